@@ -1,0 +1,173 @@
+package bench
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/contend/contend/affinity"
+)
+
+// Provenance returns the configuration lines that make two results files
+// comparable: what machine, which kernel, how many nodes and whether they were
+// real, the cache line, the governor, the Go toolchain and contend's own
+// commit. go test -bench output prints the same keys (see TestMain in this
+// package), so files from both compare with benchstat.
+func Provenance(t *affinity.Topology) []benchfmt.Config {
+	kv := [][2]string{
+		{"goos", runtime.GOOS},
+		{"goarch", runtime.GOARCH},
+		{"cpu", t.Machine.Brand},
+		{"kernel", t.Kernel},
+		{"nodes", fmt.Sprint(len(t.Nodes))},
+		{"nr_node_ids", fmt.Sprint(t.NrNodeIDs)},
+		{"topology", t.Label()},
+		{"cpus", strings.ReplaceAll(t.AllowedCPUs.String(), "-", "..")},
+		{"cacheline", fmt.Sprint(t.Machine.CacheLine)},
+		{"governor", governors(t)},
+		{"hypervisor", hypervisor(t)},
+		{"go", runtime.Version()},
+		{"contend", Version()},
+	}
+	cfg := make([]benchfmt.Config, 0, len(kv))
+	for _, p := range kv {
+		if p[1] == "" {
+			p[1] = "unknown"
+		}
+		cfg = append(cfg, benchfmt.Config{Key: p[0], Value: []byte(p[1]), File: true})
+	}
+	return cfg
+}
+
+func governors(t *affinity.Topology) string {
+	seen := map[string]bool{}
+	for _, c := range t.CPUs {
+		if c.Online && c.Governor != "" {
+			seen[c.Governor] = true
+		}
+	}
+	var gs []string
+	for g := range seen {
+		gs = append(gs, g)
+	}
+	sort.Strings(gs)
+	if len(gs) == 0 {
+		return "none"
+	}
+	return strings.Join(gs, ",")
+}
+
+func hypervisor(t *affinity.Topology) string {
+	if !t.Machine.Hypervisor {
+		return "none"
+	}
+	if t.Machine.HypervisorVendor != "" {
+		return t.Machine.HypervisorVendor
+	}
+	return "yes"
+}
+
+var version = sync.OnceValue(func() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev == "" {
+		if v := info.Main.Version; v != "" && v != "(devel)" {
+			return v
+		}
+		return "devel"
+	}
+	return rev + dirty
+})
+
+// Version returns contend's version: the VCS commit it was built from when
+// the build recorded one.
+func Version() string { return version() }
+
+// Name returns the full benchmark name of a run: the scenario's benchmark name,
+// its variant, the worker count and placement, and the -GOMAXPROCS suffix that
+// go test adds (the runtime's default, as go test reports it), so that sweep
+// files and go test files name the same configuration the same way.
+func Name(spec *Spec, variant string, threads int, place string) string {
+	return fmt.Sprintf("%s/%s/threads=%d/place=%s-%d", spec.BenchName, variant, threads, place, procsAtStart)
+}
+
+// Record converts a result to a benchmark-format result. Iters is the number
+// of completed operations, as testing.B reports b.N.
+func Record(name string, res *Result, cfg []benchfmt.Config) *benchfmt.Result {
+	r := &benchfmt.Result{
+		Config: append([]benchfmt.Config(nil), cfg...),
+		Name:   benchfmt.Name(name),
+		Iters:  int(res.Ops),
+	}
+	r.Values = append(r.Values, benchfmt.Value{Value: res.NsPerOp(), Unit: "ns/op"})
+	for _, m := range res.Metrics {
+		r.Values = append(r.Values, benchfmt.Value{Value: m.Value, Unit: m.Unit})
+	}
+	_, _, cv := res.Fairness()
+	r.Values = append(r.Values, benchfmt.Value{Value: 100 * cv, Unit: "worker-cv-%"})
+	return r
+}
+
+// Units returns the unit metadata lines for a result's custom units, so that
+// benchstat knows which way is better.
+func Units(res *Result) []*benchfmt.UnitMetadata {
+	us := []*benchfmt.UnitMetadata{unitMeta("worker-cv-%", "lower")}
+	for _, m := range res.Metrics {
+		us = append(us, unitMeta(m.Unit, m.Better))
+	}
+	return us
+}
+
+// AllUnits returns the unit metadata of every registered scenario's custom
+// units, sorted by unit.
+func AllUnits() []*benchfmt.UnitMetadata {
+	better := map[string]string{"worker-cv-%": "lower"}
+	for _, s := range registry {
+		for u, b := range s.Units {
+			better[u] = b
+		}
+	}
+	var units []string
+	for u := range better {
+		units = append(units, u)
+	}
+	sort.Strings(units)
+	var us []*benchfmt.UnitMetadata
+	for _, u := range units {
+		us = append(us, unitMeta(u, better[u]))
+	}
+	return us
+}
+
+func unitMeta(unit, better string) *benchfmt.UnitMetadata {
+	return &benchfmt.UnitMetadata{
+		UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: "better"},
+		OrigUnit:        unit,
+		Value:           better,
+	}
+}
+
+// Date is the date line value: when the results were made.
+func Date() string { return time.Now().UTC().Format(time.RFC3339) }

@@ -1,0 +1,305 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/contend/contend/affinity"
+)
+
+// probeScenario records, from inside the hot loop, which CPU each worker ran
+// on, and can be told to fail or to make one worker slow.
+type probeScenario struct {
+	failWorker int // worker index whose Worker call fails; -1 for none
+	slowWorker int // worker index that spins between operations; -1 for none
+	mu         sync.Mutex
+	seen       map[int]map[int]bool // worker -> CPUs seen in Run
+	workers    []*probeWorker
+	finished   bool
+}
+
+type probeWorker struct {
+	s     *probeScenario
+	index int
+	ops   int64
+	slow  bool
+	cpus  map[int]bool
+}
+
+func newProbe() *probeScenario { return &probeScenario{failWorker: -1, slowWorker: -1} }
+
+func (s *probeScenario) Variant() string { return "probe=yes" }
+func (s *probeScenario) Start(env *Env) error {
+	s.seen = map[int]map[int]bool{}
+	s.workers = make([]*probeWorker, len(env.CPUs))
+	return nil
+}
+func (s *probeScenario) Worker(w WorkerInfo) (Worker, error) {
+	if w.Index == s.failWorker {
+		return nil, errors.New("refusing on purpose")
+	}
+	pw := &probeWorker{s: s, index: w.Index, slow: w.Index == s.slowWorker, cpus: map[int]bool{}}
+	s.workers[w.Index] = pw
+	return pw, nil
+}
+func (s *probeScenario) Finish(res *Result) error {
+	s.finished = true
+	for i, w := range s.workers {
+		s.seen[i] = w.cpus
+	}
+	return nil
+}
+func (w *probeWorker) Run(n int) {
+	c, _, _ := affinity.GetCPU()
+	w.cpus[c] = true
+	for range n {
+		w.ops++
+		if w.slow {
+			time.Sleep(time.Microsecond)
+		}
+	}
+}
+
+func hostCPUs(t *testing.T, n int) (*affinity.Topology, []int) {
+	t.Helper()
+	topo, err := testTopology()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpus, err := affinity.Placement{Policy: affinity.Compact}.Assign(topo, n, false)
+	if err != nil {
+		t.Skipf("need %d usable cpus: %v", n, err)
+	}
+	return topo, cpus
+}
+
+func TestRunPinsAndCountsEveryWorker(t *testing.T) {
+	topo, cpus := hostCPUs(t, min(2, runtime.NumCPU()))
+	s := newProbe()
+	res, err := Run(s, Config{Topology: topo, CPUs: cpus, Ops: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for i, w := range s.workers {
+		if w.ops != res.PerWorker[i] {
+			t.Errorf("worker %d did %d ops, runner says %d", i, w.ops, res.PerWorker[i])
+		}
+		sum += w.ops
+		if len(s.seen[i]) != 1 || !s.seen[i][cpus[i]] {
+			t.Errorf("worker %d ran on cpus %v, want only %d", i, s.seen[i], cpus[i])
+		}
+	}
+	if sum != res.Ops {
+		t.Errorf("sum of worker ops %d != result ops %d", sum, res.Ops)
+	}
+	if res.Elapsed <= 0 {
+		t.Errorf("elapsed %v, want > 0", res.Elapsed)
+	}
+	if !s.finished {
+		t.Error("Finish was not called")
+	}
+}
+
+// A slow worker must not be left running alone: once the fast worker has done
+// its share, everyone stops, so the total stays near the fast worker's share
+// rather than reaching the full count.
+func TestRunStopsAllAtFirstFinisher(t *testing.T) {
+	topo, cpus := hostCPUs(t, 2)
+	s := newProbe()
+	s.slowWorker = 1
+	const ops = 2_000_000
+	res, err := Run(s, Config{Topology: topo, CPUs: cpus, Ops: ops})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.PerWorker[0] != ops/2 {
+		t.Errorf("fast worker did %d ops, want its share %d", res.PerWorker[0], ops/2)
+	}
+	if res.PerWorker[1] >= ops/2 {
+		t.Errorf("slow worker did %d ops: it finished its share instead of being stopped", res.PerWorker[1])
+	}
+	lo, hi, cv := res.Fairness()
+	if lo != res.PerWorker[1] || hi != res.PerWorker[0] || cv <= 0 {
+		t.Errorf("Fairness() = %d, %d, %v; want %d, %d, > 0", lo, hi, cv, res.PerWorker[1], res.PerWorker[0])
+	}
+}
+
+func TestRunDurationAndCancel(t *testing.T) {
+	topo, cpus := hostCPUs(t, 1)
+	res, err := Run(newProbe(), Config{Topology: topo, CPUs: cpus, Duration: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ops == 0 || res.Elapsed < 20*time.Millisecond {
+		t.Errorf("duration run: %d ops in %v, want > 0 ops in ≥ 20ms", res.Ops, res.Elapsed)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(10 * time.Millisecond); cancel() }()
+	res, err = Run(newProbe(), Config{Topology: topo, CPUs: cpus, Duration: time.Hour, Context: ctx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Elapsed > time.Minute {
+		t.Errorf("cancelled run took %v", res.Elapsed)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	topo, cpus := hostCPUs(t, 1)
+	tests := []struct {
+		name string
+		s    func() Scenario
+		cfg  Config
+		want string
+	}{
+		{"no cpus", func() Scenario { return newProbe() }, Config{Topology: topo, Ops: 1}, "no cpus"},
+		{"no work", func() Scenario { return newProbe() }, Config{Topology: topo, CPUs: cpus}, "need an operation count"},
+		{"negative ops", func() Scenario { return newProbe() }, Config{Topology: topo, CPUs: cpus, Ops: -1}, "negative"},
+		{"cpu beyond machine", func() Scenario { return newProbe() }, Config{Topology: topo, CPUs: []int{4095}, Ops: 1}, "4095"},
+		{"worker fails", func() Scenario { s := newProbe(); s.failWorker = 0; return s }, Config{Topology: topo, CPUs: cpus, Ops: 1000}, "refusing on purpose"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Run(tt.s(), tt.cfg)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Run() error = %v, want one containing %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error is not one line: %q", err)
+			}
+		})
+	}
+}
+
+// After a run no thread of the process may be left pinned (a leaked pinned
+// thread silently confines whatever goroutine lands on it next), and
+// GOMAXPROCS must be back where it was.
+func TestRunRestoresThreadsAndProcs(t *testing.T) {
+	topo, cpus := hostCPUs(t, min(2, runtime.NumCPU()))
+	procs := runtime.GOMAXPROCS(0)
+	before := threadMasks(t)
+	for range 3 {
+		if _, err := Run(newProbe(), Config{Topology: topo, CPUs: cpus, Ops: 10000}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := runtime.GOMAXPROCS(0); got != procs {
+		t.Errorf("GOMAXPROCS = %d after runs, want %d", got, procs)
+	}
+	want := before["0"]
+	for tid, mask := range threadMasks(t) {
+		if mask != want {
+			t.Errorf("thread %s left with Cpus_allowed_list %s, want %s", tid, mask, want)
+		}
+	}
+}
+
+// threadMasks reads Cpus_allowed_list of every thread of this process.
+func threadMasks(t *testing.T) map[string]string {
+	t.Helper()
+	dirs, err := filepath.Glob("/proc/self/task/*/status")
+	if err != nil || len(dirs) == 0 {
+		t.Skip("no /proc/self/task to inspect")
+	}
+	masks := map[string]string{}
+	for _, p := range dirs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // thread exited
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+				masks[filepath.Base(filepath.Dir(p))] = strings.TrimSpace(v)
+			}
+		}
+	}
+	// Key 0 holds the main thread's mask: the process's.
+	main, err := os.ReadFile("/proc/self/status")
+	if err == nil {
+		for _, line := range strings.Split(string(main), "\n") {
+			if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+				masks["0"] = strings.TrimSpace(v)
+			}
+		}
+	}
+	return masks
+}
+
+func TestAtomicAddCountsEveryAdd(t *testing.T) {
+	for _, variant := range []string{"line=shared/work=0", "line=private/work=3"} {
+		t.Run(variant, func(t *testing.T) {
+			topo, cpus := hostCPUs(t, min(2, runtime.NumCPU()))
+			s := mustNew(t, "atomicadd", variant)
+			// Finish cross-checks the words' sum against the runner's count.
+			res, err := Run(s, Config{Topology: topo, CPUs: cpus, Ops: 50000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Variant != variant {
+				t.Errorf("Variant = %q, want %q", res.Variant, variant)
+			}
+		})
+	}
+}
+
+func TestAlignedWords(t *testing.T) {
+	for _, stride := range []int{64, 128} {
+		words := alignedWords(5, stride)
+		for i, w := range words {
+			addr := uintptr(unsafePointer(w))
+			if addr%uintptr(stride) != 0 {
+				t.Errorf("stride %d: word %d at %#x is not aligned", stride, i, addr)
+			}
+			if i > 0 && addr-uintptr(unsafePointer(words[i-1])) != uintptr(stride) {
+				t.Errorf("stride %d: word %d not one stride after the previous", stride, i)
+			}
+		}
+	}
+}
+
+func TestParseParams(t *testing.T) {
+	tests := []struct {
+		variant string
+		want    string // canonical form, or error substring prefixed by "!"
+	}{
+		{"", "line=shared/work=0"},
+		{"work=5", "line=shared/work=5"},
+		{"work=5/line=private", "line=private/work=5"},
+		{"line", "!malformed variant part"},
+		{"line=", "!malformed variant part"},
+		{"color=red", "!unknown variant key \"color\" (want line, work)"},
+		{"line=a/line=b", "!given twice"},
+	}
+	for _, tt := range tests {
+		p, err := ParseParams("atomicadd", tt.variant, "line=shared", "work=0")
+		if strings.HasPrefix(tt.want, "!") {
+			if err == nil || !strings.Contains(err.Error(), tt.want[1:]) {
+				t.Errorf("ParseParams(%q) error = %v, want %q", tt.variant, err, tt.want[1:])
+			}
+			continue
+		}
+		if err != nil || p.String() != tt.want {
+			t.Errorf("ParseParams(%q) = %v, %v; want %q", tt.variant, p, err, tt.want)
+		}
+	}
+	for _, v := range []string{"line=both", "work=-1", "work=x", "work=1e3", "work=100001"} {
+		if _, err := newAtomicAdd(v); err == nil {
+			t.Errorf("newAtomicAdd(%q) succeeded, want an error", v)
+		}
+	}
+	if _, err := Lookup("nosuch"); err == nil || !strings.Contains(err.Error(), "atomicadd") {
+		t.Errorf("Lookup(nosuch) error = %v, want one listing the scenarios", err)
+	}
+}
+
+func unsafePointer(w *atomic.Int64) unsafe.Pointer { return unsafe.Pointer(w) }

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+)
+
+// The main goroutine keeps the main thread for itself: the main thread's
+// affinity mask is the process's (what perf and children inherit, what
+// sched_getaffinity(pid) reports), so no worker may ever pin it, and a locked
+// goroutine exiting on it would wedge it rather than destroy it.
+func init() { runtime.LockOSThread() }
+
+func main() {
+	if err := run(os.Stdout, os.Stderr, os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintf(os.Stderr, "contend: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// A command is one contend subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(stdout, stderr io.Writer, args []string) error
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.name] = c }
+
+// run is contend's whole command line, as a function tests can call.
+func run(stdout, stderr io.Writer, args []string) error {
+	if len(args) == 0 {
+		usage(stderr)
+		return errors.New("no command given")
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(rest) == 0 {
+			usage(stdout)
+			return nil
+		}
+		c, ok := commands[rest[0]]
+		if !ok {
+			return fmt.Errorf("help: unknown command %q (want %s)", rest[0], commandNames())
+		}
+		return c.run(stdout, stderr, []string{"-h"})
+	}
+	c, ok := commands[name]
+	if !ok {
+		return fmt.Errorf("unknown command %q (want %s)", name, commandNames())
+	}
+	return c.run(stdout, stderr, rest)
+}
+
+func commandNames() string {
+	var names []string
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "contend measures cache-line contention in the Linux scheduler's hot data structures.\n\n")
+	fmt.Fprintf(w, "Usage:\n\n\tcontend <command> [flags] [arguments]\n\nCommands:\n\n")
+	var names []string
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "\t%-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintf(w, "\nRun 'contend help <command>' for a command's flags.\n")
+}
+
+// newFlags returns a flag set whose errors come back as one-line errors naming
+// the command, and whose -h prints the command's usage to stdout.
+func newFlags(stdout io.Writer, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(stdout, "Usage: contend %s %s\n\n%s\n\nFlags:\n", name, synopsis, commands[name].summary)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parseFlags parses args, allowing flags after positional arguments
+// ("contend run loadavg --threads 2"), and returns the positional ones.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.Usage()
+				return nil, err
+			}
+			return nil, fmt.Errorf("%s: %w", fs.Name(), err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}

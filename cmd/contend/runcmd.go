@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/contend/contend/affinity"
+	"github.com/contend/contend/bench"
+)
+
+func init() {
+	register(&command{
+		name:    "run",
+		summary: "run one scenario configuration on pinned workers (fixed duration: made for perf record)",
+		run:     runCmd,
+	})
+}
+
+// runFlags are the flags that choose one configuration of a scenario.
+type runFlags struct {
+	topo          topoFlags
+	variant       string
+	threads       int
+	place         string
+	cpus          string
+	oversubscribe bool
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	f.topo.register(fs)
+	fs.StringVar(&f.variant, "variant", "", "scenario `variant`: key=value parts joined by / (see contend list)")
+	fs.IntVar(&f.threads, "threads", 0, "number of pinned `workers` (default: 2, or the -cpus count)")
+	fs.StringVar(&f.place, "place", "compact", "placement `policy`: compact, spread, cross, smt")
+	fs.StringVar(&f.cpus, "cpus", "", "explicit cpu `list` such as 0,2,4-7 (overrides -place)")
+	fs.BoolVar(&f.oversubscribe, "oversubscribe", false, "allow more workers than usable cpus (they time-share: results then measure the scheduler)")
+}
+
+// plan resolves the flags into a topology, a scenario and CPUs.
+type plan struct {
+	topo  *affinity.Topology
+	spec  *bench.Spec
+	scen  bench.Scenario
+	place affinity.Placement
+	cpus  []int
+}
+
+func (f *runFlags) plan(fs *flag.FlagSet, scenario string) (*plan, error) {
+	spec, err := bench.Lookup(scenario)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", fs.Name(), err)
+	}
+	scen, err := spec.New(f.variant)
+	if err != nil {
+		return nil, fmt.Errorf("%s: -variant: %w", fs.Name(), err)
+	}
+	t, err := f.topo.load(fs, true)
+	if err != nil {
+		return nil, err
+	}
+	placeArg := f.place
+	if f.cpus != "" {
+		placeArg = f.cpus
+	}
+	place, err := affinity.ParsePlacement(placeArg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", fs.Name(), err)
+	}
+	threads := f.threads
+	if threads == 0 {
+		threads = max(2, spec.MinWorkers)
+		if place.Policy == affinity.List {
+			threads = place.CPUs.Weight()
+		}
+	}
+	if threads < spec.MinWorkers {
+		return nil, fmt.Errorf("%s: -threads %d: %s needs at least %d workers", fs.Name(), threads, spec.Name, spec.MinWorkers)
+	}
+	cpus, err := place.Assign(t, threads, f.oversubscribe)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", fs.Name(), err)
+	}
+	return &plan{topo: t, spec: spec, scen: scen, place: place, cpus: cpus}, nil
+}
+
+func runCmd(stdout, stderr io.Writer, args []string) error {
+	fs := newFlags(stdout, "run", "SCENARIO [-variant V] [-threads N] [-place P | -cpus LIST] [-duration D | -ops N] [-fake-nodes K]")
+	var rf runFlags
+	rf.register(fs)
+	duration := fs.Duration("duration", 2*time.Second, "how long to run (ignored with -ops)")
+	ops := fs.Int64("ops", 0, "run a fixed total number of `operations` instead of a duration")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("run: want exactly one scenario (one of %s), got %d arguments", strings.Join(bench.Names(), ", "), len(pos))
+	}
+	if *ops < 0 {
+		return fmt.Errorf("run: -ops %d: must not be negative", *ops)
+	}
+	if *ops == 0 && (*duration <= 0 || *duration > 24*time.Hour) {
+		return fmt.Errorf("run: -duration %v: want a duration between 0 and 24h", *duration)
+	}
+	p, err := rf.plan(fs, pos[0])
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := bench.Run(p.scen, bench.Config{Topology: p.topo, CPUs: p.cpus, Ops: *ops, Duration: *duration, Context: ctx})
+	if err != nil {
+		return fmt.Errorf("run %s: %w", p.spec.Name, err)
+	}
+	name := bench.Name(p.spec, res.Variant, len(p.cpus), p.place.String())
+	cfg := append(bench.Provenance(p.topo), benchfmt.Config{Key: "date", Value: []byte(bench.Date()), File: true})
+	w := benchfmt.NewWriter(stdout)
+	for _, u := range bench.Units(res) {
+		if err := w.Write(u); err != nil {
+			return err
+		}
+	}
+	if err := w.Write(bench.Record(name, res, cfg)); err != nil {
+		return err
+	}
+	summarize(stderr, p, res)
+	return nil
+}
+
+// summarize prints a run for people: throughput, fairness, the scenario's
+// metrics and the proof of pinning.
+func summarize(w io.Writer, p *plan, res *bench.Result) {
+	lo, hi, cv := res.Fairness()
+	fmt.Fprintf(w, "%s %s: %d workers on cpus %v (place=%s, topology %s)\n",
+		p.spec.Name, res.Variant, len(p.cpus), p.cpus, p.place, p.topo.Label())
+	fmt.Fprintf(w, "  %d ops in %v: %.4g ops/s, %.4g ns/op\n", res.Ops, res.Elapsed.Round(time.Microsecond), res.OpsPerSec(), res.NsPerOp())
+	fmt.Fprintf(w, "  per worker: min %d, max %d, cv %.2f%%\n", lo, hi, 100*cv)
+	for _, m := range res.Metrics {
+		fmt.Fprintf(w, "  %s: %.4g (%s is better)\n", m.Unit, m.Value, m.Better)
+	}
+	how := "getcpu"
+	if res.FastProbe {
+		how = "RDTSCP TSC_AUX"
+	}
+	fmt.Fprintf(w, "  pinning verified: %d on-cpu checks during the run (%s), none off-cpu\n", res.Checks, how)
+	if p.topo.FakeNodes > 0 {
+		fmt.Fprintf(w, "  NOTE: topology fake-%d: nodes are a split of this machine's cpus, memory is not node-local\n", p.topo.FakeNodes)
+	}
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/contend/contend/affinity"
+)
+
+func init() {
+	register(&command{
+		name:    "topo",
+		summary: "print the machine's topology: nodes, distances, LLC groups, SMT, cache line, allowed cpus",
+		run:     topoCmd,
+	})
+}
+
+// topoFlags are the flags every command that needs a topology shares.
+type topoFlags struct {
+	sysfs string
+	fake  int
+}
+
+func (f *topoFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.sysfs, "sysfs", "", "read the topology from this sysfs `root` (a directory holding sys/devices/system) instead of this machine's")
+	fs.IntVar(&f.fake, "fake-nodes", 0, "split the allowed cpus into `K` contiguous fake NUMA nodes (results are labelled fake-K)")
+}
+
+// load returns the topology the flags ask for. A run measures this machine, so
+// it refuses a topology read from another machine's sysfs tree.
+func (f *topoFlags) load(fs *flag.FlagSet, forRun bool) (*affinity.Topology, error) {
+	fakeSet := false
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "fake-nodes" {
+			fakeSet = true
+		}
+	})
+	if fakeSet && f.fake < 1 {
+		return nil, fmt.Errorf("%s: -fake-nodes %d: need at least 1 node", fs.Name(), f.fake)
+	}
+	var t *affinity.Topology
+	var err error
+	if f.sysfs != "" {
+		if forRun {
+			return nil, fmt.Errorf("%s: -sysfs describes another machine; runs measure this one (use contend topo -sysfs to inspect it)", fs.Name())
+		}
+		t, err = affinity.Load(f.sysfs)
+	} else {
+		t, err = affinity.Host()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if fakeSet {
+		return t.Fake(f.fake)
+	}
+	return t, nil
+}
+
+func topoCmd(stdout, stderr io.Writer, args []string) error {
+	fs := newFlags(stdout, "topo", "[-sysfs DIR] [-fake-nodes K] [-json]")
+	var tf topoFlags
+	tf.register(fs)
+	asJSON := fs.Bool("json", false, "print the topology as JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("topo: unexpected argument %q", pos[0])
+	}
+	t, err := tf.load(fs, false)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		b, err := json.MarshalIndent(t, "", "  ")
+		if err != nil {
+			return fmt.Errorf("topo: %w", err)
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	_, err = fmt.Fprint(stdout, t.String())
+	return err
+}
