@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// A resultsFile writes a sweep's results so that none are ever lost.
+//
+// Results go to PATH.partial, one record at a time, each written whole and
+// fsynced before the next run starts, so after Ctrl-C, a crash or a power cut
+// the partial file is valid benchmark format that benchstat reads as it is.
+// Only a sweep that completes renames it over PATH, so an existing results
+// file is never truncated or half-written by a failed run. A resumed sweep
+// continues the partial file (or starts from a copy of PATH).
+type resultsFile struct {
+	path    string
+	partial string
+	f       *os.File
+	w       *benchfmt.Writer
+	buf     bytes.Buffer
+	n       int
+	done    map[string]int // results already in the file, by full name
+}
+
+// openResults prepares path for a sweep. With resume, it keeps what an
+// earlier sweep left in path.partial or, failing that, in path.
+func openResults(path string, resume bool) (*resultsFile, error) {
+	rf := &resultsFile{path: path, partial: path + ".partial", done: map[string]int{}}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o777); err != nil {
+			return nil, fmt.Errorf("results file %s: %w", path, err)
+		}
+	}
+	var keep []byte
+	if resume {
+		for _, p := range []string{rf.partial, path} {
+			b, err := os.ReadFile(p)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if keep, err = rf.load(p, b); err != nil {
+				return nil, err
+			}
+			break
+		}
+	} else if _, err := os.Stat(rf.partial); err == nil {
+		return nil, fmt.Errorf("%s exists: an interrupted sweep left it; pass -resume to continue it, or remove it", rf.partial)
+	}
+	// Write the kept records to a fresh file and rename it into place, so
+	// that a torn last line of a crashed sweep is dropped atomically too.
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, fmt.Errorf("results file %s: %w", path, err)
+	}
+	if len(keep) > 0 {
+		keep = append(keep, '\n') // a fresh configuration block follows
+	}
+	if _, err := tmp.Write(keep); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("writing %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("writing %s: %w", tmp.Name(), err)
+	}
+	if err := os.Rename(tmp.Name(), rf.partial); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("creating %s: %w", rf.partial, err)
+	}
+	rf.f = tmp
+	rf.w = benchfmt.NewWriter(&rf.buf)
+	return rf, nil
+}
+
+// load reads the records of an earlier sweep, counting results by name, and
+// returns the bytes of its complete, well-formed lines.
+func (rf *resultsFile) load(name string, b []byte) ([]byte, error) {
+	r := benchfmt.NewReader(bytes.NewReader(b), name)
+	var out bytes.Buffer
+	w := benchfmt.NewWriter(&out)
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.SyntaxError:
+			// A torn final line is what a crash leaves; anything else
+			// means the file is not ours to extend.
+			if _, line := rec.Pos(); line != bytes.Count(b, []byte("\n"))+1 {
+				return nil, fmt.Errorf("cannot resume: %v", rec)
+			}
+		case *benchfmt.Result:
+			rf.done[rec.Name.String()]++
+			if err := w.Write(rec); err != nil {
+				return nil, err
+			}
+		case *benchfmt.UnitMetadata:
+			if err := w.Write(rec); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("cannot resume from %s: %w", name, err)
+	}
+	return out.Bytes(), nil
+}
+
+// Done reports how many results named name the file already holds.
+func (rf *resultsFile) Done(name string) int { return rf.done[name] }
+
+// Write appends records and makes them durable before returning.
+func (rf *resultsFile) Write(recs ...benchfmt.Record) error {
+	rf.buf.Reset()
+	for _, rec := range recs {
+		if err := rf.w.Write(rec); err != nil {
+			return err
+		}
+	}
+	if _, err := rf.f.Write(rf.buf.Bytes()); err != nil {
+		return fmt.Errorf("writing %s: %w", rf.partial, err)
+	}
+	if err := rf.f.Sync(); err != nil {
+		return fmt.Errorf("writing %s: %w", rf.partial, err)
+	}
+	for _, rec := range recs {
+		if res, ok := rec.(*benchfmt.Result); ok {
+			rf.done[res.Name.String()]++
+			rf.n++
+		}
+	}
+	return nil
+}
+
+// Commit renames the complete partial file over the final path.
+func (rf *resultsFile) Commit() error {
+	if err := rf.f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", rf.partial, err)
+	}
+	if err := os.Rename(rf.partial, rf.path); err != nil {
+		return fmt.Errorf("saving results: %w", err)
+	}
+	return nil
+}
+
+// Abandon closes the partial file and leaves it for -resume.
+func (rf *resultsFile) Abandon() error { return rf.f.Close() }

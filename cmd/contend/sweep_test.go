@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// readResults parses a results file as benchstat would and returns its
+// results, failing on any syntax error.
+func readResults(t *testing.T, path string) []*benchfmt.Result {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := benchfmt.NewReader(f, path)
+	var rs []*benchfmt.Result
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.SyntaxError:
+			t.Fatalf("%s: %v", path, rec)
+		case *benchfmt.Result:
+			rs = append(rs, rec.Clone())
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+func TestSweepWritesComparableResults(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.txt")
+	var stdout, stderr bytes.Buffer
+	err := run(&stdout, &stderr, []string{"sweep", "-scenarios", "atomicadd", "-count", "2", "-duration", "10ms", "-no-table", "-o", out})
+	if err != nil {
+		t.Fatalf("sweep: %v\n%s", err, stderr.String())
+	}
+	rs := readResults(t, out)
+	if len(rs) != 4 { // 2 quick variants × count 2
+		t.Fatalf("got %d results, want 4", len(rs))
+	}
+	for _, r := range rs {
+		for _, key := range []string{"goos", "goarch", "cpu", "kernel", "nodes", "nr_node_ids", "topology", "cacheline", "governor", "go", "contend", "date"} {
+			if r.GetConfig(key) == "" {
+				t.Errorf("%s: no %q configuration", r.Name, key)
+			}
+		}
+		if _, ok := r.Value("sec/op"); !ok {
+			t.Errorf("%s: no ns/op", r.Name)
+		}
+		if !strings.HasPrefix(r.Name.String(), "AtomicAdd/line=") || !strings.Contains(r.Name.String(), "/threads=") {
+			t.Errorf("unexpected name %q", r.Name)
+		}
+	}
+	if b, _ := os.ReadFile(out); !bytes.Contains(b, []byte("Unit worker-cv-% better=lower")) {
+		t.Error("results file has no Unit metadata lines")
+	}
+	if _, err := os.Stat(out + ".partial"); !os.IsNotExist(err) {
+		t.Errorf("partial file left behind after a complete sweep: %v", err)
+	}
+}
+
+// An interrupted sweep leaves a valid partial file and an untouched final
+// file; -resume continues it without repeating finished runs.
+func TestSweepInterruptAndResume(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.txt")
+	const old = "previous results, must survive a failed sweep\n"
+	if err := os.WriteFile(out, []byte(old), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"sweep", "-scenarios", "atomicadd", "-count", "20", "-duration", "20ms", "-no-table", "-o", out}
+	go func() {
+		// Interrupt once the first results are durable.
+		for range 500 {
+			if b, err := os.ReadFile(out + ".partial"); err == nil && bytes.Count(b, []byte("\nBenchmark")) >= 2 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+	}()
+	var stdout, stderr bytes.Buffer
+	err := run(&stdout, &stderr, args)
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("sweep error = %v, want an interruption", err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != old {
+		t.Fatalf("interrupted sweep touched %s: %q", out, b)
+	}
+	partial := readResults(t, out+".partial")
+	if len(partial) < 2 || len(partial) >= 40 {
+		t.Fatalf("partial file holds %d results, want some but not all", len(partial))
+	}
+	// Without -resume the partial file is not silently overwritten.
+	if err := run(&stdout, &stderr, args); err == nil || !strings.Contains(err.Error(), "-resume") {
+		t.Fatalf("second sweep without -resume: error = %v, want one suggesting -resume", err)
+	}
+	// A torn last line, as a crash might leave, is dropped on resume.
+	f, _ := os.OpenFile(out+".partial", os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("BenchmarkAtomicAdd/line=shared/work=0/threads=2/place=compact-2 123 4.5 ns/")
+	f.Close()
+	resumeArgs := append(args[:len(args):len(args)], "-resume", "-count", "2")
+	if err := run(&stdout, &stderr, resumeArgs); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	final := readResults(t, out)
+	want := max(len(partial), 4)
+	if len(final) != want {
+		t.Errorf("after resume %d results, want %d (the %d kept plus what count 2 still needed)", len(final), want, len(partial))
+	}
+}
+
+func TestSweepBadInput(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-count", "0"}, "-count 0"},
+		{[]string{"-scenarios", "nosuch"}, `unknown scenario "nosuch"`},
+		{[]string{"-variants", "line=both", "-scenarios", "atomicadd"}, "unknown line"},
+		{[]string{"-threads", "two"}, "not a positive worker count"},
+		{[]string{"-place", "sideways"}, "unknown placement"},
+		{[]string{"-duration", "-1s"}, "-duration"},
+		{[]string{"-quick", "-full"}, "exclude"},
+		{[]string{"-fake-nodes", "0"}, "at least 1 node"},
+		{[]string{"-o", "/proc/nonexistent/r.txt", "-scenarios", "atomicadd", "-duration", "1ms", "-count", "1"}, "r.txt"},
+		{[]string{"stray"}, "unexpected argument"},
+	}
+	for _, tt := range tests {
+		args := append([]string{"sweep", "-o", filepath.Join(dir, "x.txt")}, tt.args...)
+		var stdout, stderr bytes.Buffer
+		err := run(&stdout, &stderr, args)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("contend %s: error = %v, want one line containing %q", strings.Join(args, " "), err, tt.want)
+		}
+	}
+}
