@@ -29,7 +29,7 @@ func Provenance(t *affinity.Topology) []benchfmt.Config {
 		{"nr_node_ids", fmt.Sprint(t.NrNodeIDs)},
 		{"topology", t.Label()},
 		{"cpus", strings.ReplaceAll(t.AllowedCPUs.String(), "-", "..")},
-		{"cacheline", fmt.Sprint(t.Machine.CacheLine)},
+		{"cacheline", fmt.Sprint(t.CacheLine())},
 		{"governor", governors(t)},
 		{"hypervisor", hypervisor(t)},
 		{"go", runtime.Version()},

@@ -14,7 +14,7 @@ import (
 
 // readResults parses a results file as benchstat would and returns its
 // results, failing on any syntax error.
-func readResults(t *testing.T, path string) []*benchfmt.Result {
+func readResultsT(t *testing.T, path string) []*benchfmt.Result {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -44,7 +44,7 @@ func TestSweepWritesComparableResults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sweep: %v\n%s", err, stderr.String())
 	}
-	rs := readResults(t, out)
+	rs := readResultsT(t, out)
 	if len(rs) != 4 { // 2 quick variants × count 2
 		t.Fatalf("got %d results, want 4", len(rs))
 	}
@@ -97,7 +97,7 @@ func TestSweepInterruptAndResume(t *testing.T) {
 	if b, _ := os.ReadFile(out); string(b) != old {
 		t.Fatalf("interrupted sweep touched %s: %q", out, b)
 	}
-	partial := readResults(t, out+".partial")
+	partial := readResultsT(t, out+".partial")
 	if len(partial) < 2 || len(partial) >= 40 {
 		t.Fatalf("partial file holds %d results, want some but not all", len(partial))
 	}
@@ -113,7 +113,7 @@ func TestSweepInterruptAndResume(t *testing.T) {
 	if err := run(&stdout, &stderr, resumeArgs); err != nil {
 		t.Fatalf("resume: %v", err)
 	}
-	final := readResults(t, out)
+	final := readResultsT(t, out)
 	want := max(len(partial), 4)
 	if len(final) != want {
 		t.Errorf("after resume %d results, want %d (the %d kept plus what count 2 still needed)", len(final), want, len(partial))

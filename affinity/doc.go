@@ -1,0 +1,28 @@
+// Package affinity tells contend what machine it runs on and puts each worker
+// exactly where it was asked to be.
+//
+// Cache-line contention is a property of the machine's shape: two CPUs that
+// share a core, a last-level cache, a die or only a socket interconnect see
+// the same shared counter at very different costs. Every scenario therefore
+// starts from a [Topology], read from sysfs the way the kernel itself exposes
+// it under /sys/devices/system/{node,cpu}: possible, online and CPU-bearing
+// NUMA nodes, nr_node_ids (the highest possible node id plus one, which bounds
+// the kernel's nodemask loops and is not the node count when ids are sparse),
+// the node distance matrix, and per CPU its package, die, core, SMT siblings
+// and last-level-cache group.
+//
+// The sysfs root is injected ([Load] takes a directory, [LoadFS] an fs.FS) so
+// the reader is tested on real machines' trees kept in testdata/sysfs, one
+// directory per machine. [Host] reads the running machine and adds what sysfs
+// does not say: the CPUs this process may use (its affinity mask at start,
+// which taskset and cgroup cpusets shrink), the kernel release and the CPUID
+// facts of [Machine]. Linux's NUMA node numbering comes from sysfs only:
+// CPUID knows packages and caches, not how the kernel numbered its nodes.
+//
+// Most development machines have a single node, which would leave every
+// multi-node code path untested. [Topology.Fake] splits the allowed CPUs into
+// K contiguous made-up nodes so those paths run anyway. A fake topology is
+// never mistaken for the real one: its [Topology.Label] is "fake-K", its
+// String starts by saying so in capitals, its JSON carries the label, and it
+// keeps the real topology it was made from in [Topology.Real].
+package affinity
