@@ -1,0 +1,186 @@
+package counter
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/puzpuzpuz/xsync/v4"
+
+	"github.com/contend/contend/nodemask"
+)
+
+// These are the uncontended costs: one goroutine, every line in its own
+// cache. They are the floor under the contended scenario in bench/, which
+// is where the thread's numbers live; here they show what each storage and
+// policy costs before any other CPU gets involved.
+
+// xsyncStore wraps xsync.Counter, the Go ecosystem's striped counter, as a
+// reference Store (benchmarks only).
+type xsyncStore struct{ c *xsync.Counter }
+
+func (x xsyncStore) AddAt(cpu, node int, d int64) { x.c.Add(d) }
+func (x xsyncStore) Sum() int64                   { return x.c.Value() }
+func (x xsyncStore) ReadMostly() int64            { return NiceZeroLoad }
+func (x xsyncStore) Layout() Layout               { return Layout{} }
+func (x xsyncStore) Close() error                 { return nil }
+func (x xsyncStore) String() string               { return "xsync" }
+
+// BenchmarkAdd is one uncontended add per op through each storage's own
+// Add (what updateTGLoadAvg inlines), and xsync.Counter.Add for reference.
+func BenchmarkAdd(b *testing.B) {
+	stores := newStores(b, 0)
+	for _, s := range stores {
+		b.Run("store="+s.String(), func(b *testing.B) {
+			switch s := s.(type) {
+			case *Atomic:
+				for b.Loop() {
+					s.Add(1)
+				}
+			case *FalseShare:
+				for b.Loop() {
+					s.Add(1)
+				}
+			case *PerNode:
+				for b.Loop() {
+					s.Add(1, 1)
+				}
+			case *PerCPU:
+				for b.Loop() {
+					s.Add(1, 1)
+				}
+			}
+		})
+	}
+	b.Run("store=xsync", func(b *testing.B) {
+		c := xsync.NewCounter()
+		for b.Loop() {
+			c.Add(1)
+		}
+	})
+}
+
+var sink int64
+
+// BenchmarkSum is one read of the group load per op: a single load for
+// Atomic, a walk of the node mask for PerNode (bounded by nr_node_ids or
+// over all MAX_NUMNODES bits), every slot for PerCPU. read-lines/op is the
+// number of counter lines the read touches; words-scanned/op the node-mask
+// words the walk reads.
+func BenchmarkSum(b *testing.B) {
+	b.Run("store=atomic", func(b *testing.B) {
+		s, err := NewAtomic(Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		for b.Loop() {
+			sink += s.Sum()
+		}
+		b.ReportMetric(1, "read-lines/op")
+	})
+	for _, nodes := range []int{1, 2, 4, 8} {
+		for _, full := range []bool{false, true} {
+			scan := "bounded"
+			if full {
+				scan = "full"
+			}
+			b.Run(fmt.Sprintf("store=pernode/nodes=%d/scan=%s", nodes, scan), func(b *testing.B) {
+				ids := make([]int, nodes)
+				for i := range ids {
+					ids[i] = i
+				}
+				s, err := NewPerNode(Options{Nodes: ids, Fake: true, FullScan: full})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				for b.Loop() {
+					sink += s.Sum()
+				}
+				bound := s.nr
+				if full {
+					bound = nodemask.MaxNumNodes
+				}
+				_, words := s.mask.ScanWords(bound)
+				b.ReportMetric(float64(nodes), "read-lines/op")
+				b.ReportMetric(float64(words), "words-scanned/op")
+			})
+		}
+	}
+	for _, cpus := range []int{1, 2, 4, 8, 64} {
+		b.Run(fmt.Sprintf("store=percpu/cpus=%d", cpus), func(b *testing.B) {
+			s, err := NewPerCPU(Options{CPUs: cpus})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			for b.Loop() {
+				sink += s.Sum()
+			}
+			b.ReportMetric(float64(cpus), "read-lines/op")
+		})
+	}
+	b.Run("store=xsync", func(b *testing.B) {
+		c := xsync.NewCounter()
+		for b.Loop() {
+			sink += c.Value()
+		}
+	})
+}
+
+// BenchmarkEvent is one whole uncontended event per op (new load, the
+// read-mostly read, the write path, the read path) for each of the
+// thread's presets and the storages left out of them. The clock is
+// synthetic, 1us per event, so ratelimit lets one write through in 1000.
+func BenchmarkEvent(b *testing.B) {
+	var variants []Variant
+	for _, p := range Presets() {
+		v, _ := Preset(p)
+		variants = append(variants, v)
+	}
+	for _, extra := range []string{"store=falseshare", "store=percpu", "store=percpu/write=ratelimit"} {
+		v, err := ParseVariant(extra)
+		if err != nil {
+			b.Fatal(err)
+		}
+		variants = append(variants, v)
+	}
+	for _, v := range variants {
+		b.Run(v.String(), func(b *testing.B) {
+			s, err := New(v.Store, Options{CPUs: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			benchmarkEvent(b, s, v.Write, v.Read)
+		})
+	}
+	// The reference counter through the same path (an interface call
+	// instead of the inlined add).
+	b.Run("store=xsync/write=every/read=every", func(b *testing.B) {
+		benchmarkEvent(b, xsyncStore{xsync.NewCounter()}, WritePolicy{}, ReadPolicy{})
+	})
+}
+
+func benchmarkEvent(b *testing.B, s Store, w WritePolicy, r ReadPolicy) {
+	rq, err := NewCfsRq(s, w, r, 0, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// A load that moves by more than contrib/64 on every event: two
+	// attaches, then a removal (what write=delay puts off).
+	loads := [3]int64{1024, 1536, 768}
+	var now int64
+	i := 0
+	for b.Loop() {
+		now += 1000
+		load := loads[i]
+		rq.Event(now, load, ScaleLoad(load), i == 2)
+		if i++; i == len(loads) {
+			i = 0
+		}
+	}
+	st := rq.Stats()
+	b.ReportMetric(float64(st.Writes)/float64(st.Updates), "writes/op")
+	b.ReportMetric(float64(st.Reads)/float64(st.Updates), "reads/op")
+}
