@@ -55,7 +55,10 @@ func run(stdout, stderr io.Writer, args []string) error {
 		if !ok {
 			return fmt.Errorf("help: unknown command %q (want %s)", rest[0], commandNames())
 		}
-		return c.run(stdout, stderr, []string{"-h"})
+		if err := c.run(stdout, stderr, []string{"-h"}); !errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return nil
 	}
 	c, ok := commands[name]
 	if !ok {
@@ -108,8 +111,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.Usage()
-				return nil, err
+				return nil, err // the flag package has printed the usage
 			}
 			return nil, fmt.Errorf("%s: %w", fs.Name(), err)
 		}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/contend/contend/bench"
+)
+
+func init() {
+	register(&command{
+		name:    "list",
+		summary: "list the scenarios, their variant keys and their preset variants",
+		run:     listCmd,
+	})
+}
+
+func listCmd(stdout, stderr io.Writer, args []string) error {
+	fs := newFlags(stdout, "list", "[SCENARIO]")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	names := bench.Names()
+	if len(pos) > 1 {
+		return fmt.Errorf("list: want at most one scenario, got %d", len(pos))
+	}
+	if len(pos) == 1 {
+		if _, err := bench.Lookup(pos[0]); err != nil {
+			return fmt.Errorf("list: %w", err)
+		}
+		names = pos
+	}
+	for i, n := range names {
+		s, _ := bench.Lookup(n)
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprintf(stdout, "%s (Benchmark%s, at least %d workers)\n  %s\n", s.Name, s.BenchName, s.MinWorkers, s.Summary)
+		fmt.Fprintf(stdout, "  variant keys:\n")
+		for _, k := range s.Keys {
+			fmt.Fprintf(stdout, "    %s\n", k)
+		}
+		fmt.Fprintf(stdout, "  quick sweep: %v\n", s.Quick)
+		fmt.Fprintf(stdout, "  full sweep:  %d variants\n", len(s.Full))
+	}
+	return nil
+}
