@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden testdata/*.stdout files of compare and table")
+
+// The results fixtures in testdata/results are small and synthetic (made to
+// have known differences: store=global is 30% faster in new.txt, pernode is
+// unchanged) except gotest.txt, which is go test -bench output from the
+// 2-vCPU development VM.
+
+// golden runs contend with args and checks its stdout against
+// testdata/<name>.stdout.
+func golden(t *testing.T, name string, args []string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if err := run(&stdout, &stderr, args); err != nil {
+		t.Fatalf("contend %s: %v", strings.Join(args, " "), err)
+	}
+	path := filepath.Join("testdata", name+".stdout")
+	if *update {
+		if err := os.WriteFile(path, stdout.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got := stdout.String(); got != string(want) {
+		t.Errorf("contend %s: stdout differs from %s (go test -update rewrites it)\ngot:\n%s\nwant:\n%s",
+			strings.Join(args, " "), path, got, want)
+	}
+}
+
+func res(name string) string { return filepath.Join("testdata", "results", name) }
+
+func TestCompareGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"compare-default", []string{"compare", res("old.txt"), res("new.txt")}},
+		{"compare-three", []string{"compare", "-unit", "ns/op", res("old.txt"), res("new.txt"), res("fake2.txt")}},
+		{"compare-labels", []string{"compare", "-unit", "sec/op,cas/op", "old=" + res("old.txt"), "new=" + res("new.txt")}},
+		{"compare-filter", []string{"compare", "-filter", "/store:global /threads:(2 OR 4)", "-unit", "ns/op", res("old.txt"), res("new.txt")}},
+		{"compare-within", []string{"compare", "-col", "/store", "-row", "/threads", "-unit", "ns/op", res("old.txt")}},
+		{"compare-alpha", []string{"compare", "-alpha", "0.001", "-unit", "ns/op", res("old.txt"), res("new.txt")}},
+		{"compare-gotest", []string{"compare", "-row", ".name,/line,/work", "-col", "/threads", "-unit", "ns/op", res("gotest.txt")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args) })
+	}
+}
+
+// badRun checks that contend with args fails with a one-line error that
+// contains each of want.
+func badRun(t *testing.T, args []string, want ...string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := run(&stdout, &stderr, args)
+	if err == nil {
+		t.Fatalf("contend %s: no error, want one containing %q", strings.Join(args, " "), want)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") {
+		t.Errorf("contend %s: error is not one line: %q", strings.Join(args, " "), msg)
+	}
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("contend %s: error %q does not contain %q", strings.Join(args, " "), msg, w)
+		}
+	}
+}
+
+func TestCompareErrors(t *testing.T) {
+	old, new := res("old.txt"), res("new.txt")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"no files", []string{"compare"}, []string{"compare: want results files"}},
+		{"one file", []string{"compare", old}, []string{"at least two results files"}},
+		{"missing file", []string{"compare", old, res("nope.txt")}, []string{"compare: open testdata/results/nope.txt: no such file"}},
+		{"bad iteration count", []string{"compare", old, res("bad-iters.txt")}, []string{"testdata/results/bad-iters.txt:4: parsing iteration count"}},
+		{"missing measurements", []string{"compare", res("bad-missing.txt"), old}, []string{"testdata/results/bad-missing.txt:3: missing measurements"}},
+		{"no results", []string{"compare", old, res("empty.txt")}, []string{"compare: testdata/results/empty.txt: no benchmark results"}},
+		{"empty file", []string{"compare", res("zero.txt"), old}, []string{"testdata/results/zero.txt: no benchmark results"}},
+		{"NaN", []string{"compare", old, res("nan.txt")}, []string{"testdata/results/nan.txt:2: ns/op measurement is NaN"}},
+		{"contradicting units", []string{"compare", old, res("conflict.txt")}, []string{"testdata/results/conflict.txt:1: metadata better of unit cas/op already set to lower"}},
+		{"unknown row key", []string{"compare", "-row", "/thread", old, new}, []string{"compare: -row: no result has key /thread", "name keys: /store /write /threads /place /gomaxprocs"}},
+		{"unknown col key", []string{"compare", "-col", "machine", old, new}, []string{"-col: no result has key machine", "config keys: goos goarch cpu"}},
+		{"bad row syntax", []string{"compare", "-row", "/threads@bogus", old, new}, []string{"-row \"/threads@bogus\"", "unknown order"}},
+		{"bad filter", []string{"compare", "-filter", "/store:(global", old, new}, []string{"compare: -filter \"/store:(global\""}},
+		{"filter matches nothing", []string{"compare", "-filter", "/store:none", old, new}, []string{"no results match -filter \"/store:none\""}},
+		{"unknown unit", []string{"compare", "-unit", "B/op", old, new}, []string{"-unit B/op: no result measures it", "units: ns/op shared-writes/op cas/op worker-cv-%"}},
+		{"alpha", []string{"compare", "-alpha", "2", old, new}, []string{"-alpha 2: want a level between 0 and 1"}},
+		{"confidence", []string{"compare", "-confidence", "0", old, new}, []string{"-confidence 0: want a level between 0 and 1"}},
+		{"unknown flag", []string{"compare", "-rows", ".name", old, new}, []string{"compare: flag provided but not defined: -rows"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { badRun(t, tc.args, tc.want...) })
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		delta  string
+		better int
+		want   string
+	}{
+		{"-31.14%", -1, "better"},
+		{"+12.00%", -1, "worse"},
+		{"-31.14%", 1, "worse"},
+		{"+12.00%", 1, "better"},
+		{"~", -1, ""},
+		{"?", -1, ""},
+		{"0.00%", 1, ""},
+		{"-5.00%", 0, ""},
+	} {
+		if got := verdict(tc.delta, tc.better); got != tc.want {
+			t.Errorf("verdict(%q, %d) = %q, want %q", tc.delta, tc.better, got, tc.want)
+		}
+	}
+}
+
+func TestGeomean(t *testing.T) {
+	for _, tc := range []struct {
+		xs   []float64
+		want float64
+	}{
+		{[]float64{2, 8}, 4},
+		{[]float64{5}, 5},
+	} {
+		if got := geomean(tc.xs); got < tc.want*(1-1e-12) || got > tc.want*(1+1e-12) {
+			t.Errorf("geomean(%v) = %v, want %v", tc.xs, got, tc.want)
+		}
+	}
+	for _, xs := range [][]float64{nil, {1, 0}, {2, -1}} {
+		if got := geomean(xs); got == got { // not NaN
+			t.Errorf("geomean(%v) = %v, want NaN", xs, got)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestTableGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"table-default", []string{"table", res("new.txt")}},
+		{"table-rows", []string{"table", "-row", "/store", "-unit", "ns/op,cas/op", res("old.txt")}},
+		{"table-filter", []string{"table", "-filter", "/store:pernode", "-unit", "ns/op", res("fake2.txt")}},
+		{"table-gotest", []string{"table", "-unit", "ns/op", res("gotest.txt")}},
+		{"table-nothreads", []string{"table", res("c2c.txt")}},
+		{"table-by-place", []string{"table", "-col", "/threads,/place", "-row", "/line,/work", "-unit", "ns/op", res("gotest.txt")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args) })
+	}
+}
+
+func TestTableErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"no file", []string{"table"}, []string{"table: want one results file, got 0 arguments"}},
+		{"two files", []string{"table", res("old.txt"), res("new.txt")}, []string{"want one results file, got 2"}},
+		{"missing file", []string{"table", res("nope.txt")}, []string{"table: open testdata/results/nope.txt"}},
+		{"malformed", []string{"table", res("bad-iters.txt")}, []string{"table: testdata/results/bad-iters.txt:4: parsing iteration count"}},
+		{"no results", []string{"table", res("empty.txt")}, []string{"table: testdata/results/empty.txt: no benchmark results"}},
+		{"unknown col", []string{"table", "-col", "/cpus", res("new.txt")}, []string{"table: -col: no result has key /cpus"}},
+		{"unknown unit", []string{"table", "-unit", "ops/s", res("new.txt")}, []string{"table: -unit ops/s: no result measures it"}},
+		{"empty filter result", []string{"table", "-filter", "goos:darwin", res("new.txt")}, []string{`no results match -filter "goos:darwin"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { badRun(t, tc.args, tc.want...) })
+	}
+}
+
+// TestTextTable checks the layout rules the golden files rely on: ± signs
+// line up, numbers right-align, headers centre over their columns, the label
+// column fits the longest label, and no line ends in spaces.
+func TestTextTable(t *testing.T) {
+	tt := textTable{
+		groups: [][]subCol{{{right: true}, {margin: " ± ", right: true}}},
+		header: [][]headCell{{{group: 0, span: 2, text: "head"}}},
+		body: []textRow{
+			{label: "a", cells: [][]string{{"1.5n", "3%"}}},
+			{label: "longer", cells: [][]string{{"100.0n", "12%"}}},
+			{label: "empty"},
+		},
+	}
+	var b strings.Builder
+	if err := tt.write(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "" +
+		"       │     head     │\n" +
+		"a          1.5n ±  3%\n" +
+		"longer   100.0n ± 12%\n" +
+		"empty\n"
+	if b.String() != want {
+		t.Errorf("textTable.write:\ngot:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
