@@ -19,6 +19,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
+// heatmapFigure draws matrix results, such as core-to-core latencies, as
+// heatmaps: the median of unit for every (a, b) pair, one panel per variant.
 func heatmapFigure(results []*benchfmt.Result, aKey, bKey, unit string) (*figure, error) {
 	if unit == "" {
 		unit = "ns/op"
