@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 			}
 			fmt.Printf("%s: %s\n", c.Key, c.Value)
 		}
-		for _, u := range AllUnits() {
+		for _, u := range append(AllUnits(), C2CUnits()...) {
 			fmt.Printf("Unit %s better=%s\n", u.OrigUnit, u.Value)
 		}
 	}

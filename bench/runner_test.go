@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,9 +18,8 @@ import (
 // probeScenario records, from inside the hot loop, which CPU each worker ran
 // on, and can be told to fail or to make one worker slow.
 type probeScenario struct {
-	failWorker int // worker index whose Worker call fails; -1 for none
-	slowWorker int // worker index that spins between operations; -1 for none
-	mu         sync.Mutex
+	failWorker int                  // worker index whose Worker call fails; -1 for none
+	slowWorker int                  // worker index that spins between operations; -1 for none
 	seen       map[int]map[int]bool // worker -> CPUs seen in Run
 	workers    []*probeWorker
 	finished   bool
@@ -95,6 +93,12 @@ func TestRunPinsAndCountsEveryWorker(t *testing.T) {
 			t.Errorf("worker %d did %d ops, runner says %d", i, w.ops, res.PerWorker[i])
 		}
 		sum += w.ops
+		if w.ops == 0 {
+			// On a busy machine the other worker can finish its whole
+			// share before this one ran its first batch; it then
+			// stopped without running, which is the runner's contract.
+			continue
+		}
 		if len(s.seen[i]) != 1 || !s.seen[i][cpus[i]] {
 			t.Errorf("worker %d ran on cpus %v, want only %d", i, s.seen[i], cpus[i])
 		}
