@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -41,24 +42,30 @@ type sweepPlan struct {
 	jobs     []job
 	count    int
 	duration time.Duration
+	// floor asks for each CPU set's core-to-core handoff floor, so that
+	// results also read as handoffs/op: line transfers per operation,
+	// comparable across machines whose transfers cost 20 or 200 ns.
+	floor  bool
+	floors map[string]*bench.C2CFloor
 }
 
 func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	fs := newFlags(stdout, "sweep", "[-quick | -full] [-scenarios LIST] [-variants LIST] [-threads LIST] [-place LIST] [-count N] [-duration D] [-o FILE] [-resume]")
 	var tf topoFlags
 	tf.register(fs)
-	quick := fs.Bool("quick", false, "the quick preset: every scenario's quick variants at 2 threads, compact, count 3, 150ms a run (about a minute on 2 cpus)")
+	quick := fs.Bool("quick", false, "the quick preset: every scenario's quick variants at 2 threads, compact, count 6, 100ms a run (about a minute on 2 cpus)")
 	full := fs.Bool("full", false, "the full preset: the seeds' experiments at every thread count the machine allows, every placement, count 10, 1s a run")
 	scenarios := fs.String("scenarios", "all", "comma-separated `scenarios`, or all")
 	variants := fs.String("variants", "", "`variants` to run, separated by commas (one scenario only; default: the preset's)")
 	threads := fs.String("threads", "", "comma-separated worker `counts` (default: the preset's)")
 	places := fs.String("place", "", "comma-separated `placements` (default: the preset's)")
-	count := fs.Int("count", 0, "run each configuration `N` times (default 3 quick, 10 full)")
-	duration := fs.Duration("duration", 0, "length of one run (default 150ms quick, 1s full)")
+	count := fs.Int("count", 0, "run each configuration `N` times (default 6 quick, 10 full)")
+	duration := fs.Duration("duration", 0, "length of one run (default 100ms quick, 1s full)")
 	out := fs.String("o", "", "results `file` (default out/sweep-<time>.txt)")
 	resume := fs.Bool("resume", false, "continue an interrupted sweep: skip results the file (or FILE.partial) already holds")
 	oversubscribe := fs.Bool("oversubscribe", false, "allow more workers than usable cpus")
 	noTable := fs.Bool("no-table", false, "do not print the results table at the end")
+	noFloor := fs.Bool("no-floor", false, "do not measure the core-to-core handoff floor (no handoffs/op)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -97,11 +104,15 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	plan.floor = !*noFloor
 	n, err := plan.run(ctx, *out, *resume, *oversubscribe, stderr)
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	fmt.Fprintf(stderr, "sweep: %d results in %s (topology %s)\n", n, *out, t.Label())
+	if note := plan.floorNote(); note != "" {
+		fmt.Fprintf(stderr, "sweep: handoff floor %s; handoffs/op = ns/op over the floor\n", note)
+	}
 	if *noTable {
 		return nil
 	}
@@ -133,10 +144,10 @@ type matrixSpec struct {
 func buildPlan(t *affinity.Topology, m matrixSpec) (*sweepPlan, error) {
 	p := &sweepPlan{topo: t, count: m.count, duration: m.duration}
 	if p.count == 0 {
-		p.count = map[string]int{"quick": 3, "full": 10}[m.preset]
+		p.count = map[string]int{"quick": 6, "full": 10}[m.preset]
 	}
 	if p.duration == 0 {
-		p.duration = map[string]time.Duration{"quick": 150 * time.Millisecond, "full": time.Second}[m.preset]
+		p.duration = map[string]time.Duration{"quick": 100 * time.Millisecond, "full": time.Second}[m.preset]
 	}
 	var specs []*bench.Spec
 	if m.scenarios == "all" || m.scenarios == "" {
@@ -255,6 +266,11 @@ func (p *sweepPlan) run(ctx context.Context, out string, resume, oversubscribe b
 	for _, u := range bench.AllUnits() {
 		units = append(units, u)
 	}
+	if p.floor {
+		units = append(units, &benchfmt.UnitMetadata{
+			UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: "handoffs/op", Key: "better"},
+			OrigUnit:        "handoffs/op", Value: "lower"})
+	}
 	if err := rf.Write(units...); err != nil {
 		rf.Abandon()
 		return 0, err
@@ -280,7 +296,11 @@ func (p *sweepPlan) run(ctx context.Context, out string, resume, oversubscribe b
 				rf.Abandon()
 				return written, fmt.Errorf("%s: %w (results so far kept in %s)", j.name, err, rf.partial)
 			}
-			if err := rf.Write(bench.Record(j.name, res, cfg)); err != nil {
+			rec := bench.Record(j.name, res, cfg)
+			if f := p.floors[fmt.Sprint(res.CPUs)]; f != nil {
+				rec.Values = append(rec.Values, benchfmt.Value{Value: f.Handoffs(res.NsPerOp()), Unit: "handoffs/op"})
+			}
+			if err := rf.Write(rec); err != nil {
 				bar.finish()
 				rf.Abandon()
 				return written, err
@@ -305,5 +325,50 @@ func (p *sweepPlan) runJob(ctx context.Context, j job, oversubscribe bool) (*ben
 	if err != nil {
 		return nil, err
 	}
+	if err := p.measureFloor(ctx, cpus); err != nil {
+		return nil, err
+	}
 	return bench.Run(scen, bench.Config{Topology: p.topo, CPUs: cpus, Duration: p.duration, Context: ctx})
+}
+
+// measureFloor measures the handoff floor of a CPU set the first time a job
+// uses it. Sets of one CPU (or one CPU repeated) have no transfers to measure.
+func (p *sweepPlan) measureFloor(ctx context.Context, cpus []int) error {
+	key := fmt.Sprint(cpus)
+	if !p.floor || p.floors[key] != nil {
+		return nil
+	}
+	distinct := map[int]bool{}
+	for _, c := range cpus {
+		distinct[c] = true
+	}
+	if len(distinct) < 2 {
+		return nil
+	}
+	var set []int
+	for _, c := range cpus {
+		if distinct[c] {
+			set = append(set, c)
+			delete(distinct, c)
+		}
+	}
+	f, err := bench.HandoffFloor(p.topo, set, bench.C2CConfig{Context: ctx})
+	if err != nil {
+		return fmt.Errorf("measuring the handoff floor of cpus %v: %w", set, err)
+	}
+	if p.floors == nil {
+		p.floors = map[string]*bench.C2CFloor{}
+	}
+	p.floors[key] = f
+	return nil
+}
+
+// floorNote describes the floors a sweep measured, for the end of the run.
+func (p *sweepPlan) floorNote() string {
+	var parts []string
+	for key, f := range p.floors {
+		parts = append(parts, fmt.Sprintf("cpus %s: %.1f ns (%s, median, cheapest class %.1f ns)", key, f.NS, f.Mode, f.MinNS))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, "; ")
 }
