@@ -1,0 +1,278 @@
+package main
+
+import (
+	"fmt"
+	"math"
+)
+
+// A finding is one claim of the seed threads, the experiments that test it
+// and the rule that reads their results. Figures quoted in seed come from
+// ../shared/seeds (see the digest in benchdata/README.md for where).
+type finding struct {
+	id          int
+	title       string
+	seed        string
+	applies     func(e *reproEnv) string // "" when it can run here, else why not
+	experiments func(e *reproEnv) []experiment
+	judge       func(e *reproEnv, ev *evidence) (measured, holds, why string)
+}
+
+// The units as benchfmt tidies them: ns/op becomes sec/op.
+const secPerOp = "sec/op"
+
+func always(*reproEnv) string { return "" }
+
+func needsContention(e *reproEnv) string {
+	if e.threads < 2 {
+		return "one usable cpu: nothing to contend with"
+	}
+	return ""
+}
+
+func needsNodes(e *reproEnv) string {
+	if e.nodes < 2 {
+		return "one NUMA node here, so per-node shards have nothing to separate; run with -fake-nodes 2 to exercise the code path (the split is fake: same caches, no remote memory)"
+	}
+	return needsContention(e)
+}
+
+func (e *reproEnv) loadavg(variant string) experiment {
+	return experiment{"loadavg", variant, e.threads, e.place}
+}
+
+// ratio returns a/b of two summaries' centers.
+func ratio(a, b *stat) float64 { return a.sum.Center / b.sum.Center }
+
+// verdictOf words a comparison of a "before" and an "after" configuration
+// where lower is better.
+func faster(before, after *stat) (string, bool) {
+	sig, p := significant(before, after)
+	r := ratio(before, after)
+	switch {
+	case !sig:
+		return fmt.Sprintf("~ (p=%.2f)", p), false
+	case r > 1:
+		return fmt.Sprintf("%.2f× faster (p=%.3f)", r, p), true
+	default:
+		return fmt.Sprintf("%.2f× slower (p=%.3f)", 1/r, p), false
+	}
+}
+
+func ns(s *stat) string {
+	return fmt.Sprintf("%.3g ns/op %s", s.sum.Center*1e9, s.sum.PctRangeString())
+}
+
+var missing = func() (string, string, string) {
+	return "no results", "n/a here", "the experiment produced no results (interrupted?)"
+}
+
+var findings = []finding{
+	{
+		id:      1,
+		title:   "Rate-limiting update_tg_load_avg() to once per ms cuts shared-counter writes by orders of magnitude and speeds the contended path",
+		seed:    "~10M → ~25k tg->load_avg updates in 5 s (≈400×); update_cfs_group+update_load_avg 13.75%+10.63% of cycles → 1–2% each; postgres_sysbench +21.2%, netperf UDP_RR +189% on a 224-CPU Sapphire Rapids (000, Aaron Lu)",
+		applies: needsContention,
+		experiments: func(e *reproEnv) []experiment {
+			return []experiment{e.loadavg("preset=base"), e.loadavg("preset=rate")}
+		},
+		judge: func(e *reproEnv, ev *evidence) (string, string, string) {
+			bw, rw := e.get(ev, e.loadavg("preset=base"), "shared-writes/op"), e.get(ev, e.loadavg("preset=rate"), "shared-writes/op")
+			bt, rt := e.get(ev, e.loadavg("preset=base"), secPerOp), e.get(ev, e.loadavg("preset=rate"), secPerOp)
+			if bw == nil || rw == nil || bt == nil || rt == nil {
+				return missing()
+			}
+			cut := bw.sum.Center / math.Max(rw.sum.Center, 1e-12)
+			speed, ok := faster(bt, rt)
+			m := fmt.Sprintf("shared writes/event %.3g → %.3g (%.0f× fewer); ns/op %s → %s: %s", bw.sum.Center, rw.sum.Center, cut, ns(bt), ns(rt), speed)
+			switch {
+			case cut >= 100 && ok:
+				return m, "yes", "the rate limit removes nearly every write to the shared line and the event gets cheaper"
+			case cut >= 100:
+				return m, "partly", fmt.Sprintf("writes drop as in the seed, but with %d workers the contended line is not what limits an event here", e.threads)
+			default:
+				return m, "no", "writes did not drop by two orders of magnitude"
+			}
+		},
+	},
+	{
+		id:      2,
+		title:   "With the rate limit in place, per-node counters and skipped reads add nothing measurable",
+		seed:    "\"as long as ratelimit patch is there, adding those two other optimizations doesn't improve performance further\": UDP_RR 100% rate 28011 / rate+skip 27087 / rate+node 27337 (000, Aaron Lu, v2 data)",
+		applies: needsContention,
+		experiments: func(e *reproEnv) []experiment {
+			return []experiment{e.loadavg("preset=rate"), e.loadavg("preset=rate+node"), e.loadavg("preset=rate+skip")}
+		},
+		judge: func(e *reproEnv, ev *evidence) (string, string, string) {
+			r := e.get(ev, e.loadavg("preset=rate"), secPerOp)
+			n := e.get(ev, e.loadavg("preset=rate+node"), secPerOp)
+			s := e.get(ev, e.loadavg("preset=rate+skip"), secPerOp)
+			if r == nil || n == nil || s == nil {
+				return missing()
+			}
+			nd, nok := faster(r, n)
+			sd, sok := faster(r, s)
+			m := fmt.Sprintf("rate %s; +node %s (%s); +skip %s (%s)", ns(r), ns(n), nd, ns(s), sd)
+			switch {
+			case !nok && !sok:
+				return m, "yes", "neither addition makes the rate-limited path measurably faster"
+			case nok && sok:
+				return m, "no", "both additions still help here: the rate-limited path is not yet free of the shared line"
+			default:
+				return m, "partly", "one addition still measurably helps on this machine"
+			}
+		},
+	},
+	{
+		id:      3,
+		title:   "Per-node counters make the write side node-local, but the read side sums every node",
+		seed:    "\"the write side update_load_avg() will become local. The sad part is, the read side is still global\"; with per-node alone still ~7% / ~5% of cycles; node vs base: UDP_RR +48.4% (000, patch 2/4)",
+		applies: needsNodes,
+		experiments: func(e *reproEnv) []experiment {
+			return []experiment{e.loadavg("preset=base"), e.loadavg("preset=node")}
+		},
+		judge: func(e *reproEnv, ev *evidence) (string, string, string) {
+			bw, nw := e.get(ev, e.loadavg("preset=base"), "shared-writes/op"), e.get(ev, e.loadavg("preset=node"), "shared-writes/op")
+			br, nr := e.get(ev, e.loadavg("preset=base"), "read-lines/op"), e.get(ev, e.loadavg("preset=node"), "read-lines/op")
+			bt, nt := e.get(ev, e.loadavg("preset=base"), secPerOp), e.get(ev, e.loadavg("preset=node"), secPerOp)
+			if bw == nil || nw == nil || br == nil || nr == nil || bt == nil || nt == nil {
+				return missing()
+			}
+			speed, _ := faster(bt, nt)
+			m := fmt.Sprintf("cross-node shared writes/event %.3g → %.3g; lines read/event %.3g → %.3g; ns/op %s → %s: %s",
+				bw.sum.Center, nw.sum.Center, br.sum.Center, nr.sum.Center, ns(bt), ns(nt), speed)
+			fake := ""
+			if e.topo.IsFake() {
+				fake = " (fake nodes: the trade is shown, not its NUMA cost)"
+			}
+			if nw.sum.Center < bw.sum.Center && nr.sum.Center > br.sum.Center {
+				return m, "yes", "writes stay on the writer's node while every read touches one line per node" + fake
+			}
+			return m, "no", "the per-node store did not trade shared writes for wider reads here" + fake
+		},
+	},
+	{
+		id:      4,
+		title:   "Bounding node iteration by nr_node_ids instead of MAX_NUMNODES saves scanning on ≤ 4 nodes",
+		seed:    "\"distros have NODES_SHIFT=10 and actual machines typically only have <=4 nodes, this would save a factor of 256 scanning\" (000, PeterZ); Yury: it breaks small_const_nbits(); no timing in the seed",
+		applies: always,
+		experiments: func(e *reproEnv) []experiment {
+			return []experiment{
+				{"nodemask", "iter=max/nodes=4", 1, "compact"},
+				{"nodemask", "iter=nr_node_ids/nodes=4", 1, "compact"},
+				{"nodemask", "iter=word/nodes=4", 1, "compact"},
+			}
+		},
+		judge: func(e *reproEnv, ev *evidence) (string, string, string) {
+			mx := experiment{"nodemask", "iter=max/nodes=4", 1, "compact"}
+			nr := experiment{"nodemask", "iter=nr_node_ids/nodes=4", 1, "compact"}
+			wd := experiment{"nodemask", "iter=word/nodes=4", 1, "compact"}
+			mb, nb := e.get(ev, mx, "bits-scanned/op"), e.get(ev, nr, "bits-scanned/op")
+			mt, nt, wt := e.get(ev, mx, secPerOp), e.get(ev, nr, secPerOp), e.get(ev, wd, secPerOp)
+			if mb == nil || nb == nil || mt == nil || nt == nil || wt == nil {
+				return missing()
+			}
+			m := fmt.Sprintf("4 nodes: bits scanned %.0f → %.0f (%.0f×); ns/op %s → %s (%.1f×); one-word path %s (%.1f× more)",
+				mb.sum.Center, nb.sum.Center, ratio(mb, nb), ns(mt), ns(nt), ratio(mt, nt), ns(wt), ratio(nt, wt))
+			t := ratio(mt, nt)
+			switch {
+			case t >= 10:
+				return m, "yes", "the scan shrinks by the seed's factor and the time follows"
+			case t > 1:
+				return m, "partly", fmt.Sprintf("the scanning shrinks %.0f×, but word-at-a-time search reads 64 bits per load and each found node costs a call, so time drops only %.1f×", ratio(mb, nb), t)
+			default:
+				return m, "no", "bounding the scan did not make the walk faster here"
+			}
+		},
+	},
+	{
+		id:      5,
+		title:   "Checking \"balance due and designated\" before the cmpxchg on sched_balance_running removes the flag contention",
+		seed:    "7.8% of all cycles in sched_balance_domains() on the lock cmpxchg (99.39% of its samples) on a 2-socket Granite Rapids; after the fix it is gone from the profile and throughput +5% (002, Tim Chen)",
+		applies: needsContention,
+		experiments: func(e *reproEnv) []experiment {
+			return []experiment{
+				{"balanceflag", "order=cmpxchg-first", e.threads, e.place},
+				{"balanceflag", "order=check-first", e.threads, e.place},
+			}
+		},
+		judge: func(e *reproEnv, ev *evidence) (string, string, string) {
+			before := experiment{"balanceflag", "order=cmpxchg-first", e.threads, e.place}
+			after := experiment{"balanceflag", "order=check-first", e.threads, e.place}
+			bc, ac := e.get(ev, before, "cas/op"), e.get(ev, after, "cas/op")
+			bb, ab := e.get(ev, before, "balances/op"), e.get(ev, after, "balances/op")
+			bt, at := e.get(ev, before, secPerOp), e.get(ev, after, secPerOp)
+			if bc == nil || ac == nil || bb == nil || ab == nil || bt == nil || at == nil {
+				return missing()
+			}
+			speed, ok := faster(bt, at)
+			m := fmt.Sprintf("cmpxchg/tick %.3g → %.3g (%.0f× fewer); balances/tick %.3g vs %.3g; ns/op %s → %s: %s",
+				bc.sum.Center, ac.sum.Center, bc.sum.Center/math.Max(ac.sum.Center, 1e-12), bb.sum.Center, ab.sum.Center, ns(bt), ns(at), speed)
+			fewer := bc.sum.Center >= 10*ac.sum.Center
+			switch {
+			case fewer && ok:
+				return m, "yes", "the same balancing work with a fraction of the cmpxchg attempts, and ticks get cheaper"
+			case fewer:
+				return m, "partly", fmt.Sprintf("attempts drop as in the seed, but at %d workers the flag's line is not the bottleneck", e.threads)
+			default:
+				return m, "no", "check-first did not remove most cmpxchg attempts"
+			}
+		},
+	},
+	{
+		id:      6,
+		title:   "A shared idle cpumask makes wakeup scans cheaper when most CPUs are busy, at the price of writes to a shared word",
+		seed:    "uperf on 192 CPUs (4 sockets): +23% / +67% / +81% / +51% at 96 / 144 / 192 / 240 threads; write pressure \"80 idle entries/exits between two ticks\" mitigated by last_idle_state; hackbench -g 1 −45% with v5 on arm64 (003)",
+		applies: always,
+		experiments: func(e *reproEnv) []experiment {
+			return []experiment{
+				{"idlemask", "update=always/scan=mask/busy=90", e.threads, e.place},
+				{"idlemask", "update=laststate/scan=mask/busy=90", e.threads, e.place},
+				{"idlemask", "update=none/scan=all/busy=90", e.threads, e.place},
+			}
+		},
+		judge: func(e *reproEnv, ev *evidence) (string, string, string) {
+			al := experiment{"idlemask", "update=always/scan=mask/busy=90", e.threads, e.place}
+			ls := experiment{"idlemask", "update=laststate/scan=mask/busy=90", e.threads, e.place}
+			sc := experiment{"idlemask", "update=none/scan=all/busy=90", e.threads, e.place}
+			aw, lw := e.get(ev, al, "mask-writes/op"), e.get(ev, ls, "mask-writes/op")
+			lcs, scs := e.get(ev, ls, "cpus-scanned/op"), e.get(ev, sc, "cpus-scanned/op")
+			lt, st := e.get(ev, ls, secPerOp), e.get(ev, sc, secPerOp)
+			if aw == nil || lw == nil || lcs == nil || scs == nil || lt == nil || st == nil {
+				return missing()
+			}
+			speed, ok := faster(st, lt)
+			m := fmt.Sprintf("90%% busy: cpus scanned/event %.3g (full scan) → %.3g (mask); ns/op %s → %s: %s; mask writes/event always %.3g vs laststate %.3g",
+				scs.sum.Center, lcs.sum.Center, ns(st), ns(lt), speed, aw.sum.Center, lw.sum.Center)
+			cheaper := lcs.sum.Center < scs.sum.Center
+			switch {
+			case cheaper && ok && lw.sum.Center < aw.sum.Center:
+				return m, "yes", "the mask search visits far fewer CPUs and wins when most are busy; the last-state filter cuts the shared writes"
+			case cheaper:
+				return m, "partly", "the mask search visits fewer CPUs, but on this machine the saving does not show in ns/op or the filter does not cut writes"
+			default:
+				return m, "no", "the mask search did not visit fewer CPUs"
+			}
+		},
+	},
+	{
+		id:      7,
+		title:   "Giving tg->load_avg a dedicated cache line removes false sharing with the fields every event reads",
+		seed:    "no figure: \"made tg->load_avg stay in a dedicated cacheline to avoid any false sharing issue as discovered by Deng Pan\" (000 cover letter); the sched.h comment puts it in its own line",
+		applies: needsContention,
+		experiments: func(e *reproEnv) []experiment {
+			return []experiment{e.loadavg("preset=base"), e.loadavg("preset=base/store=falseshare")}
+		},
+		judge: func(e *reproEnv, ev *evidence) (string, string, string) {
+			ded, fs := e.get(ev, e.loadavg("preset=base"), secPerOp), e.get(ev, e.loadavg("preset=base/store=falseshare"), secPerOp)
+			if ded == nil || fs == nil {
+				return missing()
+			}
+			speed, ok := faster(fs, ded)
+			m := fmt.Sprintf("ns/op shared line %s → dedicated line %s: %s", ns(fs), ns(ded), speed)
+			if ok {
+				return m, "yes", "the read-mostly fields stop missing once the counter has its own line"
+			}
+			return m, "no", fmt.Sprintf("with %d workers every event also writes the counter's line, so the extra misses on the shared fields do not show", e.threads)
+		},
+	},
+}
