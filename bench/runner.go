@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aclements/go-moremath/stats"
+
 	"github.com/contend/contend/affinity"
 )
 
@@ -111,34 +113,38 @@ func (r *Result) OpsPerSec() float64 {
 }
 
 // Fairness summarizes how evenly the workers progressed: the fewest and most
-// operations of any worker, and the coefficient of variation (stddev/mean).
-// A lock or line that one CPU keeps winning shows up here before it shows in
-// ns/op.
+// operations of any worker, and the coefficient of variation (sample standard
+// deviation over mean). A lock or line that one CPU keeps winning shows up
+// here before it shows in ns/op.
 func (r *Result) Fairness() (min, max int64, cv float64) {
 	if len(r.PerWorker) == 0 {
 		return 0, 0, 0
 	}
 	min, max = r.PerWorker[0], r.PerWorker[0]
-	var sum float64
-	for _, n := range r.PerWorker {
-		if n < min {
-			min = n
-		}
-		if n > max {
-			max = n
-		}
-		sum += float64(n)
+	xs := make([]float64, len(r.PerWorker))
+	for i, n := range r.PerWorker {
+		min, max = minInt(min, n), maxInt(max, n)
+		xs[i] = float64(n)
 	}
-	mean := sum / float64(len(r.PerWorker))
-	if mean == 0 {
+	s := stats.Sample{Xs: xs}
+	if len(xs) < 2 || s.Mean() == 0 {
 		return min, max, 0
 	}
-	var ss float64
-	for _, n := range r.PerWorker {
-		d := float64(n) - mean
-		ss += d * d
+	return min, max, s.StdDev() / s.Mean()
+}
+
+func minInt(a, b int64) int64 {
+	if a < b {
+		return a
 	}
-	return min, max, math.Sqrt(ss/float64(len(r.PerWorker))) / mean
+	return b
+}
+
+func maxInt(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
 }
 
 const (
