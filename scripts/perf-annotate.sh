@@ -17,7 +17,8 @@
 #   -s, --symbol SYM    function to annotate; repeatable. A name without a
 #                       package path is taken from contend's bench package
 #                       (balanceTickCmpxchgFirst). Default: the scenario's
-#                       hot loops (balanceflag, atomicadd).
+#                       hot loops (atomicadd, balanceflag, idlemask,
+#                       loadavg, nodemask).
 #   -d, --duration D    how long contend runs under perf (default 5s)
 #   -F, --freq HZ       sampling frequency (default 10000; perf caps it at
 #                       kernel.perf_event_max_sample_rate)
@@ -98,6 +99,9 @@ if ((${#symbols[@]} == 0)); then
 	case "$scenario" in
 	balanceflag) symbols=(balanceTickCmpxchgFirst balanceTickCheckFirst) ;;
 	atomicadd) symbols=(atomicAddLoop) ;;
+	loadavg) symbols=(loadAvgEvents 'github.com/contend/contend/counter.(*CfsRq).updateTGLoadAvg' 'github.com/contend/contend/counter.(*CfsRq).calcGroupShares') ;;
+	nodemask) symbols=(nodeSumMax nodeSumNrNodeIDs nodeSumWord) ;;
+	idlemask) symbols=(idleMaskEvents selectIdleCPU) ;;
 	*) die "no default hot functions for scenario $scenario: name them with -s" ;;
 	esac
 fi

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/contend/contend/bench"
+)
+
+// readmeCommands returns the contend command lines in the README's shell
+// blocks, without the program name and comments.
+func readmeCommands(t *testing.T) [][]string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds [][]string
+	inBlock := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "```") {
+			inBlock = !inBlock
+			continue
+		}
+		if !inBlock {
+			continue
+		}
+		line, _, _ = strings.Cut(line, "#")
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) >= 3 && fields[0] == "go" && fields[1] == "run" && fields[2] == "./cmd/contend":
+			cmds = append(cmds, fields[3:])
+		case len(fields) >= 1 && fields[0] == "./contend":
+			cmds = append(cmds, fields[1:])
+		}
+	}
+	if len(cmds) < 5 {
+		t.Fatalf("found only %d contend commands in README.md", len(cmds))
+	}
+	return cmds
+}
+
+// Every contend command the README shows must name a real command, flags it
+// has, valid flag values, and for run a real scenario and variant. Commands
+// are not run (sweeps take minutes): -h after the arguments makes the flag
+// package check everything before it and stop.
+func TestREADMECommands(t *testing.T) {
+	for _, args := range readmeCommands(t) {
+		name := strings.Join(args, " ")
+		c, ok := commands[args[0]]
+		if !ok {
+			t.Errorf("README: %q: unknown command %q", name, args[0])
+			continue
+		}
+		err := c.run(io.Discard, io.Discard, append(args[1:len(args):len(args)], "-h"))
+		if !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("README: contend %s: %v", name, err)
+		}
+		if args[0] == "run" || args[0] == "list" {
+			if len(args) < 2 {
+				continue
+			}
+			spec, err := bench.Lookup(args[1])
+			if err != nil {
+				t.Errorf("README: contend %s: %v", name, err)
+				continue
+			}
+			for i, a := range args {
+				if a == "-variant" && i+1 < len(args) {
+					if _, err := spec.New(args[i+1]); err != nil {
+						t.Errorf("README: contend %s: %v", name, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The README's main job is the quick sweep, and its cheap commands run for real.
+func TestREADMECheapCommandsRun(t *testing.T) {
+	cmds := readmeCommands(t)
+	if got := strings.Join(cmds[0], " "); got != "sweep -quick" {
+		t.Errorf("README's first command is contend %q, want the quick sweep", got)
+	}
+	for _, args := range cmds {
+		if args[0] != "topo" && args[0] != "list" {
+			continue
+		}
+		if _, _, err := runContend(args...); err != nil {
+			t.Errorf("README: contend %s: %v", strings.Join(args, " "), err)
+		}
+	}
+}
