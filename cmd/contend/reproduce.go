@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -48,13 +47,8 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 	if *quick && *full {
 		return errors.New("reproduce: -quick and -full exclude each other")
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if set["count"] && *count < 1 {
-		return fmt.Errorf("reproduce: -count %d: need at least 1", *count)
-	}
-	if set["duration"] && (*duration <= 0 || *duration > time.Hour) {
-		return fmt.Errorf("reproduce: -duration %v: want a duration between 0 and 1h", *duration)
+	if err := checkRunSize(fs, *count, *duration); err != nil {
+		return err
 	}
 	t, err := tf.load(fs, true)
 	if err != nil {

@@ -80,13 +80,8 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	if *full {
 		preset = "full"
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if set["count"] && *count < 1 {
-		return fmt.Errorf("sweep: -count %d: need at least 1", *count)
-	}
-	if set["duration"] && (*duration <= 0 || *duration > time.Hour) {
-		return fmt.Errorf("sweep: -duration %v: want a duration between 0 and 1h", *duration)
+	if err := checkRunSize(fs, *count, *duration); err != nil {
+		return err
 	}
 	t, err := tf.load(fs, true)
 	if err != nil {
@@ -127,6 +122,20 @@ func sweepTable(stdout, stderr io.Writer, path string) error {
 		return nil
 	}
 	return c.run(stdout, stderr, []string{path})
+}
+
+// checkRunSize checks the -count and -duration flags that sweep and
+// reproduce share, when the user set them (zero means the preset's).
+func checkRunSize(fs *flag.FlagSet, count int, duration time.Duration) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["count"] && count < 1 {
+		return fmt.Errorf("%s: -count %d: need at least 1", fs.Name(), count)
+	}
+	if set["duration"] && (duration <= 0 || duration > time.Hour) {
+		return fmt.Errorf("%s: -duration %v: want a duration between 0 and 1h", fs.Name(), duration)
+	}
+	return nil
 }
 
 // matrixSpec is what the user asked for, before expansion.
