@@ -1,0 +1,737 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/contend/contend/affinity"
+	"github.com/contend/contend/counter"
+)
+
+// The loadavg scenario is tg->load_avg under fire, seed 000 (Aaron Lu,
+// "Reduce cost of accessing tg->load_avg", 2023): one task group spread over
+// every worker, each worker being that group's cfs_rq on one CPU, each
+// operation one enqueue or dequeue on it. An event is what the kernel does in
+// enqueue_entity()/dequeue_entity(): read the clock (update_rq_clock), move the
+// cfs_rq's own load (update_load_avg's PELT step and any attach or removed
+// load), push it into the group (update_tg_load_avg, the write path) and
+// recompute the group entity's weight (update_cfs_group → calc_group_shares,
+// the read path). The storages and the two paths are package counter's; this
+// file drives them from pinned workers and measures what they cost.
+//
+// # The load each cfs_rq carries
+//
+// Each cfs_rq has eight tasks of nice -2..2 (sched_prio_to_weight 1586, 1277,
+// 1024 ×4, 820, 655). An event picks one with the worker's own xorshift PRNG,
+// seeded by the worker's index so that every run draws the same sequence:
+//
+//   - a queued task is dequeued; with probability mig% its next wakeup is on
+//     another CPU, so its share of the cfs_rq's load leaves (the kernel's
+//     "removed" load, what write=delay puts off), else it sleeps here and its
+//     load stays attached;
+//   - a sleeping task wakes up here (enqueue);
+//   - a task that left wakes up here again, having migrated back, and
+//     brings the load it took away (attach_entity_load_avg).
+//
+// load.weight is the sum of the queued tasks' weights (scaled by
+// NICE_0_LOAD's 10 extra bits); avg.load_avg (unscaled) is PELT's average of
+// it over real time, half-life 32 periods of 1024us, stepped once per event
+// from the clock read (the rq clock), plus the attach and removal steps.
+// mig=79 is the seed's postgres_sysbench on SPR: "the wakeup number is
+// 14millions and migration number is 11millions" in 5 s, 11/14 = 79%.
+//
+// Two things differ from the thread's machines and matter to err-% under
+// write=ratelimit. Events here come every 50-150ns per CPU (about 40us there),
+// so a millisecond of rate limit spans ten thousand events, not 25. In this
+// model that matters less than it seems: a task's share moves on 79% of
+// events, so even 25 events are enough for a cfs_rq's load to wander off what
+// it last pushed, and what it holds back is about a third of its load either
+// way. What matters more is that the thread's group spans 224 cfs_rqs whose
+// held-back loads largely cancel in the sum, while here there are two:
+// TestLoadAvgRateLimitAverages replays the model with a made-up clock and
+// finds the group's error falling about as 1/sqrt(cfs_rqs), to near 2% at
+// 224. The model's loads are also more restless than the thread's: it writes
+// after nearly every millisecond (1000 writes/s per cfs_rq under the rate
+// limit), where the thread's count, ~25k per 5s on 224 CPUs, is about 22.
+//
+// # Metrics
+//
+//   - shared-writes/op: read-modify-writes of a line some other worker also
+//     writes. atomic and falseshare: every store write once two workers run.
+//     pernode: the writes of workers whose node has another worker on it.
+//     percpu: none (a slot per CPU), unless workers share a CPU. Stores from
+//     outside package counter (the xsync reference) choose their own lines,
+//     so the metric is left out for them.
+//   - writes/op: all store writes, shared or not.
+//   - read-lines/op: the counter lines the read path touches: one per read
+//     for atomic and falseshare, one per node slot for pernode, one per CPU
+//     slot (nr_cpu_ids of them) for percpu.
+//   - err-%: the mean relative error between the tg->load_avg value the
+//     latest calc_group_shares used (under read=skip=K possibly K-1 events
+//     old) and the true sum of every cfs_rq's avg.load_avg just after. How
+//     it is sampled: after its write path every worker publishes the pair
+//     (avg.load_avg, tg_load_avg_contrib) as one word on a line of its own,
+//     whenever it changed. Worker 0, once per about 1024×workers events (a
+//     jittered interval, so that no skip=K phase is favoured), runs its
+//     event, reads every other worker's pair, reads the store itself, and
+//     reads the pairs again. It keeps the sample only if no pair moved and
+//     the store holds exactly the sum of the published contributions, so
+//     that the truth is a consistent cut of the group; a store write whose
+//     pair is not yet visible fails that test instead of counting as error.
+//     Cost: one locked store to a private line per event that changed the
+//     pair; per sample, two misses per other worker and one Sum. With one
+//     worker and a store that takes every change (write=threshold=1048576;
+//     loads here stay far below 2^20) the error is exactly 0; with
+//     write=every it is at most 1/63 (|delta| ≤ contrib/64).
+//   - cfsrq-writes/s: store writes per second per cfs_rq, the unit of the
+//     thread's "from some 10 millions during a 5s window to ~25k" on 224
+//     CPUs: about 8900/s per cfs_rq before the rate limit, 22/s after.
+//   - local-slots-%: for pernode, the share of node slots whose page the
+//     kernel reports on the slot's node (0 on a fake topology); Notes has the
+//     placement in words.
+//
+// The clock is time.Since on the monotonic clock (runtime nanotime through the
+// vDSO), read once per event by every variant as update_rq_clock reads it once
+// per enqueue; on the 2-vCPU KVM machine this was written on it costs about
+// 25ns (BenchmarkLoadAvgClock), a floor under every event that dilutes
+// ratios between storages.
+func init() {
+	var full []string
+	for _, p := range counter.Presets() {
+		full = append(full, "preset="+p)
+	}
+	full = append(full, "store=falseshare", "store=percpu", "store=percpu/write=ratelimit")
+	Register(&Spec{
+		Name:      "loadavg",
+		BenchName: "LoadAvg",
+		Summary:   "tg->load_avg: every en/dequeue writes the group load (update_tg_load_avg) and reads it (calc_group_shares)",
+		Keys: []string{
+			"preset=none|" + strings.Join(counter.Presets(), "|") + "   the thread's labels; store/write/read given beside one override its parts",
+			"store=atomic|falseshare|pernode|percpu   where tg->load_avg lives",
+			"write=every|threshold=N|ratelimit[=D]|delay   update_tg_load_avg's policy, N in 1..1048576, D in 1us..1s (default 1ms)",
+			"read=every|skip[=K]   calc_group_shares on every event or one in K, K in 1..1048576 (default 2)",
+			"mig=N      percent of dequeues whose task next wakes on another CPU, 0..100 (79: the seed's 11M migrations per 14M wakeups)",
+			"work=N     local work (dependent arithmetic steps) per event, 0..100000",
+			"stride=line|128   distance between hot words: a cache line, or a line pair against the adjacent-line prefetcher",
+			"scan=bounded|full   pernode's reader walks the node mask to nr_node_ids, or all MAX_NUMNODES bits (before PeterZ's fix)",
+		},
+		Quick: []string{"preset=base", "preset=rate"},
+		Full:  full,
+		Units: map[string]string{
+			"shared-writes/op": "lower",
+			"writes/op":        "lower",
+			"read-lines/op":    "lower",
+			"err-%":            "lower",
+			"cfsrq-writes/s":   "lower",
+			"local-slots-%":    "higher",
+		},
+		New: func(variant string) (Scenario, error) { return newLoadAvg(variant, nil) },
+	})
+}
+
+// A laExtraStore makes a store from outside package counter for one run, such
+// as the xsync.Counter reference the benchmarks add. lines is the number of
+// lines one Sum reads. Such stores go through the counter.Store interface.
+type laExtraStore func(env *Env) (store counter.Store, lines int, err error)
+
+// laConfig is a parsed variant.
+type laConfig struct {
+	preset string // the preset the store/write/read triple matches, or "none"
+	store  string // storage name, counter's or an extra's
+	v      counter.Variant
+	extra  laExtraStore // non-nil for a store from outside package counter
+	mig    int
+	work   int
+	stride counter.Stride
+	full   bool // scan=full
+}
+
+func (c *laConfig) String() string {
+	scan := "bounded"
+	if c.full {
+		scan = "full"
+	}
+	return fmt.Sprintf("preset=%s/store=%s/write=%s/read=%s/mig=%d/work=%d/stride=%s/scan=%s",
+		c.preset, c.store, c.v.Write, c.v.Read, c.mig, c.work, c.stride, scan)
+}
+
+// parseLoadAvg reads a variant. A preset sets store, write and read; any of
+// the three given beside it overrides that part, and the canonical name then
+// carries whichever preset the result matches, so one configuration has one
+// name however it was spelt.
+func parseLoadAvg(variant string, extras map[string]laExtraStore) (*laConfig, error) {
+	p, err := ParseParams("loadavg", variant,
+		"preset=none", "store=", "write=", "read=", "mig=79", "work=0", "stride=line", "scan=bounded")
+	if err != nil {
+		return nil, err
+	}
+	c := &laConfig{}
+	base, _ := counter.Preset("base")
+	c.v = base
+	if name := p.Get("preset"); name != "none" {
+		if c.v, err = counter.Preset(name); err != nil {
+			return nil, fmt.Errorf("loadavg: preset %q: %w (valid: none, %s)", name, counter.ErrUnknown, strings.Join(counter.Presets(), ", "))
+		}
+	}
+	c.store = c.v.Store.String()
+	if s := p.Get("store"); s != "" {
+		if mk, ok := extras[s]; ok {
+			c.store, c.extra = s, mk
+		} else if c.v.Store, err = counter.ParseStore(s); err != nil {
+			return nil, fmt.Errorf("loadavg: store %q: %w (valid: %s)", s, counter.ErrUnknown, strings.Join(laStoreNames(extras), ", "))
+		} else {
+			c.store = s
+		}
+	}
+	if w := p.Get("write"); w != "" {
+		if c.v.Write, err = counter.ParseWrite(w); err != nil {
+			return nil, fmt.Errorf("loadavg: %w", err)
+		}
+	}
+	if r := p.Get("read"); r != "" {
+		if c.v.Read, err = counter.ParseRead(r); err != nil {
+			return nil, fmt.Errorf("loadavg: %w", err)
+		}
+	}
+	if c.mig, err = p.Int("mig", 0, 100); err != nil {
+		return nil, err
+	}
+	if c.work, err = p.Int("work", 0, 100_000); err != nil {
+		return nil, err
+	}
+	if c.stride, err = counter.ParseStride(p.Get("stride")); err != nil {
+		return nil, fmt.Errorf("loadavg: %w", err)
+	}
+	scan, err := p.Choice("scan", "bounded", "full")
+	if err != nil {
+		return nil, err
+	}
+	c.full = scan == "full"
+	if c.full && (c.extra != nil || c.v.Store != counter.StorePerNode) {
+		return nil, fmt.Errorf("loadavg: scan=full with store=%s: only store=pernode walks a node mask", c.store)
+	}
+	if c.extra != nil && c.stride != 0 {
+		return nil, fmt.Errorf("loadavg: stride=%s with store=%s: that store lays out its own lines", c.stride, c.store)
+	}
+	c.preset = "none"
+	if c.extra == nil {
+		for _, name := range counter.Presets() {
+			if pv, _ := counter.Preset(name); pv == c.v {
+				c.preset = name
+			}
+		}
+	}
+	return c, nil
+}
+
+// newLoadAvg builds the scenario; extras adds stores from outside package
+// counter (benchmarks only).
+func newLoadAvg(variant string, extras map[string]laExtraStore) (*loadAvg, error) {
+	c, err := parseLoadAvg(variant, extras)
+	if err != nil {
+		return nil, err
+	}
+	return &loadAvg{cfg: c, name: c.String()}, nil
+}
+
+type loadAvg struct {
+	cfg  *laConfig
+	name string
+
+	// Per run, set by Start.
+	store     counter.Store
+	lines     int             // counter lines one Sum reads
+	shared    []bool          // whether worker i's writes land on a line another worker writes
+	pubs      []*atomic.Int64 // each worker's published (load, contrib)
+	workers   []*laWorker
+	placement string // pernode: where the slots landed
+	local     float64
+}
+
+func (s *loadAvg) Variant() string { return s.name }
+
+// Notes says, in words, what a reader of the results should know about this
+// run beyond the metrics: where a per-node store's pages landed.
+func (s *loadAvg) Notes() []string {
+	if s.placement == "" {
+		return nil
+	}
+	return []string{"pernode placement: " + s.placement}
+}
+
+func (s *loadAvg) Start(env *Env) error {
+	// A run that failed after Start never reached Finish; its store goes now.
+	if err := s.Close(); err != nil {
+		return err
+	}
+	n := len(env.CPUs)
+	store, lines, err := s.newStore(env)
+	if err != nil {
+		return err
+	}
+	if s.cfg.extra == nil {
+		if err := store.Layout().Check(); err != nil {
+			store.Close()
+			return fmt.Errorf("loadavg: %s layout: %w", s.cfg.store, err)
+		}
+	}
+	s.store, s.lines = store, lines
+	s.shared = make([]bool, n)
+	for i := range n {
+		for j := range n {
+			if i == j {
+				continue
+			}
+			switch {
+			case s.cfg.extra != nil:
+			case s.cfg.v.Store == counter.StorePerNode:
+				s.shared[i] = s.shared[i] || env.Nodes[i] == env.Nodes[j]
+			case s.cfg.v.Store == counter.StorePerCPU:
+				s.shared[i] = s.shared[i] || env.CPUs[i] == env.CPUs[j]
+			default:
+				s.shared[i] = true
+			}
+		}
+	}
+	s.pubs = make([]*atomic.Int64, n)
+	s.workers = make([]*laWorker, n)
+	return nil
+}
+
+// newStore makes the run's store. Per-node slots go on their nodes by mbind,
+// or by a first touch from a thread pinned to the node where mbind is refused;
+// on a fake topology the nodes do not exist and the store says so.
+func (s *loadAvg) newStore(env *Env) (counter.Store, int, error) {
+	c := s.cfg
+	s.placement, s.local = "", 0
+	if c.extra != nil {
+		st, lines, err := c.extra(env)
+		if err != nil {
+			return nil, 0, fmt.Errorf("loadavg: store=%s: %w", c.store, err)
+		}
+		return st, lines, nil
+	}
+	t := env.Topology
+	o := counter.Options{Stride: c.stride}
+	switch c.v.Store {
+	case counter.StorePerCPU:
+		o.CPUs = len(t.CPUs) // nr_cpu_ids: percpu_counter_sum reads them all
+		for _, cpu := range env.CPUs {
+			o.CPUs = max(o.CPUs, cpu+1)
+		}
+	case counter.StorePerNode:
+		for _, n := range t.Nodes {
+			o.Nodes = append(o.Nodes, n.ID)
+		}
+		o.NrNodeIDs, o.FullScan, o.Fake = t.NrNodeIDs, c.full, t.IsFake()
+		pn, err := counter.NewPerNodeTouch(o, touchOnNode(t))
+		if err != nil {
+			return nil, 0, fmt.Errorf("loadavg: %w", err)
+		}
+		s.placement = pn.PlacementSummary()
+		pl := pn.Placement()
+		for _, sp := range pl {
+			if sp.Local {
+				s.local++
+			}
+		}
+		s.local = 100 * s.local / float64(len(pl))
+		return pn, pn.Layout().Lines, nil
+	}
+	st, err := counter.New(c.v.Store, o)
+	if err != nil {
+		return nil, 0, fmt.Errorf("loadavg: %w", err)
+	}
+	return st, st.Layout().Lines, nil
+}
+
+// touchOnNode runs a first touch on a thread pinned to a CPU of the node, for
+// PerNode's fallback when mbind is refused.
+func touchOnNode(t *affinity.Topology) counter.TouchFunc {
+	return func(node int, touch func()) error {
+		n := t.NodeByID(node)
+		if n == nil {
+			return fmt.Errorf("node %d is not online", node)
+		}
+		cpu := -1
+		for c := range n.CPUs.All() {
+			if t.AllowedCPUs.Test(c) {
+				cpu = c
+				break
+			}
+		}
+		if cpu < 0 {
+			return fmt.Errorf("node %d has no cpu this process may use", node)
+		}
+		errc := make(chan error, 1)
+		go func() {
+			undo, err := affinity.Pin(cpu)
+			if err != nil {
+				errc <- err
+				return
+			}
+			touch()
+			errc <- undo()
+		}()
+		return <-errc
+	}
+}
+
+func (s *loadAvg) Worker(info WorkerInfo) (Worker, error) {
+	rq, err := counter.NewCfsRq(s.store, s.cfg.v.Write, s.cfg.v.Read, info.CPU, info.Node)
+	if err != nil {
+		return nil, fmt.Errorf("loadavg: %w", err)
+	}
+	w := &laWorker{
+		rq:       rq,
+		work:     s.cfg.work,
+		index:    info.Index,
+		store:    s.store,
+		pubs:     s.pubs,
+		sampleIn: math.MaxInt64,
+		// Allocated here, on the worker's pinned thread, so that the
+		// line it writes is its node's memory.
+		pub: alignedWords(1, 128)[0],
+	}
+	w.rng = laSeed(info.Index)
+	w.m.init(&w.rng, s.cfg.mig, int64(time.Since(laEpoch)))
+	if info.Index == 0 {
+		w.sampleIn = laFirstSample
+		w.sampleBase = laSampleEvery * int64(info.Workers)
+	}
+	s.pubs[info.Index] = w.pub
+	s.workers[info.Index] = w
+	return w, nil
+}
+
+func (s *loadAvg) Finish(res *Result) (err error) {
+	defer func() { err = errors.Join(err, s.Close()) }()
+	var st counter.Stats
+	var sharedWrites, samples int64
+	var errSum float64
+	for i, w := range s.workers {
+		ws := w.rq.Stats()
+		st.Updates += ws.Updates
+		st.Writes += ws.Writes
+		st.Reads += ws.Reads
+		if s.shared[i] {
+			sharedWrites += ws.Writes
+		}
+		samples += w.samples
+		errSum += w.errSum
+	}
+	if st.Updates != res.Ops {
+		return fmt.Errorf("loadavg: cfs_rqs counted %d events, runner counted %d operations", st.Updates, res.Ops)
+	}
+	// Conservation: once every cfs_rq has pushed what its policy held back,
+	// the group's load is exactly the sum of the cfs_rqs' loads.
+	var want int64
+	for _, w := range s.workers {
+		w.rq.Flush()
+		want += w.rq.Load()
+	}
+	if got := s.store.Sum(); got != want {
+		return fmt.Errorf("loadavg: store=%s holds %d after every cfs_rq flushed, their loads sum to %d", s.cfg.store, got, want)
+	}
+	ops := float64(res.Ops)
+	if s.cfg.extra == nil {
+		res.AddMetric("shared-writes/op", float64(sharedWrites)/ops, "lower")
+	}
+	res.AddMetric("writes/op", float64(st.Writes)/ops, "lower")
+	res.AddMetric("read-lines/op", float64(st.Reads)*float64(s.lines)/ops, "lower")
+	if samples > 0 {
+		res.AddMetric("err-%", 100*errSum/float64(samples), "lower")
+	}
+	if secs := res.Elapsed.Seconds(); secs > 0 {
+		res.AddMetric("cfsrq-writes/s", float64(st.Writes)/float64(len(s.workers))/secs, "lower")
+	}
+	if s.placement != "" {
+		res.AddMetric("local-slots-%", s.local, "higher")
+	}
+	return nil
+}
+
+// Close releases the run's store. Finish calls it; a caller whose run failed
+// after Start may call it too (the next Start also does). It is idempotent.
+func (s *loadAvg) Close() error {
+	if s.store == nil {
+		return nil
+	}
+	err := s.store.Close()
+	s.store = nil
+	if err != nil {
+		return fmt.Errorf("loadavg: closing store=%s: %w", s.cfg.store, err)
+	}
+	return nil
+}
+
+// laEpoch is the origin of the rq clock.
+var laEpoch = time.Now()
+
+const (
+	// laTasks is the number of tasks per cfs_rq, a power of two so that
+	// picking one is a mask.
+	laTasks = 8
+	// laLambda is PELT's decay rate per nanosecond: y^32 = 1/2 with a
+	// period of 1024us, so load_avg closes ln2/32 of its distance to the
+	// runnable weight per period.
+	laLambda = math.Ln2 / (32 * 1024 * 1000)
+	// Worker 0 takes its first error sample early, so that short runs
+	// have one, then about every laSampleEvery×workers events.
+	laFirstSample = 16
+	laSampleEvery = 1024
+)
+
+// laWeights are the tasks' load weights, sched_prio_to_weight for nice -2, -1,
+// 0, 0, 0, 0, 1, 2: unscaled, as avg.load_avg counts them.
+var laWeights = [laTasks]int64{1586, 1277, 1024, 1024, 1024, 1024, 820, 655}
+
+// Task states.
+const (
+	laQueued  = iota // runnable on this cfs_rq
+	laBlocked        // asleep, its load still attached here
+	laAway           // on another CPU, its load gone with it
+)
+
+// laModel is one cfs_rq's own load: its tasks, the sum of their weights and
+// PELT's average of it. It lives inside the worker, on the worker's lines.
+type laModel struct {
+	load  float64 // avg.load_avg, unscaled
+	run   int64   // sum of the queued tasks' weights: load.weight, unscaled
+	att   int64   // sum of the attached (queued or blocked) tasks' weights
+	last  int64   // clock of the last event, ns
+	migAt uint64  // a dequeue migrates when 32 random bits fall below this
+	state [laTasks]uint8
+	carry [laTasks]float64 // the load an away task brings back
+}
+
+// init draws the tasks' starting states from the chain's steady state (an
+// event leaves each state with the same probability, so a state's share is
+// its share of visits: queued 1/2, blocked (1-m)/2, away m/2) and starts
+// avg.load_avg where PELT would hold it: the attached weight times the queued
+// share of attached time, 1/(2-m).
+func (m *laModel) init(rng *uint64, mig int, now int64) {
+	p := float64(mig) / 100
+	m.migAt = uint64(mig) << 32 / 100 // 1<<32 at mig=100: always
+	frac := 1 / (2 - p)
+	for i := range m.state {
+		u := float64(uint32(laNext(rng))) / (1 << 32)
+		w := laWeights[i]
+		switch {
+		case u < 0.5:
+			m.state[i] = laQueued
+			m.run += w
+			m.att += w
+		case u < 0.5+(1-p)/2:
+			m.state[i] = laBlocked
+			m.att += w
+		default:
+			m.state[i] = laAway
+			m.carry[i] = float64(w) * frac
+		}
+	}
+	m.load = float64(m.att) * frac
+	m.last = now
+}
+
+// step is one enqueue or dequeue at time now with random bits r. It returns
+// the new avg.load_avg, load.weight (scaled) and whether the load went down
+// because a task left (removed load).
+func (m *laModel) step(now int64, r uint64) (loadAvg, weight int64, removed bool) {
+	// PELT: avg.load_avg moves towards the runnable weight by
+	// 1 - exp(-λ·dt). Gaps between events are well under a microsecond
+	// (x ≈ 1e-6), where x - x²/2 is within x²/6 of it relatively (under
+	// 2e-7 below the cut-off at x = 1e-3, 47us) for two multiplications
+	// instead of an exponential; longer gaps (a preempted worker) take the
+	// exponential.
+	if dt := now - m.last; dt > 0 {
+		x := float64(dt) * laLambda
+		a := x * (1 - 0.5*x)
+		if x > 1e-3 {
+			a = -math.Expm1(-x)
+		}
+		m.load += (float64(m.run) - m.load) * a
+	}
+	m.last = now
+	i := r >> 29 & (laTasks - 1) // bits 29-31; 32-63 decide migration
+	w := laWeights[i]
+	switch m.state[i] {
+	case laQueued:
+		m.run -= w
+		if r>>32 >= m.migAt {
+			m.state[i] = laBlocked
+			break
+		}
+		// Dequeued, and its next wakeup is elsewhere: its share of
+		// the attached load goes (in the kernel, as removed load at
+		// this cfs_rq's next update).
+		share := m.load
+		if m.att > w {
+			share = m.load * float64(w) / float64(m.att)
+		}
+		m.att -= w
+		m.load -= share
+		m.carry[i] = share
+		m.state[i] = laAway
+		removed = true
+	case laBlocked:
+		m.run += w
+		m.state[i] = laQueued
+	default: // laAway: migrated back, attach its load
+		m.run += w
+		m.att += w
+		m.load += m.carry[i]
+		m.state[i] = laQueued
+	}
+	if m.load < 0 || m.att == 0 {
+		m.load = 0
+	}
+	return int64(m.load), counter.ScaleLoad(m.run), removed
+}
+
+// laSeed is splitmix64 of the worker's index: a distinct, non-zero xorshift
+// state per worker.
+func laSeed(index int) uint64 {
+	z := uint64(index+1) * 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	z ^= z >> 31
+	if z == 0 {
+		z = 1
+	}
+	return z
+}
+
+// laNext is xorshift64*.
+func laNext(x *uint64) uint64 {
+	*x ^= *x >> 12
+	*x ^= *x << 25
+	*x ^= *x >> 27
+	return *x * 0x2545f4914f6cdd1d
+}
+
+// A laWorker is one cfs_rq of the group: the counter's private half, the
+// load model and the worker's counts, padded so that no other worker's line
+// and no shared word sits next to them.
+type laWorker struct {
+	_ [128]byte
+
+	rq        *counter.CfsRq
+	m         laModel
+	rng       uint64
+	published int64 // the pair last stored in pub
+	work      int
+	sink      uint64
+
+	// Error sampling. Only worker 0 samples; the others' sampleIn never
+	// reaches zero.
+	index      int
+	sampleIn   int64
+	sampleBase int64
+	store      counter.Store
+	pubs       []*atomic.Int64
+	samples    int64
+	rejected   int64
+	errSum     float64
+
+	pub *atomic.Int64 // laPair(avg.load_avg, contrib), on a 128-byte block of its own
+
+	_ [128]byte
+}
+
+// laPair packs a cfs_rq's load and contribution into one word, so that a
+// reader gets both from one instant. Both stay far below 2^31 here (eight
+// tasks of at most 1586 each).
+func laPair(load, contrib int64) int64 { return load<<32 | contrib }
+
+func (w *laWorker) Run(n int) { loadAvgEvents(w, n) }
+
+// loadAvgEvents is the hot loop: n en/dequeue events, each reading the clock
+// once, then local work. perf annotate finds it by name; the counter's own
+// updateTGLoadAvg and calcGroupShares show under theirs.
+//
+//go:noinline
+func loadAvgEvents(w *laWorker, n int) {
+	for range n {
+		now := int64(time.Since(laEpoch))
+		w.event(now)
+		if w.sampleIn--; w.sampleIn == 0 {
+			w.sample()
+		}
+		w.sink = localWork(w.sink, w.work)
+	}
+}
+
+// event is enqueue_entity/dequeue_entity for the group: the local load
+// change, the group's read-mostly fields, update_tg_load_avg, then
+// update_cfs_group. The (load, contrib) pair is published right after the
+// write path.
+func (w *laWorker) event(now int64) {
+	load, weight, removed := w.m.step(now, laNext(&w.rng))
+	rq := w.rq
+	rq.SetLoad(load, weight)
+	rq.ReadMostly()
+	rq.UpdateTGLoadAvg(now, removed)
+	if p := laPair(load, rq.Contrib()); p != w.published {
+		w.pub.Store(p)
+		w.published = p
+	}
+	rq.UpdateCfsGroup()
+}
+
+// sample takes one error sample after an event: a cut of the other cfs_rqs'
+// published pairs, validated against the store (see the err-% note at the
+// top of the file).
+//
+//go:noinline
+func (w *laWorker) sample() {
+	w.sampleIn = w.sampleBase/2 + int64(laNext(&w.rng)%uint64(w.sampleBase))
+	load1, contrib1, sum1 := w.others()
+	held := w.store.Sum()
+	load2, contrib2, sum2 := w.others()
+	if load1 != load2 || contrib1 != contrib2 || sum1 != sum2 || held != contrib1+w.rq.Contrib() {
+		w.rejected++
+		return
+	}
+	truth := load1 + w.rq.Load()
+	if truth <= 0 {
+		return // an empty group: no relative error to speak of
+	}
+	d := w.rq.TGLoadSeen() - truth
+	if d < 0 {
+		d = -d
+	}
+	w.errSum += float64(d) / float64(truth)
+	w.samples++
+}
+
+// others sums the other workers' published loads and contributions, and their
+// raw words, which change if any one pair does.
+func (w *laWorker) others() (load, contrib, words int64) {
+	for j, p := range w.pubs {
+		if j == w.index {
+			continue
+		}
+		v := p.Load()
+		load += v >> 32
+		contrib += v & (1<<32 - 1)
+		words += v
+	}
+	return load, contrib, words
+}
+
+// laStoreNames lists the storages a variant may name, extras included, for
+// error messages.
+func laStoreNames(extras map[string]laExtraStore) []string {
+	names := []string{"atomic", "falseshare", "pernode", "percpu"}
+	for n := range extras {
+		names = append(names, n)
+	}
+	slices.Sort(names[4:])
+	return names
+}
