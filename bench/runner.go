@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"runtime"
@@ -34,6 +35,12 @@ type Scenario interface {
 	// Finish runs after every worker has stopped. It adds the scenario's own
 	// metrics to res (per operation, see Result.AddMetric).
 	Finish(res *Result) error
+}
+
+// A Noter is a scenario with facts about a run that are not metrics, such as
+// where its memory landed; the command line prints them beside the results.
+type Noter interface {
+	Notes() []string
 }
 
 // A Worker runs a scenario's hot loop.
@@ -215,6 +222,15 @@ func Run(s Scenario, cfg Config) (*Result, error) {
 	if err := s.Start(env); err != nil {
 		return nil, err
 	}
+	finishCalled := false
+	defer func() {
+		// A scenario holding resources outside the Go heap (mapped
+		// pages) releases them in Finish; a run that fails before
+		// Finish releases them here.
+		if c, ok := s.(io.Closer); ok && !finishCalled {
+			c.Close()
+		}
+	}()
 
 	share := int64(math.MaxInt64)
 	if cfg.Ops > 0 {
@@ -290,6 +306,7 @@ func Run(s Scenario, cfg Config) (*Result, error) {
 		}
 	}
 	res.Elapsed = last.Sub(start)
+	finishCalled = true
 	if err := s.Finish(res); err != nil {
 		return nil, err
 	}

@@ -145,6 +145,11 @@ func summarize(w io.Writer, p *plan, res *bench.Result) {
 	for _, m := range res.Metrics {
 		fmt.Fprintf(w, "  %s: %.4g (%s is better)\n", m.Unit, m.Value, m.Better)
 	}
+	if n, ok := p.scen.(bench.Noter); ok {
+		for _, note := range n.Notes() {
+			fmt.Fprintf(w, "  %s\n", note)
+		}
+	}
 	how := "getcpu"
 	if res.FastProbe {
 		how = "RDTSCP TSC_AUX"
