@@ -210,7 +210,18 @@ func buildPlan(t *affinity.Topology, m matrixSpec) (*sweepPlan, error) {
 	} else if m.preset == "quick" {
 		places = []affinity.Placement{{Policy: affinity.Compact}}
 	} else {
+		// Spread and cross differ from compact only across nodes; on one
+		// node they would rerun compact under other names.
+		multiNode := 0
+		for _, n := range t.Nodes {
+			if !n.CPUs.And(t.AllowedCPUs).Empty() {
+				multiNode++
+			}
+		}
 		for _, pol := range affinity.Policies {
+			if multiNode < 2 && (pol == affinity.Spread || pol == affinity.Cross) {
+				continue
+			}
 			places = append(places, affinity.Placement{Policy: pol})
 		}
 	}
