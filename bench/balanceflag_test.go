@@ -76,47 +76,6 @@ func TestBalanceFlagVariants(t *testing.T) {
 	}
 }
 
-// The sweep lists must be canonical, so that names in sweep files and in go
-// test output are the same string.
-func TestBalanceFlagSpec(t *testing.T) {
-	spec, err := Lookup("balanceflag")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if spec.BenchName != "BalanceFlag" {
-		t.Errorf("BenchName = %q, want BalanceFlag (the benchmark function)", spec.BenchName)
-	}
-	for _, v := range append(append([]string(nil), spec.Quick...), spec.Full...) {
-		s, err := spec.New(v)
-		if err != nil {
-			t.Errorf("New(%q): %v", v, err)
-			continue
-		}
-		if s.Variant() != v {
-			t.Errorf("sweep variant %q is not canonical: %q", v, s.Variant())
-		}
-	}
-	// Finish reports exactly the units the spec declares.
-	s, ws := bfSetup(t, "", 1)
-	ws[0].Run(100)
-	res := &Result{Ops: 100}
-	if err := s.Finish(res); err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	for _, m := range res.Metrics {
-		seen[m.Unit] = true
-		if spec.Units[m.Unit] != m.Better {
-			t.Errorf("metric %s better=%s, spec says %q", m.Unit, m.Better, spec.Units[m.Unit])
-		}
-	}
-	for u := range spec.Units {
-		if !seen[u] {
-			t.Errorf("spec unit %s is never reported", u)
-		}
-	}
-}
-
 func TestBfBalanceInterval(t *testing.T) {
 	tests := []struct {
 		balanceMs int64

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -168,30 +167,6 @@ func mustSpec(t testing.TB) *Spec {
 		t.Fatal(err)
 	}
 	return spec
-}
-
-// TestLoadAvgSpec checks that the sweep lists build and that every metric a
-// run reports has its direction declared.
-func TestLoadAvgSpec(t *testing.T) {
-	spec := mustSpec(t)
-	for _, v := range slices.Concat(spec.Quick, spec.Full) {
-		if _, err := spec.New(v); err != nil {
-			t.Errorf("sweep variant %q: %v", v, err)
-		}
-	}
-	topo := laTopo(t)
-	fake, err := topo.Fake(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range []string{"preset=node", "preset=rate"} {
-		res := laRun(t, mustNew(t, "loadavg", v), fake, laCPUs(t, fake, 1), 2000)
-		for _, m := range res.Metrics {
-			if spec.Units[m.Unit] != m.Better {
-				t.Errorf("%s reports %s (better=%s) but Spec.Units says %q", v, m.Unit, m.Better, spec.Units[m.Unit])
-			}
-		}
-	}
 }
 
 // laVariants are the configurations every correctness test runs: the
