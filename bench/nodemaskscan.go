@@ -1,0 +1,316 @@
+package bench
+
+import (
+	"fmt"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/contend/contend/nodemask"
+)
+
+// The nodemask scenario is the read side of a per-node counter: tg_load_avg()
+// of Aaron Lu's per-node tg->load_avg patch (seed 000), which sums one
+// cache-line-aligned atomic per node,
+//
+//	for_each_node(i)
+//		load_avg += atomic_long_read(&tg->node_info[i]->load_avg);
+//
+// and PeterZ's reply to it: "your for_each_node() would scan the full 1024
+// bit bitmap looking for more bits that would never be there", because
+// for_each_node_mask() is
+//
+//	for ((node) = first_node(mask);
+//	     (node) < MAX_NUMNODES;
+//	     (node) = next_node((node), (mask)))
+//
+// and distributions build NODES_SHIFT=10. His fix bounds the loop by
+// nr_node_ids ("(node) < nr_node_ids"), "a factor of 256 scanning" on
+// machines with <= 4 nodes; Yury answers that this "would break
+// small_const_nbits() optimization for those configuring their kernels
+// properly", where MAX_NUMNODES <= BITS_PER_LONG is a compile-time constant
+// and find_next_bit() becomes one inlined AND and ffs.
+//
+// One operation is one tg_load_avg(): a walk of the possible-node mask, one
+// atomic load per node. iter= picks the search the walk uses, the three the
+// thread argues over, each in its own //go:noinline hot loop built on
+// nodemask.Mask's exported methods:
+//
+//   - iter=max: First/Next, bounded by MAX_NUMNODES (Mask.Next). After the
+//     last node, one more search reads every remaining word of the 1024 bits.
+//   - iter=nr_node_ids: NextBelow(n, nr_node_ids), the fix. The same
+//     out-of-line word loop as max, with a smaller bound.
+//   - iter=word: NextSmall, the small_const_nbits() path of a kernel built with
+//     MAX_NUMNODES <= 64: inlined, no loop, no call. It cannot see node ids of
+//     64 and above, so nodes=sparse (ids up to 73) rejects it.
+//
+// nodes= is the possible-node layout: N dense nodes 0..N-1 (nr_node_ids = N),
+// or sparse, 8 nodes with ids 0-2,33-34,45,72-73 (nr_node_ids = 74), the
+// shape of a machine whose firmware numbers nodes with gaps.
+//
+// The per-node slots are read-only here, so more workers read them
+// concurrently without contention (their lines stay shared-clean); the scan
+// cost is what is measured. Besides ns/op the scenario reports two counts
+// computed from the mask, not measured: bits-scanned/op, the bit positions the
+// walk's searches cover (the bound: 1024, nr_node_ids or 64, which is the
+// quantity PeterZ's "factor of 256" compares), and words-scanned/op, the
+// 64-bit words the searches actually load (Mask.ScanWords). A word-at-a-time
+// find_next_bit turns the factor of 256 in bits into at most 17 in words
+// (one node: 1 word against 1+16), 5 at four nodes; and since both bounds
+// pay the same search per node found, the bound only saves the one long
+// search after the last node. How much time that is, against a call per
+// node, is what ns/op says.
+func init() {
+	Register(&Spec{
+		Name:      "nodemask",
+		BenchName: "Nodemask",
+		Summary:   "for_each_node summing per-node counters: MAX_NUMNODES scan, nr_node_ids bound, one-word fast path",
+		Keys: []string{
+			"iter=max|nr_node_ids|word   search bound: MAX_NUMNODES (1024), nr_node_ids, or one constant word (ids < 64 only)",
+			"nodes=N|sparse              possible nodes: N dense ids 0..N-1 (1..1024), or sparse 0-2,33-34,45,72-73 (nr_node_ids 74)",
+		},
+		Quick: []string{"iter=max/nodes=2", "iter=nr_node_ids/nodes=2", "iter=word/nodes=2"},
+		Full:  nodemaskFull(),
+		Units: map[string]string{
+			"bits-scanned/op":  "lower",
+			"words-scanned/op": "lower",
+		},
+		New: newNodemaskScan,
+	})
+}
+
+// nodemaskFull is the issue's matrix: every iteration for 1, 2, 4 and 8
+// dense nodes and the sparse layout (where the one-word path cannot apply).
+func nodemaskFull() []string {
+	var vs []string
+	for _, nodes := range nodemaskLayouts {
+		for _, iter := range nmIterNames {
+			if iter == "word" && nodes == "sparse" {
+				continue
+			}
+			vs = append(vs, "iter="+iter+"/nodes="+nodes)
+		}
+	}
+	return vs
+}
+
+// nodemaskLayouts are the nodes= values the benchmarks and the full sweep
+// use.
+var nodemaskLayouts = []string{"1", "2", "4", "8", "sparse"}
+
+// nmSparse is the sparse layout: 8 nodes whose highest id is 73.
+const nmSparse = "0-2,33-34,45,72-73"
+
+// The iteration modes, indexing nmIterNames.
+type nmIter int
+
+const (
+	nmIterMax  nmIter = iota // bounded by MAX_NUMNODES
+	nmIterNr                 // bounded by nr_node_ids
+	nmIterWord               // one constant word, small_const_nbits()
+)
+
+var nmIterNames = []string{"max", "nr_node_ids", "word"}
+
+// bound is the bound each mode's walk runs to.
+func (it nmIter) bound(nr int) int {
+	switch it {
+	case nmIterMax:
+		return nodemask.MaxNumNodes
+	case nmIterNr:
+		return nr
+	default:
+		return nodemask.WordBits
+	}
+}
+
+type nodemaskScan struct {
+	params *Params
+	iter   nmIter
+	mask   *nodemask.Mask // node_possible_map: read-only, shared by all workers
+	nr     int            // nr_node_ids: highest possible id + 1
+
+	// nodeInfo is tg->node_info: a pointer per node id to that node's
+	// load_avg, each on its own 128-byte block (the kernel's
+	// ____cacheline_aligned_in_smp struct, padded against the adjacent-line
+	// prefetcher as the rest of contend is). The seed sizes the array by
+	// num_possible_nodes() but indexes it by node id, which with sparse ids
+	// (72 and 73 of 8 nodes) would run past its end; it is sized by
+	// nr_node_ids here.
+	nodeInfo []*atomic.Int64
+	want     int64 // the sum of one walk
+	workers  []*nmWorker
+}
+
+func newNodemaskScan(variant string) (Scenario, error) {
+	p, err := ParseParams("nodemask", variant, "iter=nr_node_ids", "nodes=2")
+	if err != nil {
+		return nil, err
+	}
+	iter, err := p.Choice("iter", nmIterNames...)
+	if err != nil {
+		return nil, err
+	}
+	s := &nodemaskScan{params: p}
+	for i, name := range nmIterNames {
+		if iter == name {
+			s.iter = nmIter(i)
+		}
+	}
+	nodes := p.Get("nodes")
+	var list string
+	if nodes == "sparse" {
+		list = nmSparse
+	} else {
+		n, err := strconv.Atoi(nodes)
+		if err != nil || strconv.Itoa(n) != nodes || n < 1 || n > nodemask.MaxNumNodes {
+			return nil, fmt.Errorf("nodemask: nodes=%q: want a node count in [1, %d] or sparse", nodes, nodemask.MaxNumNodes)
+		}
+		list = "0-" + strconv.Itoa(n-1)
+	}
+	m, err := nodemask.ParseMask(list)
+	if err != nil {
+		return nil, fmt.Errorf("nodemask: nodes=%s: %w", nodes, err)
+	}
+	s.mask = &m
+	for n := m.First(); n < nodemask.MaxNumNodes; n = m.Next(n) {
+		s.nr = n + 1 // nr_node_ids: the highest possible id + 1
+	}
+	if s.iter == nmIterWord && s.nr > nodemask.WordBits {
+		return nil, fmt.Errorf("nodemask: iter=word cannot reach node ids >= %d, and nodes=%s has nr_node_ids %d (use max or nr_node_ids)",
+			nodemask.WordBits, nodes, s.nr)
+	}
+	return s, nil
+}
+
+func (s *nodemaskScan) Variant() string { return s.params.String() }
+
+// nmValue is the load_avg of node n: distinct for every node, so a walk that
+// skips or repeats a node cannot produce the right sum.
+func nmValue(n int) int64 { return int64(n)*int64(n) + 7*int64(n) + 1 }
+
+func (s *nodemaskScan) Start(env *Env) error {
+	s.nodeInfo = alignedWords(s.nr, 128)
+	s.want = 0
+	for n := range s.nr {
+		if s.mask.Test(n) {
+			s.nodeInfo[n].Store(nmValue(n))
+			s.want += nmValue(n)
+		}
+	}
+	s.workers = make([]*nmWorker, len(env.CPUs))
+	return nil
+}
+
+func (s *nodemaskScan) Worker(w WorkerInfo) (Worker, error) {
+	wk := &nmWorker{mask: s.mask, nr: s.nr, nodeInfo: s.nodeInfo, iter: s.iter}
+	s.workers[w.Index] = wk
+	return wk, nil
+}
+
+func (s *nodemaskScan) Finish(res *Result) error {
+	var walks, sum int64
+	for _, w := range s.workers {
+		walks += w.walks
+		sum += w.sum
+	}
+	if walks != res.Ops {
+		return fmt.Errorf("nodemask: workers walked %d times, runner counted %d operations", walks, res.Ops)
+	}
+	if sum != walks*s.want {
+		return fmt.Errorf("nodemask: %d walks summed %d, want %d per walk (%d)", walks, sum, s.want, walks*s.want)
+	}
+	bound := s.iter.bound(s.nr)
+	_, words := s.mask.ScanWords(bound)
+	res.AddMetric("bits-scanned/op", float64(bound), "lower")
+	res.AddMetric("words-scanned/op", float64(words), "lower")
+	return nil
+}
+
+// An nmWorker is one reader. Its counters are its own, padded off the lines
+// of its neighbours; the mask and the slots it reads are shared.
+type nmWorker struct {
+	_        [128]byte
+	walks    int64
+	sum      int64
+	mask     *nodemask.Mask
+	nodeInfo []*atomic.Int64
+	nr       int
+	iter     nmIter
+	_        [128]byte
+}
+
+func (w *nmWorker) Run(n int) {
+	var sum int64
+	switch w.iter {
+	case nmIterMax:
+		sum = nodeSumMax(w.mask, w.nodeInfo, n)
+	case nmIterNr:
+		sum = nodeSumNrNodeIDs(w.mask, w.nodeInfo, w.nr, n)
+	default:
+		sum = nodeSumWord(w.mask, w.nodeInfo, n)
+	}
+	w.walks += int64(n)
+	w.sum += sum
+}
+
+// nodeSumMax is n calls of tg_load_avg() with for_each_node() as it was:
+// first_node, then next_node until MAX_NUMNODES. Each search is an
+// out-of-line find_next_bit (nodemask's findNextBit), and the last one reads
+// every word from the last node's to word 15.
+//
+//go:noinline
+func nodeSumMax(m *nodemask.Mask, nodeInfo []*atomic.Int64, n int) int64 {
+	var sum int64
+	for range n {
+		var loadAvg int64
+		for node := m.First(); node < nodemask.MaxNumNodes; node = m.Next(node) {
+			loadAvg += nodeInfo[node].Load()
+		}
+		sum += loadAvg
+	}
+	return sum
+}
+
+// nodeSumNrNodeIDs is n calls of tg_load_avg() with PeterZ's for_each_node():
+// "(node) < nr_node_ids". The same out-of-line search as nodeSumMax with the
+// bound nr_node_ids, a run-time variable, so small_const_nbits() can never
+// apply: the search after the last node returns without reading a word when
+// that node is nr_node_ids-1, but it is still a call.
+//
+//go:noinline
+func nodeSumNrNodeIDs(m *nodemask.Mask, nodeInfo []*atomic.Int64, nr, n int) int64 {
+	var sum int64
+	for range n {
+		var loadAvg int64
+		for node := m.NextBelow(-1, nr); node < nr; node = m.NextBelow(node, nr) {
+			loadAvg += nodeInfo[node].Load()
+		}
+		sum += loadAvg
+	}
+	return sum
+}
+
+// nodeSumWord is n calls of tg_load_avg() on a kernel built with
+// MAX_NUMNODES <= BITS_PER_LONG, where find_next_bit() with a constant small
+// size is inlined as
+//
+//	if (small_const_nbits(size)) {
+//		unsigned long val = *addr & GENMASK(size - 1, offset);
+//		return val ? __ffs(val) : size;
+//	}
+//
+// Mask.NextSmall inlines into this loop: one load, AND and TZCNT per node and
+// no call at all.
+//
+//go:noinline
+func nodeSumWord(m *nodemask.Mask, nodeInfo []*atomic.Int64, n int) int64 {
+	var sum int64
+	for range n {
+		var loadAvg int64
+		for node := m.NextSmall(-1); node < nodemask.WordBits; node = m.NextSmall(node) {
+			loadAvg += nodeInfo[node].Load()
+		}
+		sum += loadAvg
+	}
+	return sum
+}
