@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"context"
 	"fmt"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -96,10 +98,27 @@ var version = sync.OnceValue(func() string {
 		if v := info.Main.Version; v != "" && v != "(devel)" {
 			return v
 		}
-		return "devel"
+		return gitVersion()
 	}
 	return rev + dirty
 })
+
+// gitVersion asks git for the commit of the working directory, for builds
+// that carry no VCS stamp (go run, go test, -buildvcs=false): results must
+// still say which code made them. "devel" when git cannot tell.
+func gitVersion() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return "devel"
+	}
+	rev := strings.TrimSpace(string(out))
+	if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+		rev += "+dirty"
+	}
+	return rev
+}
 
 // Version returns contend's version: the VCS commit it was built from when
 // the build recorded one.
