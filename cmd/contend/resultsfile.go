@@ -62,6 +62,12 @@ func openResults(path string, resume bool) (*resultsFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("results file %s: %w", path, err)
 	}
+	// CreateTemp makes the file private; results are for sharing.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("results file %s: %w", path, err)
+	}
 	if len(keep) > 0 {
 		keep = append(keep, '\n') // a fresh configuration block follows
 	}
