@@ -105,7 +105,9 @@ var version = sync.OnceValue(func() string {
 
 // gitVersion asks git for the commit of the working directory, for builds
 // that carry no VCS stamp (go run, go test, -buildvcs=false): results must
-// still say which code made them. "devel" when git cannot tell.
+// still say which code made them, and for go run and go test the tree is the
+// code. The "-tree" suffix marks the value as read at run time. "devel" when
+// git cannot tell.
 func gitVersion() string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
@@ -117,7 +119,9 @@ func gitVersion() string {
 	if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
 		rev += "+dirty"
 	}
-	return rev
+	// Say where the commit came from: the tree may have moved on since the
+	// binary was built.
+	return rev + "-tree"
 }
 
 // Version returns contend's version: the VCS commit it was built from when
