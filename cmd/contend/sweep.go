@@ -45,8 +45,9 @@ type sweepPlan struct {
 	// floor asks for each CPU set's core-to-core handoff floor, so that
 	// results also read as handoffs/op: line transfers per operation,
 	// comparable across machines whose transfers cost 20 or 200 ns.
-	floor  bool
-	floors map[string]*bench.C2CFloor
+	floor        bool
+	floors       map[string]*bench.C2CFloor
+	floorSkipped []string
 }
 
 func sweepCmd(stdout, stderr io.Writer, args []string) error {
@@ -355,7 +356,7 @@ func (p *sweepPlan) runJob(ctx context.Context, j job, oversubscribe bool) (*ben
 // uses it. Sets of one CPU (or one CPU repeated) have no transfers to measure.
 func (p *sweepPlan) measureFloor(ctx context.Context, cpus []int) error {
 	key := fmt.Sprint(cpus)
-	if !p.floor || p.floors[key] != nil {
+	if _, done := p.floors[key]; !p.floor || done {
 		return nil
 	}
 	distinct := map[int]bool{}
@@ -372,23 +373,42 @@ func (p *sweepPlan) measureFloor(ctx context.Context, cpus []int) error {
 			delete(distinct, c)
 		}
 	}
-	f, err := bench.HandoffFloor(p.topo, set, bench.C2CConfig{Context: ctx})
-	if err != nil {
-		return fmt.Errorf("measuring the handoff floor of cpus %v: %w", set, err)
-	}
 	if p.floors == nil {
 		p.floors = map[string]*bench.C2CFloor{}
+	}
+	// A ping-pong needs both CPUs at once: on CPUs busy with other work
+	// every handoff waits for a time slice, and the floor would take
+	// minutes and mean nothing. Give up after a few seconds and say so.
+	fctx, cancel := context.WithTimeout(ctx, floorTimeout)
+	defer cancel()
+	f, err := bench.HandoffFloor(p.topo, set, bench.C2CConfig{Context: fctx})
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case fctx.Err() != nil:
+		p.floorSkipped = append(p.floorSkipped, fmt.Sprintf("cpus %v: not measured within %v (are the cpus busy?), no handoffs/op", set, floorTimeout))
+		p.floors[key] = nil
+		return nil
+	case err != nil:
+		return fmt.Errorf("measuring the handoff floor of cpus %v: %w", set, err)
 	}
 	p.floors[key] = f
 	return nil
 }
 
+// floorTimeout bounds one handoff-floor measurement; on idle CPUs it takes a
+// few milliseconds.
+const floorTimeout = 5 * time.Second
+
 // floorNote describes the floors a sweep measured, for the end of the run.
 func (p *sweepPlan) floorNote() string {
 	var parts []string
 	for key, f := range p.floors {
-		parts = append(parts, fmt.Sprintf("cpus %s: %.1f ns (%s, median, cheapest class %.1f ns)", key, f.NS, f.Mode, f.MinNS))
+		if f != nil {
+			parts = append(parts, fmt.Sprintf("cpus %s: %.1f ns (%s, median, cheapest class %.1f ns)", key, f.NS, f.Mode, f.MinNS))
+		}
 	}
+	parts = append(parts, p.floorSkipped...)
 	sort.Strings(parts)
 	return strings.Join(parts, "; ")
 }

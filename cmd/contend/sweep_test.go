@@ -57,6 +57,11 @@ func TestSweepWritesComparableResults(t *testing.T) {
 		if _, ok := r.Value("sec/op"); !ok {
 			t.Errorf("%s: no ns/op", r.Name)
 		}
+		// The handoff floor is measured unless the cpus were too busy
+		// to ping-pong, which the sweep then says.
+		if _, ok := r.Value("handoffs/op"); !ok && !strings.Contains(stderr.String(), "not measured") {
+			t.Errorf("%s: no handoffs/op and no word why", r.Name)
+		}
 		if !strings.HasPrefix(r.Name.String(), "AtomicAdd/line=") || !strings.Contains(r.Name.String(), "/threads=") {
 			t.Errorf("unexpected name %q", r.Name)
 		}
@@ -78,7 +83,7 @@ func TestSweepInterruptAndResume(t *testing.T) {
 	if err := os.WriteFile(out, []byte(old), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"sweep", "-scenarios", "atomicadd", "-count", "20", "-duration", "20ms", "-no-table", "-o", out}
+	args := []string{"sweep", "-scenarios", "atomicadd", "-count", "20", "-duration", "20ms", "-no-table", "-no-floor", "-o", out}
 	go func() {
 		// Interrupt once the first results are durable.
 		for range 500 {
