@@ -12,6 +12,8 @@ import (
 	"time"
 	"unsafe"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/contend/contend/affinity"
 )
 
@@ -23,6 +25,8 @@ type probeScenario struct {
 	seen       map[int]map[int]bool // worker -> CPUs seen in Run
 	workers    []*probeWorker
 	finished   bool
+	procs      int   // GOMAXPROCS while the workers run
+	tids       []int // each worker's thread id
 }
 
 type probeWorker struct {
@@ -39,6 +43,8 @@ func (s *probeScenario) Variant() string { return "probe=yes" }
 func (s *probeScenario) Start(env *Env) error {
 	s.seen = map[int]map[int]bool{}
 	s.workers = make([]*probeWorker, len(env.CPUs))
+	s.tids = make([]int, len(env.CPUs))
+	s.procs = runtime.GOMAXPROCS(0)
 	return nil
 }
 func (s *probeScenario) Worker(w WorkerInfo) (Worker, error) {
@@ -46,6 +52,7 @@ func (s *probeScenario) Worker(w WorkerInfo) (Worker, error) {
 		return nil, errors.New("refusing on purpose")
 	}
 	pw := &probeWorker{s: s, index: w.Index, slow: w.Index == s.slowWorker, cpus: map[int]bool{}}
+	s.tids[w.Index] = unix.Gettid()
 	s.workers[w.Index] = pw
 	return pw, nil
 }
@@ -111,6 +118,18 @@ func TestRunPinsAndCountsEveryWorker(t *testing.T) {
 	}
 	if !s.finished {
 		t.Error("Finish was not called")
+	}
+	// Spinning workers must not share a P: the runner raises GOMAXPROCS
+	// to workers+1 for the run.
+	if s.procs < len(cpus)+1 {
+		t.Errorf("GOMAXPROCS was %d during a run of %d workers, want at least %d", s.procs, len(cpus), len(cpus)+1)
+	}
+	// The test binary locks its main goroutine to the main thread in init,
+	// so no worker may ever be handed the main thread (tid == pid).
+	for i, tid := range s.tids {
+		if tid == os.Getpid() {
+			t.Errorf("worker %d ran on the main thread", i)
+		}
 	}
 }
 
