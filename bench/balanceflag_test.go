@@ -28,10 +28,7 @@ func bfSetup(t testing.TB, variant string, workers int) (*balanceFlag, []*bfWork
 
 func TestBalanceFlagVariants(t *testing.T) {
 	const def = "order=cmpxchg-first/cs=50/interval=auto/group=1/newidle=0/work=100"
-	tests := []struct {
-		variant string
-		want    string // canonical variant, or "!" and a piece of the error
-	}{
+	tests := []variantCase{
 		{"", def},
 		{"order=check-first", "order=check-first/cs=50/interval=auto/group=1/newidle=0/work=100"},
 		{"newidle=16/order=check-first+newidle", "order=check-first+newidle/cs=50/interval=auto/group=1/newidle=16/work=100"},
@@ -54,26 +51,7 @@ func TestBalanceFlagVariants(t *testing.T) {
 		{"hz=250", `!unknown variant key "hz"`},
 		{"order", "!malformed variant part"},
 	}
-	for _, tt := range tests {
-		s, err := newBalanceFlag(tt.variant)
-		if want, isErr := strings.CutPrefix(tt.want, "!"); isErr {
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("newBalanceFlag(%q) error = %v, want one containing %q", tt.variant, err, want)
-				continue
-			}
-			if strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "balanceflag: ") {
-				t.Errorf("newBalanceFlag(%q) error = %q, want one line starting with the scenario", tt.variant, err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("newBalanceFlag(%q) error = %v", tt.variant, err)
-			continue
-		}
-		if got := s.Variant(); got != tt.want {
-			t.Errorf("newBalanceFlag(%q).Variant() = %q, want %q", tt.variant, got, tt.want)
-		}
-	}
+	checkVariants(t, "balanceflag", tests)
 }
 
 func TestBfBalanceInterval(t *testing.T) {

@@ -54,10 +54,7 @@ func imStale(s *idleMask) (busyInMask, idleMissing []int) {
 
 func TestIdleMaskVariants(t *testing.T) {
 	const def = "update=laststate/scan=mask/busy=90/wake=10/llc=48/tick=100"
-	tests := []struct {
-		variant string
-		want    string // canonical variant, or "!" and a piece of the error
-	}{
+	tests := []variantCase{
 		{"", def},
 		{"update=always", "update=always/scan=mask/busy=90/wake=10/llc=48/tick=100"},
 		{"tick=1/llc=1/wake=0/busy=0/scan=all/update=none", "update=none/scan=all/busy=0/wake=0/llc=1/tick=1"},
@@ -76,64 +73,7 @@ func TestIdleMaskVariants(t *testing.T) {
 		{"hz=250", `!unknown variant key "hz"`},
 		{"scan", "!malformed variant part"},
 	}
-	for _, tt := range tests {
-		s, err := newIdleMask(tt.variant)
-		if want, isErr := strings.CutPrefix(tt.want, "!"); isErr {
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("newIdleMask(%q) error = %v, want one containing %q", tt.variant, err, want)
-				continue
-			}
-			if strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "idlemask: ") {
-				t.Errorf("newIdleMask(%q) error = %q, want one line starting with the scenario", tt.variant, err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("newIdleMask(%q) error = %v", tt.variant, err)
-			continue
-		}
-		if got := s.Variant(); got != tt.want {
-			t.Errorf("newIdleMask(%q).Variant() = %q, want %q", tt.variant, got, tt.want)
-		}
-	}
-}
-
-func TestIdleMaskSpec(t *testing.T) {
-	spec, err := Lookup("idlemask")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if spec.BenchName != "IdleMask" {
-		t.Errorf("BenchName = %q, want IdleMask (the benchmark function)", spec.BenchName)
-	}
-	for _, v := range append(slices.Clone(spec.Quick), spec.Full...) {
-		s, err := spec.New(v)
-		if err != nil {
-			t.Errorf("New(%q): %v", v, err)
-			continue
-		}
-		if s.Variant() != v {
-			t.Errorf("sweep variant %q is not canonical: %q", v, s.Variant())
-		}
-	}
-	s, ws := imSetup(t, "", 1)
-	ws[0].Run(1000)
-	res := &Result{Ops: 1000}
-	if err := s.Finish(res); err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	for _, m := range res.Metrics {
-		seen[m.Unit] = true
-		if spec.Units[m.Unit] != m.Better {
-			t.Errorf("metric %s better=%s, spec says %q", m.Unit, m.Better, spec.Units[m.Unit])
-		}
-	}
-	for u := range spec.Units {
-		if !seen[u] {
-			t.Errorf("spec unit %s is never reported", u)
-		}
-	}
+	checkVariants(t, "idlemask", tests)
 }
 
 func TestIMPlan(t *testing.T) {

@@ -26,10 +26,7 @@ func nmSetup(t testing.TB, variant string, workers int) (*nodemaskScan, []*nmWor
 }
 
 func TestNodemaskVariants(t *testing.T) {
-	tests := []struct {
-		variant string
-		want    string // canonical variant, or "!" and a piece of the error
-	}{
+	tests := []variantCase{
 		{"", "iter=nr_node_ids/nodes=2"},
 		{"iter=max", "iter=max/nodes=2"},
 		{"nodes=sparse/iter=max", "iter=max/nodes=sparse"},
@@ -47,67 +44,7 @@ func TestNodemaskVariants(t *testing.T) {
 		{"threads=2", `!unknown variant key "threads"`},
 		{"iter", "!malformed variant part"},
 	}
-	for _, tt := range tests {
-		s, err := newNodemaskScan(tt.variant)
-		if want, isErr := strings.CutPrefix(tt.want, "!"); isErr {
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("newNodemaskScan(%q) error = %v, want one containing %q", tt.variant, err, want)
-				continue
-			}
-			if strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "nodemask: ") {
-				t.Errorf("newNodemaskScan(%q) error = %q, want one line starting with the scenario", tt.variant, err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("newNodemaskScan(%q) error = %v", tt.variant, err)
-			continue
-		}
-		if got := s.Variant(); got != tt.want {
-			t.Errorf("newNodemaskScan(%q).Variant() = %q, want %q", tt.variant, got, tt.want)
-		}
-	}
-}
-
-func TestNodemaskSpec(t *testing.T) {
-	spec, err := Lookup("nodemask")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if spec.BenchName != "Nodemask" {
-		t.Errorf("BenchName = %q, want Nodemask (the benchmark function)", spec.BenchName)
-	}
-	if len(spec.Full) != 14 {
-		t.Errorf("Full has %d variants, want 14 (3 iterations x 4 dense layouts + 2 for sparse)", len(spec.Full))
-	}
-	for _, v := range append(slices.Clone(spec.Quick), spec.Full...) {
-		s, err := spec.New(v)
-		if err != nil {
-			t.Errorf("New(%q): %v", v, err)
-			continue
-		}
-		if s.Variant() != v {
-			t.Errorf("sweep variant %q is not canonical: %q", v, s.Variant())
-		}
-	}
-	s, ws := nmSetup(t, "", 1)
-	ws[0].Run(10)
-	res := &Result{Ops: 10}
-	if err := s.Finish(res); err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	for _, m := range res.Metrics {
-		seen[m.Unit] = true
-		if spec.Units[m.Unit] != m.Better {
-			t.Errorf("metric %s better=%s, spec says %q", m.Unit, m.Better, spec.Units[m.Unit])
-		}
-	}
-	for u := range spec.Units {
-		if !seen[u] {
-			t.Errorf("spec unit %s is never reported", u)
-		}
-	}
+	checkVariants(t, "nodemask", tests)
 }
 
 // The three loop shapes of the hot loops, visiting instead of summing.

@@ -53,3 +53,41 @@ func TestEverySpec(t *testing.T) {
 		})
 	}
 }
+
+// A variantCase is a variant as written and its canonical form, or "!" and a
+// piece of the error it must give.
+type variantCase struct {
+	variant string
+	want    string
+}
+
+// checkVariants parses each case with the registered scenario: good variants
+// must come back canonical, bad ones fail with one line that names the
+// scenario and says what is wrong.
+func checkVariants(t *testing.T, scenario string, cases []variantCase) {
+	t.Helper()
+	spec, err := Lookup(scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range cases {
+		s, err := spec.New(tt.variant)
+		if want, isErr := strings.CutPrefix(tt.want, "!"); isErr {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s variant %q: error = %v, want one containing %q", scenario, tt.variant, err, want)
+				continue
+			}
+			if strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), scenario+": ") {
+				t.Errorf("%s variant %q: error = %q, want one line starting with the scenario", scenario, tt.variant, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s variant %q: %v", scenario, tt.variant, err)
+			continue
+		}
+		if got := s.Variant(); got != tt.want {
+			t.Errorf("%s variant %q: Variant() = %q, want %q", scenario, tt.variant, got, tt.want)
+		}
+	}
+}
