@@ -237,23 +237,34 @@ func MeasureC2C(t *affinity.Topology, a, b int, cfg C2CConfig) (*C2CResult, erro
 	return r, nil
 }
 
+// c2cStartEnd begins one end of a ping-pong: pin the calling goroutine to
+// cpu, report to ready, and wait for the start. It returns the pin's undo
+// (nil when pinning failed, which went to ready) and whether to play: not
+// when this end or the other failed to pin.
+func c2cStartEnd(cpu int, end string, ready chan<- error, start <-chan struct{}, abort *atomic.Bool) (undo func() error, ok bool) {
+	undo, err := affinity.Pin(cpu)
+	if err != nil {
+		ready <- fmt.Errorf("%s end: %w", end, err)
+		return nil, false
+	}
+	ready <- nil
+	<-start
+	return undo, !abort.Load()
+}
+
 // c2cPing is the pinging end: pin to cpu, then run samples until the preheat
 // has passed and the warm-up is done, recording cfg.Samples one-way times in
 // samples (ns). It ends the game by writing c2cStop on its own turn.
 func c2cPing(mem *c2cMemory, cpu int, cfg C2CConfig, probe *affinity.CPUProbe, samples []float64, ready chan<- error, start <-chan struct{}, abort *atomic.Bool) (checks int64, err error) {
-	undo, err := affinity.Pin(cpu)
-	if err != nil {
-		ready <- fmt.Errorf("pinging end: %w", err)
-		return 0, nil
+	undo, ok := c2cStartEnd(cpu, "pinging", ready, start, abort)
+	if undo != nil {
+		defer func() {
+			if uerr := undo(); uerr != nil && err == nil {
+				err = uerr
+			}
+		}()
 	}
-	defer func() {
-		if uerr := undo(); uerr != nil && err == nil {
-			err = uerr
-		}
-	}()
-	ready <- nil
-	<-start
-	if abort.Load() {
+	if !ok {
 		return 0, nil
 	}
 	line, flag := mem.line, mem.flag
@@ -297,19 +308,15 @@ func c2cPing(mem *c2cMemory, cpu int, cfg C2CConfig, probe *affinity.CPUProbe, s
 // c2cAnswer is the answering end: pin to cpu, then answer rounds pings per
 // sample, check its CPU and raise the flag, until it meets c2cStop.
 func c2cAnswer(mem *c2cMemory, cpu int, mode C2CMode, rounds int, probe *affinity.CPUProbe, ready chan<- error, start <-chan struct{}, abort *atomic.Bool) (checks int64, err error) {
-	undo, err := affinity.Pin(cpu)
-	if err != nil {
-		ready <- fmt.Errorf("answering end: %w", err)
-		return 0, nil
+	undo, ok := c2cStartEnd(cpu, "answering", ready, start, abort)
+	if undo != nil {
+		defer func() {
+			if uerr := undo(); uerr != nil && err == nil {
+				err = uerr
+			}
+		}()
 	}
-	defer func() {
-		if uerr := undo(); uerr != nil && err == nil {
-			err = uerr
-		}
-	}()
-	ready <- nil
-	<-start
-	if abort.Load() {
+	if !ok {
 		return 0, nil
 	}
 	line, flag := mem.line, mem.flag
