@@ -65,10 +65,10 @@ func init() {
 		BenchName: "Nodemask",
 		Summary:   "for_each_node summing per-node counters: MAX_NUMNODES scan, nr_node_ids bound, one-word fast path",
 		Keys: []string{
-			"iter=max|nr_node_ids|word   search bound: MAX_NUMNODES (1024), nr_node_ids, or one constant word (ids < 64 only)",
-			"nodes=N|sparse              possible nodes: N dense ids 0..N-1 (1..1024), or sparse 0-2,33-34,45,72-73 (nr_node_ids 74)",
+			"iter=max|nr_node_ids|word|nr_node_ids+word   search bound: MAX_NUMNODES (1024), nr_node_ids, one constant word (ids < 64 only), or nr_node_ids with the one-word search chosen per walk when it fits",
+			"nodes=N|sparse   possible nodes: N dense ids 0..N-1 (1..1024), or sparse 0-2,33-34,45,72-73 (nr_node_ids 74)",
 		},
-		Quick: []string{"iter=max/nodes=2", "iter=nr_node_ids/nodes=2", "iter=word/nodes=2"},
+		Quick: []string{"iter=max/nodes=2", "iter=nr_node_ids/nodes=2", "iter=word/nodes=2", "iter=nr_node_ids+word/nodes=2"},
 		Full:  nodemaskFull(),
 		Units: map[string]string{
 			"bits-scanned/op":  "lower",
@@ -104,12 +104,13 @@ const nmSparse = "0-2,33-34,45,72-73"
 type nmIter int
 
 const (
-	nmIterMax  nmIter = iota // bounded by MAX_NUMNODES
-	nmIterNr                 // bounded by nr_node_ids
-	nmIterWord               // one constant word, small_const_nbits()
+	nmIterMax    nmIter = iota // bounded by MAX_NUMNODES
+	nmIterNr                   // bounded by nr_node_ids
+	nmIterWord                 // one constant word, small_const_nbits()
+	nmIterNrWord               // nr_node_ids, one word chosen per walk when it fits
 )
 
-var nmIterNames = []string{"max", "nr_node_ids", "word"}
+var nmIterNames = []string{"max", "nr_node_ids", "word", "nr_node_ids+word"}
 
 // bound is the bound each mode's walk runs to.
 func (it nmIter) bound(nr int) int {
@@ -117,6 +118,11 @@ func (it nmIter) bound(nr int) int {
 	case nmIterMax:
 		return nodemask.MaxNumNodes
 	case nmIterNr:
+		return nr
+	case nmIterNrWord:
+		if nr <= nodemask.WordBits {
+			return nodemask.WordBits
+		}
 		return nr
 	default:
 		return nodemask.WordBits
@@ -246,6 +252,8 @@ func (w *nmWorker) Run(n int) {
 		sum = nodeSumMax(w.mask, w.nodeInfo, n)
 	case nmIterNr:
 		sum = nodeSumNrNodeIDs(w.mask, w.nodeInfo, w.nr, n)
+	case nmIterNrWord:
+		sum = nodeSumNrWord(w.mask, w.nodeInfo, w.nr, n)
 	default:
 		sum = nodeSumWord(w.mask, w.nodeInfo, n)
 	}
@@ -308,6 +316,30 @@ func nodeSumWord(m *nodemask.Mask, nodeInfo []*atomic.Int64, n int) int64 {
 	for range n {
 		var loadAvg int64
 		for node := m.NextSmall(-1); node < nodemask.WordBits; node = m.NextSmall(node) {
+			loadAvg += nodeInfo[node].Load()
+		}
+		sum += loadAvg
+	}
+	return sum
+}
+
+// nodeSumNrWord is n calls of tg_load_avg() keeping both sides of the
+// argument: the walk is bounded by nr_node_ids, and when nr_node_ids fits one
+// word (every machine the thread talks about) the one-word search is chosen
+// once per walk, so each node costs what small_const_nbits() costs instead of
+// an out-of-line call. Machines with node ids past 63 take the bounded walk.
+//
+//go:noinline
+func nodeSumNrWord(m *nodemask.Mask, nodeInfo []*atomic.Int64, nr, n int) int64 {
+	if nr > nodemask.WordBits {
+		return nodeSumNrNodeIDs(m, nodeInfo, nr, n)
+	}
+	var sum int64
+	for range n {
+		var loadAvg int64
+		// The possible mask has no bit at or past nr, so the one-word
+		// search returns nodes below nr and then 64.
+		for node := m.NextSmall(-1); node < nr; node = m.NextSmall(node) {
 			loadAvg += nodeInfo[node].Load()
 		}
 		sum += loadAvg

@@ -32,7 +32,7 @@ func TestNodemaskVariants(t *testing.T) {
 		{"nodes=sparse/iter=max", "iter=max/nodes=sparse"},
 		{"iter=word/nodes=64", "iter=word/nodes=64"},
 		{"iter=max/nodes=1024", "iter=max/nodes=1024"},
-		{"iter=all", `!unknown iter "all" (want max, nr_node_ids, word)`},
+		{"iter=all", `!unknown iter "all" (want max, nr_node_ids, word, nr_node_ids+word)`},
 		{"iter=MAX", `!unknown iter "MAX"`},
 		{"nodes=0", `!nodes="0": want a node count in [1, 1024] or sparse`},
 		{"nodes=1025", `!nodes="1025"`},
@@ -112,6 +112,12 @@ func TestNodemaskWalksAgree(t *testing.T) {
 					visited = nmVisitMax(s.mask)
 				case nmIterNr:
 					visited = nmVisitNr(s.mask, s.nr)
+				case nmIterNrWord:
+					if s.nr > nodemask.WordBits {
+						visited = nmVisitNr(s.mask, s.nr)
+					} else {
+						visited = nmVisitWord(s.mask)
+					}
 				default:
 					visited = nmVisitWord(s.mask)
 				}
@@ -172,6 +178,10 @@ func TestNodemaskScanCounts(t *testing.T) {
 		// ... except after node 63, where the search starts at the bound.
 		{"iter=word/nodes=64", 64, 64},
 		{"iter=max/nodes=64", 1024, 64 + 15},
+		// nr_node_ids+word: the one-word search when nr_node_ids fits,
+		// the bounded walk when it does not.
+		{"iter=nr_node_ids+word/nodes=4", 64, 5},
+		{"iter=nr_node_ids+word/nodes=sparse", 74, 6 + 2 + 1},
 	}
 	for _, tt := range tests {
 		s, ws := nmSetup(t, tt.variant, 1)
