@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"sync/atomic"
-	"unsafe"
 )
 
 // The atomicadd scenario is the smallest contended structure there is: every
@@ -120,19 +119,4 @@ func localWork(x uint64, steps int) uint64 {
 		x ^= x << 17
 	}
 	return x
-}
-
-// alignedWords returns n words, each at the start of its own stride-byte
-// block. Go's allocator aligns only to the size class, so the buffer is over
-// allocated and the first aligned address taken; the memory holds no
-// pointers, so the unsafe arithmetic is invisible to the GC.
-func alignedWords(n, stride int) []*atomic.Int64 {
-	buf := make([]byte, (n+1)*stride)
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
-	off := (uintptr(stride) - base%uintptr(stride)) % uintptr(stride)
-	words := make([]*atomic.Int64, n)
-	for i := range words {
-		words[i] = (*atomic.Int64)(unsafe.Pointer(&buf[off+uintptr(i*stride)]))
-	}
-	return words
 }
