@@ -206,11 +206,15 @@ func MeasureC2C(t *affinity.Topology, a, b int, cfg C2CConfig) (*C2CResult, erro
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		pongChks, pongErr = c2cAnswer(mem, b, cfg.Mode, cfg.Rounds, probe, ready, start, &abort)
+		pongChks, pongErr = c2cEnd(b, "answering", ready, start, &abort, func() (int64, error) {
+			return c2cAnswer(mem, b, cfg.Mode, cfg.Rounds, probe)
+		})
 	}()
 	go func() {
 		defer wg.Done()
-		pingChks, pingErr = c2cPing(mem, a, cfg, probe, samples, ready, start, &abort)
+		pingChks, pingErr = c2cEnd(a, "pinging", ready, start, &abort, func() (int64, error) {
+			return c2cPing(mem, a, cfg, probe, samples)
+		})
 	}()
 	var errs []error
 	for range 2 {
@@ -237,36 +241,34 @@ func MeasureC2C(t *affinity.Topology, a, b int, cfg C2CConfig) (*C2CResult, erro
 	return r, nil
 }
 
-// c2cStartEnd begins one end of a ping-pong: pin the calling goroutine to
-// cpu, report to ready, and wait for the start. It returns the pin's undo
-// (nil when pinning failed, which went to ready) and whether to play: not
-// when this end or the other failed to pin.
-func c2cStartEnd(cpu int, end string, ready chan<- error, start <-chan struct{}, abort *atomic.Bool) (undo func() error, ok bool) {
+// c2cEnd runs one end of a ping-pong: pin the calling goroutine to cpu,
+// report to ready, wait for the start, play, and unpin. A failed pin goes to
+// ready and the end does not play; neither does it when the other end failed
+// (abort is set before start is closed).
+func c2cEnd(cpu int, end string, ready chan<- error, start <-chan struct{}, abort *atomic.Bool, play func() (int64, error)) (checks int64, err error) {
 	undo, err := affinity.Pin(cpu)
 	if err != nil {
 		ready <- fmt.Errorf("%s end: %w", end, err)
-		return nil, false
-	}
-	ready <- nil
-	<-start
-	return undo, !abort.Load()
-}
-
-// c2cPing is the pinging end: pin to cpu, then run samples until the preheat
-// has passed and the warm-up is done, recording cfg.Samples one-way times in
-// samples (ns). It ends the game by writing c2cStop on its own turn.
-func c2cPing(mem *c2cMemory, cpu int, cfg C2CConfig, probe *affinity.CPUProbe, samples []float64, ready chan<- error, start <-chan struct{}, abort *atomic.Bool) (checks int64, err error) {
-	undo, ok := c2cStartEnd(cpu, "pinging", ready, start, abort)
-	if undo != nil {
-		defer func() {
-			if uerr := undo(); uerr != nil && err == nil {
-				err = uerr
-			}
-		}()
-	}
-	if !ok {
 		return 0, nil
 	}
+	defer func() {
+		if uerr := undo(); uerr != nil && err == nil {
+			err = uerr
+		}
+	}()
+	ready <- nil
+	<-start
+	if abort.Load() {
+		return 0, nil
+	}
+	return play()
+}
+
+// c2cPing is the pinging end, on a thread pinned to cpu: run samples until
+// the preheat has passed and the warm-up is done, recording cfg.Samples
+// one-way times in samples (ns). It ends the game by writing c2cStop on its
+// own turn.
+func c2cPing(mem *c2cMemory, cpu int, cfg C2CConfig, probe *affinity.CPUProbe, samples []float64) (checks int64, err error) {
 	line, flag := mem.line, mem.flag
 	defer line.Store(c2cStop) // on our turn: every exit follows a flag wait
 	var v uint64
@@ -305,20 +307,9 @@ func c2cPing(mem *c2cMemory, cpu int, cfg C2CConfig, probe *affinity.CPUProbe, s
 	return checks, nil
 }
 
-// c2cAnswer is the answering end: pin to cpu, then answer rounds pings per
-// sample, check its CPU and raise the flag, until it meets c2cStop.
-func c2cAnswer(mem *c2cMemory, cpu int, mode C2CMode, rounds int, probe *affinity.CPUProbe, ready chan<- error, start <-chan struct{}, abort *atomic.Bool) (checks int64, err error) {
-	undo, ok := c2cStartEnd(cpu, "answering", ready, start, abort)
-	if undo != nil {
-		defer func() {
-			if uerr := undo(); uerr != nil && err == nil {
-				err = uerr
-			}
-		}()
-	}
-	if !ok {
-		return 0, nil
-	}
+// c2cAnswer is the answering end, on a thread pinned to cpu: answer rounds
+// pings per sample, check its CPU and raise the flag, until it meets c2cStop.
+func c2cAnswer(mem *c2cMemory, cpu int, mode C2CMode, rounds int, probe *affinity.CPUProbe) (checks int64, err error) {
 	line, flag := mem.line, mem.flag
 	var v uint64
 	for n := uint64(1); ; n++ {

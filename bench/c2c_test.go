@@ -394,7 +394,9 @@ func TestC2CPingSeesAnswererFail(t *testing.T) {
 	var abort atomic.Bool
 	errc := make(chan error)
 	go func() {
-		_, err := c2cPing(mem, cpus[0], cfg, affinity.Probe(), make([]float64, cfg.Samples), ready, start, &abort)
+		_, err := c2cEnd(cpus[0], "pinging", ready, start, &abort, func() (int64, error) {
+			return c2cPing(mem, cpus[0], cfg, affinity.Probe(), make([]float64, cfg.Samples))
+		})
 		errc <- err
 	}()
 	if err := <-ready; err != nil {
@@ -640,5 +642,35 @@ func TestC2CRecord(t *testing.T) {
 	}
 	if units["min-ns/op"] != "lower" {
 		t.Errorf("unit metadata %v, want min-ns/op better=lower", units)
+	}
+}
+
+// An end that cannot pin says so on ready and never plays; an end whose
+// partner failed (abort) does not play either, but unpins.
+func TestC2CEndPinFailureAndAbort(t *testing.T) {
+	ready := make(chan error, 1)
+	start := make(chan struct{})
+	var abort atomic.Bool
+	played := false
+	play := func() (int64, error) { played = true; return 1, nil }
+	if _, err := c2cEnd(1000, "pinging", ready, start, &abort, play); err != nil {
+		t.Fatalf("c2cEnd(1000) = %v, want the failure on ready only", err)
+	}
+	if err := <-ready; err == nil || !strings.Contains(err.Error(), "pinging end") || !strings.Contains(err.Error(), "1000") {
+		t.Errorf("ready got %v, want the pinging end's pin failure naming cpu 1000", err)
+	}
+	_, cpus := hostCPUs(t, 1)
+	abort.Store(true)
+	close(start)
+	done := make(chan error)
+	go func() {
+		_, err := c2cEnd(cpus[0], "answering", ready, start, &abort, play)
+		done <- err
+	}()
+	if err := <-ready; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil || played {
+		t.Errorf("aborted end: err %v, played %v; want neither", err, played)
 	}
 }
