@@ -14,15 +14,7 @@ import (
 // and know exactly what it should have done.
 func bfSetup(t testing.TB, variant string, workers int) (*balanceFlag, []*bfWorker) {
 	t.Helper()
-	s := mustNew(t, "balanceflag", variant).(*balanceFlag)
-	if err := s.Start(&Env{CPUs: make([]int, workers), Nodes: make([]int, workers)}); err != nil {
-		t.Fatal(err)
-	}
-	for i := range workers {
-		if _, err := s.Worker(WorkerInfo{Index: i, Workers: workers}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := startUnpinned[*balanceFlag](t, "balanceflag", variant, workers)
 	return s, s.workers
 }
 

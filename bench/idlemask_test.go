@@ -13,15 +13,7 @@ import (
 // hooks itself, deterministically.
 func imSetup(t testing.TB, variant string, workers int) (*idleMask, []*imWorker) {
 	t.Helper()
-	s := mustNew(t, "idlemask", variant).(*idleMask)
-	if err := s.Start(&Env{CPUs: make([]int, workers), Nodes: make([]int, workers)}); err != nil {
-		t.Fatal(err)
-	}
-	for i := range workers {
-		if _, err := s.Worker(WorkerInfo{Index: i, Workers: workers}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := startUnpinned[*idleMask](t, "idlemask", variant, workers)
 	return s, s.workers
 }
 

@@ -13,15 +13,7 @@ import (
 // test can drive the hot loops itself.
 func nmSetup(t testing.TB, variant string, workers int) (*nodemaskScan, []*nmWorker) {
 	t.Helper()
-	s := mustNew(t, "nodemask", variant).(*nodemaskScan)
-	if err := s.Start(&Env{CPUs: make([]int, workers), Nodes: make([]int, workers)}); err != nil {
-		t.Fatal(err)
-	}
-	for i := range workers {
-		if _, err := s.Worker(WorkerInfo{Index: i, Workers: workers}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := startUnpinned[*nodemaskScan](t, "nodemask", variant, workers)
 	return s, s.workers
 }
 

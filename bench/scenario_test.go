@@ -91,3 +91,20 @@ func checkVariants(t *testing.T, scenario string, cases []variantCase) {
 		}
 	}
 }
+
+// startUnpinned builds a scenario and its workers without the runner: no
+// pinning, no threads and no topology, so a test can drive each worker's hot
+// loop itself and know exactly what it should have done.
+func startUnpinned[S Scenario](t testing.TB, name, variant string, workers int) S {
+	t.Helper()
+	s := mustNew(t, name, variant).(S)
+	if err := s.Start(&Env{CPUs: make([]int, workers), Nodes: make([]int, workers)}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range workers {
+		if _, err := s.Worker(WorkerInfo{Index: i, Workers: workers}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
