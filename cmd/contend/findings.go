@@ -64,6 +64,16 @@ func nodemaskExperiments() []experiment {
 	return xs
 }
 
+// anyMissing reports whether an experiment produced no result for a unit.
+func anyMissing(stats ...*stat) bool {
+	for _, s := range stats {
+		if s == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // ratio returns a/b of two summaries' centers.
 func ratio(a, b *stat) float64 { return a.sum.Center / b.sum.Center }
 
@@ -102,7 +112,7 @@ var findings = []finding{
 		judge: func(e *reproEnv, ev *evidence) (string, string, string) {
 			bw, rw := e.get(ev, e.loadavg("preset=base"), "shared-writes/op"), e.get(ev, e.loadavg("preset=rate"), "shared-writes/op")
 			bt, rt := e.get(ev, e.loadavg("preset=base"), secPerOp), e.get(ev, e.loadavg("preset=rate"), secPerOp)
-			if bw == nil || rw == nil || bt == nil || rt == nil {
+			if anyMissing(bw, rw, bt, rt) {
 				return missing()
 			}
 			cut := bw.sum.Center / math.Max(rw.sum.Center, 1e-12)
@@ -130,7 +140,7 @@ var findings = []finding{
 			r := e.get(ev, e.loadavg("preset=rate"), secPerOp)
 			n := e.get(ev, e.loadavg("preset=rate+node"), secPerOp)
 			s := e.get(ev, e.loadavg("preset=rate+skip"), secPerOp)
-			if r == nil || n == nil || s == nil {
+			if anyMissing(r, n, s) {
 				return missing()
 			}
 			nd, nok := faster(r, n)
@@ -161,7 +171,7 @@ var findings = []finding{
 			bw, nw := e.get(ev, e.loadavg("preset=base"), "shared-writes/op"), e.get(ev, e.loadavg("preset=node"), "shared-writes/op")
 			br, nr := e.get(ev, e.loadavg("preset=base"), "read-lines/op"), e.get(ev, e.loadavg("preset=node"), "read-lines/op")
 			bt, nt := e.get(ev, e.loadavg("preset=base"), secPerOp), e.get(ev, e.loadavg("preset=node"), secPerOp)
-			if bw == nil || nw == nil || br == nil || nr == nil || bt == nil || nt == nil {
+			if anyMissing(bw, nw, br, nr, bt, nt) {
 				return missing()
 			}
 			speed, _ := faster(bt, nt)
@@ -190,7 +200,7 @@ var findings = []finding{
 			mx, nr, wd, hy := x[0], x[1], x[2], x[3]
 			mb, nb := e.get(ev, mx, "bits-scanned/op"), e.get(ev, nr, "bits-scanned/op")
 			mt, nt, wt, ht := e.get(ev, mx, secPerOp), e.get(ev, nr, secPerOp), e.get(ev, wd, secPerOp), e.get(ev, hy, secPerOp)
-			if mb == nil || nb == nil || mt == nil || nt == nil || wt == nil || ht == nil {
+			if anyMissing(mb, nb, mt, nt, wt, ht) {
 				return missing()
 			}
 			m := fmt.Sprintf("4 nodes: bits scanned %.0f → %.0f (%.0f×); ns/op %s → %s (%.1f×); one-word path %s (%.1f× more); nr_node_ids bound with the one-word search chosen per walk %s (%.1f× the full scan)",
@@ -223,7 +233,7 @@ var findings = []finding{
 			bc, ac := e.get(ev, before, "cas/op"), e.get(ev, after, "cas/op")
 			bb, ab := e.get(ev, before, "balances/op"), e.get(ev, after, "balances/op")
 			bt, at := e.get(ev, before, secPerOp), e.get(ev, after, secPerOp)
-			if bc == nil || ac == nil || bb == nil || ab == nil || bt == nil || at == nil {
+			if anyMissing(bc, ac, bb, ab, bt, at) {
 				return missing()
 			}
 			speed, ok := faster(bt, at)
@@ -255,7 +265,7 @@ var findings = []finding{
 			fs, ps := e.get(ev, full, "cpus-scanned/op"), e.get(ev, patch, "cpus-scanned/op")
 			ft, pt := e.get(ev, full, secPerOp), e.get(ev, patch, secPerOp)
 			aw, lw := e.get(ev, always, "mask-writes/op"), e.get(ev, laststate, "mask-writes/op")
-			if fs == nil || ps == nil || ft == nil || pt == nil || aw == nil || lw == nil {
+			if anyMissing(fs, ps, ft, pt, aw, lw) {
 				return missing()
 			}
 			speed, ok := faster(ft, pt)
@@ -281,7 +291,7 @@ var findings = []finding{
 		},
 		judge: func(e *reproEnv, ev *evidence) (string, string, string) {
 			ded, fs := e.get(ev, e.loadavg("preset=base"), secPerOp), e.get(ev, e.loadavg("preset=base/store=falseshare"), secPerOp)
-			if ded == nil || fs == nil {
+			if anyMissing(ded, fs) {
 				return missing()
 			}
 			speed, ok := faster(fs, ded)

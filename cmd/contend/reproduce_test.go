@@ -6,6 +6,10 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/contend/contend/affinity"
 )
 
 func TestReproduceTable(t *testing.T) {
@@ -53,6 +57,25 @@ func TestReproduceBadInput(t *testing.T) {
 		_, _, err := runContend(tt.args...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("contend %v: error = %v, want %q", tt.args, err, tt.want)
+		}
+	}
+}
+
+// A finding whose experiments left no results (an interrupted run, say) is
+// reported as not measured, never judged on missing numbers.
+func TestReproduceJudgesMissingResults(t *testing.T) {
+	topo, err := affinity.Load(fixtures + "16amd64-8n2c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newReproEnv(topo, false)
+	rows := e.judge(&evidence{byName: map[string][]*benchfmt.Result{}})
+	if len(rows) != len(findings) {
+		t.Fatalf("%d rows, want %d", len(rows), len(findings))
+	}
+	for _, r := range rows {
+		if r.holds != "n/a here" || r.measured != "no results" {
+			t.Errorf("finding %d on no results: measured %q, holds %q; want no results, n/a here", r.id, r.measured, r.holds)
 		}
 	}
 }
