@@ -8,15 +8,6 @@ import (
 	"github.com/contend/contend/nodemask"
 )
 
-func loadFixture(t *testing.T, name string) *Topology {
-	t.Helper()
-	topo, err := Load("testdata/sysfs/" + name)
-	if err != nil {
-		t.Fatalf("Load(%s): %v", name, err)
-	}
-	return topo
-}
-
 func TestPlacementAssign(t *testing.T) {
 	tests := []struct {
 		machine string
@@ -43,7 +34,7 @@ func TestPlacementAssign(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%s/%d", tt.machine, tt.place, tt.workers), func(t *testing.T) {
-			topo := loadFixture(t, tt.machine)
+			topo := tree(t, tt.machine)
 			p, err := ParsePlacement(tt.place)
 			if err != nil {
 				t.Fatal(err)
@@ -78,7 +69,7 @@ func containsAny(s string, subs []string) bool {
 // placement sits on one node.
 func TestPlacementInvariants(t *testing.T) {
 	for _, machine := range []string{"16amd64-8n2c", "64amd64-4s2n4ca2co", "fakecpuid1f-64intel64-2p4d2n2c2t"} {
-		topo := loadFixture(t, machine)
+		topo := tree(t, machine)
 		n := topo.AllowedCPUs.Weight()
 		for _, pol := range Policies {
 			for workers := 2; workers <= n; workers += 3 {
@@ -113,7 +104,7 @@ func TestPlacementInvariants(t *testing.T) {
 }
 
 func TestPlacementRespectsAllowedAndOversubscribe(t *testing.T) {
-	topo := loadFixture(t, "16amd64-8n2c")
+	topo := tree(t, "16amd64-8n2c")
 	topo.AllowedCPUs = nodemask.BitmapOf(4, 5, 9)
 	cpus, err := Placement{Policy: Compact}.Assign(topo, 3, false)
 	if err != nil || fmt.Sprint(cpus) != "[4 5 9]" {

@@ -1,4 +1,4 @@
-package bench
+package bench_test
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/contend/contend/affinity"
+	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/benchtest"
 )
 
 // probeScenario records, from inside the hot loop, which CPU each worker ran
@@ -40,14 +42,14 @@ type probeWorker struct {
 func newProbe() *probeScenario { return &probeScenario{failWorker: -1, slowWorker: -1} }
 
 func (s *probeScenario) Variant() string { return "probe=yes" }
-func (s *probeScenario) Start(env *Env) error {
+func (s *probeScenario) Start(env *bench.Env) error {
 	s.seen = map[int]map[int]bool{}
 	s.workers = make([]*probeWorker, len(env.CPUs))
 	s.tids = make([]int, len(env.CPUs))
 	s.procs = runtime.GOMAXPROCS(0)
 	return nil
 }
-func (s *probeScenario) Worker(w WorkerInfo) (Worker, error) {
+func (s *probeScenario) Worker(w bench.WorkerInfo) (bench.Worker, error) {
 	if w.Index == s.failWorker {
 		return nil, errors.New("refusing on purpose")
 	}
@@ -56,7 +58,7 @@ func (s *probeScenario) Worker(w WorkerInfo) (Worker, error) {
 	s.workers[w.Index] = pw
 	return pw, nil
 }
-func (s *probeScenario) Finish(res *Result) error {
+func (s *probeScenario) Finish(res *bench.Result) error {
 	s.finished = true
 	for i, w := range s.workers {
 		s.seen[i] = w.cpus
@@ -74,23 +76,10 @@ func (w *probeWorker) Run(n int) {
 	}
 }
 
-func hostCPUs(t *testing.T, n int) (*affinity.Topology, []int) {
-	t.Helper()
-	topo, err := testTopology()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cpus, err := affinity.Placement{Policy: affinity.Compact}.Assign(topo, n, false)
-	if err != nil {
-		t.Skipf("need %d usable cpus: %v", n, err)
-	}
-	return topo, cpus
-}
-
 func TestRunPinsAndCountsEveryWorker(t *testing.T) {
-	topo, cpus := hostCPUs(t, min(2, runtime.NumCPU()))
+	topo, cpus := benchtest.HostCPUs(t, min(2, runtime.NumCPU()))
 	s := newProbe()
-	res, err := Run(s, Config{Topology: topo, CPUs: cpus, Ops: 100000})
+	res, err := bench.Run(s, bench.Config{Topology: topo, CPUs: cpus, Ops: 100000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,11 +126,11 @@ func TestRunPinsAndCountsEveryWorker(t *testing.T) {
 // its share, everyone stops, so the total stays near the fast worker's share
 // rather than reaching the full count.
 func TestRunStopsAllAtFirstFinisher(t *testing.T) {
-	topo, cpus := hostCPUs(t, 2)
+	topo, cpus := benchtest.HostCPUs(t, 2)
 	s := newProbe()
 	s.slowWorker = 1
 	const ops = 2_000_000
-	res, err := Run(s, Config{Topology: topo, CPUs: cpus, Ops: ops})
+	res, err := bench.Run(s, bench.Config{Topology: topo, CPUs: cpus, Ops: ops})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,8 +147,8 @@ func TestRunStopsAllAtFirstFinisher(t *testing.T) {
 }
 
 func TestRunDurationAndCancel(t *testing.T) {
-	topo, cpus := hostCPUs(t, 1)
-	res, err := Run(newProbe(), Config{Topology: topo, CPUs: cpus, Duration: 20 * time.Millisecond})
+	topo, cpus := benchtest.HostCPUs(t, 1)
+	res, err := bench.Run(newProbe(), bench.Config{Topology: topo, CPUs: cpus, Duration: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +157,7 @@ func TestRunDurationAndCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(10 * time.Millisecond); cancel() }()
-	res, err = Run(newProbe(), Config{Topology: topo, CPUs: cpus, Duration: time.Hour, Context: ctx})
+	res, err = bench.Run(newProbe(), bench.Config{Topology: topo, CPUs: cpus, Duration: time.Hour, Context: ctx})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,22 +167,22 @@ func TestRunDurationAndCancel(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
-	topo, cpus := hostCPUs(t, 1)
+	topo, cpus := benchtest.HostCPUs(t, 1)
 	tests := []struct {
 		name string
-		s    func() Scenario
-		cfg  Config
+		s    func() bench.Scenario
+		cfg  bench.Config
 		want string
 	}{
-		{"no cpus", func() Scenario { return newProbe() }, Config{Topology: topo, Ops: 1}, "no cpus"},
-		{"no work", func() Scenario { return newProbe() }, Config{Topology: topo, CPUs: cpus}, "need an operation count"},
-		{"negative ops", func() Scenario { return newProbe() }, Config{Topology: topo, CPUs: cpus, Ops: -1}, "negative"},
-		{"cpu beyond machine", func() Scenario { return newProbe() }, Config{Topology: topo, CPUs: []int{4095}, Ops: 1}, "4095"},
-		{"worker fails", func() Scenario { s := newProbe(); s.failWorker = 0; return s }, Config{Topology: topo, CPUs: cpus, Ops: 1000}, "refusing on purpose"},
+		{"no cpus", func() bench.Scenario { return newProbe() }, bench.Config{Topology: topo, Ops: 1}, "no cpus"},
+		{"no work", func() bench.Scenario { return newProbe() }, bench.Config{Topology: topo, CPUs: cpus}, "need an operation count"},
+		{"negative ops", func() bench.Scenario { return newProbe() }, bench.Config{Topology: topo, CPUs: cpus, Ops: -1}, "negative"},
+		{"cpu beyond machine", func() bench.Scenario { return newProbe() }, bench.Config{Topology: topo, CPUs: []int{4095}, Ops: 1}, "4095"},
+		{"worker fails", func() bench.Scenario { s := newProbe(); s.failWorker = 0; return s }, bench.Config{Topology: topo, CPUs: cpus, Ops: 1000}, "refusing on purpose"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Run(tt.s(), tt.cfg)
+			_, err := bench.Run(tt.s(), tt.cfg)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Run() error = %v, want one containing %q", err, tt.want)
 			}
@@ -208,11 +197,11 @@ func TestRunErrors(t *testing.T) {
 // thread silently confines whatever goroutine lands on it next), and
 // GOMAXPROCS must be back where it was.
 func TestRunRestoresThreadsAndProcs(t *testing.T) {
-	topo, cpus := hostCPUs(t, min(2, runtime.NumCPU()))
+	topo, cpus := benchtest.HostCPUs(t, min(2, runtime.NumCPU()))
 	procs := runtime.GOMAXPROCS(0)
 	before := threadMasks(t)
 	for range 3 {
-		if _, err := Run(newProbe(), Config{Topology: topo, CPUs: cpus, Ops: 10000}); err != nil {
+		if _, err := bench.Run(newProbe(), bench.Config{Topology: topo, CPUs: cpus, Ops: 10000}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -258,26 +247,9 @@ func threadMasks(t *testing.T) map[string]string {
 	return masks
 }
 
-func TestAtomicAddCountsEveryAdd(t *testing.T) {
-	for _, variant := range []string{"line=shared/work=0", "line=private/work=3"} {
-		t.Run(variant, func(t *testing.T) {
-			topo, cpus := hostCPUs(t, min(2, runtime.NumCPU()))
-			s := mustNew(t, "atomicadd", variant)
-			// Finish cross-checks the words' sum against the runner's count.
-			res, err := Run(s, Config{Topology: topo, CPUs: cpus, Ops: 50000})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Variant != variant {
-				t.Errorf("Variant = %q, want %q", res.Variant, variant)
-			}
-		})
-	}
-}
-
 func TestAlignedWords(t *testing.T) {
 	for _, stride := range []int{64, 128} {
-		words := alignedWords(5, stride)
+		words := bench.AlignedWords(5, stride)
 		for i, w := range words {
 			addr := uintptr(unsafePointer(w))
 			if addr%uintptr(stride) != 0 {
@@ -304,7 +276,7 @@ func TestParseParams(t *testing.T) {
 		{"line=a/line=b", "!given twice"},
 	}
 	for _, tt := range tests {
-		p, err := ParseParams("atomicadd", tt.variant, "line=shared", "work=0")
+		p, err := bench.ParseParams("atomicadd", tt.variant, "line=shared", "work=0")
 		if strings.HasPrefix(tt.want, "!") {
 			if err == nil || !strings.Contains(err.Error(), tt.want[1:]) {
 				t.Errorf("ParseParams(%q) error = %v, want %q", tt.variant, err, tt.want[1:])
@@ -314,14 +286,6 @@ func TestParseParams(t *testing.T) {
 		if err != nil || p.String() != tt.want {
 			t.Errorf("ParseParams(%q) = %v, %v; want %q", tt.variant, p, err, tt.want)
 		}
-	}
-	for _, v := range []string{"line=both", "work=-1", "work=x", "work=1e3", "work=100001"} {
-		if _, err := newAtomicAdd(v); err == nil {
-			t.Errorf("newAtomicAdd(%q) succeeded, want an error", v)
-		}
-	}
-	if _, err := Lookup("nosuch"); err == nil || !strings.Contains(err.Error(), "atomicadd") {
-		t.Errorf("Lookup(nosuch) error = %v, want one listing the scenarios", err)
 	}
 }
 

@@ -4,7 +4,56 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+
+	"github.com/contend/contend/affinity"
 )
+
+// A Scenario is one contended data structure and the event loop that hammers
+// it. The runner owns threads, pinning, timing and stopping; the scenario owns
+// the hot loop, so the only indirect call the runner makes is one per batch.
+type Scenario interface {
+	// Variant returns the scenario's configuration as key=value parts joined
+	// by "/", e.g. "store=pernode/write=ratelimit/read=every".
+	Variant() string
+	// Start prepares the shared state for the workers described by env.
+	// It runs once, on an unpinned thread, before any worker starts.
+	Start(env *Env) error
+	// Worker returns the state of one worker. It runs on the worker's own
+	// pinned thread, so memory it allocates and touches first lands on the
+	// worker's node.
+	Worker(w WorkerInfo) (Worker, error)
+	// Finish runs after every worker has stopped. It adds the scenario's own
+	// metrics to res (per operation, see Result.AddMetric).
+	Finish(res *Result) error
+}
+
+// A Noter is a scenario with facts about a run that are not metrics, such as
+// where its memory landed; the command line prints them beside the results.
+type Noter interface {
+	Notes() []string
+}
+
+// A Worker runs a scenario's hot loop.
+type Worker interface {
+	// Run performs exactly n operations.
+	Run(n int)
+}
+
+// Env describes a run to the scenario.
+type Env struct {
+	Topology *affinity.Topology
+	CPUs     []int // CPU of each worker
+	Nodes    []int // node of each worker (fake nodes on a fake topology)
+}
+
+// WorkerInfo identifies one worker to the scenario.
+type WorkerInfo struct {
+	Index   int // 0 ≤ Index < Workers
+	Workers int
+	CPU     int
+	Node    int
+}
 
 // A Spec describes a scenario to the command line, sweeps and benchmarks.
 type Spec struct {
@@ -22,9 +71,8 @@ type Spec struct {
 	Quick []string
 	// Full lists the variants a full sweep runs (the seeds' experiments).
 	Full []string
-	// Units maps each custom unit the scenario reports to "lower" or
-	// "higher": which way is better.
-	Units map[string]string
+	// Units lists every unit the scenario reports beside ns/op.
+	Units []Unit
 	// MinWorkers is the smallest sensible worker count (1 unless the
 	// scenario needs partners, like a ping-pong).
 	MinWorkers int
@@ -34,11 +82,23 @@ type Spec struct {
 	New func(variant string) (Scenario, error)
 }
 
-var registry = map[string]*Spec{}
+var (
+	registryMu sync.Mutex
+	registry   = map[string]*Spec{}
+)
 
-// Register adds a scenario. It is called from init functions; registering a
-// name twice is a programming error.
+// Register makes a scenario available by name, as database/sql drivers make
+// themselves available: each scenario package calls it from an init
+// function, and a program that wants every scenario imports
+// github.com/contend/contend/bench/all for its side effects. Registering a
+// name twice, or a spec without a name, a benchmark name or a constructor,
+// is a programming error and panics.
 func Register(s *Spec) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if s == nil || s.Name == "" || s.BenchName == "" || s.New == nil {
+		panic("bench: Register of an incomplete spec")
+	}
 	if _, dup := registry[s.Name]; dup {
 		panic("bench: scenario registered twice: " + s.Name)
 	}
@@ -50,7 +110,10 @@ func Register(s *Spec) {
 
 // Lookup returns the scenario called name.
 func Lookup(name string) (*Spec, error) {
-	if s, ok := registry[name]; ok {
+	registryMu.Lock()
+	s, ok := registry[name]
+	registryMu.Unlock()
+	if ok {
 		return s, nil
 	}
 	return nil, fmt.Errorf("unknown scenario %q (want one of %s)", name, strings.Join(Names(), ", "))
@@ -58,6 +121,8 @@ func Lookup(name string) (*Spec, error) {
 
 // Names returns the registered scenario names in order.
 func Names() []string {
+	registryMu.Lock()
+	defer registryMu.Unlock()
 	var names []string
 	for n := range registry {
 		names = append(names, n)
@@ -66,76 +131,12 @@ func Names() []string {
 	return names
 }
 
-// Params holds a parsed variant.
-type Params struct {
-	scenario string
-	vals     map[string]string
-	order    []string
-}
-
-// ParseParams parses a variant "k1=v1/k2=v2" for scenario, allowing only the
-// keys in defaults and filling missing ones from it. defaults is a list of
-// key=value pairs in canonical order.
-func ParseParams(scenario, variant string, defaults ...string) (*Params, error) {
-	p := &Params{scenario: scenario, vals: map[string]string{}}
-	for _, d := range defaults {
-		k, v, _ := strings.Cut(d, "=")
-		p.vals[k] = v
-		p.order = append(p.order, k)
+// Specs returns every registered scenario, in name order.
+func Specs() []*Spec {
+	var specs []*Spec
+	for _, n := range Names() {
+		s, _ := Lookup(n)
+		specs = append(specs, s)
 	}
-	if variant == "" {
-		return p, nil
-	}
-	seen := map[string]bool{}
-	for _, part := range strings.Split(variant, "/") {
-		k, v, ok := strings.Cut(part, "=")
-		if !ok || k == "" || v == "" {
-			return nil, fmt.Errorf("%s: malformed variant part %q in %q (want key=value joined by /)", scenario, part, variant)
-		}
-		if _, known := p.vals[k]; !known {
-			return nil, fmt.Errorf("%s: unknown variant key %q (want %s)", scenario, k, strings.Join(p.order, ", "))
-		}
-		if seen[k] {
-			return nil, fmt.Errorf("%s: variant key %q given twice in %q", scenario, k, variant)
-		}
-		seen[k] = true
-		p.vals[k] = v
-	}
-	return p, nil
-}
-
-// Get returns the value of key.
-func (p *Params) Get(key string) string { return p.vals[key] }
-
-// Choice returns the value of key, which must be one of valid.
-func (p *Params) Choice(key string, valid ...string) (string, error) {
-	v := p.vals[key]
-	for _, ok := range valid {
-		if v == ok {
-			return v, nil
-		}
-	}
-	return "", fmt.Errorf("%s: unknown %s %q (want %s)", p.scenario, key, v, strings.Join(valid, ", "))
-}
-
-// Int returns the value of key as an integer in [lo, hi].
-func (p *Params) Int(key string, lo, hi int) (int, error) {
-	v := p.vals[key]
-	var n int
-	if _, err := fmt.Sscanf(v, "%d", &n); err != nil || fmt.Sprint(n) != v {
-		return 0, fmt.Errorf("%s: %s=%q is not an integer", p.scenario, key, v)
-	}
-	if n < lo || n > hi {
-		return 0, fmt.Errorf("%s: %s=%d out of range [%d, %d]", p.scenario, key, n, lo, hi)
-	}
-	return n, nil
-}
-
-// String returns the canonical variant, every key in order.
-func (p *Params) String() string {
-	parts := make([]string, len(p.order))
-	for i, k := range p.order {
-		parts[i] = k + "=" + p.vals[k]
-	}
-	return strings.Join(parts, "/")
+	return specs
 }

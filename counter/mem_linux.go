@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/contend/contend/affinity"
 )
 
 // Why hot words live in memory mapped here rather than on the Go heap:
@@ -60,58 +62,14 @@ func (r *region) unmap() error {
 	return nil
 }
 
-// Memory policy modes for mbind(2). MPOL_PREFERRED falls back to another
-// node when the preferred one is full, and the verification afterwards
-// reports it; MPOL_BIND would rather fail the page fault (SIGBUS), which a
-// benchmark should not risk for one page.
-const (
-	mpolPreferred = unix.MPOL_PREFERRED
-	mpolBind      = unix.MPOL_BIND
-)
-
 // The NUMA system calls, as variables so that tests can play a container
 // that refuses them.
 var (
-	sysMbind    = mbind
-	sysPageNode = pageNode
+	sysMbind    = affinity.BindMemory
+	sysPageNode = affinity.NodeOfPage
 )
 
-// mbind sets the memory policy of [addr, addr+length) to mode on node, before
-// the first touch so that the page is allocated there.
-func mbind(addr unsafe.Pointer, length, mode, node int) error {
-	// The kernel reads maxnode-1 bits (get_nodes' historical "--maxnode"),
-	// so pass one more than the bits in the mask, as numactl does.
-	mask := make([]uint64, node/64+1)
-	mask[node/64] |= 1 << (uint(node) % 64)
-	maxnode := uintptr(len(mask)*64 + 1)
-	_, _, errno := unix.Syscall6(unix.SYS_MBIND, uintptr(addr), uintptr(length), uintptr(mode),
-		uintptr(unsafe.Pointer(&mask[0])), maxnode, 0)
-	if errno != 0 {
-		return errno
-	}
-	return nil
-}
-
-// pageNode returns the node backing the (already touched) page at addr:
-// get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR) first, move_pages(2) with a nil
-// node list (query only) if that is not allowed.
-func pageNode(addr unsafe.Pointer) (int, error) {
-	var mode int32
-	_, _, errno := unix.Syscall6(unix.SYS_GET_MEMPOLICY, uintptr(unsafe.Pointer(&mode)), 0, 0,
-		uintptr(addr), unix.MPOL_F_NODE|unix.MPOL_F_ADDR, 0)
-	if errno == 0 {
-		return int(mode), nil
-	}
-	gmErr := errno
-	pages := [1]uintptr{uintptr(addr)}
-	status := [1]int32{-1}
-	_, _, errno = unix.Syscall6(unix.SYS_MOVE_PAGES, 0, 1, uintptr(unsafe.Pointer(&pages[0])), 0,
-		uintptr(unsafe.Pointer(&status[0])), 0)
-	if errno != 0 {
-		return -1, fmt.Errorf("get_mempolicy: %w; move_pages: %w", gmErr, errno)
-	}
-	if status[0] < 0 {
-		return -1, fmt.Errorf("get_mempolicy: %w; move_pages: status %w", gmErr, unix.Errno(-status[0]))
-	}
-	return int(status[0]), nil
+// page returns the i-th page of the region.
+func (r region) page(i int) []byte {
+	return r.b[i*pageSize() : (i+1)*pageSize()]
 }

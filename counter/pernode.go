@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/nodemask"
 )
 
@@ -135,9 +136,9 @@ func newPerNode(o Options, touchOn TouchFunc) (*PerNode, error) {
 	p.shares.Store(o.shares())
 	p.slots = paddedSlots(p.nr)
 
-	mode, modeName := mpolPreferred, "mbind MPOL_PREFERRED"
+	policy := affinity.Preferred
 	if o.Bind {
-		mode, modeName = mpolBind, "mbind MPOL_BIND"
+		policy = affinity.Bind
 	}
 	for i, n := range nodes {
 		addr := mem.at((i + 1) * pageSize())
@@ -150,16 +151,16 @@ func newPerNode(o Options, touchOn TouchFunc) (*PerNode, error) {
 			sp.Method = "fake"
 			sp.Note = "not node-local (fake nodes)"
 		default:
-			err := sysMbind(addr, pageSize(), mode, n)
+			err := sysMbind(mem.page(i+1), n, policy)
 			switch {
 			case err == nil:
-				sp.Method = modeName
+				sp.Method = "mbind " + policy.String()
 			case errors.Is(err, unix.EINVAL):
 				p.mem.unmap()
-				return nil, fmt.Errorf("pernode: node %d: mbind: %w (node not online? use a fake topology)", n, err)
+				return nil, fmt.Errorf("pernode: node %d: %w (node not online? use a fake topology)", n, err)
 			case touchOn != nil:
 				sp.Method = "first touch on a pinned thread"
-				sp.Note = "mbind: " + err.Error()
+				sp.Note = err.Error()
 				if terr := touchOn(n, func() { slot.Store(0) }); terr != nil {
 					sp.Method = "first touch"
 					sp.Note += "; pinning: " + terr.Error()
@@ -168,7 +169,7 @@ func newPerNode(o Options, touchOn TouchFunc) (*PerNode, error) {
 				}
 			default:
 				sp.Method = "first touch"
-				sp.Note = "mbind: " + err.Error() + "; touched from an unpinned thread"
+				sp.Note = err.Error() + "; touched from an unpinned thread"
 			}
 		}
 		if !touched {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/contend/contend/affinity"
 	"golang.org/x/sys/unix"
 )
 
@@ -72,10 +73,12 @@ func TestPerNodePlacementFake(t *testing.T) {
 // the NUMA system calls: the store must still work, placed by first touch,
 // and say so.
 func TestPerNodeMbindRefused(t *testing.T) {
-	defer func(m func(unsafe.Pointer, int, int, int) error, pn func(unsafe.Pointer) (int, error)) {
+	defer func(m func([]byte, int, affinity.MemPolicy) error, pn func(unsafe.Pointer) (int, error)) {
 		sysMbind, sysPageNode = m, pn
 	}(sysMbind, sysPageNode)
-	sysMbind = func(unsafe.Pointer, int, int, int) error { return unix.EPERM }
+	sysMbind = func(_ []byte, node int, p affinity.MemPolicy) error {
+		return fmt.Errorf("mbind %s node %d: %w", p, node, unix.EPERM) // as affinity.BindMemory words it
+	}
 
 	t.Run("verified", func(t *testing.T) {
 		p, err := NewPerNode(Options{Nodes: []int{0}})
@@ -84,7 +87,7 @@ func TestPerNodeMbindRefused(t *testing.T) {
 		}
 		defer p.Close()
 		s := p.Placement()[0]
-		if s.Method != "first touch" || !strings.Contains(s.Note, "mbind: operation not permitted") {
+		if s.Method != "first touch" || !strings.Contains(s.Note, "mbind MPOL_PREFERRED node 0: operation not permitted") {
 			t.Errorf("Placement()[0] = %+v, want first touch with the mbind error in the note", s)
 		}
 		p.Add(0, 3)

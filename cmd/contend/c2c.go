@@ -16,7 +16,8 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/contend/contend/affinity"
-	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/c2c"
+	"github.com/contend/contend/internal/results"
 	"github.com/contend/contend/nodemask"
 )
 
@@ -50,7 +51,7 @@ func (f *c2cFlags) register(fs *flag.FlagSet) {
 	f.topo.register(fs)
 	fs.StringVar(&f.mode, "mode", "rw", "handoff `mode`: rw (spin load, then store), cas (spin compare-and-swap), all, or a comma list")
 	fs.StringVar(&f.cpus, "cpus", "", "cpu `list` to measure, such as 0-7 or 0,8,16 (default: every allowed cpu)")
-	fs.StringVar(&f.pairs, "pairs", "auto", fmt.Sprintf("pair `selection`: all (every pair), sample (-per-class pairs of each topology class), auto (all up to %d cpus)", bench.C2CAllPairsMax))
+	fs.StringVar(&f.pairs, "pairs", "auto", fmt.Sprintf("pair `selection`: all (every pair), sample (-per-class pairs of each topology class), auto (all up to %d cpus)", c2c.AllPairsMax))
 	fs.IntVar(&f.perClass, "per-class", 3, "pairs per topology class when sampling")
 	fs.IntVar(&f.samples, "samples", 300, "measured `samples` per pair")
 	fs.IntVar(&f.rounds, "rounds", 1000, "round trips per sample: each sample's time is divided by 2×rounds")
@@ -64,13 +65,13 @@ func (f *c2cFlags) register(fs *flag.FlagSet) {
 }
 
 // config checks the measurement flags and returns them as a bench config.
-func (f *c2cFlags) config(fs *flag.FlagSet) ([]bench.C2CMode, bench.C2CConfig, error) {
-	var cfg bench.C2CConfig
-	modes, err := bench.ParseC2CModes(f.mode)
+func (f *c2cFlags) config(fs *flag.FlagSet) ([]c2c.Mode, c2c.Config, error) {
+	var cfg c2c.Config
+	modes, err := c2c.ParseModes(f.mode)
 	if err != nil {
 		return nil, cfg, fmt.Errorf("c2c: -mode: %w", err)
 	}
-	home, err := bench.ParseC2CHome(f.home)
+	home, err := c2c.ParseHome(f.home)
 	if err != nil {
 		return nil, cfg, fmt.Errorf("c2c: -home: %w", err)
 	}
@@ -88,7 +89,7 @@ func (f *c2cFlags) config(fs *flag.FlagSet) ([]bench.C2CMode, bench.C2CConfig, e
 	case f.asJSON && f.asBench:
 		return nil, cfg, fmt.Errorf("c2c: -json and -bench: choose one output format")
 	}
-	cfg = bench.C2CConfig{Samples: f.samples, Rounds: f.rounds, Preheat: f.preheat, Home: home, Stat: f.stat}
+	cfg = c2c.Config{Samples: f.samples, Rounds: f.rounds, Preheat: f.preheat, Home: home, Stat: f.stat}
 	switch f.warmup {
 	case -1: // C2CConfig's zero: the default
 	case 0:
@@ -104,7 +105,7 @@ func (f *c2cFlags) config(fs *flag.FlagSet) ([]bench.C2CMode, bench.C2CConfig, e
 }
 
 // plan resolves the topology and the pairs.
-func (f *c2cFlags) plan(fs *flag.FlagSet) (*affinity.Topology, *bench.C2CPlan, error) {
+func (f *c2cFlags) plan(fs *flag.FlagSet) (*affinity.Topology, *c2c.Plan, error) {
 	t, err := f.topo.load(fs, !f.list)
 	if err != nil {
 		return nil, nil, err
@@ -117,7 +118,7 @@ func (f *c2cFlags) plan(fs *flag.FlagSet) (*affinity.Topology, *bench.C2CPlan, e
 		}
 		cpus = set.Bits()
 	}
-	p, err := bench.PlanC2C(t, cpus, bench.C2CSelection(f.pairs), f.perClass)
+	p, err := c2c.NewPlan(t, cpus, c2c.Selection(f.pairs), f.perClass)
 	if err != nil {
 		what := "-cpus " + f.cpus
 		if f.cpus == "" {
@@ -157,11 +158,11 @@ func c2cCmd(stdout, stderr io.Writer, args []string) error {
 	fmt.Fprintf(stderr, "c2c: %d pairs × %d mode(s) on cpus %s, %d samples of %d round trips each\n",
 		len(plan.Pairs), len(modes), nodemask.BitmapOf(plan.CPUs...), cfg.Samples, cfg.Rounds)
 	began := time.Now()
-	var results []bench.C2CResult
+	var results []c2c.Result
 	for _, m := range modes {
 		cfg.Mode = m
 		for _, p := range plan.Pairs {
-			r, err := bench.MeasureC2C(t, p.A, p.B, cfg)
+			r, err := c2c.Measure(t, p.A, p.B, cfg)
 			if err != nil {
 				return err
 			}
@@ -169,7 +170,7 @@ func c2cCmd(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	fmt.Fprintf(stderr, "c2c: done in %v\n", time.Since(began).Round(time.Millisecond))
-	sum := bench.SummarizeC2C(results, plan.Total)
+	sum := c2c.Summarize(results, plan.Total)
 	switch {
 	case f.asJSON:
 		return writeC2CJSON(stdout, t, plan, cfg, results, sum)
@@ -180,7 +181,7 @@ func c2cCmd(stdout, stderr io.Writer, args []string) error {
 }
 
 // homeNote explains where the lines lived, in one line.
-func homeNote(t *affinity.Topology, cfg bench.C2CConfig, rs []bench.C2CResult) string {
+func homeNote(t *affinity.Topology, cfg c2c.Config, rs []c2c.Result) string {
 	what := map[string]string{"first": "cpu_a's node", "second": "cpu_b's node"}[cfg.Home.Which]
 	if what == "" {
 		what = fmt.Sprintf("node %d", cfg.Home.Node)
@@ -204,7 +205,7 @@ func homeNote(t *affinity.Topology, cfg bench.C2CConfig, rs []bench.C2CResult) s
 	return note
 }
 
-func memNodes(rs []bench.C2CResult) string {
+func memNodes(rs []c2c.Result) string {
 	var b nodemask.Bitmap
 	unknown := false
 	for _, r := range rs {
@@ -223,7 +224,7 @@ func memNodes(rs []bench.C2CResult) string {
 	return b.String()
 }
 
-func placedBy(rs []bench.C2CResult) string {
+func placedBy(rs []c2c.Result) string {
 	var how []string
 	for _, r := range rs {
 		if !slices.Contains(how, r.Placed) {
@@ -235,13 +236,13 @@ func placedBy(rs []bench.C2CResult) string {
 
 // writeC2CText prints the matrix (all pairs) or the pair list (sampled),
 // then the class summary, for people.
-func writeC2CText(w io.Writer, t *affinity.Topology, plan *bench.C2CPlan, cfg bench.C2CConfig, rs []bench.C2CResult, sum []bench.C2CClassSummary) error {
+func writeC2CText(w io.Writer, t *affinity.Topology, plan *c2c.Plan, cfg c2c.Config, rs []c2c.Result, sum []c2c.ClassSummary) error {
 	fmt.Fprintf(w, "one-way handoff latency in ns: %s of %d samples of %d round trips per pair (sample time / 2×rounds), after %d warm-up samples and %v preheat\n",
 		cfg.Stat, cfg.Samples, cfg.Rounds, max(cfg.Warmup, 0), cfg.Preheat)
 	fmt.Fprintf(w, "topology %s, %s, cpus %s, pairs %s\n", t.Label(), machineName(t), nodemask.BitmapOf(plan.CPUs...), plan.Selection)
 	fmt.Fprintf(w, "%s\n", homeNote(t, cfg, rs))
-	for _, m := range bench.C2CModes {
-		var mrs []bench.C2CResult
+	for _, m := range c2c.Modes {
+		var mrs []c2c.Result
 		for _, r := range rs {
 			if r.Mode == m {
 				mrs = append(mrs, r)
@@ -251,7 +252,7 @@ func writeC2CText(w io.Writer, t *affinity.Topology, plan *bench.C2CPlan, cfg be
 			continue
 		}
 		fmt.Fprintln(w)
-		if plan.Selection == bench.C2CAll {
+		if plan.Selection == c2c.All {
 			writeMatrix(w, m, plan.CPUs, mrs)
 		} else {
 			writePairs(w, m, mrs)
@@ -294,7 +295,7 @@ func machineName(t *affinity.Topology) string {
 }
 
 // writeMatrix prints the lower triangle: row cpu_b, column cpu_a (the pinger).
-func writeMatrix(w io.Writer, m bench.C2CMode, cpus []int, rs []bench.C2CResult) {
+func writeMatrix(w io.Writer, m c2c.Mode, cpus []int, rs []c2c.Result) {
 	ns := map[[2]int]float64{}
 	for _, r := range rs {
 		ns[[2]int{r.CPUA, r.CPUB}] = r.NS
@@ -316,7 +317,7 @@ func writeMatrix(w io.Writer, m bench.C2CMode, cpus []int, rs []bench.C2CResult)
 	tw.Flush()
 }
 
-func writePairs(w io.Writer, m bench.C2CMode, rs []bench.C2CResult) {
+func writePairs(w io.Writer, m c2c.Mode, rs []c2c.Result) {
 	fmt.Fprintf(w, "mode=%s\n", m)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "cpu_a\tcpu_b\tclass\tns\tmin\tmedian\t")
@@ -329,22 +330,22 @@ func writePairs(w io.Writer, m bench.C2CMode, rs []bench.C2CResult) {
 // c2cJSON is contend c2c -json's document. Each pair carries cpu_a, cpu_b, ns
 // and class, what contend plot draws a heatmap from.
 type c2cJSON struct {
-	Topology  string                  `json:"topology"`
-	Config    map[string]string       `json:"config"`
-	Stat      string                  `json:"stat"`
-	Samples   int                     `json:"samples"`
-	Rounds    int                     `json:"rounds"`
-	Warmup    int                     `json:"warmup"`
-	Preheat   string                  `json:"preheat"`
-	Home      string                  `json:"home"`
-	HomeNote  string                  `json:"home_note"`
-	Selection bench.C2CSelection      `json:"selection"`
-	CPUs      []int                   `json:"cpus"`
-	Pairs     []bench.C2CResult       `json:"pairs"`
-	Classes   []bench.C2CClassSummary `json:"classes"`
+	Topology  string             `json:"topology"`
+	Config    map[string]string  `json:"config"`
+	Stat      string             `json:"stat"`
+	Samples   int                `json:"samples"`
+	Rounds    int                `json:"rounds"`
+	Warmup    int                `json:"warmup"`
+	Preheat   string             `json:"preheat"`
+	Home      string             `json:"home"`
+	HomeNote  string             `json:"home_note"`
+	Selection c2c.Selection      `json:"selection"`
+	CPUs      []int              `json:"cpus"`
+	Pairs     []c2c.Result       `json:"pairs"`
+	Classes   []c2c.ClassSummary `json:"classes"`
 }
 
-func writeC2CJSON(w io.Writer, t *affinity.Topology, plan *bench.C2CPlan, cfg bench.C2CConfig, rs []bench.C2CResult, sum []bench.C2CClassSummary) error {
+func writeC2CJSON(w io.Writer, t *affinity.Topology, plan *c2c.Plan, cfg c2c.Config, rs []c2c.Result, sum []c2c.ClassSummary) error {
 	doc := c2cJSON{
 		Topology: t.Label(), Config: map[string]string{},
 		Stat: cfg.Stat, Samples: cfg.Samples, Rounds: cfg.Rounds, Warmup: max(cfg.Warmup, 0),
@@ -363,8 +364,8 @@ func writeC2CJSON(w io.Writer, t *affinity.Topology, plan *bench.C2CPlan, cfg be
 }
 
 // c2cProvenance is the usual provenance plus how the pairs were measured.
-func c2cProvenance(t *affinity.Topology, cfg bench.C2CConfig) []benchfmt.Config {
-	cfgs := append(bench.Provenance(t), benchfmt.Config{Key: "date", Value: []byte(bench.Date()), File: true})
+func c2cProvenance(t *affinity.Topology, cfg c2c.Config) []benchfmt.Config {
+	cfgs := append(results.Provenance(t), benchfmt.Config{Key: "date", Value: []byte(results.Date()), File: true})
 	for _, kv := range [][2]string{
 		{"c2c-samples", fmt.Sprint(cfg.Samples)},
 		{"c2c-rounds", fmt.Sprint(cfg.Rounds)},
@@ -376,16 +377,16 @@ func c2cProvenance(t *affinity.Topology, cfg bench.C2CConfig) []benchfmt.Config 
 	return cfgs
 }
 
-func writeC2CBench(w io.Writer, t *affinity.Topology, cfg bench.C2CConfig, rs []bench.C2CResult) error {
+func writeC2CBench(w io.Writer, t *affinity.Topology, cfg c2c.Config, rs []c2c.Result) error {
 	bw := benchfmt.NewWriter(w)
-	for _, u := range bench.C2CUnits() {
+	for _, u := range results.UnitMeta(c2c.MinHandoff) {
 		if err := bw.Write(u); err != nil {
 			return err
 		}
 	}
 	prov := c2cProvenance(t, cfg)
 	for i := range rs {
-		if err := bw.Write(bench.C2CRecord(&rs[i], prov)); err != nil {
+		if err := bw.Write(c2c.Record(&rs[i], prov)); err != nil {
 			return err
 		}
 	}
@@ -394,20 +395,20 @@ func writeC2CBench(w io.Writer, t *affinity.Topology, cfg bench.C2CConfig, rs []
 
 // c2cPlanJSON is contend c2c -list -json's document.
 type c2cPlanJSON struct {
-	Topology  string                 `json:"topology"`
-	Selection bench.C2CSelection     `json:"selection"`
-	CPUs      []int                  `json:"cpus"`
-	Total     map[bench.C2CClass]int `json:"total_pairs"`
-	Pairs     []c2cPlanPair          `json:"pairs"`
+	Topology  string            `json:"topology"`
+	Selection c2c.Selection     `json:"selection"`
+	CPUs      []int             `json:"cpus"`
+	Total     map[c2c.Class]int `json:"total_pairs"`
+	Pairs     []c2cPlanPair     `json:"pairs"`
 }
 
 type c2cPlanPair struct {
-	CPUA  int            `json:"cpu_a"`
-	CPUB  int            `json:"cpu_b"`
-	Class bench.C2CClass `json:"class"`
+	CPUA  int       `json:"cpu_a"`
+	CPUB  int       `json:"cpu_b"`
+	Class c2c.Class `json:"class"`
 }
 
-func writePlan(w io.Writer, t *affinity.Topology, p *bench.C2CPlan, asJSON bool) error {
+func writePlan(w io.Writer, t *affinity.Topology, p *c2c.Plan, asJSON bool) error {
 	if asJSON {
 		doc := c2cPlanJSON{Topology: t.Label(), Selection: p.Selection, CPUs: p.CPUs, Total: p.Total}
 		for _, pr := range p.Pairs {
@@ -426,7 +427,7 @@ func writePlan(w io.Writer, t *affinity.Topology, p *bench.C2CPlan, asJSON bool)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "class\tpairs\tchosen")
-	for _, c := range bench.C2CClasses {
+	for _, c := range c2c.Classes {
 		if p.Total[c] == 0 {
 			continue
 		}
@@ -436,7 +437,7 @@ func writePlan(w io.Writer, t *affinity.Topology, p *bench.C2CPlan, asJSON bool)
 				chosen = append(chosen, fmt.Sprintf("%d,%d", pr.A, pr.B))
 			}
 		}
-		if p.Selection == bench.C2CAll {
+		if p.Selection == c2c.All {
 			chosen = []string{fmt.Sprintf("all %d", len(chosen))}
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\n", c, p.Total[c], strings.Join(chosen, " "))

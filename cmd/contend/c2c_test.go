@@ -14,7 +14,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/contend/contend/affinity"
-	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/c2c"
 )
 
 // runC2C runs contend c2c with args and returns its stdout.
@@ -137,7 +137,7 @@ func TestC2CRunText(t *testing.T) {
 		t.Fatal(err)
 	}
 	topo, _ := affinity.Host()
-	class := bench.C2CClassOf(topo, a, b)
+	class := c2c.ClassOf(topo, a, b)
 	for _, want := range []string{
 		"median of 5 samples of 20 round trips",
 		"mode=rw: row cpu_b, column cpu_a",
@@ -164,12 +164,12 @@ func TestC2CRunJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Topology string                  `json:"topology"`
-		Stat     string                  `json:"stat"`
-		Home     string                  `json:"home"`
-		Config   map[string]string       `json:"config"`
-		Pairs    []map[string]any        `json:"pairs"`
-		Classes  []bench.C2CClassSummary `json:"classes"`
+		Topology string             `json:"topology"`
+		Stat     string             `json:"stat"`
+		Home     string             `json:"home"`
+		Config   map[string]string  `json:"config"`
+		Pairs    []map[string]any   `json:"pairs"`
+		Classes  []c2c.ClassSummary `json:"classes"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("contend c2c -json: %v\n%s", err, out)
@@ -197,7 +197,7 @@ func TestC2CRunBench(t *testing.T) {
 		t.Fatal(err)
 	}
 	topo, _ := affinity.Host()
-	wantName := fmt.Sprintf("C2C/mode=cas/class=%s/cpu_a=%d/cpu_b=%d-", bench.C2CClassOf(topo, a, b), a, b)
+	wantName := fmt.Sprintf("C2C/mode=cas/class=%s/cpu_a=%d/cpu_b=%d-", c2c.ClassOf(topo, a, b), a, b)
 	rd := benchfmt.NewReader(strings.NewReader(out), "c2c.txt")
 	var names []string
 	units := 0

@@ -9,6 +9,9 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+
+	// Every scenario, registered for bench.Lookup.
+	_ "github.com/contend/contend/bench/all"
 )
 
 // The main goroutine keeps the main thread for itself: the main thread's

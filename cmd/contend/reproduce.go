@@ -16,6 +16,7 @@ import (
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/internal/results"
 )
 
 func init() {
@@ -169,7 +170,7 @@ func (e *reproEnv) job(x experiment) (job, error) {
 		return job{}, err
 	}
 	return job{spec: spec, variant: x.variant, threads: x.threads, place: pl,
-		name: bench.Name(spec, scen.Variant(), x.threads, pl.String())}, nil
+		name: results.Name(spec, scen.Variant(), x.threads, pl.String())}, nil
 }
 
 // evidence holds a reproduce run's results by full benchmark name.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/internal/results"
 )
 
 func init() {
@@ -119,15 +120,15 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return fmt.Errorf("run %s: %w", p.spec.Name, err)
 	}
-	name := bench.Name(p.spec, res.Variant, len(p.cpus), p.place.String())
-	cfg := append(bench.Provenance(p.topo), benchfmt.Config{Key: "date", Value: []byte(bench.Date()), File: true})
+	name := results.Name(p.spec, res.Variant, len(p.cpus), p.place.String())
+	cfg := append(results.Provenance(p.topo), benchfmt.Config{Key: "date", Value: []byte(results.Date()), File: true})
 	w := benchfmt.NewWriter(stdout)
-	for _, u := range bench.Units(res) {
+	for _, u := range results.Units(res) {
 		if err := w.Write(u); err != nil {
 			return err
 		}
 	}
-	if err := w.Write(bench.Record(name, res, cfg)); err != nil {
+	if err := w.Write(results.Record(name, res, cfg)); err != nil {
 		return err
 	}
 	summarize(stderr, p, res)
@@ -143,7 +144,7 @@ func summarize(w io.Writer, p *plan, res *bench.Result) {
 	fmt.Fprintf(w, "  %d ops in %v: %.4g ops/s, %.4g ns/op\n", res.Ops, res.Elapsed.Round(time.Microsecond), res.OpsPerSec(), res.NsPerOp())
 	fmt.Fprintf(w, "  per worker: min %d, max %d, cv %.2f%%\n", lo, hi, 100*cv)
 	for _, m := range res.Metrics {
-		fmt.Fprintf(w, "  %s: %.4g (%s is better)\n", m.Unit, m.Value, m.Better)
+		fmt.Fprintf(w, "  %s: %.4g (%s)\n", m.Unit, m.Value, betterWords(m.Unit.Better))
 	}
 	if n, ok := p.scen.(bench.Noter); ok {
 		for _, note := range n.Notes() {
@@ -158,4 +159,12 @@ func summarize(w io.Writer, p *plan, res *bench.Result) {
 	if p.topo.FakeNodes > 0 {
 		fmt.Fprintf(w, "  NOTE: topology fake-%d: nodes are a split of this machine's cpus, memory is not node-local\n", p.topo.FakeNodes)
 	}
+}
+
+// betterWords says which way a unit improves, for people.
+func betterWords(b bench.Better) string {
+	if b == bench.Check {
+		return "a check: must match between the variants compared"
+	}
+	return b.String() + " is better"
 }

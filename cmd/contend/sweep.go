@@ -17,6 +17,8 @@ import (
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/c2c"
+	"github.com/contend/contend/internal/results"
 )
 
 func init() {
@@ -46,7 +48,7 @@ type sweepPlan struct {
 	// results also read as handoffs/op: line transfers per operation,
 	// comparable across machines whose transfers cost 20 or 200 ns.
 	floor        bool
-	floors       map[string]*bench.C2CFloor
+	floors       map[string]*c2c.Floor
 	floorSkipped []string
 }
 
@@ -254,7 +256,7 @@ func buildPlan(t *affinity.Topology, m matrixSpec) (*sweepPlan, error) {
 						continue // this machine cannot host it; presets skip it
 					}
 					p.jobs = append(p.jobs, job{spec: s, variant: v, threads: n, place: pl,
-						name: bench.Name(s, scen.Variant(), n, pl.String())})
+						name: results.Name(s, scen.Variant(), n, pl.String())})
 				}
 			}
 		}
@@ -282,9 +284,9 @@ func (p *sweepPlan) run(ctx context.Context, out string, resume, oversubscribe b
 	if err != nil {
 		return 0, err
 	}
-	cfg := append(bench.Provenance(p.topo), benchfmt.Config{Key: "date", Value: []byte(bench.Date()), File: true})
+	cfg := append(results.Provenance(p.topo), benchfmt.Config{Key: "date", Value: []byte(results.Date()), File: true})
 	var units []benchfmt.Record
-	for _, u := range bench.AllUnits() {
+	for _, u := range results.AllUnits() {
 		units = append(units, u)
 	}
 	if p.floor {
@@ -317,7 +319,7 @@ func (p *sweepPlan) run(ctx context.Context, out string, resume, oversubscribe b
 				rf.Abandon()
 				return written, fmt.Errorf("%s: %w (results so far kept in %s)", j.name, err, rf.partial)
 			}
-			rec := bench.Record(j.name, res, cfg)
+			rec := results.Record(j.name, res, cfg)
 			if f := p.floors[fmt.Sprint(res.CPUs)]; f != nil {
 				rec.Values = append(rec.Values, benchfmt.Value{Value: f.Handoffs(res.NsPerOp()), Unit: "handoffs/op"})
 			}
@@ -374,14 +376,14 @@ func (p *sweepPlan) measureFloor(ctx context.Context, cpus []int) error {
 		}
 	}
 	if p.floors == nil {
-		p.floors = map[string]*bench.C2CFloor{}
+		p.floors = map[string]*c2c.Floor{}
 	}
 	// A ping-pong needs both CPUs at once: on CPUs busy with other work
 	// every handoff waits for a time slice, and the floor would take
 	// minutes and mean nothing. Give up after a few seconds and say so.
 	fctx, cancel := context.WithTimeout(ctx, floorTimeout)
 	defer cancel()
-	f, err := bench.HandoffFloor(p.topo, set, bench.C2CConfig{Context: fctx})
+	f, err := c2c.MeasureFloor(p.topo, set, c2c.Config{Context: fctx})
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()

@@ -1,0 +1,64 @@
+package all_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/contend/contend/bench"
+	_ "github.com/contend/contend/bench/all"
+	"github.com/contend/contend/bench/benchtest"
+)
+
+func TestMain(m *testing.M) { benchtest.Main(m) }
+
+// Every registered scenario must name itself consistently: its preset
+// variants are canonical (so a sweep file and go test output name one
+// configuration the same way), and every metric a run reports has its
+// direction declared for the Unit lines benchstat reads.
+func TestEverySpec(t *testing.T) {
+	topo, cpus := benchtest.HostCPUs(t, 2)
+	for _, name := range bench.Names() {
+		spec, _ := bench.Lookup(name)
+		t.Run(name, func(t *testing.T) {
+			if spec.BenchName == "" || spec.Summary == "" || len(spec.Keys) == 0 || len(spec.Quick) == 0 {
+				t.Fatalf("spec %s lacks a benchmark name, summary, keys or quick variants", name)
+			}
+			for _, v := range slices.Concat(spec.Quick, spec.Full) {
+				s, err := spec.New(v)
+				if err != nil {
+					t.Errorf("sweep variant %q: %v", v, err)
+					continue
+				}
+				if strings.HasSuffix(s.Variant(), "-") || s.Variant() == "" {
+					t.Errorf("variant %q has a bad canonical name %q", v, s.Variant())
+				}
+				again, err := spec.New(s.Variant())
+				if err != nil || again.Variant() != s.Variant() {
+					t.Errorf("canonical variant %q does not read back as itself: %v", s.Variant(), err)
+				}
+			}
+			seen := map[string]bool{}
+			for _, v := range slices.Concat(spec.Quick, spec.Full) {
+				res, err := bench.Run(benchtest.New(t, name, v), bench.Config{Topology: topo, CPUs: cpus[:max(spec.MinWorkers, 2)], Ops: 2000})
+				if err != nil {
+					t.Fatalf("%s %s: %v", name, v, err)
+				}
+				for _, m := range res.Metrics {
+					seen[m.Unit.Name] = true
+					if !slices.Contains(spec.Units, m.Unit) {
+						t.Errorf("%s reports %s, which Spec.Units does not declare", v, m.Unit)
+					}
+				}
+			}
+			for _, u := range spec.Units {
+				if u.Doc == "" {
+					t.Errorf("unit %s has no Doc", u)
+				}
+				if !seen[u.Name] {
+					t.Errorf("Spec.Units declares %s, which no preset variant reports", u)
+				}
+			}
+		})
+	}
+}

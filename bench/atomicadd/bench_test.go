@@ -1,0 +1,53 @@
+package atomicadd
+
+import (
+	"testing"
+
+	"github.com/contend/contend/affinity"
+	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/benchtest"
+)
+
+// BenchmarkRunner proves the runner's own cost is too small to see: one pinned
+// worker doing uncontended atomic adds through the runner (batches, stop flag,
+// on-CPU checks) against a bare testing.B loop running the very same hot loop
+// on a thread pinned the same way. Compare with
+//
+//	go test -run '^$' -bench Runner -count 10 ./bench/atomicadd | tee r.txt
+//	benchstat -col /harness r.txt
+func BenchmarkRunner(b *testing.B) {
+	b.Run("harness=bare", func(b *testing.B) {
+		t, err := benchtest.Topology()
+		if err != nil {
+			b.Fatal(err)
+		}
+		cpus, err := affinity.Placement{Policy: affinity.Compact}.Assign(t, 1, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		undo, err := affinity.Pin(cpus[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer undo()
+		word := bench.AlignedWords(1, 128)[0]
+		b.ResetTimer()
+		atomicAddLoop(word, b.N, 0, 0)
+	})
+	b.Run("harness=runner", func(b *testing.B) {
+		benchtest.Run(b, benchtest.New(b, "atomicadd", "line=private/work=0"), 1, "compact")
+	})
+}
+
+// BenchmarkAtomicAdd is the price of one contended line: the same add to one
+// shared word or to a word per worker.
+func BenchmarkAtomicAdd(b *testing.B) {
+	for _, variant := range []string{"line=shared/work=0", "line=private/work=0", "line=shared/work=100", "line=private/work=100"} {
+		for _, threads := range []int{1, 2, 4, 8} {
+			s := benchtest.New(b, "atomicadd", variant)
+			b.Run(benchtest.Name(s, threads, "compact"), func(b *testing.B) {
+				benchtest.Run(b, s, threads, "compact")
+			})
+		}
+	}
+}

@@ -1,0 +1,36 @@
+package idlemask
+
+import (
+	"testing"
+
+	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/benchtest"
+)
+
+// BenchmarkIdleMask is the per-LLC idle cpumask of seed 003 over the variants
+// of a full sweep, on one worker (owning all 48 simulated CPUs: no line moves
+// between cores, so ns/op is the work itself) and on two (each owning 24, the
+// mask word and the runqueue lines bouncing between two cores).
+// mask-writes/op is what each update policy costs the shared line,
+// cpus-scanned/op what a wakeup search costs, found-idle-% and wrong-% what a
+// search gets for it. Compare the policies and the scans with
+//
+//	go test -run '^$' -bench 'IdleMask/update=/scan=/busy=/wake=10/llc=/tick=/threads=2/' -count 10 ./bench | tee im.txt
+//	benchstat -filter '/scan:mask' -col /update im.txt
+//	benchstat -filter '/update:always' -col /scan im.txt
+//
+// and the search alone (no idle transitions) with the wake=100 variants.
+func BenchmarkIdleMask(b *testing.B) {
+	spec, err := bench.Lookup("idlemask")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, variant := range spec.Full {
+		for _, threads := range []int{1, 2} {
+			s := benchtest.New(b, "idlemask", variant)
+			b.Run(benchtest.Name(s, threads, "compact"), func(b *testing.B) {
+				benchtest.Run(b, s, threads, "compact")
+			})
+		}
+	}
+}

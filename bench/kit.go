@@ -1,0 +1,40 @@
+package bench
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// What hot loops share: words alone on their lines, and local work the
+// compiler cannot remove.
+
+// AlignedWords returns n words, each at the start of its own stride-byte
+// block (stride a power of two: 64 for a line, 128 against the adjacent-line
+// prefetcher). Go's allocator aligns only to the size class, so the buffer is
+// over-allocated and the first aligned address taken; the memory holds no
+// pointers, so the unsafe arithmetic is invisible to the GC. Call it on the
+// worker's pinned thread for memory the worker alone writes, so that the
+// first touch puts it on the worker's node.
+func AlignedWords(n, stride int) []*atomic.Int64 {
+	buf := make([]byte, (n+1)*stride)
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+	off := (uintptr(stride) - base%uintptr(stride)) % uintptr(stride)
+	words := make([]*atomic.Int64, n)
+	for i := range words {
+		words[i] = (*atomic.Int64)(unsafe.Pointer(&buf[off+uintptr(i*stride)]))
+	}
+	return words
+}
+
+// LocalWork stands for the rest of what a real event does, the "local work
+// between operations" that decides whether contention shows at all: steps
+// dependent xorshift steps the compiler cannot remove or vectorize, about a
+// nanosecond each. Thread x through from one call to the next.
+func LocalWork(x uint64, steps int) uint64 {
+	for range steps {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	return x
+}

@@ -1,0 +1,84 @@
+package results
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/contend/contend/affinity"
+	"github.com/contend/contend/bench"
+	"golang.org/x/perf/benchfmt"
+)
+
+// Name returns the full benchmark name of a run: the scenario's benchmark name,
+// its variant, the worker count and placement, and the -GOMAXPROCS suffix that
+// go test adds (the runtime's default, as go test reports it), so that sweep
+// files and go test files name the same configuration the same way.
+func Name(spec *bench.Spec, variant string, threads int, place string) string {
+	return fmt.Sprintf("%s/%s/threads=%d/place=%s-%d", spec.BenchName, variant, threads, place, affinity.ProcsAtStart())
+}
+
+// Record converts a result to a benchmark-format result. Iters is the number
+// of completed operations, as testing.B reports b.N.
+func Record(name string, res *bench.Result, cfg []benchfmt.Config) *benchfmt.Result {
+	r := &benchfmt.Result{
+		Config: append([]benchfmt.Config(nil), cfg...),
+		Name:   benchfmt.Name(name),
+		Iters:  int(res.Ops),
+	}
+	r.Values = append(r.Values, benchfmt.Value{Value: res.NsPerOp(), Unit: "ns/op"})
+	for _, m := range res.Metrics {
+		r.Values = append(r.Values, benchfmt.Value{Value: m.Value, Unit: m.Unit.Name})
+	}
+	_, _, cv := res.Fairness()
+	r.Values = append(r.Values, benchfmt.Value{Value: 100 * cv, Unit: bench.WorkerCV.Name})
+	return r
+}
+
+// Units returns the unit metadata lines for a result's units, so that
+// benchstat knows which way is better.
+func Units(res *bench.Result) []*benchfmt.UnitMetadata {
+	us := UnitMeta(bench.WorkerCV)
+	for _, m := range res.Metrics {
+		us = append(us, UnitMeta(m.Unit)...)
+	}
+	return us
+}
+
+// AllUnits returns the unit metadata of every registered scenario's units,
+// and of extra, sorted by unit.
+func AllUnits(extra ...bench.Unit) []*benchfmt.UnitMetadata {
+	units := map[string]bench.Unit{bench.WorkerCV.Name: bench.WorkerCV}
+	for _, s := range bench.Specs() {
+		for _, u := range s.Units {
+			units[u.Name] = u
+		}
+	}
+	for _, u := range extra {
+		units[u.Name] = u
+	}
+	var names []string
+	for n := range units {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var us []*benchfmt.UnitMetadata
+	for _, n := range names {
+		us = append(us, UnitMeta(units[n])...)
+	}
+	return us
+}
+
+// UnitMeta returns the metadata lines of one unit: "Unit X better=lower" for
+// a cost, "Unit X role=check" for a fairness check, which has no better
+// side.
+func UnitMeta(u bench.Unit) []*benchfmt.UnitMetadata {
+	key, value := "better", u.Better.String()
+	if u.Better == bench.Check {
+		key, value = "role", "check"
+	}
+	return []*benchfmt.UnitMetadata{{
+		UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u.Name, Key: key},
+		OrigUnit:        u.Name,
+		Value:           value,
+	}}
+}
