@@ -42,12 +42,5 @@ func BenchmarkRunner(b *testing.B) {
 // BenchmarkAtomicAdd is the price of one contended line: the same add to one
 // shared word or to a word per worker.
 func BenchmarkAtomicAdd(b *testing.B) {
-	for _, variant := range []string{"line=shared/work=0", "line=private/work=0", "line=shared/work=100", "line=private/work=100"} {
-		for _, threads := range []int{1, 2, 4, 8} {
-			s := benchtest.New(b, "atomicadd", variant)
-			b.Run(benchtest.Name(s, threads, "compact"), func(b *testing.B) {
-				benchtest.Run(b, s, threads, "compact")
-			})
-		}
-	}
+	benchtest.Ladder(b, "atomicadd", []string{"line=shared/work=0", "line=private/work=0", "line=shared/work=100", "line=private/work=100"})
 }

@@ -24,12 +24,5 @@ func BenchmarkBalanceFlag(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, variant := range spec.Full {
-		for _, threads := range []int{1, 2, 4, 8} {
-			s := benchtest.New(b, "balanceflag", variant)
-			b.Run(benchtest.Name(s, threads, "compact"), func(b *testing.B) {
-				benchtest.Run(b, s, threads, "compact")
-			})
-		}
-	}
+	benchtest.Ladder(b, "balanceflag", spec.Full)
 }

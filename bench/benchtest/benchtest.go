@@ -12,8 +12,10 @@
 //   - CONTEND_FAKE_NODES=K runs on a fake K-node split of this machine; the
 //     topology line then says fake-K.
 //   - CONTEND_THREADS=1,56,112,224 (or "max", or "ladder") sets the worker
-//     counts; see Threads.
+//     counts; see Threads. The default climbs 1, 2, 4, … to every usable
+//     CPU, and one node's worth.
 //   - CONTEND_PLACE=compact,spread,cross sets the placements; see Places.
+//     The default is compact, plus spread and cross on two or more nodes.
 package benchtest
 
 import (
@@ -119,6 +121,9 @@ func Run(b *testing.B, s bench.Scenario, threads int, place string) *bench.Resul
 	p, err := affinity.ParsePlacement(place)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if usable := t.AllowedCPUs.Weight(); threads > usable {
+		b.Skipf("threads=%d: more than the %d usable cpus of this machine (not run oversubscribed)", threads, usable)
 	}
 	cpus, err := p.Assign(t, threads, false)
 	if err != nil {

@@ -25,12 +25,5 @@ func BenchmarkIdleMask(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, variant := range spec.Full {
-		for _, threads := range []int{1, 2} {
-			s := benchtest.New(b, "idlemask", variant)
-			b.Run(benchtest.Name(s, threads, "compact"), func(b *testing.B) {
-				benchtest.Run(b, s, threads, "compact")
-			})
-		}
-	}
+	benchtest.Ladder(b, "idlemask", spec.Full)
 }

@@ -49,32 +49,21 @@ func newBenchLoadAvg(tb testing.TB, variant string) *loadAvg {
 	return s
 }
 
-// laPlaces are the placements worth running at threads workers: compact
-// always; spread and cross once the topology has two nodes (real, or fake
-// with CONTEND_FAKE_NODES=2) and there are workers to spread.
-func laPlaces(b *testing.B, threads int) []string {
-	t, err := benchtest.Topology()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if len(t.Nodes) < 2 || threads < 2 {
-		return []string{"compact"}
-	}
-	return []string{"compact", "spread", "cross"}
-}
-
 // BenchmarkLoadAvg is tg->load_avg hammered by every worker, one worker per
 // CPU, one operation per en/dequeue event. The sub-benchmarks are:
 //
 //   - the thread's table: every preset (base, node, delay, skip, rate,
-//     rate+node, rate+skip) at 1, 2, 4 and 8 threads, compact, and spread
-//     and cross where there are two nodes;
+//     rate+node, rate+skip);
 //   - write-heavy storages: every event moves a task between CPUs (mig=100),
 //     so write=every writes on every event, read on every event or one in
 //     1024, for atomic, falseshare, pernode, percpu and the xsync.Counter
 //     reference, at work=0;
 //   - local work between events (work=100, 1000), where contention fades;
-//   - the node-mask walk (scan=full) and the line-pair stride (stride=128).
+//   - the node-mask walk (scan=full) and the line-pair stride (stride=128);
+//
+// each at every worker count and placement of benchtest.Configs: 1, 2, 4, …
+// up to every usable CPU, compact, and spread and cross where there are two
+// nodes (CONTEND_THREADS and CONTEND_PLACE override them).
 //
 // go test matches -bench patterns one name element at a time, and every key
 // is an element, so select by position (empty elements match anything) or by
@@ -89,36 +78,26 @@ func laPlaces(b *testing.B, threads int) []string {
 //	benchstat -col /preset -ignore /store,/write,/read -filter '/threads:2' la.txt
 //	benchstat -col /store -ignore /preset -row /read -filter '/threads:2' wh.txt
 func BenchmarkLoadAvg(b *testing.B) {
-	run := func(variant string, threads int, place string) {
-		s := newBenchLoadAvg(b, variant)
-		b.Run(benchtest.Name(s, threads, place), func(b *testing.B) {
-			benchtest.Run(b, s, threads, place)
-		})
-	}
+	cfgs := benchtest.Configs(b, 1)
+	run := func(variant string) { benchtest.Each(b, newBenchLoadAvg(b, variant), cfgs) }
 	for _, p := range counter.Presets() {
-		for _, threads := range []int{1, 2, 4, 8} {
-			for _, place := range laPlaces(b, threads) {
-				run("preset="+p, threads, place)
-			}
-		}
+		run("preset=" + p)
 	}
 	for _, store := range []string{"atomic", "falseshare", "pernode", "percpu", "xsync"} {
 		for _, read := range []string{"every", "skip=1024"} {
-			for _, threads := range []int{1, 2} {
-				run(fmt.Sprintf("store=%s/write=every/read=%s/mig=100/work=0", store, read), threads, "compact")
-			}
+			run(fmt.Sprintf("store=%s/write=every/read=%s/mig=100/work=0", store, read))
 		}
 	}
 	for _, p := range []string{"base", "rate"} {
 		for _, work := range []int{100, 1000} {
-			run(fmt.Sprintf("preset=%s/work=%d", p, work), 2, "compact")
+			run(fmt.Sprintf("preset=%s/work=%d", p, work))
 		}
 	}
-	run("preset=node/scan=full", 2, "compact")
-	run("preset=rate+node/scan=full", 2, "compact")
-	run("preset=base/stride=128", 2, "compact")
-	run("store=atomic/write=every/read=skip=1024/mig=100/stride=128", 2, "compact")
-	run("store=percpu/write=every/read=skip=1024/mig=100/stride=128", 2, "compact")
+	run("preset=node/scan=full")
+	run("preset=rate+node/scan=full")
+	run("preset=base/stride=128")
+	run("store=atomic/write=every/read=skip=1024/mig=100/stride=128")
+	run("store=percpu/write=every/read=skip=1024/mig=100/stride=128")
 }
 
 // BenchmarkLoadAvgClock is the cost of the clock read every event pays, the

@@ -19,23 +19,22 @@ import (
 // bits-scanned/op is the thread's measure (1024 against nr_node_ids),
 // words-scanned/op the loads a word-at-a-time search really does.
 func BenchmarkNodemask(b *testing.B) {
+	cfgs := benchtest.Configs(b, 1)
 	for _, nodes := range nodemaskLayouts {
 		for _, iter := range nmIterNames {
 			variant := "iter=" + iter + "/nodes=" + nodes
-			for _, threads := range []int{1, 2} {
-				s, err := newNodemaskScan(variant)
-				if err != nil {
-					// iter=word/nodes=sparse: node ids 72 and 73 do not fit
-					// one word; name it the way the others are named.
-					b.Run(variant+fmt.Sprintf("/threads=%d/place=compact", threads), func(b *testing.B) {
+			s, err := newNodemaskScan(variant)
+			if err != nil {
+				// iter=word/nodes=sparse: node ids 72 and 73 do not fit
+				// one word; name it the way the others are named.
+				for _, c := range cfgs {
+					b.Run(variant+fmt.Sprintf("/threads=%d/place=%s", c.Threads, c.Place), func(b *testing.B) {
 						b.Skipf("not applicable: %v", err)
 					})
-					continue
 				}
-				b.Run(benchtest.Name(s, threads, "compact"), func(b *testing.B) {
-					benchtest.Run(b, s, threads, "compact")
-				})
+				continue
 			}
+			benchtest.Each(b, s, cfgs)
 		}
 	}
 }

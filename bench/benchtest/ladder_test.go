@@ -1,0 +1,115 @@
+package benchtest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/contend/contend/internal/fixture"
+)
+
+func TestDefaultThreads(t *testing.T) {
+	tests := []struct {
+		machine string
+		fake    int
+		want    string
+	}{
+		{fixture.AMD4Sockets, 0, "[1 2 4 8 16 32 64]"},         // nodes of 8: already a rung
+		{fixture.Intel2Pkg, 0, "[1 2 4 8 16 32 64]"},           // nodes of 32
+		{fixture.AMD8Nodes, 0, "[1 2 4 8 16]"},                 // nodes of 2
+		{fixture.AMD4Sockets, 3, "[1 2 4 8 16 22 32 64]"},      // a fake node of 22 is one node's worth
+		{fixture.SparseNodes, 0, fmt.Sprint(sparseLadder(t))}, // whatever the tree holds, ends at all cpus
+	}
+	for _, tt := range tests {
+		topo := fixture.Topology(t, tt.machine)
+		if tt.fake > 0 {
+			topo = fixture.Fake(t, tt.machine, tt.fake)
+		}
+		if got := fmt.Sprint(DefaultThreads(topo)); got != tt.want {
+			t.Errorf("DefaultThreads(%s fake=%d) = %s, want %s", tt.machine, tt.fake, got, tt.want)
+		}
+	}
+}
+
+// sparseLadder is the ladder of the sparse-nodes tree worked out by hand
+// from its allowed CPU count, so the row above checks the shape, not a
+// copy of the code.
+func sparseLadder(t *testing.T) []int {
+	n := fixture.Topology(t, fixture.SparseNodes).AllowedCPUs.Weight()
+	var ns []int
+	for k := 1; k < n; k *= 2 {
+		ns = append(ns, k)
+	}
+	return append(ns, n)
+}
+
+func TestParseThreads(t *testing.T) {
+	topo := fixture.Topology(t, fixture.AMD4Sockets)
+	tests := []struct{ in, want string }{
+		{"1,56,112,224", "[1 56 112 224]"}, // above the machine: kept, the benchmark skips it
+		{"2, 4 ,2", "[2 4]"},
+		{"max", "[64]"},
+		{"ladder", "[1 2 4 8 16 32 64]"},
+		{"0", `!"0" is not a positive worker count`},
+		{"-3", `!"-3" is not a positive worker count`},
+		{"two", `!"two" is not a positive worker count`},
+		{"1,,2", `!"" is not a positive worker count`},
+		{"", `!"" is not a positive worker count`},
+	}
+	for _, tt := range tests {
+		got, err := ParseThreads(tt.in, topo)
+		if want, isErr := strings.CutPrefix(tt.want, "!"); isErr {
+			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("ParseThreads(%q) error = %v, want one line containing %q", tt.in, err, want)
+			}
+			continue
+		}
+		if err != nil || fmt.Sprint(got) != tt.want {
+			t.Errorf("ParseThreads(%q) = %v, %v; want %s", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestParsePlaces(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"compact,spread,cross", "[compact spread cross]"},
+		{"smt, compact,smt", "[smt compact]"},
+		{"0-3", `!"0-3" is not a placement policy`},
+		{"everywhere", `!"everywhere" is not a placement policy`},
+		{"compact,", `!"" is not a placement policy`},
+	}
+	for _, tt := range tests {
+		got, err := ParsePlaces(tt.in)
+		if want, isErr := strings.CutPrefix(tt.want, "!"); isErr {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("ParsePlaces(%q) error = %v, want one containing %q", tt.in, err, want)
+			}
+			continue
+		}
+		if err != nil || fmt.Sprint(got) != tt.want {
+			t.Errorf("ParsePlaces(%q) = %v, %v; want %s", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestPlacesByNodes(t *testing.T) {
+	t.Setenv("CONTEND_PLACE", "")
+	for _, tt := range []struct {
+		machine string
+		fake    int
+		want    string
+	}{
+		{fixture.NoNUMA, 0, "[compact]"},
+		{fixture.NoNUMA, 2, "[compact spread cross]"},
+		{fixture.AMD8Nodes, 0, "[compact spread cross]"},
+	} {
+		topo := fixture.Topology(t, tt.machine)
+		if tt.fake > 0 {
+			topo = fixture.Fake(t, tt.machine, tt.fake)
+		}
+		got, err := Places(topo)
+		if err != nil || fmt.Sprint(got) != tt.want {
+			t.Errorf("Places(%s fake=%d) = %v, %v; want %s", tt.machine, tt.fake, got, err, tt.want)
+		}
+	}
+}
