@@ -14,10 +14,10 @@ func TestDefaultThreads(t *testing.T) {
 		fake    int
 		want    string
 	}{
-		{fixture.AMD4Sockets, 0, "[1 2 4 8 16 32 64]"},         // nodes of 8: already a rung
-		{fixture.Intel2Pkg, 0, "[1 2 4 8 16 32 64]"},           // nodes of 32
-		{fixture.AMD8Nodes, 0, "[1 2 4 8 16]"},                 // nodes of 2
-		{fixture.AMD4Sockets, 3, "[1 2 4 8 16 22 32 64]"},      // a fake node of 22 is one node's worth
+		{fixture.AMD4Sockets, 0, "[1 2 4 8 16 32 64]"},        // nodes of 8: already a rung
+		{fixture.Intel2Pkg, 0, "[1 2 4 8 16 32 64]"},          // nodes of 32
+		{fixture.AMD8Nodes, 0, "[1 2 4 8 16]"},                // nodes of 2
+		{fixture.AMD4Sockets, 3, "[1 2 4 8 16 22 32 64]"},     // a fake node of 22 is one node's worth
 		{fixture.SparseNodes, 0, fmt.Sprint(sparseLadder(t))}, // whatever the tree holds, ends at all cpus
 	}
 	for _, tt := range tests {
