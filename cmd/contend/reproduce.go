@@ -82,7 +82,7 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("reproduce: %w", err)
 	}
 	rows := env.judge(ev)
-	if err := writeFileAtomic(*md, []byte(markdownTable(env, rows, *out))); err != nil {
+	if err := results.WriteFileAtomic(*md, []byte(markdownTable(env, rows, *out))); err != nil {
 		return fmt.Errorf("reproduce: -md: %w", err)
 	}
 	textTableOf(stdout, env, rows)

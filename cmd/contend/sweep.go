@@ -280,7 +280,7 @@ func splitPlaces(s string) []string {
 // that slow drifts of the machine spread over all configurations instead of
 // landing on one.
 func (p *sweepPlan) run(ctx context.Context, out string, resume, oversubscribe bool, progress io.Writer) (int, error) {
-	rf, err := openResults(out, resume)
+	rf, err := results.Open(out, resume)
 	if err != nil {
 		return 0, err
 	}
@@ -312,12 +312,12 @@ func (p *sweepPlan) run(ctx context.Context, out string, resume, oversubscribe b
 			if ctx.Err() != nil {
 				bar.finish()
 				rf.Abandon()
-				return written, fmt.Errorf("interrupted: %d results kept in %s (valid benchmark format); rerun with -resume -o %s to continue", rf.n, rf.partial, out)
+				return written, fmt.Errorf("interrupted: %d results kept in %s (valid benchmark format); rerun with -resume -o %s to continue", rf.Len(), rf.Partial(), out)
 			}
 			if err != nil {
 				bar.finish()
 				rf.Abandon()
-				return written, fmt.Errorf("%s: %w (results so far kept in %s)", j.name, err, rf.partial)
+				return written, fmt.Errorf("%s: %w (results so far kept in %s)", j.name, err, rf.Partial())
 			}
 			rec := results.Record(j.name, res, cfg)
 			if f := p.floors[fmt.Sprint(res.CPUs)]; f != nil {
@@ -336,7 +336,7 @@ func (p *sweepPlan) run(ctx context.Context, out string, resume, oversubscribe b
 	if err := rf.Commit(); err != nil {
 		return written, err
 	}
-	return rf.n, nil
+	return rf.Len(), nil
 }
 
 func (p *sweepPlan) runJob(ctx context.Context, j job, oversubscribe bool) (*bench.Result, error) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -37,32 +36,5 @@ func TestTableErrors(t *testing.T) {
 		{"empty filter result", []string{"table", "-filter", "goos:darwin", res("new.txt")}, []string{`no results match -filter "goos:darwin"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { badRun(t, tc.args, tc.want...) })
-	}
-}
-
-// TestTextTable checks the layout rules the golden files rely on: ± signs
-// line up, numbers right-align, headers centre over their columns, the label
-// column fits the longest label, and no line ends in spaces.
-func TestTextTable(t *testing.T) {
-	tt := textTable{
-		groups: [][]subCol{{{right: true}, {margin: " ± ", right: true}}},
-		header: [][]headCell{{{group: 0, span: 2, text: "head"}}},
-		body: []textRow{
-			{label: "a", cells: [][]string{{"1.5n", "3%"}}},
-			{label: "longer", cells: [][]string{{"100.0n", "12%"}}},
-			{label: "empty"},
-		},
-	}
-	var b strings.Builder
-	if err := tt.write(&b); err != nil {
-		t.Fatal(err)
-	}
-	want := "" +
-		"       │     head     │\n" +
-		"a          1.5n ±  3%\n" +
-		"longer   100.0n ± 12%\n" +
-		"empty\n"
-	if b.String() != want {
-		t.Errorf("textTable.write:\ngot:\n%s\nwant:\n%s", b.String(), want)
 	}
 }

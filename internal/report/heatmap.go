@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -21,11 +21,11 @@ import (
 
 // heatmapFigure draws matrix results, such as core-to-core latencies, as
 // heatmaps: the median of unit for every (a, b) pair, one panel per variant.
-func heatmapFigure(results []*benchfmt.Result, aKey, bKey, unit string) (*figure, error) {
+func heatmapFigure(picked []*benchfmt.Result, aKey, bKey, unit string) (*Figure, error) {
 	if unit == "" {
 		unit = "ns/op"
 	}
-	m, err := newMeasure(results, unit)
+	m, err := newMeasure(picked, unit)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func heatmapFigure(results []*benchfmt.Result, aKey, bKey, unit string) (*figure
 	// Keys that describe the pair rather than the experiment (contend
 	// c2c's class=llc|node|cross) must not split the matrix into one
 	// panel per class: project them away from the panel name.
-	if attrs := pairAttributes(results, aKey, bKey); len(attrs) > 0 {
+	if attrs := pairAttributes(picked, aKey, bKey); len(attrs) > 0 {
 		if _, err := parser.Parse(strings.Join(attrs, ","), nil); err != nil {
 			return nil, err
 		}
@@ -65,7 +65,7 @@ func heatmapFigure(results []*benchfmt.Result, aKey, bKey, unit string) (*figure
 		}
 		return v, nil
 	}
-	for _, r := range results {
+	for _, r := range picked {
 		v, ok := m.get(r)
 		sa, sb := aBy.Project(r).StringValues(), bBy.Project(r).StringValues()
 		if !ok || sa == "" || sb == "" {
@@ -102,8 +102,8 @@ func heatmapFigure(results []*benchfmt.Result, aKey, bKey, unit string) (*figure
 		names[i] = pk.StringValues()
 	}
 	labels, common := shortLabels(names)
-	fig := &figure{w: 7 * vg.Inch, h: 6 * vg.Inch,
-		what: fmt.Sprintf("%s heatmap, %d×%d cpus, %s", m.unit, len(as), len(bs), plural(len(panels), "panel"))}
+	fig := &Figure{w: 7 * vg.Inch, h: 6 * vg.Inch,
+		What: fmt.Sprintf("%s heatmap, %d×%d cpus, %s", m.unit, len(as), len(bs), plural(len(panels), "panel"))}
 	for i, pk := range panels {
 		g := &grid{as: as, bs: bs, z: make([]float64, len(as)*len(bs))}
 		lo, hi := math.Inf(1), math.Inf(-1)
@@ -120,9 +120,9 @@ func heatmapFigure(results []*benchfmt.Result, aKey, bKey, unit string) (*figure
 		if lo == hi { // one value throughout: give the palette a range
 			lo, hi = lo-0.5, hi+0.5
 		}
-		title := fmt.Sprintf("%s: median %s, %s × %s\n%s", common, m.unit, aKey[1:], bKey[1:], machine(results))
+		title := fmt.Sprintf("%s: median %s, %s × %s\n%s", common, m.unit, aKey[1:], bKey[1:], machine(picked))
 		if len(panels) > 1 {
-			title = fmt.Sprintf("%s %s: median %s, %s × %s\n%s", common, labels[i], m.unit, aKey[1:], bKey[1:], machine(results))
+			title = fmt.Sprintf("%s %s: median %s, %s × %s\n%s", common, labels[i], m.unit, aKey[1:], bKey[1:], machine(picked))
 		}
 		fig.panels = append(fig.panels, heatPanel(g, lo, hi, title, aKey[1:], bKey[1:], m.unit))
 	}
@@ -132,11 +132,11 @@ func heatmapFigure(results []*benchfmt.Result, aKey, bKey, unit string) (*figure
 // pairAttributes returns the name keys, other than the pair's own, whose
 // value is fixed by the pair: one value for every (a, b) but several
 // overall. mode=rw|cas varies within a pair and makes panels; class does not.
-func pairAttributes(results []*benchfmt.Result, aKey, bKey string) []string {
+func pairAttributes(picked []*benchfmt.Result, aKey, bKey string) []string {
 	type pair struct{ a, b string }
 	vals := map[string]map[pair]map[string]bool{} // key → pair → values
 	var keys []string
-	for _, r := range results {
+	for _, r := range picked {
 		_, parts := r.Name.Parts()
 		kv := map[string]string{}
 		for _, p := range parts {

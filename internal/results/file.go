@@ -1,4 +1,4 @@
-package main
+package results
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// A resultsFile writes a sweep's results so that none are ever lost.
+// A File writes a sweep's results so that none are ever lost.
 //
 // Results go to PATH.partial, one record at a time, each written whole and
 // fsynced before the next run starts, so after Ctrl-C, a crash or a power cut
@@ -19,20 +19,20 @@ import (
 // Only a sweep that completes renames it over PATH, so an existing results
 // file is never truncated or half-written by a failed run. A resumed sweep
 // continues the partial file (or starts from a copy of PATH).
-type resultsFile struct {
+type File struct {
 	path    string
 	partial string
 	f       *os.File
 	w       *benchfmt.Writer
 	buf     bytes.Buffer
-	n       int
+	n       int            // results written or kept
 	done    map[string]int // results already in the file, by full name
 }
 
-// openResults prepares path for a sweep. With resume, it keeps what an
+// Open prepares path for a sweep. With resume, it keeps what an
 // earlier sweep left in path.partial or, failing that, in path.
-func openResults(path string, resume bool) (*resultsFile, error) {
-	rf := &resultsFile{path: path, partial: path + ".partial", done: map[string]int{}}
+func Open(path string, resume bool) (*File, error) {
+	rf := &File{path: path, partial: path + ".partial", done: map[string]int{}}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o777); err != nil {
 			return nil, fmt.Errorf("results file %s: %w", path, err)
@@ -93,7 +93,7 @@ func openResults(path string, resume bool) (*resultsFile, error) {
 
 // load reads the records of an earlier sweep, counting results by name, and
 // returns the bytes of its complete, well-formed lines.
-func (rf *resultsFile) load(name string, b []byte) ([]byte, error) {
+func (rf *File) load(name string, b []byte) ([]byte, error) {
 	r := benchfmt.NewReader(bytes.NewReader(b), name)
 	var out bytes.Buffer
 	w := benchfmt.NewWriter(&out)
@@ -107,6 +107,7 @@ func (rf *resultsFile) load(name string, b []byte) ([]byte, error) {
 			}
 		case *benchfmt.Result:
 			rf.done[rec.Name.String()]++
+			rf.n++
 			if err := w.Write(rec); err != nil {
 				return nil, err
 			}
@@ -123,10 +124,10 @@ func (rf *resultsFile) load(name string, b []byte) ([]byte, error) {
 }
 
 // Done reports how many results named name the file already holds.
-func (rf *resultsFile) Done(name string) int { return rf.done[name] }
+func (rf *File) Done(name string) int { return rf.done[name] }
 
 // Write appends records and makes them durable before returning.
-func (rf *resultsFile) Write(recs ...benchfmt.Record) error {
+func (rf *File) Write(recs ...benchfmt.Record) error {
 	rf.buf.Reset()
 	for _, rec := range recs {
 		if err := rf.w.Write(rec); err != nil {
@@ -149,7 +150,7 @@ func (rf *resultsFile) Write(recs ...benchfmt.Record) error {
 }
 
 // Commit renames the complete partial file over the final path.
-func (rf *resultsFile) Commit() error {
+func (rf *File) Commit() error {
 	if err := rf.f.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", rf.partial, err)
 	}
@@ -160,4 +161,13 @@ func (rf *resultsFile) Commit() error {
 }
 
 // Abandon closes the partial file and leaves it for -resume.
-func (rf *resultsFile) Abandon() error { return rf.f.Close() }
+func (rf *File) Abandon() error { return rf.f.Close() }
+
+// Path returns the final path, and Partial the path results go to until
+// Commit.
+func (rf *File) Path() string    { return rf.path }
+func (rf *File) Partial() string { return rf.partial }
+
+// Len returns how many results the file holds: kept from an earlier sweep,
+// and written since.
+func (rf *File) Len() int { return rf.n }

@@ -1,0 +1,71 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// WriteConfig prints the file configuration of results as key: value lines,
+// the way benchstat heads its tables. A key whose value differs between
+// results (the contend commit of old and new, say) lists its values in order,
+// separated by " | "; keys in ignore are printed only when they agree, since
+// they were declared noise (the date of each run).
+func WriteConfig(w io.Writer, results []*benchfmt.Result, ignore map[string]bool) {
+	var keys []string
+	vals := map[string][]string{}
+	for _, r := range results {
+		for _, c := range r.Config {
+			if !c.File {
+				continue
+			}
+			v, seen := vals[c.Key]
+			if !seen {
+				keys = append(keys, c.Key)
+			}
+			if !slices.Contains(v, string(c.Value)) {
+				vals[c.Key] = append(v, string(c.Value))
+			}
+		}
+	}
+	for _, k := range keys {
+		v := vals[k]
+		switch {
+		case len(v) == 1:
+			fmt.Fprintf(w, "%s: %s\n", k, v[0])
+		case ignore[k]:
+		case len(v) > 4:
+			fmt.Fprintf(w, "%s: %s | ... (%d values)\n", k, strings.Join(v[:3], " | "), len(v))
+		default:
+			fmt.Fprintf(w, "%s: %s\n", k, strings.Join(v, " | "))
+		}
+	}
+}
+
+// OneLine flattens benchproc's syntax errors, which point at the bad
+// character with a caret under a copy of the query:
+//
+//	syntax error: unknown order "bogus"
+//		/threads@bogus
+//		         ^
+//
+// into one line that gives the position as a number.
+func OneLine(err error) error {
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != 3 || !strings.HasSuffix(lines[2], "^") {
+		return err
+	}
+	col := width(strings.TrimPrefix(lines[2], "\t"))
+	return &flatError{fmt.Sprintf("%s at character %d", lines[0], col), err}
+}
+
+type flatError struct {
+	msg string
+	err error
+}
+
+func (e *flatError) Error() string { return e.msg }
+func (e *flatError) Unwrap() error { return e.err }

@@ -1,0 +1,207 @@
+package report
+
+import (
+	"bytes"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/contend/contend/internal/results"
+)
+
+// res names one of the results fixtures, which live with the reader.
+func res(name string) string { return filepath.Join("..", "results", "testdata", "results", name) }
+
+func TestWriteConfig(t *testing.T) {
+	rs, err := results.Read([]string{res("old.txt"), res("new.txt"), res("fake2.txt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	WriteConfig(&b, rs.Results, map[string]bool{"date": true})
+	for _, want := range []string{"cpu: AMD EPYC 9B14 96-Core Processor\n", "topology: real | fake-2\n", "contend: 0a1b2c3d4e5f | 6a7b8c9d0e1f\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("writeConfig output lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "date") {
+		t.Errorf("writeConfig printed the ignored, differing date:\n%s", b.String())
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		delta  string
+		better int
+		want   string
+	}{
+		{"-31.14%", -1, "better"},
+		{"+12.00%", -1, "worse"},
+		{"-31.14%", 1, "worse"},
+		{"+12.00%", 1, "better"},
+		{"~", -1, ""},
+		{"?", -1, ""},
+		{"0.00%", 1, ""},
+		{"-5.00%", 0, ""},
+	} {
+		if got := verdict(tc.delta, tc.better); got != tc.want {
+			t.Errorf("verdict(%q, %d) = %q, want %q", tc.delta, tc.better, got, tc.want)
+		}
+	}
+}
+
+func TestGeomean(t *testing.T) {
+	for _, tc := range []struct {
+		xs   []float64
+		want float64
+	}{
+		{[]float64{2, 8}, 4},
+		{[]float64{5}, 5},
+	} {
+		if got := geomean(tc.xs); got < tc.want*(1-1e-12) || got > tc.want*(1+1e-12) {
+			t.Errorf("geomean(%v) = %v, want %v", tc.xs, got, tc.want)
+		}
+	}
+	for _, xs := range [][]float64{nil, {1, 0}, {2, -1}} {
+		if got := geomean(xs); got == got { // not NaN
+			t.Errorf("geomean(%v) = %v, want NaN", xs, got)
+		}
+	}
+}
+
+// TestTextTable checks the layout rules the golden files rely on: ± signs
+// line up, numbers right-align, headers centre over their columns, the label
+// column fits the longest label, and no line ends in spaces.
+func TestTextTable(t *testing.T) {
+	tt := textTable{
+		groups: [][]subCol{{{right: true}, {margin: " ± ", right: true}}},
+		header: [][]headCell{{{group: 0, span: 2, text: "head"}}},
+		body: []textRow{
+			{label: "a", cells: [][]string{{"1.5n", "3%"}}},
+			{label: "longer", cells: [][]string{{"100.0n", "12%"}}},
+			{label: "empty"},
+		},
+	}
+	var b strings.Builder
+	if err := tt.write(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "" +
+		"       │     head     │\n" +
+		"a          1.5n ±  3%\n" +
+		"longer   100.0n ± 12%\n" +
+		"empty\n"
+	if b.String() != want {
+		t.Errorf("textTable.write:\ngot:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+func TestShortLabels(t *testing.T) {
+	labels, common := shortLabels([]string{
+		"LoadAvg/store=global/write=ratelimit/place=spread-2",
+		"LoadAvg/store=pernode/write=ratelimit/place=spread-2",
+		"LoadAvg/store=pernode/write=every/place=spread-2",
+	})
+	want := []string{"store=global/write=ratelimit", "store=pernode/write=ratelimit", "store=pernode/write=every"}
+	if strings.Join(labels, ",") != strings.Join(want, ",") || common != "LoadAvg place=spread" {
+		t.Errorf("shortLabels = %q, %q; want %q, %q", labels, common, want, "LoadAvg place=spread")
+	}
+	labels, common = shortLabels([]string{"C2C/mode=rw-2"})
+	if len(labels) != 1 || labels[0] != "C2C/mode=rw-2" || common != "C2C mode=rw" {
+		t.Errorf("shortLabels(one name) = %q, %q; want the whole name and %q", labels, common, "C2C mode=rw")
+	}
+}
+
+func TestSILabel(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{0, "0"}, {5, "5"}, {2500, "2.5k"}, {1e8, "100M"}, {1.5e9, "1.5G"}, {0.25, "250m"}, {-3e6, "-3M"},
+	} {
+		if got := siLabel(tc.v); got != tc.want {
+			t.Errorf("siLabel(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
+
+func TestPairAttributes(t *testing.T) {
+	rs, err := results.Read([]string{res("c2c-real.txt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pairAttributes(rs.Results, "/cpu_a", "/cpu_b"); strings.Join(got, " ") != "/class" {
+		t.Errorf("pairAttributes(c2c-real.txt) = %q, want [/class]: mode varies within a pair, class does not", got)
+	}
+	rs, err = results.Read([]string{res("c2c.txt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pairAttributes(rs.Results, "/a", "/b"); len(got) != 0 {
+		t.Errorf("pairAttributes(c2c.txt) = %q, want none", got)
+	}
+}
+
+// FuzzReadResults feeds arbitrary bytes through everything that reads a
+// results file: the reader, compare's statistics and text layout, and the
+// plots. Whatever
+// the input, nothing may panic; an error is one line naming the file; a
+// success holds finite values that survive a benchfmt write and re-read.
+func FuzzReadResults(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join("..", "results", "testdata", "results", "*.txt"))
+	for _, p := range paths {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rs, err := results.Parse(bytes.NewReader(data), "fuzz.txt")
+		if err != nil {
+			if msg := err.Error(); !strings.HasPrefix(msg, "fuzz.txt") || strings.Contains(msg, "\n") {
+				t.Fatalf("error %q is not one line naming fuzz.txt", msg)
+			}
+			return
+		}
+		if len(rs.Results) == 0 {
+			t.Fatal("no error and no results")
+		}
+		var buf bytes.Buffer
+		w := benchfmt.NewWriter(&buf)
+		for _, r := range rs.Results {
+			for _, v := range r.Values {
+				if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+					t.Fatalf("accepted a non-finite %s value", v.Unit)
+				}
+			}
+			if err := w.Write(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		again, err := results.Parse(&buf, "again.txt")
+		if err != nil || len(again.Results) != len(rs.Results) {
+			t.Fatalf("rewritten results read back as %v, %v; want %d results\n%s", again, err, len(rs.Results), buf.Bytes())
+		}
+		// Plots are drawn from the same results; a recovered gonum
+		// panic comes back from render as an error, and fails here.
+		fo := FigureOptions{X: "threads", A: "a", B: "b", Filter: "*"}
+		if fig, err := NewFigure(rs, fo); err == nil && len(rs.Results) < 100 {
+			if _, err := fig.Render("svg"); err != nil {
+				t.Fatalf("render: %v", err)
+			}
+		}
+		for _, compare := range []bool{false, true} {
+			rep, err := Build(rs, Options{Row: ".fullname", Col: ".file", Filter: "*", Ignore: "date",
+				Alpha: 0.05, Confidence: 0.95, Compare: compare})
+			if err != nil {
+				t.Fatalf("Build: %v", err)
+			}
+			if err := rep.WriteText(io.Discard); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,303 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/contend/contend/internal/results"
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchproc"
+)
+
+// Options say how to lay results out, as contend compare's and table's
+// flags do.
+type Options struct {
+	Row, Col   string  // projections (benchproc syntax) of rows and columns
+	Filter     string  // benchproc filter of the results used
+	Ignore     string  // keys whose variation within a cell is expected (the date)
+	Units      string  // the units shown, comma-separated; "" for all
+	Alpha      float64 // significance level of comparisons
+	Confidence float64 // confidence level of the ± ranges
+	Compare    bool    // compare columns with the first, with a geomean row
+}
+
+// A Report is the tables of one compare or table run, and the results
+// they were built from (whose configuration heads the output).
+type Report struct {
+	tables  []*Table
+	results []*benchfmt.Result
+	ignore  map[string]bool
+	compare bool
+	alpha   float64
+}
+
+// A Table is one unit's rows × columns of summarized samples.
+type Table struct {
+	unit       string // tidied: sec/op, not ns/op
+	better     int    // +1 higher is better, -1 lower, 0 unknown
+	rows, cols []benchproc.Key
+	cells      map[cellKey]*cell
+	geomean    []*colSummary // per column; nil without comparisons or with one row
+}
+
+type cellKey struct{ row, col benchproc.Key }
+
+type cell struct {
+	values  []float64
+	residue map[benchproc.Key]bool
+	sum     *results.Summary
+	base    *cell // the first column's cell of this row, when comparing
+	cmp     benchmath.Comparison
+	notes   []error
+}
+
+type colSummary struct {
+	center, ratio       float64
+	hasCenter, hasRatio bool
+	notes               []error
+}
+
+// Build projects rs into one table per unit and summarizes every cell.
+func Build(rs *results.Set, o Options) (*Report, error) {
+	p, err := newProjector(rs, o)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{ignore: p.ignore, compare: o.Compare, alpha: o.Alpha}
+	tables := map[benchproc.Key]*Table{}
+	var tableKeys []benchproc.Key
+	for _, r := range rs.Results {
+		r, ok := p.use(r)
+		if !ok {
+			continue
+		}
+		rep.results = append(rep.results, r)
+		row, col, res := p.rowBy.Project(r), p.colBy.Project(r), p.residue.Project(r)
+		for i, tk := range p.tableBy.ProjectValues(r) {
+			t := tables[tk]
+			if t == nil {
+				t = &Table{unit: tk.Get(p.unitField), cells: map[cellKey]*cell{}}
+				tables[tk] = t
+				tableKeys = append(tableKeys, tk)
+			}
+			t.add(row, col, res, r.Values[i].Value)
+		}
+	}
+	if len(rep.results) == 0 {
+		if o.Units != "" {
+			return nil, fmt.Errorf("no results match -filter %q and -unit %q", o.Filter, o.Units)
+		}
+		return nil, fmt.Errorf("no results match -filter %q", o.Filter)
+	}
+
+	thresholds := benchmath.DefaultThresholds
+	if o.Compare {
+		thresholds.CompareAlpha = o.Alpha
+	}
+	benchproc.SortKeys(tableKeys)
+	for _, tk := range tableKeys {
+		t := tables[tk]
+		t.better = rs.Units.GetBetter(t.unit)
+		t.summarize(rs.Units.GetAssumption(t.unit), &thresholds, o)
+		rep.tables = append(rep.tables, t)
+	}
+	return rep, nil
+}
+
+// A projector is Options parsed against a result set: the filter, the
+// projections into tables, rows and columns, and the units kept.
+type projector struct {
+	filter                         *benchproc.Filter
+	tableBy, rowBy, colBy, residue *benchproc.Projection
+	unitField                      *benchproc.Field
+	ignore                         map[string]bool
+	units                          map[string]bool // nil: all
+}
+
+func newProjector(rs *results.Set, o Options) (*projector, error) {
+	p := &projector{ignore: map[string]bool{}}
+	var err error
+	if p.filter, err = benchproc.NewFilter(o.Filter); err != nil {
+		return nil, fmt.Errorf("-filter %q: %w", o.Filter, OneLine(err))
+	}
+	var parser benchproc.ProjectionParser
+	if p.tableBy, p.unitField, err = parser.ParseWithUnit("", p.filter); err != nil {
+		return nil, err
+	}
+	parse := func(name, expr string) (*benchproc.Projection, error) {
+		proj, err := parser.Parse(expr, p.filter)
+		if err != nil {
+			return nil, fmt.Errorf("%s %q: %w", name, expr, OneLine(err))
+		}
+		if err := rs.CheckKeys(name, proj); err != nil {
+			return nil, err
+		}
+		return proj, nil
+	}
+	if p.rowBy, err = parse("-row", o.Row); err != nil {
+		return nil, err
+	}
+	if p.colBy, err = parse("-col", o.Col); err != nil {
+		return nil, err
+	}
+	ignoreBy, err := parser.Parse(o.Ignore, p.filter)
+	if err != nil {
+		return nil, fmt.Errorf("-ignore %q: %w", o.Ignore, OneLine(err))
+	}
+	for _, f := range ignoreBy.Fields() {
+		p.ignore[f.Name] = true
+	}
+	p.residue = parser.Residue()
+	if p.units, err = rs.SelectUnits(o.Units); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// use returns a copy of r with only the values the options keep, and
+// whether any are left.
+func (p *projector) use(r *benchfmt.Result) (*benchfmt.Result, bool) {
+	r = r.Clone() // filters and -unit edit Values
+	if ok, _ := p.filter.Apply(r); !ok {
+		return nil, false
+	}
+	if p.units != nil {
+		vs := r.Values[:0]
+		for _, v := range r.Values {
+			if p.units[v.Unit] {
+				vs = append(vs, v)
+			}
+		}
+		r.Values = vs
+	}
+	return r, len(r.Values) > 0
+}
+
+// add puts one value into the cell at row, col.
+func (t *Table) add(row, col, residue benchproc.Key, v float64) {
+	c := t.cells[cellKey{row, col}]
+	if c == nil {
+		c = &cell{residue: map[benchproc.Key]bool{}}
+		t.cells[cellKey{row, col}] = c
+		t.rows = appendKey(t.rows, row)
+		t.cols = appendKey(t.cols, col)
+	}
+	c.values = append(c.values, v)
+	c.residue[residue] = true
+}
+
+func appendKey(keys []benchproc.Key, k benchproc.Key) []benchproc.Key {
+	for _, have := range keys {
+		if have == k {
+			return keys
+		}
+	}
+	return append(keys, k)
+}
+
+func (t *Table) summarize(a benchmath.Assumption, th *benchmath.Thresholds, o Options) {
+	benchproc.SortKeys(t.rows)
+	benchproc.SortKeys(t.cols)
+	for _, c := range t.cells {
+		c.sum = results.Summarize(c.values, a, th, o.Confidence)
+		c.notes = append(c.notes, c.sum.Sample.Warnings...)
+		c.notes = append(c.notes, c.sum.Warnings...)
+		// Results that land in one cell but differ in some
+		// configuration key (two topologies, two machines) make a
+		// median of unlike things: say which key.
+		var res []benchproc.Key
+		for k := range c.residue {
+			res = append(res, k)
+		}
+		if fs := benchproc.NonSingularFields(res); len(fs) > 0 {
+			var names []string
+			for _, f := range fs {
+				names = append(names, f.Name)
+			}
+			c.notes = append(c.notes, fmt.Errorf("results vary in %s", strings.Join(names, ", ")))
+		}
+	}
+	if !o.Compare {
+		return
+	}
+	for key, c := range t.cells {
+		if key.col == t.cols[0] {
+			continue
+		}
+		if base := t.cells[cellKey{key.row, t.cols[0]}]; base != nil {
+			c.base = base
+			c.cmp = c.sum.Compare(a, base.sum)
+			c.notes = append(c.notes, c.cmp.Warnings...)
+		}
+	}
+	if len(t.rows) > 1 {
+		for i, col := range t.cols {
+			t.geomean = append(t.geomean, t.summarizeCol(col, i == 0))
+		}
+	}
+}
+
+// summarizeCol is benchstat's geomean row: the geomean of the column's
+// medians, and the geomean of each row's ratio to its base (not the ratio of
+// the geomeans, which would compare unlike sets when rows are missing).
+func (t *Table) summarizeCol(col benchproc.Key, isBase bool) *colSummary {
+	s := &colSummary{}
+	var centers, ratios []float64
+	nBase, bad := 0, false
+	for _, row := range t.rows {
+		if t.cells[cellKey{row, t.cols[0]}] != nil {
+			nBase++
+		}
+		c := t.cells[cellKey{row, col}]
+		if c == nil {
+			continue
+		}
+		centers = append(centers, c.sum.Center)
+		if c.base != nil {
+			n, o := c.sum.Center, c.base.sum.Center
+			switch {
+			case n == o:
+				ratios = append(ratios, 1)
+			case o == 0:
+				bad = true
+				ratios = append(ratios, 0)
+			default:
+				ratios = append(ratios, n/o)
+			}
+		}
+	}
+	if !isBase && len(ratios) != nBase {
+		s.notes = append(s.notes, errors.New("benchmark set differs from baseline; geomeans may not be comparable"))
+	}
+	if gm := geomean(centers); math.IsNaN(gm) {
+		s.notes = append(s.notes, errors.New("summaries must be >0 to compute geomean"))
+	} else {
+		s.center, s.hasCenter = gm, true
+	}
+	if !isBase && !bad {
+		if gm := geomean(ratios); math.IsNaN(gm) {
+			s.notes = append(s.notes, errors.New("ratios must be >0 to compute geomean"))
+		} else {
+			s.ratio, s.hasRatio = gm, true
+		}
+	}
+	return s
+}
+
+// geomean is NaN unless every value is positive.
+func geomean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	sum := 0.0
+	for _, x := range xs {
+		if !(x > 0) {
+			return math.NaN()
+		}
+		sum += math.Log(x)
+	}
+	return math.Exp(sum / float64(len(xs)))
+}

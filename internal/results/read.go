@@ -1,0 +1,275 @@
+package results
+
+// Reading results files: the shared front end of contend compare, table,
+// plot and reproduce.
+//
+// All three read the Go benchmark format through benchfmt.Reader, the reader
+// benchstat uses, so whatever benchstat accepts they accept too: contend run
+// and sweep output, go test -bench output, and both concatenated. They differ
+// from benchstat in one respect: a line benchfmt cannot parse is an error, not
+// a warning. A results file is the record of a measurement someone may act
+// on; quietly dropping part of it would make a comparison look cleaner than
+// the data is.
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchproc"
+	"golang.org/x/perf/benchunit"
+)
+
+// A Set is every result read from a command's input files, in file
+// order, with the unit metadata (Unit X better=... lines) they declared.
+type Set struct {
+	Results []*benchfmt.Result
+	Units   benchfmt.UnitMetadataMap
+	Labels  []string // each input's .file label, in argument order
+
+	byName map[string][]*benchfmt.Result // ByName's index, built on first use
+
+	// One reader for all files: unit metadata carries across files,
+	// as in benchstat, and contradicting metadata (better=lower in one
+	// file, better=higher in the next) is reported where it appears.
+	rd benchfmt.Reader
+}
+
+// Read reads the results files named by args. An argument is a path,
+// "-" for standard input, or label=path to name a column something shorter
+// than the path (as benchstat allows). Every file must hold at least one
+// result.
+func Read(args []string) (*Set, error) {
+	rs := newSet()
+	seen := map[string]int{}
+	for _, arg := range args {
+		path, label := arg, arg
+		if _, err := os.Stat(arg); err != nil && arg != "-" {
+			if i := strings.IndexByte(arg, '='); i > 0 {
+				label, path = arg[:i], arg[i+1:]
+			}
+		}
+		// The same file twice would otherwise merge into one column
+		// with twice the samples; benchstat numbers them instead.
+		n := seen[label]
+		seen[label]++
+		if n > 0 {
+			label = fmt.Sprintf("%s#%d", label, n)
+		}
+		if err := rs.readFile(path, label); err != nil {
+			return nil, err
+		}
+	}
+	rs.Units = rs.rd.Units()
+	return rs, nil
+}
+
+func newSet() *Set {
+	rs := &Set{}
+	rs.rd.Reset(strings.NewReader(""), "")
+	rs.Units = rs.rd.Units()
+	return rs
+}
+
+func (rs *Set) readFile(path, label string) error {
+	if path == "-" {
+		return rs.read(os.Stdin, "<stdin>", label)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err // *PathError: "open x.txt: no such file or directory"
+	}
+	defer f.Close()
+	return rs.read(f, path, label)
+}
+
+// read appends the results of one input. name is the file name errors
+// report; label is its .file key.
+func (rs *Set) read(r io.Reader, name, label string) error {
+	rs.rd.Reset(r, name, ".file", label)
+	n := 0
+	for rs.rd.Scan() {
+		switch rec := rs.rd.Result().(type) {
+		case *benchfmt.SyntaxError:
+			return rec // "x.txt:12: parsing iteration count: ..."
+		case *benchfmt.Result:
+			if err := checkValues(rec); err != nil {
+				return err
+			}
+			// The reader reuses its Result.
+			rs.Results = append(rs.Results, rec.Clone())
+			n++
+		}
+	}
+	if err := rs.rd.Err(); err != nil {
+		return err // already "x.txt:12: ..."
+	}
+	if n == 0 {
+		return fmt.Errorf("%s: no benchmark results", name)
+	}
+	rs.Labels = append(rs.Labels, label)
+	return nil
+}
+
+// checkValues rejects measurements the statistics cannot use. benchfmt
+// accepts "NaN" and "Inf" because strconv does; a median or a geomean over
+// them would be silently meaningless.
+func checkValues(r *benchfmt.Result) error {
+	for _, v := range r.Values {
+		if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+			file, line := r.Pos()
+			return fmt.Errorf("%s:%d: %s measurement is %v, not a finite number", file, line, OrigUnit(v), v.Value)
+		}
+	}
+	return nil
+}
+
+// OrigUnit is the unit as the file wrote it (ns/op, not the tidied sec/op).
+func OrigUnit(v benchfmt.Value) string {
+	if v.OrigUnit != "" {
+		return v.OrigUnit
+	}
+	return v.Unit
+}
+
+// TidyUnit is the unit as the tables name it: benchunit normalizes ns to sec
+// and MB to B, as benchstat does, so "ns/op" and "sec/op" are one unit.
+func TidyUnit(unit string) string {
+	_, u := benchunit.Tidy(1, unit)
+	return u
+}
+
+// NameKeys returns the sub-benchmark name keys (/threads, /place, ...) the
+// results carry, in order of first appearance; /gomaxprocs stands for the
+// -N suffix go test adds.
+func (rs *Set) NameKeys() []string {
+	var keys []string
+	for _, r := range rs.Results {
+		_, parts := r.Name.Parts()
+		for _, p := range parts {
+			var k string
+			switch {
+			case p[0] == '-':
+				k = "/gomaxprocs"
+			case bytes.IndexByte(p, '=') > 0:
+				k = string(p[:bytes.IndexByte(p, '=')])
+			default:
+				continue // a positional part has no key
+			}
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}
+
+// ConfigKeys returns the file configuration keys (goos, cpu, topology, ...)
+// the results carry, in order of first appearance.
+func (rs *Set) ConfigKeys() []string {
+	var keys []string
+	for _, r := range rs.Results {
+		for _, c := range r.Config {
+			if c.File && !slices.Contains(keys, c.Key) {
+				keys = append(keys, c.Key)
+			}
+		}
+	}
+	return keys
+}
+
+// CheckKeys reports a projection key that no result carries. benchproc
+// itself accepts any key and projects a missing one as "", which turns a
+// typo such as -col /thread into one silent column of everything.
+func (rs *Set) CheckKeys(flagName string, proj *benchproc.Projection) error {
+	names, configs := rs.NameKeys(), rs.ConfigKeys()
+	for _, f := range proj.Fields() {
+		k := f.Name
+		switch {
+		case k == ".name", k == ".fullname", k == ".config", k == ".file", k == ".unit":
+			continue
+		case strings.HasPrefix(k, "/"):
+			if slices.Contains(names, k) {
+				continue
+			}
+		case slices.Contains(configs, k):
+			continue
+		}
+		return fmt.Errorf("%s: no result has key %s (name keys: %s; config keys: %s)",
+			flagName, k, listOrNone(names), listOrNone(configs))
+	}
+	return nil
+}
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, " ")
+}
+
+// UnitNames returns the units results measure, as the files wrote them, in
+// order of first appearance.
+func (rs *Set) UnitNames() []string { return UnitNames(rs.Results) }
+
+func UnitNames(results []*benchfmt.Result) []string {
+	var us []string
+	for _, r := range results {
+		for _, v := range r.Values {
+			if u := OrigUnit(v); !slices.Contains(us, u) {
+				us = append(us, u)
+			}
+		}
+	}
+	return us
+}
+
+// SelectUnits parses a -unit list (comma- or space-separated, either ns/op or
+// sec/op spelling) into a set of tidied units; an empty list selects all.
+func (rs *Set) SelectUnits(list string) (map[string]bool, error) {
+	fields := strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' })
+	if len(fields) == 0 {
+		return nil, nil
+	}
+	have := map[string]bool{}
+	for _, u := range rs.UnitNames() {
+		have[TidyUnit(u)] = true
+	}
+	want := map[string]bool{}
+	for _, u := range fields {
+		if !have[TidyUnit(u)] {
+			return nil, fmt.Errorf("-unit %s: no result measures it (units: %s)", u, strings.Join(rs.UnitNames(), " "))
+		}
+		want[TidyUnit(u)] = true
+	}
+	return want, nil
+}
+
+// ByName returns the results whose full name (with the -N suffix) is name,
+// in file order.
+func (rs *Set) ByName(name string) []*benchfmt.Result {
+	if rs.byName == nil {
+		rs.byName = map[string][]*benchfmt.Result{}
+		for _, r := range rs.Results {
+			n := r.Name.String()
+			rs.byName[n] = append(rs.byName[n], r)
+		}
+	}
+	return rs.byName[name]
+}
+
+// Parse reads one results stream, named name in errors, into a new set, as
+// Read reads files.
+func Parse(r io.Reader, name string) (*Set, error) {
+	rs := newSet()
+	if err := rs.read(r, name, name); err != nil {
+		return nil, err
+	}
+	rs.Units = rs.rd.Units()
+	return rs, nil
+}
