@@ -7,9 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/perf/benchfmt"
-
-	"github.com/contend/contend/affinity"
+	"github.com/contend/contend/internal/reproduce"
 )
 
 func TestReproduceTable(t *testing.T) {
@@ -22,7 +20,7 @@ func TestReproduceTable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reproduce: %v\n%s", err, stderr)
 	}
-	for i := 1; i <= len(findings); i++ {
+	for i := 1; i <= reproduce.NumFindings(); i++ {
 		if !strings.Contains(stdout, "\n"+string(rune('0'+i))+". ") {
 			t.Errorf("table lacks finding %d:\n%s", i, stdout)
 		}
@@ -38,8 +36,8 @@ func TestReproduceTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(md), "\n| "); n != len(findings)+1 {
-		t.Errorf("Markdown table has %d rows, want %d:\n%s", n, len(findings)+1, md)
+	if n := strings.Count(string(md), "\n| "); n != reproduce.NumFindings()+1 {
+		t.Errorf("Markdown table has %d rows, want %d:\n%s", n, reproduce.NumFindings()+1, md)
 	}
 	readResultsT(t, out) // raw results parse as benchmark format
 }
@@ -57,25 +55,6 @@ func TestReproduceBadInput(t *testing.T) {
 		_, _, err := runContend(tt.args...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("contend %v: error = %v, want %q", tt.args, err, tt.want)
-		}
-	}
-}
-
-// A finding whose experiments left no results (an interrupted run, say) is
-// reported as not measured, never judged on missing numbers.
-func TestReproduceJudgesMissingResults(t *testing.T) {
-	topo, err := affinity.Load(fixtures + "16amd64-8n2c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newReproEnv(topo, false)
-	rows := e.judge(&evidence{byName: map[string][]*benchfmt.Result{}})
-	if len(rows) != len(findings) {
-		t.Fatalf("%d rows, want %d", len(rows), len(findings))
-	}
-	for _, r := range rows {
-		if r.holds != "n/a here" || r.measured != "no results" {
-			t.Errorf("finding %d on no results: measured %q, holds %q; want no results, n/a here", r.id, r.measured, r.holds)
 		}
 	}
 }

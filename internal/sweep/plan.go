@@ -1,0 +1,233 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/contend/contend/affinity"
+	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/c2c"
+	"github.com/contend/contend/internal/results"
+)
+
+// A Job is one configuration of the matrix.
+type Job struct {
+	Spec    *bench.Spec
+	Variant string // as given; the canonical form comes from the scenario
+	Threads int
+	Place   affinity.Placement
+	Name    string // full benchmark name, as results files carry it
+}
+
+// NewJob checks one configuration against topology t (the scenario accepts
+// the variant, the machine hosts the placement) and names it.
+func NewJob(t *affinity.Topology, spec *bench.Spec, variant string, threads int, place affinity.Placement, oversubscribe bool) (Job, error) {
+	scen, err := spec.New(variant)
+	if err != nil {
+		return Job{}, err
+	}
+	if threads < spec.MinWorkers {
+		return Job{}, fmt.Errorf("-threads %d: %s needs at least %d workers", threads, spec.Name, spec.MinWorkers)
+	}
+	if _, err := place.Assign(t, threads, oversubscribe); err != nil {
+		return Job{}, err
+	}
+	return Job{Spec: spec, Variant: variant, Threads: threads, Place: place,
+		Name: results.Name(spec, scen.Variant(), threads, place.String())}, nil
+}
+
+// Plan is a matrix expanded into jobs, in the order they run.
+type Plan struct {
+	Topology      *affinity.Topology
+	Jobs          []Job
+	Count         int           // rounds: each job runs once per round
+	Duration      time.Duration // of one run
+	Oversubscribe bool          // allow more workers than usable cpus
+	// Floor asks for each CPU set's core-to-core handoff floor, so that
+	// results also read as handoffs/op: line transfers per operation,
+	// comparable across machines whose transfers cost 20 or 200 ns.
+	Floor bool
+
+	floors       map[string]*c2c.Floor
+	floorSkipped []string
+}
+
+// Presets: what -quick and -full mean when the user names nothing else.
+var (
+	presetCount    = map[string]int{"quick": 6, "full": 10}
+	presetDuration = map[string]time.Duration{"quick": 100 * time.Millisecond, "full": time.Second}
+)
+
+// Matrix is what the user asked for, before expansion. Empty fields take
+// the preset's values.
+type Matrix struct {
+	Preset        string // "quick" or "full"
+	Scenarios     string // comma-separated scenario names, or "all"
+	Variants      string // comma-separated variants (one scenario only)
+	Threads       string // comma-separated worker counts
+	Places        string // comma-separated placements; ";" separates cpu lists
+	Count         int
+	Duration      time.Duration
+	Oversubscribe bool
+}
+
+// Build expands a matrix into jobs. Configurations the machine cannot host (a
+// cross placement on one node, more workers than CPUs) are dropped from
+// presets, but are errors when the user named them.
+func Build(t *affinity.Topology, m Matrix) (*Plan, error) {
+	p := &Plan{Topology: t, Count: m.Count, Duration: m.Duration, Oversubscribe: m.Oversubscribe}
+	if p.Count == 0 {
+		p.Count = presetCount[m.Preset]
+	}
+	if p.Duration == 0 {
+		p.Duration = presetDuration[m.Preset]
+	}
+	specs, err := m.specs()
+	if err != nil {
+		return nil, err
+	}
+	if m.Variants != "" && len(specs) != 1 {
+		return nil, errors.New("-variants needs exactly one scenario in -scenarios")
+	}
+	threads, err := m.threads(t)
+	if err != nil {
+		return nil, err
+	}
+	places, err := m.places(t)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range specs {
+		if err := p.expand(m, s, threads, places, len(specs) == 1); err != nil {
+			return nil, err
+		}
+	}
+	if len(p.Jobs) == 0 {
+		return nil, errors.New("the matrix is empty on this machine (too few cpus or nodes for the asked threads and placements)")
+	}
+	return p, nil
+}
+
+// expand adds one scenario's jobs: its variants × threads × places.
+func (p *Plan) expand(m Matrix, s *bench.Spec, threads []int, places []affinity.Placement, only bool) error {
+	vs := s.Quick
+	if m.Preset == "full" {
+		vs = s.Full
+	}
+	if m.Variants != "" {
+		vs = strings.Split(m.Variants, ",")
+	}
+	for _, v := range vs {
+		if _, err := s.New(v); err != nil {
+			return fmt.Errorf("-variants: %w", err)
+		}
+		for _, n := range threads {
+			if n < s.MinWorkers {
+				if m.Threads != "" && only {
+					return fmt.Errorf("-threads %d: %s needs at least %d workers", n, s.Name, s.MinWorkers)
+				}
+				continue
+			}
+			for _, pl := range places {
+				j, err := NewJob(p.Topology, s, v, n, pl, m.Oversubscribe)
+				if err != nil {
+					if m.Threads != "" && m.Places != "" {
+						return err
+					}
+					continue // this machine cannot host it; presets skip it
+				}
+				p.Jobs = append(p.Jobs, j)
+			}
+		}
+	}
+	return nil
+}
+
+func (m Matrix) specs() ([]*bench.Spec, error) {
+	if m.Scenarios == "all" || m.Scenarios == "" {
+		return bench.Specs(), nil
+	}
+	var specs []*bench.Spec
+	for _, n := range strings.Split(m.Scenarios, ",") {
+		s, err := bench.Lookup(n)
+		if err != nil {
+			return nil, fmt.Errorf("-scenarios: %w", err)
+		}
+		specs = append(specs, s)
+	}
+	return specs, nil
+}
+
+// threads returns the worker counts: the user's, or the preset's (the quick
+// one runs 2 workers; the full one climbs 1, 2, 4, ... to every usable CPU).
+func (m Matrix) threads(t *affinity.Topology) ([]int, error) {
+	allowed := t.AllowedCPUs.Weight()
+	if m.Threads == "" {
+		if m.Preset == "quick" {
+			return []int{min(2, allowed)}, nil
+		}
+		var ns []int
+		for n := 1; n < allowed; n *= 2 {
+			ns = append(ns, n)
+		}
+		return append(ns, allowed), nil
+	}
+	var ns []int
+	for _, f := range strings.Split(m.Threads, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-threads: %q is not a positive worker count", f)
+		}
+		ns = append(ns, n)
+	}
+	return ns, nil
+}
+
+// places returns the placements: the user's, or the preset's (compact for
+// the quick one; every policy for the full one, except that spread and
+// cross, which differ from compact only across nodes, are left out on one
+// node rather than rerun compact under other names).
+func (m Matrix) places(t *affinity.Topology) ([]affinity.Placement, error) {
+	if m.Places != "" {
+		var places []affinity.Placement
+		for _, f := range strings.Split(m.Places, ";") {
+			for _, g := range splitPlaces(f) {
+				pl, err := affinity.ParsePlacement(g)
+				if err != nil {
+					return nil, fmt.Errorf("-place: %w", err)
+				}
+				places = append(places, pl)
+			}
+		}
+		return places, nil
+	}
+	if m.Preset == "quick" {
+		return []affinity.Placement{{Policy: affinity.Compact}}, nil
+	}
+	nodes := 0
+	for _, n := range t.Nodes {
+		if !n.CPUs.And(t.AllowedCPUs).Empty() {
+			nodes++
+		}
+	}
+	var places []affinity.Placement
+	for _, pol := range affinity.Policies {
+		if nodes < 2 && (pol == affinity.Spread || pol == affinity.Cross) {
+			continue
+		}
+		places = append(places, affinity.Placement{Policy: pol})
+	}
+	return places, nil
+}
+
+// splitPlaces splits a -place value at commas that separate placements, but
+// not inside cpu lists: "compact,spread" is two, "0,2,4-7" is one.
+func splitPlaces(s string) []string {
+	if s == "" || strings.ContainsAny(s[:1], "0123456789") {
+		return []string{s}
+	}
+	return strings.Split(s, ",")
+}
