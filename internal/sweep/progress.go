@@ -3,11 +3,8 @@ package sweep
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // progress reports a sweep's progress: a bar redrawn in place on a terminal,
@@ -25,15 +22,6 @@ type progress struct {
 
 func newProgress(w io.Writer, total int) *progress {
 	return &progress{w: w, tty: isTerminal(w), total: total, began: time.Now()}
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
 }
 
 func (p *progress) start(name string) {

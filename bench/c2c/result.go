@@ -1,0 +1,84 @@
+package c2c
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/contend/contend/affinity"
+	"github.com/contend/contend/bench"
+	"golang.org/x/perf/benchfmt"
+)
+
+// A Result is one pair's one-way handoff latency. Its JSON carries what a
+// heatmap needs: cpu_a, cpu_b, ns and class.
+type Result struct {
+	CPUA     int     `json:"cpu_a"` // pings first
+	CPUB     int     `json:"cpu_b"`
+	Mode     Mode    `json:"mode"`
+	Class    Class   `json:"class"`
+	NS       float64 `json:"ns"`   // the statistic named by Stat
+	Stat     string  `json:"stat"` // "median" or "min"
+	MinNS    float64 `json:"min_ns"`
+	MedianNS float64 `json:"median_ns"`
+	Samples  int     `json:"samples"`
+	Rounds   int     `json:"rounds"` // round trips per sample
+	// HomeNode is the node the line was asked to live on, in the
+	// topology's numbering; HomeReal is false on a fake topology, whose
+	// nodes hold no memory of their own.
+	HomeNode int  `json:"home_node"`
+	HomeReal bool `json:"home_real"`
+	// MemNode is the node the kernel says holds the line's page
+	// (get_mempolicy), -1 when it would not say.
+	MemNode int `json:"mem_node"`
+	// Placed says how the page was put there: "mbind" or "first-touch".
+	Placed string `json:"placed"`
+	// Checks counts on-CPU checks that passed, both ends together.
+	Checks int64 `json:"checks"`
+}
+
+// setStats computes a result's statistics from per-sample one-way latencies.
+func (r *Result) setStats(samples []float64, stat string) {
+	s := slices.Clone(samples)
+	sort.Float64s(s)
+	r.MinNS = s[0]
+	if n := len(s); n%2 == 1 {
+		r.MedianNS = s[n/2]
+	} else {
+		r.MedianNS = (s[n/2-1] + s[n/2]) / 2
+	}
+	r.Stat = stat
+	r.NS = r.MedianNS
+	if stat == "min" {
+		r.NS = r.MinNS
+	}
+}
+
+// BenchName is the benchmark name of a pair's result, without the
+// -GOMAXPROCS suffix: the go test sub-benchmark name (mode, class) followed by
+// the pair, so `benchstat -ignore cpu_a,cpu_b` folds the pairs of a class
+// into samples of one configuration and compares it with go test output.
+func BenchName(r *Result) string {
+	return fmt.Sprintf("C2C/mode=%s/class=%s/cpu_a=%d/cpu_b=%d", r.Mode, r.Class, r.CPUA, r.CPUB)
+}
+
+// Record converts a pair's result to a benchmark-format result: ns/op is
+// the median one-way handoff, min-ns/op the minimum, whatever r.Stat says,
+// so that files compare with go test -bench C2C output. Iters is the number
+// of handoffs measured.
+func Record(r *Result, cfg []benchfmt.Config) *benchfmt.Result {
+	return &benchfmt.Result{
+		Config: slices.Clone(cfg),
+		Name:   benchfmt.Name(fmt.Sprintf("%s-%d", BenchName(r), affinity.ProcsAtStart())),
+		Iters:  2 * r.Samples * r.Rounds,
+		Values: []benchfmt.Value{
+			{Value: r.MedianNS, Unit: "ns/op"},
+			{Value: r.MinNS, Unit: MinHandoff.Name},
+		},
+	}
+}
+
+// MinHandoff is the unit of Record's second figure: the fastest sample's one-way
+// handoff.
+var MinHandoff = bench.Unit{Name: "min-ns/op", Better: bench.Lower,
+	Doc: "the fastest sample's one-way handoff, ns"}
