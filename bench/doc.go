@@ -1,0 +1,68 @@
+// Package bench runs contended data structures on pinned workers and measures
+// them: the runner, and what every scenario shares. The scenarios themselves
+// live in packages of their own below this one (bench/loadavg,
+// bench/balanceflag, ...), and register here as database/sql drivers do.
+//
+// # The data path
+//
+// A measurement goes through these steps, in this order:
+//
+//  1. Topology. affinity.Host reads the machine from sysfs: nodes, CPUs,
+//     last-level caches, SMT siblings, the CPUs this process may use
+//     (affinity.Topology; Fake splits one node into K labelled fake ones).
+//  2. Placement. An affinity.Placement (compact, spread, cross, smt, or a CPU
+//     list) turns a worker count into one CPU per worker.
+//  3. Scenario. A registered Spec builds a Scenario from a variant, key=value
+//     parts joined by "/" (Params parses them); Start prepares the shared
+//     state once, unpinned.
+//  4. Pinned workers. Run starts one goroutine per CPU; each locks its OS
+//     thread, pins it with sched_setaffinity and proves where it runs
+//     (affinity.Pin), then asks the scenario for its Worker on that thread,
+//     so that memory it touches first lands on its node. GOMAXPROCS is
+//     raised to workers+1 so no two spinning workers share a P.
+//  5. Batches. All workers are released together by a spin barrier. Each
+//     calls its Worker's Run(n) in batches that grow to about 50 µs — one
+//     indirect call per batch, the hot loop inside the scenario — and
+//     checks between batches that it is still on its CPU (RDTSCP's TSC_AUX
+//     or getcpu). The first worker to finish its share stops them all: fixed
+//     work per worker would leave stragglers running uncontended. GC is off
+//     for the measured interval.
+//  6. Result. Elapsed time over operations completed by all workers is
+//     ns/op, the inverse of the machine's throughput; Finish adds the
+//     scenario's own metrics (Result.AddMetric), each a Unit the scenario
+//     declared once.
+//  7. Results file. internal/results names the configuration as go test
+//     names its sub-benchmark (LoadAvg/<variant>/threads=N/place=P-GOMAXPROCS),
+//     writes it in the Go benchmark format with the machine's provenance as
+//     configuration lines and Unit better= metadata, and makes it durable
+//     before the next run, so benchstat reads sweeps and go test output alike.
+//
+// # Adding a scenario
+//
+// A scenario is one package; to add one called foo:
+//
+//   - bench/foo/doc.go: the package comment is the model — what the kernel
+//     does, what is real (the shared lines, at full speed) and what is
+//     modelled (on kernel time, see bench/ktime), and how each metric is
+//     computed. go doc shows it.
+//   - bench/foo/foo.go: the Unit variables, an init function calling
+//     Register with a Spec (name, BenchName "Foo", Summary, Keys, Quick and
+//     Full variants, Units, New), the Scenario and its Worker, whose Run is
+//     the hot loop (named and //go:noinline where perf annotate must find
+//     it; no allocation).
+//   - bench/foo/bench_test.go: BenchmarkFoo, usually one call of
+//     benchtest.Ladder, which climbs the machine's worker counts and
+//     placements.
+//   - bench/foo/main_test.go: func TestMain(m *testing.M) { benchtest.Main(m) }.
+//   - bench/foo/foo_test.go: the model's tests (benchtest.StartUnpinned drives
+//     workers without threads), bad variants (benchtest.CheckVariants), a
+//     fuzz target for the variant parser with a corpus in testdata/fuzz.
+//   - bench/all/all.go: one blank import, so the command line and sweeps
+//     know the scenario; bench/all's TestEverySpec then checks its names and
+//     units.
+//   - README.md: a row in the scenario table (a test checks it against the
+//     registry).
+//
+// Nothing else changes: contend list, run, sweep, table, compare and plot
+// find the scenario through the registry.
+package bench

@@ -1,0 +1,13 @@
+// Package sweep plans and runs a matrix of scenarios × variants × worker
+// counts × placements.
+//
+// Build expands what the user asked for (a Matrix: a preset, or lists of
+// scenarios, variants, thread counts and placements) into a Plan of Jobs,
+// each a configuration this machine can host, named as its results will be.
+// Plan.Run runs the whole matrix once per round, Count rounds, so that slow
+// drifts of the machine spread over every configuration instead of landing
+// on one, and writes each result durably (results.File) before the next
+// run; an interrupted sweep resumes where it stopped. Before a CPU set's
+// first run it measures the set's core-to-core handoff floor (bench/c2c),
+// so results also read as handoffs/op.
+package sweep
