@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -73,6 +74,11 @@ type Spec struct {
 	Full []string
 	// Units lists every unit the scenario reports beside ns/op.
 	Units []Unit
+	// Package is the import path of the scenario's package, where its
+	// Benchmark functions live; Register fills it in. Results files carry
+	// it as go test does (the "pkg:" line), so that a sweep's results and
+	// go test's group together in plain benchstat.
+	Package string
 	// MinWorkers is the smallest sensible worker count (1 unless the
 	// scenario needs partners, like a ping-pong).
 	MinWorkers int
@@ -104,6 +110,9 @@ func Register(s *Spec) {
 	}
 	if s.MinWorkers == 0 {
 		s.MinWorkers = 1
+	}
+	if s.Package == "" {
+		s.Package = callerPackage()
 	}
 	registry[s.Name] = s
 }
@@ -139,4 +148,21 @@ func Specs() []*Spec {
 		specs = append(specs, s)
 	}
 	return specs
+}
+
+// callerPackage returns the import path of the package whose init function
+// called Register: the function name of Register's caller is
+// "<import path>.init.0" (or a func literal inside it).
+func callerPackage() string {
+	pc, _, _, ok := runtime.Caller(2)
+	if !ok {
+		return ""
+	}
+	name := runtime.FuncForPC(pc).Name()
+	slash := strings.LastIndexByte(name, '/')
+	dot := strings.IndexByte(name[slash+1:], '.')
+	if dot < 0 {
+		return ""
+	}
+	return name[:slash+1+dot]
 }

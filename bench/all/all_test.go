@@ -62,3 +62,23 @@ func TestEverySpec(t *testing.T) {
 		})
 	}
 }
+
+// Register records the package each scenario lives in, which is where go test
+// finds its benchmarks and what the results files' pkg line says.
+func TestSpecPackages(t *testing.T) {
+	want := map[string]string{
+		"atomicadd":   "github.com/contend/contend/bench/atomicadd",
+		"loadavg":     "github.com/contend/contend/bench/loadavg",
+		"balanceflag": "github.com/contend/contend/bench/balanceflag",
+		"idlemask":    "github.com/contend/contend/bench/idlemask",
+		"nodemask":    "github.com/contend/contend/bench/nodewalk",
+	}
+	for _, s := range bench.Specs() {
+		if w, ok := want[s.Name]; ok && s.Package != w {
+			t.Errorf("%s: Package = %q, want %q", s.Name, s.Package, w)
+		}
+		if !strings.HasPrefix(s.Package, "github.com/contend/contend/bench/") {
+			t.Errorf("%s: Package = %q, want a package under bench/", s.Name, s.Package)
+		}
+	}
+}
