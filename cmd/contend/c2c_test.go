@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench/c2c"
+	"github.com/contend/contend/internal/fixture"
 )
 
 // runC2C runs contend c2c with args and returns its stdout.
@@ -44,7 +44,7 @@ func hostPair(t *testing.T) (a, b int, list string) {
 var c2cQuick = []string{"-samples", "5", "-rounds", "20", "-warmup", "1"}
 
 func TestC2CErrors(t *testing.T) {
-	fixture := filepath.Join("..", "..", "affinity", "testdata", "sysfs", "64amd64-4s2n4ca2co")
+	tree := fixture.Root(fixture.AMD4Sockets)
 	tests := []struct {
 		args []string
 		want string
@@ -63,7 +63,7 @@ func TestC2CErrors(t *testing.T) {
 		{[]string{"-json", "-bench"}, "choose one output format"},
 		{[]string{"-pairs", "some", "-list"}, `unknown pair selection "some"`},
 		{[]string{"-per-class", "0", "-list"}, "pairs per class 0"},
-		{[]string{"-sysfs", fixture}, "c2c: -sysfs describes another machine"},
+		{[]string{"-sysfs", tree}, "c2c: -sysfs describes another machine"},
 		{[]string{"-fake-nodes", "0"}, "c2c: -fake-nodes 0"},
 		{[]string{"-nope"}, "c2c: flag provided but not defined: -nope"},
 		{[]string{"extra"}, `c2c: unexpected argument "extra"`},
@@ -96,8 +96,8 @@ func TestC2CHelp(t *testing.T) {
 
 // -list works on another machine's sysfs tree and measures nothing.
 func TestC2CList(t *testing.T) {
-	fixture := filepath.Join("..", "..", "affinity", "testdata", "sysfs", "64amd64-4s2n4ca2co")
-	out, err := runC2C(t, "-list", "-sysfs", fixture, "-pairs", "sample", "-per-class", "2")
+	tree := fixture.Root(fixture.AMD4Sockets)
+	out, err := runC2C(t, "-list", "-sysfs", tree, "-pairs", "sample", "-per-class", "2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestC2CList(t *testing.T) {
 			t.Errorf("contend c2c -list: no %q in\n%s", want, out)
 		}
 	}
-	out, err = runC2C(t, "-list", "-json", "-sysfs", fixture, "-cpus", "0-3,16")
+	out, err = runC2C(t, "-list", "-json", "-sysfs", tree, "-cpus", "0-3,16")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/contend/contend/affinity"
+	"github.com/contend/contend/internal/fixture"
 )
 
 // The test binary doubles as contend when CONTEND_TEST_MAIN is set, so tests
@@ -45,7 +46,8 @@ func TestHelpAndUnknownCommands(t *testing.T) {
 	}
 }
 
-const fixtures = "../../affinity/testdata/sysfs/"
+// fixtures is the directory of the real machines' sysfs trees.
+var fixtures = fixture.Root("") + "/"
 
 func TestTopo(t *testing.T) {
 	out, _, err := runContend("topo")
