@@ -8,10 +8,12 @@ import (
 	"github.com/contend/contend/nodemask"
 )
 
-// BenchmarkNodemask is tg_load_avg() with the three node searches of seed 000
-// on each possible-node layout, on the pinned runner: one reader (the
-// measurement) and two (readers on other CPUs share the slots' lines clean,
-// so this should cost nothing extra). Compare the bounds with
+// BenchmarkNodemask is tg_load_avg() with each node walk of seed 000 (the
+// MAX_NUMNODES scan, PeterZ's loop bound as posted, the searches bounded by
+// nr_node_ids too, Yury's one-word path, and the bound with the one-word
+// search) on each possible-node layout, on the pinned runner: one reader
+// (the measurement) and two (readers on other CPUs share the slots' lines
+// clean, so this should cost nothing extra). Compare the walks with
 //
 //	go test -run '^$' -bench 'Nodemask/iter=/nodes=/threads=1/' -count 10 ./bench | tee nm.txt
 //	benchstat -col /iter nm.txt

@@ -21,12 +21,15 @@ func init() {
 	bench.Register(&bench.Spec{
 		Name:      "nodemask",
 		BenchName: "Nodemask",
-		Summary:   "for_each_node summing per-node counters: MAX_NUMNODES scan, nr_node_ids bound, one-word fast path",
+		Summary:   "for_each_node summing per-node counters: MAX_NUMNODES scan, PeterZ's loop bound, nr_node_ids bound, one-word fast path",
 		Keys: []string{
-			"iter=max|nr_node_ids|word|nr_node_ids+word   search bound: MAX_NUMNODES (1024), nr_node_ids, one constant word (ids < 64 only), or nr_node_ids with the one-word search chosen per walk when it fits",
+			"iter=max|loopbound|nr_node_ids|word|nr_node_ids+word   max: for_each_node as it was (searches and loop bounded by MAX_NUMNODES, 1024); " +
+				"loopbound: the seed's patch as PeterZ posted it (only the loop's bound is nr_node_ids; first_node/next_node still search to MAX_NUMNODES, so the final 16-word scan stays); " +
+				"nr_node_ids: the fuller change (the searches bounded by nr_node_ids too: the factor of 256 the seed claims); " +
+				"word: one constant word, small_const_nbits() (ids < 64 only); nr_node_ids+word: nr_node_ids with the one-word search chosen per walk when it fits",
 			"nodes=N|sparse   possible nodes: N dense ids 0..N-1 (1..1024), or sparse 0-2,33-34,45,72-73 (nr_node_ids 74)",
 		},
-		Quick: []string{"iter=max/nodes=2", "iter=nr_node_ids/nodes=2", "iter=word/nodes=2", "iter=nr_node_ids+word/nodes=2"},
+		Quick: []string{"iter=max/nodes=2", "iter=loopbound/nodes=2", "iter=nr_node_ids/nodes=2", "iter=word/nodes=2", "iter=nr_node_ids+word/nodes=2"},
 		Full:  nodemaskFull(),
 		Units: []bench.Unit{BitsScanned, WordsScanned},
 		New:   newNodemaskScan,
@@ -59,18 +62,21 @@ const nmSparse = "0-2,33-34,45,72-73"
 type nmIter int
 
 const (
-	nmIterMax    nmIter = iota // bounded by MAX_NUMNODES
-	nmIterNr                   // bounded by nr_node_ids
-	nmIterWord                 // one constant word, small_const_nbits()
-	nmIterNrWord               // nr_node_ids, one word chosen per walk when it fits
+	nmIterMax       nmIter = iota // bounded by MAX_NUMNODES
+	nmIterLoopBound               // PeterZ's diff: the loop by nr_node_ids, the searches by MAX_NUMNODES
+	nmIterNr                      // loop and searches bounded by nr_node_ids
+	nmIterWord                    // one constant word, small_const_nbits()
+	nmIterNrWord                  // nr_node_ids, one word chosen per walk when it fits
 )
 
-var nmIterNames = []string{"max", "nr_node_ids", "word", "nr_node_ids+word"}
+var nmIterNames = []string{"max", "loopbound", "nr_node_ids", "word", "nr_node_ids+word"}
 
-// bound is the bound each mode's walk runs to.
+// bound is the bound each mode's searches run to: what decides the words
+// they read. For loopbound that is MAX_NUMNODES, whatever the loop's own
+// bound.
 func (it nmIter) bound(nr int) int {
 	switch it {
-	case nmIterMax:
+	case nmIterMax, nmIterLoopBound:
 		return nodemask.MaxNumNodes
 	case nmIterNr:
 		return nr
@@ -205,6 +211,8 @@ func (w *nmWorker) Run(n int) {
 	switch w.iter {
 	case nmIterMax:
 		sum = nodeSumMax(w.mask, w.nodeInfo, n)
+	case nmIterLoopBound:
+		sum = nodeSumLoopBound(w.mask, w.nodeInfo, w.nr, n)
 	case nmIterNr:
 		sum = nodeSumNrNodeIDs(w.mask, w.nodeInfo, w.nr, n)
 	case nmIterNrWord:
@@ -234,11 +242,43 @@ func nodeSumMax(m *nodemask.Mask, nodeInfo []*atomic.Int64, n int) int64 {
 	return sum
 }
 
-// nodeSumNrNodeIDs is n calls of tg_load_avg() with PeterZ's for_each_node():
-// "(node) < nr_node_ids". The same out-of-line search as nodeSumMax with the
-// bound nr_node_ids, a run-time variable, so small_const_nbits() can never
-// apply: the search after the last node returns without reading a word when
-// that node is nr_node_ids-1, but it is still a call.
+// nodeSumLoopBound is n calls of tg_load_avg() with for_each_node() as
+// PeterZ's diff in the seed leaves it: the diff changes the loop's condition
+// of for_each_node_mask(),
+//
+//	for ((node) = first_node(mask);
+//	     (node) < nr_node_ids;
+//	     (node) = next_node((node), (mask)))
+//
+// but not __first_node() or __next_node(), which still call
+// find_first_bit(srcp->bits, MAX_NUMNODES) and find_next_bit(srcp->bits,
+// MAX_NUMNODES, n+1). On a possible-node mask, which has no bit at or past
+// nr_node_ids, the search after the last node therefore still reads every
+// word up to word 15 and returns MAX_NUMNODES; only then does the loop's
+// new bound end the walk. The searches are nodeSumMax's; what differs is one
+// compare against a variable instead of a constant.
+//
+//go:noinline
+func nodeSumLoopBound(m *nodemask.Mask, nodeInfo []*atomic.Int64, nr, n int) int64 {
+	var sum int64
+	for range n {
+		var loadAvg int64
+		for node := m.First(); node < nr; node = m.Next(node) {
+			loadAvg += nodeInfo[node].Load()
+		}
+		sum += loadAvg
+	}
+	return sum
+}
+
+// nodeSumNrNodeIDs is n calls of tg_load_avg() with for_each_node() bounded
+// by nr_node_ids all the way down: the loop "(node) < nr_node_ids" and the
+// searches find_next_bit(..., nr_node_ids, ...), which is the change the
+// seed's "factor of 256" needs (PeterZ's diff alone does not bound the
+// searches; see nodeSumLoopBound). The same out-of-line search as nodeSumMax
+// with the bound nr_node_ids, a run-time variable, so small_const_nbits() can
+// never apply: the search after the last node returns without reading a word
+// when that node is nr_node_ids-1, but it is still a call.
 //
 //go:noinline
 func nodeSumNrNodeIDs(m *nodemask.Mask, nodeInfo []*atomic.Int64, nr, n int) int64 {

@@ -26,7 +26,10 @@ func TestNodemaskVariants(t *testing.T) {
 		{"nodes=sparse/iter=max", "iter=max/nodes=sparse"},
 		{"iter=word/nodes=64", "iter=word/nodes=64"},
 		{"iter=max/nodes=1024", "iter=max/nodes=1024"},
-		{"iter=all", `!unknown iter "all" (want max, nr_node_ids, word, nr_node_ids+word)`},
+		{"iter=loopbound/nodes=sparse", "iter=loopbound/nodes=sparse"},
+		{"iter=all", `!unknown iter "all" (want max, loopbound, nr_node_ids, word, nr_node_ids+word)`},
+		{"iter=loop", `!unknown iter "loop" (want max, loopbound`},
+		{"iter=loopbound/nodes=0", `!nodes="0": want a node count in [1, 1024] or sparse`},
 		{"iter=MAX", `!unknown iter "MAX"`},
 		{"nodes=0", `!nodes="0": want a node count in [1, 1024] or sparse`},
 		{"nodes=1025", `!nodes="1025"`},
@@ -41,12 +44,23 @@ func TestNodemaskVariants(t *testing.T) {
 	benchtest.CheckVariants(t, "nodemask", tests)
 }
 
-// The three loop shapes of the hot loops, visiting instead of summing.
+// The loop shapes of the hot loops, visiting instead of summing.
 func nmVisitMax(m *nodemask.Mask) (out []int) {
 	for n := m.First(); n < nodemask.MaxNumNodes; n = m.Next(n) {
 		out = append(out, n)
 	}
 	return out
+}
+
+// nmVisitLoopBound is the seed's for_each_node_mask(): the loop bounded by
+// nr, the searches by MAX_NUMNODES. It also returns the value that ended
+// the loop: what the last search returned.
+func nmVisitLoopBound(m *nodemask.Mask, nr int) (out []int, end int) {
+	n := m.First()
+	for ; n < nr; n = m.Next(n) {
+		out = append(out, n)
+	}
+	return out, n
 }
 
 func nmVisitNr(m *nodemask.Mask, nr int) (out []int) {
@@ -104,6 +118,8 @@ func TestNodemaskWalksAgree(t *testing.T) {
 				switch s.iter {
 				case nmIterMax:
 					visited = nmVisitMax(s.mask)
+				case nmIterLoopBound:
+					visited, _ = nmVisitLoopBound(s.mask, s.nr)
 				case nmIterNr:
 					visited = nmVisitNr(s.mask, s.nr)
 				case nmIterNrWord:
@@ -158,6 +174,13 @@ func TestNodemaskScanCounts(t *testing.T) {
 		// and word 1 (72), 73 is in word 1, and the last search reads
 		// word 1 and words 2..15.
 		{"iter=max/nodes=sparse", 1024, 6 + 2 + 1 + 15},
+		// loopbound, the seed's patch: max's searches, so max's words.
+		{"iter=loopbound/nodes=1", 1024, 1 + 16},
+		{"iter=loopbound/nodes=2", 1024, 2 + 16},
+		{"iter=loopbound/nodes=4", 1024, 4 + 16},
+		{"iter=loopbound/nodes=8", 1024, 8 + 16},
+		{"iter=loopbound/nodes=sparse", 1024, 6 + 2 + 1 + 15},
+		{"iter=loopbound/nodes=64", 1024, 64 + 15},
 		// nr_node_ids: one word per node; the search after node
 		// nr_node_ids-1 starts at the bound and reads nothing.
 		{"iter=nr_node_ids/nodes=1", 1, 1},
@@ -210,7 +233,7 @@ func TestNodemaskFinishChecks(t *testing.T) {
 }
 
 func TestNodemaskDoesNotAllocate(t *testing.T) {
-	for _, v := range []string{"iter=max/nodes=sparse", "iter=nr_node_ids/nodes=sparse", "iter=word/nodes=8"} {
+	for _, v := range []string{"iter=max/nodes=sparse", "iter=loopbound/nodes=sparse", "iter=nr_node_ids/nodes=sparse", "iter=word/nodes=8"} {
 		_, ws := nmSetup(t, v, 1)
 		if allocs := testing.AllocsPerRun(20, func() { ws[0].Run(100) }); allocs != 0 {
 			t.Errorf("%s: Run(100) allocates %v times, want 0", v, allocs)
@@ -222,7 +245,7 @@ func TestNodemaskDoesNotAllocate(t *testing.T) {
 // race detector sees them read the shared slots concurrently).
 func TestNodemaskRun(t *testing.T) {
 	topo, cpus := benchtest.HostCPUs(t, 2)
-	for _, v := range []string{"iter=max/nodes=sparse", "iter=nr_node_ids/nodes=4", "iter=word/nodes=4"} {
+	for _, v := range []string{"iter=max/nodes=sparse", "iter=loopbound/nodes=4", "iter=nr_node_ids/nodes=4", "iter=word/nodes=4"} {
 		for _, n := range []int{1, len(cpus)} {
 			t.Run(fmt.Sprintf("%s/threads=%d", v, n), func(t *testing.T) {
 				s := benchtest.New(t, "nodemask", v)
@@ -241,7 +264,7 @@ func TestNodemaskRun(t *testing.T) {
 func FuzzNodemaskVariant(f *testing.F) {
 	for _, seed := range []string{
 		"", "iter=max", "iter=word/nodes=64", "iter=word/nodes=sparse", "nodes=0", "nodes=1024",
-		"nodes=+3", "iter=x/iter=y", "a=b/c", "nodes=sparse/iter=nr_node_ids",
+		"nodes=+3", "iter=x/iter=y", "a=b/c", "nodes=sparse/iter=nr_node_ids", "iter=loopbound/nodes=1",
 	} {
 		f.Add(seed)
 	}
@@ -258,4 +281,42 @@ func FuzzNodemaskVariant(f *testing.F) {
 			t.Errorf("newNodemaskScan(%q).Variant() = %q, which parses to %v, %v", variant, s.Variant(), again, err)
 		}
 	})
+}
+
+// The seed's patch bounds the loop, not the searches: the search that ends a
+// loopbound walk is next_node() over MAX_NUMNODES, which reads to the end of
+// the mask and returns MAX_NUMNODES, where the fuller change's search stops
+// at nr_node_ids. A bit planted past nr_node_ids (which a possible-node mask
+// never has, so only a test can plant it) shows it: loopbound's final search
+// finds it, at word 15; nr_node_ids's never looks there.
+func TestNodemaskLoopBoundScansToTheEnd(t *testing.T) {
+	for _, nodes := range nodemaskLayouts {
+		s, _ := nmSetup(t, "iter=loopbound/nodes="+nodes, 1)
+		ids, end := nmVisitLoopBound(s.mask, s.nr)
+		if !slices.Equal(ids, s.mask.Nodes()) {
+			t.Errorf("nodes=%s: loopbound visits %v, want %v", nodes, ids, s.mask.Nodes())
+		}
+		if end != nodemask.MaxNumNodes {
+			t.Errorf("nodes=%s: loopbound's last search returned %d, want MAX_NUMNODES (%d): it searches to the end", nodes, end, nodemask.MaxNumNodes)
+		}
+		planted := *s.mask
+		planted.Set(nodemask.MaxNumNodes - 1)
+		if _, end := nmVisitLoopBound(&planted, s.nr); end != nodemask.MaxNumNodes-1 {
+			t.Errorf("nodes=%s: with bit %d planted, loopbound's last search returned %d, want %d: it must read word 15",
+				nodes, nodemask.MaxNumNodes-1, end, nodemask.MaxNumNodes-1)
+		}
+		if got := nmVisitNr(&planted, s.nr); !slices.Equal(got, ids) {
+			t.Errorf("nodes=%s: nr_node_ids walk with a bit past nr_node_ids visits %v, want %v", nodes, got, ids)
+		}
+		last := ids[len(ids)-1]
+		if got := planted.NextBelow(last, s.nr); got != s.nr {
+			t.Errorf("nodes=%s: the nr_node_ids search after node %d returned %d, want nr_node_ids %d", nodes, last, got, s.nr)
+		}
+		_, fullWords := s.mask.ScanWords(nodemask.MaxNumNodes)
+		_, nrWords := s.mask.ScanWords(s.nr)
+		if fullWords-nrWords < nodemask.MaskWords-2 {
+			t.Errorf("nodes=%s: words read bounded by MAX_NUMNODES %d, by nr_node_ids %d: want the final scan's %d or so more",
+				nodes, fullWords, nrWords, nodemask.MaskWords-1)
+		}
+	}
 }
