@@ -150,6 +150,16 @@ func Measure(t *affinity.Topology, a, b int, cfg Config) (*Result, error) {
 	defer mem.free()
 	r.MemNode, r.Placed = mem.memNode, mem.placed
 
+	if err := play(mem, a, b, cfg, r); err != nil {
+		return nil, fmt.Errorf("c2c pair %d,%d: %w", a, b, err)
+	}
+	return r, nil
+}
+
+// play runs the ping-pong of pair a, b on the line in mem: both ends pinned
+// and ready, then released together with GC off, and fills in r's
+// statistics and checks.
+func play(mem *lineMemory, a, b int, cfg Config, r *Result) error {
 	probe := affinity.Probe()
 	// Pinger, answerer and this goroutine each need a P: a spinning end
 	// must never wait for the other to be scheduled.
@@ -189,7 +199,7 @@ func Measure(t *affinity.Topology, a, b int, cfg Config) (*Result, error) {
 		abort.Store(true)
 		close(start)
 		wg.Wait()
-		return nil, fmt.Errorf("c2c pair %d,%d: %w", a, b, errors.Join(errs...))
+		return errors.Join(errs...)
 	}
 	runtime.GC()
 	gc := debug.SetGCPercent(-1)
@@ -197,11 +207,11 @@ func Measure(t *affinity.Topology, a, b int, cfg Config) (*Result, error) {
 	wg.Wait()
 	debug.SetGCPercent(gc)
 	if err := errors.Join(pingErr, pongErr); err != nil {
-		return nil, fmt.Errorf("c2c pair %d,%d: %w", a, b, err)
+		return err
 	}
 	r.Checks = pingChks + pongChks
 	r.setStats(samples, cfg.Stat)
-	return r, nil
+	return nil
 }
 
 // playEnd runs one end of a ping-pong: pin the calling goroutine to cpu,
