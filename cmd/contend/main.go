@@ -58,6 +58,12 @@ func run(stdout, stderr io.Writer, args []string) error {
 		if !ok {
 			return fmt.Errorf("help: unknown command %q (want %s)", rest[0], commandNames())
 		}
+		// "help run -threads 0" is not a run: refuse what would be
+		// silently dropped rather than print run's help and succeed.
+		if len(rest) > 1 {
+			return fmt.Errorf("help: want one command name, got extra arguments %q (for %s's flags: contend help %s)",
+				strings.Join(rest[1:], " "), rest[0], rest[0])
+		}
 		if err := c.run(stdout, stderr, []string{"-h"}); !errors.Is(err, flag.ErrHelp) {
 			return err
 		}
@@ -94,7 +100,9 @@ func usage(w io.Writer) {
 }
 
 // newFlags returns a flag set whose errors come back as one-line errors naming
-// the command, and whose -h prints the command's usage to stdout.
+// the command, and whose -h prints the command's usage to stdout (parseFlags
+// prints it: the flag package calls Usage on every bad flag too, and a bad
+// flag must be one line on stderr, not the usage on stdout).
 func newFlags(stdout io.Writer, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -110,11 +118,15 @@ func newFlags(stdout io.Writer, name, synopsis string) *flag.FlagSet {
 // parseFlags parses args, allowing flags after positional arguments
 // ("contend run loadavg --threads 2"), and returns the positional ones.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	printUsage := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = printUsage }()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, err // the flag package has printed the usage
+				printUsage()
+				return nil, err
 			}
 			return nil, fmt.Errorf("%s: %w", fs.Name(), err)
 		}

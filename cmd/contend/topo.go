@@ -51,10 +51,14 @@ func (f *topoFlags) load(fs *flag.FlagSet, forRun bool) (*affinity.Topology, err
 		t, err = affinity.Host()
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", fs.Name(), err)
 	}
 	if fakeSet {
-		return t.Fake(f.fake)
+		ft, err := t.Fake(f.fake)
+		if err != nil {
+			return nil, fmt.Errorf("%s: -fake-nodes %d: %w", fs.Name(), f.fake, err)
+		}
+		return ft, nil
 	}
 	return t, nil
 }
