@@ -54,27 +54,8 @@ func ParseThreads(s string, t *affinity.Topology) ([]int, error) {
 	return ns, nil
 }
 
-// DefaultThreads is the ladder a benchmark climbs on t: 1, 2, 4, … below the
-// usable CPUs, then all of them, and one node's worth (the usable CPUs of
-// the largest node) where that is another count: the seeds' machines were
-// measured at one socket and at the whole box.
-func DefaultThreads(t *affinity.Topology) []int {
-	allowed := t.AllowedCPUs.Weight()
-	var ns []int
-	for n := 1; n < allowed; n *= 2 {
-		ns = append(ns, n)
-	}
-	ns = append(ns, allowed)
-	node := 0
-	for _, n := range t.Nodes {
-		node = max(node, n.CPUs.And(t.AllowedCPUs).Weight())
-	}
-	if node > 0 && !slices.Contains(ns, node) {
-		ns = append(ns, node)
-		slices.Sort(ns)
-	}
-	return ns
-}
+// DefaultThreads is the ladder a benchmark climbs on t, bench.ThreadLadder.
+func DefaultThreads(t *affinity.Topology) []int { return bench.ThreadLadder(t) }
 
 // Places returns the placements benchmarks run on t: CONTEND_PLACE when set
 // (a comma-separated list of policies: compact, spread, cross, smt), else

@@ -2,6 +2,7 @@ package c2c
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/nodemask"
@@ -65,24 +66,80 @@ func NewPlan(t *affinity.Topology, cpus []int, sel Selection, perClass int) (*Pl
 		return nil, fmt.Errorf("c2c plan: unknown pair selection %q (want all, sample, auto)", sel)
 	}
 	p := &Plan{CPUs: list, Selection: sel, Total: map[Class]int{}}
-	byClass := map[Class][]Pair{}
-	for i, a := range list {
-		for _, b := range list[i+1:] {
-			pr := Pair{A: a, B: b, Class: ClassOf(t, a, b)}
-			p.Total[pr.Class]++
-			if sel == All {
-				p.Pairs = append(p.Pairs, pr)
-			} else {
-				byClass[pr.Class] = append(byClass[pr.Class], pr)
-			}
+	p.eachPair(t, func(pr Pair) {
+		p.Total[pr.Class]++
+		if sel == All {
+			p.Pairs = append(p.Pairs, pr)
 		}
-	}
-	for _, c := range Classes {
-		prs := byClass[c]
-		k := min(perClass, len(prs))
-		for i := range k {
-			p.Pairs = append(p.Pairs, prs[i*len(prs)/k])
-		}
+	})
+	if sel == Sample {
+		p.sample(t, perClass)
 	}
 	return p, nil
+}
+
+// eachPair calls f with every pair of the plan's CPUs, in CPU order.
+func (p *Plan) eachPair(t *affinity.Topology, f func(Pair)) {
+	for i, a := range p.CPUs {
+		for _, b := range p.CPUs[i+1:] {
+			f(Pair{A: a, B: b, Class: ClassOf(t, a, b)})
+		}
+	}
+}
+
+// sample picks up to perClass pairs of each class, evenly spaced over the
+// class's pairs in CPU order, in a second pass over the pairs: a machine of
+// N CPUs has N²/2 pairs (half a million at 1024), and only the chosen ones
+// are kept, so the plan stays O(N) in memory.
+func (p *Plan) sample(t *affinity.Topology, perClass int) {
+	// want[c] holds the indices, within class c's pairs, to keep.
+	want := map[Class][]int{}
+	for c, n := range p.Total {
+		k := min(perClass, n)
+		for i := range k {
+			want[c] = append(want[c], i*n/k)
+		}
+	}
+	seen := map[Class]int{}
+	chosen := map[Class][]Pair{}
+	p.eachPair(t, func(pr Pair) {
+		c := pr.Class
+		if w := want[c]; len(w) > 0 && w[0] == seen[c] {
+			chosen[c] = append(chosen[c], pr)
+			want[c] = w[1:]
+		}
+		seen[c]++
+	})
+	for _, c := range Classes {
+		p.Pairs = append(p.Pairs, chosen[c]...)
+	}
+}
+
+// typicalNS is a pessimistic one-way handoff per class, from published
+// core-to-core measurements of recent server parts (SMT siblings ~10-20 ns,
+// one L3 ~20-50, across L3s or dies ~80-150, across sockets ~150-300), for
+// estimating how long a plan takes before it runs.
+var typicalNS = map[Class]float64{
+	ClassSMT: 20, ClassLLC: 50, ClassNode: 120, ClassPackage: 150, ClassCross: 300, ClassUnknown: 300,
+}
+
+// perPairSetup is what measuring one pair costs beside its samples: mapping
+// and placing the line, pinning both ends, a GC.
+const perPairSetup = 5 * time.Millisecond
+
+// Estimate returns how long measuring the plan's pairs in modes modes with
+// cfg takes, at the pessimistic typical handoff of each pair's class: an
+// upper-end guess to decide whether to run it, not a measurement.
+func (p *Plan) Estimate(cfg Config, modes int) time.Duration {
+	cfg, err := cfg.WithDefaults()
+	if err != nil {
+		return 0
+	}
+	warm := max(cfg.Warmup, 0)
+	var ns float64
+	for _, pr := range p.Pairs {
+		ns += float64(warm+cfg.Samples) * float64(cfg.Rounds) * 2 * typicalNS[pr.Class]
+		ns += float64(cfg.Preheat + perPairSetup)
+	}
+	return time.Duration(ns * float64(modes))
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/internal/results"
@@ -234,6 +235,10 @@ type jsonPlan struct {
 	CPUs      []int          `json:"cpus"`
 	Total     map[Class]int  `json:"total_pairs"`
 	Pairs     []jsonPlanPair `json:"pairs"`
+	Modes     int            `json:"modes"`
+	// EstimatedSeconds is Plan.Estimate: pessimistic, from typical
+	// handoff times per class.
+	EstimatedSeconds float64 `json:"estimated_seconds"`
 }
 
 type jsonPlanPair struct {
@@ -242,9 +247,11 @@ type jsonPlanPair struct {
 	Class Class `json:"class"`
 }
 
-func WritePlan(w io.Writer, t *affinity.Topology, p *Plan, asJSON bool) error {
+func WritePlan(w io.Writer, t *affinity.Topology, p *Plan, cfg Config, modes int, asJSON bool) error {
+	est := p.Estimate(cfg, modes)
 	if asJSON {
-		doc := jsonPlan{Topology: t.Label(), Selection: p.Selection, CPUs: p.CPUs, Total: p.Total}
+		doc := jsonPlan{Topology: t.Label(), Selection: p.Selection, CPUs: p.CPUs, Total: p.Total,
+			Modes: modes, EstimatedSeconds: est.Seconds()}
 		for _, pr := range p.Pairs {
 			doc.Pairs = append(doc.Pairs, jsonPlanPair{pr.A, pr.B, pr.Class})
 		}
@@ -255,7 +262,8 @@ func WritePlan(w io.Writer, t *affinity.Topology, p *Plan, asJSON bool) error {
 		_, err = fmt.Fprintf(w, "%s\n", b)
 		return err
 	}
-	fmt.Fprintf(w, "c2c plan: topology %s, cpus %s, pairs %s: %d to measure\n", t.Label(), nodemask.BitmapOf(p.CPUs...), p.Selection, len(p.Pairs))
+	fmt.Fprintf(w, "c2c plan: topology %s, cpus %s, pairs %s: %d to measure × %d mode(s), about %s at %d samples of %d round trips (a pessimistic estimate from typical handoff times per class)\n",
+		t.Label(), nodemask.BitmapOf(p.CPUs...), p.Selection, len(p.Pairs), modes, roundEstimate(est), cfg.Samples, cfg.Rounds)
 	if t.IsFake() {
 		fmt.Fprintf(w, "classes come from the real topology: fake nodes are not hardware\n")
 	}
@@ -277,4 +285,13 @@ func WritePlan(w io.Writer, t *affinity.Topology, p *Plan, asJSON bool) error {
 		fmt.Fprintf(tw, "%s\t%d\t%s\n", c, p.Total[c], strings.Join(chosen, " "))
 	}
 	return tw.Flush()
+}
+
+// roundEstimate rounds an estimate to what is worth saying: seconds below
+// ten minutes, minutes above.
+func roundEstimate(d time.Duration) time.Duration {
+	if d < 10*time.Minute {
+		return d.Round(time.Second)
+	}
+	return d.Round(time.Minute)
 }

@@ -162,18 +162,14 @@ func (m Matrix) specs() ([]*bench.Spec, error) {
 }
 
 // threads returns the worker counts: the user's, or the preset's (the quick
-// one runs 2 workers; the full one climbs 1, 2, 4, ... to every usable CPU).
+// one runs 2 workers; the full one climbs bench.ThreadLadder: 1, 2, 4, ...
+// to every usable CPU, and one node's worth).
 func (m Matrix) threads(t *affinity.Topology) ([]int, error) {
-	allowed := t.AllowedCPUs.Weight()
 	if m.Threads == "" {
 		if m.Preset == "quick" {
-			return []int{min(2, allowed)}, nil
+			return []int{min(2, t.AllowedCPUs.Weight())}, nil
 		}
-		var ns []int
-		for n := 1; n < allowed; n *= 2 {
-			ns = append(ns, n)
-		}
-		return append(ns, allowed), nil
+		return bench.ThreadLadder(t), nil
 	}
 	var ns []int
 	for _, f := range strings.Split(m.Threads, ",") {

@@ -1,0 +1,153 @@
+package sweep
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/contend/contend/affinity"
+	_ "github.com/contend/contend/bench/atomicadd" // the plans here need one scenario
+	"github.com/contend/contend/internal/fixture"
+	"github.com/contend/contend/nodemask"
+)
+
+// The full preset on a big machine reaches every CPU, spreads one run over
+// every node, and crosses the most distant pair of nodes.
+func TestFullPlanCoversTheMachine(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		topo *affinity.Topology
+	}{
+		{fixture.AMD4Sockets, fixture.Topology(t, fixture.AMD4Sockets)},
+		{fixture.Intel2Pkg, fixture.Topology(t, fixture.Intel2Pkg)},
+		{"sapphire-rapids-224", fixture.Synthetic(t, fixture.SapphireRapids224)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			topo := tt.topo
+			p, err := Build(topo, Matrix{Preset: "full", Scenarios: "atomicadd"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cpus nodemask.Bitmap
+			spreadAll, crossFar := false, false
+			far := farthest(topo)
+			for _, j := range p.Jobs {
+				assigned, err := j.Place.Assign(topo, j.Threads, false)
+				if err != nil {
+					t.Fatalf("%s: %v", j.Name, err)
+				}
+				var nodes nodemask.Bitmap
+				for _, c := range assigned {
+					cpus.Set(c)
+					nodes.Set(topo.NodeOf(c))
+				}
+				if j.Place.Policy == affinity.Spread && nodes.Weight() == len(topo.Nodes) {
+					spreadAll = true
+				}
+				if j.Place.Policy == affinity.Cross && nodes.Weight() == 2 &&
+					topo.Distance(nodes.First(), nodes.Bits()[1]) == far {
+					crossFar = true
+				}
+			}
+			if !cpus.Equal(topo.AllowedCPUs) {
+				t.Errorf("full plan uses cpus %s, want every allowed cpu %s", cpus.String(), topo.AllowedCPUs.String())
+			}
+			if !spreadAll {
+				t.Errorf("no spread run covers all %d nodes", len(topo.Nodes))
+			}
+			if !crossFar {
+				t.Errorf("no cross run spans two nodes at the largest distance %d", far)
+			}
+			for _, want := range []int{1, 2, topo.AllowedCPUs.Weight()} {
+				if !hasThreads(p, want) {
+					t.Errorf("full plan has no run of %d workers", want)
+				}
+			}
+		})
+	}
+}
+
+func farthest(t *affinity.Topology) int {
+	far := 0
+	for _, a := range t.Nodes {
+		for _, b := range t.Nodes {
+			far = max(far, t.Distance(a.ID, b.ID))
+		}
+	}
+	return far
+}
+
+func hasThreads(p *Plan, n int) bool {
+	for _, j := range p.Jobs {
+		if j.Threads == n {
+			return true
+		}
+	}
+	return false
+}
+
+// A plan prints every configuration with its CPUs and an estimated time, on
+// a tree of another machine or on fake nodes, and runs nothing.
+func TestPlanWrite(t *testing.T) {
+	topo := fixture.Fake(t, fixture.NoNUMA, 2)
+	p, err := Build(topo, Matrix{Preset: "full", Scenarios: "atomicadd", Variants: "line=shared/work=0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Floor = true
+	var b strings.Builder
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"topology fake-2", "NOTE: topology fake-2",
+		"atomicadd  line=shared/work=0  4        spread",
+		"estimated wall time: ", "handoff floor for each of",
+		fmt.Sprintf("%d configurations × 10 rounds", len(p.Jobs)),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan lacks %q:\n%s", want, out)
+		}
+	}
+	// 10 rounds of 1 s runs: at least the runs themselves.
+	if est := p.Estimate(); est < time.Duration(10*len(p.Jobs))*time.Second {
+		t.Errorf("Estimate() = %v, less than the runs' own %v", est, time.Duration(10*len(p.Jobs))*time.Second)
+	}
+}
+
+func TestWorkerList(t *testing.T) {
+	for _, tt := range []struct {
+		cpus []int
+		want string
+	}{
+		{[]int{0, 1, 2, 3}, "0-3"},
+		{[]int{0, 8, 1, 9}, "0,8,1,9"},
+		{[]int{5}, "5"},
+		{[]int{0, 1, 16, 17, 18}, "0-1,16-18"},
+		{nil, ""},
+	} {
+		if got := workerList(tt.cpus); got != tt.want {
+			t.Errorf("workerList(%v) = %q, want %q", tt.cpus, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkPlan is the sweep planner at scale: the full preset on a
+// 1024-CPU machine, expanded and printed.
+func BenchmarkPlan(b *testing.B) {
+	topo := fixture.Synthetic(b, fixture.Fake1024)
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := Build(topo, Matrix{Preset: "full", Scenarios: "atomicadd"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.Floor = true
+		if err := p.Write(io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
