@@ -161,7 +161,7 @@ func coresFirst(t *Topology, node int) []int {
 			continue
 		}
 		rank := 0
-		for _, s := range c.Siblings.Bits() {
+		for s := range c.Siblings.All() {
 			if s < c.ID && usable(t, s) {
 				rank++
 			}

@@ -19,6 +19,7 @@ type Job struct {
 	Variant string // as given; the canonical form comes from the scenario
 	Threads int
 	Place   affinity.Placement
+	CPUs    []int  // one per worker, as Place assigns them on the plan's topology
 	Name    string // full benchmark name, as results files carry it
 }
 
@@ -32,10 +33,11 @@ func NewJob(t *affinity.Topology, spec *bench.Spec, variant string, threads int,
 	if threads < spec.MinWorkers {
 		return Job{}, fmt.Errorf("-threads %d: %s needs at least %d workers", threads, spec.Name, spec.MinWorkers)
 	}
-	if _, err := place.Assign(t, threads, oversubscribe); err != nil {
+	cpus, err := place.Assign(t, threads, oversubscribe)
+	if err != nil {
 		return Job{}, err
 	}
-	return Job{Spec: spec, Variant: variant, Threads: threads, Place: place,
+	return Job{Spec: spec, Variant: variant, Threads: threads, Place: place, CPUs: cpus,
 		Name: results.Name(spec, scen.Variant(), threads, place.String())}, nil
 }
 

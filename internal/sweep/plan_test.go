@@ -34,10 +34,7 @@ func TestFullPlanCoversTheMachine(t *testing.T) {
 			spreadAll, crossFar := false, false
 			far := farthest(topo)
 			for _, j := range p.Jobs {
-				assigned, err := j.Place.Assign(topo, j.Threads, false)
-				if err != nil {
-					t.Fatalf("%s: %v", j.Name, err)
-				}
+				assigned := j.CPUs
 				var nodes nodemask.Bitmap
 				for _, c := range assigned {
 					cpus.Set(c)

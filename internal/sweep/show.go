@@ -51,11 +51,9 @@ func (p *Plan) Estimate() time.Duration {
 func (p *Plan) cpuSets() int {
 	seen := map[string]bool{}
 	for _, j := range p.Jobs {
-		cpus, err := j.Place.Assign(p.Topology, j.Threads, p.Oversubscribe)
-		if err != nil || j.Threads < 2 {
-			continue
+		if j.Threads >= 2 {
+			seen[nodemask.BitmapOf(j.CPUs...).String()] = true
 		}
-		seen[nodemask.BitmapOf(cpus...).String()] = true
 	}
 	return len(seen)
 }
@@ -74,10 +72,7 @@ func (p *Plan) Write(w io.Writer) error {
 	nodesCovered := nodemask.BitmapOf()
 	cpusCovered := nodemask.BitmapOf()
 	for _, j := range p.Jobs {
-		cpus, err := j.Place.Assign(p.Topology, j.Threads, p.Oversubscribe)
-		if err != nil {
-			return fmt.Errorf("%s: %w", j.Name, err)
-		}
+		cpus := j.CPUs
 		var nodes nodemask.Bitmap
 		for _, c := range cpus {
 			nodes.Set(p.Topology.NodeOf(c))
