@@ -13,13 +13,15 @@ import (
 // mask word and the runqueue lines bouncing between two cores).
 // mask-writes/op is what each update policy costs the shared line,
 // cpus-scanned/op what a wakeup search costs, found-idle-% and wrong-% what a
-// search gets for it. Compare the policies and the scans with
+// search gets for it within the SIS_PROP budget, budget-out-% how often the
+// budget ended it. Compare the policies and the scans with
 //
-//	go test -run '^$' -bench 'IdleMask/update=/scan=/busy=/wake=10/llc=/tick=/threads=2/' -count 10 ./bench | tee im.txt
+//	go test -run '^$' -bench 'IdleMask/update=/scan=/sis=/busy=/wake=10/llc=/tick=/hz=/threads=2/' -count 10 ./bench/idlemask | tee im.txt
 //	benchstat -filter '/scan:mask' -col /update im.txt
 //	benchstat -filter '/update:always' -col /scan im.txt
 //
-// and the search alone (no idle transitions) with the wake=100 variants.
+// and the search alone (no idle transitions), with and without the budget,
+// with the wake=100 variants.
 func BenchmarkIdleMask(b *testing.B) {
 	spec, err := bench.Lookup("idlemask")
 	if err != nil {

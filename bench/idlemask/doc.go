@@ -20,23 +20,34 @@
 // # The model
 //
 // A simulated LLC of llc= CPUs. Each simulated CPU has a runqueue line of its
-// own (imCPU: its idle state, which remote wakeups read, as
-// available_idle_cpu() reads a remote rq, and rq->last_idle_state), and the
-// LLC has one idle mask: real 64-bit words, set and cleared with atomic OR and
-// AND (LOCK OR / LOCK AND, the kernel's set_bit/clear_bit), padded by 128
-// bytes on each side so nothing else shares their line.
+// own (imCPU: its state as remote wakeups see it, as available_idle_cpu()
+// reads a remote rq, and rq->last_idle_state), and the LLC has one idle
+// mask: real 64-bit words, set and cleared with atomic OR and AND (LOCK OR /
+// LOCK AND, the kernel's set_bit/clear_bit), padded by 128 bytes on each
+// side so nothing else shares their line.
 //
 // The workers of one real LLC divide the simulated LLC into contiguous
 // shares: with two workers and llc=48, worker 0 is CPUs 0..23 and worker 1 is
 // CPUs 24..47, so a 2-CPU machine models a 48-CPU LLC whose mask line and
 // runqueue lines really move between two cores. Every simulated CPU has
-// exactly one owner, the only thread that writes its runqueue line; the mask
-// words are written by all. No simulated CPU sits out with a fixed state: a
-// runqueue line nobody writes never leaves a prober's cache, which would make
-// the full scan look cheaper than it is. A real LLC with more workers than
-// llc= gets several simulated LLCs of llc= CPUs, and workers on different
-// real LLCs never share one, as CPUs of different LLCs share no
-// sd_llc_shared.
+// exactly one owner, the thread that runs its events; the mask words are
+// written by all, and a runqueue line also by the wakers that queue a task
+// on it. No simulated CPU sits out with a fixed state: a runqueue line
+// nobody writes never leaves a prober's cache, which would make the full
+// scan look cheaper than it is. A real LLC with more workers than llc= gets
+// several simulated LLCs of llc= CPUs, and workers on different real LLCs
+// never share one, as CPUs of different LLCs share no sd_llc_shared.
+//
+// # Kernel time
+//
+// Each simulated CPU has a clock in nanoseconds of kernel time, kept by its
+// owner. One of its events takes 1/tick= of a tick (TICK_NSEC = 1e9/hz=: 10
+// us at tick=100 and HZ=1000), whatever the hardware took to run it; its
+// scheduler tick comes when its clock passes the next tick (staggered per
+// CPU). Everything the kernel measures in time is measured on that clock:
+// the idle periods behind rq->avg_idle and the governor's prediction. Only
+// avg_scan_cost is real time, as the kernel's cpu_clock() is: the scan's cost
+// is what this hardware really pays for it.
 //
 // One operation is one event on one of the worker's simulated CPUs, taken
 // round-robin, drawn from a per-worker xorshift generator (deterministic per
@@ -48,8 +59,12 @@
 //     goes, or stays, idle otherwise. Every idle event is an idle entry:
 //     do_idle() calls cpuidle_idle_call() again each time an interrupt that
 //     woke no task ends, so an idle CPU "enters idle" many times. A busy event
-//     after idle is an idle exit (a task was picked);
-//   - every tick= events of a CPU its scheduler tick runs.
+//     after idle is an idle exit (a task was picked), which folds the idle
+//     period into rq->avg_idle (update_avg(), capped at 2*max_idle_balance_cost
+//     = 1 ms, as ttwu_do_wakeup() does) and into the governor's prediction;
+//   - a CPU on which a waker queued a task (see Placement) first exits idle to
+//     run it, then takes its event;
+//   - its scheduler tick runs when its clock reaches it.
 //
 // # Update policies
 //
@@ -58,20 +73,36 @@
 // switches to the idle task before cpuidle_idle_call() runs.
 //
 //   - always: an exact mask, written unconditionally at every hook: set on
-//     every idle entry, cleared on idle exit, rewritten at every tick. The
-//     upper bound on writes, and the reference with no stale answers.
-//   - laststate: the patch as the thread left it (v5 with Vincent's change):
-//     update_idle_cpumask(rq, true) on every idle entry,
-//     update_idle_cpumask(rq, false) at the tick, and nothing at idle exit,
-//     with the filter "No need to update idle cpumask if the state does not
-//     change": if (rq->last_idle_state == idle_state) return; so the word is
-//     written at most twice per CPU per tick. A CPU that went busy stays in
-//     the mask until its next tick.
-//   - tick: the same hooks without the last_idle_state filter: set on every
-//     idle entry, clear at every tick that finds the CPU busy. The same mask
-//     as laststate, so the same stale answers; the difference in writes is
-//     what the filter buys.
+//     every idle entry, cleared on idle exit (and by a waker that queues a task
+//     on the CPU), rewritten at every tick. The upper bound on writes, and the
+//     reference with no stale answers but races.
+//   - tickstop: v5 as posted, the variant the seed's uperf figures (+23% /
+//     +67% / +81% / +51% at 96 / 144 / 192 / 240 threads) were measured with:
+//     update_idle_cpumask(rq, true) only "if (stop_tick ||
+//     tick_nohz_tick_stopped())", that is when the cpuidle governor expects
+//     the CPU to stay idle at least a tick, with the last_idle_state filter;
+//     cleared at the tick when busy. The governor is modelled as menu's test
+//     "predicted_ns >= TICK_NSEC" on an update_avg() of the CPU's idle
+//     periods (menu averages its recent intervals too), and a period that
+//     stopped the tick keeps it stopped for its re-entries. The model has no
+//     timers, so only the idle history decides. (A machine without a cpuidle
+//     driver sets on every entry in v5 too, as laststate does.)
+//   - laststate: v5 with Vincent's change, the patch as the thread left it:
+//     update_idle_cpumask(rq, true) on every idle entry, before the governor
+//     runs, update_idle_cpumask(rq, false) at the tick, and nothing at idle
+//     exit, with the filter "No need to update idle cpumask if the state does
+//     not change": if (rq->last_idle_state == idle_state) return; so the word
+//     is written at most twice per CPU per tick. Vincent measured it against v5
+//     on hackbench -g 1 on an 8-CPU arm64 (against tip: v5 -45%, with
+//     the change -1.19%).
+//   - tick: laststate's hooks without the last_idle_state filter: set on
+//     every idle entry, clear at every tick that finds the CPU busy. The same
+//     mask as laststate, so the same stale answers; the difference in writes
+//     is what the filter buys.
 //   - none: no mask at all, the kernel before the patch (scan=all only).
+//
+// Under laststate, tick and tickstop a CPU that became busy stays in the mask
+// until its next tick.
 //
 // # Wakeup search
 //
@@ -81,16 +112,36 @@
 // for_each_cpu_wrap() order from the waker until one is idle. scan=all is the
 // code before it: the same loop over the LLC span. The waker's own CPU is not
 // a candidate: select_idle_sibling() has looked at the target before it calls
-// select_idle_cpu(), and the waker is running. The SIS_PROP scan budget
-// (nr) and placing the woken task are not modelled: a search runs until it
-// finds an idle CPU or runs out, and the found CPU's state changes only by its
-// own events.
+// select_idle_cpu(), and the waker is running.
+//
+// sis=prop is the SIS_PROP budget of the seed's kernel (v5.11; SIS_AVG_CPU
+// was off by default): nr = span_weight * (avg_idle/512) / (avg_scan_cost+1)
+// when that exceeds 4, else 4, from the waking CPU's rq->avg_idle and its LLC
+// domain's avg_scan_cost, and the loop's "if (!--nr) return -1;" probes at
+// most nr-1 CPUs: three when the waker is busy. A search cut short by the
+// budget leaves avg_scan_cost alone, as the kernel's early return does; one in
+// eight of the others is timed into it (the kernel times every one; two clock
+// reads on every wakeup would cost more here than a short scan). With the
+// budget, the full scan gives up after three busy CPUs where the mask offers
+// idle ones first: the patch's real gain is finding an idle CPU within nr, and
+// found-idle-% shows it. sis=none searches until it finds one or runs out.
+//
+// # Placement
+//
+// The woken task is placed on the CPU found: the waker moves that CPU's
+// runqueue from idle to "task queued" (a CAS on the CPU's own line, as
+// try_to_wake_up() within an LLC takes the remote rq's lock and enqueues), so
+// probes find it busy at once, while its mask bit stays set until the CPU's
+// tick clears it (under always the waker clears it). The CPU's owner runs the
+// task at that CPU's next event. This is the main source of stale bits: a
+// CPU that just became busy, still marked idle until the tick.
 //
 // # Metrics
 //
 // mask-writes/op counts atomic writes to the shared words per event;
 // cpus-scanned/op the runqueue probes of the searches per event (divide by
-// wake= for per wakeup); found-idle-% is how many wakeups found an idle CPU;
+// wake= for per wakeup); found-idle-% is how many wakeups found an idle CPU
+// within the budget; budget-out-% how many searches the budget stopped;
 // wrong-% how many wakeups the mask answered wrongly: it offered a CPU that
 // was busy (a wasted probe, Aubrey's "the wakeup task likely needs to wait"),
 // or it offered none while an idle CPU existed. The second is checked by an

@@ -2,6 +2,7 @@ package idlemask
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -13,12 +14,20 @@ import (
 
 // imSetup builds an idlemask scenario and its workers without the runner or a
 // topology (so all workers are of one real LLC): a test can drive events and
-// hooks itself, deterministically.
+// hooks itself, deterministically. The scan cost that feeds SIS_PROP is
+// imTestScanNs per probe instead of a timing, so the budget is reproducible.
 func imSetup(t testing.TB, variant string, workers int) (*idleMask, []*imWorker) {
 	t.Helper()
 	s := benchtest.StartUnpinned[*idleMask](t, "idlemask", variant, workers)
+	for _, w := range s.workers {
+		w.scanNs = imTestScanNs
+	}
 	return s, s.workers
 }
+
+// imTestScanNs is the deterministic scan cost per probe of imSetup's
+// workers: about what a remote runqueue probe costs.
+const imTestScanNs = 50
 
 // imFlush is a quiescent flush: one scheduler tick on every simulated CPU,
 // with no events in between.
@@ -36,7 +45,7 @@ func imStale(s *idleMask) (busyInMask, idleMissing []int) {
 	llc := s.llcs[0]
 	for c, rq := range llc.rqs {
 		bit := llc.mask[c/64].Load()>>(c%64)&1 != 0
-		idle := rq.idle.Load() != 0
+		idle := rq.state.Load() == imIdle
 		switch {
 		case bit && !idle:
 			busyInMask = append(busyInMask, c)
@@ -48,14 +57,22 @@ func imStale(s *idleMask) (busyInMask, idleMissing []int) {
 }
 
 func TestIdleMaskVariants(t *testing.T) {
-	const def = "update=laststate/scan=mask/busy=90/wake=10/llc=48/tick=100"
+	const def = "update=laststate/scan=mask/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000"
 	tests := [][2]string{
 		{"", def},
-		{"update=always", "update=always/scan=mask/busy=90/wake=10/llc=48/tick=100"},
-		{"tick=1/llc=1/wake=0/busy=0/scan=all/update=none", "update=none/scan=all/busy=0/wake=0/llc=1/tick=1"},
-		{"busy=100/wake=100/llc=4096/tick=1000000", "update=laststate/scan=mask/busy=100/wake=100/llc=4096/tick=1000000"},
-		{"update=lazy", `!unknown update "lazy" (want always, laststate, tick, none)`},
+		{"update=always", "update=always/scan=mask/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000"},
+		{"update=tickstop/hz=250", "update=tickstop/scan=mask/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=250"},
+		{"sis=none/update=tick", "update=tick/scan=mask/sis=none/busy=90/wake=10/llc=48/tick=100/hz=1000"},
+		{"tick=1/llc=1/wake=0/busy=0/scan=all/update=none", "update=none/scan=all/sis=prop/busy=0/wake=0/llc=1/tick=1/hz=1000"},
+		{"busy=100/wake=100/llc=4096/tick=1000000", "update=laststate/scan=mask/sis=prop/busy=100/wake=100/llc=4096/tick=1000000/hz=1000"},
+		{"update=lazy", `!unknown update "lazy" (want always, laststate, tickstop, tick, none)`},
+		{"update=v5", `!unknown update "v5" (want always, laststate, tickstop, tick, none)`},
 		{"scan=idle", `!unknown scan "idle" (want mask, all)`},
+		{"sis=on", `!unknown sis "on" (want prop, none)`},
+		{"sis=PROP", `!unknown sis "PROP" (want prop, none)`},
+		{"hz=100", `!unknown hz "100" (want 1000, 250)`},
+		{"hz=300", `!unknown hz "300" (want 1000, 250)`},
+		{"hz=1000Hz", `!unknown hz "1000Hz" (want 1000, 250)`},
 		{"update=none", "!update=none keeps no mask for scan=mask to read"},
 		{"busy=101", "!busy=101 out of range [0, 100]"},
 		{"busy=-1", "!busy=-1 out of range [0, 100]"},
@@ -65,7 +82,7 @@ func TestIdleMaskVariants(t *testing.T) {
 		{"llc=4097", "!llc=4097 out of range [1, 4096]"},
 		{"tick=0", "!tick=0 out of range [1, 1000000]"},
 		{"tick=x", `!tick="x" is not an integer`},
-		{"hz=250", `!unknown variant key "hz"`},
+		{"place=compact", `!unknown variant key "place"`},
 		{"scan", "!malformed variant part"},
 	}
 	benchtest.CheckVariants(t, "idlemask", tests)
@@ -129,58 +146,74 @@ func TestIMPlan(t *testing.T) {
 // The hooks, one CPU driven by hand: idle entries (i), busy events (b, an
 // idle exit when the CPU was idle) and ticks (t). The write counts are the
 // policies' definitions; the final bit shows which are stale until a tick.
+// update=tickstop sets nothing while the governor expects short idle
+// (predicted below a tick) and behaves as laststate once it expects long
+// idle.
 func TestIdleMaskHooks(t *testing.T) {
 	tests := []struct {
 		update  string
+		long    bool // the governor expects idle periods of a tick or more
 		events  string
 		writes  int64
 		bit     bool  // the mask bit after the events
 		flushed int64 // writes after a further tick
 	}{
 		// Three idle entries, an exit, a tick, another idle period.
-		{"always", "iiibtib", 7, false, 8},
-		{"laststate", "iiibtib", 3, true, 4},
-		{"tick", "iiibtib", 5, true, 6},
-		{"none", "iiibtib", 0, false, 0},
+		{"always", false, "iiibtib", 7, false, 8},
+		{"laststate", false, "iiibtib", 3, true, 4},
+		{"tickstop", false, "iiibtib", 0, false, 0},
+		{"tickstop", true, "iiibtib", 3, true, 4},
+		{"tick", false, "iiibtib", 5, true, 6},
+		{"none", false, "iiibtib", 0, false, 0},
 		// A tick that finds the CPU idle: only always writes for it.
-		{"always", "it", 2, true, 3},
-		{"laststate", "it", 1, true, 1},
-		{"tick", "it", 1, true, 1},
+		{"always", false, "it", 2, true, 3},
+		{"laststate", false, "it", 1, true, 1},
+		{"tickstop", true, "it", 1, true, 1},
+		{"tick", false, "it", 1, true, 1},
 		// Busy ticks with the bit already clear: the filter saves them.
-		{"always", "ttt", 3, false, 4},
-		{"laststate", "ttt", 0, false, 0},
-		{"tick", "ttt", 3, false, 4},
+		{"always", false, "ttt", 3, false, 4},
+		{"laststate", false, "ttt", 0, false, 0},
+		{"tickstop", false, "ttt", 0, false, 0},
+		{"tick", false, "ttt", 3, false, 4},
 		// Long idle with many re-entries: uperf's "80 times between two ticks".
-		{"always", strings.Repeat("i", 80) + "b", 81, false, 82},
-		{"laststate", strings.Repeat("i", 80) + "b", 1, true, 2},
-		{"tick", strings.Repeat("i", 80) + "b", 80, true, 81},
+		{"always", false, strings.Repeat("i", 80) + "b", 81, false, 82},
+		{"laststate", false, strings.Repeat("i", 80) + "b", 1, true, 2},
+		{"tickstop", false, strings.Repeat("i", 80) + "b", 0, false, 0},
+		{"tickstop", true, strings.Repeat("i", 80) + "b", 1, true, 2},
+		{"tick", false, strings.Repeat("i", 80) + "b", 80, true, 81},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprintf("update=%s/events=%.8s", tt.update, tt.events), func(t *testing.T) {
+		t.Run(fmt.Sprintf("update=%s/long=%v/events=%.8s", tt.update, tt.long, tt.events), func(t *testing.T) {
 			scan := "mask"
 			if tt.update == "none" {
 				scan = "all"
 			}
 			s, ws := imSetup(t, "update="+tt.update+"/scan="+scan+"/llc=2/busy=100", 1)
 			w, c := ws[0], 0
-			rq := w.rqs[c]
-			if rq.idle.Load() != 0 || s.llcs[0].mask[0].Load() != 0 {
+			rq, loc := w.rqs[c], &w.local[c]
+			if rq.state.Load() != imBusy || s.llcs[0].mask[0].Load() != 0 {
 				t.Fatal("busy=100 should start every CPU busy with an empty mask")
 			}
 			bit := func() bool { return s.llcs[0].mask[0].Load()&1 != 0 }
 			for i, e := range tt.events {
 				switch e {
 				case 'i':
-					w.idleEntry(c, rq)
+					if tt.long {
+						// The governor expects a tick or more,
+						// whatever the hand-driven periods
+						// (which take no time) taught it.
+						loc.predicted = w.tickNs
+					}
+					w.idleEntry(c, rq, loc)
 				case 'b':
-					if rq.idle.Load() != 0 {
-						w.idleExit(c, rq)
+					if loc.idling {
+						w.idleExit(c, rq, loc)
 					}
 				case 't':
 					w.schedulerTick(c, rq)
 				}
-				if tt.update == "always" && bit() != (rq.idle.Load() != 0) {
-					t.Errorf("update=always: after event %d (%c) the bit is %v, the cpu idle %v", i, e, bit(), rq.idle.Load() != 0)
+				if tt.update == "always" && bit() != (rq.state.Load() == imIdle) {
+					t.Errorf("update=always: after event %d (%c) the bit is %v, the cpu state %d", i, e, bit(), rq.state.Load())
 				}
 			}
 			if w.writes != tt.writes || bit() != tt.bit {
@@ -190,15 +223,88 @@ func TestIdleMaskHooks(t *testing.T) {
 			if w.writes != tt.flushed {
 				t.Errorf("after %q and a tick: %d writes, want %d", tt.events, w.writes, tt.flushed)
 			}
-			if tt.update != "none" && bit() != (rq.idle.Load() != 0) {
-				t.Errorf("after %q and a tick: bit %v, cpu idle %v; the tick must leave the mask exact", tt.events, bit(), rq.idle.Load() != 0)
+			if tt.update != "none" && (tt.update != "tickstop" || tt.long) && bit() != (rq.state.Load() == imIdle) {
+				t.Errorf("after %q and a tick: bit %v, cpu state %d; the tick must leave the mask exact", tt.events, bit(), rq.state.Load())
 			}
 		})
 	}
 }
 
+// The governor of update=tickstop learns from the idle periods it sees:
+// after one that lasted ten ticks, its prediction (an eighth of the way from
+// 0, 1.25 ticks) reaches a tick, so the next idle entry stops the tick and
+// v5 sets the bit; short periods then pull the prediction back under a tick.
+func TestIdleMaskTickStopLearns(t *testing.T) {
+	s, ws := imSetup(t, "update=tickstop/llc=1/busy=100/tick=1", 1)
+	w, rq, loc := ws[0], ws[0].rqs[0], &ws[0].local[0]
+	bit := func() bool { return s.llcs[0].mask[0].Load()&1 != 0 }
+	idleFor := func(ticks int64) {
+		w.idleEntry(0, rq, loc)
+		loc.now += ticks * w.tickNs
+		w.idleExit(0, rq, loc)
+	}
+	w.idleEntry(0, rq, loc)
+	if bit() || loc.tickStopped {
+		t.Fatalf("first idle entry with no history: bit %v, tick stopped %v; want neither", bit(), loc.tickStopped)
+	}
+	loc.now += 10 * w.tickNs
+	w.idleExit(0, rq, loc)
+	if want := 10 * w.tickNs / 8; loc.predicted != want {
+		t.Fatalf("after ten ticks idle: predicted %d, want %d", loc.predicted, want)
+	}
+	w.idleEntry(0, rq, loc)
+	if !bit() || !loc.tickStopped || rq.last != 1 {
+		t.Errorf("idle entry expecting %d ns: bit %v, tick stopped %v, last %d; want the bit set", loc.predicted, bit(), loc.tickStopped, rq.last)
+	}
+	w.idleExit(0, rq, loc)
+	w.schedulerTick(0, rq)
+	for range 3 {
+		idleFor(0)
+	}
+	w.schedulerTick(0, rq)
+	if loc.predicted >= w.tickNs || bit() {
+		t.Errorf("after short idle periods: predicted %d of a %d tick, bit %v; want under a tick and clear", loc.predicted, w.tickNs, bit())
+	}
+}
+
+// Each simulated CPU's clock moves by one event's share of a tick, and its
+// tick comes every tick= events of its own, at either HZ.
+func TestIdleMaskKernelClock(t *testing.T) {
+	for _, tt := range []struct {
+		variant string
+		tickNs  int64
+		gap     int64
+	}{
+		{"tick=100/hz=1000", 1_000_000, 10_000},
+		{"tick=100/hz=250", 4_000_000, 40_000},
+		{"tick=3/hz=1000", 1_000_000, 333_333},
+	} {
+		_, ws := imSetup(t, "update=always/busy=50/wake=0/llc=4/"+tt.variant, 1)
+		w := ws[0]
+		if w.tickNs != tt.tickNs || w.gap != tt.gap {
+			t.Errorf("%s: tick %d ns, event %d ns; want %d, %d", tt.variant, w.tickNs, w.gap, tt.tickNs, tt.gap)
+		}
+		first := make([]int64, 4)
+		for i := range first {
+			first[i] = w.local[i].nextTick
+		}
+		const rounds = 1000
+		w.Run(4 * rounds) // rounds events on each of the 4 CPUs
+		for i, loc := range w.local {
+			if loc.now != rounds*tt.gap {
+				t.Errorf("%s: cpu %d clock %d, want %d", tt.variant, i, loc.now, rounds*tt.gap)
+			}
+			ticks := (loc.nextTick - first[i]) / tt.tickNs
+			if want := (rounds*tt.gap-first[i])/tt.tickNs + 1; ticks != want {
+				t.Errorf("%s: cpu %d ticked %d times in %d ns, want %d", tt.variant, i, ticks, loc.now, want)
+			}
+		}
+	}
+}
+
 func TestSelectIdleCPU(t *testing.T) {
 	const width = 130 // three words: boundaries at 63/64 and 127/128
+	const inf = math.MaxInt
 	mk := func(cpus ...int) []uint64 {
 		w := make([]uint64, 3)
 		for _, c := range cpus {
@@ -214,32 +320,101 @@ func TestSelectIdleCPU(t *testing.T) {
 		cands  []int
 		idle   []int
 		target int
+		nr     int
 		cpu    int
 		probes int
+		out    bool
 	}{
-		{[]int{1, 63, 64, 129}, []int{1, 129}, 100, 129, 1},
-		{[]int{1, 63, 64, 129}, []int{1, 129}, 0, 1, 1},
-		{[]int{1, 63, 64, 129}, []int{1, 129}, 2, 129, 3},
-		{[]int{1, 63, 64, 129}, []int{1}, 2, 1, 4},     // wraps
-		{[]int{1, 63, 64, 129}, nil, 64, -1, 4},        // none idle: every candidate once
-		{[]int{1, 63, 64, 129}, []int{63}, 64, 63, 4},  // the target's word, below the target, last
-		{[]int{1, 63, 64, 129}, []int{64}, 64, 64, 1},  // the target itself first
-		{[]int{128}, []int{128}, 129, 128, 1},          // wrap into the last word
-		{nil, []int{5}, 7, -1, 0},                      // no candidates, no probes
-		{[]int{2, 5, 7}, []int{2, 5, 7}, 127, 2, 1},    // from 127 the wrap starts at 0
-		{[]int{0, 127, 128}, []int{0, 127}, 128, 0, 2}, // 128 busy, wrap to 0
+		{[]int{1, 63, 64, 129}, []int{1, 129}, 100, inf, 129, 1, false},
+		{[]int{1, 63, 64, 129}, []int{1, 129}, 0, inf, 1, 1, false},
+		{[]int{1, 63, 64, 129}, []int{1, 129}, 2, inf, 129, 3, false},
+		{[]int{1, 63, 64, 129}, []int{1}, 2, inf, 1, 4, false},    // wraps
+		{[]int{1, 63, 64, 129}, nil, 64, inf, -1, 4, false},       // none idle: every candidate once
+		{[]int{1, 63, 64, 129}, []int{63}, 64, inf, 63, 4, false}, // the target's word, below the target, last
+		{[]int{1, 63, 64, 129}, []int{64}, 64, inf, 64, 1, false}, // the target itself first
+		{[]int{128}, []int{128}, 129, inf, 128, 1, false},         // wrap into the last word
+		{nil, []int{5}, 7, inf, -1, 0, false},                     // no candidates, no probes
+		{[]int{2, 5, 7}, []int{2, 5, 7}, 127, inf, 2, 1, false},   // from 127 the wrap starts at 0
+		{[]int{0, 127, 128}, []int{0, 127}, 128, inf, 0, 2, false},
+		// SIS_PROP: "if (!--nr) return -1;" before each probe, so nr=4
+		// probes at most 3 CPUs.
+		{[]int{1, 2, 3, 4, 5}, nil, 0, 4, -1, 3, true},
+		{[]int{1, 2, 3, 4, 5}, []int{4}, 0, 4, -1, 3, true},     // the idle one is the 4th: out of budget
+		{[]int{1, 2, 3, 4, 5}, []int{3}, 0, 4, 3, 3, false},     // the 3rd: found on the last probe allowed
+		{[]int{1, 2, 3}, nil, 0, 4, -1, 3, false},               // three candidates: the loop ends first
+		{[]int{1, 2, 3, 4, 5}, nil, 0, 5, -1, 4, true},          // nr=5: four
+		{[]int{1, 2, 3, 4, 5}, nil, 0, 6, -1, 5, false},         // nr=6: all five, then the loop ends
+		{[]int{1, 2, 3, 4, 5}, []int{1}, 0, 1, -1, 0, true},     // nr=1: nothing probed
+		{[]int{1, 63, 64, 129}, nil, 100, 4, -1, 3, true},       // the budget spans the wrap: 129, 1, 63
+		{[]int{1, 63, 64, 129}, []int{64}, 100, 4, -1, 3, true}, // 64 would be 4th
 	}
 	for _, tt := range tests {
 		for _, rq := range rqs {
-			rq.idle.Store(0)
+			rq.state.Store(imBusy)
 		}
 		for _, c := range tt.idle {
-			rqs[c].idle.Store(1)
+			rqs[c].state.Store(imIdle)
 		}
-		cpu, probes := selectIdleCPU(mk(tt.cands...), rqs, tt.target)
-		if cpu != tt.cpu || probes != tt.probes {
-			t.Errorf("selectIdleCPU(%v, idle %v, target %d) = %d, %d probes; want %d, %d",
-				tt.cands, tt.idle, tt.target, cpu, probes, tt.cpu, tt.probes)
+		cpu, probes, out := selectIdleCPU(mk(tt.cands...), rqs, tt.target, tt.nr)
+		if cpu != tt.cpu || probes != tt.probes || out != tt.out {
+			t.Errorf("selectIdleCPU(%v, idle %v, target %d, nr %d) = %d, %d probes, out %v; want %d, %d, %v",
+				tt.cands, tt.idle, tt.target, tt.nr, cpu, probes, out, tt.cpu, tt.probes, tt.out)
+		}
+	}
+	// A CPU with a woken task queued is not idle.
+	rqs[5].state.Store(imWoken)
+	if cpu, _, _ := selectIdleCPU(mk(5), rqs, 0, inf); cpu != -1 {
+		t.Errorf("selectIdleCPU over a woken cpu = %d, want -1", cpu)
+	}
+}
+
+// sisNr worked by hand from v5.11's select_idle_cpu(): avg_idle/512 against
+// avg_scan_cost+1, times the LLC's weight.
+func TestSisNr(t *testing.T) {
+	tests := []struct {
+		span, avgIdle, avgScanCost int64
+		want                       int
+	}{
+		// A fresh rq (avg_idle 1 ms): 1000000/512 = 1953; 48*1953 =
+		// 93744 > 4*301; 93744/301 = 311.
+		{48, 1_000_000, 300, 311},
+		// Busy: 10 us of average idle: 10000/512 = 19, 48*19 = 912,
+		// not above 4*301 = 1204: nr = 4.
+		{48, 10_000, 300, 4},
+		// 100 us: 195*48 = 9360 > 404; 9360/101 = 92.
+		{48, 100_000, 100, 92},
+		// Never idle, never scanned: 0 against 4*1.
+		{48, 0, 0, 4},
+		// Under 512 ns of idle rounds to nothing.
+		{4096, 511, 0, 4},
+		// At the boundary: span_avg must exceed 4*avg_cost, not equal it.
+		{4, 512 * 101, 100, 4},     // 404 = 4*101: nr = 4
+		{2, 512 * 203, 100, 4},     // 406 > 404: 406/101 = 4, by division
+		{4, 512 * 102, 100, 4},     // 408 > 404: 408/101 = 4
+		{48, 512 * 10, 100, 4},     // 480 > 404: 480/101 = 4
+		{48, 512 * 100, 100, 47},   // 4800/101 = 47
+		{48, 1_000_000, 0, 93_744}, // no scan cost yet: 93744/1
+		{1, 1_000_000, 0, 1953},    // an LLC of one
+	}
+	for _, tt := range tests {
+		if got := sisNr(tt.span, tt.avgIdle, tt.avgScanCost); got != tt.want {
+			t.Errorf("sisNr(span %d, avg_idle %d, avg_scan_cost %d) = %d, want %d", tt.span, tt.avgIdle, tt.avgScanCost, got, tt.want)
+		}
+	}
+}
+
+func TestUpdateAvg(t *testing.T) {
+	tests := []struct{ avg, sample, want int64 }{
+		{0, 800, 100},
+		{1_000_000, 10_000, 1_000_000 - 123_750},
+		{100, 99, 100},  // -1/8 truncates to 0, as C's signed division does
+		{100, 92, 99},   // -8/8
+		{100, 107, 100}, // 7/8
+	}
+	for _, tt := range tests {
+		avg := tt.avg
+		if updateAvg(&avg, tt.sample); avg != tt.want {
+			t.Errorf("update_avg(%d, %d) = %d, want %d", tt.avg, tt.sample, avg, tt.want)
 		}
 	}
 }
@@ -266,7 +441,7 @@ func TestIdleMaskWakeupScores(t *testing.T) {
 		{"all", nil, nil, 7, 0, 0, 0},                  // every other CPU
 	}
 	for _, tt := range tests {
-		s, ws := imSetup(t, "update=laststate/busy=100/llc=8/scan="+tt.scan, 1)
+		s, ws := imSetup(t, "update=laststate/sis=none/busy=100/llc=8/scan="+tt.scan, 1)
 		s.workers[0].auditEvery = 1
 		w := ws[0]
 		llc := s.llcs[0]
@@ -274,13 +449,13 @@ func TestIdleMaskWakeupScores(t *testing.T) {
 			llc.mask[0].Or(1 << c)
 		}
 		for _, c := range tt.idle {
-			llc.rqs[c].idle.Store(1)
+			llc.rqs[c].state.Store(imIdle)
 		}
-		w.wakeup(0)
-		got := []int64{w.probes, w.found, w.staleWakeups, w.missed, w.wakeups}
-		want := []int64{tt.probes, tt.found, tt.stale, tt.missed, 1}
+		w.wakeup(0, &w.local[0])
+		got := []int64{w.probes, w.found, w.placed, w.staleWakeups, w.missed, w.wakeups}
+		want := []int64{tt.probes, tt.found, tt.found, tt.stale, tt.missed, 1}
 		if !slices.Equal(got, want) {
-			t.Errorf("scan=%s, mask %v, idle %v: probes, found, stale, missed, wakeups = %v, want %v",
+			t.Errorf("scan=%s, mask %v, idle %v: probes, found, placed, stale, missed, wakeups = %v, want %v",
 				tt.scan, tt.mask, tt.idle, got, want)
 		}
 		res := &bench.Result{Ops: 0}
@@ -299,11 +474,110 @@ func TestIdleMaskWakeupScores(t *testing.T) {
 	}
 }
 
+// The woken task is placed on the CPU found: that CPU is busy from then on,
+// while its bit stays set until its tick, so the next search the mask sends
+// there finds it busy. Without placement the second wakeup would find the
+// same CPU idle again and nothing would ever look stale.
+func TestIdleMaskPlacementMakesStaleBits(t *testing.T) {
+	for _, update := range []string{"laststate", "tick", "always"} {
+		s, ws := imSetup(t, "update="+update+"/sis=none/busy=100/llc=8", 1)
+		w, llc := ws[0], s.llcs[0]
+		// CPU 5 goes idle by its own hooks, so the mask holds it.
+		w.idleEntry(5, llc.rqs[5], &w.local[5])
+		w.wakeup(0, &w.local[0])
+		if w.found != 1 || w.placed != 1 || llc.rqs[5].state.Load() != imWoken {
+			t.Fatalf("update=%s: first wakeup: found %d, placed %d, cpu 5 state %d; want cpu 5 found and woken",
+				update, w.found, w.placed, llc.rqs[5].state.Load())
+		}
+		w.wakeup(0, &w.local[0])
+		stale, bit := w.staleWakeups, llc.mask[0].Load()>>5&1 != 0
+		switch update {
+		case "always":
+			// The exact mask: the waker cleared the bit as it placed.
+			if stale != 0 || bit || w.probes != 1 {
+				t.Errorf("update=always: second wakeup: %d stale, bit %v, %d probes in all; want the bit gone and no probe", stale, bit, w.probes)
+			}
+		default:
+			if stale != 1 || !bit || w.found != 1 || w.probes != 2 {
+				t.Errorf("update=%s: second wakeup: %d stale, bit %v, found %d, %d probes in all; want the stale bit probed and nothing found",
+					update, stale, bit, w.found, w.probes)
+			}
+		}
+		// Its owner's next event runs the woken task: an idle exit.
+		// The tick then clears the stale bit.
+		w.cur = 5
+		w.busyT, w.wakeT = 1<<32, 0 // every event busy
+		w.Run(1)
+		if llc.rqs[5].state.Load() != imBusy || w.local[5].idling {
+			t.Errorf("update=%s: after cpu 5's next event: state %d, idling %v; want busy", update, llc.rqs[5].state.Load(), w.local[5].idling)
+		}
+		w.schedulerTick(5, llc.rqs[5])
+		if llc.mask[0].Load()>>5&1 != 0 {
+			t.Errorf("update=%s: the tick left cpu 5's stale bit", update)
+		}
+	}
+}
+
+// SIS_PROP in a wakeup: a waker whose avg_idle is short gets nr=4 and probes
+// three CPUs of a full scan, and the cut-short scan leaves avg_scan_cost
+// alone; a completed scan feeds it.
+func TestIdleMaskBudget(t *testing.T) {
+	s, ws := imSetup(t, "update=always/scan=all/busy=100/llc=48", 1)
+	w, loc := ws[0], &ws[0].local[0]
+	s.llcs[0].rqs[40].state.Store(imIdle)
+	loc.avgIdle, loc.avgScanCost = 10_000, 300 // nr = 4
+	w.wakeup(0, loc)
+	if w.probes != 3 || w.found != 0 || w.budgetOut != 1 || loc.avgScanCost != 300 {
+		t.Errorf("nr=4 over 47 busy-first candidates: %d probes, found %d, out %d, avg_scan_cost %d; want 3, 0, 1, 300 (unchanged)",
+			w.probes, w.found, w.budgetOut, loc.avgScanCost)
+	}
+	loc.avgIdle = 1_000_000 // nr = 311: the scan reaches cpu 40
+	w.wakeup(0, loc)
+	if w.found != 1 || w.budgetOut != 1 || w.probes != 3+40 {
+		t.Errorf("nr=311: found %d, out %d, probes %d; want cpu 40 found after 40 probes", w.found, w.budgetOut, w.probes)
+	}
+	if want := int64(300 + (40*imTestScanNs-300)/8); loc.avgScanCost != want {
+		t.Errorf("after a 40-probe scan: avg_scan_cost %d, want %d", loc.avgScanCost, want)
+	}
+	// The mask search finds the idle CPU on its first probe even at nr=4:
+	// the gain the patch is for.
+	s, ws = imSetup(t, "update=always/scan=mask/busy=100/llc=48", 1)
+	w, loc = ws[0], &ws[0].local[0]
+	w.idleEntry(40, s.llcs[0].rqs[40], &w.local[40])
+	loc.avgIdle, loc.avgScanCost = 10_000, 300
+	w.wakeup(0, loc)
+	if w.probes != 1 || w.found != 1 || w.budgetOut != 0 {
+		t.Errorf("scan=mask at nr=4: %d probes, found %d, out %d; want 1, 1, 0", w.probes, w.found, w.budgetOut)
+	}
+}
+
+// The idle periods an exit ends feed rq->avg_idle, capped at 1 ms.
+func TestIdleMaskAvgIdle(t *testing.T) {
+	_, ws := imSetup(t, "update=laststate/busy=100/llc=1", 1)
+	w, rq, loc := ws[0], ws[0].rqs[0], &ws[0].local[0]
+	if loc.avgIdle != imAvgIdleMax {
+		t.Fatalf("avg_idle starts at %d, want 2*sysctl_sched_migration_cost = %d", loc.avgIdle, imAvgIdleMax)
+	}
+	w.idleEntry(0, rq, loc)
+	loc.now += 200_000
+	w.idleExit(0, rq, loc)
+	if want := int64(1_000_000 - 100_000); loc.avgIdle != want {
+		t.Errorf("after 200 us idle: avg_idle %d, want %d", loc.avgIdle, want)
+	}
+	w.idleEntry(0, rq, loc)
+	loc.now += 50_000_000
+	w.idleExit(0, rq, loc)
+	if loc.avgIdle != imAvgIdleMax {
+		t.Errorf("after 50 ms idle: avg_idle %d, want the cap %d", loc.avgIdle, imAvgIdleMax)
+	}
+}
+
 // The mask after a run, driven deterministically by one worker: exact for
 // always; for laststate and tick a superset of the idle CPUs, stale (busy CPUs
-// still in it) until a quiescent flush, and exact after it.
+// still in it) until a quiescent flush, and exact after it; for tickstop,
+// at busy=90 with idle periods far shorter than a tick, nearly empty.
 func TestIdleMaskStaleUntilTick(t *testing.T) {
-	for _, update := range []string{"always", "laststate", "tick"} {
+	for _, update := range []string{"always", "laststate", "tick", "tickstop"} {
 		t.Run("update="+update, func(t *testing.T) {
 			s, ws := imSetup(t, "update="+update+"/busy=90/wake=10/llc=48/tick=100", 1)
 			ws[0].Run(20_000)
@@ -311,14 +585,23 @@ func TestIdleMaskStaleUntilTick(t *testing.T) {
 				t.Fatal(err)
 			}
 			busyInMask, idleMissing := imStale(s)
-			if len(idleMissing) > 0 {
-				t.Errorf("idle cpus %v are missing from the mask", idleMissing)
-			}
-			if update == "always" && len(busyInMask) > 0 {
-				t.Errorf("update=always: busy cpus %v in the mask", busyInMask)
-			}
-			if update != "always" && len(busyInMask) == 0 {
-				t.Errorf("update=%s: no busy cpu in the mask before the tick; the model should show the staleness", update)
+			switch update {
+			case "always":
+				if len(busyInMask)+len(idleMissing) > 0 {
+					t.Errorf("update=always: busy cpus %v in the mask, idle %v missing", busyInMask, idleMissing)
+				}
+			case "tickstop":
+				if len(idleMissing) == 0 || ws[0].writes != 0 {
+					t.Errorf("update=tickstop: %d writes, idle cpus missing %v: want no tick ever stopped at 10 us idle periods", ws[0].writes, idleMissing)
+				}
+				return
+			default:
+				if len(idleMissing) > 0 {
+					t.Errorf("idle cpus %v are missing from the mask", idleMissing)
+				}
+				if len(busyInMask) == 0 {
+					t.Errorf("update=%s: no busy cpu in the mask before the tick; the model should show the staleness", update)
+				}
 			}
 			imFlush(s)
 			if busyInMask, idleMissing = imStale(s); len(busyInMask)+len(idleMissing) > 0 {
@@ -355,8 +638,10 @@ func TestIdleMaskCounts(t *testing.T) {
 		}
 		t.Logf("busy=%s: writes always %d, laststate %d, tick %d", busy, always.writes, last.writes, tick.writes)
 	}
-	mask := run("update=always/scan=mask/busy=90")
-	all := run("update=always/scan=all/busy=90")
+	// Without the budget, so that the full scan can find what the exact
+	// mask finds.
+	mask := run("update=always/scan=mask/sis=none/busy=90")
+	all := run("update=always/scan=all/sis=none/busy=90")
 	if mask.probes*3 > all.probes {
 		t.Errorf("busy=90: probes scan=mask %d, scan=all %d: want the exact mask under a third", mask.probes, all.probes)
 	}
@@ -389,6 +674,8 @@ func TestIdleMaskFinishChecks(t *testing.T) {
 		{"laststate", func(s *idleMask, idle, busy int) { s.llcs[0].mask[0].And(^uint64(1 << idle)) }, "is idle but not in the mask"},
 		{"tick", func(s *idleMask, idle, busy int) { s.llcs[0].mask[0].And(^uint64(1 << idle)) }, "is idle but not in the mask"},
 		{"laststate", func(s *idleMask, idle, busy int) { s.llcs[0].rqs[busy].last = 1 }, "last_idle_state 1"},
+		{"tickstop", func(s *idleMask, idle, busy int) { s.llcs[0].rqs[busy].last = 1 }, "last_idle_state 1"},
+		{"tickstop", func(s *idleMask, idle, busy int) { s.local(0, idle).tickStopped = true }, "idle with its tick stopped but not in the mask"},
 	}
 	for _, tt := range tests {
 		s, ws := imSetup(t, "update="+tt.update+"/busy=50/llc=16", 1)
@@ -396,7 +683,7 @@ func TestIdleMaskFinishChecks(t *testing.T) {
 		imFlush(s)
 		idle, busy := -1, -1
 		for c, rq := range s.llcs[0].rqs {
-			if rq.idle.Load() != 0 {
+			if rq.state.Load() == imIdle {
 				idle = c
 			} else {
 				busy = c
@@ -421,8 +708,9 @@ func TestIdleMaskFinishChecks(t *testing.T) {
 }
 
 func TestIdleMaskDoesNotAllocate(t *testing.T) {
-	for _, v := range []string{"update=always/scan=mask/wake=50", "update=laststate/scan=all/wake=50/llc=200"} {
+	for _, v := range []string{"update=always/scan=mask/wake=50", "update=laststate/scan=all/wake=50/llc=200", "update=tickstop/wake=50"} {
 		_, ws := imSetup(t, v, 1)
+		ws[0].scanNs = 0 // the timed scans too
 		if allocs := testing.AllocsPerRun(20, func() { ws[0].Run(1000) }); allocs != 0 {
 			t.Errorf("%s: Run(1000) allocates %v times, want 0", v, allocs)
 		}
@@ -443,6 +731,8 @@ func TestIdleMaskRun(t *testing.T) {
 		"update=laststate/scan=mask/busy=50/wake=30/tick=10",
 		"update=tick/scan=mask/busy=50/wake=30/tick=10/llc=130",
 		"update=none/scan=all/busy=50/wake=30/llc=3",
+		"update=tickstop/scan=mask/busy=20/wake=30/tick=1/hz=250",
+		"update=always/scan=all/sis=none/busy=90/wake=50",
 	} {
 		t.Run(v, func(t *testing.T) {
 			s := benchtest.New(t, "idlemask", v)
@@ -450,8 +740,9 @@ func TestIdleMaskRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("writes/op %.3f scanned/op %.3f found %.1f%% wrong %.1f%%", benchtest.Metric(t, res, MaskWrites),
-				benchtest.Metric(t, res, CPUsScanned), benchtest.Metric(t, res, FoundIdle), benchtest.Metric(t, res, Wrong))
+			t.Logf("writes/op %.3f scanned/op %.3f found %.1f%% wrong %.1f%% budget-out %.1f%%", benchtest.Metric(t, res, MaskWrites),
+				benchtest.Metric(t, res, CPUsScanned), benchtest.Metric(t, res, FoundIdle), benchtest.Metric(t, res, Wrong),
+				benchtest.Metric(t, res, BudgetOut))
 		})
 	}
 }
@@ -459,14 +750,14 @@ func TestIdleMaskRun(t *testing.T) {
 // The shared words and the runqueue lines sit alone on their lines.
 func TestIdleMaskLayout(t *testing.T) {
 	var rq imCPU
-	if off, size := unsafe.Offsetof(rq.idle), unsafe.Sizeof(rq); off < imPad || size-off < imPad {
-		t.Errorf("imCPU: idle at %d of %d bytes, want %d bytes of pad on each side", off, size, imPad)
+	if off, size := unsafe.Offsetof(rq.state), unsafe.Sizeof(rq); off < imPad || size-off < imPad {
+		t.Errorf("imCPU: state at %d of %d bytes, want %d bytes of pad on each side", off, size, imPad)
 	}
 	var w imWorker
 	if off := unsafe.Offsetof(w.imCounts); off != imPad {
 		t.Errorf("imWorker: first field at %d, want %d", off, imPad)
 	}
-	if tail := unsafe.Sizeof(w) - (unsafe.Offsetof(w.scanMask) + unsafe.Sizeof(w.scanMask)); tail < imPad {
+	if tail := unsafe.Sizeof(w) - (unsafe.Offsetof(w.sisProp) + unsafe.Sizeof(w.sisProp)); tail < imPad {
 		t.Errorf("imWorker: %d bytes after the last field, want at least %d", tail, imPad)
 	}
 	for _, width := range []int{1, 64, 65, 4096} {
@@ -486,6 +777,7 @@ func FuzzIdleMaskVariant(f *testing.F) {
 	for _, seed := range []string{
 		"", "update=always", "update=none/scan=all", "update=none", "busy=101", "llc=0", "tick=0",
 		"wake=100/busy=0", "llc=4096/tick=1", "a=b/c", "scan=all/scan=mask",
+		"update=tickstop/sis=none/hz=250", "sis=x", "hz=100",
 	} {
 		f.Add(seed)
 	}

@@ -1,16 +1,65 @@
 package idlemask
 
 import (
+	"math"
 	"math/bits"
+
+	"github.com/contend/contend/bench/ktime"
 )
 
-// The wakeup side of the idlemask scenario: select_idle_cpu() searching the
-// idle mask, or every CPU of the LLC as the kernel did before the mask.
+// The wakeup side of the idlemask scenario: select_idle_cpu() of the seed's
+// kernel (v5.11) searching the idle mask, or every CPU of the LLC as it did
+// before the mask, within the SIS_PROP budget, and the woken task placed on
+// the CPU found.
 
-// wakeup is select_idle_cpu() called for a task woken on CPU target: build
-// the candidate mask, scan it, and keep the score.
-func (w *imWorker) wakeup(target int) {
+// imTimeEvery: one wakeup search in this many is timed with the wall clock
+// for avg_scan_cost. The kernel times every one with cpu_clock(); two clock
+// reads (tens of ns under KVM) on every wakeup would add more to ns/op than
+// a short scan costs, and the average moves an eighth per sample either way.
+const imTimeEvery = 8
+
+// sisNr is the SIS_PROP scan budget of select_idle_cpu() in the seed's
+// kernel (v5.11, SIS_PROP on, SIS_AVG_CPU off by default):
+//
+//	avg_idle = this_rq()->avg_idle / 512;
+//	avg_cost = this_sd->avg_scan_cost + 1;
+//	...
+//	if (sched_feat(SIS_PROP)) {
+//		u64 span_avg = sd->span_weight * avg_idle;
+//		if (span_avg > 4*avg_cost)
+//			nr = div_u64(span_avg, avg_cost);
+//		else
+//			nr = 4;
+//	}
+//
+// avgIdle is the waking CPU's rq->avg_idle and avgScanCost its sd_llc's
+// avg_scan_cost, both in ns; span is the LLC's weight. The loop then stops
+// at "if (!--nr) return -1;", so at most nr-1 CPUs are probed: 3 when busy.
+func sisNr(span, avgIdle, avgScanCost int64) int {
+	avgIdle /= 512
+	avgCost := avgScanCost + 1
+	spanAvg := span * avgIdle
+	if spanAvg > 4*avgCost {
+		return int(min(spanAvg/avgCost, math.MaxInt32))
+	}
+	return 4
+}
+
+// wakeup is select_idle_cpu() called for a task woken on CPU target: take
+// the budget, build the candidate mask, scan it, place the task on the CPU
+// found, and keep the score.
+func (w *imWorker) wakeup(target int, loc *imLocal) {
 	w.wakeups++
+	nr := math.MaxInt
+	if w.sisProp {
+		nr = sisNr(w.width, loc.avgIdle, loc.avgScanCost)
+	}
+	var t0 int64
+	w.timer++
+	timed := w.scanNs == 0 && w.timer%imTimeEvery == 0
+	if timed {
+		t0 = ktime.Wall() // time = cpu_clock(this);
+	}
 	// cpumask_and(cpus, sds_idle_cpus(sd->shared), p->cpus_ptr);
 	// or, before the patch,
 	// cpumask_and(cpus, sched_domain_span(sd), p->cpus_ptr);
@@ -25,10 +74,22 @@ func (w *imWorker) wakeup(target int) {
 	}
 	// select_idle_sibling() already looked at the target.
 	w.scratch[target/64] &^= 1 << (target % 64)
-	cpu, probes := selectIdleCPU(w.scratch, w.rqs, target)
+	cpu, probes, out := selectIdleCPU(w.scratch, w.rqs, target, nr)
 	w.probes += int64(probes)
+	switch {
+	case out:
+		// "if (!--nr) return -1;" returns before update_avg().
+		w.budgetOut++
+	case w.scanNs > 0:
+		updateAvg(&loc.avgScanCost, w.scanNs*int64(max(probes, 1)))
+	case timed:
+		// time = cpu_clock(this) - time;
+		// update_avg(&this_sd->avg_scan_cost, time);
+		updateAvg(&loc.avgScanCost, ktime.Wall()-t0)
+	}
 	if cpu >= 0 {
 		w.found++
+		w.place(cpu)
 	}
 	if !w.scanMask {
 		return
@@ -51,6 +112,23 @@ func (w *imWorker) wakeup(target int) {
 	}
 }
 
+// place queues the woken task on cpu, which the search found idle: the
+// waker writes the remote runqueue (try_to_wake_up() within an LLC takes
+// its lock and enqueues), so from now on a probe finds it busy, while its
+// mask bit stays as it was until the CPU's own exit or tick clears it:
+// under the patch, until the tick. update=always, the exact mask, clears the
+// bit here. If the CPU stopped being idle between the probe and now, the
+// task lands on a busy CPU, as it would in the kernel.
+func (w *imWorker) place(cpu int) {
+	if !w.rqs[cpu].state.CompareAndSwap(imIdle, imWoken) {
+		return
+	}
+	w.placed++
+	if w.update == imAlways {
+		w.clearBit(cpu)
+	}
+}
+
 // missedIdle is the audit of a mask search that offered no candidate, outside
 // the search's probe count: is an allowed CPU other than target idle while
 // its mask bit is clear? Reading the bit again, rather than trusting the
@@ -58,7 +136,7 @@ func (w *imWorker) wakeup(target int) {
 // search from counting as the mask's mistake.
 func (w *imWorker) missedIdle(target int) bool {
 	for c, rq := range w.rqs {
-		if c == target || w.allowed[c/64]>>(c%64)&1 == 0 || rq.idle.Load() == 0 {
+		if c == target || w.allowed[c/64]>>(c%64)&1 == 0 || rq.state.Load() != imIdle {
 			continue
 		}
 		if w.mask[c/64].Load()>>(c%64)&1 == 0 {
@@ -71,16 +149,19 @@ func (w *imWorker) missedIdle(target int) bool {
 // selectIdleCPU is the loop of select_idle_cpu(),
 //
 //	for_each_cpu_wrap(cpu, cpus, target) {
+//		if (!--nr)
+//			return -1;
 //		if (available_idle_cpu(cpu) || sched_idle_cpu(cpu))
 //			break;
 //	}
 //
 // over the candidate words cpus: the set bits from target up, then from 0 up
 // to target, word at a time. It returns the first candidate whose runqueue is
-// idle, or -1, and how many runqueues it probed.
+// idle, or -1; how many runqueues it probed; and whether the budget nr ran
+// out first (math.MaxInt for no budget).
 //
 //go:noinline
-func selectIdleCPU(cpus []uint64, rqs []*imCPU, target int) (cpu, probes int) {
+func selectIdleCPU(cpus []uint64, rqs []*imCPU, target, nr int) (cpu, probes int, out bool) {
 	tw, tb := target/64, uint(target%64)
 	for i := tw; i < len(cpus); i++ {
 		word := cpus[i]
@@ -88,10 +169,13 @@ func selectIdleCPU(cpus []uint64, rqs []*imCPU, target int) (cpu, probes int) {
 			word &= ^uint64(0) << tb
 		}
 		for ; word != 0; word &= word - 1 {
+			if nr--; nr == 0 {
+				return -1, probes, true
+			}
 			c := i*64 + bits.TrailingZeros64(word)
 			probes++
-			if rqs[c].idle.Load() != 0 {
-				return c, probes
+			if rqs[c].state.Load() == imIdle {
+				return c, probes, false
 			}
 		}
 	}
@@ -101,12 +185,15 @@ func selectIdleCPU(cpus []uint64, rqs []*imCPU, target int) (cpu, probes int) {
 			word &= 1<<tb - 1
 		}
 		for ; word != 0; word &= word - 1 {
+			if nr--; nr == 0 {
+				return -1, probes, true
+			}
 			c := i*64 + bits.TrailingZeros64(word)
 			probes++
-			if rqs[c].idle.Load() != 0 {
-				return c, probes
+			if rqs[c].state.Load() == imIdle {
+				return c, probes, false
 			}
 		}
 	}
-	return -1, probes
+	return -1, probes, false
 }

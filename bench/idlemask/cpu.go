@@ -1,0 +1,282 @@
+package idlemask
+
+import "sync/atomic"
+
+// The CPU side of the idlemask scenario: the shared mask and runqueue lines,
+// each simulated CPU's own state on the kernel clock, and the hooks that go
+// idle, leave idle and tick.
+
+// imPad is the padding on each side of shared words and per-CPU lines: a
+// 64-byte line plus its neighbour, which the adjacent-line prefetcher fetches
+// with it.
+const imPad = 128
+
+// Kernel constants of the seed's era (v5.11, kernel/sched/core.c and
+// fair.c), in nanoseconds.
+const (
+	// imMigrationCost is sysctl_sched_migration_cost, which
+	// rq->max_idle_balance_cost starts at (and stays at here: it only
+	// grows when a newidle balance costs more).
+	imMigrationCost = 500_000
+	// imAvgIdleMax is both sched_init's rq->avg_idle
+	// (2*sysctl_sched_migration_cost) and the cap ttwu_do_wakeup puts on
+	// it (2*rq->max_idle_balance_cost).
+	imAvgIdleMax = 2 * imMigrationCost
+)
+
+// The states of a runqueue as a remote wakeup sees it.
+const (
+	imBusy  = 0 // running a task
+	imIdle  = 1 // running its idle task: available_idle_cpu() says yes
+	imWoken = 2 // a waker has queued a task here that has not run yet: nr_running > 0, so not idle
+)
+
+// An imLLC is one simulated last-level cache: its idle mask, the runqueue of
+// each of its CPUs, and its span.
+type imLLC struct {
+	// mask is sds_idle_cpus(sd->shared): the middle of a buffer with
+	// imPad bytes of unused words on each side.
+	mask []atomic.Uint64
+	buf  []atomic.Uint64 // mask and its padding
+	// rqs is cpu_rq(cpu) for each CPU, filled in by the CPU's owner.
+	rqs   []*imCPU
+	width int
+}
+
+func newIMLLC(width int) *imLLC {
+	nw := (width + 63) / 64
+	pad := imPad / 8
+	buf := make([]atomic.Uint64, pad+nw+pad)
+	return &imLLC{mask: buf[pad : pad+nw : pad+nw], buf: buf, rqs: make([]*imCPU, width), width: width}
+}
+
+// An imCPU is the part of one simulated CPU's runqueue that remote CPUs
+// touch, on lines of its own: wakeups read state (available_idle_cpu()) and
+// write it when they queue a task there (ttwu within an LLC takes the
+// remote rq's lock and enqueues directly); everything else is the owner's.
+type imCPU struct {
+	_ [imPad]byte
+	// state is imBusy, imIdle or imWoken. The owner stores it only when
+	// the state changes, as the kernel writes rq->curr only at a context
+	// switch; a waker moves it from imIdle to imWoken with a CAS.
+	state atomic.Uint32
+	// last is rq->last_idle_state (update=laststate and tickstop), the
+	// mask bit as this CPU last wrote it. sched_init() starts it at 1;
+	// here it starts equal to the initial bit. Owner only.
+	last uint32
+	_    [imPad - 8]byte
+}
+
+// An imLocal is what only a simulated CPU itself reads and writes, kept in
+// its owner's memory: its clock and the averages the kernel keeps in its rq
+// and its sched_domain.
+type imLocal struct {
+	now       int64 // this CPU's clock, ns of kernel time: gap per event
+	nextTick  int64 // when its next scheduler tick is due
+	idleSince int64 // rq->idle_stamp: when it last went idle
+	// avgIdle is rq->avg_idle: update_avg() of the idle periods a wakeup
+	// ended, capped at imAvgIdleMax (ttwu_do_wakeup).
+	avgIdle int64
+	// avgScanCost is this CPU's sd_llc->avg_scan_cost: update_avg() of
+	// the time select_idle_cpu() took, when it did not stop on budget.
+	avgScanCost int64
+	// predicted is the cpuidle governor's expected idle duration: an
+	// update_avg() of this CPU's idle periods, uncapped (menu averages
+	// its recent intervals). The tick is stopped when it reaches a tick.
+	predicted   int64
+	idling      bool // in an idle period (state imIdle, or imWoken not yet run)
+	tickStopped bool // this idle period stopped the tick (update=tickstop)
+}
+
+// update_avg() of kernel/sched/sched.h: an exponentially weighted average
+// that moves an eighth of the way to each sample (C's signed division,
+// which Go's matches: towards zero).
+func updateAvg(avg *int64, sample int64) { *avg += (sample - *avg) / 8 }
+
+// An imWorker owns CPUs [lo, hi) of one simulated LLC. Everything here is
+// written only by its own thread and padded from its neighbours; the shared
+// state is what mask and rqs point to.
+type imWorker struct {
+	_ [imPad]byte
+	imCounts
+	rng   uint64
+	cur   int       // the CPU of the next event
+	local []imLocal // each owned CPU's own state, indexed c-lo
+	timer uint32    // counts wakeups to pick the timed scans
+
+	mask                   []atomic.Uint64
+	rqs                    []*imCPU
+	span, allowed, scratch []uint64
+	lo, hi                 int
+	width                  int64 // sd->span_weight of the LLC domain
+	busyT, wakeT           uint64
+	tickNs, gap            int64 // TICK_NSEC; kernel time per event of one CPU
+	auditEvery             int64
+	scanNs                 int64 // fixed scan cost per probe (tests), or 0: timed
+	update                 imUpdate
+	scanMask               bool
+	sisProp                bool
+	_                      [imPad]byte
+}
+
+// next is xorshift64*: cheap, deterministic per worker, good enough to
+// schedule events.
+func (w *imWorker) next() uint64 {
+	x := w.rng
+	x ^= x >> 12
+	x ^= x << 25
+	x ^= x >> 27
+	w.rng = x
+	return x * 2685821657736338717
+}
+
+func (w *imWorker) Run(n int) { idleMaskEvents(w, n) }
+
+// idleMaskEvents is the hot loop: n events, each on the next of the worker's
+// CPUs, each moving that CPU's clock by one event's kernel time. perf
+// annotate finds the shared-word writes (LOCK OR/AND) here and the scan in
+// selectIdleCPU.
+//
+//go:noinline
+func idleMaskEvents(w *imWorker, n int) {
+	for range n {
+		c := w.cur
+		if w.cur++; w.cur == w.hi {
+			w.cur = w.lo
+		}
+		loc := &w.local[c-w.lo]
+		loc.now += w.gap
+		r := w.next()
+		rq := w.rqs[c]
+		if loc.idling && rq.state.Load() == imWoken {
+			// A waker queued a task here: it runs now.
+			w.idleExit(c, rq, loc)
+		}
+		switch {
+		case r>>32 < w.wakeT:
+			w.wakeup(c, loc)
+		case uint64(uint32(r)) >= w.busyT:
+			w.idleEntry(c, rq, loc)
+		case loc.idling:
+			w.idleExit(c, rq, loc)
+		}
+		if loc.now >= loc.nextTick {
+			loc.nextTick += w.tickNs
+			w.schedulerTick(c, rq)
+		}
+	}
+	w.events += int64(n)
+}
+
+// setBit is cpumask_set_cpu() on the shared mask: a locked OR, which takes the
+// line exclusive whether or not the bit changes.
+func (w *imWorker) setBit(c int) {
+	w.mask[c/64].Or(1 << (c % 64))
+	w.writes++
+}
+
+// clearBit is cpumask_clear_cpu(): a locked AND.
+func (w *imWorker) clearBit(c int) {
+	w.mask[c/64].And(^(uint64(1) << (c % 64)))
+	w.writes++
+}
+
+// idleEntry is the CPU switching to (or staying in) its idle task and
+// cpuidle_idle_call() running update_idle_cpumask(this_rq(), true): on
+// every entry, or, in v5 as posted, only
+//
+//	if (stop_tick || tick_nohz_tick_stopped()) {
+//		update_idle_cpumask(this_rq(), true);
+//		tick_nohz_idle_stop_tick();
+//	}
+//
+// where the governor stops the tick when it expects the CPU to stay idle at
+// least a tick (menu: predicted_ns >= TICK_NSEC).
+func (w *imWorker) idleEntry(c int, rq *imCPU, loc *imLocal) {
+	if !loc.idling {
+		// The switch to the idle task; newidle balancing (not
+		// modelled) stamps rq->idle_stamp.
+		rq.state.Store(imIdle)
+		loc.idling = true
+		loc.idleSince = loc.now
+		loc.tickStopped = false
+	}
+	switch w.update {
+	case imAlways, imTick:
+		w.setBit(c)
+	case imLastState:
+		w.setIdle(c, rq)
+	case imTickStop:
+		if loc.tickStopped || loc.predicted >= w.tickNs {
+			loc.tickStopped = true
+			w.setIdle(c, rq)
+		}
+	}
+}
+
+// setIdle is update_idle_cpumask(rq, true) with its filter:
+//
+//	idle_state = set_idle || sched_idle_cpu(cpu);
+//	if (rq->last_idle_state == idle_state)
+//		return;
+func (w *imWorker) setIdle(c int, rq *imCPU) {
+	if rq.last != 1 {
+		w.setBit(c)
+		rq.last = 1
+	}
+}
+
+// idleExit is the CPU picking a task after idle: the one a remote waker
+// queued (state imWoken), or one of its own. ttwu_do_wakeup() folds the idle
+// period into rq->avg_idle; the governor learns it too. Only the exact mask
+// hears of the exit; the patch leaves the bit set until the tick.
+func (w *imWorker) idleExit(c int, rq *imCPU, loc *imLocal) {
+	old := rq.state.Swap(imBusy)
+	idle := loc.now - loc.idleSince
+	updateAvg(&loc.avgIdle, idle)
+	loc.avgIdle = min(loc.avgIdle, imAvgIdleMax)
+	updateAvg(&loc.predicted, idle)
+	loc.idling = false
+	loc.tickStopped = false
+	// Under update=always a waker that placed a task here (imWoken)
+	// has already cleared the bit, unless this CPU's own idle re-entry
+	// set it again in the instant between (a race the kernel has too);
+	// the exit clears what is left.
+	if w.update == imAlways && (old == imIdle || w.mask[c/64].Load()>>(c%64)&1 != 0) {
+		w.clearBit(c)
+	}
+}
+
+// schedulerTick is scheduler_tick() calling update_idle_cpumask(rq, false):
+//
+//	/*
+//	 * If called from scheduler tick, only update
+//	 * idle cpumask if the CPU is busy, as idle
+//	 * cpumask is also updated on idle entry.
+//	 */
+//	if (!set_idle && idle_cpu(cpu))
+//		return;
+//
+// update=always rewrites the bit either way. A CPU with a woken task queued
+// is not idle_cpu().
+func (w *imWorker) schedulerTick(c int, rq *imCPU) {
+	idle := rq.state.Load() == imIdle
+	switch w.update {
+	case imAlways:
+		if idle {
+			w.setBit(c)
+		} else {
+			w.clearBit(c)
+		}
+	case imLastState, imTickStop:
+		if idle || rq.last == 0 {
+			return
+		}
+		w.clearBit(c)
+		rq.last = 0
+	case imTick:
+		if !idle {
+			w.clearBit(c)
+		}
+	}
+}
