@@ -16,6 +16,7 @@ type Machine struct {
 	Brand            string `json:"brand"`  // e.g. "AMD EPYC 7B13 64-Core Processor"
 	Family           int    `json:"family"`
 	Model            int    `json:"model"`
+	Stepping         int    `json:"stepping"`
 	CacheLine        int    `json:"cache_line"` // bytes; 0 when CPUID does not say
 	L1D              int64  `json:"l1d"`        // bytes, as seen by one core; 0 when unknown
 	L2               int64  `json:"l2"`
@@ -23,10 +24,22 @@ type Machine struct {
 	Hypervisor       bool   `json:"hypervisor"`
 	HypervisorVendor string `json:"hypervisor_vendor"` // e.g. "KVMKVMKVM", "" on bare metal
 	RDTSCP           bool   `json:"rdtscp"`            // RDTSCP (and so TSC_AUX) is available
+
+	// GoCPU is the brand as go test prints it on its "cpu:" line, trailing
+	// padding and all (see goCPUName); Brand is the trimmed, readable form.
+	// Results files use GoCPU so that contend's and go test's files of one
+	// machine carry the same cpu value.
+	GoCPU string `json:"-"`
 }
 
 // hostMachine returns the running CPU's Machine, computed once.
-var hostMachine = sync.OnceValue(func() Machine { return machineFrom(&cpuid.CPU) })
+var hostMachine = sync.OnceValue(func() Machine {
+	m := machineFrom(&cpuid.CPU)
+	if name := goCPUName(); name != "" {
+		m.GoCPU = name
+	}
+	return m
+})
 
 func machineFrom(c *cpuid.CPUInfo) Machine {
 	return Machine{
@@ -34,6 +47,7 @@ func machineFrom(c *cpuid.CPUInfo) Machine {
 		Brand:            c.BrandName,
 		Family:           c.Family,
 		Model:            c.Model,
+		Stepping:         c.Stepping,
 		CacheLine:        max(c.CacheLine, 0),
 		L1D:              cacheBytes(c.Cache.L1D),
 		L2:               cacheBytes(c.Cache.L2),
@@ -41,7 +55,24 @@ func machineFrom(c *cpuid.CPUInfo) Machine {
 		Hypervisor:       c.Has(cpuid.HYPERVISOR),
 		HypervisorVendor: c.HypervisorVendorString,
 		RDTSCP:           c.Has(cpuid.RDTSCP),
+		GoCPU:            c.BrandName,
 	}
+}
+
+// goBrand is internal/cpu.Name's reading of the 48 bytes of CPUID leaves
+// 0x80000002-4: leading spaces trimmed, everything from the first NUL on
+// dropped, trailing spaces kept.
+func goBrand(data []byte) string {
+	for len(data) > 0 && data[0] == ' ' {
+		data = data[1:]
+	}
+	for i, c := range data {
+		if c == 0 {
+			data = data[:i]
+			break
+		}
+	}
+	return string(data)
 }
 
 // cacheBytes maps cpuid's -1 for "not detected" to our 0 for "unknown".

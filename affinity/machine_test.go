@@ -1,7 +1,10 @@
 package affinity
 
 import (
+	"os"
+	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/cpuid/v2"
@@ -17,12 +20,13 @@ func TestMachineFrom(t *testing.T) {
 	}{
 		{
 			name: "kvm guest",
-			in: cpuid.CPUInfo{VendorString: "AuthenticAMD", BrandName: "AMD EPYC 7B13", Family: 25, Model: 1,
+			in: cpuid.CPUInfo{VendorString: "AuthenticAMD", BrandName: "AMD EPYC 7B13", Family: 25, Model: 1, Stepping: 1,
 				CacheLine: 64, HypervisorVendorString: "KVMKVMKVM"},
 			l1d: 32 << 10, l2: 512 << 10, l3: 32 << 20,
 			on: []cpuid.FeatureID{cpuid.HYPERVISOR, cpuid.RDTSCP},
-			want: Machine{Vendor: "AuthenticAMD", Brand: "AMD EPYC 7B13", Family: 25, Model: 1, CacheLine: 64,
-				L1D: 32 << 10, L2: 512 << 10, L3: 32 << 20, Hypervisor: true, HypervisorVendor: "KVMKVMKVM", RDTSCP: true},
+			want: Machine{Vendor: "AuthenticAMD", Brand: "AMD EPYC 7B13", Family: 25, Model: 1, Stepping: 1, CacheLine: 64,
+				L1D: 32 << 10, L2: 512 << 10, L3: 32 << 20, Hypervisor: true, HypervisorVendor: "KVMKVMKVM", RDTSCP: true,
+				GoCPU: "AMD EPYC 7B13"},
 		},
 		{
 			// cpuid says -1 for a cache it could not detect; we say 0.
@@ -53,4 +57,58 @@ func TestHostMachine(t *testing.T) {
 		t.Errorf("hostMachine() = %+v, want a vendor and a cache line size", m)
 	}
 	t.Logf("%+v", m)
+}
+
+func TestGoBrand(t *testing.T) {
+	pad := func(s string) []byte { // 48 bytes, as CPUID leaves 0x80000002-4 hold them
+		b := make([]byte, 48)
+		copy(b, s)
+		return b
+	}
+	for _, tc := range []struct {
+		in   []byte
+		want string
+	}{
+		// AMD pads with spaces up to the terminating NUL; Go keeps them.
+		{pad("AMD EPYC 7B13 64-Core Processor                "), "AMD EPYC 7B13 64-Core Processor                "},
+		// Older Intel parts right-align the name: Go trims leading spaces.
+		{pad("       Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz"), "Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz"},
+		{pad("AMD EPYC"), "AMD EPYC"},
+		{pad(""), ""},
+	} {
+		if got := goBrand(tc.in); got != tc.want {
+			t.Errorf("goBrand(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestGoCPUMatchesGoTest runs this test binary's own benchmark and reads the
+// "cpu:" line the testing package prints: Machine.GoCPU must be that line's
+// value to the byte, or contend's results and go test's would not group
+// together in benchstat.
+func TestGoCPUMatchesGoTest(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skipf("contend reads the brand string itself only on amd64, not %s", runtime.GOARCH)
+	}
+	if testing.Short() {
+		t.Skip("starts a child test binary")
+	}
+	out, err := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^BenchmarkNothing$", "-test.benchtime=1x").Output()
+	if err != nil {
+		t.Fatalf("running the benchmark: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(line, "cpu: "); ok {
+			if got := hostMachine().GoCPU; got != v {
+				t.Errorf("Machine.GoCPU = %q, go test prints cpu: %q", got, v)
+			}
+			return
+		}
+	}
+	t.Fatalf("go test printed no cpu: line:\n%s", out)
+}
+
+func BenchmarkNothing(b *testing.B) {
+	for b.Loop() {
+	}
 }

@@ -1,12 +1,16 @@
 package results
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -14,18 +18,26 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/contend/contend/affinity"
+	"github.com/contend/contend/bench"
 )
 
 // Provenance returns the configuration lines that make two results files
-// comparable: what machine, which kernel, how many nodes and whether they were
-// real, the cache line, the governor, the Go toolchain and contend's own
-// commit. go test -bench output prints the same keys (see TestMain in this
-// package), so files from both compare with benchstat.
+// comparable: what machine (the brand, and CPUID's family, model and
+// stepping, which tell generations apart where a guest's brand says only
+// "AMD EPYC"), which kernel, how many nodes and whether they were real, the
+// cache line, the governor, the Go toolchain and contend's own commit. go
+// test -bench output prints the same keys (bench/benchtest's Main), so files
+// from both compare with benchstat.
 func Provenance(t *affinity.Topology) []benchfmt.Config {
+	m := t.Machine
 	kv := [][2]string{
 		{"goos", runtime.GOOS},
 		{"goarch", runtime.GOARCH},
-		{"cpu", t.Machine.Brand},
+		// Byte for byte what go test prints on its own cpu: line.
+		{"cpu", cmp.Or(m.GoCPU, m.Brand)},
+		{"cpu_family", cpuidNumber(m, m.Family)},
+		{"cpu_model", cpuidNumber(m, m.Model)},
+		{"cpu_stepping", cpuidNumber(m, m.Stepping)},
 		{"kernel", t.Kernel},
 		{"nodes", fmt.Sprint(len(t.Nodes))},
 		{"nr_node_ids", fmt.Sprint(t.NrNodeIDs)},
@@ -45,6 +57,79 @@ func Provenance(t *affinity.Topology) []benchfmt.Config {
 		cfg = append(cfg, benchfmt.Config{Key: p[0], Value: []byte(p[1]), File: true})
 	}
 	return cfg
+}
+
+// cpuidNumber is a CPUID family, model or stepping in decimal, as
+// /proc/cpuinfo prints it; "" (unknown) for a machine CPUID did not
+// describe (a topology read from a sysfs tree, a non-x86 CPU).
+func cpuidNumber(m affinity.Machine, n int) string {
+	if m.Vendor == "" || m.Family == 0 {
+		return ""
+	}
+	return fmt.Sprint(n)
+}
+
+// FileConfig is the configuration of the results a contend command writes:
+// Provenance, the command line that made them (args, as os.Args) and the
+// date. Each record of a scenario adds its package with WithPackage.
+func FileConfig(t *affinity.Topology, args []string) []benchfmt.Config {
+	return append(Provenance(t), CommandLine(args),
+		benchfmt.Config{Key: "date", Value: []byte(Date()), File: true})
+}
+
+// CommandLine is the "command" configuration line: the command that made a
+// results file, quoted so that a shell runs it again, with the program
+// named by its base name (go run's binary lives in a temporary directory).
+func CommandLine(args []string) benchfmt.Config {
+	words := make([]string, len(args))
+	for i, a := range args {
+		if i == 0 {
+			a = filepath.Base(a)
+		}
+		words[i] = shellQuote(a)
+	}
+	return benchfmt.Config{Key: "command", Value: []byte(strings.Join(words, " ")), File: true}
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting: single
+// quotes, or $'...' for control characters (which a configuration line,
+// one line of text, could not hold as they are).
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_@%+=:,./-", r))
+	}) < 0 {
+		return s
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) >= 0 {
+		q := strconv.Quote(s) // "..." with Go escapes: \n, \t, \x00, \"
+		q = strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`)
+		return "$'" + strings.ReplaceAll(q, "'", `\'`) + "'"
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// WithPackage returns a copy of cfg with the "pkg" line of spec's package,
+// placed after goarch as go test places it. go test -bench output names the
+// package of its benchmarks on that line, and plain benchstat's default
+// tables split on every configuration key: without it, a sweep's results
+// and go test's of the same scenario would land in separate tables.
+func WithPackage(cfg []benchfmt.Config, spec *bench.Spec) []benchfmt.Config {
+	out := make([]benchfmt.Config, 0, len(cfg)+1)
+	pkg := benchfmt.Config{Key: "pkg", Value: []byte(spec.Package), File: true}
+	placed := spec.Package == ""
+	for _, c := range cfg {
+		if c.Key == "pkg" {
+			continue
+		}
+		out = append(out, c)
+		if c.Key == "goarch" && !placed {
+			out, placed = append(out, pkg), true
+		}
+	}
+	if !placed {
+		out = append(out, pkg)
+	}
+	return out
 }
 
 func governors(t *affinity.Topology) string {
@@ -94,34 +179,103 @@ var version = sync.OnceValue(func() string {
 	if len(rev) > 12 {
 		rev = rev[:12]
 	}
-	if rev == "" {
-		if v := info.Main.Version; v != "" && v != "(devel)" {
+	if rev != "" {
+		return rev + dirty
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	module := cmp.Or(info.Main.Path, contendModule)
+	// The source tree this file was compiled from, when the build kept
+	// its path (no -trimpath), is the code; the working directory is
+	// only a guess at it.
+	var dirs []string
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		dirs = append(dirs, filepath.Dir(file))
+	}
+	if wd, err := os.Getwd(); err == nil {
+		dirs = append(dirs, wd)
+	}
+	for _, dir := range dirs {
+		if v := gitVersion(dir, module); v != "devel" {
 			return v
 		}
-		return gitVersion()
 	}
-	return rev + dirty
+	return "devel"
 })
 
-// gitVersion asks git for the commit of the working directory, for builds
-// that carry no VCS stamp (go run, go test, -buildvcs=false): results must
-// still say which code made them, and for go run and go test the tree is the
-// code. The "-tree" suffix marks the value as read at run time. "devel" when
-// git cannot tell.
-func gitVersion() string {
+// contendModule is the main module's path when the build info has none.
+const contendModule = "github.com/contend/contend"
+
+// gitVersion asks git for the commit of the repository holding dir, for
+// builds that carry no VCS stamp (go run, go test, -buildvcs=false): results
+// must still say which code made them, and for go run and go test the tree
+// is the code. The "-tree" suffix marks the value as read at run time.
+//
+// Only a repository whose module is module is believed: a contend binary
+// run from inside a kernel tree must not record the kernel's commit as its
+// own. The module is read from the go.mod nearest dir, no higher than the
+// repository's top level. "devel" when git cannot tell or the repository
+// is someone else's.
+func gitVersion(dir, module string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "rev-parse", "--short=12", "HEAD").Output()
+	git := func(args ...string) ([]byte, error) {
+		return exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...).Output()
+	}
+	top, err := git("rev-parse", "--show-toplevel")
+	if err != nil {
+		return "devel"
+	}
+	if got := moduleOf(dir, strings.TrimSpace(string(top))); got != module {
+		return "devel"
+	}
+	out, err := git("rev-parse", "--short=12", "HEAD")
 	if err != nil {
 		return "devel"
 	}
 	rev := strings.TrimSpace(string(out))
-	if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+	if st, err := git("status", "--porcelain", "--untracked-files=no"); err == nil && len(st) > 0 {
 		rev += "+dirty"
 	}
 	// Say where the commit came from: the tree may have moved on since the
 	// binary was built.
 	return rev + "-tree"
+}
+
+// moduleOf returns the module path declared by the go.mod nearest dir,
+// looking no higher than top; "" when there is none.
+func moduleOf(dir, top string) string {
+	dir, top = filepath.Clean(dir), filepath.Clean(top)
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = d
+	}
+	if t, err := filepath.EvalSymlinks(top); err == nil {
+		top = t
+	}
+	for {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			return modulePath(data)
+		}
+		parent := filepath.Dir(dir)
+		if dir == top || parent == dir || !strings.HasPrefix(dir, top) {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// modulePath returns the path on go.mod's module line ("module x" or
+// "module \"x\""), "" when there is none.
+func modulePath(gomod []byte) string {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		line, _, _ = strings.Cut(line, "//")
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], "\"`")
+		}
+	}
+	return ""
 }
 
 // Version returns contend's version: the VCS commit it was built from when
