@@ -1,0 +1,490 @@
+package wakeup
+
+import (
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/ktime"
+)
+
+// The model: tasks with working sets, per-cpu wake lists, and the worker that
+// is one cpu waking tasks and running the tasks woken onto it.
+
+// pad is the padding on each side of a line that more than one cpu writes: a
+// 64-byte line plus its neighbour, which the adjacent-line prefetcher fetches
+// with it.
+const pad = 128
+
+// sampleEvery: one run in this many, of tasks that moved and separately of
+// tasks that stayed, is timed for sec/migration. Both kinds pay the same two
+// clock reads as often, so the timing does not tilt ns/op between policies.
+const sampleEvery = 16
+
+// A task is a sleeping or woken task: its task_struct's wakeup fields on a
+// line of their own, and its working set.
+type task struct {
+	_ [pad]byte
+	// state is 0 while the task sleeps and 1 from the wakeup that claims
+	// it (try_to_wake_up's p->__state / p->on_rq transition) until it has
+	// run and gone back to sleep.
+	state atomic.Uint32
+	// cpu is task_cpu(p): where the task last ran, until a wakeup places
+	// it; only the waker that claimed it writes it (set_task_cpu).
+	cpu atomic.Int32
+	// next links the task into a cpu's wake list: the index+1 of the task
+	// queued before it, 0 at the end (p->wake_entry.llist).
+	next atomic.Int32
+	// ran is the cpu that last ran the task, the one whose cache holds its
+	// working set modified; runs counts its runs. Both are written only by
+	// the cpu running it, ordered by the state and wake-list atomics.
+	ran  int32
+	idx  int32
+	runs int64
+	// words is the working set: lines of stride words, each run
+	// incrementing the first word of every line, which takes the line
+	// exclusive in the running cpu's cache.
+	words  []uint64
+	stride int
+	_      [pad]byte
+}
+
+// newTask allocates a task with lines lines of lineBytes each, placed on cpu,
+// its working set aligned to a line. Call it on cpu's pinned thread, so that
+// the first touch puts the memory on cpu's node.
+func newTask(idx, cpu, lines, lineBytes int) *task {
+	stride := lineBytes / 8
+	buf := make([]uint64, (lines+1)*stride)
+	off := 0
+	if r := uintptr(unsafe.Pointer(&buf[0])) % uintptr(lineBytes); r != 0 {
+		off = (lineBytes - int(r)) / 8
+	}
+	t := &task{idx: int32(idx), ran: int32(cpu), words: buf[off : off+lines*stride], stride: stride}
+	t.cpu.Store(int32(cpu))
+	return t
+}
+
+// A runqueue is the part of a cpu's rq that a remote wakeup writes: its wake
+// list (rq->wake_list, a lock-free stack that __ttwu_queue_wakelist pushes
+// on and sched_ttwu_pending empties in one exchange) and how many woken tasks
+// wait on it, which the idle search reads.
+type runqueue struct {
+	_    [pad]byte
+	head atomic.Int32 // index+1 of the last task pushed, 0 when empty
+	nr   atomic.Int32 // tasks pushed and not yet run
+	_    [pad - 8]byte
+}
+
+// push is llist_add: the waker links the task in front of the list.
+func (rq *runqueue) push(t *task) {
+	for {
+		old := rq.head.Load()
+		t.next.Store(old)
+		if rq.head.CompareAndSwap(old, t.idx+1) {
+			return
+		}
+	}
+}
+
+// A layout is what the workers know of each other: LLC and node of each
+// (model) cpu, and for each the other cpus of its LLC in the order the idle
+// search probes them.
+type layout struct {
+	llc, node []int32
+	peers     [][]int32
+}
+
+// newLayout orders each cpu's LLC peers as for_each_cpu_wrap() does from the
+// cpu after it: by cpu id, wrapping, itself left out. Workers are the model's
+// cpus; cpus breaks ties between workers (all 0 when unpinned) by index.
+func newLayout(llc, node []int32, cpus []int) *layout {
+	n := len(llc)
+	l := &layout{llc: llc, node: node, peers: make([][]int32, n)}
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return cpus[a] - cpus[b] })
+	for i := range n {
+		at := slices.Index(order, int32(i))
+		for k := 1; k < n; k++ {
+			if c := order[(at+k)%n]; llc[c] == llc[i] {
+				l.peers[i] = append(l.peers[i], c)
+			}
+		}
+	}
+	return l
+}
+
+// counts are one worker's tallies; Finish adds them up.
+type counts struct {
+	attempts    int64 // wakeups tried (operations)
+	noops       int64 // tries that found the task awake
+	wakeups     int64 // tries that claimed a sleeping task
+	awayWakers  int64 // wakeups made on another cpu than the task's
+	migrations  int64 // wakeups placing the task on another cpu
+	crossLLC    int64 // ... on another LLC
+	crossNode   int64 // ... on another node
+	remoteWakes int64 // wakeups pushed onto another cpu's wake list
+
+	runs   int64 // tasks run on this cpu
+	moved  int64 // runs of a task that last ran on another cpu
+	pulled int64 // working-set lines those runs pulled
+
+	staySamples, stayNs   int64
+	movedSamples, movedNs int64
+}
+
+func (c *counts) add(o *counts) {
+	c.attempts += o.attempts
+	c.noops += o.noops
+	c.wakeups += o.wakeups
+	c.awayWakers += o.awayWakers
+	c.migrations += o.migrations
+	c.crossLLC += o.crossLLC
+	c.crossNode += o.crossNode
+	c.remoteWakes += o.remoteWakes
+	c.runs += o.runs
+	c.moved += o.moved
+	c.pulled += o.pulled
+	c.staySamples += o.staySamples
+	c.stayNs += o.stayNs
+	c.movedSamples += o.movedSamples
+	c.movedNs += o.movedNs
+}
+
+// A worker is one cpu: the waker that runs on it, and whatever tasks are
+// woken onto it. Everything here is its own, padded from its neighbours; the
+// shared state is what tasks and rqs point to.
+type worker struct {
+	_ [pad]byte
+	counts
+	rng   uint64
+	me    int32
+	wake  policy
+	migT  uint64 // a 32-bit draw below migT makes an away wakeup
+	lines int
+
+	tasks []*task
+	rqs   []*runqueue
+	lay   *layout
+	// local holds the tasks this cpu ran, some of which may have moved
+	// since (pickLocal drops those); mine[k] says whether task k is in it.
+	local []int32
+	mine  []bool
+
+	clock      ktime.Clock // kernel time: gap per wakeup
+	gap        int64
+	sampleEach int32
+	stayLeft   int32
+	movedLeft  int32
+	_          [pad]byte
+}
+
+// next is xorshift64*: cheap, deterministic per worker.
+func (w *worker) next() uint64 {
+	x := w.rng
+	x ^= x >> 12
+	x ^= x << 25
+	x ^= x >> 27
+	w.rng = x
+	return x * 2685821657736338717
+}
+
+func (w *worker) Run(n int) { wakeupLoop(w, n) }
+
+// wakeupLoop is the hot loop: n operations, each first running what other
+// cpus woke onto this one, then one wakeup made here. perf annotate finds
+// the working-set pulls in touchLines and the handoff in wakeTask.
+//
+//go:noinline
+func wakeupLoop(w *worker, n int) {
+	for range n {
+		w.drain()
+		w.wakeOne()
+	}
+	w.attempts += int64(n)
+	w.clock.Advance(int64(n) * w.gap)
+}
+
+// drain is sched_ttwu_pending(): take the whole wake list in one exchange
+// and run each task on it. A cpu nobody woke anything onto only reads its
+// own line.
+func (w *worker) drain() {
+	rq := w.rqs[w.me]
+	if rq.head.Load() == 0 {
+		return
+	}
+	h := rq.head.Swap(0)
+	var n int32
+	for h != 0 {
+		t := w.tasks[h-1]
+		h = t.next.Load() // before run: once asleep, t may be pushed elsewhere
+		w.run(t)
+		n++
+	}
+	rq.nr.Add(-n)
+}
+
+// wakeOne is one wakeup made on this cpu: of a task that last ran here, or,
+// with probability mig=, of one that last ran elsewhere (falling back to the
+// other kind when there is none, and to a no-op when there is neither).
+func (w *worker) wakeOne() {
+	r := w.next()
+	x := r >> 32
+	var k int32
+	if uint64(uint32(r)) < w.migT {
+		if k = w.pickAway(x); k < 0 {
+			k = w.pickLocal(x)
+		}
+	} else if k = w.pickLocal(x); k < 0 {
+		k = w.pickAway(x)
+	}
+	if k < 0 {
+		// Every task is placed here and none is in the list yet:
+		// other cpus pushed them all onto this cpu's wake list since
+		// the drain. Nothing is asleep to wake.
+		w.noops++
+		return
+	}
+	w.wakeTask(k)
+}
+
+// pickLocal returns a task that last ran on this cpu, or -1, dropping from
+// the list the tasks that have moved away.
+func (w *worker) pickLocal(x uint64) int32 {
+	for len(w.local) > 0 {
+		i := int(x % uint64(len(w.local)))
+		k := w.local[i]
+		if w.tasks[k].cpu.Load() == w.me {
+			return k
+		}
+		last := len(w.local) - 1
+		w.local[i] = w.local[last]
+		w.local = w.local[:last]
+		w.mine[k] = false
+	}
+	return -1
+}
+
+// pickAway returns a task placed on another cpu, the first from a random
+// start, or -1 if every task is on this one.
+func (w *worker) pickAway(x uint64) int32 {
+	n := len(w.tasks)
+	k := int(x % uint64(n))
+	for range n {
+		if w.tasks[k].cpu.Load() != w.me {
+			return int32(k)
+		}
+		if k++; k == n {
+			k = 0
+		}
+	}
+	return -1
+}
+
+// wakeTask is try_to_wake_up() of task k on this cpu: claim it, let the policy
+// place it (select_task_rq), and run it here or push it onto the target's
+// wake list. It reports whether the task was asleep.
+func (w *worker) wakeTask(k int32) bool {
+	t := w.tasks[k]
+	if !t.state.CompareAndSwap(0, 1) {
+		w.noops++
+		return false
+	}
+	w.wakeups++
+	prev := t.cpu.Load()
+	if prev != w.me {
+		w.awayWakers++
+	}
+	target := w.place(prev)
+	if target != prev {
+		w.migrations++
+		if w.lay.llc[prev] != w.lay.llc[target] {
+			w.crossLLC++
+		}
+		if w.lay.node[prev] != w.lay.node[target] {
+			w.crossNode++
+		}
+		t.cpu.Store(target)
+	}
+	if target == w.me {
+		w.run(t)
+		return true
+	}
+	w.remoteWakes++
+	rq := w.rqs[target]
+	rq.nr.Add(1)
+	rq.push(t)
+	return true
+}
+
+// place is the policy: where a task that last ran on prev runs when this cpu
+// wakes it.
+func (w *worker) place(prev int32) int32 {
+	switch w.wake {
+	case wakeAffine:
+		return w.me
+	case wakePrev:
+		return prev
+	}
+	return w.selectIdle(prev)
+}
+
+// selectIdle is select_idle_sibling(p, prev, this_cpu) with this cpu busy
+// (it is running the waker): prev if it shares this cpu's LLC and is idle,
+// else the first idle cpu of the LLC in wrap order from this cpu, else this
+// cpu. Idle means no woken task waits on it; each probe reads that cpu's rq
+// line, as available_idle_cpu() reads a remote rq.
+func (w *worker) selectIdle(prev int32) int32 {
+	if prev != w.me && w.lay.llc[prev] == w.lay.llc[w.me] && w.rqs[prev].nr.Load() == 0 {
+		return prev
+	}
+	for _, c := range w.lay.peers[w.me] {
+		if w.rqs[c].nr.Load() == 0 {
+			return c
+		}
+	}
+	return w.me
+}
+
+// run is the task running on this cpu: it reads and writes every line of its
+// working set, pulling each from the cpu that last ran it if that was not this
+// one, then sleeps.
+func (w *worker) run(t *task) {
+	moved := t.ran != w.me
+	timed := false
+	if moved {
+		if w.movedLeft--; w.movedLeft <= 0 {
+			w.movedLeft, timed = w.sampleEach, true
+		}
+	} else if w.stayLeft--; w.stayLeft <= 0 {
+		w.stayLeft, timed = w.sampleEach, true
+	}
+	var start int64
+	if timed {
+		start = ktime.Wall()
+	}
+	touchLines(t.words, t.stride)
+	if timed {
+		d := ktime.Wall() - start
+		if moved {
+			w.movedSamples++
+			w.movedNs += d
+		} else {
+			w.staySamples++
+			w.stayNs += d
+		}
+	}
+	if moved {
+		w.moved++
+		w.pulled += int64(w.lines)
+		t.ran = w.me
+	}
+	t.runs++
+	w.runs++
+	if !w.mine[t.idx] {
+		w.mine[t.idx] = true
+		w.local = append(w.local, t.idx) // cap is every task: no allocation
+	}
+	t.state.Store(0)
+}
+
+// touchLines increments the first word of each line: a read for ownership of
+// every line of the working set, the whole of a migration's cache cost here.
+//
+//go:noinline
+func touchLines(words []uint64, stride int) {
+	for i := 0; i < len(words); i += stride {
+		words[i]++
+	}
+}
+
+// The scenario's shared state.
+type wakeup struct {
+	cfg         config
+	variant     string
+	sampleEvery int32 // sampleEvery; tests set 1
+
+	line    int    // cache line size in bytes
+	fake    string // the fake topology's label, "" on a real one
+	cpus    []int
+	lay     *layout
+	tasks   []*task     // tasks × workers, filled in by Worker
+	rqs     []*runqueue // one per worker, filled in by Worker
+	workers []*worker
+}
+
+func (s *wakeup) Start(env *bench.Env) error {
+	n := len(env.CPUs)
+	if n < 2 {
+		return fmt.Errorf("wakeup: %d worker: a migration needs at least 2 cpus", n)
+	}
+	s.line = 64
+	llc, node := make([]int32, n), make([]int32, n)
+	if t := env.Topology; t != nil {
+		s.line = t.CacheLine()
+		if t.IsFake() {
+			s.fake = t.Label()
+		}
+		for i, cpu := range env.CPUs {
+			llc[i] = -1
+			if cpu >= 0 && cpu < len(t.CPUs) {
+				llc[i] = int32(t.CPUs[cpu].LLC)
+			}
+		}
+	}
+	for i := range node {
+		node[i] = int32(env.Nodes[i])
+	}
+	s.cpus = env.CPUs
+	s.lay = newLayout(llc, node, env.CPUs)
+	s.tasks = make([]*task, n*s.cfg.tasks)
+	s.rqs = make([]*runqueue, n)
+	s.workers = make([]*worker, n)
+	return nil
+}
+
+// setClasses gives the model cpus other LLCs and nodes than Start found, for
+// tests that work out crossings by hand on a made-up machine.
+func (s *wakeup) setClasses(llc, node []int32) {
+	s.lay = newLayout(llc, node, s.cpus)
+	for _, w := range s.workers {
+		if w != nil {
+			w.lay = s.lay
+		}
+	}
+}
+
+// Worker builds cpu info.Index's wake list and its tasks (so their memory is
+// first touched on its node), and the worker itself.
+func (s *wakeup) Worker(info bench.WorkerInfo) (bench.Worker, error) {
+	i := info.Index
+	s.rqs[i] = new(runqueue)
+	w := &worker{
+		rng:        uint64(i+1)*0x9E3779B97F4A7C15 | 1,
+		me:         int32(i),
+		wake:       s.cfg.wake,
+		migT:       uint64(s.cfg.mig) << 32 / 10000,
+		lines:      s.cfg.lines,
+		tasks:      s.tasks,
+		rqs:        s.rqs,
+		lay:        s.lay,
+		local:      make([]int32, 0, len(s.tasks)),
+		mine:       make([]bool, len(s.tasks)),
+		gap:        int64(len(s.workers)) * 1e9 / int64(s.cfg.rate),
+		sampleEach: s.sampleEvery,
+		stayLeft:   s.sampleEvery,
+		movedLeft:  s.sampleEvery,
+	}
+	for j := range s.cfg.tasks {
+		k := i*s.cfg.tasks + j
+		s.tasks[k] = newTask(k, i, s.cfg.lines, s.line)
+		w.local = append(w.local, int32(k))
+		w.mine[k] = true
+	}
+	s.workers[i] = w
+	return w, nil
+}

@@ -1,0 +1,276 @@
+package wakeup
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/ktime"
+)
+
+// The units the scenario reports beside ns/op. An operation is one wakeup
+// (a try_to_wake_up() call, including the rare one that finds the task
+// already awake).
+var (
+	Migrations = bench.Unit{Name: "migrations/op", Better: bench.Lower,
+		Doc: "wakeups that placed the task on another cpu than it last ran on, per wakeup (counted)"}
+	LinesPulled = bench.Unit{Name: "lines-pulled/op", Better: bench.Lower,
+		Doc: "working-set lines a woken task's new cpu pulled from the cpu that last wrote them, per wakeup (counted)"}
+	RemoteWakes = bench.Unit{Name: "remote-wakes/op", Better: bench.Lower,
+		Doc: "wakeups queued on another cpu's wake list rather than run on the waking cpu, per wakeup (counted)"}
+	CrossLLC = bench.Unit{Name: "cross-llc-%", Better: bench.Lower,
+		Doc: "wakeups that moved the task to another last-level cache, per cent (counted)"}
+	CrossNode = bench.Unit{Name: "cross-node-%", Better: bench.Lower,
+		Doc: "wakeups that moved the task to another node, per cent (counted; made-up nodes on a fake topology)"}
+	Noops = bench.Unit{Name: "noop-%", Better: bench.Lower,
+		Doc: "wakeups that found the task already awake and did nothing, per cent"}
+	MigrationCost = bench.Unit{Name: "sec/migration", Better: bench.Lower,
+		Doc: "measured: extra time a task takes to run on a cpu it moved to over one it stayed on (sampled)"}
+	PerFiveSec = bench.Unit{Name: "migrations/5s", Better: bench.Lower,
+		Doc: "migrations in 5 s of kernel time at the variant's rate= wakeups per second (seed 004's ~27K before, ~2K after)"}
+	SeedSaving = bench.Unit{Name: "seed-mig-cpu-%", Better: bench.Lower,
+		Doc: "share of one cpu that 25K migrations per 5 s (seed 004's saving) cost at this run's sec/migration"}
+)
+
+// Defaults, and the seed's rate. seedRate is seed 004's machine-wide wakeup
+// rate, estimated: sysbench oltp's baseline 5655 transactions/s, each of
+// about 20 statements (10 point selects, 4 ranges, 2 updates, a delete, an
+// insert, begin and commit), each statement one wakeup of the server thread
+// and one of the client: 5655 × 40 ≈ 226000 wakeups/s, 1.13M in 5 s, so the
+// thread's ~27K migrations are 2.4% of wakeups and ~2K are 0.18%.
+const (
+	seedRate     = 226000
+	seedBefore   = 27000 // migrations per 5 s, unpatched
+	seedAfter    = 2000  // patched
+	maxLines     = 16384 // 1 MiB of working set per task
+	maxTasks     = 64
+	maxWorkingKB = 4096 // tasks × lines × 64 B per cpu
+)
+
+func init() {
+	bench.Register(&bench.Spec{
+		Name:      "wakeup",
+		BenchName: "Wakeup",
+		Summary:   "the price of a wake_affine migration (seed 004): a woken task's working set follows it to the cpu the policy picks",
+		Keys: []string{
+			"wake=affine|prev|idle   where a woken task runs: the waking cpu (wake_affine said yes); where it last ran (the patch's 'otherwise meh'); an idle cpu of the waking cpu's LLC (select_idle_sibling)",
+			"lines=W                 the task's working set in cache lines, read and written by every run, 1.." + strconv.Itoa(maxLines),
+			"mig=P                   percent of wakeups made on another cpu than the one the task last ran on, 0..100 with up to two decimals; under wake=affine exactly the migration rate",
+			"tasks=N                 sleeping tasks per cpu, 1.." + strconv.Itoa(maxTasks) + " (tasks×lines ≤ 65536: 4 MiB per cpu)",
+			"rate=N                  machine-wide wakeups per second of kernel time, for migrations/5s only; " + strconv.Itoa(seedRate) + " is seed 004's, estimated",
+		},
+		Quick: []string{
+			"wake=affine/lines=16/mig=10/tasks=4/rate=226000",
+			"wake=prev/lines=16/mig=10/tasks=4/rate=226000",
+			"wake=idle/lines=16/mig=10/tasks=4/rate=226000",
+		},
+		Full:       fullVariants(),
+		Units:      []bench.Unit{Migrations, LinesPulled, RemoteWakes, CrossLLC, CrossNode, Noops, MigrationCost, PerFiveSec, SeedSaving},
+		MinWorkers: 2,
+		New:        func(v string) (bench.Scenario, error) { return newWakeup(v) },
+	})
+}
+
+// fullVariants is the seed's experiment: the cost of a wakeup against the
+// working set for the policy that moves the task and the one that leaves it,
+// the idle-sibling policy at two sizes, and the seed's own migration rates at
+// one working set: wake=affine/mig=2.4 makes about 27K migrations per 5 s at
+// the seed's rate, wake=prev/mig=2.4 is the patch (the same wakers, no
+// migrations) and wake=affine/mig=0.18 is the patch's residual ~2K.
+func fullVariants() []string {
+	const tail = "/tasks=4/rate=226000"
+	var vs []string
+	for _, w := range []int{1, 4, 16, 64, 256, 1024} {
+		for _, wake := range []string{"affine", "prev"} {
+			vs = append(vs, fmt.Sprintf("wake=%s/lines=%d/mig=10%s", wake, w, tail))
+		}
+	}
+	for _, w := range []int{16, 256} {
+		vs = append(vs, fmt.Sprintf("wake=idle/lines=%d/mig=10%s", w, tail))
+	}
+	return append(vs,
+		"wake=affine/lines=256/mig=2.4"+tail,
+		"wake=prev/lines=256/mig=2.4"+tail,
+		"wake=affine/lines=256/mig=0.18"+tail,
+	)
+}
+
+// A policy decides where a woken task runs.
+type policy int8
+
+const (
+	wakeAffine policy = iota
+	wakePrev
+	wakeIdle
+)
+
+var policyNames = []string{"affine", "prev", "idle"}
+
+// The parsed variant.
+type config struct {
+	wake  policy
+	lines int
+	mig   int // basis points: hundredths of a per cent
+	tasks int
+	rate  int
+}
+
+func parseConfig(variant string) (config, error) {
+	var c config
+	p, err := bench.ParseParams("wakeup", variant,
+		"wake=affine", "lines=16", "mig=10", "tasks=4", "rate="+strconv.Itoa(seedRate))
+	if err != nil {
+		return c, err
+	}
+	wake, err := p.Choice("wake", policyNames...)
+	if err != nil {
+		return c, err
+	}
+	c.wake = policy(slices.Index(policyNames, wake))
+	if c.lines, err = p.Int("lines", 1, maxLines); err != nil {
+		return c, err
+	}
+	if c.mig, err = parsePercent(p.Get("mig")); err != nil {
+		return c, fmt.Errorf("wakeup: %w", err)
+	}
+	if c.tasks, err = p.Int("tasks", 1, maxTasks); err != nil {
+		return c, err
+	}
+	if kb := c.tasks * c.lines * 64 / 1024; kb > maxWorkingKB {
+		return c, fmt.Errorf("wakeup: tasks=%d × lines=%d is %d KiB of working set per cpu (want tasks×lines ≤ %d, %d KiB)",
+			c.tasks, c.lines, kb, maxWorkingKB*1024/64, maxWorkingKB)
+	}
+	if c.rate, err = p.Int("rate", 1, 1_000_000_000); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// parsePercent reads mig=: a per cent from 0 to 100 with at most two
+// decimals ("2.4", "0.18", "100"), in basis points. Only digits and one
+// point: no signs, exponents or spaces, so that every value has one
+// canonical spelling (formatPercent) and a benchmark name reads back as
+// itself.
+func parsePercent(s string) (int, error) {
+	bad := fmt.Errorf("mig=%q is not a percentage (want 0..100 with at most two decimals, e.g. 2.4)", s)
+	whole, frac, dot := strings.Cut(s, ".")
+	if whole == "" || len(whole) > 3 || (dot && (frac == "" || len(frac) > 2)) {
+		return 0, bad
+	}
+	for _, r := range whole + frac {
+		if r < '0' || r > '9' {
+			return 0, bad
+		}
+	}
+	w, _ := strconv.Atoi(whole)
+	f, _ := strconv.Atoi((frac + "00")[:2])
+	bp := w*100 + f
+	if bp > 10000 {
+		return 0, fmt.Errorf("mig=%s out of range [0, 100]", s)
+	}
+	return bp, nil
+}
+
+// formatPercent writes basis points as the shortest decimal per cent.
+func formatPercent(bp int) string {
+	s := strconv.Itoa(bp / 100)
+	if f := bp % 100; f != 0 {
+		s += strings.TrimSuffix(fmt.Sprintf(".%02d", f), "0")
+	}
+	return s
+}
+
+func newWakeup(variant string) (*wakeup, error) {
+	c, err := parseConfig(variant)
+	if err != nil {
+		return nil, err
+	}
+	canon := fmt.Sprintf("wake=%s/lines=%d/mig=%s/tasks=%d/rate=%d",
+		policyNames[c.wake], c.lines, formatPercent(c.mig), c.tasks, c.rate)
+	return &wakeup{cfg: c, variant: canon, sampleEvery: sampleEvery}, nil
+}
+
+func (s *wakeup) Variant() string { return s.variant }
+
+// Notes says what a fake topology's node crossings are, and how big the
+// working sets are.
+func (s *wakeup) Notes() []string {
+	notes := []string{fmt.Sprintf("working set: %d tasks × %d lines = %d KiB per cpu", s.cfg.tasks, s.cfg.lines, s.cfg.tasks*s.cfg.lines*s.line/1024)}
+	if s.fake != "" {
+		notes = append(notes, "topology "+s.fake+": cross-node-% counts moves between made-up nodes; every cpu still shares the real machine's caches and memory")
+	}
+	return notes
+}
+
+// Finish checks the run's bookkeeping against the working sets themselves
+// and reports the metrics.
+func (s *wakeup) Finish(res *bench.Result) error {
+	var c counts
+	perFive := 0.0
+	for _, w := range s.workers {
+		c.add(&w.counts)
+		perFive += ktime.PerSecond(w.migrations, w.clock.Now()) * 5
+	}
+	if c.attempts != res.Ops {
+		return fmt.Errorf("wakeup: workers made %d wakeups, runner counted %d operations", c.attempts, res.Ops)
+	}
+	if err := s.check(&c); err != nil {
+		return err
+	}
+	ops := float64(max(c.attempts, 1))
+	res.AddMetric(Migrations, float64(c.migrations)/ops)
+	res.AddMetric(LinesPulled, float64(c.pulled)/ops)
+	res.AddMetric(RemoteWakes, float64(c.remoteWakes)/ops)
+	res.AddMetric(CrossLLC, 100*float64(c.crossLLC)/ops)
+	res.AddMetric(CrossNode, 100*float64(c.crossNode)/ops)
+	res.AddMetric(Noops, 100*float64(c.noops)/ops)
+	res.AddMetric(PerFiveSec, perFive)
+	if cost, ok := c.migrationCost(); ok {
+		res.AddMetric(MigrationCost, cost)
+		res.AddMetric(SeedSaving, 100*cost*(seedBefore-seedAfter)/5)
+	}
+	return nil
+}
+
+// migrationCost is the sampled mean run time of a task that moved less that
+// of one that stayed, in seconds; false until both were sampled.
+func (c *counts) migrationCost() (float64, bool) {
+	if c.movedSamples == 0 || c.staySamples == 0 {
+		return 0, false
+	}
+	moved := float64(c.movedNs) / float64(c.movedSamples)
+	stay := float64(c.stayNs) / float64(c.staySamples)
+	return (moved - stay) * 1e-9, true
+}
+
+// check holds the counters to what the working sets say happened: every run
+// wrote each line of its task once, every wakeup was run or is still queued,
+// and a task that is asleep ran where it was last placed.
+func (s *wakeup) check(c *counts) error {
+	if c.noops+c.wakeups != c.attempts {
+		return fmt.Errorf("wakeup: %d wakeups and %d no-ops do not add up to %d attempts", c.wakeups, c.noops, c.attempts)
+	}
+	var pending, runs int64
+	for _, t := range s.tasks {
+		for i := range s.cfg.lines {
+			if got := t.words[i*t.stride]; got != uint64(t.runs) {
+				return fmt.Errorf("wakeup: task %d line %d was written %d times, task ran %d times", t.idx, i, got, t.runs)
+			}
+		}
+		runs += t.runs
+		if t.state.Load() != 0 {
+			pending++
+		} else if cpu := t.cpu.Load(); cpu != t.ran {
+			return fmt.Errorf("wakeup: task %d sleeps placed on cpu %d but last ran on %d", t.idx, cpu, t.ran)
+		}
+	}
+	if runs != c.runs || c.runs+pending != c.wakeups {
+		return fmt.Errorf("wakeup: %d wakeups, %d runs (%d by the tasks' own count), %d still queued", c.wakeups, c.runs, runs, pending)
+	}
+	if c.pulled != c.moved*int64(s.cfg.lines) {
+		return fmt.Errorf("wakeup: %d lines pulled by %d moved runs of %d lines", c.pulled, c.moved, s.cfg.lines)
+	}
+	return nil
+}
