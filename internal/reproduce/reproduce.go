@@ -3,9 +3,13 @@ package reproduce
 import (
 	"errors"
 	"fmt"
-	"io"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/perf/benchfmt"
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
@@ -13,18 +17,24 @@ import (
 	"github.com/contend/contend/internal/sweep"
 )
 
-// Env is what the experiments are sized for: the machine, and whether
-// this is a quick or a full run.
+// Env is what the experiments are sized for: the worker count and placement
+// of the contended ones, how many nodes there are and whether they are real.
+// NewEnv makes it for this machine, to run; EnvFromResults reads it back
+// from a results file, to judge that file anywhere.
 type Env struct {
-	topo    *affinity.Topology
+	topo    *affinity.Topology // nil when judging a file
 	full    bool
 	threads int    // workers for the contended experiments
 	place   string // their placement
 	nodes   int    // nodes with usable cpus
+	fake    bool   // the nodes are fake (affinity.Topology.Fake)
+	machine string // the machine, in words, for the table's heading
 }
 
+// NewEnv sizes the experiments for topology t: every allowed CPU a worker
+// (at most 4 unless full), spread over the nodes when there are several.
 func NewEnv(t *affinity.Topology, full bool) *Env {
-	e := &Env{topo: t, full: full, place: "compact"}
+	e := &Env{topo: t, full: full, place: "compact", fake: t.IsFake()}
 	for _, n := range t.Nodes {
 		if !n.CPUs.And(t.AllowedCPUs).Empty() {
 			e.nodes++
@@ -37,32 +47,103 @@ func NewEnv(t *affinity.Topology, full bool) *Env {
 	if e.nodes >= 2 {
 		e.place = "spread"
 	}
+	e.machine = describe(t, e)
 	return e
 }
 
-// An Experiment is one configuration a finding needs.
-type Experiment struct {
-	scenario, variant string
-	threads           int
-	place             string
+// EnvFromResults reads the Env of a reproduce run back from its results:
+// the worker count and placement its contended experiments ran at, the node
+// count and topology its configuration lines record. It fails when the
+// results hold none of reproduce's experiments, or several sizings of them
+// (a sweep's file rather than a reproduce run's).
+func EnvFromResults(set *results.Set) (*Env, error) {
+	if len(set.Results) == 0 {
+		return nil, errors.New("no results")
+	}
+	cfg := func(key string) string {
+		if v := set.Results[0].GetConfig(key); v != "" {
+			return v
+		}
+		return "unknown"
+	}
+	e := &Env{fake: strings.HasPrefix(cfg("topology"), "fake")}
+	e.nodes, _ = strconv.Atoi(cfg("nodes"))
+
+	// Which sizings did the contended experiments run at? The probe's
+	// worker count does not matter: only the name up to /threads= is read.
+	probe := &Env{threads: 2, place: "compact", nodes: 2}
+	prefixes := map[string]bool{}
+	for _, f := range findings(probe) {
+		for _, m := range f.measures() {
+			if m.X.contended {
+				if p, err := m.X.prefix(); err == nil {
+					prefixes[p] = true
+				}
+			}
+		}
+	}
+	type sizing struct {
+		threads int
+		place   string
+	}
+	var found []sizing
+	for _, r := range set.Results {
+		name := stripProcs(r.Name.String())
+		i := strings.LastIndex(name, "/threads=")
+		if i < 0 || !prefixes[name[:i]] {
+			continue
+		}
+		var s sizing
+		if _, err := fmt.Sscanf(strings.ReplaceAll(name[i+1:], "/", " "), "threads=%d place=%s", &s.threads, &s.place); err != nil {
+			continue
+		}
+		if !slices.Contains(found, s) {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, errors.New("none of reproduce's experiments are in the results (is it a reproduce run's file?)")
+	case 1:
+	default:
+		var ss []string
+		for _, s := range found {
+			ss = append(ss, fmt.Sprintf("threads=%d/place=%s", s.threads, s.place))
+		}
+		return nil, fmt.Errorf("reproduce's experiments ran at several sizings (%s): judge one reproduce run's file", strings.Join(ss, ", "))
+	}
+	e.threads, e.place = found[0].threads, found[0].place
+	if e.place == "spread" && e.nodes < 2 {
+		e.nodes = 2
+	}
+	hv := ""
+	if h := cfg("hypervisor"); h != "none" && h != "unknown" {
+		hv = ", under " + hypervisorName(h)
+	}
+	e.machine = fmt.Sprintf("%s: cpus %s, %d node(s) (topology %s)%s; %d workers, place=%s",
+		cfg("cpu"), cfg("cpus"), e.nodes, cfg("topology"), hv, e.threads, e.place)
+	return e, nil
 }
 
 // Plan gathers every finding's experiments into one sweep, so that the
 // configurations interleave across the rounds like any sweep's.
 func (e *Env) Plan() (*sweep.Plan, error) {
+	if e.topo == nil {
+		return nil, errors.New("an Env read from results cannot run")
+	}
 	p := &sweep.Plan{Topology: e.topo, Count: 6, Duration: 100 * time.Millisecond}
 	if e.full {
 		p.Count, p.Duration = 10, time.Second
 	}
 	seen := map[string]bool{}
-	for _, f := range findings {
-		if why := f.applies(e); why != "" {
+	for _, f := range findings(e) {
+		if why := f.needs(e); why != "" {
 			continue
 		}
-		for _, x := range f.experiments(e) {
-			j, err := e.job(x)
+		for _, m := range f.measures() {
+			j, err := e.job(m.X)
 			if err != nil {
-				return nil, fmt.Errorf("finding %d: %w", f.id, err)
+				return nil, fmt.Errorf("finding %d: %w", f.ID, err)
 			}
 			if !seen[j.Name] {
 				seen[j.Name] = true
@@ -76,76 +157,137 @@ func (e *Env) Plan() (*sweep.Plan, error) {
 	return p, nil
 }
 
-func (e *Env) job(x Experiment) (sweep.Job, error) {
-	spec, err := bench.Lookup(x.scenario)
-	if err != nil {
-		return sweep.Job{}, err
+// measures returns every measure the finding reads, claims and shown
+// figures alike.
+func (f *Finding) measures() []Measure {
+	var ms []Measure
+	for _, c := range f.claims() {
+		ms = append(ms, c.Before, c.After)
 	}
-	pl, err := affinity.ParsePlacement(x.place)
-	if err != nil {
-		return sweep.Job{}, err
+	for _, s := range f.Shown {
+		ms = append(ms, s.Before, s.After)
 	}
-	return sweep.NewJob(e.topo, spec, x.variant, x.threads, pl, false)
+	return ms
 }
 
-// stat is the summary of one experiment's unit.
-type stat = results.Summary
-
-// get summarizes an experiment's unit ("sec/op" for ns/op: benchfmt tidies
-// units); nil when the run has no such result.
-func (e *Env) get(ev *results.Set, x Experiment, unit string) *stat {
-	j, err := e.job(x)
+func (e *Env) job(x Experiment) (sweep.Job, error) {
+	spec, err := bench.Lookup(x.Scenario)
 	if err != nil {
-		return nil
+		return sweep.Job{}, err
 	}
-	var vals []float64
-	for _, r := range ev.ByName(j.Name) {
-		if v, ok := r.Value(unit); ok {
-			vals = append(vals, v)
+	pl, err := affinity.ParsePlacement(x.Place)
+	if err != nil {
+		return sweep.Job{}, err
+	}
+	return sweep.NewJob(e.topo, spec, x.Variant, x.Threads, pl, false)
+}
+
+// name returns the experiment's full benchmark name without the -GOMAXPROCS
+// suffix, which depends on the machine that ran it, not on the experiment.
+func (x Experiment) name() (string, error) {
+	p, err := x.prefix()
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s/threads=%d/place=%s", p, x.Threads, x.Place), nil
+}
+
+// prefix is the name up to the worker count: benchmark and canonical variant.
+func (x Experiment) prefix() (string, error) {
+	spec, err := bench.Lookup(x.Scenario)
+	if err != nil {
+		return "", err
+	}
+	s, err := spec.New(x.Variant)
+	if err != nil {
+		return "", err
+	}
+	return spec.BenchName + "/" + s.Variant(), nil
+}
+
+var procsSuffix = regexp.MustCompile(`-[0-9]+$`)
+
+func stripProcs(name string) string { return procsSuffix.ReplaceAllString(name, "") }
+
+// data is what a finding is judged on: each measure's samples.
+type data interface {
+	values(Measure) []float64
+	missing(ms ...Measure) string
+}
+
+// sampleSet is data keyed by experiment name (without the -N suffix) and
+// unit name, as the scenario declares it (ns/op, not benchfmt's sec/op).
+type sampleSet map[string][]float64
+
+func key(m Measure) string {
+	n, err := m.X.name()
+	if err != nil {
+		return "!" + err.Error()
+	}
+	return n + " " + m.Unit.Name
+}
+
+func (s sampleSet) values(m Measure) []float64 {
+	v := slices.Clone(s[key(m)])
+	slices.Sort(v)
+	return v
+}
+
+func (s sampleSet) missing(ms ...Measure) string {
+	var why []string
+	for _, m := range ms {
+		if len(s[key(m)]) > 0 {
+			continue
+		}
+		if _, err := m.X.name(); err != nil {
+			why = append(why, err.Error())
+			continue
+		}
+		why = append(why, m.X.Scenario+" "+m.X.Label+" "+m.Unit.Name)
+	}
+	return strings.Join(why, ", ")
+}
+
+// samplesOf indexes a results set: every value of every result, in the unit
+// the file wrote (benchfmt tidies ns/op to sec/op; findings read ns/op).
+func samplesOf(set *results.Set) sampleSet {
+	s := sampleSet{}
+	for _, r := range set.Results {
+		n := stripProcs(r.Name.String())
+		for _, v := range r.Values {
+			s[n+" "+results.OrigUnit(v)] = append(s[n+" "+results.OrigUnit(v)], origValue(v))
 		}
 	}
-	if len(vals) == 0 {
-		return nil
+	return s
+}
+
+func origValue(v benchfmt.Value) float64 {
+	if v.OrigUnit != "" {
+		return v.OrigValue
 	}
-	return results.Summarize(vals, nil, nil, 0.95)
-}
-
-// significant reports whether a and b differ by the U-test at α = 0.05, as
-// benchstat decides "~".
-func significant(a, b *stat) (bool, float64) {
-	c := b.Compare(nil, a)
-	return c.P < c.Alpha, c.P
-}
-
-// A Row of the findings table.
-type Row struct {
-	id       int
-	finding  string
-	seed     string
-	measured string
-	holds    string // "yes", "partly", "no", "n/a here"
-	why      string
+	return v.Value
 }
 
 // Judge reads a reproduce run's results, one row per finding.
-func (e *Env) Judge(ev *results.Set) []Row {
+func (e *Env) Judge(set *results.Set) []Row {
+	return e.judge(samplesOf(set))
+}
+
+func (e *Env) judge(d data) []Row {
 	var rows []Row
-	for _, f := range findings {
-		r := Row{id: f.id, finding: f.title, seed: f.seed}
-		if why := f.applies(e); why != "" {
-			r.measured, r.holds, r.why = "not run", "n/a here", why
-		} else {
-			r.measured, r.holds, r.why = f.judge(e, ev)
-		}
-		rows = append(rows, r)
+	for _, f := range findings(e) {
+		rows = append(rows, f.judge(e, d))
 	}
 	return rows
 }
 
-func (e *Env) machine() string {
-	m := e.topo.Machine
+// NumFindings returns how many findings a reproduce run judges.
+func NumFindings() int { return len(findings(&Env{threads: 2, place: "compact"})) }
+
+func describe(t *affinity.Topology, e *Env) string {
+	m := t.Machine
 	smt := "no SMT"
-	for _, c := range e.topo.CPUs {
+	for _, c := range t.CPUs {
 		if c.Online && c.Siblings.Weight() > 1 {
 			smt = "SMT"
 			break
@@ -156,38 +298,15 @@ func (e *Env) machine() string {
 		hv = ", under " + hypervisorName(m.HypervisorVendor)
 	}
 	return fmt.Sprintf("%s: %d allowed cpus, %d node(s) (topology %s), %s%s; %d workers, place=%s",
-		m.Brand, e.topo.AllowedCPUs.Weight(), len(e.topo.Nodes), e.topo.Label(), smt, hv, e.threads, e.place)
+		m.Brand, t.AllowedCPUs.Weight(), len(t.Nodes), t.Label(), smt, hv, e.threads, e.place)
 }
 
 func hypervisorName(v string) string {
 	switch v {
 	case "KVMKVMKVM":
 		return "KVM"
-	case "":
+	case "", "yes":
 		return "a hypervisor"
 	}
 	return v
-}
-
-func WriteText(w io.Writer, e *Env, rows []Row) {
-	fmt.Fprintf(w, "contend reproduce — %s\n\n", e.machine())
-	for _, r := range rows {
-		fmt.Fprintf(w, "%d. %s\n", r.id, r.finding)
-		fmt.Fprintf(w, "   seed:     %s\n", r.seed)
-		fmt.Fprintf(w, "   measured: %s\n", r.measured)
-		fmt.Fprintf(w, "   holds:    %s — %s\n\n", r.holds, r.why)
-	}
-	fmt.Fprintf(w, "Figures are medians ± the 95%% confidence interval over the runs; \"~\" means not significant (Mann-Whitney U, α=0.05), as in benchstat.\n")
-}
-
-func Markdown(e *Env, rows []Row, raw string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "**contend reproduce** on %s\n\n", e.machine())
-	b.WriteString("| # | finding | seed's figure | this machine | holds here? |\n|---|---|---|---|---|\n")
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
-	for _, r := range rows {
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | **%s**: %s |\n", r.id, esc(r.finding), esc(r.seed), esc(r.measured), r.holds, esc(r.why))
-	}
-	fmt.Fprintf(&b, "\nMedians ± 95%% CI; \"~\" = not significant (U-test, α=0.05). Raw results: `%s` (benchstat reads it).\n", raw)
-	return b.String()
 }

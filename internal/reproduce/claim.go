@@ -1,0 +1,200 @@
+package reproduce
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/contend/contend/bench"
+)
+
+// nsPerOp is the time every run reports. The runner writes it itself, so no
+// scenario declares it; benchfmt reads it back as sec/op.
+var nsPerOp = bench.Unit{Name: "ns/op", Better: bench.Lower, Doc: "elapsed time over operations completed by all workers"}
+
+// A Measure is one unit of one experiment: the figures a claim compares.
+type Measure struct {
+	X    Experiment
+	Unit bench.Unit
+}
+
+// A Kind is what a claim says of its two measures.
+type Kind int
+
+const (
+	// Lower: the after-median is at most the before-median divided by Min,
+	// and the U test rejects (p < 0.05).
+	Lower Kind = iota
+	// Higher: the after-median is at least Min times the before-median,
+	// and the U test rejects.
+	Higher
+	// Same: the 90% Hodges-Lehmann interval of after−before lies inside
+	// ±Min of the before-median (an equivalence test).
+	Same
+	// Agree: a fairness check, not a hypothesis: the medians differ by at
+	// most Min of the before-median, or the comparison is unfair and the
+	// finding is not judged. Checks compare work done (balances per tick),
+	// which the model makes all but exact, so no test is needed.
+	Agree
+)
+
+// A Claim is one measured hypothesis: a quantity, a direction and a minimum
+// effect size.
+type Claim struct {
+	What          string // the quantity, in a few words: "ns per event"
+	Before, After Measure
+	Kind          Kind
+	// Min is the effect size: for Lower and Higher a factor ≥ 1 (1.2 is
+	// "at least 1.2× lower"); for Same and Agree a fraction (0.05 is ±5%).
+	Min float64
+}
+
+// criterion words the claim as the verdict line shows it.
+func (c Claim) criterion() string {
+	switch c.Kind {
+	case Lower:
+		return fmt.Sprintf("%s ≥%s× lower", c.What, trim(c.Min))
+	case Higher:
+		return fmt.Sprintf("%s ≥%s× higher", c.What, trim(c.Min))
+	case Same:
+		return fmt.Sprintf("%s within ±%s%%", c.What, trim(100*c.Min))
+	default:
+		return fmt.Sprintf("%s agree within ±%s%%", c.What, trim(100*c.Min))
+	}
+}
+
+func trim(x float64) string { return strings.TrimSuffix(fmt.Sprintf("%.3g", x), ".0") }
+
+// An outcome is a claim judged on data.
+type outcome struct {
+	ok   bool   // the claim holds
+	text string // what was measured: "ns per event 36.6 → 25.0 (1.46× lower, p=0.002)"
+	// short says how a claim that does not hold fell short:
+	// "1.199× lower, needs ≥1.2×", "not significant (p=0.31)".
+	short string
+	// na, when set, says why the claim could not be judged at all (no
+	// results, too few runs); the other fields are then meaningless.
+	na string
+}
+
+// judge decides a claim on samples before and after.
+func (c Claim) judge(before, after []float64) outcome {
+	if len(before) == 0 || len(after) == 0 {
+		return outcome{na: "no results"}
+	}
+	mb, ma := median(before), median(after)
+	fig := fmt.Sprintf("%s: %s %s → %s %s", c.What, c.Before.label(), num(mb), c.After.label(), num(ma))
+	switch c.Kind {
+	case Lower, Higher:
+		if !canReject(len(before), len(after)) {
+			return outcome{na: fmt.Sprintf("too few runs for %s (n=%d+%d; the U test needs 4+4 to reach p<%.2g)", c.What, len(before), len(after), alpha)}
+		}
+		p := uTest(before, after)
+		r := factor(mb, ma, c.Kind)
+		o := outcome{text: fmt.Sprintf("%s (%s, %s)", fig, change(mb, ma), pstr(p))}
+		word := "lower"
+		if c.Kind == Higher {
+			word = "higher"
+		}
+		switch {
+		case !dirOK(mb, ma, c.Kind):
+			o.short = fmt.Sprintf("%s, not %s", change(mb, ma), word)
+		case p >= alpha:
+			o.short = fmt.Sprintf("%s, not significant (p=%.2f)", change(mb, ma), p)
+		case r < c.Min:
+			o.short = fmt.Sprintf("%.4g× %s, needs ≥%s×", r, word, trim(c.Min))
+		default:
+			o.ok = true
+		}
+		return o
+	case Same:
+		_, lo, hi, finite := shiftCI(before, after, equivLevel)
+		if !finite {
+			return outcome{na: fmt.Sprintf("too few runs for %s (n=%d+%d) to bound a difference at %.0f%%", c.What, len(before), len(after), 100*equivLevel)}
+		}
+		if mb == 0 {
+			return outcome{text: fig, short: "the before-median is 0: no ±% of it to be within"}
+		}
+		plo, phi := lo/math.Abs(mb), hi/math.Abs(mb)
+		ci := fmt.Sprintf("90%% CI %s … %s", pct(plo), pct(phi))
+		o := outcome{text: fmt.Sprintf("%s (difference %s, %s)", fig, pct((ma-mb)/math.Abs(mb)), ci)}
+		if plo >= -c.Min && phi <= c.Min {
+			o.ok = true
+		} else {
+			o.short = fmt.Sprintf("%s reaches beyond ±%s%%", ci, trim(100*c.Min))
+		}
+		return o
+	default: // Agree
+		o := outcome{text: fmt.Sprintf("%s (%s)", fig, change(mb, ma))}
+		if math.Abs(ma-mb) <= c.Min*math.Abs(mb) {
+			o.ok = true
+		} else {
+			o.short = fmt.Sprintf("%s → %s, more than ±%s%% apart", num(mb), num(ma), trim(100*c.Min))
+		}
+		return o
+	}
+}
+
+// factor is the size of a change in the claimed direction: before/after for
+// Lower, after/before for Higher; +Inf for a fall to zero (or a rise from it),
+// 0 when both are zero.
+func factor(b, a float64, k Kind) float64 {
+	if k == Higher {
+		b, a = a, b
+	}
+	switch {
+	case b == 0:
+		return 0
+	case a == 0:
+		return math.Inf(1)
+	}
+	return b / a
+}
+
+func dirOK(b, a float64, k Kind) bool {
+	if k == Higher {
+		return a > b
+	}
+	return a < b
+}
+
+// change words a change of medians: "1.46× lower", "2.0× higher", "same".
+func change(b, a float64) string {
+	switch {
+	case a == b:
+		return "no change"
+	case a == 0:
+		return "down to 0"
+	case b == 0:
+		return "up from 0"
+	case a < b:
+		return fmt.Sprintf("%s× lower", ratioStr(b/a))
+	default:
+		return fmt.Sprintf("%s× higher", ratioStr(a/b))
+	}
+}
+
+func ratioStr(r float64) string {
+	if r >= 100 {
+		return fmt.Sprintf("%.0f", r)
+	}
+	if r >= 10 {
+		return fmt.Sprintf("%.1f", r)
+	}
+	return fmt.Sprintf("%.2f", r)
+}
+
+func pstr(p float64) string {
+	if p >= alpha {
+		return fmt.Sprintf("~ p=%.2f", p)
+	}
+	return fmt.Sprintf("p=%.3f", p)
+}
+
+func pct(x float64) string { return fmt.Sprintf("%+.1f%%", 100*x) }
+
+// num prints a median with three significant figures.
+func num(x float64) string { return fmt.Sprintf("%.3g", x) }
+
+// label names the measure's experiment in criteria.
+func (m Measure) label() string { return m.X.Label }

@@ -1,0 +1,86 @@
+package reproduce
+
+import "strings"
+
+// Every configuration a finding runs, in one place: when a scenario renames a
+// preset or a key, this file changes and the findings do not. TestExperiments
+// checks that each one is a variant its scenario accepts, so a rename fails a
+// test rather than leaving a finding with "no results".
+
+// An Experiment is one configuration a finding needs.
+type Experiment struct {
+	Scenario, Variant string
+	Threads           int
+	Place             string
+	// Label names the experiment in criteria and tables ("rate",
+	// "check-first"): the part of the variant that sets it apart.
+	Label string
+	// contended marks an experiment sized by the Env (its worker count and
+	// placement): EnvFromResults reads those back from a file's results
+	// for such experiments.
+	contended bool
+}
+
+// x is a contended experiment at the Env's worker count and placement.
+func (e *Env) x(scenario, variant, label string) Experiment {
+	return Experiment{Scenario: scenario, Variant: variant, Threads: e.threads, Place: e.place, Label: label, contended: true}
+}
+
+// tg->load_avg (seed 000). The presets are the thread's labels: base, node
+// (patch 2/4 alone), and the v2 series, where rate is the rate limit on base
+// and skip and node are cumulative on it.
+func (e *Env) loadavg(v string) Experiment {
+	return e.x("loadavg", v, strings.TrimPrefix(v, "preset="))
+}
+
+const (
+	laBase       = "preset=base"
+	laNode       = "preset=node"
+	laRate       = "preset=rate"
+	laRateSkip   = "preset=rate+skip"
+	laRateNode   = "preset=rate+node" // v2's "node" is rate+skip+node
+	laFalseShare = "preset=base/store=falseshare"
+)
+
+// sched_balance_running (seed 002).
+func (e *Env) balanceflag(v string) Experiment {
+	return e.x("balanceflag", v, strings.TrimPrefix(v, "order="))
+}
+
+const (
+	bfBefore = "order=cmpxchg-first" // before 3324b2180c17
+	bfAfter  = "order=check-first"   // after it
+)
+
+// The per-LLC idle cpumask (seed 003), on a 48-CPU LLC (the seed's 24 cores
+// × 2 threads per socket) kept 90% busy: the search compared on wakeups
+// alone, the last_idle_state filter compared where CPUs enter and leave idle
+// (10% wakeups), against the same tick-cleared mask without the filter.
+func (e *Env) idlemask(x labelled) Experiment {
+	return e.x("idlemask", x.variant+"/busy=90/llc=48/tick=100", x.label)
+}
+
+// labelled is a variant with the short name tables give it.
+type labelled struct{ label, variant string }
+
+var (
+	imScanAll    = labelled{"scan=all", "update=none/scan=all/wake=100"}
+	imScanMask   = labelled{"scan=mask", "update=laststate/scan=mask/wake=100"}
+	imNoFilter   = labelled{"update=tick", "update=tick/scan=mask/wake=10"}
+	imLastState  = labelled{"update=laststate", "update=laststate/scan=mask/wake=10"}
+	imExactWrite = labelled{"update=always", "update=always/scan=mask/wake=10"}
+)
+
+// for_each_node over 4 possible nodes with MAX_NUMNODES 1024 (seed 000,
+// PeterZ): one worker, nothing shared, so the walk's own cost shows.
+func nodemask(iter string) Experiment {
+	return Experiment{Scenario: "nodemask", Variant: "iter=" + iter + "/nodes=4", Threads: 1, Place: "compact", Label: iter}
+}
+
+const (
+	nmMax       = "max"              // before
+	nmLoopBound = "loopbound"        // PeterZ's diff as posted: the loop's bound only
+	nmBounded   = "nr_node_ids"      // the searches bounded too
+	nmWord      = "word"             // Yury's small_const_nbits() one-word path
+	nmHybrid    = "nr_node_ids+word" // the bound, with the one-word search when it fits
+)

@@ -1,0 +1,252 @@
+package reproduce
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The verdicts a finding can get.
+const (
+	Yes    = "yes"
+	Partly = "partly"
+	No     = "no"
+	NA     = "n/a here"
+)
+
+// A Finding is one claim of the seed threads, stated as measured hypotheses.
+//
+// Yes and Partly are the whole rule: "yes" when every claim in Yes holds;
+// otherwise "partly" when every claim of one of the Partly alternatives holds;
+// otherwise "no". A claim that cannot be judged (no results, too few runs)
+// makes the verdict "n/a here", as does a failed fairness check. Shown
+// figures follow from the configuration (a configured interval, bits counted
+// by arithmetic): the table prints them, marked so, and they never decide.
+type Finding struct {
+	ID    int
+	Title string
+	// Seed is the seed's figure for the variants the finding runs, with the
+	// thread and author it comes from.
+	Seed string
+	// needs says why the finding cannot run here ("" when it can).
+	needs func(*Env) string
+
+	Yes    []Claim
+	Partly [][]Claim
+	Checks []Claim // Agree claims: the comparison is fair
+	Shown  []Shown
+
+	// Notes explain a verdict in the finding's own terms ("the contended
+	// line is not what limits an event at 2 workers"), keyed by verdict.
+	Notes map[string]string
+}
+
+// Shown is a figure printed beside the claims that decides nothing: either
+// the configuration fixes it (a configured interval, bits counted by
+// arithmetic), or it is measured but only gives context (the one-word path
+// beside the bounded walk).
+type Shown struct {
+	What          string
+	Before, After Measure
+	// Context marks a measured figure; otherwise the figure is "by
+	// construction".
+	Context bool
+}
+
+// Criterion is the rule in one line, as the table prints it under the
+// finding, so a reader sees what "yes" meant.
+func (f *Finding) Criterion() string {
+	var b strings.Builder
+	b.WriteString("yes if ")
+	b.WriteString(claimsText(f.Yes))
+	if len(f.Partly) > 0 {
+		b.WriteString("; partly if ")
+		for i, alt := range f.Partly {
+			if i > 0 {
+				b.WriteString(", or ")
+			}
+			b.WriteString(claimsText(alt))
+		}
+	}
+	b.WriteString("; else no")
+	var how []string
+	if f.has(Lower) || f.has(Higher) {
+		how = append(how, "\"× lower/higher\": ratio of medians, U test p<0.05")
+	}
+	if f.has(Same) {
+		how = append(how, "\"within\": 90% Hodges-Lehmann CI of the difference inside the margin")
+	}
+	if len(f.Checks) > 0 {
+		how = append(how, "unfair (n/a) unless "+claimsText(f.Checks))
+	}
+	if len(how) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(how, "; "))
+	}
+	return b.String()
+}
+
+func (f *Finding) has(k Kind) bool {
+	for _, c := range f.claims() {
+		if c.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+func claimsText(cs []Claim) string {
+	var s []string
+	for _, c := range cs {
+		s = append(s, c.criterion()+" ("+c.Before.label()+" → "+c.After.label()+")")
+	}
+	return strings.Join(s, " and ")
+}
+
+// claims returns every distinct claim the finding judges, in the order the
+// table shows them: Yes, then those only Partly names, then the checks.
+func (f *Finding) claims() []Claim {
+	var cs []Claim
+	add := func(c Claim) {
+		for _, d := range cs {
+			if d == c {
+				return
+			}
+		}
+		cs = append(cs, c)
+	}
+	for _, c := range f.Yes {
+		add(c)
+	}
+	for _, alt := range f.Partly {
+		for _, c := range alt {
+			add(c)
+		}
+	}
+	for _, c := range f.Checks {
+		add(c)
+	}
+	return cs
+}
+
+// A Row of the findings table.
+type Row struct {
+	ID        int
+	Finding   string
+	Seed      string
+	Criterion string
+	Measured  string
+	Holds     string // Yes, Partly, No or NA
+	Why       string
+}
+
+// judge decides f on the samples in d.
+func (f *Finding) judge(e *Env, d data) Row {
+	r := Row{ID: f.ID, Finding: f.Title, Seed: f.Seed, Criterion: f.Criterion()}
+	if why := f.needs(e); why != "" {
+		r.Measured, r.Holds, r.Why = "not run", NA, why
+		return r
+	}
+	got := map[Claim]outcome{}
+	var texts []string
+	na := ""
+	for _, c := range f.claims() {
+		o := c.judge(d.values(c.Before), d.values(c.After))
+		got[c] = o
+		switch {
+		case o.na != "" && na == "":
+			na = o.na
+			if o.na == "no results" {
+				na = fmt.Sprintf("no results for %s (%s; interrupted?)", c.What, d.missing(c.Before, c.After))
+			}
+		case o.na == "" && !slices.Contains(texts, o.text):
+			texts = append(texts, o.text)
+		}
+	}
+	for _, s := range f.Shown {
+		b, a := d.values(s.Before), d.values(s.After)
+		if len(b) > 0 && len(a) > 0 {
+			how := "by construction"
+			if s.Context {
+				how = "for reference"
+			}
+			texts = append(texts, fmt.Sprintf("%s %s → %s (%s)", s.What, num(median(b)), num(median(a)), how))
+		}
+	}
+	r.Measured = strings.Join(texts, "; ")
+	if na != "" {
+		if r.Measured == "" {
+			r.Measured = "no results"
+		}
+		r.Holds, r.Why = NA, na
+		return r
+	}
+	for _, c := range f.Checks {
+		if !got[c].ok {
+			r.Holds, r.Why = NA, fmt.Sprintf("unfair comparison: %s differ by more than ±%s%%, so the two sides did not do the same work", c.What, trim(100*c.Min))
+			return r
+		}
+	}
+	holds := func(cs []Claim) bool {
+		for _, c := range cs {
+			if !got[c].ok {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case holds(f.Yes):
+		r.Holds = Yes
+	case f.partly(holds):
+		r.Holds = Partly
+	default:
+		r.Holds = No
+	}
+	r.Why = f.why(r.Holds, got)
+	return r
+}
+
+func (f *Finding) partly(holds func([]Claim) bool) bool {
+	for _, alt := range f.Partly {
+		if holds(alt) {
+			return true
+		}
+	}
+	return false
+}
+
+// why explains a verdict: what held, how the rest fell short, and the
+// finding's note.
+func (f *Finding) why(v string, got map[Claim]outcome) string {
+	var held, short []string
+	for _, c := range f.Yes {
+		if o := got[c]; o.ok {
+			held = append(held, c.criterion())
+		} else {
+			short = append(short, fmt.Sprintf("%s (%s → %s): %s", c.What, c.Before.label(), c.After.label(), o.short))
+		}
+	}
+	var s string
+	switch v {
+	case Yes:
+		s = "held: " + strings.Join(held, "; ")
+	case Partly:
+		for _, alt := range f.Partly {
+			ok := true
+			for _, c := range alt {
+				ok = ok && got[c].ok
+			}
+			if ok {
+				s = "held: " + claimsText(alt) + "; "
+				break
+			}
+		}
+		s += "short of yes: " + strings.Join(short, "; ")
+	default:
+		s = "short: " + strings.Join(short, "; ")
+	}
+	if n := f.Notes[v]; n != "" {
+		s += " — " + n
+	}
+	return s
+}

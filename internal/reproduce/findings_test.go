@@ -1,0 +1,298 @@
+package reproduce
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Made-up runs. runs(m, n, w) returns n runs whose median is exactly m: m
+// plus offsets of w/8, 2w/8, ... on either side. Binary fractions keep every
+// median, ratio and pairwise difference exact, so a row can sit on a
+// threshold, not merely near it. w=1 gives tight runs (any two medians 1%
+// apart are fully separated: p=0.002 at 6+6); w=100 gives runs spread ±37%,
+// which no 20% change separates.
+func runs(m float64, n int, w float64) []float64 {
+	var xs []float64
+	for i := 1; len(xs) < n; i++ {
+		xs = append(xs, m+float64(i)*w/8)
+		if len(xs) < n {
+			xs = append(xs, m-float64(i)*w/8)
+		}
+	}
+	slices.Sort(xs)
+	return xs
+}
+
+// figures gives a measure's median by experiment label (ns/op) or by
+// "label unit"; measures it does not name get 100.
+type figures map[string]float64
+
+func (fs figures) of(m Measure) float64 {
+	if v, ok := fs[m.X.Label+" "+m.Unit.Name]; ok {
+		return v
+	}
+	if v, ok := fs[m.X.Label]; ok && m.Unit == nsPerOp {
+		return v
+	}
+	return 100
+}
+
+// fill makes the samples every measure of f reads.
+func fill(f *Finding, figs figures, n int, w float64, drop string) sampleSet {
+	s := sampleSet{}
+	for _, m := range f.measures() {
+		if m.X.Label == drop {
+			continue
+		}
+		s[key(m)] = runs(figs.of(m), n, w)
+	}
+	return s
+}
+
+func testEnv() *Env {
+	return &Env{threads: 2, place: "spread", nodes: 2, machine: "test machine"}
+}
+
+func findingByID(t *testing.T, e *Env, id int) *Finding {
+	t.Helper()
+	for _, f := range findings(e) {
+		if f.ID == id {
+			return f
+		}
+	}
+	t.Fatalf("no finding %d", id)
+	return nil
+}
+
+// sameEdge is the shift that puts the upper end of the 90% interval of
+// 6+6 tight runs exactly at +5% of 100.
+func sameEdge(t *testing.T) float64 {
+	_, _, hi, ok := shiftCI(runs(100, 6, 1), runs(100, 6, 1), equivLevel)
+	if !ok {
+		t.Fatal("no interval for 6+6 runs")
+	}
+	return 100*sameMargin - hi
+}
+
+type verdictRow struct {
+	name string
+	figs figures
+	n    int     // runs per measure; 0 means 6
+	w    float64 // spread; 0 means 1
+	drop string  // an experiment label whose results are missing
+	env  func(*Env)
+	want string
+	// whyHas, if set, must appear in the verdict's explanation.
+	whyHas string
+}
+
+// The verdict table: for every finding, rows on each side of each
+// threshold, the null (every fix a copy of its before-variant), the
+// opposite effect, noise, too few runs and missing results.
+func verdictTable(t *testing.T) map[int][]verdictRow {
+	edge := sameEdge(t)
+	return map[int][]verdictRow{
+		1: {
+			{name: "at yes", figs: figures{"base": 120, "rate": 100}, want: Yes},
+			{name: "under yes", figs: figures{"base": 119.875, "rate": 100}, want: Partly},
+			{name: "at partly", figs: figures{"base": 105, "rate": 100}, want: Partly},
+			{name: "under partly", figs: figures{"base": 104.875, "rate": 100}, want: No},
+			{name: "null: writes cut by construction, time the same", figs: figures{
+				"base cfsrq-writes/s": 1e7, "rate cfsrq-writes/s": 1000}, want: No},
+			{name: "opposite", figs: figures{"base": 100, "rate": 120}, want: No},
+			{name: "noise", figs: figures{"base": 120, "rate": 100}, w: 100, want: No},
+			{name: "too few runs", figs: figures{"base": 200, "rate": 100}, n: 3, want: NA, whyHas: "too few runs"},
+			{name: "missing", figs: figures{"base": 200, "rate": 100}, drop: "rate", want: NA, whyHas: "no results"},
+			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA, whyHas: "one usable cpu"},
+		},
+		2: {
+			{name: "null: the additions are copies of rate", want: Yes},
+			{name: "skip at +5%", figs: figures{"rate+skip": 100 + edge}, want: Yes},
+			{name: "skip beyond +5%", figs: figures{"rate+skip": 100 + edge + 0.125}, want: Partly},
+			{name: "node at −5%", figs: figures{"rate+node": 100 - edge}, want: Yes},
+			{name: "node beyond −5%", figs: figures{"rate+node": 100 - edge - 0.125}, want: Partly},
+			{name: "opposite: both gain 20%", figs: figures{"rate+skip": 80, "rate+node": 80}, want: No},
+			{name: "both cost 10%", figs: figures{"rate+skip": 110, "rate+node": 110}, want: No},
+			{name: "noise cannot show sameness", w: 100, want: No},
+			{name: "too few runs", n: 2, want: NA, whyHas: "too few runs"},
+			{name: "missing", drop: "rate+node", want: NA},
+		},
+		3: {
+			{name: "at yes", figs: figures{"base": 120.75, "node": 105, "rate": 100}, want: Yes},
+			{name: "read side free", figs: figures{"base": 120.75, "node": 105, "rate": 105}, want: Partly},
+			{name: "under yes", figs: figures{"base": 120.625, "node": 105, "rate": 100}, want: Partly},
+			{name: "at partly", figs: figures{"base": 110.25, "node": 105, "rate": 105}, want: Partly},
+			{name: "under partly", figs: figures{"base": 110.125, "node": 105, "rate": 100}, want: No},
+			{name: "null: node a copy of base", figs: figures{"base": 105, "node": 105, "rate": 100,
+				"base shared-writes/op": 0.8, "node shared-writes/op": 0}, want: No},
+			{name: "opposite: node slower (fake-2)", figs: figures{"base": 100, "node": 127, "rate": 70}, want: No},
+			{name: "opposite on fake nodes says why", figs: figures{"base": 100, "node": 127, "rate": 70},
+				env: func(e *Env) { e.fake = true }, want: No, whyHas: "fake nodes"},
+			{name: "one node", env: func(e *Env) { e.nodes = 1 }, want: NA, whyHas: "one NUMA node"},
+			{name: "missing", drop: "node", want: NA},
+		},
+		4: {
+			{name: "literal diff saves", figs: figures{"max": 150, "loopbound": 100, "nr_node_ids": 100}, want: Yes},
+			{name: "only the fuller change saves", figs: figures{"max": 150, "loopbound": 150, "nr_node_ids": 100}, want: Partly},
+			{name: "literal diff under yes", figs: figures{"max": 150, "loopbound": 100.125, "nr_node_ids": 100}, want: Partly},
+			{name: "fuller change under partly", figs: figures{"max": 150, "loopbound": 150, "nr_node_ids": 100.125}, want: No},
+			{name: "null: bits by arithmetic, time the same", figs: figures{
+				"max bits-scanned/op": 1024, "loopbound bits-scanned/op": 4, "nr_node_ids bits-scanned/op": 4}, want: No},
+			{name: "opposite", figs: figures{"max": 100, "loopbound": 150, "nr_node_ids": 150}, want: No},
+			{name: "noise", figs: figures{"max": 150, "loopbound": 100, "nr_node_ids": 100}, w: 200, want: No},
+			{name: "too few runs", figs: figures{"max": 300}, n: 3, want: NA},
+			{name: "missing", drop: "max", want: NA},
+		},
+		5: {
+			{name: "at yes", figs: figures{"cmpxchg-first": 105, "check-first": 100}, want: Yes},
+			{name: "under yes", figs: figures{"cmpxchg-first": 104.875, "check-first": 100}, want: Partly},
+			{name: "at partly", figs: figures{"cmpxchg-first": 102, "check-first": 100}, want: Partly},
+			{name: "under partly", figs: figures{"cmpxchg-first": 101.875, "check-first": 100}, want: No},
+			{name: "null: cmpxchg cut by the interval, time the same", figs: figures{
+				"cmpxchg-first cas/op": 1, "check-first cas/op": 0.0159}, want: No},
+			{name: "opposite", figs: figures{"cmpxchg-first": 100, "check-first": 105}, want: No},
+			{name: "fair at 10% apart", figs: figures{"cmpxchg-first": 105, "check-first": 100,
+				"cmpxchg-first balances/op": 10, "check-first balances/op": 11}, want: Yes},
+			{name: "unfair beyond 10%", figs: figures{"cmpxchg-first": 105, "check-first": 100,
+				"cmpxchg-first balances/op": 10, "check-first balances/op": 11.125}, want: NA, whyHas: "unfair"},
+			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA},
+			{name: "missing", drop: "check-first", want: NA},
+		},
+		6: {
+			{name: "at yes", figs: figures{imScanAll.label: 123, imScanMask.label: 100, imNoFilter.label: 105, imLastState.label: 100}, want: Yes},
+			{name: "filter does not pay", figs: figures{imScanAll.label: 123, imScanMask.label: 100, imNoFilter.label: 100, imLastState.label: 100}, want: Partly},
+			{name: "search under yes", figs: figures{imScanAll.label: 122.875, imScanMask.label: 100, imNoFilter.label: 105, imLastState.label: 100}, want: Partly},
+			{name: "search at partly", figs: figures{imScanAll.label: 105, imScanMask.label: 100}, want: Partly},
+			{name: "search under partly", figs: figures{imScanAll.label: 104.875, imScanMask.label: 100, imNoFilter.label: 105, imLastState.label: 100}, want: No},
+			{name: "null: fewer cpus scanned by construction", figs: figures{
+				imScanAll.label + " cpus-scanned/op": 12.3, imScanMask.label + " cpus-scanned/op": 1}, want: No},
+			{name: "opposite", figs: figures{imScanAll.label: 100, imScanMask.label: 123, imNoFilter.label: 100, imLastState.label: 105}, want: No},
+			{name: "missing", drop: imLastState.label, want: NA},
+		},
+		7: {
+			{name: "at yes", figs: figures{"base/store=falseshare": 105, "base": 100}, want: Yes},
+			{name: "under yes", figs: figures{"base/store=falseshare": 104.875, "base": 100}, want: Partly},
+			{name: "at partly", figs: figures{"base/store=falseshare": 102, "base": 100}, want: Partly},
+			{name: "under partly", figs: figures{"base/store=falseshare": 101.875, "base": 100}, want: No},
+			{name: "null", want: No},
+			{name: "opposite", figs: figures{"base/store=falseshare": 100, "base": 105}, want: No},
+			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA},
+		},
+	}
+}
+
+func TestVerdicts(t *testing.T) {
+	table := verdictTable(t)
+	reached := map[int]map[string]bool{}
+	for _, f := range findings(testEnv()) {
+		rows, ok := table[f.ID]
+		if !ok {
+			t.Errorf("finding %d has no verdict table", f.ID)
+			continue
+		}
+		reached[f.ID] = map[string]bool{}
+		for _, tt := range rows {
+			e := testEnv()
+			if tt.env != nil {
+				tt.env(e)
+			}
+			n, w := tt.n, tt.w
+			if n == 0 {
+				n = 6
+			}
+			if w == 0 {
+				w = 1
+			}
+			f := findingByID(t, e, f.ID)
+			r := f.judge(e, fill(f, tt.figs, n, w, tt.drop))
+			reached[f.ID][r.Holds] = true
+			if r.Holds != tt.want || !strings.Contains(r.Why, tt.whyHas) {
+				t.Errorf("finding %d, %s: %s — %s\n\tmeasured: %s\n\twant %s (why containing %q)", f.ID, tt.name, r.Holds, r.Why, r.Measured, tt.want, tt.whyHas)
+			}
+		}
+	}
+	// Every finding reaches every verdict it defines.
+	for _, f := range findings(testEnv()) {
+		want := []string{Yes, No, NA}
+		if len(f.Partly) > 0 {
+			want = append(want, Partly)
+		}
+		for _, v := range want {
+			if !reached[f.ID][v] {
+				t.Errorf("finding %d: no row reaches %q", f.ID, v)
+			}
+		}
+	}
+}
+
+// On null data — every experiment's runs the same — each finding that
+// claims an effect says "no", and the one that claims none says "yes".
+func TestNullData(t *testing.T) {
+	e := testEnv()
+	for _, f := range findings(e) {
+		r := f.judge(e, fill(f, nil, 10, 1, ""))
+		want := No
+		if f.claimsNoEffect() {
+			want = Yes
+		}
+		if r.Holds != want {
+			t.Errorf("finding %d on null data: %s — %s; want %s", f.ID, r.Holds, r.Why, want)
+		}
+	}
+}
+
+// claimsNoEffect reports whether every claim of f's "yes" is one of
+// sameness.
+func (f *Finding) claimsNoEffect() bool {
+	for _, c := range f.Yes {
+		if c.Kind != Same {
+			return false
+		}
+	}
+	return true
+}
+
+// A finding whose experiments left no results (an interrupted run, say) is
+// reported as not measured, never judged on missing numbers.
+func TestMissingResults(t *testing.T) {
+	e := testEnv()
+	rows := e.judge(sampleSet{})
+	if len(rows) != NumFindings() {
+		t.Fatalf("%d rows, want %d", len(rows), NumFindings())
+	}
+	for _, r := range rows {
+		if r.Holds != NA || r.Measured != "no results" || !strings.Contains(r.Why, "no results for") {
+			t.Errorf("finding %d on no results: measured %q, holds %q (%s); want no results, n/a here", r.ID, r.Measured, r.Holds, r.Why)
+		}
+	}
+}
+
+// Shown figures are printed and marked, and decide nothing: the null rows
+// above give them seed-like values and still get "no".
+func TestShownMarked(t *testing.T) {
+	e := testEnv()
+	f := findingByID(t, e, 1)
+	r := f.judge(e, fill(f, figures{"base cfsrq-writes/s": 1e7, "rate cfsrq-writes/s": 1000}, 6, 1, ""))
+	if !strings.Contains(r.Measured, "1e+07 → 1e+03 (by construction)") {
+		t.Errorf("measured = %q, want the writes shown by construction", r.Measured)
+	}
+}
+
+// Every finding words its criterion: what yes, partly and no meant.
+func TestCriterion(t *testing.T) {
+	for _, f := range findings(testEnv()) {
+		c := f.Criterion()
+		if !strings.HasPrefix(c, "yes if ") || !strings.Contains(c, "else no") || strings.Contains(c, "\n") {
+			t.Errorf("finding %d criterion %q: want one line, yes if ...; else no", f.ID, c)
+		}
+		if len(f.Partly) > 0 && !strings.Contains(c, "partly if") {
+			t.Errorf("finding %d criterion %q does not say what partly means", f.ID, c)
+		}
+		for _, cl := range f.claims() {
+			if !strings.Contains(c, cl.criterion()) {
+				t.Errorf("finding %d criterion %q lacks %q", f.ID, c, cl.criterion())
+			}
+		}
+	}
+}
