@@ -96,10 +96,12 @@
 //
 // Measured:
 //
-//   - sec/migration: the mean time of a run of a task that moved less that of
-//     a run of a task that stayed, one run in 16 of each kind timed with two
-//     clock reads; the price of one migration's pulls on this machine, at
-//     this working set, in seconds.
+//   - sec/migration: the median time of a run of a task that moved less that
+//     of a run of a task that stayed, one run in 16 of each kind timed with
+//     two clock reads (the last 2048 of each kind per worker kept); the price
+//     of one migration's pulls on this machine, at this working set, in
+//     seconds. Medians, because a timed run the hypervisor preempts takes
+//     milliseconds and would swamp a mean.
 //   - seed-mig-cpu-%: sec/migration times the 25K migrations per 5 s the seed's
 //     patch saved, as a share of one cpu: what those migrations cost here.
 //

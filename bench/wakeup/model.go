@@ -21,7 +21,29 @@ const pad = 128
 // sampleEvery: one run in this many, of tasks that moved and separately of
 // tasks that stayed, is timed for sec/migration. Both kinds pay the same two
 // clock reads as often, so the timing does not tilt ns/op between policies.
-const sampleEvery = 16
+// Each worker keeps the last sampleKeep times of each kind: sec/migration is
+// a difference of medians, because a timed run that the hypervisor or another
+// thread preempts takes milliseconds, and one such run in ten thousand would
+// move a mean by more than a migration costs.
+const (
+	sampleEvery = 16
+	sampleKeep  = 2048
+)
+
+// A samples is a ring of the last sampleKeep run times of one kind.
+type samples struct {
+	ns []int64 // capacity sampleKeep, allocated with the worker
+	n  int64   // times recorded, also past the ring's length
+}
+
+func (s *samples) add(d int64) {
+	if len(s.ns) < cap(s.ns) {
+		s.ns = append(s.ns, d)
+	} else {
+		s.ns[s.n%int64(len(s.ns))] = d
+	}
+	s.n++
+}
 
 // A task is a sleeping or woken task: its task_struct's wakeup fields on a
 // line of their own, and its working set.
@@ -132,9 +154,6 @@ type counts struct {
 	runs   int64 // tasks run on this cpu
 	moved  int64 // runs of a task that last ran on another cpu
 	pulled int64 // working-set lines those runs pulled
-
-	staySamples, stayNs   int64
-	movedSamples, movedNs int64
 }
 
 func (c *counts) add(o *counts) {
@@ -149,10 +168,6 @@ func (c *counts) add(o *counts) {
 	c.runs += o.runs
 	c.moved += o.moved
 	c.pulled += o.pulled
-	c.staySamples += o.staySamples
-	c.stayNs += o.stayNs
-	c.movedSamples += o.movedSamples
-	c.movedNs += o.movedNs
 }
 
 // A worker is one cpu: the waker that runs on it, and whatever tasks are
@@ -175,12 +190,13 @@ type worker struct {
 	local []int32
 	mine  []bool
 
-	clock      ktime.Clock // kernel time: gap per wakeup
-	gap        int64
-	sampleEach int32
-	stayLeft   int32
-	movedLeft  int32
-	_          [pad]byte
+	clock         ktime.Clock // kernel time: gap per wakeup
+	gap           int64
+	sampleEach    int32
+	stayLeft      int32
+	movedLeft     int32
+	stayT, movedT samples // run times of tasks that stayed, that moved
+	_             [pad]byte
 }
 
 // next is xorshift64*: cheap, deterministic per worker.
@@ -369,13 +385,10 @@ func (w *worker) run(t *task) {
 	}
 	touchLines(t.words, t.stride)
 	if timed {
-		d := ktime.Wall() - start
-		if moved {
-			w.movedSamples++
-			w.movedNs += d
+		if d := ktime.Wall() - start; moved {
+			w.movedT.add(d)
 		} else {
-			w.staySamples++
-			w.stayNs += d
+			w.stayT.add(d)
 		}
 	}
 	if moved {
@@ -478,6 +491,8 @@ func (s *wakeup) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		sampleEach: s.sampleEvery,
 		stayLeft:   s.sampleEvery,
 		movedLeft:  s.sampleEvery,
+		stayT:      samples{ns: make([]int64, 0, sampleKeep)},
+		movedT:     samples{ns: make([]int64, 0, sampleKeep)},
 	}
 	for j := range s.cfg.tasks {
 		k := i*s.cfg.tasks + j

@@ -227,22 +227,35 @@ func (s *wakeup) Finish(res *bench.Result) error {
 	res.AddMetric(CrossNode, 100*float64(c.crossNode)/ops)
 	res.AddMetric(Noops, 100*float64(c.noops)/ops)
 	res.AddMetric(PerFiveSec, perFive)
-	if cost, ok := c.migrationCost(); ok {
+	if cost, ok := s.migrationCost(); ok {
 		res.AddMetric(MigrationCost, cost)
 		res.AddMetric(SeedSaving, 100*cost*(seedBefore-seedAfter)/5)
 	}
 	return nil
 }
 
-// migrationCost is the sampled mean run time of a task that moved less that
-// of one that stayed, in seconds; false until both were sampled.
-func (c *counts) migrationCost() (float64, bool) {
-	if c.movedSamples == 0 || c.staySamples == 0 {
+// migrationCost is the median time of the sampled runs of tasks that moved
+// less that of tasks that stayed, in seconds; false until both were sampled.
+func (s *wakeup) migrationCost() (float64, bool) {
+	var moved, stay []int64
+	for _, w := range s.workers {
+		moved = append(moved, w.movedT.ns...)
+		stay = append(stay, w.stayT.ns...)
+	}
+	if len(moved) == 0 || len(stay) == 0 {
 		return 0, false
 	}
-	moved := float64(c.movedNs) / float64(c.movedSamples)
-	stay := float64(c.stayNs) / float64(c.staySamples)
-	return (moved - stay) * 1e-9, true
+	return (median(moved) - median(stay)) * 1e-9, true
+}
+
+// median sorts xs and returns its median.
+func median(xs []int64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return float64(xs[n/2])
+	}
+	return float64(xs[n/2-1]+xs[n/2]) / 2
 }
 
 // check holds the counters to what the working sets say happened: every run

@@ -344,15 +344,35 @@ func TestPerFiveSeconds(t *testing.T) {
 
 func TestSeedSaving(t *testing.T) {
 	s, ws := setup(t, "lines=1/mig=0", []int32{0, 0}, []int32{0, 0})
-	ws[0].movedSamples, ws[0].movedNs = 2, 2*1500 // moved runs took 1.5us
-	ws[1].staySamples, ws[1].stayNs = 4, 4*500    // stayed runs 0.5us
-	res := finish(t, s, 0)
-	if got := benchtest.Metric(t, res, MigrationCost); math.Abs(got-1e-6) > 1e-15 {
-		t.Errorf("%s = %v, want 1e-06", MigrationCost, got)
+	// Moved runs took 1.5us but for one preempted run; stayed runs 0.5us.
+	for _, d := range []int64{1500, 1400, 4_000_000} {
+		ws[0].movedT.add(d)
 	}
-	// 25K migrations per 5 s at 1us each: 5 ms a second, 0.5% of a cpu.
-	if got := benchtest.Metric(t, res, SeedSaving); math.Abs(got-0.5) > 1e-9 {
-		t.Errorf("%s = %v, want 0.5", SeedSaving, got)
+	ws[1].movedT.add(1600)
+	for _, d := range []int64{500, 500, 3_000_000} {
+		ws[0].stayT.add(d)
+	}
+	ws[1].stayT.add(500)
+	ws[1].stayT.add(400)
+	res := finish(t, s, 0)
+	// Medians 1550 and 500.
+	if got := benchtest.Metric(t, res, MigrationCost); math.Abs(got-1.05e-6) > 1e-15 {
+		t.Errorf("%s = %v, want 1.05e-06", MigrationCost, got)
+	}
+	// 25K migrations per 5 s at 1.05us each: 5.25 ms a second, 0.525% of a cpu.
+	if got := benchtest.Metric(t, res, SeedSaving); math.Abs(got-0.525) > 1e-9 {
+		t.Errorf("%s = %v, want 0.525", SeedSaving, got)
+	}
+}
+
+// The sample ring keeps the last sampleKeep times without allocating.
+func TestSamplesRing(t *testing.T) {
+	r := samples{ns: make([]int64, 0, 3)}
+	for d := range int64(7) {
+		r.add(d)
+	}
+	if want := []int64{6, 4, 5}; !slices.Equal(r.ns, want) || r.n != 7 {
+		t.Errorf("after 0..6 into a ring of 3: %v (%d added), want %v (7)", r.ns, r.n, want)
 	}
 }
 
