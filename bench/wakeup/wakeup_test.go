@@ -313,6 +313,38 @@ func TestMigSetsTheRate(t *testing.T) {
 	}
 }
 
+// Crossings by topology class on a made-up machine of two LLCs of two cpus,
+// one LLC a node: an away wakeup takes a task from any other cpu alike, so
+// under wake=affine two migrations in three cross an LLC and a node; under
+// wake=idle a task woken on its own (busy) cpu goes to its LLC sibling and
+// one woken from the other LLC is pulled into the waker's, so every
+// crossing is an away wakeup's.
+func TestCrossingShares(t *testing.T) {
+	llc, node := []int32{0, 0, 1, 1}, []int32{0, 0, 1, 1}
+	for _, wake := range []string{"affine", "idle"} {
+		s, ws := setup(t, "wake="+wake+"/lines=1/mig=10/tasks=8", llc, node)
+		drive(ws, 20000, 1)
+		c := total(s)
+		if c.crossLLC != c.crossNode {
+			t.Errorf("wake=%s: %d LLC crossings, %d node crossings; one LLC a node, want equal", wake, c.crossLLC, c.crossNode)
+		}
+		switch wake {
+		case "affine":
+			if got := float64(c.crossLLC) / float64(c.migrations); math.Abs(got-2.0/3) > 0.03 {
+				t.Errorf("wake=affine: %.3f of migrations cross an LLC, want about 2/3", got)
+			}
+		case "idle":
+			if c.crossLLC > c.awayWakers || c.migrations < c.wakeups-c.awayWakers {
+				t.Errorf("wake=idle: %d crossings, %d away wakeups, %d migrations of %d wakeups; want crossings ≤ away and every local wakeup moved",
+					c.crossLLC, c.awayWakers, c.migrations, c.wakeups)
+			}
+		}
+		res := finish(t, s, c.attempts)
+		t.Logf("wake=%s: migrations/op %.3f cross-llc-%% %.2f cross-node-%% %.2f", wake,
+			benchtest.Metric(t, res, Migrations), benchtest.Metric(t, res, CrossLLC), benchtest.Metric(t, res, CrossNode))
+	}
+}
+
 // The seed's metric: mig=2.4 at the seed's rate is about its 27K migrations
 // per 5 s, and migrations/5s is migrations per wakeup times rate times 5.
 func TestPerFiveSeconds(t *testing.T) {
