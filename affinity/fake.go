@@ -49,6 +49,7 @@ func (t *Topology) Fake(k int) (*Topology, error) {
 		AllowedCPUs:  real.AllowedCPUs.Clone(),
 		Kernel:       real.Kernel,
 		Machine:      real.Machine,
+		Notes:        real.Notes,
 	}
 	f.CPUs = make([]CPU, len(real.CPUs))
 	for i, c := range real.CPUs {

@@ -47,6 +47,11 @@ type Topology struct {
 
 	Kernel  string  // kernel release, "" when unknown
 	Machine Machine // CPUID facts, zero unless filled by Host
+
+	// Notes says where reading the tree fell back on something: an
+	// unreadable or empty file, a list an older kernel wrote only as a hex
+	// map. contend topo prints them; none on a current kernel's tree.
+	Notes []string
 }
 
 // A Node is one online NUMA node.
@@ -202,7 +207,7 @@ func (t *Topology) String() string {
 		if m.Hypervisor {
 			hv = "under hypervisor " + cmp.Or(m.HypervisorVendor, "(unnamed)")
 		}
-		line("machine", "%s (%s family %d model %d), %s", m.Brand, m.Vendor, m.Family, m.Model, hv)
+		line("machine", "%s (%s family %d model %d stepping %d), %s", m.Brand, m.Vendor, m.Family, m.Model, m.Stepping, hv)
 	} else {
 		line("machine", "unknown (no CPUID: read from a sysfs tree)")
 	}
@@ -215,6 +220,13 @@ func (t *Topology) String() string {
 	t.writeNodes(line)
 	t.writeCaches(line)
 	t.writeCPUs(line)
+	for i, n := range t.Notes {
+		key := ""
+		if i == 0 {
+			key = "notes"
+		}
+		line(key, "%s", n)
+	}
 	return b.String()
 }
 
@@ -265,7 +277,11 @@ func (t *Topology) writeCaches(line func(key, format string, args ...any)) {
 	}
 	line("llc", "%d group(s) sharing a last-level cache", len(t.LLCs))
 	for _, g := range t.LLCs {
-		line("", "llc %d: L%d %s, line %d B, cpus %s", g.Index, g.Level, size(g.Size), g.LineSize, g.CPUs)
+		level := fmt.Sprintf("L%d", g.Level)
+		if g.Level <= 0 {
+			level = "level unknown"
+		}
+		line("", "llc %d: %s %s, line %d B, cpus %s", g.Index, level, size(g.Size), g.LineSize, g.CPUs)
 	}
 }
 
@@ -385,6 +401,7 @@ type (
 		CacheLine     int          `json:"cache_line"`
 		Kernel        string       `json:"kernel"`
 		Machine       Machine      `json:"machine"`
+		Notes         []string     `json:"notes,omitempty"`
 	}
 	jsonNode struct {
 		ID        int    `json:"id"`
@@ -425,7 +442,7 @@ func (t *Topology) MarshalJSON() ([]byte, error) {
 		OnlineCPUs: t.OnlineCPUs.String(), OfflineCPUs: t.OfflineCPUs.String(),
 		AllowedCPUs: t.AllowedCPUs.String(),
 		CPUs:        t.CPUs, LLCs: t.LLCs, CacheLine: t.CacheLine(),
-		Kernel: t.Kernel, Machine: t.Machine,
+		Kernel: t.Kernel, Machine: t.Machine, Notes: t.Notes,
 	})
 }
 

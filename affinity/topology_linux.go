@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,7 +49,7 @@ func Host() (*Topology, error) {
 }
 
 func load(fsys fs.FS) (*Topology, error) {
-	r := sysfs{fsys}
+	r := sysfs{fsys, &notes{}}
 	t := &Topology{}
 	if err := r.cpus(t); err != nil {
 		return nil, err
@@ -55,17 +58,78 @@ func load(fsys fs.FS) (*Topology, error) {
 		return nil, err
 	}
 	t.AllowedCPUs = t.OnlineCPUs.Clone()
-	kernel, _, err := r.optString("proc/sys/kernel/osrelease")
-	if err != nil {
-		return nil, err
-	}
-	t.Kernel = kernel
+	t.Kernel, _ = r.optString("proc/sys/kernel/osrelease", "kernel unknown")
+	t.Notes = r.notes.list()
 	return t, nil
 }
 
 // sysfs reads the files of one tree. Every error it returns names the file,
 // relative to the root, and nothing else: the caller adds the root.
-type sysfs struct{ fsys fs.FS }
+//
+// Malformed contents are errors: a tree that says something impossible is
+// not to be guessed at. A file that exists but cannot be read, or that is
+// empty where only a value makes sense, is not: one odd file must not cost
+// the whole machine. The reader falls back — to the authoritative file
+// (cpu/online rather than each cpuN/online), to the hex map an older kernel
+// wrote (nodeN/cpumap for nodeN/cpulist), or to a default — and notes what
+// it did in Topology.Notes, which contend topo prints.
+type sysfs struct {
+	fsys  fs.FS
+	notes *notes
+}
+
+// notes collects what the reader fell back on, one line per kind of event:
+// the same event on many cpus (or nodes) is one line naming them all,
+// "cpu{0-63}/cpufreq/scaling_governor: unreadable (...)".
+type notes struct {
+	order []string
+	ids   map[string]*nodemask.Bitmap
+}
+
+// numbered finds the first cpuN or nodeN path element of name.
+var numbered = regexp.MustCompile(`/(cpu|node)([0-9]+)/`)
+
+// add notes "name: what". The cpu or node number in name, if any, becomes a
+// set that later notes of the same kind about other numbers join.
+func (n *notes) add(name, what string) {
+	key, id := name, -1
+	if m := numbered.FindStringSubmatchIndex(name); m != nil {
+		num, err := strconv.Atoi(name[m[4]:m[5]])
+		if err == nil && num < maxCPUs {
+			key, id = name[:m[4]]+"\x00"+name[m[5]:], num
+		}
+	}
+	key += ": " + what
+	if n.ids == nil {
+		n.ids = map[string]*nodemask.Bitmap{}
+	}
+	b, ok := n.ids[key]
+	if !ok {
+		b = &nodemask.Bitmap{}
+		n.ids[key] = b
+		n.order = append(n.order, key)
+	}
+	if id >= 0 {
+		b.Set(id)
+	}
+}
+
+// list renders the notes in the order they were first made.
+func (n *notes) list() []string {
+	var out []string
+	for _, key := range n.order {
+		ids := n.ids[key]
+		switch {
+		case ids.Empty():
+		case ids.Weight() == 1:
+			key = strings.Replace(key, "\x00", ids.String(), 1)
+		default:
+			key = strings.Replace(key, "\x00", "{"+ids.String()+"}", 1)
+		}
+		out = append(out, key)
+	}
+	return out
+}
 
 // unwrapPath drops a PathError's own copy of the path (and its "open"), so
 // the message names the file once, but keeps the cause for errors.Is.
@@ -77,23 +141,28 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// optString returns the trimmed contents of name, and ok=false without error
-// when it does not exist. Some kernels pad list files with NUL bytes.
-func (r sysfs) optString(name string) (s string, ok bool, err error) {
+// optString returns the trimmed contents of name, and ok=false when it
+// does not exist or cannot be read; unreadable is noted, followed by
+// instead, what the caller does without it. Some kernels pad list files
+// with NUL bytes.
+func (r sysfs) optString(name, instead string) (s string, ok bool) {
 	b, err := fs.ReadFile(r.fsys, name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, nil
+		return "", false
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("%s: %w", name, unwrapPath(err))
+		r.notes.add(name, fmt.Sprintf("unreadable (%v); %s", unwrapPath(err), instead))
+		return "", false
 	}
-	return strings.Trim(string(b), " \t\n\x00"), true, nil
+	return strings.Trim(string(b), " \t\n\x00"), true
 }
 
-func (r sysfs) optList(name string) (b nodemask.Bitmap, ok bool, err error) {
-	s, ok, err := r.optString(name)
-	if !ok || err != nil {
-		return b, ok, err
+// optList reads a list file (0-3,8), ok=false as optString. An empty list
+// is a list: the empty set.
+func (r sysfs) optList(name, instead string) (b nodemask.Bitmap, ok bool, err error) {
+	s, ok := r.optString(name, instead)
+	if !ok {
+		return b, false, nil
 	}
 	b, err = nodemask.ParseList(s)
 	if err != nil {
@@ -102,19 +171,39 @@ func (r sysfs) optList(name string) (b nodemask.Bitmap, ok bool, err error) {
 	return b, true, nil
 }
 
-func (r sysfs) list(name string) (nodemask.Bitmap, error) {
-	b, ok, err := r.optList(name)
-	if err == nil && !ok {
-		err = fmt.Errorf("%s: %w", name, fs.ErrNotExist)
+// optSet reads a set of cpus from the list file name or, where it is
+// missing or unreadable, from the hex map file hexName beside it, as kernels
+// before the list files wrote it (00000000,0000000f). Falling back is noted.
+func (r sysfs) optSet(name, hexName, instead string) (b nodemask.Bitmap, ok bool, err error) {
+	dir := path.Dir(name)
+	b, ok, err = r.optList(name, "reading "+hexName+" instead")
+	if ok || err != nil {
+		return b, ok, err
 	}
-	return b, err
+	hexPath := dir + "/" + hexName
+	s, ok := r.optString(hexPath, instead)
+	if !ok {
+		return b, false, nil
+	}
+	if b, err = nodemask.ParseHex(s); err != nil {
+		return b, false, fmt.Errorf("%s: %w", hexPath, err)
+	}
+	if _, err := fs.Stat(r.fsys, name); errors.Is(err, fs.ErrNotExist) {
+		r.notes.add(name, "missing (an older kernel); read the hex "+hexName)
+	}
+	return b, true, nil
 }
 
-// optInt returns the integer in name, or def when the file does not exist.
-func (r sysfs) optInt(name string, def int) (int, error) {
-	s, ok, err := r.optString(name)
-	if !ok || err != nil {
-		return def, err
+// optInt returns the integer in name, or def when the file does not exist;
+// an unreadable or empty file is def too, noted with instead.
+func (r sysfs) optInt(name string, def int, instead string) (int, error) {
+	s, ok := r.optString(name, instead)
+	if !ok {
+		return def, nil
+	}
+	if s == "" {
+		r.notes.add(name, "empty; "+instead)
+		return def, nil
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil {
@@ -148,9 +237,14 @@ func (r sysfs) dirIDs(dir, prefix string) (nodemask.Bitmap, error) {
 
 // cpus fills the CPU lists and the per-CPU facts except Node.
 func (r sysfs) cpus(t *Topology) error {
-	possible, ok, err := r.optList(cpuDir + "/possible")
+	possible, ok, err := r.optList(cpuDir+"/possible", "cpus found from the cpuN directories")
 	if err != nil {
 		return err
+	}
+	if ok && possible.Empty() {
+		// The kernel always has a cpu: an empty list is a broken file.
+		r.notes.add(cpuDir+"/possible", "empty; cpus found from the cpuN directories")
+		ok = false
 	}
 	if !ok {
 		if _, err := fs.Stat(r.fsys, cpuDir); err != nil {
@@ -166,16 +260,25 @@ func (r sysfs) cpus(t *Topology) error {
 	if n := last(possible); n >= maxCPUs {
 		return fmt.Errorf("%s/possible: cpu %d is beyond the %d cpus Linux supports", cpuDir, n, maxCPUs)
 	}
-	present, ok, err := r.optList(cpuDir + "/present")
+	present, ok, err := r.optList(cpuDir+"/present", "taking every possible cpu as present")
 	if err != nil {
 		return err
+	}
+	if ok && present.Empty() {
+		r.notes.add(cpuDir+"/present", "empty; taking every possible cpu as present")
+		ok = false
 	}
 	if !ok {
 		present = possible.Clone()
 	}
-	online, haveOnline, err := r.optList(cpuDir + "/online")
+	online, haveOnline, err := r.optList(cpuDir+"/online", "reading each cpuN/online instead")
 	if err != nil {
 		return err
+	}
+	if haveOnline && online.Empty() {
+		// At least the cpu that reads it is online: the file is broken.
+		r.notes.add(cpuDir+"/online", "empty; reading each cpuN/online instead")
+		haveOnline = false
 	}
 	t.PossibleCPUs, t.PresentCPUs = possible, present
 	t.CPUs = make([]CPU, last(possible)+1)
@@ -190,7 +293,7 @@ func (r sysfs) cpus(t *Topology) error {
 		if !haveOnline {
 			// Without cpu/online, a present CPU is online unless its own
 			// online file says 0; cpu0 often has no such file at all.
-			on, err := r.optInt(dir+"/online", 1)
+			on, err := r.optInt(dir+"/online", 1, "taken as online, as a present cpu without the file is")
 			if err != nil {
 				return err
 			}
@@ -218,31 +321,40 @@ func (r sysfs) cpu(c *CPU, dir string, llcs map[llcKey]int, groups *[]CacheGroup
 		// An online CPU without topology files (some VMs, old kernels)
 		// is taken as its own core in package 0.
 		var err error
-		if c.Package, err = r.optInt(top+"/physical_package_id", 0); err != nil {
+		if c.Package, err = r.optInt(top+"/physical_package_id", 0, "package taken as 0"); err != nil {
 			return err
 		}
-		if c.Die, err = r.optInt(top+"/die_id", 0); err != nil {
+		if c.Die, err = r.optInt(top+"/die_id", 0, "die taken as 0"); err != nil {
 			return err
 		}
-		if c.Core, err = r.optInt(top+"/core_id", c.ID); err != nil {
+		if c.Core, err = r.optInt(top+"/core_id", c.ID, "taken as a core of its own"); err != nil {
 			return err
 		}
-		sib, ok, err := r.optList(top + "/thread_siblings_list")
-		if err == nil && !ok {
-			sib, _, err = r.optList(top + "/core_cpus_list")
-		}
+		sib, ok, err := r.siblings(top)
 		if err != nil {
 			return err
+		}
+		if !ok && c.Online {
+			if _, err := fs.Stat(r.fsys, top); err == nil {
+				r.notes.add(top+"/thread_siblings_list", "no sibling list or map; taken as a core of its own")
+			}
 		}
 		sib.Set(c.ID)
 		c.Siblings = sib
 	}
-	gov, _, err := r.optString(dir + "/cpufreq/scaling_governor")
-	if err != nil {
-		return err
-	}
-	c.Governor = gov
+	c.Governor, _ = r.optString(dir+"/cpufreq/scaling_governor", "governor unknown")
 	return r.llc(c, dir+"/cache", llcs, groups)
+}
+
+// siblings reads a cpu's SMT siblings: thread_siblings_list, its newer name
+// core_cpus_list, or the hex maps older kernels wrote.
+func (r sysfs) siblings(top string) (nodemask.Bitmap, bool, error) {
+	if _, err := fs.Stat(r.fsys, top+"/thread_siblings_list"); errors.Is(err, fs.ErrNotExist) {
+		if b, ok, err := r.optList(top+"/core_cpus_list", "reading thread_siblings instead"); ok || err != nil {
+			return b, ok, err
+		}
+	}
+	return r.optSet(top+"/thread_siblings_list", "thread_siblings", "taken as a core of its own")
 }
 
 // llcKey identifies one last-level cache. The shared CPU list alone would
@@ -261,7 +373,8 @@ func (r sysfs) llc(c *CPU, dir string, llcs map[llcKey]int, groups *[]CacheGroup
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", dir, unwrapPath(err))
+		r.notes.add(dir, fmt.Sprintf("unreadable (%v); last-level cache unknown", unwrapPath(err)))
+		return nil
 	}
 	best, bestLevel, bestUnified := "", 0, false
 	for _, e := range ents {
@@ -269,14 +382,11 @@ func (r sysfs) llc(c *CPU, dir string, llcs map[llcKey]int, groups *[]CacheGroup
 			continue
 		}
 		idx := path.Join(dir, e.Name())
-		typ, _, err := r.optString(idx + "/type")
-		if err != nil {
-			return err
-		}
+		typ, _ := r.optString(idx+"/type", "cache skipped")
 		if typ != "Unified" && typ != "Data" {
 			continue
 		}
-		level, err := r.optInt(idx+"/level", 0)
+		level, err := r.optInt(idx+"/level", 0, "cache level unknown")
 		if err != nil {
 			return err
 		}
@@ -289,28 +399,34 @@ func (r sysfs) llc(c *CPU, dir string, llcs map[llcKey]int, groups *[]CacheGroup
 		return nil
 	}
 	g := CacheGroup{Level: bestLevel}
-	shared, _, err := r.optList(best + "/shared_cpu_list")
+	shared, _, err := r.optSet(best+"/shared_cpu_list", "shared_cpu_map", "cache taken as the cpu's own")
 	if err != nil {
 		return err
 	}
 	shared.Set(c.ID)
 	g.CPUs = shared
-	id, err := r.optInt(best+"/id", -1)
+	id, err := r.optInt(best+"/id", -1, "cache id unknown")
 	if err != nil {
 		return err
 	}
-	if g.LineSize, err = r.optInt(best+"/coherency_line_size", 0); err != nil {
+	if g.LineSize, err = r.optInt(best+"/coherency_line_size", 0, "line size unknown"); err != nil {
 		return err
 	}
-	size, _, err := r.optString(best + "/size")
-	if err != nil {
-		return err
-	}
+	size, _ := r.optString(best+"/size", "size unknown")
 	if g.Size, err = parseSize(size); err != nil {
 		return fmt.Errorf("%s/size: %w", best, err)
 	}
 	key := llcKey{bestLevel, id, shared.String()}
 	i, ok := llcs[key]
+	if !ok && bestLevel == 0 {
+		// A cache whose level could not be read is the group its
+		// neighbours named, if one has the same id and cpus.
+		for k, j := range llcs {
+			if k.id == id && k.cpus == key.cpus && (!ok || j < i) {
+				i, ok = j, true
+			}
+		}
+	}
 	if !ok {
 		i = len(*groups)
 		g.Index = i
@@ -340,7 +456,7 @@ func parseSize(s string) (int64, error) {
 		num = s[:len(s)-1]
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n < 0 {
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
 		return 0, fmt.Errorf("cache size %q is not a number of bytes with an optional K, M or G", s)
 	}
 	return n * mult, nil
@@ -352,16 +468,21 @@ func (r sysfs) nodes(t *Topology) error {
 	if err != nil {
 		return err
 	}
-	possible, ok, err := r.optList(nodeDir + "/possible")
+	possible, ok, err := r.optList(nodeDir+"/possible", "nodes found from the nodeN directories")
 	if err != nil {
 		return err
 	}
 	if !ok {
 		possible = dirs
 	}
-	online, ok, err := r.optList(nodeDir + "/online")
+	online, ok, err := r.optList(nodeDir+"/online", "nodes found from the nodeN directories")
 	if err != nil {
 		return err
+	}
+	if ok && online.Empty() && !dirs.Empty() {
+		// Node 0 is always online where there are node directories.
+		r.notes.add(nodeDir+"/online", "empty; nodes found from the nodeN directories")
+		ok = false
 	}
 	if !ok {
 		online = dirs
@@ -383,8 +504,13 @@ func (r sysfs) nodes(t *Topology) error {
 	for _, id := range onlineIDs {
 		dir := fmt.Sprintf("%s/node%d", nodeDir, id)
 		n := Node{ID: id, Distance: make([]int, t.NrNodeIDs)}
-		if n.CPUs, err = r.list(dir + "/cpulist"); err != nil {
+		var ok bool
+		n.CPUs, ok, err = r.optSet(dir+"/cpulist", "cpumap", "")
+		if err != nil {
 			return err
+		}
+		if !ok {
+			return fmt.Errorf("%s/cpulist: %w (and no readable cpumap)", dir, fs.ErrNotExist)
 		}
 		for _, cpu := range n.CPUs.Bits() {
 			if !t.PossibleCPUs.Test(cpu) {
@@ -403,16 +529,17 @@ func (r sysfs) nodes(t *Topology) error {
 		}
 		t.Nodes = append(t.Nodes, n)
 	}
-	if t.CPUNodes, ok, err = r.optList(nodeDir + "/has_cpu"); err != nil {
+	t.fillDistances()
+	if t.CPUNodes, ok, err = r.optList(nodeDir+"/has_cpu", "taken from the nodes' cpu lists"); err != nil {
 		return err
 	} else if !ok {
 		t.CPUNodes = withCPUs
 	}
-	mem, ok, err := r.optList(nodeDir + "/has_memory")
+	mem, ok, err := r.optList(nodeDir+"/has_memory", "reading has_normal_memory instead")
 	if err == nil && !ok {
 		// has_memory appeared in 2.6.37; before it, has_normal_memory
 		// is the nearest thing, and before that every node had memory.
-		mem, ok, err = r.optList(nodeDir + "/has_normal_memory")
+		mem, ok, err = r.optList(nodeDir+"/has_normal_memory", "every online node taken to have memory")
 	}
 	if err != nil {
 		return err
@@ -432,9 +559,17 @@ func (r sysfs) nodes(t *Topology) error {
 // online node, in id order; a tree that printed one per possible node is
 // accepted too, as the two agree whenever every possible node is online.
 func (r sysfs) distance(n *Node, name string, online, possible []int) error {
-	s, ok, err := r.optString(name)
-	if !ok || err != nil {
-		return err
+	const instead = "distances taken from the other nodes' rows, as if symmetric"
+	s, ok := r.optString(name, instead)
+	if !ok {
+		if _, err := fs.Stat(r.fsys, name); errors.Is(err, fs.ErrNotExist) {
+			r.notes.add(name, "missing; "+instead)
+		}
+		return nil
+	}
+	if s == "" {
+		r.notes.add(name, "empty; "+instead)
+		return nil
 	}
 	fields := strings.Fields(s)
 	ids := online
@@ -452,6 +587,26 @@ func (r sysfs) distance(n *Node, name string, online, possible []int) error {
 		n.Distance[ids[i]] = d
 	}
 	return nil
+}
+
+// fillDistances completes the rows of nodes whose distance file could not
+// be read from the other nodes' rows: the kernel's node_distance table is
+// symmetric on practically every machine (ACPI SLIT entries a→b and b→a
+// agree), and a node is LOCAL_DISTANCE (10) from itself.
+func (t *Topology) fillDistances() {
+	for i := range t.Nodes {
+		n := &t.Nodes[i]
+		if slices.ContainsFunc(n.Distance, func(d int) bool { return d != 0 }) {
+			continue
+		}
+		for _, o := range t.Nodes {
+			if o.ID == n.ID {
+				n.Distance[n.ID] = 10
+			} else if n.ID < len(o.Distance) {
+				n.Distance[o.ID] = o.Distance[n.ID]
+			}
+		}
+	}
 }
 
 // oneNode makes the single node 0 of a machine without NUMA directories.

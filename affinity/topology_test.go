@@ -278,19 +278,36 @@ func TestLoadErrors(t *testing.T) {
 			t.Errorf("Load(garbage) = %v, want prefix %s", err, want)
 		}
 	})
+	// Where a broken file's fallback finds nothing either, the machine is
+	// refused after all.
+	t.Run("no cpus", func(t *testing.T) {
+		_, err := LoadFS(fstest.MapFS{"sys/devices/system/cpu/possible": {Data: []byte("\n")}})
+		if want := "affinity: sys/devices/system/cpu/possible: no cpus"; err == nil || err.Error() != want {
+			t.Errorf("LoadFS with an empty cpu/possible and no cpuN directories = %v, want %s", err, want)
+		}
+	})
+	t.Run("nobody online", func(t *testing.T) {
+		fsys := validTree()
+		fsys["sys/devices/system/cpu/online"] = &fstest.MapFile{}
+		fsys["sys/devices/system/cpu/cpu0/online"] = &fstest.MapFile{Data: []byte("0\n")}
+		fsys["sys/devices/system/cpu/cpu1/online"] = &fstest.MapFile{Data: []byte("0\n")}
+		_, err := LoadFS(fsys)
+		if want := "affinity: sys/devices/system/cpu/online: no online cpus"; err == nil || err.Error() != want {
+			t.Errorf("LoadFS with every cpu offline = %v, want %s", err, want)
+		}
+	})
 	const c0, n0 = "sys/devices/system/cpu/cpu0/", "sys/devices/system/node/node0/"
 	tests := []struct {
 		name, file, data, want string
 	}{
 		{"no sys", "", "", "affinity: sys/devices/system/cpu: file does not exist"},
-		{"no cpus", "sys/devices/system/cpu/possible", "\n", "sys/devices/system/cpu/possible: no cpus"},
 		{"possible garbage", "sys/devices/system/cpu/possible", "0-1,", "sys/devices/system/cpu/possible: nodemask: parsing"},
 		{"possible huge", "sys/devices/system/cpu/possible", "0,999999", "cpu 999999 is beyond"},
-		{"nobody online", "sys/devices/system/cpu/online", "", "sys/devices/system/cpu/online: no online cpus"},
 		{"package", c0 + "topology/physical_package_id", "zero", c0 + `topology/physical_package_id: strconv.Atoi: parsing "zero"`},
 		{"siblings", c0 + "topology/thread_siblings_list", "3-1", c0 + "topology/thread_siblings_list: nodemask"},
 		{"cache level", c0 + "cache/index3/level", "three", c0 + "cache/index3/level"},
 		{"cache size", c0 + "cache/index3/size", "8X", c0 + `cache/index3/size: cache size "8X" is not`},
+		{"cache size overflow", c0 + "cache/index3/size", "9223372036854775807G", c0 + `cache/index3/size: cache size "9223372036854775807G" is not`},
 		{"cache list", c0 + "cache/index3/shared_cpu_list", "a", c0 + "cache/index3/shared_cpu_list"},
 		{"cpulist", n0 + "cpulist", "1,,2", n0 + "cpulist: nodemask"},
 		{"cpulist beyond", n0 + "cpulist", "0-5", n0 + "cpulist: cpu 2 is not a possible cpu (0-1)"},
@@ -440,7 +457,7 @@ func TestString(t *testing.T) {
 		{"64amd64-4s2n4ca2co-fake3", "64amd64-4s2n4ca2co", fake},
 		{"sparse-nodes", "sparse-nodes", func(topo *Topology) *Topology {
 			topo.AllowedCPUs = nodemask.BitmapOf(0, 2)
-			topo.Machine = Machine{Vendor: "GenuineIntel", Brand: "Test CPU", Family: 6, Model: 85, CacheLine: 64,
+			topo.Machine = Machine{Vendor: "GenuineIntel", Brand: "Test CPU", Family: 6, Model: 85, Stepping: 4, CacheLine: 64,
 				L1D: 32 << 10, L2: 1 << 20, L3: 38 << 20, Hypervisor: true, HypervisorVendor: "KVMKVMKVM"}
 			return topo
 		}},
@@ -452,21 +469,25 @@ func TestString(t *testing.T) {
 			if tt.edit != nil {
 				topo = tt.edit(topo)
 			}
-			got := topo.String()
-			name := filepath.Join("testdata", tt.golden+".golden")
-			if *update {
-				if err := os.WriteFile(name, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(name)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("String() differs from %s (run with -update if the change is intended):\n%s", name, got)
-			}
+			golden(t, filepath.Join("testdata", tt.golden+".golden"), topo.String())
 		})
+	}
+}
+
+// golden compares got with the file name; -update rewrites it.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(name, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("String() differs from %s (run with -update if the change is intended):\n%s", name, got)
 	}
 }
 
@@ -525,22 +546,52 @@ func TestJSON(t *testing.T) {
 }
 
 // FuzzLoadFS feeds arbitrary contents to the files a two-node tree is made
-// of. Load must return an error or a topology that satisfies the invariants;
-// it must never panic.
+// of, and with breaks chosen by the bits of drop, takes the fallback paths:
+// a missing cpu/online (each cpuN/online read instead, cpu1's holding
+// cpu1Online), node1's cpulist missing (its cpumap, holding cpumap, read
+// instead) or unreadable, thread_siblings_list replaced by the hex
+// thread_siblings (holding siblingsHex), shared_cpu_list by shared_cpu_map
+// (siblingsHex too), an unreadable distance, cpu/possible or cache level.
+// Load must return an error or a topology that satisfies the invariants,
+// with one-line notes; it must never panic.
 func FuzzLoadFS(f *testing.F) {
-	f.Add("0-1", "0-1", "0", "10 20", "0", "0-1", "8192K", "3")
-	f.Add("0-3", "0,2", "0-1", "10", "7", "0,3", "32M", "2")
-	f.Fuzz(func(t *testing.T, possible, nodeOnline, cpulist, distance, core, shared, size, level string) {
+	f.Add("0-1", "0-1", "0", "10 20", "0", "0-1", "8192K", "3", "", "", "", uint8(0))
+	f.Add("0-3", "0,2", "0-1", "10", "7", "0,3", "32M", "2", "", "", "", uint8(0))
+	f.Add("0-1", "0-1", "0", "10 20", "0", "0-1", "8192K", "3", "00000002", "", "00000003", uint8(0x07))
+	f.Fuzz(func(t *testing.T, possible, nodeOnline, cpulist, distance, core, shared, size, level, cpumap, cpu1Online, siblingsHex string, drop uint8) {
 		fsys := validTree()
 		put := func(name, data string) { fsys[name] = &fstest.MapFile{Data: []byte(data)} }
-		put("sys/devices/system/cpu/possible", possible)
-		put("sys/devices/system/node/online", nodeOnline)
-		put("sys/devices/system/node/node0/cpulist", cpulist)
-		put("sys/devices/system/node/node0/distance", distance)
-		put("sys/devices/system/cpu/cpu0/topology/core_id", core)
-		put("sys/devices/system/cpu/cpu1/cache/index3/shared_cpu_list", shared)
-		put("sys/devices/system/cpu/cpu1/cache/index3/size", size)
-		put("sys/devices/system/cpu/cpu0/cache/index3/level", level)
+		const cpu, node = "sys/devices/system/cpu/", "sys/devices/system/node/"
+		put(cpu+"possible", possible)
+		put(node+"online", nodeOnline)
+		put(node+"node0/cpulist", cpulist)
+		put(node+"node0/distance", distance)
+		put(cpu+"cpu0/topology/core_id", core)
+		put(cpu+"cpu1/cache/index3/shared_cpu_list", shared)
+		put(cpu+"cpu1/cache/index3/size", size)
+		put(cpu+"cpu0/cache/index3/level", level)
+		put(node+"node1/cpumap", cpumap)
+		put(cpu+"cpu1/online", cpu1Online)
+		for bit, edit := range []func(){
+			func() { delete(fsys, cpu+"online") },
+			func() { delete(fsys, node+"node1/cpulist") },
+			func() {
+				delete(fsys, cpu+"cpu0/topology/thread_siblings_list")
+				put(cpu+"cpu0/topology/thread_siblings", siblingsHex)
+			},
+			func() { fsys[node+"node1/cpulist"] = unreadable },
+			func() {
+				delete(fsys, cpu+"cpu0/cache/index3/shared_cpu_list")
+				put(cpu+"cpu0/cache/index3/shared_cpu_map", siblingsHex)
+			},
+			func() { fsys[node+"node1/distance"] = unreadable },
+			func() { fsys[cpu+"possible"] = unreadable },
+			func() { fsys[cpu+"cpu1/cache/index3/level"] = unreadable },
+		} {
+			if drop&(1<<bit) != 0 {
+				edit()
+			}
+		}
 		topo, err := LoadFS(fsys)
 		if err != nil {
 			if msg := err.Error(); strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "affinity: ") {
@@ -549,6 +600,11 @@ func FuzzLoadFS(f *testing.F) {
 			return
 		}
 		checkInvariants(t, topo)
+		for _, n := range topo.Notes {
+			if n == "" || strings.Contains(n, "\n") || strings.Contains(n, "\x00") {
+				t.Errorf("note %q is not one line", n)
+			}
+		}
 		_ = topo.String()
 		if _, err := json.Marshal(topo); err != nil {
 			t.Error(err)
