@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -141,12 +142,21 @@ type run struct {
 	probe *affinity.CPUProbe
 	share int64
 
-	st     runState
-	done   sync.WaitGroup
-	ops    []int64
-	checks []int64
-	ends   []time.Time
-	errs   []error
+	st    runState
+	done  sync.WaitGroup
+	outs  []workerOut
+	ticks [2]map[int]cpuTicks // /proc/stat before the release and after the run
+}
+
+// workerOut is what one worker reports when it stops.
+type workerOut struct {
+	info        WorkerInfo
+	ops, checks int64
+	end         int64 // now() when it stopped
+	err         error
+	from, to    threadTimes // its thread's accounting at the start and end of its interval
+	lat         *Latency
+	clockCost   int64
 }
 
 // launch starts one goroutine per worker and waits until every one is pinned
@@ -154,15 +164,16 @@ type run struct {
 // its hot loop yet.
 func (r *run) launch() error {
 	w := len(r.env.CPUs)
-	r.ops, r.checks, r.ends, r.errs = make([]int64, w), make([]int64, w), make([]time.Time, w), make([]error, w)
+	r.outs = make([]workerOut, w)
 	var ready sync.WaitGroup
 	ready.Add(w)
 	r.done.Add(w)
 	for i := range w {
 		go func() {
 			defer r.done.Done()
-			info := WorkerInfo{Index: i, Workers: w, CPU: r.env.CPUs[i], Node: r.env.Nodes[i]}
-			r.ops[i], r.checks[i], r.ends[i], r.errs[i] = work(r.s, info, r.probe, r.share, &r.st, &ready)
+			out := &r.outs[i]
+			out.info = WorkerInfo{Index: i, Workers: w, CPU: r.env.CPUs[i], Node: r.env.Nodes[i]}
+			work(r.s, r.probe, r.share, &r.st, &ready, out)
 		}()
 	}
 	ready.Wait()
@@ -170,15 +181,23 @@ func (r *run) launch() error {
 		r.st.stop.v.Store(true)
 		r.st.release.v.Store(true)
 		r.done.Wait()
-		return errors.Join(r.errs...)
+		return r.errs()
 	}
 	return nil
 }
 
+func (r *run) errs() error {
+	var errs []error
+	for i := range r.outs {
+		errs = append(errs, r.outs[i].err)
+	}
+	return errors.Join(errs...)
+}
+
 // measure releases the workers and waits until they have all stopped: the
 // first to finish its share stops them, or the duration, or the context. It
-// returns the instant of the release.
-func (r *run) measure(cfg Config) time.Time {
+// returns the instant of the release, in now() time.
+func (r *run) measure(cfg Config) int64 {
 	ctx := cfg.Context
 	if ctx == nil {
 		ctx = context.Background()
@@ -187,7 +206,8 @@ func (r *run) measure(cfg Config) time.Time {
 	runtime.GC()
 	gc := debug.SetGCPercent(-1)
 	defer debug.SetGCPercent(gc)
-	start := time.Now()
+	r.ticks[0] = readCPUTicks()
+	start := now()
 	r.st.release.v.Store(true)
 
 	finished := make(chan struct{})
@@ -207,52 +227,72 @@ func (r *run) measure(cfg Config) time.Time {
 		r.st.stop.v.Store(true)
 		<-finished
 	}
+	r.ticks[1] = readCPUTicks()
 	return start
 }
 
 // result gathers what the stopped workers reported.
-func (r *run) result(start time.Time) (*Result, error) {
-	if err := errors.Join(r.errs...); err != nil {
+func (r *run) result(start int64) (*Result, error) {
+	if err := r.errs(); err != nil {
 		return nil, err
 	}
+	w := len(r.outs)
 	res := &Result{
 		Variant:   r.s.Variant(),
 		CPUs:      append([]int(nil), r.env.CPUs...),
-		PerWorker: r.ops,
+		Nodes:     append([]int(nil), r.env.Nodes...),
+		PerWorker: make([]int64, w),
+		Workers:   make([]WorkerStats, w),
+		Latency:   new(Latency),
 		FastProbe: r.probe.FastPath(),
 	}
-	var last time.Time
-	for i := range r.ops {
-		res.Ops += r.ops[i]
-		res.Checks += r.checks[i]
-		if r.ends[i].After(last) {
-			last = r.ends[i]
-		}
+	last := start
+	for i := range r.outs {
+		o := &r.outs[i]
+		res.PerWorker[i] = o.ops
+		res.Ops += o.ops
+		res.Checks += o.checks
+		last = max(last, o.end)
+		ws := workerStats(o.info, o.ops, o.from, o.to, r.ticks[0], r.ticks[1])
+		ws.Latency, ws.ClockCost = o.lat, time.Duration(o.clockCost)
+		res.Workers[i] = ws
+		res.Latency.Merge(o.lat)
 	}
-	res.Elapsed = last.Sub(start)
+	res.Elapsed = time.Duration(last - start)
 	return res, nil
 }
 
 // work is one worker's life: pin, verify, build state, wait for the release,
-// run batches, stop, unpin.
-func work(s Scenario, info WorkerInfo, probe *affinity.CPUProbe, share int64, st *runState, ready *sync.WaitGroup) (n, checks int64, end time.Time, err error) {
+// run batches, stop, unpin. It reports into out.
+func work(s Scenario, probe *affinity.CPUProbe, share int64, st *runState, ready *sync.WaitGroup, out *workerOut) {
+	info := out.info
 	undo, err := affinity.Pin(info.CPU)
 	if err != nil {
 		st.abort.v.Store(true)
 		ready.Done()
-		return 0, 0, time.Time{}, fmt.Errorf("worker %d: %w", info.Index, err)
+		out.err = fmt.Errorf("worker %d: %w", info.Index, err)
+		return
 	}
 	defer func() {
-		if uerr := undo(); uerr != nil && err == nil {
-			err = uerr
+		if uerr := undo(); uerr != nil && out.err == nil {
+			out.err = uerr
 		}
 	}()
 	wk, err := s.Worker(info)
 	if err != nil {
 		st.abort.v.Store(true)
 		ready.Done()
-		return 0, 0, time.Time{}, fmt.Errorf("worker %d on cpu %d: %w", info.Index, info.CPU, err)
+		out.err = fmt.Errorf("worker %d on cpu %d: %w", info.Index, info.CPU, err)
+		return
 	}
+	// Everything the measurement needs is made before the release, on
+	// this thread: the accounting probe, the histogram, the clock's cost.
+	acct := openThreadProbe()
+	defer acct.close()
+	lat := new(Latency)
+	out.lat = lat
+	clockCost := calibrateClock()
+	out.clockCost = clockCost
 	ready.Done()
 	for !st.release.v.Load() {
 		// Spin: a sleeping worker would wake up late and start the run
@@ -260,31 +300,80 @@ func work(s Scenario, info WorkerInfo, probe *affinity.CPUProbe, share int64, st
 		// the coordinator.
 	}
 	if st.abort.v.Load() {
-		return 0, 0, time.Time{}, nil
+		return
 	}
+	out.from = acct.start()
+	out.ops, out.checks, out.end, out.err = batches(wk, info, probe, share, st, lat, clockCost)
+	out.to = acct.end()
+}
+
+// batches is the measured loop of one worker: batches of its share until
+// it completes the share or the stop flag rises. A batch of k operations is
+// Run(k-1), then Run(1) between two clock reads, the second of which is the
+// batch's end: one operation per batch is timed into lat (see Latency) for
+// the price of one indirect call.
+func batches(wk Worker, info WorkerInfo, probe *affinity.CPUProbe, share int64, st *runState, lat *Latency, clockCost int64) (n, checks, end int64, err error) {
 	batch := int64(16)
-	last := time.Now()
+	last := now()
 	for !st.stop.v.Load() {
 		k := batch
 		if rem := share - n; rem < k {
 			k = rem
 		}
-		wk.Run(int(k))
+		if k > 1 {
+			wk.Run(int(k - 1))
+		}
+		t0 := now()
+		wk.Run(1)
+		t1 := now()
+		lat.Record(t1 - t0 - clockCost)
 		n += k
-		now := time.Now()
 		if n >= share {
 			st.stop.v.Store(true)
-			return n, checks, now, nil
+			return n, checks, t1, nil
 		}
 		if cpu := probe.CPU(); cpu != info.CPU {
 			st.stop.v.Store(true)
-			return n, checks, now, fmt.Errorf("worker %d: found on cpu %d, pinned to cpu %d", info.Index, cpu, info.CPU)
+			return n, checks, t1, fmt.Errorf("worker %d: found on cpu %d, pinned to cpu %d", info.Index, cpu, info.CPU)
 		}
 		checks++
-		if now.Sub(last) < targetBatch && batch < maxBatch {
+		if t1-last < int64(targetBatch) && batch < maxBatch {
 			batch *= 2
 		}
-		last = now
+		last = t1
 	}
-	return n, checks, time.Now(), nil
+	return n, checks, now(), nil
+}
+
+// epoch is the origin of now.
+var epoch = time.Now()
+
+// now is the monotonic clock in nanoseconds: one vDSO read (time.Since of
+// a time with a monotonic reading reads only the monotonic clock), where
+// time.Now reads the wall clock too.
+func now() int64 { return int64(time.Since(epoch)) }
+
+// noopWorker is the empty operation clock calibration times.
+type noopWorker struct{ n int }
+
+//go:noinline
+func (w *noopWorker) Run(n int) {
+	for range n {
+		w.n++
+	}
+}
+
+// calibrateClock returns what a timed Run(1) costs besides the operation:
+// two clock reads and an indirect call, timed around a Worker that does
+// nothing, the median of 255 tries.
+func calibrateClock() int64 {
+	var wk Worker = &noopWorker{}
+	var xs [255]int64
+	for i := range xs {
+		t0 := now()
+		wk.Run(1)
+		xs[i] = now() - t0
+	}
+	slices.Sort(xs[:])
+	return xs[len(xs)/2]
 }

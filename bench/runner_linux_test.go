@@ -102,6 +102,22 @@ func TestRunPinsAndCountsEveryWorker(t *testing.T) {
 	if sum != res.Ops {
 		t.Errorf("sum of worker ops %d != result ops %d", sum, res.Ops)
 	}
+	// One operation per batch is timed: one sample per on-cpu check, and
+	// one for each worker's last batch, which stops before its check.
+	if n := res.Latency.Count(); n < res.Checks || n > res.Checks+int64(len(cpus)) {
+		t.Errorf("%d latency samples for %d on-cpu checks of %d workers", n, res.Checks, len(cpus))
+	}
+	if len(res.Workers) != len(cpus) || len(res.Nodes) != len(cpus) {
+		t.Fatalf("%d worker stats and %d nodes for %d workers", len(res.Workers), len(res.Nodes), len(cpus))
+	}
+	for i, w := range res.Workers {
+		if w.Index != i || w.CPU != cpus[i] || w.Ops != res.PerWorker[i] {
+			t.Errorf("worker stats %d: index %d, cpu %d, ops %d; want %d, %d, %d", i, w.Index, w.CPU, w.Ops, i, cpus[i], res.PerWorker[i])
+		}
+		if w.Ops > 0 && (w.Wall <= 0 || w.Wall > res.Elapsed+time.Second || w.Accounted && w.Run > w.Wall) {
+			t.Errorf("worker %d: ran %v in an interval of %v (run %v)", i, w.Run, w.Wall, res.Elapsed)
+		}
+	}
 	if res.Elapsed <= 0 {
 		t.Errorf("elapsed %v, want > 0", res.Elapsed)
 	}

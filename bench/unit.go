@@ -52,10 +52,51 @@ func (b Better) String() string {
 	return fmt.Sprintf("better(%d)", int8(b))
 }
 
-// Units every run reports, whatever the scenario.
+// Units every run reports, whatever the scenario (Result.RunMetrics), in
+// the order results carry them. Times are in seconds, with "sec" in the
+// name: benchfmt rewrites a unit containing "ns" to "sec" only when the
+// value is non-zero, which would split one figure over two units.
 var (
 	// WorkerCV is the coefficient of variation of the workers' operation
-	// counts, in per cent.
+	// counts, in per cent. Results keep it so that old files compare;
+	// tables leave it out by default (see WorkerMinMax).
 	WorkerCV = Unit{Name: "worker-cv-%", Better: Lower,
 		Doc: "coefficient of variation of the workers' operation counts, per cent"}
+	// WorkerMinMax is the slowest worker's operations as a share of the
+	// fastest's. Workers that progress evenly read near 100 whatever the
+	// run, so its spread across runs is a few per cent of itself, where
+	// worker-cv-% is a small number whose run-to-run ± reads in thousands
+	// of per cent.
+	WorkerMinMax = Unit{Name: "worker-min/max-%", Better: Higher,
+		Doc: "the slowest worker's operations as a share of the fastest's, per cent (100: even progress)"}
+
+	// Sampled latency of one operation (see Latency).
+	LatencyP50 = Unit{Name: "p50-sec", Better: Lower,
+		Doc: "median latency of one operation, seconds: one operation per ~50 µs batch timed alone"}
+	LatencyP99 = Unit{Name: "p99-sec", Better: Lower,
+		Doc: "99th percentile latency of one operation, seconds"}
+	LatencyP999 = Unit{Name: "p99.9-sec", Better: Lower,
+		Doc: "99.9th percentile latency of one operation, seconds"}
+	LatencyMax = Unit{Name: "max-sec", Better: Lower,
+		Doc: "slowest sampled operation, seconds"}
+
+	// Disturbance: how far the run was from every worker having its CPU
+	// to itself (see WorkerStats). Each is the worst worker's figure.
+	Lost = Unit{Name: "lost-%", Better: Lower,
+		Doc: "the most disturbed worker's share of its interval off its cpu (preempted, stolen by the hypervisor, asleep), per cent; above 2 the run is disturbed"}
+	Wait = Unit{Name: "wait-%", Better: Lower,
+		Doc: "the worst worker's run-queue wait, another task running on its cpu, as a share of its interval, per cent"}
+	Steal = Unit{Name: "steal-%", Better: Lower,
+		Doc: "hypervisor steal on the workers' cpus as a share of the run (worst cpu, 10 ms resolution), per cent"}
+	Preempt = Unit{Name: "preempt/s", Better: Lower,
+		Doc: "the most preempted worker's involuntary context switches per second"}
 )
+
+// RunUnits lists the units every run reports, whatever the scenario.
+var RunUnits = []Unit{WorkerCV, WorkerMinMax, LatencyP50, LatencyP99, LatencyP999, LatencyMax, Lost, Wait, Steal, Preempt}
+
+// DetailUnits are the run units tables leave out unless asked for by name:
+// the disturbance figures, which tables show as a note on the cells whose
+// samples include a disturbed run instead, and worker-cv-%, whose ± range
+// is noise (see WorkerMinMax).
+var DetailUnits = []Unit{WorkerCV, Lost, Wait, Steal, Preempt}

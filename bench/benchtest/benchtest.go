@@ -24,6 +24,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -139,9 +140,27 @@ func Run(b *testing.B, s bench.Scenario, threads int, place string) *bench.Resul
 	for _, m := range res.Metrics {
 		b.ReportMetric(m.Value, m.Unit.Name)
 	}
-	_, _, cv := res.Fairness()
-	b.ReportMetric(100*cv, bench.WorkerCV.Name)
+	for _, m := range res.RunMetrics() {
+		b.ReportMetric(GoTestValue(m))
+	}
+	for _, w := range res.Warnings() {
+		b.Logf("disturbed: %s", w)
+	}
 	return res
+}
+
+// GoTestValue returns a metric as b.ReportMetric should print it. go test
+// prints a value below 0.001 with seven decimals, so a latency of 25 ns in
+// seconds would print as 0.0000000; a time unit ("-sec") is reported in
+// nanoseconds under the same name with "ns" for "sec", which benchfmt (and so
+// benchstat and contend) reads back as the seconds unit, the one contend's
+// own results files carry. benchfmt renames only non-zero values, so a zero
+// keeps the seconds unit: 0 seconds loses no digits.
+func GoTestValue(m bench.Metric) (float64, string) {
+	if base, ok := strings.CutSuffix(m.Unit.Name, "-sec"); ok && m.Value != 0 {
+		return m.Value * 1e9, base + "-ns"
+	}
+	return m.Value, m.Unit.Name
 }
 
 // Name is the sub-benchmark name of one configuration, as contend's results

@@ -29,25 +29,41 @@ func Record(name string, res *bench.Result, cfg []benchfmt.Config) *benchfmt.Res
 	for _, m := range res.Metrics {
 		r.Values = append(r.Values, benchfmt.Value{Value: m.Value, Unit: m.Unit.Name})
 	}
-	_, _, cv := res.Fairness()
-	r.Values = append(r.Values, benchfmt.Value{Value: 100 * cv, Unit: bench.WorkerCV.Name})
+	for _, m := range res.RunMetrics() {
+		r.Values = append(r.Values, benchfmt.Value{Value: m.Value, Unit: m.Unit.Name})
+	}
 	return r
 }
 
 // Units returns the unit metadata lines for a result's units, so that
 // benchstat knows which way is better.
 func Units(res *bench.Result) []*benchfmt.UnitMetadata {
-	us := UnitMeta(bench.WorkerCV)
+	var us []*benchfmt.UnitMetadata
+	for _, m := range res.RunMetrics() {
+		us = append(us, UnitMeta(m.Unit)...)
+	}
 	for _, m := range res.Metrics {
 		us = append(us, UnitMeta(m.Unit)...)
 	}
 	return us
 }
 
+// Disturbed reports whether a recorded result comes from a disturbed run:
+// one whose most disturbed worker lost more than bench.DisturbedPct of its
+// time (its lost-% value). Results without lost-% (older files, go test
+// output of other benchmarks) are not known to be disturbed.
+func Disturbed(r *benchfmt.Result) bool {
+	v, ok := r.Value(bench.Lost.Name)
+	return ok && v > bench.DisturbedPct
+}
+
 // AllUnits returns the unit metadata of every registered scenario's units,
 // and of extra, sorted by unit.
 func AllUnits(extra ...bench.Unit) []*benchfmt.UnitMetadata {
-	units := map[string]bench.Unit{bench.WorkerCV.Name: bench.WorkerCV}
+	units := map[string]bench.Unit{}
+	for _, u := range bench.RunUnits {
+		units[u.Name] = u
+	}
 	for _, s := range bench.Specs() {
 		for _, u := range s.Units {
 			units[u.Name] = u
