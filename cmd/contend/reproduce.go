@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,13 +19,13 @@ import (
 func init() {
 	register(&command{
 		name:    "reproduce",
-		summary: "replay the seeds' findings on this machine and print one table: finding, seed figure, measured, holds?",
+		summary: "replay the seeds' findings on this machine, or judge a reproduce run's results file (-from), and print one table: finding, seed figure, criterion, measured, holds?",
 		run:     reproduceCmd,
 	})
 }
 
 func reproduceCmd(stdout, stderr io.Writer, args []string) error {
-	fs := newFlags(stdout, "reproduce", "[-quick | -full] [-fake-nodes K] [-o FILE] [-md FILE] [-resume]")
+	fs := newFlags(stdout, "reproduce", "[-quick | -full] [-fake-nodes K] [-o FILE] [-md FILE] [-resume] | -from FILE [-md FILE]")
 	var tf topoFlags
 	tf.register(fs)
 	quick := fs.Bool("quick", false, "a few minutes on 2 cpus: count 6, 100ms a run, at most 4 workers (the default)")
@@ -34,12 +35,29 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 	resume := fs.Bool("resume", false, "continue an interrupted reproduce run from its results file")
 	count := fs.Int("count", 0, "runs per configuration (default 6 quick, 10 full)")
 	duration := fs.Duration("duration", 0, "length of one run (default 100ms quick, 1s full)")
+	from := fs.String("from", "", "judge this reproduce run's results `file` without running anything (the machine, worker count and placement come from the file)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return fmt.Errorf("reproduce: unexpected argument %q", pos[0])
+	}
+	if *from != "" {
+		var runFlags []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "from" && f.Name != "md" {
+				runFlags = append(runFlags, "-"+f.Name)
+			}
+		})
+		if len(runFlags) > 0 {
+			verb := "applies"
+			if len(runFlags) > 1 {
+				verb = "apply"
+			}
+			return fmt.Errorf("reproduce: -from judges a results file without running; %s only %s to a run", strings.Join(runFlags, ", "), verb)
+		}
+		return judgeFile(stdout, stderr, *from, *md)
 	}
 	if *quick && *full {
 		return errors.New("reproduce: -quick and -full exclude each other")
@@ -83,5 +101,27 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	reproduce.WriteText(stdout, env, rows)
 	fmt.Fprintf(stderr, "reproduce: raw results in %s (benchstat reads them), Markdown table in %s\n", *out, *md)
+	return nil
+}
+
+// judgeFile judges the results file path as a reproduce run left it, with the
+// Env the file records, and writes the Markdown table to md when given.
+func judgeFile(stdout, stderr io.Writer, path, md string) error {
+	ev, err := results.Read([]string{path})
+	if err != nil {
+		return fmt.Errorf("reproduce: -from: %w", err)
+	}
+	env, err := reproduce.EnvFromResults(ev)
+	if err != nil {
+		return fmt.Errorf("reproduce: -from %s: %w", path, err)
+	}
+	rows := env.Judge(ev)
+	if md != "" {
+		if err := results.WriteFileAtomic(md, []byte(reproduce.Markdown(env, rows, path))); err != nil {
+			return fmt.Errorf("reproduce: -md: %w", err)
+		}
+		fmt.Fprintf(stderr, "reproduce: Markdown table in %s\n", md)
+	}
+	reproduce.WriteText(stdout, env, rows)
 	return nil
 }
