@@ -7,17 +7,20 @@ import (
 	"github.com/contend/contend/bench/benchtest"
 )
 
-// BenchmarkBalanceFlag is sched_balance_running taken on every balance tick
-// (order=cmpxchg-first, before 3324b2180c17) against taken only when the
-// domain is due and this CPU is its designated balancer (order=check-first),
-// and with newidle passes serialized too (order=check-first+newidle,
-// 522fb20fbdbe), over the variants of a full sweep. cas/op is the cmpxchg
-// count, balances/op the balancing work done (equal across orders, or the
-// comparison would be unfair), hold-ns/op how long the flag was held.
-// go test matches -bench one name element at a time, and the variant holds
-// six, so compare the orders at two threads with
+// BenchmarkBalanceFlag is sched_balance_running taken on every balance
+// softirq that reaches the NUMA domain (order=cmpxchg-first, before
+// 3324b2180c17) against taken only when the domain is due and this CPU is its
+// designated balancer (order=check-first), and with newidle passes
+// serialized too (order=check-first+newidle, 522fb20fbdbe), over the variants
+// of a full sweep, stressed (pace=off) and at the kernel's tick rate
+// (pace=on, where each benchmark takes at least a tick per b.N/workers).
+// cas/op is the cmpxchg count, flag-% the share of the workers' time on the
+// flag, hold-sec/op how long it was held; balances/op, newidle-balances/op
+// and stops/op are checks the orders must agree on. go test matches -bench
+// one name element at a time, and the variant holds eleven, so compare the
+// orders at two threads with
 //
-//	go test -run '^$' -bench 'BalanceFlag/.*/.*/.*/.*/.*/.*/threads=2/' -count 10 ./bench | tee bf.txt
+//	go test -run '^$' -bench 'BalanceFlag/order=/pace=on/hz=/span=/group=/smt=/cs=/interval=/newidle=/work=/release=/threads=2/' -count 5 ./bench/balanceflag | tee bf.txt
 //	benchstat -col /order bf.txt
 func BenchmarkBalanceFlag(b *testing.B) {
 	spec, err := bench.Lookup("balanceflag")

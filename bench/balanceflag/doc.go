@@ -4,51 +4,121 @@
 // reaches it (seed 002: Tim Chen, "Acquire sched_balance_running only when
 // needed", upstream 3324b2180c17 and 522fb20fbdbe).
 //
-// Before the fix every CPU whose domain walk reached the serialized level did
+// Before the fix every balance softirq whose domain walk reached the
+// serialized level did
 //
 //	if (atomic_cmpxchg_acquire(&sched_balance_running, 0, 1))
 //		goto out;
 //	if (time_after_eq(jiffies, sd->last_balance + interval)) {
 //
-// on every pass, due or not, designated or not; on a 2-socket Granite Rapids
-// 7.8% of all cycles went to that lock cmpxchg. After it, the cmpxchg sits in
-// sched_balance_rq() behind the interval check (the caller) and
-// should_we_balance(): a test and test-and-set, where the test is per-CPU
-// state. PeterZ's second patch also sends newidle balancing through the flag.
+// due or not, designated or not; on a 2-socket Granite Rapids 7.8% of all
+// cycles went to that lock cmpxchg (99.39% of sched_balance_domains()'s
+// samples). After it, the cmpxchg sits in sched_balance_rq() behind the
+// interval check (the caller) and should_we_balance(): a test and
+// test-and-set, where the test is per-CPU state. PeterZ's second patch also
+// sends newidle balancing through the flag.
 //
-// The model, per worker (a pinned CPU), one operation being one tick on which
-// the balance softirq walks up to the serialized domain:
+// # The model
 //
-//   - jiffies are counted per worker, so the balancing work a worker owes is a
-//     function of its own tick count (one pass per interval ticks), not of the
-//     wall clock, and both orders owe the same work per tick;
-//   - sd->last_balance and sd->balance_interval are the worker's own, on its
-//     own cache line, as a CPU's sched_domain is per CPU;
-//   - the interval is the kernel's get_sd_balance_interval() for a busy CPU in
-//     a domain spanning all workers (sd_init: balance_interval = sd_weight ms,
-//     doubling to max_interval = 2*sd_weight on each balanced pass, times
-//     busy_factor 16, clamped to max_load_balance_interval = HZ*ncpus/10), at
-//     HZ=1000, or a fixed interval=N;
-//   - workers form groups of group=N consecutive workers and the first of each
-//     is the designated balancer should_we_balance() picks for busy CPUs
-//     (group_balance_cpu(sg) == env->dst_cpu); group=1 makes every worker a
-//     leader, the CPUs the changelog says raced for the flag;
-//   - the critical section is cs= steps of local arithmetic (the balancing pass
-//     itself, sched_balance_find_src_group() and friends), with a checker that
-//     counts two workers inside at once;
-//   - with newidle=N every Nth tick the CPU also goes newly idle and balances
-//     the serialized domain with no interval check; only
-//     order=check-first+newidle sends that through the flag.
+// One operation is one tick (a jiffy) of one worker, a pinned CPU. Ticks are
+// kernel time: hz= sets the jiffy (1 ms or 4 ms), and every interval is in
+// jiffies as the kernel computes it. On each tick the worker runs its task
+// (work= steps of local arithmetic) and then sched_balance_trigger()'s test:
+// the balance softirq, sched_balance_domains(), runs only when
+// rq->next_balance is due, and leaves rq->next_balance at the earliest
+// last_balance + interval of the domains it visited.
 //
-// The lower, unserialized domains are not modelled: their short intervals are
-// why the softirq runs (rq->next_balance is the earliest due domain of any
-// level), and work= stands for everything else a tick does. Nothing ever needs
-// moving, so every pass ends balanced and the interval settles at its maximum.
+// Each worker is one CPU of a simulated machine of span= CPUs (auto: one
+// group per worker) and has its own copy of that CPU's sched_domains, lowest
+// first, as sd_init() builds them:
 //
-// Beside ns/op it reports, per tick: cas/op, the cmpxchg attempts on the flag
-// (exactly 1 before the fix); cas-fails/op, those that found it taken;
-// balances/op and newidle-balances/op, the balancing passes actually done,
-// which must match across orders for the ns/op comparison to be fair; and
-// hold-ns/op, how long the flag was held (the median timed hold times the
-// takes).
+//   - SMT (smt=2): the two threads of a core, groups of one CPU;
+//   - LLC: group= CPUs, groups of one core (left out when it is no wider than
+//     a core, as the kernel drops degenerate domains);
+//   - NUMA: all span= CPUs, groups of group= CPUs, SD_SERIALIZE.
+//
+// Worker i is the first CPU of group i (every worker a "sched group leader
+// directly under NUMA domain", the changelog's racers); with more workers
+// than groups the next ones are the second CPU of each group, and so on. Each
+// domain starts at balance_interval = sd_weight ms and last_balance = 0, and
+// get_sd_balance_interval(sd, busy) is balance_interval * busy_factor (16)
+// in jiffies, less one, clamped to HZ*span/10; every pass that balances
+// nothing doubles balance_interval up to max_interval = 2*sd_weight (nothing
+// ever needs moving here). The SMT domain's interval (31, then 63 jiffies at
+// HZ=1000) is what raises the softirq most often; the NUMA domain's is
+// span*32-1 jiffies once settled (1023 for 32 CPUs, 16383 for 512).
+//
+// The walk visits the domains bottom up. At a due domain sched_balance_rq()
+// asks should_we_balance(): for busy CPUs, "is this CPU the first of its
+// local group" (group_balance_cpu()); if not, continue_balancing goes to 0 and
+// the walk stops before the next domain (stops/op counts walks stopped below
+// the NUMA domain). That stopping rule is all the lower domains are modelled
+// for: their passes cost their span's time (below) but take no flag. A busy
+// CPU's lower domains are due seldom, so the rule seldom stops it: before
+// the fix every softirq of every CPU, leader or not, reached the cmpxchg
+// unless a lower domain happened to be due and not its to balance. The
+// need_decay exception (a walk that continues once a second to decay
+// max_newidle_lb_cost, balancing nothing) is left out.
+//
+// order= is where the flag is taken: cmpxchg-first on every visit of the
+// NUMA domain, before the interval check (a failed cmpxchg leaves the domain
+// due, so the softirq runs again next tick); check-first after the interval
+// check and should_we_balance(), in sched_balance_rq() (a pass that loses the
+// flag is skipped, "not re-tried"); check-first+newidle also for newidle
+// passes. With newidle=N every Nth tick the CPU also goes newly idle and
+// balances the NUMA domain with no interval check.
+//
+// # The cost of a pass
+//
+// A balancing pass of a domain is update_sd_lb_stats() and
+// sched_balance_find_src_group() over the domain's span: for every CPU of
+// it, update_sg_lb_stats() reads the CPU's load, utilization, nr_running,
+// h_nr_running, idle state and capacity from its runqueue, lines that their
+// owners write on every tick and enqueue, so each CPU visited costs about a
+// remote cache miss. The model spins for cs= per CPU of the span (100ns by
+// default): 3.2us for the default 32-CPU domain, 51us for a 512-CPU one, a
+// few hundred ns for an SMT pair. The 100ns is an estimate from
+// core-to-core latencies on the seeds' class of machines (roughly 70ns within
+// a socket to 200ns across, with some overlap of the misses), not a
+// measurement; set cs= to what the target machine's c2c latency says. A pass
+// of the NUMA domain holds the flag for the whole spin, for real, and a
+// checker counts two workers inside at once.
+//
+// # Stress and paced
+//
+// pace=off (stress) runs the ticks back to back: the counts per tick mean
+// what the kernel's mean, on kernel time, while the flag is hammered as hard
+// as the model allows. pace=on runs each worker at the kernel's rate: tick k
+// ends at t0 + k/HZ of wall time, with t0 on a grid shared by every worker,
+// so ticks line up across CPUs as the kernel's do (skew_tick=0, the
+// default), and the tick's remaining time is spent spinning on local work,
+// as a busy CPU runs its task. A worker that falls behind catches up.
+// flag-% in paced mode is comparable with a profile's share of cycles.
+//
+// # The release
+//
+// atomic_set_release() is a plain MOV on x86 (x86-TSO already orders a store
+// after earlier ones) and STLR on arm64. Go's atomic store is sequentially
+// consistent: XCHG on amd64, a locked instruction that drains the store
+// buffer. release=mov, the default on amd64, releases with a one-instruction
+// Go assembly store (release_amd64.s); release=xchg with Go's atomic store,
+// for comparison. Elsewhere release=store is Go's atomic store, the kernel's
+// instruction on arm64. Notes() names the instruction a result used.
+//
+// # Metrics
+//
+// Beside ns/op (per tick of the whole machine: in paced mode 1/HZ over the
+// workers) it reports, per tick: cas/op, the cmpxchg attempts on the flag;
+// cas-fails/op, those that found it taken; softirqs/op, the balance
+// softirqs run; balances/op and newidle-balances/op, the passes of the NUMA
+// domain done, and stops/op, the walks stopped below it: checks
+// (bench.Check), not goals, on which the orders must agree for the ns/op
+// comparison to be fair (in stress mode check-first loses the passes that
+// collide with another worker's, a few per cent when passes are microseconds
+// of microsecond ticks, since it does not retry them); hold-sec/op, how long
+// the flag was held, in seconds (the median timed hold times the takes);
+// and flag-%, the share of the workers' time spent in the flag operations
+// (cmpxchg, failed cmpxchg, release), the seed's "7.8% of all cycles". Every
+// hold is timed; the flag operations are timed every one in paced mode and
+// one in eight, scaled up, in stress mode, each less the cost of a clock read.
 package balanceflag
