@@ -142,7 +142,7 @@ func c2cCmd(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	if f.list {
-		return c2c.WritePlan(stdout, t, plan, f.asJSON)
+		return c2c.WritePlan(stdout, t, plan, cfg, len(modes), f.asJSON)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
