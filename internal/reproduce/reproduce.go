@@ -94,7 +94,7 @@ func EnvFromResults(set *results.Set) (*Env, error) {
 			continue
 		}
 		var s sizing
-		if _, err := fmt.Sscanf(strings.ReplaceAll(name[i+1:], "/", " "), "threads=%d place=%s", &s.threads, &s.place); err != nil {
+		if _, err := fmt.Sscanf(strings.ReplaceAll(name[i+1:], "/", " "), "threads=%d place=%s", &s.threads, &s.place); err != nil || s.threads < 1 {
 			continue
 		}
 		if !slices.Contains(found, s) {

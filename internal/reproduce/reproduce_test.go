@@ -180,3 +180,27 @@ func TestMarkdown(t *testing.T) {
 		t.Errorf("Markdown does not name its results file:\n%s", md)
 	}
 }
+
+// Whatever a results file holds, reading an Env from it returns one or an
+// error, never a panic; an Env it returns can judge the file.
+func FuzzEnvFromResults(f *testing.F) {
+	f.Add(resultsText(&Env{threads: 2, place: "spread", nodes: 2}, nil, 1, 2, "fake-2"))
+	f.Add("BenchmarkLoadAvg/preset=base/store=atomic/threads=x/place=-2 1 1 ns/op\n")
+	f.Add("nodes: nope\ntopology: fake\nBenchmarkNodemask/iter=max/nodes=4/threads=1/place=compact 1 1 ns/op\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		set, err := results.Parse(strings.NewReader(text), "f.txt")
+		if err != nil {
+			return
+		}
+		e, err := EnvFromResults(set)
+		if err != nil {
+			return
+		}
+		if e.threads < 0 {
+			t.Errorf("negative worker count %d from %q", e.threads, text)
+		}
+		if rows := e.Judge(set); len(rows) != NumFindings() {
+			t.Errorf("%d rows, want %d", len(rows), NumFindings())
+		}
+	})
+}
