@@ -42,9 +42,15 @@ const (
 	laFalseShare = "preset=base/store=falseshare"
 )
 
-// sched_balance_running (seed 002).
+// sched_balance_running (seed 002), ticks back to back (the stress mode,
+// for ns per tick) or paced at the kernel's HZ (for the share of time on the
+// flag, comparable with a profile's share of cycles).
 func (e *Env) balanceflag(v string) Experiment {
-	return e.x("balanceflag", v, strings.TrimPrefix(v, "order="))
+	return e.x("balanceflag", v+"/pace=off", strings.TrimPrefix(v, "order="))
+}
+
+func (e *Env) balanceflagPaced(v string) Experiment {
+	return e.x("balanceflag", v+"/pace=on", strings.TrimPrefix(v, "order=")+", paced")
 }
 
 const (
@@ -53,22 +59,24 @@ const (
 )
 
 // The per-LLC idle cpumask (seed 003), on a 48-CPU LLC (the seed's 24 cores
-// × 2 threads per socket) kept 90% busy: the search compared on wakeups
-// alone, the last_idle_state filter compared where CPUs enter and leave idle
-// (10% wakeups), against the same tick-cleared mask without the filter.
+// × 2 threads per socket) kept 90% busy, 10% of events wakeups, with the
+// SIS_PROP budget of the seed's kernel. The search compared is the kernel
+// before the patch against v5 as posted (tickstop), the variant the seed's
+// uperf figures were measured with; the last_idle_state filter is isolated
+// by the same tick-cleared mask with and without it.
 func (e *Env) idlemask(x labelled) Experiment {
-	return e.x("idlemask", x.variant+"/busy=90/llc=48/tick=100", x.label)
+	return e.x("idlemask", x.variant+"/sis=prop/busy=90/wake=10/llc=48/tick=100", x.label)
 }
 
 // labelled is a variant with the short name tables give it.
 type labelled struct{ label, variant string }
 
 var (
-	imScanAll    = labelled{"scan=all", "update=none/scan=all/wake=100"}
-	imScanMask   = labelled{"scan=mask", "update=laststate/scan=mask/wake=100"}
-	imNoFilter   = labelled{"update=tick", "update=tick/scan=mask/wake=10"}
-	imLastState  = labelled{"update=laststate", "update=laststate/scan=mask/wake=10"}
-	imExactWrite = labelled{"update=always", "update=always/scan=mask/wake=10"}
+	imScanAll    = labelled{"no mask", "update=none/scan=all"}
+	imScanMask   = labelled{"v5 mask", "update=tickstop/scan=mask"}
+	imNoFilter   = labelled{"update=tick", "update=tick/scan=mask"}
+	imLastState  = labelled{"update=laststate", "update=laststate/scan=mask"}
+	imExactWrite = labelled{"update=always", "update=always/scan=mask"}
 )
 
 // for_each_node over 4 possible nodes with MAX_NUMNODES 1024 (seed 000,
@@ -83,4 +91,16 @@ const (
 	nmBounded   = "nr_node_ids"      // the searches bounded too
 	nmWord      = "word"             // Yury's small_const_nbits() one-word path
 	nmHybrid    = "nr_node_ids+word" // the bound, with the one-word search when it fits
+)
+
+// Wakeup migrations (seed 004): a 256-line working set, 4 tasks per cpu, the
+// seed's estimated 226k wakeups a second; wake=affine at mig=2.4 is the
+// seed's ~27K migrations in 5 s, at mig=0.18 its ~2K.
+func (e *Env) wakeup(x labelled) Experiment {
+	return e.x("wakeup", x.variant+"/lines=256/tasks=4/rate=226000", x.label)
+}
+
+var (
+	wkBefore = labelled{"~27K/5s", "wake=affine/mig=2.4"}
+	wkAfter  = labelled{"~2K/5s", "wake=affine/mig=0.18"}
 )

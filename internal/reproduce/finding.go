@@ -77,7 +77,11 @@ func (f *Finding) Criterion() string {
 		how = append(how, "\"within\": 90% Hodges-Lehmann CI of the difference inside the margin")
 	}
 	if len(f.Checks) > 0 {
-		how = append(how, "unfair (n/a) unless "+claimsText(f.Checks))
+		var cs []string
+		for _, c := range f.Checks {
+			cs = append(cs, c.criterion())
+		}
+		how = append(how, "n/a as unfair unless "+strings.Join(cs, " and "))
 	}
 	if len(how) > 0 {
 		fmt.Fprintf(&b, " (%s)", strings.Join(how, "; "))

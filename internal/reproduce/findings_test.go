@@ -179,8 +179,38 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 			{name: "opposite", figs: figures{"base/store=falseshare": 100, "base": 105}, want: No},
 			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA},
 		},
+		8: {
+			{name: "at yes", figs: figures{bfPB + " flag-%": 10, bfPA + " flag-%": 1}, want: Yes},
+			{name: "under yes", figs: figures{bfPB + " flag-%": 10, bfPA + " flag-%": 1.0078125}, want: Partly},
+			{name: "at partly", figs: figures{bfPB + " flag-%": 2, bfPA + " flag-%": 1}, want: Partly},
+			{name: "under partly", figs: figures{bfPB + " flag-%": 1.9921875, bfPA + " flag-%": 1}, want: No},
+			{name: "null: cmpxchg cut by construction, share the same", figs: figures{
+				bfPB + " cas/op": 1, bfPA + " cas/op": 0.001}, want: No},
+			{name: "opposite", figs: figures{bfPB + " flag-%": 1, bfPA + " flag-%": 10}, want: No},
+			{name: "unfair", figs: figures{bfPB + " flag-%": 10, bfPA + " flag-%": 1,
+				bfPB + " stops/op": 10, bfPA + " stops/op": 8}, want: NA, whyHas: "walks stopped per tick differ"},
+			{name: "noise", figs: figures{bfPB + " flag-%": 300, bfPA + " flag-%": 100}, w: 1000, want: No},
+			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA},
+		},
+		9: {
+			{name: "at yes", figs: figures{"~27K/5s": 116, "~2K/5s": 100}, want: Yes},
+			{name: "under yes", figs: figures{"~27K/5s": 115.875, "~2K/5s": 100}, want: Partly},
+			{name: "at partly", figs: figures{"~27K/5s": 105, "~2K/5s": 100}, want: Partly},
+			{name: "under partly", figs: figures{"~27K/5s": 104.875, "~2K/5s": 100}, want: No},
+			{name: "null: migrations cut by construction, time the same", figs: figures{
+				"~27K/5s migrations/5s": 27000, "~2K/5s migrations/5s": 2000}, want: No},
+			{name: "opposite", figs: figures{"~27K/5s": 100, "~2K/5s": 116}, want: No},
+			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA},
+			{name: "missing", drop: "~2K/5s", want: NA},
+		},
 	}
 }
+
+// The paced balance-flag experiments' labels.
+const (
+	bfPB = "cmpxchg-first, paced"
+	bfPA = "check-first, paced"
+)
 
 func TestVerdicts(t *testing.T) {
 	table := verdictTable(t)
