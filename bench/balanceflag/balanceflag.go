@@ -28,6 +28,8 @@ var (
 		Doc: "balance softirqs run (rq->next_balance due), per tick"}
 	Hold = bench.Unit{Name: "hold-sec/op", Better: bench.Lower,
 		Doc: "time the flag was held, seconds per tick"}
+	Held = bench.Unit{Name: "held-%", Better: bench.Lower,
+		Doc: "share of the run's wall time the flag was held (its utilization), per cent"}
 	FlagShare = bench.Unit{Name: "flag-%", Better: bench.Lower,
 		Doc: "share of the workers' time spent on the flag (cmpxchg, failed cmpxchg, release), per cent: the seed's 7.8% of all cycles"}
 )
@@ -57,7 +59,7 @@ func init() {
 			bfDefaults("order=check-first", "pace=on"),
 		},
 		Full:  bfFull(),
-		Units: []bench.Unit{CAS, CASFails, Balances, NewidleBalances, Stops, Softirqs, Hold, FlagShare},
+		Units: []bench.Unit{CAS, CASFails, Balances, NewidleBalances, Stops, Softirqs, Hold, Held, FlagShare},
 		New:   newBalanceFlag,
 	})
 }
@@ -290,6 +292,7 @@ func (s *balanceFlag) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		clockCost:  s.clockCost,
 		flagEvery:  bfFlagEvery,
 		levels:     s.levels(cpu),
+		holdCap:    4*int64(s.cpus)*int64(s.cs) + bfHoldSlack,
 	}
 	if s.pace {
 		w.flagEvery = 1
@@ -324,8 +327,7 @@ func (s *balanceFlag) levels(cpu int) []bfLevel {
 }
 
 func (s *balanceFlag) Finish(res *bench.Result) error {
-	var ticks, cas, fails, balances, idle, stops, softirqs, takes, overlaps int64
-	var holds []int64
+	var ticks, cas, fails, balances, idle, stops, softirqs, overlaps, holdNs int64
 	var share ktime.Share
 	for _, w := range s.workers {
 		ticks += w.jiffies
@@ -335,9 +337,8 @@ func (s *balanceFlag) Finish(res *bench.Result) error {
 		idle += w.newidleBalances
 		stops += w.stops
 		softirqs += w.softirqs
-		takes += w.takes
 		overlaps += w.overlaps
-		holds = append(holds, w.holds[:min(w.nHolds, len(w.holds))]...)
+		holdNs += w.holdSum
 		share.Merge(&w.share)
 	}
 	if ticks != res.Ops {
@@ -350,16 +351,10 @@ func (s *balanceFlag) Finish(res *bench.Result) error {
 		return fmt.Errorf("balanceflag: sched_balance_running left at %d after the run", v)
 	}
 	ops := float64(max(res.Ops, 1))
-	var hold float64
-	if len(holds) > 0 {
-		// The median timed hold, less the clock read it contains, times
-		// every take: how long the flag was held, per operation. The
-		// median, because a user thread can be preempted holding the
-		// flag (a softirq cannot), and one such hold would outweigh a
-		// thousand ordinary ones in a mean.
-		slices.Sort(holds)
-		median := max(holds[len(holds)/2]-s.clockCost, 0)
-		hold = float64(median) * 1e-9 * float64(takes) / ops
+	hold := float64(holdNs) * 1e-9 / ops
+	var held float64
+	if res.Elapsed > 0 {
+		held = 100 * float64(holdNs) / float64(res.Elapsed.Nanoseconds())
 	}
 	pct, _ := share.Percent()
 	res.AddMetric(CAS, float64(cas)/ops)
@@ -369,6 +364,7 @@ func (s *balanceFlag) Finish(res *bench.Result) error {
 	res.AddMetric(Stops, float64(stops)/ops)
 	res.AddMetric(Softirqs, float64(softirqs)/ops)
 	res.AddMetric(Hold, hold)
+	res.AddMetric(Held, held)
 	res.AddMetric(FlagShare, pct)
 	return nil
 }

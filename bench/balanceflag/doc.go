@@ -116,9 +116,17 @@
 // comparison to be fair (in stress mode check-first loses the passes that
 // collide with another worker's, a few per cent when passes are microseconds
 // of microsecond ticks, since it does not retry them); hold-sec/op, how long
-// the flag was held, in seconds (the median timed hold times the takes);
-// and flag-%, the share of the workers' time spent in the flag operations
+// the flag was held, in seconds (every hold timed, each clipped at four times
+// the pass plus 20us, since a user thread can be preempted holding the flag
+// and a softirq cannot; go test prints a metric with seven decimals, so
+// below 50ns a tick it reads 0 there, while contend's own results files keep
+// every digit); held-%, the
+// same total over the run's wall time, the flag's utilization, which is what
+// decides how often a cmpxchg finds it taken; and flag-%, the share of the workers' time spent in the flag operations
 // (cmpxchg, failed cmpxchg, release), the seed's "7.8% of all cycles". Every
 // hold is timed; the flag operations are timed every one in paced mode and
-// one in eight, scaled up, in stress mode, each less the cost of a clock read.
+// one in eight, scaled up, in stress mode, each less the cost of a clock
+// read. The seed's other figure, 99.39% of sched_balance_domains()'s own
+// samples on the cmpxchg, is a share of a function that does little else;
+// the model's walk does as little, and flag-% is the figure that compares.
 package balanceflag

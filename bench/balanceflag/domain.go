@@ -78,8 +78,10 @@ const (
 	bfNewlyIdle               // CPU_NEWLY_IDLE: about to go idle
 )
 
-// bfHoldSamples is how many timed holds a worker keeps (the latest ones).
-const bfHoldSamples = 512
+// bfHoldSlack is what a timed hold may exceed the pass it holds the flag for
+// by before it is clipped: a user thread can be preempted holding the flag (a
+// softirq cannot), and one such hold would outweigh a thousand ordinary ones.
+const bfHoldSlack = 20_000 // ns
 
 // bfFlagEvery: in stress mode one flag operation in this many is timed for
 // flag-% (and scaled up). Paced, every one is: a tick is a millisecond
@@ -111,7 +113,8 @@ type bfWorker struct {
 
 	// Timing: every hold, and one flag operation in flagEvery.
 	holdStart int64 // ktime.Wall() when the flag was taken
-	nHolds    int   // holds timed so far; the latest are in holds
+	holdSum   int64 // ns the flag was held, each hold clipped at holdCap
+	holdCap   int64 // four times the serialized pass, plus bfHoldSlack
 	flagOps   int64 // flag operations since the last timed one
 	flagEvery int64
 	clockCost int64
@@ -129,8 +132,6 @@ type bfWorker struct {
 	work       int
 	release    int
 	serialIdle bool // newidle passes go through the flag (522fb20fbdbe)
-
-	holds [bfHoldSamples]int64 // a ring of timed holds, ns
 
 	_ [bfLinePad]byte
 }

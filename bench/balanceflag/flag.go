@@ -47,8 +47,7 @@ func (w *bfWorker) takeFlag() bool {
 //go:noinline
 func (w *bfWorker) releaseFlag() {
 	t := ktime.Wall()
-	w.holds[w.nHolds%bfHoldSamples] = t - w.holdStart
-	w.nHolds++
+	w.holdSum += min(max(t-w.holdStart-w.clockCost, 0), w.holdCap)
 	if w.flagOps++; w.flagOps >= w.flagEvery {
 		w.flagOps = 0
 		bfStore(w.running, w.release)
