@@ -26,7 +26,7 @@ func (w *bfWorker) takeFlag() bool {
 		t := ktime.Wall()
 		ok = atomic.CompareAndSwapInt32(w.running, 0, 1)
 		w.holdStart = ktime.Wall()
-		w.share.Add(max(w.holdStart-t-w.clockCost, 0)*w.flagEvery, 0)
+		w.share.Add(w.flagTime(w.holdStart-t), 0)
 	} else {
 		ok = atomic.CompareAndSwapInt32(w.running, 0, 1)
 		if ok {
@@ -51,10 +51,19 @@ func (w *bfWorker) releaseFlag() {
 	if w.flagOps++; w.flagOps >= w.flagEvery {
 		w.flagOps = 0
 		bfStore(w.running, w.release)
-		w.share.Add(max(ktime.Wall()-t-w.clockCost, 0)*w.flagEvery, 0)
+		w.share.Add(w.flagTime(ktime.Wall()-t), 0)
 		return
 	}
 	bfStore(w.running, w.release)
+}
+
+// flagTime is the time one timed flag operation stands for: its clock
+// interval less the clock read inside it, clipped at bfHoldSlack (a
+// preemption between the reads is the machine's, not the flag's; even a
+// cmpxchg queued behind every other worker takes microseconds), times the
+// operations it samples.
+func (w *bfWorker) flagTime(d int64) int64 {
+	return min(max(d-w.clockCost, 0), bfHoldSlack) * w.flagEvery
 }
 
 // bfAdd is an atomic add on a flag-like word.
