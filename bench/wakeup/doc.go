@@ -96,14 +96,17 @@
 //
 // Measured:
 //
-//   - sec/migration: the median time of a run of a task that moved less that
-//     of a run of a task that stayed, one run in 16 of each kind timed with
-//     two clock reads (the last 2048 of each kind per worker kept); the price
-//     of one migration's pulls on this machine, at this working set, in
-//     seconds. Medians, because a timed run the hypervisor preempts takes
-//     milliseconds and would swamp a mean.
-//   - seed-mig-cpu-%: sec/migration times the 25K migrations per 5 s the seed's
+//   - sec/Mmigration: the median time of a run of a task that moved less
+//     that of a run of a task that stayed, one run in 16 of each kind timed
+//     with two clock reads (the last 2048 of each kind per worker kept); the
+//     price of one migration's pulls on this machine, at this working set, in
+//     seconds per million migrations, which is microseconds per migration.
+//     Medians, because a timed run the hypervisor preempts takes
+//     milliseconds and would swamp a mean; per million, because go test
+//     prints a metric under 0.001 with seven decimals.
+//   - seed-mig-cpu-%: that price times the 25K migrations per 5 s the seed's
 //     patch saved, as a share of one cpu: what those migrations cost here.
+//     It is sec/Mmigration / 2.
 //
 // On kernel time:
 //
