@@ -3,9 +3,11 @@ package reproduce
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/internal/results"
 )
 
 // nsPerOp is the time every run reports. The runner writes it itself, so no
@@ -36,6 +38,11 @@ const (
 	// finding is not judged. Checks compare work done (balances per tick),
 	// which the model makes all but exact, so no test is needed.
 	Agree
+	// AtLeast is a claim on one measure, After (Before is unset): the 95%
+	// confidence interval of its median (benchstat's, distribution-free)
+	// lies at or above Min. It states a precondition of an effect, such as
+	// "the flag is in the profile at all before the fix".
+	AtLeast
 )
 
 // A Claim is one measured hypothesis: a quantity, a direction and a minimum
@@ -58,6 +65,8 @@ func (c Claim) criterion() string {
 		return fmt.Sprintf("%s ≥%s× higher", c.What, trim(c.Min))
 	case Same:
 		return fmt.Sprintf("%s within ±%s%%", c.What, trim(100*c.Min))
+	case AtLeast:
+		return fmt.Sprintf("%s ≥%s", c.What, trim(c.Min))
 	default:
 		return fmt.Sprintf("%s agree within ±%s%%", c.What, trim(100*c.Min))
 	}
@@ -77,8 +86,28 @@ type outcome struct {
 	na string
 }
 
+// measures returns the measures the claim reads.
+func (c Claim) measures() []Measure {
+	if c.Kind == AtLeast {
+		return []Measure{c.After}
+	}
+	return []Measure{c.Before, c.After}
+}
+
+// where names the experiments compared: "base → rate", or the one a claim
+// on one measure reads.
+func (c Claim) where() string {
+	if c.Kind == AtLeast {
+		return c.After.label()
+	}
+	return c.Before.label() + " → " + c.After.label()
+}
+
 // judge decides a claim on samples before and after.
 func (c Claim) judge(before, after []float64) outcome {
+	if c.Kind == AtLeast {
+		return c.judgeOne(after)
+	}
 	if len(before) == 0 || len(after) == 0 {
 		return outcome{na: "no results"}
 	}
@@ -133,6 +162,24 @@ func (c Claim) judge(before, after []float64) outcome {
 		}
 		return o
 	}
+}
+
+// judgeOne decides a claim on one measure's samples.
+func (c Claim) judgeOne(xs []float64) outcome {
+	if len(xs) == 0 {
+		return outcome{na: "no results"}
+	}
+	sum := results.Summarize(slices.Clone(xs), nil, nil, 0.95)
+	if math.IsInf(sum.Lo, 0) {
+		return outcome{na: fmt.Sprintf("too few runs for %s (n=%d) to bound its median at 95%%", c.What, len(xs))}
+	}
+	o := outcome{text: fmt.Sprintf("%s: %s %s (95%% CI %s … %s)", c.What, c.After.label(), num(sum.Center), num(sum.Lo), num(sum.Hi))}
+	if sum.Lo >= c.Min {
+		o.ok = true
+	} else {
+		o.short = fmt.Sprintf("median %s, 95%% CI from %s, below %s", num(sum.Center), num(sum.Lo), trim(c.Min))
+	}
+	return o
 }
 
 // factor is the size of a change in the claimed direction: before/after for

@@ -73,6 +73,9 @@ func (f *Finding) Criterion() string {
 	if f.has(Lower) || f.has(Higher) {
 		how = append(how, "\"× lower/higher\": ratio of medians, U test p<0.05")
 	}
+	if f.has(AtLeast) {
+		how = append(how, "\"≥\" alone: the 95% CI of the median at or above it")
+	}
 	if f.has(Same) {
 		how = append(how, "\"within\": 90% Hodges-Lehmann CI of the difference inside the margin")
 	}
@@ -101,7 +104,7 @@ func (f *Finding) has(k Kind) bool {
 func claimsText(cs []Claim) string {
 	var s []string
 	for _, c := range cs {
-		s = append(s, c.criterion()+" ("+c.Before.label()+" → "+c.After.label()+")")
+		s = append(s, c.criterion()+" ("+c.where()+")")
 	}
 	return strings.Join(s, " and ")
 }
@@ -160,7 +163,7 @@ func (f *Finding) judge(e *Env, d data) Row {
 		case o.na != "" && na == "":
 			na = o.na
 			if o.na == "no results" {
-				na = fmt.Sprintf("no results for %s (%s; interrupted?)", c.What, d.missing(c.Before, c.After))
+				na = fmt.Sprintf("no results for %s (%s; interrupted?)", c.What, d.missing(c.measures()...))
 			}
 		case o.na == "" && !slices.Contains(texts, o.text):
 			texts = append(texts, o.text)
@@ -227,7 +230,7 @@ func (f *Finding) why(v string, got map[Claim]outcome) string {
 		if o := got[c]; o.ok {
 			held = append(held, c.criterion())
 		} else {
-			short = append(short, fmt.Sprintf("%s (%s → %s): %s", c.What, c.Before.label(), c.After.label(), o.short))
+			short = append(short, fmt.Sprintf("%s (%s): %s", c.What, c.where(), o.short))
 		}
 	}
 	var s string

@@ -182,14 +182,16 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 		8: {
 			{name: "at yes", figs: figures{bfPB + " flag-%": 10, bfPA + " flag-%": 1}, want: Yes},
 			{name: "under yes", figs: figures{bfPB + " flag-%": 10, bfPA + " flag-%": 1.0078125}, want: Partly},
-			{name: "at partly", figs: figures{bfPB + " flag-%": 2, bfPA + " flag-%": 1}, want: Partly},
-			{name: "under partly", figs: figures{bfPB + " flag-%": 1.9921875, bfPA + " flag-%": 1}, want: No},
+			{name: "at partly", figs: figures{bfPB + " flag-%": 4, bfPA + " flag-%": 2}, want: Partly},
+			{name: "under partly", figs: figures{bfPB + " flag-%": 3.984375, bfPA + " flag-%": 2}, want: No},
 			{name: "null: cmpxchg cut by construction, share the same", figs: figures{
 				bfPB + " cas/op": 1, bfPA + " cas/op": 0.001}, want: No},
 			{name: "opposite", figs: figures{bfPB + " flag-%": 1, bfPA + " flag-%": 10}, want: No},
 			{name: "unfair", figs: figures{bfPB + " flag-%": 10, bfPA + " flag-%": 1,
 				bfPB + " stops/op": 10, bfPA + " stops/op": 8}, want: NA, whyHas: "walks stopped per tick differ"},
 			{name: "noise", figs: figures{bfPB + " flag-%": 300, bfPA + " flag-%": 100}, w: 1000, want: No},
+			{name: "at the profile floor", figs: figures{bfPB + " flag-%": 2.375, bfPA + " flag-%": 0.125}, want: Yes},
+			{name: "under the profile floor", figs: figures{bfPB + " flag-%": 2.25, bfPA + " flag-%": 0.125}, want: No, whyHas: "95% CI from 1.88, below 2"},
 			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA},
 		},
 		9: {

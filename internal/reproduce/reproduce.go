@@ -162,7 +162,7 @@ func (e *Env) Plan() (*sweep.Plan, error) {
 func (f *Finding) measures() []Measure {
 	var ms []Measure
 	for _, c := range f.claims() {
-		ms = append(ms, c.Before, c.After)
+		ms = append(ms, c.measures()...)
 	}
 	for _, s := range f.Shown {
 		ms = append(ms, s.Before, s.After)
