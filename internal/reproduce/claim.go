@@ -72,7 +72,7 @@ func (c Claim) criterion() string {
 	}
 }
 
-func trim(x float64) string { return strings.TrimSuffix(fmt.Sprintf("%.3g", x), ".0") }
+func trim(x float64) string { return strings.TrimSuffix(fmt.Sprintf("%.4g", x), ".0") }
 
 // An outcome is a claim judged on data.
 type outcome struct {
