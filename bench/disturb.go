@@ -146,7 +146,7 @@ func (w *WorkerStats) Cause() string {
 	parts := []part{
 		{wait, fmt.Sprintf("another task ran on cpu %d (run-queue wait %.1f%%, %d preemptions)", w.CPU, w.pct(wait), w.Preempted)},
 		{steal, fmt.Sprintf("hypervisor steal on cpu %d (%.1f%%, /proc/stat)", w.CPU, w.pct(w.Steal))},
-		{rest, fmt.Sprintf("off cpu %.1f%% with no run-queue wait or steal to show for it (%d voluntary sleeps: Go's preemption handoff, page faults; or interrupts)", w.pct(rest), w.Slept)},
+		{rest, fmt.Sprintf("off cpu %.1f%% with no run-queue wait or steal to show for it (%d voluntary context switches: Go's preemption handoff, page faults; or interrupts)", w.pct(rest), w.Slept)},
 	}
 	// Largest first; a part under a tenth of the loss is not a cause.
 	var out []string

@@ -130,7 +130,7 @@ func TestWorkerStats(t *testing.T) {
 		{"the thread slept",
 			threadTimes{wall: 0, run: 0, ok: true, sched: true},
 			threadTimes{wall: ms(1000), run: ms(950), nvcsw: 7, ok: true, sched: true},
-			nil, nil, 5, 0, true, "no run-queue wait or steal to show for it (7 voluntary sleeps", "another task"},
+			nil, nil, 5, 0, true, "no run-queue wait or steal to show for it (7 voluntary context switches", "another task"},
 		{"no accounting",
 			threadTimes{wall: 0},
 			threadTimes{wall: ms(1000)},

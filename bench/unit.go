@@ -97,6 +97,6 @@ var RunUnits = []Unit{WorkerCV, WorkerMinMax, LatencyP50, LatencyP99, LatencyP99
 
 // DetailUnits are the run units tables leave out unless asked for by name:
 // the disturbance figures, which tables show as a note on the cells whose
-// samples include a disturbed run instead, and worker-cv-%, whose ± range
-// is noise (see WorkerMinMax).
-var DetailUnits = []Unit{WorkerCV, Lost, Wait, Steal, Preempt}
+// samples include a disturbed run instead, and two whose ± range is noise:
+// worker-cv-% (see WorkerMinMax) and max-sec, a single sample per run.
+var DetailUnits = []Unit{WorkerCV, LatencyMax, Lost, Wait, Steal, Preempt}

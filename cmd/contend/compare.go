@@ -18,13 +18,14 @@ func init() {
 	})
 }
 
-const compareUsage = "[-row KEYS] [-col KEYS] [-filter EXPR] [-unit UNITS] [-alpha 0.05] old.txt new.txt [more.txt ...]"
+const compareUsage = "[-row KEYS] [-col KEYS] [-filter EXPR] [-unit UNITS] [-alpha 0.05] [-json] old.txt new.txt [more.txt ...]"
 
 func compareCmd(stdout, stderr io.Writer, args []string) error {
 	fs := newFlags(stdout, "compare", compareUsage)
 	var sf statFlags
 	sf.register(fs, ".fullname", ".file")
 	alpha := fs.Float64("alpha", 0.05, "consider a difference significant if p < `α`")
+	asJSON := fs.Bool("json", false, "print the cells as JSON, one object per line (median, interval, samples, delta and p against the first column, disturbed runs)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -49,6 +50,9 @@ func compareCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return fmt.Errorf("compare: %w", err)
 	}
+	if *asJSON {
+		return rep.WriteJSON(stdout)
+	}
 	return rep.WriteText(stdout)
 }
 
@@ -67,7 +71,7 @@ func (f *statFlags) register(fs *flag.FlagSet, row, col string) {
 	fs.StringVar(&f.col, "col", col, colHelp)
 	fs.StringVar(&f.filter, "filter", "*", "use only results matching the benchstat filter `EXPR`, e.g. '/place:spread .unit:ns/op'")
 	fs.StringVar(&f.ignore, "ignore", "date", "ignore variation in `KEYS` when checking that a cell's results belong together")
-	fs.StringVar(&f.unit, "unit", "", "show only these `UNITS` (comma-separated, e.g. ns/op,cas/op; default all)")
+	fs.StringVar(&f.unit, "unit", "", "show only these `UNITS` (comma-separated, e.g. ns/op,cas/op; default all but the disturbance figures lost-%, wait-%, steal-%, preempt/s, which mark the cells of disturbed runs instead, worker-cv-% and max-sec)")
 	fs.Float64Var(&f.confidence, "confidence", 0.95, "confidence `level` of the ± ranges")
 }
 

@@ -55,6 +55,7 @@ func TestCompareGolden(t *testing.T) {
 		{"compare-within", []string{"compare", "-col", "/store", "-row", "/threads", "-unit", "ns/op", res("old.txt")}},
 		{"compare-alpha", []string{"compare", "-alpha", "0.001", "-unit", "ns/op", res("old.txt"), res("new.txt")}},
 		{"compare-gotest", []string{"compare", "-row", ".name,/line,/work", "-col", "/threads", "-unit", "ns/op", res("gotest.txt")}},
+		{"compare-json", []string{"compare", "-json", "-row", "/line", "-col", "/threads", "-unit", "p99-sec", res("disturbed.txt")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args) })
 	}

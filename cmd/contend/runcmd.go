@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
 	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchunit"
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
@@ -92,11 +95,12 @@ func (f *runFlags) plan(fs *flag.FlagSet, scenario string) (*plan, error) {
 }
 
 func runCmd(stdout, stderr io.Writer, args []string) error {
-	fs := newFlags(stdout, "run", "SCENARIO [-variant V] [-threads N] [-place P | -cpus LIST] [-duration D | -ops N] [-fake-nodes K]")
+	fs := newFlags(stdout, "run", "SCENARIO [-variant V] [-threads N] [-place P | -cpus LIST] [-duration D | -ops N] [-fake-nodes K] [-json]")
 	var rf runFlags
 	rf.register(fs)
 	duration := fs.Duration("duration", 2*time.Second, "how long to run (ignored with -ops)")
 	ops := fs.Int64("ops", 0, "run a fixed total number of `operations` instead of a duration")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object (workers, cpus, nodes, latency, disturbance) instead of the benchmark line")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -122,27 +126,49 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	name := results.Name(p.spec, res.Variant, len(p.cpus), p.place.String())
 	cfg := append(results.Provenance(p.topo), benchfmt.Config{Key: "date", Value: []byte(results.Date()), File: true})
-	w := benchfmt.NewWriter(stdout)
-	for _, u := range results.Units(res) {
-		if err := w.Write(u); err != nil {
-			return err
-		}
+	rec := results.Record(name, res, cfg)
+	if *asJSON {
+		err = json.NewEncoder(stdout).Encode(results.NewJSON(p.spec, name, p.place.String(), p.topo.Label(), res, rec))
+	} else {
+		err = writeRecord(stdout, res, rec)
 	}
-	if err := w.Write(results.Record(name, res, cfg)); err != nil {
+	if err != nil {
 		return err
 	}
 	summarize(stderr, p, res)
 	return nil
 }
 
-// summarize prints a run for people: throughput, fairness, the scenario's
-// metrics and the proof of pinning.
+// writeRecord writes a result in the Go benchmark format, its Unit lines
+// first.
+func writeRecord(stdout io.Writer, res *bench.Result, rec *benchfmt.Result) error {
+	w := benchfmt.NewWriter(stdout)
+	for _, u := range results.Units(res) {
+		if err := w.Write(u); err != nil {
+			return err
+		}
+	}
+	return w.Write(rec)
+}
+
+// summarize prints a run for people: throughput, fairness, latency, the
+// scenario's metrics, the proof of pinning, and whether every worker had
+// its CPU to itself.
 func summarize(w io.Writer, p *plan, res *bench.Result) {
 	lo, hi, cv := res.Fairness()
 	fmt.Fprintf(w, "%s %s: %d workers on cpus %v (place=%s, topology %s)\n",
 		p.spec.Name, res.Variant, len(p.cpus), p.cpus, p.place, p.topo.Label())
 	fmt.Fprintf(w, "  %d ops in %v: %.4g ops/s, %.4g ns/op\n", res.Ops, res.Elapsed.Round(time.Microsecond), res.OpsPerSec(), res.NsPerOp())
-	fmt.Fprintf(w, "  per worker: min %d, max %d, cv %.2f%%\n", lo, hi, 100*cv)
+	spread := ""
+	if s, ok := res.Spread(); ok {
+		spread = fmt.Sprintf(" (min/max %.1f%%)", s)
+	}
+	fmt.Fprintf(w, "  per worker: min %d, max %d ops%s, cv %.2f%%\n", lo, hi, spread, 100*cv)
+	if h := res.Latency; h != nil && h.Count() > 0 {
+		fmt.Fprintf(w, "  latency of one op: p50 %s, p99 %s, p99.9 %s, max %s (%d ops timed, one per batch, less %s of clock reads)\n",
+			seconds(h.Quantile(0.5)/1e9), seconds(h.Quantile(0.99)/1e9), seconds(h.Quantile(0.999)/1e9), seconds(h.Max().Seconds()),
+			h.Count(), seconds(clockCost(res).Seconds()))
+	}
 	for _, m := range res.Metrics {
 		fmt.Fprintf(w, "  %s: %.4g (%s)\n", m.Unit, m.Value, betterWords(m.Unit.Better))
 	}
@@ -156,6 +182,7 @@ func summarize(w io.Writer, p *plan, res *bench.Result) {
 		how = "RDTSCP TSC_AUX"
 	}
 	fmt.Fprintf(w, "  pinning verified: %d on-cpu checks during the run (%s), none off-cpu\n", res.Checks, how)
+	writeDisturbance(w, res)
 	if p.topo.FakeNodes > 0 {
 		fmt.Fprintf(w, "  NOTE: topology fake-%d: nodes are a split of this machine's cpus, memory is not node-local\n", p.topo.FakeNodes)
 	}
@@ -167,4 +194,53 @@ func betterWords(b bench.Better) string {
 		return "a check: must match between the variants compared"
 	}
 	return b.String() + " is better"
+}
+
+// writeDisturbance says whether every worker had its CPU to itself: one
+// line for an undisturbed run, naming the worst worker, or one WARNING line
+// per worker that lost more than bench.DisturbedPct of its interval.
+func writeDisturbance(w io.Writer, res *bench.Result) {
+	if len(res.Workers) == 0 || !res.Workers[0].Accounted {
+		fmt.Fprintf(w, "  cpu time: not accounted on this kernel (no per-thread run time), so disturbance is unknown\n")
+		return
+	}
+	if !res.Disturbed() {
+		worst := &res.Workers[0]
+		for i := range res.Workers {
+			if res.Workers[i].Lost() > worst.Lost() {
+				worst = &res.Workers[i]
+			}
+		}
+		fmt.Fprintf(w, "  undisturbed: every worker had its cpu for all but %g%% of its time (worst: worker %d on cpu %d lost %.2f%%, %d preemptions, %d sleeps)\n",
+			bench.DisturbedPct, worst.Index, worst.CPU, worst.LostPct(), worst.Preempted, worst.Slept)
+		return
+	}
+	ws := res.Warnings()
+	const most = 8
+	for i, warning := range ws {
+		if i == most {
+			fmt.Fprintf(w, "  WARNING: ... and %d more disturbed workers (-json lists them all)\n", len(ws)-most)
+			break
+		}
+		fmt.Fprintf(w, "  WARNING: %s (over %g%%: not this scenario alone)\n", warning, bench.DisturbedPct)
+	}
+}
+
+// clockCost is the median of the workers' clock calibrations.
+func clockCost(res *bench.Result) time.Duration {
+	var cs []time.Duration
+	for _, w := range res.Workers {
+		cs = append(cs, w.ClockCost)
+	}
+	if len(cs) == 0 {
+		return 0
+	}
+	slices.Sort(cs)
+	return cs[len(cs)/2]
+}
+
+// seconds formats a time in seconds as tables do (benchunit's SI scale):
+// 823.5ns, 1.330µs.
+func seconds(s float64) string {
+	return benchunit.Scale(s, benchunit.Decimal) + "s"
 }

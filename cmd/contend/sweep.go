@@ -24,7 +24,7 @@ func init() {
 }
 
 func sweepCmd(stdout, stderr io.Writer, args []string) error {
-	fs := newFlags(stdout, "sweep", "[-quick | -full] [-scenarios LIST] [-variants LIST] [-threads LIST] [-place LIST] [-count N] [-duration D] [-o FILE] [-resume]")
+	fs := newFlags(stdout, "sweep", "[-quick | -full] [-scenarios LIST] [-variants LIST] [-threads LIST] [-place LIST] [-count N] [-duration D] [-o FILE] [-resume] [-json]")
 	var tf topoFlags
 	tf.register(fs)
 	quick := fs.Bool("quick", false, "the quick preset: every scenario's quick variants at 2 threads, compact, count 6, 100ms a run (about a minute on 2 cpus)")
@@ -39,7 +39,8 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	resume := fs.Bool("resume", false, "continue an interrupted sweep: skip results the file (or FILE.partial) already holds")
 	oversubscribe := fs.Bool("oversubscribe", false, "allow more workers than usable cpus")
 	noTable := fs.Bool("no-table", false, "do not print the results table at the end")
-	noFloor := fs.Bool("no-floor", false, "do not measure the core-to-core handoff floor (no handoffs/op)")
+	noFloor := fs.Bool("no-floor", false, "do not measure the core-to-core handoff floor before and after (no handoffs/op, no check that the machine stayed the same)")
+	asJSON := fs.Bool("json", false, "print each result as one JSON object (workers, cpus, nodes, latency, disturbance) as it is written, instead of the table at the end")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -74,15 +75,20 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	plan.Floor = !*noFloor
-	n, err := plan.Run(ctx, *out, *resume, stderr)
+	var js io.Writer
+	if *asJSON {
+		js = stdout
+	}
+	o, err := plan.RunAll(ctx, *out, *resume, stderr, js)
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
-	fmt.Fprintf(stderr, "sweep: %d results in %s (topology %s)\n", n, *out, t.Label())
+	fmt.Fprintf(stderr, "sweep: %d results in %s (topology %s)\n", o.Results, *out, t.Label())
 	if note := plan.FloorNote(); note != "" {
 		fmt.Fprintf(stderr, "sweep: handoff floor %s; handoffs/op = ns/op over the floor\n", note)
 	}
-	if *noTable {
+	o.WriteNotes(stderr, 20)
+	if *noTable || *asJSON {
 		return nil
 	}
 	return printTable(stdout, *out)

@@ -17,12 +17,13 @@ func init() {
 	})
 }
 
-const tableUsage = "[-row KEYS] [-col KEYS] [-filter EXPR] [-unit UNITS] results.txt"
+const tableUsage = "[-row KEYS] [-col KEYS] [-filter EXPR] [-unit UNITS] [-json] results.txt"
 
 func tableCmd(stdout, stderr io.Writer, args []string) error {
 	fs := newFlags(stdout, "table", tableUsage)
 	var sf statFlags
 	sf.register(fs, ".fullname", "/threads@num")
+	asJSON := fs.Bool("json", false, "print the table's cells as JSON, one object per line (median, interval, samples, disturbed runs)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -45,6 +46,9 @@ func tableCmd(stdout, stderr io.Writer, args []string) error {
 	rep, err := report.Build(rs, sf.opts(0, false))
 	if err != nil {
 		return fmt.Errorf("table: %w", err)
+	}
+	if *asJSON {
+		return rep.WriteJSON(stdout)
 	}
 	return rep.WriteText(stdout)
 }

@@ -15,6 +15,11 @@ func TestTableGolden(t *testing.T) {
 		{"table-gotest", []string{"table", "-unit", "ns/op", res("gotest.txt")}},
 		{"table-nothreads", []string{"table", res("c2c.txt")}},
 		{"table-by-place", []string{"table", "-col", "/threads,/place", "-row", "/line,/work", "-unit", "ns/op", res("gotest.txt")}},
+		// Cells whose samples include disturbed runs carry a note; the
+		// disturbance figures themselves show only when asked for.
+		{"table-disturbed", []string{"table", res("disturbed.txt")}},
+		{"table-disturbed-lost", []string{"table", "-unit", "lost-%,preempt/s", res("disturbed.txt")}},
+		{"table-json", []string{"table", "-json", "-unit", "ns/op", res("disturbed.txt")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args) })
 	}

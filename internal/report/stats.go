@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/contend/contend/bench"
 	"github.com/contend/contend/internal/results"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
@@ -18,7 +19,7 @@ type Options struct {
 	Row, Col   string  // projections (benchproc syntax) of rows and columns
 	Filter     string  // benchproc filter of the results used
 	Ignore     string  // keys whose variation within a cell is expected (the date)
-	Units      string  // the units shown, comma-separated; "" for all
+	Units      string  // the units shown, comma-separated; "" for all but bench.DetailUnits
 	Alpha      float64 // significance level of comparisons
 	Confidence float64 // confidence level of the ± ranges
 	Compare    bool    // compare columns with the first, with a geomean row
@@ -46,12 +47,13 @@ type Table struct {
 type cellKey struct{ row, col benchproc.Key }
 
 type cell struct {
-	values  []float64
-	residue map[benchproc.Key]bool
-	sum     *results.Summary
-	base    *cell // the first column's cell of this row, when comparing
-	cmp     benchmath.Comparison
-	notes   []error
+	values    []float64
+	disturbed int // how many of the values come from disturbed runs
+	residue   map[benchproc.Key]bool
+	sum       *results.Summary
+	base      *cell // the first column's cell of this row, when comparing
+	cmp       benchmath.Comparison
+	notes     []error
 }
 
 type colSummary struct {
@@ -70,6 +72,7 @@ func Build(rs *results.Set, o Options) (*Report, error) {
 	tables := map[benchproc.Key]*Table{}
 	var tableKeys []benchproc.Key
 	for _, r := range rs.Results {
+		disturbed := results.Disturbed(r) // before -unit drops lost-%
 		r, ok := p.use(r)
 		if !ok {
 			continue
@@ -83,7 +86,7 @@ func Build(rs *results.Set, o Options) (*Report, error) {
 				tables[tk] = t
 				tableKeys = append(tableKeys, tk)
 			}
-			t.add(row, col, res, r.Values[i].Value)
+			t.add(row, col, res, r.Values[i].Value, disturbed)
 		}
 	}
 	if len(rep.results) == 0 {
@@ -154,7 +157,40 @@ func newProjector(rs *results.Set, o Options) (*projector, error) {
 	if p.units, err = rs.SelectUnits(o.Units); err != nil {
 		return nil, err
 	}
+	if p.units == nil {
+		p.units = p.defaultUnits(rs.Results)
+	}
 	return p, nil
+}
+
+// defaultUnits is the units a table shows when -unit names none: every unit
+// of the results the filter keeps except bench.DetailUnits (the disturbance
+// figures, which show as a note on the cells they concern, and worker-cv-%,
+// whose ± range is noise), unless nothing else is left. nil means all.
+func (p *projector) defaultUnits(rs []*benchfmt.Result) map[string]bool {
+	detail := map[string]bool{}
+	for _, u := range bench.DetailUnits {
+		detail[results.TidyUnit(u.Name)] = true
+	}
+	units := map[string]bool{}
+	hidden := false
+	for _, r := range rs {
+		r = r.Clone() // a filter on .unit edits Values
+		if ok, _ := p.filter.Apply(r); !ok {
+			continue
+		}
+		for _, v := range r.Values {
+			if detail[v.Unit] {
+				hidden = true
+			} else {
+				units[v.Unit] = true
+			}
+		}
+	}
+	if !hidden || len(units) == 0 {
+		return nil
+	}
+	return units
 }
 
 // use returns a copy of r with only the values the options keep, and
@@ -176,8 +212,9 @@ func (p *projector) use(r *benchfmt.Result) (*benchfmt.Result, bool) {
 	return r, len(r.Values) > 0
 }
 
-// add puts one value into the cell at row, col.
-func (t *Table) add(row, col, residue benchproc.Key, v float64) {
+// add puts one value into the cell at row, col; disturbed says it comes
+// from a disturbed run.
+func (t *Table) add(row, col, residue benchproc.Key, v float64, disturbed bool) {
 	c := t.cells[cellKey{row, col}]
 	if c == nil {
 		c = &cell{residue: map[benchproc.Key]bool{}}
@@ -186,8 +223,16 @@ func (t *Table) add(row, col, residue benchproc.Key, v float64) {
 		t.cols = appendKey(t.cols, col)
 	}
 	c.values = append(c.values, v)
+	if disturbed {
+		c.disturbed++
+	}
 	c.residue[residue] = true
 }
+
+// errDisturbed is the note on a cell whose samples include a disturbed run.
+// It gives no count, so that every such cell shares one footnote, as
+// benchstat's notes do; the count is in -json's "disturbed".
+var errDisturbed = fmt.Errorf("samples include disturbed runs: a worker lost over %g%% of its time to other tasks, the hypervisor or sleeping (-unit lost-%%,wait-%%,steal-%% shows them)", bench.DisturbedPct)
 
 func appendKey(keys []benchproc.Key, k benchproc.Key) []benchproc.Key {
 	for _, have := range keys {
@@ -205,6 +250,9 @@ func (t *Table) summarize(a benchmath.Assumption, th *benchmath.Thresholds, o Op
 		c.sum = results.Summarize(c.values, a, th, o.Confidence)
 		c.notes = append(c.notes, c.sum.Sample.Warnings...)
 		c.notes = append(c.notes, c.sum.Warnings...)
+		if c.disturbed > 0 {
+			c.notes = append(c.notes, errDisturbed)
+		}
 		// Results that land in one cell but differ in some
 		// configuration key (two topologies, two machines) make a
 		// median of unlike things: say which key.

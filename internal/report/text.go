@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -293,4 +294,82 @@ func superscript(n int) string {
 		s = string(d[n%10]) + s
 	}
 	return s
+}
+
+// jsonCell is one cell of a table as WriteJSON prints it: the summary of
+// one configuration's samples of one unit, in the unit's base (tidied)
+// form, so 2.5e-08 sec/op rather than 25 ns/op.
+type jsonCell struct {
+	Unit     string            `json:"unit"`
+	Better   string            `json:"better,omitempty"` // lower, higher, or none
+	Row      string            `json:"row"`
+	RowKeys  map[string]string `json:"row_keys"`
+	Col      string            `json:"col"`
+	ColKeys  map[string]string `json:"col_keys"`
+	Center   float64           `json:"center"` // the median
+	Lo       float64           `json:"lo"`     // the confidence interval around it
+	Hi       float64           `json:"hi"`
+	N        int               `json:"n"`
+	Samples  []float64         `json:"samples"`
+	Disturb  int               `json:"disturbed"` // how many samples come from disturbed runs
+	Delta    string            `json:"delta,omitempty"`
+	P        *float64          `json:"p,omitempty"` // of the comparison with the first column
+	Verdict  string            `json:"verdict,omitempty"`
+	Notes    []string          `json:"notes,omitempty"`
+	Compared bool              `json:"compared"`
+}
+
+// WriteJSON writes the report's cells as JSON Lines, one object per cell,
+// in the order the text tables print them, for scripts that would
+// otherwise parse the tables.
+func (rep *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	for _, t := range rep.tables {
+		for _, row := range t.rows {
+			for _, col := range t.cols {
+				c := t.cells[cellKey{row, col}]
+				if c == nil {
+					continue
+				}
+				jc := jsonCell{
+					Unit: t.unit, Better: betterWord(t.better),
+					Row: keyLabel(row), RowKeys: keyMap(row), Col: keyLabel(col), ColKeys: keyMap(col),
+					Center: c.sum.Center, Lo: c.sum.Lo, Hi: c.sum.Hi, N: len(c.values),
+					Samples: c.sum.Sample.Values, Disturb: c.disturbed,
+				}
+				for _, n := range c.notes {
+					jc.Notes = append(jc.Notes, n.Error())
+				}
+				if c.base != nil {
+					p := c.cmp.P
+					jc.Compared, jc.P = true, &p
+					jc.Delta = c.cmp.FormatDelta(c.base.sum.Center, c.sum.Center)
+					jc.Verdict = verdict(jc.Delta, t.better)
+				}
+				if err := enc.Encode(jc); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func betterWord(better int) string {
+	switch {
+	case better > 0:
+		return "higher"
+	case better < 0:
+		return "lower"
+	}
+	return ""
+}
+
+// keyMap is a row or column key as its fields and values.
+func keyMap(k benchproc.Key) map[string]string {
+	m := map[string]string{}
+	for _, f := range k.Projection().FlattenedFields() {
+		m[f.Name] = k.Get(f)
+	}
+	return m
 }

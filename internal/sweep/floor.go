@@ -39,7 +39,9 @@ func (p *Plan) measureFloor(ctx context.Context, cpus []int) error {
 	// minutes and mean nothing. Give up after a few seconds and say so.
 	fctx, cancel := context.WithTimeout(ctx, floorTimeout)
 	defer cancel()
-	f, err := c2c.MeasureFloor(p.Topology, set, c2c.Config{Context: fctx})
+	fcfg := FloorConfig
+	fcfg.Context = fctx
+	f, err := c2c.MeasureFloor(p.Topology, set, fcfg)
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
@@ -55,8 +57,79 @@ func (p *Plan) measureFloor(ctx context.Context, cpus []int) error {
 }
 
 // floorTimeout bounds one handoff-floor measurement; on idle CPUs it takes a
-// few milliseconds.
+// few milliseconds after the preheat.
 const floorTimeout = 5 * time.Second
+
+// FloorConfig is how a sweep measures a handoff floor: c2c.MeasureFloor's
+// light defaults (100 samples of 500 round trips per pair), after a
+// preheat as contend c2c -preheat gives one, so that both cores have left
+// their idle clocks (an idle core answers its first handoffs several times
+// slower, which would flatter every handoffs/op).
+var FloorConfig = c2c.Config{Samples: 100, Rounds: 500, Preheat: 200 * time.Millisecond}
+
+// FloorDrift is how far the handoff floor measured after a sweep may move
+// from the one measured before it, as a share, before the sweep warns that
+// the machine changed under it. Repeated floors on one machine agree within
+// about 10%; a VM whose vCPUs the host moves between core complexes jumps
+// between states 3-5x apart (25-40 ns and 120-200 ns on the 2-vCPU EPYC
+// guest), and every contended figure moves with it.
+const FloorDrift = 0.25
+
+// A FloorChange is one CPU set's handoff floor before and after a sweep.
+type FloorChange struct {
+	CPUs          []int
+	Before, After float64 // ns, c2c.Floor.NS
+}
+
+// Ratio is After over Before.
+func (c FloorChange) Ratio() float64 { return c.After / c.Before }
+
+// Drifted says whether the two disagree by more than FloorDrift, either
+// way.
+func (c FloorChange) Drifted() bool {
+	r := c.Ratio()
+	return r > 1+FloorDrift || r < 1/(1+FloorDrift)
+}
+
+func (c FloorChange) String() string {
+	return fmt.Sprintf("cpus %v: handoff floor %.1f ns before the sweep, %.1f ns after (%+.0f%%): the machine changed under the sweep (a VM's vCPUs moved between cores?); its results are not comparable with one another, and handoffs/op used the first",
+		c.CPUs, c.Before, c.After, 100*(c.Ratio()-1))
+}
+
+// remeasureFloors measures again, at the end of a sweep, every floor
+// measured before it, and records in o how each moved.
+func (p *Plan) remeasureFloors(ctx context.Context, o *Outcome) error {
+	var keys []string
+	for key, f := range p.floors {
+		if f != nil {
+			keys = append(keys, key)
+		}
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		before := p.floors[key]
+		fctx, cancel := context.WithTimeout(ctx, floorTimeout)
+		fcfg := FloorConfig
+		fcfg.Context = fctx
+		after, err := c2c.MeasureFloor(p.Topology, before.CPUs, fcfg)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case fctx.Err() != nil:
+			o.Drift = append(o.Drift, fmt.Sprintf("cpus %v: handoff floor not measured again within %v after the sweep (are the cpus busy?): whether the machine changed under the sweep is unknown", before.CPUs, floorTimeout))
+			continue
+		case err != nil:
+			return fmt.Errorf("measuring the handoff floor of cpus %v again: %w", before.CPUs, err)
+		}
+		c := FloorChange{CPUs: before.CPUs, Before: before.NS, After: after.NS}
+		o.Floors = append(o.Floors, c)
+		if c.Drifted() {
+			o.Drift = append(o.Drift, c.String())
+		}
+	}
+	return nil
+}
 
 // FloorNote describes the floors a sweep measured, for the end of the run.
 func (p *Plan) FloorNote() string {

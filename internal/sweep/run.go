@@ -2,8 +2,10 @@ package sweep
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"golang.org/x/perf/benchfmt"
 
@@ -17,17 +19,50 @@ import (
 var Handoffs = bench.Unit{Name: "handoffs/op", Better: bench.Lower,
 	Doc: "ns/op over the cpu set's core-to-core handoff time: line transfers per operation"}
 
-// Run executes the plan into the results file out: the whole matrix once,
-// then again, Count times, so that slow drifts of the machine spread over
-// all configurations instead of landing on one. Results are written one by
-// one and made durable before the next run (results.File); with resume, the
-// results out (or out.partial) already holds are not run again. progress
-// receives a progress bar on a terminal, lines otherwise. It returns how
-// many results the file holds.
+// Run executes the plan into the results file out, as RunAll does, and
+// returns how many results the file holds.
 func (p *Plan) Run(ctx context.Context, out string, resume bool, progress io.Writer) (int, error) {
+	o, err := p.RunAll(ctx, out, resume, progress, nil)
+	return o.Results, err
+}
+
+// An Outcome is what a sweep saw besides its results.
+type Outcome struct {
+	// Results is how many results the file holds, Ran how many runs this
+	// sweep made.
+	Results, Ran int
+	// Disturbed lists the runs in which a worker lost more than
+	// bench.DisturbedPct of its time, in the order they ran.
+	Disturbed []Disturbed
+	// Floors holds, per CPU set, the handoff floor measured before its
+	// first run and again after the sweep; Drift says where the two
+	// disagree by more than FloorDrift.
+	Floors []FloorChange
+	Drift  []string
+}
+
+// A Disturbed names a disturbed run and says what disturbed it.
+type Disturbed struct {
+	Name     string
+	Round    int      // 1-based
+	Warnings []string // bench.Result.Warnings
+}
+
+// RunAll executes the plan into the results file out: the whole matrix
+// once, then again, Count times, so that slow drifts of the machine spread
+// over all configurations instead of landing on one. Results are written
+// one by one and made durable before the next run (results.File); with
+// resume, the results out (or out.partial) already holds are not run again.
+// progress receives a progress bar on a terminal, lines otherwise; js, when
+// not nil, one JSON object per result (results.JSON) as each is written.
+// With Floor, the handoff floor of each CPU set is measured before its
+// first run and again at the end, to catch a machine that changed under
+// the sweep.
+func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js io.Writer) (*Outcome, error) {
+	o := &Outcome{}
 	rf, err := results.Open(out, resume)
 	if err != nil {
-		return 0, err
+		return o, err
 	}
 	cfg := append(results.Provenance(p.Topology), benchfmt.Config{Key: "date", Value: []byte(results.Date()), File: true})
 	var units []benchfmt.Record
@@ -40,7 +75,11 @@ func (p *Plan) Run(ctx context.Context, out string, resume bool, progress io.Wri
 	}
 	if err := rf.Write(units...); err != nil {
 		rf.Abandon()
-		return 0, err
+		return o, err
+	}
+	var enc *json.Encoder
+	if js != nil {
+		enc = json.NewEncoder(js)
 	}
 	bar := newProgress(progress, p.Count*len(p.Jobs))
 	defer bar.finish()
@@ -51,31 +90,50 @@ func (p *Plan) Run(ctx context.Context, out string, resume bool, progress io.Wri
 				continue
 			}
 			bar.start(j.Name)
-			if err := p.runJob(ctx, j, rf, cfg); err != nil {
-				rf.Abandon()
-				if ctx.Err() != nil {
-					return rf.Len(), fmt.Errorf("interrupted: %d results kept in %s (valid benchmark format); rerun with -resume -o %s to continue", rf.Len(), rf.Partial(), out)
+			err := p.runJob(ctx, j, rf, cfg, func(res *bench.Result, rec *benchfmt.Result) error {
+				o.Ran++
+				if res.Disturbed() {
+					o.Disturbed = append(o.Disturbed, Disturbed{Name: j.Name, Round: round + 1, Warnings: res.Warnings()})
 				}
-				return rf.Len(), fmt.Errorf("%s: %w (results so far kept in %s)", j.Name, err, rf.Partial())
+				if enc == nil {
+					return nil
+				}
+				return enc.Encode(results.NewJSON(j.Spec, j.Name, j.Place.String(), p.Topology.Label(), res, rec))
+			})
+			if err != nil {
+				rf.Abandon()
+				o.Results = rf.Len()
+				if ctx.Err() != nil {
+					return o, fmt.Errorf("interrupted: %d results kept in %s (valid benchmark format); rerun with -resume -o %s to continue", rf.Len(), rf.Partial(), out)
+				}
+				return o, fmt.Errorf("%s: %w (results so far kept in %s)", j.Name, err, rf.Partial())
 			}
 			bar.done()
 		}
 	}
+	o.Results = rf.Len()
 	if err := rf.Commit(); err != nil {
-		return rf.Len(), err
+		return o, err
 	}
-	return rf.Len(), nil
+	bar.finish()
+	if err := p.remeasureFloors(ctx, o); err != nil {
+		return o, err
+	}
+	return o, nil
 }
 
-// runJob runs one configuration once and writes its result.
-func (p *Plan) runJob(ctx context.Context, j Job, rf *results.File, cfg []benchfmt.Config) error {
+// runJob runs one configuration once, writes its result, and hands it to
+// seen.
+func (p *Plan) runJob(ctx context.Context, j Job, rf *results.File, cfg []benchfmt.Config, seen func(*bench.Result, *benchfmt.Result) error) error {
 	scen, err := j.Spec.New(j.Variant)
 	if err != nil {
 		return err
 	}
-	cpus, err := j.Place.Assign(p.Topology, j.Threads, p.Oversubscribe)
-	if err != nil {
-		return err
+	cpus := j.CPUs
+	if cpus == nil {
+		if cpus, err = j.Place.Assign(p.Topology, j.Threads, p.Oversubscribe); err != nil {
+			return err
+		}
 	}
 	if err := p.measureFloor(ctx, cpus); err != nil {
 		return err
@@ -91,5 +149,36 @@ func (p *Plan) runJob(ctx context.Context, j Job, rf *results.File, cfg []benchf
 	if f := p.floors[fmt.Sprint(res.CPUs)]; f != nil {
 		rec.Values = append(rec.Values, benchfmt.Value{Value: f.Handoffs(res.NsPerOp()), Unit: Handoffs.Name})
 	}
-	return rf.Write(rec)
+	if err := rf.Write(rec); err != nil {
+		return err
+	}
+	return seen(res, rec)
+}
+
+// WriteNotes writes what a finished sweep saw besides its results, for
+// people: the disturbed runs (at most max, then a count), and any CPU set
+// whose handoff floor changed under the sweep.
+func (o *Outcome) WriteNotes(w io.Writer, max int) {
+	if n := len(o.Disturbed); n > 0 {
+		fmt.Fprintf(w, "sweep: %d of %d runs were disturbed (a worker lost over %g%% of its time); tables mark the cells they land in:\n", n, o.Ran, bench.DisturbedPct)
+		for i, d := range o.Disturbed {
+			if i == max {
+				fmt.Fprintf(w, "  ... and %d more (contend table -unit lost-%% or sweep -json shows all)\n", n-max)
+				break
+			}
+			fmt.Fprintf(w, "  %s (round %d): %s\n", d.Name, d.Round, strings.Join(d.Warnings, "; "))
+		}
+	}
+	var steady []string
+	for _, c := range o.Floors {
+		if !c.Drifted() {
+			steady = append(steady, fmt.Sprintf("cpus %v %.1f ns (%+.0f%%)", c.CPUs, c.After, 100*(c.Ratio()-1)))
+		}
+	}
+	if len(steady) > 0 {
+		fmt.Fprintf(w, "sweep: handoff floor after the sweep: %s, within %.0f%% of before\n", strings.Join(steady, "; "), 100*FloorDrift)
+	}
+	for _, d := range o.Drift {
+		fmt.Fprintf(w, "sweep: WARNING: %s\n", d)
+	}
 }

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/contend/contend/affinity"
+	"github.com/contend/contend/bench"
+	"github.com/contend/contend/internal/results"
+)
+
+// contend run -json prints one object that says what each worker saw.
+func TestRunJSON(t *testing.T) {
+	out, summary, err := runContend("run", "atomicadd", "-variant", "line=shared", "-threads", "1", "-ops", "200000", "-json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j results.JSON
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatalf("run -json printed %q: %v", out, err)
+	}
+	if strings.Count(strings.TrimSpace(out), "\n") != 0 {
+		t.Errorf("run -json printed more than one line:\n%s", out)
+	}
+	if j.Scenario != "atomicadd" || j.Keys["line"] != "shared" || j.Threads != 1 || len(j.CPUs) != 1 || len(j.Nodes) != 1 ||
+		j.Ops != 200000 || len(j.Workers) != 1 || j.Workers[0].Ops != 200000 {
+		t.Errorf("run -json = %+v; want atomicadd line=shared, 1 worker of 200000 ops with its cpu and node", j)
+	}
+	if j.Latency == nil || j.Latency.Samples == 0 || j.Metrics["ns/op"] <= 0 {
+		t.Errorf("run -json: latency %+v, metrics %v; want samples and ns/op", j.Latency, j.Metrics)
+	}
+	if _, ok := j.Metrics[bench.Lost.Name]; !ok && j.Workers[0].Accounted {
+		t.Errorf("run -json: no %s among %v", bench.Lost.Name, j.Metrics)
+	}
+	if !strings.Contains(summary, "latency of one op: p50 ") || !strings.Contains(summary, "pinning verified") {
+		t.Errorf("run summary lacks latency or pinning:\n%s", summary)
+	}
+	if !strings.Contains(summary, "undisturbed: ") && !strings.Contains(summary, "WARNING: worker 0 on cpu ") {
+		t.Errorf("run summary says nothing of disturbance:\n%s", summary)
+	}
+}
+
+// The case: another program busy on a worker's CPU. The run says
+// so in one line naming the worker, its CPU and the cause, and records it.
+func TestRunWarnsOfBusyCPU(t *testing.T) {
+	topo, err := affinity.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := topo.AllowedCPUs.Bits()[0]
+	defer affinity.EnsureProcs(3)()
+	stop := make(chan struct{})
+	pinned := make(chan error)
+	var spins atomic.Int64
+	go func() {
+		undo, err := affinity.Pin(cpu)
+		pinned <- err
+		if err != nil {
+			return
+		}
+		defer undo()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				for range 1000 {
+					spins.Add(1)
+				}
+			}
+		}
+	}()
+	if err := <-pinned; err != nil {
+		t.Skipf("cannot pin a busy thread to cpu %d: %v", cpu, err)
+	}
+	for spins.Load() == 0 {
+		runtime.Gosched()
+	}
+	out, summary, err := runContend("run", "atomicadd", "-cpus", fmt.Sprint(cpu), "-duration", "300ms")
+	close(stop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := results.Parse(strings.NewReader(out), "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost, ok := rs.Results[0].Value(bench.Lost.Name)
+	if !ok {
+		t.Skipf("no %s: no per-thread accounting on this kernel", bench.Lost.Name)
+	}
+	if lost < 10 {
+		t.Errorf("lost-%% = %v sharing cpu %d with a busy thread, want ≥ 10", lost, cpu)
+	}
+	want := fmt.Sprintf("WARNING: worker 0 on cpu %d lost ", cpu)
+	if !strings.Contains(summary, want) || !strings.Contains(summary, fmt.Sprintf("another task ran on cpu %d", cpu)) {
+		t.Errorf("run summary lacks %q and its cause:\n%s", want, summary)
+	}
+}
