@@ -49,24 +49,35 @@ func TestPlotSVG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	nothreads := filepath.Join(dir, "nothreads.txt")
+	err = os.WriteFile(nothreads, []byte(strings.Repeat("BenchmarkX/mode=a 10 40 ns/op\nBenchmarkX/mode=b 10 44 ns/op\n", 6)), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
 		want []string // in the SVG's text
 	}{
 		{"curves", []string{res("new.txt")}, []string{
-			"LoadAvg write=ratelimit place=spread: ops/s vs threads",
+			"throughput, all threads (ops/s) against threads, one panel per benchmark",
+			"LoadAvg write=ratelimit place=spread",
 			"AMD EPYC 9B14 96-Core Processor · topology real · nodes 2",
-			"store=global", "store=pernode", "throughput, all threads (ops/s)", "threads"}},
-		{"curves ns/op", []string{"-unit", "ns/op", res("fake2.txt")}, []string{"ns/op vs threads", "topology fake-2"}},
-		{"curves custom unit", []string{"-unit", "cas/op", "-filter", "/store:global", res("old.txt")}, []string{"LoadAvg store=global write=ratelimit place=spread: cas/op vs threads"}},
-		{"go test file", []string{res("gotest.txt")}, []string{"AtomicAdd place=compact: ops/s vs threads", "AMD EPYC · topology real", "line=shared/work=0"}},
-		{"heatmap", []string{res("c2c.txt")}, []string{"C2C mode=rw: median ns/op, a × b", "AMD EPYC 9B14", "topology real", "41", "114"}},
-		{"heatmap cpu_a", []string{c2c}, []string{"C2C: median ns/op, cpu_a × cpu_b", "Test CPU · topology fake-2"}},
+			"store=global", "store=pernode", "threads",
+			"bar is the 95% confidence interval of the median"}},
+		{"curves ns/op", []string{"-unit", "ns/op", res("fake2.txt")}, []string{"ns/op against threads", "topology fake-2"}},
+		{"curves custom unit", []string{"-unit", "cas/op", "-filter", "/store:global", res("old.txt")}, []string{"cas/op against threads", "LoadAvg store=global write=ratelimit place=spread"}},
+		{"curves forced log", []string{"-scale", "log", res("new.txt")}, []string{"throughput, all threads (ops/s) (log)", "logarithmic"}},
+		{"dots", []string{"-style", "dots", res("new.txt")}, []string{"by variant, a dot per threads", "threads=4", "Each dot is the median"}},
+		{"go test file", []string{res("gotest.txt")}, []string{"by variant, a dot per threads", "AtomicAdd place=compact", "AMD EPYC · topology real", "line=shared/work=0", "threads=2"}},
+		{"one thread count", []string{"-filter", "/threads:1", res("new.txt")}, []string{"by variant at threads=1"}},
+		{"no thread counts", []string{nothreads}, []string{"throughput, all threads (ops/s) by variant, one panel per benchmark", "mode=a", "mode=b"}},
+		{"heatmap", []string{res("c2c.txt")}, []string{"C2C mode=rw: median ns/op for each pair of cpus, a × b", "AMD EPYC 9B14", "topology real", "41", "114"}},
+		{"heatmap cpu_a", []string{c2c}, []string{"C2C: median ns/op for each pair of cpus, cpu_a × cpu_b", "Test CPU · topology fake-2"}},
 		// contend c2c -bench output: one panel per mode, not per class.
 		{"contend c2c", []string{res("c2c-real.txt")}, []string{
-			"C2C mode=rw: median ns/op, cpu_a × cpu_b", "C2C mode=cas: median ns/op, cpu_a × cpu_b", "AMD EPYC · topology fake-2 · nodes 2"}},
-		{"contend c2c one mode", []string{"-filter", "/mode:cas", "-unit", "min-ns/op", res("c2c-real.txt")}, []string{"C2C mode=cas: median min-ns/op, cpu_a × cpu_b"}},
+			"C2C: median ns/op for each pair of cpus, cpu_a × cpu_b", "C2C mode=rw", "C2C mode=cas", "AMD EPYC · topology fake-2 · nodes 2"}},
+		{"contend c2c one mode", []string{"-filter", "/mode:cas", "-unit", "min-ns/op", res("c2c-real.txt")}, []string{"C2C mode=cas: median min-ns/op for each pair of cpus, cpu_a × cpu_b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "plot.svg")
@@ -110,8 +121,10 @@ func TestPlotPNG(t *testing.T) {
 	if err != nil {
 		t.Fatalf("scaling.png: %v", err)
 	}
-	if b := img.Bounds(); b.Dx() != 9*120 || b.Dy() != 5*120 {
-		t.Errorf("scaling.png is %v, want 1080×600 (9×5 in at 120 dpi)", b.Size())
+	// One panel: 8 in wide at 120 dpi, as tall as its plot, legend and
+	// text need.
+	if b := img.Bounds(); b.Dx() != 8*120 || b.Dy() < 4*120 || b.Dy() > 8*120 {
+		t.Errorf("scaling.png is %v, want 960 px wide (8 in at 120 dpi) and 480 to 960 px tall", b.Size())
 	}
 }
 
@@ -149,6 +162,9 @@ func TestPlotErrors(t *testing.T) {
 		{"filter matches nothing", []string{"plot", "-o", out, "-filter", "/store:none", res("new.txt")}, []string{"no results match"}},
 		{"bad extension", []string{"plot", "-o", filepath.Join(dir, "x.jpg"), res("new.txt")}, []string{"unknown extension \".jpg\""}},
 		{"bad format", []string{"plot", "-format", "pdf", "-o", out, res("new.txt")}, []string{"-format \"pdf\": want svg, png or both"}},
+		{"bad scale", []string{"plot", "-scale", "cubic", "-o", out, res("new.txt")}, []string{"plot: -scale \"cubic\": want auto, linear, log"}},
+		{"bad style", []string{"plot", "-style", "pie", "-o", out, res("new.txt")}, []string{"plot: -style \"pie\": want auto, curves, dots"}},
+		{"curves without threads", []string{"plot", "-style", "curves", "-o", out, res("c2c.txt"), "-a", "x", "-b", "y"}, []string{"-a x -b y"}},
 		{"format mismatch", []string{"plot", "-format", "png", "-o", out, res("new.txt")}, []string{"does not match -format png"}},
 		{"unwritable", []string{"plot", "-o", filepath.Join(notDir, "x.svg"), res("new.txt")}, []string{"plot: -o: writing " + filepath.Join(notDir, "x.svg")}},
 		{"output is a directory", []string{"plot", "-o", dir + "/sub.svg", res("new.txt")}, []string{"sub.svg is a directory"}},

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -20,15 +21,58 @@ import (
 )
 
 // heatmapFigure draws matrix results, such as core-to-core latencies, as
-// heatmaps: the median of unit for every (a, b) pair, one panel per variant.
-func heatmapFigure(picked []*benchfmt.Result, aKey, bKey, unit string) (*Figure, error) {
-	if unit == "" {
-		unit = "ns/op"
-	}
-	m, err := newMeasure(picked, unit)
+// heatmaps: the median of the unit for every (a, b) pair, one panel per
+// variant.
+func heatmapFigure(picked []*benchfmt.Result, aKey, bKey string, f FigureOptions) (*Figure, error) {
+	m, err := newMeasure(picked, cmp.Or(f.Unit, "ns/op"))
 	if err != nil {
 		return nil, err
 	}
+	mx, err := gatherMatrix(picked, aKey, bKey, m)
+	if err != nil {
+		return nil, err
+	}
+	as, bs := mx.axes()
+	names := make([]string, len(mx.panels))
+	for i, pk := range mx.panels {
+		names[i] = pk.StringValues()
+	}
+	labels, common := shortLabels(names)
+	a, b := aKey[1:], bKey[1:]
+	fig := &Figure{
+		title:    fmt.Sprintf("%s: median %s for each pair of cpus, %s × %s", common, m.unit, a, b),
+		subtitle: machine(picked),
+		caption:  fmt.Sprintf("Each cell is the median of its runs; white cells were not measured (a cpu with itself, or a pair left out). Darker is lower %s.", m.unit),
+		cols:     1, width: 8 * vg.Inch,
+		What: fmt.Sprintf("%s heatmap, %d×%d cpus, %s", m.unit, len(as), len(bs), plural(len(mx.panels), "panel")),
+	}
+	for i, pk := range mx.panels {
+		g, lo, hi := mx.grid(pk, as, bs)
+		title := common
+		if len(mx.panels) > 1 {
+			title = common + " " + labels[i]
+		}
+		fig.panels = append(fig.panels, heatPanel(g, lo, hi, title, a, b, m.unit))
+	}
+	return fig, nil
+}
+
+// A matrix is the samples of matrix results, by panel (the variant) and
+// cpu pair.
+type matrix struct {
+	panels  []benchproc.Key
+	samples map[matrixCell][]float64
+	as, bs  []float64 // every a and b seen, unsorted
+}
+
+type matrixCell struct {
+	panel benchproc.Key
+	a, b  float64
+}
+
+// gatherMatrix projects the results into panels (the full name without the
+// pair and the pair's attributes) and cells.
+func gatherMatrix(picked []*benchfmt.Result, aKey, bKey string, m measure) (*matrix, error) {
 	var parser benchproc.ProjectionParser
 	aBy, err := parser.Parse(aKey, nil)
 	if err != nil {
@@ -50,13 +94,6 @@ func heatmapFigure(picked []*benchfmt.Result, aKey, bKey, unit string) (*Figure,
 	if err != nil {
 		return nil, err
 	}
-	type cell struct {
-		panel benchproc.Key
-		a, b  float64
-	}
-	samples := map[cell][]float64{}
-	var panels []benchproc.Key
-	var as, bs []float64
 	num := func(r *benchfmt.Result, key, s string) (float64, error) {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -65,6 +102,7 @@ func heatmapFigure(picked []*benchfmt.Result, aKey, bKey, unit string) (*Figure,
 		}
 		return v, nil
 	}
+	mx := &matrix{samples: map[matrixCell][]float64{}}
 	for _, r := range picked {
 		v, ok := m.get(r)
 		sa, sb := aBy.Project(r).StringValues(), bBy.Project(r).StringValues()
@@ -80,53 +118,49 @@ func heatmapFigure(picked []*benchfmt.Result, aKey, bKey, unit string) (*Figure,
 			return nil, err
 		}
 		pk := panelBy.Project(r)
-		panels = appendKey(panels, pk)
-		as, bs = append(as, a), append(bs, b)
-		samples[cell{pk, a, b}] = append(samples[cell{pk, a, b}], v)
+		mx.panels = appendKey(mx.panels, pk)
+		mx.as, mx.bs = append(mx.as, a), append(mx.bs, b)
+		c := matrixCell{pk, a, b}
+		mx.samples[c] = append(mx.samples[c], v)
 	}
-	if len(panels) == 0 {
+	if len(mx.panels) == 0 {
 		return nil, fmt.Errorf("no result has %s, %s and %s", aKey, bKey, m.unit)
 	}
-	slices.Sort(as)
-	slices.Sort(bs)
-	as, bs = slices.Compact(as), slices.Compact(bs)
-	// Pairs measured once each way round (c2c measures a < b) still make
-	// a square matrix with its diagonal in place: when the two sides
-	// share cpus, both axes carry all of them.
+	return mx, nil
+}
+
+// axes returns the rows' and the columns' cpus, ascending. Pairs measured
+// once each way round (c2c measures a < b) still make a square matrix with
+// its diagonal in place: when the two sides share cpus, both axes carry
+// all of them.
+func (mx *matrix) axes() (as, bs []float64) {
+	as = slices.Compact(slices.Sorted(slices.Values(mx.as)))
+	bs = slices.Compact(slices.Sorted(slices.Values(mx.bs)))
 	if slices.ContainsFunc(as, func(a float64) bool { _, ok := slices.BinarySearch(bs, a); return ok }) {
 		as = slices.Compact(slices.Sorted(slices.Values(append(as, bs...))))
 		bs = as
 	}
-	names := make([]string, len(panels))
-	for i, pk := range panels {
-		names[i] = pk.StringValues()
-	}
-	labels, common := shortLabels(names)
-	fig := &Figure{w: 7 * vg.Inch, h: 6 * vg.Inch,
-		What: fmt.Sprintf("%s heatmap, %d×%d cpus, %s", m.unit, len(as), len(bs), plural(len(panels), "panel"))}
-	for i, pk := range panels {
-		g := &grid{as: as, bs: bs, z: make([]float64, len(as)*len(bs))}
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for r, a := range as {
-			for c, b := range bs {
-				z := math.NaN()
-				if vals := samples[cell{pk, a, b}]; len(vals) > 0 {
-					z = summarizePoint(0, vals).center
-					lo, hi = min(lo, z), max(hi, z)
-				}
-				g.z[r*len(bs)+c] = z
+	return as, bs
+}
+
+// grid returns one panel's matrix of medians and their range.
+func (mx *matrix) grid(pk benchproc.Key, as, bs []float64) (g *grid, lo, hi float64) {
+	g = &grid{as: as, bs: bs, z: make([]float64, len(as)*len(bs))}
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for r, a := range as {
+		for c, b := range bs {
+			z := math.NaN()
+			if vals := mx.samples[matrixCell{pk, a, b}]; len(vals) > 0 {
+				z = summarizePoint(0, vals).center
+				lo, hi = min(lo, z), max(hi, z)
 			}
+			g.z[r*len(bs)+c] = z
 		}
-		if lo == hi { // one value throughout: give the palette a range
-			lo, hi = lo-0.5, hi+0.5
-		}
-		title := fmt.Sprintf("%s: median %s, %s × %s\n%s", common, m.unit, aKey[1:], bKey[1:], machine(picked))
-		if len(panels) > 1 {
-			title = fmt.Sprintf("%s %s: median %s, %s × %s\n%s", common, labels[i], m.unit, aKey[1:], bKey[1:], machine(picked))
-		}
-		fig.panels = append(fig.panels, heatPanel(g, lo, hi, title, aKey[1:], bKey[1:], m.unit))
 	}
-	return fig, nil
+	if lo == hi { // one value throughout: give the palette a range
+		lo, hi = lo-0.5, hi+0.5
+	}
+	return g, lo, hi
 }
 
 // pairAttributes returns the name keys, other than the pair's own, whose
@@ -189,7 +223,9 @@ func (g *grid) Z(c, r int) float64 { return g.z[r*len(g.bs)+c] }
 func (g *grid) X(c int) float64    { return float64(c) }
 func (g *grid) Y(r int) float64    { return float64(r) }
 
-func heatPanel(g *grid, lo, hi float64, title, aName, bName, unit string) panel {
+// heatPanel draws one matrix with its colour bar, the values printed in
+// the cells while they are big enough to read.
+func heatPanel(g *grid, lo, hi float64, title, aName, bName, unit string) *panel {
 	cm := latencyMap()
 	cm.SetMin(lo)
 	cm.SetMax(hi)
@@ -198,7 +234,6 @@ func heatPanel(g *grid, lo, hi float64, title, aName, bName, unit string) panel 
 	h.NaN = color.White // pairs not measured, such as a cpu with itself
 
 	p := plot.New()
-	p.Title.Text = title
 	p.X.Label.Text = bName
 	p.Y.Label.Text = aName
 	p.Add(h)
@@ -239,7 +274,9 @@ func heatPanel(g *grid, lo, hi float64, title, aName, bName, unit string) panel 
 	bar.Title.Text = unit
 	bar.Y.Tick.Marker = siTicks{}
 	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
-	return panel{plot: p, bar: bar}
+	// The matrix's cells stay about square: the data area is the panel's
+	// width less the axis and the colour bar.
+	return &panel{title: title, plot: p, bar: bar, height: 6 * vg.Inch}
 }
 
 // latencyMap is a sequential, perceptually uniform color map: latency has

@@ -4,72 +4,74 @@ package report
 //
 // Two kinds, chosen by what the file holds:
 //
-//   - Scaling curves: a value against thread count, one line per variant,
-//     each point the median of its samples with a 95% confidence bar. The
-//     default value is throughput, 1/(sec/op): contend's ns/op is elapsed
-//     time over all workers' operations, so its inverse is the whole
-//     machine's operations per second, the number that collapses when a
-//     cache line starts bouncing between sockets.
+//   - Throughput by variant, in small multiples: one panel per scenario
+//     (benchmark), because scenarios' figures differ by orders of magnitude
+//     and one shared axis flattens all but the fastest. The default value is
+//     throughput, 1/(sec/op): contend's ns/op is elapsed time over all
+//     workers' operations, so its inverse is the whole machine's operations
+//     per second, the number that collapses when a cache line starts
+//     bouncing between sockets. With three or more thread counts and few
+//     variants a panel draws scaling curves (value against threads, a line
+//     per variant); otherwise — one thread count, or more variants than
+//     lines can tell apart — it draws a dot plot: a row per variant, a dot
+//     per thread count. Each dot or point is the median of its runs with a
+//     bar for the 95% confidence interval of that median, as benchstat
+//     computes it (results.Summarize). The value axis is logarithmic when
+//     the panel's values span more than a factor of 30.
 //   - A heatmap, for matrix results whose names carry a CPU pair
 //     (BenchmarkC2C/mode=rw/a=0/b=1): median ns/op for every a×b, one panel
 //     per remaining variant. Core-to-core latency is read off a matrix: the
 //     blocks along the diagonal are the sockets (or LLCs), the bright
 //     off-diagonal blocks the interconnect.
 //
-// Every title carries the machine (the cpu configuration line) and the
-// topology (real, or fake-K when the nodes were a split of a smaller
-// machine), because a curve without them cannot be compared with anything.
+// Every figure's header carries the machine (the cpu configuration line and
+// CPUID's family and model) and the topology (real, or fake-K when the nodes
+// were a split of a smaller machine), because a figure without them cannot
+// be compared with anything. Figure (figure.go) lays the panels out and
+// measures every piece of text so that none is cut off.
 
 import (
-	"bytes"
 	"fmt"
-	"image/color"
-	"io"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/contend/contend/internal/results"
 	"golang.org/x/perf/benchfmt"
-	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
 	"golang.org/x/perf/benchunit"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/contend/contend/internal/results"
 )
-
-// A Figure is one or more plots stacked vertically, each panel w×h.
-type Figure struct {
-	panels []panel
-	w, h   vg.Length
-	What   string // what it shows, in words, for the "wrote" line
-}
-
-type panel struct {
-	plot   *plot.Plot
-	bar    *plot.Plot   // a heatmap's color bar, drawn to the panel's right
-	legend *plot.Legend // the curves' legend, drawn to the panel's right where it hides no data
-}
 
 // FigureOptions choose what a figure shows, as contend plot's flags do.
 type FigureOptions struct {
 	Filter string // benchproc filter of the results plotted
 	Unit   string // the plotted unit; "" for the default (ops/s, or ns/op for a heatmap)
-	X      string // name key on the curves' x axis
+	X      string // name key of the thread counts (curves' x axis, dot plots' dots)
+	XSet   bool   // X was asked for: an error if no result has it, rather than one dot per variant
 	A, B   string // name keys of a heatmap's rows and columns
 	ABSet  bool   // A and B were asked for: no fallback to cpu_a, cpu_b
+	Scale  string // value axis: "auto" (or ""), "linear" or "log"
+	Style  string // "auto" (or ""), "curves" or "dots"
 }
 
+// Scales and Styles are the values FigureOptions.Scale and Style take.
+var (
+	Scales = []string{"auto", "linear", "log"}
+	Styles = []string{"auto", "curves", "dots"}
+)
+
 // NewFigure draws rs: a heatmap when the results carry a pair of CPU name
-// keys, scaling curves otherwise.
+// keys, scaling curves or dot plots otherwise.
 func NewFigure(rs *results.Set, f FigureOptions) (*Figure, error) {
+	if f.Scale != "" && !slices.Contains(Scales, f.Scale) {
+		return nil, fmt.Errorf("-scale %q: want %s", f.Scale, strings.Join(Scales, ", "))
+	}
+	if f.Style != "" && !slices.Contains(Styles, f.Style) {
+		return nil, fmt.Errorf("-style %q: want %s", f.Style, strings.Join(Styles, ", "))
+	}
 	filter, err := benchproc.NewFilter(f.Filter)
 	if err != nil {
 		return nil, fmt.Errorf("-filter %q: %w", f.Filter, OneLine(err))
@@ -90,16 +92,19 @@ func NewFigure(rs *results.Set, f FigureOptions) (*Figure, error) {
 		a, b = "/cpu_a", "/cpu_b"
 	}
 	if slices.Contains(keys, a) && slices.Contains(keys, b) {
-		return heatmapFigure(picked, a, b, f.Unit)
+		return heatmapFigure(picked, a, b, f)
 	}
 	if f.ABSet {
 		return nil, fmt.Errorf("-a %s -b %s: the results carry no such pair of name keys (name keys: %s)", f.A, f.B, listOrNone(keys))
 	}
 	x := "/" + f.X
 	if !slices.Contains(keys, x) {
-		return nil, fmt.Errorf("-x %s: no result has name key %s (name keys: %s)", f.X, x, listOrNone(keys))
+		if f.XSet {
+			return nil, fmt.Errorf("-x %s: no result has name key %s (name keys: %s)", f.X, x, listOrNone(keys))
+		}
+		x = "" // no thread counts: one dot per variant
 	}
-	return curvesFigure(picked, x, f.Unit)
+	return curvesFigure(picked, x, f)
 }
 
 // A measure extracts the plotted values of one result.
@@ -140,140 +145,27 @@ func newMeasure(picked []*benchfmt.Result, unit string) (measure, error) {
 	}}, nil
 }
 
-// A point is the summary of one cell's samples.
-type point struct{ x, center, lo, hi float64 }
+// A point is the summary of one cell's samples: the median and its 95%
+// confidence interval (infinite where too few samples bound it), and n.
+type point struct {
+	x, center, lo, hi float64
+	n                 int
+}
 
 func summarizePoint(x float64, vals []float64) point {
-	s := benchmath.AssumeNothing.Summary(benchmath.NewSample(vals, &benchmath.DefaultThresholds), 0.95)
-	return point{x, s.Center, s.Lo, s.Hi}
+	s := results.Summarize(vals, nil, nil, 0.95)
+	return point{x, s.Center, s.Lo, s.Hi, len(vals)}
 }
 
-func curvesFigure(picked []*benchfmt.Result, xKey, unit string) (*Figure, error) {
-	if unit == "" {
-		unit = "ops/s"
-	}
-	m, err := newMeasure(picked, unit)
-	if err != nil {
-		return nil, err
-	}
-	var parser benchproc.ProjectionParser
-	xBy, err := parser.Parse(xKey, nil)
-	if err != nil {
-		return nil, err
-	}
-	seriesBy, err := parser.Parse(".fullname", nil)
-	if err != nil {
-		return nil, err
-	}
-	type cell struct {
-		series benchproc.Key
-		x      float64
-	}
-	samples := map[cell][]float64{}
-	var series []benchproc.Key
-	for _, r := range picked {
-		v, ok := m.get(r)
-		if !ok {
-			continue
-		}
-		xs := xBy.Project(r).Get(xBy.Fields()[0])
-		if xs == "" {
-			continue // this result has no thread count: not a point on a curve
-		}
-		x, err := strconv.ParseFloat(xs, 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			file, line := r.Pos()
-			return nil, fmt.Errorf("%s:%d: -x %s: value %q is not a number", file, line, xKey[1:], xs)
-		}
-		s := seriesBy.Project(r)
-		series = appendKey(series, s)
-		samples[cell{s, x}] = append(samples[cell{s, x}], v)
-	}
-	if len(series) == 0 {
-		return nil, fmt.Errorf("no result has both %s and %s", xKey, m.unit)
-	}
-	names := make([]string, len(series))
-	for i, s := range series {
-		names[i] = s.StringValues()
-	}
-	labels, common := shortLabels(names)
-
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: %s vs %s\n%s", common, m.unit, xKey[1:], machine(picked))
-	p.X.Label.Text = xKey[1:]
-	p.Y.Label.Text = m.label
-	p.Y.Tick.Marker = siTicks{}
-	p.Add(plotter.NewGrid())
-	legend := plot.NewLegend()
-	legend.Top, legend.Left = true, true
-	var allX []float64
-	allPositive := true
-	for i, s := range series {
-		var pts []point
-		for c, vals := range samples {
-			if c.series == s {
-				pts = append(pts, summarizePoint(c.x, vals))
-			}
-		}
-		sort.Slice(pts, func(a, b int) bool { return pts[a].x < pts[b].x })
-		xys := make(plotter.XYs, len(pts))
-		errs := make(plotter.YErrors, len(pts))
-		for j, pt := range pts {
-			xys[j] = plotter.XY{X: pt.x, Y: pt.center}
-			if !math.IsInf(pt.lo, 0) && !math.IsInf(pt.hi, 0) {
-				errs[j].Low, errs[j].High = pt.center-pt.lo, pt.hi-pt.center
-			}
-			allX = append(allX, pt.x)
-			allPositive = allPositive && pt.x > 0 && pt.center >= 0
-		}
-		line, points, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return nil, fmt.Errorf("series %s: %w", names[i], err)
-		}
-		line.Color, line.Dashes = plotutil.Color(i), plotutil.Dashes(i/7)
-		points.Color, points.Shape = plotutil.Color(i), plotutil.Shape(i)
-		bars, err := plotter.NewYErrorBars(errXYs{xys, errs})
-		if err != nil {
-			return nil, fmt.Errorf("series %s: %w", names[i], err)
-		}
-		bars.Color = plotutil.Color(i)
-		p.Add(line, points, bars)
-		legend.Add(labels[i], line, points)
-	}
-	slices.Sort(allX)
-	allX = slices.Compact(allX)
-	// Thread counts usually double; a log axis spaces them evenly. A
-	// margin either side keeps the end points and labels off the frame.
-	lo, hi := allX[0], allX[len(allX)-1]
-	if allPositive && hi/lo >= 8 {
-		p.X.Scale = plot.LogScale{}
-		p.X.Min, p.X.Max = lo/math.Pow(hi/lo, 0.04), hi*math.Pow(hi/lo, 0.04)
-	} else {
-		margin := max(0.04*(hi-lo), 0.5)
-		p.X.Min, p.X.Max = lo-margin, hi+margin
-	}
-	if allPositive {
-		p.Y.Min = 0
-	}
-	ticks := make([]plot.Tick, len(allX))
-	for i, x := range allX {
-		ticks[i] = plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'g', -1, 64)}
-	}
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	return &Figure{panels: []panel{{plot: p, legend: &legend}}, w: 9 * vg.Inch, h: 5 * vg.Inch,
-		What: fmt.Sprintf("%s vs %s, %s", m.unit, xKey[1:], plural(len(series), "line"))}, nil
-}
+// hasCI reports whether the point's interval is finite: benchmath cannot
+// bound a median at 95% with fewer than 6 samples.
+func (p point) hasCI() bool { return !math.IsInf(p.lo, 0) && !math.IsInf(p.hi, 0) }
 
 func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-type errXYs struct {
-	plotter.XYs
-	plotter.YErrors
 }
 
 // shortLabels drops from each benchmark name the parts every name shares
@@ -323,12 +215,14 @@ func bytesToStrings(bs [][]byte) []string {
 	return s
 }
 
-// machine is the title line that says where results come from.
+// machine is the header line that says where results come from: the cpu
+// (with CPUID's family, model and stepping when the file has them), the
+// topology and the node count, the kernel and contend's commit.
 func machine(picked []*benchfmt.Result) string {
 	get := func(key string) string {
 		var vals []string
 		for _, r := range picked {
-			if v := r.GetConfig(key); v != "" && !slices.Contains(vals, v) {
+			if v := strings.TrimSpace(r.GetConfig(key)); v != "" && !slices.Contains(vals, v) {
 				vals = append(vals, v)
 			}
 		}
@@ -337,9 +231,18 @@ func machine(picked []*benchfmt.Result) string {
 		}
 		return strings.Join(vals, " | ")
 	}
-	s := fmt.Sprintf("%s · topology %s", get("cpu"), get("topology"))
+	cpu := get("cpu")
+	if fam := get("cpu_family"); fam != "unknown" {
+		cpu += fmt.Sprintf(" (family %s model %s stepping %s)", fam, get("cpu_model"), get("cpu_stepping"))
+	}
+	s := fmt.Sprintf("%s · topology %s", cpu, get("topology"))
 	if n := get("nodes"); n != "unknown" {
 		s += " · nodes " + n
+	}
+	for _, k := range []string{"kernel", "contend"} {
+		if v := get(k); v != "unknown" {
+			s += " · " + k + " " + v
+		}
 	}
 	return s
 }
@@ -357,6 +260,38 @@ func (siTicks) Ticks(min, max float64) []plot.Tick {
 	return ts
 }
 
+// logTicks marks a log axis at 1, 2 and 5 times each power of ten, labelled
+// in SI units; over more than three decades only the powers are labelled.
+type logTicks struct{}
+
+func (logTicks) Ticks(min, max float64) []plot.Tick {
+	if !(min > 0) || !(max > min) {
+		return nil
+	}
+	lo, hi := math.Floor(math.Log10(min)), math.Ceil(math.Log10(max))
+	wide := hi-lo > 3
+	var ts []plot.Tick
+	for e := lo; e <= hi; e++ {
+		p := math.Pow(10, e)
+		for _, m := range []float64{1, 2, 3, 4, 5, 6, 7, 8, 9} {
+			v := m * p
+			if v < min*(1-1e-9) || v > max*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || !wide && (m == 2 || m == 5) {
+				t.Label = siLabel(v)
+			}
+			ts = append(ts, t)
+		}
+	}
+	if labelled := slices.ContainsFunc(ts, func(t plot.Tick) bool { return t.Label != "" }); !labelled {
+		// Less than a factor of two: label the ends.
+		ts = append(ts, plot.Tick{Value: min, Label: siLabel(min)}, plot.Tick{Value: max, Label: siLabel(max)})
+	}
+	return ts
+}
+
 func siLabel(v float64) string {
 	for _, p := range []struct {
 		f float64
@@ -367,61 +302,6 @@ func siLabel(v float64) string {
 		}
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
-}
-
-// render draws the Figure in format. gonum/plot panics on some degenerate
-// inputs (an empty color range, a log axis through zero); the Figure code
-// avoids the ones we know, and any other is reported as an error rather
-// than a crash.
-func (fig *Figure) Render(format string) (data []byte, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			data, err = nil, fmt.Errorf("drawing %s: %v", format, r)
-		}
-	}()
-	w, h := fig.w, fig.h*vg.Length(len(fig.panels))
-	var c interface {
-		vg.CanvasSizer
-		io.WriterTo
-	}
-	switch format {
-	case "svg":
-		c = vgsvg.New(w, h)
-	case "png":
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(120))}
-	default:
-		return nil, fmt.Errorf("unknown format %q", format)
-	}
-	dc := draw.New(c)
-	dc.SetColor(color.White) // SVG is transparent otherwise, unreadable on a dark page
-	dc.Fill(dc.Rectangle.Path())
-	for i, pn := range fig.panels {
-		top := dc.Max.Y - fig.h*vg.Length(i)
-		pc := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
-			Min: vg.Point{X: dc.Min.X, Y: top - fig.h}, Max: vg.Point{X: dc.Max.X, Y: top}}}
-		switch {
-		case pn.bar != nil:
-			const barW = 1.2 * vg.Inch
-			pn.plot.Draw(draw.Crop(pc, 0, -barW, 0, 0))
-			bc := draw.Crop(pc, pc.Max.X-pc.Min.X-barW+0.25*vg.Inch, -0.2*vg.Inch, 0, 0)
-			bc.Min.Y += 0.55 * vg.Inch // line the bar up with the heatmap's data area
-			bc.Max.Y -= 0.45 * vg.Inch
-			pn.bar.Draw(bc)
-		case pn.legend != nil:
-			r := pn.legend.Rectangle(pc)
-			legW := r.Max.X - r.Min.X + 0.3*vg.Inch
-			pn.plot.Draw(draw.Crop(pc, 0, -legW, 0, 0))
-			lc := draw.Crop(pc, pc.Max.X-pc.Min.X-legW+0.15*vg.Inch, 0, 0, -0.6*vg.Inch)
-			pn.legend.Draw(lc)
-		default:
-			pn.plot.Draw(pc)
-		}
-	}
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("encoding %s: %w", format, err)
-	}
-	return buf.Bytes(), nil
 }
 
 func listOrNone(s []string) string {

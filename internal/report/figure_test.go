@@ -1,0 +1,346 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/contend/contend/internal/results"
+)
+
+// manyVariants writes a results file of one benchmark with n variants whose
+// names are long, at the given thread counts, six runs each: what a full
+// sweep of a scenario with many keys looks like.
+func manyVariants(t *testing.T, n int, threads ...int) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("goos: linux\ngoarch: amd64\ncpu: AMD EPYC 9B14 96-Core Processor                \ncpu_family: 25\ncpu_model: 17\ncpu_stepping: 1\ntopology: real\nnodes: 2\n")
+	for v := range n {
+		for _, th := range threads {
+			for run := range 6 {
+				ns := float64(10+v*7) * float64(th) * (1 + 0.01*float64(run))
+				fmt.Fprintf(&b, "BenchmarkIdleMask/update=%s/scan=%s/sis=prop/busy=%d/wake=10/llc=48/tick=%d/hz=1000/threads=%d/place=compact-8 1000 %g ns/op\n",
+					[]string{"always", "laststate", "tickstop", "none"}[v%4], []string{"mask", "all"}[v/4%2], 50+v, 100+v/8, th, ns)
+			}
+		}
+	}
+	path := filepath.Join(t.TempDir(), "many.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// longNames writes a file whose benchmark name and configuration are longer
+// than any figure is wide: every title must wrap, every label shorten.
+func longNames(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("cpu: " + strings.Repeat("Very Long Processor Name ", 12) + "\ntopology: fake-2\n")
+	long := strings.Repeat("x", 300)
+	for _, th := range []int{1, 2, 4, 8, 16} {
+		for v := range 3 {
+			for range 6 {
+				fmt.Fprintf(&b, "Benchmark%s/key=%d%s/threads=%d-2 10 %d ns/op\n", long, v, long, th, 10*th+v)
+			}
+		}
+	}
+	path := filepath.Join(t.TempDir(), "long.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestFigureFitsCanvas renders figures of every results fixture, of this
+// machine's quick sweep, of a many-variant file and of absurdly long names
+// as PNG, and checks what a reader would: the picture is the size the
+// layout says; every piece of text — titles, legend entries, tick and axis
+// labels, the caption — lies inside the canvas; the figure's own text
+// (titles, legends, caption) neither overlaps itself nor covers a plot's
+// data; every legend entry is drawn; and the caption says what the bars
+// are.
+func TestFigureFitsCanvas(t *testing.T) {
+	full := filepath.Join("..", "..", "benchdata", "2026-11-29-epyc2-kvm-real-sweep-full.txt")
+	tests := []struct {
+		name    string
+		file    string
+		opts    FigureOptions
+		panels  int
+		want    []string // in some text of the figure
+		notWant []string
+	}{
+		{"curves", res("new.txt"), FigureOptions{}, 1,
+			[]string{"LoadAvg write=ratelimit place=spread", "store=global", "store=pernode", "95% confidence interval", "against threads"}, []string{"(log)"}},
+		{"curves ns/op", res("fake2.txt"), FigureOptions{Unit: "ns/op"}, 1, []string{"topology fake-2", "ns/op"}, nil},
+		{"go test file", res("gotest.txt"), FigureOptions{}, 1, []string{"AtomicAdd place=compact", "line=shared/work=0"}, nil},
+		{"heatmap", res("c2c.txt"), FigureOptions{}, 1, []string{"C2C mode=rw: median ns/op for each pair of cpus, a × b", "41", "114"}, nil},
+		{"heatmap panels", res("c2c-real.txt"), FigureOptions{}, 2, []string{"C2C mode=rw", "C2C mode=cas"}, nil},
+		// contend sweep -quick: one thread count, six scenarios.
+		{"quick sweep", filepath.Join("testdata", "quick-sweep.txt"), FigureOptions{}, 6,
+			[]string{"by variant at threads=2", "AtomicAdd", "Nodemask", "iter=nr_node_ids+word", "Each dot is the median of 6 runs", "(family 25 model 1 stepping 1)"}, nil},
+		{"quick sweep log", filepath.Join("testdata", "quick-sweep.txt"), FigureOptions{Scale: "log"}, 6, []string{"(log)", "logarithmic"}, nil},
+		{"many variants", "many:40:1,2,4,8", FigureOptions{}, 1, []string{"a dot per threads", "threads=8"}, nil},
+		{"many variants as curves", "many:40:1,2,4,8", FigureOptions{Style: "curves"}, 1, []string{"against threads"}, nil},
+		{"long names", "long", FigureOptions{}, 1, []string{"…"}, nil},
+		{"full sweep", full, FigureOptions{}, 5, []string{"IdleMask llc=48 place=compact", "threads=1", "threads=2"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := tc.file
+			switch {
+			case strings.HasPrefix(path, "many:"):
+				path = manyVariants(t, 40, 1, 2, 4, 8)
+			case path == "long":
+				path = longNames(t)
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Skip(err)
+			}
+			rs, err := results.Read([]string{path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := tc.opts
+			opts.Filter = "*"
+			opts.X, opts.A, opts.B = "threads", "a", "b"
+			fig, err := NewFigure(rs, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fig.panels) != tc.panels {
+				t.Errorf("%d panels, want %d", len(fig.panels), tc.panels)
+			}
+			data, rec, err := fig.render("png")
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPNG(t, data, fig.width, fig.layout(newStyles()).height)
+			checkText(t, fig, rec)
+			all := ""
+			for _, b := range rec.texts {
+				all += b.text + "\n"
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(all, w) {
+					t.Errorf("no text contains %q; the figure has:\n%s", w, all)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(all, w) {
+					t.Errorf("a text contains %q", w)
+				}
+			}
+			if testing.Verbose() && os.Getenv("CONTEND_KEEP_PLOTS") != "" {
+				out := filepath.Join(os.Getenv("CONTEND_KEEP_PLOTS"), strings.ReplaceAll(tc.name, " ", "-")+".png")
+				if err := os.WriteFile(out, data, 0o644); err == nil {
+					t.Logf("kept %s", out)
+				}
+			}
+		})
+	}
+}
+
+// checkPNG decodes the picture and checks its size against the layout's, at
+// the figure's 120 dpi.
+func checkPNG(t *testing.T, data []byte, w, h vg.Length) {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("PNG does not decode: %v", err)
+	}
+	px := func(l vg.Length) int { return int(math.Ceil(l.Dots(dpi) - 1e-6)) }
+	if b := img.Bounds(); abs(b.Dx()-px(w)) > 1 || abs(b.Dy()-px(h)) > 1 {
+		t.Errorf("PNG is %v, want %d×%d px (%.1f×%.1f in at %d dpi)", b.Size(), px(w), px(h), w/vg.Inch, h/vg.Inch, dpi)
+	}
+	if h > 60*vg.Inch {
+		t.Errorf("figure is %.0f in tall", h/vg.Inch)
+	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// checkText checks where the recorder saw text land.
+func checkText(t *testing.T, fig *Figure, rec *recorder) {
+	t.Helper()
+	const slack = 0.5 // points: anti-aliasing, not layout
+	h := fig.layout(newStyles()).height
+	canvas := vg.Rectangle{Max: vg.Point{X: fig.width, Y: h}}
+	inside := func(r, in vg.Rectangle) bool {
+		return r.Min.X >= in.Min.X-slack && r.Min.Y >= in.Min.Y-slack && r.Max.X <= in.Max.X+slack && r.Max.Y <= in.Max.Y+slack
+	}
+	overlap := func(a, b vg.Rectangle) bool {
+		return a.Min.X < b.Max.X-slack && b.Min.X < a.Max.X-slack && a.Min.Y < b.Max.Y-slack && b.Min.Y < a.Max.Y-slack
+	}
+	var mine []textBox
+	for _, b := range rec.texts {
+		if !inside(b.rect, canvas) {
+			t.Errorf("text %q at %v lies outside the %v canvas", b.text, b.rect, canvas.Max)
+		}
+		if b.layout {
+			mine = append(mine, b)
+		}
+	}
+	for i, a := range mine {
+		for _, b := range mine[i+1:] {
+			if overlap(a.rect, b.rect) {
+				t.Errorf("texts %q %v and %q %v overlap", a.text, a.rect, b.text, b.rect)
+			}
+		}
+		for _, area := range rec.areas {
+			if overlap(a.rect, area) {
+				t.Errorf("text %q %v covers a plot's data area %v", a.text, a.rect, area)
+			}
+		}
+	}
+	// Every legend entry is drawn, whole or shortened with "…".
+	for _, pn := range fig.panels {
+		for _, e := range pn.legend {
+			found := false
+			for _, b := range mine {
+				short, cut := strings.CutSuffix(b.text, "…")
+				if b.text == e.label || cut && strings.HasPrefix(e.label, short) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Errorf("legend entry %q is not drawn", e.label)
+			}
+		}
+	}
+	if len(rec.areas) != len(fig.panels) {
+		t.Errorf("%d data areas for %d panels", len(rec.areas), len(fig.panels))
+	}
+}
+
+func TestWrapAndShorten(t *testing.T) {
+	sty := newStyles().legend
+	width := sty.Width("0123456789")
+	for _, s := range []string{
+		"short",
+		"a few words that need more than one line to fit",
+		strings.Repeat("x", 55),
+		"LoadAvg/preset=rate+skip/store=atomic/write=ratelimit/read=skip",
+		"",
+	} {
+		lines := wrap(sty, s, width)
+		if strings.Join(strings.Fields(strings.Join(lines, "")), "") != strings.Join(strings.Fields(s), "") {
+			t.Errorf("wrap(%q) = %q: lost or gained text", s, lines)
+		}
+		for _, l := range lines {
+			if sty.Width(l) > width {
+				t.Errorf("wrap(%q): line %q is wider than %v", s, l, width)
+			}
+		}
+		if got := shorten(sty, s, width); sty.Width(got) > width || got != s && !strings.HasSuffix(got, "…") {
+			t.Errorf("shorten(%q) = %q", s, got)
+		}
+	}
+	if got := wrap(sty, "LoadAvg/preset=rate+skip", sty.Width("LoadAvg/pres")); got[0] != "LoadAvg/" {
+		t.Errorf("wrap breaks a long name at %q, want after the /", got[0])
+	}
+}
+
+func TestLogTicks(t *testing.T) {
+	for _, tc := range []struct {
+		min, max float64
+		want     string // labelled ticks
+	}{
+		{3e6, 2e8, "5M 10M 20M 50M 100M 200M"},
+		{1e6, 5e9, "1M 10M 100M 1G"},
+		{110, 190, "110 190"},
+		{0, 10, ""},
+	} {
+		var got []string
+		for _, tk := range (logTicks{}).Ticks(tc.min, tc.max) {
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("logTicks(%g, %g) labels %q, want %q", tc.min, tc.max, got, tc.want)
+		}
+	}
+}
+
+// TestValueAxis: auto goes logarithmic only where the values span more than
+// 30×; linear starts at zero with room above the largest bar.
+func TestValueAxis(t *testing.T) {
+	pts := func(vs ...float64) []point {
+		var ps []point
+		for _, v := range vs {
+			ps = append(ps, point{center: v, lo: v * 0.9, hi: v * 1.1, n: 6})
+		}
+		return ps
+	}
+	for _, tc := range []struct {
+		scale string
+		ps    []point
+		log   bool
+	}{
+		{"auto", pts(1e6, 2e6), false},
+		{"auto", pts(1e6, 1.4e9), true},
+		{"linear", pts(1e6, 1.4e9), false},
+		{"log", pts(1e6, 2e6), true},
+		{"log", pts(0, 2e6), false}, // a zero has no logarithm
+	} {
+		p := plot.New()
+		valueAxis(&p.Y, tc.ps, tc.scale)
+		if log := p.Y.Scale == (plot.LogScale{}); log != tc.log {
+			t.Errorf("valueAxis(%s, %v): log %v, want %v", tc.scale, tc.ps, log, tc.log)
+		}
+		if !tc.log && (p.Y.Min != 0 || p.Y.Max <= tc.ps[len(tc.ps)-1].hi) {
+			t.Errorf("valueAxis(%s): linear range [%g, %g], want from 0 past %g", tc.scale, p.Y.Min, p.Y.Max, tc.ps[len(tc.ps)-1].hi)
+		}
+	}
+}
+
+func TestAffine(t *testing.T) {
+	// Translate then rotate a quarter turn: (1, 0) lands at (10, 21).
+	m := identity.mul(affine{1, 0, 0, 1, 10, 20}).mul(affine{0, 1, -1, 0, 0, 0})
+	if got := m.apply(vg.Point{X: 1, Y: 0}); math.Abs(float64(got.X-10)) > 1e-9 || math.Abs(float64(got.Y-21)) > 1e-9 {
+		t.Errorf("apply = %v, want (10, 21)", got)
+	}
+}
+
+func TestFigureOptionErrors(t *testing.T) {
+	rs, err := results.Read([]string{res("new.txt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		opts FigureOptions
+		want string
+	}{
+		{FigureOptions{Scale: "cubic"}, `-scale "cubic": want auto, linear, log`},
+		{FigureOptions{Style: "bars"}, `-style "bars": want auto, curves, dots`},
+		{FigureOptions{X: "cpus", XSet: true}, "-x cpus: no result has name key /cpus"},
+	} {
+		tc.opts.Filter = "*"
+		tc.opts.X = cmpOr(tc.opts.X, "threads")
+		if _, err := NewFigure(rs, tc.opts); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("NewFigure(%+v) = %v, want %s", tc.opts, err, tc.want)
+		}
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
