@@ -20,8 +20,8 @@ import (
 //	benchstat -filter '/scan:mask' -col /update im.txt
 //	benchstat -filter '/update:always' -col /scan im.txt
 //
-// and the search alone (no idle transitions), with and without the budget,
-// with the wake=100 variants.
+// and the search with and without the budget at a heavier wakeup rate with
+// the wake=50 variants.
 func BenchmarkIdleMask(b *testing.B) {
 	spec, err := bench.Lookup("idlemask")
 	if err != nil {
