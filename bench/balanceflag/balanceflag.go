@@ -42,6 +42,7 @@ func init() {
 		Keys: []string{
 			"order=cmpxchg-first|check-first|check-first+newidle   before 3324b2180c17, after it, after 522fb20fbdbe too",
 			"pace=off|on       off: ticks back to back (stress); on: one tick per 1/HZ of wall time, aligned across workers (the kernel's rate)",
+			"phase=spread|aligned   the workers' domains start spread over their intervals, as CPUs drift apart after boot, or all in phase, as sd_init leaves them",
 			"hz=1000|250       CONFIG_HZ: the jiffy, and the balance intervals in jiffies",
 			"span=auto|N       CPUs in the serialized (NUMA) domain, 2..8192; auto: one group per worker (workers x group)",
 			"group=N           CPUs per group of the NUMA domain (the LLC/node below it), 1..4096; its first CPU is the designated balancer",
@@ -66,7 +67,7 @@ func init() {
 
 // bfKeys are the variant's keys and defaults, in canonical order.
 var bfKeys = []string{
-	"order=cmpxchg-first", "pace=off", "hz=1000", "span=auto", "group=16", "smt=2",
+	"order=cmpxchg-first", "pace=off", "phase=spread", "hz=1000", "span=auto", "group=16", "smt=2",
 	"cs=100ns", "interval=auto", "newidle=0", "work=100", "release=" + bfReleaseNames[0],
 }
 
@@ -131,6 +132,7 @@ type balanceFlag struct {
 	params   *bench.Params
 	order    bfOrder
 	pace     bool
+	aligned  bool // phase=aligned
 	hz       int
 	span     int // 0: auto
 	group    int
@@ -173,6 +175,11 @@ func newBalanceFlag(variant string) (bench.Scenario, error) {
 		return nil, err
 	}
 	s.pace = pace == "on"
+	phase, err := p.Choice("phase", "spread", "aligned")
+	if err != nil {
+		return nil, err
+	}
+	s.aligned = phase == "aligned"
 	hz, err := p.Choice("hz", "1000", "250")
 	if err != nil {
 		return nil, err
@@ -298,7 +305,16 @@ func (s *balanceFlag) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		w.flagEvery = 1
 	}
 	for i := range w.levels {
-		w.levels[i].interval = w.sdInterval(&w.levels[i])
+		l := &w.levels[i]
+		l.interval = w.sdInterval(l)
+		if !s.aligned {
+			// sd_init() sets every CPU's last_balance to the same
+			// jiffies, but idle periods, newidle passes and lost
+			// flags soon put CPUs out of step; worker i starts i/W
+			// of an interval early, so the workers' passes are
+			// evenly spread, not all due in the same tick.
+			l.lastBalance = -int64(info.Index) * l.interval / int64(info.Workers)
+		}
 	}
 	s.workers[info.Index] = w
 	return w, nil

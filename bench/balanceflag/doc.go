@@ -40,9 +40,13 @@
 // Worker i is the first CPU of group i (every worker a "sched group leader
 // directly under NUMA domain", the changelog's racers); with more workers
 // than groups the next ones are the second CPU of each group, and so on. Each
-// domain starts at balance_interval = sd_weight ms and last_balance = 0, and
-// get_sd_balance_interval(sd, busy) is balance_interval * busy_factor (16)
-// in jiffies, less one, clamped to HZ*span/10; every pass that balances
+// domain starts at balance_interval = sd_weight ms and, with phase=aligned,
+// at last_balance = 0 as sd_init() leaves every CPU; with phase=spread, the
+// default, worker i starts i/W of an interval early, because idle periods,
+// newidle passes and lost flags soon put real CPUs out of step, and CPUs in
+// step are all due in the same tick (where check-first, which does not retry
+// a pass it lost, loses all but one of them). get_sd_balance_interval(sd,
+// busy) is balance_interval * busy_factor (16) in jiffies, less one, clamped to HZ*span/10; every pass that balances
 // nothing doubles balance_interval up to max_interval = 2*sd_weight (nothing
 // ever needs moving here). The SMT domain's interval (31, then 63 jiffies at
 // HZ=1000) is what raises the softirq most often; the NUMA domain's is
@@ -92,7 +96,8 @@
 // ends at t0 + k/HZ of wall time, with t0 on a grid shared by every worker,
 // so ticks line up across CPUs as the kernel's do (skew_tick=0, the
 // default), and the tick's remaining time is spent spinning on local work,
-// as a busy CPU runs its task. A worker that falls behind catches up.
+// as a busy CPU runs its task. A worker that falls behind catches up. The
+// tick grid is aligned; whether the domains are is phase=.
 // flag-% in paced mode is comparable with a profile's share of cycles.
 //
 // # The release
