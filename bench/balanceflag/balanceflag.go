@@ -82,8 +82,9 @@ func bfDefaults(parts ...string) string {
 
 // bfFull is a full sweep: both orders stressed and paced on the default
 // machine, on a domain the size of the seed's (a 2-socket Granite Rapids
-// with SNC: 512 CPUs, nodes of 86), at HZ=250, with local work enough to
-// keep the flag held for a small share of a tick, and with newidle passes.
+// with SNC: 512 CPUs, nodes of 86), paced with the domains in step, at
+// HZ=250, with local work enough to keep the flag held for a small share of
+// a tick, and with newidle passes.
 func bfFull() []string {
 	var vs []string
 	for _, pace := range []string{"off", "on"} {
@@ -93,6 +94,7 @@ func bfFull() []string {
 		}
 	}
 	for _, order := range []string{"cmpxchg-first", "check-first"} {
+		vs = append(vs, bfDefaults("order="+order, "pace=on", "phase=aligned"))
 		vs = append(vs, bfDefaults("order="+order, "pace=on", "hz=250"))
 		vs = append(vs, bfDefaults("order="+order, "work=1000"))
 	}
