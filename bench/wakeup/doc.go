@@ -21,18 +21,22 @@
 //
 // Each worker is one cpu. A task is a set of cache lines: a header line (its
 // task_struct's wakeup fields: state, task_cpu, the wake-list link) and
-// lines= lines of working set, allocated on the cpu where it starts. tasks=
-// tasks start on each cpu, asleep. Each cpu has a runqueue line holding its
-// wake list (rq->wake_list: a lock-free stack, pushed by remote wakers as
-// __ttwu_queue_wakelist() does and emptied in one exchange as
-// sched_ttwu_pending() does) and how many woken tasks wait on it.
+// lines= lines of working set. tasks= tasks are at home on each cpu: each is
+// the partner of the waker that runs there (the mysqld thread of a sysbench
+// client), starts asleep there, and has its memory first touched there. Each
+// cpu has a runqueue line holding its wake list (rq->wake_list: a lock-free
+// stack, pushed by remote wakers as __ttwu_queue_wakelist() does and emptied
+// in one exchange as sched_ttwu_pending() does) and how many woken tasks wait
+// on it.
 //
-// One operation is one wakeup made on the worker's cpu, by a waker that stays
-// there (the sysbench client, a softirq), after the cpu has run whatever other
-// cpus woke onto it:
+// One operation is one wakeup made on the worker's cpu, by the waker that stays
+// there (the client, a softirq), after the cpu has run whatever other cpus woke
+// onto it:
 //
-//   - with probability mig= the waker wakes a task that last ran on another
-//     cpu (an away wakeup), else one that last ran on this one;
+//   - the waker wakes one of its own partners' tasks (a home wakeup) or, with
+//     probability mig=, a task at home on another cpu picked at random (an
+//     away wakeup: a client waking another client's server thread, an I/O
+//     completion on the wrong cpu);
 //   - it claims the task with a compare-and-swap of its state (a task already
 //     awake makes the wakeup a no-op, as in try_to_wake_up());
 //   - the policy picks the cpu it runs on; a pick other than where it last
@@ -42,30 +46,33 @@
 //     every cpu polls its own list once an operation);
 //   - a run increments one word in every line of the working set, a read
 //     for ownership of each line: a hit where the task last ran, a transfer
-//     from another cache where it did not.
+//     from another cache where it did not. So the working set is handed back
+//     and forth between the cpus that run the task, for real.
 //
 // The policies, in the kernel's terms (select_task_rq_fair):
 //
 //   - wake=affine: the waking cpu; wake_affine() said yes, as the old
-//     wake_affine_llc() often did across LLCs. Every away wakeup is a
-//     migration, and nothing is ever queued on another cpu.
+//     wake_affine_llc() often did across LLCs. An away wakeup takes the task
+//     to the away waker and its home's next wakeup brings it back, so about
+//     2×mig% of wakeups migrate (2p(1-p) + p²(N-2)/(N-1) for p = mig/100 on
+//     N cpus), and nothing is ever queued on another cpu.
 //   - wake=prev: where the task last ran; wake_affine() said no, the
 //     patch's "otherwise meh" for a busy waker. Nothing ever moves; every
-//     away wakeup is a push onto another cpu's wake list.
+//     away wakeup is a push onto the home cpu's wake list.
 //   - wake=idle: select_idle_sibling(p, prev, this_cpu) with the waking cpu
 //     busy (it runs the waker): prev if it shares the waker's LLC and is
 //     idle, else the first idle cpu of the waker's LLC in for_each_cpu_wrap()
 //     order from the cpu after the waker's, else the waker's own. Idle means
 //     no woken task waits on it; each probe reads that cpu's runqueue line. A
-//     task woken on its own cpu is therefore moved to an idle sibling: this
-//     policy migrates on most local wakeups and few away ones.
+//     task woken on its own busy cpu is moved to an idle sibling and then
+//     stays there while the sibling looks idle; away wakers on another LLC
+//     pull it into theirs.
 //
-// A cpu with no task of its own left (under wake=affine its tasks can all be
-// taken) makes an away wakeup instead of a local one, and the other way
-// round, so the realised share of away wakeups runs a little above mig=
-// (about 1.14 times it with tasks=4 on two cpus, 1.03 times with tasks=16).
-// Under wake=affine migrations/op is exactly the away wakeups that claimed a
-// task; under wake=prev remote-wakes/op is.
+// The realised shares depend on every cpu running: a worker the hypervisor
+// deschedules leaves the tasks pushed onto it queued (away wakeups of them are
+// no-ops) and the tasks its partners' wakers took away not brought back, so
+// on a loaded host migrations/op falls below the share above. Every figure
+// below is counted, so it says what the run did, whatever mig= asked for.
 //
 // What is not modelled: the waker's cpu never idles and no cpu sleeps, so the
 // scenario has no IPI, no idle exit and no vCPU wakeup on a remote wakeup. In
@@ -113,7 +120,9 @@
 //   - migrations/5s: migrations in 5 s of kernel time when the machine makes
 //     rate= wakeups a second. Each worker's ktime.Clock advances by
 //     workers×1e9/rate ns (whole ns) a wakeup. rate=226000 is the seed's,
-//     estimated: 5655 transactions/s × about 20 statements × 2 wakeups each.
-//     At that rate mig=2.4 under wake=affine is about the seed's 27K
-//     (realised a little above, see above), mig=0.18 about its 2K.
+//     estimated: 5655 transactions/s × about 20 statements × 2 wakeups each,
+//     1.13M wakeups in 5 s, of which the seed's 27K migrations are 2.4% and
+//     its 2K 0.18%. At that rate wake=affine/mig=1.2 is about the 27K,
+//     mig=0.09 about the 2K, and wake=prev/mig=1.2 is the patch: the same
+//     wakers, nothing moved.
 package wakeup

@@ -64,6 +64,7 @@ type task struct {
 	// the cpu running it, ordered by the state and wake-list atomics.
 	ran  int32
 	idx  int32
+	home int32 // the cpu of the task's partner, which makes its home wakeups
 	runs int64
 	// words is the working set: lines of stride words, each run
 	// incrementing the first word of every line, which takes the line
@@ -73,8 +74,8 @@ type task struct {
 	_      [pad]byte
 }
 
-// newTask allocates a task with lines lines of lineBytes each, placed on cpu,
-// its working set aligned to a line. Call it on cpu's pinned thread, so that
+// newTask allocates a task with lines lines of lineBytes each, at home on
+// cpu and placed there, its working set aligned to a line. Call it on cpu's pinned thread, so that
 // the first touch puts the memory on cpu's node.
 func newTask(idx, cpu, lines, lineBytes int) *task {
 	stride := lineBytes / 8
@@ -83,7 +84,7 @@ func newTask(idx, cpu, lines, lineBytes int) *task {
 	if r := uintptr(unsafe.Pointer(&buf[0])) % uintptr(lineBytes); r != 0 {
 		off = (lineBytes - int(r)) / 8
 	}
-	t := &task{idx: int32(idx), ran: int32(cpu), words: buf[off : off+lines*stride], stride: stride}
+	t := &task{idx: int32(idx), ran: int32(cpu), home: int32(cpu), words: buf[off : off+lines*stride], stride: stride}
 	t.cpu.Store(int32(cpu))
 	return t
 }
@@ -145,7 +146,7 @@ type counts struct {
 	attempts    int64 // wakeups tried (operations)
 	noops       int64 // tries that found the task awake
 	wakeups     int64 // tries that claimed a sleeping task
-	awayWakers  int64 // wakeups made on another cpu than the task's
+	awayWakers  int64 // wakeups made on another cpu than the task's home
 	migrations  int64 // wakeups placing the task on another cpu
 	crossLLC    int64 // ... on another LLC
 	crossNode   int64 // ... on another node
@@ -185,10 +186,8 @@ type worker struct {
 	tasks []*task
 	rqs   []*runqueue
 	lay   *layout
-	// local holds the tasks this cpu ran, some of which may have moved
-	// since (pickLocal drops those); mine[k] says whether task k is in it.
-	local []int32
-	mine  []bool
+	ncpu  uint64 // workers
+	per   uint64 // tasks at home on each cpu
 
 	clock         ktime.Clock // kernel time: gap per wakeup
 	gap           int64
@@ -244,61 +243,18 @@ func (w *worker) drain() {
 	rq.nr.Add(-n)
 }
 
-// wakeOne is one wakeup made on this cpu: of a task that last ran here, or,
-// with probability mig=, of one that last ran elsewhere (falling back to the
-// other kind when there is none, and to a no-op when there is neither).
+// wakeOne is one wakeup made on this cpu: of one of its own partners' tasks
+// (a home wakeup), or, with probability mig=, of a task at home on another
+// cpu picked at random (an away wakeup).
 func (w *worker) wakeOne() {
 	r := w.next()
 	x := r >> 32
-	var k int32
+	home := uint64(w.me)
 	if uint64(uint32(r)) < w.migT {
-		if k = w.pickAway(x); k < 0 {
-			k = w.pickLocal(x)
-		}
-	} else if k = w.pickLocal(x); k < 0 {
-		k = w.pickAway(x)
+		home = (home + 1 + x%(w.ncpu-1)) % w.ncpu
+		x /= w.ncpu - 1
 	}
-	if k < 0 {
-		// Every task is placed here and none is in the list yet:
-		// other cpus pushed them all onto this cpu's wake list since
-		// the drain. Nothing is asleep to wake.
-		w.noops++
-		return
-	}
-	w.wakeTask(k)
-}
-
-// pickLocal returns a task that last ran on this cpu, or -1, dropping from
-// the list the tasks that have moved away.
-func (w *worker) pickLocal(x uint64) int32 {
-	for len(w.local) > 0 {
-		i := int(x % uint64(len(w.local)))
-		k := w.local[i]
-		if w.tasks[k].cpu.Load() == w.me {
-			return k
-		}
-		last := len(w.local) - 1
-		w.local[i] = w.local[last]
-		w.local = w.local[:last]
-		w.mine[k] = false
-	}
-	return -1
-}
-
-// pickAway returns a task placed on another cpu, the first from a random
-// start, or -1 if every task is on this one.
-func (w *worker) pickAway(x uint64) int32 {
-	n := len(w.tasks)
-	k := int(x % uint64(n))
-	for range n {
-		if w.tasks[k].cpu.Load() != w.me {
-			return int32(k)
-		}
-		if k++; k == n {
-			k = 0
-		}
-	}
-	return -1
+	w.wakeTask(int32(home*w.per + x%w.per))
 }
 
 // wakeTask is try_to_wake_up() of task k on this cpu: claim it, let the policy
@@ -311,10 +267,10 @@ func (w *worker) wakeTask(k int32) bool {
 		return false
 	}
 	w.wakeups++
-	prev := t.cpu.Load()
-	if prev != w.me {
+	if t.home != w.me {
 		w.awayWakers++
 	}
+	prev := t.cpu.Load()
 	target := w.place(prev)
 	if target != prev {
 		w.migrations++
@@ -398,10 +354,6 @@ func (w *worker) run(t *task) {
 	}
 	t.runs++
 	w.runs++
-	if !w.mine[t.idx] {
-		w.mine[t.idx] = true
-		w.local = append(w.local, t.idx) // cap is every task: no allocation
-	}
 	t.state.Store(0)
 }
 
@@ -471,8 +423,8 @@ func (s *wakeup) setClasses(llc, node []int32) {
 	}
 }
 
-// Worker builds cpu info.Index's wake list and its tasks (so their memory is
-// first touched on its node), and the worker itself.
+// Worker builds cpu info.Index's wake list and the tasks at home on it (so
+// their memory is first touched on its node), and the worker itself.
 func (s *wakeup) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 	i := info.Index
 	s.rqs[i] = new(runqueue)
@@ -485,8 +437,8 @@ func (s *wakeup) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		tasks:      s.tasks,
 		rqs:        s.rqs,
 		lay:        s.lay,
-		local:      make([]int32, 0, len(s.tasks)),
-		mine:       make([]bool, len(s.tasks)),
+		ncpu:       uint64(len(s.workers)),
+		per:        uint64(s.cfg.tasks),
 		gap:        int64(len(s.workers)) * 1e9 / int64(s.cfg.rate),
 		sampleEach: s.sampleEvery,
 		stayLeft:   s.sampleEvery,
@@ -497,8 +449,6 @@ func (s *wakeup) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 	for j := range s.cfg.tasks {
 		k := i*s.cfg.tasks + j
 		s.tasks[k] = newTask(k, i, s.cfg.lines, s.line)
-		w.local = append(w.local, int32(k))
-		w.mine[k] = true
 	}
 	s.workers[i] = w
 	return w, nil

@@ -281,32 +281,39 @@ func drive(ws []*worker, rounds, each int) {
 	}
 }
 
-// What mig= sets: the share of wakeups made away from the task's cpu, which
-// under wake=affine are exactly the migrations and under wake=prev exactly the
-// remote wakes, with nothing moved.
+// What mig= sets: the share of wakeups made away from the task's home. Under
+// wake=prev those are exactly the remote wakes, nothing moving; under
+// wake=affine each takes the task away and the home's next wakeup brings it
+// back, so migrations are 2p(1-p) + p²(N-2)/(N-1) of wakeups for independent
+// wakers (the one-thread drive's fixed order favours alternation a little, so
+// within 5%).
 func TestMigSetsTheRate(t *testing.T) {
-	for _, mig := range []string{"0", "2.4", "10", "50"} {
-		want, _ := parsePercent(mig)
+	const n = 3
+	for _, mig := range []string{"0", "2.4", "10"} {
+		bp, _ := parsePercent(mig)
+		p := float64(bp) / 10000
 		for _, wake := range []string{"affine", "prev"} {
-			s, ws := setup(t, "wake="+wake+"/lines=1/tasks=4/mig="+mig, []int32{0, 0, 0}, []int32{0, 0, 0})
-			drive(ws, 10000, 1)
+			s, ws := setup(t, "wake="+wake+"/lines=1/tasks=4/mig="+mig, make([]int32, n), make([]int32, n))
+			drive(ws, 20000, 1)
 			c := total(s)
 			switch wake {
 			case "affine":
 				// The waker runs the task at once: nothing is ever
 				// queued, so no wakeup finds its task awake.
-				if c.migrations != c.awayWakers || c.remoteWakes != 0 || c.noops != 0 {
-					t.Errorf("wake=affine mig=%s: %d migrations, %d away wakers, %d remote wakes, %d no-ops; want migrations = away, no remote, no no-op",
-						mig, c.migrations, c.awayWakers, c.remoteWakes, c.noops)
+				want := 2*p*(1-p) + p*p*(n-2)/(n-1)
+				got := float64(c.migrations) / float64(c.wakeups)
+				if math.Abs(got-want) > 0.05*want || c.remoteWakes != 0 || c.noops != 0 {
+					t.Errorf("wake=affine mig=%s: %.4f migrations a wakeup (want %.4f), %d remote wakes, %d no-ops; want none",
+						mig, got, want, c.remoteWakes, c.noops)
 				}
 			case "prev":
 				if c.migrations != 0 || c.pulled != 0 || c.remoteWakes != c.awayWakers {
 					t.Errorf("wake=prev mig=%s: %d migrations, %d pulled, %d remote wakes, %d away; want none moved and remote = away", mig, c.migrations, c.pulled, c.remoteWakes, c.awayWakers)
 				}
 			}
-			got := 100 * float64(c.awayWakers) / float64(c.wakeups)
-			if math.Abs(got-float64(want)/100) > 1 {
-				t.Errorf("wake=%s mig=%s: %.2f%% of wakeups made away from the task's cpu", wake, mig, got)
+			got := float64(c.awayWakers) / float64(c.wakeups)
+			if math.Abs(got-p) > 0.005 {
+				t.Errorf("wake=%s mig=%s: %.4f of wakeups made away from the task's home, want %.4f", wake, mig, got, p)
 			}
 			finish(t, s, c.attempts)
 		}
@@ -314,11 +321,11 @@ func TestMigSetsTheRate(t *testing.T) {
 }
 
 // Crossings by topology class on a made-up machine of two LLCs of two cpus,
-// one LLC a node: an away wakeup takes a task from any other cpu alike, so
-// under wake=affine two migrations in three cross an LLC and a node; under
-// wake=idle a task woken on its own (busy) cpu goes to its LLC sibling and
-// one woken from the other LLC is pulled into the waker's, so every
-// crossing is an away wakeup's.
+// one LLC a node: an away wakeup comes from any other cpu alike, so under
+// wake=affine two migrations in three cross an LLC and a node (the away
+// wakeup's and the home wakeup's that brings the task back); under wake=idle a
+// task only crosses when an away waker on the other LLC pulls it into its own
+// LLC and its home waker pulls it back: at most two crossings an away wakeup.
 func TestCrossingShares(t *testing.T) {
 	llc, node := []int32{0, 0, 1, 1}, []int32{0, 0, 1, 1}
 	for _, wake := range []string{"affine", "idle"} {
@@ -334,9 +341,8 @@ func TestCrossingShares(t *testing.T) {
 				t.Errorf("wake=affine: %.3f of migrations cross an LLC, want about 2/3", got)
 			}
 		case "idle":
-			if c.crossLLC > c.awayWakers || c.migrations < c.wakeups-c.awayWakers {
-				t.Errorf("wake=idle: %d crossings, %d away wakeups, %d migrations of %d wakeups; want crossings ≤ away and every local wakeup moved",
-					c.crossLLC, c.awayWakers, c.migrations, c.wakeups)
+			if c.crossLLC == 0 || c.crossLLC > 2*c.awayWakers {
+				t.Errorf("wake=idle: %d crossings, %d away wakeups; want some, at most two an away wakeup", c.crossLLC, c.awayWakers)
 			}
 		}
 		res := finish(t, s, c.attempts)
@@ -345,16 +351,17 @@ func TestCrossingShares(t *testing.T) {
 	}
 }
 
-// The seed's metric: mig=2.4 at the seed's rate is about its 27K migrations
-// per 5 s, and migrations/5s is migrations per wakeup times rate times 5.
+// The seed's metric: wake=affine/mig=1.2 at the seed's rate is about its 27K
+// migrations per 5 s (2.4% of wakeups), mig=0.09 about its 2K, and
+// migrations/5s is migrations per wakeup times rate times 5.
 func TestPerFiveSeconds(t *testing.T) {
 	for _, tt := range []struct {
 		variant string
 		want    float64
 	}{
-		{"wake=affine/lines=1/mig=2.4", 27000},
-		{"wake=affine/lines=1/mig=0.18", 2000},
-		{"wake=prev/lines=1/mig=2.4", 0},
+		{"wake=affine/lines=1/mig=1.2", 27000},
+		{"wake=affine/lines=1/mig=0.09", 2000},
+		{"wake=prev/lines=1/mig=1.2", 0},
 	} {
 		s, ws := setup(t, tt.variant, []int32{0, 0}, []int32{0, 0})
 		drive(ws, 50000, 1) // equal attempts per cpu
