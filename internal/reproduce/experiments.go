@@ -94,13 +94,14 @@ const (
 )
 
 // Wakeup migrations (seed 004): a 256-line working set, 4 tasks per cpu, the
-// seed's estimated 226k wakeups a second; wake=affine at mig=2.4 is the
-// seed's ~27K migrations in 5 s, at mig=0.18 its ~2K.
+// seed's estimated 226k wakeups a second; under wake=affine about 2×mig% of
+// wakeups migrate (away and back), so mig=1.2 is the seed's ~27K migrations
+// in 5 s and mig=0.09 its ~2K.
 func (e *Env) wakeup(x labelled) Experiment {
 	return e.x("wakeup", x.variant+"/lines=256/tasks=4/rate=226000", x.label)
 }
 
 var (
-	wkBefore = labelled{"~27K/5s", "wake=affine/mig=2.4"}
-	wkAfter  = labelled{"~2K/5s", "wake=affine/mig=0.18"}
+	wkBefore = labelled{"~27K/5s", "wake=affine/mig=1.2"}
+	wkAfter  = labelled{"~2K/5s", "wake=affine/mig=0.09"}
 )
