@@ -260,6 +260,8 @@ func (w *worker) wakeOne() {
 // wakeTask is try_to_wake_up() of task k on this cpu: claim it, let the policy
 // place it (select_task_rq), and run it here or push it onto the target's
 // wake list. It reports whether the task was asleep.
+//
+//go:noinline
 func (w *worker) wakeTask(k int32) bool {
 	t := w.tasks[k]
 	if !t.state.CompareAndSwap(0, 1) {
