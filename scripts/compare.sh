@@ -8,9 +8,12 @@
 #   scripts/compare.sh old.txt new.txt -unit ns/op -filter '/place:spread'
 #
 # OLD and NEW may be label=path, as benchstat allows. The extra flags go to
-# contend compare only. benchstat runs with -ignore date,contend: every contend
-# file records its date and commit, which differ between old and new by
-# design, and benchstat would otherwise put old and new in separate tables.
+# contend compare only. benchstat runs with -ignore date,contend,command:
+# every contend file records its date, commit and command line, which differ
+# between old and new by design, and benchstat would otherwise put old and
+# new in separate tables. (Before/after a kernel change, add kernel:
+# BENCHSTAT_IGNORE=date,contend,command,kernel.) contend is built once per
+# tree state (or CONTEND names a prebuilt binary).
 set -euo pipefail
 
 if [[ $# -lt 2 ]]; then
@@ -21,20 +24,20 @@ old=$1
 new=$2
 shift 2
 
+prog=compare
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-echo "building contend..." >&2
-(cd "$root" && go build -o "$tmp/contend" ./cmd/contend)
+# shellcheck source=scripts/lib/perf.sh
+. "$root/scripts/lib/perf.sh"
+contend_bin "$root"
+ignore=${BENCHSTAT_IGNORE:-date,contend,command}
 
 echo "== contend compare${*:+ $*} $old $new"
-"$tmp/contend" compare "$@" "$old" "$new"
+"$CONTEND_BIN" compare "$@" "$old" "$new"
 
 if command -v benchstat >/dev/null 2>&1; then
 	echo
-	echo "== benchstat -ignore date,contend $old $new"
-	benchstat -ignore date,contend "$old" "$new"
+	echo "== benchstat -ignore $ignore $old $new"
+	benchstat -ignore "$ignore" "$old" "$new"
 else
 	echo >&2
 	echo "benchstat is not installed; to compare with it too: go install golang.org/x/perf/cmd/benchstat@latest" >&2

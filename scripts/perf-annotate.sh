@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # perf-annotate.sh: which instruction does a contended scenario stall on?
 #
-# Builds contend, runs one scenario for a fixed time under perf record, and
-# prints perf annotate of the scenario's named hot functions, with a summary:
+# Runs one scenario for a fixed time under perf record (contend built once
+# per tree state, or the prebuilt binary in $CONTEND), and prints perf annotate of the scenario's named hot functions, with a summary:
 # the hottest instructions, and for every locked instruction the share
 # of the function's samples on it and on the instruction right after it. The
 # second one matters: a sample is charged to the instruction the CPU was about
@@ -15,32 +15,38 @@
 #
 # Options:
 #   -s, --symbol SYM    function to annotate; repeatable. A name without a
-#                       package path is taken from contend's bench package
-#                       (balanceTickCmpxchgFirst). Default: the scenario's
+#                       path is taken from below contend's bench directory
+#                       (balanceflag.balanceTicks). Default: the scenario's
 #                       hot loops (atomicadd, balanceflag, idlemask,
-#                       loadavg, nodemask).
+#                       loadavg, nodemask, wakeup).
 #   -d, --duration D    how long contend runs under perf (default 5s)
 #   -F, --freq HZ       sampling frequency (default 10000; perf caps it at
 #                       kernel.perf_event_max_sample_rate)
-#   -e, --event EV      sample EV instead of choosing cycles or cpu-clock
-#   -o, --out DIR       write contend, perf.data and the annotations to DIR
-#                       (default: a new contend-annotate.* directory under
-#                       $TMPDIR, kept)
+#   -e, --event EV      sample EV instead of choosing one
+#   -o, --out DIR       write perf.data and the annotations to DIR (default: a
+#                       new contend-annotate.* directory under $TMPDIR, kept)
+#   --contend PATH      run this contend binary (also: CONTEND=PATH); default:
+#                       build this tree once into ~/.cache/contend/bin,
+#                       keyed by the tree's state, and reuse it
 #   -h, --help          print this help
 #
-# Hardware cycles are used when `perf stat -e cycles true` counts them;
-# machines without a PMU (most VMs) fall back to the cpu-clock software event,
-# and the script says so.
+# The sampling event is the most precise that works here: AMD IBS
+# (ibs_op//), then cycles:pp and cycles:p (PEBS and other precise PMUs),
+# then plain cycles (on a hybrid Intel CPU, every core type's cycles), and
+# only where no PMU counts at all (most VMs) the cpu-clock software event.
+# The script says which, and what skid to expect.
 #
 # Example (the seed's before-the-fix order, flag cost alone on the profile):
 #   scripts/perf-annotate.sh balanceflag -variant order=cmpxchg-first/work=0 -threads 2
+#
+# See also scripts/perf-c2c.sh (which cache lines bounce, and who touches
+# them) and scripts/perf-stat.sh (cache-miss and HITM counts per operation).
 set -euo pipefail
 
 prog=perf-annotate
-die() {
-	echo "$prog: $*" >&2
-	exit 1
-}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib/perf.sh
+. "$root/scripts/lib/perf.sh"
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
 pkg=github.com/contend/contend/bench
@@ -78,6 +84,11 @@ while (($# > 0)); do
 		out=$2
 		shift 2
 		;;
+	--contend)
+		(($# >= 2)) || die "$1 needs a contend binary"
+		CONTEND=$2
+		shift 2
+		;;
 	-h | --help)
 		usage
 		exit 0
@@ -97,65 +108,37 @@ shift
 # The scenario's hot loops: the //go:noinline functions its Worker.Run calls.
 if ((${#symbols[@]} == 0)); then
 	case "$scenario" in
-	balanceflag) symbols=(balanceTickCmpxchgFirst balanceTickCheckFirst) ;;
-	atomicadd) symbols=(atomicAddLoop) ;;
-	loadavg) symbols=(loadAvgEvents 'github.com/contend/contend/counter.(*CfsRq).updateTGLoadAvg' 'github.com/contend/contend/counter.(*CfsRq).calcGroupShares') ;;
-	nodemask) symbols=(nodeSumMax nodeSumNrNodeIDs nodeSumWord) ;;
-	idlemask) symbols=(idleMaskEvents selectIdleCPU) ;;
+	balanceflag) symbols=(balanceflag.balanceTicks 'balanceflag.(*bfWorker).takeFlag' 'balanceflag.(*bfWorker).releaseFlag') ;;
+	atomicadd) symbols=(atomicadd.atomicAddLoop) ;;
+	loadavg) symbols=(loadavg.loadAvgEvents 'github.com/contend/contend/counter.(*CfsRq).updateTGLoadAvg' 'github.com/contend/contend/counter.(*CfsRq).calcGroupShares') ;;
+	nodemask) symbols=(nodewalk.nodeSumMax nodewalk.nodeSumLoopBound nodewalk.nodeSumNrNodeIDs nodewalk.nodeSumWord nodewalk.nodeSumNrWord) ;;
+	idlemask) symbols=(idlemask.idleMaskEvents idlemask.selectIdleCPU) ;;
+	wakeup) symbols=(wakeup.wakeupLoop wakeup.touchLines) ;;
 	*) die "no default hot functions for scenario $scenario: name them with -s" ;;
 	esac
 fi
 for i in "${!symbols[@]}"; do
-	[[ ${symbols[i]} == */* ]] || symbols[i]=$pkg.${symbols[i]}
+	[[ ${symbols[i]} == */* ]] || symbols[i]=$pkg/${symbols[i]}
 done
 
-if ! command -v perf >/dev/null 2>&1; then
-	hint="install it"
-	if command -v apt-get >/dev/null 2>&1; then
-		hint="install it: apt-get install -y linux-perf (Debian) or linux-tools-\$(uname -r) (Ubuntu)"
-	fi
-	die "perf not found in PATH; $hint"
-fi
-perf version >/dev/null 2>&1 || die "perf is installed but does not run here (perf version failed); it may not match kernel $(uname -r)"
+need_perf
 command -v objdump >/dev/null 2>&1 || die "objdump not found: perf annotate needs it (apt-get install -y binutils)"
-command -v go >/dev/null 2>&1 || die "go not found in PATH: needed to build contend"
 
-if ! perf stat -e cpu-clock -- true >/dev/null 2>&1; then
-	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo unknown)
-	die "perf cannot count events here (kernel.perf_event_paranoid is $paranoid; run as root or lower it to 1)"
-fi
-
-# perf stat exits 0 even when the counter is "<not supported>", so read the
-# count it printed: a number means the PMU is there.
+scope=
 if [[ -z $event ]]; then
-	count=$(perf stat -x, -e cycles -- true 2>&1 >/dev/null | awk -F, '$3 ~ /^cycles/ { print $1; exit }')
-	if [[ $count =~ ^[0-9]+$ ]]; then
-		event=cycles
-		echo "$prog: sampling hardware cycles" >&2
-	else
-		event=cpu-clock
-		echo "$prog: no hardware cycles counter here (perf stat -e cycles says '${count:-nothing}');" \
-			"sampling the cpu-clock software event instead: expect the samples of a stall on the instruction after it" >&2
-	fi
+	pick_sample_event
+	event=$SAMPLE_EVENT scope=$SAMPLE_SCOPE
+	note "sampling $SAMPLE_WHY"
 fi
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-if [[ -z $out ]]; then
-	# Not "perf-…": perf takes any file under /tmp/perf-* for a JIT
-	# symbol map (/tmp/perf-PID.map) and would not read contend's symbols.
-	out=$(mktemp -d "${TMPDIR:-/tmp}/contend-annotate.XXXXXX")
-fi
-case "$out" in
-/tmp/perf-*) die "-o $out: perf reads files under /tmp/perf-* as JIT symbol maps, not binaries; choose another directory" ;;
-esac
-mkdir -p "$out"
+out_dir "$out" contend-annotate
+out=$OUT
+contend_bin "$root"
 
-echo "$prog: building contend into $out" >&2
-(cd "$root" && go build -o "$out/contend" ./cmd/contend) || die "go build ./cmd/contend failed"
-
-echo "$prog: perf record -e $event -F $freq: contend run $scenario -duration $duration $*" >&2
-perf record -q --no-buildid-cache -e "$event" -F "$freq" -o "$out/perf.data" -- \
-	"$out/contend" run "$scenario" -duration "$duration" "$@" >"$out/run.txt" ||
+note "perf record -e $event${scope:+ $scope} -F $freq: contend run $scenario -duration $duration $*"
+# shellcheck disable=SC2086 # scope is one option or none
+perf record -q --no-buildid-cache $scope -e "$event" -F "$freq" -o "$out/perf.data" -- \
+	"$CONTEND_BIN" run "$scenario" -duration "$duration" "$@" >"$out/run.txt" ||
 	die "perf record of contend run $scenario failed (contend's error is above)"
 
 echo "== perf report (top functions)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # reproduce.sh: replay the seeds' findings on this machine.
 #
-# Builds contend and runs `contend reproduce`, which prints one table (finding,
+# Runs `contend reproduce` (contend built once per tree state, or the prebuilt
+# binary in $CONTEND), which prints one table (finding,
 # the seed's figure, what this machine measured, whether it holds here) and
 # writes the raw results (benchmark format) and a Markdown copy of the table
 # into benchdata/ under a dated, machine-named file. With benchstat installed,
@@ -10,10 +11,13 @@
 # Usage: scripts/reproduce.sh [-quick | -full] [-fake-nodes K] [contend reproduce flags...]
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
-bin=$(mktemp -d)/contend
-trap 'rm -rf "$(dirname "$bin")"' EXIT
-go build -o "$bin" ./cmd/contend
+prog=reproduce
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+# shellcheck source=scripts/lib/perf.sh
+. "$root/scripts/lib/perf.sh"
+contend_bin "$root"
+bin=$CONTEND_BIN
 
 host=$(hostname -s 2>/dev/null || echo unknown)
 topology=real
@@ -30,5 +34,5 @@ out="benchdata/$(date -u +%Y-%m-%d)-${host}-${topology}-reproduce.txt"
 
 if command -v benchstat >/dev/null 2>&1; then
 	echo
-	benchstat -ignore date,contend "$out"
+	benchstat -ignore date,contend,command "$out"
 fi
