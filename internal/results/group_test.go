@@ -139,7 +139,7 @@ func TestGoTestAndSweepGroupTogether(t *testing.T) {
 		}
 		cfg := results.FileConfig(topo, []string{"contend", "sweep", "-scenarios", "atomicadd"})
 		if withPkg {
-			cfg = results.WithPackage(cfg, spec)
+			cfg = results.WithPackage(cfg, spec.Package)
 		}
 		for range 3 {
 			scen, err := spec.New(variant)

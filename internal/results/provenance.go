@@ -18,7 +18,6 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/contend/contend/affinity"
-	"github.com/contend/contend/bench"
 )
 
 // Provenance returns the configuration lines that make two results files
@@ -108,26 +107,27 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// WithPackage returns a copy of cfg with the "pkg" line of spec's package,
-// placed after goarch as go test places it. go test -bench output names the
-// package of its benchmarks on that line, and plain benchstat's default
-// tables split on every configuration key: without it, a sweep's results
-// and go test's of the same scenario would land in separate tables.
-func WithPackage(cfg []benchfmt.Config, spec *bench.Spec) []benchfmt.Config {
+// WithPackage returns a copy of cfg with the "pkg" line naming the import
+// path pkg (a scenario's bench.Spec.Package), placed after goarch as go test
+// places it. go test -bench output names the package of its benchmarks on
+// that line, and plain benchstat's default tables split on every
+// configuration key: without it, a sweep's results and go test's of the
+// same scenario would land in separate tables. An empty pkg removes the line.
+func WithPackage(cfg []benchfmt.Config, pkg string) []benchfmt.Config {
 	out := make([]benchfmt.Config, 0, len(cfg)+1)
-	pkg := benchfmt.Config{Key: "pkg", Value: []byte(spec.Package), File: true}
-	placed := spec.Package == ""
+	line := benchfmt.Config{Key: "pkg", Value: []byte(pkg), File: true}
+	placed := pkg == ""
 	for _, c := range cfg {
 		if c.Key == "pkg" {
 			continue
 		}
 		out = append(out, c)
 		if c.Key == "goarch" && !placed {
-			out, placed = append(out, pkg), true
+			out, placed = append(out, line), true
 		}
 	}
 	if !placed {
-		out = append(out, pkg)
+		out = append(out, line)
 	}
 	return out
 }

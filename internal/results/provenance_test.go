@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/contend/contend/affinity"
-	"github.com/contend/contend/bench"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -158,7 +157,7 @@ func TestCommandLine(t *testing.T) {
 
 func TestWithPackage(t *testing.T) {
 	cfg := []benchfmt.Config{{Key: "goos", Value: []byte("linux")}, {Key: "goarch", Value: []byte("amd64")}, {Key: "cpu", Value: []byte("x")}}
-	got := WithPackage(cfg, &bench.Spec{Package: "github.com/contend/contend/bench/loadavg"})
+	got := WithPackage(cfg, "github.com/contend/contend/bench/loadavg")
 	var keys []string
 	for _, c := range got {
 		keys = append(keys, c.Key)
@@ -166,11 +165,14 @@ func TestWithPackage(t *testing.T) {
 	if strings.Join(keys, " ") != "goos goarch pkg cpu" || string(got[2].Value) != "github.com/contend/contend/bench/loadavg" {
 		t.Errorf("WithPackage = %v, want pkg after goarch, as go test prints it", got)
 	}
-	again := WithPackage(got, &bench.Spec{Package: "github.com/contend/contend/bench/nodewalk"})
+	again := WithPackage(got, "github.com/contend/contend/bench/nodewalk")
 	if len(again) != 4 || string(again[2].Value) != "github.com/contend/contend/bench/nodewalk" {
 		t.Errorf("WithPackage over a pkg line = %v, want it replaced", again)
 	}
 	if len(cfg) != 3 {
 		t.Errorf("WithPackage changed its argument")
+	}
+	if none := WithPackage(got, ""); len(none) != 3 || none[2].Key != "cpu" {
+		t.Errorf("WithPackage(\"\") = %v, want the pkg line removed", none)
 	}
 }
