@@ -69,11 +69,14 @@ func cpuidNumber(m affinity.Machine, n int) string {
 }
 
 // FileConfig is the configuration of the results a contend command writes:
-// Provenance, the command line that made them (args, as os.Args) and the
-// date. Each record of a scenario adds its package with WithPackage.
+// Provenance, the command line that made them (args, as os.Args; none when
+// args is empty) and the date. Each record of a scenario adds its package with WithPackage.
 func FileConfig(t *affinity.Topology, args []string) []benchfmt.Config {
-	return append(Provenance(t), CommandLine(args),
-		benchfmt.Config{Key: "date", Value: []byte(Date()), File: true})
+	cfg := Provenance(t)
+	if len(args) > 0 {
+		cfg = append(cfg, CommandLine(args))
+	}
+	return append(cfg, benchfmt.Config{Key: "date", Value: []byte(Date()), File: true})
 }
 
 // CommandLine is the "command" configuration line: the command that made a

@@ -176,3 +176,17 @@ func TestWithPackage(t *testing.T) {
 		t.Errorf("WithPackage(\"\") = %v, want the pkg line removed", none)
 	}
 }
+
+func TestFileConfig(t *testing.T) {
+	topo, err := affinity.Load(filepath.Join("..", "..", "affinity", "testdata", "sysfs", "sparse-nodes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := configMap(FileConfig(topo, []string{"/usr/local/bin/contend", "sweep", "-quick"}))
+	if m["command"] != "contend sweep -quick" || m["date"] == "" || m["topology"] != "real" {
+		t.Errorf("FileConfig = %v, want provenance, the command and the date", m)
+	}
+	if _, ok := configMap(FileConfig(topo, nil))["command"]; ok {
+		t.Errorf("FileConfig without args has a command line")
+	}
+}
