@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"runtime"
@@ -55,5 +56,21 @@ func TestHelpFlag(t *testing.T) {
 		if !errors.Is(err, flag.ErrHelp) || !strings.HasPrefix(stdout, "Usage: contend "+name) || stderr != "" {
 			t.Errorf("contend %s -h: err %v, stdout %.40q, stderr %q; want the usage on stdout and ErrHelp", name, err, stdout, stderr)
 		}
+	}
+}
+
+// TestListJSON: list -json, as topo -json, for scripts.
+func TestListJSON(t *testing.T) {
+	out, _, err := runContend("list", "-json", "atomicadd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []struct {
+		Name, Benchmark, Package string
+		Quick                    []string
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got) != 1 || got[0].Name != "atomicadd" ||
+		got[0].Benchmark != "BenchmarkAtomicAdd" || got[0].Package != "github.com/contend/contend/bench/atomicadd" || len(got[0].Quick) == 0 {
+		t.Errorf("list -json atomicadd = %+v, %v\n%s", got, err, out)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 
@@ -16,7 +17,8 @@ func init() {
 }
 
 func listCmd(stdout, stderr io.Writer, args []string) error {
-	fs := newFlags(stdout, "list", "[SCENARIO]")
+	fs := newFlags(stdout, "list", "[-json] [SCENARIO]")
+	asJSON := fs.Bool("json", false, "print the scenarios as JSON")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -30,6 +32,9 @@ func listCmd(stdout, stderr io.Writer, args []string) error {
 			return fmt.Errorf("list: %w", err)
 		}
 		names = pos
+	}
+	if *asJSON {
+		return listJSON(stdout, names)
 	}
 	for i, n := range names {
 		s, _ := bench.Lookup(n)
@@ -45,4 +50,29 @@ func listCmd(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprintf(stdout, "  full sweep:  %d variants\n", len(s.Full))
 	}
 	return nil
+}
+
+// listJSON prints the scenarios as a JSON array, one object each.
+func listJSON(w io.Writer, names []string) error {
+	type scenario struct {
+		Name       string   `json:"name"`
+		Benchmark  string   `json:"benchmark"`
+		Package    string   `json:"package"`
+		MinWorkers int      `json:"min_workers"`
+		Summary    string   `json:"summary"`
+		Keys       []string `json:"keys"`
+		Quick      []string `json:"quick"`
+		Full       []string `json:"full"`
+	}
+	var out []scenario
+	for _, n := range names {
+		s, _ := bench.Lookup(n)
+		out = append(out, scenario{s.Name, "Benchmark" + s.BenchName, s.Package, s.MinWorkers, s.Summary, s.Keys, s.Quick, s.Full})
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return fmt.Errorf("list: %w", err)
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
 }
