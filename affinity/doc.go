@@ -19,6 +19,15 @@
 // facts of [Machine]. Linux's NUMA node numbering comes from sysfs only:
 // CPUID knows packages and caches, not how the kernel numbered its nodes.
 //
+// Trees differ by kernel and by system. Older kernels wrote some sets only
+// as hex maps (nodeN/cpumap before nodeN/cpulist, thread_siblings,
+// shared_cpu_map) and lacked the cpu and node lists; containers and odd
+// systems leave a file empty or unreadable. Malformed contents are errors,
+// but an empty or unreadable file never costs the whole machine: the reader
+// falls back to the authoritative file (cpu/online rather than each
+// cpuN/online), the hex map, or a default, and records what it did in
+// [Topology.Notes], which contend topo prints.
+//
 // Most development machines have a single node, which would leave every
 // multi-node code path untested. [Topology.Fake] splits the allowed CPUs into
 // K contiguous made-up nodes so those paths run anyway. A fake topology is
