@@ -5,9 +5,10 @@ import (
 	"testing"
 )
 
-// TestHotPathsDoNotAllocate: the storages' Add and Sum and a whole event
-// under every policy allocate nothing, so a benchmark measures the counter
-// and not the garbage collector.
+// TestHotPathsDoNotAllocate: the storages' Add and Sum and every cfs_rq
+// path (en/dequeue with attach, detach and removed load, the tick, blocked
+// updates) under every policy allocate nothing, so a benchmark measures
+// the counter and not the garbage collector.
 func TestHotPathsDoNotAllocate(t *testing.T) {
 	if testing.CoverMode() != "" {
 		t.Skip("coverage counters may allocate")
@@ -35,20 +36,34 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 			check("Add", func() { s.Add(1, 1) })
 		}
 		for _, write := range []string{"every", "threshold=16", "ratelimit", "delay"} {
-			for _, read := range []string{"every", "skip=2"} {
-				rq, err := NewCfsRq(s, mustWrite(t, write), mustRead(t, read), 1, 1)
+			for _, read := range []string{"every", "skip", "onein=2"} {
+				src, err := NewCfsRq(s, mustWrite(t, write), mustRead(t, read), 1, 1)
 				if err != nil {
 					t.Fatal(err)
 				}
-				var now, load int64
-				check(fmt.Sprintf("Event under write=%s/read=%s", write, read), func() {
+				dst, err := NewCfsRq(s, mustWrite(t, write), mustRead(t, read), 2, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				src.Init(t0)
+				dst.Init(t0)
+				x, y := newTask(t), newTask(t)
+				src.Seed(x, 512, false)
+				src.Seed(y, 512, true)
+				now := t0
+				check(fmt.Sprintf("a migration under write=%s/read=%s", write, read), func() {
 					now += 300_000
-					load = (load + 700) % 5000
-					rq.Event(now, load, ScaleLoad(load), load%3 == 0)
+					RemoveEntityLoadAvg(x)
+					dst.Enqueue(now, x)
+					src.Tick(now, y)
+					src.Dequeue(now+1, y, false)
+					src.Enqueue(now+2, y)
+					dst.Dequeue(now+3, x, true)
+					src.Enqueue(now+4, x)
+					src.Dequeue(now+5, x, false)
+					dst.UpdateBlocked(now + 6)
 				})
-				check("UpdateTGLoadAvg", func() { now++; rq.UpdateTGLoadAvg(now, false) })
-				check("UpdateCfsGroup", func() { rq.UpdateCfsGroup() })
-				check("Flush", func() { rq.Flush() })
+				check("Flush", func() { src.Flush() })
 			}
 		}
 	}

@@ -128,10 +128,13 @@ func BenchmarkSum(b *testing.B) {
 	})
 }
 
-// BenchmarkEvent is one whole uncontended event per op (new load, the
-// read-mostly read, the write path, the read path) for each of the
-// thread's presets and the storages left out of them. The clock is
-// synthetic, 1us per event, so ratelimit lets one write through in 1000.
+// BenchmarkEvent is one whole uncontended event per op (the PELT update,
+// the write path when the kernel calls it, the read path) for each of the
+// thread's presets and the storages left out of them: a cfs_rq with two
+// nice-0 tasks, one sleeping and waking, one migrating in and out through
+// cfs_rq->removed, events 40us apart on a synthetic clock (the seed's
+// rate), so decay, attach and removed load call update_tg_load_avg as
+// they would there.
 func BenchmarkEvent(b *testing.B) {
 	var variants []Variant
 	for _, p := range Presets() {
@@ -147,7 +150,7 @@ func BenchmarkEvent(b *testing.B) {
 	}
 	for _, v := range variants {
 		b.Run(v.String(), func(b *testing.B) {
-			s, err := New(v.Store, Options{CPUs: 1})
+			s, err := New(v.Store, Options{CPUs: 2, FullScan: v.FullScan})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -157,7 +160,7 @@ func BenchmarkEvent(b *testing.B) {
 	}
 	// The reference counter through the same path (an interface call
 	// instead of the inlined add).
-	b.Run("store=xsync/write=every/read=every", func(b *testing.B) {
+	b.Run("store=xsync/write=every/read=every/scan=bounded", func(b *testing.B) {
 		benchmarkEvent(b, xsyncStore{xsync.NewCounter()}, WritePolicy{}, ReadPolicy{})
 	})
 }
@@ -167,20 +170,38 @@ func benchmarkEvent(b *testing.B, s Store, w WritePolicy, r ReadPolicy) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	// A load that moves by more than contrib/64 on every event: two
-	// attaches, then a removal (what write=delay puts off).
-	loads := [3]int64{1024, 1536, 768}
-	var now int64
+	other, err := NewCfsRq(s, w, r, 1, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rq.Init(t0)
+	other.Init(t0)
+	local, traveller := newTask(b), newTask(b)
+	rq.Seed(local, 512, false)
+	other.Seed(traveller, 512, false)
+	now := t0
 	i := 0
 	for b.Loop() {
-		now += 1000
-		load := loads[i]
-		rq.Event(now, load, ScaleLoad(load), i == 2)
-		if i++; i == len(loads) {
+		now += 40_000
+		switch i {
+		case 0, 2:
+			rq.Enqueue(now, local)
+		case 1, 3:
+			rq.Dequeue(now, local, false)
+		case 4: // a wakeup here of the task asleep on the other cfs_rq
+			RemoveEntityLoadAvg(traveller)
+			rq.Enqueue(now, traveller)
+		case 5: // it sleeps, and the other cfs_rq takes it back
+			rq.Dequeue(now, traveller, false)
+			RemoveEntityLoadAvg(traveller)
+			other.Enqueue(now, traveller)
+			other.Dequeue(now+1, traveller, false)
+		}
+		if i++; i == 6 {
 			i = 0
 		}
 	}
 	st := rq.Stats()
-	b.ReportMetric(float64(st.Writes)/float64(st.Updates), "writes/op")
-	b.ReportMetric(float64(st.Reads)/float64(st.Updates), "reads/op")
+	b.ReportMetric(float64(st.Writes)/float64(st.Events), "writes/op")
+	b.ReportMetric(float64(st.Reads)/float64(st.Events), "reads/op")
 }

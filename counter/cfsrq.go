@@ -4,32 +4,72 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sync/atomic"
 )
 
 // CfsRq is one CPU's cfs_rq of the task group: the private half of
-// tg->load_avg, owned by one worker and never shared. It holds the cfs_rq's
-// load, what it last pushed into the group's Store (tg_load_avg_contrib),
-// and the state of its write and read policies.
+// tg->load_avg, owned by one worker. It holds the cfs_rq's PELT average
+// (avg.load_avg, load_sum, last_update_time), its queued weight
+// (load.weight), what it last pushed into the group's Store
+// (tg_load_avg_contrib), the state of its write and read policies, and the
+// kernel's removed-load mailbox (cfs_rq->removed), the one part other CPUs
+// write.
 //
-// One scheduler event (an enqueue or dequeue) is Event, or its steps:
-// SetLoad with the new local load, UpdateTGLoadAvg (the write path) and
-// UpdateCfsGroup (the read path). Time is an argument in nanoseconds: the
-// caller reads its clock once per event, as the kernel reads the rq clock,
-// and tests inject it.
+// The group is one level under the root: each task's sched_entity is queued
+// on this cfs_rq, and the group's sched_entity on the CPU's root cfs_rq,
+// which holds nothing else. Enqueue and Dequeue are enqueue_task_fair() and
+// dequeue_task_fair() for such a task, reduced to what touches
+// tg->load_avg: update_load_avg() on this cfs_rq (PELT, attach, detach,
+// removed load, and update_tg_load_avg() when the kernel calls it), the
+// accounting of the task's weight, and update_cfs_group() of the group
+// entity (calc_group_shares(), the read). The root cfs_rq's own PELT and
+// reweight_entity() are left out: neither reads nor writes tg->load_avg.
 //
-// All methods must be called from the owning goroutine; Stats, Pending and
-// the other getters may be called by others only after synchronising with
-// it (a WaitGroup after the run). A CfsRq must not be copied.
+// Time is an argument in nanoseconds of the CPU's clock (rq clock,
+// cfs_rq_clock_pelt and sched_clock_cpu alike), which must be positive and
+// must not go backwards; the caller advances it, so the model runs on
+// kernel time whatever this hardware takes.
 //
-// The struct is padded by PairStride bytes at both ends: workers allocate
-// their CfsRqs one after another, and without the padding two workers'
-// private state could share a line, or a prefetched line pair, which would
-// put false sharing into the storages designed to have none.
+// All methods must be called from the owning goroutine, except
+// RemoveEntityLoadAvg on an entity attached here, which any goroutine may
+// call as a remote CPU does (and which synchronises through the removed
+// lock); Stats and the getters may be called by others only after
+// synchronising with the owner. A CfsRq must not be copied.
+//
+// The struct is padded by PairStride bytes at both ends and around the
+// removed mailbox: workers allocate their CfsRqs one after another, and
+// without the padding two workers' private state could share a line, or a
+// prefetched line pair.
 type CfsRq struct {
 	_ pad
 	cfsRqState
 	_ pad
+	// removed is cfs_rq->removed, ____cacheline_aligned in the kernel:
+	// written under its lock by the CPUs that wake this cfs_rq's tasks
+	// elsewhere, drained by the owner.
+	removed removedLoad
+	_       pad
 }
+
+// removedLoad is cfs_rq->removed, load only: a raw spinlock, the number of
+// entities removed since the owner last looked, and their summed
+// load_avg, which only the lock's holder touches. nr is an atomic so that
+// the owner's unlocked look at it is not a data race in Go's model; in the
+// kernel it is a plain read.
+type removedLoad struct {
+	lock atomic.Uint32
+	nr   atomic.Int64
+	load uint64
+}
+
+func (r *removedLoad) acquire() {
+	for !r.lock.CompareAndSwap(0, 1) {
+		for r.lock.Load() != 0 {
+		}
+	}
+}
+
+func (r *removedLoad) release() { r.lock.Store(0) }
 
 type cfsRqState struct {
 	noCopy noCopy
@@ -56,17 +96,35 @@ type cfsRqState struct {
 	period int64  // ratelimit, in nanoseconds
 
 	// Read policy.
-	skipK    int
-	skipLeft int
+	read     ReadKind
+	oneInK   int
+	oneInCnt int
 
 	// The cfs_rq.
-	loadAvg    int64 // avg.load_avg
-	weight     int64 // load.weight, scaled
+	avg        SchedAvg
+	weight     uint64 // load.weight, unscaled: the queued entities' weights
+	nrRunning  int
 	contrib    int64 // tg_load_avg_contrib
 	lastUpdate int64 // last_update_tg_load_avg
-	tgShares   int64 // READ_ONCE(tg->shares) from the last ReadMostly
+	tgShares   int64 // READ_ONCE(tg->shares) at the last read
 	shares     int64 // the group entity's weight from the last read
 	tgLoadSeen int64 // tg->load_avg as the last read saw it
+
+	// lastUpdate is avg.last_update_time for other CPUs:
+	// remove_entity_load_avg() syncs a leaving entity to it
+	// (cfs_rq_last_update_time(), a plain load of the owner's hot line in
+	// the kernel). It must be the exact time: PELT recomputes an average
+	// as sum / (PELT_MIN_DIVIDER + period_contrib), so an entity synced to
+	// another point of the same period carries a different load_avg, and
+	// the owner's "load_sum -= removed * divider" would then take more or
+	// less than the entity's share. The owner stores it on every update
+	// that moves it, among its hot fields as the kernel's is.
+	lastUpdatePub atomic.Uint64
+
+	// Timing, for one event at a time (see Time).
+	timer   func() int64
+	writeNs int64
+	readNs  int64
 
 	stats Stats
 }
@@ -74,20 +132,39 @@ type cfsRqState struct {
 // storeOther marks a Store from outside this package.
 const storeOther StoreKind = math.MaxUint8
 
-// Stats counts what a CfsRq did. Writes is the number of read-modify-writes
-// of the shared counter (the "shared-writes" of the benchmarks, when the
-// slot is shared); Reads the number of times the shared counter was read.
+// update_load_avg() flags (kernel/sched/fair.c).
+const (
+	updateTG = 1 << iota // update tg->load_avg if the sums decayed
+	doAttach             // attach a migrated entity (last_update_time == 0)
+	doDetach             // detach an entity migrating while queued
+)
+
+// Stats counts what a CfsRq did.
 type Stats struct {
-	Updates int64 // update_tg_load_avg calls
-	Writes  int64 // RMWs of the store, including Flush's
-	Limited int64 // updates turned away by the rate limit
-	Delayed int64 // updates put off because the load change was a removal
-	Reads   int64 // calc_group_shares runs
-	Skipped int64 // update_cfs_group calls turned away by skip=K
+	Events   int64 // Enqueue and Dequeue calls
+	Ticks    int64 // Tick calls
+	Blocked  int64 // UpdateBlocked calls
+	Attaches int64 // attach_entity_load_avg: a migrated task arrived
+	Detaches int64 // detach_entity_load_avg: a queued task left
+	Removed  int64 // removed-load batches drained by update_cfs_rq_load_avg
+	Decays   int64 // updates whose sums crossed a period boundary
+	Updates  int64 // update_tg_load_avg calls
+	Writes   int64 // RMWs of the store by update_tg_load_avg (Flush not counted)
+	Limited  int64 // update_tg_load_avg calls turned away by the rate limit
+	Delayed  int64 // removed-load batches that, under patch 3, did not call update_tg_load_avg
+	Reads    int64 // calc_group_shares runs
+	Skipped  int64 // update_cfs_group calls skipped by patch 4 or onein=K
+
+	// The load the handoffs moved, for exact bookkeeping: what the
+	// owner drained from cfs_rq->removed, and what attach and detach
+	// added and took.
+	RemovedLoad  uint64
+	AttachedLoad uint64
+	DetachedLoad uint64
 }
 
 // NewCfsRq makes the cfs_rq of cpu, which belongs to node, for the group
-// whose load lives in s.
+// whose load lives in s. Its clock starts at Init.
 func NewCfsRq(s Store, w WritePolicy, r ReadPolicy, cpu, node int) (*CfsRq, error) {
 	if err := w.Validate(); err != nil {
 		return nil, fmt.Errorf("cfs_rq: %w", err)
@@ -127,59 +204,281 @@ func NewCfsRq(s Store, w WritePolicy, r ReadPolicy, cpu, node int) (*CfsRq, erro
 		rq.shift = bits.TrailingZeros64(rq.div)
 	}
 	rq.period = int64(w.period())
+	rq.read, rq.oneInK = r.Kind, r.k()
 	// The kernel's last_update_tg_load_avg starts at 0 while sched_clock is
 	// already far past a millisecond, so a new cfs_rq may write at once. A
 	// clock of the caller's may start near 0, so start "long ago" instead.
 	rq.lastUpdate = math.MinInt64 / 2
-	rq.skipK = r.k()
 	rq.tgShares = s.ReadMostly()
 	rq.shares = rq.tgShares
 	return rq, nil
 }
 
-// SetLoad sets the cfs_rq's avg.load_avg and load.weight (scaled), the local
-// update every event makes before the group is told. Loads are >= 0.
-func (rq *CfsRq) SetLoad(loadAvg, weight int64) {
-	rq.loadAvg, rq.weight = loadAvg, weight
+// Init starts the cfs_rq's clock at now (> 0), with nothing attached.
+func (rq *CfsRq) Init(now int64) {
+	rq.avg = SchedAvg{LastUpdateTime: uint64(now)}
+	rq.lastUpdatePub.Store(uint64(now))
 }
 
-// ReadMostly reads the group's read-mostly word, as every scheduler event
-// reads group fields (tg->shares in update_cfs_group, tg->rt_se and
-// tg->rt_rq on RT paths), and keeps it for calc_group_shares. With
-// FalseShare this is the read that the counter's writers keep missing.
-func (rq *CfsRq) ReadMostly() int64 {
-	var s int64
-	if rq.rm != nil {
-		s = rq.rm.Load()
-	} else {
-		s = rq.store.ReadMostly()
+// Seed attaches a task that has never run (a fork, with the load_avg
+// init_entity_runnable_average and the caller chose) at the cfs_rq's
+// current time, queued or asleep here, without calling update_tg_load_avg
+// or counting anything: the starting state of a run. Push the seeded load
+// with Flush.
+func (rq *CfsRq) Seed(se *Entity, loadAvg uint64, queued bool) {
+	se.avg = SchedAvg{LoadAvg: loadAvg}
+	rq.attachEntityLoadAvg(se)
+	if queued {
+		rq.accountEnqueue(se)
 	}
-	rq.tgShares = s
-	return s
 }
 
-// Event is one enqueue or dequeue: the new local load, the group's
-// read-mostly fields, the write path, the read path. removed says the load
-// went down because a task migrated away (what write=delay puts off). It
-// returns the group entity's weight after the event.
-func (rq *CfsRq) Event(now, loadAvg, weight int64, removed bool) int64 {
-	rq.loadAvg, rq.weight = loadAvg, weight
-	rq.ReadMostly()
-	rq.updateTGLoadAvg(now, removed)
-	s, _ := rq.UpdateCfsGroup()
-	return s
+// Enqueue is enqueue_task_fair() of a task of the group waking up here
+// at now: update_load_avg(UPDATE_TG | DO_ATTACH) of its entity, which
+// attaches its load if it migrated (RemoveEntityLoadAvg cleared its
+// last_update_time), then the accounting, then update_cfs_group() of the
+// group entity. The group entity is enqueued on the root cfs_rq too when
+// this is the cfs_rq's first queued task (enqueue_entity(), where patch 4
+// skips update_cfs_group() since the root cfs_rq holds nothing else);
+// otherwise it was queued already and the second loop of
+// enqueue_task_fair() updates it, which patch 4 leaves alone.
+func (rq *CfsRq) Enqueue(now int64, se *Entity) {
+	rq.stats.Events++
+	rq.updateLoadAvg(uint64(now), now, se, updateTG|doAttach)
+	rq.accountEnqueue(se)
+	rq.updateCfsGroup(rq.nrRunning == 1)
 }
 
-// UpdateTGLoadAvg is the write path at time now (nanoseconds); it reports
-// whether it wrote to the shared counter.
-func (rq *CfsRq) UpdateTGLoadAvg(now int64, removed bool) bool {
-	return rq.updateTGLoadAvg(now, removed)
+// Dequeue is dequeue_task_fair() of a queued task of the group at now:
+// update_load_avg(UPDATE_TG), with DO_DETACH when migrating (the task
+// leaves while queued, as on load balancing; its load goes with it and
+// its last_update_time is cleared for the attach at the destination),
+// then the accounting, then update_cfs_group() of the group entity: from
+// dequeue_entity() of the group entity when the cfs_rq is left empty
+// (which patch 4 removes), from the second loop of dequeue_task_fair()
+// otherwise.
+func (rq *CfsRq) Dequeue(now int64, se *Entity, migrating bool) {
+	rq.stats.Events++
+	flags := updateTG
+	if migrating {
+		flags |= doDetach
+	}
+	rq.updateLoadAvg(uint64(now), now, se, flags)
+	rq.accountDequeue(se)
+	if migrating {
+		se.avg.LastUpdateTime = 0 // migrate_task_rq_fair: "Tell new CPU we are migrated"
+		se.cfsRq = nil
+	}
+	rq.updateCfsGroup(rq.nrRunning == 0)
 }
 
-// updateTGLoadAvg is update_tg_load_avg() under the configured policy. It
-// is kept out of line under the kernel's name so that perf annotate shows
-// the cost of the shared write here, where the kernel's profile shows it.
-// The kernel, with the merged rate limit:
+// Tick is entity_tick() on this CPU at now while se, a queued task of the
+// group, is running: update_load_avg(UPDATE_TG) of se, which calls
+// update_tg_load_avg() only if the cfs_rq's sums crossed a period boundary
+// since the last event, then update_cfs_group() of the group entity, which
+// patch 4 leaves alone: the periodic refresh of the group's weight.
+func (rq *CfsRq) Tick(now int64, se *Entity) {
+	rq.stats.Ticks++
+	rq.updateLoadAvg(uint64(now), now, se, updateTG)
+	rq.updateCfsGroup(false)
+}
+
+// UpdateBlocked is __update_blocked_fair() for this cfs_rq at now, what
+// update_blocked_averages() does for a CPU that runs nothing of the group
+// (the nohz idle balancer does it for idle CPUs every LOAD_AVG_PERIOD ms):
+//
+//	if (update_cfs_rq_load_avg(cfs_rq_clock_pelt(cfs_rq), cfs_rq)) {
+//		update_tg_load_avg(cfs_rq);
+//		...
+//	}
+//
+// It drains removed load and decays the blocked load, and tells the group
+// when either changed anything.
+func (rq *CfsRq) UpdateBlocked(now int64) {
+	rq.stats.Blocked++
+	if rq.updateCfsRqLoadAvg(uint64(now)) {
+		rq.callUpdateTGLoadAvg(now)
+	}
+}
+
+func (rq *CfsRq) accountEnqueue(se *Entity) {
+	rq.weight += se.weight
+	rq.nrRunning++
+	se.onRq = true
+}
+
+func (rq *CfsRq) accountDequeue(se *Entity) {
+	rq.weight -= se.weight
+	rq.nrRunning--
+	se.onRq = false
+}
+
+// updateLoadAvg is update_load_avg(cfs_rq, se, flags) as of v6.5:
+//
+//	if (se->avg.last_update_time && !(flags & SKIP_AGE_LOAD))
+//		__update_load_avg_se(now, cfs_rq, se);
+//	decayed  = update_cfs_rq_load_avg(now, cfs_rq);
+//	decayed |= propagate_entity_load_avg(se);
+//	if (!se->avg.last_update_time && (flags & DO_ATTACH)) {
+//		attach_entity_load_avg(cfs_rq, se);
+//		update_tg_load_avg(cfs_rq);
+//	} else if (flags & DO_DETACH) {
+//		detach_entity_load_avg(cfs_rq, se);
+//		update_tg_load_avg(cfs_rq);
+//	} else if (decayed) {
+//		cfs_rq_util_change(cfs_rq, 0);
+//		if (flags & UPDATE_TG)
+//			update_tg_load_avg(cfs_rq);
+//	}
+//
+// so update_tg_load_avg() runs on attach, on detach, when the cfs_rq's sums
+// crossed a period boundary, and when removed load was drained (unless
+// patch 3). propagate_entity_load_avg() of a task's entity is 0.
+func (rq *CfsRq) updateLoadAvg(now uint64, clock int64, se *Entity, flags int) {
+	if se.avg.LastUpdateTime != 0 {
+		se.updateLoadAvgSe(now)
+	}
+	decayed := rq.updateCfsRqLoadAvg(now)
+	switch {
+	case se.avg.LastUpdateTime == 0 && flags&doAttach != 0:
+		rq.attachEntityLoadAvg(se)
+		rq.stats.Attaches++
+		rq.stats.AttachedLoad += se.avg.LoadAvg
+		rq.callUpdateTGLoadAvg(clock)
+	case flags&doDetach != 0:
+		rq.detachEntityLoadAvg(se)
+		rq.stats.Detaches++
+		rq.stats.DetachedLoad += se.avg.LoadAvg
+		rq.callUpdateTGLoadAvg(clock)
+	case decayed && flags&updateTG != 0:
+		rq.callUpdateTGLoadAvg(clock)
+	}
+}
+
+// updateCfsRqLoadAvg is update_cfs_rq_load_avg(), load only:
+//
+//	if (cfs_rq->removed.nr) {
+//		raw_spin_lock(&cfs_rq->removed.lock);
+//		swap(cfs_rq->removed.load_avg, removed_load); ...
+//		cfs_rq->removed.nr = 0;
+//		raw_spin_unlock(&cfs_rq->removed.lock);
+//		sub_positive(&sa->load_avg, r);
+//		sub_positive(&sa->load_sum, r * divider);
+//		sa->load_sum = max_t(u32, sa->load_sum, sa->load_avg * PELT_MIN_DIVIDER);
+//		...
+//		decayed = 1;
+//	}
+//	decayed |= __update_load_avg_cfs_rq(now, cfs_rq);
+//
+// Patch 3 drops the "decayed = 1" of the removed branch: the drained load
+// leaves avg.load_avg at once but reaches tg->load_avg only with the next
+// attach, detach or period crossing.
+func (rq *CfsRq) updateCfsRqLoadAvg(now uint64) bool {
+	decayed := false
+	if rq.removed.nr.Load() != 0 {
+		divider := rq.avg.divider()
+		rq.removed.acquire()
+		r := rq.removed.load
+		rq.removed.load = 0
+		rq.removed.nr.Store(0)
+		rq.removed.release()
+		subPositive(&rq.avg.LoadAvg, r)
+		subPositive(&rq.avg.LoadSum, r*divider)
+		rq.avg.LoadSum = syncLoadSum(rq.avg.LoadSum, rq.avg.LoadAvg)
+		rq.stats.Removed++
+		rq.stats.RemovedLoad += r
+		if rq.write == WriteDelay {
+			rq.stats.Delayed++
+		} else {
+			decayed = true
+		}
+	}
+	// __update_load_avg_cfs_rq(): the sum grows by the queued weight.
+	last := rq.avg.LastUpdateTime
+	if rq.avg.updateLoadSum(now, rq.weight) {
+		rq.avg.updateLoadAvg(1)
+		rq.stats.Decays++
+		decayed = true
+	}
+	if rq.avg.LastUpdateTime != last {
+		rq.lastUpdatePub.Store(rq.avg.LastUpdateTime)
+	}
+	return decayed
+}
+
+// syncLoadSum is "load_sum = max_t(u32, load_sum, load_avg *
+// PELT_MIN_DIVIDER)". max_t(u32) compares (and keeps) the low 32 bits, as
+// the kernel does; a cfs_rq's load_sum stays far below 2^32 unless its
+// queued weight passes 89000, about 87 nice-0 tasks at once.
+func syncLoadSum(sum, avg uint64) uint64 {
+	return uint64(max(uint32(sum), uint32(avg*PeltMinDivider)))
+}
+
+// attachEntityLoadAvg is attach_entity_load_avg(), load only: the entity
+// takes the cfs_rq's clock and period, its sum is rebuilt from its average,
+// and both are added to the cfs_rq's (enqueue_load_avg).
+func (rq *CfsRq) attachEntityLoadAvg(se *Entity) {
+	divider := rq.avg.divider()
+	se.avg.LastUpdateTime = rq.avg.LastUpdateTime
+	se.avg.PeriodContrib = rq.avg.PeriodContrib
+	se.avg.LoadSum = se.avg.LoadAvg * divider
+	if se.weight < se.avg.LoadSum {
+		se.avg.LoadSum /= se.weight
+	} else {
+		se.avg.LoadSum = 1
+	}
+	rq.avg.LoadAvg += se.avg.LoadAvg
+	rq.avg.LoadSum += se.weight * se.avg.LoadSum
+	se.cfsRq = rq
+}
+
+// detachEntityLoadAvg is detach_entity_load_avg(), load only
+// (dequeue_load_avg).
+func (rq *CfsRq) detachEntityLoadAvg(se *Entity) {
+	subPositive(&rq.avg.LoadAvg, se.avg.LoadAvg)
+	subPositive(&rq.avg.LoadSum, se.weight*se.avg.LoadSum)
+	rq.avg.LoadSum = syncLoadSum(rq.avg.LoadSum, rq.avg.LoadAvg)
+}
+
+// RemoveEntityLoadAvg is what a remote CPU does when it wakes se, asleep
+// on this cfs_rq, somewhere else: migrate_task_rq_fair() →
+// remove_entity_load_avg() syncs the entity's average to the cfs_rq's
+// clock (its load decayed while it slept), adds it to cfs_rq->removed
+// under the removed lock, and clears the entity's last_update_time so that
+// the destination attaches it. The cfs_rq's owner subtracts the load at its
+// next update. It may be called from any goroutine that owns se; it
+// returns the load handed over.
+func RemoveEntityLoadAvg(se *Entity) uint64 {
+	rq := se.cfsRq
+	// sync_entity_load_avg(): __update_load_avg_blocked_se(last_update, se).
+	if se.avg.updateLoadSum(rq.lastUpdatePub.Load(), 0) {
+		se.avg.updateLoadAvg(se.weight)
+	}
+	load := se.avg.LoadAvg
+	rq.removed.acquire()
+	rq.removed.nr.Add(1)
+	rq.removed.load += load
+	rq.removed.release()
+	se.avg.LastUpdateTime = 0
+	se.cfsRq = nil
+	return load
+}
+
+// callUpdateTGLoadAvg calls the write path, timing it when asked to.
+func (rq *CfsRq) callUpdateTGLoadAvg(now int64) {
+	if rq.timer == nil {
+		rq.updateTGLoadAvg(now)
+		return
+	}
+	t := rq.timer()
+	rq.updateTGLoadAvg(now)
+	rq.writeNs += rq.timer() - t
+}
+
+// updateTGLoadAvg is update_tg_load_avg() under the configured policy,
+// kept out of line under the kernel's name so that perf annotate shows the
+// cost of the shared write here, where the kernel's profile shows it. The
+// kernel, with the merged rate limit:
 //
 //	now = sched_clock_cpu(cpu_of(rq_of(cfs_rq)));
 //	if (now - cfs_rq->last_update_tg_load_avg < NSEC_PER_MSEC)
@@ -193,27 +492,20 @@ func (rq *CfsRq) UpdateTGLoadAvg(now int64, removed bool) bool {
 //
 // The time test comes before the delta, as Vincent Guittot asked ("computing
 // delta after testing the time since last update"), and a write that the
-// threshold turns away does not restart the period. write=every and
-// write=threshold=N are the same without the time test; write=delay is
-// patch 3, where removed load no longer forces the update ("the update to
-// tg->load_avg ... can be dealed with by a following event").
+// threshold turns away does not restart the period. write=every,
+// write=threshold=N and write=delay are the same without the time test
+// (patch 3 changes the caller, not this function). It reports whether it
+// wrote.
 //
 //go:noinline
-func (rq *CfsRq) updateTGLoadAvg(now int64, removed bool) bool {
+func (rq *CfsRq) updateTGLoadAvg(now int64) bool {
 	rq.stats.Updates++
-	switch rq.write {
-	case WriteRateLimit:
-		if now-rq.lastUpdate < rq.period {
-			rq.stats.Limited++
-			return false
-		}
-	case WriteDelay:
-		if removed {
-			rq.stats.Delayed++
-			return false
-		}
+	if rq.write == WriteRateLimit && now-rq.lastUpdate < rq.period {
+		rq.stats.Limited++
+		return false
 	}
-	delta := rq.loadAvg - rq.contrib
+	loadAvg := int64(rq.avg.LoadAvg)
+	delta := loadAvg - rq.contrib
 	// abs(delta) is compared with an unsigned long in the kernel.
 	mag := uint64(delta)
 	if delta < 0 {
@@ -234,30 +526,44 @@ func (rq *CfsRq) updateTGLoadAvg(now int64, removed bool) bool {
 	} else {
 		rq.store.AddAt(rq.cpu, rq.node, delta)
 	}
-	rq.contrib = rq.loadAvg
+	rq.contrib = loadAvg
 	rq.lastUpdate = now
 	rq.stats.Writes++
 	return true
 }
 
-// UpdateCfsGroup is the read path, update_cfs_group(): it recomputes the
-// group entity's weight from the shared counter, or under skip=K keeps the
-// last one on all but one event in K (patch 4 stops calling it on dequeue
-// and on enqueue into an empty cfs_rq, about one call in two). It returns
-// the weight and whether it read the counter.
-func (rq *CfsRq) UpdateCfsGroup() (shares int64, read bool) {
-	if rq.skipLeft > 0 {
-		rq.skipLeft--
-		rq.stats.Skipped++
-		return rq.shares, false
+// updateCfsGroup is update_cfs_group() of the group entity. groupEdge says
+// it is called from enqueue_entity() or dequeue_entity() of the group
+// entity itself (the cfs_rq went from empty to not or back), the two
+// places patch 4 drops it; the kernel then recomputes the entity's weight
+// with calc_group_shares() and reweights it.
+func (rq *CfsRq) updateCfsGroup(groupEdge bool) {
+	switch rq.read {
+	case ReadSkip:
+		if groupEdge {
+			rq.stats.Skipped++
+			return
+		}
+	case ReadOneIn:
+		if rq.oneInCnt > 0 {
+			rq.oneInCnt--
+			rq.stats.Skipped++
+			return
+		}
+		rq.oneInCnt = rq.oneInK - 1
 	}
-	rq.skipLeft = rq.skipK - 1
-	rq.shares = rq.calcGroupShares()
 	rq.stats.Reads++
-	return rq.shares, true
+	if rq.timer == nil {
+		rq.shares = rq.calcGroupShares()
+		return
+	}
+	t := rq.timer()
+	rq.shares = rq.calcGroupShares()
+	rq.readNs += rq.timer() - t
 }
 
-// calcGroupShares is calc_group_shares(): read tg->load_avg (one atomic
+// calcGroupShares is calc_group_shares(): read tg->shares (the read-mostly
+// word, on the counter's line for FalseShare) and tg->load_avg (one atomic
 // load, or tg_load_avg()'s walk over the node slots, or every CPU's slot)
 // and do CalcGroupShares's arithmetic. Out of line under the kernel's name
 // for perf annotate. The atomic's load and PerCPU.Sum's loop inline here;
@@ -269,25 +575,43 @@ func (rq *CfsRq) calcGroupShares() int64 {
 	var tgLoad int64
 	switch rq.kind {
 	case StoreAtomic, StoreFalseShare:
+		rq.tgShares = rq.rm.Load()
 		tgLoad = rq.hot.Load()
 	case StorePerNode:
+		rq.tgShares = rq.rm.Load()
 		tgLoad = rq.pn.Sum()
 	case StorePerCPU:
+		rq.tgShares = rq.rm.Load()
 		tgLoad = rq.pc.Sum()
 	default:
+		rq.tgShares = rq.store.ReadMostly()
 		tgLoad = rq.store.Sum()
 	}
 	rq.tgLoadSeen = tgLoad
-	return CalcGroupShares(rq.tgShares, tgLoad, rq.contrib, rq.weight, rq.loadAvg)
+	return CalcGroupShares(rq.tgShares, tgLoad, rq.contrib, ScaleLoad(int64(rq.weight)), int64(rq.avg.LoadAvg))
+}
+
+// Time makes the next event time its write and read paths with clock
+// (nanoseconds); PathTime returns what they took and stops timing. The
+// caller times one event in many (a ktime.Share), so the clock reads stay
+// off the others.
+func (rq *CfsRq) Time(clock func() int64) { rq.timer = clock }
+
+// PathTime returns the nanoseconds the timed event spent in
+// update_tg_load_avg and in calc_group_shares, and stops timing.
+func (rq *CfsRq) PathTime() (write, read int64) {
+	write, read = rq.writeNs, rq.readNs
+	rq.writeNs, rq.readNs, rq.timer = 0, 0, nil
+	return write, read
 }
 
 // Flush pushes whatever the cfs_rq has not pushed, whatever the policy (as
 // the kernel's update_blocked_averages eventually does for a delayed or
 // rate-limited cfs_rq), and returns it. After every CfsRq of a group has
 // flushed and nothing else runs, the store's Sum equals the sum of their
-// loads.
+// loads. Flush's write is not counted in Stats.
 func (rq *CfsRq) Flush() int64 {
-	delta := rq.loadAvg - rq.contrib
+	delta := int64(rq.avg.LoadAvg) - rq.contrib
 	if delta == 0 {
 		return 0
 	}
@@ -296,21 +620,44 @@ func (rq *CfsRq) Flush() int64 {
 	} else {
 		rq.store.AddAt(rq.cpu, rq.node, delta)
 	}
-	rq.contrib = rq.loadAvg
-	rq.stats.Writes++
+	rq.contrib = int64(rq.avg.LoadAvg)
 	return delta
 }
 
-// Load returns avg.load_avg, the cfs_rq's true load.
-func (rq *CfsRq) Load() int64 { return rq.loadAvg }
+// ResetStats zeroes the counts, after a run's setup.
+func (rq *CfsRq) ResetStats() { rq.stats = Stats{} }
+
+// Load returns avg.load_avg, the cfs_rq's load as its owner knows it
+// (removed load counts until the owner drains it).
+func (rq *CfsRq) Load() int64 { return int64(rq.avg.LoadAvg) }
+
+// Avg returns the cfs_rq's PELT state.
+func (rq *CfsRq) Avg() SchedAvg { return rq.avg }
+
+// RemovedLoad returns the load other CPUs have put in cfs_rq->removed and
+// the owner has not drained yet. Any goroutine may call it.
+func (rq *CfsRq) RemovedLoad() uint64 {
+	rq.removed.acquire()
+	defer rq.removed.release()
+	return rq.removed.load
+}
 
 // Contrib returns tg_load_avg_contrib, what the store holds for this cfs_rq.
 func (rq *CfsRq) Contrib() int64 { return rq.contrib }
 
 // Pending returns Load - Contrib: what the policies have held back. Summed
-// over a group's CfsRqs and added to the store's Sum, it gives the true
-// group load exactly.
-func (rq *CfsRq) Pending() int64 { return rq.loadAvg - rq.contrib }
+// over a group's CfsRqs and added to the store's Sum, it gives the sum of
+// their loads exactly.
+func (rq *CfsRq) Pending() int64 { return int64(rq.avg.LoadAvg) - rq.contrib }
+
+// Weight returns load.weight, scaled: the queued tasks' weights.
+func (rq *CfsRq) Weight() int64 { return ScaleLoad(int64(rq.weight)) }
+
+// NrRunning returns the number of queued tasks.
+func (rq *CfsRq) NrRunning() int { return rq.nrRunning }
+
+// TGShares returns tg->shares as the last read saw it.
+func (rq *CfsRq) TGShares() int64 { return rq.tgShares }
 
 // Shares returns the group entity's weight from the last read.
 func (rq *CfsRq) Shares() int64 { return rq.shares }
@@ -323,6 +670,9 @@ func (rq *CfsRq) CPU() int { return rq.cpu }
 
 // Node returns the node id the cfs_rq belongs to.
 func (rq *CfsRq) Node() int { return rq.node }
+
+// Events returns Stats().Events without copying the rest.
+func (rq *CfsRq) Events() int64 { return rq.stats.Events }
 
 // Stats returns what the cfs_rq has done so far.
 func (rq *CfsRq) Stats() Stats { return rq.stats }

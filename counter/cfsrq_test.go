@@ -1,7 +1,6 @@
 package counter
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -38,13 +37,26 @@ func newAtomic(t testing.TB) *Atomic {
 	return a
 }
 
+// t0 is where test clocks start: past 0, which PELT reserves.
+const t0 = int64(1) << 32
+
 func newRq(t testing.TB, s Store, write, read string) *CfsRq {
 	t.Helper()
 	rq, err := NewCfsRq(s, mustWrite(t, write), mustRead(t, read), 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rq.Init(t0)
 	return rq
+}
+
+func newTask(t testing.TB) *Entity {
+	t.Helper()
+	se, err := NewEntity(NiceZeroLoad >> SchedFixedpointShift)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return se
 }
 
 // TestWriteThreshold checks update_tg_load_avg's test, |delta| >
@@ -52,7 +64,7 @@ func newRq(t testing.TB, s Store, write, read string) *CfsRq {
 func TestWriteThreshold(t *testing.T) {
 	tests := []struct {
 		write     string
-		from, to  int64
+		from, to  uint64
 		wantWrite bool
 	}{
 		{"every", 0, 0, false}, // nothing to push
@@ -71,36 +83,36 @@ func TestWriteThreshold(t *testing.T) {
 		{"threshold=3", 6400, 8534, true},
 		{"ratelimit", 6400, 6500, false}, // the rate limit keeps the /64 test
 		{"ratelimit", 6400, 6501, true},
-		{"delay", 6400, 6501, true},
+		{"delay", 6400, 6501, true}, // patch 3 changes the caller, not this
 	}
 	for _, tt := range tests {
 		a := newAtomic(t)
 		rq := newRq(t, a, tt.write, "every")
-		rq.SetLoad(tt.from, 0)
-		rq.UpdateTGLoadAvg(0, false)
-		if rq.Contrib() != tt.from || a.Load() != tt.from {
+		rq.avg.LoadAvg = tt.from
+		rq.updateTGLoadAvg(t0)
+		if rq.Contrib() != int64(tt.from) || a.Load() != int64(tt.from) {
 			t.Fatalf("%s: first update from 0 to %d left contrib %d, store %d", tt.write, tt.from, rq.Contrib(), a.Load())
 		}
-		rq.SetLoad(tt.to, 0)
+		rq.avg.LoadAvg = tt.to
 		// A second later, so the rate limit never stands in the way here.
-		got := rq.UpdateTGLoadAvg(int64(time.Second), false)
+		got := rq.updateTGLoadAvg(t0 + int64(time.Second))
 		if got != tt.wantWrite {
-			t.Errorf("write=%s: load %d -> %d: UpdateTGLoadAvg() = %v, want %v", tt.write, tt.from, tt.to, got, tt.wantWrite)
+			t.Errorf("write=%s: load %d -> %d: updateTGLoadAvg() = %v, want %v", tt.write, tt.from, tt.to, got, tt.wantWrite)
 		}
-		want := tt.from
+		want := int64(tt.from)
 		if tt.wantWrite {
-			want = tt.to
+			want = int64(tt.to)
 		}
-		if a.Load() != want || rq.Contrib() != want || rq.Pending() != tt.to-want {
+		if a.Load() != want || rq.Contrib() != want || rq.Pending() != int64(tt.to)-want {
 			t.Errorf("write=%s: load %d -> %d: store %d, contrib %d, pending %d, want %d, %d, %d",
-				tt.write, tt.from, tt.to, a.Load(), rq.Contrib(), rq.Pending(), want, want, tt.to-want)
+				tt.write, tt.from, tt.to, a.Load(), rq.Contrib(), rq.Pending(), want, want, int64(tt.to)-want)
 		}
 	}
 }
 
-// TestRateLimit drives a cfs_rq whose load always changes enough to be
-// written, with an injected clock, and checks it writes exactly once per
-// period.
+// TestRateLimit drives update_tg_load_avg with a load that always changes
+// enough to be written, on an injected clock, and checks it writes exactly
+// once per period.
 func TestRateLimit(t *testing.T) {
 	const step = 10 * time.Microsecond
 	const run = 100 * time.Millisecond
@@ -116,12 +128,12 @@ func TestRateLimit(t *testing.T) {
 			for now := time.Duration(0); now < run; now += step {
 				// Always 1000 away from what was last pushed, far over contrib/64.
 				if rq.Contrib() < 3000 {
-					rq.SetLoad(rq.Contrib()+1000, 0)
+					rq.avg.LoadAvg = uint64(rq.Contrib() + 1000)
 				} else {
-					rq.SetLoad(rq.Contrib()-1000, 0)
+					rq.avg.LoadAvg = uint64(rq.Contrib() - 1000)
 				}
 				events++
-				if rq.UpdateTGLoadAvg(int64(now), false) {
+				if rq.updateTGLoadAvg(int64(now)) {
 					windows[int64(now/period)]++
 				}
 			}
@@ -150,7 +162,7 @@ func TestRateLimitNoRestart(t *testing.T) {
 	ms := int64(time.Millisecond)
 	steps := []struct {
 		now       int64
-		load      int64
+		load      uint64
 		wantWrite bool
 	}{
 		{0, 1000, true},                 // first write may happen at once
@@ -162,156 +174,368 @@ func TestRateLimitNoRestart(t *testing.T) {
 		{2*ms + ms/10, 4000, true},      // now - last == period is enough
 	}
 	for _, s := range steps {
-		rq.SetLoad(s.load, 0)
-		if got := rq.UpdateTGLoadAvg(s.now, false); got != s.wantWrite {
-			t.Errorf("at %dns load %d: UpdateTGLoadAvg() = %v, want %v", s.now, s.load, got, s.wantWrite)
+		rq.avg.LoadAvg = s.load
+		if got := rq.updateTGLoadAvg(s.now); got != s.wantWrite {
+			t.Errorf("at %dns load %d: updateTGLoadAvg() = %v, want %v", s.now, s.load, got, s.wantWrite)
 		}
 	}
 }
 
-// TestDelay: under write=delay a removal is not pushed at once; the next
-// update that is not a removal pushes it along with its own change.
-func TestDelay(t *testing.T) {
-	for _, write := range []string{"delay", "every"} {
-		a := newAtomic(t)
-		rq := newRq(t, a, write, "every")
-		rq.SetLoad(1000, 0)
-		rq.UpdateTGLoadAvg(0, false)
-		rq.SetLoad(400, 0) // a task migrated away
-		wrote := rq.UpdateTGLoadAvg(1, true)
-		if write == "every" {
-			if !wrote || a.Load() != 400 {
-				t.Errorf("write=every: removal: wrote %v, store %d, want true, 400", wrote, a.Load())
+// TestGating: update_load_avg() calls update_tg_load_avg() only when the
+// cfs_rq's sums crossed a PELT period boundary, on attach, on detach, and
+// (but for patch 3) when it drained removed load. A cfs_rq whose tasks only
+// sleep and wake here calls it once per period crossing and never between.
+func TestGating(t *testing.T) {
+	a := newAtomic(t)
+	rq := newRq(t, a, "every", "every")
+	x, y := newTask(t), newTask(t)
+	rq.Seed(x, 512, true)
+	rq.Seed(y, 512, false)
+	rq.Flush()
+	rq.ResetStats()
+	now := t0
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 5000 {
+		now += 1000 + r.Int64N(80_000)
+		before := rq.Stats()
+		se := x
+		if !x.Queued() {
+			se = y
+			if y.Queued() {
+				se = []*Entity{x, y}[i%2]
 			}
-			continue
 		}
-		if wrote || a.Load() != 1000 || rq.Pending() != -600 || rq.Stats().Delayed != 1 {
-			t.Errorf("write=delay: removal: wrote %v, store %d, pending %d, delayed %d, want false, 1000, -600, 1",
-				wrote, a.Load(), rq.Pending(), rq.Stats().Delayed)
-		}
-		rq.SetLoad(500, 0) // a task attached: the next ordinary update
-		if !rq.UpdateTGLoadAvg(2, false) || a.Load() != 500 || rq.Pending() != 0 {
-			t.Errorf("write=delay: next update: store %d, pending %d, want 500, 0", a.Load(), rq.Pending())
-		}
-	}
-}
-
-// TestSkip: read=skip=K reads on one event in K, starting with the first,
-// and a skipped event returns the weight of the last read.
-func TestSkip(t *testing.T) {
-	const events = 100
-	for _, k := range []int{1, 2, 3, 7, 100, 1000} {
-		a := newAtomic(t)
-		rq := newRq(t, a, "every", fmt.Sprintf("skip=%d", k))
-		var last int64
-		for i := range events {
-			a.Add(int64(i)) // the group load moves, so a real read shows
-			shares, read := rq.UpdateCfsGroup()
-			if wantRead := i%k == 0; read != wantRead {
-				t.Fatalf("skip=%d: event %d: read = %v, want %v", k, i, read, wantRead)
-			}
-			if !read && shares != last {
-				t.Fatalf("skip=%d: event %d skipped but returned %d, want the last read's %d", k, i, shares, last)
-			}
-			last = shares
+		if se.Queued() {
+			rq.Dequeue(now, se, false)
+		} else {
+			rq.Enqueue(now, se)
 		}
 		st := rq.Stats()
-		if want := int64((events + k - 1) / k); st.Reads != want || st.Reads+st.Skipped != events {
-			t.Errorf("skip=%d: %d reads, %d skipped over %d events, want %d reads", k, st.Reads, st.Skipped, events, want)
+		decayed := st.Decays - before.Decays
+		if calls := st.Updates - before.Updates; calls != decayed {
+			t.Fatalf("event %d at %d: %d update_tg_load_avg calls, %d period crossings", i, now, calls, decayed)
+		}
+		if st.Writes > before.Writes && decayed == 0 {
+			t.Fatalf("event %d: tg->load_avg written between period boundaries", i)
+		}
+	}
+	if st := rq.Stats(); st.Updates == 0 || st.Writes == 0 || st.Attaches+st.Detaches+st.Removed != 0 {
+		t.Errorf("Stats() = %+v: want calls and writes from decay alone", st)
+	}
+
+	// Attach, detach and drained removed load each call it, whatever the
+	// period; patch 3 drops the call for drained removed load.
+	for _, write := range []string{"every", "delay"} {
+		src, dst := newRq(t, a, write, "every"), newRq(t, a, write, "every")
+		z, w := newTask(t), newTask(t)
+		src.Seed(z, 600, false)
+		src.Seed(w, 400, true)
+		now := t0 + 100 // same PELT period as Init: no decay on the way
+		call := func(what string, rq *CfsRq, f func(), want int64) {
+			t.Helper()
+			before := rq.Stats().Updates
+			f()
+			if got := rq.Stats().Updates - before; got != want {
+				t.Errorf("write=%s: %s made %d update_tg_load_avg calls, want %d", write, what, got, want)
+			}
+		}
+		RemoveEntityLoadAvg(z)
+		call("attach", dst, func() { dst.Enqueue(now, z) }, 1)
+		now += 1024
+		wantRemoved := int64(1)
+		if write == "delay" {
+			wantRemoved = 0
+		}
+		call("draining removed load", src, func() { src.Dequeue(now, w, false) }, wantRemoved)
+		now += 1024
+		call("detach", dst, func() { dst.Dequeue(now, z, true) }, 1)
+		if z.Avg().LastUpdateTime != 0 || z.CfsRq() != nil {
+			t.Errorf("a migrating dequeue left the entity attached: %+v", z.Avg())
+		}
+		now += 1024
+		call("a local wakeup in the same period", src, func() { src.Enqueue(now, w) }, 0)
+	}
+}
+
+// TestDelay: under write=delay (patch 3) load drained from cfs_rq->removed
+// leaves avg.load_avg at once but reaches tg->load_avg only with the next
+// attach or period crossing.
+func TestDelay(t *testing.T) {
+	for _, write := range []string{"every", "delay"} {
+		a := newAtomic(t)
+		src, dst := newRq(t, a, write, "every"), newRq(t, a, write, "every")
+		stay, leave, other := newTask(t), newTask(t), newTask(t)
+		src.Seed(stay, 400, true)
+		src.Seed(leave, 600, false)
+		dst.Seed(other, 500, false)
+		src.Flush()
+		dst.Flush()
+		if a.Load() != 1500 {
+			t.Fatalf("seeded store holds %d, want 1500", a.Load())
+		}
+		now := t0 + 100
+		RemoveEntityLoadAvg(leave)
+		dst.Enqueue(now, leave) // attach: dst pushes its +600 at once
+		now += 2048
+		src.Dequeue(now, stay, false) // drains the removal, same period
+		want := int64(2100)           // dst's +600 pushed, src's -600 held back
+		if write == "every" {
+			want = 1500 // +600 - 600
+		}
+		if got := a.Load(); got != want || src.Load() != 400 {
+			t.Fatalf("write=%s: after the drain store %d, src load %d; want %d, 400", write, got, src.Load(), want)
+		}
+		if write == "delay" && (src.Pending() != -600 || src.Stats().Delayed != 1) {
+			t.Fatalf("write=delay: pending %d, delayed %d; want -600, 1", src.Pending(), src.Stats().Delayed)
+		}
+		if write == "every" && src.Pending() != 0 {
+			t.Fatalf("write=every: pending %d after the drain, want 0", src.Pending())
+		}
+		// The next period crossing pushes it.
+		now += PeltPeriod
+		src.Enqueue(now, stay)
+		if src.Pending() != 0 || a.Sum() != src.Contrib()+dst.Contrib() {
+			t.Errorf("write=%s: after the next period pending %d, store %d, contribs %d+%d", write, src.Pending(), a.Sum(), src.Contrib(), dst.Contrib())
 		}
 	}
 }
 
-// TestEventShares: with every cfs_rq pushed, each of n equal cfs_rqs gets
-// 1/n of the group's weight, whatever the storage.
+// TestSkipPaths: patch 4 drops update_cfs_group() in dequeue_entity() of
+// the group entity (the cfs_rq goes empty) and in its enqueue_entity() (the
+// cfs_rq was empty, and the root holds nothing else); the second loops of
+// enqueue/dequeue_task_fair() and the tick still read. read=onein=K reads
+// one event in K by count, which is not the patch.
+func TestSkipPaths(t *testing.T) {
+	type step struct {
+		op   string // "enq x", "deq x", "tick x"
+		read bool   // under read=skip
+	}
+	steps := []step{
+		{"enq x", false}, // first task: enqueue_entity of the group entity
+		{"enq y", true},  // second: enqueue_task_fair's second loop
+		{"tick x", true}, // entity_tick
+		{"deq y", true},  // one left: dequeue_task_fair's second loop
+		{"deq x", false}, // empty: dequeue_entity of the group entity
+		{"enq y", false},
+		{"deq y", false},
+	}
+	for _, read := range []string{"every", "skip"} {
+		a := newAtomic(t)
+		rq := newRq(t, a, "every", read)
+		se := map[string]*Entity{"x": newTask(t), "y": newTask(t)}
+		rq.Seed(se["x"], 512, false)
+		rq.Seed(se["y"], 512, false)
+		now := t0
+		for i, s := range steps {
+			now += 40_000
+			before := rq.Stats().Reads
+			op, name, _ := strings.Cut(s.op, " ")
+			switch op {
+			case "enq":
+				rq.Enqueue(now, se[name])
+			case "deq":
+				rq.Dequeue(now, se[name], false)
+			case "tick":
+				rq.Tick(now, se[name])
+			}
+			want := s.read || read == "every"
+			if got := rq.Stats().Reads > before; got != want {
+				t.Errorf("read=%s: step %d (%s): read = %v, want %v", read, i, s.op, got, want)
+			}
+		}
+	}
+	a := newAtomic(t)
+	rq := newRq(t, a, "every", "onein=3")
+	x := newTask(t)
+	rq.Seed(x, 512, false)
+	now := t0
+	for i := range 30 {
+		now += 40_000
+		before := rq.Stats().Reads
+		if x.Queued() {
+			rq.Dequeue(now, x, false)
+		} else {
+			rq.Enqueue(now, x)
+		}
+		if got, want := rq.Stats().Reads > before, i%3 == 0; got != want {
+			t.Fatalf("onein=3: event %d: read = %v, want %v", i, got, want)
+		}
+	}
+}
+
+// TestEventShares: with every cfs_rq pushed, each of n cfs_rqs with one
+// nice-0 task always queued gets 1/n of the group's weight, whatever the
+// storage.
 func TestEventShares(t *testing.T) {
 	for _, s := range newStores(t, 0) {
 		const n = 4
+		s.AddAt(0, 0, -s.Sum())
 		var rqs []*CfsRq
+		var tasks []*Entity
 		for i := range n {
 			rq, err := NewCfsRq(s, mustWrite(t, "every"), mustRead(t, "every"), i, fakeNodes[i])
 			if err != nil {
 				t.Fatal(err)
 			}
-			rq.Event(0, 1024, NiceZeroLoad, false)
+			rq.Init(t0)
+			se := newTask(t)
+			rq.Seed(se, 1024, false)
+			rq.Flush()
 			rqs = append(rqs, rq)
+			tasks = append(tasks, se)
 		}
 		for i, rq := range rqs {
-			got := rq.Event(1, 1024, NiceZeroLoad, false)
-			if got != NiceZeroLoad/n || rq.TGLoadSeen() != 1024*n || rq.Shares() != got {
-				t.Errorf("store=%v: cfs_rq %d: Event() = %d, saw tg load %d, want %d, %d", s, i, got, rq.TGLoadSeen(), NiceZeroLoad/n, 1024*n)
+			rq.Enqueue(t0+1, tasks[i])
+		}
+		for i, rq := range rqs {
+			rq.Tick(t0+2, tasks[i])
+			if got := rq.Shares(); got != NiceZeroLoad/n || rq.TGLoadSeen() != 1024*n {
+				t.Errorf("store=%v: cfs_rq %d: shares %d, saw tg load %d, want %d, %d", s, i, got, rq.TGLoadSeen(), NiceZeroLoad/n, 1024*n)
 			}
 		}
 	}
 }
 
-// TestConservationPolicies hammers one group from many cfs_rqs under every
-// storage and write policy: at any quiet moment, the store's sum plus what
-// the cfs_rqs hold back equals the true load exactly, and a flush leaves
-// nothing held back.
-func TestConservationPolicies(t *testing.T) {
-	const workers = 8
+// TestRemovedHandoff hammers the removed-load handoff from many goroutines,
+// each owning a cfs_rq and passing tasks to the others over channels as
+// wakeups on another CPU do: every unit of load taken from a cfs_rq is
+// drained by its owner or still waiting, and was attached whole where the
+// task woke; the store holds exactly the cfs_rqs' contributions; and once
+// the tasks stop moving, each cfs_rq's load is its tasks' load again (the
+// kernel keeps the two apart, so a migrating task leaves a remnant behind
+// that decays with PELT). Run it under -race.
+func TestRemovedHandoff(t *testing.T) {
+	const workers, tasksPer = 4, 3
 	events := 4000
 	if testing.Short() {
-		events = 400
+		events = 1000
 	}
-	for _, write := range []string{"every", "threshold=16", "ratelimit=100us", "delay"} {
-		for _, read := range []string{"every", "skip=3"} {
-			for _, s := range newStores(t, 0) {
-				t.Run(fmt.Sprintf("store=%v/write=%s/read=%s", s, write, read), func(t *testing.T) {
-					s.AddAt(0, 0, -s.Sum()) // the stores are shared across subtests
-					rqs := make([]*CfsRq, workers)
-					for w := range workers {
-						rq, err := NewCfsRq(s, mustWrite(t, write), mustRead(t, read), w, fakeNodes[w%len(fakeNodes)])
-						if err != nil {
-							t.Fatal(err)
+	for _, write := range []string{"every", "ratelimit=100us", "delay"} {
+		t.Run("write="+write, func(t *testing.T) {
+			a := newAtomic(t)
+			rqs := make([]*CfsRq, workers)
+			inbox := make([]chan *Entity, workers)
+			mine := make([][]*Entity, workers)
+			for w := range workers {
+				rq, err := NewCfsRq(a, mustWrite(t, write), mustRead(t, "every"), w, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rq.Init(t0 + int64(w)*12345)
+				for range tasksPer {
+					se := newTask(t)
+					rq.Seed(se, 512, false)
+					mine[w] = append(mine[w], se)
+				}
+				rq.Flush()
+				rqs[w] = rq
+				inbox[w] = make(chan *Entity, workers*tasksPer)
+			}
+			var handed [workers]uint64
+			var wg sync.WaitGroup
+			for w, rq := range rqs {
+				wg.Go(func() {
+					r := rand.New(rand.NewPCG(uint64(w), 9))
+					now := t0 + int64(w)*12345
+					var queued, asleep []*Entity
+					asleep = append(asleep, mine[w]...)
+					for range events {
+						now += 40_000
+						select {
+						case se := <-inbox[w]: // a wakeup here of a task asleep elsewhere
+							handed[w] += RemoveEntityLoadAvg(se)
+							rq.Enqueue(now, se)
+							queued = append(queued, se)
+							continue
+						default:
 						}
-						rqs[w] = rq
-					}
-					var wg sync.WaitGroup
-					for w, rq := range rqs {
-						wg.Go(func() {
-							r := rand.New(rand.NewPCG(uint64(w), 2))
-							var now, load int64
-							for range events {
-								now += r.Int64N(int64(200 * time.Microsecond))
-								old := load
-								load = max(0, load+r.Int64N(2048)-1024)
-								rq.Event(now, load, ScaleLoad(load), load < old && r.IntN(2) == 0)
+						switch {
+						case len(queued) > 0 && (r.IntN(2) == 0 || len(asleep) == 0):
+							i := r.IntN(len(queued))
+							se := queued[i]
+							queued = append(queued[:i], queued[i+1:]...)
+							rq.Dequeue(now, se, false)
+							if r.IntN(100) < 79 {
+								inbox[(w+1+r.IntN(workers-1))%workers] <- se
+							} else {
+								asleep = append(asleep, se)
 							}
-						})
-					}
-					wg.Wait()
-					var truth, pending int64
-					for _, rq := range rqs {
-						truth += rq.Load()
-						pending += rq.Pending()
-						st := rq.Stats()
-						if st.Updates != int64(events) || st.Reads+st.Skipped != int64(events) || st.Writes > st.Updates {
-							t.Errorf("cfs_rq %d: Stats() = %+v after %d events", rq.CPU(), st, events)
+						case len(asleep) > 0:
+							i := r.IntN(len(asleep))
+							se := asleep[i]
+							asleep = append(asleep[:i], asleep[i+1:]...)
+							rq.Enqueue(now, se)
+							queued = append(queued, se)
+						default:
+							rq.UpdateBlocked(now)
 						}
 					}
-					if got := s.Sum(); got+pending != truth {
-						t.Errorf("Sum() + pending = %d + %d = %d, want the true load %d", got, pending, got+pending, truth)
-					}
-					for _, rq := range rqs {
-						rq.Flush()
-						if rq.Pending() != 0 || rq.Contrib() != rq.Load() {
-							t.Errorf("cfs_rq %d: after Flush pending %d, contrib %d, load %d", rq.CPU(), rq.Pending(), rq.Contrib(), rq.Load())
-						}
-					}
-					if got := s.Sum(); got != truth {
-						t.Errorf("after Flush: Sum() = %d, want the true load %d", got, truth)
-					}
+					mine[w] = append(queued, asleep...)
 				})
 			}
-		}
+			wg.Wait()
+			// Tasks still in an inbox slept on some cfs_rq and are
+			// attached there.
+			var moved, drained, pending, attached uint64
+			var contrib int64
+			for w, rq := range rqs {
+				moved += handed[w]
+				st := rq.Stats()
+				drained += st.RemovedLoad
+				attached += st.AttachedLoad
+				pending += rq.RemovedLoad()
+				contrib += rq.Contrib()
+			}
+			if moved == 0 || moved != drained+pending || moved != attached {
+				t.Errorf("moved %d, drained %d + pending %d, attached %d: want moved = drained + pending = attached > 0", moved, drained, pending, attached)
+			}
+			if a.Sum() != contrib {
+				t.Errorf("store holds %d, contributions sum to %d", a.Sum(), contrib)
+			}
+			// Stop moving: everyone takes in what is in its inbox, and
+			// the tasks sleep and wake where they are for 400ms, 12
+			// half-lives, after which only rounding separates each
+			// cfs_rq from its tasks.
+			for w, rq := range rqs {
+				now := t0 + int64(w)*12345 + int64(events)*40_000
+				for len(inbox[w]) > 0 {
+					se := <-inbox[w]
+					RemoveEntityLoadAvg(se)
+					rq.Enqueue(now, se)
+					mine[w] = append(mine[w], se)
+				}
+			}
+			for w, rq := range rqs {
+				now := t0 + int64(w)*12345 + int64(events)*40_000
+				for i := range 10_000 {
+					now += 40_000
+					if len(mine[w]) == 0 {
+						rq.UpdateBlocked(now)
+						continue
+					}
+					se := mine[w][i%len(mine[w])]
+					if se.Queued() {
+						rq.Dequeue(now, se, false)
+					} else {
+						rq.Enqueue(now, se)
+					}
+				}
+				var want int64
+				for _, se := range mine[w] {
+					want += int64(se.LoadAt(int64(rq.Avg().LastUpdateTime)))
+				}
+				if d := rq.Load() - want; d > 8*int64(len(mine[w]))+8 || -d > 8*int64(len(mine[w]))+8 {
+					t.Errorf("cfs_rq %d: load %d, its %d tasks %d, after the tasks stopped moving", w, rq.Load(), len(mine[w]), want)
+				}
+			}
+		})
 	}
 }
 
 // TestPadding: the Go structs every event reads (a CfsRq's private state,
 // a store's read-mostly metadata) keep PairStride bytes between their
-// fields and any neighbouring heap object.
+// fields and any neighbouring heap object, and the removed mailbox, which
+// other CPUs write, sits PairStride bytes from the owner's fields.
 func TestPadding(t *testing.T) {
 	for _, v := range []any{CfsRq{}, Atomic{}, FalseShare{}, PerNode{}, PerCPU{}} {
 		typ := reflect.TypeOf(v)
@@ -329,6 +553,12 @@ func TestPadding(t *testing.T) {
 		if tail := typ.Size() - last; first < PairStride || tail < PairStride {
 			t.Errorf("%v pads its fields by %d bytes before and %d after, want >= %d each", typ, first, tail, PairStride)
 		}
+	}
+	typ := reflect.TypeOf(CfsRq{})
+	state, _ := typ.FieldByName("cfsRqState")
+	removed, _ := typ.FieldByName("removed")
+	if gap := removed.Offset - (state.Offset + state.Type.Size()); gap < PairStride {
+		t.Errorf("cfs_rq->removed is %d bytes after the owner's fields, want >= %d", gap, PairStride)
 	}
 	slots := paddedSlots(3)
 	if len(slots) != 3 || cap(slots) != 3 {
@@ -364,13 +594,33 @@ func TestNewCfsRqErrors(t *testing.T) {
 		{a, WritePolicy{Kind: WriteThreshold, Divisor: -3}, ReadPolicy{}, 0, 0, "out of range"},
 		{a, WritePolicy{Kind: 9}, ReadPolicy{}, 0, 0, "unknown"},
 		{a, WritePolicy{Kind: WriteEvery, Period: time.Millisecond}, ReadPolicy{}, 0, 0, "takes no period"},
-		{a, WritePolicy{}, ReadPolicy{Kind: ReadSkip, K: -1}, 0, 0, "out of range"},
+		{a, WritePolicy{}, ReadPolicy{Kind: ReadOneIn, K: -1}, 0, 0, "out of range"},
+		{a, WritePolicy{}, ReadPolicy{Kind: ReadSkip, K: 2}, 0, 0, "takes no K"},
 	}
 	for _, tt := range tests {
 		_, err := NewCfsRq(tt.s, tt.w, tt.r, tt.cpu, tt.node)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("NewCfsRq(%v, %+v, %+v, %d, %d) = %v, want error containing %q", tt.s, tt.w, tt.r, tt.cpu, tt.node, err, tt.want)
 		}
+	}
+}
+
+func TestNiceWeight(t *testing.T) {
+	for _, tt := range []struct {
+		nice int
+		want uint64
+	}{{-20, 88761}, {-2, 1586}, {0, 1024}, {1, 820}, {19, 15}} {
+		if got, err := NiceWeight(tt.nice); err != nil || got != tt.want {
+			t.Errorf("NiceWeight(%d) = %d, %v, want %d", tt.nice, got, err, tt.want)
+		}
+	}
+	for _, bad := range []int{-21, 20} {
+		if _, err := NiceWeight(bad); err == nil {
+			t.Errorf("NiceWeight(%d) succeeded", bad)
+		}
+	}
+	if _, err := NewEntity(1); err == nil {
+		t.Error("NewEntity(1) succeeded, want a range error")
 	}
 }
 
@@ -390,12 +640,16 @@ func (r *refStore) String() string               { return "ref" }
 func TestForeignStore(t *testing.T) {
 	var s refStore
 	rq := newRq(t, &s, "every", "every")
-	if got := rq.Event(0, 1024, NiceZeroLoad, false); got != NiceZeroLoad || s.Sum() != 1024 {
-		t.Errorf("Event on a foreign store = %d with store %d, want %d, 1024", got, s.Sum(), NiceZeroLoad)
+	se := newTask(t)
+	rq.Seed(se, 1024, false)
+	rq.Enqueue(t0+1, se) // one task alone: no decay, no attach, no write yet
+	if rq.Shares() != NiceZeroLoad || s.Sum() != 0 {
+		t.Errorf("first enqueue on a foreign store: shares %d, store %d; want %d, 0", rq.Shares(), s.Sum(), NiceZeroLoad)
 	}
-	rq.SetLoad(1000, NiceZeroLoad)
-	rq.Flush()
-	if s.Sum() != 1000 {
-		t.Errorf("after Flush the foreign store holds %d, want 1000", s.Sum())
+	if d := rq.Flush(); d != 1024 || s.Sum() != 1024 {
+		t.Errorf("Flush pushed %d, the foreign store holds %d, want 1024, 1024", d, s.Sum())
+	}
+	if rq.NrRunning() != 1 || rq.Weight() != NiceZeroLoad || se.CfsRq() != rq {
+		t.Errorf("after one enqueue: nr_running %d, load.weight %d, attached to %p; want 1, %d, %p", rq.NrRunning(), rq.Weight(), se.CfsRq(), NiceZeroLoad, rq)
 	}
 }

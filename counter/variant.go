@@ -13,6 +13,7 @@ var (
 	ErrUnknown = errors.New("unknown")
 	ErrRange   = errors.New("out of range")
 	ErrSyntax  = errors.New("syntax error")
+	ErrCombo   = errors.New("does not combine")
 )
 
 // StoreKind names a storage.
@@ -53,7 +54,7 @@ const (
 	WriteEvery     WriteKind = iota // push when |delta| > contrib/64
 	WriteThreshold                  // push when |delta| > contrib/N
 	WriteRateLimit                  // as every, at most once per period
-	WriteDelay                      // as every, but removed load waits
+	WriteDelay                      // as every, but processing removed load does not call it (patch 3)
 )
 
 var writeNames = [...]string{"every", "threshold", "ratelimit", "delay"}
@@ -67,7 +68,7 @@ func (k WriteKind) String() string {
 	return "write(" + strconv.Itoa(int(k)) + ")"
 }
 
-// Limits of the policies' parameters. A divisor or a skip count beyond a
+// Limits of the policies' parameters. A divisor or a read count beyond a
 // million, or a period beyond a second, is a typo rather than an
 // experiment: loads are around 1024 per task, so contrib/N is already 0
 // long before N reaches 1<<20, and a rate limit of a second turns the group
@@ -78,8 +79,7 @@ const (
 	MinPeriod     = time.Microsecond
 	MaxPeriod     = time.Second
 	MaxDivisor    = 1 << 20
-	DefaultSkip   = 2 // patch 4 drops the dequeue half of the reads
-	MaxSkip       = 1 << 20
+	MaxOneIn      = 1 << 20
 )
 
 // WritePolicy is a write policy with its parameter. Zero parameters mean
@@ -204,17 +204,27 @@ func formatDuration(d time.Duration) string {
 	return strconv.FormatInt(int64(d), 10) + "ns"
 }
 
-// ReadKind names a read policy, when update_cfs_group computes the shares.
+// ReadKind names a read policy: when update_cfs_group() computes the group
+// entity's shares.
 type ReadKind uint8
 
 const (
-	ReadEvery ReadKind = iota // on every event
-	ReadSkip                  // on one event in K
+	// ReadEvery is the kernel: update_cfs_group() on every en/dequeue of
+	// the group entity.
+	ReadEvery ReadKind = iota
+	// ReadSkip is patch 4, "skip some update_cfs_group() on
+	// en/dequeue_entity()": none in dequeue_entity(), and none in
+	// enqueue_entity() when the entity is the only one of its cfs_rq.
+	ReadSkip
+	// ReadOneIn is not from the thread: calc_group_shares() on one event
+	// in K, by count, a knob for taking reads out of a write-heavy
+	// measurement.
+	ReadOneIn
 )
 
-var readNames = [...]string{"every", "skip"}
+var readNames = [...]string{"every", "skip", "onein"}
 
-const readList = "every, skip=K"
+const readList = "every, skip, onein=K"
 
 func (k ReadKind) String() string {
 	if int(k) < len(readNames) {
@@ -223,20 +233,16 @@ func (k ReadKind) String() string {
 	return "read(" + strconv.Itoa(int(k)) + ")"
 }
 
-// ReadPolicy is a read policy with its parameter. K zero means
-// DefaultSkip; parsing always fills it in.
+// ReadPolicy is a read policy with its parameter.
 type ReadPolicy struct {
 	Kind ReadKind
-	// K is K of skip=K: the shares are computed on one event in K.
+	// K is K of onein=K: the shares are computed on one event in K.
 	K int
 }
 
 func (r ReadPolicy) k() int {
-	switch {
-	case r.Kind != ReadSkip:
+	if r.Kind != ReadOneIn || r.K < 1 {
 		return 1
-	case r.K == 0:
-		return DefaultSkip
 	}
 	return r.K
 }
@@ -244,13 +250,13 @@ func (r ReadPolicy) k() int {
 // Validate checks the policy's parameter.
 func (r ReadPolicy) Validate() error {
 	switch r.Kind {
-	case ReadEvery:
-		if r.K != 0 && r.K != 1 {
-			return fmt.Errorf("read every takes no K (got %d)", r.K)
+	case ReadEvery, ReadSkip:
+		if r.K != 0 {
+			return fmt.Errorf("read %s takes no K (got %d)", r.Kind, r.K)
 		}
-	case ReadSkip:
-		if r.K != 0 && (r.K < 1 || r.K > MaxSkip) {
-			return fmt.Errorf("skip K %d %w [1, %d]", r.K, ErrRange, MaxSkip)
+	case ReadOneIn:
+		if r.K < 1 || r.K > MaxOneIn {
+			return fmt.Errorf("onein K %d %w [1, %d]", r.K, ErrRange, MaxOneIn)
 		}
 	default:
 		return fmt.Errorf("read kind %d: %w (valid: %s)", r.Kind, ErrUnknown, readList)
@@ -258,16 +264,18 @@ func (r ReadPolicy) Validate() error {
 	return nil
 }
 
-// String returns the policy as ParseRead reads it; the default K is left
-// out ("skip" is skip=2).
+// String returns the policy as ParseRead reads it.
 func (r ReadPolicy) String() string {
-	if r.Kind == ReadSkip && r.k() != DefaultSkip {
-		return "skip=" + strconv.Itoa(r.k())
+	if r.Kind == ReadOneIn {
+		return "onein=" + strconv.Itoa(r.K)
 	}
 	return r.Kind.String()
 }
 
-// ParseRead parses every, skip or skip=K with K in [1, 1<<20].
+// ParseRead parses every, skip or onein=K with K in [1, 1<<20]. skip takes
+// no value: it is patch 4's choice of paths, not a count, and skip=K (what
+// an older version of this package meant by it) is refused with a pointer
+// to onein=K.
 func ParseRead(s string) (ReadPolicy, error) {
 	name, arg, hasArg := strings.Cut(s, "=")
 	switch name {
@@ -277,30 +285,39 @@ func ParseRead(s string) (ReadPolicy, error) {
 		}
 		return ReadPolicy{Kind: ReadEvery}, nil
 	case "skip":
+		if hasArg {
+			return ReadPolicy{}, fmt.Errorf("read %q: %w: skip is patch 4's en/dequeue paths and takes no value (one read in K by count is onein=K)", s, ErrSyntax)
+		}
+		return ReadPolicy{Kind: ReadSkip}, nil
+	case "onein":
 		if !hasArg {
-			return ReadPolicy{Kind: ReadSkip, K: DefaultSkip}, nil
+			return ReadPolicy{}, fmt.Errorf("read %q: %w: onein needs a count, as in onein=1024", s, ErrSyntax)
 		}
 		k, err := strconv.Atoi(arg)
 		if err != nil {
 			return ReadPolicy{}, fmt.Errorf("read %q: K %q: %w: %w", s, arg, ErrSyntax, err)
 		}
-		if k < 1 || k > MaxSkip {
-			return ReadPolicy{}, fmt.Errorf("read %q: K %d %w [1, %d]", s, k, ErrRange, MaxSkip)
+		if k < 1 || k > MaxOneIn {
+			return ReadPolicy{}, fmt.Errorf("read %q: K %d %w [1, %d]", s, k, ErrRange, MaxOneIn)
 		}
-		return ReadPolicy{Kind: ReadSkip, K: k}, nil
+		return ReadPolicy{Kind: ReadOneIn, K: k}, nil
 	}
 	return ReadPolicy{}, fmt.Errorf("read %q: %w (valid: %s)", s, ErrUnknown, readList)
 }
 
 // Variant is one configuration of tg->load_avg: where it is stored, when
-// writers push, when readers read.
+// writers push, when readers read, and, for the per-node store, how far the
+// reader walks the node mask.
 type Variant struct {
 	Store StoreKind
 	Write WritePolicy
 	Read  ReadPolicy
+	// FullScan walks all MAX_NUMNODES bits of the node mask, as
+	// for_each_node did when v1 ran; only with StorePerNode.
+	FullScan bool
 }
 
-// Validate checks all three parts.
+// Validate checks every part.
 func (v Variant) Validate() error {
 	if int(v.Store) >= len(storeNames) {
 		return fmt.Errorf("store kind %d: %w (valid: %s)", v.Store, ErrUnknown, storeList)
@@ -308,62 +325,119 @@ func (v Variant) Validate() error {
 	if err := v.Write.Validate(); err != nil {
 		return err
 	}
-	return v.Read.Validate()
+	if err := v.Read.Validate(); err != nil {
+		return err
+	}
+	if v.FullScan && v.Store != StorePerNode {
+		return fmt.Errorf("scan=full %w with store=%s: only the per-node store walks a node mask", ErrCombo, v.Store)
+	}
+	return nil
 }
 
-// String returns the benchmark form, "store=pernode/write=ratelimit/read=every",
-// which ParseVariant reads back. No value ends in -<digits>, which
-// benchstat would take for a GOMAXPROCS suffix.
+func (v Variant) scan() string {
+	if v.FullScan {
+		return "full"
+	}
+	return "bounded"
+}
+
+// String returns the benchmark form,
+// "store=pernode/write=ratelimit/read=skip/scan=bounded", which
+// ParseVariant reads back. No value ends in -<digits>, which benchstat
+// would take for a GOMAXPROCS suffix.
 func (v Variant) String() string {
-	return "store=" + v.Store.String() + "/write=" + v.Write.String() + "/read=" + v.Read.String()
+	return "store=" + v.Store.String() + "/write=" + v.Write.String() + "/read=" + v.Read.String() + "/scan=" + v.scan()
 }
 
-// presets are the thread's labels. The v1 series was cumulative, each patch
-// on top of the one before, and every changelog's table compares against
-// base, so node is patch 2, delay is patches 2+3, skip is patches 2+3+4.
-// The v2 labels name what they say: rate is the rate limit alone (what was
-// merged, on the dedicated-line atomic), rate+node and rate+skip add one
-// v1 idea each, which is how Aaron Lu found that "as long as 'ratelimit'
-// patch is there, adding those two other optimizations doesn't improve
-// performance further".
-var presets = []struct {
-	name string
-	v    Variant
-}{
-	{"base", Variant{StoreAtomic, WritePolicy{Kind: WriteEvery, Divisor: KernelDivisor}, ReadPolicy{Kind: ReadEvery}}},
-	{"node", Variant{StorePerNode, WritePolicy{Kind: WriteEvery, Divisor: KernelDivisor}, ReadPolicy{Kind: ReadEvery}}},
-	{"delay", Variant{StorePerNode, WritePolicy{Kind: WriteDelay, Divisor: KernelDivisor}, ReadPolicy{Kind: ReadEvery}}},
-	{"skip", Variant{StorePerNode, WritePolicy{Kind: WriteDelay, Divisor: KernelDivisor}, ReadPolicy{Kind: ReadSkip, K: DefaultSkip}}},
-	{"rate", Variant{StoreAtomic, WritePolicy{Kind: WriteRateLimit, Divisor: KernelDivisor, Period: DefaultPeriod}, ReadPolicy{Kind: ReadEvery}}},
-	{"rate+node", Variant{StorePerNode, WritePolicy{Kind: WriteRateLimit, Divisor: KernelDivisor, Period: DefaultPeriod}, ReadPolicy{Kind: ReadEvery}}},
-	{"rate+skip", Variant{StoreAtomic, WritePolicy{Kind: WriteRateLimit, Divisor: KernelDivisor, Period: DefaultPeriod}, ReadPolicy{Kind: ReadSkip, K: DefaultSkip}}},
+// A PresetInfo is one of the thread's labels and what it stood for.
+type PresetInfo struct {
+	// Name is the preset's name in variants. v1's labels are kept as the
+	// seed spells them; v2's rows, which reused "skip" and "node" for a
+	// different stack, are named by what they add up to.
+	Name string
+	// Series is the posting whose tables use the label: "v1" (Aaron
+	// Lu's four-patch series), "v2" (the ratelimit data in the reply
+	// of Aug 2, 2023), or "v1, v2" for base.
+	Series string
+	// Label is the row's label in the seed's tables.
+	Label string
+	// Patches says what the row included, in the seed's words.
+	Patches string
+	Variant Variant
 }
 
-const presetList = "base, node, delay, skip, rate, rate+node, rate+skip"
+var (
+	every     = WritePolicy{Kind: WriteEvery, Divisor: KernelDivisor}
+	delay     = WritePolicy{Kind: WriteDelay, Divisor: KernelDivisor}
+	ratelimit = WritePolicy{Kind: WriteRateLimit, Divisor: KernelDivisor, Period: DefaultPeriod}
+	readEvery = ReadPolicy{Kind: ReadEvery}
+	readSkip  = ReadPolicy{Kind: ReadSkip}
+)
+
+// presets are the thread's labels. Both series were cumulative and both
+// compared every row against base. v1 (on v6.5-rc1 with tg->load_avg on a
+// dedicated line): "node means patch2, delay means patch3 and skip means
+// patch4", each on top of the one before, and its per-node reader was
+// for_each_node over MAX_NUMNODES (PeterZ's nr_node_ids fix came later in
+// the thread). v2: "rate: ... applied on top of base", "skip: ... applied
+// on top of rate", "node: the patch ... per node + peterz's numa
+// optimizations; applied on top of skip".
+var presets = []PresetInfo{
+	{"base", "v1, v2", "base", "the kernel: tg->load_avg one atomic on a dedicated line",
+		Variant{StoreAtomic, every, readEvery, false}},
+	{"node", "v1", "node", "patch 2: tg->load_avg per node, for_each_node over MAX_NUMNODES",
+		Variant{StorePerNode, every, readEvery, true}},
+	{"delay", "v1", "delay", "patches 2+3: removed load no longer makes update_load_avg() call update_tg_load_avg()",
+		Variant{StorePerNode, delay, readEvery, true}},
+	{"skip", "v1", "skip", "patches 2+3+4: no update_cfs_group() in dequeue_entity(), nor in enqueue_entity() into an empty cfs_rq",
+		Variant{StorePerNode, delay, readSkip, true}},
+	{"rate", "v2", "rate", "update_tg_load_avg() at most once per ms (merged: 1528c661c24b)",
+		Variant{StoreAtomic, ratelimit, readEvery, false}},
+	{"rate+skip", "v2", "skip", "rate + v1's patch 4",
+		Variant{StoreAtomic, ratelimit, readSkip, false}},
+	{"rate+skip+node", "v2", "node", "rate + skip + per-node tg->load_avg with PeterZ's nr_node_ids bound",
+		Variant{StorePerNode, ratelimit, readSkip, false}},
+}
+
+const presetList = "base, node, delay, skip, rate, rate+skip, rate+skip+node"
 
 // Presets returns the preset names in the order the thread met them.
 func Presets() []string {
 	names := make([]string, len(presets))
 	for i, p := range presets {
-		names[i] = p.name
+		names[i] = p.Name
 	}
 	return names
 }
 
+// PresetTable returns every preset with the seed's label for it.
+func PresetTable() []PresetInfo { return append([]PresetInfo(nil), presets...) }
+
 // Preset returns the variant behind one of the thread's labels.
 func Preset(name string) (Variant, error) {
 	for _, p := range presets {
-		if p.name == name {
-			return p.v, nil
+		if p.Name == name {
+			return p.Variant, nil
 		}
 	}
 	return Variant{}, fmt.Errorf("preset %q: %w (valid: %s)", name, ErrUnknown, presetList)
 }
 
-// ParseVariant parses a preset name ("rate+node") or the key=value form
-// that String writes ("store=pernode/write=ratelimit=2ms/read=skip=4").
+// PresetOf returns the name of the preset that is v, or "" if none is.
+func PresetOf(v Variant) string {
+	for _, p := range presets {
+		if p.Variant == v {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// ParseVariant parses a preset name ("rate+skip") or the key=value form
+// that String writes ("store=pernode/write=ratelimit=2ms/read=skip/scan=full").
 // Keys may come in any order; a missing key takes base's value (atomic,
-// every, every). Errors name the offending part and its byte offset.
+// every, every, bounded). Errors name the offending part and its byte
+// offset.
 func ParseVariant(s string) (Variant, error) {
 	if !strings.Contains(s, "=") {
 		v, err := Preset(s)
@@ -373,7 +447,7 @@ func ParseVariant(s string) (Variant, error) {
 		return v, nil
 	}
 	v, _ := Preset("base")
-	var seen [3]bool
+	var seen [4]bool
 	off := 0
 	for part := range strings.SplitSeq(s, "/") {
 		key, val, ok := strings.Cut(part, "=")
@@ -391,8 +465,16 @@ func ParseVariant(s string) (Variant, error) {
 		case key == "read":
 			idx = 2
 			v.Read, err = ParseRead(val)
+		case key == "scan":
+			idx = 3
+			switch val {
+			case "full", "bounded":
+				v.FullScan = val == "full"
+			default:
+				err = fmt.Errorf("scan %q: %w (valid: bounded, full)", val, ErrUnknown)
+			}
 		default:
-			err = fmt.Errorf("key %q: %w (valid: store, write, read)", key, ErrUnknown)
+			err = fmt.Errorf("key %q: %w (valid: store, write, read, scan)", key, ErrUnknown)
 		}
 		if err == nil && seen[idx] {
 			err = fmt.Errorf("%w: key %q given twice", ErrSyntax, key)
@@ -402,6 +484,9 @@ func ParseVariant(s string) (Variant, error) {
 		}
 		seen[idx] = true
 		off += len(part) + 1
+	}
+	if err := v.Validate(); err != nil {
+		return Variant{}, fmt.Errorf("variant %q: %w", s, err)
 	}
 	return v, nil
 }

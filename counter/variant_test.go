@@ -96,20 +96,21 @@ func TestParseRead(t *testing.T) {
 	tests := []struct {
 		in      string
 		want    ReadPolicy
-		str     string
 		wantErr error
 		errText string
 	}{
 		{in: "every", want: ReadPolicy{Kind: ReadEvery}},
-		{in: "skip", want: ReadPolicy{Kind: ReadSkip, K: 2}},
-		{in: "skip=2", want: ReadPolicy{Kind: ReadSkip, K: 2}, str: "skip"},
-		{in: "skip=1", want: ReadPolicy{Kind: ReadSkip, K: 1}},
-		{in: "skip=16", want: ReadPolicy{Kind: ReadSkip, K: 16}},
-		{in: "skip=0", wantErr: ErrRange, errText: "K 0 out of range [1, 1048576]"},
-		{in: "skip=-2", wantErr: ErrRange, errText: "K -2 out of range"},
-		{in: "skip=2000000", wantErr: ErrRange, errText: "out of range"},
-		{in: "skip=two", wantErr: ErrSyntax, errText: `K "two"`},
-		{in: "skip=", wantErr: ErrSyntax, errText: `K ""`},
+		{in: "skip", want: ReadPolicy{Kind: ReadSkip}},
+		{in: "onein=1", want: ReadPolicy{Kind: ReadOneIn, K: 1}},
+		{in: "onein=1024", want: ReadPolicy{Kind: ReadOneIn, K: 1024}},
+		{in: "skip=2", wantErr: ErrSyntax, errText: "onein=K"}, // the old count knob, renamed
+		{in: "skip=1", wantErr: ErrSyntax, errText: "patch 4"},
+		{in: "onein", wantErr: ErrSyntax, errText: "needs a count"},
+		{in: "onein=0", wantErr: ErrRange, errText: "K 0 out of range [1, 1048576]"},
+		{in: "onein=-2", wantErr: ErrRange, errText: "K -2 out of range"},
+		{in: "onein=2000000", wantErr: ErrRange, errText: "out of range"},
+		{in: "onein=two", wantErr: ErrSyntax, errText: `K "two"`},
+		{in: "onein=", wantErr: ErrSyntax, errText: `K ""`},
 		{in: "every=2", wantErr: ErrSyntax, errText: "every takes no value"},
 		{in: "sometimes", wantErr: ErrUnknown, errText: readList},
 	}
@@ -125,49 +126,64 @@ func TestParseRead(t *testing.T) {
 			t.Errorf("ParseRead(%q) = %+v, %v, want %+v", tt.in, got, err, tt.want)
 			continue
 		}
-		str := tt.str
-		if str == "" {
-			str = tt.in
+		if got.String() != tt.in {
+			t.Errorf("ParseRead(%q).String() = %q", tt.in, got.String())
 		}
-		if got.String() != str {
-			t.Errorf("ParseRead(%q).String() = %q, want %q", tt.in, got.String(), str)
+		if err := got.Validate(); err != nil {
+			t.Errorf("ParseRead(%q).Validate() = %v", tt.in, err)
 		}
 	}
 }
 
-// TestPresets pins each of the thread's labels to what it meant there.
+// TestPresets pins each of the thread's labels to what it meant there: v1
+// cumulative (node = patch 2, delay = 2+3, skip = 2+3+4) with the per-node
+// reader walking all MAX_NUMNODES bits, as for_each_node did when v1 ran;
+// v2 cumulative (rate on base, skip on rate, node on skip, node with
+// PeterZ's nr_node_ids bound); base in both.
 func TestPresets(t *testing.T) {
-	want := map[string]string{
-		"base":      "store=atomic/write=every/read=every",
-		"node":      "store=pernode/write=every/read=every",
-		"delay":     "store=pernode/write=delay/read=every",
-		"skip":      "store=pernode/write=delay/read=skip",
-		"rate":      "store=atomic/write=ratelimit/read=every",
-		"rate+node": "store=pernode/write=ratelimit/read=every",
-		"rate+skip": "store=atomic/write=ratelimit/read=skip",
+	want := []struct {
+		name, series, label, variant string
+	}{
+		{"base", "v1, v2", "base", "store=atomic/write=every/read=every/scan=bounded"},
+		{"node", "v1", "node", "store=pernode/write=every/read=every/scan=full"},
+		{"delay", "v1", "delay", "store=pernode/write=delay/read=every/scan=full"},
+		{"skip", "v1", "skip", "store=pernode/write=delay/read=skip/scan=full"},
+		{"rate", "v2", "rate", "store=atomic/write=ratelimit/read=every/scan=bounded"},
+		{"rate+skip", "v2", "skip", "store=atomic/write=ratelimit/read=skip/scan=bounded"},
+		{"rate+skip+node", "v2", "node", "store=pernode/write=ratelimit/read=skip/scan=bounded"},
 	}
-	names := Presets()
-	if strings.Join(names, ", ") != presetList {
-		t.Errorf("Presets() = %v, want %s", names, presetList)
+	table := PresetTable()
+	if len(table) != len(want) || strings.Join(Presets(), ", ") != presetList {
+		t.Fatalf("Presets() = %v, want the %d of %s", Presets(), len(want), presetList)
 	}
-	for _, name := range names {
-		v, err := Preset(name)
-		if err != nil {
-			t.Fatal(err)
+	for i, w := range want {
+		p := table[i]
+		if p.Name != w.name || p.Series != w.series || p.Label != w.label || p.Variant.String() != w.variant {
+			t.Errorf("preset %d = %s (%s %q) %s, want %s (%s %q) %s", i, p.Name, p.Series, p.Label, p.Variant, w.name, w.series, w.label, w.variant)
 		}
-		if v.String() != want[name] {
-			t.Errorf("Preset(%q) = %s, want %s", name, v, want[name])
+		v, err := Preset(w.name)
+		if err != nil || v != p.Variant || PresetOf(v) != w.name {
+			t.Errorf("Preset(%q) = %v, %v; PresetOf gives %q", w.name, v, err, PresetOf(v))
 		}
 		if err := v.Validate(); err != nil {
-			t.Errorf("Preset(%q).Validate() = %v", name, err)
+			t.Errorf("Preset(%q).Validate() = %v", w.name, err)
 		}
-		pv, err := ParseVariant(name)
+		pv, err := ParseVariant(w.name)
 		if err != nil || pv != v {
-			t.Errorf("ParseVariant(%q) = %v, %v, want %v", name, pv, err, v)
+			t.Errorf("ParseVariant(%q) = %v, %v, want %v", w.name, pv, err, v)
+		}
+		if p.Patches == "" {
+			t.Errorf("preset %s says nothing of what it includes", w.name)
 		}
 	}
-	if _, err := Preset("ratelimit"); !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), presetList) {
-		t.Errorf("Preset(\"ratelimit\") = %v, want ErrUnknown listing %s", err, presetList)
+	// Names whose meaning changed are gone, not aliased.
+	for _, old := range []string{"rate+node", "ratelimit"} {
+		if _, err := Preset(old); !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), presetList) {
+			t.Errorf("Preset(%q) = %v, want ErrUnknown listing %s", old, err, presetList)
+		}
+	}
+	if PresetOf(Variant{Store: StorePerCPU}) != "" {
+		t.Error("PresetOf(percpu) names a preset")
 	}
 }
 
@@ -178,12 +194,13 @@ func TestParseVariant(t *testing.T) {
 		in   string
 		want string // String() of the result
 	}{
-		{"store=pernode/write=ratelimit/read=every", "store=pernode/write=ratelimit/read=every"},
-		{"read=skip=4/store=percpu/write=threshold=16", "store=percpu/write=threshold=16/read=skip=4"},
-		{"store=falseshare", "store=falseshare/write=every/read=every"},
-		{"write=ratelimit=250us", "store=atomic/write=ratelimit=250us/read=every"},
-		{"write=ratelimit=2ms/read=skip", "store=atomic/write=ratelimit=2ms/read=skip"},
-		{"rate+node", "store=pernode/write=ratelimit/read=every"},
+		{"store=pernode/write=ratelimit/read=every", "store=pernode/write=ratelimit/read=every/scan=bounded"},
+		{"read=onein=4/store=percpu/write=threshold=16", "store=percpu/write=threshold=16/read=onein=4/scan=bounded"},
+		{"store=falseshare", "store=falseshare/write=every/read=every/scan=bounded"},
+		{"write=ratelimit=250us", "store=atomic/write=ratelimit=250us/read=every/scan=bounded"},
+		{"write=ratelimit=2ms/read=skip", "store=atomic/write=ratelimit=2ms/read=skip/scan=bounded"},
+		{"scan=full/store=pernode", "store=pernode/write=every/read=every/scan=full"},
+		{"rate+skip+node", "store=pernode/write=ratelimit/read=skip/scan=bounded"},
 	}
 	for _, tt := range tests {
 		v, err := ParseVariant(tt.in)
@@ -219,10 +236,13 @@ func TestParseVariantErrors(t *testing.T) {
 		{"store=atomic/write=every/read=seldom", ErrUnknown, `at offset 25: read "seldom": unknown (valid: ` + readList + ")"},
 		{"store=atomic/write=ratelimit=0", ErrRange, "at offset 13"},
 		{"write=ratelimit=10s", ErrRange, "period 10s out of range"},
-		{"read=skip=0", ErrRange, "K 0 out of range"},
+		{"read=onein=0", ErrRange, "K 0 out of range"},
+		{"read=skip=3", ErrSyntax, "onein=K"},
+		{"scan=full", ErrCombo, "store=atomic"},
+		{"scan=wide", ErrUnknown, `scan "wide"`},
 		{"write=threshold=0", ErrRange, "divisor 0 out of range"},
 		{"write=ratelimit=fast", ErrSyntax, `period "fast"`},
-		{"store=atomic/threads=8", ErrUnknown, `at offset 13: key "threads": unknown (valid: store, write, read)`},
+		{"store=atomic/threads=8", ErrUnknown, `at offset 13: key "threads": unknown (valid: store, write, read, scan)`},
 		{"store=atomic/store=pernode", ErrSyntax, `at offset 13: syntax error: key "store" given twice`},
 		{"store=atomic//read=every", ErrSyntax, `at offset 13: syntax error: "" is not key=value`},
 		{"store=atomic/base", ErrSyntax, `"base" is not key=value`},
@@ -244,7 +264,10 @@ func TestVariantValidate(t *testing.T) {
 		{Write: WritePolicy{Kind: WriteRateLimit, Period: 3 * time.Second}},
 		{Write: WritePolicy{Kind: WriteEvery, Divisor: 16}},
 		{Read: ReadPolicy{Kind: ReadEvery, K: 3}},
+		{Read: ReadPolicy{Kind: ReadSkip, K: 2}},
+		{Read: ReadPolicy{Kind: ReadOneIn}},
 		{Read: ReadPolicy{Kind: 5}},
+		{Store: StoreAtomic, FullScan: true},
 	}
 	for _, v := range bad {
 		if err := v.Validate(); err == nil {
@@ -263,8 +286,9 @@ func FuzzParseVariant(f *testing.F) {
 	for _, p := range Presets() {
 		f.Add(p)
 	}
-	f.Add("store=pernode/write=ratelimit=2ms/read=skip=4")
+	f.Add("store=pernode/write=ratelimit=2ms/read=onein=4/scan=full")
 	f.Add("write=threshold=16")
+	f.Add("read=skip=2")
 	f.Fuzz(func(t *testing.T, s string) {
 		v, err := ParseVariant(s)
 		if err != nil {

@@ -5,12 +5,12 @@ import (
 	"math/bits"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/puzpuzpuz/xsync/v4"
 
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/benchtest"
+	"github.com/contend/contend/bench/ktime"
 	"github.com/contend/contend/counter"
 )
 
@@ -50,16 +50,19 @@ func newBenchLoadAvg(tb testing.TB, variant string) *loadAvg {
 }
 
 // BenchmarkLoadAvg is tg->load_avg hammered by every worker, one worker per
-// CPU, one operation per en/dequeue event. The sub-benchmarks are:
+// CPU, one operation per en/dequeue event on kernel time. The
+// sub-benchmarks are:
 //
-//   - the thread's table: every preset (base, node, delay, skip, rate,
-//     rate+node, rate+skip);
-//   - write-heavy storages: every event moves a task between CPUs (mig=100),
-//     so write=every writes on every event, read on every event or one in
-//     1024, for atomic, falseshare, pernode, percpu and the xsync.Counter
-//     reference, at work=0;
+//   - the seed's tables: every preset (base; v1 node, delay, skip; v2
+//     rate, rate+skip, rate+skip+node), unpaced (the stress test), and
+//     base, rate and rate+skip paced at the kernel's event rate, where
+//     write-path-% and read-path-% compare with the seed's profile;
+//   - write-heavy storages: every wakeup migrates (mig=100), write=every,
+//     reads on every event or one in 1024, for atomic, falseshare,
+//     pernode, percpu and the xsync.Counter reference;
 //   - local work between events (work=100, 1000), where contention fades;
-//   - the node-mask walk (scan=full) and the line-pair stride (stride=128);
+//   - the dedicated line against false sharing (store=falseshare), and
+//     the line-pair stride (stride=128);
 //
 // each at every worker count and placement of benchtest.Configs: 1, 2, 4, …
 // up to every usable CPU, compact, and spread and cross where there are two
@@ -69,13 +72,14 @@ func newBenchLoadAvg(tb testing.TB, variant string) *loadAvg {
 // is an element, so select by position (empty elements match anything) or by
 // the leading preset:
 //
-//	go test -run '^$' -bench 'LoadAvg/^preset=(base|rate)$' -count 10 ./bench | tee la.txt
-//	go test -run '^$' -bench 'LoadAvg//store=(atomic|percpu|xsync)///mig=100' -count 10 ./bench | tee wh.txt
+//	go test -run '^$' -bench 'LoadAvg/^preset=(base|rate)$' -count 10 ./bench/loadavg | tee la.txt
+//	go test -run '^$' -bench 'LoadAvg/^preset=(base|rate)$/////pace=kernel' -count 5 ./bench/loadavg | tee paced.txt
+//	go test -run '^$' -bench 'LoadAvg//store=(atomic|percpu|xsync)/////mig=100' -count 10 ./bench/loadavg | tee wh.txt
 //
-// The preset key names the store/write/read triple, so compare presets with
-// those keys ignored, and storages with the preset ignored:
+// The preset key names the store/write/read/scan parts, so compare presets
+// with those keys ignored, and storages with the preset ignored:
 //
-//	benchstat -col /preset -ignore /store,/write,/read -filter '/threads:2' la.txt
+//	benchstat -col /preset -ignore /store,/write,/read,/scan -filter '/threads:2' la.txt
 //	benchstat -col /store -ignore /preset -row /read -filter '/threads:2' wh.txt
 func BenchmarkLoadAvg(b *testing.B) {
 	cfgs := benchtest.Configs(b, 1)
@@ -83,9 +87,12 @@ func BenchmarkLoadAvg(b *testing.B) {
 	for _, p := range counter.Presets() {
 		run("preset=" + p)
 	}
+	for _, p := range []string{"base", "rate", "rate+skip"} {
+		run("preset=" + p + "/pace=kernel")
+	}
 	for _, store := range []string{"atomic", "falseshare", "pernode", "percpu", "xsync"} {
-		for _, read := range []string{"every", "skip=1024"} {
-			run(fmt.Sprintf("store=%s/write=every/read=%s/mig=100/work=0", store, read))
+		for _, read := range []string{"every", "onein=1024"} {
+			run(fmt.Sprintf("store=%s/write=every/read=%s/mig=100", store, read))
 		}
 	}
 	for _, p := range []string{"base", "rate"} {
@@ -93,19 +100,19 @@ func BenchmarkLoadAvg(b *testing.B) {
 			run(fmt.Sprintf("preset=%s/work=%d", p, work))
 		}
 	}
-	run("preset=node/scan=full")
-	run("preset=rate+node/scan=full")
+	run("preset=base/store=falseshare")
 	run("preset=base/stride=128")
-	run("store=atomic/write=every/read=skip=1024/mig=100/stride=128")
-	run("store=percpu/write=every/read=skip=1024/mig=100/stride=128")
+	run("store=atomic/write=every/read=onein=1024/mig=100/stride=128")
+	run("store=percpu/write=every/read=onein=1024/mig=100/stride=128")
 }
 
-// BenchmarkLoadAvgClock is the cost of the clock read every event pays, the
-// scenario's rq clock: time.Since on the monotonic clock.
+// BenchmarkLoadAvgClock is the cost of the wall clock read that pacing and
+// the path timing pay (ktime.Wall, the monotonic clock through the vDSO);
+// the model's own clock is an add.
 func BenchmarkLoadAvgClock(b *testing.B) {
 	var sum int64
 	for b.Loop() {
-		sum += int64(time.Since(laEpoch))
+		sum += ktime.Wall()
 	}
 	laClockSink = sum
 }

@@ -1,89 +1,164 @@
 // Package loadavg is the scenario "loadavg": tg->load_avg under fire, seed 000
-// (Aaron Lu, "Reduce cost of accessing tg->load_avg", 2023): one task group
-// spread over every worker, each worker being that group's cfs_rq on one CPU,
-// each operation one enqueue or dequeue on it. An event is what the kernel
-// does in enqueue_entity()/dequeue_entity(): read the clock (update_rq_clock),
-// move the cfs_rq's own load (update_load_avg's PELT step and any attach or
-// removed load), push it into the group (update_tg_load_avg, the write path)
-// and recompute the group entity's weight (update_cfs_group →
-// calc_group_shares, the read path). The storages and the two paths are
-// package counter's; this file drives them from pinned workers and measures
-// what they cost.
+// (Aaron Lu, "Reduce cost of accessing tg->load_avg", 2023, and its v2
+// "ratelimit"). One task group spans every worker, each worker being the
+// group's cfs_rq on one CPU, and its tasks wake and sleep on those CPUs,
+// most wakeups on another CPU than the task slept on. Each operation is one
+// event on one CPU, an enqueue or a dequeue, run through package counter's
+// kernel code: update_load_avg() (PELT, attach, removed load, and
+// update_tg_load_avg() when the kernel calls it: the write path) and
+// update_cfs_group() (calc_group_shares(): the read path).
 //
-// # The load each cfs_rq carries
+// # What runs on kernel time, and what is real
 //
-// Each cfs_rq has eight tasks of nice -2..2 (sched_prio_to_weight 1586, 1277,
-// 1024 ×4, 820, 655). An event picks one with the worker's own xorshift PRNG,
-// seeded by the worker's index so that every run draws the same sequence:
+// Each worker's cfs_rq has a model clock (ktime.Clock) that advances by a
+// fixed gap of kernel time per event, whatever this machine takes to run
+// the event. PELT (1024 ns units, periods of 1024 units, y^32 = 1/2, sums
+// decayed in whole periods and averages recomputed only at period
+// boundaries, in the kernel's integer arithmetic), the tick (entity_tick()
+// every 1/hz), the 1 ms rate limit (on the same clock, as sched_clock_cpu),
+// the blocked-load updates of idle CPUs, and every "per second" figure run
+// on it. Nothing in the model reads a wall clock.
 //
-//   - a queued task is dequeued; with probability mig% its next wakeup is on
-//     another CPU, so its share of the cfs_rq's load leaves (the kernel's
-//     "removed" load, what write=delay puts off), else it sleeps here and its
-//     load stays attached;
-//   - a sleeping task wakes up here (enqueue);
-//   - a task that left wakes up here again, having migrated back, and
-//     brings the load it took away (attach_entity_load_avg).
+// What is real, at full speed: the atomic adds to tg->load_avg or its
+// per-node or per-CPU slots and the reads of it, on lines the workers share;
+// and the cross-CPU traffic of a wakeup migration, which the kernel has
+// too: the waking CPU takes the task from the CPU it slept on (a spinlock
+// on that CPU's list of such sleepers, standing for try_to_wake_up()'s
+// locks), reads that CPU's cfs_rq->avg.last_update_time (a line the owner
+// writes on every update) and adds the task's load to that CPU's
+// cfs_rq->removed under its lock (remove_entity_load_avg()); the owner
+// checks removed.nr on every update and drains it under the lock. A
+// migration thus costs three lines pulled across CPUs besides the
+// tg->load_avg traffic, and its locked operations, about a dozen per
+// migration; compare mig=0 with the default to see what they cost here.
+// The error sampling adds one store per event to a line of the worker's
+// own, read only by the sampler.
 //
-// load.weight is the sum of the queued tasks' weights (scaled by
-// NICE_0_LOAD's 10 extra bits); avg.load_avg (unscaled) is PELT's average of
-// it over real time, half-life 32 periods of 1024us, stepped once per event
-// from the clock read (the rq clock), plus the attach and removal steps.
-// mig=79 is the seed's postgres_sysbench on SPR: "the wakeup number is
-// 14millions and migration number is 11millions" in 5 s, 11/14 = 79%.
+// Unpaced (pace=none, the default) is the stress test: events as fast as
+// this machine runs them, on kernel time, so counts and errors mean what
+// the kernel's mean while the shared lines are as contended as they can be
+// made. Paced (pace=kernel) adds real local work after each event until it
+// has taken gap of wall time (ktime.Pacer), so each worker runs at the
+// kernel's event rate and write-path-% and read-path-% are shares of a
+// worker's time as the seed's profile gives shares of cycles. Workers'
+// model clocks are their own: unpaced, a faster worker's clock runs ahead,
+// which the model tolerates (an idle CPU wakes its own sleepers when no
+// other CPU took them, as below); paced, they keep step.
 //
-// Two things differ from the thread's machines and matter to err-% under
-// write=ratelimit. Events here come every 50-150ns per CPU (about 40us there),
-// so a millisecond of rate limit spans ten thousand events, not 25. In this
-// model that matters less than it seems: a task's share moves on 79% of
-// events, so even 25 events are enough for a cfs_rq's load to wander off what
-// it last pushed, and what it holds back is about a third of its load either
-// way. What matters more is that the thread's group spans 224 cfs_rqs whose
-// held-back loads largely cancel in the sum, while here there are two:
-// TestLoadAvgRateLimitAverages replays the model with a made-up clock and
-// finds the group's error falling about as 1/sqrt(cfs_rqs), to near 2% at
-// 224. The model's loads are also more restless than the thread's: it writes
-// after nearly every millisecond (1000 writes/s per cfs_rq under the rate
-// limit), where the thread's count, ~25k per 5s on 224 CPUs, is about 22.
+// # The workload, and where its defaults come from
+//
+//   - gap=40us: "during a 5s window, the wakeup number is 14millions and
+//     migration number is 11millions" on 224 CPUs is 12,500 wakeups per CPU
+//     per second; each is an enqueue and, later, a dequeue: 25,000 events
+//     per CPU per second, one per 40us.
+//   - mig=79: 11M migrations per 14M wakeups.
+//   - tasks=2: sysbench with nr_threads = nr_cpu drives as many postgres
+//     backends, 448 tasks of the group on 224 CPUs. The group's tasks are
+//     nice 0; each starts with load_avg 512, what PELT holds for a task
+//     runnable half the time, queued or asleep at even odds.
+//   - hz=1000: the tick of x86_64 defconfig and server distributions.
+//
+// On each event a CPU, with even odds, puts a queued task to sleep or wakes
+// one. A task going to sleep draws where its next wakeup will be: on
+// another CPU with probability mig%, else here; its load stays attached to
+// this cfs_rq, blocked and decaying, until then. A wakeup takes one of this
+// CPU's own sleepers or (with probability mig%, or when it has none) a task
+// from the away list of one of up to four other CPUs drawn at random, which
+// is a migration. A CPU with nothing to do is idle; it wakes one of its own
+// away sleepers if no other CPU has (the kernel's select_idle_sibling()
+// keeps a task on its idle previous CPU), and its blocked load is updated
+// every 32 ms (nohz.next_blocked, LOAD_AVG_PERIOD ms). The group is one
+// level under the root, whose cfs_rq holds nothing else. At 224 CPUs this
+// gives 11.5k wakeups, 8.8k migrations per CPU per second (7% of event
+// slots idle), against the seed's 12.5k and 9.8k; Simulate prints them.
+//
+// # Gating, and the patches
+//
+// update_tg_load_avg() runs where v6.5's update_load_avg() calls it: on
+// attach (a migrated task enqueued), on detach, and when the cfs_rq's
+// sums crossed a period boundary or it drained removed load ("decayed"),
+// from enqueue, dequeue, the tick and the blocked-load update. The presets
+// are the seed's rows (counter.PresetTable): v1, cumulative, node (patch
+// 2, the per-node counter read with for_each_node over MAX_NUMNODES),
+// delay (+ patch 3: drained removed load no longer calls
+// update_tg_load_avg(), which then waits for the next attach or period
+// crossing), skip (+ patch 4: no update_cfs_group() in dequeue_entity() of
+// the group entity, nor in its enqueue_entity() into an empty root cfs_rq;
+// the second loops and the tick still read); v2, cumulative, rate (the 1 ms
+// rate limit, merged), rate+skip, rate+skip+node (with PeterZ's
+// nr_node_ids bound); and base. store=falseshare puts tg->load_avg on the
+// line of tg->shares, which every calc_group_shares() reads: the kernel
+// before tg->load_avg got a dedicated line. read=onein=K is a knob, not a
+// patch: calc_group_shares() on one event in K by count.
 //
 // # Metrics
 //
-//   - shared-writes/op: read-modify-writes of a line some other worker also
-//     writes. atomic and falseshare: every store write once two workers run.
-//     pernode: the writes of workers whose node has another worker on it.
-//     percpu: none (a slot per CPU), unless workers share a CPU. Stores from
-//     outside package counter (the xsync reference) choose their own lines,
-//     so the metric is left out for them.
-//   - writes/op: all store writes, shared or not.
-//   - read-lines/op: the counter lines the read path touches: one per read
-//     for atomic and falseshare, one per node slot for pernode, one per CPU
-//     slot (nr_cpu_ids of them) for percpu.
-//   - err-%: the mean relative error between the tg->load_avg value the
-//     latest calc_group_shares used (under read=skip=K possibly K-1 events
-//     old) and the true sum of every cfs_rq's avg.load_avg just after. How
-//     it is sampled: after its write path every worker publishes the pair
-//     (avg.load_avg, tg_load_avg_contrib) as one word on a line of its own,
-//     whenever it changed. Worker 0, once per about 1024×workers events (a
-//     jittered interval, so that no skip=K phase is favoured), runs its
-//     event, reads every other worker's pair, reads the store itself, and
-//     reads the pairs again. It keeps the sample only if no pair moved and
-//     the store holds exactly the sum of the published contributions, so
-//     that the truth is a consistent cut of the group; a store write whose
-//     pair is not yet visible fails that test instead of counting as error.
-//     Cost: one locked store to a private line per event that changed the
-//     pair; per sample, two misses per other worker and one Sum. With one
-//     worker and a store that takes every change (write=threshold=1048576;
-//     loads here stay far below 2^20) the error is exactly 0; with
-//     write=every it is at most 1/63 (|delta| ≤ contrib/64).
-//   - cfsrq-writes/s: store writes per second per cfs_rq, the unit of the
-//     thread's "from some 10 millions during a 5s window to ~25k" on 224
-//     CPUs: about 8900/s per cfs_rq before the rate limit, 22/s after.
+//   - shared-writes/op: read-modify-writes of a line some other worker
+//     also writes. atomic and falseshare: every write once two workers
+//     run. pernode: the writes of workers whose node has another worker on
+//     it. percpu: none. Stores from outside package counter (the xsync
+//     reference) choose their own lines, so the metric is left out.
+//   - writes/op: all tg->load_avg writes, shared or not, per event.
+//   - read-lines/op: counter lines the read path touches per event.
+//   - cfsrq-writes/kernel-sec: writes per cfs_rq per second of kernel
+//     time, writes / (events × gap): the seed's "some 10 millions during a
+//     5s window" on 224 CPUs is 8.9k.
+//   - tgweight-err-%: the reader's error. calc_group_shares() uses
+//     tg_weight = tg->load_avg − tg_load_avg_contrib + load, with load =
+//     max(scale_load_down(load.weight), avg.load_avg): its own cfs_rq's
+//     part is current, the others' are what they last pushed. The truth is
+//     the same sum with every cfs_rq's current avg.load_avg. Worker 0
+//     samples after one event in about 1024 × workers (jittered): every
+//     worker publishes its (avg.load_avg, tg_load_avg_contrib) as one word
+//     whenever it changes, and the sample sums the others'. With one peer
+//     that word is one instant; with more, the words are read twice and the
+//     sample is dropped if any moved, counted in err-rejected. The mean
+//     relative error over err-samples samples. (The store's own value
+//     differs from the sum of the contributions only by adds in flight.)
+//   - shares-err-%: the group entity's weight in effect after an event
+//     (from the last update_cfs_group() that read, which patch 4 may have
+//     skipped since) against the weight the true tg_weight gives, over the
+//     samples in which the group entity is queued.
+//   - write-path-% and read-path-%: the share of a worker's time spent in
+//     update_tg_load_avg() and calc_group_shares(), timing one event in 64
+//     (paced) or 1024 (unpaced) with ktime.Share: the paths' time over the
+//     whole event's, pacing included. The seed's profile had
+//     update_cfs_group() at 13.75% and update_load_avg() at 10.63% of
+//     cycles on 224 CPUs; paced, these are the figures to set beside them.
+//     path-sec/op is the two paths' mean time per timed event, in seconds.
+//   - handoffs/op: migrations per event, through cfs_rq->removed. idle-%:
+//     event slots in which a CPU had nothing to do. Both describe the
+//     workload, not the variant (Better: check).
 //   - local-slots-%: for pernode, the share of node slots whose page the
 //     kernel reports on the slot's node (0 on a fake topology); Notes has the
 //     placement in words.
 //
-// The clock is time.Since on the monotonic clock (runtime nanotime through the
-// vDSO), read once per event by every variant as update_rq_clock reads it once
-// per enqueue; on the 2-vCPU KVM machine this was written on it costs about
-// 25ns (BenchmarkLoadAvgClock), a floor under every event that dilutes
-// ratios between storages.
+// Finish checks the stopped group exactly (laConserved): the store holds
+// the sum of the contributions, every task is in one place and attached
+// there, and every unit of load a wakeup took from a cfs_rq was drained by
+// its owner or is still in cfs_rq->removed, and was attached whole where
+// the task woke.
+//
+// # Simulation
+//
+// Simulate replays the same per-CPU code for any number of virtual CPUs on
+// one thread, in kernel-time order, and prints the seed's table: updates
+// to tg->load_avg per 5 s for every preset, what each changes against base,
+// and the errors. At 224 CPUs base makes ~12M updates per 5 s (the seed:
+// "some 10 millions"), 10.9k per cfs_rq per second. The rate limit makes
+// ~1.08M, 960 per cfs_rq per second: the cap of one write per millisecond,
+// reached because every cfs_rq sees about 20 attaches, removals or period
+// crossings in every millisecond. The seed's "~25k" (22 per cfs_rq per
+// second) is 45 times below that cap, which the seed's own wakeup rate
+// rules out for busy cfs_rqs; and with 25 events per millisecond at 40us
+// each, a 1 ms limit cuts writes by at most ~25×, not 400×.
+//
+// Two things the kernel's own arithmetic does show in the model. A task
+// that migrates within a PELT period leaves what it accrued since the last
+// boundary on the cfs_rq it left (its load_avg is only recomputed at a
+// boundary, and attach rebuilds its sum from load_avg); at tasks=2 the
+// cfs_rqs hold ~17% more than their tasks, decaying with PELT's half-life
+// once migrations stop. And the rate limit's error falls with the number of
+// cfs_rqs: at 2 every move of load involves the reader's one peer, at 224
+// the held-back halves of moves between other cfs_rqs largely cancel.
 package loadavg

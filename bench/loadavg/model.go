@@ -1,143 +1,265 @@
 package loadavg
 
 import (
-	"math"
-	"time"
+	"sync/atomic"
 
+	"github.com/contend/contend/bench/ktime"
 	"github.com/contend/contend/counter"
 )
 
-// The load model of the loadavg scenario: one cfs_rq's tasks, their weights
-// and a PELT-like running average, stepped once per en/dequeue event.
-
-// laEpoch is the origin of the rq clock.
-var laEpoch = time.Now()
+// The workload model: the group's tasks waking and sleeping on the CPUs,
+// one event (an enqueue or a dequeue) per CPU every gap of kernel time,
+// with wakeups that migrate handing the task's load from one cfs_rq to
+// another the way the kernel does. A laCPU is one CPU's part of it; the
+// scenario's workers and the single-threaded simulation run the same code.
 
 const (
-	// laTasks is the number of tasks per cfs_rq, a power of two so that
-	// picking one is a mask.
-	laTasks = 8
-	// laLambda is PELT's decay rate per nanosecond: y^32 = 1/2 with a
-	// period of 1024us, so load_avg closes ln2/32 of its distance to the
-	// runnable weight per period.
-	laLambda = math.Ln2 / (32 * 1024 * 1000)
-	// Worker 0 takes its first error sample early, so that short runs
-	// have one, then about every laSampleEvery×workers events.
-	laFirstSample = 16
-	laSampleEvery = 1024
+	// laVictims is how many other CPUs a migrating wakeup looks at for a
+	// sleeping task before it gives up: the wakeup path's search is
+	// bounded the same way (SIS_UTIL cuts select_idle_cpu() to a handful
+	// of CPUs on a busy LLC).
+	laVictims = 4
+	// laBlockedEvery is how often an idle CPU's blocked load is updated:
+	// the nohz idle balancer's "nohz.next_blocked = jiffies +
+	// msecs_to_jiffies(LOAD_AVG_PERIOD)", 32 ms.
+	laBlockedEvery = 32_000_000
+	// laClockBase is where every CPU's model clock starts: well past 0,
+	// which PELT reserves for "migrated, attach me", and past the
+	// first rate-limit period.
+	laClockBase = 1 << 32
+	// laNice0 is the weight of the group's tasks: postgres, its clients
+	// and netperf run at nice 0.
+	laNice0 = 1024
 )
 
-// laWeights are the tasks' load weights, sched_prio_to_weight for nice -2, -1,
-// 0, 0, 0, 0, 1, 2: unscaled, as avg.load_avg counts them.
-var laWeights = [laTasks]int64{1586, 1277, 1024, 1024, 1024, 1024, 820, 655}
-
-// Task states.
-const (
-	laQueued  = iota // runnable on this cfs_rq
-	laBlocked        // asleep, its load still attached here
-	laAway           // on another CPU, its load gone with it
-)
-
-// laModel is one cfs_rq's own load: its tasks, the sum of their weights and
-// PELT's average of it. It lives inside the worker, on the worker's lines.
-type laModel struct {
-	load  float64 // avg.load_avg, unscaled
-	run   int64   // sum of the queued tasks' weights: load.weight, unscaled
-	att   int64   // sum of the attached (queued or blocked) tasks' weights
-	last  int64   // clock of the last event, ns
-	migAt uint64  // a dequeue migrates when 32 random bits fall below this
-	state [laTasks]uint8
-	carry [laTasks]float64 // the load an away task brings back
+// laTask is one task of the group, padded so that no two tasks, which move
+// between CPUs, share a line pair.
+type laTask struct {
+	_  [128]byte
+	se counter.Entity
+	id int
+	_  [128]byte
 }
 
-// init draws the tasks' starting states from the chain's steady state (an
-// event leaves each state with the same probability, so a state's share is
-// its share of visits: queued 1/2, blocked (1-m)/2, away m/2) and starts
-// avg.load_avg where PELT would hold it: the attached weight times the queued
-// share of attached time, 1/(2-m).
-func (m *laModel) init(rng *uint64, mig int, now int64) {
-	p := float64(mig) / 100
-	m.migAt = uint64(mig) << 32 / 100 // 1<<32 at mig=100: always
-	frac := 1 / (2 - p)
-	for i := range m.state {
-		u := float64(uint32(laNext(rng))) / (1 << 32)
-		w := laWeights[i]
-		switch {
-		case u < 0.5:
-			m.state[i] = laQueued
-			m.run += w
-			m.att += w
-		case u < 0.5+(1-p)/2:
-			m.state[i] = laBlocked
-			m.att += w
-		default:
-			m.state[i] = laAway
-			m.carry[i] = float64(w) * frac
-		}
-	}
-	m.load = float64(m.att) * frac
-	m.last = now
+// laSleepers are the tasks asleep on one CPU whose next wakeup will be on
+// another CPU, their load still attached to this CPU's cfs_rq, behind a
+// spinlock: other CPUs take them to wake them there (the kernel's
+// try_to_wake_up() takes the task's pi_lock and the run queues' locks;
+// this is the one lock the model needs). The lock and the slice header
+// share a line that the sleeping CPU and every waker write.
+type laSleepers struct {
+	_     [128]byte
+	lock  atomic.Uint32
+	tasks []*laTask
+	_     [128]byte
 }
 
-// step is one enqueue or dequeue at time now with random bits r. It returns
-// the new avg.load_avg, load.weight (scaled) and whether the load went down
-// because a task left (removed load).
-func (m *laModel) step(now int64, r uint64) (loadAvg, weight int64, removed bool) {
-	// PELT: avg.load_avg moves towards the runnable weight by
-	// 1 - exp(-λ·dt). Gaps between events are well under a microsecond
-	// (x ≈ 1e-6), where x - x²/2 is within x²/6 of it relatively (under
-	// 2e-7 below the cut-off at x = 1e-3, 47us) for two multiplications
-	// instead of an exponential; longer gaps (a preempted worker) take the
-	// exponential.
-	if dt := now - m.last; dt > 0 {
-		x := float64(dt) * laLambda
-		a := x * (1 - 0.5*x)
-		if x > 1e-3 {
-			a = -math.Expm1(-x)
+func (s *laSleepers) acquire() {
+	for !s.lock.CompareAndSwap(0, 1) {
+		for s.lock.Load() != 0 {
 		}
-		m.load += (float64(m.run) - m.load) * a
 	}
-	m.last = now
-	i := r >> 29 & (laTasks - 1) // bits 29-31; 32-63 decide migration
-	w := laWeights[i]
-	switch m.state[i] {
-	case laQueued:
-		m.run -= w
-		if r>>32 >= m.migAt {
-			m.state[i] = laBlocked
-			break
-		}
-		// Dequeued, and its next wakeup is elsewhere: its share of
-		// the attached load goes (in the kernel, as removed load at
-		// this cfs_rq's next update).
-		share := m.load
-		if m.att > w {
-			share = m.load * float64(w) / float64(m.att)
-		}
-		m.att -= w
-		m.load -= share
-		m.carry[i] = share
-		m.state[i] = laAway
-		removed = true
-	case laBlocked:
-		m.run += w
-		m.state[i] = laQueued
-	default: // laAway: migrated back, attach its load
-		m.run += w
-		m.att += w
-		m.load += m.carry[i]
-		m.state[i] = laQueued
-	}
-	if m.load < 0 || m.att == 0 {
-		m.load = 0
-	}
-	return int64(m.load), counter.ScaleLoad(m.run), removed
 }
 
-// laSeed is splitmix64 of the worker's index: a distinct, non-zero xorshift
-// state per worker.
-func laSeed(index int) uint64 {
-	z := uint64(index+1) * 0x9e3779b97f4a7c15
+func (s *laSleepers) release() { s.lock.Store(0) }
+
+func (s *laSleepers) push(t *laTask) {
+	s.acquire()
+	s.tasks = append(s.tasks, t)
+	s.release()
+}
+
+// pop takes the task at r mod the count (r random), or nil.
+func (s *laSleepers) pop(r uint64) *laTask {
+	s.acquire()
+	n := len(s.tasks)
+	if n == 0 {
+		s.release()
+		return nil
+	}
+	i := laPick(r, n)
+	t := s.tasks[i]
+	s.tasks[i] = s.tasks[n-1]
+	s.tasks[n-1] = nil
+	s.tasks = s.tasks[:n-1]
+	s.release()
+	return t
+}
+
+// laCPU is one CPU of the model: its cfs_rq of the group, its clock in
+// kernel time, its queued tasks (runnable here), and its sleepers, blocked
+// with their load attached here: those that will wake here (local, this
+// CPU's alone) and those that will wake on another CPU (away, which other
+// CPUs take). A laCPU belongs to one goroutine; its away list is shared.
+type laCPU struct {
+	rq      *counter.CfsRq
+	clock   ktime.Clock
+	gap     int64 // kernel time per event, ns
+	tick    int64 // TICK_NSEC
+	next    int64 // the next tick
+	blocked int64 // the next blocked-load update while idle
+	rng     uint64
+	migAt   uint64 // a wakeup takes another CPU's sleeper when 32 random bits fall below this
+	self    int
+	tasks   int // the tasks this CPU started with
+	queued  []*laTask
+	local   []*laTask     // asleep, will wake here
+	away    *laSleepers   // asleep, will wake elsewhere
+	peers   []*laSleepers // every CPU's away list, this one's included
+
+	// Counts, besides the cfs_rq's own.
+	wakeups    int64
+	migrations int64 // wakeups of a task that slept on another CPU
+	moved      int64 // load handed over by those wakeups
+	idle       int64 // events with nothing to do
+}
+
+// init sets the CPU up: its clock at laClockBase plus a phase, so that
+// CPUs cross PELT periods and ticks at different instants, and tasks
+// tasks of its own, each queued or asleep (here) with probability 1/2 and
+// carrying load_avg weight/2, about what PELT holds for a task runnable
+// half the time. The seeded load is pushed into the group before the run
+// starts.
+func (c *laCPU) init(rq *counter.CfsRq, self int, peers []*laSleepers, tasks, mig int, gap, tick int64, seed uint64) error {
+	c.rq, c.self, c.peers, c.away, c.gap, c.tick, c.tasks = rq, self, peers, peers[self], gap, tick, tasks
+	c.rng = seed
+	c.migAt = uint64(mig) << 32 / 100
+	c.clock.Set(laClockBase + int64(laNext(&c.rng)%counter.PeltPeriod))
+	c.next = laClockBase + int64(laNext(&c.rng)%uint64(tick))
+	rq.Init(c.clock.Now())
+	for i := range tasks {
+		t := &laTask{id: self<<16 | i}
+		if err := t.se.Init(laNice0); err != nil {
+			return err
+		}
+		queued := laNext(&c.rng)&1 == 0
+		rq.Seed(&t.se, laNice0/2, queued)
+		if queued {
+			c.queued = append(c.queued, t)
+		} else {
+			c.local = append(c.local, t)
+		}
+	}
+	rq.Flush()
+	rq.ResetStats()
+	return nil
+}
+
+// event is one event on this CPU at its next instant of kernel time. The
+// tick goes first if one fell due since the last event. Then, with even
+// odds, a queued task goes to sleep here, or a task wakes up here. A task
+// going to sleep draws where its next wakeup will be: with probability mig%
+// on another CPU (it joins this CPU's away list, its load still here,
+// blocked and decaying), else here. A wakeup here takes one of this CPU's
+// own sleepers, or (with probability mig%, or when it has none) a task
+// from another CPU's away list, whose load is first removed from that
+// CPU's cfs_rq (the kernel's remove_entity_load_avg(), a locked write to
+// its cfs_rq->removed) and then attached here; an idle CPU thus draws
+// wakeups, as the kernel sends them to idle CPUs, and when no other CPU
+// has woken its away sleepers it wakes one itself, as the kernel's
+// select_idle_sibling() keeps a task on its previous CPU when that is
+// idle. A CPU with nothing to do idles, and its blocked load is updated
+// now and then.
+func (c *laCPU) event() {
+	now := c.clock.Advance(c.gap)
+	if now >= c.next {
+		// The tick finds a task of the group running if one is queued
+		// (else the CPU runs something else, or idles with the tick
+		// stopped).
+		if len(c.queued) > 0 {
+			c.rq.Tick(c.next, &c.queued[0].se)
+		}
+		for c.next <= now {
+			c.next += c.tick
+		}
+	}
+	r := laNext(&c.rng)
+	if nq := len(c.queued); nq > 0 && r&1 == 0 {
+		c.sleep(r, nq)
+		return
+	}
+	var t *laTask
+	nl := len(c.local)
+	if nl == 0 || r>>32 < c.migAt {
+		if t = c.steal(); t != nil {
+			c.moved += int64(counter.RemoveEntityLoadAvg(&t.se))
+			c.migrations++
+		}
+	}
+	if t == nil && nl > 0 {
+		i := laPick(r, nl)
+		t = c.local[i]
+		c.local[i] = c.local[nl-1]
+		c.local[nl-1] = nil
+		c.local = c.local[:nl-1]
+	}
+	if t == nil && len(c.queued) == 0 {
+		// Idle, and no other CPU has woken this CPU's away sleepers:
+		// the wakeup path picks the previous CPU when it is idle
+		// (select_idle_sibling() checks prev first), so one wakes here.
+		t = c.away.pop(r)
+	}
+	switch {
+	case t != nil:
+		c.rq.Enqueue(now, &t.se)
+		c.queued = append(c.queued, t)
+		c.wakeups++
+	case len(c.queued) > 0:
+		c.sleep(r, len(c.queued))
+	default:
+		c.idle++
+		if now >= c.blocked {
+			c.rq.UpdateBlocked(now)
+			c.blocked = now + laBlockedEvery
+		}
+	}
+}
+
+// sleep dequeues one of the nq queued tasks (picked by r) and puts it
+// among this CPU's sleepers, away with probability mig%.
+func (c *laCPU) sleep(r uint64, nq int) {
+	i := laPick(r, nq)
+	t := c.queued[i]
+	c.queued[i] = c.queued[nq-1]
+	c.queued[nq-1] = nil
+	c.queued = c.queued[:nq-1]
+	c.rq.Dequeue(c.clock.Now(), &t.se, false)
+	if len(c.peers) > 1 && laNext(&c.rng)>>32 < c.migAt {
+		c.away.push(t)
+	} else {
+		c.local = append(c.local, t)
+	}
+}
+
+// steal takes a task from another CPU's away list, looking at up to
+// laVictims of them drawn at random, or returns nil.
+func (c *laCPU) steal() *laTask {
+	if len(c.peers) < 2 {
+		return nil
+	}
+	for range laVictims {
+		r := laNext(&c.rng)
+		v := int(r % uint64(len(c.peers)-1))
+		if v >= c.self {
+			v++
+		}
+		if t := c.peers[v].pop(r >> 32); t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// laPick maps bits 1-31 of r onto [0, n) by multiplication, so no task is
+// favoured.
+func laPick(r uint64, n int) int {
+	return int((r >> 1 & (1<<31 - 1)) * uint64(n) >> 31)
+}
+
+// laSeed is splitmix64 of the CPU's index and a run seed: a distinct,
+// non-zero xorshift state per CPU.
+func laSeed(index int, seed uint64) uint64 {
+	z := (uint64(index+1) + seed*0x632be59bd9b4e019) * 0x9e3779b97f4a7c15
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	z ^= z >> 31

@@ -1,0 +1,266 @@
+package loadavg
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync/atomic"
+
+	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/ktime"
+	"github.com/contend/contend/counter"
+)
+
+type loadAvg struct {
+	cfg  *laConfig
+	name string
+
+	// Per run, set by Start.
+	store     counter.Store
+	lines     int             // counter lines one Sum reads
+	shared    []bool          // whether worker i's writes land on a line another worker writes
+	pubs      []*atomic.Int64 // each worker's published (load, contrib)
+	sleepers  []*laSleepers   // each worker's sleeping tasks
+	workers   []*laWorker
+	placement string // pernode: where the slots landed
+	local     float64
+}
+
+func (s *loadAvg) Variant() string { return s.name }
+
+// Notes says, in words, what a reader of the results should know about this
+// run beyond the metrics: where a per-node store's pages landed.
+func (s *loadAvg) Notes() []string {
+	if s.placement == "" {
+		return nil
+	}
+	return []string{"pernode placement: " + s.placement}
+}
+
+func (s *loadAvg) Start(env *bench.Env) error {
+	// A run that failed after Start never reached Finish; its store goes now.
+	if err := s.Close(); err != nil {
+		return err
+	}
+	n := len(env.CPUs)
+	store, lines, err := s.newStore(env)
+	if err != nil {
+		return err
+	}
+	if s.cfg.extra == nil {
+		if err := store.Layout().Check(); err != nil {
+			store.Close()
+			return fmt.Errorf("loadavg: %s layout: %w", s.cfg.store, err)
+		}
+	}
+	s.store, s.lines = store, lines
+	s.shared = make([]bool, n)
+	for i := range n {
+		for j := range n {
+			if i == j {
+				continue
+			}
+			switch {
+			case s.cfg.extra != nil:
+			case s.cfg.v.Store == counter.StorePerNode:
+				s.shared[i] = s.shared[i] || env.Nodes[i] == env.Nodes[j]
+			case s.cfg.v.Store == counter.StorePerCPU:
+				s.shared[i] = s.shared[i] || env.CPUs[i] == env.CPUs[j]
+			default:
+				s.shared[i] = true
+			}
+		}
+	}
+	s.pubs = make([]*atomic.Int64, n)
+	s.sleepers = make([]*laSleepers, n)
+	s.workers = make([]*laWorker, n)
+	return nil
+}
+
+// newStore makes the run's store. Per-node slots go on their nodes by mbind,
+// or by a first touch from a thread pinned to the node where mbind is refused;
+// on a fake topology the nodes do not exist and the store says so.
+func (s *loadAvg) newStore(env *bench.Env) (counter.Store, int, error) {
+	c := s.cfg
+	s.placement, s.local = "", 0
+	if c.extra != nil {
+		st, lines, err := c.extra(env)
+		if err != nil {
+			return nil, 0, fmt.Errorf("loadavg: store=%s: %w", c.store, err)
+		}
+		return st, lines, nil
+	}
+	t := env.Topology
+	o := counter.Options{Stride: c.stride}
+	switch c.v.Store {
+	case counter.StorePerCPU:
+		o.CPUs = 1
+		if t != nil {
+			o.CPUs = len(t.CPUs) // nr_cpu_ids: percpu_counter_sum reads them all
+		}
+		for _, cpu := range env.CPUs {
+			o.CPUs = max(o.CPUs, cpu+1)
+		}
+	case counter.StorePerNode:
+		if t == nil { // an unpinned test run: one node
+			o.Fake, o.FullScan = true, c.v.FullScan
+			break
+		}
+		for _, n := range t.Nodes {
+			o.Nodes = append(o.Nodes, n.ID)
+		}
+		o.NrNodeIDs, o.FullScan, o.Fake = t.NrNodeIDs, c.v.FullScan, t.IsFake()
+		pn, err := counter.NewPerNodeTouch(o, touchOnNode(t))
+		if err != nil {
+			return nil, 0, fmt.Errorf("loadavg: %w", err)
+		}
+		s.placement = pn.PlacementSummary()
+		pl := pn.Placement()
+		for _, sp := range pl {
+			if sp.Local {
+				s.local++
+			}
+		}
+		s.local = 100 * s.local / float64(len(pl))
+		return pn, pn.Layout().Lines, nil
+	}
+	st, err := counter.New(c.v.Store, o)
+	if err != nil {
+		return nil, 0, fmt.Errorf("loadavg: %w", err)
+	}
+	return st, st.Layout().Lines, nil
+}
+
+func (s *loadAvg) Worker(info bench.WorkerInfo) (bench.Worker, error) {
+	c := s.cfg
+	rq, err := counter.NewCfsRq(s.store, c.v.Write, c.v.Read, info.CPU, info.Node)
+	if err != nil {
+		return nil, fmt.Errorf("loadavg: %w", err)
+	}
+	// Allocated here, on the worker's pinned thread, so that the worker's
+	// lines, its tasks and sleeper list included, are its node's memory.
+	s.sleepers[info.Index] = &laSleepers{}
+	w := &laWorker{
+		work:     c.work,
+		index:    info.Index,
+		pubs:     s.pubs,
+		sampleIn: math.MaxInt64,
+		pub:      bench.AlignedWords(1, 128)[0],
+	}
+	w.pacer.On = c.paced
+	w.share.Every = laTimeEvery
+	if c.paced {
+		w.share.Every = laTimeEveryPaced
+	}
+	if err := w.cpu.init(rq, info.Index, s.sleepers, c.tasks, c.mig, int64(c.gap), 1e9/int64(c.hz), laSeed(info.Index, 0)); err != nil {
+		return nil, fmt.Errorf("loadavg: %w", err)
+	}
+	w.published = laPair(rq.Load(), rq.Contrib())
+	w.pub.Store(w.published)
+	if info.Index == 0 {
+		w.sampleRng = laSeed(-1, 0)
+		w.sampleIn = laFirstSample
+		w.sampleBase = laSampleEvery * int64(info.Workers)
+	}
+	s.pubs[info.Index] = w.pub
+	s.workers[info.Index] = w
+	return w, nil
+}
+
+const (
+	// Worker 0 takes its first error sample early, so that short runs
+	// have one, then about every laSampleEvery×workers events.
+	laFirstSample = 16
+	laSampleEvery = 1024
+	// Events timed for the path shares: one in 1024 unpaced, where the
+	// clock reads would otherwise show in ns/op, one in 64 paced, where
+	// an event takes tens of microseconds anyway.
+	laTimeEvery      = 1024
+	laTimeEveryPaced = 64
+)
+
+func (s *loadAvg) Finish(res *bench.Result) (err error) {
+	defer func() { err = errors.Join(err, s.Close()) }()
+	var st counter.Stats
+	var sharedWrites, samples, sharesN, rejected, idle, migrations int64
+	var tgwErr, sharesErr float64
+	var shareW, shareR ktime.Share
+	var pathNs, timed int64
+	for i, w := range s.workers {
+		ws := w.cpu.rq.Stats()
+		st.Events += ws.Events
+		st.Updates += ws.Updates
+		st.Writes += ws.Writes
+		st.Reads += ws.Reads
+		if s.shared[i] {
+			sharedWrites += ws.Writes
+		}
+		idle += w.cpu.idle
+		migrations += w.cpu.migrations
+		samples += w.samples
+		sharesN += w.sharesN
+		rejected += w.rejected
+		tgwErr += w.tgwErr
+		sharesErr += w.sharesErr
+		shareW.Merge(&w.shareW)
+		shareR.Merge(&w.shareR)
+		pathNs += w.pathNs
+		timed += w.timed
+	}
+	if st.Events+idle != res.Ops {
+		return fmt.Errorf("loadavg: cfs_rqs counted %d events and %d idle slots, runner counted %d operations", st.Events, idle, res.Ops)
+	}
+	if err := laConserved(s.cpus(), s.store); err != nil {
+		return fmt.Errorf("loadavg: store=%s: %w", s.cfg.store, err)
+	}
+	ops := float64(res.Ops)
+	if s.cfg.extra == nil {
+		res.AddMetric(SharedWrites, float64(sharedWrites)/ops)
+	}
+	res.AddMetric(Writes, float64(st.Writes)/ops)
+	res.AddMetric(ReadLines, float64(st.Reads)*float64(s.lines)/ops)
+	res.AddMetric(CfsRqWritesPerSec, ktime.PerSecond(st.Writes, res.Ops*int64(s.cfg.gap)))
+	res.AddMetric(ErrSamples, float64(samples))
+	res.AddMetric(ErrRejected, float64(rejected))
+	if samples > 0 {
+		res.AddMetric(TGWeightErr, 100*tgwErr/float64(samples))
+	}
+	if sharesN > 0 {
+		res.AddMetric(SharesErr, 100*sharesErr/float64(sharesN))
+	}
+	if timed > 0 {
+		w, _ := shareW.Percent()
+		r, _ := shareR.Percent()
+		res.AddMetric(WritePath, w)
+		res.AddMetric(ReadPath, r)
+		res.AddMetric(PathTime, float64(pathNs)/float64(timed)/1e9)
+	}
+	res.AddMetric(Handoffs, float64(migrations)/ops)
+	res.AddMetric(IdlePct, 100*float64(idle)/ops)
+	if s.placement != "" {
+		res.AddMetric(LocalSlots, s.local)
+	}
+	return nil
+}
+
+func (s *loadAvg) cpus() []*laCPU {
+	cpus := make([]*laCPU, len(s.workers))
+	for i, w := range s.workers {
+		cpus[i] = &w.cpu
+	}
+	return cpus
+}
+
+// Close releases the run's store. Finish calls it; a caller whose run failed
+// after Start may call it too (the next Start also does). It is idempotent.
+func (s *loadAvg) Close() error {
+	if s.store == nil {
+		return nil
+	}
+	err := s.store.Close()
+	s.store = nil
+	if err != nil {
+		return fmt.Errorf("loadavg: closing store=%s: %w", s.cfg.store, err)
+	}
+	return nil
+}

@@ -1,0 +1,390 @@
+package loadavg
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/contend/contend/bench/ktime"
+	"github.com/contend/contend/counter"
+)
+
+// SimConfig describes a simulation: the seed's workload on n virtual CPUs,
+// replayed on one thread on kernel time.
+type SimConfig struct {
+	// CPUs is the number of virtual CPUs, one cfs_rq of the group each
+	// (default 224, the seed's Sapphire Rapids).
+	CPUs int
+	// Nodes is the number of NUMA nodes the per-node presets split the
+	// CPUs over, in equal consecutive blocks (default 2: the seed's two
+	// sockets). nr_node_ids is Nodes; scan=full still walks MAX_NUMNODES.
+	Nodes int
+	// Duration is the kernel time simulated per variant (default 1s).
+	// Counts are given per 5 s, the seed's window, whatever it is: rates
+	// settle within a few PELT half-lives, so a second of 224 CPUs is
+	// already 5.6 million events per variant.
+	Duration time.Duration
+	// Gap, Mig, Tasks and HZ are the workload, as the scenario's gap=,
+	// mig=, tasks= and hz= keys (defaults 40us, 79, 2, 1000).
+	Gap   time.Duration
+	Mig   int
+	Tasks int
+	HZ    int
+	// Seed picks the random draws; the same config and seed replay the
+	// same events (default 1).
+	Seed uint64
+	// Variants are the rows: preset names or counter variants
+	// ("store=percpu/write=ratelimit"). Default: every preset in the
+	// seed's order.
+	Variants []string
+}
+
+// Limits of a simulation: beyond them it is a typo or would run for hours.
+const (
+	simMaxCPUs     = 8192
+	simMaxNodes    = 1024
+	simMaxDuration = time.Minute
+	simMaxEvents   = 1 << 36 // CPUs × Duration/Gap, per variant
+)
+
+func (c SimConfig) withDefaults() SimConfig {
+	if c.CPUs == 0 {
+		c.CPUs = 224
+	}
+	if c.Nodes == 0 {
+		c.Nodes = 2
+	}
+	if c.Duration == 0 {
+		c.Duration = time.Second
+	}
+	if c.Gap == 0 {
+		c.Gap = laDefaultGap
+	}
+	if c.Mig == 0 {
+		c.Mig = laDefaultMig
+	} else if c.Mig < 0 {
+		c.Mig = 0 // SimConfig{Mig: -1} asks for no migrations, as mig=0 does
+	}
+	if c.Tasks == 0 {
+		c.Tasks = laDefaultTasks
+	}
+	if c.HZ == 0 {
+		c.HZ = laDefaultHZ
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if len(c.Variants) == 0 {
+		c.Variants = counter.Presets()
+	}
+	return c
+}
+
+func (c SimConfig) validate() error {
+	switch {
+	case c.CPUs < 1 || c.CPUs > simMaxCPUs:
+		return fmt.Errorf("simulate loadavg: cpus %d out of range [1, %d]", c.CPUs, simMaxCPUs)
+	case c.Nodes < 1 || c.Nodes > min(c.CPUs, simMaxNodes):
+		return fmt.Errorf("simulate loadavg: nodes %d out of range [1, %d] (at most one per cpu)", c.Nodes, min(c.CPUs, simMaxNodes))
+	case c.Gap < laMinGap || c.Gap > laMaxGap:
+		return fmt.Errorf("simulate loadavg: gap %s out of range [%s, %s]", ktime.Format(c.Gap), ktime.Format(laMinGap), ktime.Format(laMaxGap))
+	case c.Duration < c.Gap || c.Duration > simMaxDuration:
+		return fmt.Errorf("simulate loadavg: duration %s out of range [gap %s, %s]", ktime.Format(c.Duration), ktime.Format(c.Gap), ktime.Format(simMaxDuration))
+	case c.Mig > 100:
+		return fmt.Errorf("simulate loadavg: mig %d out of range [0, 100]", c.Mig)
+	case c.Tasks < 1 || c.Tasks > laMaxTasks:
+		return fmt.Errorf("simulate loadavg: tasks %d out of range [1, %d]", c.Tasks, laMaxTasks)
+	case c.HZ != 1000 && c.HZ != 250:
+		return fmt.Errorf("simulate loadavg: hz %d: want 1000 or 250", c.HZ)
+	}
+	if ev := float64(c.CPUs) * float64(c.Duration/c.Gap); ev > simMaxEvents {
+		return fmt.Errorf("simulate loadavg: %d cpus × %s / %s is %.3g events per variant, over the limit of %d", c.CPUs, ktime.Format(c.Duration), ktime.Format(c.Gap), ev, int64(simMaxEvents))
+	}
+	return nil
+}
+
+// A SimRow is one variant's results.
+type SimRow struct {
+	Name    string // the preset's name, or the variant as given
+	Series  string // the seed's series ("v1", "v2", "v1, v2"), "" for a non-preset
+	Label   string // the row's label in the seed's tables, "" for a non-preset
+	Variant counter.Variant
+
+	Events     int64 // en/dequeue events (idle slots not counted)
+	Idle       int64 // event slots a CPU had nothing to do in
+	Wakeups    int64
+	Migrations int64
+	Calls      int64 // update_tg_load_avg calls
+	Writes     int64 // tg->load_avg writes
+	Reads      int64 // calc_group_shares runs
+
+	// WritesPer5s and ReadsPer5s scale the counts to the seed's 5 s
+	// window; WritesPerCPUSec is writes per cfs_rq per kernel second.
+	WritesPer5s     float64
+	ReadsPer5s      float64
+	WritesPerCPUSec float64
+	// Cut is base's writes over this row's (0 when base is not a row).
+	Cut float64
+
+	// TGWeightErr is the mean relative error, per cent, of the tg_weight
+	// calc_group_shares would compute after an event, over Samples events
+	// (every one that was not idle); SharesErr that of the group entity's
+	// weight in effect, over those events that left it queued.
+	TGWeightErr float64
+	SharesErr   float64
+	Samples     int64
+}
+
+// A SimTable is a simulation's results, one row per variant.
+type SimTable struct {
+	Config SimConfig // with the defaults filled in
+	Rows   []SimRow
+}
+
+// Simulate replays the model on cfg.CPUs virtual CPUs on one thread, one
+// variant after another from the same seed: each CPU's cfs_rq, its tasks,
+// the wake lists and the removed-load handoff are the scenario's own code;
+// the store is the counter's, its writes uncontended; events interleave in
+// kernel-time order (every CPU has one per gap, at its own phase). Nothing
+// is timed: the counts and errors are the model's, on any machine.
+func Simulate(cfg SimConfig) (*SimTable, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	t := &SimTable{Config: cfg, Rows: make([]SimRow, len(cfg.Variants))}
+	vs := make([]counter.Variant, len(cfg.Variants))
+	for i, name := range cfg.Variants {
+		v, err := counter.ParseVariant(name)
+		if err != nil {
+			return nil, fmt.Errorf("simulate loadavg: %w", err)
+		}
+		vs[i] = v
+	}
+	// The rows are independent replays from the same seed: run them side
+	// by side, each on its own goroutine, at most GOMAXPROCS at once.
+	errs := make([]error, len(vs))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, v := range vs {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			row, err := simulate(cfg, v)
+			if err != nil {
+				errs[i] = fmt.Errorf("simulate loadavg: %s: %w", cfg.Variants[i], err)
+				return
+			}
+			row.Name = cfg.Variants[i]
+			if p := counter.PresetOf(v); p != "" {
+				for _, info := range counter.PresetTable() {
+					if info.Name == p {
+						row.Name, row.Series, row.Label = p, info.Series, info.Label
+					}
+				}
+			}
+			t.Rows[i] = row
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	base, _ := counter.Preset("base")
+	if i := slices.IndexFunc(t.Rows, func(r SimRow) bool { return r.Variant == base }); i >= 0 {
+		for j := range t.Rows {
+			t.Rows[j].Cut = float64(t.Rows[i].Writes) / math.Max(float64(t.Rows[j].Writes), 1)
+		}
+	}
+	return t, nil
+}
+
+// simStore makes the variant's store for n CPUs on the config's nodes; the
+// per-node store is fake (no mbind), which changes nothing here.
+func simStore(cfg SimConfig, v counter.Variant) (counter.Store, error) {
+	o := counter.Options{}
+	switch v.Store {
+	case counter.StorePerNode:
+		for n := range cfg.Nodes {
+			o.Nodes = append(o.Nodes, n)
+		}
+		o.NrNodeIDs, o.FullScan, o.Fake = cfg.Nodes, v.FullScan, true
+	case counter.StorePerCPU:
+		o.CPUs = cfg.CPUs
+	}
+	return counter.New(v.Store, o)
+}
+
+func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
+	row.Variant = v
+	store, err := simStore(cfg, v)
+	if err != nil {
+		return row, err
+	}
+	defer func() { err = errors.Join(err, store.Close()) }()
+	n := cfg.CPUs
+	sleepers := make([]*laSleepers, n)
+	for i := range sleepers {
+		sleepers[i] = &laSleepers{}
+	}
+	cpus := make([]*laCPU, n)
+	for i := range cpus {
+		rq, err := counter.NewCfsRq(store, v.Write, v.Read, i, i*cfg.Nodes/n)
+		if err != nil {
+			return row, err
+		}
+		c := &laCPU{}
+		if err := c.init(rq, i, sleepers, cfg.Tasks, cfg.Mig, int64(cfg.Gap), 1e9/int64(cfg.HZ), laSeed(i, cfg.Seed)); err != nil {
+			return row, err
+		}
+		cpus[i] = c
+	}
+	// Kernel-time order: every CPU moves by one gap per round, so the
+	// order within a round is the order of the starting phases.
+	order := slices.Clone(cpus)
+	slices.SortStableFunc(order, func(a, b *laCPU) int { return int(a.clock.Now() - b.clock.Now()) })
+	var load, contrib int64 // Σ avg.load_avg and Σ tg_load_avg_contrib
+	lastLoad, lastContrib := make([]int64, n), make([]int64, n)
+	for i, c := range cpus {
+		lastLoad[i], lastContrib[i] = c.rq.Load(), c.rq.Contrib()
+		load += lastLoad[i]
+		contrib += lastContrib[i]
+	}
+	var tgwErr, sharesErr float64
+	var sharesN int64
+	rounds := int64(cfg.Duration / cfg.Gap)
+	for range rounds {
+		for _, c := range order {
+			before := c.rq.Events()
+			c.event()
+			i := c.self
+			l, ct := c.rq.Load(), c.rq.Contrib()
+			load += l - lastLoad[i]
+			contrib += ct - lastContrib[i]
+			lastLoad[i], lastContrib[i] = l, ct
+			if c.rq.Events() == before {
+				continue // idle: nothing read, nothing to sample
+			}
+			te, se, ok, queued := laErr(c.rq, load-l, contrib-ct)
+			if ok {
+				tgwErr += te
+				row.Samples++
+			}
+			if queued {
+				sharesErr += se
+				sharesN++
+			}
+		}
+	}
+	for _, c := range cpus {
+		st := c.rq.Stats()
+		row.Events += st.Events
+		row.Calls += st.Updates
+		row.Writes += st.Writes
+		row.Reads += st.Reads
+		row.Idle += c.idle
+		row.Wakeups += c.wakeups
+		row.Migrations += c.migrations
+	}
+	if err := laConserved(cpus, store); err != nil {
+		return row, err
+	}
+	span := rounds * int64(cfg.Gap) // kernel time per CPU
+	scale := 5e9 / float64(span)
+	row.WritesPer5s = float64(row.Writes) * scale
+	row.ReadsPer5s = float64(row.Reads) * scale
+	row.WritesPerCPUSec = ktime.PerSecond(row.Writes, span*int64(n))
+	if row.Samples > 0 {
+		row.TGWeightErr = 100 * tgwErr / float64(row.Samples)
+	}
+	if sharesN > 0 {
+		row.SharesErr = 100 * sharesErr / float64(sharesN)
+	}
+	return row, nil
+}
+
+// laErr is one error sample for the cfs_rq rq, given the other cfs_rqs'
+// true load (Σ avg.load_avg) and what they have pushed (Σ
+// tg_load_avg_contrib, which is what tg->load_avg holds for them): the
+// relative error of the tg_weight calc_group_shares would compute now,
+//
+//	tg_weight = tg->load_avg - tg_load_avg_contrib + load
+//	          = pushed(others) + load,   load = max(scale_load_down(load.weight), avg.load_avg)
+//
+// against the same with every cfs_rq's current load (ok false when the
+// group has no load), and, while the group entity is queued (queued; its
+// weight means nothing otherwise), of its weight in effect, from the last
+// read, which patch 4 may have skipped since, against the weight the true
+// tg_weight gives.
+func laErr(rq *counter.CfsRq, trueOthers, pushedOthers int64) (tgw, shares float64, ok, queued bool) {
+	load := max(counter.ScaleLoadDown(rq.Weight()), rq.Load())
+	trueW := trueOthers + load
+	if trueW <= 0 {
+		return 0, 0, false, false
+	}
+	tgw = math.Abs(float64(pushedOthers-trueOthers)) / float64(trueW)
+	if rq.NrRunning() == 0 {
+		return tgw, 0, true, false
+	}
+	want := counter.CalcGroupShares(rq.TGShares(), trueOthers+rq.Contrib(), rq.Contrib(), rq.Weight(), rq.Load())
+	shares = math.Abs(float64(rq.Shares()-want)) / float64(want)
+	return tgw, shares, true, true
+}
+
+// WriteText writes the table as the seed's tables read: one row per
+// variant, tg->load_avg updates per 5 s, what each changes against base,
+// and the error the readers pay for it.
+func (t *SimTable) WriteText(w io.Writer) error {
+	c := t.Config
+	var b strings.Builder
+	fmt.Fprintf(&b, "loadavg simulation: %d cfs_rqs of one task group on %d nodes, %s of kernel time per row\n",
+		c.CPUs, c.Nodes, ktime.Format(c.Duration))
+	fmt.Fprintf(&b, "workload: an event every %s per cpu, %d tasks per cpu, %d%% of wakeups migrate, seed %d\n",
+		ktime.Format(c.Gap), c.Tasks, c.Mig, c.Seed)
+	if len(t.Rows) > 0 {
+		r := t.Rows[0]
+		span := float64(c.CPUs) * float64(c.Duration/c.Gap) * float64(c.Gap) / 1e9
+		fmt.Fprintf(&b, "per cpu per second: %.0f wakeups, %.0f migrations, %.1f%% of event slots idle (seed: 12500, 9800)\n",
+			float64(r.Wakeups)/span, float64(r.Migrations)/span, 100*float64(r.Idle)/float64(r.Idle+r.Events))
+	}
+	b.WriteString("seed (v2, 224 cpus): \"from some 10 millions during a 5s window to ~25k\"\n\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "series\tlabel\tpreset\tupdates/5s\t/cfs_rq/s\tvs base\tcalls/5s\treads/5s\ttg_weight err %\tshares err %\t")
+	for _, r := range t.Rows {
+		cut := "-"
+		if r.Cut > 0 {
+			cut = fmt.Sprintf("%.3gx", r.Cut)
+		}
+		series, label := r.Series, r.Label
+		if series == "" {
+			series, label = "-", "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%.3f\t%.3f\t\n",
+			series, label, r.Name, simCount(r.WritesPer5s), r.WritesPerCPUSec, cut,
+			simCount(float64(r.Calls)*5e9/(float64(c.Duration/c.Gap)*float64(c.Gap))),
+			simCount(r.ReadsPer5s), r.TGWeightErr, r.SharesErr)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// simCount writes a count as the seed does, "10M", "25k".
+func simCount(x float64) string {
+	switch {
+	case x >= 1e6:
+		return fmt.Sprintf("%.3gM", x/1e6)
+	case x >= 1e3:
+		return fmt.Sprintf("%.3gk", x/1e3)
+	}
+	return fmt.Sprintf("%.3g", x)
+}

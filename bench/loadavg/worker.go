@@ -1,0 +1,198 @@
+package loadavg
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/ktime"
+	"github.com/contend/contend/counter"
+)
+
+// A laWorker is one CPU of the group: its part of the model (cfs_rq, clock,
+// tasks), its pacing and path timing, and its error sampling, padded so
+// that no other worker's line and no shared word sits next to them.
+type laWorker struct {
+	_ [128]byte
+
+	cpu       laCPU
+	pacer     ktime.Pacer
+	share     ktime.Share // picks the timed events
+	shareW    ktime.Share // update_tg_load_avg's share of them
+	shareR    ktime.Share // calc_group_shares's share
+	pathNs    int64       // both paths, summed over the timed events
+	timed     int64
+	published int64 // the pair last stored in pub
+	work      int
+	sink      uint64
+
+	// Error sampling. Only worker 0 samples; the others' sampleIn never
+	// reaches zero.
+	index      int
+	sampleIn   int64
+	sampleBase int64
+	sampleRng  uint64
+	pubs       []*atomic.Int64
+	samples    int64
+	rejected   int64
+	tgwErr     float64
+	sharesErr  float64
+	sharesN    int64 // samples with the group entity queued
+
+	pub *atomic.Int64 // laPair(avg.load_avg, contrib), on a 128-byte block of its own
+
+	_ [128]byte
+}
+
+// laPair packs a cfs_rq's load and contribution into one word, so that a
+// reader gets both from one instant. Both stay below 2^31: the group's
+// tasks weigh 1024 each and there are at most 64 per worker.
+func laPair(load, contrib int64) int64 { return load<<32 | contrib }
+
+func (w *laWorker) Run(n int) { loadAvgEvents(w, n) }
+
+// loadAvgEvents is the hot loop: n events, each on kernel time (the
+// model clock advances by the gap, whatever this machine takes), with the
+// event's real shared-line traffic at full speed; then the worker's
+// (load, contrib) pair is published for the error sampler, extra local
+// work runs, and, paced, real work fills the event up to its gap of wall
+// time. One event in share.Every is timed: its two paths and the whole.
+// perf annotate finds this loop by name; the counter's updateTGLoadAvg and
+// calcGroupShares show under theirs.
+//
+//go:noinline
+func loadAvgEvents(w *laWorker, n int) {
+	rq := w.cpu.rq
+	for range n {
+		timed := w.share.Due()
+		var start int64
+		if timed || w.pacer.On {
+			start = ktime.Wall()
+		}
+		if timed {
+			rq.Time(ktime.Wall)
+		}
+		idle := w.cpu.idle
+		w.cpu.event()
+		if p := laPair(rq.Load(), rq.Contrib()); p != w.published {
+			w.pub.Store(p)
+			w.published = p
+		}
+		if w.sampleIn--; w.sampleIn <= 0 {
+			if w.cpu.idle == idle {
+				w.sample()
+			} else {
+				w.sampleIn = 1 // an idle slot read nothing: sample the next event
+			}
+		}
+		w.sink = bench.LocalWork(w.sink, w.work)
+		w.pacer.Wait(start, w.cpu.gap)
+		if timed {
+			wr, rd := rq.PathTime()
+			whole := ktime.Wall() - start
+			w.share.Add(wr+rd, whole)
+			w.shareW.Add(wr, whole)
+			w.shareR.Add(rd, whole)
+			w.pathNs += wr + rd
+			w.timed++
+		}
+	}
+}
+
+// sample takes one error sample after an event of worker 0: the other
+// cfs_rqs' published (load, contrib) pairs give their true load and what
+// tg->load_avg holds for them (the store's value less writes in flight),
+// laErr the errors. With one peer its pair is one instant; with more,
+// the pairs are read twice and the sample is dropped, and counted, if any
+// moved in between.
+//
+//go:noinline
+func (w *laWorker) sample() {
+	w.sampleIn = w.sampleBase/2 + int64(laNext(&w.sampleRng)%uint64(w.sampleBase))
+	load, contrib, words := w.others()
+	if len(w.pubs) > 2 {
+		if l, c, ws := w.others(); l != load || c != contrib || ws != words {
+			w.rejected++
+			return
+		}
+	}
+	te, se, ok, queued := laErr(w.cpu.rq, load, contrib)
+	if ok {
+		w.tgwErr += te
+		w.samples++
+	}
+	if queued {
+		w.sharesErr += se
+		w.sharesN++
+	}
+}
+
+// others sums the other workers' published loads and contributions, and their
+// raw words, which change if any one pair does.
+func (w *laWorker) others() (load, contrib, words int64) {
+	for j, p := range w.pubs {
+		if j == w.index {
+			continue
+		}
+		v := p.Load()
+		load += v >> 32
+		contrib += v & (1<<32 - 1)
+		words += v
+	}
+	return load, contrib, words
+}
+
+// laConserved checks a stopped group, exactly:
+//
+//   - the store holds the sum of the cfs_rqs' tg_load_avg_contrib: no
+//     write was lost or doubled;
+//   - every task is in one place (queued on one CPU, or asleep on one,
+//     to wake there or elsewhere) and attached to that CPU's cfs_rq;
+//   - every unit of load a wakeup took from a cfs_rq (what
+//     remove_entity_load_avg() put in cfs_rq->removed) is either drained
+//     by that cfs_rq's owner or still waiting in cfs_rq->removed, and was
+//     attached, whole, to the waking CPU's cfs_rq.
+//
+// The cfs_rq's PELT sum itself is not compared with its tasks' here: the
+// kernel keeps the two apart, and a task that migrates within a PELT
+// period leaves what it accrued since the last period boundary behind on
+// the cfs_rq it left (its load_avg is only recomputed at a boundary, and
+// attach rebuilds its sum from load_avg), where it decays with PELT's
+// half-life. TestLoadAvgConservation shows it decaying away.
+func laConserved(cpus []*laCPU, store counter.Store) error {
+	var contrib int64
+	var moved, drained, pending, attached uint64
+	seen := map[*laTask]bool{}
+	tasks := 0
+	for _, c := range cpus {
+		tasks += c.tasks
+		contrib += c.rq.Contrib()
+		st := c.rq.Stats()
+		moved += uint64(c.moved)
+		drained += st.RemovedLoad
+		pending += c.rq.RemovedLoad()
+		attached += st.AttachedLoad
+		for _, ts := range [][]*laTask{c.queued, c.local, c.away.tasks} {
+			for _, t := range ts {
+				if seen[t] {
+					return fmt.Errorf("task %#x is in two places", t.id)
+				}
+				seen[t] = true
+				if t.se.CfsRq() != c.rq {
+					return fmt.Errorf("task %#x, on cpu %d, is attached to another cfs_rq", t.id, c.self)
+				}
+			}
+		}
+	}
+	if len(seen) != tasks {
+		return fmt.Errorf("%d tasks found, %d were started", len(seen), tasks)
+	}
+	if got := store.Sum(); got != contrib {
+		return fmt.Errorf("the store holds %d, the cfs_rqs' contributions sum to %d: writes were lost", got, contrib)
+	}
+	if moved != drained+pending || moved != attached {
+		return fmt.Errorf("wakeups moved load %d; the sources drained %d and hold %d in cfs_rq->removed; the destinations attached %d: load was not conserved",
+			moved, drained, pending, attached)
+	}
+	return nil
+}
