@@ -26,20 +26,28 @@ func (e *Env) x(scenario, variant, label string) Experiment {
 	return Experiment{Scenario: scenario, Variant: variant, Threads: e.threads, Place: e.place, Label: label, contended: true}
 }
 
-// tg->load_avg (seed 000). The presets are the thread's labels: base, node
-// (patch 2/4 alone), and the v2 series, where rate is the rate limit on base
-// and skip and node are cumulative on it.
+// tg->load_avg (seed 000), on kernel time. The presets are the thread's
+// labels: base, node (v1's patch 2 alone, with for_each_node over
+// MAX_NUMNODES), and the v2 series, where rate is the rate limit on base and
+// skip and node are cumulative on it. Unpaced, events come as fast as the
+// machine runs them (for ns per event); paced, each takes the seed's 40us of
+// wall time, so the share of time in the hot path reads as a profile's
+// share of cycles.
 func (e *Env) loadavg(v string) Experiment {
 	return e.x("loadavg", v, strings.TrimPrefix(v, "preset="))
 }
 
+func (e *Env) loadavgPaced(v string) Experiment {
+	return e.x("loadavg", v+"/pace=kernel", strings.TrimPrefix(v, "preset=")+", paced")
+}
+
 const (
-	laBase       = "preset=base"
-	laNode       = "preset=node"
-	laRate       = "preset=rate"
-	laRateSkip   = "preset=rate+skip"
-	laRateNode   = "preset=rate+node" // v2's "node" is rate+skip+node
-	laFalseShare = "preset=base/store=falseshare"
+	laBase         = "preset=base"
+	laNode         = "preset=node"
+	laRate         = "preset=rate"
+	laRateSkip     = "preset=rate+skip"
+	laRateSkipNode = "preset=rate+skip+node"
+	laFalseShare   = "preset=base/store=falseshare"
 )
 
 // sched_balance_running (seed 002), ticks back to back (the stress mode,

@@ -101,10 +101,18 @@ func (f *Finding) has(k Kind) bool {
 	return false
 }
 
+// claimsText words claims joined by "and", naming the experiments once for
+// each run of claims on the same ones: "a ≥2 and b ≥2 (base, paced)".
 func claimsText(cs []Claim) string {
 	var s []string
-	for _, c := range cs {
-		s = append(s, c.criterion()+" ("+c.where()+")")
+	for i := 0; i < len(cs); {
+		j := i
+		var words []string
+		for ; j < len(cs) && cs[j].where() == cs[i].where(); j++ {
+			words = append(words, cs[j].criterion())
+		}
+		s = append(s, strings.Join(words, " and ")+" ("+cs[i].where()+")")
+		i = j
 	}
 	return strings.Join(s, " and ")
 }

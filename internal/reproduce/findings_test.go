@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/contend/contend/bench/loadavg"
 )
 
 // Made-up runs. runs(m, n, w) returns n runs whose median is exactly m: m
@@ -99,7 +101,7 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 			{name: "at partly", figs: figures{"base": 105, "rate": 100}, want: Partly},
 			{name: "under partly", figs: figures{"base": 104.875, "rate": 100}, want: No},
 			{name: "null: writes cut by construction, time the same", figs: figures{
-				"base cfsrq-writes/s": 1e7, "rate cfsrq-writes/s": 1000}, want: No},
+				"base " + loadavg.CfsRqWritesPerSec.Name: 1e7, "rate " + loadavg.CfsRqWritesPerSec.Name: 1000}, want: No},
 			{name: "opposite", figs: figures{"base": 100, "rate": 120}, want: No},
 			{name: "noise", figs: figures{"base": 120, "rate": 100}, w: 100, want: No},
 			{name: "too few runs", figs: figures{"base": 200, "rate": 100}, n: 3, want: NA, whyHas: "too few runs"},
@@ -110,17 +112,18 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 			{name: "null: the additions are copies of rate", want: Yes},
 			{name: "skip at +5%", figs: figures{"rate+skip": 100 + edge}, want: Yes},
 			{name: "skip beyond +5%", figs: figures{"rate+skip": 100 + edge + 0.125}, want: Partly},
-			{name: "node at −5%", figs: figures{"rate+node": 100 - edge}, want: Yes},
-			{name: "node beyond −5%", figs: figures{"rate+node": 100 - edge - 0.125}, want: Partly},
-			{name: "opposite: both gain 20%", figs: figures{"rate+skip": 80, "rate+node": 80}, want: No},
-			{name: "both cost 10%", figs: figures{"rate+skip": 110, "rate+node": 110}, want: No},
+			{name: "node at −5%", figs: figures{"rate+skip+node": 100 - edge}, want: Yes},
+			{name: "node beyond −5%", figs: figures{"rate+skip+node": 100 - edge - 0.125}, want: Partly},
+			{name: "opposite: both gain 20%", figs: figures{"rate+skip": 80, "rate+skip+node": 80}, want: No},
+			{name: "both cost 10%", figs: figures{"rate+skip": 110, "rate+skip+node": 110}, want: No},
 			{name: "noise cannot show sameness", w: 100, want: No},
 			{name: "too few runs", n: 2, want: NA, whyHas: "too few runs"},
-			{name: "missing", drop: "rate+node", want: NA},
+			{name: "missing", drop: "rate+skip+node", want: NA},
 		},
 		3: {
 			{name: "at yes", figs: figures{"base": 120.75, "node": 105, "rate": 100}, want: Yes},
-			{name: "read side free", figs: figures{"base": 120.75, "node": 105, "rate": 105}, want: Partly},
+			{name: "read side free", figs: figures{"base": 120.75, "node": 105, "node, paced read-path-%": 1}, want: Partly},
+			{name: "read side on the profile floor", figs: figures{"base": 120.75, "node": 105, "node, paced read-path-%": 2.375}, want: Yes},
 			{name: "under yes", figs: figures{"base": 120.625, "node": 105, "rate": 100}, want: Partly},
 			{name: "at partly", figs: figures{"base": 110.25, "node": 105, "rate": 105}, want: Partly},
 			{name: "under partly", figs: figures{"base": 110.125, "node": 105, "rate": 100}, want: No},
@@ -205,8 +208,29 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA},
 			{name: "missing", drop: "~2K/5s", want: NA},
 		},
+		10: {
+			{name: "at yes", figs: figures{laPBR: 13.75, laPRR: 2, laPBW: 10.75, laPRW: 2}, want: Yes},
+			{name: "reads under yes", figs: figures{laPBR: 13.75, laPRR: 2.0078125, laPBW: 10.75, laPRW: 2}, want: Partly},
+			{name: "at partly", figs: figures{laPBR: 4, laPRR: 2, laPBW: 4, laPRW: 2}, want: Partly},
+			{name: "under partly", figs: figures{laPBR: 4, laPRR: 2.0078125, laPBW: 4, laPRW: 2}, want: No},
+			{name: "not in the profile before", figs: figures{laPBR: 1.5, laPRR: 0.125, laPBW: 1.5, laPRW: 0.125}, want: No, whyHas: "below 2"},
+			{name: "null: writes cut by construction, shares the same", figs: figures{laPBR: 13.75, laPRR: 13.75, laPBW: 10.75, laPRW: 10.75}, want: No},
+			{name: "opposite", figs: figures{laPBR: 2, laPRR: 13.75, laPBW: 2, laPRW: 10.75}, want: No},
+			{name: "unfair", figs: figures{laPBR: 13.75, laPRR: 2, laPBW: 10.75, laPRW: 2,
+				"rate, paced handoffs/op": 80}, want: NA, whyHas: "unfair"},
+			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA},
+			{name: "missing", drop: "rate, paced", want: NA},
+		},
 	}
 }
+
+// The paced tg->load_avg experiments' figures.
+const (
+	laPBR = "base, paced read-path-%"
+	laPBW = "base, paced write-path-%"
+	laPRR = "rate, paced read-path-%"
+	laPRW = "rate, paced write-path-%"
+)
 
 // The paced balance-flag experiments' labels.
 const (
@@ -305,7 +329,7 @@ func TestMissingResults(t *testing.T) {
 func TestShownMarked(t *testing.T) {
 	e := testEnv()
 	f := findingByID(t, e, 1)
-	r := f.judge(e, fill(f, figures{"base cfsrq-writes/s": 1e7, "rate cfsrq-writes/s": 1000}, 6, 1, ""))
+	r := f.judge(e, fill(f, figures{"base " + loadavg.CfsRqWritesPerSec.Name: 1e7, "rate " + loadavg.CfsRqWritesPerSec.Name: 1000}, 6, 1, ""))
 	if !strings.Contains(r.Measured, "1e+07 → 1e+03 (by construction)") {
 		t.Errorf("measured = %q, want the writes shown by construction", r.Measured)
 	}

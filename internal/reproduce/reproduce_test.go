@@ -127,7 +127,7 @@ func TestJudgeResultsFile(t *testing.T) {
 			t.Errorf("machine %q lacks %q", e.machine, s)
 		}
 	}
-	want := map[int]string{1: Yes, 2: Yes, 3: Partly, 4: Partly, 5: No, 6: No, 7: No}
+	want := map[int]string{1: Yes, 2: Yes, 3: Yes, 4: Partly, 5: No, 6: No, 7: No}
 	for _, r := range e.Judge(set) {
 		if w, ok := want[r.ID]; ok && r.Holds != w {
 			t.Errorf("finding %d from the file: %s — %s\n\tmeasured: %s\n\twant %s", r.ID, r.Holds, r.Why, r.Measured, w)
