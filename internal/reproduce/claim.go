@@ -33,10 +33,13 @@ const (
 	// Same: the 90% Hodges-Lehmann interval of after−before lies inside
 	// ±Min of the before-median (an equivalence test).
 	Same
-	// Agree: a fairness check, not a hypothesis: the medians differ by at
-	// most Min of the before-median, or the comparison is unfair and the
-	// finding is not judged. Checks compare work done (balances per tick),
-	// which the model makes all but exact, so no test is needed.
+	// Agree: a fairness check, not a hypothesis: the comparison is unfair,
+	// and the finding not judged, when the two sides did measurably
+	// different work (balances per tick, migrations per event): the
+	// medians differ by more than Min of the before-median and the U test
+	// rejects. A check guards the verdict against a difference in the work
+	// done; noise in a workload count that the U test cannot tell from
+	// chance is not such a difference.
 	Agree
 	// AtLeast is a claim on one measure, After (Before is unset): the 95%
 	// confidence interval of its median (benchstat's, distribution-free)
@@ -154,11 +157,12 @@ func (c Claim) judge(before, after []float64) outcome {
 		}
 		return o
 	default: // Agree
-		o := outcome{text: fmt.Sprintf("%s (%s)", fig, change(mb, ma))}
-		if math.Abs(ma-mb) <= c.Min*math.Abs(mb) {
+		p := uTest(before, after)
+		o := outcome{text: fmt.Sprintf("%s (%s, %s)", fig, change(mb, ma), pstr(p))}
+		if math.Abs(ma-mb) <= c.Min*math.Abs(mb) || p >= alpha {
 			o.ok = true
 		} else {
-			o.short = fmt.Sprintf("%s → %s, more than ±%s%% apart", num(mb), num(ma), trim(100*c.Min))
+			o.short = fmt.Sprintf("%s → %s, more than ±%s%% apart (p=%.3f)", num(mb), num(ma), trim(100*c.Min), p)
 		}
 		return o
 	}

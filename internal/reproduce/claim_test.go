@@ -35,6 +35,7 @@ func TestClaimJudge(t *testing.T) {
 		{"same: too few runs", Same, 0.05, tight(100)[:2], tight(100)[:2], false, "too few runs", ""},
 		{"agree at the tolerance", Agree, 0.10, tight(10), tight(11), true, "", ""},
 		{"agree beyond it", Agree, 0.10, tight(10), tight(11.125), false, "", "more than ±10% apart"},
+		{"agree: apart, but noise", Agree, 0.10, runs(10, 6, 40), runs(12, 6, 40), true, "", ""},
 		{"at least: CI on the floor", AtLeast, 2, nil, tight(2.375), true, "", ""},
 		{"at least: CI under it", AtLeast, 2, nil, tight(2.25), false, "", "below 2"},
 		{"at least: too few runs", AtLeast, 2, nil, tight(10)[:5], false, "too few runs", ""},

@@ -84,7 +84,7 @@ func (f *Finding) Criterion() string {
 		for _, c := range f.Checks {
 			cs = append(cs, c.criterion())
 		}
-		how = append(how, "n/a as unfair unless "+strings.Join(cs, " and "))
+		how = append(how, "n/a as unfair unless "+strings.Join(cs, " and ")+" or the U test cannot tell them apart")
 	}
 	if len(how) > 0 {
 		fmt.Fprintf(&b, " (%s)", strings.Join(how, "; "))
@@ -197,7 +197,7 @@ func (f *Finding) judge(e *Env, d data) Row {
 	}
 	for _, c := range f.Checks {
 		if !got[c].ok {
-			r.Holds, r.Why = NA, fmt.Sprintf("unfair comparison: %s differ by more than ±%s%%, so the two sides did not do the same work", c.What, trim(100*c.Min))
+			r.Holds, r.Why = NA, fmt.Sprintf("unfair comparison: %s differ by more than ±%s%% (U test p<%.2g), so the two sides did not do the same work", c.What, trim(100*c.Min), alpha)
 			return r
 		}
 	}
