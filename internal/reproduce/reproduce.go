@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -67,7 +66,6 @@ func EnvFromResults(set *results.Set) (*Env, error) {
 		return "unknown"
 	}
 	e := &Env{fake: strings.HasPrefix(cfg("topology"), "fake")}
-	e.nodes, _ = strconv.Atoi(cfg("nodes"))
 
 	// Which sizings did the contended experiments run at? The probe's
 	// worker count does not matter: only the name up to /threads= is read.
@@ -113,15 +111,19 @@ func EnvFromResults(set *results.Set) (*Env, error) {
 		return nil, fmt.Errorf("reproduce's experiments ran at several sizings (%s): judge one reproduce run's file", strings.Join(ss, ", "))
 	}
 	e.threads, e.place = found[0].threads, found[0].place
-	if e.place == "spread" && e.nodes < 2 {
+	// NewEnv spreads the workers exactly when two or more nodes have
+	// usable cpus, so the placement says which findings could run; the
+	// file's nodes line counts nodes whether or not the run could use them.
+	e.nodes = 1
+	if e.place == "spread" {
 		e.nodes = 2
 	}
 	hv := ""
 	if h := cfg("hypervisor"); h != "none" && h != "unknown" {
 		hv = ", under " + hypervisorName(h)
 	}
-	e.machine = fmt.Sprintf("%s: cpus %s, %d node(s) (topology %s)%s; %d workers, place=%s",
-		cfg("cpu"), cfg("cpus"), e.nodes, cfg("topology"), hv, e.threads, e.place)
+	e.machine = fmt.Sprintf("%s: cpus %s, %s node(s) (topology %s)%s; %d workers, place=%s",
+		cfg("cpu"), cfg("cpus"), cfg("nodes"), cfg("topology"), hv, e.threads, e.place)
 	return e, nil
 }
 

@@ -122,7 +122,7 @@ func TestJudgeResultsFile(t *testing.T) {
 	if e.threads != 2 || e.place != "spread" || e.nodes != 2 || !e.fake {
 		t.Errorf("Env from results = %d workers, place %s, %d nodes, fake %v; want 2, spread, 2, true", e.threads, e.place, e.nodes, e.fake)
 	}
-	for _, s := range []string{"Test CPU", "fake-2", "KVM", "2 workers, place=spread"} {
+	for _, s := range []string{"Test CPU", "2 node(s) (topology fake-2)", "KVM", "2 workers, place=spread"} {
 		if !strings.Contains(e.machine, s) {
 			t.Errorf("machine %q lacks %q", e.machine, s)
 		}
@@ -131,6 +131,26 @@ func TestJudgeResultsFile(t *testing.T) {
 	for _, r := range e.Judge(set) {
 		if w, ok := want[r.ID]; ok && r.Holds != w {
 			t.Errorf("finding %d from the file: %s — %s\n\tmeasured: %s\n\twant %s", r.ID, r.Holds, r.Why, r.Measured, w)
+		}
+	}
+}
+
+// A run on one node of a bigger machine placed its workers compactly and
+// skipped finding 3: judged from its file, finding 3 says why, not "no
+// results".
+func TestEnvFromResultsOneNodeUsed(t *testing.T) {
+	text := strings.Replace(resultsText(&Env{threads: 2, place: "compact", nodes: 1}, nil, 6, 2, "real"), "nodes: 1", "nodes: 8", 1)
+	set, err := results.Parse(strings.NewReader(text), "r.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := EnvFromResults(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range e.Judge(set) {
+		if r.ID == 3 && (r.Holds != NA || !strings.Contains(r.Why, "one NUMA node")) {
+			t.Errorf("finding 3: %s — %s; want n/a for one node", r.Holds, r.Why)
 		}
 	}
 }
