@@ -52,24 +52,31 @@ type CfsRq struct {
 }
 
 // removedLoad is cfs_rq->removed, load only: a raw spinlock, the number of
-// entities removed since the owner last looked, and their summed
-// load_avg, which only the lock's holder touches. nr is an atomic so that
-// the owner's unlocked look at it is not a data race in Go's model; in the
-// kernel it is a plain read.
+// entities removed since the owner last looked, and their summed load_avg,
+// which only the lock's holder touches. The lock and nr share one word
+// (bit 0 the lock, nr above it), so that taking the lock is one atomic and
+// releasing it, with nr updated, one store, as the kernel's lock, plain
+// ++nr and unlock are; the owner's unlocked look at nr is a load of it.
 type removedLoad struct {
-	lock atomic.Uint32
-	nr   atomic.Int64
-	load uint64
+	state atomic.Uint64
+	load  uint64
 }
 
-func (r *removedLoad) acquire() {
-	for !r.lock.CompareAndSwap(0, 1) {
-		for r.lock.Load() != 0 {
+// acquire takes the lock and returns nr.
+func (r *removedLoad) acquire() uint64 {
+	for {
+		v := r.state.Load()
+		if v&1 == 0 && r.state.CompareAndSwap(v, v|1) {
+			return v >> 1
 		}
 	}
 }
 
-func (r *removedLoad) release() { r.lock.Store(0) }
+// release drops the lock, leaving nr.
+func (r *removedLoad) release(nr uint64) { r.state.Store(nr << 1) }
+
+// nr is cfs_rq->removed.nr, read without the lock.
+func (r *removedLoad) nr() uint64 { return r.state.Load() >> 1 }
 
 type cfsRqState struct {
 	noCopy noCopy
@@ -375,13 +382,12 @@ func (rq *CfsRq) updateLoadAvg(now uint64, clock int64, se *Entity, flags int) {
 // attach, detach or period crossing.
 func (rq *CfsRq) updateCfsRqLoadAvg(now uint64) bool {
 	decayed := false
-	if rq.removed.nr.Load() != 0 {
+	if rq.removed.nr() != 0 {
 		divider := rq.avg.divider()
 		rq.removed.acquire()
 		r := rq.removed.load
 		rq.removed.load = 0
-		rq.removed.nr.Store(0)
-		rq.removed.release()
+		rq.removed.release(0)
 		subPositive(&rq.avg.LoadAvg, r)
 		subPositive(&rq.avg.LoadSum, r*divider)
 		rq.avg.LoadSum = syncLoadSum(rq.avg.LoadSum, rq.avg.LoadAvg)
@@ -455,10 +461,9 @@ func RemoveEntityLoadAvg(se *Entity) uint64 {
 		se.avg.updateLoadAvg(se.weight)
 	}
 	load := se.avg.LoadAvg
-	rq.removed.acquire()
-	rq.removed.nr.Add(1)
+	nr := rq.removed.acquire()
 	rq.removed.load += load
-	rq.removed.release()
+	rq.removed.release(nr + 1)
 	se.avg.LastUpdateTime = 0
 	se.cfsRq = nil
 	return load
@@ -637,8 +642,8 @@ func (rq *CfsRq) Avg() SchedAvg { return rq.avg }
 // RemovedLoad returns the load other CPUs have put in cfs_rq->removed and
 // the owner has not drained yet. Any goroutine may call it.
 func (rq *CfsRq) RemovedLoad() uint64 {
-	rq.removed.acquire()
-	defer rq.removed.release()
+	nr := rq.removed.acquire()
+	defer rq.removed.release(nr)
 	return rq.removed.load
 }
 

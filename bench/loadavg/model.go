@@ -48,20 +48,25 @@ type laTask struct {
 // this is the one lock the model needs). The lock and the slice header
 // share a line that the sleeping CPU and every waker write.
 type laSleepers struct {
-	_     [128]byte
-	lock  atomic.Uint32
+	_ [128]byte
+	// state is the lock (bit 0) and the number of tasks above it, so
+	// that a waker looks at the count without the lock and a release
+	// publishes it in the same store.
+	state atomic.Uint64
 	tasks []*laTask
 	_     [128]byte
 }
 
 func (s *laSleepers) acquire() {
-	for !s.lock.CompareAndSwap(0, 1) {
-		for s.lock.Load() != 0 {
+	for {
+		v := s.state.Load()
+		if v&1 == 0 && s.state.CompareAndSwap(v, v|1) {
+			return
 		}
 	}
 }
 
-func (s *laSleepers) release() { s.lock.Store(0) }
+func (s *laSleepers) release() { s.state.Store(uint64(len(s.tasks)) << 1) }
 
 func (s *laSleepers) push(t *laTask) {
 	s.acquire()
@@ -69,8 +74,13 @@ func (s *laSleepers) push(t *laTask) {
 	s.release()
 }
 
-// pop takes the task at r mod the count (r random), or nil.
+// pop takes the task at r mod the count (r random), or nil. An empty list
+// is seen without taking the lock, as the kernel's wakeup path looks at
+// another CPU's state before it locks anything.
 func (s *laSleepers) pop(r uint64) *laTask {
+	if s.state.Load()>>1 == 0 {
+		return nil
+	}
 	s.acquire()
 	n := len(s.tasks)
 	if n == 0 {
@@ -232,19 +242,24 @@ func (c *laCPU) sleep(r uint64, nq int) {
 }
 
 // steal takes a task from another CPU's away list, looking at up to
-// laVictims of them drawn at random, or returns nil.
+// laVictims other CPUs, distinct, from a random one on, or returns nil.
 func (c *laCPU) steal() *laTask {
-	if len(c.peers) < 2 {
+	others := len(c.peers) - 1
+	if others < 1 {
 		return nil
 	}
-	for range laVictims {
-		r := laNext(&c.rng)
-		v := int(r % uint64(len(c.peers)-1))
-		if v >= c.self {
-			v++
+	r := laNext(&c.rng)
+	v := int(r % uint64(others))
+	for range min(laVictims, others) {
+		p := v
+		if p >= c.self {
+			p++
 		}
-		if t := c.peers[v].pop(r >> 32); t != nil {
+		if t := c.peers[p].pop(r >> 32); t != nil {
 			return t
+		}
+		if v++; v == others {
+			v = 0
 		}
 	}
 	return nil

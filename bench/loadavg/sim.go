@@ -346,13 +346,14 @@ func (t *SimTable) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "loadavg simulation: %d cfs_rqs of one task group on %d nodes, %s of kernel time per row\n",
 		c.CPUs, c.Nodes, ktime.Format(c.Duration))
-	fmt.Fprintf(&b, "workload: an event every %s per cpu, %d tasks per cpu, %d%% of wakeups migrate, seed %d\n",
-		ktime.Format(c.Gap), c.Tasks, c.Mig, c.Seed)
+	fmt.Fprintf(&b, "workload: an event every %s per cpu, %d tasks per cpu, mig=%d%%, hz=%d, seed %d\n",
+		ktime.Format(c.Gap), c.Tasks, c.Mig, c.HZ, c.Seed)
 	if len(t.Rows) > 0 {
 		r := t.Rows[0]
 		span := float64(c.CPUs) * float64(c.Duration/c.Gap) * float64(c.Gap) / 1e9
-		fmt.Fprintf(&b, "per cpu per second: %.0f wakeups, %.0f migrations, %.1f%% of event slots idle (seed: 12500, 9800)\n",
-			float64(r.Wakeups)/span, float64(r.Migrations)/span, 100*float64(r.Idle)/float64(r.Idle+r.Events))
+		fmt.Fprintf(&b, "per cpu per second: %.0f wakeups, %.0f migrations (%.0f%%), %.1f%% of event slots idle (seed: 12500, 9800, 79%%)\n",
+			float64(r.Wakeups)/span, float64(r.Migrations)/span, 100*float64(r.Migrations)/math.Max(float64(r.Wakeups), 1),
+			100*float64(r.Idle)/float64(r.Idle+r.Events))
 	}
 	b.WriteString("seed (v2, 224 cpus): \"from some 10 millions during a 5s window to ~25k\"\n\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
