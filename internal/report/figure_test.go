@@ -70,6 +70,9 @@ func longNames(t *testing.T) string {
 // are.
 func TestFigureFitsCanvas(t *testing.T) {
 	full := filepath.Join("..", "..", "benchdata", "2026-11-29-epyc2-kvm-real-sweep-full.txt")
+	// Rasterizing is slow under -race (seconds for the full sweep), so the
+	// larger figures are drawn as SVG: the layout, and so every text box the
+	// recorder checks, is the same in both formats.
 	tests := []struct {
 		name    string
 		file    string
@@ -77,24 +80,26 @@ func TestFigureFitsCanvas(t *testing.T) {
 		panels  int
 		want    []string // in some text of the figure
 		notWant []string
+		svg     bool
 	}{
 		{"curves", res("new.txt"), FigureOptions{}, 1,
-			[]string{"LoadAvg write=ratelimit place=spread", "store=global", "store=pernode", "95% confidence interval", "against threads"}, []string{"(log)"}},
-		{"curves ns/op", res("fake2.txt"), FigureOptions{Unit: "ns/op"}, 1, []string{"topology fake-2", "ns/op"}, nil},
-		{"go test file", res("gotest.txt"), FigureOptions{}, 1, []string{"AtomicAdd place=compact", "line=shared/work=0"}, nil},
-		{"heatmap", res("c2c.txt"), FigureOptions{}, 1, []string{"C2C mode=rw: median ns/op for each pair of cpus, a × b", "41", "114"}, nil},
-		{"heatmap panels", res("c2c-real.txt"), FigureOptions{}, 2, []string{"C2C mode=rw", "C2C mode=cas"}, nil},
+			[]string{"LoadAvg write=ratelimit place=spread", "store=global", "store=pernode", "95% confidence interval", "against threads"}, []string{"(log)"}, false},
+		{"curves ns/op", res("fake2.txt"), FigureOptions{Unit: "ns/op"}, 1, []string{"topology fake-2", "ns/op"}, nil, false},
+		{"go test file", res("gotest.txt"), FigureOptions{}, 1, []string{"AtomicAdd place=compact", "line=shared/work=0"}, nil, false},
+		{"heatmap", res("c2c.txt"), FigureOptions{}, 1, []string{"C2C mode=rw: median ns/op for each pair of cpus, a × b", "41", "114"}, nil, false},
+		{"heatmap panels", res("c2c-real.txt"), FigureOptions{}, 2, []string{"C2C mode=rw", "C2C mode=cas"}, nil, true},
 		// contend sweep -quick: one thread count, six scenarios.
 		{"quick sweep", filepath.Join("testdata", "quick-sweep.txt"), FigureOptions{}, 6,
-			[]string{"by variant at threads=2", "AtomicAdd", "Nodemask", "iter=nr_node_ids+word", "Each dot is the median of 6 runs", "(family 25 model 1 stepping 1)"}, nil},
-		{"quick sweep log", filepath.Join("testdata", "quick-sweep.txt"), FigureOptions{Scale: "log"}, 6, []string{"(log)", "logarithmic"}, nil},
-		{"many variants", "many:40:1,2,4,8", FigureOptions{}, 1, []string{"a dot per threads", "threads=8"}, nil},
-		{"many variants as curves", "many:40:1,2,4,8", FigureOptions{Style: "curves"}, 1, []string{"against threads"}, nil},
-		{"long names", "long", FigureOptions{}, 1, []string{"…"}, nil},
-		{"full sweep", full, FigureOptions{}, 5, []string{"IdleMask llc=48 place=compact", "threads=1", "threads=2"}, nil},
+			[]string{"by variant at threads=2", "AtomicAdd", "Nodemask", "iter=nr_node_ids+word", "Each dot is the median of 6 runs", "(family 25 model 1 stepping 1)"}, nil, false},
+		{"quick sweep log", filepath.Join("testdata", "quick-sweep.txt"), FigureOptions{Scale: "log"}, 6, []string{"(log)", "logarithmic"}, nil, true},
+		{"many variants", "many:40:1,2,4,8", FigureOptions{}, 1, []string{"a dot per threads", "threads=8"}, nil, false},
+		{"many variants as curves", "many:40:1,2,4,8", FigureOptions{Style: "curves"}, 1, []string{"against threads"}, nil, true},
+		{"long names", "long", FigureOptions{}, 1, []string{"…"}, nil, false},
+		{"full sweep", full, FigureOptions{}, 5, []string{"IdleMask llc=48 place=compact", "threads=1", "threads=2"}, nil, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			path := tc.file
 			switch {
 			case strings.HasPrefix(path, "many:"):
@@ -119,11 +124,17 @@ func TestFigureFitsCanvas(t *testing.T) {
 			if len(fig.panels) != tc.panels {
 				t.Errorf("%d panels, want %d", len(fig.panels), tc.panels)
 			}
-			data, rec, err := fig.render("png")
+			format := "png"
+			if tc.svg {
+				format = "svg"
+			}
+			data, rec, err := fig.render(format)
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkPNG(t, data, fig.width, fig.layout(newStyles()).height)
+			if format == "png" {
+				checkPNG(t, data, fig.width, fig.layout(newStyles()).height)
+			}
 			checkText(t, fig, rec)
 			all := ""
 			for _, b := range rec.texts {
@@ -140,7 +151,7 @@ func TestFigureFitsCanvas(t *testing.T) {
 				}
 			}
 			if testing.Verbose() && os.Getenv("CONTEND_KEEP_PLOTS") != "" {
-				out := filepath.Join(os.Getenv("CONTEND_KEEP_PLOTS"), strings.ReplaceAll(tc.name, " ", "-")+".png")
+				out := filepath.Join(os.Getenv("CONTEND_KEEP_PLOTS"), strings.ReplaceAll(tc.name, " ", "-")+"."+format)
 				if err := os.WriteFile(out, data, 0o644); err == nil {
 					t.Logf("kept %s", out)
 				}
