@@ -1,6 +1,7 @@
 package affinity
 
 import (
+	"encoding/json"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -186,6 +187,12 @@ func TestLoadFallbackFixtures(t *testing.T) {
 				t.Errorf("unexpected topology:\n%s", topo)
 			}
 			golden(t, filepath.Join("testdata", tc.tree+".golden"), topo.String())
+			var j struct {
+				Notes []string `json:"notes"`
+			}
+			if b, err := json.Marshal(topo); err != nil || json.Unmarshal(b, &j) != nil || !slices.Equal(j.Notes, topo.Notes) {
+				t.Errorf("JSON notes = %q, %v; want %q", j.Notes, err, topo.Notes)
+			}
 		})
 	}
 }
