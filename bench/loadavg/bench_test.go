@@ -57,6 +57,8 @@ func newBenchLoadAvg(tb testing.TB, variant string) *loadAvg {
 //     rate, rate+skip, rate+skip+node), unpaced (the stress test), and
 //     base, rate and rate+skip paced at the kernel's event rate, where
 //     write-path-% and read-path-% compare with the seed's profile;
+//   - base and rate with no migrations (mig=0), which shows what the
+//     wakeup handoff costs;
 //   - write-heavy storages: every wakeup migrates (mig=100), write=every,
 //     reads on every event or one in 1024, for atomic, falseshare,
 //     pernode, percpu and the xsync.Counter reference;
@@ -89,6 +91,11 @@ func BenchmarkLoadAvg(b *testing.B) {
 	}
 	for _, p := range []string{"base", "rate", "rate+skip"} {
 		run("preset=" + p + "/pace=kernel")
+	}
+	// No wakeup migrates: what the handoff itself costs, and the writes
+	// that are left (period crossings only).
+	for _, p := range []string{"base", "rate"} {
+		run("preset=" + p + "/mig=0")
 	}
 	for _, store := range []string{"atomic", "falseshare", "pernode", "percpu", "xsync"} {
 		for _, read := range []string{"every", "onein=1024"} {

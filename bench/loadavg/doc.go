@@ -109,7 +109,8 @@
 //     max(scale_load_down(load.weight), avg.load_avg): its own cfs_rq's
 //     part is current, the others' are what they last pushed. The truth is
 //     the same sum with every cfs_rq's current avg.load_avg. Worker 0
-//     samples after one event in about 1024 × workers (jittered): every
+//     samples after one event in about 1024 × workers (16 × workers
+//     paced; jittered): every
 //     worker publishes its (avg.load_avg, tg_load_avg_contrib) as one word
 //     whenever it changes, and the sample sums the others'. With one peer
 //     that word is one instant; with more, the words are read twice and the

@@ -161,6 +161,9 @@ func (s *loadAvg) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		w.sampleRng = laSeed(-1, 0)
 		w.sampleIn = laFirstSample
 		w.sampleBase = laSampleEvery * int64(info.Workers)
+		if c.paced {
+			w.sampleBase = laSampleEveryPaced * int64(info.Workers)
+		}
 	}
 	s.pubs[info.Index] = w.pub
 	s.workers[info.Index] = w
@@ -169,9 +172,12 @@ func (s *loadAvg) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 
 const (
 	// Worker 0 takes its first error sample early, so that short runs
-	// have one, then about every laSampleEvery×workers events.
-	laFirstSample = 16
-	laSampleEvery = 1024
+	// have one, then about every laSampleEvery×workers events, or
+	// laSampleEveryPaced×workers paced, where an event takes tens of
+	// microseconds and a sample well under one.
+	laFirstSample      = 16
+	laSampleEvery      = 1024
+	laSampleEveryPaced = 16
 	// Events timed for the path shares: one in 1024 unpaced, where the
 	// clock reads would otherwise show in ns/op, one in 64 paced, where
 	// an event takes tens of microseconds anyway.

@@ -32,7 +32,8 @@ type SimConfig struct {
 	// already 5.6 million events per variant.
 	Duration time.Duration
 	// Gap, Mig, Tasks and HZ are the workload, as the scenario's gap=,
-	// mig=, tasks= and hz= keys (defaults 40us, 79, 2, 1000).
+	// mig=, tasks= and hz= keys; zero takes the default (40us, 79, 2,
+	// 1000). Mig -1 asks for no migrations (mig=0).
 	Gap   time.Duration
 	Mig   int
 	Tasks int
