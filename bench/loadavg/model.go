@@ -137,6 +137,11 @@ func (c *laCPU) init(rq *counter.CfsRq, self int, peers []*laSleepers, tasks, mi
 	c.clock.Set(laClockBase + int64(laNext(&c.rng)%counter.PeltPeriod))
 	c.next = laClockBase + int64(laNext(&c.rng)%uint64(tick))
 	rq.Init(c.clock.Now())
+	// Room for every task of the group in each list, so that the hot
+	// loop never allocates.
+	all := tasks * len(peers)
+	c.queued, c.local = make([]*laTask, 0, all), make([]*laTask, 0, all)
+	c.away.tasks = make([]*laTask, 0, all)
 	for i := range tasks {
 		t := &laTask{id: self<<16 | i}
 		if err := t.se.Init(laNice0); err != nil {
