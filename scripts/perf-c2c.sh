@@ -28,7 +28,8 @@
 #   -h, --help          print this help
 #
 # perf c2c needs memory-access sampling: Intel's load-latency PEBS
-# (mem-loads, mem-stores), AMD's IBS (ibs_op//, Zen and Linux 6.1 or later),
+# (mem-loads, mem-stores), AMD's IBS (ibs_op//, with a kernel and perf recent enough to
+# read its data source),
 # or Arm's SPE. Virtual machines rarely pass these through. Where perf c2c
 # cannot record, the script says so, names the reason it can see, and exits
 # with status 3 without running contend; other failures exit 1.
