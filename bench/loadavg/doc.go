@@ -128,9 +128,10 @@
 //     update_cfs_group() at 13.75% and update_load_avg() at 10.63% of
 //     cycles on 224 CPUs; paced, these are the figures to set beside them.
 //     path-sec/op is the two paths' mean time per timed event, in seconds.
-//   - handoffs/op: migrations per event, through cfs_rq->removed. idle-%:
-//     event slots in which a CPU had nothing to do. Both describe the
-//     workload, not the variant (Better: check).
+//   - load-moves/op: migrations per event, each moving a task's load
+//     through cfs_rq->removed. idle-slots-%: event slots in which a CPU had
+//     nothing to do. Both describe the workload, not the variant (Better:
+//     check); unpaced, they also show how far the workers drifted apart.
 //   - local-slots-%: for pernode, the share of node slots whose page the
 //     kernel reports on the slot's node (0 on a fake topology); Notes has the
 //     placement in words.
