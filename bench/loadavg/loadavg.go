@@ -36,7 +36,7 @@ var (
 		Doc: "share of worker time in calc_group_shares, timed on a sample of events (seed: update_cfs_group 13.75% of cycles)"}
 	PathTime = bench.Unit{Name: "path-sec/op", Better: bench.Lower,
 		Doc: "seconds per event in update_tg_load_avg and calc_group_shares, on the timed events"}
-	Handoffs = bench.Unit{Name: "load-moves/op", Better: bench.Check,
+	LoadMoves = bench.Unit{Name: "load-moves/op", Better: bench.Check,
 		Doc: "wakeups that moved a task's load to another worker's cfs_rq through cfs_rq->removed, per event"}
 	IdlePct = bench.Unit{Name: "idle-slots-%", Better: bench.Check,
 		Doc: "event slots in which a worker's cpu had no task to wake or put to sleep, per cent"}
@@ -95,7 +95,7 @@ func init() {
 		Quick: []string{"preset=base", "preset=rate"},
 		Full:  full,
 		Units: []bench.Unit{SharedWrites, Writes, ReadLines, CfsRqWritesPerSec, TGWeightErr, SharesErr, ErrSamples, ErrRejected,
-			WritePath, ReadPath, PathTime, Handoffs, IdlePct, LocalSlots},
+			WritePath, ReadPath, PathTime, LoadMoves, IdlePct, LocalSlots},
 		New: func(variant string) (bench.Scenario, error) { return newLoadAvg(variant, nil) },
 	})
 }

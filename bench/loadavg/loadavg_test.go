@@ -177,7 +177,7 @@ func TestLoadAvgRun(t *testing.T) {
 		if res.Ops == 0 {
 			t.Errorf("%s: no operations ran", v)
 		}
-		want := []bench.Unit{Writes, ReadLines, CfsRqWritesPerSec, ErrSamples, ErrRejected, Handoffs, IdlePct}
+		want := []bench.Unit{Writes, ReadLines, CfsRqWritesPerSec, ErrSamples, ErrRejected, LoadMoves, IdlePct}
 		if s.cfg.extra == nil {
 			want = append(want, SharedWrites)
 		}

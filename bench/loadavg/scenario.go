@@ -241,7 +241,7 @@ func (s *loadAvg) Finish(res *bench.Result) (err error) {
 		res.AddMetric(ReadPath, r)
 		res.AddMetric(PathTime, float64(pathNs)/float64(timed)/1e9)
 	}
-	res.AddMetric(Handoffs, float64(migrations)/ops)
+	res.AddMetric(LoadMoves, float64(migrations)/ops)
 	res.AddMetric(IdlePct, 100*float64(idle)/ops)
 	if s.placement != "" {
 		res.AddMetric(LocalSlots, s.local)

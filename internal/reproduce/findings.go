@@ -78,7 +78,7 @@ func findings(e *Env) []*Finding {
 	// The comparisons are fair when both sides run the same workload: the
 	// same wakeups moving load between cfs_rqs.
 	laCheck := func(before, after Experiment) Claim {
-		return claim("load handoffs per event", loadavg.Handoffs, Agree, before, after, 0.10)
+		return claim("load handoffs per event", loadavg.LoadMoves, Agree, before, after, 0.10)
 	}
 	// inProfileAt says a hot path of the paced experiment x is in the
 	// profile at all.

@@ -217,7 +217,7 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 			{name: "null: writes cut by construction, shares the same", figs: figures{laPBR: 13.75, laPRR: 13.75, laPBW: 10.75, laPRW: 10.75}, want: No},
 			{name: "opposite", figs: figures{laPBR: 2, laPRR: 13.75, laPBW: 2, laPRW: 10.75}, want: No},
 			{name: "unfair", figs: figures{laPBR: 13.75, laPRR: 2, laPBW: 10.75, laPRW: 2,
-				"rate, paced handoffs/op": 80}, want: NA, whyHas: "unfair"},
+				"rate, paced " + loadavg.LoadMoves.Name: 80}, want: NA, whyHas: "unfair"},
 			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA},
 			{name: "missing", drop: "rate, paced", want: NA},
 		},
