@@ -85,6 +85,11 @@ func (rs *Set) readFile(path, label string) error {
 		return err // *PathError: "open x.txt: no such file or directory"
 	}
 	defer f.Close()
+	// A directory opens, and fails only on the first read, which benchfmt
+	// reports at line 0: "/tmp:0: read /tmp: is a directory".
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s: is a directory, not a results file", path)
+	}
 	return rs.read(f, path, label)
 }
 

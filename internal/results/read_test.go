@@ -101,3 +101,11 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Errorf("directory holds %d entries after failed writes, want only out.svg", len(ents))
 	}
 }
+
+func TestReadDirectory(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Read([]string{dir})
+	if want := dir + ": is a directory, not a results file"; err == nil || err.Error() != want {
+		t.Errorf("Read(a directory) = %v, want %s", err, want)
+	}
+}
