@@ -1,0 +1,75 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/contend/contend/bench/loadavg"
+)
+
+func init() {
+	register(&command{
+		name:    "simulate",
+		summary: "replay a scenario's model on N virtual cpus on kernel time, on one thread, and print the seed's table (loadavg)",
+		run:     simulateCmd,
+	})
+}
+
+const simulateUsage = "loadavg [-cpus 224] [-nodes 2] [-duration 1s] [-gap 40us] [-mig 79] [-tasks 2] [-hz 1000] [-seed 1] [-variants base,rate,...] [-json]"
+
+// simulateCmd runs a model at the seed's size on any machine: the counts it
+// prints (writes per 5 s, the readers' error) need no real CPUs, only the
+// model's own code on kernel time. What contention costs needs real CPUs:
+// contend run and sweep.
+func simulateCmd(stdout, stderr io.Writer, args []string) error {
+	fs := newFlags(stdout, "simulate", simulateUsage)
+	cpus := fs.Int("cpus", 224, "virtual `cpus`, one cfs_rq of the task group each (224: the seed's Sapphire Rapids)")
+	nodes := fs.Int("nodes", 2, "NUMA `nodes` the per-node presets split the cpus over")
+	duration := fs.Duration("duration", time.Second, "kernel time simulated per row; counts are scaled to the seed's 5 s window")
+	gap := fs.Duration("gap", 0, "kernel time between a cpu's events (default 40us: 25k en/dequeues per cpu per second, the seed's postgres_sysbench)")
+	mig := fs.Int("mig", 79, "percent of wakeups on another cpu (79: the seed's 11M migrations per 14M wakeups)")
+	tasks := fs.Int("tasks", 0, "tasks per cpu (default 2)")
+	hz := fs.Int("hz", 0, "CONFIG_HZ: 1000 or 250 (default 1000)")
+	seed := fs.Uint64("seed", 1, "random `seed`: the same seed replays the same events")
+	variants := fs.String("variants", "", "comma-separated `rows`: presets or store=/write=/read= variants (default: every preset in the seed's order)")
+	asJSON := fs.Bool("json", false, "print the rows as JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || pos[0] != "loadavg" {
+		return fmt.Errorf("simulate: want the scenario to simulate, loadavg (usage: contend simulate %s)", simulateUsage)
+	}
+	if flagSet(fs, "mig") && *mig < 0 {
+		return fmt.Errorf("simulate: -mig %d: want a percentage in [0, 100]", *mig)
+	}
+	cfg := loadavg.SimConfig{CPUs: *cpus, Nodes: *nodes, Duration: *duration, Gap: *gap,
+		Mig: *mig, Tasks: *tasks, HZ: *hz, Seed: *seed}
+	if *mig == 0 {
+		cfg.Mig = -1 // SimConfig's zero is the default; -1 asks for none
+	}
+	for _, flagName := range []string{"cpus", "nodes", "duration", "gap", "tasks", "hz"} {
+		if f := fs.Lookup(flagName); flagSet(fs, flagName) && (f.Value.String() == "0" || f.Value.String() == "0s") {
+			return fmt.Errorf("simulate: -%s 0: want a positive value", flagName)
+		}
+	}
+	if *variants != "" {
+		cfg.Variants = strings.Split(*variants, ",")
+	}
+	tab, err := loadavg.Simulate(cfg)
+	if err != nil {
+		return err // one line, "simulate loadavg: ..."
+	}
+	if *asJSON {
+		b, err := json.MarshalIndent(tab.Rows, "", "  ")
+		if err != nil {
+			return fmt.Errorf("simulate: %w", err)
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	return tab.WriteText(stdout)
+}

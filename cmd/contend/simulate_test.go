@@ -1,0 +1,53 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestSimulate(t *testing.T) {
+	out, _, err := runContend("simulate", "loadavg", "-cpus", "8", "-duration", "20ms", "-variants", "base,rate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"8 cfs_rqs", "base", "rate", "updates/5s", "tg_weight err %"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("simulate output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, err = runContend("simulate", "loadavg", "-cpus", "4", "-duration", "10ms", "-variants", "base", "-json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 || rows[0]["Name"] != "base" {
+		t.Errorf("simulate -json = %v, %v; want one row named base:\n%s", rows, err, out)
+	}
+}
+
+func TestSimulateBadInput(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate"}, "want the scenario to simulate, loadavg"},
+		{[]string{"simulate", "idlemask"}, "want the scenario to simulate, loadavg"},
+		{[]string{"simulate", "loadavg", "-cpus", "0"}, "-cpus 0: want a positive value"},
+		{[]string{"simulate", "loadavg", "-cpus", "100000"}, "cpus 100000 out of range"},
+		{[]string{"simulate", "loadavg", "-gap", "0s"}, "-gap 0: want a positive value"},
+		{[]string{"simulate", "loadavg", "-mig", "101"}, "mig 101 out of range"},
+		{[]string{"simulate", "loadavg", "-mig", "-1"}, "-mig -1"},
+		{[]string{"simulate", "loadavg", "-hz", "300"}, "hz 300"},
+		{[]string{"simulate", "loadavg", "-variants", "nosuch"}, "nosuch"},
+		{[]string{"simulate", "loadavg", "-duration", "2h"}, "duration"},
+	} {
+		stdout, _, err := runContend(tt.args...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("contend %v: error = %v, want one line containing %q", tt.args, err, tt.want)
+		}
+		if stdout != "" {
+			t.Errorf("contend %v printed on stdout: %q", tt.args, stdout)
+		}
+	}
+}
