@@ -14,17 +14,6 @@ import (
 // is where the thread's numbers live; here they show what each storage and
 // policy costs before any other CPU gets involved.
 
-// xsyncStore wraps xsync.Counter, the Go ecosystem's striped counter, as a
-// reference Store (benchmarks only).
-type xsyncStore struct{ c *xsync.Counter }
-
-func (x xsyncStore) AddAt(cpu, node int, d int64) { x.c.Add(d) }
-func (x xsyncStore) Sum() int64                   { return x.c.Value() }
-func (x xsyncStore) ReadMostly() int64            { return NiceZeroLoad }
-func (x xsyncStore) Layout() Layout               { return Layout{} }
-func (x xsyncStore) Close() error                 { return nil }
-func (x xsyncStore) String() string               { return "xsync" }
-
 // BenchmarkAdd is one uncontended add per op through each storage's own
 // Add (what updateTGLoadAvg inlines), and xsync.Counter.Add for reference.
 func BenchmarkAdd(b *testing.B) {
@@ -161,7 +150,10 @@ func BenchmarkEvent(b *testing.B) {
 	// The reference counter through the same path (an interface call
 	// instead of the inlined add).
 	b.Run("store=xsync/write=every/read=every/scan=bounded", func(b *testing.B) {
-		benchmarkEvent(b, xsyncStore{xsync.NewCounter()}, WritePolicy{}, ReadPolicy{})
+		if NewReferenceStore == nil {
+			b.Skip("the xsync reference store is set by xsyncref_test.go")
+		}
+		benchmarkEvent(b, NewReferenceStore(), WritePolicy{}, ReadPolicy{})
 	})
 }
 

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"syscall"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/nodemask"
@@ -141,53 +140,64 @@ func newPerNode(o Options, touchOn TouchFunc) (*PerNode, error) {
 		policy = affinity.Bind
 	}
 	for i, n := range nodes {
-		addr := mem.at((i + 1) * pageSize())
-		slot := (*word)(addr)
-		p.slots[n] = slot
-		sp := SlotPlacement{Node: n, Addr: uintptr(addr), PageNode: -1}
-		touched := false
-		switch {
-		case o.Fake:
-			sp.Method = "fake"
-			sp.Note = "not node-local (fake nodes)"
-		default:
-			err := sysMbind(mem.page(i+1), n, policy)
-			switch {
-			case err == nil:
-				sp.Method = "mbind " + policy.String()
-			case errors.Is(err, unix.EINVAL):
-				p.mem.unmap()
-				return nil, fmt.Errorf("pernode: node %d: %w (node not online? use a fake topology)", n, err)
-			case touchOn != nil:
-				sp.Method = "first touch on a pinned thread"
-				sp.Note = err.Error()
-				if terr := touchOn(n, func() { slot.Store(0) }); terr != nil {
-					sp.Method = "first touch"
-					sp.Note += "; pinning: " + terr.Error()
-				} else {
-					touched = true
-				}
-			default:
-				sp.Method = "first touch"
-				sp.Note = err.Error() + "; touched from an unpinned thread"
-			}
-		}
-		if !touched {
-			slot.Store(0) // the first touch: the page is allocated now, under the policy
-		}
-		pn, err := sysPageNode(addr)
+		sp, err := p.place(i, n, o.Fake, policy, touchOn)
 		if err != nil {
-			sp.Note = joinNote(sp.Note, "placement unknown: "+err.Error())
-		} else {
-			sp.PageNode = pn
-			sp.Local = pn == n && !o.Fake
-			if !sp.Local && !o.Fake {
-				sp.Note = joinNote(sp.Note, fmt.Sprintf("page landed on node %d", pn))
-			}
+			p.mem.unmap()
+			return nil, err
 		}
 		p.placement = append(p.placement, sp)
 	}
 	return p, nil
+}
+
+// place puts node n's slot on the i-th page after the read-mostly one, as
+// kzalloc_node does: mbind the page to the node before its first touch (or,
+// where mbind is refused, first-touch it from a thread pinned to the node),
+// then ask the kernel where it landed.
+func (p *PerNode) place(i, n int, fake bool, policy affinity.MemPolicy, touchOn TouchFunc) (SlotPlacement, error) {
+	addr := p.mem.at((i + 1) * pageSize())
+	slot := (*word)(addr)
+	p.slots[n] = slot
+	sp := SlotPlacement{Node: n, Addr: uintptr(addr), PageNode: -1}
+	touched := false
+	if fake {
+		sp.Method = "fake"
+		sp.Note = "not node-local (fake nodes)"
+	} else {
+		err := sysMbind(p.mem.page(i+1), n, policy)
+		switch {
+		case err == nil:
+			sp.Method = "mbind " + policy.String()
+		case errors.Is(err, syscall.EINVAL):
+			return sp, fmt.Errorf("pernode: node %d: %w (node not online? use a fake topology)", n, err)
+		case touchOn != nil:
+			sp.Method = "first touch on a pinned thread"
+			sp.Note = err.Error()
+			if terr := touchOn(n, func() { slot.Store(0) }); terr != nil {
+				sp.Method = "first touch"
+				sp.Note += "; pinning: " + terr.Error()
+			} else {
+				touched = true
+			}
+		default:
+			sp.Method = "first touch"
+			sp.Note = err.Error() + "; touched from an unpinned thread"
+		}
+	}
+	if !touched {
+		slot.Store(0) // the first touch: the page is allocated now, under the policy
+	}
+	pn, err := sysPageNode(addr)
+	if err != nil {
+		sp.Note = joinNote(sp.Note, "placement unknown: "+err.Error())
+		return sp, nil
+	}
+	sp.PageNode = pn
+	sp.Local = pn == n && !fake
+	if !sp.Local && !fake {
+		sp.Note = joinNote(sp.Note, fmt.Sprintf("page landed on node %d", pn))
+	}
+	return sp, nil
 }
 
 func joinNote(a, b string) string {

@@ -2,37 +2,18 @@ package loadavg
 
 import (
 	"fmt"
-	"math/bits"
-	"runtime"
 	"testing"
-
-	"github.com/puzpuzpuz/xsync/v4"
 
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/benchtest"
 	"github.com/contend/contend/bench/ktime"
 	"github.com/contend/contend/counter"
+	"github.com/contend/contend/counter/xsyncref"
 )
 
-// xsyncStore is xsync.Counter, the Go ecosystem's striped counter, as a
-// reference tg->load_avg. It lives here, in test code, so that the project
-// itself does not depend on it; the scenario drives it through the
-// counter.Store interface, one indirect call per write and read.
-type xsyncStore struct{ c *xsync.Counter }
-
-func (x xsyncStore) AddAt(cpu, node int, d int64) { x.c.Add(d) }
-func (x xsyncStore) Sum() int64                   { return x.c.Value() }
-func (x xsyncStore) ReadMostly() int64            { return counter.NiceZeroLoad }
-func (x xsyncStore) Layout() counter.Layout       { return counter.Layout{} }
-func (x xsyncStore) Close() error                 { return nil }
-func (x xsyncStore) String() string               { return "xsync" }
-
-// newXsyncStore makes the reference store. Its Value reads every stripe;
-// xsync makes nextPowOf2(min(GOMAXPROCS, NumCPU)) of them (util.go,
-// parallelism), which is what read-lines/op counts.
+// newXsyncStore makes the reference store, xsync.Counter.
 func newXsyncStore(env *bench.Env) (counter.Store, int, error) {
-	n := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
-	return xsyncStore{xsync.NewCounter()}, 1 << bits.Len(uint(n-1)), nil
+	return xsyncref.New(), xsyncref.Lines(), nil
 }
 
 // laBenchStores are the stores benchmarks add to the scenario's own.
