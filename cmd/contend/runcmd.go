@@ -211,7 +211,7 @@ func writeDisturbance(w io.Writer, res *bench.Result) {
 				worst = &res.Workers[i]
 			}
 		}
-		fmt.Fprintf(w, "  undisturbed: every worker had its cpu for all but %g%% of its time (worst: worker %d on cpu %d lost %.2f%%, %d preemptions, %d sleeps)\n",
+		fmt.Fprintf(w, "  undisturbed: no worker lost over %g%% of its time (worst: worker %d on cpu %d lost %.2f%%, %d preemptions, %d sleeps)\n",
 			bench.DisturbedPct, worst.Index, worst.CPU, worst.LostPct(), worst.Preempted, worst.Slept)
 		return
 	}
@@ -242,5 +242,8 @@ func clockCost(res *bench.Result) time.Duration {
 // seconds formats a time in seconds as tables do (benchunit's SI scale):
 // 823.5ns, 1.330µs.
 func seconds(s float64) string {
+	if s == 0 {
+		return "0s" // below the clock's resolution once its cost is subtracted
+	}
 	return benchunit.Scale(s, benchunit.Decimal) + "s"
 }
