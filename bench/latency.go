@@ -19,14 +19,24 @@ import (
 // whatever an operation costs: one operation in N, N the batch size.
 //
 // A sample is the time between two monotonic clock reads (runtime nanotime
-// through the vDSO, 15-30 ns a read under KVM with the TSC clocksource)
-// around one call of Run(1), less the median of the same measurement around
-// an empty Run(1) of a do-nothing worker, taken on the worker's own thread
-// before the release: the clock reads and the indirect call cancel, and what
+// through the vDSO with the TSC clocksource: a back-to-back pair and the
+// call cost 30-40 ns on the 2-vCPU KVM guest, BenchmarkClock) around one
+// call of Run(1), less the median of the same measurement around an empty
+// Run(1) of a do-nothing worker, taken on the worker's own thread before
+// the release: the clock reads and the indirect call cancel, and what
 // remains is the operation. Samples that come out negative (an operation
-// cheaper than the clock's jitter) count as 0. The clock's resolution is
-// 1 ns; below about 5 ns single samples are noise and only their median
-// means something.
+// cheaper than the clock's jitter) count as 0. The clock resolves 1 ns, but
+// its own jitter is several, and its tail after a 50 µs batch reaches a few
+// hundred ns on that guest, so the median of a 2 ns operation reads 0-20 ns
+// and its p99 is the clock's, not the operation's.
+//
+// What a sample means: the timed operation follows the first clock read, a
+// pause of some 20 ns, so on a contended line it usually finds the line in
+// another CPU's cache and pays the transfer. p50 is then the cost of an
+// operation that must fetch the line (on the guest, two workers adding to
+// one line: ns/op 5 ns, p50 240 ns), which is what the kernel pays when it
+// touches a shared line after other work; ns/op is lower wherever a worker
+// keeps the line for a run of operations.
 
 // Log-linear buckets: values below 2·latSub ns exactly, above that latSub
 // buckets per power of two, so a bucket is at most 1/latSub (3.1%) of its
