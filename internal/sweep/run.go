@@ -172,11 +172,11 @@ func (o *Outcome) WriteNotes(w io.Writer, max int) {
 	var steady []string
 	for _, c := range o.Floors {
 		if !c.Drifted() {
-			steady = append(steady, fmt.Sprintf("cpus %v %.1f ns (%+.0f%%)", c.CPUs, c.After, 100*(c.Ratio()-1)))
+			steady = append(steady, fmt.Sprintf("cpus %v %.1f ns (before: %.1f)", c.CPUs, c.After, c.Before))
 		}
 	}
 	if len(steady) > 0 {
-		fmt.Fprintf(w, "sweep: handoff floor after the sweep: %s, within %.0f%% of before\n", strings.Join(steady, "; "), 100*FloorDrift)
+		fmt.Fprintf(w, "sweep: handoff floor after the sweep: %s, within %.0f%%\n", strings.Join(steady, "; "), 100*FloorDrift)
 	}
 	for _, d := range o.Drift {
 		fmt.Fprintf(w, "sweep: WARNING: %s\n", d)
