@@ -41,10 +41,14 @@ func listCmd(stdout, stderr io.Writer, args []string) error {
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		fmt.Fprintf(stdout, "%s (Benchmark%s, at least %d workers)\n  %s\n", s.Name, s.BenchName, s.MinWorkers, s.Summary)
+		fmt.Fprintf(stdout, "%s (Benchmark%s in %s, at least %d %s)\n  %s\n", s.Name, s.BenchName, s.Package, s.MinWorkers, plural(s.MinWorkers, "worker"), s.Summary)
 		fmt.Fprintf(stdout, "  variant keys:\n")
 		for _, k := range s.Keys {
 			fmt.Fprintf(stdout, "    %s\n", k)
+		}
+		fmt.Fprintf(stdout, "  metrics beside ns/op:\n")
+		for _, u := range s.Units {
+			fmt.Fprintf(stdout, "    %-22s %s (%s)\n", u.Name, u.Doc, betterWords(u.Better))
 		}
 		fmt.Fprintf(stdout, "  quick sweep: %v\n", s.Quick)
 		fmt.Fprintf(stdout, "  full sweep:  %d variants\n", len(s.Full))
@@ -54,6 +58,11 @@ func listCmd(stdout, stderr io.Writer, args []string) error {
 
 // listJSON prints the scenarios as a JSON array, one object each.
 func listJSON(w io.Writer, names []string) error {
+	type unit struct {
+		Name   string `json:"name"`
+		Better string `json:"better"` // lower, higher or check
+		Doc    string `json:"doc"`
+	}
 	type scenario struct {
 		Name       string   `json:"name"`
 		Benchmark  string   `json:"benchmark"`
@@ -61,13 +70,18 @@ func listJSON(w io.Writer, names []string) error {
 		MinWorkers int      `json:"min_workers"`
 		Summary    string   `json:"summary"`
 		Keys       []string `json:"keys"`
+		Units      []unit   `json:"units"`
 		Quick      []string `json:"quick"`
 		Full       []string `json:"full"`
 	}
 	var out []scenario
 	for _, n := range names {
 		s, _ := bench.Lookup(n)
-		out = append(out, scenario{s.Name, "Benchmark" + s.BenchName, s.Package, s.MinWorkers, s.Summary, s.Keys, s.Quick, s.Full})
+		var units []unit
+		for _, u := range s.Units {
+			units = append(units, unit{u.Name, u.Better.String(), u.Doc})
+		}
+		out = append(out, scenario{s.Name, "Benchmark" + s.BenchName, s.Package, s.MinWorkers, s.Summary, s.Keys, units, s.Quick, s.Full})
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
@@ -75,4 +89,11 @@ func listJSON(w io.Writer, names []string) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return what
+	}
+	return what + "s"
 }
