@@ -208,3 +208,23 @@ func TestRunMetrics(t *testing.T) {
 		}
 	}
 }
+
+func TestIsDisturbed(t *testing.T) {
+	for _, tt := range []struct {
+		lost float64
+		wall time.Duration
+		want bool
+	}{
+		{0.5, time.Second, false},
+		{2, time.Second, false},
+		{2.1, time.Second, true},
+		{50, time.Second, true},
+		{5, 2 * time.Microsecond, false},    // 100 ns: a reading's jitter
+		{2.4, 27 * time.Microsecond, false}, // testing.B's b.N = 1 run
+		{30, 100 * time.Microsecond, true},
+	} {
+		if got := IsDisturbed(tt.lost, tt.wall); got != tt.want {
+			t.Errorf("IsDisturbed(%v%%, %v) = %v, want %v", tt.lost, tt.wall, got, tt.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,5 +81,28 @@ func TestJSONGolden(t *testing.T) {
 	}
 	if back.Metrics["ns/op"] != res.NsPerOp() || back.Metrics["lost-%"] != 50 || back.Keys["line"] != "shared" {
 		t.Errorf("metrics %v, keys %v; want ns/op %v, lost-%% 50, line=shared", back.Metrics, back.Keys, res.NsPerOp())
+	}
+}
+
+// A results file says whether a run was disturbed through its lost-% and
+// its length (sec/op × operations), by the runner's own rule.
+func TestDisturbed(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want bool
+	}{
+		{"BenchmarkX 1000000 10 ns/op 0.3 lost-%", false},
+		{"BenchmarkX 1000000 10 ns/op 30 lost-%", true},
+		{"BenchmarkX 10 10 ns/op 30 lost-%", false}, // 100 ns run: 30 ns lost
+		{"BenchmarkX 1000000 10 ns/op", false},
+		{"BenchmarkX 1000000 10 ns/op 30 lost-% 0 wait-%", true},
+	} {
+		rs, err := results.Parse(strings.NewReader(tt.line+"\n"), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := results.Disturbed(rs.Results[0]); got != tt.want {
+			t.Errorf("Disturbed(%q) = %v, want %v", tt.line, got, tt.want)
+		}
 	}
 }

@@ -2,7 +2,9 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"time"
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
@@ -50,11 +52,19 @@ func Units(res *bench.Result) []*benchfmt.UnitMetadata {
 
 // Disturbed reports whether a recorded result comes from a disturbed run:
 // one whose most disturbed worker lost more than bench.DisturbedPct of its
-// time (its lost-% value). Results without lost-% (older files, go test
+// time (its lost-% value), by bench.IsDisturbed, the run's length taken as
+// sec/op times the operations. Results without lost-% (older files, go test
 // output of other benchmarks) are not known to be disturbed.
 func Disturbed(r *benchfmt.Result) bool {
-	v, ok := r.Value(bench.Lost.Name)
-	return ok && v > bench.DisturbedPct
+	lost, ok := r.Value(bench.Lost.Name)
+	if !ok {
+		return false
+	}
+	wall := time.Duration(math.MaxInt64) // without sec/op, the share alone decides
+	if sec, ok := r.Value("sec/op"); ok && r.Iters > 0 {
+		wall = time.Duration(sec * 1e9 * float64(r.Iters))
+	}
+	return bench.IsDisturbed(lost, wall)
 }
 
 // AllUnits returns the unit metadata of every registered scenario's units,
