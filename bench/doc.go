@@ -21,16 +21,25 @@
 //     so that memory it touches first lands on its node. GOMAXPROCS is
 //     raised to workers+1 so no two spinning workers share a P.
 //  5. Batches. All workers are released together by a spin barrier. Each
-//     calls its Worker's Run(n) in batches that grow to about 50 µs — one
-//     indirect call per batch, the hot loop inside the scenario — and
-//     checks between batches that it is still on its CPU (RDTSCP's TSC_AUX
-//     or getcpu). The first worker to finish its share stops them all: fixed
-//     work per worker would leave stragglers running uncontended. GC is off
-//     for the measured interval.
+//     reads what the kernel has accounted to its thread (run time,
+//     run-queue wait, context switches), then calls its Worker's Run(n) in
+//     batches that grow to about 50 µs — one indirect call per batch, the
+//     hot loop inside the scenario — whose last operation runs alone
+//     between two clock reads (the second is the batch's end time) into a
+//     latency histogram, and checks between batches that it is still on
+//     its CPU (RDTSCP's TSC_AUX or getcpu). The first worker to finish its
+//     share stops them all: fixed work per worker would leave stragglers
+//     running uncontended. Each then reads its thread's accounting again.
+//     GC is off for the measured interval.
 //  6. Result. Elapsed time over operations completed by all workers is
-//     ns/op, the inverse of the machine's throughput; Finish adds the
-//     scenario's own metrics (Result.AddMetric), each a Unit the scenario
-//     declared once.
+//     ns/op, the inverse of the machine's throughput. Result.Workers says
+//     what share of its interval each worker had its CPU and what took the
+//     rest (another task, the hypervisor, its own thread asleep); a worker
+//     that lost more than 2% makes the run disturbed (Result.Warnings).
+//     RunMetrics adds the runner's figures to every result
+//     (worker-min/max-%, p50/p99/p99.9/max-sec, lost-%, wait-%, steal-%,
+//     preempt/s); Finish adds the scenario's own metrics
+//     (Result.AddMetric), each a Unit the scenario declared once.
 //  7. Results file. internal/results names the configuration as go test
 //     names its sub-benchmark (LoadAvg/<variant>/threads=N/place=P-GOMAXPROCS),
 //     writes it in the Go benchmark format with the machine's provenance as

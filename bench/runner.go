@@ -315,7 +315,10 @@ func work(s Scenario, probe *affinity.CPUProbe, share int64, st *runState, ready
 func batches(wk Worker, info WorkerInfo, probe *affinity.CPUProbe, share int64, st *runState, lat *Latency, clockCost int64) (n, checks, end int64, err error) {
 	batch := int64(16)
 	last := now()
-	for !st.stop.v.Load() {
+	// Every worker runs its first batch whatever the stop flag says: a run
+	// whose workers were released late (a busy machine, a short duration)
+	// still measures something, never zero operations (a NaN ns/op).
+	for first := true; first || !st.stop.v.Load(); first = false {
 		k := batch
 		if rem := share - n; rem < k {
 			k = rem

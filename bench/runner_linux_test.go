@@ -3,6 +3,7 @@ package bench_test
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -306,3 +307,22 @@ func TestParseParams(t *testing.T) {
 }
 
 func unsafePointer(w *atomic.Int64) unsafe.Pointer { return unsafe.Pointer(w) }
+
+// A run whose clock runs out before its workers get going still measures
+// every worker's first batch: never zero operations and a NaN ns/op, which
+// a results file could not hold.
+func TestRunTooShortStillMeasures(t *testing.T) {
+	topo, cpus := benchtest.HostCPUs(t, min(2, runtime.NumCPU()))
+	res, err := bench.Run(newProbe(), bench.Config{Topology: topo, CPUs: cpus, Duration: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range res.PerWorker {
+		if n == 0 {
+			t.Errorf("worker %d completed no operations", i)
+		}
+	}
+	if ns := res.NsPerOp(); math.IsNaN(ns) || math.IsInf(ns, 0) || ns <= 0 {
+		t.Errorf("NsPerOp() = %v, want a positive figure", ns)
+	}
+}

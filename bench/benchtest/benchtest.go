@@ -138,7 +138,7 @@ func Run(b *testing.B, s bench.Scenario, threads int, place string) *bench.Resul
 	b.StopTimer()
 	b.ReportMetric(res.NsPerOp(), "ns/op")
 	for _, m := range res.Metrics {
-		b.ReportMetric(m.Value, m.Unit.Name)
+		b.ReportMetric(GoTestValue(m))
 	}
 	for _, m := range res.RunMetrics() {
 		b.ReportMetric(GoTestValue(m))
@@ -151,16 +151,32 @@ func Run(b *testing.B, s bench.Scenario, threads int, place string) *bench.Resul
 
 // GoTestValue returns a metric as b.ReportMetric should print it. go test
 // prints a value below 0.001 with seven decimals, so a latency of 25 ns in
-// seconds would print as 0.0000000; a time unit ("-sec") is reported in
+// seconds would print as 0.0000000; a time unit (one with "sec" in its
+// numerator, as every time unit contend writes has) is reported in
 // nanoseconds under the same name with "ns" for "sec", which benchfmt (and so
 // benchstat and contend) reads back as the seconds unit, the one contend's
 // own results files carry. benchfmt renames only non-zero values, so a zero
 // keeps the seconds unit: 0 seconds loses no digits.
 func GoTestValue(m bench.Metric) (float64, string) {
-	if base, ok := strings.CutSuffix(m.Unit.Name, "-sec"); ok && m.Value != 0 {
-		return m.Value * 1e9, base + "-ns"
+	if m.Value == 0 {
+		return m.Value, m.Unit.Name
 	}
-	return m.Value, m.Unit.Name
+	num, den, hasDen := strings.Cut(m.Unit.Name, "/")
+	parts := strings.Split(num, "-")
+	found := false
+	for i, p := range parts {
+		if p == "sec" {
+			parts[i], found = "ns", true
+		}
+	}
+	if !found {
+		return m.Value, m.Unit.Name
+	}
+	unit := strings.Join(parts, "-")
+	if hasDen {
+		unit += "/" + den
+	}
+	return m.Value * 1e9, unit
 }
 
 // Name is the sub-benchmark name of one configuration, as contend's results

@@ -2,10 +2,13 @@ package benchtest
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/contend/contend/bench"
 	"github.com/contend/contend/internal/fixture"
+	"golang.org/x/perf/benchunit"
 )
 
 func TestDefaultThreads(t *testing.T) {
@@ -110,6 +113,34 @@ func TestPlacesByNodes(t *testing.T) {
 		got, err := Places(topo)
 		if err != nil || fmt.Sprint(got) != tt.want {
 			t.Errorf("Places(%s fake=%d) = %v, %v; want %s", tt.machine, tt.fake, got, err, tt.want)
+		}
+	}
+}
+
+// What go test prints of a time unit reads back, through benchfmt's tidying,
+// as the unit and value contend's own files carry.
+func TestGoTestValue(t *testing.T) {
+	for _, tt := range []struct {
+		unit     string
+		v        float64
+		wantUnit string
+		wantV    float64
+	}{
+		{"hold-sec/op", 3e-9, "hold-ns/op", 3},
+		{"p50-sec", 2.5e-8, "p50-ns", 25},
+		{"sec/Mmigration", 2e-7, "ns/Mmigration", 200},
+		{"cfsrq-writes/kernel-sec", 960, "cfsrq-writes/kernel-sec", 960}, // seconds below the line: not a time
+		{"flag-%", 1.5, "flag-%", 1.5},
+		{"hold-sec/op", 0, "hold-sec/op", 0},
+		{"seconds-ish/op", 1e-9, "seconds-ish/op", 1e-9},
+	} {
+		v, u := GoTestValue(bench.Metric{Unit: bench.Unit{Name: tt.unit}, Value: tt.v})
+		if u != tt.wantUnit || math.Abs(v-tt.wantV) > 1e-9*math.Abs(tt.wantV) {
+			t.Errorf("GoTestValue(%v %s) = %v %s, want %v %s", tt.v, tt.unit, v, u, tt.wantV, tt.wantUnit)
+		}
+		// benchfmt's tidying brings it back to the file's unit.
+		if tv, tu := benchunit.Tidy(v, u); tt.v != 0 && (tu != tt.unit || math.Abs(tv-tt.v) > 1e-12*math.Abs(tt.v)) {
+			t.Errorf("tidied %v %s = %v %s, want %v %s", v, u, tv, tu, tt.v, tt.unit)
 		}
 	}
 }

@@ -621,13 +621,16 @@ func TestRecord(t *testing.T) {
 	}
 	vals := map[string]float64{}
 	for _, v := range got.Values {
+		if v.OrigUnit == "" { // benchfmt left it as written
+			v.OrigUnit, v.OrigValue = v.Unit, v.Value
+		}
 		vals[v.OrigUnit] = v.OrigValue
 	}
-	if want := map[string]float64{"ns/op": 101.25, "min-ns/op": 90.5}; !maps.Equal(vals, want) {
+	if want := map[string]float64{"ns/op": 101.25, "min-sec/op": 90.5e-9}; !maps.Equal(vals, want) {
 		t.Errorf("values %v, want %v: ns/op is the median whatever Stat says", vals, want)
 	}
-	if units["min-ns/op"] != "lower" {
-		t.Errorf("unit metadata %v, want min-ns/op better=lower", units)
+	if units["min-sec/op"] != "lower" {
+		t.Errorf("unit metadata %v, want min-sec/op better=lower", units)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -200,7 +201,9 @@ func WriteJSON(w io.Writer, t *affinity.Topology, plan *Plan, cfg Config, rs []R
 
 // provenance is the usual provenance plus how the pairs were measured.
 func provenance(t *affinity.Topology, cfg Config) []benchfmt.Config {
-	cfgs := append(results.Provenance(t), benchfmt.Config{Key: "date", Value: []byte(results.Date()), File: true})
+	// The pkg line of BenchmarkC2C's package, as go test -bench ./bench/c2c
+	// writes it, and the command line that made the results.
+	cfgs := results.WithPackage(results.FileConfig(t, os.Args), "github.com/contend/contend/bench/c2c")
 	for _, kv := range [][2]string{
 		{"c2c-samples", fmt.Sprint(cfg.Samples)},
 		{"c2c-rounds", fmt.Sprint(cfg.Rounds)},

@@ -27,25 +27,41 @@
 //	contend run SCENARIO [-variant V] [-threads N] [-place P | -cpus LIST] [-duration D | -ops N]
 //
 // list shows the scenarios (atomicadd, balanceflag, idlemask, loadavg,
-// nodemask) and their variant keys. run prints one benchmark-format result on
-// stdout and a readable summary on stderr; its fixed duration is made for
-// perf record (see scripts/perf-annotate.sh). Placements are compact, spread,
-// cross and smt, or an explicit CPU list.
+// nodemask, wakeup), their variant keys and the metrics each reports. run
+// prints one benchmark-format result on stdout and a readable summary on
+// stderr: throughput, latency percentiles, how evenly the workers progressed,
+// and a WARNING naming any worker that lost its CPU for more than 2% of the
+// run; its fixed duration is made for perf record (see
+// scripts/perf-annotate.sh). Placements are compact, spread, cross and smt, or
+// an explicit CPU list.
 //
 // # Sweeps and their results
 //
-//	contend sweep [-quick | -full] [-scenarios LIST] [-variants LIST] [-threads LIST] [-place LIST] [-count N] [-o FILE] [-resume]
+//	contend sweep [-quick | -full] [-scenarios LIST] [-variant LIST] [-threads LIST] [-place LIST] [-count N] [-o FILE] [-resume] [-plan]
 //	contend table results.txt
 //	contend compare old.txt new.txt
 //	contend plot [-o out.svg] results.txt
 //
-// sweep runs a matrix of scenarios × variants × thread counts × placements,
-// -count times, appending each result durably to FILE.partial and renaming it
-// to FILE when the matrix is done; -resume continues an interrupted sweep. It
-// also measures each CPU set's core-to-core handoff floor and reports
-// handoffs/op. table groups one file for reading, compare computes benchstat's
-// statistics between files, and plot draws scaling curves or core-to-core
-// heatmaps.
+// sweep runs a matrix of scenarios × variants × thread counts × placements
+// (the quick preset unless -full), -count times, appending each result
+// durably to FILE.partial and renaming it to FILE when the matrix is done;
+// -resume continues an interrupted sweep, and -plan prints the matrix with
+// every CPU list and the estimated wall time without running it (also for
+// another machine's -sysfs tree). It also measures each CPU set's
+// core-to-core handoff floor, before and after, and reports handoffs/op.
+// table groups one file for reading, compare computes benchstat's statistics
+// between files and names the configuration keys that differ, and plot draws
+// a panel per scenario (scaling curves, or dots per variant) or core-to-core
+// heatmaps. run, sweep, table and compare print JSON with -json.
+//
+// # Models at the seeds' size
+//
+//	contend simulate loadavg [-cpus 224] [-variants base,rate,...]
+//
+// replays the tg->load_avg model on N virtual CPUs on kernel time, on one
+// thread, and prints the seed's table: tg->load_avg updates per 5 s before
+// and after each patch, and the error the readers pay. Counts need no real
+// CPUs; what contention costs does (run, sweep).
 //
 // # The physical limit
 //
@@ -57,10 +73,17 @@
 //
 // # Replaying the seeds
 //
-//	contend reproduce [-quick | -full] [-fake-nodes K]
+//	contend reproduce [-quick | -full] [-fake-nodes K] [-o FILE] [-md FILE] [-resume]
+//	contend reproduce -from FILE [-md FILE]
 //
-// runs the experiments behind the seven findings of the kernel threads contend
-// is built on and prints one table: the finding, the seed's figure, what this
-// machine measured and whether it holds here, with the raw results and a
-// Markdown copy of the table beside it.
+// runs the experiments behind the findings of the kernel threads contend is
+// built on and prints one table: each finding, the seed's figure, the
+// criterion that decides it, what this machine measured and whether it holds
+// here, with the raw results and a Markdown copy beside it. An effect counts
+// when the ratio of medians reaches the seed's own size and the U test
+// (benchstat's) rejects; a claim of no effect when the 90% confidence interval
+// of the difference lies inside its margin; figures the configuration fixes
+// are shown but never decide. -from judges an existing reproduce run's results
+// file without running anything: the machine, worker count and placement come
+// from the file.
 package main

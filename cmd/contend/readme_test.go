@@ -95,3 +95,52 @@ func TestREADMECheapCommandsRun(t *testing.T) {
 		}
 	}
 }
+
+// The README's scenario table and this command's documentation follow the
+// registry: every scenario has a row naming each of its variant keys and
+// metrics, no row names a scenario that does not exist, and doc.go lists
+// every scenario by name.
+func TestREADMEScenarioTable(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if name, ok := strings.CutPrefix(line, "| `"); ok {
+			name, _, _ = strings.Cut(name, "`")
+			rows[name] = line
+		}
+	}
+	for _, spec := range bench.Specs() {
+		row, ok := rows[spec.Name]
+		if !ok {
+			t.Errorf("README: no row for scenario %s", spec.Name)
+			continue
+		}
+		delete(rows, spec.Name)
+		for _, k := range spec.Keys {
+			key, _, _ := strings.Cut(k, "=")
+			if !strings.Contains(row, "`"+key+"=") && !strings.Contains(row, " "+key+"=") {
+				t.Errorf("README: row %s lacks variant key %s=", spec.Name, key)
+			}
+		}
+		for _, u := range spec.Units {
+			if !strings.Contains(row, "`"+u.Name+"`") {
+				t.Errorf("README: row %s lacks metric `%s`", spec.Name, u.Name)
+			}
+		}
+	}
+	for name := range rows {
+		t.Errorf("README: row for %s, which is not a registered scenario", name)
+	}
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range bench.Names() {
+		if !strings.Contains(string(doc), name) {
+			t.Errorf("doc.go does not mention scenario %s", name)
+		}
+	}
+}

@@ -25,7 +25,7 @@ func init() {
 }
 
 func reproduceCmd(stdout, stderr io.Writer, args []string) error {
-	fs := newFlags(stdout, "reproduce", "[-quick | -full] [-fake-nodes K] [-o FILE] [-md FILE] [-resume] | -from FILE [-md FILE]")
+	fs := newFlags(stdout, "reproduce", "[-quick | -full] [-fake-nodes K] [-cpus LIST] [-o FILE] [-md FILE] [-resume] | -from FILE [-md FILE]")
 	var tf topoFlags
 	tf.register(fs)
 	quick := fs.Bool("quick", false, "a few minutes on 2 cpus: count 6, 100ms a run, at most 4 workers (the default)")
@@ -35,6 +35,7 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 	resume := fs.Bool("resume", false, "continue an interrupted reproduce run from its results file")
 	count := fs.Int("count", 0, "runs per configuration (default 6 quick, 10 full)")
 	duration := fs.Duration("duration", 0, "length of one run (default 100ms quick, 1s full)")
+	cpus := fs.String("cpus", "", "use only these cpus, a `list` such as 0-7 (default: every allowed cpu)")
 	from := fs.String("from", "", "judge this reproduce run's results `file` without running anything (the machine, worker count and placement come from the file)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -69,6 +70,9 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
+	if t, err = within(fs, t, *cpus); err != nil {
+		return err
+	}
 	env := reproduce.NewEnv(t, *full)
 	plan, err := env.Plan()
 	if err != nil {
@@ -86,11 +90,14 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 	if *md == "" {
 		*md = strings.TrimSuffix(*out, filepath.Ext(*out)) + ".md"
 	}
+	plan.Command = os.Args
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if _, err := plan.Run(ctx, *out, *resume, stderr); err != nil {
+	o, err := plan.RunAll(ctx, *out, *resume, stderr, nil)
+	if err != nil {
 		return fmt.Errorf("reproduce: %w", err)
 	}
+	o.WriteNotes(stderr, 20)
 	ev, err := results.Read([]string{*out})
 	if err != nil {
 		return fmt.Errorf("reproduce: %w", err)

@@ -125,7 +125,7 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("run %s: %w", p.spec.Name, err)
 	}
 	name := results.Name(p.spec, res.Variant, len(p.cpus), p.place.String())
-	cfg := append(results.Provenance(p.topo), benchfmt.Config{Key: "date", Value: []byte(results.Date()), File: true})
+	cfg := results.WithPackage(results.FileConfig(p.topo, os.Args), p.spec.Package)
 	rec := results.Record(name, res, cfg)
 	if *asJSON {
 		err = json.NewEncoder(stdout).Encode(results.NewJSON(p.spec, name, p.place.String(), p.topo.Label(), res, rec))

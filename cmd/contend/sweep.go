@@ -10,27 +10,33 @@ import (
 	"os/signal"
 	"time"
 
+	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/internal/report"
 	"github.com/contend/contend/internal/results"
 	"github.com/contend/contend/internal/sweep"
+	"github.com/contend/contend/nodemask"
 )
 
 func init() {
 	register(&command{
 		name:    "sweep",
-		summary: "run a matrix of scenarios × variants × threads × placements, -count times, into a results file",
+		summary: "run a matrix of scenarios × variants × threads × placements, -count times, into a results file (the quick preset unless -full); -plan shows it first",
 		run:     sweepCmd,
 	})
 }
 
 func sweepCmd(stdout, stderr io.Writer, args []string) error {
-	fs := newFlags(stdout, "sweep", "[-quick | -full] [-scenarios LIST] [-variants LIST] [-threads LIST] [-place LIST] [-count N] [-duration D] [-o FILE] [-resume] [-json]")
+	fs := newFlags(stdout, "sweep", "[-quick | -full] [-scenarios LIST] [-variant LIST] [-threads LIST] [-place LIST] [-cpus LIST] [-count N] [-duration D] [-o FILE] [-resume] [-json] [-plan]")
 	var tf topoFlags
 	tf.register(fs)
-	quick := fs.Bool("quick", false, "the quick preset: every scenario's quick variants at 2 threads, compact, count 6, 100ms a run (about a minute on 2 cpus)")
-	full := fs.Bool("full", false, "the full preset: the seeds' experiments at every thread count the machine allows, every placement, count 10, 1s a run")
+	quick := fs.Bool("quick", false, "the quick preset, the default: every scenario's quick variants at 1 and 2 threads, compact, count 6, 100ms a run (about two minutes on 2 cpus)")
+	full := fs.Bool("full", false, "the full preset instead of the quick one: the seeds' experiments at 1, 2, 4, ... every usable cpu and one node's worth, every placement, count 10, 1s a run")
 	scenarios := fs.String("scenarios", "all", "comma-separated `scenarios`, or all")
-	variants := fs.String("variants", "", "`variants` to run, separated by commas (one scenario only; default: the preset's)")
+	var variants string
+	fs.StringVar(&variants, "variant", "", "`variants` to run, separated by commas (one scenario only; default: the preset's)")
+	fs.StringVar(&variants, "variants", "", "the same as -variant")
+	cpus := fs.String("cpus", "", "use only these cpus, a `list` such as 0-7 (default: every allowed cpu)")
+	planOnly := fs.Bool("plan", false, "print the matrix (every configuration with its cpus) and the estimated wall time, and run nothing; works with -sysfs")
 	threads := fs.String("threads", "", "comma-separated worker `counts` (default: the preset's)")
 	places := fs.String("place", "", "comma-separated `placements` (default: the preset's)")
 	count := fs.Int("count", 0, "run each configuration `N` times (default 6 quick, 10 full)")
@@ -58,23 +64,30 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	if err := checkRunSize(fs, *count, *duration); err != nil {
 		return err
 	}
-	t, err := tf.load(fs, true)
+	t, err := tf.load(fs, !*planOnly)
 	if err != nil {
 		return err
 	}
+	if t, err = within(fs, t, *cpus); err != nil {
+		return err
+	}
 	plan, err := sweep.Build(t, sweep.Matrix{
-		Preset: preset, Scenarios: *scenarios, Variants: *variants, Threads: *threads,
+		Preset: preset, Scenarios: *scenarios, Variants: variants, Threads: *threads,
 		Places: *places, Count: *count, Duration: *duration, Oversubscribe: *oversubscribe,
 	})
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
+	}
+	plan.Floor = !*noFloor
+	if *planOnly {
+		return plan.Write(stdout)
 	}
 	if *out == "" {
 		*out = fmt.Sprintf("out/sweep-%s.txt", time.Now().Format("20060102-150405"))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	plan.Floor = !*noFloor
+	plan.Command = os.Args
 	var js io.Writer
 	if *asJSON {
 		js = stdout
@@ -92,6 +105,22 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 		return nil
 	}
 	return printTable(stdout, *out)
+}
+
+// within restricts t to the -cpus list, when one was given.
+func within(fs *flag.FlagSet, t *affinity.Topology, list string) (*affinity.Topology, error) {
+	if list == "" {
+		return t, nil
+	}
+	set, err := nodemask.ParseList(list)
+	if err != nil {
+		return nil, fmt.Errorf("%s: -cpus %q: %w", fs.Name(), list, err)
+	}
+	w, err := t.Within(set)
+	if err != nil {
+		return nil, fmt.Errorf("%s: -cpus %s: %w", fs.Name(), list, err)
+	}
+	return w, nil
 }
 
 // printTable prints a finished sweep's results as contend table does.

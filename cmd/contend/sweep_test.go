@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contend/contend/internal/fixture"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -45,8 +46,8 @@ func TestSweepWritesComparableResults(t *testing.T) {
 		t.Fatalf("sweep: %v\n%s", err, stderr.String())
 	}
 	rs := readResultsT(t, out)
-	if len(rs) != 4 { // 2 quick variants × count 2
-		t.Fatalf("got %d results, want 4", len(rs))
+	if len(rs) != 8 { // 2 quick variants × 1 and 2 threads × count 2
+		t.Fatalf("got %d results, want 8", len(rs))
 	}
 	for _, r := range rs {
 		for _, key := range []string{"goos", "goarch", "cpu", "kernel", "nodes", "nr_node_ids", "topology", "cacheline", "governor", "go", "contend", "date"} {
@@ -58,8 +59,13 @@ func TestSweepWritesComparableResults(t *testing.T) {
 			t.Errorf("%s: no ns/op", r.Name)
 		}
 		// The handoff floor is measured unless the cpus were too busy
-		// to ping-pong, which the sweep then says.
-		if _, ok := r.Value("handoffs/op"); !ok && !strings.Contains(stderr.String(), "not measured") {
+		// to ping-pong, which the sweep then says; one worker hands
+		// nothing off and has none.
+		_, ok := r.Value("handoffs/op")
+		switch one := strings.Contains(r.Name.String(), "/threads=1/"); {
+		case one && ok:
+			t.Errorf("%s: handoffs/op for one worker", r.Name)
+		case !one && !ok && !strings.Contains(stderr.String(), "not measured"):
 			t.Errorf("%s: no handoffs/op and no word why", r.Name)
 		}
 		if !strings.HasPrefix(r.Name.String(), "AtomicAdd/line=") || !strings.Contains(r.Name.String(), "/threads=") {
@@ -119,7 +125,7 @@ func TestSweepInterruptAndResume(t *testing.T) {
 		t.Fatalf("resume: %v", err)
 	}
 	final := readResultsT(t, out)
-	want := max(len(partial), 4)
+	want := max(len(partial), 8) // 2 quick variants × 1 and 2 threads × count 2
 	if len(final) != want {
 		t.Errorf("after resume %d results, want %d (the %d kept plus what count 2 still needed)", len(final), want, len(partial))
 	}
@@ -148,6 +154,39 @@ func TestSweepBadInput(t *testing.T) {
 		err := run(&stdout, &stderr, args)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("contend %s: error = %v, want one line containing %q", strings.Join(args, " "), err, tt.want)
+		}
+	}
+}
+
+// -plan prints the matrix and its estimate and runs nothing, also for
+// another machine's tree, where a run is refused.
+func TestSweepPlan(t *testing.T) {
+	out, _, err := runContend("sweep", "-full", "-plan", "-scenarios", "atomicadd", "-sysfs", fixture.Root(fixture.AMD4Sockets))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"64 allowed cpus, 8 nodes", "atomicadd", "cross", "estimated wall time: ", "cpus used 0-63, nodes used 0-7"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sweep -plan lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, err = runContend("sweep", "-plan", "-fake-nodes", "2", "-cpus", "0-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "topology fake-2") || !strings.Contains(out, "estimated wall time") {
+		t.Errorf("sweep -plan on fake nodes:\n%s", out)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", "-sysfs", fixture.Root(fixture.AMD4Sockets)}, "-sysfs describes another machine"},
+		{[]string{"sweep", "-plan", "-cpus", "0-3,x"}, `-cpus "0-3,x"`},
+		{[]string{"sweep", "-plan", "-cpus", "4000"}, "are not among the allowed cpus"},
+	} {
+		if _, _, err := runContend(tt.args...); err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("contend %v: error = %v, want one line containing %q", tt.args, err, tt.want)
 		}
 	}
 }

@@ -13,9 +13,7 @@ import (
 // untidyPending are units known to be untidy whose owners are renaming
 // them; each must go from this list when its rename lands. (A unit here
 // still fails the test if it is tidy or gone: the list may not go stale.)
-var untidyPending = map[string]string{
-	"min-ns/op": "bench/c2c MinHandoff: to be renamed",
-}
+var untidyPending = map[string]string{}
 
 // TestUnitsAreTidy: benchfmt rewrites a unit containing "ns" or "MB"
 // (hold-ns/op → hold-sec/op, scaled) only when the value is non-zero,

@@ -45,6 +45,47 @@ func WriteConfig(w io.Writer, results []*benchfmt.Result, ignore map[string]bool
 	}
 }
 
+// DifferingKeys returns the file configuration keys whose values differ
+// between the input files (their .file labels), in order of first
+// appearance: the keys that make plain benchstat, whose default -table is
+// .config, put the files' results in separate tables. A key one file lacks
+// differs too (benchstat reads it as empty there).
+func DifferingKeys(results []*benchfmt.Result) []string {
+	type fileVals map[string]string // key → value in one file ("" if absent)
+	var files []string
+	perFile := map[string]fileVals{}
+	var keys []string
+	for _, r := range results {
+		f := r.GetConfig(".file")
+		if perFile[f] == nil {
+			perFile[f] = fileVals{}
+			files = append(files, f)
+		}
+		for _, c := range r.Config {
+			if !c.File {
+				continue
+			}
+			if !slices.Contains(keys, c.Key) {
+				keys = append(keys, c.Key)
+			}
+			perFile[f][c.Key] = string(c.Value)
+		}
+	}
+	if len(files) < 2 {
+		return nil
+	}
+	var diff []string
+	for _, k := range keys {
+		for _, f := range files[1:] {
+			if perFile[f][k] != perFile[files[0]][k] {
+				diff = append(diff, k)
+				break
+			}
+		}
+	}
+	return diff
+}
+
 // OneLine flattens benchproc's syntax errors, which point at the bad
 // character with a caret under a copy of the query:
 //

@@ -21,6 +21,12 @@
 //   - Each unit says which way is better (the Unit ... better= lines contend
 //     writes), so a significant delta is labelled better or worse.
 //
+// Cells whose samples include a disturbed run carry a note; the runner's
+// detail units (bench.DetailUnits: worker-cv-%, max-sec and the
+// disturbance figures) stay out of tables unless asked for by name. Both
+// commands also write their cells as JSON (WriteJSON), and compare names
+// the configuration keys that differ between the files it compares.
+//
 // A table without comparisons (contend table) lays out one file as variants
 // down the side and thread counts across: how one variant's cost grows with
 // threads reads along a row, which variant wins at a thread count down a

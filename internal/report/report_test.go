@@ -205,3 +205,20 @@ func FuzzReadResults(f *testing.F) {
 		}
 	})
 }
+
+func TestDifferingKeys(t *testing.T) {
+	rs, err := results.Read([]string{res("old.txt"), res("new.txt"), res("fake2.txt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(DifferingKeys(rs.Results), " "); got != "topology contend date" {
+		t.Errorf("DifferingKeys(old, new, fake2) = %q", got)
+	}
+	rs, err = results.Read([]string{res("new.txt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := DifferingKeys(rs.Results); len(got) != 0 {
+		t.Errorf("DifferingKeys of one file = %q, want none", got)
+	}
+}

@@ -149,6 +149,14 @@ func width(s string) int { return utf8.RuneCountInString(s) }
 func (rep *Report) WriteText(w io.Writer) error {
 	var out strings.Builder
 	WriteConfig(&out, rep.results, rep.ignore)
+	if rep.compare {
+		// Say which keys tell the files apart, and what plain benchstat
+		// would need to compare them rather than print separate tables.
+		if diff := DifferingKeys(rep.results); len(diff) > 0 {
+			fmt.Fprintf(&out, "\nconfiguration differs between the files in: %s (plain benchstat: -ignore %s)\n",
+				strings.Join(diff, ", "), strings.Join(diff, ","))
+		}
+	}
 	for _, t := range rep.tables {
 		out.WriteString("\n")
 		rep.writeTable(&out, t)

@@ -15,6 +15,9 @@
 //   - Reading (read.go): a Set of results from files, through benchfmt's
 //     reader as benchstat reads them, with a malformed line an error, not a
 //     warning, and the name and configuration keys the results carry.
+//   - JSON (json.go): one object per result for scripts (NewJSON); and
+//     Disturbed (record.go), the rule that says from a file whether a
+//     result was a disturbed run, as the run itself decided it.
 //   - Statistics (summary.go): Summarize, the one summary of a
 //     configuration's samples (median and confidence interval, benchmath's)
 //     that tables, plots and reproduce's findings all use.

@@ -9,5 +9,8 @@
 // on one, and writes each result durably (results.File) before the next
 // run; an interrupted sweep resumes where it stopped. Before a CPU set's
 // first run it measures the set's core-to-core handoff floor (bench/c2c),
-// so results also read as handoffs/op.
+// so results also read as handoffs/op, and measures it again at the end:
+// Plan.RunAll's Outcome lists the disturbed runs and any floor that moved
+// (the host moved the CPUs under the sweep). Plan.Write prints a plan with
+// every CPU list and Plan.Estimate's wall time before anything runs.
 package sweep

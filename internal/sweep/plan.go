@@ -52,6 +52,9 @@ type Plan struct {
 	// results also read as handoffs/op: line transfers per operation,
 	// comparable across machines whose transfers cost 20 or 200 ns.
 	Floor bool
+	// Command is the command line the results file records as its
+	// "command:" line (os.Args of contend sweep or reproduce).
+	Command []string
 
 	floors       map[string]*c2c.Floor
 	floorSkipped []string
@@ -164,12 +167,16 @@ func (m Matrix) specs() ([]*bench.Spec, error) {
 }
 
 // threads returns the worker counts: the user's, or the preset's (the quick
-// one runs 2 workers; the full one climbs bench.ThreadLadder: 1, 2, 4, ...
-// to every usable CPU, and one node's worth).
+// one runs 1 and 2 workers, a scenario alone and under contention; the full
+// one climbs bench.ThreadLadder: 1, 2, 4, ... to every usable CPU, and one
+// node's worth).
 func (m Matrix) threads(t *affinity.Topology) ([]int, error) {
 	if m.Threads == "" {
 		if m.Preset == "quick" {
-			return []int{min(2, t.AllowedCPUs.Weight())}, nil
+			if t.AllowedCPUs.Weight() < 2 {
+				return []int{1}, nil
+			}
+			return []int{1, 2}, nil
 		}
 		return bench.ThreadLadder(t), nil
 	}

@@ -102,7 +102,7 @@ func TestPlanWrite(t *testing.T) {
 	for _, want := range []string{
 		"topology fake-2", "NOTE: topology fake-2",
 		"atomicadd  line=shared/work=0  4        spread",
-		"estimated wall time: ", "handoff floor for each of",
+		"estimated wall time: ", "handoff floor before and after for each of",
 		fmt.Sprintf("%d configurations × 10 rounds", len(p.Jobs)),
 	} {
 		if !strings.Contains(out, want) {

@@ -64,7 +64,7 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 	if err != nil {
 		return o, err
 	}
-	cfg := append(results.Provenance(p.Topology), benchfmt.Config{Key: "date", Value: []byte(results.Date()), File: true})
+	cfg := results.FileConfig(p.Topology, p.Command)
 	var units []benchfmt.Record
 	extra := []bench.Unit{}
 	if p.Floor {
@@ -145,7 +145,7 @@ func (p *Plan) runJob(ctx context.Context, j Job, rf *results.File, cfg []benchf
 	if ctx.Err() != nil {
 		return ctx.Err() // a run cut short is not a sample
 	}
-	rec := results.Record(j.Name, res, cfg)
+	rec := results.Record(j.Name, res, results.WithPackage(cfg, j.Spec.Package))
 	if f := p.floors[fmt.Sprint(res.CPUs)]; f != nil {
 		rec.Values = append(rec.Values, benchfmt.Value{Value: f.Handoffs(res.NsPerOp()), Unit: Handoffs.Name})
 	}

@@ -20,20 +20,21 @@ const runOverhead = 10 * time.Millisecond
 // creating and pinning a thread, verifying it, building its state.
 const perWorkerStart = 100 * time.Microsecond
 
-// floorEstimate bounds one handoff-floor measurement: one pair per topology
-// class of the CPU set, each 110 samples of 500 round trips at a
-// pessimistic handoff time, plus the pair's set-up.
+// floorEstimate bounds one handoff-floor measurement as a sweep makes it
+// (FloorConfig): one pair per topology class of the CPU set, each preheated
+// and sampled at a pessimistic handoff time, plus the pair's set-up.
 var floorEstimate = func() time.Duration {
 	p := &c2c.Plan{}
 	for _, c := range c2c.Classes {
 		p.Pairs = append(p.Pairs, c2c.Pair{Class: c})
 	}
-	return p.Estimate(c2c.Config{Samples: 100, Rounds: 500}, 1)
+	return p.Estimate(FloorConfig, 1)
 }()
 
 // Estimate returns how long the plan takes to run: Count rounds of every
-// job's Duration and overhead, and, with Floor, one handoff floor for each
-// distinct CPU set. It is an estimate, made before anything runs.
+// job's Duration and overhead, and, with Floor, two handoff floors (before
+// and after) for each distinct CPU set. It is an estimate, made before
+// anything runs.
 func (p *Plan) Estimate() time.Duration {
 	var perRound time.Duration
 	for _, j := range p.Jobs {
@@ -41,7 +42,7 @@ func (p *Plan) Estimate() time.Duration {
 	}
 	total := time.Duration(p.Count) * perRound
 	if p.Floor {
-		total += time.Duration(p.cpuSets()) * floorEstimate
+		total += 2 * time.Duration(p.cpuSets()) * floorEstimate
 	}
 	return total
 }
@@ -89,7 +90,7 @@ func (p *Plan) Write(w io.Writer) error {
 		len(p.Jobs), p.Count, len(p.Jobs)*p.Count, p.Duration, cpusCovered.String(), nodesCovered.String())
 	floor := ""
 	if p.Floor {
-		floor = fmt.Sprintf(", including a handoff floor for each of %d cpu sets", p.cpuSets())
+		floor = fmt.Sprintf(", including a handoff floor before and after for each of %d cpu sets", p.cpuSets())
 	}
 	_, err := fmt.Fprintf(w, "estimated wall time: %s%s\n", est.Round(time.Second), floor)
 	return err

@@ -1,0 +1,39 @@
+package affinity
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/contend/contend/nodemask"
+)
+
+func TestWithin(t *testing.T) {
+	topo := tree(t, "64amd64-4s2n4ca2co")
+	w, err := topo.Within(nodemask.BitmapOf(0, 1, 8, 9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.AllowedCPUs.String(); got != "0-1,8-9" {
+		t.Errorf("Within: allowed %s, want 0-1,8-9", got)
+	}
+	if topo.AllowedCPUs.Weight() != 64 {
+		t.Errorf("Within changed the original: allowed %s", topo.AllowedCPUs)
+	}
+	cpus, err := Placement{Policy: Spread}.Assign(w, 4, false)
+	if err != nil || len(cpus) != 4 {
+		t.Fatalf("spread over the restricted set: %v, %v", cpus, err)
+	}
+	for _, c := range cpus {
+		if !w.AllowedCPUs.Test(c) {
+			t.Errorf("spread placed a worker on cpu %d, outside %s", c, w.AllowedCPUs)
+		}
+	}
+	if _, err := (Placement{Policy: Compact}).Assign(w, 5, false); err == nil {
+		t.Errorf("5 workers on 4 allowed cpus: no error")
+	}
+	for _, bad := range []nodemask.Bitmap{nodemask.BitmapOf(), nodemask.BitmapOf(0, 64)} {
+		if _, err := topo.Within(bad); err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("Within(%s) error = %v, want one line", bad, err)
+		}
+	}
+}
