@@ -3,10 +3,8 @@ package bench_test
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,40 +26,6 @@ func (spinScenario) Finish(*bench.Result) error                    { return nil 
 func (spinScenario) Worker(bench.WorkerInfo) (bench.Worker, error) { return &spinWorker{}, nil }
 func (w *spinWorker) Run(n int)                                    { w.x = bench.LocalWork(w.x, 10*n) }
 
-// hog spins on a thread pinned to cpu until stop is closed, as `taskset -c
-// cpu yes` would; it returns once the thread is pinned and spinning.
-func hog(t *testing.T, cpu int) (stop func()) {
-	t.Helper()
-	done := make(chan struct{})
-	pinned := make(chan error)
-	var spins atomic.Int64
-	go func() {
-		undo, err := affinity.Pin(cpu)
-		pinned <- err
-		if err != nil {
-			return
-		}
-		defer undo()
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			for range 1000 {
-				spins.Add(1)
-			}
-		}
-	}()
-	if err := <-pinned; err != nil {
-		t.Skipf("cannot pin a busy thread to cpu %d: %v", cpu, err)
-	}
-	for spins.Load() == 0 {
-		runtime.Gosched()
-	}
-	return func() { close(done) }
-}
-
 // A worker sharing its CPU with a busy thread gets about half of it: the
 // run must say so, naming the worker, its CPU and the cause.
 func TestRunWarnsWhenDisturbed(t *testing.T) {
@@ -69,7 +33,7 @@ func TestRunWarnsWhenDisturbed(t *testing.T) {
 	// The hog holds a P of its own besides the worker and the
 	// coordinator, so that Go's scheduler is not what we measure.
 	defer affinity.EnsureProcs(3)()
-	stop := hog(t, cpus[0])
+	stop := benchtest.Hog(t, cpus[0])
 	res, err := bench.Run(spinScenario{}, bench.Config{Topology: topo, CPUs: cpus, Duration: 300 * time.Millisecond})
 	stop()
 	if err != nil {

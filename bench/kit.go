@@ -38,3 +38,14 @@ func LocalWork(x uint64, steps int) uint64 {
 	}
 	return x
 }
+
+// XorShift advances a xorshift64* generator and returns its next value: a
+// worker's own random draws in a hot loop, cheap and deterministic per seed
+// (a run replays the same events), good for scheduling a model's events and
+// nothing else. The state must not be zero.
+func XorShift(x *uint64) uint64 {
+	*x ^= *x >> 12
+	*x ^= *x << 25
+	*x ^= *x >> 27
+	return *x * 0x2545f4914f6cdd1d
+}

@@ -79,29 +79,14 @@ while (($# > 0)); do
 		event=$2
 		shift 2
 		;;
-	-o | --out)
-		(($# >= 2)) || die "$1 needs a directory"
-		out=$2
-		shift 2
+	*)
+		common_opt "$@" && ended=false || ended=true
+		shift "$shifted"
+		$ended && break
 		;;
-	--contend)
-		(($# >= 2)) || die "$1 needs a contend binary"
-		CONTEND=$2
-		shift 2
-		;;
-	-h | --help)
-		usage
-		exit 0
-		;;
-	--)
-		shift
-		break
-		;;
-	-*) die "unknown option $1 (options come before SCENARIO; see --help)" ;;
-	*) break ;;
 	esac
 done
-(($# >= 1)) || die "no scenario given (usage: $0 [options] SCENARIO [contend run flags...])"
+need_scenario "$@"
 scenario=$1
 shift
 

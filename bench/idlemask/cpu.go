@@ -1,6 +1,10 @@
 package idlemask
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/contend/contend/bench"
+)
 
 // The CPU side of the idlemask scenario: the shared mask and runqueue lines,
 // each simulated CPU's own state on the kernel clock, and the hooks that go
@@ -121,14 +125,7 @@ type imWorker struct {
 
 // next is xorshift64*: cheap, deterministic per worker, good enough to
 // schedule events.
-func (w *imWorker) next() uint64 {
-	x := w.rng
-	x ^= x >> 12
-	x ^= x << 25
-	x ^= x >> 27
-	w.rng = x
-	return x * 2685821657736338717
-}
+func (w *imWorker) next() uint64 { return bench.XorShift(&w.rng) }
 
 func (w *imWorker) Run(n int) { idleMaskEvents(w, n) }
 

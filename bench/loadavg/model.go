@@ -3,6 +3,7 @@ package loadavg
 import (
 	"sync/atomic"
 
+	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/ktime"
 	"github.com/contend/contend/counter"
 )
@@ -290,9 +291,4 @@ func laSeed(index int, seed uint64) uint64 {
 }
 
 // laNext is xorshift64*.
-func laNext(x *uint64) uint64 {
-	*x ^= *x >> 12
-	*x ^= *x << 25
-	*x ^= *x >> 27
-	return *x * 0x2545f4914f6cdd1d
-}
+func laNext(x *uint64) uint64 { return bench.XorShift(x) }

@@ -199,14 +199,7 @@ type worker struct {
 }
 
 // next is xorshift64*: cheap, deterministic per worker.
-func (w *worker) next() uint64 {
-	x := w.rng
-	x ^= x >> 12
-	x ^= x << 25
-	x ^= x >> 27
-	w.rng = x
-	return x * 2685821657736338717
-}
+func (w *worker) next() uint64 { return bench.XorShift(&w.rng) }
 
 func (w *worker) Run(n int) { wakeupLoop(w, n) }
 

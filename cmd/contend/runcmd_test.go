@@ -3,13 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/benchtest"
 	"github.com/contend/contend/internal/results"
 )
 
@@ -53,35 +52,9 @@ func TestRunWarnsOfBusyCPU(t *testing.T) {
 	}
 	cpu := topo.AllowedCPUs.Bits()[0]
 	defer affinity.EnsureProcs(3)()
-	stop := make(chan struct{})
-	pinned := make(chan error)
-	var spins atomic.Int64
-	go func() {
-		undo, err := affinity.Pin(cpu)
-		pinned <- err
-		if err != nil {
-			return
-		}
-		defer undo()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				for range 1000 {
-					spins.Add(1)
-				}
-			}
-		}
-	}()
-	if err := <-pinned; err != nil {
-		t.Skipf("cannot pin a busy thread to cpu %d: %v", cpu, err)
-	}
-	for spins.Load() == 0 {
-		runtime.Gosched()
-	}
+	stop := benchtest.Hog(t, cpu)
 	out, summary, err := runContend("run", "atomicadd", "-cpus", fmt.Sprint(cpu), "-duration", "300ms")
-	close(stop)
+	stop()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -171,3 +171,40 @@ out_dir() {
 	esac
 	mkdir -p "$OUT" || die "cannot create $OUT"
 }
+
+# common_opt "$@": the options every perf script takes, -o/--out DIR,
+# --contend BIN and -h/--help (which calls the script's usage), and the end
+# of options. Call it from the script's own case for anything it does not
+# know; it sets shifted to how many arguments it used, and returns 1 when
+# the options end here (at "--", or at the scenario, the first non-option),
+# 0 when the loop goes on. An unknown option is an error.
+common_opt() {
+	shifted=0
+	case "$1" in
+	-o | --out)
+		(($# >= 2)) || die "$1 needs a directory"
+		out=$2
+		shifted=2
+		;;
+	--contend)
+		(($# >= 2)) || die "$1 needs a contend binary"
+		CONTEND=$2
+		shifted=2
+		;;
+	-h | --help)
+		usage
+		exit 0
+		;;
+	--)
+		shifted=1
+		return 1
+		;;
+	-*) die "unknown option $1 (options come before SCENARIO; see --help)" ;;
+	*) return 1 ;;
+	esac
+}
+
+# need_scenario "$@": the first argument after the options, or die.
+need_scenario() {
+	(($# >= 1)) || die "no scenario given (usage: $0 [options] SCENARIO [contend run flags...])"
+}
