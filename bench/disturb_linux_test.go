@@ -99,7 +99,7 @@ func TestRunUndisturbed(t *testing.T) {
 		if res.Disturbed() != (w.LostPct() > bench.DisturbedPct) || res.Disturbed() != (len(ws) > 0) {
 			t.Fatalf("lost %.2f%% (threshold %v%%), Disturbed() = %v, warnings %q: they disagree", w.LostPct(), bench.DisturbedPct, res.Disturbed(), ws)
 		}
-		if w.Run > w.Wall+10*time.Microsecond || w.Wall < 100*time.Millisecond || w.Wall > 10*time.Second {
+		if w.Run > w.Wall+10*time.Microsecond || w.Wall < 90*time.Millisecond || w.Wall > 10*time.Second { // the worker reads its accounting a little after the release
 			t.Fatalf("worker ran %v in an interval of %v of a 100ms run", w.Run, w.Wall)
 		}
 		if !res.Disturbed() {
