@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -218,7 +219,7 @@ func (rep *Report) writeTable(w io.Writer, t *Table) {
 			if c == nil {
 				continue
 			}
-			cells := []string{scale.Format(c.sum.Center), c.sum.PctRangeString()}
+			cells := []string{formatCenter(scale, t.unit, c.sum.Center), c.sum.PctRangeString()}
 			if rep.compare && g > 0 {
 				if c.base != nil {
 					delta := c.cmp.FormatDelta(c.base.sum.Center, c.sum.Center)
@@ -236,7 +237,7 @@ func (rep *Report) writeTable(w io.Writer, t *Table) {
 		for g, s := range t.geomean {
 			center := ""
 			if s.hasCenter {
-				center = benchunit.Scale(s.center, class)
+				center = formatCenter(benchunit.CommonScale([]float64{s.center}, class), t.unit, s.center)
 			}
 			cells := []string{center, ""}
 			if g > 0 {
@@ -380,4 +381,15 @@ func keyMap(k benchproc.Key) map[string]string {
 		m[f.Name] = k.Get(f)
 	}
 	return m
+}
+
+// formatCenter writes a cell's median as benchstat does (an SI prefix
+// common to the row: 20.3µ, 1.5k), except for a percentage, which reads
+// wrongly with a prefix ("958.6m" for 0.96%): it is written as it is, to
+// four significant figures.
+func formatCenter(scale benchunit.Scaler, unit string, v float64) string {
+	if strings.HasSuffix(unit, "%") {
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	return scale.Format(v)
 }
