@@ -29,7 +29,7 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	fs := newFlags(stdout, "sweep", "[-quick | -full] [-scenarios LIST] [-variant LIST] [-threads LIST] [-place LIST] [-cpus LIST] [-count N] [-duration D] [-o FILE] [-resume] [-json] [-plan]")
 	var tf topoFlags
 	tf.register(fs)
-	quick := fs.Bool("quick", false, "the quick preset, the default: every scenario's quick variants at 1 and 2 threads, compact, count 6, 100ms a run (about two minutes on 2 cpus)")
+	quick := fs.Bool("quick", false, "the quick preset, the default: every scenario's quick variants at 1 and 2 threads, compact, count 6, 100ms a run (under a minute on 2 cpus)")
 	full := fs.Bool("full", false, "the full preset instead of the quick one: the seeds' experiments at 1, 2, 4, ... every usable cpu and one node's worth, every placement, count 10, 1s a run")
 	scenarios := fs.String("scenarios", "all", "comma-separated `scenarios`, or all")
 	var variants string
