@@ -45,18 +45,8 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("reproduce: unexpected argument %q", pos[0])
 	}
 	if *from != "" {
-		var runFlags []string
-		fs.Visit(func(f *flag.Flag) {
-			if f.Name != "from" && f.Name != "md" {
-				runFlags = append(runFlags, "-"+f.Name)
-			}
-		})
-		if len(runFlags) > 0 {
-			verb := "applies"
-			if len(runFlags) > 1 {
-				verb = "apply"
-			}
-			return fmt.Errorf("reproduce: -from judges a results file without running; %s only %s to a run", strings.Join(runFlags, ", "), verb)
+		if err := onlyJudging(fs); err != nil {
+			return err
 		}
 		return judgeFile(stdout, stderr, *from, *md)
 	}
@@ -131,4 +121,23 @@ func judgeFile(stdout, stderr io.Writer, path, md string) error {
 	}
 	reproduce.WriteText(stdout, env, rows)
 	return nil
+}
+
+// onlyJudging refuses flags that configure a run beside -from, which runs
+// nothing.
+func onlyJudging(fs *flag.FlagSet) error {
+	var runFlags []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "from" && f.Name != "md" {
+			runFlags = append(runFlags, "-"+f.Name)
+		}
+	})
+	if len(runFlags) == 0 {
+		return nil
+	}
+	verb := "applies"
+	if len(runFlags) > 1 {
+		verb = "apply"
+	}
+	return fmt.Errorf("reproduce: -from judges a results file without running; %s only %s to a run", strings.Join(runFlags, ", "), verb)
 }

@@ -173,6 +173,25 @@ var (
 	cmpSubs  = []subCol{{right: true}, {margin: " ± ", right: true}, {margin: "  ", right: true}, {margin: " "}, {margin: " "}, {margin: " "}}
 )
 
+// heads returns a table's column groups and its two header lines: the
+// column labels, and the unit (with "vs base" over the deltas).
+func (rep *Report) heads(t *Table) (groups [][]subCol, header [][]headCell) {
+	var labels, units []headCell
+	for g, col := range t.cols {
+		subs := baseSubs
+		if rep.compare && g > 0 {
+			subs = cmpSubs
+		}
+		groups = append(groups, subs)
+		labels = append(labels, headCell{group: g, span: len(subs), text: keyLabel(col)})
+		units = append(units, headCell{group: g, span: 2, text: t.unit})
+		if rep.compare && g > 0 {
+			units = append(units, headCell{group: g, sub: 2, span: 3, text: "  vs base", left: true})
+		}
+	}
+	return groups, [][]headCell{labels, units}
+}
+
 func (rep *Report) writeTable(w io.Writer, t *Table) {
 	fmt.Fprintf(w, "%s: %s\n", t.unit, direction(t.better))
 	var tt textTable
@@ -189,20 +208,7 @@ func (rep *Report) writeTable(w io.Writer, t *Table) {
 		}
 		return strings.Join(ms, " ")
 	}
-	var labels, units []headCell
-	for g, col := range t.cols {
-		subs := baseSubs
-		if rep.compare && g > 0 {
-			subs = cmpSubs
-		}
-		tt.groups = append(tt.groups, subs)
-		labels = append(labels, headCell{group: g, span: len(subs), text: keyLabel(col)})
-		units = append(units, headCell{group: g, span: 2, text: t.unit})
-		if rep.compare && g > 0 {
-			units = append(units, headCell{group: g, sub: 2, span: 3, text: "  vs base", left: true})
-		}
-	}
-	tt.header = [][]headCell{labels, units}
+	tt.groups, tt.header = rep.heads(t)
 
 	class := benchunit.ClassOf(t.unit)
 	for _, row := range t.rows {
