@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench/c2c"
+	"github.com/contend/contend/internal/results"
 	"github.com/contend/contend/nodemask"
 )
 
@@ -38,6 +40,7 @@ type c2cFlags struct {
 	asJSON   bool
 	asBench  bool
 	list     bool
+	out      string
 }
 
 func (f *c2cFlags) register(fs *flag.FlagSet) {
@@ -54,6 +57,7 @@ func (f *c2cFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.stat, "stat", "median", "`statistic` the matrix and the ns fields show: median or min of the samples")
 	fs.BoolVar(&f.asJSON, "json", false, "print the results (or, with -list, the plan) as JSON")
 	fs.BoolVar(&f.asBench, "bench", false, "print the results in Go benchmark format, one line per pair, for benchstat")
+	fs.StringVar(&f.out, "o", "", "write the output to `file` (replaced whole when the measurement is done) instead of stdout")
 	fs.BoolVar(&f.list, "list", false, "print the pairs that would be measured and their classes, and measure nothing (works with -sysfs)")
 }
 
@@ -123,7 +127,7 @@ func (f *c2cFlags) plan(fs *flag.FlagSet) (*affinity.Topology, *c2c.Plan, error)
 }
 
 func c2cCmd(stdout, stderr io.Writer, args []string) error {
-	fs := newFlags(stdout, "c2c", "[-mode rw|cas|all] [-cpus LIST] [-pairs auto|all|sample] [-per-class K] [-samples N] [-rounds N] [-preheat D] [-home first|second|NODE] [-json | -bench] [-list] [-fake-nodes K]")
+	fs := newFlags(stdout, "c2c", "[-mode rw|cas|all] [-cpus LIST] [-pairs auto|all|sample] [-per-class K] [-samples N] [-rounds N] [-preheat D] [-home first|second|NODE] [-json | -bench] [-o FILE] [-list] [-fake-nodes K]")
 	var f c2cFlags
 	f.register(fs)
 	pos, err := parseFlags(fs, args)
@@ -164,11 +168,24 @@ func c2cCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	fmt.Fprintf(stderr, "c2c: done in %v\n", time.Since(began).Round(time.Millisecond))
 	sum := c2c.Summarize(rs, plan.Total)
+	var buf bytes.Buffer
+	w := stdout
+	if f.out != "" {
+		w = &buf
+	}
 	switch {
 	case f.asJSON:
-		return c2c.WriteJSON(stdout, t, plan, cfg, rs, sum)
+		err = c2c.WriteJSON(w, t, plan, cfg, rs, sum)
 	case f.asBench:
-		return c2c.WriteBench(stdout, t, cfg, rs)
+		err = c2c.WriteBench(w, t, cfg, rs)
+	default:
+		err = c2c.WriteText(w, t, plan, cfg, rs, sum)
 	}
-	return c2c.WriteText(stdout, t, plan, cfg, rs, sum)
+	if err != nil || f.out == "" {
+		return err
+	}
+	if err := results.WriteFileAtomic(f.out, buf.Bytes()); err != nil {
+		return fmt.Errorf("c2c: -o: %w", err)
+	}
+	return nil
 }

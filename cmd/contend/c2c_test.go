@@ -6,6 +6,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -231,5 +233,22 @@ func TestC2CRunFakeAndHome(t *testing.T) {
 	_, err = runC2C(t, append([]string{"-cpus", cpus, "-home", "1000"}, c2cQuick...)...)
 	if err == nil || !strings.Contains(err.Error(), "home node 1000 is not online") {
 		t.Errorf("-home 1000: error %v, want it named", err)
+	}
+}
+
+// -o writes what c2c would print into a file instead.
+func TestC2COutputFile(t *testing.T) {
+	_, _, list := hostPair(t)
+	out := filepath.Join(t.TempDir(), "c2c.txt")
+	stdout, err := runC2C(t, "-cpus", list, "-samples", "10", "-rounds", "50", "-bench", "-o", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stdout, "Benchmark") {
+		t.Errorf("c2c -o printed the results on stdout too:\n%s", stdout)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(b), "BenchmarkC2C/mode=rw/") || !strings.Contains(string(b), "command: ") {
+		t.Errorf("c2c -o file = %q, %v; want benchmark lines with their command", b, err)
 	}
 }

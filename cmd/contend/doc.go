@@ -24,7 +24,7 @@
 // # Running one configuration
 //
 //	contend list [SCENARIO]
-//	contend run SCENARIO [-variant V] [-threads N] [-place P | -cpus LIST] [-duration D | -ops N]
+//	contend run SCENARIO [-variant V] [-threads N] [-place P | -cpus LIST] [-duration D | -ops N] [-count N] [-o FILE]
 //
 // list shows the scenarios (atomicadd, balanceflag, idlemask, loadavg,
 // nodemask, wakeup), their variant keys and the metrics each reports. run

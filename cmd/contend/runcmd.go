@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -95,12 +96,14 @@ func (f *runFlags) plan(fs *flag.FlagSet, scenario string) (*plan, error) {
 }
 
 func runCmd(stdout, stderr io.Writer, args []string) error {
-	fs := newFlags(stdout, "run", "SCENARIO [-variant V] [-threads N] [-place P | -cpus LIST] [-duration D | -ops N] [-fake-nodes K] [-json]")
+	fs := newFlags(stdout, "run", "SCENARIO [-variant V] [-threads N] [-place P | -cpus LIST] [-duration D | -ops N] [-count N] [-o FILE] [-fake-nodes K] [-json]")
 	var rf runFlags
 	rf.register(fs)
 	duration := fs.Duration("duration", 2*time.Second, "how long to run (ignored with -ops)")
 	ops := fs.Int64("ops", 0, "run a fixed total number of `operations` instead of a duration")
-	asJSON := fs.Bool("json", false, "print the result as one JSON object (workers, cpus, nodes, latency, disturbance) instead of the benchmark line")
+	count := fs.Int("count", 1, "run `N` times, one result each, as go test -count does")
+	out := fs.String("o", "", "write the results to `file` (replaced whole once every run is done) instead of stdout")
+	asJSON := fs.Bool("json", false, "print each result as one JSON object (workers, cpus, nodes, latency, disturbance) instead of the benchmark line")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -114,23 +117,51 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 	if *ops == 0 && (*duration <= 0 || *duration > 24*time.Hour) {
 		return fmt.Errorf("run: -duration %v: want a duration between 0 and 24h", *duration)
 	}
+	if *count < 1 || *count > 1000 {
+		return fmt.Errorf("run: -count %d: want 1 to 1000 runs", *count)
+	}
 	p, err := rf.plan(fs, pos[0])
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := bench.Run(p.scen, bench.Config{Topology: p.topo, CPUs: p.cpus, Ops: *ops, Duration: *duration, Context: ctx})
+	var buf bytes.Buffer
+	w := stdout
+	if *out != "" {
+		w = &buf
+	}
+	bw := benchfmt.NewWriter(w)
+	for i := range *count {
+		if err := runOnce(ctx, w, bw, stderr, p, *ops, *duration, *asJSON, i == 0); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if *out != "" {
+		if err := results.WriteFileAtomic(*out, buf.Bytes()); err != nil {
+			return fmt.Errorf("run: -o: %w", err)
+		}
+	}
+	return nil
+}
+
+// runOnce runs the planned configuration once, writes its result to w and
+// its summary, for people, to stderr.
+func runOnce(ctx context.Context, w io.Writer, bw *benchfmt.Writer, stderr io.Writer, p *plan, ops int64, duration time.Duration, asJSON, first bool) error {
+	res, err := bench.Run(p.scen, bench.Config{Topology: p.topo, CPUs: p.cpus, Ops: ops, Duration: duration, Context: ctx})
 	if err != nil {
 		return fmt.Errorf("run %s: %w", p.spec.Name, err)
 	}
 	name := results.Name(p.spec, res.Variant, len(p.cpus), p.place.String())
 	cfg := results.WithPackage(results.FileConfig(p.topo, os.Args), p.spec.Package)
 	rec := results.Record(name, res, cfg)
-	if *asJSON {
-		err = json.NewEncoder(stdout).Encode(results.NewJSON(p.spec, name, p.place.String(), p.topo.Label(), res, rec))
+	if asJSON {
+		err = json.NewEncoder(w).Encode(results.NewJSON(p.spec, name, p.place.String(), p.topo.Label(), res, rec))
 	} else {
-		err = writeRecord(stdout, res, rec)
+		err = writeRecord(bw, res, rec, first)
 	}
 	if err != nil {
 		return err
@@ -141,9 +172,13 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 
 // writeRecord writes a result in the Go benchmark format, its Unit lines
 // first.
-func writeRecord(stdout io.Writer, res *bench.Result, rec *benchfmt.Result) error {
-	w := benchfmt.NewWriter(stdout)
+// writeRecord writes a result through w, after its units' metadata when it
+// is the first of the run.
+func writeRecord(w *benchfmt.Writer, res *bench.Result, rec *benchfmt.Result, first bool) error {
 	for _, u := range results.Units(res) {
+		if !first {
+			break
+		}
 		if err := w.Write(u); err != nil {
 			return err
 		}

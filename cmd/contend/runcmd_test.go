@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -72,5 +73,36 @@ func TestRunWarnsOfBusyCPU(t *testing.T) {
 	want := fmt.Sprintf("WARNING: worker 0 on cpu %d lost ", cpu)
 	if !strings.Contains(summary, want) || !strings.Contains(summary, fmt.Sprintf("another task ran on cpu %d", cpu)) {
 		t.Errorf("run summary lacks %q and its cause:\n%s", want, summary)
+	}
+}
+
+// -count repeats a run as go test -count does, and -o writes the results to
+// a file, whole, instead of stdout.
+func TestRunCountAndOutput(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.txt")
+	stdout, _, err := runContend("run", "atomicadd", "-threads", "1", "-count", "3", "-duration", "10ms", "-o", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout != "" {
+		t.Errorf("run -o printed on stdout: %q", stdout)
+	}
+	rs, err := results.Read([]string{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.Results) != 3 {
+		t.Errorf("run -count 3 wrote %d results, want 3", len(rs.Results))
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "atomicadd", "-count", "0"}, "-count 0: want 1 to 1000 runs"},
+		{[]string{"run", "atomicadd", "-duration", "10ms", "-o", "/nonexistent/dir/r.txt"}, "run: -o: writing /nonexistent/dir/r.txt"},
+	} {
+		if _, _, err := runContend(tt.args...); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("contend %v: error = %v, want %q", tt.args, err, tt.want)
+		}
 	}
 }
