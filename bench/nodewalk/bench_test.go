@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/benchtest"
 	"github.com/contend/contend/nodemask"
 )
@@ -13,32 +14,21 @@ import (
 // nr_node_ids too, Yury's one-word path, and the bound with the one-word
 // search) on each possible-node layout, on the pinned runner: one reader
 // (the measurement) and two (readers on other CPUs share the slots' lines
-// clean, so this should cost nothing extra). Compare the walks with
+// clean, so this should cost nothing extra). iter=word cannot walk
+// nodes=sparse and is left out there, as in the full sweep. Compare the walks
+// with
 //
-//	go test -run '^$' -bench 'Nodemask/iter=/nodes=/threads=1/' -count 10 ./bench | tee nm.txt
+//	go test -run '^$' -bench '^BenchmarkNodemask$/iter=/nodes=/threads=1/' -count 10 ./bench/nodewalk | tee nm.txt
 //	benchstat -col /iter nm.txt
 //
 // bits-scanned/op is the thread's measure (1024 against nr_node_ids),
 // words-scanned/op the loads a word-at-a-time search really does.
 func BenchmarkNodemask(b *testing.B) {
-	cfgs := benchtest.Configs(b, 1)
-	for _, nodes := range nodemaskLayouts {
-		for _, iter := range nmIterNames {
-			variant := "iter=" + iter + "/nodes=" + nodes
-			s, err := newNodemaskScan(variant)
-			if err != nil {
-				// iter=word/nodes=sparse: node ids 72 and 73 do not fit
-				// one word; name it the way the others are named.
-				for _, c := range cfgs {
-					b.Run(variant+fmt.Sprintf("/threads=%d/place=%s", c.Threads, c.Place), func(b *testing.B) {
-						b.Skipf("not applicable: %v", err)
-					})
-				}
-				continue
-			}
-			benchtest.Each(b, s, cfgs)
-		}
+	spec, err := bench.Lookup("nodemask")
+	if err != nil {
+		b.Fatal(err)
 	}
+	benchtest.Ladder(b, "nodemask", spec.Full)
 }
 
 // nmSink keeps the searches below from being discarded.
@@ -84,42 +74,21 @@ func BenchmarkNodemaskParts(b *testing.B) {
 }
 
 // BenchmarkNodemaskFirstWord is the tg_load_avg() walk bounded by
-// nr_node_ids with a run-time version of the small_const_nbits() test: when
-// nr_node_ids fits one word the walk takes the inlined one-word search
-// (NextSmall, stopping at nr_node_ids), otherwise the out-of-line word loop.
-// Beside it the plain NextBelow walk, both unpinned. The difference is what an
-// inlinable first-word path in nodemask would give iter=nr_node_ids: PeterZ's
-// bound without losing Yury's fast path. nodemask does not offer one today;
-// this dispatches once per walk, in the caller.
+// nr_node_ids, the scenario's hot loop of iter=nr_node_ids
+// (nodeSumNrNodeIDs), beside the same bound with the one-word search chosen
+// once per walk when nr_node_ids fits a word, iter=nr_node_ids+word
+// (nodeSumNrWord, named firstword here), both on one unpinned goroutine
+// without the runner: PeterZ's bound without losing Yury's fast path, and
+// what the out-of-line search costs it.
 func BenchmarkNodemaskFirstWord(b *testing.B) {
 	for _, nodes := range nodemaskLayouts {
 		s, ws := nmSetup(b, "iter=nr_node_ids/nodes="+nodes, 1)
 		m, nr, info := s.mask, s.nr, ws[0].nodeInfo
 		b.Run("iter=nr_node_ids/nodes="+nodes, func(b *testing.B) {
-			var sum int64
-			for b.Loop() {
-				for n := m.NextBelow(-1, nr); n < nr; n = m.NextBelow(n, nr) {
-					sum += info[n].Load()
-				}
-			}
-			nmSink = int(sum)
+			nmSink = int(nodeSumNrNodeIDs(m, info, nr, b.N))
 		})
 		b.Run("iter=firstword/nodes="+nodes, func(b *testing.B) {
-			var sum int64
-			for b.Loop() {
-				if nr <= nodemask.WordBits {
-					// Node ids are below nr_node_ids, so the one-word
-					// search never returns one in [nr, 64).
-					for n := m.NextSmall(-1); n < nr; n = m.NextSmall(n) {
-						sum += info[n].Load()
-					}
-					continue
-				}
-				for n := m.NextBelow(-1, nr); n < nr; n = m.NextBelow(n, nr) {
-					sum += info[n].Load()
-				}
-			}
-			nmSink = int(sum)
+			nmSink = int(nodeSumNrWord(m, info, nr, b.N))
 		})
 	}
 }

@@ -2,6 +2,7 @@ package nodewalk
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"sync/atomic"
 
@@ -117,12 +118,7 @@ func newNodemaskScan(variant string) (bench.Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &nodemaskScan{params: p}
-	for i, name := range nmIterNames {
-		if iter == name {
-			s.iter = nmIter(i)
-		}
-	}
+	s := &nodemaskScan{params: p, iter: nmIter(slices.Index(nmIterNames, iter))}
 	nodes := p.Get("nodes")
 	var list string
 	if nodes == "sparse" {

@@ -233,7 +233,8 @@ func TestNodemaskFinishChecks(t *testing.T) {
 }
 
 func TestNodemaskDoesNotAllocate(t *testing.T) {
-	for _, v := range []string{"iter=max/nodes=sparse", "iter=loopbound/nodes=sparse", "iter=nr_node_ids/nodes=sparse", "iter=word/nodes=8"} {
+	for _, v := range []string{"iter=max/nodes=sparse", "iter=loopbound/nodes=sparse", "iter=nr_node_ids/nodes=sparse", "iter=word/nodes=8",
+		"iter=nr_node_ids+word/nodes=8", "iter=nr_node_ids+word/nodes=sparse"} {
 		_, ws := nmSetup(t, v, 1)
 		if allocs := testing.AllocsPerRun(20, func() { ws[0].Run(100) }); allocs != 0 {
 			t.Errorf("%s: Run(100) allocates %v times, want 0", v, allocs)
@@ -245,7 +246,7 @@ func TestNodemaskDoesNotAllocate(t *testing.T) {
 // race detector sees them read the shared slots concurrently).
 func TestNodemaskRun(t *testing.T) {
 	topo, cpus := benchtest.HostCPUs(t, 2)
-	for _, v := range []string{"iter=max/nodes=sparse", "iter=loopbound/nodes=4", "iter=nr_node_ids/nodes=4", "iter=word/nodes=4"} {
+	for _, v := range []string{"iter=max/nodes=sparse", "iter=loopbound/nodes=4", "iter=nr_node_ids/nodes=4", "iter=word/nodes=4", "iter=nr_node_ids+word/nodes=4"} {
 		for _, n := range []int{1, len(cpus)} {
 			t.Run(fmt.Sprintf("%s/threads=%d", v, n), func(t *testing.T) {
 				s := benchtest.New(t, "nodemask", v)
@@ -271,8 +272,8 @@ func FuzzNodemaskVariant(f *testing.F) {
 	f.Fuzz(func(t *testing.T, variant string) {
 		s, err := newNodemaskScan(variant)
 		if err != nil {
-			if strings.Contains(err.Error(), "\n") {
-				t.Errorf("newNodemaskScan(%q) error has more than one line: %q", variant, err)
+			if strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "nodemask: ") {
+				t.Errorf("newNodemaskScan(%q) error is not one line naming the scenario: %q", variant, err)
 			}
 			return
 		}
@@ -312,11 +313,14 @@ func TestNodemaskLoopBoundScansToTheEnd(t *testing.T) {
 		if got := planted.NextBelow(last, s.nr); got != s.nr {
 			t.Errorf("nodes=%s: the nr_node_ids search after node %d returned %d, want nr_node_ids %d", nodes, last, got, s.nr)
 		}
+		// The final search starts at nr_node_ids: bounded by MAX_NUMNODES
+		// it reads every word from nr_node_ids's to the last, bounded by
+		// nr_node_ids none.
 		_, fullWords := s.mask.ScanWords(nodemask.MaxNumNodes)
 		_, nrWords := s.mask.ScanWords(s.nr)
-		if fullWords-nrWords < nodemask.MaskWords-2 {
-			t.Errorf("nodes=%s: words read bounded by MAX_NUMNODES %d, by nr_node_ids %d: want the final scan's %d or so more",
-				nodes, fullWords, nrWords, nodemask.MaskWords-1)
+		if want := nodemask.MaskWords - s.nr/nodemask.WordBits; fullWords-nrWords != want {
+			t.Errorf("nodes=%s: words read bounded by MAX_NUMNODES %d, by nr_node_ids %d: want the final scan's %d more",
+				nodes, fullWords, nrWords, want)
 		}
 	}
 }
