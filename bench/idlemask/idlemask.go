@@ -2,6 +2,7 @@ package idlemask
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/contend/contend/bench"
@@ -134,11 +135,7 @@ func newIdleMask(variant string) (bench.Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, name := range imUpdateNames {
-		if update == name {
-			s.update = imUpdate(i)
-		}
-	}
+	s.update = imUpdate(slices.Index(imUpdateNames, update))
 	scan, err := p.Choice("scan", "mask", "all")
 	if err != nil {
 		return nil, err

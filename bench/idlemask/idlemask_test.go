@@ -784,8 +784,8 @@ func FuzzIdleMaskVariant(f *testing.F) {
 	f.Fuzz(func(t *testing.T, variant string) {
 		s, err := newIdleMask(variant)
 		if err != nil {
-			if strings.Contains(err.Error(), "\n") {
-				t.Errorf("newIdleMask(%q) error has more than one line: %q", variant, err)
+			if strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "idlemask: ") {
+				t.Errorf("newIdleMask(%q) error is not one line naming the scenario: %q", variant, err)
 			}
 			return
 		}
