@@ -122,12 +122,9 @@ func claimsText(cs []Claim) string {
 func (f *Finding) claims() []Claim {
 	var cs []Claim
 	add := func(c Claim) {
-		for _, d := range cs {
-			if d == c {
-				return
-			}
+		if !slices.Contains(cs, c) {
+			cs = append(cs, c)
 		}
-		cs = append(cs, c)
 	}
 	for _, c := range f.Yes {
 		add(c)
@@ -201,18 +198,10 @@ func (f *Finding) judge(e *Env, d data) Row {
 			return r
 		}
 	}
-	holds := func(cs []Claim) bool {
-		for _, c := range cs {
-			if !got[c].ok {
-				return false
-			}
-		}
-		return true
-	}
 	switch {
-	case holds(f.Yes):
+	case allHold(f.Yes, got):
 		r.Holds = Yes
-	case f.partly(holds):
+	case f.partly(got) != nil:
 		r.Holds = Partly
 	default:
 		r.Holds = No
@@ -221,13 +210,23 @@ func (f *Finding) judge(e *Env, d data) Row {
 	return r
 }
 
-func (f *Finding) partly(holds func([]Claim) bool) bool {
-	for _, alt := range f.Partly {
-		if holds(alt) {
-			return true
+func allHold(cs []Claim, got map[Claim]outcome) bool {
+	for _, c := range cs {
+		if !got[c].ok {
+			return false
 		}
 	}
-	return false
+	return true
+}
+
+// partly returns the first Partly alternative that holds, nil if none does.
+func (f *Finding) partly(got map[Claim]outcome) []Claim {
+	for _, alt := range f.Partly {
+		if allHold(alt, got) {
+			return alt
+		}
+	}
+	return nil
 }
 
 // why explains a verdict: what held, how the rest fell short, and the
@@ -246,17 +245,7 @@ func (f *Finding) why(v string, got map[Claim]outcome) string {
 	case Yes:
 		s = "held: " + strings.Join(held, "; ")
 	case Partly:
-		for _, alt := range f.Partly {
-			ok := true
-			for _, c := range alt {
-				ok = ok && got[c].ok
-			}
-			if ok {
-				s = "held: " + claimsText(alt) + "; "
-				break
-			}
-		}
-		s += "short of yes: " + strings.Join(short, "; ")
+		s = "held: " + claimsText(f.partly(got)) + "; short of yes: " + strings.Join(short, "; ")
 	default:
 		s = "short: " + strings.Join(short, "; ")
 	}

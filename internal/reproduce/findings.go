@@ -2,10 +2,8 @@ package reproduce
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/contend/contend/bench"
-
 	"github.com/contend/contend/bench/balanceflag"
 	"github.com/contend/contend/bench/idlemask"
 	"github.com/contend/contend/bench/loadavg"
@@ -58,100 +56,249 @@ func needsNodes(e *Env) string {
 
 func always(*Env) string { return "" }
 
-// findings returns the findings, with their experiments sized for e.
+// findings returns the findings, in the table's order, with their
+// experiments sized for e.
 func findings(e *Env) []*Finding {
-	m := func(x Experiment, u bench.Unit) Measure { return Measure{X: x, Unit: u} }
-	claim := func(what string, u bench.Unit, k Kind, before, after Experiment, min float64) Claim {
-		return Claim{What: what, Before: m(before, u), After: m(after, u), Kind: k, Min: min}
+	return []*Finding{
+		rateLimit(e),
+		rateLimitIsEnough(e),
+		perNode(e),
+		nodeBound(e),
+		checkFirst(e),
+		idleMask(e),
+		dedicatedLine(e),
+		checkFirstProfile(e),
+		wakeAffine(e),
+		rateLimitProfile(e),
 	}
-	shown := func(what string, u bench.Unit, before, after Experiment) Shown {
-		return Shown{What: what, Before: m(before, u), After: m(after, u)}
-	}
-	context := func(what string, u bench.Unit, before, after Experiment) Shown {
-		return Shown{What: what, Before: m(before, u), After: m(after, u), Context: true}
-	}
+}
 
+// The findings are written with these: a claim or a shown figure compares
+// one unit of two experiments.
+
+func claim(what string, u bench.Unit, k Kind, before, after Experiment, min float64) Claim {
+	return Claim{What: what, Before: Measure{X: before, Unit: u}, After: Measure{X: after, Unit: u}, Kind: k, Min: min}
+}
+
+// inProfileAt says a hot path of the paced experiment x is in the profile at
+// all.
+func inProfileAt(what string, u bench.Unit, x Experiment) Claim {
+	return Claim{What: what, After: Measure{X: x, Unit: u}, Kind: AtLeast, Min: inProfile}
+}
+
+func shown(what string, u bench.Unit, before, after Experiment) Shown {
+	return Shown{What: what, Before: Measure{X: before, Unit: u}, After: Measure{X: after, Unit: u}}
+}
+
+// forReference is a measured figure shown for context.
+func forReference(what string, u bench.Unit, before, after Experiment) Shown {
+	s := shown(what, u, before, after)
+	s.Context = true
+	return s
+}
+
+// loadMovesAgree: a tg->load_avg comparison is fair when both sides run the
+// same workload, the same wakeups moving load between cfs_rqs.
+func loadMovesAgree(before, after Experiment) Claim {
+	return claim("load handoffs per event", loadavg.LoadMoves, Agree, before, after, 0.10)
+}
+
+// balancesAgree: a balance-flag comparison is fair when both orders balance
+// and stop their walks as often.
+func balancesAgree(before, after Experiment) []Claim {
+	return []Claim{
+		claim("balances per tick", balanceflag.Balances, Agree, before, after, 0.10),
+		claim("walks stopped per tick", balanceflag.Stops, Agree, before, after, 0.10),
+	}
+}
+
+// The two tg->load_avg functions of seed 000's profile: the reads are
+// calc_group_shares, the writes update_tg_load_avg, where the seed's
+// annotate found the cycles.
+const (
+	readShare  = "calc_group_shares % of time"
+	writeShare = "update_tg_load_avg % of time"
+)
+
+// 1. The rate limit.
+func rateLimit(e *Env) *Finding {
+	// postgres_sysbench +21.2% at nr_thread=100%, the smaller of the
+	// seed's two headline gains (UDP_RR: +189%).
+	const rateYes = 1.20
 	base, rate := e.loadavg(laBase), e.loadavg(laRate)
-	rateSkip, rateNode := e.loadavg(laRateSkip), e.loadavg(laRateSkipNode)
-	node, falseShare := e.loadavg(laNode), e.loadavg(laFalseShare)
-	pacedBase, pacedRate, pacedNode := e.loadavgPaced(laBase), e.loadavgPaced(laRate), e.loadavgPaced(laNode)
-	// The comparisons are fair when both sides run the same workload: the
-	// same wakeups moving load between cfs_rqs.
-	laCheck := func(before, after Experiment) Claim {
-		return claim("load handoffs per event", loadavg.LoadMoves, Agree, before, after, 0.10)
+	return &Finding{
+		ID:    1,
+		Title: "Rate-limiting update_tg_load_avg() to once per ms makes the contended en/dequeue path cheaper",
+		Seed:  "~10M → ~25k tg->load_avg updates in 5 s; rate vs base at nr_thread=100%: postgres_sysbench +21.2%, netperf UDP_RR +189% on a 224-CPU Sapphire Rapids (000, Aaron Lu, v2 data)",
+		needs: needsContention,
+		Yes:   []Claim{claim("ns per event", ns, Lower, base, rate, rateYes)},
+		Partly: [][]Claim{
+			{claim("ns per event", ns, Lower, base, rate, noticeable)},
+		},
+		Checks: []Claim{loadMovesAgree(base, rate)},
+		Shown: []Shown{
+			shown("tg->load_avg writes per cfs_rq per kernel second", loadavg.CfsRqWritesPerSec, base, rate),
+			shown("shared-line writes per event", loadavg.SharedWrites, base, rate),
+		},
+		Notes: map[string]string{
+			Partly: fmt.Sprintf("the writes go as in the seed, but with %d workers the shared line is a smaller part of an event than on 224 CPUs", e.threads),
+		},
 	}
-	// inProfileAt says a hot path of the paced experiment x is in the
-	// profile at all.
-	inProfileAt := func(what string, u bench.Unit, x Experiment) Claim {
-		return Claim{What: what, After: m(x, u), Kind: AtLeast, Min: inProfile}
+}
+
+// 2. With the rate limit, the other two patches add nothing.
+func rateLimitIsEnough(e *Env) *Finding {
+	rate, rateSkip, rateNode := e.loadavg(laRate), e.loadavg(laRateSkip), e.loadavg(laRateSkipNode)
+	skipSame := claim("ns per event", ns, Same, rate, rateSkip, sameMargin)
+	nodeSame := claim("ns per event", ns, Same, rate, rateNode, sameMargin)
+	return &Finding{
+		ID:     2,
+		Title:  "With the rate limit in place, skipping reads and per-node counters add nothing measurable",
+		Seed:   "\"as long as ratelimit patch is there, adding those two other optimizations doesn't improve performance further\": UDP_RR at 100% rate 28011 / rate+skip 27087 / rate+skip+node 27337 (000, Aaron Lu, v2 data: skip and node cumulative on rate)",
+		needs:  needsContention,
+		Yes:    []Claim{skipSame, nodeSame},
+		Partly: [][]Claim{{skipSame}, {nodeSame}},
+		Checks: []Claim{loadMovesAgree(rate, rateSkip), loadMovesAgree(rate, rateNode)},
+		Notes: map[string]string{
+			No: "an addition still changes the cost by more than the seed's noise, or the runs are too noisy to bound it (see the CIs)",
+		},
 	}
-	readShare, writeShare := "calc_group_shares % of time", "update_tg_load_avg % of time"
+}
 
-	// 1. The rate limit.
-	const (
-		// postgres_sysbench +21.2% at nr_thread=100%, the smaller of the
-		// seed's two headline gains (UDP_RR: +189%).
-		rateYes = 1.20
-	)
-	rateSpeed := claim("ns per event", ns, Lower, base, rate, rateYes)
-	rateSpeedSome := claim("ns per event", ns, Lower, base, rate, noticeable)
-
-	// 3. Per-node counters.
-	const (
-		// node vs base at nr_thread=100% on SPR: postgres_sysbench +15.0%,
-		// UDP_RR +48.4% (000, patch 2/4): the smaller.
-		nodeYes = 1.15
-	)
-	nodeSpeed := claim("ns per event", ns, Lower, base, node, nodeYes)
-	nodeSpeedSome := claim("ns per event", ns, Lower, base, node, noticeable)
-	// "The read side is still global": with per-node counters alone
-	// update_cfs_group still took ~7% of cycles (000, cover letter), so
-	// calc_group_shares stays in the profile.
-	nodeReadCost := inProfileAt(readShare, loadavg.ReadPath, pacedNode)
-
-	// 10. The rate limit's share of cycles, postgres_sysbench on SPR
-	// (000): update_cfs_group 13.75% and update_load_avg 10.63% before;
-	// "dropped to 1%-2% each" after. The weakest reading of the drop is
-	// to 2% each; the reads are calc_group_shares, the writes
-	// update_tg_load_avg, where the seed's annotate found the cycles.
-	const (
-		readShareYes  = 13.75 / 2
-		writeShareYes = 10.63 / 2
-		// Per-node counters alone halved both (13.75% → ~7%, 10.63% →
-		// ~5%): a drop of at least that is "partly".
-		shareSome = 2
-	)
-	shareDrop := func(what string, u bench.Unit, min float64) Claim {
-		return claim(what, u, Lower, pacedBase, pacedRate, min)
+// 3. Per-node counters.
+func perNode(e *Env) *Finding {
+	// node vs base at nr_thread=100% on SPR: postgres_sysbench +15.0%,
+	// UDP_RR +48.4% (000, patch 2/4): the smaller.
+	const nodeYes = 1.15
+	base, node := e.loadavg(laBase), e.loadavg(laNode)
+	return &Finding{
+		ID:    3,
+		Title: "Per-node counters make the write side node-local and the path cheaper, but the read side still sums every node",
+		Seed:  "\"the write side update_load_avg() will become local. The sad part is, the read side is still global\"; node vs base at nr_thread=100% on SPR: postgres_sysbench +15.0%, UDP_RR +48.4%, with update_cfs_group ~7% and update_load_avg ~5% of cycles left (000, patch 2/4)",
+		needs: needsNodes,
+		Yes: []Claim{
+			claim("ns per event", ns, Lower, base, node, nodeYes),
+			// "The read side is still global": with per-node counters
+			// alone update_cfs_group still took ~7% of cycles (000,
+			// cover letter), so calc_group_shares stays in the profile.
+			inProfileAt(readShare, loadavg.ReadPath, e.loadavgPaced(laNode)),
+		},
+		Partly: [][]Claim{
+			{claim("ns per event", ns, Lower, base, node, noticeable)},
+		},
+		Checks: []Claim{loadMovesAgree(base, node)},
+		Shown: []Shown{
+			shown("cross-node shared writes per event", loadavg.SharedWrites, base, node),
+			shown("counter lines read per event", loadavg.ReadLines, base, node),
+		},
+		Notes: map[string]string{
+			No: fakeNote(e),
+		},
 	}
-	baseInProfile := []Claim{
-		inProfileAt(readShare, loadavg.ReadPath, pacedBase),
-		inProfileAt(writeShare, loadavg.WritePath, pacedBase),
+}
+
+// 4. The nodemask bound: one worker, so no Env.
+func nodeBound(*Env) *Finding {
+	// No timing in the seed. A 4-node walk over a 1024-bit mask reads 16
+	// words where one would do: the bound is worth the claim if the 15
+	// words it skips were at least a third of the walk's time.
+	const walkYes = 1.5
+	return &Finding{
+		ID:    4,
+		Title: "Bounding node iteration by nr_node_ids instead of MAX_NUMNODES saves the scanning on ≤ 4 nodes",
+		Seed:  "\"distros have NODES_SHIFT=10 and actual machines typically only have <=4 nodes, this would save a factor of 256 scanning\" (000, PeterZ; his diff bounds for_each_node_mask's loop, not first_node/next_node's searches); Yury: it breaks small_const_nbits(); no timing in the seed",
+		needs: always,
+		Yes: []Claim{
+			claim("ns per walk", ns, Lower, nodemask(nmMax), nodemask(nmLoopBound), walkYes),
+		},
+		Partly: [][]Claim{
+			{claim("ns per walk", ns, Lower, nodemask(nmMax), nodemask(nmBounded), walkYes)},
+		},
+		Shown: []Shown{
+			shown("bits scanned per walk", nodewalk.BitsScanned, nodemask(nmMax), nodemask(nmLoopBound)),
+			shown("bits scanned per walk, searches bounded too", nodewalk.BitsScanned, nodemask(nmMax), nodemask(nmBounded)),
+			forReference("ns per walk, one-word path", ns, nodemask(nmMax), nodemask(nmWord)),
+			forReference("ns per walk, bound with the one-word search", ns, nodemask(nmMax), nodemask(nmHybrid)),
+		},
+		Notes: map[string]string{
+			Partly: "the diff as posted bounds the loop, but first_node/next_node still search all MAX_NUMNODES bits, so the walk's last search still reads every word; bounding the searches too saves the scan",
+		},
 	}
+}
 
-	// 4. The nodemask bound.
-	const (
-		// No timing in the seed. A 4-node walk over a 1024-bit mask
-		// reads 16 words where one would do: the bound is worth the
-		// claim if the 15 words it skips were at least a third of the
-		// walk's time.
-		walkYes = 1.5
-	)
+// 5. The balance flag.
+func checkFirst(e *Env) *Finding {
+	// "a 5% throughput improvement" (002, Tim Chen).
+	const flagYes = noticeable
+	before, after := e.balanceflag(bfBefore), e.balanceflag(bfAfter)
+	return &Finding{
+		ID:    5,
+		Title: "Checking \"balance due and designated\" before the cmpxchg on sched_balance_running makes balance ticks cheaper",
+		Seed:  "after the fix \"there is a 5% throughput improvement\" on a 2-socket Granite Rapids running OLTP (002, Tim Chen)",
+		needs: needsContention,
+		Yes:   []Claim{claim("ns per tick", ns, Lower, before, after, flagYes)},
+		Partly: [][]Claim{
+			{claim("ns per tick", ns, Lower, before, after, small)},
+		},
+		Checks: balancesAgree(before, after),
+		Shown: []Shown{
+			shown("cmpxchg attempts per tick", balanceflag.CAS, before, after),
+		},
+		Notes: map[string]string{
+			Partly: fmt.Sprintf("at %d workers the flag's line is a smaller part of a tick than on a 2-socket server", e.threads),
+		},
+	}
+}
 
-	// 5. The balance flag.
-	const (
-		// "a 5% throughput improvement" (002, Tim Chen).
-		flagYes = noticeable
-	)
+// 6. The idle mask.
+func idleMask(e *Env) *Finding {
+	// uperf +23% at 96 threads, the smallest of the seed's four gains
+	// (+23/+67/+81/+51% at 96/144/192/240 threads; 003).
+	const searchYes = 1.23
+	scanAll, scanMask := e.idlemask(imScanAll), e.idlemask(imScanMask)
+	noFilter, lastState := e.idlemask(imNoFilter), e.idlemask(imLastState)
+	return &Finding{
+		ID:    6,
+		Title: "A shared idle cpumask makes the scheduler's path cheaper when most CPUs are busy, and the last_idle_state filter keeps its writes from costing",
+		Seed:  "v5 (mask set when the tick stops) vs the kernel before it, uperf on 192 CPUs (4 sockets): +23% / +67% / +81% / +51% at 96 / 144 / 192 / 240 threads; \"uperf enters and exits 80 times between two ticks\", writes Vincent Guittot's last_idle_state test avoids (003)",
+		needs: always,
+		Yes: []Claim{
+			claim("ns per event", ns, Lower, scanAll, scanMask, searchYes),
+			claim("ns per event", ns, Lower, noFilter, lastState, noticeable),
+		},
+		Partly: [][]Claim{
+			{claim("ns per event", ns, Lower, scanAll, scanMask, noticeable)},
+		},
+		Shown: []Shown{
+			forReference("wakeups that found an idle cpu, %", idlemask.FoundIdle, scanAll, scanMask),
+			shown("cpus scanned per event", idlemask.CPUsScanned, scanAll, scanMask),
+			shown("mask writes per event", idlemask.MaskWrites, noFilter, lastState),
+			shown("mask writes per event, exact mask", idlemask.MaskWrites, e.idlemask(imExactWrite), lastState),
+		},
+	}
+}
 
-	// 6. The idle mask.
-	const (
-		// uperf +23% at 96 threads, the smallest of the seed's four
-		// gains (+23/+67/+81/+51% at 96/144/192/240 threads; 003).
-		searchYes = 1.23
-	)
+// 7. The dedicated cache line.
+func dedicatedLine(e *Env) *Finding {
+	falseShare, base := e.loadavg(laFalseShare), e.loadavg(laBase)
+	return &Finding{
+		ID:     7,
+		Title:  "Giving tg->load_avg a dedicated cache line removes false sharing with the fields every event reads",
+		Seed:   "no figure: \"made tg->load_avg stay in a dedicated cacheline to avoid any false sharing issue as discovered by Deng Pan\" (000 cover letter)",
+		needs:  needsContention,
+		Yes:    []Claim{claim("ns per event", ns, Lower, falseShare, base, noticeable)},
+		Checks: []Claim{loadMovesAgree(falseShare, base)},
+		Partly: [][]Claim{
+			{claim("ns per event", ns, Lower, falseShare, base, small)},
+		},
+		Notes: map[string]string{
+			No: fmt.Sprintf("with %d workers every event also writes the counter's line, so misses on the fields beside it may not show", e.threads),
+		},
+	}
+}
 
-	// 8. The flag's share of cycles.
+// 8. The flag's share of cycles.
+func checkFirstProfile(e *Env) *Finding {
 	const (
 		// "7.8% of total CPU cycles ... After applying this fix,
 		// sched_balance_domain() is gone from the profile" (002): no
@@ -161,216 +308,87 @@ func findings(e *Env) []*Finding {
 		// At least half the time on the flag gone.
 		flagShareSome = 2
 	)
+	before, after := e.balanceflagPaced(bfBefore), e.balanceflagPaced(bfAfter)
+	const what = "% of time on the flag"
+	inProfileBefore := inProfileAt(what, balanceflag.FlagShare, before)
+	return &Finding{
+		ID:    8,
+		Title: "Checking before the cmpxchg takes sched_balance_running out of the profile",
+		Seed:  "\"7.8% of total CPU cycles were previously spent in sched_balance_domain() contending on sched_balance_running\" (99.39% of its samples on the lock cmpxchg); \"After applying this fix, sched_balance_domain() is gone from the profile\" (002, Tim Chen, 2-socket Granite Rapids, OLTP)",
+		needs: needsContention,
+		Yes:   []Claim{inProfileBefore, claim(what, balanceflag.FlagShare, Lower, before, after, flagShareYes)},
+		Partly: [][]Claim{
+			{inProfileBefore, claim(what, balanceflag.FlagShare, Lower, before, after, flagShareSome)},
+		},
+		Checks: balancesAgree(before, after),
+		Notes: map[string]string{
+			No: fmt.Sprintf("at %d workers there may be too little contention on the flag for it to be in the profile at all", e.threads),
+		},
+		Shown: []Shown{
+			shown("cmpxchg attempts per tick", balanceflag.CAS, before, after),
+		},
+	}
+}
 
-	// 9. Wakeup migrations.
+// 9. Wakeup migrations.
+func wakeAffine(e *Env) *Finding {
+	// sysbench --test=threads 25482.9 → 29577.9 events/s (+16%),
+	// --test=oltp 5655.26 → 9618.13 transactions/s (+70%) (004, Eric
+	// Farman): the smaller.
+	const wakeYes = 1.16
+	const modelNote = "the model prices the cache side of a migration only: no IPI, idle exit or vCPU wakeup, which in a guest are likely most of the seed's gain"
+	before, after := e.wakeup(wkBefore), e.wakeup(wkAfter)
+	return &Finding{
+		ID:    9,
+		Title: "Cutting wake_affine migrations from ~27K to ~2K per 5 s makes wakeups cheaper",
+		Seed:  "\"guest cpu migrations decreased significantly, from ~27K to ~2K over 5 seconds\"; sysbench oltp 5655.26 → 9618.13 transactions/s (+70%), threads 25482.9 → 29577.9 events/s (+16%) (004, Eric Farman, a KVM guest, PeterZ's simpler wake_affine())",
+		needs: needsContention,
+		Yes:   []Claim{claim("ns per wakeup", ns, Lower, before, after, wakeYes)},
+		Partly: [][]Claim{
+			{claim("ns per wakeup", ns, Lower, before, after, noticeable)},
+		},
+		Shown: []Shown{
+			shown("migrations per 5 s", wakeup.PerFiveSec, before, after),
+			shown("working-set lines pulled per wakeup", wakeup.LinesPulled, before, after),
+			forReference("seconds per migration", wakeup.MigrationCost, before, after),
+		},
+		Notes: map[string]string{Partly: modelNote, No: modelNote},
+	}
+}
+
+// 10. The rate limit's share of cycles, postgres_sysbench on SPR (000):
+// update_cfs_group 13.75% and update_load_avg 10.63% before; "dropped to
+// 1%-2% each" after.
+func rateLimitProfile(e *Env) *Finding {
 	const (
-		// sysbench --test=threads 25482.9 → 29577.9 events/s (+16%),
-		// --test=oltp 5655.26 → 9618.13 transactions/s (+70%) (004,
-		// Eric Farman): the smaller.
-		wakeYes = 1.16
+		// The weakest reading of the drop is to 2% each.
+		readShareYes  = 13.75 / 2
+		writeShareYes = 10.63 / 2
+		// Per-node counters alone halved both (13.75% → ~7%, 10.63% →
+		// ~5%): a drop of at least that is "partly".
+		shareSome = 2
 	)
-	bfPair := func(u bench.Unit, paced bool) (Measure, Measure) {
-		if paced {
-			return m(e.balanceflagPaced(bfBefore), u), m(e.balanceflagPaced(bfAfter), u)
-		}
-		return m(e.balanceflag(bfBefore), u), m(e.balanceflag(bfAfter), u)
-	}
-	bfCheck := func(what string, u bench.Unit, paced bool) Claim {
-		b, a := bfPair(u, paced)
-		return Claim{What: what, Before: b, After: a, Kind: Agree, Min: 0.10}
-	}
-	bfChecks := func(paced bool) []Claim {
+	base, rate := e.loadavgPaced(laBase), e.loadavgPaced(laRate)
+	// Both functions in the profile before, and their shares down by at
+	// least readMin and writeMin after.
+	drop := func(readMin, writeMin float64) []Claim {
 		return []Claim{
-			bfCheck("balances per tick", balanceflag.Balances, paced),
-			bfCheck("walks stopped per tick", balanceflag.Stops, paced),
+			inProfileAt(readShare, loadavg.ReadPath, base),
+			inProfileAt(writeShare, loadavg.WritePath, base),
+			claim(readShare, loadavg.ReadPath, Lower, base, rate, readMin),
+			claim(writeShare, loadavg.WritePath, Lower, base, rate, writeMin),
 		}
 	}
-
-	flagShare := func(min float64) Claim {
-		b, a := bfPair(balanceflag.FlagShare, true)
-		return Claim{What: "% of time on the flag", Before: b, After: a, Kind: Lower, Min: min}
-	}
-	flagBefore, _ := bfPair(balanceflag.FlagShare, true)
-	flagInProfile := Claim{What: "% of time on the flag", After: flagBefore, Kind: AtLeast, Min: inProfile}
-
-	return []*Finding{
-		{
-			ID:    1,
-			Title: "Rate-limiting update_tg_load_avg() to once per ms makes the contended en/dequeue path cheaper",
-			Seed:  "~10M → ~25k tg->load_avg updates in 5 s; rate vs base at nr_thread=100%: postgres_sysbench +21.2%, netperf UDP_RR +189% on a 224-CPU Sapphire Rapids (000, Aaron Lu, v2 data)",
-			needs: needsContention,
-			Yes:   []Claim{rateSpeed},
-			Partly: [][]Claim{
-				{rateSpeedSome},
-			},
-			Checks: []Claim{laCheck(base, rate)},
-			Shown: []Shown{
-				shown("tg->load_avg writes per cfs_rq per kernel second", loadavg.CfsRqWritesPerSec, base, rate),
-				shown("shared-line writes per event", loadavg.SharedWrites, base, rate),
-			},
-			Notes: map[string]string{
-				Partly: fmt.Sprintf("the writes go as in the seed, but with %d workers the shared line is a smaller part of an event than on 224 CPUs", e.threads),
-			},
-		},
-		{
-			ID:    2,
-			Title: "With the rate limit in place, skipping reads and per-node counters add nothing measurable",
-			Seed:  "\"as long as ratelimit patch is there, adding those two other optimizations doesn't improve performance further\": UDP_RR at 100% rate 28011 / rate+skip 27087 / rate+skip+node 27337 (000, Aaron Lu, v2 data: skip and node cumulative on rate)",
-			needs: needsContention,
-			Yes: []Claim{
-				claim("ns per event", ns, Same, rate, rateSkip, sameMargin),
-				claim("ns per event", ns, Same, rate, rateNode, sameMargin),
-			},
-			Partly: [][]Claim{
-				{claim("ns per event", ns, Same, rate, rateSkip, sameMargin)},
-				{claim("ns per event", ns, Same, rate, rateNode, sameMargin)},
-			},
-			Checks: []Claim{laCheck(rate, rateSkip), laCheck(rate, rateNode)},
-			Notes: map[string]string{
-				No: "an addition still changes the cost by more than the seed's noise, or the runs are too noisy to bound it (see the CIs)",
-			},
-		},
-		{
-			ID:    3,
-			Title: "Per-node counters make the write side node-local and the path cheaper, but the read side still sums every node",
-			Seed:  "\"the write side update_load_avg() will become local. The sad part is, the read side is still global\"; node vs base at nr_thread=100% on SPR: postgres_sysbench +15.0%, UDP_RR +48.4%, with update_cfs_group ~7% and update_load_avg ~5% of cycles left (000, patch 2/4)",
-			needs: needsNodes,
-			Yes:   []Claim{nodeSpeed, nodeReadCost},
-			Partly: [][]Claim{
-				{nodeSpeedSome},
-			},
-			Checks: []Claim{laCheck(base, node)},
-			Shown: []Shown{
-				shown("cross-node shared writes per event", loadavg.SharedWrites, base, node),
-				shown("counter lines read per event", loadavg.ReadLines, base, node),
-			},
-			Notes: map[string]string{
-				No: fakeNote(e),
-			},
-		},
-		{
-			ID:    4,
-			Title: "Bounding node iteration by nr_node_ids instead of MAX_NUMNODES saves the scanning on ≤ 4 nodes",
-			Seed:  "\"distros have NODES_SHIFT=10 and actual machines typically only have <=4 nodes, this would save a factor of 256 scanning\" (000, PeterZ; his diff bounds for_each_node_mask's loop, not first_node/next_node's searches); Yury: it breaks small_const_nbits(); no timing in the seed",
-			needs: always,
-			Yes: []Claim{
-				claim("ns per walk", ns, Lower, nodemask(nmMax), nodemask(nmLoopBound), walkYes),
-			},
-			Partly: [][]Claim{
-				{claim("ns per walk", ns, Lower, nodemask(nmMax), nodemask(nmBounded), walkYes)},
-			},
-			Shown: []Shown{
-				shown("bits scanned per walk", nodewalk.BitsScanned, nodemask(nmMax), nodemask(nmLoopBound)),
-				shown("bits scanned per walk, searches bounded too", nodewalk.BitsScanned, nodemask(nmMax), nodemask(nmBounded)),
-				context("ns per walk, one-word path", ns, nodemask(nmMax), nodemask(nmWord)),
-				context("ns per walk, bound with the one-word search", ns, nodemask(nmMax), nodemask(nmHybrid)),
-			},
-			Notes: map[string]string{
-				Partly: "the diff as posted bounds the loop, but first_node/next_node still search all MAX_NUMNODES bits, so the walk's last search still reads every word; bounding the searches too saves the scan",
-			},
-		},
-		{
-			ID:    5,
-			Title: "Checking \"balance due and designated\" before the cmpxchg on sched_balance_running makes balance ticks cheaper",
-			Seed:  "after the fix \"there is a 5% throughput improvement\" on a 2-socket Granite Rapids running OLTP (002, Tim Chen)",
-			needs: needsContention,
-			Yes:   []Claim{claim("ns per tick", ns, Lower, e.balanceflag(bfBefore), e.balanceflag(bfAfter), flagYes)},
-			Partly: [][]Claim{
-				{claim("ns per tick", ns, Lower, e.balanceflag(bfBefore), e.balanceflag(bfAfter), small)},
-			},
-			Checks: bfChecks(false),
-			Shown: []Shown{
-				shown("cmpxchg attempts per tick", balanceflag.CAS, e.balanceflag(bfBefore), e.balanceflag(bfAfter)),
-			},
-			Notes: map[string]string{
-				Partly: fmt.Sprintf("at %d workers the flag's line is a smaller part of a tick than on a 2-socket server", e.threads),
-			},
-		},
-		{
-			ID:    6,
-			Title: "A shared idle cpumask makes the scheduler's path cheaper when most CPUs are busy, and the last_idle_state filter keeps its writes from costing",
-			Seed:  "v5 (mask set when the tick stops) vs the kernel before it, uperf on 192 CPUs (4 sockets): +23% / +67% / +81% / +51% at 96 / 144 / 192 / 240 threads; \"uperf enters and exits 80 times between two ticks\", writes Vincent Guittot's last_idle_state test avoids (003)",
-			needs: always,
-			Yes: []Claim{
-				claim("ns per event", ns, Lower, e.idlemask(imScanAll), e.idlemask(imScanMask), searchYes),
-				claim("ns per event", ns, Lower, e.idlemask(imNoFilter), e.idlemask(imLastState), noticeable),
-			},
-			Partly: [][]Claim{
-				{claim("ns per event", ns, Lower, e.idlemask(imScanAll), e.idlemask(imScanMask), noticeable)},
-			},
-			Shown: []Shown{
-				context("wakeups that found an idle cpu, %", idlemask.FoundIdle, e.idlemask(imScanAll), e.idlemask(imScanMask)),
-				shown("cpus scanned per event", idlemask.CPUsScanned, e.idlemask(imScanAll), e.idlemask(imScanMask)),
-				shown("mask writes per event", idlemask.MaskWrites, e.idlemask(imNoFilter), e.idlemask(imLastState)),
-				shown("mask writes per event, exact mask", idlemask.MaskWrites, e.idlemask(imExactWrite), e.idlemask(imLastState)),
-			},
-		},
-		{
-			ID:     7,
-			Title:  "Giving tg->load_avg a dedicated cache line removes false sharing with the fields every event reads",
-			Seed:   "no figure: \"made tg->load_avg stay in a dedicated cacheline to avoid any false sharing issue as discovered by Deng Pan\" (000 cover letter)",
-			needs:  needsContention,
-			Yes:    []Claim{claim("ns per event", ns, Lower, falseShare, base, noticeable)},
-			Checks: []Claim{laCheck(falseShare, base)},
-			Partly: [][]Claim{
-				{claim("ns per event", ns, Lower, falseShare, base, small)},
-			},
-			Notes: map[string]string{
-				No: fmt.Sprintf("with %d workers every event also writes the counter's line, so misses on the fields beside it may not show", e.threads),
-			},
-		},
-		{
-			ID:    8,
-			Title: "Checking before the cmpxchg takes sched_balance_running out of the profile",
-			Seed:  "\"7.8% of total CPU cycles were previously spent in sched_balance_domain() contending on sched_balance_running\" (99.39% of its samples on the lock cmpxchg); \"After applying this fix, sched_balance_domain() is gone from the profile\" (002, Tim Chen, 2-socket Granite Rapids, OLTP)",
-			needs: needsContention,
-			Yes:   []Claim{flagInProfile, flagShare(flagShareYes)},
-			Partly: [][]Claim{
-				{flagInProfile, flagShare(flagShareSome)},
-			},
-			Checks: bfChecks(true),
-			Notes: map[string]string{
-				No: fmt.Sprintf("at %d workers there may be too little contention on the flag for it to be in the profile at all", e.threads),
-			},
-			Shown: []Shown{
-				shown("cmpxchg attempts per tick", balanceflag.CAS, e.balanceflagPaced(bfBefore), e.balanceflagPaced(bfAfter)),
-			},
-		},
-		{
-			ID:    9,
-			Title: "Cutting wake_affine migrations from ~27K to ~2K per 5 s makes wakeups cheaper",
-			Seed:  "\"guest cpu migrations decreased significantly, from ~27K to ~2K over 5 seconds\"; sysbench oltp 5655.26 → 9618.13 transactions/s (+70%), threads 25482.9 → 29577.9 events/s (+16%) (004, Eric Farman, a KVM guest, PeterZ's simpler wake_affine())",
-			needs: needsContention,
-			Yes:   []Claim{claim("ns per wakeup", ns, Lower, e.wakeup(wkBefore), e.wakeup(wkAfter), wakeYes)},
-			Partly: [][]Claim{
-				{claim("ns per wakeup", ns, Lower, e.wakeup(wkBefore), e.wakeup(wkAfter), noticeable)},
-			},
-			Shown: []Shown{
-				shown("migrations per 5 s", wakeup.PerFiveSec, e.wakeup(wkBefore), e.wakeup(wkAfter)),
-				shown("working-set lines pulled per wakeup", wakeup.LinesPulled, e.wakeup(wkBefore), e.wakeup(wkAfter)),
-				context("seconds per migration", wakeup.MigrationCost, e.wakeup(wkBefore), e.wakeup(wkAfter)),
-			},
-			Notes: map[string]string{
-				Partly: "the model prices the cache side of a migration only: no IPI, idle exit or vCPU wakeup, which in a guest are likely most of the seed's gain",
-				No:     "the model prices the cache side of a migration only: no IPI, idle exit or vCPU wakeup, which in a guest are likely most of the seed's gain",
-			},
-		},
-		{
-			ID:    10,
-			Title: "Rate-limiting update_tg_load_avg() takes the two tg->load_avg functions out of the profile",
-			Seed:  "postgres_sysbench on a 224-CPU Sapphire Rapids: update_cfs_group 13.75% and update_load_avg 10.63% of cycles, \"~90% due to accessing to tg->load_avg\"; with the rate limit \"the two functions cost dropped to 1%-2% each\" (000, Aaron Lu)",
-			needs: needsContention,
-			Yes: append(slices.Clip(baseInProfile),
-				shareDrop(readShare, loadavg.ReadPath, readShareYes),
-				shareDrop(writeShare, loadavg.WritePath, writeShareYes)),
-			Partly: [][]Claim{append(slices.Clip(baseInProfile),
-				shareDrop(readShare, loadavg.ReadPath, shareSome),
-				shareDrop(writeShare, loadavg.WritePath, shareSome)),
-			},
-			Checks: []Claim{laCheck(pacedBase, pacedRate)},
-			Notes: map[string]string{
-				No: fmt.Sprintf("at %d workers the shared line may be too small a part of an event for the two functions to be in the profile at all", e.threads),
-			},
+	return &Finding{
+		ID:     10,
+		Title:  "Rate-limiting update_tg_load_avg() takes the two tg->load_avg functions out of the profile",
+		Seed:   "postgres_sysbench on a 224-CPU Sapphire Rapids: update_cfs_group 13.75% and update_load_avg 10.63% of cycles, \"~90% due to accessing to tg->load_avg\"; with the rate limit \"the two functions cost dropped to 1%-2% each\" (000, Aaron Lu)",
+		needs:  needsContention,
+		Yes:    drop(readShareYes, writeShareYes),
+		Partly: [][]Claim{drop(shareSome, shareSome)},
+		Checks: []Claim{loadMovesAgree(base, rate)},
+		Notes: map[string]string{
+			No: fmt.Sprintf("at %d workers the shared line may be too small a part of an event for the two functions to be in the profile at all", e.threads),
 		},
 	}
 }

@@ -128,10 +128,20 @@ func TestJudgeResultsFile(t *testing.T) {
 		}
 	}
 	want := map[int]string{1: Yes, 2: Yes, 3: Yes, 4: Partly, 5: No, 6: No, 7: No}
-	for _, r := range e.Judge(set) {
-		if w, ok := want[r.ID]; ok && r.Holds != w {
-			t.Errorf("finding %d from the file: %s — %s\n\tmeasured: %s\n\twant %s", r.ID, r.Holds, r.Why, r.Measured, w)
+	rows := e.Judge(set)
+	if len(rows) != NumFindings() {
+		t.Errorf("%d rows from the file, want %d", len(rows), NumFindings())
+	}
+	for _, r := range rows {
+		if w, ok := want[r.ID]; ok {
+			delete(want, r.ID)
+			if r.Holds != w {
+				t.Errorf("finding %d from the file: %s — %s\n\tmeasured: %s\n\twant %s", r.ID, r.Holds, r.Why, r.Measured, w)
+			}
 		}
+	}
+	for id := range want {
+		t.Errorf("finding %d: no row from the file", id)
 	}
 }
 
@@ -148,10 +158,18 @@ func TestEnvFromResultsOneNodeUsed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	judged := false
 	for _, r := range e.Judge(set) {
-		if r.ID == 3 && (r.Holds != NA || !strings.Contains(r.Why, "one NUMA node")) {
+		if r.ID != 3 {
+			continue
+		}
+		judged = true
+		if r.Holds != NA || !strings.Contains(r.Why, "one NUMA node") {
 			t.Errorf("finding 3: %s — %s; want n/a for one node", r.Holds, r.Why)
 		}
+	}
+	if !judged {
+		t.Error("no row for finding 3")
 	}
 }
 
