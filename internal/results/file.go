@@ -31,12 +31,10 @@ type File struct {
 
 // Open prepares path for a sweep. With resume, it keeps what an
 // earlier sweep left in path.partial or, failing that, in path.
-func Open(path string, resume bool) (*File, error) {
+func Open(path string, resume bool) (_ *File, err error) {
 	rf := &File{path: path, partial: path + ".partial", done: map[string]int{}}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o777); err != nil {
-			return nil, fmt.Errorf("results file %s: %w", path, err)
-		}
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return nil, fmt.Errorf("results file %s: %w", path, err)
 	}
 	var keep []byte
 	if resume {
@@ -62,28 +60,26 @@ func Open(path string, resume bool) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("results file %s: %w", path, err)
 	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
 	// CreateTemp makes the file private; results are for sharing.
 	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
 		return nil, fmt.Errorf("results file %s: %w", path, err)
 	}
 	if len(keep) > 0 {
 		keep = append(keep, '\n') // a fresh configuration block follows
 	}
 	if _, err := tmp.Write(keep); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
 		return nil, fmt.Errorf("writing %s: %w", tmp.Name(), err)
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
 		return nil, fmt.Errorf("writing %s: %w", tmp.Name(), err)
 	}
 	if err := os.Rename(tmp.Name(), rf.partial); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
 		return nil, fmt.Errorf("creating %s: %w", rf.partial, err)
 	}
 	rf.f = tmp
@@ -91,36 +87,27 @@ func Open(path string, resume bool) (*File, error) {
 	return rf, nil
 }
 
-// load reads the records of an earlier sweep, counting results by name, and
-// returns the bytes of its complete, well-formed lines.
+// load counts by name the results an earlier sweep left in b and returns
+// the part of b to keep: its whole lines. A crash can leave the last line
+// torn, and a torn line may still parse (a record cut after its ns/op has
+// lost its other units), so only lines that end in a newline count; any
+// of those that does not parse means the file is not ours to extend.
 func (rf *File) load(name string, b []byte) ([]byte, error) {
+	b = b[:bytes.LastIndexByte(b, '\n')+1]
 	r := benchfmt.NewReader(bytes.NewReader(b), name)
-	var out bytes.Buffer
-	w := benchfmt.NewWriter(&out)
 	for r.Scan() {
 		switch rec := r.Result().(type) {
 		case *benchfmt.SyntaxError:
-			// A torn final line is what a crash leaves; anything else
-			// means the file is not ours to extend.
-			if _, line := rec.Pos(); line != bytes.Count(b, []byte("\n"))+1 {
-				return nil, fmt.Errorf("cannot resume: %v", rec)
-			}
+			return nil, fmt.Errorf("cannot resume: %v", rec)
 		case *benchfmt.Result:
 			rf.done[rec.Name.String()]++
 			rf.n++
-			if err := w.Write(rec); err != nil {
-				return nil, err
-			}
-		case *benchfmt.UnitMetadata:
-			if err := w.Write(rec); err != nil {
-				return nil, err
-			}
 		}
 	}
 	if err := r.Err(); err != nil {
 		return nil, fmt.Errorf("cannot resume from %s: %w", name, err)
 	}
-	return out.Bytes(), nil
+	return b, nil
 }
 
 // Done reports how many results named name the file already holds.
@@ -163,9 +150,7 @@ func (rf *File) Commit() error {
 // Abandon closes the partial file and leaves it for -resume.
 func (rf *File) Abandon() error { return rf.f.Close() }
 
-// Path returns the final path, and Partial the path results go to until
-// Commit.
-func (rf *File) Path() string    { return rf.path }
+// Partial returns the path results go to until Commit.
 func (rf *File) Partial() string { return rf.partial }
 
 // Len returns how many results the file holds: kept from an earlier sweep,

@@ -30,9 +30,6 @@ import (
 type Set struct {
 	Results []*benchfmt.Result
 	Units   benchfmt.UnitMetadataMap
-	Labels  []string // each input's .file label, in argument order
-
-	byName map[string][]*benchfmt.Result // ByName's index, built on first use
 
 	// One reader for all files: unit metadata carries across files,
 	// as in benchstat, and contradicting metadata (better=lower in one
@@ -65,14 +62,13 @@ func Read(args []string) (*Set, error) {
 			return nil, err
 		}
 	}
-	rs.Units = rs.rd.Units()
 	return rs, nil
 }
 
 func newSet() *Set {
 	rs := &Set{}
 	rs.rd.Reset(strings.NewReader(""), "")
-	rs.Units = rs.rd.Units()
+	rs.Units = rs.rd.Units() // the reader's own map, which every file adds to
 	return rs
 }
 
@@ -117,7 +113,6 @@ func (rs *Set) read(r io.Reader, name, label string) error {
 	if n == 0 {
 		return fmt.Errorf("%s: no benchmark results", name)
 	}
-	rs.Labels = append(rs.Labels, label)
 	return nil
 }
 
@@ -220,8 +215,6 @@ func listOrNone(s []string) string {
 
 // UnitNames returns the units results measure, as the files wrote them, in
 // order of first appearance.
-func (rs *Set) UnitNames() []string { return UnitNames(rs.Results) }
-
 func UnitNames(results []*benchfmt.Result) []string {
 	var us []string
 	for _, r := range results {
@@ -241,31 +234,19 @@ func (rs *Set) SelectUnits(list string) (map[string]bool, error) {
 	if len(fields) == 0 {
 		return nil, nil
 	}
+	units := UnitNames(rs.Results)
 	have := map[string]bool{}
-	for _, u := range rs.UnitNames() {
+	for _, u := range units {
 		have[TidyUnit(u)] = true
 	}
 	want := map[string]bool{}
 	for _, u := range fields {
 		if !have[TidyUnit(u)] {
-			return nil, fmt.Errorf("-unit %s: no result measures it (units: %s)", u, strings.Join(rs.UnitNames(), " "))
+			return nil, fmt.Errorf("-unit %s: no result measures it (units: %s)", u, strings.Join(units, " "))
 		}
 		want[TidyUnit(u)] = true
 	}
 	return want, nil
-}
-
-// ByName returns the results whose full name (with the -N suffix) is name,
-// in file order.
-func (rs *Set) ByName(name string) []*benchfmt.Result {
-	if rs.byName == nil {
-		rs.byName = map[string][]*benchfmt.Result{}
-		for _, r := range rs.Results {
-			n := r.Name.String()
-			rs.byName[n] = append(rs.byName[n], r)
-		}
-	}
-	return rs.byName[name]
 }
 
 // Parse reads one results stream, named name in errors, into a new set, as
@@ -275,6 +256,5 @@ func Parse(r io.Reader, name string) (*Set, error) {
 	if err := rs.read(r, name, name); err != nil {
 		return nil, err
 	}
-	rs.Units = rs.rd.Units()
 	return rs, nil
 }

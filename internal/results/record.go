@@ -2,8 +2,9 @@ package results
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/contend/contend/affinity"
@@ -37,17 +38,17 @@ func Record(name string, res *bench.Result, cfg []benchfmt.Config) *benchfmt.Res
 	return r
 }
 
-// Units returns the unit metadata lines for a result's units, so that
-// benchstat knows which way is better.
+// Units returns the unit metadata lines of a result's units (its metrics
+// and run metrics), so that benchstat knows which way is better.
 func Units(res *bench.Result) []*benchfmt.UnitMetadata {
-	var us []*benchfmt.UnitMetadata
-	for _, m := range res.RunMetrics() {
-		us = append(us, UnitMeta(m.Unit)...)
-	}
+	var us []bench.Unit
 	for _, m := range res.Metrics {
-		us = append(us, UnitMeta(m.Unit)...)
+		us = append(us, m.Unit)
 	}
-	return us
+	for _, m := range res.RunMetrics() {
+		us = append(us, m.Unit)
+	}
+	return metadata(us...)
 }
 
 // Disturbed reports whether a recorded result comes from a disturbed run:
@@ -68,28 +69,26 @@ func Disturbed(r *benchfmt.Result) bool {
 }
 
 // AllUnits returns the unit metadata of every registered scenario's units,
-// and of extra, sorted by unit.
+// of every run's (bench.RunUnits) and of extra, sorted by unit.
 func AllUnits(extra ...bench.Unit) []*benchfmt.UnitMetadata {
-	units := map[string]bench.Unit{}
-	for _, u := range bench.RunUnits {
-		units[u.Name] = u
-	}
+	us := slices.Clone(bench.RunUnits)
 	for _, s := range bench.Specs() {
-		for _, u := range s.Units {
-			units[u.Name] = u
-		}
+		us = append(us, s.Units...)
 	}
-	for _, u := range extra {
-		units[u.Name] = u
+	return metadata(append(us, extra...)...)
+}
+
+// metadata returns the metadata lines of units, one unit each (the last
+// given of a name), sorted by unit: the one writer of Unit lines behind
+// Units and AllUnits.
+func metadata(units ...bench.Unit) []*benchfmt.UnitMetadata {
+	byName := map[string]bench.Unit{}
+	for _, u := range units {
+		byName[u.Name] = u
 	}
-	var names []string
-	for n := range units {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var us []*benchfmt.UnitMetadata
-	for _, n := range names {
-		us = append(us, UnitMeta(units[n])...)
+	for _, n := range slices.Sorted(maps.Keys(byName)) {
+		us = append(us, UnitMeta(byName[n])...)
 	}
 	return us
 }
