@@ -23,11 +23,11 @@
 //  5. Batches. All workers are released together by a spin barrier. Each
 //     reads what the kernel has accounted to its thread (run time,
 //     run-queue wait, context switches), then calls its Worker's Run(n) in
-//     batches that grow to about 50 µs — one indirect call per batch, the
-//     hot loop inside the scenario — whose last operation runs alone
-//     between two clock reads (the second is the batch's end time) into a
-//     latency histogram, and checks between batches that it is still on
-//     its CPU (RDTSCP's TSC_AUX or getcpu). The first worker to finish its
+//     batches that grow to about 50 µs — two indirect calls per batch, the
+//     hot loop inside the scenario — whose last operation runs alone, as
+//     Run(1), between two clock reads (the second is the batch's end time)
+//     into a latency histogram, and checks between batches that it is still
+//     on its CPU (RDTSCP's TSC_AUX or getcpu). The first worker to finish its
 //     share stops them all: fixed work per worker would leave stragglers
 //     running uncontended. Each then reads its thread's accounting again.
 //     GC is off for the measured interval.

@@ -10,10 +10,10 @@ import (
 // inverse of throughput, blind to a tail. The seeds' engineers also read
 // schbench's p50 … p99.9, so every run times single operations too.
 //
-// The runner times one operation per batch (see work): a batch of k
+// The runner times one operation per batch (see batches): a batch of k
 // operations runs as Run(k-1), then a clock read, Run(1), and a second clock
 // read, which is also the batch's end time the runner reads anyway. Sampling
-// thus adds no clock read, only one indirect call and a histogram update per
+// thus adds one clock read, one indirect call and a histogram update per
 // batch of about 50 µs, and the scenario's hot loop is untouched. Batches
 // grow to about 50 µs, so a worker yields about 20 000 samples a second,
 // whatever an operation costs: one operation in N, N the batch size.

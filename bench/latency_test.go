@@ -133,7 +133,8 @@ func BenchmarkLatencyRecord(b *testing.B) {
 }
 
 // BenchmarkClock is what a timed sample costs besides the operation: two
-// clock reads and an indirect call (calibrateClock's median, ns/op).
+// clock reads and an indirect call (calibrateClock's median, ns/pair; its
+// ns/op is one whole calibration, 255 timed pairs and a sort).
 func BenchmarkClock(b *testing.B) {
 	var c int64
 	for b.Loop() {

@@ -31,10 +31,12 @@ type Config struct {
 }
 
 const (
-	// Batches grow until one takes this long, so that the per-batch costs
-	// (an indirect call, a clock read, an on-CPU check, a look at the stop
-	// flag) vanish against the batch while a stop is still noticed within
-	// tens of microseconds.
+	// Batches grow from firstBatch operations until one takes targetBatch,
+	// so that the per-batch costs (two indirect calls, two clock reads, a
+	// latency sample, an on-CPU check, a look at the stop flag) vanish
+	// against the batch while a stop is still noticed within tens of
+	// microseconds.
+	firstBatch  = 16
 	targetBatch = 50 * time.Microsecond
 	maxBatch    = 1 << 20
 )
@@ -311,18 +313,15 @@ func work(s Scenario, probe *affinity.CPUProbe, share int64, st *runState, ready
 // it completes the share or the stop flag rises. A batch of k operations is
 // Run(k-1), then Run(1) between two clock reads, the second of which is the
 // batch's end: one operation per batch is timed into lat (see Latency) for
-// the price of one indirect call.
+// the price of one indirect call and one clock read. The stop flag is looked
+// at after each batch, never before the first: a worker released late (a
+// busy machine, a short duration) still measures something, so a run never
+// completes zero operations (a NaN ns/op). end is the end of the last batch.
 func batches(wk Worker, info WorkerInfo, probe *affinity.CPUProbe, share int64, st *runState, lat *Latency, clockCost int64) (n, checks, end int64, err error) {
-	batch := int64(16)
+	batch := int64(firstBatch)
 	last := now()
-	// Every worker runs its first batch whatever the stop flag says: a run
-	// whose workers were released late (a busy machine, a short duration)
-	// still measures something, never zero operations (a NaN ns/op).
-	for first := true; first || !st.stop.v.Load(); first = false {
-		k := batch
-		if rem := share - n; rem < k {
-			k = rem
-		}
+	for {
+		k := min(batch, share-n)
 		if k > 1 {
 			wk.Run(int(k - 1))
 		}
@@ -344,8 +343,10 @@ func batches(wk Worker, info WorkerInfo, probe *affinity.CPUProbe, share int64, 
 			batch *= 2
 		}
 		last = t1
+		if st.stop.v.Load() {
+			return n, checks, t1, nil
+		}
 	}
-	return n, checks, now(), nil
 }
 
 // epoch is the origin of now.
