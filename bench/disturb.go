@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -162,19 +164,13 @@ func (w *WorkerStats) Cause() string {
 		{rest, fmt.Sprintf("off cpu %.1f%% with no run-queue wait or steal to show for it (%d voluntary context switches: Go's preemption handoff, page faults; or interrupts)", w.pct(rest), w.Slept)},
 	}
 	// Largest first; a part under a tenth of the loss is not a cause.
+	slices.SortStableFunc(parts, func(a, b part) int { return cmp.Compare(b.d, a.d) })
 	var out []string
-	for range parts {
-		best := -1
-		for i, p := range parts {
-			if p.text != "" && (best < 0 || p.d > parts[best].d) {
-				best = i
-			}
-		}
-		if parts[best].d <= 0 || (len(out) > 0 && parts[best].d < lost/10) {
+	for _, p := range parts {
+		if p.d <= 0 || (len(out) > 0 && p.d < lost/10) {
 			break
 		}
-		out = append(out, parts[best].text)
-		parts[best].text = ""
+		out = append(out, p.text)
 	}
 	if len(out) == 0 {
 		return "nothing lost"

@@ -28,8 +28,8 @@ import (
 //   - getrusage(RUSAGE_THREAD): involuntary and voluntary context switches.
 //
 // Per CPU, from /proc/stat, read by the coordinator before the release and
-// after the last worker stops: hypervisor steal, and the CPU's busy and
-// interrupt time. /proc/stat counts in USER_HZ ticks of 10 ms, so these are
+// after the last worker stops: hypervisor steal and the CPU's interrupt
+// time. /proc/stat counts in USER_HZ ticks of 10 ms, so these are
 // coarse: a share below one tick over the run's length means nothing.
 
 // threadTimes is one reading of a thread's accounting.
@@ -78,25 +78,26 @@ func (p *threadProbe) close() {
 func (p *threadProbe) start() threadTimes {
 	var t threadTimes
 	p.counters(&t)
-	t.wall, t.run, t.ok = p.cpu(t.ok)
+	wall, run, ok := p.cpu()
+	t.wall, t.run, t.ok = wall, run, ok && t.ok
 	return t
 }
 
 func (p *threadProbe) end() threadTimes {
 	var t threadTimes
-	wall, run, ok := p.cpu(true)
+	wall, run, ok := p.cpu()
 	p.counters(&t)
 	t.wall, t.run, t.ok = wall, run, ok && t.ok
 	return t
 }
 
 // cpu reads the thread's CPU time and the wall clock at the same instant.
-func (p *threadProbe) cpu(ok bool) (wall, run int64, _ bool) {
+func (p *threadProbe) cpu() (wall, run int64, ok bool) {
 	var ts unix.Timespec
 	w0 := now()
 	err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts)
 	w1 := now()
-	return w0 + (w1-w0)/2, ts.Nano(), ok && err == nil
+	return w0 + (w1-w0)/2, ts.Nano(), err == nil
 }
 
 // counters reads the context switches and schedstat.
@@ -136,9 +137,9 @@ func parseSchedstat(b []byte) (run, wait, slices int64, ok bool) {
 	return f[0], f[1], f[2], true
 }
 
-// cpuTicks is one CPU's line of /proc/stat, in USER_HZ ticks.
+// cpuTicks is one CPU's line of /proc/stat, in USER_HZ ticks: what
+// workerStats reports of it.
 type cpuTicks struct {
-	busy  int64 // user, nice, system, irq, softirq
 	irq   int64 // irq, softirq
 	steal int64
 }
@@ -179,8 +180,8 @@ func parseProcStat(b []byte) (map[int]cpuTicks, error) {
 				return nil, fmt.Errorf("/proc/stat: bad cpu line %q", bytes.TrimSpace(line))
 			}
 		}
-		user, nice, system, irq, softirq, steal := v[0], v[1], v[2], v[5], v[6], v[7]
-		m[cpu] = cpuTicks{busy: user + nice + system + irq + softirq, irq: irq + softirq, steal: steal}
+		irq, softirq, steal := v[5], v[6], v[7]
+		m[cpu] = cpuTicks{irq: irq + softirq, steal: steal}
 	}
 	if len(m) == 0 {
 		return nil, errors.New("/proc/stat: no per-cpu lines")

@@ -43,13 +43,13 @@ func TestParseProcStat(t *testing.T) {
 	}{
 		// A 2-vCPU KVM guest: user nice system idle iowait irq softirq steal guest guest_nice.
 		{"stat-kvm-2cpu", map[int]cpuTicks{
-			0: {busy: 54635 + 13022 + 143, irq: 143, steal: 312},
-			1: {busy: 52300 + 15030 + 331, irq: 331, steal: 323},
+			0: {irq: 143, steal: 312},
+			1: {irq: 331, steal: 323},
 		}},
 		// Sparse CPU ids, and a line without the steal column.
 		{"stat-old-kernel", map[int]cpuTicks{
-			0: {busy: 10, irq: 0, steal: 0},
-			3: {busy: 1 + 2 + 3 + 6 + 7, irq: 13, steal: 8},
+			0: {irq: 0, steal: 0},
+			3: {irq: 6 + 7, steal: 8},
 		}},
 	}
 	for _, tt := range tests {
@@ -71,7 +71,11 @@ func TestParseProcStat(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range []string{"", "intr 1 2 3\n", "cpux 1 2 3 4 5 6 7 8\n", "cpu0 1 2 x 4 5 6 7 8\n"} {
+	for _, bad := range []string{
+		"", "intr 1 2 3\n", "cpux 1 2 3 4 5 6 7 8\n", "cpu0 1 2 x 4 5 6 7 8\n",
+		"cpu-1 1 2 3 4 5 6 7 8\n",                   // a negative cpu
+		"cpu1 99999999999999999999 0 0 0 0 0 0 0\n", // a tick count beyond int64
+	} {
 		if _, err := parseProcStat([]byte(bad)); err == nil {
 			t.Errorf("parseProcStat(%q) succeeded, want an error", bad)
 		}
@@ -131,6 +135,18 @@ func TestWorkerStats(t *testing.T) {
 			threadTimes{wall: 0, run: 0, ok: true, sched: true},
 			threadTimes{wall: ms(1000), run: ms(950), nvcsw: 7, ok: true, sched: true},
 			nil, nil, 5, 0, true, "no run-queue wait or steal to show for it (7 voluntary context switches", "another task"},
+		{"another task, then sleeps: largest cause first",
+			threadTimes{wall: 0, run: 0, ok: true, sched: true},
+			threadTimes{wall: ms(1000), run: ms(600), wait: ms(300), nivcsw: 30, nvcsw: 4, ok: true, sched: true},
+			nil, nil, 40, 30, true, "30 preemptions); off cpu 10.0%", "hypervisor"},
+		{"sleeps, then another task: largest cause first",
+			threadTimes{wall: 0, run: 0, ok: true, sched: true},
+			threadTimes{wall: ms(1000), run: ms(600), wait: ms(100), nivcsw: 2, nvcsw: 9, ok: true, sched: true},
+			nil, nil, 40, 10, true, "or interrupts); another task ran on cpu 3 (run-queue wait 10.0%", "hypervisor"},
+		{"a part under a tenth of the loss is no cause",
+			threadTimes{wall: 0, run: 0, ok: true, sched: true},
+			threadTimes{wall: ms(1000), run: ms(500), wait: ms(480), nivcsw: 5, nvcsw: 1, ok: true, sched: true},
+			nil, nil, 50, 48, true, "another task ran on cpu 3", "off cpu"},
 		{"no accounting",
 			threadTimes{wall: 0},
 			threadTimes{wall: ms(1000)},
