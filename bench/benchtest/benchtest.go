@@ -178,9 +178,3 @@ func GoTestValue(m bench.Metric) (float64, string) {
 	}
 	return m.Value * 1e9, unit
 }
-
-// Name is the sub-benchmark name of one configuration, as contend's results
-// files name it without the benchmark function and the -N suffix.
-func Name(s bench.Scenario, threads int, place string) string {
-	return fmt.Sprintf("%s/threads=%d/place=%s", s.Variant(), threads, place)
-}

@@ -19,24 +19,24 @@ func CheckVariants(t *testing.T, scenario string, cases [][2]string) {
 		t.Fatal(err)
 	}
 	for _, c := range cases {
-		tt := struct{ Variant, Want string }{c[0], c[1]}
-		s, err := spec.New(tt.Variant)
-		if want, isErr := strings.CutPrefix(tt.Want, "!"); isErr {
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("%s variant %q: error = %v, want one containing %q", scenario, tt.Variant, err, want)
+		variant, want := c[0], c[1]
+		s, err := spec.New(variant)
+		if piece, isErr := strings.CutPrefix(want, "!"); isErr {
+			if err == nil || !strings.Contains(err.Error(), piece) {
+				t.Errorf("%s variant %q: error = %v, want one containing %q", scenario, variant, err, piece)
 				continue
 			}
 			if strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), scenario+": ") {
-				t.Errorf("%s variant %q: error = %q, want one line starting with the scenario", scenario, tt.Variant, err)
+				t.Errorf("%s variant %q: error = %q, want one line starting with the scenario", scenario, variant, err)
 			}
 			continue
 		}
 		if err != nil {
-			t.Errorf("%s variant %q: %v", scenario, tt.Variant, err)
+			t.Errorf("%s variant %q: %v", scenario, variant, err)
 			continue
 		}
-		if got := s.Variant(); got != tt.Want {
-			t.Errorf("%s variant %q: Variant() = %q, want %q", scenario, tt.Variant, got, tt.Want)
+		if got := s.Variant(); got != want {
+			t.Errorf("%s variant %q: Variant() = %q, want %q", scenario, variant, got, want)
 		}
 	}
 }

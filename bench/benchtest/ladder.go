@@ -19,7 +19,7 @@ type Config struct {
 }
 
 // Threads returns the worker counts benchmarks run on t: CONTEND_THREADS when
-// set, else the default ladder, DefaultThreads.
+// set, else the default ladder, bench.ThreadLadder.
 //
 // CONTEND_THREADS is a comma-separated list of counts ("1,56,112,224"),
 // "max" (every usable CPU) or "ladder" (the default). A count above the
@@ -28,7 +28,7 @@ type Config struct {
 func Threads(t *affinity.Topology) ([]int, error) {
 	s, ok := os.LookupEnv("CONTEND_THREADS")
 	if !ok || s == "" {
-		return DefaultThreads(t), nil
+		return bench.ThreadLadder(t), nil
 	}
 	return ParseThreads(s, t)
 }
@@ -37,7 +37,7 @@ func Threads(t *affinity.Topology) ([]int, error) {
 func ParseThreads(s string, t *affinity.Topology) ([]int, error) {
 	switch s {
 	case "ladder":
-		return DefaultThreads(t), nil
+		return bench.ThreadLadder(t), nil
 	case "max":
 		return []int{t.AllowedCPUs.Weight()}, nil
 	}
@@ -53,9 +53,6 @@ func ParseThreads(s string, t *affinity.Topology) ([]int, error) {
 	}
 	return ns, nil
 }
-
-// DefaultThreads is the ladder a benchmark climbs on t, bench.ThreadLadder.
-func DefaultThreads(t *affinity.Topology) []int { return bench.ThreadLadder(t) }
 
 // Places returns the placements benchmarks run on t: CONTEND_PLACE when set
 // (a comma-separated list of policies: compact, spread, cross, smt), else
@@ -109,13 +106,22 @@ func Configs(b *testing.B, minWorkers int) []Config {
 	if err != nil {
 		b.Fatal(err)
 	}
-	threads, err := Threads(t)
+	cfgs, err := configs(t, minWorkers)
 	if err != nil {
 		b.Fatal(err)
 	}
+	return cfgs
+}
+
+// configs is Configs on topology t.
+func configs(t *affinity.Topology, minWorkers int) ([]Config, error) {
+	threads, err := Threads(t)
+	if err != nil {
+		return nil, err
+	}
 	places, err := Places(t)
 	if err != nil {
-		b.Fatal(err)
+		return nil, err
 	}
 	var cfgs []Config
 	for _, n := range threads {
@@ -129,15 +135,16 @@ func Configs(b *testing.B, minWorkers int) []Config {
 			cfgs = append(cfgs, Config{n, p})
 		}
 	}
-	return cfgs
+	return cfgs, nil
 }
 
 // Each runs s as a sub-benchmark at every config, named as contend's results
-// files name it (Name).
+// files name it without the benchmark function and the -N suffix
+// (<variant>/threads=N/place=P).
 func Each(b *testing.B, s bench.Scenario, cfgs []Config) {
 	b.Helper()
 	for _, c := range cfgs {
-		b.Run(Name(s, c.Threads, c.Place), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s/threads=%d/place=%s", s.Variant(), c.Threads, c.Place), func(b *testing.B) {
 			Run(b, s, c.Threads, c.Place)
 		})
 	}

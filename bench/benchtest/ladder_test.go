@@ -11,41 +11,6 @@ import (
 	"golang.org/x/perf/benchunit"
 )
 
-func TestDefaultThreads(t *testing.T) {
-	tests := []struct {
-		machine string
-		fake    int
-		want    string
-	}{
-		{fixture.AMD4Sockets, 0, "[1 2 4 8 16 32 64]"},        // nodes of 8: already a rung
-		{fixture.Intel2Pkg, 0, "[1 2 4 8 16 32 64]"},          // nodes of 32
-		{fixture.AMD8Nodes, 0, "[1 2 4 8 16]"},                // nodes of 2
-		{fixture.AMD4Sockets, 3, "[1 2 4 8 16 22 32 64]"},     // a fake node of 22 is one node's worth
-		{fixture.SparseNodes, 0, fmt.Sprint(sparseLadder(t))}, // whatever the tree holds, ends at all cpus
-	}
-	for _, tt := range tests {
-		topo := fixture.Topology(t, tt.machine)
-		if tt.fake > 0 {
-			topo = fixture.Fake(t, tt.machine, tt.fake)
-		}
-		if got := fmt.Sprint(DefaultThreads(topo)); got != tt.want {
-			t.Errorf("DefaultThreads(%s fake=%d) = %s, want %s", tt.machine, tt.fake, got, tt.want)
-		}
-	}
-}
-
-// sparseLadder is the ladder of the sparse-nodes tree worked out by hand
-// from its allowed CPU count, so the row above checks the shape, not a
-// copy of the code.
-func sparseLadder(t *testing.T) []int {
-	n := fixture.Topology(t, fixture.SparseNodes).AllowedCPUs.Weight()
-	var ns []int
-	for k := 1; k < n; k *= 2 {
-		ns = append(ns, k)
-	}
-	return append(ns, n)
-}
-
 func TestParseThreads(t *testing.T) {
 	topo := fixture.Topology(t, fixture.AMD4Sockets)
 	tests := []struct{ in, want string }{
@@ -113,6 +78,38 @@ func TestPlacesByNodes(t *testing.T) {
 		got, err := Places(topo)
 		if err != nil || fmt.Sprint(got) != tt.want {
 			t.Errorf("Places(%s fake=%d) = %v, %v; want %s", tt.machine, tt.fake, got, err, tt.want)
+		}
+	}
+}
+
+// Configs climbs the ladder from the scenario's least worker count, runs
+// one worker once (every policy places it alike) unless compact is not
+// asked for, and fails on a malformed environment.
+func TestConfigs(t *testing.T) {
+	topo := fixture.Topology(t, fixture.AMD8Nodes) // 16 cpus, 8 nodes of 2
+	for _, tt := range []struct {
+		threads, place string
+		minWorkers     int
+		want           string
+	}{
+		{"1,4", "", 1, "[{1 compact} {4 compact} {4 spread} {4 cross}]"},
+		{"", "compact", 2, "[{2 compact} {4 compact} {8 compact} {16 compact}]"},
+		{"1,2", "spread", 1, "[{1 spread} {2 spread}]"},
+		{"1,2", "cross,spread", 2, "[{2 cross} {2 spread}]"},
+		{"1,x", "", 1, `!CONTEND_THREADS="1,x": "x" is not a positive worker count`},
+		{"2", "0-3", 1, `!CONTEND_PLACE="0-3": "0-3" is not a placement policy`},
+	} {
+		t.Setenv("CONTEND_THREADS", tt.threads)
+		t.Setenv("CONTEND_PLACE", tt.place)
+		got, err := configs(topo, tt.minWorkers)
+		if want, isErr := strings.CutPrefix(tt.want, "!"); isErr {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("configs(threads %q, place %q) error = %v, want one containing %q", tt.threads, tt.place, err, want)
+			}
+			continue
+		}
+		if err != nil || fmt.Sprint(got) != tt.want {
+			t.Errorf("configs(threads %q, place %q, min %d) = %v, %v; want %s", tt.threads, tt.place, tt.minWorkers, got, err, tt.want)
 		}
 	}
 }
