@@ -38,8 +38,7 @@ func pinHere(t *testing.T) (WorkerInfo, *affinity.CPUProbe) {
 
 // The first-batch rule: a worker that finds the stop flag already raised
 // when it is released still runs one whole batch, and times its last
-// operation, so that no run completes zero operations. end is that batch's
-// end.
+// operation, so that no run completes zero operations.
 func TestBatchesRunFirstBatchAfterStop(t *testing.T) {
 	info, probe := pinHere(t)
 	for _, tt := range []struct {

@@ -316,7 +316,8 @@ func work(s Scenario, probe *affinity.CPUProbe, share int64, st *runState, ready
 // the price of one indirect call and one clock read. The stop flag is looked
 // at after each batch, never before the first: a worker released late (a
 // busy machine, a short duration) still measures something, so a run never
-// completes zero operations (a NaN ns/op). end is the end of the last batch.
+// completes zero operations (a NaN ns/op). end is when it stopped: the end
+// of its last batch, or when it saw the flag.
 func batches(wk Worker, info WorkerInfo, probe *affinity.CPUProbe, share int64, st *runState, lat *Latency, clockCost int64) (n, checks, end int64, err error) {
 	batch := int64(firstBatch)
 	last := now()
@@ -344,7 +345,7 @@ func batches(wk Worker, info WorkerInfo, probe *affinity.CPUProbe, share int64, 
 		}
 		last = t1
 		if st.stop.v.Load() {
-			return n, checks, t1, nil
+			return n, checks, now(), nil
 		}
 	}
 }
