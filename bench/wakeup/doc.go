@@ -118,8 +118,8 @@
 // On kernel time:
 //
 //   - migrations/5s: migrations in 5 s of kernel time when the machine makes
-//     rate= wakeups a second. Each worker's ktime.Clock advances by
-//     workers×1e9/rate ns (whole ns) a wakeup. rate=226000 is the seed's,
+//     rate= wakeups a second. Each worker's kernel time is its wakeups ×
+//     workers×1e9/rate ns (whole ns). rate=226000 is the seed's,
 //     estimated: 5655 transactions/s × about 20 statements × 2 wakeups each,
 //     1.13M wakeups in 5 s, of which the seed's 27K migrations are 2.4% and
 //     its 2K 0.18%. At that rate wake=affine/mig=1.2 is about the 27K,

@@ -30,10 +30,25 @@ const (
 	sampleKeep  = 2048
 )
 
-// A samples is a ring of the last sampleKeep run times of one kind.
+// A samples is the timing of one kind of run: one run in every is timed, and
+// the last sampleKeep times are kept in a ring.
 type samples struct {
-	ns []int64 // capacity sampleKeep, allocated with the worker
-	n  int64   // times recorded, also past the ring's length
+	every, left int32   // time one run in every; left counts down to the next
+	ns          []int64 // capacity sampleKeep, allocated with the worker
+	n           int64   // times recorded, also past the ring's length
+}
+
+func newSamples(every int32) samples {
+	return samples{every: every, left: every, ns: make([]int64, 0, sampleKeep)}
+}
+
+// due reports whether this run is to be timed, and counts it.
+func (s *samples) due() bool {
+	if s.left--; s.left > 0 {
+		return false
+	}
+	s.left = s.every
+	return true
 }
 
 func (s *samples) add(d int64) {
@@ -63,8 +78,7 @@ type task struct {
 	// working set modified; runs counts its runs. Both are written only by
 	// the cpu running it, ordered by the state and wake-list atomics.
 	ran  int32
-	idx  int32
-	home int32 // the cpu of the task's partner, which makes its home wakeups
+	idx  int32 // its home cpu (its partner's) is idx / tasks
 	runs int64
 	// words is the working set: lines of stride words, each run
 	// incrementing the first word of every line, which takes the line
@@ -84,7 +98,7 @@ func newTask(idx, cpu, lines, lineBytes int) *task {
 	if r := uintptr(unsafe.Pointer(&buf[0])) % uintptr(lineBytes); r != 0 {
 		off = (lineBytes - int(r)) / 8
 	}
-	t := &task{idx: int32(idx), ran: int32(cpu), home: int32(cpu), words: buf[off : off+lines*stride], stride: stride}
+	t := &task{idx: int32(idx), ran: int32(cpu), words: buf[off : off+lines*stride], stride: stride}
 	t.cpu.Store(int32(cpu))
 	return t
 }
@@ -152,9 +166,8 @@ type counts struct {
 	crossNode   int64 // ... on another node
 	remoteWakes int64 // wakeups pushed onto another cpu's wake list
 
-	runs   int64 // tasks run on this cpu
-	moved  int64 // runs of a task that last ran on another cpu
-	pulled int64 // working-set lines those runs pulled
+	runs  int64 // tasks run on this cpu
+	moved int64 // runs of a task that last ran on another cpu: each pulls lines= lines
 }
 
 func (c *counts) add(o *counts) {
@@ -168,7 +181,6 @@ func (c *counts) add(o *counts) {
 	c.remoteWakes += o.remoteWakes
 	c.runs += o.runs
 	c.moved += o.moved
-	c.pulled += o.pulled
 }
 
 // A worker is one cpu: the waker that runs on it, and whatever tasks are
@@ -177,11 +189,10 @@ func (c *counts) add(o *counts) {
 type worker struct {
 	_ [pad]byte
 	counts
-	rng   uint64
-	me    int32
-	wake  policy
-	migT  uint64 // a 32-bit draw below migT makes an away wakeup
-	lines int
+	rng  uint64
+	me   int32
+	wake policy
+	migT uint64 // a 32-bit draw below migT makes an away wakeup
 
 	tasks []*task
 	rqs   []*runqueue
@@ -189,11 +200,7 @@ type worker struct {
 	ncpu  uint64 // workers
 	per   uint64 // tasks at home on each cpu
 
-	clock         ktime.Clock // kernel time: gap per wakeup
-	gap           int64
-	sampleEach    int32
-	stayLeft      int32
-	movedLeft     int32
+	gap           int64   // kernel time per wakeup: the worker's clock is attempts × gap
 	stayT, movedT samples // run times of tasks that stayed, that moved
 	_             [pad]byte
 }
@@ -204,17 +211,21 @@ func (w *worker) next() uint64 { return bench.XorShift(&w.rng) }
 func (w *worker) Run(n int) { wakeupLoop(w, n) }
 
 // wakeupLoop is the hot loop: n operations, each first running what other
-// cpus woke onto this one, then one wakeup made here. perf annotate finds
+// cpus woke onto this one, then one wakeup made here: of one of its own
+// partners' tasks (a home wakeup), or, with probability mig=, of a task at
+// home on another cpu picked at random (an away wakeup). perf annotate finds
 // the working-set pulls in touchLines and the handoff in wakeTask.
 //
 //go:noinline
 func wakeupLoop(w *worker, n int) {
 	for range n {
 		w.drain()
-		w.wakeOne()
+		k, away := w.pick()
+		if w.wakeTask(k) && away {
+			w.awayWakers++
+		}
 	}
 	w.attempts += int64(n)
-	w.clock.Advance(int64(n) * w.gap)
 }
 
 // drain is sched_ttwu_pending(): take the whole wake list in one exchange
@@ -236,18 +247,22 @@ func (w *worker) drain() {
 	rq.nr.Add(-n)
 }
 
-// wakeOne is one wakeup made on this cpu: of one of its own partners' tasks
-// (a home wakeup), or, with probability mig=, of a task at home on another
-// cpu picked at random (an away wakeup).
-func (w *worker) wakeOne() {
+// pick draws the task to wake and whether it is an away wakeup, from one draw
+// and without a division: the low half decides away or home; the high half is
+// a fraction whose multiples by the number of choices pick the other cpu and
+// then the task.
+func (w *worker) pick() (k int32, away bool) {
 	r := w.next()
 	x := r >> 32
 	home := uint64(w.me)
-	if uint64(uint32(r)) < w.migT {
-		home = (home + 1 + x%(w.ncpu-1)) % w.ncpu
-		x /= w.ncpu - 1
+	if away = uint64(uint32(r)) < w.migT; away {
+		x *= w.ncpu - 1
+		if home += 1 + x>>32; home >= w.ncpu {
+			home -= w.ncpu
+		}
+		x &= 1<<32 - 1
 	}
-	w.wakeTask(int32(home*w.per + x%w.per))
+	return int32(home*w.per + (x*w.per)>>32), away
 }
 
 // wakeTask is try_to_wake_up() of task k on this cpu: claim it, let the policy
@@ -262,9 +277,6 @@ func (w *worker) wakeTask(k int32) bool {
 		return false
 	}
 	w.wakeups++
-	if t.home != w.me {
-		w.awayWakers++
-	}
 	prev := t.cpu.Load()
 	target := w.place(prev)
 	if target != prev {
@@ -322,29 +334,19 @@ func (w *worker) selectIdle(prev int32) int32 {
 // one, then sleeps.
 func (w *worker) run(t *task) {
 	moved := t.ran != w.me
-	timed := false
+	times := &w.stayT
 	if moved {
-		if w.movedLeft--; w.movedLeft <= 0 {
-			w.movedLeft, timed = w.sampleEach, true
-		}
-	} else if w.stayLeft--; w.stayLeft <= 0 {
-		w.stayLeft, timed = w.sampleEach, true
+		times = &w.movedT
 	}
-	var start int64
-	if timed {
-		start = ktime.Wall()
-	}
-	touchLines(t.words, t.stride)
-	if timed {
-		if d := ktime.Wall() - start; moved {
-			w.movedT.add(d)
-		} else {
-			w.stayT.add(d)
-		}
+	if times.due() {
+		start := ktime.Wall()
+		touchLines(t.words, t.stride)
+		times.add(ktime.Wall() - start)
+	} else {
+		touchLines(t.words, t.stride)
 	}
 	if moved {
 		w.moved++
-		w.pulled += int64(w.lines)
 		t.ran = w.me
 	}
 	t.runs++
@@ -364,9 +366,8 @@ func touchLines(words []uint64, stride int) {
 
 // The scenario's shared state.
 type wakeup struct {
-	cfg         config
-	variant     string
-	sampleEvery int32 // sampleEvery; tests set 1
+	cfg     config
+	variant string
 
 	line    int    // cache line size in bytes
 	fake    string // the fake topology's label, "" on a real one
@@ -408,14 +409,10 @@ func (s *wakeup) Start(env *bench.Env) error {
 }
 
 // setClasses gives the model cpus other LLCs and nodes than Start found, for
-// tests that work out crossings by hand on a made-up machine.
+// tests that work out crossings by hand on a made-up machine. The layout is
+// replaced in place: the workers share it.
 func (s *wakeup) setClasses(llc, node []int32) {
-	s.lay = newLayout(llc, node, s.cpus)
-	for _, w := range s.workers {
-		if w != nil {
-			w.lay = s.lay
-		}
-	}
+	*s.lay = *newLayout(llc, node, s.cpus)
 }
 
 // Worker builds cpu info.Index's wake list and the tasks at home on it (so
@@ -424,22 +421,18 @@ func (s *wakeup) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 	i := info.Index
 	s.rqs[i] = new(runqueue)
 	w := &worker{
-		rng:        uint64(i+1)*0x9E3779B97F4A7C15 | 1,
-		me:         int32(i),
-		wake:       s.cfg.wake,
-		migT:       uint64(s.cfg.mig) << 32 / 10000,
-		lines:      s.cfg.lines,
-		tasks:      s.tasks,
-		rqs:        s.rqs,
-		lay:        s.lay,
-		ncpu:       uint64(len(s.workers)),
-		per:        uint64(s.cfg.tasks),
-		gap:        int64(len(s.workers)) * 1e9 / int64(s.cfg.rate),
-		sampleEach: s.sampleEvery,
-		stayLeft:   s.sampleEvery,
-		movedLeft:  s.sampleEvery,
-		stayT:      samples{ns: make([]int64, 0, sampleKeep)},
-		movedT:     samples{ns: make([]int64, 0, sampleKeep)},
+		rng:    uint64(i+1)*0x9E3779B97F4A7C15 | 1,
+		me:     int32(i),
+		wake:   s.cfg.wake,
+		migT:   uint64(s.cfg.mig) << 32 / 10000,
+		tasks:  s.tasks,
+		rqs:    s.rqs,
+		lay:    s.lay,
+		ncpu:   uint64(len(s.workers)),
+		per:    uint64(s.cfg.tasks),
+		gap:    int64(len(s.workers)) * 1e9 / int64(s.cfg.rate),
+		stayT:  newSamples(sampleEvery),
+		movedT: newSamples(sampleEvery),
 	}
 	for j := range s.cfg.tasks {
 		k := i*s.cfg.tasks + j

@@ -197,7 +197,7 @@ func newWakeup(variant string) (*wakeup, error) {
 	}
 	canon := fmt.Sprintf("wake=%s/lines=%d/mig=%s/tasks=%d/rate=%d",
 		policyNames[c.wake], c.lines, formatPercent(c.mig), c.tasks, c.rate)
-	return &wakeup{cfg: c, variant: canon, sampleEvery: sampleEvery}, nil
+	return &wakeup{cfg: c, variant: canon}, nil
 }
 
 func (s *wakeup) Variant() string { return s.variant }
@@ -219,7 +219,7 @@ func (s *wakeup) Finish(res *bench.Result) error {
 	perFive := 0.0
 	for _, w := range s.workers {
 		c.add(&w.counts)
-		perFive += ktime.PerSecond(w.migrations, w.clock.Now()) * 5
+		perFive += ktime.PerSecond(w.migrations, w.attempts*w.gap) * 5
 	}
 	if c.attempts != res.Ops {
 		return fmt.Errorf("wakeup: workers made %d wakeups, runner counted %d operations", c.attempts, res.Ops)
@@ -229,7 +229,7 @@ func (s *wakeup) Finish(res *bench.Result) error {
 	}
 	ops := float64(max(c.attempts, 1))
 	res.AddMetric(Migrations, float64(c.migrations)/ops)
-	res.AddMetric(LinesPulled, float64(c.pulled)/ops)
+	res.AddMetric(LinesPulled, float64(c.moved*int64(s.cfg.lines))/ops)
 	res.AddMetric(RemoteWakes, float64(c.remoteWakes)/ops)
 	res.AddMetric(CrossLLC, 100*float64(c.crossLLC)/ops)
 	res.AddMetric(CrossNode, 100*float64(c.crossNode)/ops)
@@ -268,12 +268,13 @@ func median(xs []int64) float64 {
 
 // check holds the counters to what the working sets say happened: every run
 // wrote each line of its task once, every wakeup was run or is still queued,
-// and a task that is asleep ran where it was last placed.
+// a task that is asleep ran where it was last placed, and the migrations the
+// wakers counted are the moves the runners found (task.ran) or still queued.
 func (s *wakeup) check(c *counts) error {
 	if c.noops+c.wakeups != c.attempts {
 		return fmt.Errorf("wakeup: %d wakeups and %d no-ops do not add up to %d attempts", c.wakeups, c.noops, c.attempts)
 	}
-	var pending, runs int64
+	var pending, pendingMoves, runs int64
 	for _, t := range s.tasks {
 		for i := range s.cfg.lines {
 			if got := t.words[i*t.stride]; got != uint64(t.runs) {
@@ -281,17 +282,22 @@ func (s *wakeup) check(c *counts) error {
 			}
 		}
 		runs += t.runs
-		if t.state.Load() != 0 {
+		cpu := t.cpu.Load()
+		switch {
+		case t.state.Load() != 0:
 			pending++
-		} else if cpu := t.cpu.Load(); cpu != t.ran {
+			if cpu != t.ran {
+				pendingMoves++
+			}
+		case cpu != t.ran:
 			return fmt.Errorf("wakeup: task %d sleeps placed on cpu %d but last ran on %d", t.idx, cpu, t.ran)
 		}
 	}
 	if runs != c.runs || c.runs+pending != c.wakeups {
 		return fmt.Errorf("wakeup: %d wakeups, %d runs (%d by the tasks' own count), %d still queued", c.wakeups, c.runs, runs, pending)
 	}
-	if c.pulled != c.moved*int64(s.cfg.lines) {
-		return fmt.Errorf("wakeup: %d lines pulled by %d moved runs of %d lines", c.pulled, c.moved, s.cfg.lines)
+	if c.moved+pendingMoves != c.migrations {
+		return fmt.Errorf("wakeup: %d migrations, but %d runs of a moved task and %d moved tasks still queued", c.migrations, c.moved, pendingMoves)
 	}
 	return nil
 }

@@ -107,7 +107,7 @@ func setup(t *testing.T, variant string, llc, node []int32) (*wakeup, []*worker)
 	s := benchtest.StartUnpinned[*wakeup](t, "wakeup", variant, len(llc))
 	s.setClasses(llc, node)
 	for _, w := range s.workers {
-		w.sampleEach, w.stayLeft, w.movedLeft = 1, 1, 1
+		w.stayT, w.movedT = newSamples(1), newSamples(1)
 	}
 	return s, s.workers
 }
@@ -128,11 +128,11 @@ func total(s *wakeup) counts {
 
 // tally is the part of counts the hand-worked cases state.
 type tally struct {
-	wakeups, noops, migrations, crossLLC, crossNode, remoteWakes, runs, pulled int64
+	wakeups, noops, migrations, crossLLC, crossNode, remoteWakes, runs, moved int64
 }
 
 func tallyOf(c counts) tally {
-	return tally{c.wakeups, c.noops, c.migrations, c.crossLLC, c.crossNode, c.remoteWakes, c.runs, c.pulled}
+	return tally{c.wakeups, c.noops, c.migrations, c.crossLLC, c.crossNode, c.remoteWakes, c.runs, c.moved}
 }
 
 // The machine of the hand-worked cases: cpus 0 and 1 share LLC 0 on node 0,
@@ -165,7 +165,7 @@ func TestAccountingAffine(t *testing.T) {
 			t.Errorf("cpu %d woke task %d onto cpu %d, want %d", st.w, st.k, got, st.target)
 		}
 	}
-	want := tally{wakeups: 6, migrations: 5, crossLLC: 3, crossNode: 1, runs: 6, pulled: 5 * 4}
+	want := tally{wakeups: 6, migrations: 5, crossLLC: 3, crossNode: 1, runs: 6, moved: 5}
 	if got := tallyOf(total(s)); got != want {
 		t.Errorf("counts = %+v, want %+v", got, want)
 	}
@@ -245,6 +245,12 @@ func TestAccountingIdle(t *testing.T) {
 			t.Errorf("cpu %d woke task %d onto %d, want %d: %s", st.w, st.k, got, st.target, st.why)
 		}
 	}
+	// Three tasks queued, each moved by its wakeup and not yet run: check
+	// counts them as the migrations not yet run.
+	c := total(s)
+	if err := s.check(&c); err != nil {
+		t.Fatalf("check with three moved tasks queued: %v", err)
+	}
 	w[1].drain() // runs task 0
 	w[2].drain() // runs task 3
 	w[0].drain() // runs task 1
@@ -254,11 +260,15 @@ func TestAccountingIdle(t *testing.T) {
 		t.Errorf("task 0 woken from cpu 2 with its prev cpu 1 idle: placed on %d, want 1", got)
 	}
 	w[1].drain()
-	want := tally{wakeups: 4, migrations: 3, crossLLC: 1, crossNode: 1, remoteWakes: 4, runs: 4, pulled: 3 * 2}
+	want := tally{wakeups: 4, migrations: 3, crossLLC: 1, crossNode: 1, remoteWakes: 4, runs: 4, moved: 3}
 	if got := tallyOf(total(s)); got != want {
 		t.Errorf("counts = %+v, want %+v", got, want)
 	}
-	finish(t, s, 4)
+	res := finish(t, s, 4)
+	// 3 moved runs of 2 lines in 4 wakeups.
+	if got := benchtest.Metric(t, res, LinesPulled); got != 1.5 {
+		t.Errorf("%s = %v, want 1.5", LinesPulled, got)
+	}
 }
 
 // finish runs Finish as the runner would after ops operations.
@@ -307,8 +317,8 @@ func TestMigSetsTheRate(t *testing.T) {
 						mig, got, want, c.remoteWakes, c.noops)
 				}
 			case "prev":
-				if c.migrations != 0 || c.pulled != 0 || c.remoteWakes != c.awayWakers {
-					t.Errorf("wake=prev mig=%s: %d migrations, %d pulled, %d remote wakes, %d away; want none moved and remote = away", mig, c.migrations, c.pulled, c.remoteWakes, c.awayWakers)
+				if c.migrations != 0 || c.moved != 0 || c.remoteWakes != c.awayWakers {
+					t.Errorf("wake=prev mig=%s: %d migrations, %d moved runs, %d remote wakes, %d away; want none moved and remote = away", mig, c.migrations, c.moved, c.remoteWakes, c.awayWakers)
 				}
 			}
 			got := float64(c.awayWakers) / float64(c.wakeups)
@@ -316,6 +326,35 @@ func TestMigSetsTheRate(t *testing.T) {
 				t.Errorf("wake=%s mig=%s: %.4f of wakeups made away from the task's home, want %.4f", wake, mig, got, p)
 			}
 			finish(t, s, c.attempts)
+		}
+	}
+}
+
+// pick spreads a cpu's wakeups evenly: home wakeups over its own tasks, away
+// wakeups over the other cpus' tasks, never its own, at mig= of the draws.
+func TestPick(t *testing.T) {
+	const n, per, draws = 3, 5, 300_000
+	for _, mig := range []string{"0", "40", "100"} {
+		_, ws := setup(t, "tasks=5/mig="+mig, make([]int32, n), make([]int32, n))
+		p, _ := parsePercent(mig)
+		for _, w := range ws {
+			var hits [n * per]int
+			for range draws {
+				k, away := w.pick()
+				if home := k / per; away == (home == w.me) {
+					t.Fatalf("mig=%s cpu %d: picked task %d (home cpu %d) as away=%v", mig, w.me, k, home, away)
+				}
+				hits[k]++
+			}
+			for k, got := range hits {
+				want := float64(draws) * float64(10000-p) / 10000 / per
+				if int32(k/per) != w.me {
+					want = float64(draws) * float64(p) / 10000 / ((n - 1) * per)
+				}
+				if math.Abs(float64(got)-want) > 0.03*want+0.5 {
+					t.Errorf("mig=%s cpu %d: task %d picked %d times in %d, want about %.0f", mig, w.me, k, got, draws, want)
+				}
+			}
 		}
 	}
 }
@@ -404,7 +443,8 @@ func TestSeedSaving(t *testing.T) {
 	}
 }
 
-// The sample ring keeps the last sampleKeep times without allocating.
+// The sample ring keeps the last sampleKeep times without allocating, and
+// times one run in every, the every-th first.
 func TestSamplesRing(t *testing.T) {
 	r := samples{ns: make([]int64, 0, 3)}
 	for d := range int64(7) {
@@ -412,6 +452,19 @@ func TestSamplesRing(t *testing.T) {
 	}
 	if want := []int64{6, 4, 5}; !slices.Equal(r.ns, want) || r.n != 7 {
 		t.Errorf("after 0..6 into a ring of 3: %v (%d added), want %v (7)", r.ns, r.n, want)
+	}
+	for _, every := range []int32{1, 3, sampleEvery} {
+		s := newSamples(every)
+		var due []int
+		for i := 1; i <= 4*int(every); i++ {
+			if s.due() {
+				due = append(due, i)
+			}
+		}
+		e := int(every)
+		if want := []int{e, 2 * e, 3 * e, 4 * e}; !slices.Equal(due, want) {
+			t.Errorf("one in %d: runs %v timed, want %v", every, due, want)
+		}
 	}
 }
 
@@ -423,7 +476,8 @@ func TestFinishChecks(t *testing.T) {
 	}{
 		{func(s *wakeup) { s.tasks[1].words[s.tasks[1].stride]++ }, "task 1 line 1 was written"},
 		{func(s *wakeup) { s.workers[0].runs++ }, "runs"},
-		{func(s *wakeup) { s.workers[1].pulled++ }, "lines pulled"},
+		{func(s *wakeup) { s.workers[1].moved++ }, "migrations, but"},
+		{func(s *wakeup) { s.workers[0].migrations++ }, "migrations, but"},
 		{func(s *wakeup) { s.workers[1].noops++ }, "do not add up"},
 		{func(s *wakeup) { s.tasks[2].cpu.Store(0) }, "task 2 sleeps placed on cpu 0 but last ran on 1"},
 	} {
