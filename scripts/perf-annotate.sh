@@ -47,13 +47,10 @@ prog=perf-annotate
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib/perf.sh
 . "$root/scripts/lib/perf.sh"
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
 pkg=github.com/contend/contend/bench
-duration=5s
 freq=10000
 event=
-out=
 symbols=()
 
 while (($# > 0)); do
@@ -61,11 +58,6 @@ while (($# > 0)); do
 	-s | --symbol)
 		(($# >= 2)) || die "$1 needs a function name"
 		symbols+=("$2")
-		shift 2
-		;;
-	-d | --duration)
-		(($# >= 2)) || die "$1 needs a duration such as 5s"
-		duration=$2
 		shift 2
 		;;
 	-F | --freq)
@@ -132,7 +124,6 @@ echo "== perf report (top functions)"
 perf report -i "$out/perf.data" --stdio --sort symbol 2>/dev/null |
 	awk '!/^#/ && NF && n++ < 8 { sub(/[ -]+$/, ""); print }'
 
-status=0
 for sym in "${symbols[@]}"; do
 	short=${sym##*/}
 	file=$out/annotate.$short.txt
@@ -143,46 +134,9 @@ for sym in "${symbols[@]}"; do
 		echo "no samples in $sym (see $out/annotate.$short.err)"
 		continue
 	fi
-	# Instruction lines read "  73.53 :   55554a: sete   %dl".
-	awk '
-	/^ *Percent/ { sub(/^ *Percent *\| */, ""); print; next }
-	/^ *[0-9]+\.[0-9]+ : +[0-9a-f]+:/ {
-		n++
-		pct[n] = $1 + 0
-		line[n] = $0
-		insn = $0
-		sub(/^ *[0-9.]+ : +[0-9a-f]+: +/, "", insn)
-		text[n] = insn
-	}
-	END {
-		printf "hottest instructions:\n"
-		for (k = 1; k <= 5 && k <= n; k++) {
-			best = 0
-			for (i = 1; i <= n; i++)
-				if (!(i in shown) && (best == 0 || pct[i] > pct[best]))
-					best = i
-			if (best == 0 || pct[best] == 0)
-				break
-			shown[best] = 1
-			print line[best]
-		}
-		# XCHG with a memory operand is locked without the prefix: it is
-		# what Go compiles an atomic store to on amd64.
-		for (i = 1; i <= n; i++) {
-			if (text[i] !~ /^lock / && text[i] !~ /^xchg +[^ ]*\(/)
-				continue
-			printf "\naround %s:\n", text[i]
-			for (j = i - 2; j <= i + 3; j++)
-				if (j >= 1 && j <= n)
-					print line[j]
-			next_pct = (i < n) ? pct[i + 1] : 0
-			printf "on the locked instruction %.2f%%, on the one after it (skid) %.2f%%: %.2f%% of the function'"'"'s samples\n",
-				pct[i], next_pct, pct[i] + next_pct
-		}
-	}' "$file"
+	awk -f "$root/scripts/lib/annotate-summary.awk" "$file"
 	echo "(full annotation: $file)"
 done
 
 echo
 echo "$prog: results in $out (perf.data, run.txt, annotate.*.txt)"
-exit $status

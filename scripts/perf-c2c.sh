@@ -42,21 +42,13 @@ prog=perf-c2c
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib/perf.sh
 . "$root/scripts/lib/perf.sh"
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
-duration=5s
 ldlat=
 user=
 lines=5
-out=
 
 while (($# > 0)); do
 	case "$1" in
-	-d | --duration)
-		(($# >= 2)) || die "$1 needs a duration such as 5s"
-		duration=$2
-		shift 2
-		;;
 	-l | --ldlat)
 		(($# >= 2)) || die "$1 needs a latency in cycles"
 		[[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 $2: want a positive number of cycles"

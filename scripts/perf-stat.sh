@@ -31,19 +31,11 @@ prog=perf-stat
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib/perf.sh
 . "$root/scripts/lib/perf.sh"
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
-duration=5s
-out=
 extra=()
 
 while (($# > 0)); do
 	case "$1" in
-	-d | --duration)
-		(($# >= 2)) || die "$1 needs a duration such as 5s"
-		duration=$2
-		shift 2
-		;;
 	-e | --event)
 		(($# >= 2)) || die "$1 needs a perf event name"
 		extra+=("$2")

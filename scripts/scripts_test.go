@@ -225,14 +225,28 @@ func TestPerfC2CReport(t *testing.T) {
 	}
 }
 
-// TestC2CSummary compares the summary of perf c2c reports of two perf
-// generations (with and without the Snoop Peer column) with golden files;
-// go test -update rewrites them.
-func TestC2CSummary(t *testing.T) {
-	for _, name := range []string{"c2c-report-6.x", "c2c-report-5.x"} {
+// TestSummaries compares the awk summaries of perf's output with golden
+// files (go test -update rewrites them): perf c2c reports of two perf
+// generations (with and without the Snoop Peer column), and perf annotate of
+// two functions of a real run, one whose locked instruction is a lock xadd
+// with its samples on the next one (skid), one whose atomic stores are
+// xchg with memory (locked without the prefix) beside an xchg %ax,%ax (a
+// nop, not locked).
+func TestSummaries(t *testing.T) {
+	c2c := []string{"-v", "lines=5", "-v", "sites=8", "-f", "lib/c2c-summary.awk"}
+	annotate := []string{"-f", "lib/annotate-summary.awk"}
+	for _, tc := range []struct {
+		name string
+		awk  []string
+	}{
+		{"c2c-report-6.x", c2c},
+		{"c2c-report-5.x", c2c},
+		{"annotate-xadd", annotate},
+		{"annotate-xchg", annotate},
+	} {
+		name := tc.name
 		t.Run(name, func(t *testing.T) {
-			out, err := exec.Command("awk", "-v", "lines=5", "-v", "sites=8", "-f", "lib/c2c-summary.awk",
-				filepath.Join("testdata", name+".txt")).Output()
+			out, err := exec.Command("awk", append(tc.awk, filepath.Join("testdata", name+".txt"))...).Output()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -250,6 +264,64 @@ func TestC2CSummary(t *testing.T) {
 				t.Errorf("summary differs from %s:\n%s", golden, out)
 			}
 		})
+	}
+}
+
+// TestPerfAnnotate: perf record of contend run with the event chosen here
+// and -d's duration, the top functions, and for each function named the
+// summary of its annotation, or a word that it has no samples.
+func TestPerfAnnotate(t *testing.T) {
+	annotations := t.TempDir()
+	xadd, err := os.ReadFile(filepath.Join("testdata", "annotate-xadd.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(annotations, "atomicadd.atomicAddLoop.txt"), xadd, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	summary, err := os.ReadFile(filepath.Join("testdata", "annotate-xadd.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	log := filepath.Join(t.TempDir(), "perf.log")
+	stdout, stderr, code := script(t, []string{"FAKE_PERF=nopmu", fakeContend(t), "FAKE_ANNOTATE_DIR=" + annotations, "FAKE_PERF_LOG=" + log},
+		"perf-annotate.sh", "-o", out, "-d", "2s", "-s", "atomicadd.atomicAddLoop", "-s", "atomicadd.idle", "atomicadd", "-threads", "2")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		"== perf report (top functions)\n    93.12%  [.] github.com/contend/contend/bench/atomicadd.atomicAddLoop\n",
+		"== github.com/contend/contend/bench/atomicadd.atomicAddLoop\n" + string(summary) + "(full annotation: " + out + "/annotate.atomicadd.atomicAddLoop.txt)\n",
+		"== github.com/contend/contend/bench/atomicadd.idle\nno samples in github.com/contend/contend/bench/atomicadd.idle",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "sampling the cpu-clock software event") {
+		t.Errorf("stderr does not say what it samples:\n%s", stderr)
+	}
+	record := "perf record -q --no-buildid-cache -e cpu-clock -F 10000 -o " + out + "/perf.data -- "
+	if b, _ := os.ReadFile(log); !strings.Contains(string(b), record) || !strings.Contains(string(b), " run atomicadd -duration 2s -threads 2\n") {
+		t.Errorf("perf calls lack %q ... run atomicadd -duration 2s -threads 2:\n%s", record, b)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "run.txt")); err != nil || !strings.HasPrefix(string(b), "BenchmarkAtomicAdd/") {
+		t.Errorf("run.txt = %q, %v; want contend run's output", b, err)
+	}
+
+	// Without -s, the scenario's own hot functions; a scenario without
+	// them is refused before anything runs.
+	log = filepath.Join(t.TempDir(), "perf.log")
+	if _, stderr, code := script(t, []string{"FAKE_PERF=nopmu", fakeContend(t), "FAKE_PERF_LOG=" + log}, "perf-annotate.sh", "-d", "1s", "atomicadd"); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	if b, _ := os.ReadFile(log); !strings.Contains(string(b), "--symbol=github.com/contend/contend/bench/atomicadd.atomicAddLoop") {
+		t.Errorf("atomicadd's hot loop not annotated:\n%s", b)
+	}
+	_, stderr, code = script(t, []string{"FAKE_PERF=nopmu", fakeContend(t)}, "perf-annotate.sh", "nosuch")
+	if code != 1 || strings.TrimSpace(stderr) != "perf-annotate: no default hot functions for scenario nosuch: name them with -s" {
+		t.Errorf("unknown scenario: exit %d, %q; want one line asking for -s", code, stderr)
 	}
 }
 
@@ -293,9 +365,15 @@ func TestUsage(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "Usage:") || !strings.Contains(out, "--contend PATH") {
 			t.Errorf("%s --help: exit %d, %q", s, code, out)
 		}
-		_, stderr, code := script(t, nil, s, "--bogus")
-		if code != 1 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "unknown option --bogus") {
-			t.Errorf("%s --bogus: exit %d, %q; want one line", s, code, stderr)
+		for _, tc := range []struct{ arg, want string }{
+			{"--bogus", "unknown option --bogus"},
+			{"-d", "-d needs a duration"},
+			{"--out", "--out needs a directory"},
+		} {
+			_, stderr, code := script(t, []string{"FAKE_PERF=nopmu"}, s, tc.arg)
+			if code != 1 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("%s %s: exit %d, %q; want one line containing %q", s, tc.arg, code, stderr, tc.want)
+			}
 		}
 	}
 }

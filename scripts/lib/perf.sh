@@ -8,6 +8,8 @@
 #                         the most precise sampling event that works
 #   contend_bin           sets CONTEND_BIN: $CONTEND, or a cached build of
 #                         this tree (built once per tree state)
+#   common_opt "$@"       the options every perf script takes (below)
+#   usage                 prints the script's header comment, its help
 #
 # Tests replace perf and go with fakes on PATH (scripts/testdata/bin), and
 # point CONTEND_PMU_DIR at a fake /sys/bus/event_source/devices.
@@ -20,6 +22,10 @@ die() {
 }
 
 note() { echo "$prog: $*" >&2; }
+
+# usage prints the calling script's header comment, from the line after
+# #! to the one before "set -euo pipefail", without the "# ".
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
 # The directory perf's PMUs appear in; tests point it elsewhere.
 pmu_dir=${CONTEND_PMU_DIR:-/sys/bus/event_source/devices}
@@ -172,15 +178,23 @@ out_dir() {
 	mkdir -p "$OUT" || die "cannot create $OUT"
 }
 
-# common_opt "$@": the options every perf script takes, -o/--out DIR,
-# --contend BIN and -h/--help (which calls the script's usage), and the end
-# of options. Call it from the script's own case for anything it does not
-# know; it sets shifted to how many arguments it used, and returns 1 when
-# the options end here (at "--", or at the scenario, the first non-option),
-# 0 when the loop goes on. An unknown option is an error.
+# common_opt "$@": the options every perf script takes, -d/--duration D
+# (duration, default 5s), -o/--out DIR (out), --contend BIN and -h/--help,
+# and the end of options. Call it from the script's own case for anything
+# it does not know; it sets shifted to how many arguments it used, and
+# returns 1 when the options end here (at "--", or at the scenario, the
+# first non-option), 0 when the loop goes on. An unknown option is an
+# error.
+duration=5s
+out=
 common_opt() {
 	shifted=0
 	case "$1" in
+	-d | --duration)
+		(($# >= 2)) || die "$1 needs a duration such as 5s"
+		duration=$2
+		shifted=2
+		;;
 	-o | --out)
 		(($# >= 2)) || die "$1 needs a directory"
 		out=$2
