@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench/c2c"
-	"github.com/contend/contend/internal/results"
 	"github.com/contend/contend/nodemask"
 )
 
@@ -168,11 +166,7 @@ func c2cCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	fmt.Fprintf(stderr, "c2c: done in %v\n", time.Since(began).Round(time.Millisecond))
 	sum := c2c.Summarize(rs, plan.Total)
-	var buf bytes.Buffer
-	w := stdout
-	if f.out != "" {
-		w = &buf
-	}
+	w, commit := resultsOut(stdout, "c2c", f.out)
 	switch {
 	case f.asJSON:
 		err = c2c.WriteJSON(w, t, plan, cfg, rs, sum)
@@ -181,11 +175,8 @@ func c2cCmd(stdout, stderr io.Writer, args []string) error {
 	default:
 		err = c2c.WriteText(w, t, plan, cfg, rs, sum)
 	}
-	if err != nil || f.out == "" {
+	if err != nil {
 		return err
 	}
-	if err := results.WriteFileAtomic(f.out, buf.Bytes()); err != nil {
-		return fmt.Errorf("c2c: -o: %w", err)
-	}
-	return nil
+	return commit()
 }

@@ -86,10 +86,3 @@ func (f *statFlags) opts(alpha float64, compare bool) report.Options {
 	return report.Options{Row: f.row, Col: f.col, Filter: f.filter, Ignore: f.ignore, Units: f.unit,
 		Alpha: alpha, Confidence: f.confidence, Compare: compare}
 }
-
-// flagSet reports whether the command line set flag name.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}

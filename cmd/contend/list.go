@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -83,12 +82,7 @@ func listJSON(w io.Writer, names []string) error {
 		}
 		out = append(out, scenario{s.Name, "Benchmark" + s.BenchName, s.Package, s.MinWorkers, s.Summary, s.Keys, units, s.Quick, s.Full})
 	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return fmt.Errorf("list: %w", err)
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
+	return writeJSON(w, out)
 }
 
 func plural(n int, what string) string {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +14,7 @@ import (
 
 	// Every scenario, registered for bench.Lookup.
 	_ "github.com/contend/contend/bench/all"
+	"github.com/contend/contend/internal/results"
 )
 
 // The main goroutine keeps the main thread for itself: the main thread's
@@ -136,5 +139,35 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
+	}
+}
+
+// flagSet reports whether the command line set flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// writeJSON prints v as indented JSON, for -json.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// resultsOut is where a command writes its results: stdout, or, for -o FILE,
+// a buffer that commit writes to FILE, replacing it whole, once everything
+// is written; a command that fails before commit leaves FILE as it was.
+func resultsOut(stdout io.Writer, cmd, path string) (w io.Writer, commit func() error) {
+	if path == "" {
+		return stdout, func() error { return nil }
+	}
+	var buf bytes.Buffer
+	return &buf, func() error {
+		if err := results.WriteFileAtomic(path, buf.Bytes()); err != nil {
+			return fmt.Errorf("%s: -o: %w", cmd, err)
+		}
+		return nil
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/contend/contend/internal/reproduce"
 	"github.com/contend/contend/internal/results"
@@ -26,16 +24,13 @@ func init() {
 
 func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 	fs := newFlags(stdout, "reproduce", "[-quick | -full] [-fake-nodes K] [-cpus LIST] [-o FILE] [-md FILE] [-resume] | -from FILE [-md FILE]")
-	var tf topoFlags
-	tf.register(fs)
-	quick := fs.Bool("quick", false, "a few minutes on 2 cpus: count 6, 100ms a run, at most 4 workers (the default)")
-	full := fs.Bool("full", false, "count 10, 1s a run, every allowed cpu as a worker")
+	var pf presetFlags
+	pf.register(fs,
+		"a few minutes on 2 cpus: count 6, 100ms a run, at most 4 workers (the default)",
+		"count 10, 1s a run, every allowed cpu as a worker")
 	out := fs.String("o", "", "raw results `file`, benchmark format (default out/reproduce-<time>.txt)")
 	md := fs.String("md", "", "Markdown table `file` (default: the results file with .md)")
 	resume := fs.Bool("resume", false, "continue an interrupted reproduce run from its results file")
-	count := fs.Int("count", 0, "runs per configuration (default 6 quick, 10 full)")
-	duration := fs.Duration("duration", 0, "length of one run (default 100ms quick, 1s full)")
-	cpus := fs.String("cpus", "", "use only these cpus, a `list` such as 0-7 (default: every allowed cpu)")
 	from := fs.String("from", "", "judge this reproduce run's results `file` without running anything (the machine, worker count and placement come from the file)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -50,32 +45,23 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 		}
 		return judgeFile(stdout, stderr, *from, *md)
 	}
-	if *quick && *full {
-		return errors.New("reproduce: -quick and -full exclude each other")
-	}
-	if err := checkRunSize(fs, *count, *duration); err != nil {
-		return err
-	}
-	t, err := tf.load(fs, true)
+	t, err := pf.topology(fs, true)
 	if err != nil {
 		return err
 	}
-	if t, err = within(fs, t, *cpus); err != nil {
-		return err
-	}
-	env := reproduce.NewEnv(t, *full)
+	env := reproduce.NewEnv(t, pf.full)
 	plan, err := env.Plan()
 	if err != nil {
 		return fmt.Errorf("reproduce: %w", err)
 	}
-	if *count > 0 {
-		plan.Count = *count
+	if pf.count > 0 {
+		plan.Count = pf.count
 	}
-	if *duration > 0 {
-		plan.Duration = *duration
+	if pf.duration > 0 {
+		plan.Duration = pf.duration
 	}
 	if *out == "" {
-		*out = fmt.Sprintf("out/reproduce-%s.txt", time.Now().Format("20060102-150405"))
+		*out = defaultOut("reproduce")
 	}
 	if *md == "" {
 		*md = strings.TrimSuffix(*out, filepath.Ext(*out)) + ".md"

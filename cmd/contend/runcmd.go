@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -126,11 +125,7 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	var buf bytes.Buffer
-	w := stdout
-	if *out != "" {
-		w = &buf
-	}
+	w, commit := resultsOut(stdout, "run", *out)
 	bw := benchfmt.NewWriter(w)
 	for i := range *count {
 		if err := runOnce(ctx, w, bw, stderr, p, *ops, *duration, *asJSON, i == 0); err != nil {
@@ -140,12 +135,7 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 			break
 		}
 	}
-	if *out != "" {
-		if err := results.WriteFileAtomic(*out, buf.Bytes()); err != nil {
-			return fmt.Errorf("run: -o: %w", err)
-		}
-	}
-	return nil
+	return commit()
 }
 
 // runOnce runs the planned configuration once, writes its result to w and
@@ -170,17 +160,14 @@ func runOnce(ctx context.Context, w io.Writer, bw *benchfmt.Writer, stderr io.Wr
 	return nil
 }
 
-// writeRecord writes a result in the Go benchmark format, its Unit lines
-// first.
-// writeRecord writes a result through w, after its units' metadata when it
-// is the first of the run.
+// writeRecord writes a result in the Go benchmark format, after its units'
+// metadata when it is the first of the run.
 func writeRecord(w *benchfmt.Writer, res *bench.Result, rec *benchfmt.Result, first bool) error {
-	for _, u := range results.Units(res) {
-		if !first {
-			break
-		}
-		if err := w.Write(u); err != nil {
-			return err
+	if first {
+		for _, u := range results.Units(res) {
+			if err := w.Write(u); err != nil {
+				return err
+			}
 		}
 	}
 	return w.Write(rec)

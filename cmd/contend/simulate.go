@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -64,12 +63,7 @@ func simulateCmd(stdout, stderr io.Writer, args []string) error {
 		return err // one line, "simulate loadavg: ..."
 	}
 	if *asJSON {
-		b, err := json.MarshalIndent(tab.Rows, "", "  ")
-		if err != nil {
-			return fmt.Errorf("simulate: %w", err)
-		}
-		_, err = fmt.Fprintf(stdout, "%s\n", b)
-		return err
+		return writeJSON(stdout, tab.Rows)
 	}
 	return tab.WriteText(stdout)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,8 +10,6 @@ import (
 	"time"
 
 	"github.com/contend/contend/affinity"
-	"github.com/contend/contend/internal/report"
-	"github.com/contend/contend/internal/results"
 	"github.com/contend/contend/internal/sweep"
 	"github.com/contend/contend/nodemask"
 )
@@ -27,20 +24,17 @@ func init() {
 
 func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	fs := newFlags(stdout, "sweep", "[-quick | -full] [-scenarios LIST] [-variant LIST] [-threads LIST] [-place LIST] [-cpus LIST] [-count N] [-duration D] [-o FILE] [-resume] [-json] [-plan]")
-	var tf topoFlags
-	tf.register(fs)
-	quick := fs.Bool("quick", false, "the quick preset, the default: every scenario's quick variants at 1 and 2 threads, compact, count 6, 100ms a run (under a minute on 2 cpus)")
-	full := fs.Bool("full", false, "the full preset instead of the quick one: the seeds' experiments at 1, 2, 4, ... every usable cpu and one node's worth, every placement, count 10, 1s a run")
+	var pf presetFlags
+	pf.register(fs,
+		"the quick preset, the default: every scenario's quick variants at 1 and 2 threads, compact, count 6, 100ms a run (under a minute on 2 cpus)",
+		"the full preset instead of the quick one: the seeds' experiments at 1, 2, 4, ... every usable cpu and one node's worth, every placement, count 10, 1s a run")
 	scenarios := fs.String("scenarios", "all", "comma-separated `scenarios`, or all")
 	var variants string
 	fs.StringVar(&variants, "variant", "", "`variants` to run, separated by commas (one scenario only; default: the preset's)")
 	fs.StringVar(&variants, "variants", "", "the same as -variant")
-	cpus := fs.String("cpus", "", "use only these cpus, a `list` such as 0-7 (default: every allowed cpu)")
 	planOnly := fs.Bool("plan", false, "print the matrix (every configuration with its cpus) and the estimated wall time, and run nothing; works with -sysfs")
 	threads := fs.String("threads", "", "comma-separated worker `counts` (default: the preset's)")
 	places := fs.String("place", "", "comma-separated `placements` (default: the preset's)")
-	count := fs.Int("count", 0, "run each configuration `N` times (default 6 quick, 10 full)")
-	duration := fs.Duration("duration", 0, "length of one run (default 100ms quick, 1s full)")
 	out := fs.String("o", "", "results `file` (default out/sweep-<time>.txt)")
 	resume := fs.Bool("resume", false, "continue an interrupted sweep: skip results the file (or FILE.partial) already holds")
 	oversubscribe := fs.Bool("oversubscribe", false, "allow more workers than usable cpus")
@@ -54,26 +48,17 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	if len(pos) > 0 {
 		return fmt.Errorf("sweep: unexpected argument %q", pos[0])
 	}
-	if *quick && *full {
-		return errors.New("sweep: -quick and -full exclude each other")
-	}
-	preset := "quick"
-	if *full {
-		preset = "full"
-	}
-	if err := checkRunSize(fs, *count, *duration); err != nil {
-		return err
-	}
-	t, err := tf.load(fs, !*planOnly)
+	t, err := pf.topology(fs, !*planOnly)
 	if err != nil {
 		return err
 	}
-	if t, err = within(fs, t, *cpus); err != nil {
-		return err
+	preset := "quick"
+	if pf.full {
+		preset = "full"
 	}
 	plan, err := sweep.Build(t, sweep.Matrix{
 		Preset: preset, Scenarios: *scenarios, Variants: variants, Threads: *threads,
-		Places: *places, Count: *count, Duration: *duration, Oversubscribe: *oversubscribe,
+		Places: *places, Count: pf.count, Duration: pf.duration, Oversubscribe: *oversubscribe,
 	})
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
@@ -83,7 +68,7 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 		return plan.Write(stdout)
 	}
 	if *out == "" {
-		*out = fmt.Sprintf("out/sweep-%s.txt", time.Now().Format("20060102-150405"))
+		*out = defaultOut("sweep")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -104,50 +89,61 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	if *noTable || *asJSON {
 		return nil
 	}
-	return printTable(stdout, *out)
+	// The table is contend table's, defaults and all.
+	if err := tableCmd(stdout, stderr, []string{"--", *out}); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	return nil
 }
 
-// within restricts t to the -cpus list, when one was given.
-func within(fs *flag.FlagSet, t *affinity.Topology, list string) (*affinity.Topology, error) {
-	if list == "" {
-		return t, nil
+// presetFlags are the flags sweep and reproduce share: the machine, the
+// preset, what overrides its size, and the cpus to use.
+type presetFlags struct {
+	topo        topoFlags
+	quick, full bool
+	count       int
+	duration    time.Duration
+	cpus        string
+}
+
+func (f *presetFlags) register(fs *flag.FlagSet, quickHelp, fullHelp string) {
+	f.topo.register(fs)
+	fs.BoolVar(&f.quick, "quick", false, quickHelp)
+	fs.BoolVar(&f.full, "full", false, fullHelp)
+	fs.IntVar(&f.count, "count", 0, "run each configuration `N` times (default 6 quick, 10 full)")
+	fs.DurationVar(&f.duration, "duration", 0, "length of one run (default 100ms quick, 1s full)")
+	fs.StringVar(&f.cpus, "cpus", "", "use only these cpus, a `list` such as 0-7 (default: every allowed cpu)")
+}
+
+// topology checks the flags and returns the topology they ask for,
+// restricted to -cpus. -count and -duration are checked only when set: zero
+// means the preset's.
+func (f *presetFlags) topology(fs *flag.FlagSet, forRun bool) (*affinity.Topology, error) {
+	if f.quick && f.full {
+		return nil, fmt.Errorf("%s: -quick and -full exclude each other", fs.Name())
 	}
-	set, err := nodemask.ParseList(list)
+	if flagSet(fs, "count") && f.count < 1 {
+		return nil, fmt.Errorf("%s: -count %d: need at least 1", fs.Name(), f.count)
+	}
+	if flagSet(fs, "duration") && (f.duration <= 0 || f.duration > time.Hour) {
+		return nil, fmt.Errorf("%s: -duration %v: want a duration between 0 and 1h", fs.Name(), f.duration)
+	}
+	t, err := f.topo.load(fs, forRun)
+	if err != nil || f.cpus == "" {
+		return t, err
+	}
+	set, err := nodemask.ParseList(f.cpus)
 	if err != nil {
-		return nil, fmt.Errorf("%s: -cpus %q: %w", fs.Name(), list, err)
+		return nil, fmt.Errorf("%s: -cpus %q: %w", fs.Name(), f.cpus, err)
 	}
 	w, err := t.Within(set)
 	if err != nil {
-		return nil, fmt.Errorf("%s: -cpus %s: %w", fs.Name(), list, err)
+		return nil, fmt.Errorf("%s: -cpus %s: %w", fs.Name(), f.cpus, err)
 	}
 	return w, nil
 }
 
-// printTable prints a finished sweep's results as contend table does.
-func printTable(stdout io.Writer, path string) error {
-	rs, err := results.Read([]string{path})
-	if err != nil {
-		return err
-	}
-	var sf statFlags
-	sf.row, sf.col, sf.filter, sf.ignore, sf.confidence = ".fullname", "/threads@num", "*", "date", 0.95
-	rep, err := report.Build(rs, sf.opts(0, false))
-	if err != nil {
-		return err
-	}
-	return rep.WriteText(stdout)
-}
-
-// checkRunSize checks the -count and -duration flags that sweep and
-// reproduce share, when the user set them (zero means the preset's).
-func checkRunSize(fs *flag.FlagSet, count int, duration time.Duration) error {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if set["count"] && count < 1 {
-		return fmt.Errorf("%s: -count %d: need at least 1", fs.Name(), count)
-	}
-	if set["duration"] && (duration <= 0 || duration > time.Hour) {
-		return fmt.Errorf("%s: -duration %v: want a duration between 0 and 1h", fs.Name(), duration)
-	}
-	return nil
+// defaultOut names the results file of a sweep or reproduce run started now.
+func defaultOut(cmd string) string {
+	return fmt.Sprintf("out/%s-%s.txt", cmd, time.Now().Format("20060102-150405"))
 }

@@ -41,9 +41,13 @@ func readResultsT(t *testing.T, path string) []*benchfmt.Result {
 func TestSweepWritesComparableResults(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.txt")
 	var stdout, stderr bytes.Buffer
-	err := run(&stdout, &stderr, []string{"sweep", "-scenarios", "atomicadd", "-count", "2", "-duration", "10ms", "-no-table", "-o", out})
+	err := run(&stdout, &stderr, []string{"sweep", "-scenarios", "atomicadd", "-count", "2", "-duration", "10ms", "-o", out})
 	if err != nil {
 		t.Fatalf("sweep: %v\n%s", err, stderr.String())
+	}
+	// The sweep ends with the table contend table prints of its file.
+	if table, _, err := runContend("table", out); err != nil || stdout.String() != table {
+		t.Errorf("sweep's table:\n%s\nwant contend table's (%v):\n%s", stdout.String(), err, table)
 	}
 	rs := readResultsT(t, out)
 	if len(rs) != 8 { // 2 quick variants × 1 and 2 threads × count 2

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -31,12 +30,7 @@ func (f *topoFlags) register(fs *flag.FlagSet) {
 // load returns the topology the flags ask for. A run measures this machine, so
 // it refuses a topology read from another machine's sysfs tree.
 func (f *topoFlags) load(fs *flag.FlagSet, forRun bool) (*affinity.Topology, error) {
-	fakeSet := false
-	fs.Visit(func(fl *flag.Flag) {
-		if fl.Name == "fake-nodes" {
-			fakeSet = true
-		}
-	})
+	fakeSet := flagSet(fs, "fake-nodes")
 	if fakeSet && f.fake < 1 {
 		return nil, fmt.Errorf("%s: -fake-nodes %d: need at least 1 node", fs.Name(), f.fake)
 	}
@@ -80,12 +74,7 @@ func topoCmd(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	if *asJSON {
-		b, err := json.MarshalIndent(t, "", "  ")
-		if err != nil {
-			return fmt.Errorf("topo: %w", err)
-		}
-		_, err = fmt.Fprintf(stdout, "%s\n", b)
-		return err
+		return writeJSON(stdout, t)
 	}
 	_, err = fmt.Fprint(stdout, t.String())
 	return err
