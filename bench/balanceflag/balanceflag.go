@@ -2,6 +2,7 @@ package balanceflag
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -185,12 +186,8 @@ func newBalanceFlag(variant string) (bench.Scenario, error) {
 		return nil, err
 	}
 	s.hz, _ = strconv.Atoi(hz)
-	if v := p.Get("span"); v != "auto" {
-		n, err := strconv.Atoi(v)
-		if err != nil || strconv.Itoa(n) != v || n < 2 || n > 8192 {
-			return nil, fmt.Errorf("balanceflag: span=%q: want auto or a CPU count in [2, 8192]", v)
-		}
-		s.span = n
+	if s.span, err = bfAutoInt(p, "span", "a CPU count", 2, 8192); err != nil {
+		return nil, err
 	}
 	if s.group, err = p.Int("group", 1, 4096); err != nil {
 		return nil, err
@@ -211,12 +208,8 @@ func newBalanceFlag(variant string) (bench.Scenario, error) {
 		return nil, fmt.Errorf("balanceflag: %w", err)
 	}
 	s.cs = cs
-	if iv := p.Get("interval"); iv != "auto" {
-		n, err := strconv.Atoi(iv)
-		if err != nil || strconv.Itoa(n) != iv || n < 1 || n > 1_000_000 {
-			return nil, fmt.Errorf("balanceflag: interval=%q: want auto or a jiffy count in [1, 1000000]", iv)
-		}
-		s.interval = n
+	if s.interval, err = bfAutoInt(p, "interval", "a jiffy count", 1, 1_000_000); err != nil {
+		return nil, err
 	}
 	if s.newidle, err = p.Int("newidle", 0, 1_000_000); err != nil {
 		return nil, err
@@ -241,6 +234,20 @@ func newBalanceFlag(variant string) (bench.Scenario, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// bfAutoInt reads key's value: auto (0) or what, a count in [lo, hi] in
+// its canonical spelling (no sign, no leading zero).
+func bfAutoInt(p *bench.Params, key, what string, lo, hi int) (int, error) {
+	v := p.Get(key)
+	if v == "auto" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || strconv.Itoa(n) != v || n < lo || n > hi {
+		return 0, fmt.Errorf("balanceflag: %s=%q: want auto or %s in [%d, %d]", key, v, what, lo, hi)
+	}
+	return n, nil
 }
 
 func (s *balanceFlag) Variant() string { return s.params.String() }
@@ -292,18 +299,19 @@ func (s *balanceFlag) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		work:       s.work,
 		newidle:    int64(s.newidle),
 		idleIn:     int64(s.newidle),
-		pace:       s.pace,
 		pacer:      ktime.Pacer{On: s.pace},
+		rng:        0x9e3779b97f4a7c15 * uint64(info.Index+1),
 		tickNs:     int64(time.Second) / int64(s.hz),
 		release:    s.release,
 		clockCost:  s.clockCost,
-		flagEvery:  bfFlagEvery,
 		levels:     s.levels(cpu),
 		holdCap:    4*int64(s.cpus)*int64(s.cs) + bfHoldSlack,
 	}
+	w.every = bfFlagEvery
 	if s.pace {
-		w.flagEvery = 1
+		w.every = 1
 	}
+	w.timeShift = 64 - uint(bits.TrailingZeros64(uint64(w.every)))
 	for i := range w.levels {
 		l := &w.levels[i]
 		l.interval = w.sdInterval(l)

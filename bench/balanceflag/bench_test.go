@@ -17,10 +17,10 @@ import (
 // cas/op is the cmpxchg count, flag-% the share of the workers' time on the
 // flag, hold-sec/op how long it was held; balances/op, newidle-balances/op
 // and stops/op are checks the orders must agree on. go test matches -bench
-// one name element at a time, and the variant holds eleven, so compare the
+// one name element at a time, and the variant holds twelve, so compare the
 // orders at two threads with
 //
-//	go test -run '^$' -bench 'BalanceFlag/order=/pace=on/hz=/span=/group=/smt=/cs=/interval=/newidle=/work=/release=/threads=2/' -count 5 ./bench/balanceflag | tee bf.txt
+//	go test -run '^$' -bench 'BalanceFlag/order=/pace=on/phase=/hz=/span=/group=/smt=/cs=/interval=/newidle=/work=/release=/threads=2/' -count 5 ./bench/balanceflag | tee bf.txt
 //	benchstat -col /order bf.txt
 func BenchmarkBalanceFlag(b *testing.B) {
 	spec, err := bench.Lookup("balanceflag")

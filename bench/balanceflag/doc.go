@@ -46,9 +46,9 @@
 // newidle passes and lost flags soon put real CPUs out of step, and CPUs in
 // step are all due in the same tick (where check-first, which does not retry
 // a pass it lost, loses all but one of them). get_sd_balance_interval(sd,
-// busy) is balance_interval * busy_factor (16) in jiffies, less one, clamped to HZ*span/10; every pass that balances
-// nothing doubles balance_interval up to max_interval = 2*sd_weight (nothing
-// ever needs moving here). The SMT domain's interval (31, then 63 jiffies at
+// busy) is balance_interval * busy_factor (16) in jiffies, less one, clamped
+// to HZ*span/10; every pass that balances nothing doubles balance_interval
+// up to max_interval = 2*sd_weight (nothing ever needs moving here). The SMT domain's interval (31, then 63 jiffies at
 // HZ=1000) is what raises the softirq most often; the NUMA domain's is
 // span*32-1 jiffies once settled (1023 for 32 CPUs, 16383 for 512).
 //
@@ -121,17 +121,19 @@
 // comparison to be fair (in stress mode check-first loses the passes that
 // collide with another worker's, a few per cent when passes are microseconds
 // of microsecond ticks, since it does not retry them); hold-sec/op, how long
-// the flag was held, in seconds (every hold timed, each clipped at four times
-// the pass plus 20us, since a user thread can be preempted holding the flag
-// and a softirq cannot; go test prints a metric with seven decimals, so
-// below 50ns a tick it reads 0 there, while contend's own results files keep
-// every digit); held-%, the
-// same total over the run's wall time, the flag's utilization, which is what
-// decides how often a cmpxchg finds it taken; and flag-%, the share of the workers' time spent in the flag operations
-// (cmpxchg, failed cmpxchg, release), the seed's "7.8% of all cycles". Every
-// hold is timed; the flag operations are timed every one in paced mode and
-// one in eight, scaled up, in stress mode, each less the cost of a clock
-// read. The seed's other figure, 99.39% of sched_balance_domains()'s own
-// samples on the cmpxchg, is a share of a function that does little else;
+// the flag was held, in seconds (each timed hold clipped at four times the
+// pass plus 20us, since a user thread can be preempted holding the flag and a
+// softirq cannot; go test prints a metric with seven decimals, so below 50ns
+// a tick it reads 0 there, while contend's own results files keep every
+// digit); held-%, the same total over the run's wall time, the flag's
+// utilization, which is what decides how often a cmpxchg finds it taken; and
+// flag-%, the share of the workers' time spent in the flag operations
+// (cmpxchg, failed cmpxchg, release), the seed's "7.8% of all cycles".
+// Paced, every cmpxchg attempt is timed, with the hold and the release that
+// follow it; in stress mode one attempt in eight, drawn at random, and scaled
+// up, so that the clock reads (tens of ns each) neither lengthen most holds
+// nor add to most softirqs of the old order. Each timing is less the cost of a
+// clock read. The seed's other figure, 99.39% of sched_balance_domains()'s
+// own samples on the cmpxchg, is a share of a function that does little else;
 // the model's walk does as little, and flag-% is the figure that compares.
 package balanceflag

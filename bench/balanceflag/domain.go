@@ -1,6 +1,8 @@
 package balanceflag
 
 import (
+	"sync/atomic"
+
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/ktime"
 )
@@ -83,9 +85,10 @@ const (
 // softirq cannot), and one such hold would outweigh a thousand ordinary ones.
 const bfHoldSlack = 20_000 // ns
 
-// bfFlagEvery: in stress mode one flag operation in this many is timed for
-// flag-% (and scaled up). Paced, every one is: a tick is a millisecond
-// there, and four clock reads are nothing against it.
+// bfFlagEvery: in stress mode one cmpxchg attempt in this many (a power of
+// two) is timed, with the hold and the release that follow it, for flag-%
+// and hold-sec/op (and scaled up). Paced, every one is: a tick is a
+// millisecond there, and four clock reads are nothing against it.
 const bfFlagEvery = 8
 
 // A bfWorker is one CPU: its jiffies, its sched_domains' balance state and
@@ -111,17 +114,20 @@ type bfWorker struct {
 	newidleBalances int64 // newidle passes that did it
 	overlaps        int64 // critical sections that found another inside
 
-	// Timing: every hold, and one flag operation in flagEvery.
-	holdStart int64 // ktime.Wall() when the flag was taken
-	holdSum   int64 // ns the flag was held, each hold clipped at holdCap
+	// Timing: one cmpxchg attempt in every, drawn from rng, and the hold
+	// and release that follow it (see takeFlag).
+	rng       uint64
+	every     int64 // bfFlagEvery stressed, 1 paced
+	timeShift uint  // an attempt is timed when its draw >> timeShift is 0: one in every
+	holdTimed bool  // the current hold is timed
+	holdStart int64 // ktime.Wall() when a timed hold began
+	holdSum   int64 // ns the flag was held, estimated: timed holds, each clipped at holdCap, times every
 	holdCap   int64 // four times the serialized pass, plus bfHoldSlack
-	flagOps   int64 // flag operations since the last timed one
-	flagEvery int64
 	clockCost int64
-	share     ktime.Share
+	share     ktime.Share // the timed flag operations' time, and every batch's
 
-	// Pacing: tick k (jiffies k) ends at t0 + k*tickNs of wall time.
-	pace   bool
+	// Pacing (pacer.On): tick k (jiffies k) ends at t0 + k*tickNs of wall
+	// time.
 	tickNs int64
 	t0     int64
 	pacer  ktime.Pacer
@@ -150,7 +156,7 @@ func (w *bfWorker) Run(n int) { balanceTicks(w, n) }
 //go:noinline
 func balanceTicks(w *bfWorker, n int) {
 	start := ktime.Wall()
-	if w.pace && w.t0 == 0 {
+	if w.pacer.On && w.t0 == 0 {
 		// The first tick starts on the next tick boundary of the
 		// shared wall clock, so every worker's ticks line up as the
 		// kernel's do (skew_tick=0, the default).
@@ -166,7 +172,7 @@ func balanceTicks(w *bfWorker, n int) {
 		if w.newidle != 0 {
 			w.newidleTick()
 		}
-		if w.pace {
+		if w.pacer.On {
 			w.pacer.Wait(w.t0+(w.jiffies-1)*w.tickNs, w.tickNs)
 		}
 	}
@@ -375,10 +381,10 @@ func (w *bfWorker) outBalanced(l *bfLevel, idle bfIdle) {
 // panics.
 func (w *bfWorker) criticalSection(l *bfLevel, serialized bool) {
 	if serialized {
-		if bfAdd(&w.s.inCS.v, 1) != 1 {
+		if atomic.AddInt32(&w.s.inCS.v, 1) != 1 {
 			w.overlaps++
 		}
-		defer bfAdd(&w.s.inCS.v, -1)
+		defer atomic.AddInt32(&w.s.inCS.v, -1)
 	}
 	if w.s.csHook != nil {
 		w.s.csHook()

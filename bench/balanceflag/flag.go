@@ -5,33 +5,38 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/ktime"
 )
 
 // The flag itself: sched_balance_running taken with the kernel's LOCK
-// CMPXCHG, released with release=, and timed: every hold, and one operation
-// in flagEvery for the share of time spent on it.
+// CMPXCHG, released with release=, and timed for one attempt in every,
+// drawn at random: the attempt's cmpxchg and, when it takes the flag, the
+// hold and the release, each scaled up by every. Untimed attempts read no
+// clock. A clock read costs tens of nanoseconds here (about 40 under KVM),
+// more than the old order's short holds: timing every hold would put two
+// reads inside each one, lengthening what the other workers' cmpxchg
+// collides with, and add them to every softirq of the old order and to few
+// of the new. The draw is random, not every n-th attempt, because attempts
+// come in patterns (take, release; a due pass every k-th softirq) that a
+// fixed period can keep hitting or keep missing.
 
 // takeFlag is atomic_cmpxchg_acquire(&sched_balance_running, 0, 1) of the
 // old order and atomic_try_cmpxchg_acquire(..., &zero, 1) of the new: the
-// same LOCK CMPXCHG, which perf annotate finds here. A taken flag starts a
-// timed hold.
+// same LOCK CMPXCHG, which perf annotate finds here. A timed attempt that
+// takes the flag starts a timed hold.
 //
 //go:noinline
 func (w *bfWorker) takeFlag() bool {
 	w.cas++
 	var ok bool
-	if w.flagOps++; w.flagOps >= w.flagEvery {
-		w.flagOps = 0
+	if w.holdTimed = bench.XorShift(&w.rng)>>w.timeShift == 0; w.holdTimed {
 		t := ktime.Wall()
 		ok = atomic.CompareAndSwapInt32(w.running, 0, 1)
 		w.holdStart = ktime.Wall()
 		w.share.Add(w.flagTime(w.holdStart-t), 0)
 	} else {
 		ok = atomic.CompareAndSwapInt32(w.running, 0, 1)
-		if ok {
-			w.holdStart = ktime.Wall()
-		}
 	}
 	if !ok {
 		w.casFails++
@@ -42,19 +47,18 @@ func (w *bfWorker) takeFlag() bool {
 }
 
 // releaseFlag is atomic_set_release(&sched_balance_running, 0), with the
-// instruction release= names, and the end of the timed hold.
+// instruction release= names, and the end of the hold if it was timed.
 //
 //go:noinline
 func (w *bfWorker) releaseFlag() {
-	t := ktime.Wall()
-	w.holdSum += min(max(t-w.holdStart-w.clockCost, 0), w.holdCap)
-	if w.flagOps++; w.flagOps >= w.flagEvery {
-		w.flagOps = 0
+	if !w.holdTimed {
 		bfStore(w.running, w.release)
-		w.share.Add(w.flagTime(ktime.Wall()-t), 0)
 		return
 	}
+	t := ktime.Wall()
+	w.holdSum += min(max(t-w.holdStart-w.clockCost, 0), w.holdCap) * w.every
 	bfStore(w.running, w.release)
+	w.share.Add(w.flagTime(ktime.Wall()-t), 0)
 }
 
 // flagTime is the time one timed flag operation stands for: its clock
@@ -63,11 +67,8 @@ func (w *bfWorker) releaseFlag() {
 // cmpxchg queued behind every other worker takes microseconds), times the
 // operations it samples.
 func (w *bfWorker) flagTime(d int64) int64 {
-	return min(max(d-w.clockCost, 0), bfHoldSlack) * w.flagEvery
+	return min(max(d-w.clockCost, 0), bfHoldSlack) * w.every
 }
-
-// bfAdd is an atomic add on a flag-like word.
-func bfAdd(p *int32, d int32) int32 { return atomic.AddInt32(p, d) }
 
 // bfClockCost is what one clock read costs here: the least gap between two
 // back-to-back reads. A timed interval spans one read beyond what it times,
