@@ -125,15 +125,10 @@ func (c *laConfig) String() string {
 	if c.paced {
 		pace = "kernel"
 	}
-	return fmt.Sprintf("preset=%s/store=%s/write=%s/read=%s/scan=%s/gap=%s/pace=%s/mig=%d/tasks=%d/hz=%d/work=%d/stride=%s",
-		c.preset, c.store, c.v.Write, c.v.Read, laScan(c.v.FullScan), ktime.Format(c.gap), pace, c.mig, c.tasks, c.hz, c.work, c.stride)
-}
-
-func laScan(full bool) string {
-	if full {
-		return "full"
-	}
-	return "bounded"
+	// counter's own form after its store=, which may be an extra's here.
+	_, policy, _ := strings.Cut(c.v.String(), "/")
+	return fmt.Sprintf("preset=%s/store=%s/%s/gap=%s/pace=%s/mig=%d/tasks=%d/hz=%d/work=%d/stride=%s",
+		c.preset, c.store, policy, ktime.Format(c.gap), pace, c.mig, c.tasks, c.hz, c.work, c.stride)
 }
 
 // parseLoadAvg reads a variant. A preset sets store, write, read and scan;

@@ -11,6 +11,7 @@ import (
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/benchtest"
 	"github.com/contend/contend/counter"
+	"github.com/contend/contend/nodemask"
 )
 
 // laCPUs returns n compact CPUs of the test topology, or skips.
@@ -271,7 +272,7 @@ func TestLoadAvgConservation(t *testing.T) {
 	}
 	var moved int64
 	for _, w := range s.workers {
-		moved += w.cpu.migrations
+		moved += w.cpu.rq.Stats().Attaches
 	}
 	if moved == 0 {
 		t.Fatal("no task migrated")
@@ -431,8 +432,8 @@ func TestLoadAvgNoAllocs(t *testing.T) {
 		if a := testing.AllocsPerRun(20, func() { w0.Run(2000); w1.Run(2000) }); a != 0 {
 			t.Errorf("%s: %v allocations per 4000 events, want 0", v, a)
 		}
-		if w0.samples == 0 || w0.timed == 0 {
-			t.Errorf("%s: %d error samples, %d timed events in the allocation test", v, w0.samples, w0.timed)
+		if _, timed := w0.shareW.Percent(); w0.samples == 0 || timed == 0 {
+			t.Errorf("%s: %d error samples, %d timed events in the allocation test", v, w0.samples, timed)
 		}
 		if err := errors.Join(s.Close(), s.Close()); err != nil {
 			t.Errorf("%s: Close twice: %v", v, err)
@@ -463,4 +464,78 @@ func FuzzLoadAvgVariant(f *testing.F) {
 			t.Errorf("newLoadAvg(%q) named %q, which reads back as %v, %v", in, s.Variant(), s2, err)
 		}
 	})
+}
+
+// closeErrStore is an atomic store whose Close fails after closing it.
+type closeErrStore struct{ counter.Store }
+
+func (c closeErrStore) Close() error {
+	return errors.Join(c.Store.Close(), errors.New("munmap refused"))
+}
+
+// TestLoadAvgStoreErrors: a store that cannot be made fails the run,
+// naming it; a store that cannot be closed fails Finish, naming it, and is
+// not closed twice; a Finish whose operation count is not the cfs_rqs'
+// refuses the run.
+func TestLoadAvgStoreErrors(t *testing.T) {
+	topo := laTopo(t)
+	cpus := laCPUs(t, topo, 1)
+	extras := map[string]laExtraStore{
+		"broken": func(*bench.Env) (counter.Store, int, error) { return nil, 0, errors.New("no such store") },
+		"sticky": func(*bench.Env) (counter.Store, int, error) {
+			a, err := counter.NewAtomic(counter.Options{})
+			return closeErrStore{a}, 1, err
+		},
+	}
+	for _, tt := range []struct{ variant, want string }{
+		{"store=broken", "loadavg: store=broken: no such store"},
+		{"store=sticky", "loadavg: closing store=sticky: munmap refused"},
+	} {
+		s, err := newLoadAvg(tt.variant, extras)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = bench.Run(s, bench.Config{Topology: topo, CPUs: cpus, Ops: 100})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Run(%s) = %v, want an error saying %q", tt.variant, err, tt.want)
+		}
+		if s.store != nil {
+			t.Errorf("%s: store left open", tt.variant)
+		}
+		if err := s.Close(); err != nil {
+			t.Errorf("%s: Close after the failed run = %v, want nil (closed once)", tt.variant, err)
+		}
+	}
+
+	s := laUnpinned(t, "preset=base", 2)
+	for _, w := range s.workers {
+		w.Run(100)
+	}
+	err := s.Finish(&bench.Result{Ops: 201})
+	if err == nil || !strings.Contains(err.Error(), "runner counted 201 operations") {
+		t.Errorf("Finish after 200 events told 201 = %v, want the count refused", err)
+	}
+	if s.store != nil {
+		t.Error("store left open after a refused Finish")
+	}
+}
+
+// TestTouchOnNode: the first-touch fallback runs the touch on a cpu of the
+// node, and says so when the node is offline or has no cpu this process
+// may use.
+func TestTouchOnNode(t *testing.T) {
+	topo := laTopo(t)
+	node := topo.Nodes[0].ID
+	ran := false
+	if err := touchOnNode(topo)(node, func() { ran = true }); err != nil || !ran {
+		t.Errorf("touch on node %d: %v, ran %v; want it run", node, err, ran)
+	}
+	if err := touchOnNode(topo)(999, func() { t.Error("touch ran for an offline node") }); err == nil || !strings.Contains(err.Error(), "node 999 is not online") {
+		t.Errorf("touch on node 999 = %v, want it refused as offline", err)
+	}
+	none := *topo
+	none.AllowedCPUs = nodemask.Bitmap{}
+	if err := touchOnNode(&none)(node, func() { t.Error("touch ran with no usable cpu") }); err == nil || !strings.Contains(err.Error(), "has no cpu this process may use") {
+		t.Errorf("touch with no allowed cpu = %v, want it refused", err)
+	}
 }

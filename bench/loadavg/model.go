@@ -118,11 +118,11 @@ type laCPU struct {
 	away    *laSleepers   // asleep, will wake elsewhere
 	peers   []*laSleepers // every CPU's away list, this one's included
 
-	// Counts, besides the cfs_rq's own.
-	wakeups    int64
-	migrations int64 // wakeups of a task that slept on another CPU
-	moved      int64 // load handed over by those wakeups
-	idle       int64 // events with nothing to do
+	// Counts, besides the cfs_rq's own (a wakeup of a task that slept on
+	// another CPU is its Stats().Attaches).
+	wakeups int64
+	moved   int64 // load handed over by wakeups of tasks that slept on another CPU
+	idle    int64 // events with nothing to do
 }
 
 // init sets the CPU up: its clock at laClockBase plus a phase, so that
@@ -175,8 +175,9 @@ func (c *laCPU) init(rq *counter.CfsRq, self int, peers []*laSleepers, tasks, mi
 // has woken its away sleepers it wakes one itself, as the kernel's
 // select_idle_sibling() keeps a task on its previous CPU when that is
 // idle. A CPU with nothing to do idles, and its blocked load is updated
-// now and then.
-func (c *laCPU) event() {
+// now and then. It reports whether the CPU ran an en/dequeue (false: the
+// slot was idle).
+func (c *laCPU) event() bool {
 	now := c.clock.Advance(c.gap)
 	if now >= c.next {
 		// The tick finds a task of the group running if one is queued
@@ -192,14 +193,13 @@ func (c *laCPU) event() {
 	r := laNext(&c.rng)
 	if nq := len(c.queued); nq > 0 && r&1 == 0 {
 		c.sleep(r, nq)
-		return
+		return true
 	}
 	var t *laTask
 	nl := len(c.local)
 	if nl == 0 || r>>32 < c.migAt {
 		if t = c.steal(); t != nil {
 			c.moved += int64(counter.RemoveEntityLoadAvg(&t.se))
-			c.migrations++
 		}
 	}
 	if t == nil && nl > 0 {
@@ -228,7 +228,9 @@ func (c *laCPU) event() {
 			c.rq.UpdateBlocked(now)
 			c.blocked = now + laBlockedEvery
 		}
+		return false
 	}
+	return true
 }
 
 // sleep dequeues one of the nq queued tasks (picked by r) and puts it

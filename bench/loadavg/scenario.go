@@ -3,7 +3,6 @@ package loadavg
 import (
 	"errors"
 	"fmt"
-	"math"
 	"sync/atomic"
 
 	"github.com/contend/contend/bench"
@@ -140,13 +139,7 @@ func (s *loadAvg) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 	// Allocated here, on the worker's pinned thread, so that the worker's
 	// lines, its tasks and sleeper list included, are its node's memory.
 	s.sleepers[info.Index] = &laSleepers{}
-	w := &laWorker{
-		work:     c.work,
-		index:    info.Index,
-		pubs:     s.pubs,
-		sampleIn: math.MaxInt64,
-		pub:      bench.AlignedWords(1, 128)[0],
-	}
+	w := &laWorker{work: c.work, index: info.Index, pubs: s.pubs}
 	w.pacer.On = c.paced
 	w.share.Every = laTimeEvery
 	if c.paced {
@@ -155,17 +148,18 @@ func (s *loadAvg) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 	if err := w.cpu.init(rq, info.Index, s.sleepers, c.tasks, c.mig, int64(c.gap), 1e9/int64(c.hz), laSeed(info.Index, 0)); err != nil {
 		return nil, fmt.Errorf("loadavg: %w", err)
 	}
-	w.published = laPair(rq.Load(), rq.Contrib())
-	w.pub.Store(w.published)
-	if info.Index == 0 {
+	if info.Index == 0 { // the sampler
 		w.sampleRng = laSeed(-1, 0)
 		w.sampleIn = laFirstSample
 		w.sampleBase = laSampleEvery * int64(info.Workers)
 		if c.paced {
 			w.sampleBase = laSampleEveryPaced * int64(info.Workers)
 		}
+	} else {
+		w.pub = bench.AlignedWords(1, 128)[0]
+		w.pub.Store(laPair(rq.Load(), rq.Contrib()))
+		s.pubs[info.Index] = w.pub
 	}
-	s.pubs[info.Index] = w.pub
 	s.workers[info.Index] = w
 	return w, nil
 }
@@ -191,7 +185,7 @@ func (s *loadAvg) Finish(res *bench.Result) (err error) {
 	var sharedWrites, samples, sharesN, rejected, idle, migrations int64
 	var tgwErr, sharesErr float64
 	var shareW, shareR ktime.Share
-	var pathNs, timed int64
+	var pathNs int64
 	for i, w := range s.workers {
 		ws := w.cpu.rq.Stats()
 		st.Events += ws.Events
@@ -202,7 +196,7 @@ func (s *loadAvg) Finish(res *bench.Result) (err error) {
 			sharedWrites += ws.Writes
 		}
 		idle += w.cpu.idle
-		migrations += w.cpu.migrations
+		migrations += ws.Attaches
 		samples += w.samples
 		sharesN += w.sharesN
 		rejected += w.rejected
@@ -211,7 +205,6 @@ func (s *loadAvg) Finish(res *bench.Result) (err error) {
 		shareW.Merge(&w.shareW)
 		shareR.Merge(&w.shareR)
 		pathNs += w.pathNs
-		timed += w.timed
 	}
 	if st.Events+idle != res.Ops {
 		return fmt.Errorf("loadavg: cfs_rqs counted %d events and %d idle slots, runner counted %d operations", st.Events, idle, res.Ops)
@@ -234,8 +227,7 @@ func (s *loadAvg) Finish(res *bench.Result) (err error) {
 	if sharesN > 0 {
 		res.AddMetric(SharesErr, 100*sharesErr/float64(sharesN))
 	}
-	if timed > 0 {
-		w, _ := shareW.Percent()
+	if w, timed := shareW.Percent(); timed > 0 {
 		r, _ := shareR.Percent()
 		res.AddMetric(WritePath, w)
 		res.AddMetric(ReadPath, r)

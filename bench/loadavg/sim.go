@@ -251,26 +251,25 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 	// order within a round is the order of the starting phases.
 	order := slices.Clone(cpus)
 	slices.SortStableFunc(order, func(a, b *laCPU) int { return int(a.clock.Now() - b.clock.Now()) })
-	var load, contrib int64 // Σ avg.load_avg and Σ tg_load_avg_contrib
-	lastLoad, lastContrib := make([]int64, n), make([]int64, n)
-	for i, c := range cpus {
-		lastLoad[i], lastContrib[i] = c.rq.Load(), c.rq.Contrib()
-		load += lastLoad[i]
-		contrib += lastContrib[i]
+	// Σ avg.load_avg and Σ tg_load_avg_contrib, kept current: only a CPU's
+	// own event moves its two (another CPU's wakeup leaves the load in
+	// cfs_rq->removed until the owner drains it).
+	var load, contrib int64
+	for _, c := range cpus {
+		load += c.rq.Load()
+		contrib += c.rq.Contrib()
 	}
 	var tgwErr, sharesErr float64
 	var sharesN int64
 	rounds := int64(cfg.Duration / cfg.Gap)
 	for range rounds {
 		for _, c := range order {
-			before := c.rq.Events()
-			c.event()
-			i := c.self
+			l0, ct0 := c.rq.Load(), c.rq.Contrib()
+			ran := c.event()
 			l, ct := c.rq.Load(), c.rq.Contrib()
-			load += l - lastLoad[i]
-			contrib += ct - lastContrib[i]
-			lastLoad[i], lastContrib[i] = l, ct
-			if c.rq.Events() == before {
+			load += l - l0
+			contrib += ct - ct0
+			if !ran {
 				continue // idle: nothing read, nothing to sample
 			}
 			te, se, ok, queued := laErr(c.rq, load-l, contrib-ct)
@@ -292,7 +291,7 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 		row.Reads += st.Reads
 		row.Idle += c.idle
 		row.Wakeups += c.wakeups
-		row.Migrations += c.migrations
+		row.Migrations += st.Attaches
 	}
 	if err := laConserved(cpus, store); err != nil {
 		return row, err

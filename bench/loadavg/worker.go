@@ -15,16 +15,14 @@ import (
 type laWorker struct {
 	_ [128]byte
 
-	cpu       laCPU
-	pacer     ktime.Pacer
-	share     ktime.Share // picks the timed events
-	shareW    ktime.Share // update_tg_load_avg's share of them
-	shareR    ktime.Share // calc_group_shares's share
-	pathNs    int64       // both paths, summed over the timed events
-	timed     int64
-	published int64 // the pair last stored in pub
-	work      int
-	sink      uint64
+	cpu    laCPU
+	pacer  ktime.Pacer
+	share  ktime.Share // picks the timed events (only its Due is used)
+	shareW ktime.Share // update_tg_load_avg's share of them
+	shareR ktime.Share // calc_group_shares's share
+	pathNs int64       // both paths, summed over the timed events
+	work   int
+	sink   uint64
 
 	// Error sampling. Only worker 0 samples; the others' sampleIn never
 	// reaches zero.
@@ -39,7 +37,10 @@ type laWorker struct {
 	sharesErr  float64
 	sharesN    int64 // samples with the group entity queued
 
-	pub *atomic.Int64 // laPair(avg.load_avg, contrib), on a 128-byte block of its own
+	// pub is laPair(avg.load_avg, contrib), on a 128-byte block of its
+	// own, for the sampler to read; nil on the sampler itself, whose own
+	// pair nobody reads.
+	pub *atomic.Int64
 
 	_ [128]byte
 }
@@ -53,12 +54,14 @@ func (w *laWorker) Run(n int) { loadAvgEvents(w, n) }
 
 // loadAvgEvents is the hot loop: n events, each on kernel time (the
 // model clock advances by the gap, whatever this machine takes), with the
-// event's real shared-line traffic at full speed; then the worker's
-// (load, contrib) pair is published for the error sampler, extra local
-// work runs, and, paced, real work fills the event up to its gap of wall
-// time. One event in share.Every is timed: its two paths and the whole.
-// perf annotate finds this loop by name; the counter's updateTGLoadAvg and
-// calcGroupShares show under theirs.
+// event's real shared-line traffic at full speed; then a worker other than
+// the sampler publishes its (load, contrib) pair for the error sampler if
+// it changed (an atomic store: a locked XCHG on amd64), the sampler takes
+// its sample when one is due and the event was not idle (an idle slot read
+// nothing), extra local work runs, and, paced, real work fills the event
+// up to its gap of wall time. One event in share.Every is timed: its two
+// paths and the whole. perf annotate finds this loop by name; the
+// counter's updateTGLoadAvg and calcGroupShares show under theirs.
 //
 //go:noinline
 func loadAvgEvents(w *laWorker, n int) {
@@ -72,29 +75,22 @@ func loadAvgEvents(w *laWorker, n int) {
 		if timed {
 			rq.Time(ktime.Wall)
 		}
-		idle := w.cpu.idle
-		w.cpu.event()
-		if p := laPair(rq.Load(), rq.Contrib()); p != w.published {
-			w.pub.Store(p)
-			w.published = p
-		}
-		if w.sampleIn--; w.sampleIn <= 0 {
-			if w.cpu.idle == idle {
-				w.sample()
-			} else {
-				w.sampleIn = 1 // an idle slot read nothing: sample the next event
+		ran := w.cpu.event()
+		if w.pub != nil {
+			if p := laPair(rq.Load(), rq.Contrib()); p != w.pub.Load() {
+				w.pub.Store(p)
 			}
+		} else if w.sampleIn--; w.sampleIn <= 0 && ran {
+			w.sample()
 		}
 		w.sink = bench.LocalWork(w.sink, w.work)
 		w.pacer.Wait(start, w.cpu.gap)
 		if timed {
 			wr, rd := rq.PathTime()
 			whole := ktime.Wall() - start
-			w.share.Add(wr+rd, whole)
 			w.shareW.Add(wr, whole)
 			w.shareR.Add(rd, whole)
 			w.pathNs += wr + rd
-			w.timed++
 		}
 	}
 }
