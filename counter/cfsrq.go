@@ -115,7 +115,6 @@ type cfsRqState struct {
 	lastUpdate int64 // last_update_tg_load_avg
 	tgShares   int64 // READ_ONCE(tg->shares) at the last read
 	shares     int64 // the group entity's weight from the last read
-	tgLoadSeen int64 // tg->load_avg as the last read saw it
 
 	// lastUpdate is avg.last_update_time for other CPUs:
 	// remove_entity_load_avg() syncs a leaving entity to it
@@ -251,7 +250,7 @@ func (rq *CfsRq) Seed(se *Entity, loadAvg uint64, queued bool) {
 // enqueue_task_fair() updates it, which patch 4 leaves alone.
 func (rq *CfsRq) Enqueue(now int64, se *Entity) {
 	rq.stats.Events++
-	rq.updateLoadAvg(uint64(now), now, se, updateTG|doAttach)
+	rq.updateLoadAvg(now, se, updateTG|doAttach)
 	rq.accountEnqueue(se)
 	rq.updateCfsGroup(rq.nrRunning == 1)
 }
@@ -270,7 +269,7 @@ func (rq *CfsRq) Dequeue(now int64, se *Entity, migrating bool) {
 	if migrating {
 		flags |= doDetach
 	}
-	rq.updateLoadAvg(uint64(now), now, se, flags)
+	rq.updateLoadAvg(now, se, flags)
 	rq.accountDequeue(se)
 	if migrating {
 		se.avg.LastUpdateTime = 0 // migrate_task_rq_fair: "Tell new CPU we are migrated"
@@ -286,7 +285,7 @@ func (rq *CfsRq) Dequeue(now int64, se *Entity, migrating bool) {
 // patch 4 leaves alone: the periodic refresh of the group's weight.
 func (rq *CfsRq) Tick(now int64, se *Entity) {
 	rq.stats.Ticks++
-	rq.updateLoadAvg(uint64(now), now, se, updateTG)
+	rq.updateLoadAvg(now, se, updateTG)
 	rq.updateCfsGroup(false)
 }
 
@@ -341,24 +340,24 @@ func (rq *CfsRq) accountDequeue(se *Entity) {
 // so update_tg_load_avg() runs on attach, on detach, when the cfs_rq's sums
 // crossed a period boundary, and when removed load was drained (unless
 // patch 3). propagate_entity_load_avg() of a task's entity is 0.
-func (rq *CfsRq) updateLoadAvg(now uint64, clock int64, se *Entity, flags int) {
+func (rq *CfsRq) updateLoadAvg(now int64, se *Entity, flags int) {
 	if se.avg.LastUpdateTime != 0 {
-		se.updateLoadAvgSe(now)
+		se.updateLoadAvgSe(uint64(now))
 	}
-	decayed := rq.updateCfsRqLoadAvg(now)
+	decayed := rq.updateCfsRqLoadAvg(uint64(now))
 	switch {
 	case se.avg.LastUpdateTime == 0 && flags&doAttach != 0:
 		rq.attachEntityLoadAvg(se)
 		rq.stats.Attaches++
 		rq.stats.AttachedLoad += se.avg.LoadAvg
-		rq.callUpdateTGLoadAvg(clock)
+		rq.callUpdateTGLoadAvg(now)
 	case flags&doDetach != 0:
 		rq.detachEntityLoadAvg(se)
 		rq.stats.Detaches++
 		rq.stats.DetachedLoad += se.avg.LoadAvg
-		rq.callUpdateTGLoadAvg(clock)
+		rq.callUpdateTGLoadAvg(now)
 	case decayed && flags&updateTG != 0:
-		rq.callUpdateTGLoadAvg(clock)
+		rq.callUpdateTGLoadAvg(now)
 	}
 }
 
@@ -592,7 +591,6 @@ func (rq *CfsRq) calcGroupShares() int64 {
 		rq.tgShares = rq.store.ReadMostly()
 		tgLoad = rq.store.Sum()
 	}
-	rq.tgLoadSeen = tgLoad
 	return CalcGroupShares(rq.tgShares, tgLoad, rq.contrib, ScaleLoad(int64(rq.weight)), int64(rq.avg.LoadAvg))
 }
 
@@ -666,18 +664,6 @@ func (rq *CfsRq) TGShares() int64 { return rq.tgShares }
 
 // Shares returns the group entity's weight from the last read.
 func (rq *CfsRq) Shares() int64 { return rq.shares }
-
-// TGLoadSeen returns the group load the last read saw.
-func (rq *CfsRq) TGLoadSeen() int64 { return rq.tgLoadSeen }
-
-// CPU returns the CPU id the cfs_rq belongs to.
-func (rq *CfsRq) CPU() int { return rq.cpu }
-
-// Node returns the node id the cfs_rq belongs to.
-func (rq *CfsRq) Node() int { return rq.node }
-
-// Events returns Stats().Events without copying the rest.
-func (rq *CfsRq) Events() int64 { return rq.stats.Events }
 
 // Stats returns what the cfs_rq has done so far.
 func (rq *CfsRq) Stats() Stats { return rq.stats }

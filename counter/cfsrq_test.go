@@ -1,6 +1,7 @@
 package counter
 
 import (
+	"errors"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -52,8 +53,8 @@ func newRq(t testing.TB, s Store, write, read string) *CfsRq {
 
 func newTask(t testing.TB) *Entity {
 	t.Helper()
-	se, err := NewEntity(NiceZeroLoad >> SchedFixedpointShift)
-	if err != nil {
+	se := &Entity{}
+	if err := se.Init(NiceZeroLoad >> SchedFixedpointShift); err != nil {
 		t.Fatal(err)
 	}
 	return se
@@ -199,13 +200,13 @@ func TestGating(t *testing.T) {
 		now += 1000 + r.Int64N(80_000)
 		before := rq.Stats()
 		se := x
-		if !x.Queued() {
+		if !x.onRq {
 			se = y
-			if y.Queued() {
+			if y.onRq {
 				se = []*Entity{x, y}[i%2]
 			}
 		}
-		if se.Queued() {
+		if se.onRq {
 			rq.Dequeue(now, se, false)
 		} else {
 			rq.Enqueue(now, se)
@@ -249,8 +250,8 @@ func TestGating(t *testing.T) {
 		call("draining removed load", src, func() { src.Dequeue(now, w, false) }, wantRemoved)
 		now += 1024
 		call("detach", dst, func() { dst.Dequeue(now, z, true) }, 1)
-		if z.Avg().LastUpdateTime != 0 || z.CfsRq() != nil {
-			t.Errorf("a migrating dequeue left the entity attached: %+v", z.Avg())
+		if z.avg.LastUpdateTime != 0 || z.CfsRq() != nil {
+			t.Errorf("a migrating dequeue left the entity attached: %+v", z.avg)
 		}
 		now += 1024
 		call("a local wakeup in the same period", src, func() { src.Enqueue(now, w) }, 0)
@@ -352,7 +353,7 @@ func TestSkipPaths(t *testing.T) {
 	for i := range 30 {
 		now += 40_000
 		before := rq.Stats().Reads
-		if x.Queued() {
+		if x.onRq {
 			rq.Dequeue(now, x, false)
 		} else {
 			rq.Enqueue(now, x)
@@ -389,8 +390,11 @@ func TestEventShares(t *testing.T) {
 		}
 		for i, rq := range rqs {
 			rq.Tick(t0+2, tasks[i])
-			if got := rq.Shares(); got != NiceZeroLoad/n || rq.TGLoadSeen() != 1024*n {
-				t.Errorf("store=%v: cfs_rq %d: shares %d, saw tg load %d, want %d, %d", s, i, got, rq.TGLoadSeen(), NiceZeroLoad/n, 1024*n)
+			// With contrib and load 1024, shares of exactly NiceZeroLoad/n
+			// (2^30/tg_weight, truncated) mean the read saw tg->load_avg
+			// 1024*n exactly.
+			if got := rq.Shares(); got != NiceZeroLoad/n || rq.Contrib() != 1024 || s.Sum() != 1024*n {
+				t.Errorf("store=%v: cfs_rq %d: shares %d, contrib %d, store %d, want %d, 1024, %d", s, i, got, rq.Contrib(), s.Sum(), NiceZeroLoad/n, 1024*n)
 			}
 		}
 	}
@@ -514,7 +518,7 @@ func TestRemovedHandoff(t *testing.T) {
 						continue
 					}
 					se := mine[w][i%len(mine[w])]
-					if se.Queued() {
+					if se.onRq {
 						rq.Dequeue(now, se, false)
 					} else {
 						rq.Enqueue(now, se)
@@ -605,22 +609,19 @@ func TestNewCfsRqErrors(t *testing.T) {
 	}
 }
 
-func TestNiceWeight(t *testing.T) {
-	for _, tt := range []struct {
-		nice int
-		want uint64
-	}{{-20, 88761}, {-2, 1586}, {0, 1024}, {1, 820}, {19, 15}} {
-		if got, err := NiceWeight(tt.nice); err != nil || got != tt.want {
-			t.Errorf("NiceWeight(%d) = %d, %v, want %d", tt.nice, got, err, tt.want)
+// TestEntityWeight: Init takes the weights sched_prio_to_weight holds, 15
+// (nice 19) to 88761 (nice -20), and refuses what no nice level gives.
+func TestEntityWeight(t *testing.T) {
+	var se Entity
+	for _, w := range []uint64{2, 15, 1024, 88761} {
+		if err := se.Init(w); err != nil || se.weight != w {
+			t.Errorf("Init(%d) = %v, weight %d", w, err, se.weight)
 		}
 	}
-	for _, bad := range []int{-21, 20} {
-		if _, err := NiceWeight(bad); err == nil {
-			t.Errorf("NiceWeight(%d) succeeded", bad)
+	for _, w := range []uint64{0, 1, 88762} {
+		if err := se.Init(w); !errors.Is(err, ErrRange) {
+			t.Errorf("Init(%d) = %v, want a range error", w, err)
 		}
-	}
-	if _, err := NewEntity(1); err == nil {
-		t.Error("NewEntity(1) succeeded, want a range error")
 	}
 }
 

@@ -2,26 +2,9 @@ package counter
 
 import "fmt"
 
-// SchedPrioToWeight is sched_prio_to_weight for nice -20..19: a task's
-// load.weight, unscaled.
-var SchedPrioToWeight = [40]uint64{
-	88761, 71755, 56483, 46273, 36291,
-	29154, 23254, 18705, 14949, 11916,
-	9548, 7620, 6100, 4904, 3906,
-	3121, 2501, 1991, 1586, 1277,
-	1024, 820, 655, 526, 423,
-	335, 272, 215, 172, 137,
-	110, 87, 70, 56, 45,
-	36, 29, 23, 18, 15,
-}
-
-// NiceWeight returns the weight of a task of the given nice level.
-func NiceWeight(nice int) (uint64, error) {
-	if nice < -20 || nice > 19 {
-		return 0, fmt.Errorf("nice %d %w [-20, 19]", nice, ErrRange)
-	}
-	return SchedPrioToWeight[nice+20], nil
-}
+// maxWeight is sched_prio_to_weight[0], the weight of a nice -20 task: the
+// heaviest a task's load.weight gets, unscaled.
+const maxWeight = 88761
 
 // Entity is a task's sched_entity, the part the load paths use: its
 // weight, its PELT average and the cfs_rq its load is attached to. A task
@@ -36,39 +19,22 @@ type Entity struct {
 	cfsRq  *CfsRq // cfs_rq_of(se) while its load is attached; nil in flight
 }
 
-// NewEntity makes the entity of a task of weight w (unscaled, as
-// SchedPrioToWeight lists it), not yet attached anywhere.
-func NewEntity(w uint64) (*Entity, error) {
-	se := &Entity{}
-	if err := se.Init(w); err != nil {
-		return nil, err
-	}
-	return se, nil
-}
-
-// Init sets up an entity in place, for callers that embed it in a padded
-// struct of their own.
+// Init sets up the entity of a task of weight w (unscaled, a nice level's
+// sched_prio_to_weight, 1024 at nice 0), not yet attached anywhere. It works
+// in place, so that callers may embed the entity in a padded struct of
+// their own.
 func (se *Entity) Init(w uint64) error {
-	if w < 2 || w > SchedPrioToWeight[0] {
-		return fmt.Errorf("entity: weight %d %w [2, %d]", w, ErrRange, SchedPrioToWeight[0])
+	if w < 2 || w > maxWeight {
+		return fmt.Errorf("entity: weight %d %w [2, %d]", w, ErrRange, maxWeight)
 	}
 	*se = Entity{weight: w}
 	return nil
 }
 
-// Weight returns the task's weight, unscaled.
-func (se *Entity) Weight() uint64 { return se.weight }
-
-// Queued reports whether the task is on its cfs_rq's queue.
-func (se *Entity) Queued() bool { return se.onRq }
-
 // CfsRq returns the cfs_rq the task's load is attached to: where it is
 // queued, or where it last slept; nil once RemoveEntityLoadAvg or a
 // migrating Dequeue took it away, until the next Enqueue attaches it.
 func (se *Entity) CfsRq() *CfsRq { return se.cfsRq }
-
-// Avg returns the entity's PELT state.
-func (se *Entity) Avg() SchedAvg { return se.avg }
 
 // LoadAt returns the entity's load_avg as PELT would have it at now
 // (nanoseconds on its cfs_rq's clock), without changing the entity: what
