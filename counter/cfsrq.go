@@ -148,8 +148,6 @@ const (
 // Stats counts what a CfsRq did.
 type Stats struct {
 	Events   int64 // Enqueue and Dequeue calls
-	Ticks    int64 // Tick calls
-	Blocked  int64 // UpdateBlocked calls
 	Attaches int64 // attach_entity_load_avg: a migrated task arrived
 	Detaches int64 // detach_entity_load_avg: a queued task left
 	Removed  int64 // removed-load batches drained by update_cfs_rq_load_avg
@@ -159,7 +157,6 @@ type Stats struct {
 	Limited  int64 // update_tg_load_avg calls turned away by the rate limit
 	Delayed  int64 // removed-load batches that, under patch 3, did not call update_tg_load_avg
 	Reads    int64 // calc_group_shares runs
-	Skipped  int64 // update_cfs_group calls skipped by patch 4 or onein=K
 
 	// The load the handoffs moved, for exact bookkeeping: what the
 	// owner drained from cfs_rq->removed, and what attach and detach
@@ -284,7 +281,6 @@ func (rq *CfsRq) Dequeue(now int64, se *Entity, migrating bool) {
 // since the last event, then update_cfs_group() of the group entity, which
 // patch 4 leaves alone: the periodic refresh of the group's weight.
 func (rq *CfsRq) Tick(now int64, se *Entity) {
-	rq.stats.Ticks++
 	rq.updateLoadAvg(now, se, updateTG)
 	rq.updateCfsGroup(false)
 }
@@ -301,7 +297,6 @@ func (rq *CfsRq) Tick(now int64, se *Entity) {
 // It drains removed load and decays the blocked load, and tells the group
 // when either changed anything.
 func (rq *CfsRq) UpdateBlocked(now int64) {
-	rq.stats.Blocked++
 	if rq.updateCfsRqLoadAvg(uint64(now)) {
 		rq.callUpdateTGLoadAvg(now)
 	}
@@ -545,13 +540,11 @@ func (rq *CfsRq) updateCfsGroup(groupEdge bool) {
 	switch rq.read {
 	case ReadSkip:
 		if groupEdge {
-			rq.stats.Skipped++
 			return
 		}
 	case ReadOneIn:
 		if rq.oneInCnt > 0 {
 			rq.oneInCnt--
-			rq.stats.Skipped++
 			return
 		}
 		rq.oneInCnt = rq.oneInK - 1
