@@ -3,33 +3,32 @@ package sweep
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/contend/contend/bench/c2c"
+	"github.com/contend/contend/nodemask"
 )
 
-// measureFloor measures the handoff floor of a CPU set the first time a Job
-// uses it. Sets of one CPU (or one CPU repeated) have no transfers to measure.
+// cpuSet returns the CPU set a job's handoff floor is measured on, and its
+// key: the distinct CPUs, ascending, whatever their worker order or repeats.
+// A floor depends on the set alone (c2c measures the set), so one
+// measurement serves every job on it; a set of one CPU has no transfers to
+// measure.
+func cpuSet(cpus []int) (key string, set []int) {
+	b := nodemask.BitmapOf(cpus...)
+	return b.String(), b.Bits()
+}
+
+// measureFloor measures the handoff floor of a job's CPU set the first
+// time a job uses the set.
 func (p *Plan) measureFloor(ctx context.Context, cpus []int) error {
-	key := fmt.Sprint(cpus)
-	if _, done := p.floors[key]; !p.Floor || done {
+	key, set := cpuSet(cpus)
+	if _, done := p.floors[key]; !p.Floor || len(set) < 2 || done {
 		return nil
-	}
-	distinct := map[int]bool{}
-	for _, c := range cpus {
-		distinct[c] = true
-	}
-	if len(distinct) < 2 {
-		return nil
-	}
-	var set []int
-	for _, c := range cpus {
-		if distinct[c] {
-			set = append(set, c)
-			delete(distinct, c)
-		}
 	}
 	if p.floors == nil {
 		p.floors = map[string]*c2c.Floor{}
@@ -37,23 +36,32 @@ func (p *Plan) measureFloor(ctx context.Context, cpus []int) error {
 	// A ping-pong needs both CPUs at once: on CPUs busy with other work
 	// every handoff waits for a time slice, and the floor would take
 	// minutes and mean nothing. Give up after a few seconds and say so.
-	fctx, cancel := context.WithTimeout(ctx, floorTimeout)
-	defer cancel()
-	fcfg := FloorConfig
-	fcfg.Context = fctx
-	f, err := floorOf(p.Topology, set, fcfg)
+	f, timedOut, err := p.floor(ctx, set)
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case fctx.Err() != nil:
+	case timedOut:
 		p.floorSkipped = append(p.floorSkipped, fmt.Sprintf("cpus %v: not measured within %v (are the cpus busy?), no handoffs/op", set, floorTimeout))
-		p.floors[key] = nil
-		return nil
 	case err != nil:
 		return fmt.Errorf("measuring the handoff floor of cpus %v: %w", set, err)
 	}
-	p.floors[key] = f
+	p.floors[key] = f // nil when timed out: not tried again
 	return nil
+}
+
+// floor measures the handoff floor of cpus, giving up after floorTimeout
+// (timedOut). Callers check ctx first: a sweep interrupted during a floor
+// is interrupted, not busy.
+func (p *Plan) floor(ctx context.Context, cpus []int) (f *c2c.Floor, timedOut bool, err error) {
+	fctx, cancel := context.WithTimeout(ctx, floorTimeout)
+	defer cancel()
+	cfg := FloorConfig
+	cfg.Context = fctx
+	f, err = floorOf(p.Topology, cpus, cfg)
+	if fctx.Err() != nil {
+		return nil, true, nil
+	}
+	return f, false, err
 }
 
 // floorTimeout bounds one handoff-floor measurement; on idle CPUs it takes a
@@ -103,34 +111,21 @@ func (c FloorChange) String() string {
 // remeasureFloors measures again, at the end of a sweep, every floor
 // measured before it, and records in o how each moved.
 func (p *Plan) remeasureFloors(ctx context.Context, o *Outcome) error {
-	var keys []string
-	for key, f := range p.floors {
-		if f != nil {
-			keys = append(keys, key)
-		}
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
+	for _, key := range slices.Sorted(maps.Keys(p.floors)) {
 		before := p.floors[key]
-		fctx, cancel := context.WithTimeout(ctx, floorTimeout)
-		fcfg := FloorConfig
-		fcfg.Context = fctx
-		after, err := floorOf(p.Topology, before.CPUs, fcfg)
-		timedOut := fctx.Err() != nil
-		cancel()
+		if before == nil {
+			continue
+		}
+		after, timedOut, err := p.floor(ctx, before.CPUs)
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case timedOut:
-			o.Drift = append(o.Drift, fmt.Sprintf("cpus %v: handoff floor not measured again within %v after the sweep (are the cpus busy?): whether the machine changed under the sweep is unknown", before.CPUs, floorTimeout))
-			continue
 		case err != nil:
 			return fmt.Errorf("measuring the handoff floor of cpus %v again: %w", before.CPUs, err)
-		}
-		c := FloorChange{CPUs: before.CPUs, Before: before.NS, After: after.NS}
-		o.Floors = append(o.Floors, c)
-		if c.Drifted() {
-			o.Drift = append(o.Drift, c.String())
+		case timedOut:
+			o.Unmeasured = append(o.Unmeasured, before.CPUs)
+		default:
+			o.Floors = append(o.Floors, FloorChange{CPUs: before.CPUs, Before: before.NS, After: after.NS})
 		}
 	}
 	return nil
@@ -139,9 +134,9 @@ func (p *Plan) remeasureFloors(ctx context.Context, o *Outcome) error {
 // FloorNote describes the floors a sweep measured, for the end of the run.
 func (p *Plan) FloorNote() string {
 	var parts []string
-	for key, f := range p.floors {
+	for _, f := range p.floors {
 		if f != nil {
-			parts = append(parts, fmt.Sprintf("cpus %s: %.1f ns (%s, median, cheapest class %.1f ns)", key, f.NS, f.Mode, f.MinNS))
+			parts = append(parts, fmt.Sprintf("cpus %v: %.1f ns (%s, median, cheapest class %.1f ns)", f.CPUs, f.NS, f.Mode, f.MinNS))
 		}
 	}
 	parts = append(parts, p.floorSkipped...)

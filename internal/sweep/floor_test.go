@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +45,7 @@ func TestOutcomeNotes(t *testing.T) {
 	for i := range 3 {
 		o.Disturbed = append(o.Disturbed, Disturbed{Name: "AtomicAdd/x", Round: i + 1, Warnings: []string{"worker 1 on cpu 1 lost 12.0% of its 100ms: another task ran on cpu 1"}})
 	}
-	o.Drift = []string{o.Floors[0].String()}
+	o.Unmeasured = [][]int{{4, 5}}
 	var b strings.Builder
 	o.WriteNotes(&b, 2)
 	out := b.String()
@@ -54,6 +55,7 @@ func TestOutcomeNotes(t *testing.T) {
 		"... and 1 more",
 		"handoff floor after the sweep: cpus [2 3] 31.0 ns (before: 30.0), within 50%",
 		"WARNING: cpus [0 1]: handoff floor 32.0 ns before the sweep, 150.0 ns after",
+		"WARNING: cpus [4 5]: handoff floor not measured again within",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("notes lack %q:\n%s", want, out)
@@ -61,6 +63,9 @@ func TestOutcomeNotes(t *testing.T) {
 	}
 	if strings.Contains(out, "round 3") {
 		t.Errorf("notes list more disturbed runs than asked:\n%s", out)
+	}
+	if strings.Count(out, "cpus [0 1]") != 1 || strings.Count(out, "cpus [2 3]") != 1 {
+		t.Errorf("notes do not name each floor once, as steady or as changed:\n%s", out)
 	}
 	b.Reset()
 	(&Outcome{Ran: 4}).WriteNotes(&b, 20)
@@ -77,23 +82,25 @@ func TestFloorsBeforeAndAfter(t *testing.T) {
 	}(floorOf, floorTimeout)
 	floorTimeout = 50 * time.Millisecond
 	tests := []struct {
-		name   string
-		floors []float64 // before, after; 0 after: the cpus stay busy
-		drift  string
-		change bool
+		name    string
+		floors  []float64 // before, after; 0: the cpus stay busy
+		notes   string    // in the sweep's notes
+		changes int       // floors measured before and after
+		skipped string    // in FloorNote
 	}{
-		{"steady", []float64{30, 33}, "", true},
-		{"vCPUs moved", []float64{32, 150}, "handoff floor 32.0 ns before the sweep, 150.0 ns after, 369% apart", true},
-		{"busy after", []float64{30, 0}, "not measured again within 50ms after the sweep", false},
+		{"steady", []float64{30, 33}, "handoff floor after the sweep: cpus [0 1] 33.0 ns (before: 30.0), within 50%", 1, ""},
+		{"vCPUs moved", []float64{32, 150}, "WARNING: cpus [0 1]: handoff floor 32.0 ns before the sweep, 150.0 ns after, 369% apart", 1, ""},
+		{"busy after", []float64{30, 0}, "WARNING: cpus [0 1]: handoff floor not measured again within 50ms after the sweep", 0, ""},
+		{"busy before", []float64{0}, "", 0, "cpus [0 1]: not measured within 50ms (are the cpus busy?), no handoffs/op"},
 	}
 	for _, tt := range tests {
-		calls := 0
+		var measured [][]int
 		floorOf = func(_ *affinity.Topology, cpus []int, cfg c2c.Config) (*c2c.Floor, error) {
 			if cfg.Preheat <= 0 {
 				t.Errorf("%s: floor measured without a preheat", tt.name)
 			}
-			ns := tt.floors[calls]
-			calls++
+			ns := tt.floors[len(measured)]
+			measured = append(measured, cpus)
 			if ns == 0 {
 				<-cfg.Context.Done()
 				return nil, cfg.Context.Err()
@@ -101,24 +108,51 @@ func TestFloorsBeforeAndAfter(t *testing.T) {
 			return &c2c.Floor{CPUs: cpus, NS: ns, MinNS: ns}, nil
 		}
 		p := &Plan{Floor: true}
-		if err := p.measureFloor(context.Background(), []int{0, 1}); err != nil {
-			t.Fatal(err)
+		// One set, whatever the workers' order or how many share a cpu:
+		// one measurement before, of the set.
+		for _, cpus := range [][]int{{1, 0}, {0, 1}, {0, 1, 0, 1}, {1, 1}, {0}} {
+			if err := p.measureFloor(context.Background(), cpus); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if err := p.measureFloor(context.Background(), []int{0, 1}); err != nil || calls != 1 {
-			t.Fatalf("%s: a second job on the same cpus measured again (%d calls, %v)", tt.name, calls, err)
+		if fmt.Sprint(measured) != "[[0 1]]" {
+			t.Errorf("%s: floors measured before the sweep on %v, want once on [0 1]", tt.name, measured)
 		}
 		o := &Outcome{}
 		if err := p.remeasureFloors(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}
-		if calls != 2 {
-			t.Errorf("%s: %d floor measurements, want one before and one after", tt.name, calls)
+		if want := len(tt.floors); len(measured) != want {
+			t.Errorf("%s: %d floor measurements, want %d", tt.name, len(measured), want)
 		}
-		if got := strings.Join(o.Drift, "\n"); (tt.drift == "") != (got == "") || !strings.Contains(got, tt.drift) {
-			t.Errorf("%s: drift %q, want %q", tt.name, got, tt.drift)
+		var b strings.Builder
+		o.WriteNotes(&b, 20)
+		if got := b.String(); (tt.notes == "") != (got == "") || !strings.Contains(got, tt.notes) {
+			t.Errorf("%s: notes %q, want %q", tt.name, got, tt.notes)
 		}
-		if (len(o.Floors) == 1) != tt.change {
-			t.Errorf("%s: floor changes %+v", tt.name, o.Floors)
+		if len(o.Floors) != tt.changes {
+			t.Errorf("%s: floor changes %+v, want %d", tt.name, o.Floors, tt.changes)
 		}
+		if note := p.FloorNote(); tt.skipped != "" && note != tt.skipped || tt.skipped == "" && !strings.HasPrefix(note, "cpus [0 1]: ") {
+			t.Errorf("%s: FloorNote() = %q", tt.name, note)
+		}
+	}
+}
+
+// Interrupting a sweep during a floor is an interruption, not a busy cpu.
+func TestFloorInterrupted(t *testing.T) {
+	defer func(f func(*affinity.Topology, []int, c2c.Config) (*c2c.Floor, error)) { floorOf = f }(floorOf)
+	ctx, cancel := context.WithCancel(context.Background())
+	floorOf = func(_ *affinity.Topology, cpus []int, cfg c2c.Config) (*c2c.Floor, error) {
+		cancel()
+		<-cfg.Context.Done()
+		return nil, cfg.Context.Err()
+	}
+	p := &Plan{Floor: true}
+	if err := p.measureFloor(ctx, []int{0, 1}); err != context.Canceled {
+		t.Errorf("measureFloor interrupted = %v, want %v", err, context.Canceled)
+	}
+	if len(p.floorSkipped) != 0 {
+		t.Errorf("an interrupted floor is reported skipped: %q", p.floorSkipped)
 	}
 }

@@ -30,6 +30,12 @@ func NewJob(t *affinity.Topology, spec *bench.Spec, variant string, threads int,
 	if err != nil {
 		return Job{}, err
 	}
+	return newJob(t, spec, variant, scen.Variant(), threads, place, oversubscribe)
+}
+
+// newJob is NewJob for a variant already checked, whose canonical form is
+// canonical.
+func newJob(t *affinity.Topology, spec *bench.Spec, variant, canonical string, threads int, place affinity.Placement, oversubscribe bool) (Job, error) {
 	if threads < spec.MinWorkers {
 		return Job{}, fmt.Errorf("-threads %d: %s needs at least %d workers", threads, spec.Name, spec.MinWorkers)
 	}
@@ -38,16 +44,15 @@ func NewJob(t *affinity.Topology, spec *bench.Spec, variant string, threads int,
 		return Job{}, err
 	}
 	return Job{Spec: spec, Variant: variant, Threads: threads, Place: place, CPUs: cpus,
-		Name: results.Name(spec, scen.Variant(), threads, place.String())}, nil
+		Name: results.Name(spec, canonical, threads, place.String())}, nil
 }
 
 // Plan is a matrix expanded into jobs, in the order they run.
 type Plan struct {
-	Topology      *affinity.Topology
-	Jobs          []Job
-	Count         int           // rounds: each job runs once per round
-	Duration      time.Duration // of one run
-	Oversubscribe bool          // allow more workers than usable cpus
+	Topology *affinity.Topology
+	Jobs     []Job
+	Count    int           // rounds: each job runs once per round
+	Duration time.Duration // of one run
 	// Floor asks for each CPU set's core-to-core handoff floor, so that
 	// results also read as handoffs/op: line transfers per operation,
 	// comparable across machines whose transfers cost 20 or 200 ns.
@@ -83,7 +88,7 @@ type Matrix struct {
 // cross placement on one node, more workers than CPUs) are dropped from
 // presets, but are errors when the user named them.
 func Build(t *affinity.Topology, m Matrix) (*Plan, error) {
-	p := &Plan{Topology: t, Count: m.Count, Duration: m.Duration, Oversubscribe: m.Oversubscribe}
+	p := &Plan{Topology: t, Count: m.Count, Duration: m.Duration}
 	if p.Count == 0 {
 		p.Count = presetCount[m.Preset]
 	}
@@ -126,7 +131,8 @@ func (p *Plan) expand(m Matrix, s *bench.Spec, threads []int, places []affinity.
 		vs = strings.Split(m.Variants, ",")
 	}
 	for _, v := range vs {
-		if _, err := s.New(v); err != nil {
+		scen, err := s.New(v)
+		if err != nil {
 			return fmt.Errorf("-variants: %w", err)
 		}
 		for _, n := range threads {
@@ -137,7 +143,7 @@ func (p *Plan) expand(m Matrix, s *bench.Spec, threads []int, places []affinity.
 				continue
 			}
 			for _, pl := range places {
-				j, err := NewJob(p.Topology, s, v, n, pl, m.Oversubscribe)
+				j, err := newJob(p.Topology, s, v, scen.Variant(), n, pl, m.Oversubscribe)
 				if err != nil {
 					if m.Threads != "" && m.Places != "" {
 						return err

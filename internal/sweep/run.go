@@ -19,13 +19,6 @@ import (
 var Handoffs = bench.Unit{Name: "handoffs/op", Better: bench.Lower,
 	Doc: "ns/op over the cpu set's core-to-core handoff time: line transfers per operation"}
 
-// Run executes the plan into the results file out, as RunAll does, and
-// returns how many results the file holds.
-func (p *Plan) Run(ctx context.Context, out string, resume bool, progress io.Writer) (int, error) {
-	o, err := p.RunAll(ctx, out, resume, progress, nil)
-	return o.Results, err
-}
-
 // An Outcome is what a sweep saw besides its results.
 type Outcome struct {
 	// Results is how many results the file holds, Ran how many runs this
@@ -35,10 +28,11 @@ type Outcome struct {
 	// bench.DisturbedPct of its time, in the order they ran.
 	Disturbed []Disturbed
 	// Floors holds, per CPU set, the handoff floor measured before its
-	// first run and again after the sweep; Drift says where the two
-	// disagree by more than FloorDrift.
-	Floors []FloorChange
-	Drift  []string
+	// first run and again after the sweep (FloorChange.Drifted says
+	// whether the machine changed under the sweep); Unmeasured, the CPU
+	// sets whose floor could not be measured again.
+	Floors     []FloorChange
+	Unmeasured [][]int
 }
 
 // A Disturbed names a disturbed run and says what disturbed it.
@@ -64,7 +58,15 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 	if err != nil {
 		return o, err
 	}
+	// The configuration lines, once: every record of a scenario carries
+	// the same ones.
 	cfg := results.FileConfig(p.Topology, p.Command)
+	cfgs := map[*bench.Spec][]benchfmt.Config{}
+	for _, j := range p.Jobs {
+		if cfgs[j.Spec] == nil {
+			cfgs[j.Spec] = results.WithPackage(cfg, j.Spec.Package)
+		}
+	}
 	var units []benchfmt.Record
 	extra := []bench.Unit{}
 	if p.Floor {
@@ -90,16 +92,16 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 				continue
 			}
 			bar.start(j.Name)
-			err := p.runJob(ctx, j, rf, cfg, func(res *bench.Result, rec *benchfmt.Result) error {
+			res, rec, err := p.runJob(ctx, j, rf, cfgs[j.Spec])
+			if err == nil {
 				o.Ran++
 				if res.Disturbed() {
 					o.Disturbed = append(o.Disturbed, Disturbed{Name: j.Name, Round: round + 1, Warnings: res.Warnings()})
 				}
-				if enc == nil {
-					return nil
+				if enc != nil {
+					err = enc.Encode(results.NewJSON(j.Spec, j.Name, j.Place.String(), p.Topology.Label(), res, rec))
 				}
-				return enc.Encode(results.NewJSON(j.Spec, j.Name, j.Place.String(), p.Topology.Label(), res, rec))
-			})
+			}
 			if err != nil {
 				rf.Abandon()
 				o.Results = rf.Len()
@@ -122,37 +124,31 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 	return o, nil
 }
 
-// runJob runs one configuration once, writes its result, and hands it to
-// seen.
-func (p *Plan) runJob(ctx context.Context, j Job, rf *results.File, cfg []benchfmt.Config, seen func(*bench.Result, *benchfmt.Result) error) error {
+// runJob runs one configuration once, on the CPUs the job was given, and
+// writes its result with the configuration lines cfg.
+func (p *Plan) runJob(ctx context.Context, j Job, rf *results.File, cfg []benchfmt.Config) (*bench.Result, *benchfmt.Result, error) {
 	scen, err := j.Spec.New(j.Variant)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	cpus := j.CPUs
-	if cpus == nil {
-		if cpus, err = j.Place.Assign(p.Topology, j.Threads, p.Oversubscribe); err != nil {
-			return err
-		}
+	if err := p.measureFloor(ctx, j.CPUs); err != nil {
+		return nil, nil, err
 	}
-	if err := p.measureFloor(ctx, cpus); err != nil {
-		return err
-	}
-	res, err := bench.Run(scen, bench.Config{Topology: p.Topology, CPUs: cpus, Duration: p.Duration, Context: ctx})
+	res, err := bench.Run(scen, bench.Config{Topology: p.Topology, CPUs: j.CPUs, Duration: p.Duration, Context: ctx})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if ctx.Err() != nil {
-		return ctx.Err() // a run cut short is not a sample
+		return nil, nil, ctx.Err() // a run cut short is not a sample
 	}
-	rec := results.Record(j.Name, res, results.WithPackage(cfg, j.Spec.Package))
-	if f := p.floors[fmt.Sprint(res.CPUs)]; f != nil {
-		rec.Values = append(rec.Values, benchfmt.Value{Value: f.Handoffs(res.NsPerOp()), Unit: Handoffs.Name})
+	rec := results.Record(j.Name, res, cfg)
+	if key, _ := cpuSet(j.CPUs); p.floors[key] != nil {
+		rec.Values = append(rec.Values, benchfmt.Value{Value: p.floors[key].Handoffs(res.NsPerOp()), Unit: Handoffs.Name})
 	}
 	if err := rf.Write(rec); err != nil {
-		return err
+		return nil, nil, err
 	}
-	return seen(res, rec)
+	return res, rec, nil
 }
 
 // WriteNotes writes what a finished sweep saw besides its results, for
@@ -178,7 +174,12 @@ func (o *Outcome) WriteNotes(w io.Writer, max int) {
 	if len(steady) > 0 {
 		fmt.Fprintf(w, "sweep: handoff floor after the sweep: %s, within %.0f%%\n", strings.Join(steady, "; "), 100*FloorDrift)
 	}
-	for _, d := range o.Drift {
-		fmt.Fprintf(w, "sweep: WARNING: %s\n", d)
+	for _, c := range o.Floors {
+		if c.Drifted() {
+			fmt.Fprintf(w, "sweep: WARNING: %s\n", c)
+		}
+	}
+	for _, cpus := range o.Unmeasured {
+		fmt.Fprintf(w, "sweep: WARNING: cpus %v: handoff floor not measured again within %v after the sweep (are the cpus busy?): whether the machine changed under the sweep is unknown\n", cpus, floorTimeout)
 	}
 }

@@ -47,13 +47,14 @@ func (p *Plan) Estimate() time.Duration {
 	return total
 }
 
-// cpuSets counts the distinct CPU sets of two or more CPUs the jobs run on:
-// each gets one handoff-floor measurement.
+// cpuSets counts the distinct CPU sets of two or more CPUs the jobs run on
+// (cpuSet): each gets one handoff-floor measurement before the sweep and one
+// after.
 func (p *Plan) cpuSets() int {
 	seen := map[string]bool{}
 	for _, j := range p.Jobs {
-		if j.Threads >= 2 {
-			seen[nodemask.BitmapOf(j.CPUs...).String()] = true
+		if key, set := cpuSet(j.CPUs); len(set) >= 2 {
+			seen[key] = true
 		}
 	}
 	return len(seen)
