@@ -15,6 +15,20 @@ import (
 // file can fail with EIO or EACCES.
 var unreadable = &fstest.MapFile{Mode: fs.ModeDir}
 
+// denyDirs is a tree whose directories in deny cannot be listed, as a sysfs
+// directory can refuse with EACCES.
+type denyDirs struct {
+	fstest.MapFS
+	deny []string
+}
+
+func (d denyDirs) ReadDir(name string) ([]fs.DirEntry, error) {
+	if slices.Contains(d.deny, name) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrPermission}
+	}
+	return d.MapFS.ReadDir(name)
+}
+
 // TestLoadFallbacks breaks one file, or a few, of a valid two-node tree at a
 // time, as older kernels and odd systems do: the machine must still load,
 // the fallback must give the right answer, and a note must say what was
@@ -25,6 +39,7 @@ func TestLoadFallbacks(t *testing.T) {
 	tests := []struct {
 		name  string
 		edit  map[string]*fstest.MapFile // nil deletes the file
+		deny  []string                   // directories that cannot be listed
 		check func(*Topology) bool
 		notes []string
 	}{
@@ -65,6 +80,12 @@ func TestLoadFallbacks(t *testing.T) {
 			edit:  map[string]*fstest.MapFile{cpu + "online": data("\n"), cpu + "cpu1/online": data("0\n")},
 			check: func(t *Topology) bool { return t.OnlineCPUs.String() == "0" },
 			notes: []string{cpu + "online: empty; reading each cpuN/online instead"},
+		},
+		{
+			name:  "empty cpu/present",
+			edit:  map[string]*fstest.MapFile{cpu + "present": data("\n")},
+			check: func(t *Topology) bool { return t.PresentCPUs.String() == "0-1" && t.OnlineCPUs.String() == "0-1" },
+			notes: []string{cpu + "present: empty; taking every possible cpu as present"},
 		},
 		{
 			name:  "unreadable cpu/possible",
@@ -112,6 +133,14 @@ func TestLoadFallbacks(t *testing.T) {
 			notes: []string{cpu + "cpu1/cache/index3/level: unreadable (invalid argument); cache level unknown"},
 		},
 		{
+			// A cache directory that cannot be listed: that cpu's LLC
+			// is unknown, the machine still loads.
+			name:  "unreadable cache directory",
+			deny:  []string{cpu + "cpu1/cache"},
+			check: func(t *Topology) bool { return t.CPUs[1].LLC == -1 && t.CPUs[0].LLC == 0 && len(t.LLCs) == 1 },
+			notes: []string{cpu + "cpu1/cache: unreadable (permission denied); last-level cache unknown"},
+		},
+		{
 			name: "unreadable governors",
 			edit: map[string]*fstest.MapFile{cpu + "cpu0/cpufreq/scaling_governor": unreadable, cpu + "cpu1/cpufreq/scaling_governor": unreadable},
 			check: func(t *Topology) bool {
@@ -126,6 +155,14 @@ func TestLoadFallbacks(t *testing.T) {
 				return t.Distance(1, 0) == 20 && t.Distance(1, 1) == 10 && t.Distance(0, 1) == 20
 			},
 			notes: []string{node + "node1/distance: empty; distances taken from the other nodes' rows, as if symmetric"},
+		},
+		{
+			name: "missing distance",
+			edit: map[string]*fstest.MapFile{node + "node0/distance": nil},
+			check: func(t *Topology) bool {
+				return t.Distance(0, 1) == 20 && t.Distance(0, 0) == 10 && t.Distance(1, 0) == 20
+			},
+			notes: []string{node + "node0/distance: missing; distances taken from the other nodes' rows, as if symmetric"},
 		},
 		{
 			name:  "unreadable osrelease",
@@ -144,7 +181,7 @@ func TestLoadFallbacks(t *testing.T) {
 					fsys[name] = f
 				}
 			}
-			topo, err := LoadFS(fsys)
+			topo, err := LoadFS(denyDirs{fsys, tt.deny})
 			if err != nil {
 				t.Fatalf("LoadFS: %v; want the fallback to load the machine", err)
 			}
@@ -194,5 +231,39 @@ func TestLoadFallbackFixtures(t *testing.T) {
 				t.Errorf("JSON notes = %q, %v; want %q", j.Notes, err, topo.Notes)
 			}
 		})
+	}
+}
+
+// The nodeN directories are read only where the node lists are missing or
+// broken: a tree whose node directory cannot be listed loads from its lists,
+// and fails, naming the directory, only where it needed the listing. The
+// same for the cpuN directories without cpu/possible.
+func TestLoadUnlistableDirs(t *testing.T) {
+	const cpu, node = "sys/devices/system/cpu", "sys/devices/system/node"
+	topo, err := LoadFS(denyDirs{validTree(), []string{node, cpu}})
+	if err != nil {
+		t.Fatalf("LoadFS with unlistable node and cpu directories beside their lists: %v", err)
+	}
+	if topo.OnlineNodes.String() != "0-1" || topo.PossibleCPUs.String() != "0-1" || len(topo.Notes) != 0 {
+		t.Errorf("online nodes %s, possible cpus %s, notes %q; want 0-1, 0-1 and none", topo.OnlineNodes, topo.PossibleCPUs, topo.Notes)
+	}
+	without := func(name string) fstest.MapFS {
+		fsys := validTree()
+		delete(fsys, name)
+		return fsys
+	}
+	for _, tc := range []struct {
+		name string
+		fsys fstest.MapFS
+		deny string
+	}{
+		{"no node/online", without(node + "/online"), node},
+		{"no node/possible", without(node + "/possible"), node},
+		{"no cpu/possible", without(cpu + "/possible"), cpu},
+	} {
+		_, err := LoadFS(denyDirs{tc.fsys, []string{tc.deny}})
+		if want := "affinity: " + tc.deny + ": permission denied"; err == nil || err.Error() != want {
+			t.Errorf("%s, %s unlistable: error %v, want %s", tc.name, tc.deny, err, want)
+		}
 	}
 }

@@ -464,28 +464,32 @@ func parseSize(s string) (int64, error) {
 
 // nodes fills the node lists and Nodes, and sets each CPU's Node.
 func (r sysfs) nodes(t *Topology) error {
-	dirs, err := r.dirIDs(nodeDir, "node")
+	possible, havePossible, err := r.optList(nodeDir+"/possible", "nodes found from the nodeN directories")
 	if err != nil {
 		return err
 	}
-	possible, ok, err := r.optList(nodeDir+"/possible", "nodes found from the nodeN directories")
+	online, haveOnline, err := r.optList(nodeDir+"/online", "nodes found from the nodeN directories")
 	if err != nil {
 		return err
 	}
-	if !ok {
-		possible = dirs
-	}
-	online, ok, err := r.optList(nodeDir+"/online", "nodes found from the nodeN directories")
-	if err != nil {
-		return err
-	}
-	if ok && online.Empty() && !dirs.Empty() {
-		// Node 0 is always online where there are node directories.
-		r.notes.add(nodeDir+"/online", "empty; nodes found from the nodeN directories")
-		ok = false
-	}
-	if !ok {
-		online = dirs
+	if !havePossible || !haveOnline || online.Empty() {
+		// The nodeN directories stand in for a missing or broken list,
+		// and only then are they read.
+		dirs, err := r.dirIDs(nodeDir, "node")
+		if err != nil {
+			return err
+		}
+		if !havePossible {
+			possible = dirs
+		}
+		if haveOnline && online.Empty() && !dirs.Empty() {
+			// Node 0 is always online where there are node directories.
+			r.notes.add(nodeDir+"/online", "empty; nodes found from the nodeN directories")
+			haveOnline = false
+		}
+		if !haveOnline {
+			online = dirs
+		}
 	}
 	if online.Empty() {
 		// No NUMA in this kernel (or no node directories at all): the
@@ -530,10 +534,12 @@ func (r sysfs) nodes(t *Topology) error {
 		t.Nodes = append(t.Nodes, n)
 	}
 	t.fillDistances()
-	if t.CPUNodes, ok, err = r.optList(nodeDir+"/has_cpu", "taken from the nodes' cpu lists"); err != nil {
+	cpuNodes, ok, err := r.optList(nodeDir+"/has_cpu", "taken from the nodes' cpu lists")
+	if err != nil {
 		return err
-	} else if !ok {
-		t.CPUNodes = withCPUs
+	}
+	if !ok {
+		cpuNodes = withCPUs
 	}
 	mem, ok, err := r.optList(nodeDir+"/has_memory", "reading has_normal_memory instead")
 	if err == nil && !ok {
@@ -547,7 +553,7 @@ func (r sysfs) nodes(t *Topology) error {
 	if !ok {
 		mem = online.Clone()
 	}
-	t.CPUNodes, t.MemoryNodes = t.CPUNodes.And(online), mem.And(online)
+	t.CPUNodes, t.MemoryNodes = cpuNodes.And(online), mem.And(online)
 	for i := range t.Nodes {
 		n := &t.Nodes[i]
 		n.HasCPU, n.HasMemory = t.CPUNodes.Test(n.ID), t.MemoryNodes.Test(n.ID)

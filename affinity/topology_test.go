@@ -317,6 +317,18 @@ func TestLoadErrors(t *testing.T) {
 		{"distance count", n0 + "distance", "10 20 30", n0 + "distance: 3 distances for 2 online nodes"},
 		{"node online", "sys/devices/system/node/online", "-1", "sys/devices/system/node/online: nodemask"},
 		{"node huge", "sys/devices/system/node/possible", "0-1,5000", "node 5000 is beyond MAX_NUMNODES"},
+		// Garbage where a value is expected is an error even where a
+		// missing or empty file has a fallback.
+		{"present garbage", "sys/devices/system/cpu/present", "0-x", "sys/devices/system/cpu/present: nodemask"},
+		{"online garbage", "sys/devices/system/cpu/online", "1-0", "sys/devices/system/cpu/online: nodemask"},
+		{"die", c0 + "topology/die_id", "first", c0 + `topology/die_id: strconv.Atoi: parsing "first"`},
+		{"core", c0 + "topology/core_id", "0x1", c0 + `topology/core_id: strconv.Atoi: parsing "0x1"`},
+		{"cache id", c0 + "cache/index3/id", "l3", c0 + `cache/index3/id: strconv.Atoi: parsing "l3"`},
+		{"line size", c0 + "cache/index3/coherency_line_size", "64B", c0 + `cache/index3/coherency_line_size: strconv.Atoi: parsing "64B"`},
+		{"node possible", "sys/devices/system/node/possible", "0-1-2", "sys/devices/system/node/possible: nodemask"},
+		{"has_cpu", "sys/devices/system/node/has_cpu", "cpu", "sys/devices/system/node/has_cpu: nodemask"},
+		{"has_memory", "sys/devices/system/node/has_memory", "all", "sys/devices/system/node/has_memory: nodemask"},
+		{"has_normal_memory", "sys/devices/system/node/has_normal_memory", ",", "sys/devices/system/node/has_normal_memory: nodemask"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
