@@ -14,7 +14,7 @@ import (
 // handoff; ns/op is the median over samples of 1000 round trips (sample time
 // over 2×1000) and min-sec/op the fastest sample (printed as min-ns/op). Compare machines with
 //
-//	go test -run '^$' -bench C2C -count 10 ./bench | tee c2c.txt
+//	go test -run '^$' -bench C2C -count 10 ./bench/c2c | tee c2c.txt
 //	benchstat -col /class c2c.txt
 //
 // and contend c2c -bench output with `benchstat -ignore cpu_a,cpu_b`.

@@ -2,6 +2,7 @@ package c2c
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"maps"
@@ -127,10 +128,10 @@ func TestNewPlan(t *testing.T) {
 				t.Errorf("%s: pair %d,%d labelled %s, is %s", tt.name, pr.A, pr.B, pr.Class, c)
 			}
 		}
-		if !mapsEqual(got, tt.want) {
+		if !maps.Equal(got, tt.want) {
 			t.Errorf("%s: chosen pairs per class %v, want %v", tt.name, got, tt.want)
 		}
-		if tt.total != nil && !mapsEqual(p.Total, tt.total) {
+		if tt.total != nil && !maps.Equal(p.Total, tt.total) {
 			t.Errorf("%s: total pairs per class %v, want %v", tt.name, p.Total, tt.total)
 		}
 	}
@@ -138,12 +139,8 @@ func TestNewPlan(t *testing.T) {
 
 // Sampled pairs spread over the class instead of all starting at cpu 0.
 func TestNewPlanSpreads(t *testing.T) {
-	p, err := NewPlan(fixture.Topology(t, "64amd64-4s2n4ca2co"), nil, Sample, 4)
-	if err == nil {
-		t.Fatalf("NewPlan with no cpus = %v, want error", p.Pairs)
-	}
 	big := fixture.Topology(t, "64amd64-4s2n4ca2co")
-	p, err = NewPlan(big, big.AllowedCPUs.Bits(), Sample, 4)
+	p, err := NewPlan(big, big.AllowedCPUs.Bits(), Sample, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,6 +163,7 @@ func TestNewPlanErrors(t *testing.T) {
 		perClass int
 		want     string
 	}{
+		{nil, Sample, 4, "need at least 2 distinct cpus, got 0"},
 		{[]int{0}, All, 1, "need at least 2 distinct cpus, got 1 (0)"},
 		{[]int{1, 1}, All, 1, "need at least 2 distinct cpus, got 1 (1)"},
 		{[]int{0, 3}, All, 1, "cpu 3 (position 2): cpu 3 is offline"},
@@ -180,20 +178,6 @@ func TestNewPlanErrors(t *testing.T) {
 			t.Errorf("NewPlan(sparse-nodes, %v, %s, %d) error = %v, want it to contain %q", tt.cpus, tt.sel, tt.perClass, err, tt.want)
 		}
 	}
-}
-
-func mapsEqual(a, b map[Class]int) bool {
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	for k, v := range b {
-		if a[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 func TestParseModes(t *testing.T) {
@@ -426,7 +410,7 @@ func TestMeasure(t *testing.T) {
 			t.Errorf("%s: Measure(%d, %d): %v", tt.name, a, b, err)
 			continue
 		}
-		wantMode := cmpOr(tt.cfg.Mode, ReadWrite)
+		wantMode := cmp.Or(tt.cfg.Mode, ReadWrite)
 		switch {
 		case r.CPUA != a || r.CPUB != b || r.Mode != wantMode || r.Class != ClassOf(topo, a, b):
 			t.Errorf("%s: result names %d,%d %s %s, want %d,%d %s %s", tt.name, r.CPUA, r.CPUB, r.Mode, r.Class, a, b, wantMode, ClassOf(topo, a, b))
@@ -445,21 +429,13 @@ func TestMeasure(t *testing.T) {
 		if cfg.Stat == "min" {
 			wantNS = r.MinNS
 		}
-		if r.NS != wantNS || r.Stat != cmpOr(cfg.Stat, "median") {
-			t.Errorf("%s: ns %v stat %q, want %v %q", tt.name, r.NS, r.Stat, wantNS, cmpOr(cfg.Stat, "median"))
+		if r.NS != wantNS || r.Stat != cmp.Or(cfg.Stat, "median") {
+			t.Errorf("%s: ns %v stat %q, want %v %q", tt.name, r.NS, r.Stat, wantNS, cmp.Or(cfg.Stat, "median"))
 		}
 		if tt.homeReal && r.MemNode >= 0 && r.MemNode != r.HomeNode {
 			t.Errorf("%s: line on node %d, asked for node %d", tt.name, r.MemNode, r.HomeNode)
 		}
 	}
-}
-
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
 
 func TestMeasureBadInput(t *testing.T) {
@@ -576,7 +552,7 @@ func TestSetStats(t *testing.T) {
 	}
 }
 
-// Record's output reads back as a benchmark result whose name has the
+// record's output reads back as a benchmark result whose name has the
 // go test sub-benchmark's keys, then the pair.
 func TestRecord(t *testing.T) {
 	r := &Result{CPUA: 3, CPUB: 17, Mode: CAS, Class: ClassCross, MinNS: 90.5, MedianNS: 101.25, NS: 90.5, Stat: "min", Samples: 10, Rounds: 100}
@@ -587,7 +563,7 @@ func TestRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Write(Record(r, []benchfmt.Config{{Key: "topology", Value: []byte("real"), File: true}})); err != nil {
+	if err := w.Write(record(r, []benchfmt.Config{{Key: "topology", Value: []byte("real"), File: true}})); err != nil {
 		t.Fatal(err)
 	}
 	rd := benchfmt.NewReader(&buf, "c2c.txt")

@@ -92,21 +92,13 @@ func (p *Plan) eachPair(t *affinity.Topology, f func(Pair)) {
 // N CPUs has N²/2 pairs (half a million at 1024), and only the chosen ones
 // are kept, so the plan stays O(N) in memory.
 func (p *Plan) sample(t *affinity.Topology, perClass int) {
-	// want[c] holds the indices, within class c's pairs, to keep.
-	want := map[Class][]int{}
-	for c, n := range p.Total {
-		k := min(perClass, n)
-		for i := range k {
-			want[c] = append(want[c], i*n/k)
-		}
-	}
 	seen := map[Class]int{}
 	chosen := map[Class][]Pair{}
 	p.eachPair(t, func(pr Pair) {
-		c := pr.Class
-		if w := want[c]; len(w) > 0 && w[0] == seen[c] {
+		c, n := pr.Class, p.Total[pr.Class]
+		// The j-th of the k pairs chosen of the class's n is its (j·n/k)-th.
+		if j, k := len(chosen[c]), min(perClass, n); j < k && seen[c] == j*n/k {
 			chosen[c] = append(chosen[c], pr)
-			want[c] = w[1:]
 		}
 		seen[c]++
 	})

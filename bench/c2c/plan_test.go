@@ -63,6 +63,29 @@ func TestPlanAtScale(t *testing.T) {
 	}
 }
 
+// Estimate adds, per pair and mode, its warm-up and measured samples at the
+// class's typical handoff, the preheat and the set-up; a configuration
+// WithDefaults refuses estimates nothing.
+func TestEstimate(t *testing.T) {
+	p := &Plan{Pairs: []Pair{{A: 0, B: 2, Class: ClassLLC}, {A: 0, B: 16, Class: ClassCross}}}
+	for _, tt := range []struct {
+		cfg   Config
+		modes int
+		want  time.Duration
+	}{
+		// 10 samples × 100 round trips × 2 handoffs: 100 µs at 50 ns, 600 µs at 300 ns.
+		{Config{Samples: 10, Rounds: 100, Warmup: -1}, 1, 100*time.Microsecond + 600*time.Microsecond + 2*perPairSetup},
+		{Config{Samples: 10, Rounds: 100, Warmup: -1}, 2, 2 * (700*time.Microsecond + 2*perPairSetup)},
+		// The default warm-up, a tenth of the samples, and a preheat per pair.
+		{Config{Samples: 10, Rounds: 100, Preheat: time.Millisecond}, 1, 770*time.Microsecond + 2*(time.Millisecond+perPairSetup)},
+		{Config{Stat: "mean"}, 1, 0},
+	} {
+		if got := p.Estimate(tt.cfg, tt.modes); got != tt.want {
+			t.Errorf("Estimate(%+v, %d modes) = %v, want %v", tt.cfg, tt.modes, got, tt.want)
+		}
+	}
+}
+
 // BenchmarkNewPlan is the planner at scale: a sample of pairs from every CPU
 // of a machine, which classifies all N²/2 pairs but keeps only the chosen.
 func BenchmarkNewPlan(b *testing.B) {

@@ -1,10 +1,12 @@
 package c2c
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -88,10 +90,14 @@ func WriteText(w io.Writer, t *affinity.Topology, plan *Plan, cfg Config, rs []R
 			continue
 		}
 		fmt.Fprintln(w)
+		var err error
 		if plan.Selection == All {
-			writeMatrix(w, m, plan.CPUs, mrs)
+			err = writeMatrix(w, m, plan.CPUs, mrs)
 		} else {
-			writePairs(w, m, mrs)
+			err = writePairs(w, m, mrs)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	fmt.Fprintf(w, "\nclass summary (ns: median over pairs of each pair's %s; min: lowest sample of any pair)\n", cfg.Stat)
@@ -125,13 +131,13 @@ func machineName(t *affinity.Topology) string {
 		name = "unknown machine"
 	}
 	if m.Hypervisor {
-		name += " under " + m.HypervisorVendor
+		name += " under " + cmp.Or(m.HypervisorVendor, "a hypervisor")
 	}
 	return name
 }
 
 // writeMatrix prints the lower triangle: row cpu_b, column cpu_a (the pinger).
-func writeMatrix(w io.Writer, m Mode, cpus []int, rs []Result) {
+func writeMatrix(w io.Writer, m Mode, cpus []int, rs []Result) error {
 	ns := map[[2]int]float64{}
 	for _, r := range rs {
 		ns[[2]int{r.CPUA, r.CPUB}] = r.NS
@@ -150,17 +156,17 @@ func writeMatrix(w io.Writer, m Mode, cpus []int, rs []Result) {
 		}
 		fmt.Fprintln(tw)
 	}
-	tw.Flush()
+	return tw.Flush()
 }
 
-func writePairs(w io.Writer, m Mode, rs []Result) {
+func writePairs(w io.Writer, m Mode, rs []Result) error {
 	fmt.Fprintf(w, "mode=%s\n", m)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "cpu_a\tcpu_b\tclass\tns\tmin\tmedian\t")
 	for _, r := range rs {
 		fmt.Fprintf(tw, "%d\t%d\t%s\t%.1f\t%.1f\t%.1f\t\n", r.CPUA, r.CPUB, r.Class, r.NS, r.MinNS, r.MedianNS)
 	}
-	tw.Flush()
+	return tw.Flush()
 }
 
 // jsonReport is contend c2c -json's document. Each pair carries cpu_a, cpu_b, ns
@@ -201,9 +207,9 @@ func WriteJSON(w io.Writer, t *affinity.Topology, plan *Plan, cfg Config, rs []R
 
 // provenance is the usual provenance plus how the pairs were measured.
 func provenance(t *affinity.Topology, cfg Config) []benchfmt.Config {
-	// The pkg line of BenchmarkC2C's package, as go test -bench ./bench/c2c
-	// writes it, and the command line that made the results.
-	cfgs := results.WithPackage(results.FileConfig(t, os.Args), "github.com/contend/contend/bench/c2c")
+	// The pkg line of BenchmarkC2C's package (this one), as go test -bench
+	// ./bench/c2c writes it, and the command line that made the results.
+	cfgs := results.WithPackage(results.FileConfig(t, os.Args), reflect.TypeFor[Plan]().PkgPath())
 	for _, kv := range [][2]string{
 		{"c2c-samples", fmt.Sprint(cfg.Samples)},
 		{"c2c-rounds", fmt.Sprint(cfg.Rounds)},
@@ -224,7 +230,7 @@ func WriteBench(w io.Writer, t *affinity.Topology, cfg Config, rs []Result) erro
 	}
 	prov := provenance(t, cfg)
 	for i := range rs {
-		if err := bw.Write(Record(&rs[i], prov)); err != nil {
+		if err := bw.Write(record(&rs[i], prov)); err != nil {
 			return err
 		}
 	}

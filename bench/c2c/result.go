@@ -3,7 +3,6 @@ package c2c
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
@@ -39,14 +38,8 @@ type Result struct {
 
 // setStats computes a result's statistics from per-sample one-way latencies.
 func (r *Result) setStats(samples []float64, stat string) {
-	s := slices.Clone(samples)
-	sort.Float64s(s)
-	r.MinNS = s[0]
-	if n := len(s); n%2 == 1 {
-		r.MedianNS = s[n/2]
-	} else {
-		r.MedianNS = (s[n/2-1] + s[n/2]) / 2
-	}
+	r.MinNS = slices.Min(samples)
+	r.MedianNS = median(samples)
 	r.Stat = stat
 	r.NS = r.MedianNS
 	if stat == "min" {
@@ -54,22 +47,22 @@ func (r *Result) setStats(samples []float64, stat string) {
 	}
 }
 
-// BenchName is the benchmark name of a pair's result, without the
+// benchName is the benchmark name of a pair's result, without the
 // -GOMAXPROCS suffix: the go test sub-benchmark name (mode, class) followed by
 // the pair, so `benchstat -ignore cpu_a,cpu_b` folds the pairs of a class
 // into samples of one configuration and compares it with go test output.
-func BenchName(r *Result) string {
+func benchName(r *Result) string {
 	return fmt.Sprintf("C2C/mode=%s/class=%s/cpu_a=%d/cpu_b=%d", r.Mode, r.Class, r.CPUA, r.CPUB)
 }
 
-// Record converts a pair's result to a benchmark-format result: ns/op is
+// record converts a pair's result to a benchmark-format result: ns/op is
 // the median one-way handoff, min-sec/op the minimum, whatever r.Stat says,
 // so that files compare with go test -bench C2C output. Iters is the number
 // of handoffs measured.
-func Record(r *Result, cfg []benchfmt.Config) *benchfmt.Result {
+func record(r *Result, cfg []benchfmt.Config) *benchfmt.Result {
 	return &benchfmt.Result{
 		Config: slices.Clone(cfg),
-		Name:   benchfmt.Name(fmt.Sprintf("%s-%d", BenchName(r), affinity.ProcsAtStart())),
+		Name:   benchfmt.Name(fmt.Sprintf("%s-%d", benchName(r), affinity.ProcsAtStart())),
 		Iters:  2 * r.Samples * r.Rounds,
 		Values: []benchfmt.Value{
 			{Value: r.MedianNS, Unit: "ns/op"},
@@ -78,7 +71,7 @@ func Record(r *Result, cfg []benchfmt.Config) *benchfmt.Result {
 	}
 }
 
-// MinHandoff is the unit of Record's second figure: the fastest sample's
+// MinHandoff is the unit of record's second figure: the fastest sample's
 // one-way handoff, in seconds. (As min-ns/op, benchfmt would read it as
 // min-sec/op when non-zero and leave a zero as min-ns/op: one figure in two
 // tables.)
