@@ -79,6 +79,10 @@ func TestSpecPackages(t *testing.T) {
 		"balanceflag": "github.com/contend/contend/bench/balanceflag",
 		"idlemask":    "github.com/contend/contend/bench/idlemask",
 		"nodemask":    "github.com/contend/contend/bench/nodewalk",
+		"wakeup":      "github.com/contend/contend/bench/wakeup",
+	}
+	if got := len(bench.Specs()); got != len(want) {
+		t.Errorf("%d scenarios registered, want the %d named here: a new one needs its package here too", got, len(want))
 	}
 	for _, s := range bench.Specs() {
 		if w, ok := want[s.Name]; ok && s.Package != w {
