@@ -76,6 +76,9 @@ func TestReproduceBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"reproduce", "-count", "0"}, "-count 0"},
+		{[]string{"reproduce", "-duration", "2h"}, "reproduce: -duration 2h0m0s: want a duration between 0 and 1h"},
+		{[]string{"reproduce", "-cpus", "0-3,x"}, `reproduce: -cpus "0-3,x"`},
+		{[]string{"reproduce", "-cpus", "4000"}, "are not among the allowed cpus"},
 		{[]string{"reproduce", "-quick", "-full"}, "exclude"},
 		{[]string{"reproduce", "-fake-nodes", "0"}, "at least 1 node"},
 		{[]string{"reproduce", "x"}, "unexpected argument"},
@@ -84,9 +87,6 @@ func TestReproduceBadInput(t *testing.T) {
 		{[]string{"reproduce", "-from", "testdata/results/nonexistent.txt"}, "no such file"},
 		{[]string{"reproduce", "-from", "testdata/results/c2c.txt"}, "none of reproduce's experiments"},
 	} {
-		_, _, err := runContend(tt.args...)
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("contend %v: error = %v, want %q", tt.args, err, tt.want)
-		}
+		t.Run(strings.Join(tt.args[1:], " "), func(t *testing.T) { badRun(t, tt.args, tt.want) })
 	}
 }
