@@ -17,7 +17,6 @@ cd "$root"
 # shellcheck source=scripts/lib/perf.sh
 . "$root/scripts/lib/perf.sh"
 contend_bin "$root"
-bin=$CONTEND_BIN
 
 host=$(hostname -s 2>/dev/null || echo unknown)
 topology=real
@@ -30,7 +29,7 @@ for ((i = 0; i < ${#args[@]}; i++)); do
 done
 out="benchdata/$(date -u +%Y-%m-%d)-${host}-${topology}-reproduce.txt"
 
-"$bin" reproduce -o "$out" "$@" | tee "${out%.txt}.stdout"
+"$CONTEND_BIN" reproduce -o "$out" "$@" | tee "${out%.txt}.stdout"
 
 if command -v benchstat >/dev/null 2>&1; then
 	echo
