@@ -128,12 +128,8 @@ func c2cCmd(stdout, stderr io.Writer, args []string) error {
 	fs := newFlags(stdout, "c2c", "[-mode rw|cas|all] [-cpus LIST] [-pairs auto|all|sample] [-per-class K] [-samples N] [-rounds N] [-preheat D] [-home first|second|NODE] [-json | -bench] [-o FILE] [-list] [-fake-nodes K]")
 	var f c2cFlags
 	f.register(fs)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return fmt.Errorf("c2c: unexpected argument %q", pos[0])
 	}
 	modes, cfg, err := f.config(fs)
 	if err != nil {

@@ -142,6 +142,15 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// parseNoArgs parses args for a command that takes flags only.
+func parseNoArgs(fs *flag.FlagSet, args []string) error {
+	pos, err := parseFlags(fs, args)
+	if err == nil && len(pos) > 0 {
+		err = fmt.Errorf("%s: unexpected argument %q", fs.Name(), pos[0])
+	}
+	return err
+}
+
 // flagSet reports whether the command line set flag name.
 func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false

@@ -32,12 +32,8 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 	md := fs.String("md", "", "Markdown table `file` (default: the results file with .md)")
 	resume := fs.Bool("resume", false, "continue an interrupted reproduce run from its results file")
 	from := fs.String("from", "", "judge this reproduce run's results `file` without running anything (the machine, worker count and placement come from the file)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return fmt.Errorf("reproduce: unexpected argument %q", pos[0])
 	}
 	if *from != "" {
 		if err := onlyJudging(fs); err != nil {

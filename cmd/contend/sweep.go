@@ -41,12 +41,8 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	noTable := fs.Bool("no-table", false, "do not print the results table at the end")
 	noFloor := fs.Bool("no-floor", false, "do not measure the core-to-core handoff floor before and after (no handoffs/op, no check that the machine stayed the same)")
 	asJSON := fs.Bool("json", false, "print each result as one JSON object (workers, cpus, nodes, latency, disturbance) as it is written, instead of the table at the end")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return fmt.Errorf("sweep: unexpected argument %q", pos[0])
 	}
 	t, err := pf.topology(fs, !*planOnly)
 	if err != nil {

@@ -62,12 +62,8 @@ func topoCmd(stdout, stderr io.Writer, args []string) error {
 	var tf topoFlags
 	tf.register(fs)
 	asJSON := fs.Bool("json", false, "print the topology as JSON")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return fmt.Errorf("topo: unexpected argument %q", pos[0])
 	}
 	t, err := tf.load(fs, false)
 	if err != nil {
