@@ -82,6 +82,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"topo", "-sysfs", "/nonexistent"}, "/nonexistent"},
 		{[]string{"topo", "-sysfs", fixtures + "garbage"}, "garbage"},
 		{[]string{"topo", "-fake-nodes", "x"}, "invalid value"},
+		{[]string{"topo", "x"}, `topo: unexpected argument "x"`},
 		{[]string{"run"}, "want exactly one scenario"},
 		{[]string{"run", "nosuch"}, `unknown scenario "nosuch"`},
 		{[]string{"run", "atomicadd", "-cpus", "3-1"}, "3-1"},
