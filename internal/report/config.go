@@ -9,12 +9,12 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// WriteConfig prints the file configuration of results as key: value lines,
+// writeConfig prints the file configuration of results as key: value lines,
 // the way benchstat heads its tables. A key whose value differs between
 // results (the contend commit of old and new, say) lists its values in order,
 // separated by " | "; keys in ignore are printed only when they agree, since
 // they were declared noise (the date of each run).
-func WriteConfig(w io.Writer, results []*benchfmt.Result, ignore map[string]bool) {
+func writeConfig(w io.Writer, results []*benchfmt.Result, ignore map[string]bool) {
 	var keys []string
 	vals := map[string][]string{}
 	for _, r := range results {
@@ -45,12 +45,12 @@ func WriteConfig(w io.Writer, results []*benchfmt.Result, ignore map[string]bool
 	}
 }
 
-// DifferingKeys returns the file configuration keys whose values differ
+// differingKeys returns the file configuration keys whose values differ
 // between the input files (their .file labels), in order of first
 // appearance: the keys that make plain benchstat, whose default -table is
 // .config, put the files' results in separate tables. A key one file lacks
 // differs too (benchstat reads it as empty there).
-func DifferingKeys(results []*benchfmt.Result) []string {
+func differingKeys(results []*benchfmt.Result) []string {
 	type fileVals map[string]string // key → value in one file ("" if absent)
 	var files []string
 	perFile := map[string]fileVals{}
@@ -86,7 +86,7 @@ func DifferingKeys(results []*benchfmt.Result) []string {
 	return diff
 }
 
-// OneLine flattens benchproc's syntax errors, which point at the bad
+// oneLine flattens benchproc's syntax errors, which point at the bad
 // character with a caret under a copy of the query:
 //
 //	syntax error: unknown order "bogus"
@@ -94,7 +94,7 @@ func DifferingKeys(results []*benchfmt.Result) []string {
 //		         ^
 //
 // into one line that gives the position as a number.
-func OneLine(err error) error {
+func oneLine(err error) error {
 	lines := strings.Split(err.Error(), "\n")
 	if len(lines) != 3 || !strings.HasSuffix(lines[2], "^") {
 		return err

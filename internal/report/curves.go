@@ -74,8 +74,7 @@ func gatherCurves(picked []*benchfmt.Result, xKey string, m measure) (*curveSet,
 			if xs == "" {
 				continue // this result has no thread count: not a point on a curve
 			}
-			x, err = strconv.ParseFloat(xs, 64)
-			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			if x, ok = keyNumber(xs); !ok {
 				file, line := r.Pos()
 				return nil, fmt.Errorf("%s:%d: -x %s: value %q is not a number", file, line, xKey[1:], xs)
 			}
@@ -171,7 +170,7 @@ func curvesFigure(picked []*benchfmt.Result, xKey string, f FigureOptions) (*Fig
 	dots := cs.dotsFor(f.Style)
 	fig := &Figure{subtitle: machine(picked)}
 	fig.cols, fig.width = cs.grid(dots)
-	colW := (fig.width - 2*margin - vg.Length(fig.cols-1)*colGap) / vg.Length(fig.cols)
+	_, colW := fig.columns(len(cs.groups))
 	lines, log := 0, false
 	for _, g := range cs.groups {
 		var pn *panel
@@ -350,9 +349,7 @@ func (cs *curveSet) curvePanel(g *group, scale string) *panel {
 		errs := make(plotter.YErrors, len(s.points))
 		for j, pt := range s.points {
 			xys[j] = plotter.XY{X: pt.x, Y: pt.center}
-			if pt.hasCI() {
-				errs[j].Low, errs[j].High = pt.center-pt.lo, pt.hi-pt.center
-			}
+			errs[j].Low, errs[j].High = pt.bar()
 		}
 		line, points, err := plotter.NewLinePoints(xys)
 		if err != nil {
@@ -434,11 +431,8 @@ func (cs *curveSet) dotPanel(g *group, scale string, colW vg.Length) *panel {
 					continue
 				}
 				xys = append(xys, plotter.XY{X: pt.center, Y: rowY(i) - off})
-				var e struct{ Low, High float64 }
-				if pt.hasCI() {
-					e.Low, e.High = pt.center-pt.lo, pt.hi-pt.center
-				}
-				errs = append(errs, e)
+				lo, hi := pt.bar()
+				errs = append(errs, struct{ Low, High float64 }{lo, hi})
 			}
 		}
 		if len(xys) == 0 {

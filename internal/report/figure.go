@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
@@ -59,18 +60,20 @@ const (
 )
 
 // styles are the Figure's fonts: gonum/plot's default face, in a few
-// sizes.
+// sizes, the machine line and the caption in grey.
 type styles struct{ title, subtitle, panel, legend, caption text.Style }
 
 func newStyles() styles {
 	base := plot.New().Title.TextStyle
 	base.XAlign, base.YAlign = draw.XLeft, draw.YTop
-	size := func(pt vg.Length) text.Style {
+	size := func(pt vg.Length, c color.Color) text.Style {
 		s := base
-		s.Font.Size = pt
+		s.Font.Size, s.Color = pt, c
 		return s
 	}
-	return styles{title: size(13), subtitle: size(10), panel: size(11), legend: size(9), caption: size(9)}
+	grey := color.Gray{Y: 0x40}
+	return styles{title: size(13, base.Color), subtitle: size(10, grey), panel: size(11, base.Color),
+		legend: size(9, base.Color), caption: size(9, grey)}
 }
 
 // lineHeight is the distance from one line of text in sty to the next.
@@ -118,22 +121,13 @@ func breakAt(sty text.Style, word string, width vg.Length) int {
 		fit = i
 	}
 	if fit == 0 {
-		_, n := firstRune(word)
+		_, n := utf8.DecodeRuneInString(word)
 		return n
 	}
 	if j := strings.LastIndexAny(word[:fit], "/,"); j > 0 {
 		return j + 1
 	}
 	return fit
-}
-
-func firstRune(s string) (rune, int) {
-	for i, r := range s {
-		if i > 0 {
-			return r, i
-		}
-	}
-	return 0, len(s)
 }
 
 // shorten returns s, or as much of its start as fits width with "…"
@@ -172,6 +166,12 @@ type layout struct {
 	cells    []cellLayout
 }
 
+// columns returns how many of n panels a row holds and how wide each is.
+func (fig *Figure) columns(n int) (cols int, colW vg.Length) {
+	cols = max(1, min(fig.cols, n))
+	return cols, (fig.width - 2*margin - vg.Length(cols-1)*colGap) / vg.Length(cols)
+}
+
 // layout measures everything and places it top-down.
 func (fig *Figure) layout(st styles) layout {
 	var l layout
@@ -181,8 +181,7 @@ func (fig *Figure) layout(st styles) layout {
 	l.caption = wrap(st.caption, fig.caption, inner)
 	y := margin + vg.Length(len(l.title))*lineHeight(st.title) + vg.Length(len(l.subtitle))*lineHeight(st.subtitle) + rowGap/2
 
-	cols := max(1, min(fig.cols, len(fig.panels)))
-	colW := (inner - vg.Length(cols-1)*colGap) / vg.Length(cols)
+	cols, colW := fig.columns(len(fig.panels))
 	l.cells = make([]cellLayout, len(fig.panels))
 	for row := 0; row*cols < len(fig.panels); row++ {
 		first, last := row*cols, min((row+1)*cols, len(fig.panels))
@@ -281,17 +280,15 @@ func (fig *Figure) draw(dc draw.Canvas, st styles, lay layout, rec *recorder) {
 	top := dc.Max.Y
 	at := func(y vg.Length) vg.Length { return top - y }
 	rec.layout = true
-	y := margin
-	for _, s := range lay.title {
-		dc.FillText(st.title, vg.Point{X: margin, Y: at(y)}, s)
-		y += lineHeight(st.title)
+	// lines draws text from y down, returning where the next line goes.
+	lines := func(sty text.Style, y vg.Length, ss []string) vg.Length {
+		for _, s := range ss {
+			dc.FillText(sty, vg.Point{X: margin, Y: at(y)}, s)
+			y += lineHeight(sty)
+		}
+		return y
 	}
-	sub := st.subtitle
-	sub.Color = color.Gray{Y: 0x40}
-	for _, s := range lay.subtitle {
-		dc.FillText(sub, vg.Point{X: margin, Y: at(y)}, s)
-		y += lineHeight(st.subtitle)
-	}
+	lines(st.subtitle, lines(st.title, margin, lay.title), lay.subtitle)
 	for i, pn := range fig.panels {
 		c := lay.cells[i]
 		pt := st.panel
@@ -322,13 +319,7 @@ func (fig *Figure) draw(dc draw.Canvas, st styles, lay layout, rec *recorder) {
 		rec.layout = true
 		fig.drawLegend(dc, st.legend, pn, c, at)
 	}
-	y = lay.height - margin - vg.Length(len(lay.caption))*lineHeight(st.caption)
-	cap := st.caption
-	cap.Color = color.Gray{Y: 0x40}
-	for _, s := range lay.caption {
-		dc.FillText(cap, vg.Point{X: margin, Y: at(y)}, s)
-		y += lineHeight(st.caption)
-	}
+	lines(st.caption, lay.height-margin-vg.Length(len(lay.caption))*lineHeight(st.caption), lay.caption)
 }
 
 // drawLegend draws a panel's legend below its plot, row by row.

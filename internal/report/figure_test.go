@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"image/png"
 	"math"
@@ -92,8 +93,8 @@ func TestFigureFitsCanvas(t *testing.T) {
 		{"quick sweep", filepath.Join("testdata", "quick-sweep.txt"), FigureOptions{}, 6,
 			[]string{"by variant at threads=2", "AtomicAdd", "Nodemask", "iter=nr_node_ids+word", "Each dot is the median of 6 runs", "(family 25 model 1 stepping 1)"}, nil, false},
 		{"quick sweep log", filepath.Join("testdata", "quick-sweep.txt"), FigureOptions{Scale: "log"}, 6, []string{"(log)", "logarithmic"}, nil, true},
-		{"many variants", "many:40:1,2,4,8", FigureOptions{}, 1, []string{"a dot per threads", "threads=8"}, nil, false},
-		{"many variants as curves", "many:40:1,2,4,8", FigureOptions{Style: "curves"}, 1, []string{"against threads"}, nil, true},
+		{"many variants", "many", FigureOptions{}, 1, []string{"a dot per threads", "threads=8"}, nil, false},
+		{"many variants as curves", "many", FigureOptions{Style: "curves"}, 1, []string{"against threads"}, nil, true},
 		{"long names", "long", FigureOptions{}, 1, []string{"…"}, nil, false},
 		{"full sweep", full, FigureOptions{}, 5, []string{"IdleMask llc=48 place=compact", "threads=1", "threads=2"}, nil, true},
 	}
@@ -101,14 +102,11 @@ func TestFigureFitsCanvas(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			path := tc.file
-			switch {
-			case strings.HasPrefix(path, "many:"):
+			switch path {
+			case "many":
 				path = manyVariants(t, 40, 1, 2, 4, 8)
-			case path == "long":
+			case "long":
 				path = longNames(t)
-			}
-			if _, err := os.Stat(path); err != nil {
-				t.Skip(err)
 			}
 			rs, err := results.Read([]string{path})
 			if err != nil {
@@ -329,29 +327,46 @@ func TestAffine(t *testing.T) {
 }
 
 func TestFigureOptionErrors(t *testing.T) {
-	rs, err := results.Read([]string{res("new.txt")})
+	newRS, err := results.Read([]string{res("new.txt")})
 	if err != nil {
 		t.Fatal(err)
 	}
+	parse := func(data string) *results.Set {
+		rs, err := results.Parse(strings.NewReader(data), "x.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
 	for _, tc := range []struct {
+		rs   *results.Set
 		opts FigureOptions
 		want string
 	}{
-		{FigureOptions{Scale: "cubic"}, `-scale "cubic": want auto, linear, log`},
-		{FigureOptions{Style: "bars"}, `-style "bars": want auto, curves, dots`},
-		{FigureOptions{X: "cpus", XSet: true}, "-x cpus: no result has name key /cpus"},
+		{newRS, FigureOptions{Scale: "cubic"}, `-scale "cubic": want auto, linear, log`},
+		{newRS, FigureOptions{Style: "bars"}, `-style "bars": want auto, curves, dots`},
+		{newRS, FigureOptions{X: "cpus", XSet: true}, "-x cpus: no result has name key /cpus"},
+		{newRS, FigureOptions{X: "cpus", Style: "curves"}, "-style curves: the results have no /cpus to draw curves against"},
+		{newRS, FigureOptions{A: "x", B: "y", ABSet: true}, "-a x -b y: the results carry no such pair of name keys"},
+		{newRS, FigureOptions{Filter: "/store:none"}, `no results match -filter "/store:none"`},
+		{newRS, FigureOptions{Filter: "/store:("}, `-filter "/store:(": syntax error`},
+		{newRS, FigureOptions{Unit: "allocs/op"}, "-unit allocs/op: no result measures it (units: ns/op shared-writes/op cas/op worker-cv-% ops/s)"},
+		{parse("BenchmarkX/threads=two 10 5 ns/op\n"), FigureOptions{}, `x.txt:1: -x threads: value "two" is not a number`},
+		{parse("BenchmarkC2C/a=0/b=one 10 5 ns/op\n"), FigureOptions{}, `x.txt:1: b value "one" is not a cpu number`},
+		{parse("BenchmarkC2C/a=NaN/b=1 10 5 ns/op\n"), FigureOptions{}, `x.txt:1: a value "NaN" is not a cpu number`},
 	} {
-		tc.opts.Filter = "*"
-		tc.opts.X = cmpOr(tc.opts.X, "threads")
-		if _, err := NewFigure(rs, tc.opts); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+		tc.opts.Filter = cmp.Or(tc.opts.Filter, "*")
+		tc.opts.X = cmp.Or(tc.opts.X, "threads")
+		tc.opts.A, tc.opts.B = cmp.Or(tc.opts.A, "a"), cmp.Or(tc.opts.B, "b")
+		if _, err := NewFigure(tc.rs, tc.opts); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("NewFigure(%+v) = %v, want %s", tc.opts, err, tc.want)
 		}
 	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
+	fig, err := NewFigure(newRS, FigureOptions{Filter: "*", X: "threads"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return b
+	if _, err := fig.Render("gif"); err == nil || err.Error() != `unknown format "gif"` {
+		t.Errorf(`Render("gif") = %v, want unknown format "gif"`, err)
+	}
 }

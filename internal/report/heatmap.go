@@ -94,14 +94,6 @@ func gatherMatrix(picked []*benchfmt.Result, aKey, bKey string, m measure) (*mat
 	if err != nil {
 		return nil, err
 	}
-	num := func(r *benchfmt.Result, key, s string) (float64, error) {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			file, line := r.Pos()
-			return 0, fmt.Errorf("%s:%d: %s value %q is not a cpu number", file, line, key[1:], s)
-		}
-		return v, nil
-	}
 	mx := &matrix{samples: map[matrixCell][]float64{}}
 	for _, r := range picked {
 		v, ok := m.get(r)
@@ -109,13 +101,15 @@ func gatherMatrix(picked []*benchfmt.Result, aKey, bKey string, m measure) (*mat
 		if !ok || sa == "" || sb == "" {
 			continue
 		}
-		a, err := num(r, aKey, sa)
-		if err != nil {
-			return nil, err
-		}
-		b, err := num(r, bKey, sb)
-		if err != nil {
-			return nil, err
+		a, aok := keyNumber(sa)
+		b, bok := keyNumber(sb)
+		if !aok || !bok {
+			key, s := aKey, sa
+			if aok {
+				key, s = bKey, sb
+			}
+			file, line := r.Pos()
+			return nil, fmt.Errorf("%s:%d: %s value %q is not a cpu number", file, line, key[1:], s)
 		}
 		pk := panelBy.Project(r)
 		mx.panels = appendKey(mx.panels, pk)

@@ -57,24 +57,24 @@ type FigureOptions struct {
 	Style  string // "auto" (or ""), "curves" or "dots"
 }
 
-// Scales and Styles are the values FigureOptions.Scale and Style take.
+// scaleNames and styleNames are the values FigureOptions.Scale and Style take.
 var (
-	Scales = []string{"auto", "linear", "log"}
-	Styles = []string{"auto", "curves", "dots"}
+	scaleNames = []string{"auto", "linear", "log"}
+	styleNames = []string{"auto", "curves", "dots"}
 )
 
 // NewFigure draws rs: a heatmap when the results carry a pair of CPU name
 // keys, scaling curves or dot plots otherwise.
 func NewFigure(rs *results.Set, f FigureOptions) (*Figure, error) {
-	if f.Scale != "" && !slices.Contains(Scales, f.Scale) {
-		return nil, fmt.Errorf("-scale %q: want %s", f.Scale, strings.Join(Scales, ", "))
+	if f.Scale != "" && !slices.Contains(scaleNames, f.Scale) {
+		return nil, fmt.Errorf("-scale %q: want %s", f.Scale, strings.Join(scaleNames, ", "))
 	}
-	if f.Style != "" && !slices.Contains(Styles, f.Style) {
-		return nil, fmt.Errorf("-style %q: want %s", f.Style, strings.Join(Styles, ", "))
+	if f.Style != "" && !slices.Contains(styleNames, f.Style) {
+		return nil, fmt.Errorf("-style %q: want %s", f.Style, strings.Join(styleNames, ", "))
 	}
 	filter, err := benchproc.NewFilter(f.Filter)
 	if err != nil {
-		return nil, fmt.Errorf("-filter %q: %w", f.Filter, OneLine(err))
+		return nil, fmt.Errorf("-filter %q: %w", f.Filter, oneLine(err))
 	}
 	var picked []*benchfmt.Result
 	for _, r := range rs.Results {
@@ -160,6 +160,22 @@ func summarizePoint(x float64, vals []float64) point {
 // hasCI reports whether the point's interval is finite: benchmath cannot
 // bound a median at 95% with fewer than 6 samples.
 func (p point) hasCI() bool { return !math.IsInf(p.lo, 0) && !math.IsInf(p.hi, 0) }
+
+// bar returns the point's error bar, how far it reaches below and above the
+// median: its confidence interval, or nothing where that is unbounded.
+func (p point) bar() (low, high float64) {
+	if !p.hasCI() {
+		return 0, 0
+	}
+	return p.center - p.lo, p.hi - p.center
+}
+
+// keyNumber parses a name key's value (a thread count, a cpu) as a finite
+// number.
+func keyNumber(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
+}
 
 func plural(n int, what string) string {
 	if n == 1 {

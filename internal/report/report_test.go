@@ -2,10 +2,12 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,7 +25,7 @@ func TestWriteConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	WriteConfig(&b, rs.Results, map[string]bool{"date": true})
+	writeConfig(&b, rs.Results, map[string]bool{"date": true})
 	for _, want := range []string{"cpu: AMD EPYC 9B14 96-Core Processor\n", "topology: real | fake-2\n", "contend: 0a1b2c3d4e5f | 6a7b8c9d0e1f\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("writeConfig output lacks %q:\n%s", want, b.String())
@@ -211,14 +213,88 @@ func TestDifferingKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(DifferingKeys(rs.Results), " "); got != "topology contend date" {
-		t.Errorf("DifferingKeys(old, new, fake2) = %q", got)
+	if got := strings.Join(differingKeys(rs.Results), " "); got != "topology contend date" {
+		t.Errorf("differingKeys(old, new, fake2) = %q", got)
 	}
 	rs, err = results.Read([]string{res("new.txt")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := DifferingKeys(rs.Results); len(got) != 0 {
-		t.Errorf("DifferingKeys of one file = %q, want none", got)
+	if got := differingKeys(rs.Results); len(got) != 0 {
+		t.Errorf("differingKeys of one file = %q, want none", got)
+	}
+}
+
+// tableUnits returns the units of a report's tables, in order.
+func tableUnits(rep *Report) string {
+	var us []string
+	for _, t := range rep.tables {
+		us = append(us, t.unit)
+	}
+	return strings.Join(us, " ")
+}
+
+// Tables leave bench.DetailUnits out unless asked for by name or unless
+// nothing else is left, and mark the cells whose samples include a
+// disturbed run, by lost-%, even where lost-% is not shown.
+func TestBuildUnits(t *testing.T) {
+	rs, err := results.Read([]string{res("disturbed.txt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		filter, units string
+		want          string
+	}{
+		{"*", "", "sec/op worker-min/max-% p50-sec p99-sec p99.9-sec"},
+		{"*", "lost-%,ns/op", "sec/op lost-%"},
+		{".unit:(lost-% OR preempt/s)", "", "lost-% preempt/s"},
+		{".unit:(lost-% OR ns/op)", "", "sec/op"},
+	} {
+		rep, err := Build(rs, Options{Row: ".fullname", Col: ".file", Filter: tc.filter, Units: tc.units, Confidence: 0.95})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tableUnits(rep); got != tc.want {
+			t.Errorf("-filter %q -unit %q: tables of %s, want %s", tc.filter, tc.units, got, tc.want)
+		}
+		for _, tb := range rep.tables {
+			for k, c := range tb.cells {
+				want := 0
+				if strings.Contains(keyLabel(k.row), "line=shared/work=0/threads=2") {
+					want = 2 // lost 23.4% and 41.1%
+				}
+				if c.disturbed != want || (want > 0) != slices.Contains(c.notes, errDisturbed) {
+					t.Errorf("-filter %q: %s %s: %d disturbed samples (notes %q), want %d", tc.filter, tb.unit, keyLabel(k.row), c.disturbed, c.notes, want)
+				}
+			}
+		}
+	}
+}
+
+// Bad options are one-line errors naming the option and what is valid.
+func TestBuildErrors(t *testing.T) {
+	rs, err := results.Read([]string{res("new.txt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{Row: "/threads@bogus"}, `-row "/threads@bogus": syntax error: unknown order "bogus" at character 10`},
+		{Options{Col: "/thread"}, "-col: no result has key /thread (name keys: /store /write /threads /place /gomaxprocs; config keys: goos goarch cpu"},
+		{Options{Filter: "/store:none"}, `no results match -filter "/store:none"`},
+		{Options{Filter: "/store:none", Units: "ns/op"}, `no results match -filter "/store:none" and -unit "ns/op"`},
+		{Options{Units: "allocs/op"}, "-unit allocs/op: no result measures it (units: ns/op shared-writes/op cas/op worker-cv-%)"},
+		{Options{Ignore: "("}, `-ignore "(": syntax error`},
+		{Options{Filter: "/store:("}, `-filter "/store:(": syntax error`},
+	} {
+		o := tc.opts
+		o.Row, o.Col, o.Filter = cmp.Or(o.Row, ".fullname"), cmp.Or(o.Col, ".file"), cmp.Or(o.Filter, "*")
+		_, err := Build(rs, o)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("Build(%+v) = %v, want one line starting %s", tc.opts, err, tc.want)
+		}
 	}
 }

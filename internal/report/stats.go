@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/contend/contend/bench"
@@ -28,15 +29,15 @@ type Options struct {
 // A Report is the tables of one compare or table run, and the results
 // they were built from (whose configuration heads the output).
 type Report struct {
-	tables  []*Table
+	tables  []*table
 	results []*benchfmt.Result
 	ignore  map[string]bool
 	compare bool
 	alpha   float64
 }
 
-// A Table is one unit's rows × columns of summarized samples.
-type Table struct {
+// A table is one unit's rows × columns of summarized samples.
+type table struct {
 	unit       string // tidied: sec/op, not ns/op
 	better     int    // +1 higher is better, -1 lower, 0 unknown
 	rows, cols []benchproc.Key
@@ -69,24 +70,38 @@ func Build(rs *results.Set, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{ignore: p.ignore, compare: o.Compare, alpha: o.Alpha}
-	tables := map[benchproc.Key]*Table{}
-	var tableKeys []benchproc.Key
+	// Each result filtered once (a copy: a filter on .unit edits Values),
+	// then stripped to the units shown, which by default depend on what
+	// the filter kept.
+	var picked []*benchfmt.Result
+	var disturbed []bool
 	for _, r := range rs.Results {
-		disturbed := results.Disturbed(r) // before -unit drops lost-%
-		r, ok := p.use(r)
-		if !ok {
+		c := r.Clone()
+		if ok, _ := p.filter.Apply(c); ok {
+			picked = append(picked, c)
+			disturbed = append(disturbed, results.Disturbed(r)) // before -unit drops lost-%
+		}
+	}
+	units := p.units
+	if units == nil {
+		units = defaultUnits(picked)
+	}
+	tables := map[benchproc.Key]*table{}
+	var tableKeys []benchproc.Key
+	for i, r := range picked {
+		if !keepUnits(r, units) {
 			continue
 		}
 		rep.results = append(rep.results, r)
 		row, col, res := p.rowBy.Project(r), p.colBy.Project(r), p.residue.Project(r)
-		for i, tk := range p.tableBy.ProjectValues(r) {
+		for vi, tk := range p.tableBy.ProjectValues(r) {
 			t := tables[tk]
 			if t == nil {
-				t = &Table{unit: tk.Get(p.unitField), cells: map[cellKey]*cell{}}
+				t = &table{unit: tk.Get(p.unitField), cells: map[cellKey]*cell{}}
 				tables[tk] = t
 				tableKeys = append(tableKeys, tk)
 			}
-			t.add(row, col, res, r.Values[i].Value, disturbed)
+			t.add(row, col, res, r.Values[vi].Value, disturbed[i])
 		}
 	}
 	if len(rep.results) == 0 {
@@ -117,14 +132,14 @@ type projector struct {
 	tableBy, rowBy, colBy, residue *benchproc.Projection
 	unitField                      *benchproc.Field
 	ignore                         map[string]bool
-	units                          map[string]bool // nil: all
+	units                          map[string]bool // -unit's; nil: the default (defaultUnits)
 }
 
 func newProjector(rs *results.Set, o Options) (*projector, error) {
 	p := &projector{ignore: map[string]bool{}}
 	var err error
 	if p.filter, err = benchproc.NewFilter(o.Filter); err != nil {
-		return nil, fmt.Errorf("-filter %q: %w", o.Filter, OneLine(err))
+		return nil, fmt.Errorf("-filter %q: %w", o.Filter, oneLine(err))
 	}
 	var parser benchproc.ProjectionParser
 	if p.tableBy, p.unitField, err = parser.ParseWithUnit("", p.filter); err != nil {
@@ -133,7 +148,7 @@ func newProjector(rs *results.Set, o Options) (*projector, error) {
 	parse := func(name, expr string) (*benchproc.Projection, error) {
 		proj, err := parser.Parse(expr, p.filter)
 		if err != nil {
-			return nil, fmt.Errorf("%s %q: %w", name, expr, OneLine(err))
+			return nil, fmt.Errorf("%s %q: %w", name, expr, oneLine(err))
 		}
 		if err := rs.CheckKeys(name, proj); err != nil {
 			return nil, err
@@ -148,7 +163,7 @@ func newProjector(rs *results.Set, o Options) (*projector, error) {
 	}
 	ignoreBy, err := parser.Parse(o.Ignore, p.filter)
 	if err != nil {
-		return nil, fmt.Errorf("-ignore %q: %w", o.Ignore, OneLine(err))
+		return nil, fmt.Errorf("-ignore %q: %w", o.Ignore, oneLine(err))
 	}
 	for _, f := range ignoreBy.Fields() {
 		p.ignore[f.Name] = true
@@ -157,28 +172,21 @@ func newProjector(rs *results.Set, o Options) (*projector, error) {
 	if p.units, err = rs.SelectUnits(o.Units); err != nil {
 		return nil, err
 	}
-	if p.units == nil {
-		p.units = p.defaultUnits(rs.Results)
-	}
 	return p, nil
 }
 
 // defaultUnits is the units a table shows when -unit names none: every unit
-// of the results the filter keeps except bench.DetailUnits (the disturbance
+// of the results the filter kept except bench.DetailUnits (the disturbance
 // figures, which show as a note on the cells they concern, and worker-cv-%,
 // whose ± range is noise), unless nothing else is left. nil means all.
-func (p *projector) defaultUnits(rs []*benchfmt.Result) map[string]bool {
+func defaultUnits(picked []*benchfmt.Result) map[string]bool {
 	detail := map[string]bool{}
 	for _, u := range bench.DetailUnits {
 		detail[results.TidyUnit(u.Name)] = true
 	}
 	units := map[string]bool{}
 	hidden := false
-	for _, r := range rs {
-		r = r.Clone() // a filter on .unit edits Values
-		if ok, _ := p.filter.Apply(r); !ok {
-			continue
-		}
+	for _, r := range picked {
 		for _, v := range r.Values {
 			if detail[v.Unit] {
 				hidden = true
@@ -193,28 +201,18 @@ func (p *projector) defaultUnits(rs []*benchfmt.Result) map[string]bool {
 	return units
 }
 
-// use returns a copy of r with only the values the options keep, and
-// whether any are left.
-func (p *projector) use(r *benchfmt.Result) (*benchfmt.Result, bool) {
-	r = r.Clone() // filters and -unit edit Values
-	if ok, _ := p.filter.Apply(r); !ok {
-		return nil, false
+// keepUnits drops from r the values of units not in units (nil: keeps
+// all), and reports whether any are left.
+func keepUnits(r *benchfmt.Result, units map[string]bool) bool {
+	if units != nil {
+		r.Values = slices.DeleteFunc(r.Values, func(v benchfmt.Value) bool { return !units[v.Unit] })
 	}
-	if p.units != nil {
-		vs := r.Values[:0]
-		for _, v := range r.Values {
-			if p.units[v.Unit] {
-				vs = append(vs, v)
-			}
-		}
-		r.Values = vs
-	}
-	return r, len(r.Values) > 0
+	return len(r.Values) > 0
 }
 
 // add puts one value into the cell at row, col; disturbed says it comes
 // from a disturbed run.
-func (t *Table) add(row, col, residue benchproc.Key, v float64, disturbed bool) {
+func (t *table) add(row, col, residue benchproc.Key, v float64, disturbed bool) {
 	c := t.cells[cellKey{row, col}]
 	if c == nil {
 		c = &cell{residue: map[benchproc.Key]bool{}}
@@ -243,7 +241,7 @@ func appendKey(keys []benchproc.Key, k benchproc.Key) []benchproc.Key {
 	return append(keys, k)
 }
 
-func (t *Table) summarize(a benchmath.Assumption, th *benchmath.Thresholds, o Options) {
+func (t *table) summarize(a benchmath.Assumption, th *benchmath.Thresholds, o Options) {
 	benchproc.SortKeys(t.rows)
 	benchproc.SortKeys(t.cols)
 	for _, c := range t.cells {
@@ -291,7 +289,7 @@ func (t *Table) summarize(a benchmath.Assumption, th *benchmath.Thresholds, o Op
 // summarizeCol is benchstat's geomean row: the geomean of the column's
 // medians, and the geomean of each row's ratio to its base (not the ratio of
 // the geomeans, which would compare unlike sets when rows are missing).
-func (t *Table) summarizeCol(col benchproc.Key, isBase bool) *colSummary {
+func (t *table) summarizeCol(col benchproc.Key, isBase bool) *colSummary {
 	s := &colSummary{}
 	var centers, ratios []float64
 	nBase, bad := 0, false

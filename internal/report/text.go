@@ -149,11 +149,11 @@ func width(s string) int { return utf8.RuneCountInString(s) }
 // table per unit, laid out as benchstat lays out its tables.
 func (rep *Report) WriteText(w io.Writer) error {
 	var out strings.Builder
-	WriteConfig(&out, rep.results, rep.ignore)
+	writeConfig(&out, rep.results, rep.ignore)
 	if rep.compare {
 		// Say which keys tell the files apart, and what plain benchstat
 		// would need to compare them rather than print separate tables.
-		if diff := DifferingKeys(rep.results); len(diff) > 0 {
+		if diff := differingKeys(rep.results); len(diff) > 0 {
 			fmt.Fprintf(&out, "\nconfiguration differs between the files in: %s (plain benchstat: -ignore %s)\n",
 				strings.Join(diff, ", "), strings.Join(diff, ","))
 		}
@@ -175,7 +175,7 @@ var (
 
 // heads returns a table's column groups and its two header lines: the
 // column labels, and the unit (with "vs base" over the deltas).
-func (rep *Report) heads(t *Table) (groups [][]subCol, header [][]headCell) {
+func (rep *Report) heads(t *table) (groups [][]subCol, header [][]headCell) {
 	var labels, units []headCell
 	for g, col := range t.cols {
 		subs := baseSubs
@@ -192,7 +192,7 @@ func (rep *Report) heads(t *Table) (groups [][]subCol, header [][]headCell) {
 	return groups, [][]headCell{labels, units}
 }
 
-func (rep *Report) writeTable(w io.Writer, t *Table) {
+func (rep *Report) writeTable(w io.Writer, t *table) {
 	fmt.Fprintf(w, "%s: %s\n", t.unit, direction(t.better))
 	var tt textTable
 	var notes []string
