@@ -95,7 +95,7 @@ func NewJSON(spec *bench.Spec, name, place, topo string, res *bench.Result, rec 
 	}
 	if rec != nil {
 		for _, v := range rec.Values {
-			j.Metrics[OrigUnit(v)] = finite(origValue(v))
+			j.Metrics[OrigUnit(v)] = finite(OrigValue(v))
 		}
 	}
 	for i := range res.Workers {
@@ -128,14 +128,6 @@ func latencyJSON(h *bench.Latency, clockCost float64) *JSONLatency {
 		P50Sec: h.Quantile(0.5) / 1e9, P99Sec: h.Quantile(0.99) / 1e9, P999Sec: h.Quantile(0.999) / 1e9,
 		MaxSec: h.Max().Seconds(), MeanSec: h.Mean().Seconds(),
 	}
-}
-
-// origValue is the value as the file wrote it, in OrigUnit.
-func origValue(v benchfmt.Value) float64 {
-	if v.OrigUnit != "" {
-		return v.OrigValue
-	}
-	return v.Value
 }
 
 // finite maps NaN and ±Inf, which JSON cannot carry, to 0.

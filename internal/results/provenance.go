@@ -74,15 +74,15 @@ func cpuidNumber(m affinity.Machine, n int) string {
 func FileConfig(t *affinity.Topology, args []string) []benchfmt.Config {
 	cfg := Provenance(t)
 	if len(args) > 0 {
-		cfg = append(cfg, CommandLine(args))
+		cfg = append(cfg, commandLine(args))
 	}
-	return append(cfg, benchfmt.Config{Key: "date", Value: []byte(Date()), File: true})
+	return append(cfg, benchfmt.Config{Key: "date", Value: []byte(date()), File: true})
 }
 
-// CommandLine is the "command" configuration line: the command that made a
+// commandLine is the "command" configuration line: the command that made a
 // results file, quoted so that a shell runs it again, with the program
 // named by its base name (go run's binary lives in a temporary directory).
-func CommandLine(args []string) benchfmt.Config {
+func commandLine(args []string) benchfmt.Config {
 	words := make([]string, len(args))
 	for i, a := range args {
 		if i == 0 {
@@ -285,5 +285,5 @@ func modulePath(gomod []byte) string {
 // the build recorded one.
 func Version() string { return version() }
 
-// Date is the date line value: when the results were made.
-func Date() string { return time.Now().UTC().Format(time.RFC3339) }
+// date is the date line value: when the results were made.
+func date() string { return time.Now().UTC().Format(time.RFC3339) }

@@ -148,9 +148,9 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"contend", "it's"}, `contend 'it'\''s'`},
 		{[]string{"contend", "a\nb"}, `contend $'a\nb'`},
 	} {
-		c := CommandLine(tc.args)
+		c := commandLine(tc.args)
 		if c.Key != "command" || string(c.Value) != tc.want || !c.File {
-			t.Errorf("CommandLine(%q) = %s: %s (file %v), want command: %s", tc.args, c.Key, c.Value, c.File, tc.want)
+			t.Errorf("commandLine(%q) = %s: %s (file %v), want command: %s", tc.args, c.Key, c.Value, c.File, tc.want)
 		}
 	}
 }

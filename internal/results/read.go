@@ -137,6 +137,15 @@ func OrigUnit(v benchfmt.Value) string {
 	return v.Unit
 }
 
+// OrigValue is the value as the file wrote it, in OrigUnit (25 ns/op, not
+// the tidied 2.5e-08 sec/op).
+func OrigValue(v benchfmt.Value) float64 {
+	if v.OrigUnit != "" {
+		return v.OrigValue
+	}
+	return v.Value
+}
+
 // TidyUnit is the unit as the tables name it: benchunit normalizes ns to sec
 // and MB to B, as benchstat does, so "ns/op" and "sec/op" are one unit.
 func TidyUnit(unit string) string {
