@@ -70,7 +70,7 @@ func (c SimConfig) withDefaults() SimConfig {
 	}
 	if c.Mig == 0 {
 		c.Mig = laDefaultMig
-	} else if c.Mig < 0 {
+	} else if c.Mig == -1 {
 		c.Mig = 0 // SimConfig{Mig: -1} asks for no migrations, as mig=0 does
 	}
 	if c.Tasks == 0 {
@@ -98,8 +98,8 @@ func (c SimConfig) validate() error {
 		return fmt.Errorf("simulate loadavg: gap %s out of range [%s, %s]", ktime.Format(c.Gap), ktime.Format(laMinGap), ktime.Format(laMaxGap))
 	case c.Duration < c.Gap || c.Duration > simMaxDuration:
 		return fmt.Errorf("simulate loadavg: duration %s out of range [gap %s, %s]", ktime.Format(c.Duration), ktime.Format(c.Gap), ktime.Format(simMaxDuration))
-	case c.Mig > 100:
-		return fmt.Errorf("simulate loadavg: mig %d out of range [0, 100]", c.Mig)
+	case c.Mig < 0 || c.Mig > 100:
+		return fmt.Errorf("simulate loadavg: mig %d out of range [0, 100] (-1 for 0)", c.Mig)
 	case c.Tasks < 1 || c.Tasks > laMaxTasks:
 		return fmt.Errorf("simulate loadavg: tasks %d out of range [1, %d]", c.Tasks, laMaxTasks)
 	case c.HZ != 1000 && c.HZ != 250:
