@@ -36,8 +36,8 @@ type group struct {
 
 // A series is one variant's points, in ascending x.
 type series struct {
-	name, label string
-	points      []point
+	label  string
+	points []point
 }
 
 // gatherCurves projects the results as benchstat would (the x key out of
@@ -107,7 +107,7 @@ func gatherCurves(picked []*benchfmt.Result, xKey string, m measure) (*curveSet,
 			if benchOf[n] != b {
 				continue
 			}
-			s := &series{name: n}
+			s := &series{}
 			for _, x := range cs.xs {
 				if vals := samples[cell{n, x}]; len(vals) > 0 {
 					s.points = append(s.points, summarizePoint(x, vals))

@@ -33,7 +33,6 @@ type Report struct {
 	results []*benchfmt.Result
 	ignore  map[string]bool
 	compare bool
-	alpha   float64
 }
 
 // A table is one unit's rows × columns of summarized samples.
@@ -69,7 +68,7 @@ func Build(rs *results.Set, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{ignore: p.ignore, compare: o.Compare, alpha: o.Alpha}
+	rep := &Report{ignore: p.ignore, compare: o.Compare}
 	// Each result filtered once (a copy: a filter on .unit edits Values),
 	// then stripped to the units shown, which by default depend on what
 	// the filter kept.
