@@ -51,32 +51,13 @@ type CfsRq struct {
 	_       pad
 }
 
-// removedLoad is cfs_rq->removed, load only: a raw spinlock, the number of
-// entities removed since the owner last looked, and their summed load_avg,
-// which only the lock's holder touches. The lock and nr share one word
-// (bit 0 the lock, nr above it), so that taking the lock is one atomic and
-// releasing it, with nr updated, one store, as the kernel's lock, plain
-// ++nr and unlock are; the owner's unlocked look at nr is a load of it.
+// removedLoad is cfs_rq->removed, load only: a raw spinlock with the
+// number of entities removed since the owner last looked (nr) in its word,
+// and their summed load_avg, which only the lock's holder touches.
 type removedLoad struct {
-	state atomic.Uint64
-	load  uint64
+	CountedLock
+	load uint64
 }
-
-// acquire takes the lock and returns nr.
-func (r *removedLoad) acquire() uint64 {
-	for {
-		v := r.state.Load()
-		if v&1 == 0 && r.state.CompareAndSwap(v, v|1) {
-			return v >> 1
-		}
-	}
-}
-
-// release drops the lock, leaving nr.
-func (r *removedLoad) release(nr uint64) { r.state.Store(nr << 1) }
-
-// nr is cfs_rq->removed.nr, read without the lock.
-func (r *removedLoad) nr() uint64 { return r.state.Load() >> 1 }
 
 type cfsRqState struct {
 	noCopy noCopy
@@ -376,12 +357,12 @@ func (rq *CfsRq) updateLoadAvg(now int64, se *Entity, flags int) {
 // attach, detach or period crossing.
 func (rq *CfsRq) updateCfsRqLoadAvg(now uint64) bool {
 	decayed := false
-	if rq.removed.nr() != 0 {
+	if rq.removed.Count() != 0 {
 		divider := rq.avg.divider()
-		rq.removed.acquire()
+		rq.removed.Lock()
 		r := rq.removed.load
 		rq.removed.load = 0
-		rq.removed.release(0)
+		rq.removed.Unlock(0)
 		subPositive(&rq.avg.LoadAvg, r)
 		subPositive(&rq.avg.LoadSum, r*divider)
 		rq.avg.LoadSum = syncLoadSum(rq.avg.LoadSum, rq.avg.LoadAvg)
@@ -455,9 +436,9 @@ func RemoveEntityLoadAvg(se *Entity) uint64 {
 		se.avg.updateLoadAvg(se.weight)
 	}
 	load := se.avg.LoadAvg
-	nr := rq.removed.acquire()
+	nr := rq.removed.Lock()
 	rq.removed.load += load
-	rq.removed.release(nr + 1)
+	rq.removed.Unlock(nr + 1)
 	se.avg.LastUpdateTime = 0
 	se.cfsRq = nil
 	return load
@@ -633,8 +614,8 @@ func (rq *CfsRq) Avg() SchedAvg { return rq.avg }
 // RemovedLoad returns the load other CPUs have put in cfs_rq->removed and
 // the owner has not drained yet. Any goroutine may call it.
 func (rq *CfsRq) RemovedLoad() uint64 {
-	nr := rq.removed.acquire()
-	defer rq.removed.release(nr)
+	nr := rq.removed.Lock()
+	defer rq.removed.Unlock(nr)
 	return rq.removed.load
 }
 

@@ -1,8 +1,6 @@
 package loadavg
 
 import (
-	"sync/atomic"
-
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/ktime"
 	"github.com/contend/contend/counter"
@@ -46,46 +44,33 @@ type laTask struct {
 // another CPU, their load still attached to this CPU's cfs_rq, behind a
 // spinlock: other CPUs take them to wake them there (the kernel's
 // try_to_wake_up() takes the task's pi_lock and the run queues' locks;
-// this is the one lock the model needs). The lock and the slice header
-// share a line that the sleeping CPU and every waker write.
+// this is the one lock the model needs). The lock, whose word carries the
+// number of tasks so that a waker looks at it without the lock, and the
+// slice header share a line that the sleeping CPU and every waker write.
 type laSleepers struct {
-	_ [128]byte
-	// state is the lock (bit 0) and the number of tasks above it, so
-	// that a waker looks at the count without the lock and a release
-	// publishes it in the same store.
-	state atomic.Uint64
+	_     [128]byte
+	lock  counter.CountedLock
 	tasks []*laTask
 	_     [128]byte
 }
 
-func (s *laSleepers) acquire() {
-	for {
-		v := s.state.Load()
-		if v&1 == 0 && s.state.CompareAndSwap(v, v|1) {
-			return
-		}
-	}
-}
-
-func (s *laSleepers) release() { s.state.Store(uint64(len(s.tasks)) << 1) }
-
 func (s *laSleepers) push(t *laTask) {
-	s.acquire()
+	s.lock.Lock()
 	s.tasks = append(s.tasks, t)
-	s.release()
+	s.lock.Unlock(uint64(len(s.tasks)))
 }
 
 // pop takes the task at r mod the count (r random), or nil. An empty list
 // is seen without taking the lock, as the kernel's wakeup path looks at
 // another CPU's state before it locks anything.
 func (s *laSleepers) pop(r uint64) *laTask {
-	if s.state.Load()>>1 == 0 {
+	if s.lock.Count() == 0 {
 		return nil
 	}
-	s.acquire()
+	s.lock.Lock()
 	n := len(s.tasks)
 	if n == 0 {
-		s.release()
+		s.lock.Unlock(0)
 		return nil
 	}
 	i := laPick(r, n)
@@ -93,7 +78,7 @@ func (s *laSleepers) pop(r uint64) *laTask {
 	s.tasks[i] = s.tasks[n-1]
 	s.tasks[n-1] = nil
 	s.tasks = s.tasks[:n-1]
-	s.release()
+	s.lock.Unlock(uint64(n - 1))
 	return t
 }
 
