@@ -18,18 +18,19 @@ import (
 // A floor depends on the set alone (c2c measures the set), so one
 // measurement serves every job on it; a set of one CPU has no transfers to
 // measure.
-func cpuSet(cpus []int) (key string, set []int) {
-	b := nodemask.BitmapOf(cpus...)
-	return b.String(), b.Bits()
+func cpuSet(cpus []int) (key string, set nodemask.Bitmap) {
+	set = nodemask.BitmapOf(cpus...)
+	return set.String(), set
 }
 
 // measureFloor measures the handoff floor of a job's CPU set the first
 // time a job uses the set.
 func (p *Plan) measureFloor(ctx context.Context, cpus []int) error {
-	key, set := cpuSet(cpus)
-	if _, done := p.floors[key]; !p.Floor || len(set) < 2 || done {
+	key, bits := cpuSet(cpus)
+	if _, done := p.floors[key]; !p.Floor || bits.Weight() < 2 || done {
 		return nil
 	}
+	set := bits.Bits()
 	if p.floors == nil {
 		p.floors = map[string]*c2c.Floor{}
 	}

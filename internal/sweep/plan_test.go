@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +109,18 @@ func TestPlanWrite(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan lacks %q:\n%s", want, out)
 		}
+	}
+	// One floor per distinct set of two or more cpus, whatever the
+	// workers' order or repeats.
+	sets := map[string]bool{}
+	for _, j := range p.Jobs {
+		cpus := slices.Compact(slices.Sorted(slices.Values(j.CPUs)))
+		if len(cpus) >= 2 {
+			sets[fmt.Sprint(cpus)] = true
+		}
+	}
+	if want := fmt.Sprintf("for each of %d cpu sets", len(sets)); !strings.Contains(out, want) {
+		t.Errorf("plan lacks %q:\n%s", want, out)
 	}
 	// 10 rounds of 1 s runs: at least the runs themselves.
 	if est := p.Estimate(); est < time.Duration(10*len(p.Jobs))*time.Second {

@@ -35,25 +35,27 @@ var floorEstimate = func() time.Duration {
 // job's Duration and overhead, and, with Floor, two handoff floors (before
 // and after) for each distinct CPU set. It is an estimate, made before
 // anything runs.
-func (p *Plan) Estimate() time.Duration {
+func (p *Plan) Estimate() time.Duration { return p.estimate(p.floorSets()) }
+
+// estimate is Estimate with the plan's floorSets counted.
+func (p *Plan) estimate(sets int) time.Duration {
 	var perRound time.Duration
 	for _, j := range p.Jobs {
 		perRound += p.Duration + runOverhead + time.Duration(j.Threads-1)*perWorkerStart
 	}
-	total := time.Duration(p.Count) * perRound
-	if p.Floor {
-		total += 2 * time.Duration(p.cpuSets()) * floorEstimate
-	}
-	return total
+	return time.Duration(p.Count)*perRound + 2*time.Duration(sets)*floorEstimate
 }
 
-// cpuSets counts the distinct CPU sets of two or more CPUs the jobs run on
-// (cpuSet): each gets one handoff-floor measurement before the sweep and one
-// after.
-func (p *Plan) cpuSets() int {
+// floorSets counts the handoff floors a sweep measures before it (and
+// again after): one for each distinct CPU set of two or more CPUs the jobs
+// run on (cpuSet); none without Floor.
+func (p *Plan) floorSets() int {
+	if !p.Floor {
+		return 0
+	}
 	seen := map[string]bool{}
 	for _, j := range p.Jobs {
-		if key, set := cpuSet(j.CPUs); len(set) >= 2 {
+		if key, set := cpuSet(j.CPUs); set.Weight() >= 2 {
 			seen[key] = true
 		}
 	}
@@ -86,12 +88,13 @@ func (p *Plan) Write(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	est := p.Estimate()
+	sets := p.floorSets()
+	est := p.estimate(sets)
 	fmt.Fprintf(w, "%d configurations × %d rounds = %d runs of %s; cpus used %s, nodes used %s\n",
 		len(p.Jobs), p.Count, len(p.Jobs)*p.Count, p.Duration, cpusCovered.String(), nodesCovered.String())
 	floor := ""
 	if p.Floor {
-		floor = fmt.Sprintf(", including a handoff floor before and after for each of %d cpu sets", p.cpuSets())
+		floor = fmt.Sprintf(", including a handoff floor before and after for each of %d cpu sets", sets)
 	}
 	_, err := fmt.Fprintf(w, "estimated wall time: %s%s\n", est.Round(time.Second), floor)
 	return err
