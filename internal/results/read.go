@@ -3,7 +3,7 @@ package results
 // Reading results files: the shared front end of contend compare, table,
 // plot and reproduce.
 //
-// All three read the Go benchmark format through benchfmt.Reader, the reader
+// All four read the Go benchmark format through benchfmt.Reader, the reader
 // benchstat uses, so whatever benchstat accepts they accept too: contend run
 // and sweep output, go test -bench output, and both concatenated. They differ
 // from benchstat in one respect: a line benchfmt cannot parse is an error, not
