@@ -6,9 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
-
-	"golang.org/x/perf/benchfmt"
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
@@ -133,10 +130,12 @@ func (e *Env) Plan() (*sweep.Plan, error) {
 	if e.topo == nil {
 		return nil, errors.New("an Env read from results cannot run")
 	}
-	p := &sweep.Plan{Topology: e.topo, Count: 6, Duration: 100 * time.Millisecond}
+	preset := "quick"
 	if e.full {
-		p.Count, p.Duration = 10, time.Second
+		preset = "full"
 	}
+	p := &sweep.Plan{Topology: e.topo}
+	p.Count, p.Duration = sweep.PresetSize(preset)
 	seen := map[string]bool{}
 	for _, f := range findings(e) {
 		if why := f.needs(e); why != "" {
@@ -257,17 +256,10 @@ func samplesOf(set *results.Set) sampleSet {
 	for _, r := range set.Results {
 		n := stripProcs(r.Name.String())
 		for _, v := range r.Values {
-			s[n+" "+results.OrigUnit(v)] = append(s[n+" "+results.OrigUnit(v)], origValue(v))
+			s[n+" "+results.OrigUnit(v)] = append(s[n+" "+results.OrigUnit(v)], results.OrigValue(v))
 		}
 	}
 	return s
-}
-
-func origValue(v benchfmt.Value) float64 {
-	if v.OrigUnit != "" {
-		return v.OrigValue
-	}
-	return v.Value
 }
 
 // Judge reads a reproduce run's results, one row per finding.

@@ -65,11 +65,15 @@ type Plan struct {
 	floorSkipped []string
 }
 
-// Presets: what -quick and -full mean when the user names nothing else.
-var (
-	presetCount    = map[string]int{"quick": 6, "full": 10}
-	presetDuration = map[string]time.Duration{"quick": 100 * time.Millisecond, "full": time.Second}
-)
+// PresetSize is what a preset ("quick" or "full") means when the user names
+// nothing else: how many rounds, and how long one run lasts. Sweeps and
+// reproduce's plans take their sizes from here.
+func PresetSize(preset string) (count int, d time.Duration) {
+	if preset == "full" {
+		return 10, time.Second
+	}
+	return 6, 100 * time.Millisecond
+}
 
 // Matrix is what the user asked for, before expansion. Empty fields take
 // the preset's values.
@@ -89,11 +93,12 @@ type Matrix struct {
 // presets, but are errors when the user named them.
 func Build(t *affinity.Topology, m Matrix) (*Plan, error) {
 	p := &Plan{Topology: t, Count: m.Count, Duration: m.Duration}
+	count, d := PresetSize(m.Preset)
 	if p.Count == 0 {
-		p.Count = presetCount[m.Preset]
+		p.Count = count
 	}
 	if p.Duration == 0 {
-		p.Duration = presetDuration[m.Preset]
+		p.Duration = d
 	}
 	specs, err := m.specs()
 	if err != nil {
