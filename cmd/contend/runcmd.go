@@ -126,9 +126,16 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	w, commit := resultsOut(stdout, "run", *out)
-	bw := benchfmt.NewWriter(w)
+	o := &runOutput{p: p, w: w, bw: benchfmt.NewWriter(w), stderr: stderr, asJSON: *asJSON,
+		// One provenance for every run of the command, as a sweep has.
+		cfg: results.WithPackage(results.FileConfig(p.topo, os.Args), p.spec.Package)}
+	cfg := bench.Config{Topology: p.topo, CPUs: p.cpus, Ops: *ops, Duration: *duration, Context: ctx}
 	for i := range *count {
-		if err := runOnce(ctx, w, bw, stderr, p, *ops, *duration, *asJSON, i == 0); err != nil {
+		res, err := bench.Run(p.scen, cfg)
+		if err != nil {
+			return fmt.Errorf("run %s: %w", p.spec.Name, err)
+		}
+		if err := o.write(res, i == 0); err != nil {
 			return err
 		}
 		if ctx.Err() != nil {
@@ -138,25 +145,33 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 	return commit()
 }
 
-// runOnce runs the planned configuration once, writes its result to w and
-// its summary, for people, to stderr.
-func runOnce(ctx context.Context, w io.Writer, bw *benchfmt.Writer, stderr io.Writer, p *plan, ops int64, duration time.Duration, asJSON, first bool) error {
-	res, err := bench.Run(p.scen, bench.Config{Topology: p.topo, CPUs: p.cpus, Ops: ops, Duration: duration, Context: ctx})
-	if err != nil {
-		return fmt.Errorf("run %s: %w", p.spec.Name, err)
-	}
+// runOutput is where contend run's results go: benchmark lines or JSON to
+// w, a summary for people to stderr.
+type runOutput struct {
+	p      *plan
+	w      io.Writer
+	bw     *benchfmt.Writer
+	stderr io.Writer
+	asJSON bool
+	cfg    []benchfmt.Config
+}
+
+// write writes one run's result and its summary; the first result of the
+// command is preceded by its units' metadata.
+func (o *runOutput) write(res *bench.Result, first bool) error {
+	p := o.p
 	name := results.Name(p.spec, res.Variant, len(p.cpus), p.place.String())
-	cfg := results.WithPackage(results.FileConfig(p.topo, os.Args), p.spec.Package)
-	rec := results.Record(name, res, cfg)
-	if asJSON {
-		err = json.NewEncoder(w).Encode(results.NewJSON(p.spec, name, p.place.String(), p.topo.Label(), res, rec))
+	rec := results.Record(name, res, o.cfg)
+	var err error
+	if o.asJSON {
+		err = json.NewEncoder(o.w).Encode(results.NewJSON(p.spec, name, p.place.String(), p.topo.Label(), res, rec))
 	} else {
-		err = writeRecord(bw, res, rec, first)
+		err = writeRecord(o.bw, res, rec, first)
 	}
 	if err != nil {
 		return err
 	}
-	summarize(stderr, p, res)
+	summarize(o.stderr, p, res)
 	return nil
 }
 

@@ -94,6 +94,12 @@ func TestRunCountAndOutput(t *testing.T) {
 	if len(rs.Results) != 3 {
 		t.Errorf("run -count 3 wrote %d results, want 3", len(rs.Results))
 	}
+	// One command, one provenance: the runs share their date line.
+	for _, r := range rs.Results[1:] {
+		if d, d0 := r.GetConfig("date"), rs.Results[0].GetConfig("date"); d != d0 || d == "" {
+			t.Errorf("run -count results dated %q and %q, want one date", d0, d)
+		}
+	}
 	for _, tt := range []struct {
 		args []string
 		want string
