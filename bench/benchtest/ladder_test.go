@@ -125,7 +125,7 @@ func TestGoTestValue(t *testing.T) {
 	}{
 		{"hold-sec/op", 3e-9, "hold-ns/op", 3},
 		{"p50-sec", 2.5e-8, "p50-ns", 25},
-		{"sec/Mmigration", 2e-7, "ns/Mmigration", 200},
+		{"sec/migration", 2e-7, "ns/migration", 200},
 		{"cfsrq-writes/kernel-sec", 960, "cfsrq-writes/kernel-sec", 960}, // seconds below the line: not a time
 		{"flag-%", 1.5, "flag-%", 1.5},
 		{"hold-sec/op", 0, "hold-sec/op", 0},

@@ -103,17 +103,15 @@
 //
 // Measured:
 //
-//   - sec/Mmigration: the median time of a run of a task that moved less
+//   - sec/migration: the median time of a run of a task that moved less
 //     that of a run of a task that stayed, one run in 16 of each kind timed
 //     with two clock reads (the last 2048 of each kind per worker kept); the
-//     price of one migration's pulls on this machine, at this working set, in
-//     seconds per million migrations, which is microseconds per migration.
+//     price of one migration's pulls on this machine, at this working set.
 //     Medians, because a timed run the hypervisor preempts takes
-//     milliseconds and would swamp a mean; per million, because go test
-//     prints a metric under 0.001 with seven decimals.
+//     milliseconds and would swamp a mean. go test prints it in ns.
 //   - seed-mig-cpu-%: that price times the 25K migrations per 5 s the seed's
 //     patch saved, as a share of one cpu: what those migrations cost here.
-//     It is sec/Mmigration / 2.
+//     It is 100 × 5000/s × sec/migration.
 //
 // On kernel time:
 //

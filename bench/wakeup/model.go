@@ -19,9 +19,9 @@ import (
 const pad = 128
 
 // sampleEvery: one run in this many, of tasks that moved and separately of
-// tasks that stayed, is timed for sec/Mmigration. Both kinds pay the same two
+// tasks that stayed, is timed for sec/migration. Both kinds pay the same two
 // clock reads as often, so the timing does not tilt ns/op between policies.
-// Each worker keeps the last sampleKeep times of each kind: sec/Mmigration is
+// Each worker keeps the last sampleKeep times of each kind: sec/migration is
 // a difference of medians, because a timed run that the hypervisor or another
 // thread preempts takes milliseconds, and one such run in ten thousand would
 // move a mean by more than a migration costs.

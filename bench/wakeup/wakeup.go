@@ -26,18 +26,16 @@ var (
 		Doc: "wakeups that moved the task to another node, per cent (counted; made-up nodes on a fake topology)"}
 	Noops = bench.Unit{Name: "noop-%", Better: bench.Lower,
 		Doc: "wakeups that found the task already awake and did nothing, per cent"}
-	// MigrationCost is in seconds per million migrations (so microseconds
-	// per migration): seconds, so that benchfmt never re-tidies it (it
+	// MigrationCost is in seconds, so that benchfmt never re-tidies it (it
 	// tidies an "ns" unit only when the value is not zero, splitting one
-	// unit in two), and per million, because go test prints a metric below
-	// 0.001 with seven decimals, which would leave a 50 ns migration as
-	// 0.0000001 sec.
-	MigrationCost = bench.Unit{Name: "sec/Mmigration", Better: bench.Lower,
-		Doc: "measured: extra run time of a task on a cpu it moved to over one it stayed on, seconds per million migrations (µs each; median of sampled runs)"}
+	// unit in two); go test prints it in ns (benchtest.GoTestValue), which
+	// reads back as this unit.
+	MigrationCost = bench.Unit{Name: "sec/migration", Better: bench.Lower,
+		Doc: "measured: extra run time of a task on a cpu it moved to over one it stayed on, seconds (median of sampled runs)"}
 	PerFiveSec = bench.Unit{Name: "migrations/5s", Better: bench.Lower,
 		Doc: "migrations in 5 s of kernel time at the variant's rate= wakeups per second (seed 004's ~27K before, ~2K after)"}
 	SeedSaving = bench.Unit{Name: "seed-mig-cpu-%", Better: bench.Lower,
-		Doc: "share of one cpu that 25K migrations per 5 s (seed 004's saving) cost at this run's sec/Mmigration"}
+		Doc: "share of one cpu that 25K migrations per 5 s (seed 004's saving) cost at this run's sec/migration"}
 )
 
 // Defaults, and the seed's rate. seedRate is seed 004's machine-wide wakeup
@@ -236,7 +234,7 @@ func (s *wakeup) Finish(res *bench.Result) error {
 	res.AddMetric(Noops, 100*float64(c.noops)/ops)
 	res.AddMetric(PerFiveSec, perFive)
 	if cost, ok := s.migrationCost(); ok {
-		res.AddMetric(MigrationCost, cost*1e6)
+		res.AddMetric(MigrationCost, cost)
 		res.AddMetric(SeedSaving, 100*cost*(seedBefore-seedAfter)/5)
 	}
 	return nil

@@ -434,8 +434,8 @@ func TestSeedSaving(t *testing.T) {
 	ws[1].stayT.add(400)
 	res := finish(t, s, 0)
 	// Medians 1550 and 500.
-	if got := benchtest.Metric(t, res, MigrationCost); math.Abs(got-1.05) > 1e-9 {
-		t.Errorf("%s = %v, want 1.05 (1.05 us a migration)", MigrationCost, got)
+	if got := benchtest.Metric(t, res, MigrationCost); math.Abs(got-1.05e-6) > 1e-15 {
+		t.Errorf("%s = %v, want 1.05e-6 (1.05 us a migration)", MigrationCost, got)
 	}
 	// 25K migrations per 5 s at 1.05us each: 5.25 ms a second, 0.525% of a cpu.
 	if got := benchtest.Metric(t, res, SeedSaving); math.Abs(got-0.525) > 1e-9 {
