@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -187,14 +186,16 @@ type jsonReport struct {
 	Classes   []ClassSummary    `json:"classes"`
 }
 
-func WriteJSON(w io.Writer, t *affinity.Topology, plan *Plan, cfg Config, rs []Result, sum []ClassSummary) error {
+// WriteJSON writes the measurement as one JSON document; command is the
+// command line that made it, for its provenance.
+func WriteJSON(w io.Writer, t *affinity.Topology, plan *Plan, cfg Config, rs []Result, sum []ClassSummary, command []string) error {
 	doc := jsonReport{
 		Topology: t.Label(), Config: map[string]string{},
 		Stat: cfg.Stat, Samples: cfg.Samples, Rounds: cfg.Rounds, Warmup: max(cfg.Warmup, 0),
 		Preheat: cfg.Preheat.String(), Home: cfg.Home.String(), HomeNote: homeNote(t, cfg, rs),
 		Selection: plan.Selection, CPUs: plan.CPUs, Pairs: rs, Classes: sum,
 	}
-	for _, c := range provenance(t, cfg) {
+	for _, c := range provenance(t, cfg, command) {
 		doc.Config[c.Key] = string(c.Value)
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
@@ -206,10 +207,10 @@ func WriteJSON(w io.Writer, t *affinity.Topology, plan *Plan, cfg Config, rs []R
 }
 
 // provenance is the usual provenance plus how the pairs were measured.
-func provenance(t *affinity.Topology, cfg Config) []benchfmt.Config {
+func provenance(t *affinity.Topology, cfg Config, command []string) []benchfmt.Config {
 	// The pkg line of BenchmarkC2C's package (this one), as go test -bench
 	// ./bench/c2c writes it, and the command line that made the results.
-	cfgs := results.WithPackage(results.FileConfig(t, os.Args), reflect.TypeFor[Plan]().PkgPath())
+	cfgs := results.WithPackage(results.FileConfig(t, command), reflect.TypeFor[Plan]().PkgPath())
 	for _, kv := range [][2]string{
 		{"c2c-samples", fmt.Sprint(cfg.Samples)},
 		{"c2c-rounds", fmt.Sprint(cfg.Rounds)},
@@ -221,14 +222,16 @@ func provenance(t *affinity.Topology, cfg Config) []benchfmt.Config {
 	return cfgs
 }
 
-func WriteBench(w io.Writer, t *affinity.Topology, cfg Config, rs []Result) error {
+// WriteBench writes each pair's result in the Go benchmark format, as
+// BenchmarkC2C names it; command is the command line that made them.
+func WriteBench(w io.Writer, t *affinity.Topology, cfg Config, rs []Result, command []string) error {
 	bw := benchfmt.NewWriter(w)
 	for _, u := range results.UnitMeta(MinHandoff) {
 		if err := bw.Write(u); err != nil {
 			return err
 		}
 	}
-	prov := provenance(t, cfg)
+	prov := provenance(t, cfg, command)
 	for i := range rs {
 		if err := bw.Write(record(&rs[i], prov)); err != nil {
 			return err

@@ -86,8 +86,8 @@ func TestReportWriteErrors(t *testing.T) {
 		}
 		for name, write := range map[string]func() error{
 			"text":      func() error { return WriteText(failWriter{}, topo, plan, cfg, rs, Summarize(rs, plan.Total)) },
-			"json":      func() error { return WriteJSON(failWriter{}, topo, plan, cfg, rs, Summarize(rs, plan.Total)) },
-			"bench":     func() error { return WriteBench(failWriter{}, topo, cfg, rs) },
+			"json":      func() error { return WriteJSON(failWriter{}, topo, plan, cfg, rs, Summarize(rs, plan.Total), nil) },
+			"bench":     func() error { return WriteBench(failWriter{}, topo, cfg, rs, nil) },
 			"plan":      func() error { return WritePlan(failWriter{}, topo, plan, cfg, 1, false) },
 			"plan json": func() error { return WritePlan(failWriter{}, topo, plan, cfg, 1, true) },
 		} {
@@ -105,6 +105,26 @@ func TestRoundEstimate(t *testing.T) {
 		d, _ := time.ParseDuration(tt.in)
 		if got := roundEstimate(d).String(); got != tt.want {
 			t.Errorf("roundEstimate(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// The results carry the command line they are given, and the package go
+// test names BenchmarkC2C's results by.
+func TestWriteBenchProvenance(t *testing.T) {
+	topo := fixture.Topology(t, fixture.AMD4Sockets)
+	cfg, err := Config{Samples: 10, Rounds: 100}.WithDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := []Result{{CPUA: 0, CPUB: 2, Mode: ReadWrite, Class: ClassLLC, NS: 30, MinNS: 29, MedianNS: 30, Stat: "median", Samples: 10, Rounds: 100}}
+	var b bytes.Buffer
+	if err := WriteBench(&b, topo, cfg, rs, []string{"contend", "c2c", "-bench"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"command: contend c2c -bench\n", "pkg: github.com/contend/contend/bench/c2c\n", "c2c-samples: 10\n", "BenchmarkC2C/mode=rw/class=llc/cpu_a=0/cpu_b=2-"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("WriteBench output lacks %q:\n%s", want, b.String())
 		}
 	}
 }

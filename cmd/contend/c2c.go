@@ -165,9 +165,9 @@ func c2cCmd(stdout, stderr io.Writer, args []string) error {
 	w, commit := resultsOut(stdout, "c2c", f.out)
 	switch {
 	case f.asJSON:
-		err = c2c.WriteJSON(w, t, plan, cfg, rs, sum)
+		err = c2c.WriteJSON(w, t, plan, cfg, rs, sum, os.Args)
 	case f.asBench:
-		err = c2c.WriteBench(w, t, cfg, rs)
+		err = c2c.WriteBench(w, t, cfg, rs, os.Args)
 	default:
 		err = c2c.WriteText(w, t, plan, cfg, rs, sum)
 	}
