@@ -21,3 +21,16 @@ func (t *Topology) Within(cpus nodemask.Bitmap) (*Topology, error) {
 	w.AllowedCPUs = cpus.Clone()
 	return &w, nil
 }
+
+// UsableNodes counts the nodes with at least one allowed CPU: the nodes a
+// placement can spread over. Memory-only nodes and nodes taskset left out
+// do not count.
+func (t *Topology) UsableNodes() int {
+	n := 0
+	for _, node := range t.Nodes {
+		if !node.CPUs.And(t.AllowedCPUs).Empty() {
+			n++
+		}
+	}
+	return n
+}

@@ -37,3 +37,18 @@ func TestWithin(t *testing.T) {
 		}
 	}
 }
+
+func TestUsableNodes(t *testing.T) {
+	topo := tree(t, "64amd64-4s2n4ca2co")
+	if got := topo.UsableNodes(); got != 8 {
+		t.Errorf("UsableNodes() = %d, want 8", got)
+	}
+	// cpus 0-7 are node 0, 8 is node 1: taskset to those leaves two.
+	w, err := topo.Within(nodemask.BitmapOf(0, 1, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.UsableNodes(); got != 2 {
+		t.Errorf("UsableNodes() within cpus 0,1,8 = %d, want 2", got)
+	}
+}

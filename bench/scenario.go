@@ -167,3 +167,11 @@ func callerPackage() string {
 	}
 	return name[:slash+1+dot]
 }
+
+// ConfigName names one configuration of a scenario as go test names its
+// sub-benchmark: the variant, the worker count and the placement
+// ("preset=rate/.../threads=2/place=compact"). Results files add the
+// benchmark's name before it and the -GOMAXPROCS suffix after.
+func ConfigName(variant string, threads int, place string) string {
+	return fmt.Sprintf("%s/threads=%d/place=%s", variant, threads, place)
+}

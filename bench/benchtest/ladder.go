@@ -63,7 +63,7 @@ func Places(t *affinity.Topology) ([]string, error) {
 		return ParsePlaces(s)
 	}
 	places := []string{string(affinity.Compact)}
-	if usableNodes(t) >= 2 {
+	if t.UsableNodes() >= 2 {
 		places = append(places, string(affinity.Spread), string(affinity.Cross))
 	}
 	return places, nil
@@ -82,16 +82,6 @@ func ParsePlaces(s string) ([]string, error) {
 		}
 	}
 	return ps, nil
-}
-
-func usableNodes(t *affinity.Topology) int {
-	n := 0
-	for _, node := range t.Nodes {
-		if !node.CPUs.And(t.AllowedCPUs).Empty() {
-			n++
-		}
-	}
-	return n
 }
 
 // Configs returns the worker counts and placements a benchmark of a scenario
@@ -144,7 +134,7 @@ func configs(t *affinity.Topology, minWorkers int) ([]Config, error) {
 func Each(b *testing.B, s bench.Scenario, cfgs []Config) {
 	b.Helper()
 	for _, c := range cfgs {
-		b.Run(fmt.Sprintf("%s/threads=%d/place=%s", s.Variant(), c.Threads, c.Place), func(b *testing.B) {
+		b.Run(bench.ConfigName(s.Variant(), c.Threads, c.Place), func(b *testing.B) {
 			Run(b, s, c.Threads, c.Place)
 		})
 	}

@@ -31,11 +31,7 @@ type Env struct {
 // (at most 4 unless full), spread over the nodes when there are several.
 func NewEnv(t *affinity.Topology, full bool) *Env {
 	e := &Env{topo: t, full: full, place: "compact", fake: t.IsFake()}
-	for _, n := range t.Nodes {
-		if !n.CPUs.And(t.AllowedCPUs).Empty() {
-			e.nodes++
-		}
-	}
+	e.nodes = t.UsableNodes()
 	e.threads = t.AllowedCPUs.Weight()
 	if !full {
 		e.threads = min(e.threads, 4)
@@ -190,7 +186,7 @@ func (x Experiment) name() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%s/threads=%d/place=%s", p, x.Threads, x.Place), nil
+	return bench.ConfigName(p, x.Threads, x.Place), nil
 }
 
 // prefix is the name up to the worker count: benchmark and canonical variant.

@@ -17,7 +17,7 @@ import (
 // go test adds (the runtime's default, as go test reports it), so that sweep
 // files and go test files name the same configuration the same way.
 func Name(spec *bench.Spec, variant string, threads int, place string) string {
-	return fmt.Sprintf("%s/%s/threads=%d/place=%s-%d", spec.BenchName, variant, threads, place, affinity.ProcsAtStart())
+	return fmt.Sprintf("%s/%s-%d", spec.BenchName, bench.ConfigName(variant, threads, place), affinity.ProcsAtStart())
 }
 
 // Record converts a result to a benchmark-format result. Iters is the number

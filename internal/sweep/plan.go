@@ -223,12 +223,7 @@ func (m Matrix) places(t *affinity.Topology) ([]affinity.Placement, error) {
 	if m.Preset == "quick" {
 		return []affinity.Placement{{Policy: affinity.Compact}}, nil
 	}
-	nodes := 0
-	for _, n := range t.Nodes {
-		if !n.CPUs.And(t.AllowedCPUs).Empty() {
-			nodes++
-		}
-	}
+	nodes := t.UsableNodes()
 	var places []affinity.Placement
 	for _, pol := range affinity.Policies {
 		if nodes < 2 && (pol == affinity.Spread || pol == affinity.Cross) {
