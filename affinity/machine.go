@@ -86,3 +86,23 @@ func cacheBytes(n int) int64 {
 // known reports whether m was filled from CPUID at all; topologies loaded
 // from a sysfs tree carry a zero Machine.
 func (m Machine) known() bool { return m.Vendor != "" || m.Brand != "" }
+
+// HypervisorName names a hypervisor for people from its CPUID vendor
+// signature ("KVMKVMKVM" is KVM); an empty or unknown signature ("yes", as
+// results files write an unnamed one) is "a hypervisor", and any other
+// signature is shown as it is.
+func HypervisorName(vendor string) string {
+	switch vendor {
+	case "KVMKVMKVM":
+		return "KVM"
+	case "Microsoft Hv":
+		return "Hyper-V"
+	case "VMwareVMware":
+		return "VMware"
+	case "XenVMMXenVMM":
+		return "Xen"
+	case "", "yes":
+		return "a hypervisor"
+	}
+	return vendor
+}

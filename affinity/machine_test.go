@@ -112,3 +112,14 @@ func BenchmarkNothing(b *testing.B) {
 	for b.Loop() {
 	}
 }
+
+func TestHypervisorName(t *testing.T) {
+	for _, tt := range []struct{ vendor, want string }{
+		{"KVMKVMKVM", "KVM"}, {"Microsoft Hv", "Hyper-V"}, {"VMwareVMware", "VMware"}, {"XenVMMXenVMM", "Xen"},
+		{"", "a hypervisor"}, {"yes", "a hypervisor"}, {"ACRNACRNACRN", "ACRNACRNACRN"},
+	} {
+		if got := HypervisorName(tt.vendor); got != tt.want {
+			t.Errorf("HypervisorName(%q) = %q, want %q", tt.vendor, got, tt.want)
+		}
+	}
+}

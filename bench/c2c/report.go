@@ -1,7 +1,6 @@
 package c2c
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -130,7 +129,7 @@ func machineName(t *affinity.Topology) string {
 		name = "unknown machine"
 	}
 	if m.Hypervisor {
-		name += " under " + cmp.Or(m.HypervisorVendor, "a hypervisor")
+		name += " under " + affinity.HypervisorName(m.HypervisorVendor)
 	}
 	return name
 }

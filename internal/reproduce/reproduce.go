@@ -113,7 +113,7 @@ func EnvFromResults(set *results.Set) (*Env, error) {
 	}
 	hv := ""
 	if h := cfg("hypervisor"); h != "none" && h != "unknown" {
-		hv = ", under " + hypervisorName(h)
+		hv = ", under " + affinity.HypervisorName(h)
 	}
 	e.machine = fmt.Sprintf("%s: cpus %s, %s node(s) (topology %s)%s; %d workers, place=%s",
 		cfg("cpu"), cfg("cpus"), cfg("nodes"), cfg("topology"), hv, e.threads, e.place)
@@ -285,18 +285,8 @@ func describe(t *affinity.Topology, e *Env) string {
 	}
 	hv := ""
 	if m.Hypervisor {
-		hv = ", under " + hypervisorName(m.HypervisorVendor)
+		hv = ", under " + affinity.HypervisorName(m.HypervisorVendor)
 	}
 	return fmt.Sprintf("%s: %d allowed cpus, %d node(s) (topology %s), %s%s; %d workers, place=%s",
 		m.Brand, t.AllowedCPUs.Weight(), len(t.Nodes), t.Label(), smt, hv, e.threads, e.place)
-}
-
-func hypervisorName(v string) string {
-	switch v {
-	case "KVMKVMKVM":
-		return "KVM"
-	case "", "yes":
-		return "a hypervisor"
-	}
-	return v
 }
