@@ -44,9 +44,9 @@ const (
 // A line-padded flag. The stop flag is read by every worker after every batch;
 // keeping it off the lines the workers write keeps those reads hits.
 type paddedFlag struct {
-	_ [128]byte
+	_ [LinePad]byte
 	v atomic.Bool
-	_ [128]byte
+	_ [LinePad]byte
 }
 
 type runState struct {

@@ -55,7 +55,7 @@ func newAtomicAdd(variant string) (bench.Scenario, error) {
 func (s *atomicAdd) Variant() string { return s.params.String() }
 
 func (s *atomicAdd) Start(env *bench.Env) error {
-	s.slots = bench.AlignedWords(len(env.CPUs)+1, 128)
+	s.slots = bench.AlignedWords(len(env.CPUs)+1, bench.LinePad)
 	s.workers = make([]*atomicAddWorker, len(env.CPUs))
 	return nil
 }

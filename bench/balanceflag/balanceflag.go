@@ -115,18 +115,14 @@ const (
 // bfOrderNames are the order= values, indexed by bfOrder.
 var bfOrderNames = []string{"cmpxchg-first", "check-first", "check-first+newidle"}
 
-// bfLinePad keeps a word alone on its cache line, and clear of the adjacent
-// line the L2 prefetcher pulls in pairs on Intel parts: 128 bytes each side.
-const bfLinePad = 128
-
 // A bfWord is an atomic word alone on its line. sched_balance_running is one,
 // and so is the mutual-exclusion checker, so that neither shares a line with
 // anything a worker writes on every tick. v is a plain int32 reached only
 // through sync/atomic and, for release=mov, the assembly store.
 type bfWord struct {
-	_ [bfLinePad]byte
+	_ [bench.LinePad]byte
 	v int32
-	_ [bfLinePad - 4]byte
+	_ [bench.LinePad - 4]byte
 }
 
 type balanceFlag struct {

@@ -681,15 +681,15 @@ func TestBalanceFlagPacedSameWork(t *testing.T) {
 // adjacent-line prefetcher fetches, inside the allocation wherever it starts.
 func TestBalanceFlagLayout(t *testing.T) {
 	var word bfWord
-	if off, size := unsafe.Offsetof(word.v), unsafe.Sizeof(word); off < bfLinePad || size-off < bfLinePad {
-		t.Errorf("bfWord: word at %d in %d bytes, want %d bytes of pad on each side", off, size, bfLinePad)
+	if off, size := unsafe.Offsetof(word.v), unsafe.Sizeof(word); off < bench.LinePad || size-off < bench.LinePad {
+		t.Errorf("bfWord: word at %d in %d bytes, want %d bytes of pad on each side", off, size, bench.LinePad)
 	}
 	var w bfWorker
-	if off := unsafe.Offsetof(w.jiffies); off != bfLinePad {
-		t.Errorf("bfWorker: first field at %d, want %d", off, bfLinePad)
+	if off := unsafe.Offsetof(w.jiffies); off != bench.LinePad {
+		t.Errorf("bfWorker: first field at %d, want %d", off, bench.LinePad)
 	}
-	if tail := unsafe.Sizeof(w) - (unsafe.Offsetof(w.serialIdle) + unsafe.Sizeof(w.serialIdle)); tail < bfLinePad {
-		t.Errorf("bfWorker: %d bytes after the last field, want at least %d", tail, bfLinePad)
+	if tail := unsafe.Sizeof(w) - (unsafe.Offsetof(w.serialIdle) + unsafe.Sizeof(w.serialIdle)); tail < bench.LinePad {
+		t.Errorf("bfWorker: %d bytes after the last field, want at least %d", tail, bench.LinePad)
 	}
 }
 

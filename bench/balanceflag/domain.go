@@ -96,7 +96,7 @@ const bfFlagEvery = 8
 // line and neither shared word sits next to them. Counters are summed in
 // Finish, after the runner has stopped every worker.
 type bfWorker struct {
-	_ [bfLinePad]byte
+	_ [bench.LinePad]byte
 
 	jiffies     int64 // this CPU's ticks: one per operation
 	nextBalance int64 // rq->next_balance
@@ -139,7 +139,7 @@ type bfWorker struct {
 	release    int
 	serialIdle bool // newidle passes go through the flag (522fb20fbdbe)
 
-	_ [bfLinePad]byte
+	_ [bench.LinePad]byte
 }
 
 func (w *bfWorker) Run(n int) { balanceTicks(w, n) }

@@ -10,11 +10,6 @@ import (
 // each simulated CPU's own state on the kernel clock, and the hooks that go
 // idle, leave idle and tick.
 
-// imPad is the padding on each side of shared words and per-CPU lines: a
-// 64-byte line plus its neighbour, which the adjacent-line prefetcher fetches
-// with it.
-const imPad = 128
-
 // Kernel constants of the seed's era (v5.11, kernel/sched/core.c and
 // fair.c), in nanoseconds.
 const (
@@ -39,7 +34,7 @@ const (
 // each of its CPUs, and its span.
 type imLLC struct {
 	// mask is sds_idle_cpus(sd->shared): the middle of a buffer with
-	// imPad bytes of unused words on each side.
+	// bench.LinePad bytes of unused words on each side.
 	mask []atomic.Uint64
 	buf  []atomic.Uint64 // mask and its padding
 	// rqs is cpu_rq(cpu) for each CPU, filled in by the CPU's owner.
@@ -49,7 +44,7 @@ type imLLC struct {
 
 func newIMLLC(width int) *imLLC {
 	nw := (width + 63) / 64
-	pad := imPad / 8
+	pad := bench.LinePad / 8
 	buf := make([]atomic.Uint64, pad+nw+pad)
 	return &imLLC{mask: buf[pad : pad+nw : pad+nw], buf: buf, rqs: make([]*imCPU, width), width: width}
 }
@@ -59,7 +54,7 @@ func newIMLLC(width int) *imLLC {
 // write it when they queue a task there (ttwu within an LLC takes the
 // remote rq's lock and enqueues directly); everything else is the owner's.
 type imCPU struct {
-	_ [imPad]byte
+	_ [bench.LinePad]byte
 	// state is imBusy, imIdle or imWoken. The owner stores it only when
 	// the state changes, as the kernel writes rq->curr only at a context
 	// switch; a waker moves it from imIdle to imWoken with a CAS.
@@ -68,7 +63,7 @@ type imCPU struct {
 	// mask bit as this CPU last wrote it. sched_init() starts it at 1;
 	// here it starts equal to the initial bit. Owner only.
 	last uint32
-	_    [imPad - 8]byte
+	_    [bench.LinePad - 8]byte
 }
 
 // An imLocal is what only a simulated CPU itself reads and writes, kept in
@@ -101,7 +96,7 @@ func updateAvg(avg *int64, sample int64) { *avg += (sample - *avg) / 8 }
 // written only by its own thread and padded from its neighbours; the shared
 // state is what mask and rqs point to.
 type imWorker struct {
-	_ [imPad]byte
+	_ [bench.LinePad]byte
 	imCounts
 	rng   uint64
 	cur   int       // the CPU of the next event
@@ -120,7 +115,7 @@ type imWorker struct {
 	update                 imUpdate
 	scanMask               bool
 	sisProp                bool
-	_                      [imPad]byte
+	_                      [bench.LinePad]byte
 }
 
 // next is xorshift64*: cheap, deterministic per worker, good enough to

@@ -750,15 +750,15 @@ func TestIdleMaskRun(t *testing.T) {
 // The shared words and the runqueue lines sit alone on their lines.
 func TestIdleMaskLayout(t *testing.T) {
 	var rq imCPU
-	if off, size := unsafe.Offsetof(rq.state), unsafe.Sizeof(rq); off < imPad || size-off < imPad {
-		t.Errorf("imCPU: state at %d of %d bytes, want %d bytes of pad on each side", off, size, imPad)
+	if off, size := unsafe.Offsetof(rq.state), unsafe.Sizeof(rq); off < bench.LinePad || size-off < bench.LinePad {
+		t.Errorf("imCPU: state at %d of %d bytes, want %d bytes of pad on each side", off, size, bench.LinePad)
 	}
 	var w imWorker
-	if off := unsafe.Offsetof(w.imCounts); off != imPad {
-		t.Errorf("imWorker: first field at %d, want %d", off, imPad)
+	if off := unsafe.Offsetof(w.imCounts); off != bench.LinePad {
+		t.Errorf("imWorker: first field at %d, want %d", off, bench.LinePad)
 	}
-	if tail := unsafe.Sizeof(w) - (unsafe.Offsetof(w.sisProp) + unsafe.Sizeof(w.sisProp)); tail < imPad {
-		t.Errorf("imWorker: %d bytes after the last field, want at least %d", tail, imPad)
+	if tail := unsafe.Sizeof(w) - (unsafe.Offsetof(w.sisProp) + unsafe.Sizeof(w.sisProp)); tail < bench.LinePad {
+		t.Errorf("imWorker: %d bytes after the last field, want at least %d", tail, bench.LinePad)
 	}
 	for _, width := range []int{1, 64, 65, 4096} {
 		llc := newIMLLC(width)
@@ -766,9 +766,9 @@ func TestIdleMaskLayout(t *testing.T) {
 		start := uintptr(unsafe.Pointer(&llc.buf[0]))
 		end := uintptr(unsafe.Pointer(unsafe.SliceData(llc.buf))) + uintptr(len(llc.buf))*8
 		last := uintptr(unsafe.Pointer(&llc.mask[len(llc.mask)-1])) + 8
-		if first-start < imPad || end-last < imPad || len(llc.mask) != (width+63)/64 {
+		if first-start < bench.LinePad || end-last < bench.LinePad || len(llc.mask) != (width+63)/64 {
 			t.Errorf("newIMLLC(%d): %d words with %d bytes before and %d after, want %d words padded by %d",
-				width, len(llc.mask), first-start, end-last, (width+63)/64, imPad)
+				width, len(llc.mask), first-start, end-last, (width+63)/64, bench.LinePad)
 		}
 	}
 }

@@ -34,10 +34,10 @@ const (
 // laTask is one task of the group, padded so that no two tasks, which move
 // between CPUs, share a line pair.
 type laTask struct {
-	_  [128]byte
+	_  [bench.LinePad]byte
 	se counter.Entity
 	id int
-	_  [128]byte
+	_  [bench.LinePad]byte
 }
 
 // laSleepers are the tasks asleep on one CPU whose next wakeup will be on
@@ -48,10 +48,10 @@ type laTask struct {
 // number of tasks so that a waker looks at it without the lock, and the
 // slice header share a line that the sleeping CPU and every waker write.
 type laSleepers struct {
-	_     [128]byte
+	_     [bench.LinePad]byte
 	lock  counter.CountedLock
 	tasks []*laTask
-	_     [128]byte
+	_     [bench.LinePad]byte
 }
 
 func (s *laSleepers) push(t *laTask) {

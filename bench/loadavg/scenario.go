@@ -156,7 +156,7 @@ func (s *loadAvg) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 			w.sampleBase = laSampleEveryPaced * int64(info.Workers)
 		}
 	} else {
-		w.pub = bench.AlignedWords(1, 128)[0]
+		w.pub = bench.AlignedWords(1, bench.LinePad)[0]
 		w.pub.Store(laPair(rq.Load(), rq.Contrib()))
 		s.pubs[info.Index] = w.pub
 	}

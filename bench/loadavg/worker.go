@@ -13,7 +13,7 @@ import (
 // tasks), its pacing and path timing, and its error sampling, padded so
 // that no other worker's line and no shared word sits next to them.
 type laWorker struct {
-	_ [128]byte
+	_ [bench.LinePad]byte
 
 	cpu    laCPU
 	pacer  ktime.Pacer
@@ -42,7 +42,7 @@ type laWorker struct {
 	// pair nobody reads.
 	pub *atomic.Int64
 
-	_ [128]byte
+	_ [bench.LinePad]byte
 }
 
 // laPair packs a cfs_rq's load and contribution into one word, so that a

@@ -152,7 +152,7 @@ func (s *nodemaskScan) Variant() string { return s.params.String() }
 func nmValue(n int) int64 { return int64(n)*int64(n) + 7*int64(n) + 1 }
 
 func (s *nodemaskScan) Start(env *bench.Env) error {
-	s.nodeInfo = bench.AlignedWords(s.nr, 128)
+	s.nodeInfo = bench.AlignedWords(s.nr, bench.LinePad)
 	s.want = 0
 	for n := range s.nr {
 		if s.mask.Test(n) {
@@ -192,14 +192,14 @@ func (s *nodemaskScan) Finish(res *bench.Result) error {
 // An nmWorker is one reader. Its counters are its own, padded off the lines
 // of its neighbours; the mask and the slots it reads are shared.
 type nmWorker struct {
-	_        [128]byte
+	_        [bench.LinePad]byte
 	walks    int64
 	sum      int64
 	mask     *nodemask.Mask
 	nodeInfo []*atomic.Int64
 	nr       int
 	iter     nmIter
-	_        [128]byte
+	_        [bench.LinePad]byte
 }
 
 func (w *nmWorker) Run(n int) {

@@ -13,11 +13,6 @@ import (
 // The model: tasks with working sets, per-cpu wake lists, and the worker that
 // is one cpu waking tasks and running the tasks woken onto it.
 
-// pad is the padding on each side of a line that more than one cpu writes: a
-// 64-byte line plus its neighbour, which the adjacent-line prefetcher fetches
-// with it.
-const pad = 128
-
 // sampleEvery: one run in this many, of tasks that moved and separately of
 // tasks that stayed, is timed for sec/migration. Both kinds pay the same two
 // clock reads as often, so the timing does not tilt ns/op between policies.
@@ -63,7 +58,7 @@ func (s *samples) add(d int64) {
 // A task is a sleeping or woken task: its task_struct's wakeup fields on a
 // line of their own, and its working set.
 type task struct {
-	_ [pad]byte
+	_ [bench.LinePad]byte
 	// state is 0 while the task sleeps and 1 from the wakeup that claims
 	// it (try_to_wake_up's p->__state / p->on_rq transition) until it has
 	// run and gone back to sleep.
@@ -85,7 +80,7 @@ type task struct {
 	// exclusive in the running cpu's cache.
 	words  []uint64
 	stride int
-	_      [pad]byte
+	_      [bench.LinePad]byte
 }
 
 // newTask allocates a task with lines lines of lineBytes each, at home on
@@ -108,10 +103,10 @@ func newTask(idx, cpu, lines, lineBytes int) *task {
 // on and sched_ttwu_pending empties in one exchange) and how many woken tasks
 // wait on it, which the idle search reads.
 type runqueue struct {
-	_    [pad]byte
+	_    [bench.LinePad]byte
 	head atomic.Int32 // index+1 of the last task pushed, 0 when empty
 	nr   atomic.Int32 // tasks pushed and not yet run
-	_    [pad - 8]byte
+	_    [bench.LinePad - 8]byte
 }
 
 // push is llist_add: the waker links the task in front of the list.
@@ -187,7 +182,7 @@ func (c *counts) add(o *counts) {
 // woken onto it. Everything here is its own, padded from its neighbours; the
 // shared state is what tasks and rqs point to.
 type worker struct {
-	_ [pad]byte
+	_ [bench.LinePad]byte
 	counts
 	rng  uint64
 	me   int32
@@ -202,7 +197,7 @@ type worker struct {
 
 	gap           int64   // kernel time per wakeup: the worker's clock is attempts × gap
 	stayT, movedT samples // run times of tasks that stayed, that moved
-	_             [pad]byte
+	_             [bench.LinePad]byte
 }
 
 // next is xorshift64*: cheap, deterministic per worker.

@@ -568,15 +568,15 @@ func TestLayoutWrapOrder(t *testing.T) {
 // The lines cpus write in turn sit alone on theirs.
 func TestLayoutPadding(t *testing.T) {
 	var tk task
-	if off := unsafe.Offsetof(tk.state); off < pad {
-		t.Errorf("task: state at %d, want at least %d bytes before it", off, pad)
+	if off := unsafe.Offsetof(tk.state); off < bench.LinePad {
+		t.Errorf("task: state at %d, want at least %d bytes before it", off, bench.LinePad)
 	}
-	if tail := unsafe.Sizeof(tk) - (unsafe.Offsetof(tk.stride) + unsafe.Sizeof(tk.stride)); tail < pad {
-		t.Errorf("task: %d bytes after the last field, want %d", tail, pad)
+	if tail := unsafe.Sizeof(tk) - (unsafe.Offsetof(tk.stride) + unsafe.Sizeof(tk.stride)); tail < bench.LinePad {
+		t.Errorf("task: %d bytes after the last field, want %d", tail, bench.LinePad)
 	}
 	var rq runqueue
-	if off, size := unsafe.Offsetof(rq.head), unsafe.Sizeof(rq); off < pad || size-unsafe.Offsetof(rq.nr)-4 < pad-8 {
-		t.Errorf("runqueue: head at %d of %d bytes, want padded by %d", off, size, pad)
+	if off, size := unsafe.Offsetof(rq.head), unsafe.Sizeof(rq); off < bench.LinePad || size-unsafe.Offsetof(rq.nr)-4 < bench.LinePad-8 {
+		t.Errorf("runqueue: head at %d of %d bytes, want padded by %d", off, size, bench.LinePad)
 	}
 	for _, line := range []int{64, 128} {
 		tk := newTask(0, 0, 5, line)
