@@ -13,7 +13,7 @@ type spinOpWorker struct{ op, n int64 }
 
 func (w *spinOpWorker) Run(n int) {
 	for range n {
-		for t := now(); now()-t < w.op; {
+		for t := Now(); Now()-t < w.op; {
 		}
 		w.n++
 	}
@@ -52,13 +52,13 @@ func TestBatchesRunFirstBatchAfterStop(t *testing.T) {
 		st.stop.v.Store(true)
 		wk := &noopWorker{}
 		lat := new(Latency)
-		before := now()
+		before := Now()
 		n, checks, end, err := batches(wk, info, probe, tt.share, &st, lat, 0)
 		if err != nil || n != tt.ops || int64(wk.n) != tt.ops || checks != tt.check || lat.Count() != 1 {
 			t.Errorf("share %d, stop raised: %d ops (worker ran %d), %d checks, %d samples, %v; want %d ops, %d checks, 1 sample",
 				tt.share, n, wk.n, checks, lat.Count(), err, tt.ops, tt.check)
 		}
-		if after := now(); end < before || end > after {
+		if after := Now(); end < before || end > after {
 			t.Errorf("share %d: end %d outside the call [%d, %d]", tt.share, end, before, after)
 		}
 	}

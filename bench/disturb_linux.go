@@ -34,7 +34,7 @@ import (
 
 // threadTimes is one reading of a thread's accounting.
 type threadTimes struct {
-	wall   int64 // now()
+	wall   int64 // Now()
 	run    int64 // CLOCK_THREAD_CPUTIME_ID, ns
 	wait   int64 // schedstat run_delay, ns
 	slices int64 // schedstat pcount
@@ -94,9 +94,9 @@ func (p *threadProbe) end() threadTimes {
 // cpu reads the thread's CPU time and the wall clock at the same instant.
 func (p *threadProbe) cpu() (wall, run int64, ok bool) {
 	var ts unix.Timespec
-	w0 := now()
+	w0 := Now()
 	err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts)
-	w1 := now()
+	w1 := Now()
 	return w0 + (w1-w0)/2, ts.Nano(), err == nil
 }
 

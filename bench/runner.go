@@ -154,7 +154,7 @@ type run struct {
 type workerOut struct {
 	info        WorkerInfo
 	ops, checks int64
-	end         int64 // now() when it stopped
+	end         int64 // Now() when it stopped
 	err         error
 	from, to    threadTimes // its thread's accounting at the start and end of its interval
 	lat         *Latency
@@ -198,7 +198,7 @@ func (r *run) errs() error {
 
 // measure releases the workers and waits until they have all stopped: the
 // first to finish its share stops them, or the duration, or the context. It
-// returns the instant of the release, in now() time.
+// returns the instant of the release, in Now() time.
 func (r *run) measure(cfg Config) int64 {
 	ctx := cfg.Context
 	if ctx == nil {
@@ -209,7 +209,7 @@ func (r *run) measure(cfg Config) int64 {
 	gc := debug.SetGCPercent(-1)
 	defer debug.SetGCPercent(gc)
 	r.ticks[0] = readCPUTicks()
-	start := now()
+	start := Now()
 	r.st.release.v.Store(true)
 
 	finished := make(chan struct{})
@@ -320,15 +320,15 @@ func work(s Scenario, probe *affinity.CPUProbe, share int64, st *runState, ready
 // of its last batch, or when it saw the flag.
 func batches(wk Worker, info WorkerInfo, probe *affinity.CPUProbe, share int64, st *runState, lat *Latency, clockCost int64) (n, checks, end int64, err error) {
 	batch := int64(firstBatch)
-	last := now()
+	last := Now()
 	for {
 		k := min(batch, share-n)
 		if k > 1 {
 			wk.Run(int(k - 1))
 		}
-		t0 := now()
+		t0 := Now()
 		wk.Run(1)
-		t1 := now()
+		t1 := Now()
 		lat.Record(t1 - t0 - clockCost)
 		n += k
 		if n >= share {
@@ -345,18 +345,20 @@ func batches(wk Worker, info WorkerInfo, probe *affinity.CPUProbe, share int64, 
 		}
 		last = t1
 		if st.stop.v.Load() {
-			return n, checks, now(), nil
+			return n, checks, Now(), nil
 		}
 	}
 }
 
-// epoch is the origin of now.
+// epoch is the origin of Now.
 var epoch = time.Now()
 
-// now is the monotonic clock in nanoseconds: one vDSO read (time.Since of
-// a time with a monotonic reading reads only the monotonic clock), where
-// time.Now reads the wall clock too.
-func now() int64 { return int64(time.Since(epoch)) }
+// Now is the monotonic clock in nanoseconds since the process started: one
+// vDSO read (time.Since of a time with a monotonic reading reads only the
+// monotonic clock), where time.Now reads the wall clock too. It is the
+// runner's clock for batches and latency samples, and ktime.Wall, the
+// clock of pacing and timed samples in the scenarios.
+func Now() int64 { return int64(time.Since(epoch)) }
 
 // noopWorker is the empty operation clock calibration times.
 type noopWorker struct{ n int }
@@ -375,9 +377,9 @@ func calibrateClock() int64 {
 	var wk Worker = &noopWorker{}
 	var xs [255]int64
 	for i := range xs {
-		t0 := now()
+		t0 := Now()
 		wk.Run(1)
-		xs[i] = now() - t0
+		xs[i] = Now() - t0
 	}
 	slices.Sort(xs[:])
 	return xs[len(xs)/2]

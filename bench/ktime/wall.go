@@ -1,18 +1,13 @@
 package ktime
 
 import (
-	"time"
-
 	"github.com/contend/contend/bench"
 )
 
-// epoch is the origin of Wall.
-var epoch = time.Now()
-
-// Wall returns the monotonic wall clock in nanoseconds since the package
-// started (runtime nanotime through the vDSO, about 20-30 ns a read under
-// KVM): the clock of pacing and of timed samples, never of the model.
-func Wall() int64 { return int64(time.Since(epoch)) }
+// Wall returns the monotonic wall clock in nanoseconds (bench.Now, runtime
+// nanotime through the vDSO, about 20-30 ns a read under KVM): the clock of
+// pacing and of timed samples, never of the model.
+func Wall() int64 { return bench.Now() }
 
 // A Pacer makes a worker run at the kernel's event rate: Wait spins on local
 // work after an event until the wall clock has moved by the event's kernel
