@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -60,8 +61,8 @@ func (p *Params) Choice(key string, valid ...string) (string, error) {
 // Int returns the value of key as an integer in [lo, hi].
 func (p *Params) Int(key string, lo, hi int) (int, error) {
 	v := p.vals[key]
-	var n int
-	if _, err := fmt.Sscanf(v, "%d", &n); err != nil || fmt.Sprint(n) != v {
+	n, err := strconv.Atoi(v)
+	if err != nil || strconv.Itoa(n) != v { // "+5", "05": one spelling per value
 		return 0, fmt.Errorf("%s: %s=%q is not an integer", p.scenario, key, v)
 	}
 	if n < lo || n > hi {
