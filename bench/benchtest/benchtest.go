@@ -30,7 +30,7 @@ import (
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
-	"github.com/contend/contend/internal/results"
+	"github.com/contend/contend/bench/resultfmt"
 )
 
 // Lock the main goroutine to the main thread so that no worker can ever be
@@ -50,13 +50,13 @@ func Main(m *testing.M, extra ...bench.Unit) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		for _, c := range results.Provenance(t) {
+		for _, c := range resultfmt.Provenance(t) {
 			if c.Key == "goos" || c.Key == "goarch" || c.Key == "cpu" {
 				continue // go test prints these itself
 			}
 			fmt.Printf("%s: %s\n", c.Key, c.Value)
 		}
-		for _, u := range results.AllUnits(extra...) {
+		for _, u := range resultfmt.AllUnits(extra...) {
 			fmt.Printf("Unit %s %s=%s\n", u.OrigUnit, u.Key, u.Value)
 		}
 	}

@@ -16,8 +16,8 @@ import (
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench/benchtest"
+	"github.com/contend/contend/bench/resultfmt"
 	"github.com/contend/contend/internal/fixture"
-	"github.com/contend/contend/internal/results"
 )
 
 func TestClassOf(t *testing.T) {
@@ -558,7 +558,7 @@ func TestRecord(t *testing.T) {
 	r := &Result{CPUA: 3, CPUB: 17, Mode: CAS, Class: ClassCross, MinNS: 90.5, MedianNS: 101.25, NS: 90.5, Stat: "min", Samples: 10, Rounds: 100}
 	var buf bytes.Buffer
 	w := benchfmt.NewWriter(&buf)
-	for _, u := range results.UnitMeta(MinHandoff) {
+	for _, u := range resultfmt.UnitMeta(MinHandoff) {
 		if err := w.Write(u); err != nil {
 			t.Fatal(err)
 		}

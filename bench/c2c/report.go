@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/contend/contend/affinity"
-	"github.com/contend/contend/internal/results"
+	"github.com/contend/contend/bench/resultfmt"
 	"github.com/contend/contend/nodemask"
 	"golang.org/x/perf/benchfmt"
 )
@@ -209,7 +209,7 @@ func WriteJSON(w io.Writer, t *affinity.Topology, plan *Plan, cfg Config, rs []R
 func provenance(t *affinity.Topology, cfg Config, command []string) []benchfmt.Config {
 	// The pkg line of BenchmarkC2C's package (this one), as go test -bench
 	// ./bench/c2c writes it, and the command line that made the results.
-	cfgs := results.WithPackage(results.FileConfig(t, command), reflect.TypeFor[Plan]().PkgPath())
+	cfgs := resultfmt.WithPackage(resultfmt.FileConfig(t, command), reflect.TypeFor[Plan]().PkgPath())
 	for _, kv := range [][2]string{
 		{"c2c-samples", fmt.Sprint(cfg.Samples)},
 		{"c2c-rounds", fmt.Sprint(cfg.Rounds)},
@@ -225,7 +225,7 @@ func provenance(t *affinity.Topology, cfg Config, command []string) []benchfmt.C
 // BenchmarkC2C names it; command is the command line that made them.
 func WriteBench(w io.Writer, t *affinity.Topology, cfg Config, rs []Result, command []string) error {
 	bw := benchfmt.NewWriter(w)
-	for _, u := range results.UnitMeta(MinHandoff) {
+	for _, u := range resultfmt.UnitMeta(MinHandoff) {
 		if err := bw.Write(u); err != nil {
 			return err
 		}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/resultfmt"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -62,7 +62,7 @@ func benchName(r *Result) string {
 func record(r *Result, cfg []benchfmt.Config) *benchfmt.Result {
 	return &benchfmt.Result{
 		Config: slices.Clone(cfg),
-		Name:   benchfmt.Name(fmt.Sprintf("%s-%d", benchName(r), affinity.ProcsAtStart())),
+		Name:   benchfmt.Name(resultfmt.WithProcs(benchName(r))),
 		Iters:  2 * r.Samples * r.Rounds,
 		Values: []benchfmt.Value{
 			{Value: r.MedianNS, Unit: "ns/op"},

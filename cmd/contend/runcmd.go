@@ -17,6 +17,7 @@ import (
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/resultfmt"
 	"github.com/contend/contend/internal/results"
 )
 
@@ -128,7 +129,7 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 	w, commit := resultsOut(stdout, "run", *out)
 	o := &runOutput{p: p, w: w, bw: benchfmt.NewWriter(w), stderr: stderr, asJSON: *asJSON,
 		// One provenance for every run of the command, as a sweep has.
-		cfg: results.WithPackage(results.FileConfig(p.topo, os.Args), p.spec.Package)}
+		cfg: resultfmt.WithPackage(resultfmt.FileConfig(p.topo, os.Args), p.spec.Package)}
 	cfg := bench.Config{Topology: p.topo, CPUs: p.cpus, Ops: *ops, Duration: *duration, Context: ctx}
 	for i := range *count {
 		res, err := bench.Run(p.scen, cfg)
@@ -160,8 +161,8 @@ type runOutput struct {
 // command is preceded by its units' metadata.
 func (o *runOutput) write(res *bench.Result, first bool) error {
 	p := o.p
-	name := results.Name(p.spec, res.Variant, len(p.cpus), p.place.String())
-	rec := results.Record(name, res, o.cfg)
+	name := resultfmt.Name(p.spec, res.Variant, len(p.cpus), p.place.String())
+	rec := resultfmt.Record(name, res, o.cfg)
 	var err error
 	if o.asJSON {
 		err = json.NewEncoder(o.w).Encode(results.NewJSON(p.spec, name, p.place.String(), p.topo.Label(), res, rec))
@@ -179,7 +180,7 @@ func (o *runOutput) write(res *bench.Result, first bool) error {
 // metadata when it is the first of the run.
 func writeRecord(w *benchfmt.Writer, res *bench.Result, rec *benchfmt.Result, first bool) error {
 	if first {
-		for _, u := range results.Units(res) {
+		for _, u := range resultfmt.Units(res) {
 			if err := w.Write(u); err != nil {
 				return err
 			}

@@ -1,13 +1,9 @@
-// Package results is contend's results library: what a run's result is
-// called, what it carries, how it is kept and how it is read back.
+// Package results is contend's results library above the runner: how a
+// sweep's results are kept and how results are read back, grouped and
+// summarized. What a result is called and what it carries — provenance,
+// names, records, Unit lines — is written by bench/resultfmt, below the
+// scenarios that need it; this package builds on it.
 //
-//   - Provenance and naming (provenance.go, record.go): the configuration
-//     lines that make two files comparable (machine, kernel, nodes, topology
-//     real or fake-K, cache line, governor, hypervisor, Go, contend's
-//     commit), the full benchmark name of a configuration — the one go test
-//     gives its sub-benchmark, so sweep files and go test files name it
-//     alike — and the Go benchmark format record of a bench.Result with its
-//     Unit metadata.
 //   - Durable files (file.go, atomic.go): a sweep's File appends each result
 //     to FILE.partial and fsyncs it before the next run, renaming it to FILE
 //     only when complete, so no result is lost and no existing file is
@@ -16,7 +12,7 @@
 //     reader as benchstat reads them, with a malformed line an error, not a
 //     warning, and the name and configuration keys the results carry.
 //   - JSON (json.go): one object per result for scripts (NewJSON); and
-//     Disturbed (record.go), the rule that says from a file whether a
+//     Disturbed (disturbed.go), the rule that says from a file whether a
 //     result was a disturbed run, as the run itself decided it.
 //   - Statistics (summary.go): Summarize, the one summary of a
 //     configuration's samples (median and confidence interval, benchmath's)

@@ -15,7 +15,7 @@ import (
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
 	_ "github.com/contend/contend/bench/atomicadd"
-	"github.com/contend/contend/internal/results"
+	"github.com/contend/contend/bench/resultfmt"
 )
 
 // The runner must never hand the main thread to a worker (see benchtest).
@@ -132,14 +132,14 @@ func TestGoTestAndSweepGroupTogether(t *testing.T) {
 	write := func(name string, withPkg bool) string {
 		var buf bytes.Buffer
 		w := benchfmt.NewWriter(&buf)
-		for _, u := range results.AllUnits() {
+		for _, u := range resultfmt.AllUnits() {
 			if err := w.Write(u); err != nil {
 				t.Fatal(err)
 			}
 		}
-		cfg := results.FileConfig(topo, []string{"contend", "sweep", "-scenarios", "atomicadd"})
+		cfg := resultfmt.FileConfig(topo, []string{"contend", "sweep", "-scenarios", "atomicadd"})
 		if withPkg {
-			cfg = results.WithPackage(cfg, spec.Package)
+			cfg = resultfmt.WithPackage(cfg, spec.Package)
 		}
 		for range 3 {
 			scen, err := spec.New(variant)
@@ -150,7 +150,7 @@ func TestGoTestAndSweepGroupTogether(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := w.Write(results.Record(results.Name(spec, res.Variant, 1, "compact"), res, cfg)); err != nil {
+			if err := w.Write(resultfmt.Record(resultfmt.Name(spec, res.Variant, 1, "compact"), res, cfg)); err != nil {
 				t.Fatal(err)
 			}
 		}

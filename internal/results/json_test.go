@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/resultfmt"
 	"github.com/contend/contend/internal/results"
 )
 
@@ -51,7 +52,7 @@ func jsonResult() (*bench.Spec, *bench.Result) {
 func TestJSONGolden(t *testing.T) {
 	spec, res := jsonResult()
 	name := "AtomicAdd/line=shared/work=0/threads=2/place=compact-2"
-	rec := results.Record(name, res, nil)
+	rec := resultfmt.Record(name, res, nil)
 	got, err := json.MarshalIndent(results.NewJSON(spec, name, "compact", "real", res, rec), "", "  ")
 	if err != nil {
 		t.Fatal(err)

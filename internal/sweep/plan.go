@@ -10,7 +10,7 @@ import (
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/c2c"
-	"github.com/contend/contend/internal/results"
+	"github.com/contend/contend/bench/resultfmt"
 )
 
 // A Job is one configuration of the matrix.
@@ -44,7 +44,7 @@ func newJob(t *affinity.Topology, spec *bench.Spec, variant, canonical string, t
 		return Job{}, err
 	}
 	return Job{Spec: spec, Variant: variant, Threads: threads, Place: place, CPUs: cpus,
-		Name: results.Name(spec, canonical, threads, place.String())}, nil
+		Name: resultfmt.Name(spec, canonical, threads, place.String())}, nil
 }
 
 // Plan is a matrix expanded into jobs, in the order they run.

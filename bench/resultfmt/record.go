@@ -1,24 +1,12 @@
-package results
+package resultfmt
 
 import (
-	"fmt"
 	"maps"
-	"math"
 	"slices"
-	"time"
 
-	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
 	"golang.org/x/perf/benchfmt"
 )
-
-// Name returns the full benchmark name of a run: the scenario's benchmark name,
-// its variant, the worker count and placement, and the -GOMAXPROCS suffix that
-// go test adds (the runtime's default, as go test reports it), so that sweep
-// files and go test files name the same configuration the same way.
-func Name(spec *bench.Spec, variant string, threads int, place string) string {
-	return fmt.Sprintf("%s/%s-%d", spec.BenchName, bench.ConfigName(variant, threads, place), affinity.ProcsAtStart())
-}
 
 // Record converts a result to a benchmark-format result. Iters is the number
 // of completed operations, as testing.B reports b.N.
@@ -49,23 +37,6 @@ func Units(res *bench.Result) []*benchfmt.UnitMetadata {
 		us = append(us, m.Unit)
 	}
 	return metadata(us...)
-}
-
-// Disturbed reports whether a recorded result comes from a disturbed run:
-// one whose most disturbed worker lost more than bench.DisturbedPct of its
-// time (its lost-% value), by bench.IsDisturbed, the run's length taken as
-// sec/op times the operations. Results without lost-% (older files, go test
-// output of other benchmarks) are not known to be disturbed.
-func Disturbed(r *benchfmt.Result) bool {
-	lost, ok := r.Value(bench.Lost.Name)
-	if !ok {
-		return false
-	}
-	wall := time.Duration(math.MaxInt64) // without sec/op, the share alone decides
-	if sec, ok := r.Value("sec/op"); ok && r.Iters > 0 {
-		wall = time.Duration(sec * 1e9 * float64(r.Iters))
-	}
-	return bench.IsDisturbed(lost, wall)
 }
 
 // AllUnits returns the unit metadata of every registered scenario's units,
