@@ -152,23 +152,25 @@ func (t *Topology) Label() string {
 }
 
 // CacheLine returns the coherency unit in bytes: CPUID's answer, else the
-// last-level cache's line size from sysfs, else 64.
+// last-level cache's line size from sysfs, else 64 (lineOf's rule). For the
+// running machine's topology it is LineSize.
 func (t *Topology) CacheLine() int {
 	n, _ := t.cacheLine()
 	return n
 }
 
 // cacheLine returns CacheLine and where the number came from.
-func (t *Topology) cacheLine() (int, string) {
-	if t.Machine.CacheLine > 0 {
-		return t.Machine.CacheLine, "cpuid"
-	}
+func (t *Topology) cacheLine() (int, string) { return lineOf(t.Machine, t.sysfsLine()) }
+
+// sysfsLine is the line size sysfs reports: the first last-level cache
+// group's coherency_line_size that is plausible, 0 when none is.
+func (t *Topology) sysfsLine() int {
 	for _, g := range t.LLCs {
-		if g.LineSize > 0 {
-			return g.LineSize, "sysfs coherency_line_size"
+		if plausibleLine(g.LineSize) {
+			return g.LineSize
 		}
 	}
-	return 64, "assumed"
+	return 0
 }
 
 // CheckCPU returns nil if this process can run a worker on cpu, and

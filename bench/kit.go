@@ -3,6 +3,8 @@ package bench
 import (
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/contend/contend/affinity"
 )
 
 // What hot loops share: words alone on their lines, and local work the
@@ -50,10 +52,10 @@ func XorShift(x *uint64) uint64 {
 	return *x * 0x2545f4914f6cdd1d
 }
 
-// LinePad is the padding that keeps a hot word alone: 128 bytes, two cache
-// lines, because Intel's L2 adjacent-line prefetcher pulls lines in 128-byte
-// pairs, so two words 64 bytes apart can still bounce together. (The line
-// itself, 64 bytes on x86 and most arm64, comes from CPUID; see
-// affinity.Topology.CacheLine.) Scenarios pad their per-worker state and
-// shared words by it, and align words with AlignedWords(n, LinePad).
-const LinePad = 128
+// LinePad is the padding that keeps a hot word alone: affinity.PairStride,
+// 128 bytes, two cache lines, because Intel's L2 adjacent-line prefetcher
+// pulls lines in 128-byte pairs, so two words 64 bytes apart can still bounce
+// together. (The line itself, 64 bytes on x86 and most arm64, is
+// affinity.LineSize.) Scenarios pad their per-worker state and shared words
+// by it, and align words with AlignedWords(n, LinePad).
+const LinePad = affinity.PairStride

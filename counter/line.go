@@ -6,36 +6,19 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/klauspost/cpuid/v2"
+	"github.com/contend/contend/affinity"
 )
 
-// DefaultLineSize is the cache line size assumed when cpuid cannot tell: 64
-// bytes, what every x86 and most arm64 cores use.
-const DefaultLineSize = 64
+// PairStride is affinity.PairStride, the 128-byte stride that keeps two hot
+// words apart even from Intel's adjacent-line prefetcher (affinity says
+// why); counter's stores pad by it.
+const PairStride = affinity.PairStride
 
-// PairStride is the "adjacent-line prefetch safe" stride. Intel cores since
-// Sandy Bridge have a spatial prefetcher that, on a miss, also fetches the
-// other line of the 128-byte-aligned pair; two hot words 64 bytes apart then
-// still drag each other's lines between cores, a milder false sharing that a
-// 64-byte layout cannot show. sync.Pool's poolLocal and xsync pad to 128
-// bytes for the same reason. The cost is twice the memory per slot.
-const PairStride = 128
-
-var lineSize = sync.OnceValue(func() int {
-	n := cpuid.CPU.CacheLine
-	// cpuid reports 0 when it cannot tell; anything that is not a plausible
-	// power of two is treated the same rather than trusted.
-	if n < 32 || n > 256 || bits.OnesCount(uint(n)) != 1 {
-		return DefaultLineSize
-	}
-	return n
-})
-
-// LineSize returns the cache line size in bytes: cpuid's answer for this
-// CPU, or DefaultLineSize when cpuid cannot tell.
-func LineSize() int { return lineSize() }
+// LineSize returns the cache line size in bytes, affinity.LineSize: the same
+// number the results file records as its cacheline, so a store's layout and
+// its results never disagree about the line.
+func LineSize() int { return affinity.LineSize() }
 
 // Stride is the distance in bytes between two hot words, and their
 // alignment. The zero Stride means one cache line (LineSize).

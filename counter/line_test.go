@@ -4,15 +4,25 @@ import (
 	"math/bits"
 	"strings"
 	"testing"
+
+	"github.com/contend/contend/affinity"
 )
 
+// TestLineSize: counter lays its stores out by affinity's line and pair
+// stride, the numbers results files record, and by no copy of its own.
 func TestLineSize(t *testing.T) {
 	n := LineSize()
 	if n < 32 || n > 256 || bits.OnesCount(uint(n)) != 1 {
 		t.Fatalf("LineSize() = %d, want a power of two in [32, 256]", n)
 	}
-	if got := Stride(0).Bytes(); got != n {
-		t.Errorf("Stride(0).Bytes() = %d, want LineSize() = %d", got, n)
+	if n != affinity.LineSize() {
+		t.Errorf("LineSize() = %d, affinity.LineSize() = %d", n, affinity.LineSize())
+	}
+	if got := Stride(0).Bytes(); got != affinity.LineSize() {
+		t.Errorf("Stride(0).Bytes() = %d, want affinity.LineSize() = %d", got, affinity.LineSize())
+	}
+	if PairStride != affinity.PairStride || PairStride%n != 0 {
+		t.Errorf("PairStride = %d, want affinity.PairStride %d, a multiple of the line %d", PairStride, affinity.PairStride, n)
 	}
 }
 
