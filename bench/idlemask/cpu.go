@@ -28,6 +28,12 @@ const (
 	imBusy  = 0 // running a task
 	imIdle  = 1 // running its idle task: available_idle_cpu() says yes
 	imWoken = 2 // a waker has queued a task here that has not run yet: nr_running > 0, so not idle
+	// imPlacing: under update=always, a waker holds this runqueue, as
+	// try_to_wake_up() holds the remote rq's lock, from its claim of the
+	// idle CPU until its clear of the CPU's mask bit has landed; then it
+	// stores imWoken. The owner waits it out before it switches tasks, as
+	// __schedule() waits for rq->lock (see takeRQ). Not idle to a probe.
+	imPlacing = 3
 )
 
 // An imLLC is one simulated last-level cache: its idle mask, the runqueue of
@@ -55,9 +61,10 @@ func newIMLLC(width int) *imLLC {
 // remote rq's lock and enqueues directly); everything else is the owner's.
 type imCPU struct {
 	_ [bench.LinePad]byte
-	// state is imBusy, imIdle or imWoken. The owner stores it only when
-	// the state changes, as the kernel writes rq->curr only at a context
-	// switch; a waker moves it from imIdle to imWoken with a CAS.
+	// state is imBusy, imIdle, imWoken or imPlacing. The owner stores it
+	// only when the state changes, as the kernel writes rq->curr only at a
+	// context switch; a waker moves it from imIdle to imWoken with a CAS
+	// (under update=always through imPlacing, see place).
 	state atomic.Uint32
 	// last is rq->last_idle_state (update=laststate and tickstop), the
 	// mask bit as this CPU last wrote it. sched_init() starts it at 1;
@@ -112,10 +119,16 @@ type imWorker struct {
 	tickNs, gap            int64 // TICK_NSEC; kernel time per event of one CPU
 	auditEvery             int64
 	scanNs                 int64 // fixed scan cost per probe (tests), or 0: timed
-	update                 imUpdate
-	scanMask               bool
-	sisProp                bool
-	_                      [bench.LinePad]byte
+	// placeHook and heldHook, when a test sets them, run in place
+	// between the waker's claim of a CPU and its clear of the bit, and in
+	// takeRQ when the owner finds a waker holding the runqueue: a test
+	// stops one worker there to force an interleaving. Nil in runs.
+	placeHook func(cpu int)
+	heldHook  func()
+	update    imUpdate
+	scanMask  bool
+	sisProp   bool
+	_         [bench.LinePad]byte
 }
 
 // next is xorshift64*: cheap, deterministic per worker, good enough to
@@ -223,7 +236,7 @@ func (w *imWorker) setIdle(c int, rq *imCPU) {
 // period into rq->avg_idle; the governor learns it too. Only the exact mask
 // hears of the exit; the patch leaves the bit set until the tick.
 func (w *imWorker) idleExit(c int, rq *imCPU, loc *imLocal) {
-	old := rq.state.Swap(imBusy)
+	old := w.takeRQ(rq)
 	idle := loc.now - loc.idleSince
 	updateAvg(&loc.avgIdle, idle)
 	loc.avgIdle = min(loc.avgIdle, imAvgIdleMax)
@@ -231,11 +244,37 @@ func (w *imWorker) idleExit(c int, rq *imCPU, loc *imLocal) {
 	loc.idling = false
 	loc.tickStopped = false
 	// Under update=always a waker that placed a task here (imWoken)
-	// has already cleared the bit, unless this CPU's own idle re-entry
-	// set it again in the instant between (a race the kernel has too);
-	// the exit clears what is left.
+	// has already cleared the bit (takeRQ waited for it), unless this
+	// CPU's own idle re-entry or tick set it again between the waker's
+	// claim and its clear (a race the kernel has too); the exit clears
+	// what is left.
 	if w.update == imAlways && (old == imIdle || w.mask[c/64].Load()>>(c%64)&1 != 0) {
 		w.clearBit(c)
+	}
+}
+
+// takeRQ is the owner switching its CPU to a task (the one a waker queued,
+// or its own): it marks the runqueue busy and returns the state it left.
+// While a waker holds the runqueue (imPlacing) it waits, as __schedule()
+// spins on the rq->lock that try_to_wake_up() holds; the waker is inside
+// one event, between two writes, so the wait is short and always ends.
+// Without it, under update=always, the owner could run the woken task and
+// go idle again (setting its bit) before the waker's clear landed, leaving
+// an idle CPU out of the exact mask until its next idle entry or tick.
+func (w *imWorker) takeRQ(rq *imCPU) uint32 {
+	held := false
+	for {
+		old := rq.state.Load()
+		if old != imPlacing {
+			if rq.state.CompareAndSwap(old, imBusy) {
+				return old
+			}
+			continue // a waker claimed it since the load
+		}
+		if !held && w.heldHook != nil {
+			w.heldHook()
+		}
+		held = true
 	}
 }
 

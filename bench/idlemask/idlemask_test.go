@@ -671,6 +671,8 @@ func TestIdleMaskFinishChecks(t *testing.T) {
 		want   string
 	}{
 		{"always", func(s *idleMask, idle, busy int) { s.llcs[0].mask[0].Or(1 << busy) }, "mask bit true, cpu idle false"},
+		{"always", func(s *idleMask, idle, busy int) { s.llcs[0].mask[0].And(^uint64(1 << idle)) }, "mask bit false, cpu idle true"},
+		{"always", func(s *idleMask, idle, busy int) { s.llcs[0].rqs[idle].state.Store(imPlacing) }, "a waker still holds the runqueue"},
 		{"laststate", func(s *idleMask, idle, busy int) { s.llcs[0].mask[0].And(^uint64(1 << idle)) }, "is idle but not in the mask"},
 		{"tick", func(s *idleMask, idle, busy int) { s.llcs[0].mask[0].And(^uint64(1 << idle)) }, "is idle but not in the mask"},
 		{"laststate", func(s *idleMask, idle, busy int) { s.llcs[0].rqs[busy].last = 1 }, "last_idle_state 1"},
@@ -794,4 +796,78 @@ func FuzzIdleMaskVariant(f *testing.F) {
 			t.Errorf("newIdleMask(%q).Variant() = %q, which parses to %v, %v", variant, s.Variant(), again, err)
 		}
 	})
+}
+
+// Issue 28, forced: under update=always a waker claims an idle CPU for its
+// task and, before its clear of the CPU's mask bit lands, the CPU's owner
+// takes an event on it. Had the claim published the queued task at once, the
+// owner would run it and go idle again (setting its bit), and the waker's
+// late clear would leave an idle CPU out of the exact mask: "llc 0 cpu 0:
+// mask bit false, cpu idle true after the run". The hooks stop the waker
+// between its claim and its clear, run the owner's event, and let the waker
+// go on only once the owner has finished its event or is waiting for the
+// runqueue, so the interleaving is the same on every run; the race detector
+// checks the rest. The check must pass after each step.
+func TestIdleMaskAlwaysPlacementRace(t *testing.T) {
+	tests := []struct {
+		name  string
+		busy  string // the owner's draw: 0 goes (stays) idle, 100 runs a task
+		waits bool   // the owner's event must wait for the waker
+	}{
+		// The event sees the runqueue held, not a queued task: it
+		// re-enters idle, and the task runs at the next event.
+		{"owner-reenters-idle", "0", false},
+		// Switching to a task of its own needs the runqueue.
+		{"owner-runs-own-task", "100", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, ws := imSetup(t, "update=always/scan=mask/sis=none/wake=0/llc=2/busy="+tt.busy, 2)
+			owner, waker := ws[0], ws[1]
+			for _, w := range ws {
+				for i := range w.local {
+					w.local[i].nextTick = math.MaxInt64 // no tick repairs the mask
+				}
+			}
+			const c = 0
+			if rq := owner.rqs[c]; !owner.local[c].idling {
+				owner.idleEntry(c, rq, &owner.local[c])
+			}
+			if err := s.check(); err != nil || owner.rqs[c].state.Load() != imIdle {
+				t.Fatalf("before the wakeup: cpu %d state %d, check: %v; want idle and a consistent mask", c, owner.rqs[c].state.Load(), err)
+			}
+
+			claimed, resume, held := make(chan struct{}), make(chan struct{}), make(chan struct{})
+			waker.placeHook = func(int) { close(claimed); <-resume }
+			owner.heldHook = func() { close(held) }
+			placed, ran := make(chan struct{}), make(chan struct{})
+			go func() { defer close(placed); waker.place(c) }()
+			<-claimed
+			go func() { defer close(ran); owner.Run(1) }()
+			waited := false
+			select {
+			case <-ran: // the owner's event did not need the runqueue
+			case <-held: // it waits for the waker, as on rq->lock
+				waited = true
+			}
+			close(resume)
+			<-placed
+			<-ran
+			if err := s.check(); err != nil {
+				t.Fatalf("after the racing event: %v", err)
+			}
+			if waker.placed != 1 || waited != tt.waits {
+				t.Errorf("the waker placed %d tasks, want 1; the owner waited for the runqueue: %v, want %v", waker.placed, waited, tt.waits)
+			}
+			// The owner's next event runs the task if it has not yet;
+			// then no task is queued and the mask must be exact.
+			owner.Run(1)
+			if err := s.check(); err != nil {
+				t.Fatal(err)
+			}
+			if busyIn, idleOut := imStale(s); len(busyIn)+len(idleOut) > 0 || owner.rqs[c].state.Load() == imWoken {
+				t.Errorf("after the owner's next event: busy cpus in the mask %v, idle cpus out of it %v, cpu %d state %d", busyIn, idleOut, c, owner.rqs[c].state.Load())
+			}
+		})
+	}
 }

@@ -116,17 +116,34 @@ func (w *imWorker) wakeup(target int, loc *imLocal) {
 // waker writes the remote runqueue (try_to_wake_up() within an LLC takes
 // its lock and enqueues), so from now on a probe finds it busy, while its
 // mask bit stays as it was until the CPU's own exit or tick clears it:
-// under the patch, until the tick. update=always, the exact mask, clears the
-// bit here. If the CPU stopped being idle between the probe and now, the
-// task lands on a busy CPU, as it would in the kernel.
+// under the patch, until the tick. If the CPU stopped being idle between
+// the probe and now, the task lands on a busy CPU, as it would in the
+// kernel.
+//
+// update=always, the exact mask, clears the bit here, inside the rq lock:
+// the claim moves the runqueue to imPlacing, and only after the clear does
+// the waker publish imWoken, which the owner waits for (takeRQ) before it
+// runs the task. A claim straight to imWoken would let the owner run the
+// task and go idle again, setting its bit, before this clear landed: an
+// idle CPU out of the mask, which the post-run check caught once in ~400
+// sweep runs (issue 28).
 func (w *imWorker) place(cpu int) {
-	if !w.rqs[cpu].state.CompareAndSwap(imIdle, imWoken) {
+	rq := w.rqs[cpu]
+	if w.update != imAlways {
+		if rq.state.CompareAndSwap(imIdle, imWoken) {
+			w.placed++
+		}
+		return
+	}
+	if !rq.state.CompareAndSwap(imIdle, imPlacing) {
 		return
 	}
 	w.placed++
-	if w.update == imAlways {
-		w.clearBit(cpu)
+	if w.placeHook != nil {
+		w.placeHook(cpu)
 	}
+	w.clearBit(cpu)
+	rq.state.Store(imWoken)
 }
 
 // missedIdle is the audit of a mask search that offered no candidate, outside
