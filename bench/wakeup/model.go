@@ -163,6 +163,17 @@ type counts struct {
 
 	runs  int64 // tasks run on this cpu
 	moved int64 // runs of a task that last ran on another cpu: each pulls lines= lines
+
+	// The kernel policies' decisions (wake=llcstats, wake=basic).
+	syncWakeups int64 // wakeups flagged WF_SYNC
+	affineTries int64 // wake_affine() calls: wakeups of a task that last ran elsewhere
+	affine      int64 // ... that said yes
+	sisCalls    int64 // select_idle_sibling() calls
+	sisTarget   int64 // ... returned early: the target idle
+	sisPrev     int64 // ... returned early: prev idle and sharing the target's LLC
+	sisScans    int64 // ... went on to select_idle_cpu()'s scan
+	sisFound    int64 // ... whose scan found an idle cpu other than the target
+	probes      int64 // runqueues the scans probed, the target included
 }
 
 func (c *counts) add(o *counts) {
@@ -176,6 +187,15 @@ func (c *counts) add(o *counts) {
 	c.remoteWakes += o.remoteWakes
 	c.runs += o.runs
 	c.moved += o.moved
+	c.syncWakeups += o.syncWakeups
+	c.affineTries += o.affineTries
+	c.affine += o.affine
+	c.sisCalls += o.sisCalls
+	c.sisTarget += o.sisTarget
+	c.sisPrev += o.sisPrev
+	c.sisScans += o.sisScans
+	c.sisFound += o.sisFound
+	c.probes += o.probes
 }
 
 // A worker is one cpu: the waker that runs on it, and whatever tasks are
@@ -188,6 +208,9 @@ type worker struct {
 	me   int32
 	wake policy
 	migT uint64 // a 32-bit draw below migT makes an away wakeup
+	// syncT: a 32-bit draw below it makes a WF_SYNC wakeup; 0 never, and
+	// syncAll always, without a draw.
+	syncT uint64
 
 	tasks []*task
 	rqs   []*runqueue
@@ -303,8 +326,23 @@ func (w *worker) place(prev int32) int32 {
 		return w.me
 	case wakePrev:
 		return prev
+	case wakeIdle:
+		return w.selectIdle(prev)
 	}
-	return w.selectIdle(prev)
+	return w.selectTaskRq(prev, w.sync())
+}
+
+// syncAll is syncT for sync=100: every wakeup WF_SYNC.
+const syncAll = 1 << 32
+
+// sync draws whether this wakeup is WF_SYNC (the waker will sleep soon
+// after, as a client does once it has sent its query), and counts it.
+func (w *worker) sync() bool {
+	s := w.syncT == syncAll || (w.syncT > 0 && w.next()>>32 < w.syncT)
+	if s {
+		w.syncWakeups++
+	}
+	return s
 }
 
 // selectIdle is select_idle_sibling(p, prev, this_cpu) with this cpu busy
