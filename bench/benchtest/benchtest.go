@@ -115,11 +115,17 @@ func New(tb testing.TB, name, variant string) bench.Scenario {
 // cannot host the placement.
 func Run(b *testing.B, s bench.Scenario, threads int, place string) *bench.Result {
 	b.Helper()
-	t, err := Topology()
+	p, err := affinity.ParsePlacement(place)
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := affinity.ParsePlacement(place)
+	return run(b, s, threads, p)
+}
+
+// run is Run at a parsed placement.
+func run(b *testing.B, s bench.Scenario, threads int, p affinity.Placement) *bench.Result {
+	b.Helper()
+	t, err := Topology()
 	if err != nil {
 		b.Fatal(err)
 	}

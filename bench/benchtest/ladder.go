@@ -4,25 +4,25 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/configlist"
 )
 
 // A Config is one worker count and placement a benchmark runs at.
 type Config struct {
 	Threads int
-	Place   string
+	Place   affinity.Placement
 }
 
 // Threads returns the worker counts benchmarks run on t: CONTEND_THREADS when
 // set, else the default ladder, bench.ThreadLadder.
 //
-// CONTEND_THREADS is a comma-separated list of counts ("1,56,112,224"),
-// "max" (every usable CPU) or "ladder" (the default). A count above the
+// CONTEND_THREADS is a thread list as contend sweep's -threads reads it
+// (bench/configlist): counts separated by commas ("1,56,112,224"), where
+// "max" is every usable CPU and "ladder" the default. A count above the
 // usable CPUs is kept: the benchmark then skips it and says why, rather
 // than run it oversubscribed.
 func Threads(t *affinity.Topology) ([]int, error) {
@@ -30,58 +30,31 @@ func Threads(t *affinity.Topology) ([]int, error) {
 	if !ok || s == "" {
 		return bench.ThreadLadder(t), nil
 	}
-	return ParseThreads(s, t)
-}
-
-// ParseThreads reads a CONTEND_THREADS value for topology t.
-func ParseThreads(s string, t *affinity.Topology) ([]int, error) {
-	switch s {
-	case "ladder":
-		return bench.ThreadLadder(t), nil
-	case "max":
-		return []int{t.AllowedCPUs.Weight()}, nil
-	}
-	var ns []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("CONTEND_THREADS=%q: %q is not a positive worker count (want counts like 1,2,8, or max, or ladder)", s, f)
-		}
-		if !slices.Contains(ns, n) {
-			ns = append(ns, n)
-		}
+	ns, err := configlist.ParseThreads(s, t)
+	if err != nil {
+		return nil, fmt.Errorf("CONTEND_THREADS=%q: %w", s, err)
 	}
 	return ns, nil
 }
 
 // Places returns the placements benchmarks run on t: CONTEND_PLACE when set
-// (a comma-separated list of policies: compact, spread, cross, smt), else
-// compact, plus spread and cross where t has two or more nodes with usable
-// CPUs (CONTEND_FAKE_NODES=2 makes them appear on a one-node machine).
-func Places(t *affinity.Topology) ([]string, error) {
+// (a placement list as contend sweep's -place reads it, bench/configlist:
+// policies separated by commas, cpu lists set apart by ";"), else compact,
+// plus spread and cross where t has two or more nodes with usable CPUs
+// (CONTEND_FAKE_NODES=2 makes them appear on a one-node machine).
+func Places(t *affinity.Topology) ([]affinity.Placement, error) {
 	if s := os.Getenv("CONTEND_PLACE"); s != "" {
-		return ParsePlaces(s)
+		ps, err := configlist.ParsePlaces(s)
+		if err != nil {
+			return nil, fmt.Errorf("CONTEND_PLACE=%q: %w", s, err)
+		}
+		return ps, nil
 	}
-	places := []string{string(affinity.Compact)}
+	places := []affinity.Placement{{Policy: affinity.Compact}}
 	if t.UsableNodes() >= 2 {
-		places = append(places, string(affinity.Spread), string(affinity.Cross))
+		places = append(places, affinity.Placement{Policy: affinity.Spread}, affinity.Placement{Policy: affinity.Cross})
 	}
 	return places, nil
-}
-
-// ParsePlaces reads a CONTEND_PLACE value.
-func ParsePlaces(s string) ([]string, error) {
-	var ps []string
-	for _, f := range strings.Split(s, ",") {
-		p, err := affinity.ParsePlacement(strings.TrimSpace(f))
-		if err != nil || p.Policy == affinity.List {
-			return nil, fmt.Errorf("CONTEND_PLACE=%q: %q is not a placement policy (want compact, spread, cross, smt)", s, f)
-		}
-		if !slices.Contains(ps, p.String()) {
-			ps = append(ps, p.String())
-		}
-	}
-	return ps, nil
 }
 
 // Configs returns the worker counts and placements a benchmark of a scenario
@@ -114,12 +87,13 @@ func configs(t *affinity.Topology, minWorkers int) ([]Config, error) {
 		return nil, err
 	}
 	var cfgs []Config
+	compact := slices.ContainsFunc(places, func(p affinity.Placement) bool { return p.Policy == affinity.Compact })
 	for _, n := range threads {
 		if n < minWorkers {
 			continue
 		}
 		for _, p := range places {
-			if n == 1 && p != string(affinity.Compact) && slices.Contains(places, string(affinity.Compact)) {
+			if n == 1 && p.Policy != affinity.Compact && p.Policy != affinity.List && compact {
 				continue
 			}
 			cfgs = append(cfgs, Config{n, p})
@@ -134,8 +108,8 @@ func configs(t *affinity.Topology, minWorkers int) ([]Config, error) {
 func Each(b *testing.B, s bench.Scenario, cfgs []Config) {
 	b.Helper()
 	for _, c := range cfgs {
-		b.Run(bench.ConfigName(s.Variant(), c.Threads, c.Place), func(b *testing.B) {
-			Run(b, s, c.Threads, c.Place)
+		b.Run(bench.ConfigName(s.Variant(), c.Threads, c.Place.String()), func(b *testing.B) {
+			run(b, s, c.Threads, c.Place)
 		})
 	}
 }

@@ -11,55 +11,6 @@ import (
 	"golang.org/x/perf/benchunit"
 )
 
-func TestParseThreads(t *testing.T) {
-	topo := fixture.Topology(t, fixture.AMD4Sockets)
-	tests := []struct{ in, want string }{
-		{"1,56,112,224", "[1 56 112 224]"}, // above the machine: kept, the benchmark skips it
-		{"2, 4 ,2", "[2 4]"},
-		{"max", "[64]"},
-		{"ladder", "[1 2 4 8 16 32 64]"},
-		{"0", `!"0" is not a positive worker count`},
-		{"-3", `!"-3" is not a positive worker count`},
-		{"two", `!"two" is not a positive worker count`},
-		{"1,,2", `!"" is not a positive worker count`},
-		{"", `!"" is not a positive worker count`},
-	}
-	for _, tt := range tests {
-		got, err := ParseThreads(tt.in, topo)
-		if want, isErr := strings.CutPrefix(tt.want, "!"); isErr {
-			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
-				t.Errorf("ParseThreads(%q) error = %v, want one line containing %q", tt.in, err, want)
-			}
-			continue
-		}
-		if err != nil || fmt.Sprint(got) != tt.want {
-			t.Errorf("ParseThreads(%q) = %v, %v; want %s", tt.in, got, err, tt.want)
-		}
-	}
-}
-
-func TestParsePlaces(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"compact,spread,cross", "[compact spread cross]"},
-		{"smt, compact,smt", "[smt compact]"},
-		{"0-3", `!"0-3" is not a placement policy`},
-		{"everywhere", `!"everywhere" is not a placement policy`},
-		{"compact,", `!"" is not a placement policy`},
-	}
-	for _, tt := range tests {
-		got, err := ParsePlaces(tt.in)
-		if want, isErr := strings.CutPrefix(tt.want, "!"); isErr {
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("ParsePlaces(%q) error = %v, want one containing %q", tt.in, err, want)
-			}
-			continue
-		}
-		if err != nil || fmt.Sprint(got) != tt.want {
-			t.Errorf("ParsePlaces(%q) = %v, %v; want %s", tt.in, got, err, tt.want)
-		}
-	}
-}
-
 func TestPlacesByNodes(t *testing.T) {
 	t.Setenv("CONTEND_PLACE", "")
 	for _, tt := range []struct {
@@ -84,7 +35,8 @@ func TestPlacesByNodes(t *testing.T) {
 
 // Configs climbs the ladder from the scenario's least worker count, runs
 // one worker once (every policy places it alike) unless compact is not
-// asked for, and fails on a malformed environment.
+// asked for, reads the lists in bench/configlist's grammar (tested there)
+// and fails on a malformed environment with a one-line error naming it.
 func TestConfigs(t *testing.T) {
 	topo := fixture.Topology(t, fixture.AMD8Nodes) // 16 cpus, 8 nodes of 2
 	for _, tt := range []struct {
@@ -96,15 +48,17 @@ func TestConfigs(t *testing.T) {
 		{"", "compact", 2, "[{2 compact} {4 compact} {8 compact} {16 compact}]"},
 		{"1,2", "spread", 1, "[{1 spread} {2 spread}]"},
 		{"1,2", "cross,spread", 2, "[{2 cross} {2 spread}]"},
+		{"max", "compact;0-3", 1, "[{16 compact} {16 cpus:0..3}]"},
+		{"1,2", "0-3", 1, "[{1 cpus:0..3} {2 cpus:0..3}]"}, // a cpu list places one worker as it says
 		{"1,x", "", 1, `!CONTEND_THREADS="1,x": "x" is not a positive worker count`},
-		{"2", "0-3", 1, `!CONTEND_PLACE="0-3": "0-3" is not a placement policy`},
+		{"2", "sideways", 1, `!CONTEND_PLACE="sideways": affinity: unknown placement "sideways"`},
 	} {
 		t.Setenv("CONTEND_THREADS", tt.threads)
 		t.Setenv("CONTEND_PLACE", tt.place)
 		got, err := configs(topo, tt.minWorkers)
 		if want, isErr := strings.CutPrefix(tt.want, "!"); isErr {
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("configs(threads %q, place %q) error = %v, want one containing %q", tt.threads, tt.place, err, want)
+			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("configs(threads %q, place %q) error = %v, want one line containing %q", tt.threads, tt.place, err, want)
 			}
 			continue
 		}

@@ -3,13 +3,13 @@ package sweep
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/c2c"
+	"github.com/contend/contend/bench/configlist"
 	"github.com/contend/contend/bench/resultfmt"
 )
 
@@ -81,8 +81,8 @@ type Matrix struct {
 	Preset        string // "quick" or "full"
 	Scenarios     string // comma-separated scenario names, or "all"
 	Variants      string // comma-separated variants (one scenario only)
-	Threads       string // comma-separated worker counts
-	Places        string // comma-separated placements; ";" separates cpu lists
+	Threads       string // a thread list (bench/configlist): counts, max, ladder
+	Places        string // a placement list (bench/configlist): policies, cpu lists set apart by ";"
 	Count         int
 	Duration      time.Duration
 	Oversubscribe bool
@@ -191,13 +191,9 @@ func (m Matrix) threads(t *affinity.Topology) ([]int, error) {
 		}
 		return bench.ThreadLadder(t), nil
 	}
-	var ns []int
-	for _, f := range strings.Split(m.Threads, ",") {
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("-threads: %q is not a positive worker count", f)
-		}
-		ns = append(ns, n)
+	ns, err := configlist.ParseThreads(m.Threads, t)
+	if err != nil {
+		return nil, fmt.Errorf("-threads: %w", err)
 	}
 	return ns, nil
 }
@@ -208,15 +204,9 @@ func (m Matrix) threads(t *affinity.Topology) ([]int, error) {
 // node rather than rerun compact under other names).
 func (m Matrix) places(t *affinity.Topology) ([]affinity.Placement, error) {
 	if m.Places != "" {
-		var places []affinity.Placement
-		for _, f := range strings.Split(m.Places, ";") {
-			for _, g := range splitPlaces(f) {
-				pl, err := affinity.ParsePlacement(g)
-				if err != nil {
-					return nil, fmt.Errorf("-place: %w", err)
-				}
-				places = append(places, pl)
-			}
+		places, err := configlist.ParsePlaces(m.Places)
+		if err != nil {
+			return nil, fmt.Errorf("-place: %w", err)
 		}
 		return places, nil
 	}
@@ -232,13 +222,4 @@ func (m Matrix) places(t *affinity.Topology) ([]affinity.Placement, error) {
 		places = append(places, affinity.Placement{Policy: pol})
 	}
 	return places, nil
-}
-
-// splitPlaces splits a -place value at commas that separate placements, but
-// not inside cpu lists: "compact,spread" is two, "0,2,4-7" is one.
-func splitPlaces(s string) []string {
-	if s == "" || strings.ContainsAny(s[:1], "0123456789") {
-		return []string{s}
-	}
-	return strings.Split(s, ",")
 }

@@ -161,3 +161,37 @@ func BenchmarkPlan(b *testing.B) {
 		}
 	}
 }
+
+// -threads and -place read the lists go test's CONTEND_THREADS and
+// CONTEND_PLACE do (bench/configlist): max, ladder, cpu lists set apart by
+// ";", and a one-line error naming the flag.
+func TestBuildLists(t *testing.T) {
+	topo := fixture.Topology(t, fixture.AMD8Nodes) // 16 cpus, 8 nodes of 2
+	for _, tt := range []struct{ threads, places, want string }{
+		{"max", "compact", "16/compact"},
+		{"2, max", "spread;0-3", "2/spread 2/cpus:0..3 16/spread 16/cpus:0..3"}, // oversubscribed
+		{"4,4", "compact,compact", "4/compact"},
+		{"two", "compact", `!-threads: "two" is not a positive worker count`},
+		{"2", "compact;", `!-place: affinity: unknown placement ""`},
+	} {
+		p, err := Build(topo, Matrix{Preset: "quick", Scenarios: "atomicadd", Variants: "line=shared/work=0",
+			Threads: tt.threads, Places: tt.places, Oversubscribe: true})
+		if want, isErr := strings.CutPrefix(tt.want, "!"); isErr {
+			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("Build(-threads %q -place %q) error = %v, want one line containing %q", tt.threads, tt.places, err, want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Build(-threads %q -place %q): %v", tt.threads, tt.places, err)
+			continue
+		}
+		var got []string
+		for _, j := range p.Jobs {
+			got = append(got, fmt.Sprintf("%d/%s", j.Threads, j.Place))
+		}
+		if strings.Join(got, " ") != tt.want {
+			t.Errorf("Build(-threads %q -place %q) jobs = %s, want %s", tt.threads, tt.places, strings.Join(got, " "), tt.want)
+		}
+	}
+}
