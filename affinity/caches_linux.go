@@ -10,17 +10,56 @@ import (
 	"strings"
 )
 
-// llcKey identifies one last-level cache. The shared CPU list alone would
-// merge two caches if a kernel listed only online CPUs in both, so the
-// cache id, where the kernel provides it, is part of the key.
+// llcKey identifies one last-level cache: its level and the cpus that share
+// it, as the kernel's shared_cpu_map says. That map, not the cache's id, is
+// what the kernel itself groups by: on x86 both come from the same CPUID
+// leaf and agree, but on AMD without TOPOEXT (QEMU's -cpu max under TCG)
+// the kernel emulates leaf 4 in amd_cpuid4() with num_threads_sharing 0, so
+// get_cache_id() in arch/x86/kernel/cpu/cacheinfo.c gives every cache the
+// cpu's own APIC id, while __cache_amd_cpumap_setup() takes the L3's
+// shared_cpu_map from cpu_llc_shared_mask, the socket. Keyed by id, such a
+// machine's 2 L3s were 8 groups, one per cpu. Two distinct caches at one
+// level cannot have the same sharing set, since a cpu has one cache per
+// level and every set holds the cpu that reported it, so the set alone
+// tells caches apart.
 type llcKey struct {
-	level, id int
-	cpus      string
+	level int
+	cpus  string
+}
+
+// llcGroups collects the last-level cache groups as the cpus are read, and
+// checks the ids the kernel gave them against the sharing sets.
+type llcGroups struct {
+	groups []CacheGroup
+	byKey  map[llcKey]int
+	ids    []int          // the id the group's first cpu reported, -1 for none
+	byID   map[[2]int]int // level and id: the group that id named first
+}
+
+// consistent reports whether the cache id a cpu reported for group i fits
+// the sharing sets: one id per group, and no id naming two groups at one
+// level. An id that does not fit is noted and otherwise ignored.
+func (l *llcGroups) consistent(i, level, id int) bool {
+	if id < 0 || level <= 0 {
+		return true
+	}
+	ok := true
+	if l.ids[i] < 0 {
+		l.ids[i] = id
+	} else if l.ids[i] != id {
+		ok = false
+	}
+	if j, seen := l.byID[[2]int{level, id}]; !seen {
+		l.byID[[2]int{level, id}] = i
+	} else if j != i {
+		ok = false
+	}
+	return ok
 }
 
 // llc finds the CPU's last-level cache, the highest-level data or unified
 // cache, and assigns it to a group.
-func (r sysfs) llc(c *CPU, dir string, llcs map[llcKey]int, groups *[]CacheGroup) error {
+func (r sysfs) llc(c *CPU, dir string, l *llcGroups) error {
 	ents, err := fs.ReadDir(r.fsys, dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -69,22 +108,26 @@ func (r sysfs) llc(c *CPU, dir string, llcs map[llcKey]int, groups *[]CacheGroup
 	if g.Size, err = parseSize(size); err != nil {
 		return fmt.Errorf("%s/size: %w", best, err)
 	}
-	key := llcKey{bestLevel, id, shared.String()}
-	i, ok := llcs[key]
+	key := llcKey{bestLevel, shared.String()}
+	i, ok := l.byKey[key]
 	if !ok && bestLevel == 0 {
 		// A cache whose level could not be read is the group its
-		// neighbours named, if one has the same id and cpus.
-		for k, j := range llcs {
-			if k.id == id && k.cpus == key.cpus && (!ok || j < i) {
+		// neighbours named, if one has the same cpus.
+		for k, j := range l.byKey {
+			if k.cpus == key.cpus && (!ok || j < i) {
 				i, ok = j, true
 			}
 		}
 	}
 	if !ok {
-		i = len(*groups)
+		i = len(l.groups)
 		g.Index = i
-		llcs[key] = i
-		*groups = append(*groups, g)
+		l.byKey[key] = i
+		l.groups = append(l.groups, g)
+		l.ids = append(l.ids, -1)
+	}
+	if !l.consistent(i, bestLevel, id) {
+		r.notes.add(best+"/id", "does not match shared_cpu_list (one id per shared cache expected); grouped by shared_cpu_list")
 	}
 	c.LLC = i
 	return nil

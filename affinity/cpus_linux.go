@@ -24,7 +24,7 @@ func (r sysfs) cpus(t *Topology) error {
 	}
 	t.PossibleCPUs, t.PresentCPUs = possible, present
 	t.CPUs = make([]CPU, last(possible)+1)
-	llcs := map[llcKey]int{}
+	llcs := &llcGroups{byKey: map[llcKey]int{}, byID: map[[2]int]int{}}
 	for i := range t.CPUs {
 		c := &t.CPUs[i]
 		*c = CPU{ID: i, Node: -1, Package: -1, Die: -1, Core: -1, LLC: -1}
@@ -44,10 +44,11 @@ func (r sysfs) cpus(t *Topology) error {
 			}
 		}
 		c.Online = online.Test(i)
-		if err := r.cpu(c, dir, llcs, &t.LLCs); err != nil {
+		if err := r.cpu(c, dir, llcs); err != nil {
 			return err
 		}
 	}
+	t.LLCs = llcs.groups
 	t.OnlineCPUs = online.And(possible)
 	t.OfflineCPUs = possible.AndNot(t.OnlineCPUs)
 	if t.OnlineCPUs.Empty() {
@@ -118,7 +119,7 @@ func (r sysfs) onlineCPUs() (online nodemask.Bitmap, ok bool, err error) {
 }
 
 // cpu reads one CPU's topology, cache and cpufreq directories.
-func (r sysfs) cpu(c *CPU, dir string, llcs map[llcKey]int, groups *[]CacheGroup) error {
+func (r sysfs) cpu(c *CPU, dir string, llcs *llcGroups) error {
 	top := dir + "/topology"
 	if _, err := fs.Stat(r.fsys, top); err == nil || c.Online {
 		// An online CPU without topology files (some VMs, old kernels)
@@ -146,7 +147,7 @@ func (r sysfs) cpu(c *CPU, dir string, llcs map[llcKey]int, groups *[]CacheGroup
 		c.Siblings = sib
 	}
 	c.Governor, _ = r.optString(dir+"/cpufreq/scaling_governor", "governor unknown")
-	return r.llc(c, dir+"/cache", llcs, groups)
+	return r.llc(c, dir+"/cache", llcs)
 }
 
 // siblings reads a cpu's SMT siblings: thread_siblings_list, its newer name

@@ -467,6 +467,7 @@ func TestString(t *testing.T) {
 	}{
 		{"64amd64-4s2n4ca2co", "64amd64-4s2n4ca2co", nil},
 		{"64amd64-4s2n4ca2co-fake3", "64amd64-4s2n4ca2co", fake},
+		{"amd-notopoext-2s8cpu", "amd-notopoext-2s8cpu", nil},
 		{"sparse-nodes", "sparse-nodes", func(topo *Topology) *Topology {
 			topo.AllowedCPUs = nodemask.BitmapOf(0, 2)
 			topo.Machine = Machine{Vendor: "GenuineIntel", Brand: "Test CPU", Family: 6, Model: 85, Stepping: 4, CacheLine: 64,
