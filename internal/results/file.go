@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"golang.org/x/perf/benchfmt"
 )
@@ -19,6 +22,9 @@ import (
 // Only a sweep that completes renames it over PATH, so an existing results
 // file is never truncated or half-written by a failed run. A resumed sweep
 // continues the partial file (or starts from a copy of PATH).
+//
+// A run that failed is recorded too, as a comment line the benchmark format
+// (and so benchstat and every reader here) skips; see Fail.
 type File struct {
 	path    string
 	partial string
@@ -27,12 +33,53 @@ type File struct {
 	buf     bytes.Buffer
 	n       int            // results written or kept
 	done    map[string]int // results already in the file, by full name
+	failed  map[string]Failure
+}
+
+// A Failure is a run that failed: the configuration's full name, the round
+// of the sweep it was (1-based), and why. In a results file it is the line
+//
+//	# failed: NAME round=R: MESSAGE
+//
+// which benchfmt.Reader ignores (a line that is neither a result, a
+// configuration line nor a Unit line), as benchstat does.
+type Failure struct {
+	Name  string `json:"name"`
+	Round int    `json:"round"`
+	Msg   string `json:"error"`
+}
+
+const failurePrefix = "# failed: "
+
+// line is f as a results file line, newline included; a message of several
+// lines (errors.Join) is folded into one.
+func (f Failure) line() string {
+	msg := strings.NewReplacer("\r\n", "; ", "\n", "; ", "\r", "; ").Replace(f.Msg)
+	return fmt.Sprintf("%s%s round=%d: %s\n", failurePrefix, f.Name, f.Round, msg)
+}
+
+// parseFailure reads a failure line (without its newline).
+func parseFailure(line string) (Failure, bool) {
+	rest, ok := strings.CutPrefix(line, failurePrefix)
+	if !ok {
+		return Failure{}, false
+	}
+	name, rest, ok := strings.Cut(rest, " round=")
+	if !ok || name == "" || strings.ContainsAny(name, " \t") {
+		return Failure{}, false
+	}
+	r, msg, ok := strings.Cut(rest, ": ")
+	round, err := strconv.Atoi(r)
+	if !ok || err != nil || round < 1 {
+		return Failure{}, false
+	}
+	return Failure{Name: name, Round: round, Msg: msg}, true
 }
 
 // Open prepares path for a sweep. With resume, it keeps what an
 // earlier sweep left in path.partial or, failing that, in path.
 func Open(path string, resume bool) (_ *File, err error) {
-	rf := &File{path: path, partial: path + ".partial", done: map[string]int{}}
+	rf := &File{path: path, partial: path + ".partial", done: map[string]int{}, failed: map[string]Failure{}}
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return nil, fmt.Errorf("results file %s: %w", path, err)
 	}
@@ -91,9 +138,12 @@ func Open(path string, resume bool) (_ *File, err error) {
 // the part of b to keep: its whole lines. A crash can leave the last line
 // torn, and a torn line may still parse (a record cut after its ns/op has
 // lost its other units), so only lines that end in a newline count; any
-// of those that does not parse means the file is not ours to extend.
+// of those that does not parse means the file is not ours to extend. A
+// configuration whose last line in b is a failure line is failed (Failed);
+// results after it (a retry) clear it.
 func (rf *File) load(name string, b []byte) ([]byte, error) {
 	b = b[:bytes.LastIndexByte(b, '\n')+1]
+	lastResult := map[string]int{} // by name, its last result's line
 	r := benchfmt.NewReader(bytes.NewReader(b), name)
 	for r.Scan() {
 		switch rec := r.Result().(type) {
@@ -102,16 +152,42 @@ func (rf *File) load(name string, b []byte) ([]byte, error) {
 		case *benchfmt.Result:
 			rf.done[rec.Name.String()]++
 			rf.n++
+			_, lastResult[rec.Name.String()] = rec.Pos()
 		}
 	}
 	if err := r.Err(); err != nil {
 		return nil, fmt.Errorf("cannot resume from %s: %w", name, err)
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		if f, ok := parseFailure(line); ok && i+1 > lastResult[f.Name] {
+			rf.failed[f.Name] = f
+		}
 	}
 	return b, nil
 }
 
 // Done reports how many results named name the file already holds.
 func (rf *File) Done(name string) int { return rf.done[name] }
+
+// Failed returns the failure recorded for name, unless results of name
+// were written after it.
+func (rf *File) Failed(name string) (Failure, bool) {
+	f, ok := rf.failed[name]
+	return f, ok
+}
+
+// Fail records a failed run as a comment line, durable before it returns
+// as Write's records are.
+func (rf *File) Fail(f Failure) error {
+	if _, err := io.WriteString(rf.f, f.line()); err != nil {
+		return fmt.Errorf("writing %s: %w", rf.partial, err)
+	}
+	if err := rf.f.Sync(); err != nil {
+		return fmt.Errorf("writing %s: %w", rf.partial, err)
+	}
+	rf.failed[f.Name] = f
+	return nil
+}
 
 // Write appends records and makes them durable before returning.
 func (rf *File) Write(recs ...benchfmt.Record) error {
@@ -131,6 +207,7 @@ func (rf *File) Write(recs ...benchfmt.Record) error {
 		if res, ok := rec.(*benchfmt.Result); ok {
 			rf.done[res.Name.String()]++
 			rf.n++
+			delete(rf.failed, res.Name.String())
 		}
 	}
 	return nil

@@ -9,7 +9,9 @@ package results
 // from benchstat in one respect: a line benchfmt cannot parse is an error, not
 // a warning. A results file is the record of a measurement someone may act
 // on; quietly dropping part of it would make a comparison look cleaner than
-// the data is.
+// the data is. The failure lines a sweep writes ("# failed: ...", see
+// Failure) are comments to benchfmt and skipped as such: a failed run has
+// no result to read.
 
 import (
 	"bytes"
