@@ -118,7 +118,10 @@ type imWorker struct {
 	busyT, wakeT           uint64
 	tickNs, gap            int64 // TICK_NSEC; kernel time per event of one CPU
 	auditEvery             int64
-	scanNs                 int64 // fixed scan cost per probe (tests), or 0: timed
+	scanNs                 int64 // probe=: kernel ns per cpu probed, or 0 (probe=auto): timed
+	early                  bool  // early=on: select_idle_sibling()'s shortcuts before the scan
+	imEarly
+	timedNs, timedProbes int64 // probe=auto: the timed scans' wall time and probes
 	// placeHook and heldHook, when a test sets them, run in place
 	// between the waker's claim of a CPU and its clear of the bit, and in
 	// takeRQ when the owner finds a waker holding the runqueue: a test

@@ -45,11 +45,21 @@ func sisNr(span, avgIdle, avgScanCost int64) int {
 	return 4
 }
 
-// wakeup is select_idle_cpu() called for a task woken on CPU target: take
-// the budget, build the candidate mask, scan it, place the task on the CPU
-// found, and keep the score.
+// wakeup is select_idle_sibling() for a task woken on CPU target (the
+// waking CPU): with early=on its shortcuts first (shortcut), then
+// select_idle_cpu(): take the budget, build the candidate mask, scan it from
+// the target, place the task on the CPU found, and keep the score. With
+// early=off only the scan runs, the target left out of it: the model before
+// the shortcuts, kept so that its figures stay reachable.
 func (w *imWorker) wakeup(target int, loc *imLocal) {
 	w.wakeups++
+	if w.early {
+		if cpu := w.shortcut(target); cpu >= 0 {
+			w.found++
+			w.place(cpu)
+			return
+		}
+	}
 	nr := math.MaxInt
 	if w.sisProp {
 		nr = sisNr(w.width, loc.avgIdle, loc.avgScanCost)
@@ -58,7 +68,7 @@ func (w *imWorker) wakeup(target int, loc *imLocal) {
 	w.timer++
 	timed := w.scanNs == 0 && w.timer%imTimeEvery == 0
 	if timed {
-		t0 = ktime.Wall() // time = cpu_clock(this);
+		t0 = ktime.Wall()
 	}
 	// cpumask_and(cpus, sds_idle_cpus(sd->shared), p->cpus_ptr);
 	// or, before the patch,
@@ -72,20 +82,27 @@ func (w *imWorker) wakeup(target int, loc *imLocal) {
 			w.scratch[i] = w.span[i] & w.allowed[i]
 		}
 	}
-	// select_idle_sibling() already looked at the target.
-	w.scratch[target/64] &^= 1 << (target % 64)
+	if !w.early {
+		w.scratch[target/64] &^= 1 << (target % 64)
+	}
+	// With early=on the target stays a candidate, as in the kernel:
+	// for_each_cpu_wrap() starts at it, so it is probed again (busy, or
+	// the shortcut would have taken it) and spends one unit of nr.
 	cpu, probes, out := selectIdleCPU(w.scratch, w.rqs, target, nr)
 	w.probes += int64(probes)
-	switch {
-	case out:
+	if timed {
+		w.timedNs += ktime.Wall() - t0
+		w.timedProbes += int64(max(probes, 1))
+	}
+	if out {
 		// "if (!--nr) return -1;" returns before update_avg().
 		w.budgetOut++
-	case w.scanNs > 0:
-		updateAvg(&loc.avgScanCost, w.scanNs*int64(max(probes, 1)))
-	case timed:
+	} else {
 		// time = cpu_clock(this) - time;
 		// update_avg(&this_sd->avg_scan_cost, time);
-		updateAvg(&loc.avgScanCost, ktime.Wall()-t0)
+		// on the kernel clock, as avg_idle is: the probes times
+		// what one costs (probe=).
+		updateAvg(&loc.avgScanCost, w.scanCost(probes))
 	}
 	if cpu >= 0 {
 		w.found++
@@ -110,6 +127,60 @@ func (w *imWorker) wakeup(target int, loc *imLocal) {
 	if probes > 1 {
 		w.staleWakeups++ // the mask offered busy CPUs before this one
 	}
+}
+
+// scanCost is the kernel time a select_idle_cpu() of probes probes took:
+// probes (at least one: the mask and the loop's set-up cost something)
+// times the cost of one, probe= ns, or with probe=auto what this worker's
+// timed scans took per probe so far (0 before the first: avg_scan_cost
+// starts at 0 too).
+func (w *imWorker) scanCost(probes int) int64 {
+	n := int64(max(probes, 1))
+	if w.scanNs > 0 {
+		return n * w.scanNs
+	}
+	if w.timedProbes == 0 {
+		return 0
+	}
+	return n * w.timedNs / w.timedProbes
+}
+
+// shortcut is select_idle_sibling()'s early returns before it calls
+// select_idle_cpu() (v5.11; the per-cpu-kthread case and the capacity tests
+// of asymmetric machines are not modelled):
+//
+//	if (available_idle_cpu(target) || sched_idle_cpu(target)) return target;
+//	if (prev != target && cpus_share_cache(prev, target) &&
+//	    (available_idle_cpu(prev) || sched_idle_cpu(prev))) return prev;
+//	recent_used_cpu = p->recent_used_cpu;
+//	if (recent_used_cpu != prev && recent_used_cpu != target &&
+//	    cpus_share_cache(recent_used_cpu, target) &&
+//	    (available_idle_cpu(recent_used_cpu) || ...) &&
+//	    cpumask_test_cpu(p->recent_used_cpu, p->cpus_ptr)) return recent_used_cpu;
+//
+// The model's tasks have no history, so the woken task's prev_cpu and
+// recent_used_cpu are drawn uniformly from the LLC (one draw for both): its
+// last cpu and the cpu it last woke another task from, anywhere in the LLC
+// the workload spreads over. Every simulated CPU shares the target's LLC.
+// Each test reads that CPU's runqueue line; it returns -1 when none is idle.
+func (w *imWorker) shortcut(target int) int {
+	if w.rqs[target].state.Load() == imIdle {
+		w.sisTarget++
+		return target
+	}
+	r := w.next()
+	prev := int(uint64(uint32(r)) * uint64(w.width) >> 32)
+	recent := int((r >> 32) * uint64(w.width) >> 32)
+	if prev != target && w.rqs[prev].state.Load() == imIdle {
+		w.sisPrev++
+		return prev
+	}
+	if recent != prev && recent != target && w.allowed[recent/64]>>(recent%64)&1 != 0 &&
+		w.rqs[recent].state.Load() == imIdle {
+		w.sisRecent++
+		return recent
+	}
+	return -1
 }
 
 // place queues the woken task on cpu, which the search found idle: the
@@ -214,3 +285,17 @@ func selectIdleCPU(cpus []uint64, rqs []*imCPU, target, nr int) (cpu, probes int
 	}
 	return -1, probes, false
 }
+
+// imEarly counts the wakeups select_idle_sibling()'s shortcuts answered, by
+// which one.
+type imEarly struct {
+	sisTarget, sisPrev, sisRecent int64
+}
+
+func (e *imEarly) add(o *imEarly) {
+	e.sisTarget += o.sisTarget
+	e.sisPrev += o.sisPrev
+	e.sisRecent += o.sisRecent
+}
+
+func (e *imEarly) total() int64 { return e.sisTarget + e.sisPrev + e.sisRecent }
