@@ -168,9 +168,7 @@ func (w *imWorker) shortcut(target int) int {
 		w.sisTarget++
 		return target
 	}
-	r := w.next()
-	prev := int(uint64(uint32(r)) * uint64(w.width) >> 32)
-	recent := int((r >> 32) * uint64(w.width) >> 32)
+	prev, recent := imPrevRecent(w.next(), w.width)
 	if prev != target && w.rqs[prev].state.Load() == imIdle {
 		w.sisPrev++
 		return prev
@@ -284,6 +282,13 @@ func selectIdleCPU(cpus []uint64, rqs []*imCPU, target, nr int) (cpu, probes int
 		}
 	}
 	return -1, probes, false
+}
+
+// imPrevRecent maps one draw r to a woken task's prev_cpu and
+// recent_used_cpu in an LLC of width CPUs: the low and high halves of r as
+// fractions of width.
+func imPrevRecent(r uint64, width int64) (prev, recent int) {
+	return int(uint64(uint32(r)) * uint64(width) >> 32), int((r >> 32) * uint64(width) >> 32)
 }
 
 // imEarly counts the wakeups select_idle_sibling()'s shortcuts answered, by
