@@ -60,6 +60,9 @@ type Plan struct {
 	// Command is the command line the results file records as its
 	// "command:" line (os.Args of contend sweep or reproduce).
 	Command []string
+	// RetryFailed makes a resumed sweep run again the configurations
+	// the file records as failed; without it they are skipped.
+	RetryFailed bool
 
 	floors       map[string]*c2c.Floor
 	floorSkipped []string

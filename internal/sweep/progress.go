@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/contend/contend/internal/results"
 )
 
 // progress reports a sweep's progress: a bar redrawn in place on a terminal,
@@ -34,6 +36,16 @@ func (p *progress) skip() { p.n++ }
 func (p *progress) done() {
 	p.n++
 	p.ran++
+}
+
+// fail reports a failed run at once, on a line of its own: the sweep goes
+// on, and WriteNotes lists every failure again at the end.
+func (p *progress) fail(f results.Failure) {
+	p.done()
+	if p.tty {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+	fmt.Fprintf(p.w, "sweep: FAILED %s (round %d): %s\n", f.Name, f.Round, f.Msg)
 }
 
 // eta extrapolates from the runs done so far in this process.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -33,6 +34,48 @@ type Outcome struct {
 	// sets whose floor could not be measured again.
 	Floors     []FloorChange
 	Unmeasured [][]int
+	// Failed lists the runs of this sweep that failed (a scenario's
+	// broken invariant, a CPU gone offline, a worker found off its CPU),
+	// in the order they ran; a configuration that failed runs no further
+	// round. Skipped lists the failures an earlier sweep recorded in the
+	// file, whose configurations this one did not run again.
+	Failed, Skipped []results.Failure
+}
+
+// A FailedError is RunAll's error when the sweep ran to the end but some
+// configurations failed: the results file is complete, holds the other
+// configurations' results and each failure as a comment line.
+type FailedError struct {
+	File     string
+	Failures []results.Failure // this sweep's, then the skipped ones
+}
+
+func (e *FailedError) Error() string {
+	f := e.Failures[0]
+	more := ""
+	if n := len(e.Failures) - 1; n > 0 {
+		more = fmt.Sprintf(" (and %d more)", n)
+	}
+	return fmt.Sprintf("%d configurations failed: %s (round %d): %s%s; the other results are in %s, with the failures as comment lines",
+		len(e.Failures), f.Name, f.Round, f.Msg, more, e.File)
+}
+
+// FailRun, when a test sets it, is asked after each run that succeeded
+// whether to fail it instead, as a broken invariant would: it exercises a
+// sweep's failure path without a scenario that breaks. round is 1-based.
+// Nil outside tests.
+var FailRun func(name string, round int) error
+
+// failureJSON is a failed run as -json prints it, among the results'
+// objects: "failed" and "error" tell it from a result.
+type failureJSON struct {
+	results.Failure        // name, round, error
+	Failed          bool   `json:"failed"`
+	Scenario        string `json:"scenario"`
+	Variant         string `json:"variant"`
+	Threads         int    `json:"threads"`
+	Place           string `json:"place"`
+	Topology        string `json:"topology"`
 }
 
 // A Disturbed names a disturbed run and says what disturbed it.
@@ -52,6 +95,14 @@ type Disturbed struct {
 // With Floor, the handoff floor of each CPU set is measured before its
 // first run and again at the end, to catch a machine that changed under
 // the sweep.
+//
+// A run that fails does not end the sweep: its failure is recorded in the
+// file (results.File.Fail) and in js, the configuration runs no further
+// round, and the others go on; the complete file is committed and the
+// error is a *FailedError. A resumed sweep does not run again what the
+// file records as failed unless RetryFailed. Only an interrupt (ctx) or a
+// results file that cannot be written ends a sweep early, keeping the
+// partial file for -resume.
 func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js io.Writer) (*Outcome, error) {
 	o := &Outcome{}
 	rf, err := results.Open(out, resume)
@@ -85,30 +136,51 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 	}
 	bar := newProgress(progress, p.Count*len(p.Jobs))
 	defer bar.finish()
+	failed := map[string]bool{} // configurations not to run again
 	for round := range p.Count {
 		for _, j := range p.Jobs {
-			if rf.Done(j.Name) > round {
+			if rf.Done(j.Name) > round || failed[j.Name] {
+				bar.skip()
+				continue
+			}
+			if f, ok := rf.Failed(j.Name); ok && !p.RetryFailed {
+				o.Skipped = append(o.Skipped, f)
+				failed[j.Name] = true
 				bar.skip()
 				continue
 			}
 			bar.start(j.Name)
-			res, rec, err := p.runJob(ctx, j, rf, cfgs[j.Spec])
-			if err == nil {
-				o.Ran++
-				if res.Disturbed() {
-					o.Disturbed = append(o.Disturbed, Disturbed{Name: j.Name, Round: round + 1, Warnings: res.Warnings()})
+			res, rec, err := p.runJob(ctx, j, cfgs[j.Spec], round+1)
+			if err != nil && ctx.Err() != nil {
+				rf.Abandon()
+				o.Results = rf.Len()
+				return o, fmt.Errorf("interrupted: %d results kept in %s (valid benchmark format); rerun with -resume -o %s to continue", rf.Len(), rf.Partial(), out)
+			}
+			if err != nil {
+				// One line, as the file keeps it (errors.Join's lines folded).
+				f := results.Failure{Name: j.Name, Round: round + 1, Msg: strings.ReplaceAll(err.Error(), "\n", "; ")}
+				if err := p.recordFailure(rf, enc, j, f); err != nil {
+					rf.Abandon()
+					o.Results = rf.Len()
+					return o, fmt.Errorf("%s: %w (results so far kept in %s)", j.Name, err, rf.Partial())
 				}
-				if enc != nil {
-					err = enc.Encode(results.NewJSON(j.Spec, j.Name, j.Place.String(), p.Topology.Label(), res, rec))
-				}
+				o.Failed = append(o.Failed, f)
+				failed[j.Name] = true
+				bar.fail(f)
+				continue
+			}
+			err = rf.Write(rec)
+			if err == nil && enc != nil {
+				err = enc.Encode(results.NewJSON(j.Spec, j.Name, j.Place.String(), p.Topology.Label(), res, rec))
 			}
 			if err != nil {
 				rf.Abandon()
 				o.Results = rf.Len()
-				if ctx.Err() != nil {
-					return o, fmt.Errorf("interrupted: %d results kept in %s (valid benchmark format); rerun with -resume -o %s to continue", rf.Len(), rf.Partial(), out)
-				}
 				return o, fmt.Errorf("%s: %w (results so far kept in %s)", j.Name, err, rf.Partial())
+			}
+			o.Ran++
+			if res.Disturbed() {
+				o.Disturbed = append(o.Disturbed, Disturbed{Name: j.Name, Round: round + 1, Warnings: res.Warnings()})
 			}
 			bar.done()
 		}
@@ -121,12 +193,17 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 	if err := p.remeasureFloors(ctx, o); err != nil {
 		return o, err
 	}
+	if len(o.Failed)+len(o.Skipped) > 0 {
+		return o, &FailedError{File: out, Failures: append(slices.Clip(o.Failed), o.Skipped...)}
+	}
 	return o, nil
 }
 
-// runJob runs one configuration once, on the CPUs the job was given, and
-// writes its result with the configuration lines cfg.
-func (p *Plan) runJob(ctx context.Context, j Job, rf *results.File, cfg []benchfmt.Config) (*bench.Result, *benchfmt.Result, error) {
+// runJob runs one configuration once, round (1-based) of the sweep, on the
+// CPUs the job was given, and returns its result and its record with the
+// configuration lines cfg. Any error is the run's: the caller tells an
+// interrupt from a failed run.
+func (p *Plan) runJob(ctx context.Context, j Job, cfg []benchfmt.Config, round int) (*bench.Result, *benchfmt.Result, error) {
 	scen, err := j.Spec.New(j.Variant)
 	if err != nil {
 		return nil, nil, err
@@ -141,20 +218,43 @@ func (p *Plan) runJob(ctx context.Context, j Job, rf *results.File, cfg []benchf
 	if ctx.Err() != nil {
 		return nil, nil, ctx.Err() // a run cut short is not a sample
 	}
+	if FailRun != nil {
+		if err := FailRun(j.Name, round); err != nil {
+			return nil, nil, err
+		}
+	}
 	rec := results.Record(j.Name, res, cfg)
 	if key, _ := cpuSet(j.CPUs); p.floors[key] != nil {
 		rec.Values = append(rec.Values, benchfmt.Value{Value: p.floors[key].Handoffs(res.NsPerOp()), Unit: Handoffs.Name})
 	}
-	if err := rf.Write(rec); err != nil {
-		return nil, nil, err
-	}
 	return res, rec, nil
+}
+
+// recordFailure writes a failed run into the results file and, when enc is
+// not nil, as a JSON object.
+func (p *Plan) recordFailure(rf *results.File, enc *json.Encoder, j Job, f results.Failure) error {
+	if err := rf.Fail(f); err != nil {
+		return err
+	}
+	if enc == nil {
+		return nil
+	}
+	return enc.Encode(failureJSON{Failure: f, Failed: true, Scenario: j.Spec.Name, Variant: j.Variant,
+		Threads: j.Threads, Place: j.Place.String(), Topology: p.Topology.Label()})
 }
 
 // WriteNotes writes what a finished sweep saw besides its results, for
 // people: the disturbed runs (at most max, then a count), and any CPU set
 // whose handoff floor changed under the sweep.
 func (o *Outcome) WriteNotes(w io.Writer, max int) {
+	if n := len(o.Failed); n > 0 {
+		fmt.Fprintf(w, "sweep: %d configurations FAILED and ran no further round (each failure is a \"# failed:\" line in the results file; sweep -resume -retry-failed runs them again):\n", n)
+		writeFailures(w, o.Failed, max)
+	}
+	if n := len(o.Skipped); n > 0 {
+		fmt.Fprintf(w, "sweep: %d configurations failed in an earlier sweep and were not run again (sweep -resume -retry-failed runs them):\n", n)
+		writeFailures(w, o.Skipped, max)
+	}
 	if n := len(o.Disturbed); n > 0 {
 		fmt.Fprintf(w, "sweep: %d of %d runs were disturbed (a worker lost over %g%% of its time); tables mark the cells they land in:\n", n, o.Ran, bench.DisturbedPct)
 		for i, d := range o.Disturbed {
@@ -181,5 +281,31 @@ func (o *Outcome) WriteNotes(w io.Writer, max int) {
 	}
 	for _, cpus := range o.Unmeasured {
 		fmt.Fprintf(w, "sweep: WARNING: cpus %v: handoff floor not measured again within %v after the sweep (are the cpus busy?): whether the machine changed under the sweep is unknown\n", cpus, floorTimeout)
+	}
+}
+
+// writeFailures lists failures, one a line, at most max of them and then a
+// count; failures with the same message (a CPU gone offline fails every
+// configuration on it alike) are listed once, with their configurations.
+func writeFailures(w io.Writer, fs []results.Failure, max int) {
+	var msgs []string
+	by := map[string][]results.Failure{}
+	for _, f := range fs {
+		if by[f.Msg] == nil {
+			msgs = append(msgs, f.Msg)
+		}
+		by[f.Msg] = append(by[f.Msg], f)
+	}
+	for i, m := range msgs {
+		if i == max {
+			fmt.Fprintf(w, "  ... and %d more (sweep -json or the file's \"# failed:\" lines show all)\n", len(msgs)-max)
+			break
+		}
+		g := by[m]
+		names := fmt.Sprintf("%s (round %d)", g[0].Name, g[0].Round)
+		if len(g) > 1 {
+			names += fmt.Sprintf(" and %d more configurations", len(g)-1)
+		}
+		fmt.Fprintf(w, "  %s: %s\n", names, m)
 	}
 }

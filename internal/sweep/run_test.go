@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/contend/contend/affinity"
+	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/c2c"
 	"github.com/contend/contend/internal/results"
 )
@@ -90,5 +94,121 @@ func TestRunAll(t *testing.T) {
 	}
 	if n != 4 {
 		t.Errorf("%d JSON objects, want 4", n)
+	}
+}
+
+// A run that fails does not end the sweep: the other configurations run
+// all their rounds, the failed one no further round, the failure is a
+// comment line of the committed file and a JSON object, and RunAll says so
+// with a *FailedError. A resumed sweep skips the failed configuration;
+// with RetryFailed it runs its missing rounds.
+func TestRunAllFailure(t *testing.T) {
+	topo, err := affinity.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := bench.Lookup("atomicadd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	compact, err := affinity.ParsePlacement("compact")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Plan{Topology: topo, Count: 3, Duration: 2 * time.Millisecond}
+	for _, v := range []string{"line=shared/work=0", "line=private/work=0"} {
+		j, err := NewJob(topo, spec, v, 1, compact, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Jobs = append(p.Jobs, j)
+	}
+	good, bad := p.Jobs[0].Name, p.Jobs[1].Name
+	defer func() { FailRun = nil }()
+	FailRun = func(name string, round int) error {
+		if name == bad && round == 2 {
+			return errors.New("atomicadd: counted 1 adds, runner counted 2 operations\nworker 0: found on cpu 9")
+		}
+		return nil
+	}
+	out := filepath.Join(t.TempDir(), "r.txt")
+	var js, progress bytes.Buffer
+	o, err := p.RunAll(context.Background(), out, false, &progress, &js)
+	var fe *FailedError
+	if !errors.As(err, &fe) || len(fe.Failures) != 1 || fe.File != out {
+		t.Fatalf("RunAll: error %v (%T), want a *FailedError naming one failure and %s", err, err, out)
+	}
+	want := results.Failure{Name: bad, Round: 2, Msg: "atomicadd: counted 1 adds, runner counted 2 operations; worker 0: found on cpu 9"}
+	if len(o.Failed) != 1 || o.Failed[0] != want || o.Ran != 4 || o.Results != 4 {
+		t.Errorf("outcome: failed %+v, %d ran, %d results; want [%+v], 4, 4", o.Failed, o.Ran, o.Results, want)
+	}
+	if !strings.Contains(progress.String(), "sweep: FAILED "+bad+" (round 2): atomicadd: counted 1") {
+		t.Errorf("progress does not report the failure as it happens:\n%s", progress.String())
+	}
+	if _, err := os.Stat(out + ".partial"); !os.IsNotExist(err) {
+		t.Errorf("%s.partial left behind (%v): a sweep that ran to the end commits its file", out, err)
+	}
+	count := func() map[string]int {
+		t.Helper()
+		rs, err := results.Read([]string{out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := map[string]int{}
+		for _, r := range rs.Results {
+			n[r.Name.String()]++
+		}
+		return n
+	}
+	if n := count(); n[good] != 3 || n[bad] != 1 {
+		t.Errorf("results %v: want 3 of %s, 1 of %s (its round before the failure)", n, good, bad)
+	}
+	b, _ := os.ReadFile(out)
+	if line := "\n# failed: " + bad + " round=2: " + want.Msg + "\n"; !strings.Contains(string(b), line) {
+		t.Errorf("results file has no line %q:\n%s", line, b)
+	}
+	var objs []map[string]any
+	for dec := json.NewDecoder(&js); dec.More(); {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, m)
+	}
+	var failures []map[string]any
+	for _, m := range objs {
+		if m["failed"] == true {
+			failures = append(failures, m)
+		}
+	}
+	if len(objs) != 5 || len(failures) != 1 || failures[0]["name"] != bad || failures[0]["round"] != 2.0 ||
+		failures[0]["error"] != want.Msg || failures[0]["scenario"] != "atomicadd" || failures[0]["threads"] != 1.0 {
+		t.Errorf("JSON: %d objects, failures %v; want 4 results and one failure of %s, round 2", len(objs), failures, bad)
+	}
+	var notes bytes.Buffer
+	o.WriteNotes(&notes, 20)
+	if !strings.Contains(notes.String(), "1 configurations FAILED") || !strings.Contains(notes.String(), bad+" (round 2): atomicadd") {
+		t.Errorf("notes:\n%s\nwant the failure listed", notes.String())
+	}
+
+	// Resumed: the failed configuration is not run again.
+	FailRun = nil
+	o, err = p.RunAll(context.Background(), out, true, &bytes.Buffer{}, nil)
+	if !errors.As(err, &fe) || o.Ran != 0 || len(o.Failed) != 0 || len(o.Skipped) != 1 || o.Skipped[0] != want {
+		t.Fatalf("resumed: error %v, %d ran, failed %v, skipped %v; want a *FailedError, 0, none, [%+v]", err, o.Ran, o.Failed, o.Skipped, want)
+	}
+	notes.Reset()
+	o.WriteNotes(&notes, 20)
+	if !strings.Contains(notes.String(), "failed in an earlier sweep and were not run again") {
+		t.Errorf("resumed notes:\n%s\nwant the skipped failure named", notes.String())
+	}
+	// Retried: its two missing rounds run, and the sweep succeeds.
+	p.RetryFailed = true
+	o, err = p.RunAll(context.Background(), out, true, &bytes.Buffer{}, nil)
+	if err != nil || o.Ran != 2 || len(o.Skipped) != 0 {
+		t.Fatalf("retried: error %v, %d ran, skipped %v; want nil, 2, none", err, o.Ran, o.Skipped)
+	}
+	if n := count(); n[good] != 3 || n[bad] != 3 {
+		t.Errorf("results after the retry %v: want 3 of each", n)
 	}
 }
