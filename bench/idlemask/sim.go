@@ -133,7 +133,7 @@ type SimRow struct {
 	// wakeup; FoundIdle, Early, Wrong and BudgetOut per cent of wakeups:
 	// an idle cpu found, found by a shortcut of select_idle_sibling(), the
 	// mask's wrong answers, the searches SIS_PROP cut short.
-	ProbesPerWakeup                   float64
+	ProbesPerWakeup                    float64
 	FoundIdle, Early, Wrong, BudgetOut float64
 }
 
