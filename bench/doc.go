@@ -13,8 +13,8 @@
 //  2. Placement. An affinity.Placement (compact, spread, cross, smt, or a CPU
 //     list) turns a worker count into one CPU per worker.
 //  3. Scenario. A registered Spec builds a Scenario from a variant, key=value
-//     parts joined by "/" (Params parses them); Start prepares the shared
-//     state once, unpinned.
+//     parts joined by "/" (ParseParams reads them with the scenario's
+//     declared Keys); Start prepares the shared state once, unpinned.
 //  4. Pinned workers. Run starts one goroutine per CPU; each locks its OS
 //     thread, pins it with sched_setaffinity and proves where it runs
 //     (affinity.Pin), then asks the scenario for its Worker on that thread,
@@ -46,19 +46,50 @@
 //     configuration lines and Unit better= metadata, and makes it durable
 //     before the next run, so benchstat reads sweeps and go test output alike.
 //
+// # Adding a variant key
+//
+// A key is one declaration, a Key in the scenario's key list (the list its
+// Spec.Keys and its constructor's ParseParams share), in the place its part
+// should take in the canonical name:
+//
+//	{Name: "sync", Default: "off", Domain: bench.OneOf("off", "on"),
+//		Doc: "WF_SYNC wakeups: the waker is about to sleep"},
+//
+// The Domain is OneOf (a choice; Params.Index maps it onto the scenario's
+// own enumeration), IntRange, DurationRange (spelt canonically: "0.5ms" is
+// "500us"), or Form, a grammar of the scenario's own with a function that
+// returns a value's canonical spelling or a one-line error naming the key,
+// the value and what is valid. The constructor then reads the value
+// (Params.Get, Index, Int, Duration) and keeps only the rules that span
+// keys (balanceflag's group a multiple of smt; loadavg's preset, whose parts
+// it sets with Params.Set so the name says what runs). Parsing, the
+// one-line errors, defaults, the canonical name (Params.String, the
+// scenario's Variant), contend list and the README table's check all follow
+// from the declaration, and Register panics on a default outside its
+// domain, so a typo fails every test of the package.
+//
+// A new key adds a part to every benchmark name of the scenario, so results
+// recorded before it no longer compare by name with those after: say so in
+// the commit, and regenerate bench/all/testdata/variants.golden
+// (go test ./bench/all -run TestVariantNames -update) only then; a new value
+// of an existing key, with the default unchanged, renames nothing. Add the
+// key to the README's row for the scenario (a test checks each key is
+// there), and its good and bad values to the scenario's variant test.
+//
 // # Adding a scenario
 //
-// A scenario is one package; to add one called foo:
+// A scenario is one package; to add one called foo, these files change (a
+// test fails until each does):
 //
 //   - bench/foo/doc.go: the package comment is the model — what the kernel
 //     does, what is real (the shared lines, at full speed) and what is
 //     modelled (on kernel time, see bench/ktime), and how each metric is
 //     computed. go doc shows it.
-//   - bench/foo/foo.go: the Unit variables, an init function calling
-//     Register with a Spec (name, BenchName "Foo", Summary, Keys, Quick and
-//     Full variants, Units, New), the Scenario and its Worker, whose Run is
-//     the hot loop (named and //go:noinline where perf annotate must find
-//     it; no allocation).
+//   - bench/foo/foo.go: the Unit variables, the variant's Keys, an init
+//     function calling Register with a Spec (name, BenchName "Foo",
+//     Summary, Keys, Quick and Full variants, Units, New), the Scenario and
+//     its Worker, whose Run is the hot loop (named and //go:noinline where
+//     perf annotate must find it; no allocation).
 //   - bench/foo/bench_test.go: BenchmarkFoo, usually one call of
 //     benchtest.Ladder, which climbs the machine's worker counts and
 //     placements.
@@ -67,10 +98,18 @@
 //     workers without threads), bad variants (benchtest.CheckVariants), a
 //     fuzz target for the variant parser with a corpus in testdata/fuzz.
 //   - bench/all/all.go: one blank import, so the command line and sweeps
-//     know the scenario; bench/all's TestEverySpec then checks its names and
-//     units.
-//   - README.md: a row in the scenario table (a test checks it against the
+//     know the scenario; bench/all's TestEverySpec and TestSpecKeys then
+//     check its names, keys and units.
+//   - bench/all/all_test.go: the scenario's package in TestSpecPackages'
+//     table.
+//   - bench/all/testdata/variants.golden: the canonical names of its
+//     variants (go test ./bench/all -run TestVariantNames -update, then read
+//     the diff: only the new scenario's lines may change).
+//   - README.md: a row in the scenario table naming every key and metric
+//     (cmd/contend's TestREADMEScenarioTable checks it against the
 //     registry).
+//   - cmd/contend/doc.go: the scenario's name in list's paragraph (the same
+//     test).
 //
 // Nothing else changes: contend list, run, sweep, table, compare and plot
 // find the scenario through the registry.

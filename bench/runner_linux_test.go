@@ -278,33 +278,6 @@ func TestAlignedWords(t *testing.T) {
 	}
 }
 
-func TestParseParams(t *testing.T) {
-	tests := []struct {
-		variant string
-		want    string // canonical form, or error substring prefixed by "!"
-	}{
-		{"", "line=shared/work=0"},
-		{"work=5", "line=shared/work=5"},
-		{"work=5/line=private", "line=private/work=5"},
-		{"line", "!malformed variant part"},
-		{"line=", "!malformed variant part"},
-		{"color=red", "!unknown variant key \"color\" (want line, work)"},
-		{"line=a/line=b", "!given twice"},
-	}
-	for _, tt := range tests {
-		p, err := bench.ParseParams("atomicadd", tt.variant, "line=shared", "work=0")
-		if strings.HasPrefix(tt.want, "!") {
-			if err == nil || !strings.Contains(err.Error(), tt.want[1:]) {
-				t.Errorf("ParseParams(%q) error = %v, want %q", tt.variant, err, tt.want[1:])
-			}
-			continue
-		}
-		if err != nil || p.String() != tt.want {
-			t.Errorf("ParseParams(%q) = %v, %v; want %q", tt.variant, p, err, tt.want)
-		}
-	}
-}
-
 func unsafePointer(w *atomic.Int64) unsafe.Pointer { return unsafe.Pointer(w) }
 
 // A run whose clock runs out before its workers get going still measures

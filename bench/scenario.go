@@ -67,8 +67,10 @@ type Spec struct {
 	BenchName string
 	// Summary is a one-line description.
 	Summary string
-	// Keys documents the variant keys and their values, one line each.
-	Keys []string
+	// Keys are the variant keys in canonical order, each declared once
+	// with its default and domain (see Key); the constructor parses with
+	// the same list (ParseParams).
+	Keys []Key
 	// Quick lists the variants a quick sweep runs.
 	Quick []string
 	// Full lists the variants a full sweep runs (the seeds' experiments).
@@ -98,13 +100,17 @@ var (
 // themselves available: each scenario package calls it from an init
 // function, and a program that wants every scenario imports
 // github.com/contend/contend/bench/all for its side effects. Registering a
-// name twice, or a spec without a name, a benchmark name or a constructor,
-// is a programming error and panics.
+// name twice, a spec without a name, a benchmark name, keys or a
+// constructor, or a key whose default is not in its domain (Key), is a
+// programming error and panics.
 func Register(s *Spec) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
-	if s == nil || s.Name == "" || s.BenchName == "" || s.New == nil {
+	if s == nil || s.Name == "" || s.BenchName == "" || s.New == nil || len(s.Keys) == 0 {
 		panic("bench: Register of an incomplete spec")
+	}
+	if err := checkKeys(s.Keys); err != nil {
+		panic("bench: Register " + s.Name + ": " + err.Error())
 	}
 	if _, dup := registry[s.Name]; dup {
 		panic("bench: scenario registered twice: " + s.Name)

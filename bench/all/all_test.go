@@ -70,6 +70,66 @@ func TestEverySpec(t *testing.T) {
 	}
 }
 
+// Every scenario's constructor parses with its declared keys: the canonical
+// name of every default, Quick and Full variant names exactly Spec.Keys, in
+// order, each value canonical in its key's domain, and a key left out of a
+// variant takes its declared default (where the key has one and no preset
+// overrides it: a constructor's rules across keys may change a value, as
+// loadavg's preset=none names the preset it matches).
+func TestSpecKeys(t *testing.T) {
+	for _, spec := range bench.Specs() {
+		for _, v := range slices.Concat([]string{""}, spec.Quick, spec.Full) {
+			s, err := spec.New(v)
+			if err != nil {
+				t.Errorf("%s variant %q: %v", spec.Name, v, err)
+				continue
+			}
+			parts := strings.Split(s.Variant(), "/")
+			for _, k := range spec.Keys {
+				var part string
+				if len(parts) > 0 {
+					part = parts[0]
+				}
+				name, val, _ := strings.Cut(part, "=")
+				if name != k.Name {
+					if !k.OmitDefault {
+						t.Errorf("%s variant %q is named %q, which lacks key %s where Spec.Keys puts it", spec.Name, v, s.Variant(), k.Name)
+					}
+					continue
+				}
+				parts = parts[1:]
+				if c, err := k.Domain.Canon(k.Name, val); err != nil || c != val {
+					t.Errorf("%s variant %q: %s=%s is not canonical in its domain %s: %q, %v", spec.Name, s.Variant(), k.Name, val, k.Domain.Syntax(), c, err)
+				}
+				if k.OmitDefault && val == k.Default {
+					t.Errorf("%s variant %q names %s=%s, an OmitDefault key at its default", spec.Name, s.Variant(), k.Name, val)
+				}
+			}
+			if len(parts) > 0 {
+				t.Errorf("%s variant %q is named %q: %v are not Spec.Keys, in order", spec.Name, v, s.Variant(), parts)
+			}
+		}
+		// Each key alone at its default names the default variant.
+		def, _ := spec.New("")
+		for _, k := range spec.Keys {
+			if k.Default == "" {
+				continue
+			}
+			s, err := spec.New(k.Name + "=" + k.Default)
+			if err != nil || s.Variant() != def.Variant() {
+				t.Errorf("%s: %s=%s (its default) names %v, %v; want the default variant %q", spec.Name, k.Name, k.Default, variantOf(s), err, def.Variant())
+			}
+		}
+	}
+}
+
+func variantOf(s bench.Scenario) string {
+	if s == nil {
+		return "nothing"
+	}
+	return s.Variant()
+}
+
 // Register records the package each scenario lives in, which is where go test
 // finds its benchmarks and what the results files' pkg line says.
 func TestSpecPackages(t *testing.T) {

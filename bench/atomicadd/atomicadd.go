@@ -12,19 +12,24 @@ import (
 var SharedWrites = bench.Unit{Name: "shared-writes/op", Better: bench.Lower,
 	Doc: "adds to a line another worker also writes, per operation"}
 
+// keys are the variant's keys, in canonical order.
+var keys = []bench.Key{
+	{Name: "line", Default: "shared", Domain: bench.OneOf("shared", "private"),
+		Doc: "all workers add to one word, or each to its own line"},
+	{Name: "work", Default: "0", Domain: bench.IntRange(0, 100000),
+		Doc: "local work (dependent arithmetic steps) between adds"},
+}
+
 func init() {
 	bench.Register(&bench.Spec{
 		Name:      "atomicadd",
 		BenchName: "AtomicAdd",
 		Summary:   "one atomic add per operation, to a shared or a private line",
-		Keys: []string{
-			"line=shared|private   all workers add to one word, or each to its own line",
-			"work=N                local work (dependent arithmetic steps) between adds, 0..100000",
-		},
-		Quick: []string{"line=shared/work=0", "line=private/work=0"},
-		Full:  []string{"line=shared/work=0", "line=private/work=0", "line=shared/work=100", "line=private/work=100"},
-		Units: []bench.Unit{SharedWrites},
-		New:   newAtomicAdd,
+		Keys:      keys,
+		Quick:     []string{"line=shared/work=0", "line=private/work=0"},
+		Full:      []string{"line=shared/work=0", "line=private/work=0", "line=shared/work=100", "line=private/work=100"},
+		Units:     []bench.Unit{SharedWrites},
+		New:       newAtomicAdd,
 	})
 }
 
@@ -37,19 +42,11 @@ type atomicAdd struct {
 }
 
 func newAtomicAdd(variant string) (bench.Scenario, error) {
-	p, err := bench.ParseParams("atomicadd", variant, "line=shared", "work=0")
+	p, err := bench.ParseParams("atomicadd", variant, keys)
 	if err != nil {
 		return nil, err
 	}
-	line, err := p.Choice("line", "shared", "private")
-	if err != nil {
-		return nil, err
-	}
-	work, err := p.Int("work", 0, 100000)
-	if err != nil {
-		return nil, err
-	}
-	return &atomicAdd{params: p, shared: line == "shared", work: work}, nil
+	return &atomicAdd{params: p, shared: p.Get("line") == "shared", work: p.Int("work")}, nil
 }
 
 func (s *atomicAdd) Variant() string { return s.params.String() }

@@ -2,8 +2,6 @@ package idlemask
 
 import (
 	"fmt"
-	"slices"
-	"strconv"
 
 	"github.com/contend/contend/bench"
 )
@@ -22,23 +20,34 @@ var (
 		Doc: "wakeups whose search the SIS_PROP budget stopped before it ran out of candidates, per cent"}
 )
 
+// imKeys are the variant's keys, in canonical order.
+var imKeys = []bench.Key{
+	{Name: "update", Default: "laststate", Domain: bench.OneOf(imUpdateNames...),
+		Doc: "always: exact mask; laststate: v5 with Vincent's change (set at every idle entry); " +
+			"tickstop: v5 as posted, the set gated on the tick being stopped (the seed's uperf figures were measured with this one); " +
+			"tick: laststate without the last_idle_state filter; none: no mask (scan=all only)"},
+	{Name: "scan", Default: "mask", Domain: bench.OneOf("mask", "all"),
+		Doc: "wakeup search: idle mask AND allowed, or every CPU of the LLC (select_idle_cpu before the patch)"},
+	{Name: "sis", Default: "prop", Domain: bench.OneOf("prop", "none"),
+		Doc: "SIS_PROP scan budget of the seed's kernel (nr from avg_idle and avg_scan_cost, 4 when busy), or none"},
+	{Name: "busy", Default: "90", Domain: bench.IntRange(0, 100),
+		Doc: "duty cycle: percent of non-wakeup events that find the CPU busy"},
+	{Name: "wake", Default: "10", Domain: bench.IntRange(0, 100),
+		Doc: "percent of events that are wakeups searching for an idle CPU"},
+	{Name: "llc", Default: "48", Domain: bench.IntRange(1, imMaxLLC),
+		Doc: "simulated LLC width in CPUs; the workers of one real LLC own contiguous shares of it"},
+	{Name: "tick", Default: "100", Domain: bench.IntRange(1, 1_000_000),
+		Doc: "events of one simulated CPU per scheduler tick (an event is 1/N of a tick of kernel time)"},
+	{Name: "hz", Default: "1000", Domain: bench.OneOf("1000", "250"),
+		Doc: "CONFIG_HZ: the tick's length in kernel time, which avg_idle, the budget and the tick-stop test are measured in"},
+}
+
 func init() {
 	bench.Register(&bench.Spec{
 		Name:      "idlemask",
 		BenchName: "IdleMask",
 		Summary:   "per-LLC idle cpumask (seed 003): who writes the shared word how often, and what a scan of it saves",
-		Keys: []string{
-			"update=always|laststate|tickstop|tick|none   exact mask; laststate: v5 with Vincent's change (set at every idle entry); " +
-				"tickstop: v5 as posted, the set gated on the tick being stopped (the seed's uperf figures were measured with this one); " +
-				"tick: laststate without the last_idle_state filter; none: no mask (scan=all only)",
-			"scan=mask|all    wakeup search: idle mask AND allowed, or every CPU of the LLC (select_idle_cpu before the patch)",
-			"sis=prop|none    SIS_PROP scan budget of the seed's kernel (nr from avg_idle and avg_scan_cost, 4 when busy), or none",
-			"busy=P           duty cycle: percent of non-wakeup events that find the CPU busy, 0..100",
-			"wake=P           percent of events that are wakeups searching for an idle CPU, 0..100",
-			"llc=N            simulated LLC width in CPUs, 1..4096; the workers of one real LLC own contiguous shares of it",
-			"tick=N           events of one simulated CPU per scheduler tick, 1..1000000 (an event is 1/N of a tick of kernel time)",
-			"hz=1000|250      CONFIG_HZ: the tick's length in kernel time, which avg_idle, the budget and the tick-stop test are measured in",
-		},
+		Keys:      imKeys,
 		Quick: []string{
 			"update=always/scan=mask/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000",
 			"update=laststate/scan=mask/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000",
@@ -125,47 +134,16 @@ type idleMask struct {
 }
 
 func newIdleMask(variant string) (bench.Scenario, error) {
-	p, err := bench.ParseParams("idlemask", variant,
-		"update=laststate", "scan=mask", "sis=prop", "busy=90", "wake=10", "llc=48", "tick=100", "hz=1000")
+	p, err := bench.ParseParams("idlemask", variant, imKeys)
 	if err != nil {
 		return nil, err
 	}
-	s := &idleMask{params: p, auditEvery: imAuditEvery}
-	update, err := p.Choice("update", imUpdateNames...)
-	if err != nil {
-		return nil, err
-	}
-	s.update = imUpdate(slices.Index(imUpdateNames, update))
-	scan, err := p.Choice("scan", "mask", "all")
-	if err != nil {
-		return nil, err
-	}
-	s.scanMask = scan == "mask"
+	s := &idleMask{params: p, auditEvery: imAuditEvery,
+		update: imUpdate(p.Index("update")), scanMask: p.Get("scan") == "mask", sisProp: p.Get("sis") == "prop",
+		busy: p.Int("busy"), wake: p.Int("wake"), width: p.Int("llc"), tick: p.Int("tick"), hz: p.Int("hz")}
 	if s.update == imNone && s.scanMask {
 		return nil, fmt.Errorf("idlemask: update=none keeps no mask for scan=mask to read (use scan=all)")
 	}
-	sis, err := p.Choice("sis", "prop", "none")
-	if err != nil {
-		return nil, err
-	}
-	s.sisProp = sis == "prop"
-	if s.busy, err = p.Int("busy", 0, 100); err != nil {
-		return nil, err
-	}
-	if s.wake, err = p.Int("wake", 0, 100); err != nil {
-		return nil, err
-	}
-	if s.width, err = p.Int("llc", 1, imMaxLLC); err != nil {
-		return nil, err
-	}
-	if s.tick, err = p.Int("tick", 1, 1_000_000); err != nil {
-		return nil, err
-	}
-	hz, err := p.Choice("hz", "1000", "250")
-	if err != nil {
-		return nil, err
-	}
-	s.hz, _ = strconv.Atoi(hz)
 	return s, nil
 }
 

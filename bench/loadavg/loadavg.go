@@ -3,7 +3,7 @@ package loadavg
 import (
 	"fmt"
 	"slices"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/contend/contend/affinity"
@@ -66,6 +66,50 @@ const (
 	laDefaultHZ = 1000
 )
 
+// laKeys are the variant's keys, in canonical order, with extras among the
+// stores. store, write, read and scan have no default: the preset decides
+// them unless the variant gives them (parseLoadAvg).
+func laKeys(extras map[string]laExtraStore) []bench.Key {
+	return []bench.Key{
+		{Name: "preset", Default: "none", Domain: bench.OneOf(append([]string{"none"}, counter.Presets()...)...),
+			Doc: "the seed's labels: v1 node, delay, skip (patches 2, 2+3, 2+3+4); v2 rate, rate+skip, rate+skip+node; store/write/read/scan beside one override its parts"},
+		{Name: "store", Domain: bench.OneOf(laStoreNames(extras)...),
+			Doc: "where tg->load_avg lives (falseshare: beside tg->shares, as before the dedicated line)"},
+		{Name: "write", Domain: bench.Form("every|threshold=N|ratelimit[=D]|delay", laCanon(counter.ParseWrite)),
+			Doc: "update_tg_load_avg: contrib/64, contrib/N (1..1048576), at most once per D (1us..1s, default 1ms), or patch 3 (removed load waits for the next update)"},
+		{Name: "read", Domain: bench.Form("every|skip|onein=K", laCanon(counter.ParseRead)),
+			Doc: "update_cfs_group on every event, patch 4 (none on the group entity's own en/dequeue), or one event in K by count (not the patch; 1..1048576)"},
+		{Name: "scan", Domain: bench.OneOf("bounded", "full"),
+			Doc: "the per-node reader walks the node mask to nr_node_ids, or all MAX_NUMNODES bits (v1's for_each_node)"},
+		{Name: "gap", Default: ktime.Format(laDefaultGap), Domain: bench.DurationRange(laMinGap, laMaxGap),
+			Doc: "kernel time between two events on one cfs_rq (40us: 14M wakeups in 5 s on 224 cpus is 12.5k wakeups, 25k en/dequeues, per cpu per second)"},
+		{Name: "pace", Default: "none", Domain: bench.OneOf("none", "kernel"),
+			Doc: "none: events as fast as this machine runs them (the stress test); kernel: real local work until each event has taken gap of wall time"},
+		{Name: "mig", Default: strconv.Itoa(laDefaultMig), Domain: bench.IntRange(0, 100),
+			Doc: "percent of wakeups on another cpu than the task slept on (79: the seed's 11M migrations per 14M wakeups)"},
+		{Name: "tasks", Default: strconv.Itoa(laDefaultTasks), Domain: bench.IntRange(1, laMaxTasks),
+			Doc: "the group's tasks per cpu (2: sysbench's nr_cpu threads and as many postgres backends)"},
+		{Name: "hz", Default: strconv.Itoa(laDefaultHZ), Domain: bench.OneOf("1000", "250"),
+			Doc: "CONFIG_HZ: the tick's entity_tick() refreshes the group entity's weight (update_cfs_group) while a task of the group runs"},
+		{Name: "work", Default: "0", Domain: bench.IntRange(0, 100_000),
+			Doc: "extra local work (dependent arithmetic steps) per event"},
+		{Name: "stride", Default: "line", Domain: bench.Form("line|BYTES", laCanon(counter.ParseStride)),
+			Doc: "distance between hot words: a cache line, or BYTES, a power of two from the line size to a page (128: a line pair against the adjacent-line prefetcher)"},
+	}
+}
+
+// laCanon makes a domain's canonical spelling from one of counter's
+// parsers: what it reads, written back by its String.
+func laCanon[T fmt.Stringer](parse func(string) (T, error)) func(key, v string) (string, error) {
+	return func(_, v string) (string, error) {
+		x, err := parse(v)
+		if err != nil {
+			return "", err
+		}
+		return x.String(), nil
+	}
+}
+
 func init() {
 	var full []string
 	for _, p := range counter.Presets() {
@@ -78,22 +122,9 @@ func init() {
 		Name:      "loadavg",
 		BenchName: "LoadAvg",
 		Summary:   "tg->load_avg on kernel time: en/dequeues with wakeup migrations write the group load (update_tg_load_avg) and read it (calc_group_shares)",
-		Keys: []string{
-			"preset=none|" + strings.Join(counter.Presets(), "|") + "   the seed's labels: v1 node, delay, skip (patches 2, 2+3, 2+3+4); v2 rate, rate+skip, rate+skip+node; store/write/read/scan beside one override its parts",
-			"store=atomic|falseshare|pernode|percpu   where tg->load_avg lives (falseshare: beside tg->shares, as before the dedicated line)",
-			"write=every|threshold=N|ratelimit[=D]|delay   update_tg_load_avg: contrib/64, contrib/N (1..1048576), at most once per D (1us..1s, default 1ms), or patch 3 (removed load waits for the next update)",
-			"read=every|skip|onein=K   update_cfs_group on every event, patch 4 (none on the group entity's own en/dequeue), or one event in K by count (not the patch)",
-			"scan=bounded|full   the per-node reader walks the node mask to nr_node_ids, or all MAX_NUMNODES bits (v1's for_each_node)",
-			"gap=D      kernel time between two events on one cfs_rq, 1us..100ms (default 40us: 14M wakeups in 5 s on 224 cpus is 12.5k wakeups, 25k en/dequeues, per cpu per second)",
-			"pace=none|kernel   none: events as fast as this machine runs them (the stress test); kernel: real local work until each event has taken gap of wall time",
-			"mig=N      percent of wakeups on another cpu than the task slept on, 0..100 (79: the seed's 11M migrations per 14M wakeups)",
-			"tasks=N    the group's tasks per cpu, 1..64 (2: sysbench's nr_cpu threads and as many postgres backends)",
-			"hz=1000|250   CONFIG_HZ: the tick's entity_tick() refreshes the group entity's weight (update_cfs_group) while a task of the group runs",
-			"work=N     extra local work (dependent arithmetic steps) per event, 0..100000",
-			"stride=line|128   distance between hot words: a cache line, or a line pair against the adjacent-line prefetcher",
-		},
-		Quick: []string{"preset=base", "preset=rate"},
-		Full:  full,
+		Keys:      laKeys(nil),
+		Quick:     []string{"preset=base", "preset=rate"},
+		Full:      full,
 		Units: []bench.Unit{SharedWrites, Writes, ReadLines, CfsRqWritesPerSec, TGWeightErr, SharesErr, ErrSamples, ErrRejected,
 			WritePath, ReadPath, PathTime, LoadMoves, IdlePct, LocalSlots},
 		New: func(variant string) (bench.Scenario, error) { return newLoadAvg(variant, nil) },
@@ -120,98 +151,55 @@ type laConfig struct {
 	stride counter.Stride
 }
 
-func (c *laConfig) String() string {
-	pace := "none"
-	if c.paced {
-		pace = "kernel"
-	}
-	// counter's own form after its store=, which may be an extra's here.
-	_, policy, _ := strings.Cut(c.v.String(), "/")
-	return fmt.Sprintf("preset=%s/store=%s/%s/gap=%s/pace=%s/mig=%d/tasks=%d/hz=%d/work=%d/stride=%s",
-		c.preset, c.store, policy, ktime.Format(c.gap), pace, c.mig, c.tasks, c.hz, c.work, c.stride)
-}
-
 // parseLoadAvg reads a variant. A preset sets store, write, read and scan;
 // any of them given beside it overrides that part, and the canonical name
 // then carries whichever preset the result matches, so one configuration
-// has one name however it was spelt.
-func parseLoadAvg(variant string, extras map[string]laExtraStore) (*laConfig, error) {
-	p, err := bench.ParseParams("loadavg", variant,
-		"preset=none", "store=", "write=", "read=", "scan=", "gap="+ktime.Format(laDefaultGap), "pace=none",
-		"mig="+fmt.Sprint(laDefaultMig), "tasks="+fmt.Sprint(laDefaultTasks), "hz="+fmt.Sprint(laDefaultHZ), "work=0", "stride=line")
+// has one name however it was spelt. It returns the canonical parameters
+// beside the configuration.
+func parseLoadAvg(variant string, extras map[string]laExtraStore) (*laConfig, *bench.Params, error) {
+	p, err := bench.ParseParams("loadavg", variant, laKeys(extras))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c := &laConfig{}
 	c.v, _ = counter.Preset("base")
 	if name := p.Get("preset"); name != "none" {
-		if c.v, err = counter.Preset(name); err != nil {
-			return nil, fmt.Errorf("loadavg: preset %q: %w (valid: none, %s)", name, counter.ErrUnknown, strings.Join(counter.Presets(), ", "))
-		}
+		c.v, _ = counter.Preset(name) // in the key's domain
 	}
 	c.store = c.v.Store.String()
 	if s := p.Get("store"); s != "" {
 		if mk, ok := extras[s]; ok {
 			c.store, c.extra = s, mk
-		} else if c.v.Store, err = counter.ParseStore(s); err != nil {
-			return nil, fmt.Errorf("loadavg: store %q: %w (valid: %s)", s, counter.ErrUnknown, strings.Join(laStoreNames(extras), ", "))
 		} else {
 			c.store = s
+			c.v.Store, _ = counter.ParseStore(s)
 		}
 		if c.v.Store != counter.StorePerNode && p.Get("scan") == "" {
 			c.v.FullScan = false // a preset's full scan goes with its per-node store
 		}
 	}
+	// The domains have read write, read and stride; they parse again.
 	if w := p.Get("write"); w != "" {
-		if c.v.Write, err = counter.ParseWrite(w); err != nil {
-			return nil, fmt.Errorf("loadavg: %w", err)
-		}
+		c.v.Write, _ = counter.ParseWrite(w)
 	}
 	if r := p.Get("read"); r != "" {
-		if c.v.Read, err = counter.ParseRead(r); err != nil {
-			return nil, fmt.Errorf("loadavg: %w", err)
-		}
+		c.v.Read, _ = counter.ParseRead(r)
 	}
 	if s := p.Get("scan"); s != "" {
-		scan, err := p.Choice("scan", "bounded", "full")
-		if err != nil {
-			return nil, err
-		}
-		c.v.FullScan = scan == "full"
+		c.v.FullScan = s == "full"
 	}
 	if c.v.FullScan && (c.extra != nil || c.v.Store != counter.StorePerNode) {
-		return nil, fmt.Errorf("loadavg: scan=full with store=%s: only store=pernode walks a node mask", c.store)
+		return nil, nil, fmt.Errorf("loadavg: scan=full with store=%s: only store=pernode walks a node mask", c.store)
 	}
-	if c.gap, err = ktime.ParseDuration("gap", p.Get("gap"), laMinGap, laMaxGap); err != nil {
-		return nil, fmt.Errorf("loadavg: %w", err)
-	}
-	pace, err := p.Choice("pace", "none", "kernel")
-	if err != nil {
-		return nil, err
-	}
-	c.paced = pace == "kernel"
-	if c.mig, err = p.Int("mig", 0, 100); err != nil {
-		return nil, err
-	}
-	if c.tasks, err = p.Int("tasks", 1, laMaxTasks); err != nil {
-		return nil, err
-	}
-	hz, err := p.Choice("hz", "1000", "250")
-	if err != nil {
-		return nil, err
-	}
-	c.hz = 1000
-	if hz == "250" {
-		c.hz = 250
-	}
-	if c.work, err = p.Int("work", 0, 100_000); err != nil {
-		return nil, err
-	}
-	if c.stride, err = counter.ParseStride(p.Get("stride")); err != nil {
-		return nil, fmt.Errorf("loadavg: %w", err)
-	}
+	c.gap = p.Duration("gap")
+	c.paced = p.Get("pace") == "kernel"
+	c.mig = p.Int("mig")
+	c.tasks = p.Int("tasks")
+	c.hz = p.Int("hz")
+	c.work = p.Int("work")
+	c.stride, _ = counter.ParseStride(p.Get("stride"))
 	if c.extra != nil && c.stride != 0 {
-		return nil, fmt.Errorf("loadavg: stride=%s with store=%s: that store lays out its own lines", c.stride, c.store)
+		return nil, nil, fmt.Errorf("loadavg: stride=%s with store=%s: that store lays out its own lines", c.stride, c.store)
 	}
 	c.preset = "none"
 	if c.extra == nil {
@@ -219,17 +207,26 @@ func parseLoadAvg(variant string, extras map[string]laExtraStore) (*laConfig, er
 			c.preset = name
 		}
 	}
-	return c, nil
+	scan := "bounded"
+	if c.v.FullScan {
+		scan = "full"
+	}
+	for _, kv := range [][2]string{{"preset", c.preset}, {"store", c.store}, {"write", c.v.Write.String()}, {"read", c.v.Read.String()}, {"scan", scan}} {
+		if err := p.Set(kv[0], kv[1]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return c, p, nil
 }
 
 // newLoadAvg builds the scenario; extras adds stores from outside package
 // counter (benchmarks only).
 func newLoadAvg(variant string, extras map[string]laExtraStore) (*loadAvg, error) {
-	c, err := parseLoadAvg(variant, extras)
+	c, p, err := parseLoadAvg(variant, extras)
 	if err != nil {
 		return nil, err
 	}
-	return &loadAvg{cfg: c, name: c.String()}, nil
+	return &loadAvg{cfg: c, name: p.String()}, nil
 }
 
 // touchOnNode runs a first touch on a thread pinned to a CPU of the node, for

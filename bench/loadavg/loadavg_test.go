@@ -130,8 +130,11 @@ func TestLoadAvgSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := strings.Join(spec.Keys, "\n")
-	for _, want := range []string{"gap=D", "default 40us", "14M wakeups in 5 s on 224 cpus", "pace=none|kernel", "rate+skip+node", "mig=N", "tasks=N", "hz=1000|250"} {
+	var keys string
+	for _, k := range spec.Keys {
+		keys += k.String() + " default " + k.Default + " " + k.Doc + "\n"
+	}
+	for _, want := range []string{"gap=1us..100ms default 40us", "14M wakeups in 5 s on 224 cpus", "pace=none|kernel", "rate+skip+node", "mig=0..100", "tasks=1..64", "hz=1000|250"} {
 		if !strings.Contains(keys, want) {
 			t.Errorf("Spec.Keys does not say %q", want)
 		}

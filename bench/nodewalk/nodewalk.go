@@ -2,7 +2,6 @@ package nodewalk
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"sync/atomic"
 
@@ -18,22 +17,35 @@ var (
 		Doc: "nodemask words a walk loads, per walk"}
 )
 
+// nmKeys are the variant's keys, in canonical order.
+var nmKeys = []bench.Key{
+	{Name: "iter", Default: "nr_node_ids", Domain: bench.OneOf(nmIterNames...),
+		Doc: "max: for_each_node as it was (searches and loop bounded by MAX_NUMNODES, 1024); " +
+			"loopbound: the seed's patch as PeterZ posted it (only the loop's bound is nr_node_ids; first_node/next_node still search to MAX_NUMNODES, so the final 16-word scan stays); " +
+			"nr_node_ids: the fuller change (the searches bounded by nr_node_ids too: the factor of 256 the seed claims); " +
+			"word: one constant word, small_const_nbits() (ids < 64 only); nr_node_ids+word: nr_node_ids with the one-word search chosen per walk when it fits"},
+	{Name: "nodes", Default: "2", Domain: bench.Form("1.."+strconv.Itoa(nodemask.MaxNumNodes)+"|sparse", nmNodes),
+		Doc: "possible nodes: N dense ids 0..N-1, or sparse " + nmSparse + " (nr_node_ids 74)"},
+}
+
+// nmNodes reads nodes=: a dense node count or sparse.
+func nmNodes(key, v string) (string, error) {
+	if n, err := strconv.Atoi(v); v == "sparse" || err == nil && strconv.Itoa(n) == v && n >= 1 && n <= nodemask.MaxNumNodes {
+		return v, nil
+	}
+	return "", fmt.Errorf("%s=%q: want a node count in [1, %d] or sparse", key, v, nodemask.MaxNumNodes)
+}
+
 func init() {
 	bench.Register(&bench.Spec{
 		Name:      "nodemask",
 		BenchName: "Nodemask",
 		Summary:   "for_each_node summing per-node counters: MAX_NUMNODES scan, PeterZ's loop bound, nr_node_ids bound, one-word fast path",
-		Keys: []string{
-			"iter=max|loopbound|nr_node_ids|word|nr_node_ids+word   max: for_each_node as it was (searches and loop bounded by MAX_NUMNODES, 1024); " +
-				"loopbound: the seed's patch as PeterZ posted it (only the loop's bound is nr_node_ids; first_node/next_node still search to MAX_NUMNODES, so the final 16-word scan stays); " +
-				"nr_node_ids: the fuller change (the searches bounded by nr_node_ids too: the factor of 256 the seed claims); " +
-				"word: one constant word, small_const_nbits() (ids < 64 only); nr_node_ids+word: nr_node_ids with the one-word search chosen per walk when it fits",
-			"nodes=N|sparse   possible nodes: N dense ids 0..N-1 (1..1024), or sparse 0-2,33-34,45,72-73 (nr_node_ids 74)",
-		},
-		Quick: []string{"iter=max/nodes=2", "iter=loopbound/nodes=2", "iter=nr_node_ids/nodes=2", "iter=word/nodes=2", "iter=nr_node_ids+word/nodes=2"},
-		Full:  nodemaskFull(),
-		Units: []bench.Unit{BitsScanned, WordsScanned},
-		New:   newNodemaskScan,
+		Keys:      nmKeys,
+		Quick:     []string{"iter=max/nodes=2", "iter=loopbound/nodes=2", "iter=nr_node_ids/nodes=2", "iter=word/nodes=2", "iter=nr_node_ids+word/nodes=2"},
+		Full:      nodemaskFull(),
+		Units:     []bench.Unit{BitsScanned, WordsScanned},
+		New:       newNodemaskScan,
 	})
 }
 
@@ -110,25 +122,15 @@ type nodemaskScan struct {
 }
 
 func newNodemaskScan(variant string) (bench.Scenario, error) {
-	p, err := bench.ParseParams("nodemask", variant, "iter=nr_node_ids", "nodes=2")
+	p, err := bench.ParseParams("nodemask", variant, nmKeys)
 	if err != nil {
 		return nil, err
 	}
-	iter, err := p.Choice("iter", nmIterNames...)
-	if err != nil {
-		return nil, err
-	}
-	s := &nodemaskScan{params: p, iter: nmIter(slices.Index(nmIterNames, iter))}
+	s := &nodemaskScan{params: p, iter: nmIter(p.Index("iter"))}
 	nodes := p.Get("nodes")
-	var list string
-	if nodes == "sparse" {
-		list = nmSparse
-	} else {
-		n, err := strconv.Atoi(nodes)
-		if err != nil || strconv.Itoa(n) != nodes || n < 1 || n > nodemask.MaxNumNodes {
-			return nil, fmt.Errorf("nodemask: nodes=%q: want a node count in [1, %d] or sparse", nodes, nodemask.MaxNumNodes)
-		}
-		list = "0-" + strconv.Itoa(n-1)
+	list := nmSparse
+	if nodes != "sparse" {
+		list = "0-" + strconv.Itoa(p.Int("nodes")-1)
 	}
 	m, err := nodemask.ParseMask(list)
 	if err != nil {

@@ -54,18 +54,26 @@ const (
 	maxWorkingKB = 4096 // tasks × lines × 64 B per cpu
 )
 
+// keys are the variant's keys, in canonical order.
+var keys = []bench.Key{
+	{Name: "wake", Default: "affine", Domain: bench.OneOf(policyNames...),
+		Doc: "where a woken task runs: the waking cpu (wake_affine said yes); where it last ran (the patch's 'otherwise meh'); an idle cpu of the waking cpu's LLC (select_idle_sibling)"},
+	{Name: "lines", Default: "16", Domain: bench.IntRange(1, maxLines),
+		Doc: "the task's working set in cache lines, read and written by every run"},
+	{Name: "mig", Default: "10", Domain: bench.Form("0..100, two decimals", canonPercent),
+		Doc: "percent of wakeups made on another cpu than the task's home (its partner's); under wake=affine about 2P% of wakeups migrate (away and back)"},
+	{Name: "tasks", Default: "4", Domain: bench.IntRange(1, maxTasks),
+		Doc: "sleeping tasks per cpu (tasks×lines ≤ " + strconv.Itoa(maxWorkingKB*1024/64) + ": " + strconv.Itoa(maxWorkingKB/1024) + " MiB per cpu)"},
+	{Name: "rate", Default: strconv.Itoa(seedRate), Domain: bench.IntRange(1, 1_000_000_000),
+		Doc: "machine-wide wakeups per second of kernel time, for migrations/5s only; " + strconv.Itoa(seedRate) + " is seed 004's, estimated"},
+}
+
 func init() {
 	bench.Register(&bench.Spec{
 		Name:      "wakeup",
 		BenchName: "Wakeup",
 		Summary:   "the price of a wake_affine migration (seed 004): a woken task's working set follows it to the cpu the policy picks",
-		Keys: []string{
-			"wake=affine|prev|idle   where a woken task runs: the waking cpu (wake_affine said yes); where it last ran (the patch's 'otherwise meh'); an idle cpu of the waking cpu's LLC (select_idle_sibling)",
-			"lines=W                 the task's working set in cache lines, read and written by every run, 1.." + strconv.Itoa(maxLines),
-			"mig=P                   percent of wakeups made on another cpu than the task's home (its partner's), 0..100 with up to two decimals; under wake=affine about 2P% of wakeups migrate (away and back)",
-			"tasks=N                 sleeping tasks per cpu, 1.." + strconv.Itoa(maxTasks) + " (tasks×lines ≤ 65536: 4 MiB per cpu)",
-			"rate=N                  machine-wide wakeups per second of kernel time, for migrations/5s only; " + strconv.Itoa(seedRate) + " is seed 004's, estimated",
-		},
+		Keys:      keys,
 		Quick: []string{
 			"wake=affine/lines=16/mig=10/tasks=4/rate=226000",
 			"wake=prev/lines=16/mig=10/tasks=4/rate=226000",
@@ -123,35 +131,30 @@ type config struct {
 	rate  int
 }
 
-func parseConfig(variant string) (config, error) {
-	var c config
-	p, err := bench.ParseParams("wakeup", variant,
-		"wake=affine", "lines=16", "mig=10", "tasks=4", "rate="+strconv.Itoa(seedRate))
+// parseConfig reads a variant into its configuration and canonical
+// parameters.
+func parseConfig(variant string) (config, *bench.Params, error) {
+	p, err := bench.ParseParams("wakeup", variant, keys)
 	if err != nil {
-		return c, err
+		return config{}, nil, err
 	}
-	wake, err := p.Choice("wake", policyNames...)
-	if err != nil {
-		return c, err
-	}
-	c.wake = policy(slices.Index(policyNames, wake))
-	if c.lines, err = p.Int("lines", 1, maxLines); err != nil {
-		return c, err
-	}
-	if c.mig, err = parsePercent(p.Get("mig")); err != nil {
-		return c, fmt.Errorf("wakeup: %w", err)
-	}
-	if c.tasks, err = p.Int("tasks", 1, maxTasks); err != nil {
-		return c, err
-	}
+	c := config{wake: policy(p.Index("wake")), lines: p.Int("lines"), tasks: p.Int("tasks"), rate: p.Int("rate")}
+	c.mig, _ = parsePercent(p.Get("mig")) // canonical, so valid
 	if kb := c.tasks * c.lines * 64 / 1024; kb > maxWorkingKB {
-		return c, fmt.Errorf("wakeup: tasks=%d × lines=%d is %d KiB of working set per cpu (want tasks×lines ≤ %d, %d KiB)",
+		return c, nil, fmt.Errorf("wakeup: tasks=%d × lines=%d is %d KiB of working set per cpu (want tasks×lines ≤ %d, %d KiB)",
 			c.tasks, c.lines, kb, maxWorkingKB*1024/64, maxWorkingKB)
 	}
-	if c.rate, err = p.Int("rate", 1, 1_000_000_000); err != nil {
-		return c, err
+	return c, p, nil
+}
+
+// canonPercent spells a mig= value canonically: "2.40" and "002.4" are
+// "2.4".
+func canonPercent(_, v string) (string, error) {
+	bp, err := parsePercent(v)
+	if err != nil {
+		return "", err
 	}
-	return c, nil
+	return formatPercent(bp), nil
 }
 
 // parsePercent reads mig=: a per cent from 0 to 100 with at most two
@@ -189,13 +192,11 @@ func formatPercent(bp int) string {
 }
 
 func newWakeup(variant string) (*wakeup, error) {
-	c, err := parseConfig(variant)
+	c, p, err := parseConfig(variant)
 	if err != nil {
 		return nil, err
 	}
-	canon := fmt.Sprintf("wake=%s/lines=%d/mig=%s/tasks=%d/rate=%d",
-		policyNames[c.wake], c.lines, formatPercent(c.mig), c.tasks, c.rate)
-	return &wakeup{cfg: c, variant: canon}, nil
+	return &wakeup{cfg: c, variant: p.String()}, nil
 }
 
 func (s *wakeup) Variant() string { return s.variant }

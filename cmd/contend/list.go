@@ -43,7 +43,7 @@ func listCmd(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprintf(stdout, "%s (Benchmark%s in %s, at least %d %s)\n  %s\n", s.Name, s.BenchName, s.Package, s.MinWorkers, plural(s.MinWorkers, "worker"), s.Summary)
 		fmt.Fprintf(stdout, "  variant keys:\n")
 		for _, k := range s.Keys {
-			fmt.Fprintf(stdout, "    %s\n", k)
+			fmt.Fprintf(stdout, "    %s (default %s)\n        %s\n", k, keyDefault(k), k.Doc)
 		}
 		fmt.Fprintf(stdout, "  metrics beside ns/op:\n")
 		for _, u := range s.Units {
@@ -62,13 +62,19 @@ func listJSON(w io.Writer, names []string) error {
 		Better string `json:"better"` // lower, higher or check
 		Doc    string `json:"doc"`
 	}
+	type key struct {
+		Name    string `json:"name"`
+		Default string `json:"default"` // "" when the other keys decide it
+		Domain  string `json:"domain"`  // the values, as after "name=" in contend list
+		Doc     string `json:"doc"`
+	}
 	type scenario struct {
 		Name       string   `json:"name"`
 		Benchmark  string   `json:"benchmark"`
 		Package    string   `json:"package"`
 		MinWorkers int      `json:"min_workers"`
 		Summary    string   `json:"summary"`
-		Keys       []string `json:"keys"`
+		Keys       []key    `json:"keys"`
 		Units      []unit   `json:"units"`
 		Quick      []string `json:"quick"`
 		Full       []string `json:"full"`
@@ -76,13 +82,25 @@ func listJSON(w io.Writer, names []string) error {
 	var out []scenario
 	for _, n := range names {
 		s, _ := bench.Lookup(n)
+		var keys []key
+		for _, k := range s.Keys {
+			keys = append(keys, key{k.Name, k.Default, k.Domain.Syntax(), k.Doc})
+		}
 		var units []unit
 		for _, u := range s.Units {
 			units = append(units, unit{u.Name, u.Better.String(), u.Doc})
 		}
-		out = append(out, scenario{s.Name, "Benchmark" + s.BenchName, s.Package, s.MinWorkers, s.Summary, s.Keys, units, s.Quick, s.Full})
+		out = append(out, scenario{s.Name, "Benchmark" + s.BenchName, s.Package, s.MinWorkers, s.Summary, keys, units, s.Quick, s.Full})
 	}
 	return writeJSON(w, out)
+}
+
+// keyDefault is a key's default as contend list says it.
+func keyDefault(k bench.Key) string {
+	if k.Default == "" {
+		return "decided by the other keys"
+	}
+	return k.Default
 }
 
 func plural(n int, what string) string {

@@ -120,9 +120,8 @@ func TestREADMEScenarioTable(t *testing.T) {
 		}
 		delete(rows, spec.Name)
 		for _, k := range spec.Keys {
-			key, _, _ := strings.Cut(k, "=")
-			if !strings.Contains(row, "`"+key+"=") && !strings.Contains(row, " "+key+"=") {
-				t.Errorf("README: row %s lacks variant key %s=", spec.Name, key)
+			if !strings.Contains(row, "`"+k.Name+"=") && !strings.Contains(row, " "+k.Name+"=") {
+				t.Errorf("README: row %s lacks variant key %s=", spec.Name, k.Name)
 			}
 		}
 		for _, u := range spec.Units {
