@@ -48,14 +48,12 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	preset := "quick"
-	if pf.full {
-		preset = "full"
+	m, err := matrix(t, pf, *scenarios, variants, *threads, *places)
+	if err != nil {
+		return fmt.Errorf("sweep: %w", err)
 	}
-	plan, err := sweep.Build(t, sweep.Matrix{
-		Preset: preset, Scenarios: *scenarios, Variants: variants, Threads: *threads,
-		Places: *places, Count: pf.count, Duration: pf.duration, Oversubscribe: *oversubscribe,
-	})
+	m.Oversubscribe = *oversubscribe
+	plan, err := sweep.Build(t, m)
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}

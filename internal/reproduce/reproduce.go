@@ -126,12 +126,12 @@ func (e *Env) Plan() (*sweep.Plan, error) {
 	if e.topo == nil {
 		return nil, errors.New("an Env read from results cannot run")
 	}
-	preset := "quick"
+	preset := sweep.Quick
 	if e.full {
-		preset = "full"
+		preset = sweep.Full
 	}
 	p := &sweep.Plan{Topology: e.topo}
-	p.Count, p.Duration = sweep.PresetSize(preset)
+	p.Count, p.Duration = preset.Size()
 	seen := map[string]bool{}
 	for _, f := range findings(e) {
 		if why := f.needs(e); why != "" {

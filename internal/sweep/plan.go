@@ -9,7 +9,6 @@ import (
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/c2c"
-	"github.com/contend/contend/bench/configlist"
 	"github.com/contend/contend/bench/resultfmt"
 )
 
@@ -68,24 +67,91 @@ type Plan struct {
 	floorSkipped []string
 }
 
-// PresetSize is what a preset ("quick" or "full") means when the user names
-// nothing else: how many rounds, and how long one run lasts. Sweeps and
-// reproduce's plans take their sizes from here.
-func PresetSize(preset string) (count int, d time.Duration) {
-	if preset == "full" {
+// A Preset is a named size of sweep: what runs where the user names no
+// variants, worker counts or placements, and how many rounds of how long.
+// Sweeps and reproduce's plans take their sizes from here. Its zero value
+// is no preset: Build refuses it, so that a matrix never mixes one
+// preset's variants with another's worker counts.
+type Preset int
+
+const (
+	// Quick runs every scenario's quick variants (bench.Spec.Quick) at 1
+	// and 2 workers, a scenario alone and under contention, placed
+	// compact, 6 rounds of 100 ms: under a minute on 2 CPUs.
+	Quick Preset = iota + 1
+	// Full runs the seeds' experiments (bench.Spec.Full) at every count of
+	// bench.ThreadLadder (1, 2, 4, ... every usable CPU, and one node's
+	// worth) and every placement the machine can tell apart, 10 rounds of
+	// 1 s.
+	Full
+)
+
+// String returns the preset's name, as the -quick and -full flags say it.
+func (p Preset) String() string {
+	switch p {
+	case Quick:
+		return "quick"
+	case Full:
+		return "full"
+	}
+	return fmt.Sprintf("Preset(%d)", int(p))
+}
+
+// Size returns how many rounds the preset runs and how long one run lasts.
+func (p Preset) Size() (count int, d time.Duration) {
+	if p == Full {
 		return 10, time.Second
 	}
 	return 6, 100 * time.Millisecond
 }
 
-// Matrix is what the user asked for, before expansion. Empty fields take
-// the preset's values.
+// Variants returns the variants of scenario s the preset runs.
+func (p Preset) Variants(s *bench.Spec) []string {
+	if p == Full {
+		return s.Full
+	}
+	return s.Quick
+}
+
+// Threads returns the worker counts the preset runs on t.
+func (p Preset) Threads(t *affinity.Topology) []int {
+	if p == Full {
+		return bench.ThreadLadder(t)
+	}
+	if t.AllowedCPUs.Weight() < 2 {
+		return []int{1}
+	}
+	return []int{1, 2}
+}
+
+// Places returns the placements the preset runs on t: compact for Quick;
+// every policy for Full, except that spread and cross, which differ from
+// compact only across nodes, are left out on one node rather than rerun
+// compact under other names.
+func (p Preset) Places(t *affinity.Topology) []affinity.Placement {
+	if p != Full {
+		return []affinity.Placement{{Policy: affinity.Compact}}
+	}
+	nodes := t.UsableNodes()
+	var places []affinity.Placement
+	for _, pol := range affinity.Policies {
+		if nodes < 2 && (pol == affinity.Spread || pol == affinity.Cross) {
+			continue
+		}
+		places = append(places, affinity.Placement{Policy: pol})
+	}
+	return places
+}
+
+// Matrix is what the user asked for, before expansion: a preset, and what
+// they named in its place. A nil list, a zero Count or Duration takes the
+// preset's.
 type Matrix struct {
-	Preset        string // "quick" or "full"
-	Scenarios     string // comma-separated scenario names, or "all"
-	Variants      string // comma-separated variants (one scenario only)
-	Threads       string // a thread list (bench/configlist): counts, max, ladder
-	Places        string // a placement list (bench/configlist): policies, cpu lists set apart by ";"
+	Preset        Preset
+	Scenarios     []*bench.Spec        // the scenarios to run; ParseScenarios reads -scenarios
+	Variants      []string             // one scenario only
+	Threads       []int                // configlist.ParseThreads reads -threads
+	Places        []affinity.Placement // configlist.ParsePlaces reads -place
 	Count         int
 	Duration      time.Duration
 	Oversubscribe bool
@@ -95,31 +161,32 @@ type Matrix struct {
 // cross placement on one node, more workers than CPUs) are dropped from
 // presets, but are errors when the user named them.
 func Build(t *affinity.Topology, m Matrix) (*Plan, error) {
+	if m.Preset != Quick && m.Preset != Full {
+		return nil, fmt.Errorf("no preset (%v): a matrix is Quick or Full", m.Preset)
+	}
+	if len(m.Scenarios) == 0 {
+		return nil, errors.New("no scenarios to run")
+	}
+	if m.Variants != nil && len(m.Scenarios) != 1 {
+		return nil, errors.New("-variants needs exactly one scenario in -scenarios")
+	}
 	p := &Plan{Topology: t, Count: m.Count, Duration: m.Duration}
-	count, d := PresetSize(m.Preset)
+	count, d := m.Preset.Size()
 	if p.Count == 0 {
 		p.Count = count
 	}
 	if p.Duration == 0 {
 		p.Duration = d
 	}
-	specs, err := m.specs()
-	if err != nil {
-		return nil, err
+	threads, places := m.Threads, m.Places
+	if threads == nil {
+		threads = m.Preset.Threads(t)
 	}
-	if m.Variants != "" && len(specs) != 1 {
-		return nil, errors.New("-variants needs exactly one scenario in -scenarios")
+	if places == nil {
+		places = m.Preset.Places(t)
 	}
-	threads, err := m.threads(t)
-	if err != nil {
-		return nil, err
-	}
-	places, err := m.places(t)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range specs {
-		if err := p.expand(m, s, threads, places, len(specs) == 1); err != nil {
+	for _, s := range m.Scenarios {
+		if err := p.expand(m, s, threads, places, len(m.Scenarios) == 1); err != nil {
 			return nil, err
 		}
 	}
@@ -131,12 +198,9 @@ func Build(t *affinity.Topology, m Matrix) (*Plan, error) {
 
 // expand adds one scenario's jobs: its variants × threads × places.
 func (p *Plan) expand(m Matrix, s *bench.Spec, threads []int, places []affinity.Placement, only bool) error {
-	vs := s.Quick
-	if m.Preset == "full" {
-		vs = s.Full
-	}
-	if m.Variants != "" {
-		vs = strings.Split(m.Variants, ",")
+	vs := m.Preset.Variants(s)
+	if m.Variants != nil {
+		vs = m.Variants
 	}
 	for _, v := range vs {
 		scen, err := s.New(v)
@@ -145,7 +209,7 @@ func (p *Plan) expand(m Matrix, s *bench.Spec, threads []int, places []affinity.
 		}
 		for _, n := range threads {
 			if n < s.MinWorkers {
-				if m.Threads != "" && only {
+				if m.Threads != nil && only {
 					return fmt.Errorf("-threads %d: %s needs at least %d workers", n, s.Name, s.MinWorkers)
 				}
 				continue
@@ -153,7 +217,7 @@ func (p *Plan) expand(m Matrix, s *bench.Spec, threads []int, places []affinity.
 			for _, pl := range places {
 				j, err := newJob(p.Topology, s, v, scen.Variant(), n, pl, m.Oversubscribe)
 				if err != nil {
-					if m.Threads != "" && m.Places != "" {
+					if m.Threads != nil && m.Places != nil {
 						return err
 					}
 					continue // this machine cannot host it; presets skip it
@@ -165,64 +229,19 @@ func (p *Plan) expand(m Matrix, s *bench.Spec, threads []int, places []affinity.
 	return nil
 }
 
-func (m Matrix) specs() ([]*bench.Spec, error) {
-	if m.Scenarios == "all" || m.Scenarios == "" {
+// ParseScenarios reads a -scenarios value: scenario names separated by
+// commas, or "all" for every registered scenario.
+func ParseScenarios(s string) ([]*bench.Spec, error) {
+	if s == "all" {
 		return bench.Specs(), nil
 	}
 	var specs []*bench.Spec
-	for _, n := range strings.Split(m.Scenarios, ",") {
-		s, err := bench.Lookup(n)
+	for _, n := range strings.Split(s, ",") {
+		spec, err := bench.Lookup(strings.TrimSpace(n))
 		if err != nil {
 			return nil, fmt.Errorf("-scenarios: %w", err)
 		}
-		specs = append(specs, s)
+		specs = append(specs, spec)
 	}
 	return specs, nil
-}
-
-// threads returns the worker counts: the user's, or the preset's (the quick
-// one runs 1 and 2 workers, a scenario alone and under contention; the full
-// one climbs bench.ThreadLadder: 1, 2, 4, ... to every usable CPU, and one
-// node's worth).
-func (m Matrix) threads(t *affinity.Topology) ([]int, error) {
-	if m.Threads == "" {
-		if m.Preset == "quick" {
-			if t.AllowedCPUs.Weight() < 2 {
-				return []int{1}, nil
-			}
-			return []int{1, 2}, nil
-		}
-		return bench.ThreadLadder(t), nil
-	}
-	ns, err := configlist.ParseThreads(m.Threads, t)
-	if err != nil {
-		return nil, fmt.Errorf("-threads: %w", err)
-	}
-	return ns, nil
-}
-
-// places returns the placements: the user's, or the preset's (compact for
-// the quick one; every policy for the full one, except that spread and
-// cross, which differ from compact only across nodes, are left out on one
-// node rather than rerun compact under other names).
-func (m Matrix) places(t *affinity.Topology) ([]affinity.Placement, error) {
-	if m.Places != "" {
-		places, err := configlist.ParsePlaces(m.Places)
-		if err != nil {
-			return nil, fmt.Errorf("-place: %w", err)
-		}
-		return places, nil
-	}
-	if m.Preset == "quick" {
-		return []affinity.Placement{{Policy: affinity.Compact}}, nil
-	}
-	nodes := t.UsableNodes()
-	var places []affinity.Placement
-	for _, pol := range affinity.Policies {
-		if nodes < 2 && (pol == affinity.Spread || pol == affinity.Cross) {
-			continue
-		}
-		places = append(places, affinity.Placement{Policy: pol})
-	}
-	return places, nil
 }

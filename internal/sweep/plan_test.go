@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/contend/contend/affinity"
+	"github.com/contend/contend/bench"
 	_ "github.com/contend/contend/bench/atomicadd" // the plans here need one scenario
+	"github.com/contend/contend/bench/configlist"
 	"github.com/contend/contend/internal/fixture"
 	"github.com/contend/contend/nodemask"
 )
@@ -27,7 +29,7 @@ func TestFullPlanCoversTheMachine(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			topo := tt.topo
-			p, err := Build(topo, Matrix{Preset: "full", Scenarios: "atomicadd"})
+			p, err := Build(topo, Matrix{Preset: Full, Scenarios: atomicadd(t)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +92,7 @@ func hasThreads(p *Plan, n int) bool {
 // a tree of another machine or on fake nodes, and runs nothing.
 func TestPlanWrite(t *testing.T) {
 	topo := fixture.Fake(t, fixture.NoNUMA, 2)
-	p, err := Build(topo, Matrix{Preset: "full", Scenarios: "atomicadd", Variants: "line=shared/work=0"})
+	p, err := Build(topo, Matrix{Preset: Full, Scenarios: atomicadd(t), Variants: []string{"line=shared/work=0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,9 +151,10 @@ func TestWorkerList(t *testing.T) {
 // 1024-CPU machine, expanded and printed.
 func BenchmarkPlan(b *testing.B) {
 	topo := fixture.Synthetic(b, fixture.Fake1024)
+	specs := atomicadd(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		p, err := Build(topo, Matrix{Preset: "full", Scenarios: "atomicadd"})
+		p, err := Build(topo, Matrix{Preset: Full, Scenarios: specs})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -160,6 +163,25 @@ func BenchmarkPlan(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// buildLists builds a quick matrix of atomicadd at the thread and
+// placement lists given as the sweep command's flags give them.
+func buildLists(topo *affinity.Topology, threads, places string) (*Plan, error) {
+	ns, err := configlist.ParseThreads(threads, topo)
+	if err != nil {
+		return nil, fmt.Errorf("-threads: %w", err)
+	}
+	ps, err := configlist.ParsePlaces(places)
+	if err != nil {
+		return nil, fmt.Errorf("-place: %w", err)
+	}
+	specs, err := ParseScenarios("atomicadd")
+	if err != nil {
+		return nil, err
+	}
+	return Build(topo, Matrix{Preset: Quick, Scenarios: specs, Variants: []string{"line=shared/work=0"},
+		Threads: ns, Places: ps, Oversubscribe: true})
 }
 
 // -threads and -place read the lists go test's CONTEND_THREADS and
@@ -174,8 +196,7 @@ func TestBuildLists(t *testing.T) {
 		{"two", "compact", `!-threads: "two" is not a positive worker count`},
 		{"2", "compact;", `!-place: affinity: unknown placement ""`},
 	} {
-		p, err := Build(topo, Matrix{Preset: "quick", Scenarios: "atomicadd", Variants: "line=shared/work=0",
-			Threads: tt.threads, Places: tt.places, Oversubscribe: true})
+		p, err := buildLists(topo, tt.threads, tt.places)
 		if want, isErr := strings.CutPrefix(tt.want, "!"); isErr {
 			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("Build(-threads %q -place %q) error = %v, want one line containing %q", tt.threads, tt.places, err, want)
@@ -194,4 +215,52 @@ func TestBuildLists(t *testing.T) {
 			t.Errorf("Build(-threads %q -place %q) jobs = %s, want %s", tt.threads, tt.places, strings.Join(got, " "), tt.want)
 		}
 	}
+}
+
+// atomicadd is the scenario the plans here run.
+func atomicadd(t testing.TB) []*bench.Spec {
+	t.Helper()
+	s, err := bench.Lookup("atomicadd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []*bench.Spec{s}
+}
+
+// A preset names every part of the matrix it fills: the zero Preset is
+// refused rather than read as one preset's variants and another's
+// worker counts, and Quick and Full say their values.
+func TestPreset(t *testing.T) {
+	topo := fixture.Topology(t, fixture.AMD8Nodes) // 16 cpus, 8 nodes of 2
+	if _, err := Build(topo, Matrix{Scenarios: atomicadd(t)}); err == nil || !strings.Contains(err.Error(), "no preset") {
+		t.Errorf("Build without a preset: error %v, want no preset", err)
+	}
+	spec := atomicadd(t)[0]
+	for _, tt := range []struct {
+		p                     Preset
+		name, threads, places string
+		count                 int
+		d                     time.Duration
+		variants              []string
+	}{
+		{Quick, "quick", "[1 2]", "[compact]", 6, 100 * time.Millisecond, spec.Quick},
+		{Full, "full", "[1 2 4 8 16]", "[compact spread cross smt]", 10, time.Second, spec.Full},
+	} {
+		count, d := tt.p.Size()
+		if tt.p.String() != tt.name || fmt.Sprint(tt.p.Threads(topo)) != tt.threads || fmt.Sprint(tt.p.Places(topo)) != tt.places ||
+			count != tt.count || d != tt.d || !slices.Equal(tt.p.Variants(spec), tt.variants) {
+			t.Errorf("%v: threads %v places %v size %d×%v variants %v; want %s %s %d×%v %v", tt.p, tt.p.Threads(topo), tt.p.Places(topo),
+				count, d, tt.p.Variants(spec), tt.threads, tt.places, tt.count, tt.d, tt.variants)
+		}
+	}
+}
+
+// placeList is a -place value's placements.
+func placeList(t *testing.T, s string) []affinity.Placement {
+	t.Helper()
+	ps, err := configlist.ParsePlaces(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
 }
