@@ -191,9 +191,11 @@ func TestRunMetrics(t *testing.T) {
 	for _, x := range []int64{10, 20, 30, 40, 1000} {
 		res.Latency.Record(x)
 	}
+	// The clock cost is the workers' median calibration.
+	res.Workers[0].ClockCost, res.Workers[1].ClockCost = 25, 35
 	want := map[string]float64{
 		WorkerMinMax.Name: 50, Lost.Name: 30, Wait.Name: 30, Steal.Name: 0, Preempt.Name: 20,
-		LatencyP50.Name: 30e-9, LatencyMax.Name: 1000e-9,
+		LatencyP50.Name: 30e-9, LatencyMax.Name: 1000e-9, LatencyClock.Name: 35e-9,
 	}
 	got := map[string]float64{}
 	var order []string

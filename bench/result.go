@@ -2,6 +2,7 @@ package bench
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/aclements/go-moremath/stats"
@@ -124,6 +125,22 @@ func (r *Result) Warnings() []string {
 	return ws
 }
 
+// ClockCost returns the median of the workers' clock calibrations (see
+// LatencyClock), if any worker made one.
+func (r *Result) ClockCost() (time.Duration, bool) {
+	var cs []time.Duration
+	for i := range r.Workers {
+		if c := r.Workers[i].ClockCost; c > 0 {
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) == 0 {
+		return 0, false
+	}
+	slices.Sort(cs)
+	return cs[len(cs)/2], true
+}
+
 // RunMetrics returns the figures the runner measures in every run, in
 // RunUnits order: the workers' spread, the latency percentiles (seconds),
 // and the disturbance of the worst worker. A figure the run could not
@@ -141,6 +158,9 @@ func (r *Result) RunMetrics() []Metric {
 			Metric{LatencyP99, h.Quantile(0.99) / 1e9},
 			Metric{LatencyP999, h.Quantile(0.999) / 1e9},
 			Metric{LatencyMax, h.Max().Seconds()})
+		if c, ok := r.ClockCost(); ok {
+			ms = append(ms, Metric{LatencyClock, c.Seconds()})
+		}
 	}
 	if len(r.Workers) == 0 {
 		return ms

@@ -79,6 +79,14 @@ var (
 		Doc: "99.9th percentile latency of one operation, seconds"}
 	LatencyMax = Unit{Name: "max-sec", Better: Lower,
 		Doc: "slowest sampled operation, seconds"}
+	// LatencyClock is what timing one operation alone costs: the median
+	// time around an empty operation, which the runner subtracts from
+	// every sample. A quantile below it is below what single-operation
+	// timing resolves, so tables print "< clock" there instead of a figure
+	// that is mostly the clock's jitter (ns/op times operations in bulk
+	// and has no such floor).
+	LatencyClock = Unit{Name: "clock-sec", Better: Check,
+		Doc: "the cost of timing one operation alone, subtracted from each latency sample, seconds: latencies below it are below the clock"}
 
 	// Disturbance: how far the run was from every worker having its CPU
 	// to itself (see WorkerStats). Each is the worst worker's figure.
@@ -93,10 +101,15 @@ var (
 )
 
 // RunUnits lists the units every run reports, whatever the scenario.
-var RunUnits = []Unit{WorkerCV, WorkerMinMax, LatencyP50, LatencyP99, LatencyP999, LatencyMax, Lost, Wait, Steal, Preempt}
+var RunUnits = []Unit{WorkerCV, WorkerMinMax, LatencyP50, LatencyP99, LatencyP999, LatencyMax, LatencyClock, Lost, Wait, Steal, Preempt}
+
+// LatencyQuantiles are the sampled latency quantiles, whose figures below
+// LatencyClock mean "below the clock".
+var LatencyQuantiles = []Unit{LatencyP50, LatencyP99, LatencyP999}
 
 // DetailUnits are the run units tables leave out unless asked for by name:
 // the disturbance figures, which tables show as a note on the cells whose
 // samples include a disturbed run instead, and two whose ± range is noise:
-// worker-cv-% (see WorkerMinMax) and max-sec, a single sample per run.
-var DetailUnits = []Unit{WorkerCV, LatencyMax, Lost, Wait, Steal, Preempt}
+// worker-cv-% (see WorkerMinMax) and max-sec, a single sample per run; and
+// clock-sec, which tables use to mark latencies below the clock.
+var DetailUnits = []Unit{WorkerCV, LatencyMax, LatencyClock, Lost, Wait, Steal, Preempt}

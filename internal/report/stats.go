@@ -24,6 +24,7 @@ type Options struct {
 	Alpha      float64 // significance level of comparisons
 	Confidence float64 // confidence level of the ± ranges
 	Compare    bool    // compare columns with the first, with a geomean row
+	FullNames  bool    // label rows with whole benchmark names, not only the keys that vary
 }
 
 // A Report is the tables of one compare or table run, and the results
@@ -33,6 +34,9 @@ type Report struct {
 	results []*benchfmt.Result
 	ignore  map[string]bool
 	compare bool
+
+	fullNames bool
+	el        *elider // the row names' elider, built on first use
 }
 
 // A table is one unit's rows × columns of summarized samples.
@@ -48,12 +52,16 @@ type cellKey struct{ row, col benchproc.Key }
 
 type cell struct {
 	values    []float64
-	disturbed int // how many of the values come from disturbed runs
+	disturbed int       // how many of the values come from disturbed runs
+	clock     []float64 // each value's run's clock-sec, where it has one
 	residue   map[benchproc.Key]bool
-	sum       *results.Summary
-	base      *cell // the first column's cell of this row, when comparing
-	cmp       benchmath.Comparison
-	notes     []error
+	// belowClock is the clock's cost where the cell is a latency quantile
+	// below it (see bench.LatencyClock), else 0.
+	belowClock float64
+	sum        *results.Summary
+	base       *cell // the first column's cell of this row, when comparing
+	cmp        benchmath.Comparison
+	notes      []error
 }
 
 type colSummary struct {
@@ -68,7 +76,7 @@ func Build(rs *results.Set, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{ignore: p.ignore, compare: o.Compare}
+	rep := &Report{ignore: p.ignore, compare: o.Compare, fullNames: o.FullNames}
 	// Each result filtered once (a copy: a filter on .unit edits Values),
 	// then stripped to the units shown, which by default depend on what
 	// the filter kept.
@@ -88,6 +96,10 @@ func Build(rs *results.Set, o Options) (*Report, error) {
 	tables := map[benchproc.Key]*table{}
 	var tableKeys []benchproc.Key
 	for i, r := range picked {
+		clock, hasClock := r.Value(bench.LatencyClock.Name) // before -unit drops it
+		if !hasClock {
+			clock = math.NaN()
+		}
 		if !keepUnits(r, units) {
 			continue
 		}
@@ -100,7 +112,7 @@ func Build(rs *results.Set, o Options) (*Report, error) {
 				tables[tk] = t
 				tableKeys = append(tableKeys, tk)
 			}
-			t.add(row, col, res, r.Values[vi].Value, disturbed[i])
+			t.add(row, col, res, r.Values[vi].Value, disturbed[i], clock)
 		}
 	}
 	if len(rep.results) == 0 {
@@ -210,8 +222,8 @@ func keepUnits(r *benchfmt.Result, units map[string]bool) bool {
 }
 
 // add puts one value into the cell at row, col; disturbed says it comes
-// from a disturbed run.
-func (t *table) add(row, col, residue benchproc.Key, v float64, disturbed bool) {
+// from a disturbed run, clock is its run's clock-sec (NaN if none).
+func (t *table) add(row, col, residue benchproc.Key, v float64, disturbed bool, clock float64) {
 	c := t.cells[cellKey{row, col}]
 	if c == nil {
 		c = &cell{residue: map[benchproc.Key]bool{}}
@@ -220,6 +232,9 @@ func (t *table) add(row, col, residue benchproc.Key, v float64, disturbed bool) 
 		t.cols = appendKey(t.cols, col)
 	}
 	c.values = append(c.values, v)
+	if !math.IsNaN(clock) {
+		c.clock = append(c.clock, clock)
+	}
 	if disturbed {
 		c.disturbed++
 	}
@@ -230,6 +245,19 @@ func (t *table) add(row, col, residue benchproc.Key, v float64, disturbed bool) 
 // It gives no count, so that every such cell shares one footnote, as
 // benchstat's notes do; the count is in -json's "disturbed".
 var errDisturbed = fmt.Errorf("samples include disturbed runs: a worker lost over %g%% of its time to other tasks, the hypervisor or sleeping (-unit lost-%%,wait-%%,steal-%% shows them)", bench.DisturbedPct)
+
+// errBelowClock is the note on a latency quantile below the clock.
+var errBelowClock = errors.New("below the clock: an operation cheaper than timing one (clock-sec) cannot be timed alone; ns/op times operations in bulk")
+
+// clockFloor returns the median clock cost of a latency quantile cell's
+// runs, or 0 for other units and for runs that recorded none.
+func (t *table) clockFloor(c *cell) float64 {
+	if len(c.clock) == 0 || !slices.ContainsFunc(bench.LatencyQuantiles, func(u bench.Unit) bool { return results.TidyUnit(u.Name) == t.unit }) {
+		return 0
+	}
+	cs := slices.Sorted(slices.Values(c.clock))
+	return cs[len(cs)/2]
+}
 
 func appendKey(keys []benchproc.Key, k benchproc.Key) []benchproc.Key {
 	for _, have := range keys {
@@ -249,6 +277,10 @@ func (t *table) summarize(a benchmath.Assumption, th *benchmath.Thresholds, o Op
 		c.notes = append(c.notes, c.sum.Warnings...)
 		if c.disturbed > 0 {
 			c.notes = append(c.notes, errDisturbed)
+		}
+		if clock := t.clockFloor(c); clock > 0 && c.sum.Center < clock {
+			c.belowClock = clock
+			c.notes = append(c.notes, errBelowClock)
 		}
 		// Results that land in one cell but differ in some
 		// configuration key (two topologies, two machines) make a

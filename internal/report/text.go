@@ -150,6 +150,7 @@ func width(s string) int { return utf8.RuneCountInString(s) }
 func (rep *Report) WriteText(w io.Writer) error {
 	var out strings.Builder
 	writeConfig(&out, rep.results, rep.ignore)
+	rep.writeShared(&out)
 	if rep.compare {
 		// Say which keys tell the files apart, and what plain benchstat
 		// would need to compare them rather than print separate tables.
@@ -212,11 +213,11 @@ func (rep *Report) writeTable(w io.Writer, t *table) {
 
 	class := benchunit.ClassOf(t.unit)
 	for _, row := range t.rows {
-		r := textRow{label: keyLabel(row), cells: make([][]string, len(t.cols))}
+		r := textRow{label: rep.label(rep.elider(), row), cells: make([][]string, len(t.cols))}
 		var centers []float64
 		for _, col := range t.cols {
 			if c := t.cells[cellKey{row, col}]; c != nil {
-				centers = append(centers, c.sum.Center)
+				centers = append(centers, max(c.sum.Center, c.belowClock))
 			}
 		}
 		scale := benchunit.CommonScale(centers, class)
@@ -226,6 +227,9 @@ func (rep *Report) writeTable(w io.Writer, t *table) {
 				continue
 			}
 			cells := []string{formatCenter(scale, t.unit, c.sum.Center), c.sum.PctRangeString()}
+			if c.belowClock > 0 {
+				cells = []string{"< " + formatCenter(scale, t.unit, c.belowClock), ""}
+			}
 			if rep.compare && g > 0 {
 				if c.base != nil {
 					delta := c.cmp.FormatDelta(c.base.sum.Center, c.sum.Center)
@@ -315,23 +319,26 @@ func superscript(n int) string {
 // one configuration's samples of one unit, in the unit's base (tidied)
 // form, so 2.5e-08 sec/op rather than 25 ns/op.
 type jsonCell struct {
-	Unit     string            `json:"unit"`
-	Better   string            `json:"better,omitempty"` // lower, higher, or none
-	Row      string            `json:"row"`
-	RowKeys  map[string]string `json:"row_keys"`
-	Col      string            `json:"col"`
-	ColKeys  map[string]string `json:"col_keys"`
-	Center   float64           `json:"center"` // the median
-	Lo       float64           `json:"lo"`     // the confidence interval around it
-	Hi       float64           `json:"hi"`
-	N        int               `json:"n"`
-	Samples  []float64         `json:"samples"`
-	Disturb  int               `json:"disturbed"` // how many samples come from disturbed runs
-	Delta    string            `json:"delta,omitempty"`
-	P        *float64          `json:"p,omitempty"` // of the comparison with the first column
-	Verdict  string            `json:"verdict,omitempty"`
-	Notes    []string          `json:"notes,omitempty"`
-	Compared bool              `json:"compared"`
+	Unit    string            `json:"unit"`
+	Better  string            `json:"better,omitempty"` // lower, higher, or none
+	Row     string            `json:"row"`
+	RowKeys map[string]string `json:"row_keys"`
+	Col     string            `json:"col"`
+	ColKeys map[string]string `json:"col_keys"`
+	Center  float64           `json:"center"` // the median
+	Lo      float64           `json:"lo"`     // the confidence interval around it
+	Hi      float64           `json:"hi"`
+	N       int               `json:"n"`
+	Samples []float64         `json:"samples"`
+	Disturb int               `json:"disturbed"` // how many samples come from disturbed runs
+	// BelowClock is the clock's cost where a latency quantile's median is
+	// below it: the figure is the clock's, not the operation's.
+	BelowClock float64  `json:"below_clock,omitempty"`
+	Delta      string   `json:"delta,omitempty"`
+	P          *float64 `json:"p,omitempty"` // of the comparison with the first column
+	Verdict    string   `json:"verdict,omitempty"`
+	Notes      []string `json:"notes,omitempty"`
+	Compared   bool     `json:"compared"`
 }
 
 // WriteJSON writes the report's cells as JSON Lines, one object per cell,
@@ -350,7 +357,7 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 					Unit: t.unit, Better: betterWord(t.better),
 					Row: keyLabel(row), RowKeys: keyMap(row), Col: keyLabel(col), ColKeys: keyMap(col),
 					Center: c.sum.Center, Lo: c.sum.Lo, Hi: c.sum.Hi, N: len(c.values),
-					Samples: c.sum.Sample.Values, Disturb: c.disturbed,
+					Samples: c.sum.Sample.Values, Disturb: c.disturbed, BelowClock: c.belowClock,
 				}
 				for _, n := range c.notes {
 					jc.Notes = append(jc.Notes, n.Error())

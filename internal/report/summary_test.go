@@ -1,0 +1,190 @@
+package report
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/contend/contend/internal/results"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/ with what the code prints now")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to make it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -update rewrites it):\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// testHeadlines are the scenarios' headline units, as bench/all's specs
+// declare them.
+var testHeadlines = map[string]string{
+	"AtomicAdd": "shared-writes/op", "LoadAvg": "shared-writes/op", "BalanceFlag": "cas/op",
+	"Nodemask": "words-scanned/op", "IdleMask": "cpus-scanned/op", "Wakeup": "migrations/5s",
+}
+
+func summarize(t *testing.T, files ...string) string {
+	t.Helper()
+	rs, err := results.Read(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	o := SummaryOptions{File: "out/sweep.txt", Headline: func(s string) string { return testHeadlines[s] }}
+	if err := WriteSummary(&b, rs, o); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestSummaryGolden(t *testing.T) {
+	golden(t, "summary-quick.golden", summarize(t, "testdata/sweep-quick-stored.txt"))
+	golden(t, "summary-old.golden", summarize(t, "testdata/old.txt"))
+}
+
+// TestSummaryFitsAScreen holds the quick sweep's stdout, rendered from a
+// stored results file of a real quick sweep, to what a newcomer reads in one
+// screen: at most 100 lines of at most 160 columns.
+func TestSummaryFitsAScreen(t *testing.T) {
+	out := summarize(t, "testdata/sweep-quick-stored.txt")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) > 100 {
+		t.Errorf("the quick sweep's summary is %d lines, over 100", len(lines))
+	}
+	for i, l := range lines {
+		if w := width(l); w > 160 {
+			t.Errorf("line %d is %d columns, over 160: %s", i+1, w, l)
+		}
+	}
+}
+
+func TestSummaryBaseline(t *testing.T) {
+	out := summarize(t, "testdata/sweep-quick-stored.txt")
+	// BalanceFlag's quick variants run each order paced and unpaced: the
+	// paced check-first row compares with paced cmpxchg-first, not with
+	// the unpaced baseline three orders of magnitude faster.
+	var rows []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "  cmpxchg-first") || strings.HasPrefix(l, "  check-first") {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) != 4 {
+		t.Fatalf("want 4 BalanceFlag rows, got %d:\n%s", len(rows), out)
+	}
+	for _, i := range []int{0, 2} {
+		if !strings.HasSuffix(rows[i], "base") {
+			t.Errorf("row %q should be a baseline", rows[i])
+		}
+	}
+	for _, i := range []int{1, 3} {
+		if strings.HasSuffix(rows[i], "base") || regexp.MustCompile(`\d{3,}\.\d+×`).MatchString(rows[i]) {
+			t.Errorf("row %q should compare with its own pace's baseline", rows[i])
+		}
+	}
+}
+
+func TestSummaryNoTimes(t *testing.T) {
+	rs, err := results.Parse(strings.NewReader("BenchmarkX/a=1 1 5 cas/op\n"), "x.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSummary(new(strings.Builder), rs, SummaryOptions{}); err == nil {
+		t.Error("a file without ns/op summarized without error")
+	}
+}
+
+func TestElider(t *testing.T) {
+	names := []string{
+		"LoadAvg/preset=base/store=atomic/mig=79/place=compact-2",
+		"LoadAvg/preset=rate/store=atomic/mig=79/place=compact-2",
+		"Nodemask/iter=max/nodes=2-2",
+		"Nodemask/iter=max/nodes=4-4",
+		"Solo/x=1",
+	}
+	el := newElider(names)
+	for _, c := range []struct{ in, label, common string }{
+		{names[0], "LoadAvg/preset=base", "store=atomic mig=79 place=compact procs=2"},
+		{names[2], "Nodemask/nodes=2-2", "iter=max"},
+		{names[4], "Solo", "x=1"},
+	} {
+		base, _ := splitName(c.in)
+		if got := el.label(c.in); got != c.label {
+			t.Errorf("label(%q) = %q, want %q", c.in, got, c.label)
+		}
+		if got := strings.Join(el.common(base), " "); got != c.common {
+			t.Errorf("common(%q) = %q, want %q", base, got, c.common)
+		}
+	}
+	// A key that some names lack varies.
+	el = newElider([]string{"A/x=1/y=2", "A/x=1"})
+	if got := el.label("A/x=1"); got != "A" {
+		t.Errorf("label = %q, want A", got)
+	}
+	if got := el.label("A/x=1/y=2"); got != "A/y=2" {
+		t.Errorf("label = %q, want A/y=2", got)
+	}
+}
+
+// TestBelowClock: a latency quantile below the clock's cost prints as
+// "< clock" with a note, never as a bare 0 ± ?, and one above it as usual.
+func TestBelowClock(t *testing.T) {
+	var in strings.Builder
+	in.WriteString("Unit p50-sec better=lower\nUnit clock-sec role=check\n")
+	for i := range 6 {
+		fmt.Fprintf(&in, "BenchmarkA/x=fast/threads=1 1000 2 ns/op 0 p50-sec %g clock-sec\n", 31e-9+float64(i)*1e-10)
+		fmt.Fprintf(&in, "BenchmarkA/x=slow/threads=1 1000 300 ns/op %g p50-sec 31e-9 clock-sec\n", 240e-9+float64(i)*1e-9)
+	}
+	rs, err := results.Parse(strings.NewReader(in.String()), "lat.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Build(rs, Options{Row: ".fullname", Col: "/threads@num", Filter: "*", Ignore: "date", Units: "p50-sec", Confidence: 0.95})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	var fast, slow string
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, "A/x=fast"):
+			fast = l
+		case strings.HasPrefix(l, "A/x=slow"):
+			slow = l
+		}
+	}
+	if !strings.Contains(fast, "< 31") || strings.Contains(fast, "±") || !strings.Contains(out, "below the clock") {
+		t.Errorf("the fast row is not marked below the clock:\n%s", out)
+	}
+	if strings.Contains(slow, "<") || !strings.Contains(slow, "±") {
+		t.Errorf("the slow row, above the clock, is marked:\n%s", out)
+	}
+	var js strings.Builder
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"below_clock":3.1`) {
+		t.Errorf("JSON lacks below_clock:\n%s", js.String())
+	}
+}
