@@ -162,14 +162,15 @@ func (rep *Report) WriteFormat(w io.Writer, f Format) error {
 // colNames returns the compared columns' labels (file names, or the -col
 // key's values).
 func (rep *Report) colNames() []string {
-	for _, t := range rep.tables {
-		names := make([]string, len(t.cols))
-		for i, c := range t.cols {
-			names[i] = keyLabel(c)
-		}
-		return names
+	if len(rep.tables) == 0 {
+		return nil
 	}
-	return nil
+	t := rep.tables[0]
+	names := make([]string, len(t.cols))
+	for i, c := range t.cols {
+		names[i] = keyLabel(c)
+	}
+	return names
 }
 
 // runsWord says how many runs each column's cells hold: "6", or "3-6".

@@ -47,10 +47,9 @@ type summaryCell struct {
 }
 
 type summaryRow struct {
-	label  []string // the varying keys' values
-	place  string   // the row's placement, which its baseline must share
-	cells  map[int]*summaryCell
-	labelW int
+	label []string // the varying keys' values
+	place string   // the row's placement, which its baseline must share
+	cells map[int]*summaryCell
 }
 
 type summaryBlock struct {
