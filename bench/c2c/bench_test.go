@@ -56,7 +56,7 @@ func benchPair(b *testing.B, p Pair, mode Mode) {
 	rounds := min(1000, max(1, b.N/2))
 	samples := max(1, b.N/(2*rounds))
 	b.ResetTimer()
-	r, err := Measure(t, p.A, p.B, Config{Mode: mode, Samples: samples, Rounds: rounds, Warmup: min(10, samples)})
+	r, err := Measure(t, p.A, p.B, Config{Mode: mode, Samples: samples, Rounds: rounds, Warmup: Warmup(min(10, samples))})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -531,7 +531,7 @@ func TestSummarize(t *testing.T) {
 func TestSetStats(t *testing.T) {
 	tests := []struct {
 		samples         []float64
-		stat            string
+		stat            Stat
 		min, median, ns float64
 	}{
 		{[]float64{5}, "median", 5, 5, 5},

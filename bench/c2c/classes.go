@@ -57,7 +57,7 @@ type ClassSummary struct {
 	Pairs   int     `json:"pairs"`       // pairs measured
 	Total   int     `json:"total_pairs"` // pairs of this class in the CPU set, 0 if unknown
 	NS      float64 `json:"ns"`          // median over the pairs of their NS
-	Stat    string  `json:"stat"`        // the statistic each pair's NS is
+	Stat    Stat    `json:"stat"`        // the statistic each pair's NS is
 	MinNS   float64 `json:"min_ns"`      // lowest pair minimum
 	MaxNS   float64 `json:"max_ns"`      // highest pair NS
 	Example [2]int  `json:"example"`     // one measured pair

@@ -88,12 +88,12 @@ type Config struct {
 	Mode    Mode          // default rw
 	Samples int           // measured samples, default 300
 	Rounds  int           // round trips per sample, default 1000
-	Warmup  int           // samples run and dropped first; default Samples/10, at least 1; negative: none
+	Warmup  Warmup        // samples run and dropped first: AutoWarmup (Samples/10, at least 1), NoWarmup or a count
 	Preheat time.Duration // ping-pong unmeasured this long first, so both cores reach full clock
 	Home    Home          // default first
-	// Stat names the statistic Result.NS holds: "median" (default) or
-	// "min". Both are always recorded.
-	Stat string
+	// Stat is the statistic Result.NS holds: Median (default) or Min.
+	// Both are always recorded.
+	Stat Stat
 	// Context, if set, stops a measurement between samples.
 	Context context.Context
 }
@@ -131,10 +131,10 @@ func (c Config) WithDefaults() (Config, error) {
 		return c, fmt.Errorf("c2c: rounds %d out of range [1, %d]", c.Rounds, maxRounds)
 	}
 	switch {
-	case c.Warmup == 0:
-		c.Warmup = max(1, c.Samples/10)
+	case c.Warmup == AutoWarmup:
+		c.Warmup = Warmup(max(1, c.Samples/10))
 	case c.Warmup < 0:
-		c.Warmup = -1 // stays "none", so that defaults applied twice agree
+		c.Warmup = NoWarmup // stays "none", so that defaults applied twice agree
 	}
 	if c.Preheat < 0 {
 		return c, fmt.Errorf("c2c: negative preheat %v", c.Preheat)
@@ -143,10 +143,10 @@ func (c Config) WithDefaults() (Config, error) {
 		c.Home = Home{Which: "first", Node: -1}
 	}
 	if c.Stat == "" {
-		c.Stat = "median"
+		c.Stat = Median
 	}
-	if c.Stat != "median" && c.Stat != "min" {
-		return c, fmt.Errorf("c2c: unknown statistic %q (want median, min)", c.Stat)
+	if _, err := ParseStat(string(c.Stat)); err != nil {
+		return c, fmt.Errorf("c2c: %w", err)
 	}
 	if c.Context == nil {
 		c.Context = context.Background()

@@ -247,7 +247,7 @@ func ping(mem *lineMemory, cpu int, cfg Config, probe *affinity.CPUProbe, sample
 	var v uint64
 	heatUntil := time.Now().Add(cfg.Preheat)
 	n := uint64(0) // samples run, for the answerer's flag
-	warmup := max(cfg.Warmup, 0)
+	warmup := cfg.Warmup.Samples()
 	for measured := -warmup; measured < cfg.Samples; {
 		t0 := time.Now()
 		if cfg.Mode == CAS {

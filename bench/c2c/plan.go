@@ -127,7 +127,7 @@ func (p *Plan) Estimate(cfg Config, modes int) time.Duration {
 	if err != nil {
 		return 0
 	}
-	warm := max(cfg.Warmup, 0)
+	warm := cfg.Warmup.Samples()
 	var ns float64
 	for _, pr := range p.Pairs {
 		ns += float64(warm+cfg.Samples) * float64(cfg.Rounds) * 2 * typicalNS[pr.Class]

@@ -74,7 +74,7 @@ func placedBy(rs []Result) string {
 // then the class summary, for people.
 func WriteText(w io.Writer, t *affinity.Topology, plan *Plan, cfg Config, rs []Result, sum []ClassSummary) error {
 	fmt.Fprintf(w, "one-way handoff latency in ns: %s of %d samples of %d round trips per pair (sample time / 2×rounds), after %d warm-up samples and %v preheat\n",
-		cfg.Stat, cfg.Samples, cfg.Rounds, max(cfg.Warmup, 0), cfg.Preheat)
+		cfg.Stat, cfg.Samples, cfg.Rounds, cfg.Warmup.Samples(), cfg.Preheat)
 	fmt.Fprintf(w, "topology %s, %s, cpus %s, pairs %s\n", t.Label(), machineName(t), nodemask.BitmapOf(plan.CPUs...), plan.Selection)
 	fmt.Fprintf(w, "%s\n", homeNote(t, cfg, rs))
 	for _, m := range Modes {
@@ -172,7 +172,7 @@ func writePairs(w io.Writer, m Mode, rs []Result) error {
 type jsonReport struct {
 	Topology  string            `json:"topology"`
 	Config    map[string]string `json:"config"`
-	Stat      string            `json:"stat"`
+	Stat      Stat              `json:"stat"`
 	Samples   int               `json:"samples"`
 	Rounds    int               `json:"rounds"`
 	Warmup    int               `json:"warmup"`
@@ -190,7 +190,7 @@ type jsonReport struct {
 func WriteJSON(w io.Writer, t *affinity.Topology, plan *Plan, cfg Config, rs []Result, sum []ClassSummary, command []string) error {
 	doc := jsonReport{
 		Topology: t.Label(), Config: map[string]string{},
-		Stat: cfg.Stat, Samples: cfg.Samples, Rounds: cfg.Rounds, Warmup: max(cfg.Warmup, 0),
+		Stat: cfg.Stat, Samples: cfg.Samples, Rounds: cfg.Rounds, Warmup: cfg.Warmup.Samples(),
 		Preheat: cfg.Preheat.String(), Home: cfg.Home.String(), HomeNote: homeNote(t, cfg, rs),
 		Selection: plan.Selection, CPUs: plan.CPUs, Pairs: rs, Classes: sum,
 	}

@@ -17,7 +17,7 @@ type Result struct {
 	Mode     Mode    `json:"mode"`
 	Class    Class   `json:"class"`
 	NS       float64 `json:"ns"`   // the statistic named by Stat
-	Stat     string  `json:"stat"` // "median" or "min"
+	Stat     Stat    `json:"stat"` // median or min
 	MinNS    float64 `json:"min_ns"`
 	MedianNS float64 `json:"median_ns"`
 	Samples  int     `json:"samples"`
@@ -37,12 +37,12 @@ type Result struct {
 }
 
 // setStats computes a result's statistics from per-sample one-way latencies.
-func (r *Result) setStats(samples []float64, stat string) {
+func (r *Result) setStats(samples []float64, stat Stat) {
 	r.MinNS = slices.Min(samples)
 	r.MedianNS = median(samples)
 	r.Stat = stat
 	r.NS = r.MedianNS
-	if stat == "min" {
+	if stat == Min {
 		r.NS = r.MinNS
 	}
 }

@@ -31,10 +31,10 @@ type c2cFlags struct {
 	perClass int
 	samples  int
 	rounds   int
-	warmup   int
+	warmup   c2c.Warmup
 	preheat  time.Duration
 	home     string
-	stat     string
+	stat     c2c.Stat
 	asJSON   bool
 	asBench  bool
 	list     bool
@@ -49,10 +49,11 @@ func (f *c2cFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.perClass, "per-class", 3, "pairs per topology class when sampling")
 	fs.IntVar(&f.samples, "samples", 300, "measured `samples` per pair")
 	fs.IntVar(&f.rounds, "rounds", 1000, "round trips per sample: each sample's time is divided by 2×rounds")
-	fs.IntVar(&f.warmup, "warmup", -1, "warm-up `samples` run and dropped before measuring (-1: samples/10)")
+	fs.Var(&f.warmup, "warmup", "warm-up `samples` run and dropped before measuring: auto (samples/10), none (0) or a count")
 	fs.DurationVar(&f.preheat, "preheat", 0, "ping-pong unmeasured this long before the warm-up, so both cores reach full clock")
 	fs.StringVar(&f.home, "home", "first", "`node` the line lives on: first (cpu_a's), second (cpu_b's) or a node id")
-	fs.StringVar(&f.stat, "stat", "median", "`statistic` the matrix and the ns fields show: median or min of the samples")
+	f.stat = c2c.Median
+	fs.Var(&f.stat, "stat", "`statistic` the matrix and the ns fields show: median or min of the samples")
 	fs.BoolVar(&f.asJSON, "json", false, "print the results (or, with -list, the plan) as JSON")
 	fs.BoolVar(&f.asBench, "bench", false, "print the results in Go benchmark format, one line per pair, for benchstat")
 	fs.StringVar(&f.out, "o", "", "write the output to `file` (replaced whole when the measurement is done) instead of stdout")
@@ -75,23 +76,13 @@ func (f *c2cFlags) config(fs *flag.FlagSet) ([]c2c.Mode, c2c.Config, error) {
 		return nil, cfg, fmt.Errorf("c2c: -samples %d: need at least 1", f.samples)
 	case f.rounds < 1:
 		return nil, cfg, fmt.Errorf("c2c: -rounds %d: need at least 1", f.rounds)
-	case f.warmup < -1:
-		return nil, cfg, fmt.Errorf("c2c: -warmup %d: want -1 (samples/10), 0 or more", f.warmup)
 	case f.preheat < 0:
 		return nil, cfg, fmt.Errorf("c2c: -preheat %v: must not be negative", f.preheat)
-	case f.stat != "median" && f.stat != "min":
-		return nil, cfg, fmt.Errorf("c2c: -stat %q: want median or min", f.stat)
 	case f.asJSON && f.asBench:
 		return nil, cfg, fmt.Errorf("c2c: -json and -bench: choose one output format")
 	}
-	cfg = c2c.Config{Samples: f.samples, Rounds: f.rounds, Preheat: f.preheat, Home: home, Stat: f.stat}
-	switch f.warmup {
-	case -1: // C2CConfig's zero: the default
-	case 0:
-		cfg.Warmup = -1
-	default:
-		cfg.Warmup = f.warmup
-	}
+	// The flags hold the library's own values: no translation here.
+	cfg = c2c.Config{Samples: f.samples, Rounds: f.rounds, Warmup: f.warmup, Preheat: f.preheat, Home: home, Stat: f.stat}
 	cfg, err = cfg.WithDefaults()
 	if err != nil {
 		return nil, cfg, fmt.Errorf("c2c: %w", err)

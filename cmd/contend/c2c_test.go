@@ -59,9 +59,10 @@ func TestC2CErrors(t *testing.T) {
 		{[]string{"-home", "third"}, `c2c: -home: unknown c2c home "third"`},
 		{[]string{"-samples", "0"}, "c2c: -samples 0"},
 		{[]string{"-rounds", "-1"}, "c2c: -rounds -1"},
-		{[]string{"-warmup", "-2"}, "c2c: -warmup -2"},
+		{[]string{"-warmup", "-2"}, `c2c: invalid value "-2" for flag -warmup: warm-up "-2": want auto (samples/10), none (0) or a count`},
+		{[]string{"-warmup", "-1"}, `invalid value "-1" for flag -warmup`}, // the old flag's default: refused, not read as either meaning
 		{[]string{"-preheat", "-1s"}, "c2c: -preheat -1s"},
-		{[]string{"-stat", "mean"}, `c2c: -stat "mean"`},
+		{[]string{"-stat", "mean"}, `c2c: invalid value "mean" for flag -stat: unknown statistic "mean"`},
 		{[]string{"-json", "-bench"}, "choose one output format"},
 		{[]string{"-pairs", "some", "-list"}, `unknown pair selection "some"`},
 		{[]string{"-per-class", "0", "-list"}, "pairs per class 0"},
