@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -23,7 +24,7 @@ func init() {
 }
 
 func sweepCmd(stdout, stderr io.Writer, args []string) error {
-	fs := newFlags(stdout, "sweep", "[-quick | -full] [-scenarios LIST] [-variant LIST] [-threads LIST] [-place LIST] [-cpus LIST] [-count N] [-duration D] [-o FILE] [-resume] [-json] [-plan]")
+	fs := newFlags(stdout, "sweep", "[-quick | -full] [-scenarios LIST] [-variant LIST] [-threads LIST] [-place LIST] [-cpus LIST] [-count N] [-duration D] [-o FILE] [-resume [-retry-failed]] [-json] [-plan]")
 	var pf presetFlags
 	pf.register(fs,
 		"the quick preset, the default: every scenario's quick variants at 1 and 2 threads, compact, count 6, 100ms a run (under a minute on 2 cpus)",
@@ -36,13 +37,17 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	threads := fs.String("threads", "", "comma-separated worker `counts`; max is every usable cpu, ladder 1, 2, 4, ... all of them (default: the preset's)")
 	places := fs.String("place", "", "comma-separated `placements`, a cpu list set apart by ';' (compact,spread;0-3) (default: the preset's)")
 	out := fs.String("o", "", "results `file` (default out/sweep-<time>.txt)")
-	resume := fs.Bool("resume", false, "continue an interrupted sweep: skip results the file (or FILE.partial) already holds")
+	resume := fs.Bool("resume", false, "continue an interrupted sweep: skip results the file (or FILE.partial) already holds, and configurations it records as failed")
+	retryFailed := fs.Bool("retry-failed", false, "with -resume, run again the configurations the file records as failed")
 	oversubscribe := fs.Bool("oversubscribe", false, "allow more workers than usable cpus")
 	noTable := fs.Bool("no-table", false, "do not print the results table at the end")
 	noFloor := fs.Bool("no-floor", false, "do not measure the core-to-core handoff floor before and after (no handoffs/op, no check that the machine stayed the same)")
 	asJSON := fs.Bool("json", false, "print each result as one JSON object (workers, cpus, nodes, latency, disturbance) as it is written, instead of the table at the end")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
+	}
+	if *retryFailed && !*resume {
+		return fmt.Errorf("sweep: -retry-failed needs -resume (a new sweep has no failures to retry)")
 	}
 	t, err := pf.topology(fs, !*planOnly)
 	if err != nil {
@@ -67,12 +72,17 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	plan.Command = os.Args
+	plan.RetryFailed = *retryFailed
 	var js io.Writer
 	if *asJSON {
 		js = stdout
 	}
+	// A failed configuration does not end the sweep (FailedError): the
+	// file is complete without it, so the notes and the table still come,
+	// and the exit status says it failed.
 	o, err := plan.RunAll(ctx, *out, *resume, stderr, js)
-	if err != nil {
+	var failed *sweep.FailedError
+	if err != nil && !errors.As(err, &failed) {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	fmt.Fprintf(stderr, "sweep: %d results in %s (topology %s)\n", o.Results, *out, t.Label())
@@ -80,12 +90,14 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprintf(stderr, "sweep: handoff floor %s; handoffs/op = ns/op over the floor\n", note)
 	}
 	o.WriteNotes(stderr, 20)
-	if *noTable || *asJSON {
-		return nil
+	if !*noTable && !*asJSON && o.Results > 0 {
+		// The table is contend table's, defaults and all.
+		if err := tableCmd(stdout, stderr, []string{"--", *out}); err != nil {
+			return fmt.Errorf("sweep: %w", err)
+		}
 	}
-	// The table is contend table's, defaults and all.
-	if err := tableCmd(stdout, stderr, []string{"--", *out}); err != nil {
-		return fmt.Errorf("sweep: %w", err)
+	if failed != nil {
+		return fmt.Errorf("sweep: %w", failed)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/contend/contend/internal/fixture"
+	"github.com/contend/contend/internal/sweep"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -192,5 +194,68 @@ func TestSweepPlan(t *testing.T) {
 		if _, _, err := runContend(tt.args...); err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("contend %v: error = %v, want one line containing %q", tt.args, err, tt.want)
 		}
+	}
+}
+
+// One configuration that fails does not end the sweep: the others complete,
+// the failure is reported and kept in the file as a comment line, the exit
+// status is an error; -resume does not run it again, -resume -retry-failed
+// does.
+func TestSweepGoesOnAfterAFailure(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.txt")
+	var bad string
+	calls := 0
+	defer func() { sweep.FailRun = nil }()
+	sweep.FailRun = func(name string, round int) error {
+		if !strings.Contains(name, "line=private") || !strings.Contains(name, "/threads=1/") {
+			return nil
+		}
+		bad = name
+		calls++
+		return errors.New("atomicadd: counted 1 adds, runner counted 2 operations")
+	}
+	args := []string{"sweep", "-scenarios", "atomicadd", "-count", "2", "-duration", "5ms", "-no-floor", "-o", out}
+	var stdout, stderr bytes.Buffer
+	err := run(&stdout, &stderr, args)
+	if err == nil || !strings.Contains(err.Error(), "1 configuration failed") || !strings.Contains(err.Error(), out) {
+		t.Fatalf("sweep with a failing configuration: error = %v, want one saying it failed and naming %s\n%s", err, out, stderr.String())
+	}
+	if calls != 1 {
+		t.Errorf("the failing configuration ran %d times, want once: a failed configuration runs no further round", calls)
+	}
+	line := "# failed: " + bad + " round=1: atomicadd: counted 1 adds, runner counted 2 operations"
+	if !strings.Contains(stderr.String(), "FAILED "+bad+" (round 1)") || !strings.Contains(stderr.String(), "1 configuration FAILED") {
+		t.Errorf("stderr does not report the failure as it happened and at the end:\n%s", stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "line=shared") {
+		t.Errorf("no table of the other results:\n%s", stdout.String())
+	}
+	if _, err := os.Stat(out + ".partial"); !os.IsNotExist(err) {
+		t.Errorf("partial file left behind after a sweep that ran to the end: %v", err)
+	}
+	b, _ := os.ReadFile(out)
+	if !strings.Contains(string(b), "\n"+line+"\n") {
+		t.Errorf("results file has no line %q", line)
+	}
+	if rs := readResultsT(t, out); len(rs) != 6 { // 3 configurations × count 2
+		t.Errorf("%d results, want 6: every other configuration's", len(rs))
+	}
+
+	if err := run(&stdout, &stderr, append(args[:len(args):len(args)], "-retry-failed")); err == nil || !strings.Contains(err.Error(), "-retry-failed needs -resume") {
+		t.Errorf("-retry-failed without -resume: error = %v", err)
+	}
+	stderr.Reset()
+	if err := run(&stdout, &stderr, append(args[:len(args):len(args)], "-resume")); err == nil || !strings.Contains(err.Error(), "failed") {
+		t.Errorf("-resume over a recorded failure: error = %v, want the failure still reported", err)
+	}
+	if calls != 1 || !strings.Contains(stderr.String(), "were not run again") {
+		t.Errorf("-resume: the failed configuration ran %d times in all, want 1 (not again); stderr:\n%s", calls, stderr.String())
+	}
+	sweep.FailRun = nil
+	if err := run(&stdout, &stderr, append(args[:len(args):len(args)], "-resume", "-retry-failed")); err != nil {
+		t.Fatalf("-resume -retry-failed: %v", err)
+	}
+	if rs := readResultsT(t, out); len(rs) != 8 {
+		t.Errorf("after -retry-failed %d results, want 8", len(rs))
 	}
 }

@@ -56,8 +56,16 @@ func (e *FailedError) Error() string {
 	if n := len(e.Failures) - 1; n > 0 {
 		more = fmt.Sprintf(" (and %d more)", n)
 	}
-	return fmt.Sprintf("%d configurations failed: %s (round %d): %s%s; the other results are in %s, with the failures as comment lines",
-		len(e.Failures), f.Name, f.Round, f.Msg, more, e.File)
+	return fmt.Sprintf("%s failed: %s (round %d): %s%s; the other results are in %s, with the failures as comment lines",
+		configurations(len(e.Failures)), f.Name, f.Round, f.Msg, more, e.File)
+}
+
+// configurations is "1 configuration", "2 configurations".
+func configurations(n int) string {
+	if n == 1 {
+		return "1 configuration"
+	}
+	return fmt.Sprintf("%d configurations", n)
 }
 
 // FailRun, when a test sets it, is asked after each run that succeeded
@@ -248,11 +256,11 @@ func (p *Plan) recordFailure(rf *results.File, enc *json.Encoder, j Job, f resul
 // whose handoff floor changed under the sweep.
 func (o *Outcome) WriteNotes(w io.Writer, max int) {
 	if n := len(o.Failed); n > 0 {
-		fmt.Fprintf(w, "sweep: %d configurations FAILED and ran no further round (each failure is a \"# failed:\" line in the results file; sweep -resume -retry-failed runs them again):\n", n)
+		fmt.Fprintf(w, "sweep: %s FAILED and ran no further round (each failure is a \"# failed:\" line in the results file; sweep -resume -retry-failed runs them again):\n", configurations(n))
 		writeFailures(w, o.Failed, max)
 	}
 	if n := len(o.Skipped); n > 0 {
-		fmt.Fprintf(w, "sweep: %d configurations failed in an earlier sweep and were not run again (sweep -resume -retry-failed runs them):\n", n)
+		fmt.Fprintf(w, "sweep: %s failed in an earlier sweep and were not run again (sweep -resume -retry-failed runs them):\n", configurations(n))
 		writeFailures(w, o.Skipped, max)
 	}
 	if n := len(o.Disturbed); n > 0 {
@@ -298,13 +306,17 @@ func writeFailures(w io.Writer, fs []results.Failure, max int) {
 	}
 	for i, m := range msgs {
 		if i == max {
-			fmt.Fprintf(w, "  ... and %d more (sweep -json or the file's \"# failed:\" lines show all)\n", len(msgs)-max)
+			rest := 0
+			for _, m := range msgs[max:] {
+				rest += len(by[m])
+			}
+			fmt.Fprintf(w, "  ... and %d more (sweep -json or the file's \"# failed:\" lines show all)\n", rest)
 			break
 		}
 		g := by[m]
 		names := fmt.Sprintf("%s (round %d)", g[0].Name, g[0].Round)
 		if len(g) > 1 {
-			names += fmt.Sprintf(" and %d more configurations", len(g)-1)
+			names += fmt.Sprintf(" and %d more", len(g)-1)
 		}
 		fmt.Fprintf(w, "  %s: %s\n", names, m)
 	}

@@ -187,7 +187,7 @@ func TestRunAllFailure(t *testing.T) {
 	}
 	var notes bytes.Buffer
 	o.WriteNotes(&notes, 20)
-	if !strings.Contains(notes.String(), "1 configurations FAILED") || !strings.Contains(notes.String(), bad+" (round 2): atomicadd") {
+	if !strings.Contains(notes.String(), "1 configuration FAILED") || !strings.Contains(notes.String(), bad+" (round 2): atomicadd") {
 		t.Errorf("notes:\n%s\nwant the failure listed", notes.String())
 	}
 
@@ -210,5 +210,29 @@ func TestRunAllFailure(t *testing.T) {
 	}
 	if n := count(); n[good] != 3 || n[bad] != 3 {
 		t.Errorf("results after the retry %v: want 3 of each", n)
+	}
+}
+
+// The failures at the end of a sweep are summarised: one line per message,
+// with how many configurations share it, at most max lines.
+func TestWriteFailures(t *testing.T) {
+	offline := "pinning worker 1 to cpu 7: cpu 7 is offline"
+	o := &Outcome{Failed: []results.Failure{
+		{Name: "A/x=1/threads=8/place=compact-2", Round: 1, Msg: offline},
+		{Name: "B/y=2/threads=4/place=compact-2", Round: 1, Msg: "b: invariant broken"},
+		{Name: "A/x=2/threads=8/place=compact-2", Round: 1, Msg: offline},
+		{Name: "C/z=3/threads=8/place=compact-2", Round: 3, Msg: offline},
+		{Name: "D/w=4/threads=2/place=compact-2", Round: 2, Msg: "d: invariant broken"},
+		{Name: "E/w=4/threads=2/place=compact-2", Round: 2, Msg: "d: invariant broken"},
+	}}
+	var b bytes.Buffer
+	o.WriteNotes(&b, 2)
+	want := "sweep: 6 configurations FAILED and ran no further round" +
+		" (each failure is a \"# failed:\" line in the results file; sweep -resume -retry-failed runs them again):\n" +
+		"  A/x=1/threads=8/place=compact-2 (round 1) and 2 more: " + offline + "\n" +
+		"  B/y=2/threads=4/place=compact-2 (round 1): b: invariant broken\n" +
+		"  ... and 2 more (sweep -json or the file's \"# failed:\" lines show all)\n"
+	if b.String() != want {
+		t.Errorf("WriteNotes:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
