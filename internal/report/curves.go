@@ -43,6 +43,44 @@ type series struct {
 // gatherCurves projects the results as benchstat would (the x key out of
 // the full name, which is then the variant) and summarizes each cell.
 func gatherCurves(picked []*benchfmt.Result, xKey string, m measure) (*curveSet, error) {
+	pts, err := collectPoints(picked, xKey, m)
+	if err != nil {
+		return nil, err
+	}
+	if len(pts.names) == 0 {
+		what := "any result"
+		if xKey != "" {
+			what = "a result with " + xKey
+		}
+		return nil, fmt.Errorf("no %s measures %s", what, m.unit)
+	}
+	cs := &curveSet{m: m, xKey: xKey, xs: pts.xs}
+	for _, b := range pts.benches {
+		cs.groups = append(cs.groups, pts.group(b))
+	}
+	return cs, nil
+}
+
+// curvePoints are a file's samples of one measure by variant (the full
+// name without the x key) and x, before they are summarized.
+type curvePoints struct {
+	samples map[curveCell][]float64
+	benchOf map[string]string // each variant's benchmark
+	names   []string          // the variants, in the order first seen
+	benches []string          // the benchmarks, in the order first seen
+	xs      []float64         // every x value, ascending, once each
+}
+
+// A curveCell is one variant at one x: a point of a curve.
+type curveCell struct {
+	name string
+	x    float64
+}
+
+// collectPoints reads each picked result's value of m into its variant's
+// cell at its x (the value of xKey, "" for none); a result without m, or
+// without the x key, is no point.
+func collectPoints(picked []*benchfmt.Result, xKey string, m measure) (*curvePoints, error) {
 	var parser benchproc.ProjectionParser
 	var xBy *benchproc.Projection
 	if xKey != "" {
@@ -55,14 +93,7 @@ func gatherCurves(picked []*benchfmt.Result, xKey string, m measure) (*curveSet,
 	if err != nil {
 		return nil, err
 	}
-	type cell struct {
-		name string
-		x    float64
-	}
-	samples := map[cell][]float64{}
-	benchOf := map[string]string{}
-	var names, benches []string
-	var xs []float64
+	pts := &curvePoints{samples: map[curveCell][]float64{}, benchOf: map[string]string{}}
 	for _, r := range picked {
 		v, ok := m.get(r)
 		if !ok {
@@ -80,58 +111,55 @@ func gatherCurves(picked []*benchfmt.Result, xKey string, m measure) (*curveSet,
 			}
 		}
 		name := seriesBy.Project(r).StringValues()
-		if _, seen := benchOf[name]; !seen {
+		if _, seen := pts.benchOf[name]; !seen {
 			b := string(r.Name.Base())
-			benchOf[name] = b
-			names = append(names, name)
-			if !slices.Contains(benches, b) {
-				benches = append(benches, b)
+			pts.benchOf[name] = b
+			pts.names = append(pts.names, name)
+			if !slices.Contains(pts.benches, b) {
+				pts.benches = append(pts.benches, b)
 			}
 		}
-		samples[cell{name, x}] = append(samples[cell{name, x}], v)
-		xs = append(xs, x)
+		c := curveCell{name, x}
+		pts.samples[c] = append(pts.samples[c], v)
+		pts.xs = append(pts.xs, x)
 	}
-	if len(names) == 0 {
-		what := "any result"
-		if xKey != "" {
-			what = "a result with " + xKey
+	slices.Sort(pts.xs)
+	pts.xs = slices.Compact(pts.xs)
+	return pts, nil
+}
+
+// group returns benchmark b's panel: a series per variant, a point per x
+// it has samples at, labelled by what sets the variants apart.
+func (pts *curvePoints) group(b string) *group {
+	g := &group{bench: b}
+	var gnames []string
+	for _, n := range pts.names {
+		if pts.benchOf[n] != b {
+			continue
 		}
-		return nil, fmt.Errorf("no %s measures %s", what, m.unit)
+		s := &series{}
+		for _, x := range pts.xs {
+			if vals := pts.samples[curveCell{n, x}]; len(vals) > 0 {
+				s.points = append(s.points, summarizePoint(x, vals))
+			}
+		}
+		g.series = append(g.series, s)
+		gnames = append(gnames, n)
 	}
-	slices.Sort(xs)
-	cs := &curveSet{m: m, xKey: xKey, xs: slices.Compact(xs)}
-	for _, b := range benches {
-		g := &group{bench: b}
-		var gnames []string
-		for _, n := range names {
-			if benchOf[n] != b {
-				continue
-			}
-			s := &series{}
-			for _, x := range cs.xs {
-				if vals := samples[cell{n, x}]; len(vals) > 0 {
-					s.points = append(s.points, summarizePoint(x, vals))
-				}
-			}
-			g.series = append(g.series, s)
-			gnames = append(gnames, n)
-		}
-		labels, common := shortLabels(gnames)
-		for i, s := range g.series {
-			s.label = labels[i]
-		}
-		if len(g.series) == 1 {
-			// One variant: its name is the panel's, and its label says
-			// what it is rather than repeating the benchmark.
-			g.series[0].label = strings.TrimPrefix(strings.TrimPrefix(common, b), " ")
-			if g.series[0].label == "" {
-				g.series[0].label = b
-			}
-		}
-		g.common = common
-		cs.groups = append(cs.groups, g)
+	labels, common := shortLabels(gnames)
+	for i, s := range g.series {
+		s.label = labels[i]
 	}
-	return cs, nil
+	if len(g.series) == 1 {
+		// One variant: its name is the panel's, and its label says
+		// what it is rather than repeating the benchmark.
+		g.series[0].label = strings.TrimPrefix(strings.TrimPrefix(common, b), " ")
+		if g.series[0].label == "" {
+			g.series[0].label = b
+		}
+	}
+	g.common = common
+	return g
 }
 
 // maxSeries is the most variants a panel of curves shows: beyond it the
