@@ -15,15 +15,24 @@ import (
 // kernel's removed-load mailbox (cfs_rq->removed), the one part other CPUs
 // write.
 //
-// The group is one level under the root: each task's sched_entity is queued
-// on this cfs_rq, and the group's sched_entity on the CPU's root cfs_rq,
-// which holds nothing else. Enqueue and Dequeue are enqueue_task_fair() and
-// dequeue_task_fair() for such a task, reduced to what touches
-// tg->load_avg: update_load_avg() on this cfs_rq (PELT, attach, detach,
-// removed load, and update_tg_load_avg() when the kernel calls it), the
-// accounting of the task's weight, and update_cfs_group() of the group
-// entity (calc_group_shares(), the read). The root cfs_rq's own PELT and
-// reweight_entity() are left out: neither reads nor writes tg->load_avg.
+// A CfsRq made by NewCfsRq is a group one level under the root: each
+// task's sched_entity is queued on this cfs_rq, and the group's
+// sched_entity on the CPU's root cfs_rq, which holds nothing else. Enqueue
+// and Dequeue are enqueue_task_fair() and dequeue_task_fair() for such a
+// task, reduced to what touches tg->load_avg: update_load_avg() on this
+// cfs_rq (PELT, attach, detach, removed load, and update_tg_load_avg() when
+// the kernel calls it), the accounting of the task's weight, and
+// update_cfs_group() of the group entity (calc_group_shares(), the read).
+// The root cfs_rq's own PELT and reweight_entity() are left out: neither
+// reads nor writes tg->load_avg.
+//
+// NewCfsRqPath makes the same CPU's cfs_rqs of nested groups (group.go):
+// the tasks' group's cfs_rq (the leaf) and its ancestors' up to the one
+// under the root, each with its own store, contribution, rate limit and
+// group entity. The leaf's methods then walk the hierarchy as the kernel's
+// for_each_sched_entity() loops do, with load propagated upwards
+// (add_tg_cfs_propagate(), propagate_entity_load_avg()) and each group
+// entity reweighted on its parent (reweight_entity()).
 //
 // Time is an argument in nanoseconds of the CPU's clock (rq clock,
 // cfs_rq_clock_pelt and sched_clock_cpu alike), which must be positive and
@@ -56,7 +65,8 @@ type CfsRq struct {
 // and their summed load_avg, which only the lock's holder touches.
 type removedLoad struct {
 	CountedLock
-	load uint64
+	load     uint64
+	runnable uint64 // removed.runnable_avg, which the parent's propagation estimates the sum from
 }
 
 type cfsRqState struct {
@@ -96,6 +106,21 @@ type cfsRqState struct {
 	lastUpdate int64 // last_update_tg_load_avg
 	tgShares   int64 // READ_ONCE(tg->shares) at the last read
 	shares     int64 // the group entity's weight from the last read
+
+	// The hierarchy (group.go): the parent group's cfs_rq on this CPU,
+	// nil for a group under the root; this group's entity on it
+	// (tg->se[cpu]); and what this cfs_rq has to propagate to it
+	// (cfs_rq->propagate, prop_runnable_sum, and patch 3's
+	// prop_removed_sum). The group entity is unused without a parent.
+	parent          *CfsRq
+	gse             Entity
+	level           int // 1 for the tasks' own group, 2 for its parent, ...
+	propagate       bool
+	propRunnableSum int64
+	propRemovedSum  int64
+	// publish says whether lastUpdatePub is kept: only a cfs_rq that
+	// holds tasks has remote CPUs syncing to its clock.
+	publish bool
 
 	// lastUpdate is avg.last_update_time for other CPUs:
 	// remove_entity_load_avg() syncs a leaving entity to it
@@ -138,6 +163,13 @@ type Stats struct {
 	Limited  int64 // update_tg_load_avg calls turned away by the rate limit
 	Delayed  int64 // removed-load batches that, under patch 3, did not call update_tg_load_avg
 	Reads    int64 // calc_group_shares runs
+
+	// Propagations counts propagate_entity_load_avg() calls on this
+	// cfs_rq that found the child group's propagate flag set (each makes
+	// update_load_avg() call update_tg_load_avg() here), Reweights the
+	// reweight_entity() calls of this group's entity on its parent.
+	Propagations int64
+	Reweights    int64
 
 	// The load the handoffs moved, for exact bookkeeping: what the
 	// owner drained from cfs_rq->removed, and what attach and detach
@@ -195,13 +227,17 @@ func NewCfsRq(s Store, w WritePolicy, r ReadPolicy, cpu, node int) (*CfsRq, erro
 	rq.lastUpdate = math.MinInt64 / 2
 	rq.tgShares = s.ReadMostly()
 	rq.shares = rq.tgShares
+	rq.level, rq.publish = 1, true
 	return rq, nil
 }
 
-// Init starts the cfs_rq's clock at now (> 0), with nothing attached.
+// Init starts the clock of the cfs_rq and of its ancestors at now (> 0),
+// with nothing attached.
 func (rq *CfsRq) Init(now int64) {
-	rq.avg = SchedAvg{LastUpdateTime: uint64(now)}
-	rq.lastUpdatePub.Store(uint64(now))
+	for c := rq; c != nil; c = c.parent {
+		c.avg = SchedAvg{LastUpdateTime: uint64(now)}
+		c.lastUpdatePub.Store(uint64(now))
+	}
 }
 
 // Seed attaches a task that has never run (a fork, with the load_avg
@@ -226,11 +262,37 @@ func (rq *CfsRq) Seed(se *Entity, loadAvg uint64, queued bool) {
 // skips update_cfs_group() since the root cfs_rq holds nothing else);
 // otherwise it was queued already and the second loop of
 // enqueue_task_fair() updates it, which patch 4 leaves alone.
+//
+// With ancestors, the walk goes on up as the kernel's two loops do. While
+// a group entity was not queued (its cfs_rq just got its first entity),
+// the first loop's enqueue_entity() queues it on its parent:
+// update_load_avg(UPDATE_TG | DO_ATTACH) there, update_cfs_group() of it
+// (the read patch 4 skips), then the accounting; from the first queued
+// one on, the second loop's update_load_avg(UPDATE_TG) and
+// update_cfs_group(). Either way each level's cfs_rq gets one
+// update_load_avg() and each level's tg->load_avg one read per event.
 func (rq *CfsRq) Enqueue(now int64, se *Entity) {
 	rq.stats.Events++
 	rq.updateLoadAvg(now, se, updateTG|doAttach)
 	rq.accountEnqueue(se)
-	rq.updateCfsGroup(rq.nrRunning == 1)
+	edge := rq.nrRunning == 1
+	for c := rq; ; c = c.parent {
+		p := c.parent
+		if p == nil {
+			c.updateCfsGroup(edge)
+			return
+		}
+		flags := updateTG
+		if edge {
+			flags |= doAttach
+		}
+		p.updateLoadAvg(now, &c.gse, flags)
+		c.updateCfsGroup(edge)
+		if edge {
+			p.accountEnqueue(&c.gse)
+			edge = p.nrRunning == 1
+		}
+	}
 }
 
 // Dequeue is dequeue_task_fair() of a queued task of the group at now:
@@ -241,6 +303,13 @@ func (rq *CfsRq) Enqueue(now int64, se *Entity) {
 // dequeue_entity() of the group entity when the cfs_rq is left empty
 // (which patch 4 removes), from the second loop of dequeue_task_fair()
 // otherwise.
+//
+// With ancestors, a group entity whose cfs_rq was left empty is dequeued
+// from its parent by the first loop's dequeue_entity():
+// update_load_avg(UPDATE_TG), the accounting, then update_cfs_group() (the
+// read patch 4 removes); from the first level whose cfs_rq still has
+// weight on, the second loop's update_load_avg(UPDATE_TG) and
+// update_cfs_group().
 func (rq *CfsRq) Dequeue(now int64, se *Entity, migrating bool) {
 	rq.stats.Events++
 	flags := updateTG
@@ -253,17 +322,38 @@ func (rq *CfsRq) Dequeue(now int64, se *Entity, migrating bool) {
 		se.avg.LastUpdateTime = 0 // migrate_task_rq_fair: "Tell new CPU we are migrated"
 		se.cfsRq = nil
 	}
-	rq.updateCfsGroup(rq.nrRunning == 0)
+	edge := rq.nrRunning == 0
+	for c := rq; ; c = c.parent {
+		p := c.parent
+		if p == nil {
+			c.updateCfsGroup(edge)
+			return
+		}
+		p.updateLoadAvg(now, &c.gse, updateTG)
+		if edge {
+			p.accountDequeue(&c.gse)
+		}
+		c.updateCfsGroup(edge)
+		edge = edge && p.nrRunning == 0
+	}
 }
 
 // Tick is entity_tick() on this CPU at now while se, a queued task of the
 // group, is running: update_load_avg(UPDATE_TG) of se, which calls
 // update_tg_load_avg() only if the cfs_rq's sums crossed a period boundary
 // since the last event, then update_cfs_group() of the group entity, which
-// patch 4 leaves alone: the periodic refresh of the group's weight.
+// patch 4 leaves alone: the periodic refresh of the group's weight. With
+// ancestors, task_tick_fair() runs entity_tick() on every level: each
+// group entity's update_load_avg(UPDATE_TG) on its parent, then its
+// update_cfs_group().
 func (rq *CfsRq) Tick(now int64, se *Entity) {
 	rq.updateLoadAvg(now, se, updateTG)
-	rq.updateCfsGroup(false)
+	for c := rq; c != nil; c = c.parent {
+		if c.parent != nil {
+			c.parent.updateLoadAvg(now, &c.gse, updateTG)
+		}
+		c.updateCfsGroup(false)
+	}
 }
 
 // UpdateBlocked is __update_blocked_fair() for this cfs_rq at now, what
@@ -276,10 +366,30 @@ func (rq *CfsRq) Tick(now int64, se *Entity) {
 //	}
 //
 // It drains removed load and decays the blocked load, and tells the group
-// when either changed anything.
+// when either changed anything. With ancestors, the leaf list runs
+// children before parents, and after each cfs_rq its group entity is
+// updated on the parent unless it has neither load nor a pending
+// propagation (skip_blocked_update()):
+//
+//	/* Propagate pending load changes to the parent, if any: */
+//	se = cfs_rq->tg->se[cpu];
+//	if (se && !skip_blocked_update(se))
+//		update_load_avg(cfs_rq_of(se), se, UPDATE_TG);
+//
+// Under patch 3 a cfs_rq whose sums decayed also hands its delayed removed
+// sum to the propagation ("if (cfs_rq->prop_removed_sum)
+// add_tg_cfs_propagate(cfs_rq, 0)").
 func (rq *CfsRq) UpdateBlocked(now int64) {
-	if rq.updateCfsRqLoadAvg(uint64(now)) {
-		rq.callUpdateTGLoadAvg(now)
+	for c := rq; c != nil; c = c.parent {
+		if c.updateCfsRqLoadAvg(uint64(now)) {
+			c.callUpdateTGLoadAvg(now)
+			if c.propRemovedSum != 0 {
+				c.addTgCfsPropagate(0)
+			}
+		}
+		if c.parent != nil && !c.skipBlockedUpdate() {
+			c.parent.updateLoadAvg(now, &c.gse, updateTG)
+		}
 	}
 }
 
@@ -314,13 +424,17 @@ func (rq *CfsRq) accountDequeue(se *Entity) {
 //	}
 //
 // so update_tg_load_avg() runs on attach, on detach, when the cfs_rq's sums
-// crossed a period boundary, and when removed load was drained (unless
-// patch 3). propagate_entity_load_avg() of a task's entity is 0.
+// crossed a period boundary, when removed load was drained (unless patch
+// 3), and when se is a group entity whose cfs_rq had load to propagate.
+// propagate_entity_load_avg() of a task's entity is 0.
 func (rq *CfsRq) updateLoadAvg(now int64, se *Entity, flags int) {
 	if se.avg.LastUpdateTime != 0 {
 		se.updateLoadAvgSe(uint64(now))
 	}
 	decayed := rq.updateCfsRqLoadAvg(uint64(now))
+	if se.my != nil && rq.propagateEntityLoadAvg(se) {
+		decayed = true
+	}
 	switch {
 	case se.avg.LastUpdateTime == 0 && flags&doAttach != 0:
 		rq.attachEntityLoadAvg(se)
@@ -360,18 +474,26 @@ func (rq *CfsRq) updateCfsRqLoadAvg(now uint64) bool {
 	if rq.removed.Count() != 0 {
 		divider := rq.avg.divider()
 		rq.removed.Lock()
-		r := rq.removed.load
-		rq.removed.load = 0
+		r, run := rq.removed.load, rq.removed.runnable
+		rq.removed.load, rq.removed.runnable = 0, 0
 		rq.removed.Unlock(0)
 		subPositive(&rq.avg.LoadAvg, r)
 		subPositive(&rq.avg.LoadSum, r*divider)
 		rq.avg.LoadSum = syncLoadSum(rq.avg.LoadSum, rq.avg.LoadAvg)
 		rq.stats.Removed++
 		rq.stats.RemovedLoad += r
+		// add_tg_cfs_propagate(cfs_rq, -(long)(removed_runnable *
+		// divider) >> SCHED_CAPACITY_SHIFT), which patch 3 keeps in
+		// prop_removed_sum until the next propagation.
+		prop := -int64(run*divider) >> SchedFixedpointShift
 		if rq.write == WriteDelay {
 			rq.stats.Delayed++
+			rq.propRemovedSum += prop
 		} else {
 			decayed = true
+			if rq.parent != nil {
+				rq.addTgCfsPropagate(prop)
+			}
 		}
 	}
 	// __update_load_avg_cfs_rq(): the sum grows by the queued weight.
@@ -381,7 +503,7 @@ func (rq *CfsRq) updateCfsRqLoadAvg(now uint64) bool {
 		rq.stats.Decays++
 		decayed = true
 	}
-	if rq.avg.LastUpdateTime != last {
+	if rq.publish && rq.avg.LastUpdateTime != last {
 		rq.lastUpdatePub.Store(rq.avg.LastUpdateTime)
 	}
 	return decayed
@@ -408,14 +530,30 @@ func (rq *CfsRq) attachEntityLoadAvg(se *Entity) {
 	} else {
 		se.avg.LoadSum = 1
 	}
-	rq.avg.LoadAvg += se.avg.LoadAvg
-	rq.avg.LoadSum += se.weight * se.avg.LoadSum
+	rq.enqueueLoadAvg(se)
 	se.cfsRq = rq
+	if rq.parent != nil {
+		rq.addTgCfsPropagate(int64(se.avg.LoadSum))
+	}
 }
 
-// detachEntityLoadAvg is detach_entity_load_avg(), load only
-// (dequeue_load_avg).
+// detachEntityLoadAvg is detach_entity_load_avg(), load only:
+// dequeue_load_avg() and add_tg_cfs_propagate(cfs_rq, -se->avg.load_sum).
 func (rq *CfsRq) detachEntityLoadAvg(se *Entity) {
+	rq.dequeueLoadAvg(se)
+	if rq.parent != nil {
+		rq.addTgCfsPropagate(-int64(se.avg.LoadSum))
+	}
+}
+
+// enqueueLoadAvg is enqueue_load_avg().
+func (rq *CfsRq) enqueueLoadAvg(se *Entity) {
+	rq.avg.LoadAvg += se.avg.LoadAvg
+	rq.avg.LoadSum += se.weight * se.avg.LoadSum
+}
+
+// dequeueLoadAvg is dequeue_load_avg().
+func (rq *CfsRq) dequeueLoadAvg(se *Entity) {
 	subPositive(&rq.avg.LoadAvg, se.avg.LoadAvg)
 	subPositive(&rq.avg.LoadSum, se.weight*se.avg.LoadSum)
 	rq.avg.LoadSum = syncLoadSum(rq.avg.LoadSum, rq.avg.LoadAvg)
@@ -436,8 +574,13 @@ func RemoveEntityLoadAvg(se *Entity) uint64 {
 		se.avg.updateLoadAvg(se.weight)
 	}
 	load := se.avg.LoadAvg
+	// runnable_avg, which PELT keeps beside load_avg for the parent's
+	// estimate; for a task it is load_avg at weight 1024 (exactly so at
+	// nice 0, the model's tasks, up to its own rounding).
+	runnable := load << SchedFixedpointShift / se.weight
 	nr := rq.removed.Lock()
 	rq.removed.load += load
+	rq.removed.runnable += runnable
 	rq.removed.Unlock(nr + 1)
 	se.avg.LastUpdateTime = 0
 	se.cfsRq = nil
@@ -533,11 +676,14 @@ func (rq *CfsRq) updateCfsGroup(groupEdge bool) {
 	rq.stats.Reads++
 	if rq.timer == nil {
 		rq.shares = rq.calcGroupShares()
-		return
+	} else {
+		t := rq.timer()
+		rq.shares = rq.calcGroupShares()
+		rq.readNs += rq.timer() - t
 	}
-	t := rq.timer()
-	rq.shares = rq.calcGroupShares()
-	rq.readNs += rq.timer() - t
+	if rq.parent != nil {
+		rq.reweightEntity(rq.shares)
+	}
 }
 
 // calcGroupShares is calc_group_shares(): read tg->shares (the read-mostly
@@ -569,16 +715,24 @@ func (rq *CfsRq) calcGroupShares() int64 {
 }
 
 // Time makes the next event time its write and read paths with clock
-// (nanoseconds); PathTime returns what they took and stops timing. The
-// caller times one event in many (a ktime.Share), so the clock reads stay
-// off the others.
-func (rq *CfsRq) Time(clock func() int64) { rq.timer = clock }
+// (nanoseconds), on this cfs_rq and its ancestors; PathTime returns what
+// they took and stops timing. The caller times one event in many (a
+// ktime.Share), so the clock reads stay off the others.
+func (rq *CfsRq) Time(clock func() int64) {
+	for c := rq; c != nil; c = c.parent {
+		c.timer = clock
+	}
+}
 
 // PathTime returns the nanoseconds the timed event spent in
-// update_tg_load_avg and in calc_group_shares, and stops timing.
+// update_tg_load_avg and in calc_group_shares, every level's calls
+// summed, and stops timing.
 func (rq *CfsRq) PathTime() (write, read int64) {
-	write, read = rq.writeNs, rq.readNs
-	rq.writeNs, rq.readNs, rq.timer = 0, 0, nil
+	for c := rq; c != nil; c = c.parent {
+		write += c.writeNs
+		read += c.readNs
+		c.writeNs, c.readNs, c.timer = 0, 0, nil
+	}
 	return write, read
 }
 
@@ -612,7 +766,8 @@ func (rq *CfsRq) Load() int64 { return int64(rq.avg.LoadAvg) }
 func (rq *CfsRq) Avg() SchedAvg { return rq.avg }
 
 // RemovedLoad returns the load other CPUs have put in cfs_rq->removed and
-// the owner has not drained yet. Any goroutine may call it.
+// the owner has not drained yet. Any goroutine may call it (after
+// synchronising with the owner, for a cfs_rq's ancestors).
 func (rq *CfsRq) RemovedLoad() uint64 {
 	nr := rq.removed.Lock()
 	defer rq.removed.Unlock(nr)

@@ -54,6 +54,14 @@
 //     then update_cfs_group() of the group entity.
 //   - Tick is entity_tick(), UpdateBlocked is __update_blocked_fair() for
 //     a CPU that runs nothing of the group.
+//   - NewCfsRqPath makes the cfs_rqs of a task's group and its ancestors
+//     on one CPU (group.go), each level with its own tg->load_avg store,
+//     contribution, rate limit and group entity: the leaf's Enqueue,
+//     Dequeue, Tick and UpdateBlocked then walk every level as
+//     for_each_sched_entity() does, propagate moved load upwards
+//     (add_tg_cfs_propagate(), propagate_entity_load_avg(),
+//     update_tg_cfs_load()) and reweight each group entity on its parent
+//     (reweight_entity() with calc_group_shares()'s answer).
 //   - RemoveEntityLoadAvg is what a remote CPU does when it wakes a task
 //     that slept on this cfs_rq elsewhere: sync its load to the cfs_rq's
 //     last_update_time and add it to cfs_rq->removed under the removed

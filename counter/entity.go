@@ -17,6 +17,11 @@ type Entity struct {
 	avg    SchedAvg
 	onRq   bool
 	cfsRq  *CfsRq // cfs_rq_of(se) while its load is attached; nil in flight
+	my     *CfsRq // group_cfs_rq(se): the cfs_rq a group entity stands for; nil for a task
+	// run is a group entity's running sum, the time it ran on its CPU
+	// decayed as PELT decays (LoadSum, unweighted), for
+	// update_tg_cfs_load()'s floor (group.go).
+	run SchedAvg
 }
 
 // Init sets up the entity of a task of weight w (unscaled, a nice level's
@@ -59,6 +64,9 @@ func (se *Entity) updateLoadAvgSe(now uint64) {
 	var load uint64
 	if se.onRq {
 		load = 1
+	}
+	if se.my != nil {
+		se.run.updateLoadSum(now, load)
 	}
 	if se.avg.updateLoadSum(now, load) {
 		se.avg.updateLoadAvg(se.weight)
