@@ -432,6 +432,11 @@ func (s *wakeup) Start(env *bench.Env) error {
 	}
 	for i := range node {
 		node[i] = int32(env.Nodes[i])
+		if s.cfg.llc > 0 {
+			// llc=N: the model's own LLCs, N consecutive workers
+			// each, whatever the host's caches are.
+			llc[i] = int32(i / s.cfg.llc)
+		}
 	}
 	s.cpus = env.CPUs
 	s.lay = newLayout(llc, node, env.CPUs)
@@ -458,6 +463,7 @@ func (s *wakeup) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		me:     int32(i),
 		wake:   s.cfg.wake,
 		migT:   uint64(s.cfg.mig) << 32 / 10000,
+		syncT:  uint64(s.cfg.sync) << 32 / 100,
 		tasks:  s.tasks,
 		rqs:    s.rqs,
 		lay:    s.lay,

@@ -1,6 +1,10 @@
 package wakeup
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/contend/contend/bench"
+)
 
 // The patched wake_affine()'s three cases: an idle waking cpu, a sync
 // wakeup whose waker is the only task running there, and otherwise no.
@@ -132,6 +136,52 @@ func TestSelectTaskRq(t *testing.T) {
 		if got != tt.want || w.affineTries != tt.tries || w.affine != tt.yes {
 			t.Errorf("%s: prev %d, sync %v, queued %v: placed on %d, wake_affine %d calls %d yes; want %d, %d, %d: %s",
 				policyName(tt.wake), tt.prev, tt.sync, tt.queued, got, w.affineTries, w.affine, tt.want, tt.tries, tt.yes, tt.why)
+		}
+	}
+}
+
+// The kernel policies on a workload, through the variant keys: sync= sets
+// the share of WF_SYNC wakeups; on LLCs of one cpu the patched policy pulls
+// every sync away wakeup to its waker (the waker alone on its cpu) and the
+// home waker pulls it back, so about 2×mig% of wakeups migrate, while
+// without sync it keeps every task at prev; the pre-patch comparison keeps
+// the task at prev, whose LLC has capacity (its waker between wakeups).
+// Finish's bookkeeping holds for both.
+func TestKernelPolicies(t *testing.T) {
+	const n = 4
+	llc := []int32{0, 1, 2, 3}
+	for _, tt := range []struct {
+		variant        string
+		lo, hi         float64 // migrations per wakeup
+		syncLo, syncHi float64
+	}{
+		{"wake=basic/lines=1/mig=10/sync=100/llc=1", 0.17, 0.21, 1, 1},
+		{"wake=basic/lines=1/mig=10/sync=0/llc=1", 0, 0, 0, 0},
+		{"wake=basic/lines=1/mig=10/sync=50/llc=1", 0.08, 0.11, 0.48, 0.52},
+		{"wake=llcstats/lines=1/mig=10/sync=100/llc=1", 0, 0.001, 1, 1},
+	} {
+		s, ws := setup(t, tt.variant, llc, make([]int32, n))
+		drive(ws, 20000, 1)
+		c := total(s)
+		mig := float64(c.migrations) / float64(c.wakeups)
+		sync := float64(c.syncWakeups) / float64(c.wakeups)
+		if mig < tt.lo || mig > tt.hi || sync < tt.syncLo || sync > tt.syncHi || c.sisCalls != c.wakeups {
+			t.Errorf("%s: %.4f migrations a wakeup (want %.3f..%.3f), %.3f sync (want %.2f..%.2f), %d select_idle_sibling calls for %d wakeups",
+				tt.variant, mig, tt.lo, tt.hi, sync, tt.syncLo, tt.syncHi, c.sisCalls, c.wakeups)
+		}
+		res := finish(t, s, c.attempts)
+		for _, u := range []bench.Unit{Affine, SISEarly, SISProbes} {
+			if _, ok := res.Metric(u.Name); !ok {
+				t.Errorf("%s: no %s", tt.variant, u.Name)
+			}
+		}
+	}
+	// The model's own policies report no kernel decisions.
+	s, ws := setup(t, "wake=affine/lines=1", llc, make([]int32, n))
+	drive(ws, 100, 1)
+	if res := finish(t, s, total(s).attempts); len(res.Metrics) > 0 {
+		if _, ok := res.Metric(Affine.Name); ok {
+			t.Errorf("wake=affine reports %s", Affine.Name)
 		}
 	}
 }

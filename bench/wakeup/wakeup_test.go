@@ -19,7 +19,14 @@ func TestVariants(t *testing.T) {
 		{"mig=0.18/lines=1024/tasks=1/rate=1", "wake=affine/lines=1024/mig=0.18/tasks=1/rate=1"},
 		{"mig=007.0/wake=idle", "wake=idle/lines=16/mig=7/tasks=4/rate=226000"},
 		{"mig=100", "wake=affine/lines=16/mig=100/tasks=4/rate=226000"},
-		{"wake=sync", `!unknown wake "sync" (want affine, prev, idle)`},
+		{"wake=sync", `!unknown wake "sync" (want affine, prev, idle, llcstats, basic)`},
+		{"wake=basic/sync=100/llc=1", "wake=basic/lines=16/mig=10/tasks=4/rate=226000/sync=100/llc=1"},
+		{"wake=llcstats/sync=0/llc=host", "wake=llcstats/lines=16/mig=10/tasks=4/rate=226000"},
+		{"llc=4096/sync=37", "wake=affine/lines=16/mig=10/tasks=4/rate=226000/sync=37/llc=4096"},
+		{"sync=101", "!sync=101 out of range [0, 100]"},
+		{"sync=50%", `!sync="50%" is not an integer`},
+		{"llc=0", "!llc=0 out of range [1, 4096]"},
+		{"llc=auto", `!llc="auto" is not an integer`},
 		{"lines=0", "!lines=0 out of range [1, 16384]"},
 		{"lines=16385", "!out of range"},
 		{"lines=1e3", "!is not an integer"},
@@ -34,7 +41,7 @@ func TestVariants(t *testing.T) {
 		{"mig=5.", "!is not a percentage"},
 		{"mig=NaN", "!is not a percentage"},
 		{"mig=1000", "!is not a percentage"},
-		{"speed=fast", `!unknown variant key "speed" (want wake, lines, mig, tasks, rate)`},
+		{"speed=fast", `!unknown variant key "speed" (want wake, lines, mig, tasks, rate, sync, llc)`},
 		{"wake=prev/wake=idle", "!given twice"},
 		{"wake", "!malformed variant part"},
 	})
@@ -505,7 +512,8 @@ func TestFinishChecks(t *testing.T) {
 }
 
 func TestHotLoopDoesNotAllocate(t *testing.T) {
-	for _, v := range []string{"wake=affine/mig=30", "wake=prev/mig=30", "wake=idle/mig=30/lines=64"} {
+	for _, v := range []string{"wake=affine/mig=30", "wake=prev/mig=30", "wake=idle/mig=30/lines=64",
+		"wake=llcstats/mig=30/sync=50/llc=1", "wake=basic/mig=30/sync=50"} {
 		_, ws := setup(t, v, []int32{0, 0, 1}, []int32{0, 0, 1})
 		if allocs := testing.AllocsPerRun(20, func() { drive(ws, 1, 500) }); allocs != 0 {
 			t.Errorf("%s: a round of Run(500) allocates %v times, want 0", v, allocs)
@@ -600,6 +608,8 @@ func TestWakeupRun(t *testing.T) {
 		"wake=prev/lines=4/mig=10",
 		"wake=idle/lines=4/mig=10",
 		"wake=affine/lines=64/mig=100/tasks=1",
+		"wake=llcstats/lines=4/mig=10/sync=50/llc=1",
+		"wake=basic/lines=4/mig=10/sync=50/llc=1",
 	} {
 		t.Run(v, func(t *testing.T) {
 			s := benchtest.New(t, "wakeup", v)
