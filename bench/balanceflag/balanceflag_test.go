@@ -177,11 +177,16 @@ func TestBalanceFlagWorkPerTick(t *testing.T) {
 		{"order=cmpxchg-first/smt=1/group=1", 1, 200, []counts{{4, 4, 3, 0, 0, 63, 157}}},
 		{"order=check-first/smt=1/group=1", 1, 200, []counts{{4, 3, 3, 0, 0, 63, 157}}},
 		{"order=check-first+newidle/smt=1/group=1", 1, 200, []counts{{4, 3, 3, 0, 0, 63, 157}}},
-		// Newidle every 50 ticks: no interval check, no effect on the
-		// periodic schedule; only the +newidle order takes the flag for it.
-		{"order=cmpxchg-first/smt=1/group=1/newidle=50", 1, 200, []counts{{4, 4, 3, 4, 0, 63, 157}}},
-		{"order=check-first/smt=1/group=1/newidle=50", 1, 200, []counts{{4, 3, 3, 4, 0, 63, 157}}},
-		{"order=check-first+newidle/smt=1/group=1/newidle=50", 1, 200, []counts{{4, 7, 3, 4, 0, 63, 157}}},
+		// Newidle every 50 ticks: no interval check, but it pulls
+		// rq->next_balance in to the domain's idle interval (4 ms,
+		// last_balance+4), so a softirq follows on the next tick (51,
+		// 101, 151; the one due after 200 is past the run) and finds
+		// nothing due: softirqs at 1, 31, 51, 94, 101, 151, 157. The
+		// old order takes the flag on all seven; only the +newidle
+		// order takes it for the four newidle passes.
+		{"order=cmpxchg-first/smt=1/group=1/newidle=50", 1, 200, []counts{{7, 7, 3, 4, 0, 63, 157}}},
+		{"order=check-first/smt=1/group=1/newidle=50", 1, 200, []counts{{7, 3, 3, 4, 0, 63, 157}}},
+		{"order=check-first+newidle/smt=1/group=1/newidle=50", 1, 200, []counts{{7, 7, 3, 4, 0, 63, 157}}},
 		// A fixed interval does not grow: passes at 7, 14, ..., 70, and a
 		// softirq at 1.
 		{"order=cmpxchg-first/smt=1/group=1/interval=7", 1, 70, []counts{{11, 11, 10, 0, 0, 7, 70}}},
@@ -378,20 +383,20 @@ func TestBalanceFlagRelease(t *testing.T) {
 	for _, rel := range bfReleaseNames {
 		t.Run("release="+rel, func(t *testing.T) {
 			s, ws := bfSetup(t, "release="+rel+"/smt=1/group=1/cs=0", 2)
-			if !ws[0].takeFlag() {
+			if !ws[0].tryFlag(ws[0], top(ws[0])) {
 				t.Fatal("could not take a free flag")
 			}
-			if ws[1].takeFlag() {
+			if ws[1].tryFlag(ws[1], top(ws[1])) {
 				t.Fatal("took a flag that was held")
 			}
-			ws[0].releaseFlag()
+			ws[0].releaseFlag(top(ws[0]))
 			if v := atomic.LoadInt32(&s.running.v); v != 0 {
 				t.Fatalf("after release the flag is %d", v)
 			}
-			if !ws[1].takeFlag() {
+			if !ws[1].tryFlag(ws[1], top(ws[1])) {
 				t.Fatal("could not take the released flag")
 			}
-			ws[1].releaseFlag()
+			ws[1].releaseFlag(top(ws[1]))
 			// Each goroutine takes the flag until it has had it
 			// `want` times. Neither can finish unless the other
 			// releases, so a release that did not release hangs
@@ -404,9 +409,9 @@ func TestBalanceFlagRelease(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					for w.takes < want+1 && time.Now().Before(deadline) {
-						if w.takeFlag() {
-							w.criticalSection(top(w), true)
-							w.releaseFlag()
+						if w.tryFlag(w, top(w)) {
+							w.pass(top(w), true)
+							w.releaseFlag(top(w))
 						} else {
 							runtime.Gosched()
 						}
@@ -445,7 +450,7 @@ func TestBalanceFlagCheckerCatchesOverlap(t *testing.T) {
 		done.Add(1)
 		go func() {
 			defer done.Done()
-			w.criticalSection(top(w), true)
+			w.pass(top(w), true)
 		}()
 	}
 	done.Wait()
@@ -547,12 +552,12 @@ func TestBalanceFlagTimedSample(t *testing.T) {
 		var takes int
 		for range 8000 {
 			before := w.share
-			if !w.takeFlag() {
+			if !w.tryFlag(w, top(w)) {
 				t.Fatal("could not take a free flag")
 			}
 			timed := w.share != before
 			before = w.share
-			w.releaseFlag()
+			w.releaseFlag(top(w))
 			if released := w.share != before; released != timed {
 				t.Fatalf("%s: take timed %v, its release timed %v; want both or neither", tt.variant, timed, released)
 			}
@@ -685,10 +690,10 @@ func TestBalanceFlagLayout(t *testing.T) {
 		t.Errorf("bfWord: word at %d in %d bytes, want %d bytes of pad on each side", off, size, bench.LinePad)
 	}
 	var w bfWorker
-	if off := unsafe.Offsetof(w.jiffies); off != bench.LinePad {
+	if off := unsafe.Offsetof(w.bfCPU); off != bench.LinePad {
 		t.Errorf("bfWorker: first field at %d, want %d", off, bench.LinePad)
 	}
-	if tail := unsafe.Sizeof(w) - (unsafe.Offsetof(w.serialIdle) + unsafe.Sizeof(w.serialIdle)); tail < bench.LinePad {
+	if tail := unsafe.Sizeof(w) - (unsafe.Offsetof(w.release) + unsafe.Sizeof(w.release)); tail < bench.LinePad {
 		t.Errorf("bfWorker: %d bytes after the last field, want at least %d", tail, bench.LinePad)
 	}
 }

@@ -1,15 +1,12 @@
 package balanceflag
 
-import (
-	"sync/atomic"
-
-	"github.com/contend/contend/bench"
-	"github.com/contend/contend/bench/ktime"
-)
-
-// The balance softirq of one CPU: its ticks on the kernel clock, its
-// sched_domain hierarchy, and the walk of sched_balance_domains() up to the
-// serialized domain.
+// The balance softirq of one CPU: its sched_domain hierarchy on the kernel
+// clock and the walks that reach sched_balance_running: the periodic one,
+// sched_balance_domains(), for a busy or an idle CPU, and the newidle one,
+// sched_balance_newidle(). The walks are the kernel's control flow; what a
+// flag operation or a balancing pass costs is the bfOps a caller passes: the
+// real LOCK CMPXCHG and a real spin on pinned workers (bfWorker), or a
+// cache-line queue on kernel time in the simulation (bfSim).
 
 // Kernel constants the intervals are built from (mainline kernel source,
 // not the seed: kernel/sched/topology.c sd_init() and kernel/sched/fair.c).
@@ -45,7 +42,8 @@ func bfMaxLoadBalanceInterval(cpus, hz int) int64 { return int64(hz * cpus / 10)
 //	interval = clamp(interval, 1UL, max_load_balance_interval);
 //
 // The "-= 1" (Vincent Guittot, v5.10) keeps busy intervals of nested domains
-// from being multiples of each other.
+// from being multiples of each other. An idle CPU's interval is sixteen
+// times shorter: 2 to 4 jiffies for an SMT domain at HZ=1000.
 func bfBalanceInterval(balanceMs int64, busy bool, cpus, hz int) int64 {
 	interval := balanceMs
 	if busy {
@@ -59,136 +57,94 @@ func bfBalanceInterval(balanceMs int64, busy bool, cpus, hz int) int64 {
 }
 
 // A bfLevel is one sched_domain of a CPU, as that CPU's own copy of it
-// holds it (sched domains are per CPU; only sd->shared is shared).
+// holds it (sched domains are per CPU; only sd->shared is shared), with
+// what happened at it.
 type bfLevel struct {
-	weight int // sd->span_weight
-	// designated is should_we_balance()'s answer for a busy CPU:
-	// "return group_balance_cpu(sg) == env->dst_cpu", this CPU is the
-	// first of its local group at this level.
+	bfShape
+	// designated is should_we_balance()'s answer when every CPU is
+	// busy: this CPU is the first of its local group at this level.
 	designated  bool
-	serialize   bool  // SD_SERIALIZE: the NUMA domain, behind sched_balance_running
 	lastBalance int64 // sd->last_balance, jiffies
 	balanceMs   int64 // sd->balance_interval, ms
 	interval    int64 // get_sd_balance_interval(sd, busy) as last computed
+
+	cas, casFails int64 // cmpxchg attempts on the flag for this domain, and those that found it taken
+	passes        int64 // periodic balancing passes done
+	newidlePasses int64 // newidle passes done
+	flagNs        int64 // time on the flag for this domain (cmpxchg and release), ns
 }
 
-// The cpu_idle_type values sched_balance_rq() is called with here.
+// The cpu_idle_type values sched_balance_rq() is called with.
 type bfIdle int
 
 const (
 	bfNotIdle   bfIdle = iota // CPU_NOT_IDLE: the periodic pass of a busy CPU
+	bfIdleCPU                 // CPU_IDLE: the periodic pass of an idle CPU
 	bfNewlyIdle               // CPU_NEWLY_IDLE: about to go idle
 )
 
-// bfHoldSlack is what a timed hold may exceed the pass it holds the flag for
-// by before it is clipped: a user thread can be preempted holding the flag (a
-// softirq cannot), and one such hold would outweigh a thousand ordinary ones.
-const bfHoldSlack = 20_000 // ns
+// A bfModel is what every CPU of one run shares, read only: the machine,
+// where the flag is taken, and the kernel's clock.
+type bfModel struct {
+	topo     bfTopo
+	order    bfOrder
+	hz       int
+	interval int    // the serialized domains' fixed interval in jiffies; 0: the kernel's
+	busy     int    // per cent of CPUs busy in a tick (bfIdleAt)
+	seed     uint64 // of bfIdleAt
+}
 
-// bfFlagEvery: in stress mode one cmpxchg attempt in this many (a power of
-// two) is timed, with the hold and the release that follow it, for flag-%
-// and hold-sec/op (and scaled up). Paced, every one is: a tick is a
-// millisecond there, and four clock reads are nothing against it.
-const bfFlagEvery = 8
-
-// A bfWorker is one CPU: its jiffies, its sched_domains' balance state and
-// its counters, written only by its own thread, padded so no other worker's
-// line and neither shared word sits next to them. Counters are summed in
-// Finish, after the runner has stopped every worker.
-type bfWorker struct {
-	_ [bench.LinePad]byte
-
-	jiffies     int64 // this CPU's ticks: one per operation
+// A bfCPU is one simulated CPU's balancing state and counts. Only the walks
+// below write it, on one thread at a time: the CPU's own, or the nohz
+// balancer's in the simulation.
+type bfCPU struct {
+	m           *bfModel
+	cpu         int
+	jiffies     int64 // the tick this CPU is in
 	nextBalance int64 // rq->next_balance
-	idleIn      int64 // ticks until this CPU next goes newly idle
-	newidle     int64 // newidle period in ticks (0: never)
-	sink        uint64
-	levels      []bfLevel // lowest first; the last is the serialized domain
+	levels      []bfLevel
+	wasIdle     bool // idle in the tick before
 
-	softirqs        int64 // balance softirqs run
-	stops           int64 // walks stopped below the serialized domain
-	cas             int64 // cmpxchg attempts
+	softirqs        int64 // sched_balance_domains() walks
+	stops           int64 // walks stopped below the top domain
+	cas             int64 // cmpxchg attempts, every level
 	casFails        int64 // attempts that found the flag taken
 	takes           int64 // attempts that got it
-	balances        int64 // periodic passes of the serialized domain that did the work
-	newidleBalances int64 // newidle passes that did it
-	overlaps        int64 // critical sections that found another inside
-
-	// Timing: one cmpxchg attempt in every, drawn from rng, and the hold
-	// and release that follow it (see takeFlag).
-	rng       uint64
-	every     int64 // bfFlagEvery stressed, 1 paced
-	timeShift uint  // an attempt is timed when its draw >> timeShift is 0: one in every
-	holdTimed bool  // the current hold is timed
-	holdStart int64 // ktime.Wall() when a timed hold began
-	holdSum   int64 // ns the flag was held, estimated: timed holds, each clipped at holdCap, times every
-	holdCap   int64 // four times the serialized pass, plus bfHoldSlack
-	clockCost int64
-	share     ktime.Share // the timed flag operations' time, and every batch's
-
-	// Pacing (pacer.On): tick k (jiffies k) ends at t0 + k*tickNs of wall
-	// time.
-	tickNs int64
-	t0     int64
-	pacer  ktime.Pacer
-
-	running    *int32 // &sched_balance_running
-	s          *balanceFlag
-	cpu        int // the simulated CPU this worker is
-	work       int
-	release    int
-	serialIdle bool // newidle passes go through the flag (522fb20fbdbe)
-
-	_ [bench.LinePad]byte
+	balances        int64 // periodic passes of a serialized domain done
+	newidleBalances int64 // newidle passes of a serialized domain done
+	newidleWalks    int64 // sched_balance_newidle() walks
 }
 
-func (w *bfWorker) Run(n int) { balanceTicks(w, n) }
-
-// balanceTicks is n ticks of this CPU: the task's work, then
-// sched_balance_trigger()'s test,
-//
-//	if (time_after_eq(jiffies, rq->next_balance))
-//		raise_softirq(SCHED_SOFTIRQ);
-//
-// and the softirq, sched_balance_domains(), when it is raised. Paced, each
-// tick then waits for its end on the wall clock.
-//
-//go:noinline
-func balanceTicks(w *bfWorker, n int) {
-	start := ktime.Wall()
-	if w.pacer.On && w.t0 == 0 {
-		// The first tick starts on the next tick boundary of the
-		// shared wall clock, so every worker's ticks line up as the
-		// kernel's do (skew_tick=0, the default).
-		w.t0 = (start/w.tickNs + 1) * w.tickNs
-		w.pacer.Wait(w.t0, 0)
-	}
-	for range n {
-		w.jiffies++
-		w.sink = bfTickWork(w.sink, w.work)
-		if w.jiffies-w.nextBalance >= 0 {
-			balanceDomains(w)
-		}
-		if w.newidle != 0 {
-			w.newidleTick()
-		}
-		if w.pacer.On {
-			w.pacer.Wait(w.t0+(w.jiffies-1)*w.tickNs, w.tickNs)
-		}
-	}
-	w.share.Add(0, ktime.Wall()-start)
+// bfOps is what a flag operation and a balancing pass cost, on the CPU that
+// runs the walk (for the nohz balancer, not the CPU walked).
+type bfOps interface {
+	// takeFlag is the cmpxchg on sched_balance_running for level l.
+	takeFlag(l *bfLevel) bool
+	// releaseFlag is atomic_set_release(&sched_balance_running, 0).
+	releaseFlag(l *bfLevel)
+	// pass is update_sd_lb_stats() and sched_balance_find_src_group()
+	// over l's span; serialized says it holds the flag.
+	pass(l *bfLevel, serialized bool)
 }
 
-// bfTickWork is the rest of a tick: the running task's work and
-// sched_tick()'s. It stays out of line so that a profile charges it to
-// itself, as the kernel's profile charges the tick's work to the tick's own
-// functions.
-//
-//go:noinline
-func bfTickWork(x uint64, steps int) uint64 { return bench.LocalWork(x, steps) }
+// tryFlag counts a cmpxchg attempt at l and makes it.
+func (c *bfCPU) tryFlag(ops bfOps, l *bfLevel) bool {
+	c.cas++
+	l.cas++
+	if !ops.takeFlag(l) {
+		c.casFails++
+		l.casFails++
+		return false
+	}
+	c.takes++
+	return true
+}
 
-// balanceDomains is sched_balance_domains() for a busy CPU:
+// balanceDomains is sched_balance_domains(rq, idle) for a busy CPU
+// (bfNotIdle, run from its own tick) or an idle one (bfIdleCPU: from its
+// tick, or from _nohz_idle_balance() on the nohz balancer):
 //
+//	int busy = idle != CPU_IDLE && !sched_idle_cpu(cpu);
 //	for_each_domain(cpu, sd) {
 //		...
 //		if (!continue_balancing) {
@@ -216,19 +172,21 @@ func bfTickWork(x uint64, steps int) uint64 { return bench.LocalWork(x, steps) }
 // continues instead but balances nothing; it is left out).
 //
 //go:noinline
-func balanceDomains(w *bfWorker) {
-	w.softirqs++
+func balanceDomains(c *bfCPU, ops bfOps, idle bfIdle) {
+	c.softirqs++
+	busy := idle != bfIdleCPU
 	continueBalancing := true
 	// Earliest time when we have to do rebalance again
-	nextBalance := w.jiffies + 60*int64(w.s.hz)
+	nextBalance := c.jiffies + 60*int64(c.m.hz)
 	update := false
-	for i := range w.levels {
-		l := &w.levels[i]
+	for i := range c.levels {
+		l := &c.levels[i]
 		if !continueBalancing {
-			w.stops++
+			c.stops++
 			break
 		}
-		if l.serialize && w.s.order == bfCmpxchgFirst {
+		l.interval = c.sdInterval(l, busy)
+		if l.serialize && c.m.order == bfCmpxchgFirst {
 			// need_serialize = sd->flags & SD_SERIALIZE;
 			// if (need_serialize) {
 			//	if (atomic_cmpxchg_acquire(&sched_balance_running, 0, 1))
@@ -238,13 +196,13 @@ func balanceDomains(w *bfWorker) {
 			// A failed cmpxchg leaves sd->last_balance alone, so a due
 			// domain keeps next_balance in the past and the softirq
 			// runs again next tick: the pass is retried, not lost.
-			if w.takeFlag() {
-				w.serializedHeld(l, &continueBalancing)
+			if c.tryFlag(ops, l) {
+				c.serializedHeld(ops, l, idle, busy, &continueBalancing)
 			}
-		} else if w.due(l) {
-			w.balanceRQ(l, bfNotIdle, false, &continueBalancing)
-			l.lastBalance = w.jiffies
-			l.interval = w.sdInterval(l)
+		} else if c.due(l) {
+			c.balanceRQ(ops, l, idle, false, &continueBalancing)
+			l.lastBalance = c.jiffies
+			l.interval = c.sdInterval(l, busy)
 		}
 		if next := l.lastBalance + l.interval; nextBalance-next > 0 {
 			nextBalance = next
@@ -252,45 +210,80 @@ func balanceDomains(w *bfWorker) {
 		}
 	}
 	if update {
-		w.nextBalance = nextBalance
+		c.nextBalance = nextBalance
 	}
 }
 
-// serializedHeld is the serialized domain in the old order, entered holding
+// serializedHeld is a serialized domain in the old order, entered holding
 // the flag and leaving it released, also when the balancing pass panics (the
 // deferred release is the "if (need_serialize) atomic_set_release(...)"
 // that follows the due branch).
-func (w *bfWorker) serializedHeld(l *bfLevel, continueBalancing *bool) {
-	defer w.releaseFlag()
-	if w.due(l) {
-		w.balanceRQ(l, bfNotIdle, true, continueBalancing)
-		l.lastBalance = w.jiffies
-		l.interval = w.sdInterval(l)
+func (c *bfCPU) serializedHeld(ops bfOps, l *bfLevel, idle bfIdle, busy bool, continueBalancing *bool) {
+	defer ops.releaseFlag(l)
+	if c.due(l) {
+		c.balanceRQ(ops, l, idle, true, continueBalancing)
+		l.lastBalance = c.jiffies
+		l.interval = c.sdInterval(l, busy)
 	}
 }
 
 // due is time_after_eq(jiffies, sd->last_balance + interval).
-func (w *bfWorker) due(l *bfLevel) bool { return w.jiffies-(l.lastBalance+l.interval) >= 0 }
+func (c *bfCPU) due(l *bfLevel) bool { return c.jiffies-(l.lastBalance+l.interval) >= 0 }
 
 // sdInterval is get_sd_balance_interval(sd, busy) of this CPU's domain l,
-// busy because the worker runs its task, or the fixed interval= of the
-// serialized domain.
-func (w *bfWorker) sdInterval(l *bfLevel) int64 {
-	if l.serialize && w.s.interval > 0 {
-		return int64(w.s.interval)
+// or the fixed interval= of a serialized domain.
+func (c *bfCPU) sdInterval(l *bfLevel, busy bool) int64 {
+	if l.serialize && c.m.interval > 0 {
+		return int64(c.m.interval)
 	}
-	return bfBalanceInterval(l.balanceMs, true, w.s.cpus, w.s.hz)
+	return bfBalanceInterval(l.balanceMs, busy, c.m.topo.cpus, c.m.hz)
 }
 
-// newidleTick counts down to this CPU's next newidle balance.
-func (w *bfWorker) newidleTick() {
-	if w.idleIn--; w.idleIn == 0 {
-		w.idleIn = w.newidle
-		// sched_balance_newidle(): no interval check, only a cost
-		// estimate (not modelled) decides whether a domain is tried;
-		// here the serialized one, alone.
-		var continueBalancing bool
-		w.balanceRQ(&w.levels[len(w.levels)-1], bfNewlyIdle, false, &continueBalancing)
+// newidleBalance is sched_balance_newidle(): every domain, lowest first,
+// with no interval check, each pulling rq->next_balance in to its idle
+// interval:
+//
+//	for_each_domain(this_cpu, sd) {
+//		update_next_balance(sd, &next_balance);
+//		if (this_rq->avg_idle < curr_cost + sd->max_newidle_lb_cost)
+//			break;
+//		if (sd->flags & SD_BALANCE_NEWIDLE) {
+//			pulled_task = sched_balance_rq(this_cpu, this_rq,
+//						   sd, CPU_NEWLY_IDLE,
+//						   &continue_balancing);
+//			...
+//		}
+//		if (pulled_task || !continue_balancing)
+//			break;
+//	}
+//	...
+//	if (time_after(this_rq->next_balance, next_balance))
+//		this_rq->next_balance = next_balance;
+//
+// (update_next_balance() uses get_sd_balance_interval(sd, 0).) The avg_idle
+// cutoff is not modelled: every walk reaches the top, as one of an idle
+// period longer than the domains' newidle cost does. Nothing is ever pulled.
+// Going newly idle thus brings the next periodic softirq to within an idle
+// interval, a few jiffies: on a server whose CPUs go idle many times a
+// second, most ticks run it.
+//
+//go:noinline
+func newidleBalance(c *bfCPU, ops bfOps) {
+	c.newidleWalks++
+	nextBalance := c.jiffies + int64(c.m.hz)
+	continueBalancing := true
+	for i := range c.levels {
+		l := &c.levels[i]
+		if next := l.lastBalance + c.sdInterval(l, false); nextBalance-next > 0 {
+			nextBalance = next
+		}
+		c.balanceRQ(ops, l, bfNewlyIdle, false, &continueBalancing)
+		if !continueBalancing {
+			break
+		}
+	}
+	if c.nextBalance-nextBalance > 0 {
+		c.nextBalance = nextBalance
 	}
 }
 
@@ -301,15 +294,15 @@ func (w *bfWorker) newidleTick() {
 //	out:
 //		if (need_unlock)
 //			atomic_set_release(&sched_balance_running, 0);
-func (w *bfWorker) balanceRQ(l *bfLevel, idle bfIdle, held bool, continueBalancing *bool) {
+func (c *bfCPU) balanceRQ(ops bfOps, l *bfLevel, idle bfIdle, held bool, continueBalancing *bool) {
 	// redo:
 	//	if (!should_we_balance(&env)) {
 	//		*continue_balancing = 0;
 	//		goto out_balanced;
 	//	}
-	if !w.shouldWeBalance(l, idle) {
+	if !c.shouldWeBalance(l, idle) {
 		*continueBalancing = false
-		w.outBalanced(l, idle)
+		c.outBalanced(l, idle)
 		return
 	}
 	serialized := held
@@ -321,38 +314,44 @@ func (w *bfWorker) balanceRQ(l *bfLevel, idle bfIdle, held bool, continueBalanci
 	// }
 	// (522fb20fbdbe drops "&& idle != CPU_NEWLY_IDLE". Before
 	// 3324b2180c17 newidle passes never touched the flag at all.)
-	if !held && l.serialize && (idle != bfNewlyIdle || w.serialIdle) && w.s.order != bfCmpxchgFirst {
-		if !w.takeFlag() {
+	if !held && l.serialize && c.m.order != bfCmpxchgFirst && (idle != bfNewlyIdle || c.m.order == bfCheckFirstIdle) {
+		if !c.tryFlag(ops, l) {
 			// "load-balancing passes triggered while another one is
 			// executing are skipped and not re-tried"
-			w.outBalanced(l, idle)
+			c.outBalanced(l, idle)
 			return
 		}
-		defer w.releaseFlag()
+		defer ops.releaseFlag(l)
 		serialized = true
 	}
-	w.criticalSection(l, serialized)
+	ops.pass(l, serialized)
+	if idle == bfNewlyIdle {
+		l.newidlePasses++
+	} else {
+		l.passes++
+	}
 	if l.serialize {
 		if idle == bfNewlyIdle {
-			w.newidleBalances++
+			c.newidleBalances++
 		} else {
-			w.balances++
+			c.balances++
 		}
 	}
-	w.outBalanced(l, idle)
+	c.outBalanced(l, idle)
 }
 
-// shouldWeBalance is should_we_balance() for CPUs that are all busy:
-//
-//	if (env->idle == CPU_NEWLY_IDLE) { ... return 1; }
-//	...
-//	/* Are we the first CPU of this group ? */
-//	return group_balance_cpu(sg) == env->dst_cpu;
-//
-// (Its scan of the local group for an idle CPU finds none here; its cost, a
-// read of each group CPU's rq, is left out.)
-func (w *bfWorker) shouldWeBalance(l *bfLevel, idle bfIdle) bool {
-	return idle == bfNewlyIdle || l.designated
+// shouldWeBalance is should_we_balance(): a newidle pass always balances
+// (this CPU has nothing to run: "return 1"); a periodic one only on the CPU
+// the group designates (bfShouldWeBalance). Its cost, a read of each group
+// CPU's rq when some are idle, is left out.
+func (c *bfCPU) shouldWeBalance(l *bfLevel, idle bfIdle) bool {
+	if idle == bfNewlyIdle {
+		return true
+	}
+	if c.m.busy >= 100 {
+		return l.designated // nobody idle: the group's first CPU, read from no one
+	}
+	return bfShouldWeBalance(c.m.topo, bfHashIdle{c.m.seed, c.m.busy, c.jiffies}, c.cpu, l)
 }
 
 // outBalanced is the tail of sched_balance_rq() when nothing was moved, which
@@ -365,7 +364,7 @@ func (w *bfWorker) shouldWeBalance(l *bfLevel, idle bfIdle) bool {
 //		sd->balance_interval *= 2;
 //
 // with sd_init's ".max_interval = 2*sd_weight".
-func (w *bfWorker) outBalanced(l *bfLevel, idle bfIdle) {
+func (c *bfCPU) outBalanced(l *bfLevel, idle bfIdle) {
 	if idle == bfNewlyIdle {
 		return
 	}
@@ -374,24 +373,21 @@ func (w *bfWorker) outBalanced(l *bfLevel, idle bfIdle) {
 	}
 }
 
-// criticalSection is the balancing pass itself: update_sd_lb_stats() and
-// sched_balance_find_src_group() over the domain's span, which read every
-// CPU's runqueue, as cs= per CPU of wall time spent spinning. A serialized
-// pass checks that it is alone, and leaves the checker balanced even if it
-// panics.
-func (w *bfWorker) criticalSection(l *bfLevel, serialized bool) {
-	if serialized {
-		if atomic.AddInt32(&w.s.inCS.v, 1) != 1 {
-			w.overlaps++
-		}
-		defer atomic.AddInt32(&w.s.inCS.v, -1)
+// spreadPhase starts CPU i of n a share i/n of each interval early: sd_init()
+// sets every CPU's last_balance to the same jiffies, but idle periods,
+// newidle passes and lost flags soon put CPUs out of step, and CPUs in step
+// are all due in the same tick.
+func (c *bfCPU) spreadPhase(i, n int) {
+	for k := range c.levels {
+		l := &c.levels[k]
+		l.lastBalance = -int64(i) * l.interval / int64(n)
 	}
-	if w.s.csHook != nil {
-		w.s.csHook()
-	}
-	if d := int64(l.weight) * int64(w.s.cs); d > 0 {
-		for start := ktime.Wall(); ktime.Wall()-start < d; {
-			w.sink = bench.LocalWork(w.sink, 16)
-		}
+}
+
+// initIntervals sets each level's interval as a busy CPU first computes it.
+func (c *bfCPU) initIntervals() {
+	for k := range c.levels {
+		l := &c.levels[k]
+		l.interval = c.sdInterval(l, true)
 	}
 }

@@ -23,34 +23,31 @@ import (
 
 // takeFlag is atomic_cmpxchg_acquire(&sched_balance_running, 0, 1) of the
 // old order and atomic_try_cmpxchg_acquire(..., &zero, 1) of the new: the
-// same LOCK CMPXCHG, which perf annotate finds here. A timed attempt that
-// takes the flag starts a timed hold.
+// same LOCK CMPXCHG, which perf annotate finds here, for domain l (the
+// caller counts the attempt). A timed attempt that takes the flag starts a
+// timed hold.
 //
 //go:noinline
-func (w *bfWorker) takeFlag() bool {
-	w.cas++
+func (w *bfWorker) takeFlag(l *bfLevel) bool {
 	var ok bool
 	if w.holdTimed = bench.XorShift(&w.rng)>>w.timeShift == 0; w.holdTimed {
 		t := ktime.Wall()
 		ok = atomic.CompareAndSwapInt32(w.running, 0, 1)
 		w.holdStart = ktime.Wall()
-		w.share.Add(w.flagTime(w.holdStart-t), 0)
+		d := w.flagTime(w.holdStart - t)
+		w.share.Add(d, 0)
+		l.flagNs += d
 	} else {
 		ok = atomic.CompareAndSwapInt32(w.running, 0, 1)
 	}
-	if !ok {
-		w.casFails++
-		return false
-	}
-	w.takes++
-	return true
+	return ok
 }
 
 // releaseFlag is atomic_set_release(&sched_balance_running, 0), with the
 // instruction release= names, and the end of the hold if it was timed.
 //
 //go:noinline
-func (w *bfWorker) releaseFlag() {
+func (w *bfWorker) releaseFlag(l *bfLevel) {
 	if !w.holdTimed {
 		bfStore(w.running, w.release)
 		return
@@ -58,7 +55,9 @@ func (w *bfWorker) releaseFlag() {
 	t := ktime.Wall()
 	w.holdSum += min(max(t-w.holdStart-w.clockCost, 0), w.holdCap) * w.every
 	bfStore(w.running, w.release)
-	w.share.Add(w.flagTime(ktime.Wall()-t), 0)
+	d := w.flagTime(ktime.Wall() - t)
+	w.share.Add(d, 0)
+	l.flagNs += d
 }
 
 // flagTime is the time one timed flag operation stands for: its clock

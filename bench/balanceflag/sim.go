@@ -1,0 +1,541 @@
+package balanceflag
+
+import (
+	"container/heap"
+	"fmt"
+	"io"
+	"iter"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// The simulation: the same walks as the pinned workers (balanceDomains,
+// newidleBalance) on every CPU of a machine of any size, on one thread, on
+// kernel time, with the flag's cache line priced instead of contended for
+// real. It answers what the seed's machine spends on the flag, which the
+// workers of a small machine cannot.
+//
+// Each CPU is a coroutine (iter.Pull) that runs its ticks and yields at
+// every event that touches the line or must wait for a time; a scheduler
+// serves the events in kernel-time order (ties by CPU number). The line is
+// one FIFO server: an access that finds it owned by another CPU waits until
+// the line is free, then takes SimConfig.CAS (one contended handoff); one
+// that finds it free and already its own takes SimConfig.Local. A cmpxchg
+// succeeds when the flag is clear at the end of its access; a release is a
+// store that holds the line like any access but costs its CPU nothing (the
+// store buffer), and clears the flag when served. A pass costs CS per CPU of
+// its span.
+
+// SimConfig describes a simulation. Zero fields take the defaults, except
+// Newidle, where zero means never.
+type SimConfig struct {
+	CPUs     int           // CPUs of the machine (default 512)
+	Sockets  int           // sockets (default 2)
+	SNC      int           // sub-NUMA clusters (nodes) per socket (default 2)
+	SMT      int           // threads per core (default 2)
+	HZ       int           // CONFIG_HZ, 1000 or 250 (default 1000)
+	Busy     int           // per cent of CPUs busy in a tick, 1..100 (default 90)
+	Newidle  int           // a busy CPU also goes newly idle every Newidle ticks (0: only when it turns idle)
+	Duration time.Duration // kernel time simulated per order (default 1s)
+	CAS      time.Duration // one contended cmpxchg or release: a line handoff (required)
+	Local    time.Duration // one on a line this CPU already holds (default 10ns)
+	CS       time.Duration // a balancing pass's cost per CPU of its span (default 100ns)
+	Seed     uint64        // of the idle pattern (default 1)
+	Orders   []string      // order= values simulated (default all three)
+}
+
+// Limits: beyond them a simulation is a typo or would run for hours.
+const (
+	simMaxCPUs     = 4096
+	simMaxDuration = time.Minute
+)
+
+func (c SimConfig) withDefaults() SimConfig {
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&c.CPUs, 512)
+	def(&c.Sockets, 2)
+	def(&c.SNC, 2)
+	def(&c.SMT, 2)
+	def(&c.HZ, 1000)
+	def(&c.Busy, 90)
+	if c.Duration == 0 {
+		c.Duration = time.Second
+	}
+	if c.Local == 0 {
+		c.Local = 10 * time.Nanosecond
+	}
+	if c.CS == 0 {
+		c.CS = 100 * time.Nanosecond
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if len(c.Orders) == 0 {
+		c.Orders = bfOrderNames
+	}
+	return c
+}
+
+func (c SimConfig) validate() error {
+	bad := func(f string, a ...any) error { return fmt.Errorf("simulate balanceflag: "+f, a...) }
+	switch {
+	case c.CPUs < 2 || c.CPUs > simMaxCPUs:
+		return bad("cpus %d out of range [2, %d]", c.CPUs, simMaxCPUs)
+	case c.Sockets < 1 || c.SNC < 1 || c.SMT < 1 || c.SMT > 8:
+		return bad("sockets %d, snc %d, smt %d: want sockets and snc at least 1, smt 1..8", c.Sockets, c.SNC, c.SMT)
+	case c.CPUs%(c.Sockets*c.SNC) != 0 || c.CPUs/(c.Sockets*c.SNC)%c.SMT != 0:
+		return bad("cpus %d is not %d sockets × %d nodes of whole %d-thread cores", c.CPUs, c.Sockets, c.SNC, c.SMT)
+	case c.HZ != 1000 && c.HZ != 250:
+		return bad("hz %d: want 1000 or 250", c.HZ)
+	case c.Busy < 1 || c.Busy > 100:
+		return bad("busy %d out of range [1, 100]", c.Busy)
+	case c.Newidle < 0:
+		return bad("newidle %d: want 0 (only when a cpu turns idle) or a period in ticks", c.Newidle)
+	case c.Duration < 10*time.Millisecond || c.Duration > simMaxDuration:
+		return bad("duration %v out of range [10ms, %v]", c.Duration, simMaxDuration)
+	case c.CAS <= 0 || c.Local < 0 || c.CS < 0:
+		return bad("cas %v, local %v, cs %v: want a positive cas and no negative cost", c.CAS, c.Local, c.CS)
+	}
+	for _, o := range c.Orders {
+		if !slices.Contains(bfOrderNames, o) {
+			return bad("unknown order %q (want %v)", o, bfOrderNames)
+		}
+	}
+	return nil
+}
+
+// topo is the machine the config describes.
+func (c SimConfig) topo() bfTopo {
+	return bfTopo{cpus: c.CPUs, smt: c.SMT, group: c.CPUs / (c.Sockets * c.SNC), snc: c.SNC}
+}
+
+// A SimLevel is one serialized level's figures, per second of kernel time,
+// the whole machine's.
+type SimLevel struct {
+	Level   string  // socket or all (bfKindNames)
+	Weight  int     // CPUs in its span
+	CAS     float64 // cmpxchg attempts per second
+	Fails   float64 // attempts that found the flag taken, per second
+	Passes  float64 // periodic passes done, per second
+	Newidle float64 // newidle passes done, per second
+	FlagPct float64 // share of the machine's non-idle cycles on the flag for this level, per cent
+}
+
+// A SimRow is one order's results.
+type SimRow struct {
+	Order    string
+	Levels   []SimLevel
+	CAS      float64 // every level's, per second
+	Fails    float64
+	FlagPct  float64 // share of the machine's non-idle cycles on the flag, per cent: the seed's "7.8% of total CPU cycles"
+	Softirqs float64 // sched_balance_domains() walks per second, busy and nohz
+	Newidles float64 // sched_balance_newidle() walks per second
+	NohzRuns float64 // _nohz_idle_balance() walks per second
+}
+
+// A SimTable is a simulation's results, one row per order.
+type SimTable struct {
+	Config SimConfig
+	Rows   []SimRow
+}
+
+// SimulateFlag runs the model once per order on cfg.CPUs virtual CPUs.
+func SimulateFlag(cfg SimConfig) (*SimTable, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.topo().check(); err != nil {
+		return nil, fmt.Errorf("simulate %w", err)
+	}
+	tab := &SimTable{Config: cfg}
+	for _, o := range cfg.Orders {
+		s := newSim(cfg, bfOrder(slices.Index(bfOrderNames, o)))
+		s.run()
+		tab.Rows = append(tab.Rows, s.row(o))
+	}
+	return tab, nil
+}
+
+// The requests a CPU's coroutine yields.
+type simKind int
+
+const (
+	simWait    simKind = iota // resume at t
+	simCAS                    // a cmpxchg on the flag issued at t
+	simRelease                // the release store issued at t
+)
+
+type simReq struct {
+	t    int64
+	kind simKind
+}
+
+// A bfSim is one order's run.
+type bfSim struct {
+	cfg    SimConfig
+	m      bfModel
+	cpus   []bfCPU
+	procs  []*simProc
+	ticks  int64
+	tickNs int64
+
+	lineFree  int64 // when the line's current access ends
+	lineOwner int   // the CPU whose cache holds it (-1: none yet)
+	flag      bool  // sched_balance_running
+
+	busyNs     int64 // non-idle time: busy ticks, and the nohz balancer's walks
+	flagNs     int64 // time CPUs spent in flag accesses, waiting included
+	nohzRuns   int64
+	nohzTick   int64 // the tick nohzILB and nohzDue were computed for
+	nohzILB    int   // the first idle CPU of that tick (-1: none)
+	nohzKicked bool  // some idle CPU's rq->next_balance was due, and someone busy to kick
+
+	// onNohz, when a test sets it, sees each CPU the nohz balancer
+	// balances: tick, balancer, CPU.
+	onNohz func(j int64, ilb, cpu int)
+}
+
+// A simProc is one CPU's coroutine and the bfOps of the walks it runs.
+type simProc struct {
+	s     *bfSim
+	cpu   int
+	now   int64 // its kernel time
+	yield func(simReq) bool
+	next  func() (simReq, bool)
+	stop  func()
+	ok    bool  // the last cmpxchg's result
+	done  int64 // when the last access ended
+}
+
+func newSim(cfg SimConfig, order bfOrder) *bfSim {
+	s := &bfSim{cfg: cfg, lineOwner: -1, nohzTick: -1,
+		tickNs: int64(time.Second) / int64(cfg.HZ)}
+	s.ticks = int64(cfg.Duration) / s.tickNs
+	s.m = bfModel{topo: cfg.topo(), order: order, hz: cfg.HZ, busy: cfg.Busy, seed: cfg.Seed}
+	s.cpus = make([]bfCPU, cfg.CPUs)
+	for i := range s.cpus {
+		c := &s.cpus[i]
+		*c = bfCPU{m: &s.m, cpu: i, levels: s.m.topo.levels(i)}
+		c.initIntervals()
+		c.spreadPhase(i, cfg.CPUs)
+	}
+	return s
+}
+
+// run runs every CPU's coroutine to the end, serving their requests in
+// kernel-time order.
+func (s *bfSim) run() {
+	var q simQueue
+	for i := range s.cpus {
+		p := &simProc{s: s, cpu: i}
+		p.next, p.stop = iter.Pull(p.body)
+		s.procs = append(s.procs, p)
+		if r, ok := p.next(); ok {
+			heap.Push(&q, simEvent{r, i})
+		}
+	}
+	defer func() {
+		for _, p := range s.procs {
+			p.stop()
+		}
+	}()
+	for q.Len() > 0 {
+		e := heap.Pop(&q).(simEvent)
+		p := s.procs[e.cpu]
+		s.serve(p, e.req)
+		if r, ok := p.next(); ok {
+			heap.Push(&q, simEvent{r, e.cpu})
+		}
+	}
+}
+
+// serve is the line's answer to one request.
+func (s *bfSim) serve(p *simProc, r simReq) {
+	if r.kind == simWait {
+		return
+	}
+	start := max(r.t, s.lineFree)
+	done := start + int64(s.cfg.CAS)
+	if s.lineOwner == p.cpu && r.t >= s.lineFree {
+		done = r.t + int64(s.cfg.Local)
+	}
+	s.lineFree, s.lineOwner = done, p.cpu
+	p.done = done
+	switch r.kind {
+	case simCAS:
+		p.ok = !s.flag
+		s.flag = true
+	case simRelease:
+		s.flag = false
+	}
+}
+
+// body is a CPU's life: tick by tick, all CPUs' ticks at the same instant
+// (skew_tick=0).
+func (p *simProc) body(yield func(simReq) bool) {
+	p.yield = yield
+	s := p.s
+	for j := int64(1); j <= s.ticks; j++ {
+		if !p.waitUntil(j * s.tickNs) {
+			return
+		}
+		if !p.tick(j) {
+			return
+		}
+	}
+}
+
+// waitUntil lets every event before t happen first.
+func (p *simProc) waitUntil(t int64) bool {
+	p.now = max(p.now, t)
+	return p.yield(simReq{p.now, simWait})
+}
+
+// tick is tick j of this CPU. A busy CPU runs sched_balance_trigger()'s
+// softirq when rq->next_balance is due; an idle CPU has stopped its tick,
+// and the first idle CPU, the nohz balancer find_new_ilb() picks, walks
+// them all when a busy CPU's nohz_balancer_kick() finds one due. Then come
+// the newly idle moments within the tick: a short idle period of a busy CPU
+// every Newidle ticks, and the moment a CPU that will be idle next tick
+// goes idle, each at a time of the tick drawn from the idle hash.
+func (p *simProc) tick(j int64) bool {
+	s := p.s
+	c := &s.cpus[p.cpu]
+	c.jiffies = j
+	idle := bfIdleAt(s.cfg.Seed, s.cfg.Busy, p.cpu, j)
+	if idle {
+		if p.cpu == s.ilb(j) && s.nohzKicked {
+			start := p.now
+			p.nohzWalk(j)
+			s.busyNs += p.now - start
+		}
+		return true
+	}
+	s.busyNs += s.tickNs
+	if j-c.nextBalance >= 0 {
+		balanceDomains(c, p, bfNotIdle)
+	}
+	t0 := j * s.tickNs
+	h := bfMix(s.cfg.Seed ^ uint64(p.cpu)<<40 ^ uint64(j) ^ 0xdecade)
+	if n := int64(s.cfg.Newidle); n > 0 && (j+int64(p.cpu))%n == 0 {
+		if !p.waitUntil(t0 + int64(h%uint64(s.tickNs/2))) {
+			return false
+		}
+		c.jiffies = j
+		newidleBalance(c, p)
+	}
+	if bfIdleAt(s.cfg.Seed, s.cfg.Busy, p.cpu, j+1) {
+		if !p.waitUntil(t0 + s.tickNs/2 + int64((h>>32)%uint64(s.tickNs/2))) {
+			return false
+		}
+		c.jiffies = j
+		newidleBalance(c, p)
+	}
+	return true
+}
+
+// ilb is the nohz balancer of tick j, the first idle CPU, and whether it is
+// kicked: nohz_balancer_kick() from a busy CPU's tick, when nohz.next_balance
+// (the earliest rq->next_balance of the idle CPUs) is due. Computed once a
+// tick, at its start, before any walk of it.
+func (s *bfSim) ilb(j int64) int {
+	if s.nohzTick == j {
+		return s.nohzILB
+	}
+	s.nohzTick, s.nohzILB, s.nohzKicked = j, -1, false
+	busy, due := false, false
+	for i := range s.cpus {
+		if !bfIdleAt(s.cfg.Seed, s.cfg.Busy, i, j) {
+			busy = true
+			continue
+		}
+		if s.nohzILB < 0 {
+			s.nohzILB = i
+		}
+		if j-s.cpus[i].nextBalance >= 0 {
+			due = true
+		}
+	}
+	s.nohzKicked = busy && due
+	return s.nohzILB
+}
+
+// nohzWalk is _nohz_idle_balance() on this CPU, the nohz balancer:
+//
+//	for_each_cpu_wrap(balance_cpu, nohz.idle_cpus_mask, this_cpu+1) {
+//		if (!idle_cpu(balance_cpu))
+//			continue;
+//		...
+//		rq = cpu_rq(balance_cpu);
+//		if (time_after_eq(jiffies, rq->next_balance)) {
+//			...
+//			if (flags & NOHZ_BALANCE_KICK)
+//				sched_balance_domains(rq, CPU_IDLE);
+//		}
+//		...
+//	}
+//
+// Every walk's flag accesses are this CPU's, one after another.
+func (p *simProc) nohzWalk(j int64) {
+	s := p.s
+	s.nohzRuns++
+	n := len(s.cpus)
+	for k := 1; k <= n; k++ {
+		b := (p.cpu + k) % n
+		if !bfIdleAt(s.cfg.Seed, s.cfg.Busy, b, j) {
+			continue
+		}
+		c := &s.cpus[b]
+		c.jiffies = j
+		if j-c.nextBalance >= 0 {
+			if s.onNohz != nil {
+				s.onNohz(j, p.cpu, b)
+			}
+			balanceDomains(c, p, bfIdleCPU)
+		}
+	}
+}
+
+func (p *simProc) takeFlag(l *bfLevel) bool {
+	t := p.now
+	p.yield(simReq{t, simCAS})
+	p.now = p.done
+	l.flagNs += p.done - t
+	p.s.flagNs += p.done - t
+	return p.ok
+}
+
+func (p *simProc) releaseFlag(*bfLevel) { p.yield(simReq{p.now, simRelease}) }
+
+func (p *simProc) pass(l *bfLevel, _ bool) { p.now += int64(l.weight) * int64(p.s.cfg.CS) }
+
+// row sums the run's counts per second of kernel time.
+func (s *bfSim) row(order string) SimRow {
+	sec := float64(s.ticks) * float64(s.tickNs) / 1e9
+	pct := func(ns int64) float64 { return 100 * float64(ns) / float64(max(s.busyNs, 1)) }
+	r := SimRow{Order: order, FlagPct: pct(s.flagNs), NohzRuns: float64(s.nohzRuns) / sec}
+	cpus := make([]*bfCPU, len(s.cpus))
+	for i := range s.cpus {
+		c := &s.cpus[i]
+		cpus[i] = c
+		r.CAS += float64(c.cas) / sec
+		r.Fails += float64(c.casFails) / sec
+		r.Softirqs += float64(c.softirqs) / sec
+		r.Newidles += float64(c.newidleWalks) / sec
+	}
+	sums := sumLevels(cpus)
+	for _, sh := range s.m.topo.shapes() {
+		if !sh.serialize {
+			continue
+		}
+		sum := sums[sh.kind]
+		r.Levels = append(r.Levels, SimLevel{Level: bfKindNames[sh.kind], Weight: sh.weight,
+			CAS: float64(sum.cas) / sec, Fails: float64(sum.fails) / sec,
+			Passes: float64(sum.passes) / sec, Newidle: float64(sum.newidlePasses) / sec,
+			FlagPct: pct(sum.flagNs)})
+	}
+	return r
+}
+
+// A simEvent is a pending request of one CPU; the queue orders them by time,
+// then CPU.
+type simEvent struct {
+	req simReq
+	cpu int
+}
+
+type simQueue []simEvent
+
+func (q simQueue) Len() int { return len(q) }
+func (q simQueue) Less(i, j int) bool {
+	if q[i].req.t != q[j].req.t {
+		return q[i].req.t < q[j].req.t
+	}
+	return q[i].cpu < q[j].cpu
+}
+func (q simQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *simQueue) Push(x any)   { *q = append(*q, x.(simEvent)) }
+func (q *simQueue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return e
+}
+
+// Topology says what machine the table is for, in a line.
+func (t *SimTable) Topology() string {
+	c := t.Config
+	tp := c.topo()
+	var ls []string
+	for _, sh := range tp.shapes() {
+		l := fmt.Sprintf("%s %d", bfKindNames[sh.kind], sh.weight)
+		if sh.serialize {
+			l += " (SD_SERIALIZE)"
+		}
+		ls = append(ls, l)
+	}
+	return fmt.Sprintf("%d cpus: %d sockets × %d nodes of %d cpus, %d threads a core; domains %s",
+		c.CPUs, c.Sockets, c.SNC, tp.group, c.SMT, strings.Join(ls, ", "))
+}
+
+// Assumptions are the model's inputs a reader must weigh the figures by.
+func (t *SimTable) Assumptions() []string {
+	c := t.Config
+	newidle := "only when a cpu turns idle"
+	if c.Newidle > 0 {
+		newidle = fmt.Sprintf("when a cpu turns idle, and a busy cpu's short idle every %d ticks (%d/s)", c.Newidle, c.HZ/c.Newidle)
+	}
+	return []string{
+		fmt.Sprintf("one contended cmpxchg or release = %v (a line handoff), one on a line already held = %v; accesses queue on the line in time order", c.CAS, c.Local),
+		fmt.Sprintf("a balancing pass costs %v per cpu of its domain's span (update_sd_lb_stats reading each rq)", c.CS),
+		fmt.Sprintf("HZ=%d, every cpu's tick at the same instant (skew_tick=0); %d%% of cpus busy in a tick, drawn per cpu and tick (seed %d)", c.HZ, c.Busy, c.Seed),
+		"newly idle: " + newidle + "; every newidle walk reaches the top domain (no avg_idle cutoff) and pulls nothing",
+		"idle cpus have stopped their tick: the first idle cpu balances them (_nohz_idle_balance) when a busy cpu's tick finds one due",
+		"flag-% is the flag accesses' time, waiting included, over the cpus' non-idle time (busy ticks and the nohz balancer's walks): a profile's share of cycles",
+	}
+}
+
+// WriteText writes the table: the machine, the assumptions, and per order
+// each serialized level's rates and the flag's share of cycles.
+func (t *SimTable) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "sched_balance_running on %s\n", t.Topology())
+	fmt.Fprintf(&b, "%v of kernel time per order. Assumptions:\n", t.Config.Duration)
+	for _, a := range t.Assumptions() {
+		fmt.Fprintf(&b, "  - %s\n", a)
+	}
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "order\tlevel\tcmpxchg/s\tfails/s\tpasses/s\tnewidle passes/s\tflag % of cycles\t")
+	for _, r := range t.Rows {
+		for _, l := range r.Levels {
+			fmt.Fprintf(tw, "%s\t%s %d\t%s\t%s\t%s\t%s\t%.3f\t\n", r.Order, l.Level, l.Weight,
+				simRate(l.CAS), simRate(l.Fails), simRate(l.Passes), simRate(l.Newidle), l.FlagPct)
+		}
+		fmt.Fprintf(tw, "%s\ttotal\t%s\t%s\t\t\t%.3f\t\n", r.Order, simRate(r.CAS), simRate(r.Fails), r.FlagPct)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(&b, "walks per second: ")
+	for i, r := range t.Rows {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s %s periodic (the nohz balancer ran %s times), %s newidle", r.Order,
+			simRate(r.Softirqs), simRate(r.NohzRuns), simRate(r.Newidles))
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// simRate prints a rate with three significant digits.
+func simRate(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }

@@ -1,0 +1,182 @@
+package balanceflag
+
+import "fmt"
+
+// The simulated machine: its sched_domain levels as sd_init() and
+// sched_init_numa() build them, which of its CPUs are idle in a given tick,
+// and should_we_balance()'s choice of the one CPU of a group that balances a
+// domain.
+
+// A bfKind says which sched_domain a level is.
+type bfKind int
+
+const (
+	bfSMT    bfKind = iota // the threads of a core (SD_SHARE_CPUCAPACITY)
+	bfLLC                  // a node's CPUs sharing the last-level cache (MC)
+	bfSocket               // NUMA: the socket's other SNC clusters (only with snc > 1)
+	bfAll                  // NUMA: every node
+)
+
+// bfKindNames name the levels in metrics and tables, indexed by bfKind.
+var bfKindNames = []string{"smt", "llc", "socket", "all"}
+
+// A bfTopo is the simulated machine: cpus CPUs (num_online_cpus()) in
+// cores of smt threads, nodes (LLCs) of group CPUs, snc nodes to a socket.
+// CPUs are numbered core by core, node by node, socket by socket, so every
+// group of every level is a run of consecutive CPUs.
+type bfTopo struct {
+	cpus, smt, group, snc int
+}
+
+// A bfShape is one level of every CPU's hierarchy: its span's weight and
+// the weight of its groups (its child's span).
+type bfShape struct {
+	kind      bfKind
+	weight    int  // sd->span_weight
+	groupW    int  // CPUs per sched_group: the child domain's span
+	serialize bool // SD_SERIALIZE
+}
+
+// shapes are the levels lowest first. sd_init() gives every NUMA level
+// SD_SERIALIZE ("} else if (sd->flags & SD_NUMA) { ... sd->flags |=
+// SD_SERIALIZE;"), and with sub-NUMA clustering sched_init_numa() finds
+// three distances (local, the socket's other clusters, the other socket), so
+// a CPU has two NUMA levels: its socket, grouped by node, and the machine,
+// grouped by socket (build_overlap_sched_groups() makes each group the span
+// of the child domain). Without SNC the LLC spans the socket and the package
+// level above it is degenerate; one NUMA level remains, grouped by node. A
+// level no wider than the one below it is degenerate and dropped, as the
+// kernel's sd_degenerate() drops it.
+func (t bfTopo) shapes() []bfShape {
+	var s []bfShape
+	if t.smt > 1 {
+		s = append(s, bfShape{bfSMT, t.smt, 1, false})
+	}
+	if t.group > t.smt {
+		s = append(s, bfShape{bfLLC, t.group, t.smt, false})
+	}
+	if socket := t.group * t.snc; t.snc > 1 && t.cpus > socket {
+		s = append(s, bfShape{bfSocket, socket, t.group, true}, bfShape{bfAll, t.cpus, socket, true})
+	} else {
+		s = append(s, bfShape{bfAll, t.cpus, t.group, true})
+	}
+	return s
+}
+
+// check says what is wrong with the topology, if anything. With snc=1 the
+// span need not be whole nodes (a last, smaller group, as span=512/group=86
+// has always had); with SNC it must be whole sockets.
+func (t bfTopo) check() error {
+	switch {
+	case t.group%t.smt != 0:
+		return fmt.Errorf("balanceflag: group=%d is not a whole number of smt=%d cores", t.group, t.smt)
+	case t.cpus < t.group:
+		return fmt.Errorf("balanceflag: span=%d is smaller than one group=%d", t.cpus, t.group)
+	case t.snc > 1 && t.cpus%(t.group*t.snc) != 0:
+		return fmt.Errorf("balanceflag: span=%d is not a whole number of sockets of snc=%d nodes of group=%d", t.cpus, t.snc, t.group)
+	}
+	return nil
+}
+
+// levels is the sched_domain hierarchy of CPU cpu, lowest first, as sd_init()
+// leaves it: balance_interval = sd_weight ms, last_balance = jiffies (0), and
+// designated, should_we_balance()'s answer when every CPU is busy: "return
+// group_balance_cpu(sg) == env->dst_cpu", the first CPU of its local group.
+func (t bfTopo) levels(cpu int) []bfLevel {
+	var ls []bfLevel
+	for _, sh := range t.shapes() {
+		ls = append(ls, bfLevel{bfShape: sh, designated: cpu%sh.groupW == 0, balanceMs: int64(sh.weight)})
+	}
+	return ls
+}
+
+// bfIdleAt says whether CPU cpu is idle in tick j when busy per cent of the
+// CPUs are busy: a hash of (seed, cpu, j), so that a CPU's state is a fact
+// every worker and the simulation compute alike without sharing a line, and
+// changes from one tick to the next as an OLTP server's CPUs do.
+func bfIdleAt(seed uint64, busy int, cpu int, j int64) bool {
+	if busy >= 100 {
+		return false
+	}
+	return bfMix(seed^uint64(cpu)<<40^uint64(j))%100 >= uint64(busy)
+}
+
+// bfMix is splitmix64's finalizer: a bijection that spreads nearby inputs.
+func bfMix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// A bfIdler says which CPUs are idle: the hash of one tick in a run
+// (bfHashIdle), or a test's own pattern.
+type bfIdler interface{ idle(cpu int) bool }
+
+// bfHashIdle is bfIdleAt in tick j.
+type bfHashIdle struct {
+	seed uint64
+	busy int
+	j    int64
+}
+
+func (h bfHashIdle) idle(cpu int) bool { return bfIdleAt(h.seed, h.busy, cpu, h.j) }
+
+// bfShouldWeBalance is should_we_balance() for CPU cpu at level l, for a
+// periodic pass (busy or idle; newidle passes always balance), with the
+// CPUs in says are idle:
+//
+//	cpumask_copy(swb_cpus, group_balance_mask(sg));
+//	/* Try to find first idle CPU */
+//	for_each_cpu_and(cpu, swb_cpus, env->cpus) {
+//		if (!idle_cpu(cpu))
+//			continue;
+//		if (!(env->sd->flags & SD_SHARE_CPUCAPACITY) && !is_core_idle(cpu)) {
+//			if (idle_smt == -1)
+//				idle_smt = cpu;
+//			cpumask_andnot(swb_cpus, swb_cpus, cpu_smt_mask(cpu));
+//			continue;
+//		}
+//		return cpu == env->dst_cpu;
+//	}
+//	if (idle_smt != -1)
+//		return idle_smt == env->dst_cpu;
+//	/* Are we the first CPU of this group ? */
+//	return group_balance_cpu(sg) == env->dst_cpu;
+//
+// The local group is the run of groupW CPUs holding cpu: the first idle
+// core's first idle CPU balances for the group, else the first idle CPU of
+// a busy core, else (all busy) the group's first CPU, l.designated.
+func bfShouldWeBalance[I bfIdler](t bfTopo, in I, cpu int, l *bfLevel) bool {
+	first := cpu - cpu%l.groupW
+	end := min(first+l.groupW, t.cpus)
+	idleSMT := -1
+	for c := first; c < end; c++ {
+		if !in.idle(c) {
+			continue
+		}
+		if l.kind != bfSMT && !bfCoreIdle(t, in, c) {
+			if idleSMT == -1 {
+				idleSMT = c
+			}
+			c = c - c%t.smt + t.smt - 1 // skip the rest of its core
+			continue
+		}
+		return c == cpu
+	}
+	if idleSMT != -1 {
+		return idleSMT == cpu
+	}
+	return first == cpu
+}
+
+// bfCoreIdle is is_core_idle(): every thread of cpu's core is idle.
+func bfCoreIdle[I bfIdler](t bfTopo, in I, cpu int) bool {
+	first := cpu - cpu%t.smt
+	for c := first; c < first+t.smt; c++ {
+		if !in.idle(c) {
+			return false
+		}
+	}
+	return true
+}
