@@ -1,10 +1,12 @@
 package idlemask
 
 import (
+	"math"
 	"slices"
 	"testing"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/benchtest"
 )
 
 // imDraw advances w's generator until the next wakeup's prev_cpu and
@@ -107,5 +109,54 @@ func TestIdleMaskScanCost(t *testing.T) {
 	w.timedNs, w.timedProbes = 900, 12 // 75 ns a probe
 	if got := w.scanCost(4); got != 300 {
 		t.Errorf("probe=auto at 900 ns over 12 probes: scanCost(4) = %d, want 300", got)
+	}
+}
+
+// early= and probe= are left out of the name at their defaults, the
+// model before them, so recorded results keep their names.
+func TestIdleMaskEarlyProbeVariants(t *testing.T) {
+	const base = "update=laststate/scan=mask/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000"
+	benchtest.CheckVariants(t, "idlemask", [][2]string{
+		{"early=off/probe=auto", base},
+		{"early=on", base + "/early=on"},
+		{"probe=75/early=on", base + "/early=on/probe=75"},
+		{"probe=100000", base + "/probe=100000"},
+		{"early=yes", `!unknown early "yes" (want off, on)`},
+		{"probe=0", "!probe=0 out of range [1, 100000]"},
+		{"probe=50ns", `!probe="50ns" is not an integer`},
+	})
+}
+
+// Finish reports how many wakeups a shortcut took (early=on only) and the
+// cost per probe the budget was weighed with: probe= as given, or with
+// probe=auto the timed scans' wall time per probe.
+func TestIdleMaskEarlyMetrics(t *testing.T) {
+	for _, tt := range []struct {
+		variant string
+		early   bool
+		probe   float64 // sec/probe, 0: measured, only > 0 checked
+	}{
+		{"early=on/probe=75", true, 75e-9},
+		{"early=off/probe=40", false, 40e-9},
+		{"early=on", true, 0},
+	} {
+		s := benchtest.StartUnpinned[*idleMask](t, "idlemask", tt.variant+"/busy=50/wake=50/llc=8", 2)
+		for range 200 {
+			for _, w := range s.workers {
+				w.Run(1)
+			}
+		}
+		res := &bench.Result{Ops: 400}
+		if err := s.Finish(res); err != nil {
+			t.Fatal(err)
+		}
+		e, ok := res.Metric(Early.Name)
+		if ok != tt.early || (ok && (e <= 0 || e > 100)) {
+			t.Errorf("%s: %s = %v (reported %v), want reported %v, in (0, 100]", tt.variant, Early.Name, e, ok, tt.early)
+		}
+		p, ok := res.Metric(ProbeCost.Name)
+		if !ok || p <= 0 || (tt.probe > 0 && math.Abs(p-tt.probe) > 1e-18) {
+			t.Errorf("%s: %s = %v (reported %v), want %v", tt.variant, ProbeCost.Name, p, ok, tt.probe)
+		}
 	}
 }
