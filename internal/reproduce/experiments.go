@@ -101,15 +101,19 @@ const (
 	nmHybrid    = "nr_node_ids+word" // the bound, with the one-word search when it fits
 )
 
-// Wakeup migrations (seed 004): a 256-line working set, 4 tasks per cpu, the
-// seed's estimated 226k wakeups a second; under wake=affine about 2×mig% of
-// wakeups migrate (away and back), so mig=1.2 is the seed's ~27K migrations
-// in 5 s and mig=0.09 its ~2K.
+// Wakeup migrations (seed 004): the kernel's placement before and after
+// PeterZ's patch (wake=llcstats: the pre-patch wake_affine_llc(); wake=basic:
+// the patch), each followed by select_idle_sibling(), at one workload: a
+// 256-line working set, 4 tasks per cpu, 1.2% of wakeups away from the
+// task's home (what makes ~27K in 5 s when each moves the task away and
+// back), every wakeup WF_SYNC as sysbench's socket wakeups are, on LLCs of
+// one cpu so that every away wakeup is one the pre-patch comparison judges,
+// at the seed's estimated 226k wakeups a second.
 func (e *Env) wakeup(x labelled) Experiment {
-	return e.x("wakeup", x.variant+"/lines=256/tasks=4/rate=226000", x.label)
+	return e.x("wakeup", x.variant+"/lines=256/tasks=4/rate=226000/mig=1.2/sync=100/llc=1", x.label)
 }
 
 var (
-	wkBefore = labelled{"~27K/5s", "wake=affine/mig=1.2"}
-	wkAfter  = labelled{"~2K/5s", "wake=affine/mig=0.09"}
+	wkBefore = labelled{"pre-patch", "wake=llcstats"}
+	wkAfter  = labelled{"patched", "wake=basic"}
 )

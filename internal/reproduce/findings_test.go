@@ -198,15 +198,16 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA},
 		},
 		9: {
-			{name: "at yes", figs: figures{"~27K/5s": 116, "~2K/5s": 100}, want: Yes},
-			{name: "under yes", figs: figures{"~27K/5s": 115.875, "~2K/5s": 100}, want: Partly},
-			{name: "at partly", figs: figures{"~27K/5s": 105, "~2K/5s": 100}, want: Partly},
-			{name: "under partly", figs: figures{"~27K/5s": 104.875, "~2K/5s": 100}, want: No},
-			{name: "null: migrations cut by construction, time the same", figs: figures{
-				"~27K/5s migrations/5s": 27000, "~2K/5s migrations/5s": 2000}, want: No},
-			{name: "opposite", figs: figures{"~27K/5s": 100, "~2K/5s": 116}, want: No},
+			{name: "at yes", figs: figures{wkB: 116, wkA: 100, wkBM: 27000, wkAM: 2000}, want: Yes},
+			{name: "migrations under yes", figs: figures{wkB: 116, wkA: 100, wkBM: 26999, wkAM: 2000}, want: Partly},
+			{name: "time under yes", figs: figures{wkB: 115.875, wkA: 100, wkBM: 27000, wkAM: 2000}, want: Partly},
+			{name: "at partly", figs: figures{wkB: 105, wkA: 100, wkBM: 4000, wkAM: 2000}, want: Partly},
+			{name: "under partly", figs: figures{wkB: 104.875, wkA: 100, wkBM: 4000, wkAM: 2000}, want: No},
+			{name: "faster, migrations the same", figs: figures{wkB: 200, wkA: 100}, want: No},
+			{name: "migrations up, as this model's patch pulls sync wakeups", figs: figures{wkBM: 0, wkAM: 27000}, want: No},
+			{name: "opposite", figs: figures{wkB: 100, wkA: 116, wkBM: 27000, wkAM: 2000}, want: No},
 			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA},
-			{name: "missing", drop: "~2K/5s", want: NA},
+			{name: "missing", drop: "patched", want: NA},
 		},
 		10: {
 			{name: "at yes", figs: figures{laPBR: 13.75, laPRR: 2, laPBW: 10.75, laPRW: 2}, want: Yes},
@@ -230,6 +231,14 @@ const (
 	laPBW = "base, paced write-path-%"
 	laPRR = "rate, paced read-path-%"
 	laPRW = "rate, paced write-path-%"
+)
+
+// The wakeup experiments' labels, for ns/op, and with migrations/5s.
+const (
+	wkB  = "pre-patch"
+	wkA  = "patched"
+	wkBM = "pre-patch migrations/5s"
+	wkAM = "patched migrations/5s"
 )
 
 // The paced balance-flag experiments' labels.
