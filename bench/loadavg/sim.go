@@ -33,9 +33,9 @@ type SimConfig struct {
 	Duration time.Duration
 	// Gap, Mig, Tasks and HZ are the workload, as the scenario's gap=,
 	// mig=, tasks= and hz= keys; zero takes the default (40us, 79, 2,
-	// 1000). Mig -1 asks for no migrations (mig=0).
+	// 1000); Mig is a SimMig, whose zero is the default and NoMig mig=0.
 	Gap   time.Duration
-	Mig   int
+	Mig   SimMig
 	Tasks int
 	HZ    int
 	// Seed picks the random draws; the same config and seed replay the
@@ -68,11 +68,6 @@ func (c SimConfig) withDefaults() SimConfig {
 	if c.Gap == 0 {
 		c.Gap = laDefaultGap
 	}
-	if c.Mig == 0 {
-		c.Mig = laDefaultMig
-	} else if c.Mig == -1 {
-		c.Mig = 0 // SimConfig{Mig: -1} asks for no migrations, as mig=0 does
-	}
 	if c.Tasks == 0 {
 		c.Tasks = laDefaultTasks
 	}
@@ -98,8 +93,8 @@ func (c SimConfig) validate() error {
 		return fmt.Errorf("simulate loadavg: gap %s out of range [%s, %s]", ktime.Format(c.Gap), ktime.Format(laMinGap), ktime.Format(laMaxGap))
 	case c.Duration < c.Gap || c.Duration > simMaxDuration:
 		return fmt.Errorf("simulate loadavg: duration %s out of range [gap %s, %s]", ktime.Format(c.Duration), ktime.Format(c.Gap), ktime.Format(simMaxDuration))
-	case c.Mig < 0 || c.Mig > 100:
-		return fmt.Errorf("simulate loadavg: mig %d out of range [0, 100] (-1 for 0)", c.Mig)
+	case c.Mig < NoMig || c.Mig > 100:
+		return fmt.Errorf("simulate loadavg: mig %d out of range [0, 100] (NoMig for 0)", int(c.Mig))
 	case c.Tasks < 1 || c.Tasks > laMaxTasks:
 		return fmt.Errorf("simulate loadavg: tasks %d out of range [1, %d]", c.Tasks, laMaxTasks)
 	case c.HZ != 1000 && c.HZ != 250:
@@ -242,7 +237,7 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 			return row, err
 		}
 		c := &laCPU{}
-		if err := c.init(rq, i, sleepers, cfg.Tasks, cfg.Mig, int64(cfg.Gap), 1e9/int64(cfg.HZ), laSeed(i, cfg.Seed)); err != nil {
+		if err := c.init(rq, i, sleepers, cfg.Tasks, cfg.Mig.Percent(), int64(cfg.Gap), 1e9/int64(cfg.HZ), laSeed(i, cfg.Seed)); err != nil {
 			return row, err
 		}
 		cpus[i] = c
@@ -347,7 +342,7 @@ func (t *SimTable) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "loadavg simulation: %d cfs_rqs of one task group on %d nodes, %s of kernel time per row\n",
 		c.CPUs, c.Nodes, ktime.Format(c.Duration))
 	fmt.Fprintf(&b, "workload: an event every %s per cpu, %d tasks per cpu, mig=%d%%, hz=%d, seed %d\n",
-		ktime.Format(c.Gap), c.Tasks, c.Mig, c.HZ, c.Seed)
+		ktime.Format(c.Gap), c.Tasks, c.Mig.Percent(), c.HZ, c.Seed)
 	if len(t.Rows) > 0 {
 		r := t.Rows[0]
 		span := float64(c.CPUs) * float64(c.Duration/c.Gap) * float64(c.Gap) / 1e9

@@ -139,7 +139,7 @@ func TestSimulateBadConfig(t *testing.T) {
 		{SimConfig{Duration: time.Hour}, "duration 3600s out of range"},
 		{SimConfig{Duration: -time.Second}, "duration -1s out of range"},
 		{SimConfig{Mig: 101}, "mig 101 out of range"},
-		{SimConfig{Mig: -5}, "mig -5 out of range"}, // only -1 stands for 0
+		{SimConfig{Mig: -5}, "mig -5 out of range"}, // only NoMig stands for 0
 		{SimConfig{Tasks: 65}, "tasks 65 out of range"},
 		{SimConfig{HZ: 100}, "hz 100: want 1000 or 250"},
 		{SimConfig{CPUs: 8192, Duration: time.Minute, Gap: time.Microsecond}, "over the limit"},
@@ -160,13 +160,16 @@ func TestSimulateBadConfig(t *testing.T) {
 	if r := tab.Rows[0]; r.Name != "store=percpu/write=ratelimit" || r.Series != "" || r.Cut == 0 {
 		t.Errorf("a non-preset row: %+v", r)
 	}
-	// Mig 0 is the default (79); -1 asks for none.
-	for _, tt := range []struct{ in, want int }{{0, laDefaultMig}, {-1, 0}} {
+	// The zero SimMig is the default (79); NoMig asks for none.
+	for _, tt := range []struct {
+		in   SimMig
+		want int
+	}{{DefaultMig, laDefaultMig}, {NoMig, 0}} {
 		tab, err := Simulate(SimConfig{CPUs: 4, Duration: 10 * time.Millisecond, Mig: tt.in, Variants: []string{"base"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := tab.Rows[0]; tab.Config.Mig != tt.want || (r.Migrations == 0) != (tt.want == 0) {
+		if r := tab.Rows[0]; tab.Config.Mig.Percent() != tt.want || (r.Migrations == 0) != (tt.want == 0) {
 			t.Errorf("SimConfig{Mig: %d}: mig %d, %d migrations in %d wakeups; want mig %d", tt.in, tab.Config.Mig, r.Migrations, r.Wakeups, tt.want)
 		}
 	}

@@ -29,7 +29,8 @@ func simulateCmd(stdout, stderr io.Writer, args []string) error {
 	nodes := fs.Int("nodes", 2, "NUMA `nodes` the per-node presets split the cpus over")
 	duration := fs.Duration("duration", time.Second, "kernel time simulated per row; counts are scaled to the seed's 5 s window")
 	gap := fs.Duration("gap", 0, "kernel time between a cpu's events (default 40us: 25k en/dequeues per cpu per second, the seed's postgres_sysbench)")
-	mig := fs.Int("mig", 79, "percent of wakeups on another cpu (79: the seed's 11M migrations per 14M wakeups)")
+	var mig loadavg.SimMig // the library's own value: its zero is the default, "0" none
+	fs.Var(&mig, "mig", "percent of wakeups on another cpu, 0 to 100 (default 79: the seed's 11M migrations per 14M wakeups)")
 	tasks := fs.Int("tasks", 0, "tasks per cpu (default 2)")
 	hz := fs.Int("hz", 0, "CONFIG_HZ: 1000 or 250 (default 1000)")
 	seed := fs.Uint64("seed", 1, "random `seed`: the same seed replays the same events")
@@ -42,14 +43,8 @@ func simulateCmd(stdout, stderr io.Writer, args []string) error {
 	if len(pos) != 1 || pos[0] != "loadavg" {
 		return fmt.Errorf("simulate: want the scenario to simulate, loadavg (usage: contend simulate %s)", simulateUsage)
 	}
-	if flagSet(fs, "mig") && *mig < 0 {
-		return fmt.Errorf("simulate: -mig %d: want a percentage in [0, 100]", *mig)
-	}
 	cfg := loadavg.SimConfig{CPUs: *cpus, Nodes: *nodes, Duration: *duration, Gap: *gap,
-		Mig: *mig, Tasks: *tasks, HZ: *hz, Seed: *seed}
-	if *mig == 0 {
-		cfg.Mig = -1 // SimConfig's zero is the default; -1 asks for none
-	}
+		Mig: mig, Tasks: *tasks, HZ: *hz, Seed: *seed}
 	for _, flagName := range []string{"cpus", "nodes", "duration", "gap", "tasks", "hz"} {
 		if f := fs.Lookup(flagName); flagSet(fs, flagName) && (f.Value.String() == "0" || f.Value.String() == "0s") {
 			return fmt.Errorf("simulate: -%s 0: want a positive value", flagName)

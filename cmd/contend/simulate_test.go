@@ -36,8 +36,8 @@ func TestSimulateBadInput(t *testing.T) {
 		{[]string{"simulate", "loadavg", "-cpus", "0"}, "-cpus 0: want a positive value"},
 		{[]string{"simulate", "loadavg", "-cpus", "100000"}, "cpus 100000 out of range"},
 		{[]string{"simulate", "loadavg", "-gap", "0s"}, "-gap 0: want a positive value"},
-		{[]string{"simulate", "loadavg", "-mig", "101"}, "mig 101 out of range"},
-		{[]string{"simulate", "loadavg", "-mig", "-1"}, "-mig -1"},
+		{[]string{"simulate", "loadavg", "-mig", "101"}, `invalid value "101" for flag -mig: mig "101": want a percentage in [0, 100]`},
+		{[]string{"simulate", "loadavg", "-mig", "-1"}, `invalid value "-1" for flag -mig`},
 		{[]string{"simulate", "loadavg", "-hz", "300"}, "hz 300"},
 		{[]string{"simulate", "loadavg", "-variants", "nosuch"}, "nosuch"},
 		{[]string{"simulate", "loadavg", "-duration", "2h"}, "duration"},
@@ -48,6 +48,29 @@ func TestSimulateBadInput(t *testing.T) {
 		}
 		if stdout != "" {
 			t.Errorf("contend %v printed on stdout: %q", tt.args, stdout)
+		}
+	}
+}
+
+// -mig hands the library its own value: no -mig is the seed's 79%, 0 is
+// none (the command no longer turns 0 into -1), a count is that share.
+func TestSimulateMig(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "mig=79%"},
+		{[]string{"-mig", "0"}, "mig=0%"},
+		{[]string{"-mig", "50"}, "mig=50%"},
+		{[]string{"-mig", "79"}, "mig=79%"},
+	} {
+		args := append([]string{"simulate", "loadavg", "-cpus", "4", "-duration", "10ms", "-variants", "base"}, tt.args...)
+		out, _, err := runContend(args...)
+		if err != nil || !strings.Contains(out, tt.want) {
+			t.Errorf("contend %v: %v; want %q in:\n%s", args, err, tt.want, out)
+		}
+		if tt.want == "mig=0%" && !strings.Contains(out, "migrations (0%)") {
+			t.Errorf("contend %v: want no migrations:\n%s", args, out)
 		}
 	}
 }
