@@ -97,6 +97,7 @@ func TestUnits(t *testing.T) {
 	got := unitLines(t, resultfmt.Units(res))
 	want := []string{
 		"Unit balances/op role=check",
+		"Unit clock-sec role=check",
 		"Unit lost-% better=lower",
 		"Unit max-sec better=lower",
 		"Unit p50-sec better=lower",
