@@ -87,9 +87,11 @@
 //     computed. go doc shows it.
 //   - bench/foo/foo.go: the Unit variables, the variant's Keys, an init
 //     function calling Register with a Spec (name, BenchName "Foo",
-//     Summary, Keys, Quick and Full variants, Units, New), the Scenario and
-//     its Worker, whose Run is the hot loop (named and //go:noinline where
-//     perf annotate must find it; no allocation).
+//     Summary, Keys, Quick and Full variants, Units, HotSymbols, New), the
+//     Scenario and its Worker, whose Run is the hot loop (no allocation)
+//     in named //go:noinline functions, the HotSymbols that
+//     scripts/perf-annotate.sh annotates (bench/all's TestHotSymbols checks
+//     each is in the binary, declared noinline).
 //   - bench/foo/bench_test.go: BenchmarkFoo, usually one call of
 //     benchtest.Ladder, which climbs the machine's worker counts and
 //     placements.
@@ -98,8 +100,8 @@
 //     workers without threads), bad variants (benchtest.CheckVariants), a
 //     fuzz target for the variant parser with a corpus in testdata/fuzz.
 //   - bench/all/all.go: one blank import, so the command line and sweeps
-//     know the scenario; bench/all's TestEverySpec and TestSpecKeys then
-//     check its names, keys and units.
+//     know the scenario; bench/all's TestEverySpec, TestSpecKeys and
+//     TestHotSymbols then check its names, keys, units and hot functions.
 //   - bench/all/all_test.go: the scenario's package in TestSpecPackages'
 //     table.
 //   - bench/all/testdata/variants.golden: the canonical names of its
@@ -111,6 +113,6 @@
 //   - cmd/contend/doc.go: the scenario's name in list's paragraph (the same
 //     test).
 //
-// Nothing else changes: contend list, run, sweep, table, compare and plot
-// find the scenario through the registry.
+// Nothing else changes: contend list, run, sweep, table, compare and plot,
+// and the perf scripts, find the scenario through the registry.
 package bench

@@ -82,6 +82,14 @@ type Spec struct {
 	// it as go test does (the "pkg:" line), so that a sweep's results and
 	// go test's group together in plain benchstat.
 	Package string
+	// HotSymbols are the functions the hot loop spends its time in, each a
+	// named //go:noinline function, for perf annotate
+	// (scripts/perf-annotate.sh reads them from contend list -json). A name
+	// without a "/" is in the scenario's package ("balanceTicks",
+	// "(*bfWorker).takeFlag"), and Register qualifies it with Package, as
+	// the binary's symbol table spells it; a name in another package is
+	// given whole ("github.com/contend/contend/counter.(*CfsRq).calcGroupShares").
+	HotSymbols []string
 	// MinWorkers is the smallest sensible worker count (1 unless the
 	// scenario needs partners, like a ping-pong).
 	MinWorkers int
@@ -121,6 +129,14 @@ func Register(s *Spec) {
 	if s.Package == "" {
 		s.Package = callerPackage()
 	}
+	hot := make([]string, len(s.HotSymbols))
+	for i, sym := range s.HotSymbols {
+		if !strings.Contains(sym, "/") {
+			sym = s.Package + "." + sym
+		}
+		hot[i] = sym
+	}
+	s.HotSymbols = hot
 	registry[s.Name] = s
 }
 

@@ -16,9 +16,9 @@
 # Options:
 #   -s, --symbol SYM    function to annotate; repeatable. A name without a
 #                       path is taken from below contend's bench directory
-#                       (balanceflag.balanceTicks). Default: the scenario's
-#                       hot loops (atomicadd, balanceflag, idlemask,
-#                       loadavg, nodemask, wakeup).
+#                       (balanceflag.balanceTicks). Default: the hot
+#                       functions the scenario declares (its Spec.HotSymbols,
+#                       the hot_symbols of contend list -json SCENARIO).
 #   -d, --duration D    how long contend runs under perf (default 5s)
 #   -F, --freq HZ       sampling frequency (default 10000; perf caps it at
 #                       kernel.perf_event_max_sample_rate)
@@ -82,24 +82,22 @@ need_scenario "$@"
 scenario=$1
 shift
 
-# The scenario's hot loops: the //go:noinline functions its Worker.Run calls.
-if ((${#symbols[@]} == 0)); then
-	case "$scenario" in
-	balanceflag) symbols=(balanceflag.balanceTicks 'balanceflag.(*bfWorker).takeFlag' 'balanceflag.(*bfWorker).releaseFlag') ;;
-	atomicadd) symbols=(atomicadd.atomicAddLoop) ;;
-	loadavg) symbols=(loadavg.loadAvgEvents 'github.com/contend/contend/counter.(*CfsRq).updateTGLoadAvg' 'github.com/contend/contend/counter.(*CfsRq).calcGroupShares') ;;
-	nodemask) symbols=(nodewalk.nodeSumMax nodewalk.nodeSumLoopBound nodewalk.nodeSumNrNodeIDs nodewalk.nodeSumWord nodewalk.nodeSumNrWord) ;;
-	idlemask) symbols=(idlemask.idleMaskEvents idlemask.selectIdleCPU) ;;
-	wakeup) symbols=(wakeup.wakeupLoop wakeup.touchLines) ;;
-	*) die "no default hot functions for scenario $scenario: name them with -s" ;;
-	esac
-fi
 for i in "${!symbols[@]}"; do
 	[[ ${symbols[i]} == */* ]] || symbols[i]=$pkg/${symbols[i]}
 done
 
 need_perf
 command -v objdump >/dev/null 2>&1 || die "objdump not found: perf annotate needs it (apt-get install -y binutils)"
+contend_bin "$root"
+
+# Without -s, the scenario's hot loops: the //go:noinline functions it
+# declares, as contend itself lists them (a test checks each is in the
+# binary and not inlined).
+if ((${#symbols[@]} == 0)); then
+	hot_symbols "$scenario"
+	((${#HOT_SYMBOLS[@]} > 0)) || die "scenario $scenario declares no hot functions (Spec.HotSymbols): name them with -s"
+	symbols=("${HOT_SYMBOLS[@]}")
+fi
 
 scope=
 if [[ -z $event ]]; then
@@ -110,7 +108,6 @@ fi
 
 out_dir "$out" contend-annotate
 out=$OUT
-contend_bin "$root"
 
 note "perf record -e $event${scope:+ $scope} -F $freq: contend run $scenario -duration $duration $*"
 # shellcheck disable=SC2086 # scope is one option or none

@@ -7,6 +7,7 @@ package scripts_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -310,19 +311,76 @@ func TestPerfAnnotate(t *testing.T) {
 		t.Errorf("run.txt = %q, %v; want contend run's output", b, err)
 	}
 
-	// Without -s, the scenario's own hot functions; a scenario without
-	// them is refused before anything runs.
-	log = filepath.Join(t.TempDir(), "perf.log")
-	if _, stderr, code := script(t, []string{"FAKE_PERF=nopmu", fakeContend(t), "FAKE_PERF_LOG=" + log}, "perf-annotate.sh", "-d", "1s", "atomicadd"); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, stderr)
+}
+
+// TestPerfAnnotateHotSymbols: without -s, perf-annotate.sh annotates the
+// hot functions each scenario declares, read from the real contend's
+// list -json; an unknown scenario is refused with contend's one-line error
+// before anything is recorded.
+func TestPerfAnnotateHotSymbols(t *testing.T) {
+	realBin := buildContend(t)
+	out, err := exec.Command(realBin, "list", "-json").Output()
+	if err != nil {
+		t.Fatalf("contend list -json: %v", err)
 	}
-	if b, _ := os.ReadFile(log); !strings.Contains(string(b), "--symbol=github.com/contend/contend/bench/atomicadd.atomicAddLoop") {
-		t.Errorf("atomicadd's hot loop not annotated:\n%s", b)
+	var specs []struct {
+		Name       string
+		HotSymbols []string `json:"hot_symbols"`
 	}
-	_, stderr, code = script(t, []string{"FAKE_PERF=nopmu", fakeContend(t)}, "perf-annotate.sh", "nosuch")
-	if code != 1 || strings.TrimSpace(stderr) != "perf-annotate: no default hot functions for scenario nosuch: name them with -s" {
-		t.Errorf("unknown scenario: exit %d, %q; want one line asking for -s", code, stderr)
+	if err := json.Unmarshal(out, &specs); err != nil || len(specs) == 0 {
+		t.Fatalf("contend list -json: %v, %d scenarios", err, len(specs))
 	}
+	env := func(log string) []string {
+		return []string{"FAKE_PERF=nopmu", fakeContend(t), "FAKE_CONTEND_REAL=" + realBin, "FAKE_PERF_LOG=" + log}
+	}
+	for _, spec := range specs {
+		log := filepath.Join(t.TempDir(), "perf.log")
+		stdout, stderr, code := script(t, env(log), "perf-annotate.sh", "-d", "1s", spec.Name)
+		if code != 0 {
+			t.Errorf("%s: exit %d:\n%s", spec.Name, code, stderr)
+			continue
+		}
+		b, _ := os.ReadFile(log)
+		for _, sym := range spec.HotSymbols {
+			if !strings.Contains(string(b), "perf annotate -i ") || !strings.Contains(string(b), " --stdio --symbol="+sym+"\n") {
+				t.Errorf("%s: hot function %s not annotated; perf calls:\n%s", spec.Name, sym, b)
+			}
+			if !strings.Contains(stdout, "== "+sym+"\n") {
+				t.Errorf("%s: output has no section for %s:\n%s", spec.Name, sym, stdout)
+			}
+		}
+		if n := strings.Count(string(b), "perf annotate "); n != len(spec.HotSymbols) {
+			t.Errorf("%s: %d annotations for the %d declared hot functions:\n%s", spec.Name, n, len(spec.HotSymbols), b)
+		}
+	}
+	log := filepath.Join(t.TempDir(), "perf.log")
+	_, stderr, code := script(t, env(log), "perf-annotate.sh", "nosuch")
+	if code != 1 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 ||
+		!strings.HasPrefix(stderr, `perf-annotate: contend: list: unknown scenario "nosuch" (want one of `) {
+		t.Errorf("unknown scenario: exit %d, %q; want contend's one-line error", code, stderr)
+	}
+	if b, _ := os.ReadFile(log); strings.Contains(string(b), "perf record") {
+		t.Errorf("unknown scenario: perf recorded anyway:\n%s", b)
+	}
+}
+
+// buildContend builds this tree's contend with the real go, once per test.
+func buildContend(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds contend; skipped in -short")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go in PATH to build contend with")
+	}
+	bin := filepath.Join(t.TempDir(), "contend")
+	cmd := exec.Command(goBin, "build", "-o", bin, "./cmd/contend")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/contend: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // TestPerfStat: counters in total and per operation; counters the machine

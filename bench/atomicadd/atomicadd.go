@@ -22,14 +22,15 @@ var keys = []bench.Key{
 
 func init() {
 	bench.Register(&bench.Spec{
-		Name:      "atomicadd",
-		BenchName: "AtomicAdd",
-		Summary:   "one atomic add per operation, to a shared or a private line",
-		Keys:      keys,
-		Quick:     []string{"line=shared/work=0", "line=private/work=0"},
-		Full:      []string{"line=shared/work=0", "line=private/work=0", "line=shared/work=100", "line=private/work=100"},
-		Units:     []bench.Unit{SharedWrites},
-		New:       newAtomicAdd,
+		Name:       "atomicadd",
+		BenchName:  "AtomicAdd",
+		Summary:    "one atomic add per operation, to a shared or a private line",
+		Keys:       keys,
+		Quick:      []string{"line=shared/work=0", "line=private/work=0"},
+		Full:       []string{"line=shared/work=0", "line=private/work=0", "line=shared/work=100", "line=private/work=100"},
+		Units:      []bench.Unit{SharedWrites},
+		HotSymbols: []string{"atomicAddLoop"},
+		New:        newAtomicAdd,
 	})
 }
 

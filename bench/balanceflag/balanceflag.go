@@ -36,10 +36,11 @@ var (
 
 func init() {
 	bench.Register(&bench.Spec{
-		Name:      "balanceflag",
-		BenchName: "BalanceFlag",
-		Summary:   "sched_balance_running: cmpxchg on every balance softirq that reaches the NUMA domain, or only when due and designated",
-		Keys:      bfKeys,
+		Name:       "balanceflag",
+		BenchName:  "BalanceFlag",
+		Summary:    "sched_balance_running: cmpxchg on every balance softirq that reaches the NUMA domain, or only when due and designated",
+		Keys:       bfKeys,
+		HotSymbols: []string{"balanceTicks", "(*bfWorker).takeFlag", "(*bfWorker).releaseFlag"},
 		Quick: []string{
 			bfDefaults("order=cmpxchg-first", "pace=off"),
 			bfDefaults("order=check-first", "pace=off"),

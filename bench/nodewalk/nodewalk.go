@@ -38,14 +38,15 @@ func nmNodes(key, v string) (string, error) {
 
 func init() {
 	bench.Register(&bench.Spec{
-		Name:      "nodemask",
-		BenchName: "Nodemask",
-		Summary:   "for_each_node summing per-node counters: MAX_NUMNODES scan, PeterZ's loop bound, nr_node_ids bound, one-word fast path",
-		Keys:      nmKeys,
-		Quick:     []string{"iter=max/nodes=2", "iter=loopbound/nodes=2", "iter=nr_node_ids/nodes=2", "iter=word/nodes=2", "iter=nr_node_ids+word/nodes=2"},
-		Full:      nodemaskFull(),
-		Units:     []bench.Unit{BitsScanned, WordsScanned},
-		New:       newNodemaskScan,
+		Name:       "nodemask",
+		BenchName:  "Nodemask",
+		Summary:    "for_each_node summing per-node counters: MAX_NUMNODES scan, PeterZ's loop bound, nr_node_ids bound, one-word fast path",
+		Keys:       nmKeys,
+		HotSymbols: []string{"nodeSumMax", "nodeSumLoopBound", "nodeSumNrNodeIDs", "nodeSumWord", "nodeSumNrWord"},
+		Quick:      []string{"iter=max/nodes=2", "iter=loopbound/nodes=2", "iter=nr_node_ids/nodes=2", "iter=word/nodes=2", "iter=nr_node_ids+word/nodes=2"},
+		Full:       nodemaskFull(),
+		Units:      []bench.Unit{BitsScanned, WordsScanned},
+		New:        newNodemaskScan,
 	})
 }
 

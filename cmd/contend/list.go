@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/contend/contend/bench"
 )
@@ -10,7 +11,7 @@ import (
 func init() {
 	register(&command{
 		name:    "list",
-		summary: "list the scenarios, their variant keys and their preset variants",
+		summary: "list the scenarios, their variant keys, metrics, hot functions and preset variants",
 		run:     listCmd,
 	})
 }
@@ -49,6 +50,7 @@ func listCmd(stdout, stderr io.Writer, args []string) error {
 		for _, u := range s.Units {
 			fmt.Fprintf(stdout, "    %-22s %s (%s)\n", u.Name, u.Doc, betterWords(u.Better))
 		}
+		fmt.Fprintf(stdout, "  hot functions (perf annotate): %s\n", strings.Join(s.HotSymbols, " "))
 		fmt.Fprintf(stdout, "  quick sweep: %v\n", s.Quick)
 		fmt.Fprintf(stdout, "  full sweep:  %d variants\n", len(s.Full))
 	}
@@ -76,6 +78,7 @@ func listJSON(w io.Writer, names []string) error {
 		Summary    string   `json:"summary"`
 		Keys       []key    `json:"keys"`
 		Units      []unit   `json:"units"`
+		HotSymbols []string `json:"hot_symbols"` // scripts/perf-annotate.sh reads them
 		Quick      []string `json:"quick"`
 		Full       []string `json:"full"`
 	}
@@ -90,7 +93,8 @@ func listJSON(w io.Writer, names []string) error {
 		for _, u := range s.Units {
 			units = append(units, unit{u.Name, u.Better.String(), u.Doc})
 		}
-		out = append(out, scenario{s.Name, "Benchmark" + s.BenchName, s.Package, s.MinWorkers, s.Summary, keys, units, s.Quick, s.Full})
+		hot := append([]string{}, s.HotSymbols...) // [], not null, when none
+		out = append(out, scenario{s.Name, "Benchmark" + s.BenchName, s.Package, s.MinWorkers, s.Summary, keys, units, hot, s.Quick, s.Full})
 	}
 	return writeJSON(w, out)
 }

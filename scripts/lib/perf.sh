@@ -162,6 +162,21 @@ contend_bin() {
 	mv -f "$tmp" "$CONTEND_BIN"
 }
 
+# hot_symbols SCENARIO sets HOT_SYMBOLS to the functions the scenario
+# declares hot (Spec.HotSymbols), as "$CONTEND_BIN list -json SCENARIO"
+# prints them: one quoted name a line in its "hot_symbols" array (Go
+# symbols hold no character JSON escapes). An unknown scenario dies with
+# contend's own one-line error.
+hot_symbols() {
+	local json
+	json=$("$CONTEND_BIN" list -json "$1" 2>&1) || die "$(head -n 1 <<<"$json")"
+	mapfile -t HOT_SYMBOLS < <(awk '
+		/"hot_symbols": \[\]/ { exit }
+		/"hot_symbols": \[/ { in_list = 1; next }
+		in_list && /^ *\]/ { exit }
+		in_list { sub(/^ *"/, ""); sub(/",?$/, ""); print }' <<<"$json")
+}
+
 # out_dir DIR PREFIX sets OUT: DIR, or a new PREFIX.XXXXXX directory under
 # $TMPDIR (and then OUT_MADE=1, so a script that ends with nothing to show
 # can remove it). Not "perf-…" under /tmp: perf takes any file there named
