@@ -92,10 +92,11 @@ func canonLLC(key, v string) (string, error) {
 
 func init() {
 	bench.Register(&bench.Spec{
-		Name:      "wakeup",
-		BenchName: "Wakeup",
-		Summary:   "the price of a wake_affine migration (seed 004): a woken task's working set follows it to the cpu the policy picks",
-		Keys:      keys,
+		Name:       "wakeup",
+		BenchName:  "Wakeup",
+		Summary:    "the price of a wake_affine migration (seed 004): a woken task's working set follows it to the cpu the policy picks",
+		Keys:       keys,
+		HotSymbols: []string{"wakeupLoop", "touchLines"},
 		Quick: []string{
 			"wake=affine/lines=16/mig=10/tasks=4/rate=226000",
 			"wake=prev/lines=16/mig=10/tasks=4/rate=226000",
