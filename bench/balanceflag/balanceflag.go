@@ -126,6 +126,13 @@ func bfFull() []string {
 	for _, order := range bfOrderNames {
 		vs = append(vs, bfDefaults("order="+order, "newidle=16"))
 	}
+	// The seed's machine as the kernel balances it (issue 23): 2 sockets
+	// of SNC-2 nodes of 128 CPUs, so two SD_SERIALIZE levels; an OLTP
+	// load leaving a tenth of the CPUs idle in a tick and sending busy
+	// ones newly idle every other tick.
+	for _, order := range []string{"cmpxchg-first", "check-first"} {
+		vs = append(vs, bfDefaults("order="+order, "span=512", "group=128", "snc=2", "busy=90", "newidle=2"))
+	}
 	return vs
 }
 
