@@ -113,9 +113,9 @@ func init() {
 // working set for the policy that moves the task and the one that leaves it,
 // the idle-sibling policy at two sizes, and the seed's own migration rates at
 // one working set: wake=affine/mig=1.2 makes about 27K migrations per 5 s at
-// the seed's rate (2.4% of wakeups), wake=prev/mig=1.2 is the patch (the
-// same wakers, no migrations) and wake=affine/mig=0.09 is the patch's
-// residual ~2K; then the kernel's own decisions before and after the patch
+// the seed's rate (2.4% of wakeups), wake=prev/mig=1.2 the same wakers with
+// nothing moved, and wake=affine/mig=0.09 the seed's residual ~2K (fixed
+// answers standing in for the policies); then the kernel's own decisions before and after the patch
 // at one workload, whose migrations are the outcome.
 func fullVariants() []string {
 	const tail = "/tasks=4/rate=226000"
