@@ -45,9 +45,17 @@
 // us at tick=100 and HZ=1000), whatever the hardware took to run it; its
 // scheduler tick comes when its clock passes the next tick (staggered per
 // CPU). Everything the kernel measures in time is measured on that clock:
-// the idle periods behind rq->avg_idle and the governor's prediction. Only
-// avg_scan_cost is real time, as the kernel's cpu_clock() is: the scan's cost
-// is what this hardware really pays for it.
+// the idle periods behind rq->avg_idle, the governor's prediction, and
+// avg_scan_cost too: a search of k probes costs k × probe= ns of kernel time
+// (at least one probe's worth), so SIS_PROP weighs two figures on one clock.
+// probe=auto, the default, takes the cost per probe from this machine:
+// one search in eight is timed with the wall clock, and the worker's cost
+// per probe is those searches' time over their probes; sec/probe reports
+// the figure used. (The kernel times every search with cpu_clock(); timing
+// them here would cost more than a short scan, and wall time fed straight
+// into avg_scan_cost, against avg_idle in compressed kernel time, made the
+// budget depend on the host's speed.) A fixed probe= makes the budget
+// reproducible anywhere; contend simulate idlemask uses 50 ns.
 //
 // One operation is one event on one of the worker's simulated CPUs, taken
 // round-robin, drawn from a per-worker xorshift generator (deterministic per
@@ -110,18 +118,34 @@
 // task's allowed CPUs (all of the LLC here) into a per-worker scratch mask,
 // the per-CPU select_idle_mask, then probe the candidates in
 // for_each_cpu_wrap() order from the waker until one is idle. scan=all is the
-// code before it: the same loop over the LLC span. The waker's own CPU is not
-// a candidate: select_idle_sibling() has looked at the target before it calls
-// select_idle_cpu(), and the waker is running.
+// code before it: the same loop over the LLC span.
+//
+// What comes before the scan is early=. early=on is select_idle_sibling() of
+// v5.11 as select_task_rq_fair() calls it on every wakeup: the target (the
+// waking CPU) if it is idle; else prev_cpu if it is not the target and is
+// idle; else p->recent_used_cpu if it is neither and is idle and allowed;
+// only then select_idle_cpu(), whose for_each_cpu_wrap() starts at the
+// target: the target stays a candidate (when its mask bit is set, under
+// scan=mask), is probed again and spends one unit of nr. The model's tasks
+// have no history, so prev_cpu and recent_used_cpu are drawn uniformly from
+// the LLC per wakeup: tasks spread over the LLC, every CPU of it sharing
+// the target's cache. That moves early-%: a workload whose wakees keep to a
+// few CPUs finds its prev idle more or less often than the LLC's idle share.
+// Not modelled: the per-cpu-kthread shortcut and asymmetric capacities.
+// early=off, the default (so that recorded results keep their names and
+// figures), is the model's first version: every wakeup scans, and the
+// target is taken out of the candidates, as if select_idle_sibling() had
+// looked at it and no shortcut existed; it overstates how many wakeups pay
+// for select_idle_cpu(), which is Vincent Guittot's point in the thread.
 //
 // sis=prop is the SIS_PROP budget of the seed's kernel (v5.11; SIS_AVG_CPU
 // was off by default): nr = span_weight * (avg_idle/512) / (avg_scan_cost+1)
 // when that exceeds 4, else 4, from the waking CPU's rq->avg_idle and its LLC
 // domain's avg_scan_cost, and the loop's "if (!--nr) return -1;" probes at
-// most nr-1 CPUs: three when the waker is busy. A search cut short by the
-// budget leaves avg_scan_cost alone, as the kernel's early return does; one in
-// eight of the others is timed into it (the kernel times every one; two clock
-// reads on every wakeup would cost more here than a short scan). With the
+// most nr-1 CPUs: three when the waker is busy (the target among them with
+// early=on). A search cut short by the
+// budget leaves avg_scan_cost alone, as the kernel's early return does;
+// every other one feeds it, on the kernel clock (see Kernel time). With the
 // budget, the full scan gives up after three busy CPUs where the mask offers
 // idle ones first: the patch's real gain is finding an idle CPU within nr, and
 // found-idle-% shows it. sis=none searches until it finds one or runs out.
@@ -149,5 +173,17 @@
 // imAuditEvery (not on every one, so that the audit does not swamp the cost
 // it audits) and scaled up. Races between a search and the owners' writes
 // count as wrong answers too, as they are in the kernel. scan=all takes no
-// answer from the mask, so its wrong-% is 0.
+// answer from the mask, so its wrong-% is 0. cpus-scanned/op counts
+// select_idle_cpu()'s probes only (the target's included with early=on);
+// the shortcuts' one to three runqueue reads are not in it. early-% is the
+// wakeups a shortcut placed (early=on), found-idle-% includes them, and
+// sec/probe is the cost per probe avg_scan_cost was fed.
+//
+// # At the seed's size
+//
+// contend simulate idlemask runs the same workers on one thread at seed
+// 003's 192 CPUs in 4 LLCs of 48, with tick= set so that a CPU makes
+// uperf's 80 idle entries between two ticks, early=on and probe=50: mask
+// writes per second and per CPU per tick, CPUs probed per wakeup and idle
+// CPUs found, per update policy.
 package idlemask
