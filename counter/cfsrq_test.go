@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/contend/contend/benchname"
 )
 
 func mustWrite(t testing.TB, s string) WritePolicy {
@@ -118,7 +120,7 @@ func TestRateLimit(t *testing.T) {
 	const step = 10 * time.Microsecond
 	const run = 100 * time.Millisecond
 	for _, period := range []time.Duration{500 * time.Microsecond, time.Millisecond, 2 * time.Millisecond} {
-		t.Run("period="+formatDuration(period), func(t *testing.T) {
+		t.Run("period="+benchname.FormatDuration(period), func(t *testing.T) {
 			a := newAtomic(t)
 			rq, err := NewCfsRq(a, WritePolicy{Kind: WriteRateLimit, Period: period}, ReadPolicy{}, 0, 0)
 			if err != nil {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/contend/contend/benchname"
 )
 
 // Errors that parse and validation errors wrap, for errors.Is.
@@ -26,9 +28,15 @@ const (
 	StorePerCPU                      // one slot per CPU
 )
 
+// storeNames are the storages' names in variants, indexed by StoreKind: the
+// one place they are spelt.
 var storeNames = [...]string{"atomic", "falseshare", "pernode", "percpu"}
 
-const storeList = "atomic, falseshare, pernode, percpu"
+// StoreNames returns the storages' names, in StoreKind order.
+func StoreNames() []string { return append([]string(nil), storeNames[:]...) }
+
+// storeList is the storages' names for error messages.
+var storeList = strings.Join(storeNames[:], ", ")
 
 func (k StoreKind) String() string {
 	if int(k) < len(storeNames) {
@@ -116,8 +124,8 @@ func (w WritePolicy) Validate() error {
 		}
 	case WriteRateLimit:
 		if w.Period != 0 && (w.Period < MinPeriod || w.Period > MaxPeriod) {
-			return fmt.Errorf("ratelimit period %s %w [%s, %s]", formatDuration(w.Period), ErrRange,
-				formatDuration(MinPeriod), formatDuration(MaxPeriod))
+			return fmt.Errorf("ratelimit period %s %w [%s, %s]", benchname.FormatDuration(w.Period), ErrRange,
+				benchname.FormatDuration(MinPeriod), benchname.FormatDuration(MaxPeriod))
 		}
 	default:
 		return fmt.Errorf("write kind %d: %w (valid: %s)", w.Kind, ErrUnknown, writeList)
@@ -126,7 +134,7 @@ func (w WritePolicy) Validate() error {
 		return fmt.Errorf("write %s takes no divisor (got %d)", w.Kind, w.Divisor)
 	}
 	if w.Kind != WriteRateLimit && w.Period != 0 {
-		return fmt.Errorf("write %s takes no period (got %s)", w.Kind, formatDuration(w.Period))
+		return fmt.Errorf("write %s takes no period (got %s)", w.Kind, benchname.FormatDuration(w.Period))
 	}
 	return nil
 }
@@ -141,7 +149,7 @@ func (w WritePolicy) String() string {
 		if w.period() == DefaultPeriod {
 			return "ratelimit"
 		}
-		return "ratelimit=" + formatDuration(w.Period)
+		return "ratelimit=" + benchname.FormatDuration(w.Period)
 	}
 	return w.Kind.String()
 }
@@ -181,27 +189,13 @@ func ParseWrite(s string) (WritePolicy, error) {
 				return WritePolicy{}, fmt.Errorf("write %q: period %q: %w: %w", s, arg, ErrSyntax, err)
 			}
 			if d < MinPeriod || d > MaxPeriod {
-				return WritePolicy{}, fmt.Errorf("write %q: period %s %w [%s, %s]", s, formatDuration(d), ErrRange,
-					formatDuration(MinPeriod), formatDuration(MaxPeriod))
+				return WritePolicy{}, fmt.Errorf("write %q: period %s %w [%s, %s]", s, benchname.FormatDuration(d), ErrRange,
+					benchname.FormatDuration(MinPeriod), benchname.FormatDuration(MaxPeriod))
 			}
 		}
 		return WritePolicy{Kind: WriteRateLimit, Divisor: KernelDivisor, Period: d}, nil
 	}
 	return WritePolicy{}, fmt.Errorf("write %q: %w (valid: %s)", s, ErrUnknown, writeList)
-}
-
-// formatDuration writes d in the largest whole unit, in ASCII ("500us",
-// not Duration.String's "500µs"), so benchmark names stay grep-able.
-func formatDuration(d time.Duration) string {
-	switch {
-	case d != 0 && d%time.Second == 0:
-		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
-	case d != 0 && d%time.Millisecond == 0:
-		return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
-	case d != 0 && d%time.Microsecond == 0:
-		return strconv.FormatInt(int64(d/time.Microsecond), 10) + "us"
-	}
-	return strconv.FormatInt(int64(d), 10) + "ns"
 }
 
 // ReadKind names a read policy: when update_cfs_group() computes the group
@@ -399,7 +393,8 @@ var presets = []PresetInfo{
 		Variant{StorePerNode, ratelimit, readSkip, false}},
 }
 
-const presetList = "base, node, delay, skip, rate, rate+skip, rate+skip+node"
+// presetList is the presets' names for error messages.
+var presetList = strings.Join(Presets(), ", ")
 
 // Presets returns the preset names in the order the thread met them.
 func Presets() []string {

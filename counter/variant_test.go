@@ -15,6 +15,9 @@ func TestParseStore(t *testing.T) {
 			t.Errorf("ParseStore(%q) = %v, %v, want %v", name, got, err, StoreKind(i))
 		}
 	}
+	if got := strings.Join(StoreNames(), ", "); got != "atomic, falseshare, pernode, percpu" || got != storeList {
+		t.Errorf("StoreNames() = %s, storeList %q; want atomic, falseshare, pernode, percpu, in StoreKind order", got, storeList)
+	}
 	for _, bad := range []string{"", "Atomic", "per-node", "xsync", "atomic "} {
 		_, err := ParseStore(bad)
 		if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), storeList) || !strings.Contains(err.Error(), `"`+bad+`"`) {

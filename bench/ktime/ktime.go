@@ -21,8 +21,9 @@
 package ktime
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/contend/contend/benchname"
 )
 
 // A Clock is one worker's clock in nanoseconds of kernel time. It is not
@@ -53,31 +54,7 @@ func PerSecond(count, span int64) float64 {
 	return float64(count) * 1e9 / float64(span)
 }
 
-// ParseDuration reads a duration variant value such as "40us" for key,
-// which must lie in [lo, hi]. Errors are one line naming the key and the
-// valid range.
-func ParseDuration(key, s string, lo, hi time.Duration) (time.Duration, error) {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%s=%q is not a duration (want e.g. 40us, in [%s, %s])", key, s, Format(lo), Format(hi))
-	}
-	if d < lo || d > hi {
-		return 0, fmt.Errorf("%s=%s out of range [%s, %s]", key, s, Format(lo), Format(hi))
-	}
-	return d, nil
-}
-
 // Format writes d in the largest whole unit, in ASCII ("500us", not
-// Duration.String's "500µs"), so that benchmark names stay grep-able and
-// never end in -<digits>.
-func Format(d time.Duration) string {
-	switch {
-	case d != 0 && d%time.Second == 0:
-		return fmt.Sprintf("%ds", d/time.Second)
-	case d != 0 && d%time.Millisecond == 0:
-		return fmt.Sprintf("%dms", d/time.Millisecond)
-	case d != 0 && d%time.Microsecond == 0:
-		return fmt.Sprintf("%dus", d/time.Microsecond)
-	}
-	return fmt.Sprintf("%dns", int64(d))
-}
+// Duration.String's "500µs"), as every benchmark name spells a duration
+// (benchname.FormatDuration, which counter shares without importing bench).
+func Format(d time.Duration) string { return benchname.FormatDuration(d) }

@@ -1,7 +1,6 @@
 package ktime
 
 import (
-	"strings"
 	"testing"
 	"time"
 )
@@ -20,31 +19,6 @@ func TestClock(t *testing.T) {
 	}
 	if got := PerSecond(5, 0); got != 0 {
 		t.Errorf("PerSecond over no time = %v, want 0", got)
-	}
-}
-
-func TestParseDuration(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"40us", "40us"},
-		{"1ms", "1ms"},
-		{"1500ns", "1500ns"},
-		{"0", "!out of range"},
-		{"-1us", "!out of range"},
-		{"2s", "!out of range [1us, 1s]"},
-		{"soon", `!gap="soon" is not a duration`},
-		{"", `!gap="" is not a duration`},
-	}
-	for _, tt := range tests {
-		d, err := ParseDuration("gap", tt.in, time.Microsecond, time.Second)
-		if want, isErr := strings.CutPrefix(tt.want, "!"); isErr {
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("ParseDuration(%q) error = %v, want one containing %q", tt.in, err, want)
-			}
-			continue
-		}
-		if err != nil || Format(d) != tt.want {
-			t.Errorf("ParseDuration(%q) = %v, %v; want %s", tt.in, d, err, tt.want)
-		}
 	}
 }
 

@@ -2,6 +2,7 @@ package loadavg
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -252,13 +253,8 @@ func touchOnNode(t *affinity.Topology) counter.TouchFunc {
 	}
 }
 
-// laStoreNames lists the storages a variant may name, extras included, for
-// error messages.
+// laStoreNames lists the storages a variant may name: counter's, then the
+// extras in name order.
 func laStoreNames(extras map[string]laExtraStore) []string {
-	names := []string{"atomic", "falseshare", "pernode", "percpu"}
-	for n := range extras {
-		names = append(names, n)
-	}
-	slices.Sort(names[4:])
-	return names
+	return append(counter.StoreNames(), slices.Sorted(maps.Keys(extras))...)
 }
