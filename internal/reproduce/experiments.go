@@ -1,6 +1,9 @@
 package reproduce
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Every configuration a finding runs, in one place: when a scenario renames a
 // preset or a key, this file changes and the findings do not. TestExperiments
@@ -52,13 +55,30 @@ const (
 
 // sched_balance_running (seed 002), ticks back to back (the stress mode,
 // for ns per tick) or paced at the kernel's HZ (for the share of time on the
-// flag, comparable with a profile's share of cycles).
+// flag, comparable with a profile's share of cycles), on a machine balanced
+// as the seed's was (bfMachine).
 func (e *Env) balanceflag(v string) Experiment {
-	return e.x("balanceflag", v+"/pace=off", strings.TrimPrefix(v, "order="))
+	return e.x("balanceflag", v+"/pace=off"+e.bfMachine(), strings.TrimPrefix(v, "order="))
 }
 
 func (e *Env) balanceflagPaced(v string) Experiment {
-	return e.x("balanceflag", v+"/pace=on", strings.TrimPrefix(v, "order=")+", paced")
+	return e.x("balanceflag", v+"/pace=on"+e.bfMachine(), strings.TrimPrefix(v, "order=")+", paced")
+}
+
+// bfMachine is the seed's machine as well as this one can stand for it
+// (issue 23): its OLTP load, a tenth of the cpus idle in a tick (busy=90),
+// balancing with the idle interval, and busy ones newly idle every other
+// tick (newidle=2); and, where this machine has nodes, its two SD_SERIALIZE
+// levels (2 sockets of SNC-2 nodes of 128 cpus: the socket's level and the
+// machine's), with the workers spread over the nodes' first cpus. On one
+// node the domains keep the default's single NUMA level.
+func (e *Env) bfMachine() string {
+	const load = "/busy=90/newidle=2"
+	if e.nodes < 2 {
+		return load
+	}
+	span := max(512, (e.threads+255)/256*256) // whole sockets of 256 holding every worker
+	return fmt.Sprintf("/span=%d/group=128/snc=2", span) + load
 }
 
 const (
