@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -34,6 +35,37 @@ type llcGroups struct {
 	byKey  map[llcKey]int
 	ids    []int          // the id the group's first cpu reported, -1 for none
 	byID   map[[2]int]int // level and id: the group that id named first
+
+	// anyLine is the first coherency_line_size a data or unified cache
+	// gave, anyLineFrom which cache that was ("L1d"), for machines whose
+	// LLC groups report none; seen lists the kinds of cache read
+	// ("L1d", "L1i"), to say what sysfs did report where no cache is an LLC.
+	anyLine     int
+	anyLineFrom string
+	seen        []string
+}
+
+// see records a kind of cache sysfs listed, once.
+func (l *llcGroups) see(kind string) {
+	if !slices.Contains(l.seen, kind) {
+		l.seen = append(l.seen, kind)
+	}
+}
+
+// cacheKind names a cache as people do: L1d, L1i, L2, L3; "cache" where the
+// level is unknown.
+func cacheKind(level int, typ string) string {
+	if level <= 0 {
+		return "cache"
+	}
+	kind := fmt.Sprintf("L%d", level)
+	switch typ {
+	case "Data":
+		kind += "d"
+	case "Instruction":
+		kind += "i"
+	}
+	return kind
 }
 
 // consistent reports whether the cache id a cpu reported for group i fits
@@ -58,7 +90,10 @@ func (l *llcGroups) consistent(i, level, id int) bool {
 }
 
 // llc finds the CPU's last-level cache, the highest-level data or unified
-// cache, and assigns it to a group.
+// cache of level 2 or above, and assigns it to a group. An L1 is never the
+// last-level cache: a machine whose kernel lists only L1s (an arm64 guest
+// without cache information in its device tree or PPTT) has no LLC group,
+// which says what sysfs says, rather than a "group" per cpu.
 func (r sysfs) llc(c *CPU, dir string, l *llcGroups) error {
 	ents, err := fs.ReadDir(r.fsys, dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -75,12 +110,26 @@ func (r sysfs) llc(c *CPU, dir string, l *llcGroups) error {
 		}
 		idx := path.Join(dir, e.Name())
 		typ, _ := r.optString(idx+"/type", "cache skipped")
+		if typ == "Instruction" {
+			// Never an LLC; only listed, so its files are read quietly.
+			l.see(cacheKind(r.quietInt(idx+"/level"), typ))
+			continue
+		}
 		if typ != "Unified" && typ != "Data" {
 			continue
 		}
 		level, err := r.optInt(idx+"/level", 0, "cache level unknown")
 		if err != nil {
 			return err
+		}
+		l.see(cacheKind(level, typ))
+		if l.anyLine == 0 {
+			if n := r.quietInt(idx + "/coherency_line_size"); plausibleLine(n) {
+				l.anyLine, l.anyLineFrom = n, cacheKind(level, typ)
+			}
+		}
+		if level == 1 {
+			continue
 		}
 		unified := typ == "Unified"
 		if level > bestLevel || level == bestLevel && unified && !bestUnified {
@@ -131,6 +180,20 @@ func (r sysfs) llc(c *CPU, dir string, l *llcGroups) error {
 	}
 	c.LLC = i
 	return nil
+}
+
+// quietInt reads an integer file for a fallback nobody needs to hear about:
+// 0 when it is missing, unreadable or not a number.
+func (r sysfs) quietInt(name string) int {
+	b, err := fs.ReadFile(r.fsys, name)
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // parseSize reads a sysfs cache size such as "32K"; "" is 0 (unknown).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/contend/contend/nodemask"
 )
@@ -49,6 +50,10 @@ func (r sysfs) cpus(t *Topology) error {
 		}
 	}
 	t.LLCs = llcs.groups
+	t.anyLine, t.anyLineFrom = llcs.anyLine, llcs.anyLineFrom
+	if len(t.LLCs) == 0 {
+		t.cachesSeen = strings.Join(llcs.seen, ", ")
+	}
 	t.OnlineCPUs = online.And(possible)
 	t.OfflineCPUs = possible.AndNot(t.OnlineCPUs)
 	if t.OnlineCPUs.Empty() {

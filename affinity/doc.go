@@ -19,6 +19,18 @@
 // facts of [Machine]. Linux's NUMA node numbering comes from sysfs only:
 // CPUID knows packages and caches, not how the kernel numbered its nodes.
 //
+// arm64 has no CPUID. There the core is named by its MIDR_EL1, which sysfs
+// shows per cpu (regs/identification/midr_el1, so a tree names its cores
+// too), and the line size is CTR_EL0's CWG, read by Host; nothing says
+// whether a hypervisor is in between, and String says so. A last-level
+// cache group is only ever a cache of level 2 or above: an arm64 guest whose
+// kernel lists only L1s has none, and String says that sysfs reports no
+// shared cache rather than making a group of every cpu.
+//
+// The cache line is one fact with one owner: [LineSize] and [PairStride]
+// here are what counter lays its stores out by, what bench pads by, and
+// what results files record as their cacheline.
+//
 // Trees differ by kernel and by system. Older kernels wrote some sets only
 // as hex maps (nodeN/cpumap before nodeN/cpulist, thread_siblings,
 // shared_cpu_map) and lacked the cpu and node lists; containers and odd

@@ -50,6 +50,9 @@ func (t *Topology) Fake(k int) (*Topology, error) {
 		Kernel:       real.Kernel,
 		Machine:      real.Machine,
 		Notes:        real.Notes,
+		anyLine:      real.anyLine,
+		anyLineFrom:  real.anyLineFrom,
+		cachesSeen:   real.cachesSeen,
 	}
 	f.CPUs = make([]CPU, len(real.CPUs))
 	for i, c := range real.CPUs {

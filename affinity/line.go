@@ -26,28 +26,37 @@ const PairStride = 128
 // garbage sysfs file) is treated as not said at all.
 func plausibleLine(n int) bool { return n >= 32 && n <= 256 && n&(n-1) == 0 }
 
-// lineOf is the rule every line size follows: CPUID's answer (x86 only: it
-// asks the CPU itself), else the coherency_line_size sysfs reports, else
-// DefaultLineSize; and where the number came from, for contend topo.
-func lineOf(m Machine, sysfs int) (int, string) {
+// assumedLine is the source of a DefaultLineSize nothing reported.
+const assumedLine = "assumed: neither CPUID nor CTR_EL0's CWG nor sysfs coherency_line_size reports one"
+
+// lineOf is the rule every line size follows: what the CPU itself reports
+// (CPUID on x86, CTR_EL0 on arm64: Machine.CacheLine), else the
+// coherency_line_size sysfs reports (sysfs, with sysfsFrom saying which
+// cache's), else DefaultLineSize; and where the number came from, for
+// contend topo.
+func lineOf(m Machine, sysfs int, sysfsFrom string) (int, string) {
 	switch {
 	case plausibleLine(m.CacheLine):
+		if m.CacheLineFrom != "" {
+			return m.CacheLine, m.CacheLineFrom
+		}
 		return m.CacheLine, "cpuid"
 	case plausibleLine(sysfs):
-		return sysfs, "sysfs coherency_line_size"
+		return sysfs, sysfsFrom
 	}
-	return DefaultLineSize, "assumed"
+	return DefaultLineSize, assumedLine
 }
 
 // hostLine is the running machine's line and its source, read once: the
 // same rule over the same facts Host reads, so Host().CacheLine() and
 // LineSize() agree (TestLineSizeIsHosts holds them to it).
 var hostLine = sync.OnceValues(func() (int, string) {
-	sysfs := 0
-	if t, err := Load("/"); err == nil {
-		sysfs = t.sysfsLine()
+	t, err := Load("/")
+	if err != nil {
+		t = &Topology{}
 	}
-	return lineOf(hostMachine(), sysfs)
+	n, from := t.sysfsLine()
+	return lineOf(onHost(t.Machine), n, from)
 })
 
 // LineSize returns the running machine's cache line size in bytes, as
@@ -55,4 +64,18 @@ var hostLine = sync.OnceValues(func() (int, string) {
 func LineSize() int {
 	n, _ := hostLine()
 	return n
+}
+
+// ctrLine is the line size an arm64 CTR_EL0 gives: CWG, the cache
+// writeback granule (bits 27:24, log2 of the largest line of any cache, in
+// 4-byte words), as Linux's cache_line_size_of_cpu() takes it. A CWG of 0
+// means the CPU does not say, and then neither do we (0): DminLine (bits
+// 19:16) is only the smallest data cache line, which the coherence unit may
+// exceed; QEMU's -cpu max reports CWG 0 with a 32-byte DminLine. The kernel
+// then assumes ARCH_DMA_MINALIGN (128); we go on to sysfs, then 64.
+func ctrLine(ctr uint64) int {
+	if cwg := (ctr >> 24) & 0xf; cwg != 0 {
+		return 4 << cwg
+	}
+	return 0
 }

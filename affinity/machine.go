@@ -1,16 +1,21 @@
 package affinity
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/klauspost/cpuid/v2"
 )
 
-// Machine is what the CPU says about itself through CPUID. It names the part
-// and its caches, which sysfs trees do not, and says whether a hypervisor is
-// in between, which matters when reading contention numbers: a vCPU's
-// "sibling" or "socket" may not be the host's, and the TSC_AUX shortcut for
-// finding the current CPU may not be passed through.
+// Machine is what the CPU says about itself. On x86 that is CPUID: it names
+// the part and its caches, which sysfs trees do not, and says whether a
+// hypervisor is in between, which matters when reading contention numbers:
+// a vCPU's "sibling" or "socket" may not be the host's, and the TSC_AUX
+// shortcut for finding the current CPU may not be passed through. arm64 has
+// no CPUID: there the core is named by its MIDR_EL1, which Linux shows in
+// sysfs (so Load fills it from a tree too), and the line size comes from the
+// CTR_EL0 register (Host reads it); nothing there says whether a hypervisor
+// is in between.
 type Machine struct {
 	Vendor           string `json:"vendor"` // e.g. "AuthenticAMD"
 	Brand            string `json:"brand"`  // e.g. "AMD EPYC 7B13 64-Core Processor"
@@ -25,6 +30,14 @@ type Machine struct {
 	HypervisorVendor string `json:"hypervisor_vendor"` // e.g. "KVMKVMKVM", "" on bare metal
 	RDTSCP           bool   `json:"rdtscp"`            // RDTSCP (and so TSC_AUX) is available
 
+	// MIDR is an arm64 core's MIDR_EL1 (implementer, variant, part,
+	// revision), read from sysfs; zero on x86. Vendor and Brand then name
+	// its implementer and core ("Arm", "Arm Neoverse N1").
+	MIDR MIDR `json:"midr,omitempty"`
+	// CacheLineFrom says where CacheLine came from: "" for CPUID,
+	// "CTR_EL0 CWG" on arm64.
+	CacheLineFrom string `json:"cache_line_from,omitempty"`
+
 	// GoCPU is the brand as go test prints it on its "cpu:" line, trailing
 	// padding and all (see goCPUName); Brand is the trimmed, readable form.
 	// Results files use GoCPU so that contend's and go test's files of one
@@ -32,14 +45,42 @@ type Machine struct {
 	GoCPU string `json:"-"`
 }
 
-// hostMachine returns the running CPU's Machine, computed once.
-var hostMachine = sync.OnceValue(func() Machine {
-	m := machineFrom(&cpuid.CPU)
-	if name := goCPUName(); name != "" {
-		m.GoCPU = name
+// hostMachine returns what the running CPU says about itself (archMachine:
+// CPUID on x86, CTR_EL0's line on arm64), computed once.
+var hostMachine = sync.OnceValue(archMachine)
+
+// onHost is the Machine Host reports, given what sysfs said (an arm64
+// core's MIDR): CPUID's where the CPU has it, else sysfs's identity with the
+// line size the CPU itself reports.
+func onHost(sysfs Machine) Machine {
+	m := hostMachine()
+	if m.known() {
+		return m
 	}
-	return m
-})
+	sysfs.CacheLine, sysfs.CacheLineFrom = m.CacheLine, m.CacheLineFrom
+	return sysfs
+}
+
+// machineFromMIDR is the Machine of an arm64 core named by its MIDR_EL1.
+func machineFromMIDR(m MIDR) Machine {
+	return Machine{Vendor: m.VendorName(), Brand: m.Name(), MIDR: m}
+}
+
+// CoreConfig returns the configuration keys that name an arm64 core in a
+// results file, beside x86's cpu_family, cpu_model and cpu_stepping:
+// cpu_implementer and cpu_part in hex as Arm and /proc/cpuinfo write them,
+// cpu_variant and cpu_revision (the r and p of "r3p1"). None on x86.
+func (m Machine) CoreConfig() [][2]string {
+	if m.MIDR == 0 {
+		return nil
+	}
+	return [][2]string{
+		{"cpu_implementer", fmt.Sprintf("%#02x", m.MIDR.Implementer())},
+		{"cpu_part", fmt.Sprintf("%#03x", m.MIDR.Part())},
+		{"cpu_variant", fmt.Sprint(m.MIDR.Variant())},
+		{"cpu_revision", fmt.Sprint(m.MIDR.Revision())},
+	}
+}
 
 func machineFrom(c *cpuid.CPUInfo) Machine {
 	return Machine{

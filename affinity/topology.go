@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -47,6 +48,15 @@ type Topology struct {
 
 	Kernel  string  // kernel release, "" when unknown
 	Machine Machine // CPUID facts, zero unless filled by Host
+
+	// What the cache directories said beyond the LLC groups: the
+	// coherency_line_size of the first data or unified cache that gave
+	// one, and which cache that was ("L1d"), for CacheLine where no LLC
+	// group has a line size (an arm64 machine reporting only L1s); and,
+	// where no cache is an LLC, which caches sysfs did list ("L1d, L1i").
+	anyLine     int
+	anyLineFrom string
+	cachesSeen  string
 
 	// Notes says where reading the tree fell back on something: an
 	// unreadable or empty file, a list an older kernel wrote only as a hex
@@ -160,17 +170,24 @@ func (t *Topology) CacheLine() int {
 }
 
 // cacheLine returns CacheLine and where the number came from.
-func (t *Topology) cacheLine() (int, string) { return lineOf(t.Machine, t.sysfsLine()) }
+func (t *Topology) cacheLine() (int, string) {
+	n, from := t.sysfsLine()
+	return lineOf(t.Machine, n, from)
+}
 
-// sysfsLine is the line size sysfs reports: the first last-level cache
-// group's coherency_line_size that is plausible, 0 when none is.
-func (t *Topology) sysfsLine() int {
+// sysfsLine is the line size sysfs reports and which cache reported it:
+// the first last-level cache group's coherency_line_size that is
+// plausible, else the first data or unified cache's; 0 when none is.
+func (t *Topology) sysfsLine() (int, string) {
 	for _, g := range t.LLCs {
 		if plausibleLine(g.LineSize) {
-			return g.LineSize
+			return g.LineSize, "sysfs coherency_line_size"
 		}
 	}
-	return 0
+	if plausibleLine(t.anyLine) {
+		return t.anyLine, "sysfs coherency_line_size, " + t.anyLineFrom
+	}
+	return 0, ""
 }
 
 // CheckCPU returns nil if this process can run a worker on cpu, and
@@ -204,19 +221,26 @@ func (t *Topology) String() string {
 		line("topology", "real, sysfs root %q", t.Root)
 	}
 	m := t.Machine
-	if m.known() {
+	switch {
+	case m.MIDR != 0:
+		// arm64: no CPUID, so nothing says whether a hypervisor is there.
+		line("machine", "%s r%dp%d (MIDR_EL1 %s: implementer %#02x %s, part %#03x), hypervisor unknown (no CPUID)",
+			m.Brand, m.MIDR.Variant(), m.MIDR.Revision(), m.MIDR, m.MIDR.Implementer(), m.Vendor, m.MIDR.Part())
+	case m.known():
 		hv := "no hypervisor bit"
 		if m.Hypervisor {
 			hv = "under hypervisor " + cmp.Or(m.HypervisorVendor, "(unnamed)")
 		}
 		line("machine", "%s (%s family %d model %d stepping %d), %s", m.Brand, m.Vendor, m.Family, m.Model, m.Stepping, hv)
-	} else {
+	case t.Root == "/" && runtime.GOARCH != "amd64" && runtime.GOARCH != "386":
+		line("machine", "unknown (no CPUID on %s, and no regs/identification/midr_el1 in sysfs)", runtime.GOARCH)
+	default:
 		line("machine", "unknown (no CPUID: read from a sysfs tree)")
 	}
 	line("kernel", "%s", cmp.Or(t.Kernel, "unknown"))
 	lineSize, source := t.cacheLine()
 	line("cacheline", "%d B (%s)", lineSize, source)
-	if m.known() {
+	if m.known() && m.MIDR == 0 {
 		line("caches", "L1d %s, L2 %s, L3 %s (cpuid)", size(m.L1D), size(m.L2), size(m.L3))
 	}
 	t.writeNodes(line)
@@ -273,7 +297,11 @@ func (t *Topology) writeNodes(line func(key, format string, args ...any)) {
 }
 
 func (t *Topology) writeCaches(line func(key, format string, args ...any)) {
-	if len(t.LLCs) == 0 {
+	switch {
+	case len(t.LLCs) == 0 && t.cachesSeen != "":
+		line("llc", "no shared cache reported: sysfs lists only %s per cpu, and an L1 is never the last-level cache", t.cachesSeen)
+		return
+	case len(t.LLCs) == 0:
 		line("llc", "unknown (no cache directories in sysfs)")
 		return
 	}
@@ -283,7 +311,11 @@ func (t *Topology) writeCaches(line func(key, format string, args ...any)) {
 		if g.Level <= 0 {
 			level = "level unknown"
 		}
-		line("", "llc %d: %s %s, line %d B, cpus %s", g.Index, level, size(g.Size), g.LineSize, g.CPUs)
+		lineSize := "unknown"
+		if g.LineSize > 0 {
+			lineSize = fmt.Sprintf("%d B", g.LineSize)
+		}
+		line("", "llc %d: %s %s, line %s, cpus %s", g.Index, level, size(g.Size), lineSize, g.CPUs)
 	}
 }
 
@@ -401,6 +433,8 @@ type (
 		CPUs          []CPU        `json:"cpus"`
 		LLCs          []CacheGroup `json:"llcs"`
 		CacheLine     int          `json:"cache_line"`
+		CacheLineFrom string       `json:"cache_line_from"`
+		CachesSeen    string       `json:"caches_seen,omitempty"` // where no cache is an LLC
 		Kernel        string       `json:"kernel"`
 		Machine       Machine      `json:"machine"`
 		Notes         []string     `json:"notes,omitempty"`
@@ -435,6 +469,11 @@ type (
 // MarshalJSON writes the topology with snake_case keys, its label first and
 // sets as list strings.
 func (t *Topology) MarshalJSON() ([]byte, error) {
+	line, from := t.cacheLine()
+	llcs := t.LLCs
+	if llcs == nil {
+		llcs = []CacheGroup{} // [], not null: a machine with no LLC group
+	}
 	return json.Marshal(jsonTopology{
 		Topology: t.Label(), Root: t.Root, FakeNodes: t.FakeNodes, Real: t.Real,
 		PossibleNodes: t.PossibleNodes.String(), OnlineNodes: t.OnlineNodes.String(),
@@ -443,7 +482,7 @@ func (t *Topology) MarshalJSON() ([]byte, error) {
 		PossibleCPUs: t.PossibleCPUs.String(), PresentCPUs: t.PresentCPUs.String(),
 		OnlineCPUs: t.OnlineCPUs.String(), OfflineCPUs: t.OfflineCPUs.String(),
 		AllowedCPUs: t.AllowedCPUs.String(),
-		CPUs:        t.CPUs, LLCs: t.LLCs, CacheLine: t.CacheLine(),
+		CPUs:        t.CPUs, LLCs: llcs, CacheLine: line, CacheLineFrom: from, CachesSeen: t.cachesSeen,
 		Kernel: t.Kernel, Machine: t.Machine, Notes: t.Notes,
 	})
 }

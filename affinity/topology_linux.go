@@ -13,7 +13,8 @@ import (
 // prometheus/procfs keeps them (sysfs_linux.go the reader, cpus_linux.go
 // cpu/{possible,present,online} and each cpuN/topology, caches_linux.go
 // cpuN/cache, nodes_linux.go node/ and its lists, distance_linux.go
-// nodeN/distance), and the running process's view of the machine (here).
+// nodeN/distance, regs_linux.go cpuN/regs/identification), and the running
+// process's view of the machine (here).
 
 // maxCPUs bounds the CPU ids Load accepts: Linux's CONFIG_NR_CPUS tops out at
 // 8192, so a larger id is garbage, and refusing it keeps a hostile tree from
@@ -23,7 +24,8 @@ const maxCPUs = 1 << 16
 // Host reads the running machine: Load("/"), then AllowedCPUs from the
 // affinity mask the process started with (not the calling thread's current
 // one, which a pinned worker has narrowed), Kernel from uname, and Machine
-// from CPUID.
+// from CPUID (x86) or, on arm64, the line size from CTR_EL0 beside the
+// core sysfs named.
 func Host() (*Topology, error) {
 	t, err := Load("/")
 	if err != nil {
@@ -41,7 +43,7 @@ func Host() (*Topology, error) {
 	if err := unix.Uname(&u); err == nil {
 		t.Kernel = unix.ByteSliceToString(u.Release[:])
 	}
-	t.Machine = hostMachine()
+	t.Machine = onHost(t.Machine)
 	return t, nil
 }
 
@@ -52,6 +54,9 @@ func load(fsys fs.FS) (*Topology, error) {
 		return nil, err
 	}
 	if err := r.nodes(t); err != nil {
+		return nil, err
+	}
+	if err := r.identity(t); err != nil {
 		return nil, err
 	}
 	t.AllowedCPUs = t.OnlineCPUs.Clone()

@@ -329,6 +329,8 @@ func TestLoadErrors(t *testing.T) {
 		{"has_cpu", "sys/devices/system/node/has_cpu", "cpu", "sys/devices/system/node/has_cpu: nodemask"},
 		{"has_memory", "sys/devices/system/node/has_memory", "all", "sys/devices/system/node/has_memory: nodemask"},
 		{"has_normal_memory", "sys/devices/system/node/has_normal_memory", ",", "sys/devices/system/node/has_normal_memory: nodemask"},
+		{"midr", c0 + "regs/identification/midr_el1", "0xzz", c0 + `regs/identification/midr_el1: "0xzz" is not a MIDR_EL1 value`},
+		{"midr zero", c0 + "regs/identification/midr_el1", "0x0", c0 + `regs/identification/midr_el1: "0x0" is not a MIDR_EL1 value`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -468,6 +470,8 @@ func TestString(t *testing.T) {
 		{"64amd64-4s2n4ca2co", "64amd64-4s2n4ca2co", nil},
 		{"64amd64-4s2n4ca2co-fake3", "64amd64-4s2n4ca2co", fake},
 		{"amd-notopoext-2s8cpu", "amd-notopoext-2s8cpu", nil},
+		{"arm64-virt-max-2n4cpu", "arm64-virt-max-2n4cpu", nil},
+		{"arm64-neoverse-n1-8cpu", "arm64-neoverse-n1-8cpu", nil},
 		{"sparse-nodes", "sparse-nodes", func(topo *Topology) *Topology {
 			topo.AllowedCPUs = nodemask.BitmapOf(0, 2)
 			topo.Machine = Machine{Vendor: "GenuineIntel", Brand: "Test CPU", Family: 6, Model: 85, Stepping: 4, CacheLine: 64,

@@ -1,7 +1,5 @@
-//go:build !amd64
-
 package affinity
 
-// goCPUName is "" where contend does not read CPUID itself: Machine.GoCPU
+// goCPUName is "" on 386, where contend does not read CPUID itself: Machine.GoCPU
 // then falls back to cpuid's BrandName.
 func goCPUName() string { return "" }
