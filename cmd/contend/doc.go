@@ -65,6 +65,15 @@
 // and after each patch, and the error the readers pay. Counts need no real
 // CPUs; what contention costs does (run, sweep).
 //
+//	contend simulate balanceflag [-cpus 512] [-snc 2] [-busy 90] [-newidle 2] [-cas D]
+//
+// replays the balance-flag model on a machine of any size: every SD_SERIALIZE
+// level, idle cpus balanced by the nohz balancer, newidle walks, and the
+// flag's cache line as a queue whose handoff is this machine's (contend c2c
+// -mode cas) unless -cas gives it; it prints cmpxchg attempts and fails per
+// second per level and the flag's share of cycles before and after
+// check-first, with its assumptions.
+//
 // # The physical limit
 //
 //	contend c2c [-mode rw|cas|all] [-cpus LIST] [-pairs auto|all|sample] [-home first|second|NODE] [-json | -bench]

@@ -12,7 +12,7 @@ import (
 func init() {
 	register(&command{
 		name:    "simulate",
-		summary: "replay a scenario's model on N virtual cpus on kernel time, on one thread, and print the seed's table (loadavg, wakeup, idlemask)",
+		summary: "replay a scenario's model on N virtual cpus on kernel time, on one thread, and print the seed's table (loadavg, wakeup, idlemask, balanceflag)",
 		run:     simulateCmd,
 	})
 }
@@ -46,7 +46,7 @@ func simulateCmd(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	if len(pos) != 1 || pos[0] != "loadavg" {
-		return fmt.Errorf("simulate: want the scenario to simulate, loadavg, wakeup or idlemask (usage: contend simulate %s)", simulateUsage)
+		return fmt.Errorf("simulate: want the scenario to simulate, loadavg, wakeup, idlemask or balanceflag (usage: contend simulate %s)", simulateUsage)
 	}
 	cfg := loadavg.SimConfig{CPUs: *cpus, Nodes: *nodes, Duration: *duration, Gap: *gap,
 		Mig: mig, Tasks: *tasks, HZ: *hz, Seed: *seed}

@@ -31,8 +31,8 @@ func TestSimulateBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"simulate"}, "want the scenario to simulate, loadavg, wakeup or idlemask"},
-		{[]string{"simulate", "nodemask"}, "want the scenario to simulate, loadavg, wakeup or idlemask"},
+		{[]string{"simulate"}, "want the scenario to simulate, loadavg, wakeup, idlemask or balanceflag"},
+		{[]string{"simulate", "nodemask"}, "want the scenario to simulate, loadavg, wakeup, idlemask or balanceflag"},
 		{[]string{"simulate", "loadavg", "-cpus", "0"}, "-cpus 0: want a positive value"},
 		{[]string{"simulate", "loadavg", "-cpus", "100000"}, "cpus 100000 out of range"},
 		{[]string{"simulate", "loadavg", "-gap", "0s"}, "-gap 0: want a positive value"},
