@@ -46,6 +46,9 @@ func newBenchLoadAvg(tb testing.TB, variant string) *loadAvg {
 //   - local work between events (work=100, 1000), where contention fades;
 //   - the dedicated line against false sharing (store=falseshare), and
 //     the line-pair stride (stride=128);
+//   - base and rate with the tasks' group right under the root (levels=1,
+//     one contended line: the model before the hierarchy) and one level
+//     deeper (levels=3), beside the default's two;
 //
 // each at every worker count and placement of benchtest.Configs: 1, 2, 4, …
 // up to every usable CPU, compact, and spread and cross where there are two
@@ -58,6 +61,7 @@ func newBenchLoadAvg(tb testing.TB, variant string) *loadAvg {
 //	go test -run '^$' -bench 'LoadAvg/^preset=(base|rate)$' -count 10 ./bench/loadavg | tee la.txt
 //	go test -run '^$' -bench 'LoadAvg/^preset=(base|rate)$/////pace=kernel' -count 5 ./bench/loadavg | tee paced.txt
 //	go test -run '^$' -bench 'LoadAvg//store=(atomic|percpu|xsync)/////mig=100' -count 10 ./bench/loadavg | tee wh.txt
+//	CONTEND_THREADS=2 go test -run '^$' -bench 'LoadAvg/^preset=base$////////////levels=[12]$' -count 6 ./bench/loadavg | tee levels.txt
 //
 // The preset key names the store/write/read/scan parts, so compare presets
 // with those keys ignored, and storages with the preset ignored:
@@ -86,6 +90,11 @@ func BenchmarkLoadAvg(b *testing.B) {
 	for _, p := range []string{"base", "rate"} {
 		for _, work := range []int{100, 1000} {
 			run(fmt.Sprintf("preset=%s/work=%d", p, work))
+		}
+	}
+	for _, p := range []string{"base", "rate"} {
+		for _, levels := range []int{1, 3} {
+			run(fmt.Sprintf("preset=%s/levels=%d", p, levels))
 		}
 	}
 	run("preset=base/store=falseshare")

@@ -96,6 +96,8 @@ func laKeys(extras map[string]laExtraStore) []bench.Key {
 			Doc: "extra local work (dependent arithmetic steps) per event"},
 		{Name: "stride", Default: "line", Domain: bench.Form("line|BYTES", laCanon(counter.ParseStride)),
 			Doc: "distance between hot words: a cache line, or BYTES, a power of two from the line size to a page (128: a line pair against the adjacent-line prefetcher)"},
+		{Name: "levels", Default: strconv.Itoa(laDefaultLevels), Domain: bench.IntRange(1, laMaxLevels),
+			Doc: "task-group levels, each with its own tg->load_avg line: the tasks' group this many levels below the root (2: the seed's docker container under system.slice; 1: the group right under the root)"},
 	}
 }
 
@@ -118,7 +120,8 @@ func init() {
 	}
 	full = append(full,
 		"preset=base/store=falseshare", "store=percpu", "store=percpu/write=ratelimit",
-		"preset=base/pace=kernel", "preset=rate/pace=kernel", "preset=rate+skip/pace=kernel")
+		"preset=base/pace=kernel", "preset=rate/pace=kernel", "preset=rate+skip/pace=kernel",
+		"preset=base/levels=1", "preset=rate/levels=1", "preset=base/levels=3", "preset=rate/levels=3")
 	bench.Register(&bench.Spec{
 		Name:       "loadavg",
 		BenchName:  "LoadAvg",
@@ -127,8 +130,8 @@ func init() {
 		HotSymbols: []string{"loadAvgEvents", "github.com/contend/contend/counter.(*CfsRq).updateTGLoadAvg", "github.com/contend/contend/counter.(*CfsRq).calcGroupShares"},
 		Quick:      []string{"preset=base", "preset=rate"},
 		Full:       full,
-		Units: []bench.Unit{SharedWrites, Writes, ReadLines, CfsRqWritesPerSec, TGWeightErr, SharesErr, ErrSamples, ErrRejected,
-			WritePath, ReadPath, PathTime, LoadMoves, IdlePct, LocalSlots},
+		Units: append([]bench.Unit{SharedWrites, Writes, ReadLines, CfsRqWritesPerSec, TGWeightErr, SharesErr, ErrSamples, ErrRejected,
+			WritePath, ReadPath, PathTime, LoadMoves, IdlePct, LocalSlots, Reads}, LevelUnits()...), // per-level units: levels.go
 		New: func(variant string) (bench.Scenario, error) { return newLoadAvg(variant, nil) },
 	})
 }
@@ -151,6 +154,7 @@ type laConfig struct {
 	tasks  int
 	work   int
 	stride counter.Stride
+	levels int // task-group levels, the tasks' group's first (levels.go)
 }
 
 // parseLoadAvg reads a variant. A preset sets store, write, read and scan;
@@ -199,6 +203,7 @@ func parseLoadAvg(variant string, extras map[string]laExtraStore) (*laConfig, *b
 	c.tasks = p.Int("tasks")
 	c.hz = p.Int("hz")
 	c.work = p.Int("work")
+	c.levels = p.Int("levels")
 	c.stride, _ = counter.ParseStride(p.Get("stride"))
 	if c.extra != nil && c.stride != 0 {
 		return nil, nil, fmt.Errorf("loadavg: stride=%s with store=%s: that store lays out its own lines", c.stride, c.store)

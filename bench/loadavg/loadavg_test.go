@@ -43,7 +43,7 @@ func laRun(t testing.TB, s bench.Scenario, topo *affinity.Topology, cpus []int, 
 	return res
 }
 
-const laTail = "/gap=40us/pace=none/mig=79/tasks=2/hz=1000/work=0/stride=line"
+const laTail = "/gap=40us/pace=none/mig=79/tasks=2/hz=1000/work=0/stride=line/levels=2"
 
 func TestLoadAvgVariant(t *testing.T) {
 	benchtest.CheckVariants(t, "loadavg", [][2]string{
@@ -65,8 +65,10 @@ func TestLoadAvgVariant(t *testing.T) {
 		{"write=ratelimit=1ms", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded" + laTail},
 		{"preset=base/store=falseshare", "preset=none/store=falseshare/write=every/read=every/scan=bounded" + laTail},
 		{"write=threshold=16/read=onein=1024", "preset=none/store=atomic/write=threshold=16/read=onein=1024/scan=bounded" + laTail},
-		{"preset=rate/pace=kernel/gap=25us/hz=250", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded/gap=25us/pace=kernel/mig=79/tasks=2/hz=250/work=0/stride=line"},
-		{"gap=1ms/mig=0/tasks=8/work=100/stride=128", "preset=base/store=atomic/write=every/read=every/scan=bounded/gap=1ms/pace=none/mig=0/tasks=8/hz=1000/work=100/stride=128"},
+		{"preset=rate/pace=kernel/gap=25us/hz=250", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded/gap=25us/pace=kernel/mig=79/tasks=2/hz=250/work=0/stride=line/levels=2"},
+		{"gap=1ms/mig=0/tasks=8/work=100/stride=128", "preset=base/store=atomic/write=every/read=every/scan=bounded/gap=1ms/pace=none/mig=0/tasks=8/hz=1000/work=100/stride=128/levels=2"},
+		{"levels=1", "preset=base/store=atomic/write=every/read=every/scan=bounded/gap=40us/pace=none/mig=79/tasks=2/hz=1000/work=0/stride=line/levels=1"},
+		{"preset=rate/levels=3", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded/gap=40us/pace=none/mig=79/tasks=2/hz=1000/work=0/stride=line/levels=3"},
 		{"gap=40000ns", "preset=base/store=atomic/write=every/read=every/scan=bounded" + laTail},
 	})
 }
@@ -82,6 +84,8 @@ func TestLoadAvgBadVariant(t *testing.T) {
 		{"mig=101", "!mig=101 out of range [0, 100]"},
 		{"mig=-1", "!out of range"},
 		{"tasks=0", "!tasks=0 out of range [1, 64]"},
+		{"levels=0", "!levels=0 out of range [1, 3]"},
+		{"levels=4", "!levels=4 out of range [1, 3]"},
 		{"tasks=1000000", "!tasks=1000000 out of range"},
 		{"hz=100", `!unknown hz "100" (want 1000, 250)`},
 		{"pace=fast", `!unknown pace "fast" (want none, kernel)`},
@@ -193,7 +197,7 @@ func TestLoadAvgRun(t *testing.T) {
 				t.Errorf("%s: metric %s = %v, want a number ≥ 0", v, u.Name, val)
 			}
 		}
-		if s.store != nil {
+		if s.stores != nil {
 			t.Errorf("%s: store still open after the run", v)
 		}
 	}
@@ -241,7 +245,7 @@ func TestLoadAvgConservationCatchesLoss(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "writes were lost") {
 		t.Fatalf("Run with a store that loses writes = %v, want the group check to fail", err)
 	}
-	if s.store != nil {
+	if s.stores != nil {
 		t.Error("store left open after a failed Finish")
 	}
 }
@@ -270,7 +274,7 @@ func TestLoadAvgConservation(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if err := laConserved(s.cpus(), s.store); err != nil {
+	if err := laConserved(s.cpus(), s.stores); err != nil {
 		t.Fatal(err)
 	}
 	var moved int64
@@ -286,7 +290,7 @@ func TestLoadAvgConservation(t *testing.T) {
 	for _, w := range s.workers { // 400ms of kernel time each, one at a time
 		w.Run(10_000)
 	}
-	if err := laConserved(s.cpus(), s.store); err != nil {
+	if err := laConserved(s.cpus(), s.stores); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range s.workers {
@@ -352,8 +356,8 @@ func TestLoadAvgSharedWrites(t *testing.T) {
 	if v := benchtest.Metric(t, res, LocalSlots); v != 0 {
 		t.Errorf("pernode on fake nodes: local-slots-%% = %v; want 0", v)
 	}
-	if n := s.Notes(); len(n) != 1 || !strings.Contains(n[0], "0/2 slots node-local") || !strings.Contains(n[0], "fake") {
-		t.Errorf("pernode on fake nodes: Notes() = %q, want the placement saying 0/2 slots are node-local on fake nodes", n)
+	if n := s.Notes(); len(n) != laDefaultLevels || !strings.Contains(n[0], "0/2 slots node-local") || !strings.Contains(n[0], "fake") || !strings.Contains(n[1], "level 2") {
+		t.Errorf("pernode on fake nodes: Notes() = %q, want each level's placement saying 0/2 slots are node-local on fake nodes", n)
 	}
 }
 
@@ -435,8 +439,8 @@ func TestLoadAvgNoAllocs(t *testing.T) {
 		if a := testing.AllocsPerRun(20, func() { w0.Run(2000); w1.Run(2000) }); a != 0 {
 			t.Errorf("%s: %v allocations per 4000 events, want 0", v, a)
 		}
-		if _, timed := w0.shareW.Percent(); w0.samples == 0 || timed == 0 {
-			t.Errorf("%s: %d error samples, %d timed events in the allocation test", v, w0.samples, timed)
+		if _, timed := w0.shareW.Percent(); w0.samples[0] == 0 || timed == 0 {
+			t.Errorf("%s: %d error samples, %d timed events in the allocation test", v, w0.samples[0], timed)
 		}
 		if err := errors.Join(s.Close(), s.Close()); err != nil {
 			t.Errorf("%s: Close twice: %v", v, err)
@@ -502,7 +506,7 @@ func TestLoadAvgStoreErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Run(%s) = %v, want an error saying %q", tt.variant, err, tt.want)
 		}
-		if s.store != nil {
+		if s.stores != nil {
 			t.Errorf("%s: store left open", tt.variant)
 		}
 		if err := s.Close(); err != nil {
@@ -518,7 +522,7 @@ func TestLoadAvgStoreErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "runner counted 201 operations") {
 		t.Errorf("Finish after 200 events told 201 = %v, want the count refused", err)
 	}
-	if s.store != nil {
+	if s.stores != nil {
 		t.Error("store left open after a refused Finish")
 	}
 }

@@ -29,6 +29,9 @@ const (
 	// laNice0 is the weight of the group's tasks: postgres, its clients
 	// and netperf run at nice 0.
 	laNice0 = 1024
+	// laMaxWeight is the heaviest task the model takes, nice -10
+	// (sched_prio_to_weight): laPair packs 64 of them in 31 bits.
+	laMaxWeight = 9548
 )
 
 // laTask is one task of the group, padded so that no two tasks, which move
@@ -112,11 +115,14 @@ type laCPU struct {
 
 // init sets the CPU up: its clock at laClockBase plus a phase, so that
 // CPUs cross PELT periods and ticks at different instants, and tasks
-// tasks of its own, each queued or asleep (here) with probability 1/2 and
-// carrying load_avg weight/2, about what PELT holds for a task runnable
-// half the time. The seeded load is pushed into the group before the run
-// starts.
-func (c *laCPU) init(rq *counter.CfsRq, self int, peers []*laSleepers, tasks, mig int, gap, tick int64, seed uint64) error {
+// tasks of its own, of the given weight (unscaled), each queued or asleep
+// (here) with probability 1/2 and carrying load_avg weight/2, about what PELT holds for a task runnable
+// half the time. rq is the leaf of the CPU's cfs_rqs: with ancestors, each
+// group entity is attached to its parent with the weight a group spread
+// evenly over the CPUs gets (laGroupShares), which the first read
+// corrects. The seeded load of every level is pushed into its group
+// before the run starts.
+func (c *laCPU) init(rq *counter.CfsRq, self int, peers []*laSleepers, tasks, mig int, weight uint64, gap, tick int64, seed uint64) error {
 	c.rq, c.self, c.peers, c.away, c.gap, c.tick, c.tasks = rq, self, peers, peers[self], gap, tick, tasks
 	c.rng = seed
 	c.migAt = uint64(mig) << 32 / 100
@@ -130,20 +136,30 @@ func (c *laCPU) init(rq *counter.CfsRq, self int, peers []*laSleepers, tasks, mi
 	c.away.tasks = make([]*laTask, 0, all)
 	for i := range tasks {
 		t := &laTask{id: self<<16 | i}
-		if err := t.se.Init(laNice0); err != nil {
+		if err := t.se.Init(weight); err != nil {
 			return err
 		}
 		queued := laNext(&c.rng)&1 == 0
-		rq.Seed(&t.se, laNice0/2, queued)
+		rq.Seed(&t.se, weight/2, queued)
 		if queued {
 			c.queued = append(c.queued, t)
 		} else {
 			c.local = append(c.local, t)
 		}
 	}
-	rq.Flush()
-	rq.ResetStats()
+	rq.SeedGroups(laGroupShares(rq.TGShares(), len(peers)))
+	for l := rq; l != nil; l = l.Parent() {
+		l.Flush()
+		l.ResetStats()
+	}
 	return nil
+}
+
+// laGroupShares is the weight a group entity of a group of tg->shares
+// tgShares gets when the group's load is spread evenly over n CPUs:
+// calc_group_shares() gives tg_shares × load / tg_weight, a share of 1/n.
+func laGroupShares(tgShares int64, n int) int64 {
+	return max(tgShares/int64(n), counter.MinShares)
 }
 
 // event is one event on this CPU at its next instant of kernel time. The

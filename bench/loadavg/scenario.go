@@ -15,14 +15,15 @@ type loadAvg struct {
 	name string
 
 	// Per run, set by Start.
-	store     counter.Store
-	lines     int             // counter lines one Sum reads
-	shared    []bool          // whether worker i's writes land on a line another worker writes
-	pubs      []*atomic.Int64 // each worker's published (load, contrib)
-	sleepers  []*laSleepers   // each worker's sleeping tasks
+	stores    []counter.Store   // each level's tg->load_avg, the tasks' group's first
+	lines     []int             // counter lines one Sum reads, by level
+	shared    []bool            // whether worker i's writes land on a line another worker writes
+	pubs      [][]*atomic.Int64 // each worker's published (load, contrib), by level
+	sleepers  []*laSleepers     // each worker's sleeping tasks
 	workers   []*laWorker
-	placement string // pernode: where the slots landed
-	local     float64
+	placement []string // pernode: where each level's slots landed
+	local     float64  // pernode: per cent of the slots on their node, every level's
+	slots     int      // pernode: slots counted in local
 }
 
 func (s *loadAvg) Variant() string { return s.name }
@@ -30,10 +31,15 @@ func (s *loadAvg) Variant() string { return s.name }
 // Notes says, in words, what a reader of the results should know about this
 // run beyond the metrics: where a per-node store's pages landed.
 func (s *loadAvg) Notes() []string {
-	if s.placement == "" {
-		return nil
+	var notes []string
+	for i, p := range s.placement {
+		if len(s.placement) == 1 {
+			notes = append(notes, "pernode placement: "+p)
+		} else {
+			notes = append(notes, fmt.Sprintf("pernode placement, level %d: %s", i+1, p))
+		}
 	}
-	return []string{"pernode placement: " + s.placement}
+	return notes
 }
 
 func (s *loadAvg) Start(env *bench.Env) error {
@@ -42,17 +48,22 @@ func (s *loadAvg) Start(env *bench.Env) error {
 		return err
 	}
 	n := len(env.CPUs)
-	store, lines, err := s.newStore(env)
-	if err != nil {
-		return err
-	}
-	if s.cfg.extra == nil {
-		if err := store.Layout().Check(); err != nil {
-			store.Close()
-			return fmt.Errorf("loadavg: %s layout: %w", s.cfg.store, err)
+	s.placement, s.local, s.slots = nil, 0, 0
+	for range s.cfg.levels {
+		store, lines, err := s.newStore(env)
+		if err != nil {
+			return errors.Join(err, s.Close())
+		}
+		s.stores, s.lines = append(s.stores, store), append(s.lines, lines)
+		if s.cfg.extra == nil {
+			if err := store.Layout().Check(); err != nil {
+				return errors.Join(fmt.Errorf("loadavg: %s layout: %w", s.cfg.store, err), s.Close())
+			}
 		}
 	}
-	s.store, s.lines = store, lines
+	if s.slots > 0 {
+		s.local = 100 * s.local / float64(s.slots)
+	}
 	s.shared = make([]bool, n)
 	for i := range n {
 		for j := range n {
@@ -70,18 +81,17 @@ func (s *loadAvg) Start(env *bench.Env) error {
 			}
 		}
 	}
-	s.pubs = make([]*atomic.Int64, n)
+	s.pubs = make([][]*atomic.Int64, n)
 	s.sleepers = make([]*laSleepers, n)
 	s.workers = make([]*laWorker, n)
 	return nil
 }
 
-// newStore makes the run's store. Per-node slots go on their nodes by mbind,
-// or by a first touch from a thread pinned to the node where mbind is refused;
-// on a fake topology the nodes do not exist and the store says so.
+// newStore makes one level's store. Per-node slots go on their nodes by
+// mbind, or by a first touch from a thread pinned to the node where mbind is
+// refused; on a fake topology the nodes do not exist and the store says so.
 func (s *loadAvg) newStore(env *bench.Env) (counter.Store, int, error) {
 	c := s.cfg
-	s.placement, s.local = "", 0
 	if c.extra != nil {
 		st, lines, err := c.extra(env)
 		if err != nil {
@@ -113,14 +123,14 @@ func (s *loadAvg) newStore(env *bench.Env) (counter.Store, int, error) {
 		if err != nil {
 			return nil, 0, fmt.Errorf("loadavg: %w", err)
 		}
-		s.placement = pn.PlacementSummary()
+		s.placement = append(s.placement, pn.PlacementSummary())
 		pl := pn.Placement()
 		for _, sp := range pl {
 			if sp.Local {
 				s.local++
 			}
 		}
-		s.local = 100 * s.local / float64(len(pl))
+		s.slots += len(pl)
 		return pn, pn.Layout().Lines, nil
 	}
 	st, err := counter.New(c.v.Store, o)
@@ -132,7 +142,7 @@ func (s *loadAvg) newStore(env *bench.Env) (counter.Store, int, error) {
 
 func (s *loadAvg) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 	c := s.cfg
-	rq, err := counter.NewCfsRq(s.store, c.v.Write, c.v.Read, info.CPU, info.Node)
+	rq, err := counter.NewCfsRqPath(s.stores, c.v.Write, c.v.Read, info.CPU, info.Node)
 	if err != nil {
 		return nil, fmt.Errorf("loadavg: %w", err)
 	}
@@ -145,7 +155,7 @@ func (s *loadAvg) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 	if c.paced {
 		w.share.Every = laTimeEveryPaced
 	}
-	if err := w.cpu.init(rq, info.Index, s.sleepers, c.tasks, c.mig, int64(c.gap), 1e9/int64(c.hz), laSeed(info.Index, 0)); err != nil {
+	if err := w.cpu.init(rq, info.Index, s.sleepers, c.tasks, c.mig, laNice0, int64(c.gap), 1e9/int64(c.hz), laSeed(info.Index, 0)); err != nil {
 		return nil, fmt.Errorf("loadavg: %w", err)
 	}
 	if info.Index == 0 { // the sampler
@@ -156,8 +166,11 @@ func (s *loadAvg) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 			w.sampleBase = laSampleEveryPaced * int64(info.Workers)
 		}
 	} else {
-		w.pub = bench.AlignedWords(1, bench.LinePad)[0]
-		w.pub.Store(laPair(rq.Load(), rq.Contrib()))
+		w.pub = bench.AlignedWords(c.levels, bench.LinePad)
+		for i, pub := range w.pub {
+			l := laLevel(rq, i)
+			pub.Store(laPair(l.Load(), l.Contrib()))
+		}
 		s.pubs[info.Index] = w.pub
 	}
 	s.workers[info.Index] = w
@@ -179,28 +192,38 @@ const (
 	laTimeEveryPaced = 64
 )
 
+// Finish reports the run. Counts are summed over the levels (shared-writes/op,
+// writes/op, reads/op, read-lines/op, and cfsrq-writes/kernel-sec, which is
+// then all of a CPU's cfs_rqs' writes per kernel second), the errors are the
+// tasks' own group's; with two levels or more each level's counts and
+// tg_weight error follow as l1-…, l2-… units.
 func (s *loadAvg) Finish(res *bench.Result) (err error) {
 	defer func() { err = errors.Join(err, s.Close()) }()
+	levels := s.cfg.levels
 	var st counter.Stats
-	var sharedWrites, samples, sharesN, rejected, idle, migrations int64
-	var tgwErr, sharesErr float64
+	var lv [laMaxLevels]struct{ writes, shared, reads, samples int64 }
+	var sharesN, rejected, idle, migrations int64
+	var tgwErr [laMaxLevels]float64
+	var sharesErr float64
 	var shareW, shareR ktime.Share
 	var pathNs int64
 	for i, w := range s.workers {
 		ws := w.cpu.rq.Stats()
 		st.Events += ws.Events
-		st.Updates += ws.Updates
-		st.Writes += ws.Writes
-		st.Reads += ws.Reads
-		if s.shared[i] {
-			sharedWrites += ws.Writes
+		for l := range levels {
+			ls := laLevel(w.cpu.rq, l).Stats()
+			lv[l].writes += ls.Writes
+			lv[l].reads += ls.Reads
+			if s.shared[i] {
+				lv[l].shared += ls.Writes
+			}
+			lv[l].samples += w.samples[l]
+			tgwErr[l] += w.tgwErr[l]
 		}
 		idle += w.cpu.idle
 		migrations += ws.Attaches
-		samples += w.samples
 		sharesN += w.sharesN
 		rejected += w.rejected
-		tgwErr += w.tgwErr
 		sharesErr += w.sharesErr
 		shareW.Merge(&w.shareW)
 		shareR.Merge(&w.shareR)
@@ -209,20 +232,29 @@ func (s *loadAvg) Finish(res *bench.Result) (err error) {
 	if st.Events+idle != res.Ops {
 		return fmt.Errorf("loadavg: cfs_rqs counted %d events and %d idle slots, runner counted %d operations", st.Events, idle, res.Ops)
 	}
-	if err := laConserved(s.cpus(), s.store); err != nil {
+	if err := laConserved(s.cpus(), s.stores); err != nil {
 		return fmt.Errorf("loadavg: store=%s: %w", s.cfg.store, err)
 	}
 	ops := float64(res.Ops)
+	var sharedWrites, writes, reads int64
+	var readLines float64
+	for l := range levels {
+		sharedWrites += lv[l].shared
+		writes += lv[l].writes
+		reads += lv[l].reads
+		readLines += float64(lv[l].reads) * float64(s.lines[l])
+	}
+	kernelNs := res.Ops * int64(s.cfg.gap)
 	if s.cfg.extra == nil {
 		res.AddMetric(SharedWrites, float64(sharedWrites)/ops)
 	}
-	res.AddMetric(Writes, float64(st.Writes)/ops)
-	res.AddMetric(ReadLines, float64(st.Reads)*float64(s.lines)/ops)
-	res.AddMetric(CfsRqWritesPerSec, ktime.PerSecond(st.Writes, res.Ops*int64(s.cfg.gap)))
-	res.AddMetric(ErrSamples, float64(samples))
+	res.AddMetric(Writes, float64(writes)/ops)
+	res.AddMetric(ReadLines, readLines/ops)
+	res.AddMetric(CfsRqWritesPerSec, ktime.PerSecond(writes, kernelNs))
+	res.AddMetric(ErrSamples, float64(lv[0].samples))
 	res.AddMetric(ErrRejected, float64(rejected))
-	if samples > 0 {
-		res.AddMetric(TGWeightErr, 100*tgwErr/float64(samples))
+	if lv[0].samples > 0 {
+		res.AddMetric(TGWeightErr, 100*tgwErr[0]/float64(lv[0].samples))
 	}
 	if sharesN > 0 {
 		res.AddMetric(SharesErr, 100*sharesErr/float64(sharesN))
@@ -235,8 +267,21 @@ func (s *loadAvg) Finish(res *bench.Result) (err error) {
 	}
 	res.AddMetric(LoadMoves, float64(migrations)/ops)
 	res.AddMetric(IdlePct, 100*float64(idle)/ops)
-	if s.placement != "" {
+	if len(s.placement) > 0 {
 		res.AddMetric(LocalSlots, s.local)
+	}
+	if levels > 1 {
+		res.AddMetric(Reads, float64(reads)/ops)
+		for l := range levels {
+			if s.cfg.extra == nil {
+				res.AddMetric(LevelSharedWrites[l], float64(lv[l].shared)/ops)
+			}
+			res.AddMetric(LevelReads[l], float64(lv[l].reads)/ops)
+			res.AddMetric(LevelCfsRqWritesPerSec[l], ktime.PerSecond(lv[l].writes, kernelNs))
+			if lv[l].samples > 0 {
+				res.AddMetric(LevelTGWeightErr[l], 100*tgwErr[l]/float64(lv[l].samples))
+			}
+		}
 	}
 	return nil
 }
@@ -249,16 +294,15 @@ func (s *loadAvg) cpus() []*laCPU {
 	return cpus
 }
 
-// Close releases the run's store. Finish calls it; a caller whose run failed
+// Close releases the run's stores. Finish calls it; a caller whose run failed
 // after Start may call it too (the next Start also does). It is idempotent.
 func (s *loadAvg) Close() error {
-	if s.store == nil {
-		return nil
+	var first error
+	for _, st := range s.stores {
+		if err := st.Close(); err != nil && first == nil {
+			first = fmt.Errorf("loadavg: closing store=%s: %w", s.cfg.store, err)
+		}
 	}
-	err := s.store.Close()
-	s.store = nil
-	if err != nil {
-		return fmt.Errorf("loadavg: closing store=%s: %w", s.cfg.store, err)
-	}
-	return nil
+	s.stores, s.lines = nil, nil
+	return first // one line, whichever levels' stores refused
 }

@@ -19,9 +19,17 @@ import (
 // SimConfig describes a simulation: the seed's workload on n virtual CPUs,
 // replayed on one thread on kernel time.
 type SimConfig struct {
-	// CPUs is the number of virtual CPUs, one cfs_rq of the group each
+	// CPUs is the number of virtual CPUs, one cfs_rq of each group each
 	// (default 224, the seed's Sapphire Rapids).
 	CPUs int
+	// Levels is the depth of the tasks' group below the root, as the
+	// scenario's levels= key: every level is a task group with its own
+	// tg->load_avg (default 2, the seed's docker container under
+	// system.slice).
+	Levels int
+	// Weight is the tasks' weight, unscaled (default 1024, nice 0): the
+	// load each task carries, for the sensitivity table.
+	Weight int
 	// Nodes is the number of NUMA nodes the per-node presets split the
 	// CPUs over, in equal consecutive blocks (default 2: the seed's two
 	// sockets). nr_node_ids is Nodes; scan=full still walks MAX_NUMNODES.
@@ -59,6 +67,12 @@ func (c SimConfig) withDefaults() SimConfig {
 	if c.CPUs == 0 {
 		c.CPUs = 224
 	}
+	if c.Levels == 0 {
+		c.Levels = laDefaultLevels
+	}
+	if c.Weight == 0 {
+		c.Weight = laNice0
+	}
 	if c.Nodes == 0 {
 		c.Nodes = 2
 	}
@@ -87,6 +101,10 @@ func (c SimConfig) validate() error {
 	switch {
 	case c.CPUs < 1 || c.CPUs > simMaxCPUs:
 		return fmt.Errorf("simulate loadavg: cpus %d out of range [1, %d]", c.CPUs, simMaxCPUs)
+	case c.Levels < 1 || c.Levels > laMaxLevels:
+		return fmt.Errorf("simulate loadavg: levels %d out of range [1, %d]", c.Levels, laMaxLevels)
+	case c.Weight < 2 || c.Weight > laMaxWeight:
+		return fmt.Errorf("simulate loadavg: weight %d out of range [2, %d]", c.Weight, laMaxWeight)
 	case c.Nodes < 1 || c.Nodes > min(c.CPUs, simMaxNodes):
 		return fmt.Errorf("simulate loadavg: nodes %d out of range [1, %d] (at most one per cpu)", c.Nodes, min(c.CPUs, simMaxNodes))
 	case c.Gap < laMinGap || c.Gap > laMaxGap:
@@ -106,7 +124,8 @@ func (c SimConfig) validate() error {
 	return nil
 }
 
-// A SimRow is one variant's results.
+// A SimRow is one variant's results. Its counts are summed over the
+// levels, its errors the tasks' own group's; Levels has each level's.
 type SimRow struct {
 	Name    string // the preset's name, or the variant as given
 	Series  string // the seed's series ("v1", "v2", "v1, v2"), "" for a non-preset
@@ -136,6 +155,21 @@ type SimRow struct {
 	TGWeightErr float64
 	SharesErr   float64
 	Samples     int64
+
+	// Levels are the figures of each level, the tasks' own group's
+	// first.
+	Levels []SimLevel
+}
+
+// A SimLevel is one task-group level's figures in a SimRow: the calls of
+// update_tg_load_avg() on its cfs_rqs, their writes to its tg->load_avg,
+// the reads of it, and the errors of its readers, as SimRow's fields.
+type SimLevel struct {
+	Calls, Writes, Reads         int64
+	WritesPer5s, WritesPerCPUSec float64
+	Cut                          float64
+	TGWeightErr, SharesErr       float64
+	Samples                      int64
 }
 
 // A SimTable is a simulation's results, one row per variant.
@@ -197,6 +231,9 @@ func Simulate(cfg SimConfig) (*SimTable, error) {
 	if i := slices.IndexFunc(t.Rows, func(r SimRow) bool { return r.Variant == base }); i >= 0 {
 		for j := range t.Rows {
 			t.Rows[j].Cut = float64(t.Rows[i].Writes) / math.Max(float64(t.Rows[j].Writes), 1)
+			for l := range t.Rows[j].Levels {
+				t.Rows[j].Levels[l].Cut = float64(t.Rows[i].Levels[l].Writes) / math.Max(float64(t.Rows[j].Levels[l].Writes), 1)
+			}
 		}
 	}
 	return t, nil
@@ -220,11 +257,20 @@ func simStore(cfg SimConfig, v counter.Variant) (counter.Store, error) {
 
 func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 	row.Variant = v
-	store, err := simStore(cfg, v)
-	if err != nil {
-		return row, err
+	levels := cfg.Levels
+	stores := make([]counter.Store, 0, levels)
+	defer func() {
+		for _, st := range stores {
+			err = errors.Join(err, st.Close())
+		}
+	}()
+	for range levels {
+		store, err := simStore(cfg, v)
+		if err != nil {
+			return row, err
+		}
+		stores = append(stores, store)
 	}
-	defer func() { err = errors.Join(err, store.Close()) }()
 	n := cfg.CPUs
 	sleepers := make([]*laSleepers, n)
 	for i := range sleepers {
@@ -232,12 +278,12 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 	}
 	cpus := make([]*laCPU, n)
 	for i := range cpus {
-		rq, err := counter.NewCfsRq(store, v.Write, v.Read, i, i*cfg.Nodes/n)
+		rq, err := counter.NewCfsRqPath(stores, v.Write, v.Read, i, i*cfg.Nodes/n)
 		if err != nil {
 			return row, err
 		}
 		c := &laCPU{}
-		if err := c.init(rq, i, sleepers, cfg.Tasks, cfg.Mig.Percent(), int64(cfg.Gap), 1e9/int64(cfg.HZ), laSeed(i, cfg.Seed)); err != nil {
+		if err := c.init(rq, i, sleepers, cfg.Tasks, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), 1e9/int64(cfg.HZ), laSeed(i, cfg.Seed)); err != nil {
 			return row, err
 		}
 		cpus[i] = c
@@ -246,62 +292,84 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 	// order within a round is the order of the starting phases.
 	order := slices.Clone(cpus)
 	slices.SortStableFunc(order, func(a, b *laCPU) int { return int(a.clock.Now() - b.clock.Now()) })
-	// Σ avg.load_avg and Σ tg_load_avg_contrib, kept current: only a CPU's
-	// own event moves its two (another CPU's wakeup leaves the load in
-	// cfs_rq->removed until the owner drains it).
-	var load, contrib int64
+	// Σ avg.load_avg and Σ tg_load_avg_contrib of each level, kept
+	// current: only a CPU's own event moves its pairs (another CPU's
+	// wakeup leaves the load in cfs_rq->removed until the owner drains
+	// it).
+	var load, contrib [laMaxLevels]int64
 	for _, c := range cpus {
-		load += c.rq.Load()
-		contrib += c.rq.Contrib()
+		for l, rq := 0, c.rq; rq != nil; l, rq = l+1, rq.Parent() {
+			load[l] += rq.Load()
+			contrib[l] += rq.Contrib()
+		}
 	}
-	var tgwErr, sharesErr float64
-	var sharesN int64
+	var tgwErr, sharesErr [laMaxLevels]float64
+	var samples, sharesN [laMaxLevels]int64
+	var l0, ct0 [laMaxLevels]int64
 	rounds := int64(cfg.Duration / cfg.Gap)
 	for range rounds {
 		for _, c := range order {
-			l0, ct0 := c.rq.Load(), c.rq.Contrib()
+			for l, rq := 0, c.rq; rq != nil; l, rq = l+1, rq.Parent() {
+				l0[l], ct0[l] = rq.Load(), rq.Contrib()
+			}
 			ran := c.event()
-			l, ct := c.rq.Load(), c.rq.Contrib()
-			load += l - l0
-			contrib += ct - ct0
-			if !ran {
-				continue // idle: nothing read, nothing to sample
-			}
-			te, se, ok, queued := laErr(c.rq, load-l, contrib-ct)
-			if ok {
-				tgwErr += te
-				row.Samples++
-			}
-			if queued {
-				sharesErr += se
-				sharesN++
+			for l, rq := 0, c.rq; rq != nil; l, rq = l+1, rq.Parent() {
+				ld, ct := rq.Load(), rq.Contrib()
+				load[l] += ld - l0[l]
+				contrib[l] += ct - ct0[l]
+				if !ran {
+					continue // idle: nothing read, nothing to sample
+				}
+				te, se, ok, queued := laErr(rq, load[l]-ld, contrib[l]-ct)
+				if ok {
+					tgwErr[l] += te
+					samples[l]++
+				}
+				if queued {
+					sharesErr[l] += se
+					sharesN[l]++
+				}
 			}
 		}
 	}
+	row.Levels = make([]SimLevel, levels)
 	for _, c := range cpus {
 		st := c.rq.Stats()
 		row.Events += st.Events
-		row.Calls += st.Updates
-		row.Writes += st.Writes
-		row.Reads += st.Reads
 		row.Idle += c.idle
 		row.Wakeups += c.wakeups
 		row.Migrations += st.Attaches
+		for l := range row.Levels {
+			ls := laLevel(c.rq, l).Stats()
+			row.Levels[l].Calls += ls.Updates
+			row.Levels[l].Writes += ls.Writes
+			row.Levels[l].Reads += ls.Reads
+		}
 	}
-	if err := laConserved(cpus, store); err != nil {
+	if err := laConserved(cpus, stores); err != nil {
 		return row, err
 	}
 	span := rounds * int64(cfg.Gap) // kernel time per CPU
 	scale := 5e9 / float64(span)
+	for l := range row.Levels {
+		lv := &row.Levels[l]
+		row.Calls += lv.Calls
+		row.Writes += lv.Writes
+		row.Reads += lv.Reads
+		lv.WritesPer5s = float64(lv.Writes) * scale
+		lv.WritesPerCPUSec = ktime.PerSecond(lv.Writes, span*int64(n))
+		lv.Samples = samples[l]
+		if samples[l] > 0 {
+			lv.TGWeightErr = 100 * tgwErr[l] / float64(samples[l])
+		}
+		if sharesN[l] > 0 {
+			lv.SharesErr = 100 * sharesErr[l] / float64(sharesN[l])
+		}
+	}
 	row.WritesPer5s = float64(row.Writes) * scale
 	row.ReadsPer5s = float64(row.Reads) * scale
 	row.WritesPerCPUSec = ktime.PerSecond(row.Writes, span*int64(n))
-	if row.Samples > 0 {
-		row.TGWeightErr = 100 * tgwErr / float64(row.Samples)
-	}
-	if sharesN > 0 {
-		row.SharesErr = 100 * sharesErr / float64(sharesN)
-	}
+	row.TGWeightErr, row.SharesErr, row.Samples = row.Levels[0].TGWeightErr, row.Levels[0].SharesErr, row.Levels[0].Samples
 	return row, nil
 }
 
@@ -335,14 +403,24 @@ func laErr(rq *counter.CfsRq, trueOthers, pushedOthers int64) (tgw, shares float
 
 // WriteText writes the table as the seed's tables read: one row per
 // variant, tg->load_avg updates per 5 s, what each changes against base,
-// and the error the readers pay for it.
+// and the error the readers pay for it; with two levels or more, one row
+// per level and one for their sum under each variant.
 func (t *SimTable) WriteText(w io.Writer) error {
 	c := t.Config
 	var b strings.Builder
-	fmt.Fprintf(&b, "loadavg simulation: %d cfs_rqs of one task group on %d nodes, %s of kernel time per row\n",
-		c.CPUs, c.Nodes, ktime.Format(c.Duration))
-	fmt.Fprintf(&b, "workload: an event every %s per cpu, %d tasks per cpu, mig=%d%%, hz=%d, seed %d\n",
-		ktime.Format(c.Gap), c.Tasks, c.Mig.Percent(), c.HZ, c.Seed)
+	if c.Levels == 1 {
+		fmt.Fprintf(&b, "loadavg simulation: %d cfs_rqs of one task group on %d nodes, %s of kernel time per row\n",
+			c.CPUs, c.Nodes, ktime.Format(c.Duration))
+	} else {
+		fmt.Fprintf(&b, "loadavg simulation: %d cpus on %d nodes, the tasks' group %d levels below the root (a cfs_rq of each level's group per cpu), %s of kernel time per row\n",
+			c.CPUs, c.Nodes, c.Levels, ktime.Format(c.Duration))
+	}
+	weight := ""
+	if c.Weight != laNice0 {
+		weight = fmt.Sprintf(" of weight %d", c.Weight)
+	}
+	fmt.Fprintf(&b, "workload: an event every %s per cpu, %d tasks%s per cpu, mig=%d%%, hz=%d, seed %d\n",
+		ktime.Format(c.Gap), c.Tasks, weight, c.Mig.Percent(), c.HZ, c.Seed)
 	if len(t.Rows) > 0 {
 		r := t.Rows[0]
 		span := float64(c.CPUs) * float64(c.Duration/c.Gap) * float64(c.Gap) / 1e9
@@ -350,7 +428,17 @@ func (t *SimTable) WriteText(w io.Writer) error {
 			float64(r.Wakeups)/span, float64(r.Migrations)/span, 100*float64(r.Migrations)/math.Max(float64(r.Wakeups), 1),
 			100*float64(r.Idle)/float64(r.Idle+r.Events))
 	}
-	b.WriteString("seed (v2, 224 cpus): \"from some 10 millions during a 5s window to ~25k\"\n\n")
+	b.WriteString("seed (v2, 224 cpus): \"from some 10 millions during a 5s window to ~25k\"\n")
+	if c.Levels > 1 {
+		b.WriteString("the seed does not say whether it counted one group's updates or every level's, nor calls or writes: hold each level, the sum, and calls against it\n")
+		b.WriteString("level 1 is the tasks' own group; sum's /cfs_rq/s is per cpu, all its cfs_rqs together; its errors are level 1's\n\n")
+		if err := t.writeLevels(&b); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "series\tlabel\tpreset\tupdates/5s\t/cfs_rq/s\tvs base\tcalls/5s\treads/5s\ttg_weight err %\tshares err %\t")
 	for _, r := range t.Rows {
@@ -372,6 +460,35 @@ func (t *SimTable) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeLevels is WriteText's table for two levels or more.
+func (t *SimTable) writeLevels(b *strings.Builder) error {
+	per5s := 5e9 / (float64(t.Config.Duration/t.Config.Gap) * float64(t.Config.Gap))
+	cut := func(x float64) string {
+		if x > 0 {
+			return fmt.Sprintf("%.3gx", x)
+		}
+		return "-"
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "series\tlabel\tpreset\tlevel\tupdates/5s\t/cfs_rq/s\tvs base\tcalls/5s\treads/5s\ttg_weight err %\tshares err %\t")
+	for _, r := range t.Rows {
+		series, label := r.Series, r.Label
+		if series == "" {
+			series, label = "-", "-"
+		}
+		for l, lv := range r.Levels {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%.0f\t%s\t%s\t%s\t%.3f\t%.3f\t\n",
+				series, label, r.Name, l+1, simCount(lv.WritesPer5s), lv.WritesPerCPUSec, cut(lv.Cut),
+				simCount(float64(lv.Calls)*per5s), simCount(float64(lv.Reads)*per5s), lv.TGWeightErr, lv.SharesErr)
+			series, label = "", ""
+		}
+		fmt.Fprintf(tw, "\t\t%s\tsum\t%s\t%.0f\t%s\t%s\t%s\t%.3f\t%.3f\t\n",
+			r.Name, simCount(r.WritesPer5s), r.WritesPerCPUSec, cut(r.Cut),
+			simCount(float64(r.Calls)*per5s), simCount(r.ReadsPer5s), r.TGWeightErr, r.SharesErr)
+	}
+	return tw.Flush()
 }
 
 // simCount writes a count as the seed does, "10M", "25k".

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // the model's draws are deterministic, so any change in what the model
 // does shows here. go test -run Golden -update rewrites it.
 func TestSimulateGolden(t *testing.T) {
-	tab, err := Simulate(SimConfig{CPUs: 8, Duration: 100 * time.Millisecond, Seed: 7})
+	tab, err := Simulate(SimConfig{CPUs: 8, Levels: 1, Duration: 100 * time.Millisecond, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,11 +53,11 @@ func TestSimulateDeterministic(t *testing.T) {
 	cfg.Seed = 2
 	c, _ := Simulate(cfg)
 	for i := range a.Rows {
-		if a.Rows[i] != b.Rows[i] {
+		if !reflect.DeepEqual(a.Rows[i], b.Rows[i]) {
 			t.Errorf("row %d differs between two runs of one seed:\n%+v\n%+v", i, a.Rows[i], b.Rows[i])
 		}
 	}
-	if a.Rows[0] == c.Rows[0] {
+	if reflect.DeepEqual(a.Rows[0], c.Rows[0]) {
 		t.Error("seeds 1 and 2 gave the same row")
 	}
 }
@@ -73,7 +74,9 @@ func TestSimulateDeterministic(t *testing.T) {
 // 25k would need every cfs_rq to go ~45 ms between writes, which the
 // seed's own wakeup rate rules out; and since the cap is one write per 25
 // events at 40us per event, the cut is at most ~25× the writes per event
-// before. The test pins what the kernel's code gives: the cap.
+// before. The test pins what the kernel's code gives: the cap, at each of
+// the seed's two levels (the container's group and system.slice), each
+// cfs_rq of each level rate-limited on its own.
 func TestSimulateSeedScale(t *testing.T) {
 	d := 250 * time.Millisecond
 	if testing.Short() {
@@ -84,16 +87,25 @@ func TestSimulateSeedScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	base, rate := tab.Rows[0], tab.Rows[1]
-	t.Logf("224 cfs_rqs: base %.3g updates/5s (%.0f per cfs_rq per s), rate %.3g (%.0f), %.1f× fewer; tg_weight err %.3f%% → %.2f%%",
-		base.WritesPer5s, base.WritesPerCPUSec, rate.WritesPer5s, rate.WritesPerCPUSec, rate.Cut, base.TGWeightErr, rate.TGWeightErr)
-	if base.WritesPer5s < 10e6/3 || base.WritesPer5s > 10e6*3 {
-		t.Errorf("base: %.3g updates per 5 s on 224 cpus, want the seed's ~10M within 3×", base.WritesPer5s)
+	if len(base.Levels) != 2 {
+		t.Fatalf("%d levels, want the seed's 2", len(base.Levels))
 	}
-	if rate.WritesPerCPUSec > 1000 || rate.WritesPerCPUSec < 800 {
-		t.Errorf("rate: %.0f writes per cfs_rq per second, want just under the 1 ms cap", rate.WritesPerCPUSec)
+	for l := range base.Levels {
+		b, r := base.Levels[l], rate.Levels[l]
+		t.Logf("224 cpus, level %d: base %.3g updates/5s (%.0f per cfs_rq per s), rate %.3g (%.0f), %.1f× fewer; tg_weight err %.3f%% → %.2f%%",
+			l+1, b.WritesPer5s, b.WritesPerCPUSec, r.WritesPer5s, r.WritesPerCPUSec, r.Cut, b.TGWeightErr, r.TGWeightErr)
+		if b.WritesPer5s < 10e6/3 || b.WritesPer5s > 10e6*3 {
+			t.Errorf("base, level %d: %.3g updates per 5 s on 224 cpus, want the seed's ~10M within 3×", l+1, b.WritesPer5s)
+		}
+		if r.WritesPerCPUSec > 1000 || r.WritesPerCPUSec < 800 {
+			t.Errorf("rate, level %d: %.0f writes per cfs_rq per second, want just under the 1 ms cap", l+1, r.WritesPerCPUSec)
+		}
+		if r.Cut < 5 || r.Cut > 25 {
+			t.Errorf("rate, level %d: cuts writes %.1f×, want between 5 and the ~25 events per ms that bound it", l+1, r.Cut)
+		}
 	}
-	if rate.Cut < 5 || rate.Cut > 25 {
-		t.Errorf("rate cuts writes %.1f×, want between 5 and the ~25 events per ms that bound it", rate.Cut)
+	if sum := base.Levels[0].Writes + base.Levels[1].Writes; base.Writes != sum || rate.Cut < 5 {
+		t.Errorf("base writes %d, levels' %d; rate's cut of the sum %.1f×", base.Writes, sum, rate.Cut)
 	}
 	perCPU := float64(rate.Wakeups) / (224 * d.Seconds())
 	if perCPU < 10_000 || perCPU > 12_500 {
@@ -104,6 +116,65 @@ func TestSimulateSeedScale(t *testing.T) {
 	}
 	if base.TGWeightErr > 0.5 || rate.TGWeightErr > 10 {
 		t.Errorf("tg_weight err base %.3f%%, rate %.2f%%: want under 0.5%% and 10%%", base.TGWeightErr, rate.TGWeightErr)
+	}
+}
+
+// TestSimulateLevels: one level is the old model, row for row (the golden
+// file pins its table); each level above adds its own writes and reads:
+// at two cpus the parent's cfs_rqs write about as often as the leaf's, so
+// the two levels together make at least 1.5× the writes of one, and every
+// level reads once per event (read=every).
+func TestSimulateLevels(t *testing.T) {
+	run := func(levels int) SimRow {
+		tab, err := Simulate(SimConfig{CPUs: 2, Levels: levels, Duration: 200 * time.Millisecond, Variants: []string{"base"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tab.Rows[0]
+	}
+	one, two, three := run(1), run(2), run(3)
+	if len(one.Levels) != 1 || !reflect.DeepEqual(one.Levels[0].Writes, one.Writes) {
+		t.Fatalf("one level: %+v", one)
+	}
+	// The leaf does not depend on its ancestors: its figures are the same
+	// at every depth.
+	for _, r := range []SimRow{two, three} {
+		if r.Levels[0].Writes != one.Writes || r.Levels[0].Reads != one.Reads || r.Levels[0].TGWeightErr != one.TGWeightErr {
+			t.Errorf("%d levels: the leaf's figures %+v differ from one level's %+v", len(r.Levels), r.Levels[0], one)
+		}
+	}
+	if ratio := float64(two.Writes) / float64(one.Writes); ratio < 1.5 {
+		t.Errorf("2 levels make %.2f× the writes of one, want ≥ 1.5×", ratio)
+	}
+	if three.Writes <= two.Writes || three.Reads != 3*one.Reads || two.Reads != 2*one.Reads {
+		t.Errorf("writes %d, %d, %d and reads %d, %d, %d at 1, 2, 3 levels; want writes growing and reads one per level per event",
+			one.Writes, two.Writes, three.Writes, one.Reads, two.Reads, three.Reads)
+	}
+}
+
+// TestSimulateGolden2 pins the two-level table (the default) as
+// TestSimulateGolden does the one-level one.
+func TestSimulateGolden2(t *testing.T) {
+	tab, err := Simulate(SimConfig{CPUs: 8, Duration: 100 * time.Millisecond, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := tab.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "simulate-8cpus-2levels.golden")
+	if *update {
+		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != string(want) {
+		t.Errorf("Simulate table differs from %s (go test -run Golden2 -update rewrites it):\n%s\nwant:\n%s", golden, got, want)
 	}
 }
 
@@ -132,6 +203,10 @@ func TestSimulateBadConfig(t *testing.T) {
 		want string
 	}{
 		{SimConfig{CPUs: -1}, "cpus -1 out of range"},
+		{SimConfig{Levels: 4}, "levels 4 out of range [1, 3]"},
+		{SimConfig{Levels: -1}, "levels -1 out of range"},
+		{SimConfig{Weight: 1}, "weight 1 out of range"},
+		{SimConfig{Weight: 100000}, "weight 100000 out of range"},
 		{SimConfig{CPUs: 100000}, "cpus 100000 out of range"},
 		{SimConfig{CPUs: 4, Nodes: 5}, "nodes 5 out of range [1, 4]"},
 		{SimConfig{Gap: -time.Microsecond}, "gap -1us out of range"},

@@ -25,29 +25,31 @@ type laWorker struct {
 	sink   uint64
 
 	// Error sampling. Only worker 0 samples; the others' sampleIn never
-	// reaches zero.
+	// reaches zero. The tg_weight error is kept per level (the leaf's
+	// first), the group entity's weight error for the leaf's.
 	index      int
 	sampleIn   int64
 	sampleBase int64
 	sampleRng  uint64
-	pubs       []*atomic.Int64
-	samples    int64
+	pubs       [][]*atomic.Int64 // every worker's pub, by worker
+	samples    [laMaxLevels]int64
 	rejected   int64
-	tgwErr     float64
+	tgwErr     [laMaxLevels]float64
 	sharesErr  float64
 	sharesN    int64 // samples with the group entity queued
 
-	// pub is laPair(avg.load_avg, contrib), on a 128-byte block of its
-	// own, for the sampler to read; nil on the sampler itself, whose own
-	// pair nobody reads.
-	pub *atomic.Int64
+	// pub is laPair(avg.load_avg, contrib) of each level's cfs_rq, the
+	// leaf's first, each on a 128-byte block of its own, for the sampler
+	// to read; nil on the sampler itself, whose own pairs nobody reads.
+	pub []*atomic.Int64
 
 	_ [bench.LinePad]byte
 }
 
 // laPair packs a cfs_rq's load and contribution into one word, so that a
 // reader gets both from one instant. Both stay below 2^31: the group's
-// tasks weigh 1024 each and there are at most 64 per worker.
+// tasks weigh 1024 each and there are at most 64 per worker, and a parent
+// level's load is its child's group entity's, at most tg->shares.
 func laPair(load, contrib int64) int64 { return load<<32 | contrib }
 
 func (w *laWorker) Run(n int) { loadAvgEvents(w, n) }
@@ -56,7 +58,7 @@ func (w *laWorker) Run(n int) { loadAvgEvents(w, n) }
 // model clock advances by the gap, whatever this machine takes), with the
 // event's real shared-line traffic at full speed; then a worker other than
 // the sampler publishes its (load, contrib) pair for the error sampler if
-// it changed (an atomic store: a locked XCHG on amd64), the sampler takes
+// it changed, for each level (an atomic store: a locked XCHG on amd64), the sampler takes
 // its sample when one is due and the event was not idle (an idle slot read
 // nothing), extra local work runs, and, paced, real work fills the event
 // up to its gap of wall time. One event in share.Every is timed: its two
@@ -77,8 +79,12 @@ func loadAvgEvents(w *laWorker, n int) {
 		}
 		ran := w.cpu.event()
 		if w.pub != nil {
-			if p := laPair(rq.Load(), rq.Contrib()); p != w.pub.Load() {
-				w.pub.Store(p)
+			l := rq
+			for _, pub := range w.pub {
+				if p := laPair(l.Load(), l.Contrib()); p != pub.Load() {
+					pub.Store(p)
+				}
+				l = l.Parent()
 			}
 		} else if w.sampleIn--; w.sampleIn <= 0 && ran {
 			w.sample()
@@ -95,53 +101,64 @@ func loadAvgEvents(w *laWorker, n int) {
 	}
 }
 
-// sample takes one error sample after an event of worker 0: the other
-// cfs_rqs' published (load, contrib) pairs give their true load and what
-// tg->load_avg holds for them (the store's value less writes in flight),
-// laErr the errors. With one peer its pair is one instant; with more,
-// the pairs are read twice and the sample is dropped, and counted, if any
-// moved in between.
+// sample takes one error sample after an event of worker 0, at every
+// level: the other cfs_rqs' published (load, contrib) pairs give their
+// true load and what the level's tg->load_avg holds for them (the store's
+// value less writes in flight), laErr the errors. With one peer each pair
+// is one instant; with more, the pairs are read twice and the sample is
+// dropped, and counted, if any moved in between.
 //
 //go:noinline
 func (w *laWorker) sample() {
 	w.sampleIn = w.sampleBase/2 + int64(laNext(&w.sampleRng)%uint64(w.sampleBase))
-	load, contrib, words := w.others()
+	var load, contrib [laMaxLevels]int64
+	words := w.others(&load, &contrib)
 	if len(w.pubs) > 2 {
-		if l, c, ws := w.others(); l != load || c != contrib || ws != words {
+		var l, c [laMaxLevels]int64
+		if ws := w.others(&l, &c); l != load || c != contrib || ws != words {
 			w.rejected++
 			return
 		}
 	}
-	te, se, ok, queued := laErr(w.cpu.rq, load, contrib)
-	if ok {
-		w.tgwErr += te
-		w.samples++
-	}
-	if queued {
-		w.sharesErr += se
-		w.sharesN++
+	rq := w.cpu.rq
+	for lv := 0; rq != nil; lv++ {
+		te, se, ok, queued := laErr(rq, load[lv], contrib[lv])
+		if ok {
+			w.tgwErr[lv] += te
+			w.samples[lv]++
+		}
+		if queued && lv == 0 {
+			w.sharesErr += se
+			w.sharesN++
+		}
+		rq = rq.Parent()
 	}
 }
 
-// others sums the other workers' published loads and contributions, and their
-// raw words, which change if any one pair does.
-func (w *laWorker) others() (load, contrib, words int64) {
-	for j, p := range w.pubs {
+// others sums the other workers' published loads and contributions by
+// level, and returns the sum of their raw words, which changes if any one
+// pair does.
+func (w *laWorker) others(load, contrib *[laMaxLevels]int64) (words int64) {
+	for j, ps := range w.pubs {
 		if j == w.index {
 			continue
 		}
-		v := p.Load()
-		load += v >> 32
-		contrib += v & (1<<32 - 1)
-		words += v
+		for lv, p := range ps {
+			v := p.Load()
+			load[lv] += v >> 32
+			contrib[lv] += v & (1<<32 - 1)
+			words += v
+		}
 	}
-	return load, contrib, words
+	return words
 }
 
 // laConserved checks a stopped group, exactly:
 //
-//   - the store holds the sum of the cfs_rqs' tg_load_avg_contrib: no
-//     write was lost or doubled;
+//   - every level's store holds the sum of that level's cfs_rqs'
+//     tg_load_avg_contrib: no write was lost or doubled;
+//   - every level above the leaf holds its child group's entity on each
+//     CPU, queued exactly when the child's cfs_rq has something queued;
 //   - every task is in one place (queued on one CPU, or asleep on one,
 //     to wake there or elsewhere) and attached to that CPU's cfs_rq;
 //   - every unit of load a wakeup took from a cfs_rq (what
@@ -155,14 +172,41 @@ func (w *laWorker) others() (load, contrib, words int64) {
 // the cfs_rq it left (its load_avg is only recomputed at a boundary, and
 // attach rebuilds its sum from load_avg), where it decays with PELT's
 // half-life. TestLoadAvgConservation shows it decaying away.
-func laConserved(cpus []*laCPU, store counter.Store) error {
-	var contrib int64
+func laConserved(cpus []*laCPU, stores []counter.Store) error {
+	for i, store := range stores {
+		var contrib int64
+		for _, c := range cpus {
+			rq := c.rq
+			for range i {
+				rq = rq.Parent()
+			}
+			if rq == nil || (rq.Parent() == nil) != (i == len(stores)-1) {
+				return fmt.Errorf("cpu %d has not %d levels of cfs_rqs", c.self, len(stores))
+			}
+			contrib += rq.Contrib()
+			if p := rq.Parent(); p != nil {
+				_, queued := rq.GroupLoad()
+				if want := rq.NrRunning() > 0; queued != want || (p.NrRunning() == 1) != want || p.NrRunning() > 1 {
+					return fmt.Errorf("cpu %d, level %d: the group entity is queued %v on a parent with %d queued, its cfs_rq has %d queued",
+						c.self, i+1, queued, p.NrRunning(), rq.NrRunning())
+				}
+			}
+		}
+		if got := store.Sum(); got != contrib {
+			return fmt.Errorf("level %d: the store holds %d, the cfs_rqs' contributions sum to %d: writes were lost", i+1, got, contrib)
+		}
+	}
+	return laTasksConserved(cpus)
+}
+
+// laTasksConserved is laConserved's check of the tasks and the load their
+// wakeups moved.
+func laTasksConserved(cpus []*laCPU) error {
 	var moved, drained, pending, attached uint64
 	seen := map[*laTask]bool{}
 	tasks := 0
 	for _, c := range cpus {
 		tasks += c.tasks
-		contrib += c.rq.Contrib()
 		st := c.rq.Stats()
 		moved += uint64(c.moved)
 		drained += st.RemovedLoad
@@ -182,9 +226,6 @@ func laConserved(cpus []*laCPU, store counter.Store) error {
 	}
 	if len(seen) != tasks {
 		return fmt.Errorf("%d tasks found, %d were started", len(seen), tasks)
-	}
-	if got := store.Sum(); got != contrib {
-		return fmt.Errorf("the store holds %d, the cfs_rqs' contributions sum to %d: writes were lost", got, contrib)
 	}
 	if moved != drained+pending || moved != attached {
 		return fmt.Errorf("wakeups moved load %d; the sources drained %d and hold %d in cfs_rq->removed; the destinations attached %d: load was not conserved",

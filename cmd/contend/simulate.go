@@ -17,7 +17,7 @@ func init() {
 	})
 }
 
-const simulateUsage = "loadavg [-cpus 224] [-nodes 2] [-duration 1s] [-gap 40us] [-mig 79] [-tasks 2] [-hz 1000] [-seed 1] [-variants base,rate,...] [-json]"
+const simulateUsage = "loadavg [-cpus 224] [-nodes 2] [-levels 2] [-duration 1s] [-gap 40us] [-mig 79] [-tasks 2] [-hz 1000] [-seed 1] [-variants base,rate,...] [-sensitivity=true] [-sens-duration 250ms] [-json]"
 
 // simulateCmd runs a model at the seed's size on any machine: the counts it
 // prints (writes per 5 s, the readers' error) need no real CPUs, only the
@@ -40,7 +40,10 @@ func simulateCmd(stdout, stderr io.Writer, args []string) error {
 	hz := fs.Int("hz", 0, "CONFIG_HZ: 1000 or 250 (default 1000)")
 	seed := fs.Uint64("seed", 1, "random `seed`: the same seed replays the same events")
 	variants := fs.String("variants", "", "comma-separated `rows`: presets or store=/write=/read= variants (default: every preset in the seed's order)")
-	asJSON := fs.Bool("json", false, "print the rows as JSON")
+	asJSON := fs.Bool("json", false, "print the rows as JSON (the sensitivity table is text only)")
+	levels := fs.Int("levels", 2, "task-group `levels`: the tasks' group this many levels below the root, each with its own tg->load_avg (2: the seed's docker container under system.slice)")
+	sens := fs.Bool("sensitivity", true, "after the table, the rate limit's tg_weight error against tasks per cpu, task weight, levels and mig")
+	sensDuration := fs.Duration("sens-duration", 250*time.Millisecond, "kernel time simulated per cell of the sensitivity table")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -48,9 +51,9 @@ func simulateCmd(stdout, stderr io.Writer, args []string) error {
 	if len(pos) != 1 || pos[0] != "loadavg" {
 		return fmt.Errorf("simulate: want the scenario to simulate, loadavg, wakeup, idlemask or balanceflag (usage: contend simulate %s)", simulateUsage)
 	}
-	cfg := loadavg.SimConfig{CPUs: *cpus, Nodes: *nodes, Duration: *duration, Gap: *gap,
+	cfg := loadavg.SimConfig{CPUs: *cpus, Nodes: *nodes, Levels: *levels, Duration: *duration, Gap: *gap,
 		Mig: mig, Tasks: *tasks, HZ: *hz, Seed: *seed}
-	for _, flagName := range []string{"cpus", "nodes", "duration", "gap", "tasks", "hz"} {
+	for _, flagName := range []string{"cpus", "nodes", "levels", "duration", "gap", "tasks", "hz", "sens-duration"} {
 		if f := fs.Lookup(flagName); flagSet(fs, flagName) && (f.Value.String() == "0" || f.Value.String() == "0s") {
 			return fmt.Errorf("simulate: -%s 0: want a positive value", flagName)
 		}
@@ -65,5 +68,17 @@ func simulateCmd(stdout, stderr io.Writer, args []string) error {
 	if *asJSON {
 		return writeJSON(stdout, tab.Rows)
 	}
-	return tab.WriteText(stdout)
+	var st *loadavg.SensTable
+	if *sens {
+		sc := cfg
+		sc.Duration = *sensDuration
+		if st, err = loadavg.Sensitivity(sc); err != nil {
+			return err
+		}
+	}
+	if err := tab.WriteText(stdout); err != nil || st == nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	return st.WriteText(stdout)
 }

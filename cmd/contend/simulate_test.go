@@ -11,10 +11,17 @@ func TestSimulate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"8 cfs_rqs", "base", "rate", "updates/5s", "tg_weight err %"} {
+	for _, want := range []string{"8 cpus", "2 levels below the root", "base", "rate", "sum", "updates/5s", "tg_weight err %", "range over the cells"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("simulate output lacks %q:\n%s", want, out)
 		}
+	}
+	out, _, err = runContend("simulate", "loadavg", "-cpus", "8", "-levels", "1", "-duration", "20ms", "-variants", "base", "-sensitivity=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "8 cfs_rqs of one task group") || strings.Contains(out, "range over the cells") {
+		t.Errorf("simulate -levels 1 -sensitivity=false: want the one-level table alone:\n%s", out)
 	}
 	out, _, err = runContend("simulate", "loadavg", "-cpus", "4", "-duration", "10ms", "-variants", "base", "-json")
 	if err != nil {
@@ -34,6 +41,8 @@ func TestSimulateBadInput(t *testing.T) {
 		{[]string{"simulate"}, "want the scenario to simulate, loadavg, wakeup, idlemask or balanceflag"},
 		{[]string{"simulate", "nodemask"}, "want the scenario to simulate, loadavg, wakeup, idlemask or balanceflag"},
 		{[]string{"simulate", "loadavg", "-cpus", "0"}, "-cpus 0: want a positive value"},
+		{[]string{"simulate", "loadavg", "-levels", "0"}, "-levels 0: want a positive value"},
+		{[]string{"simulate", "loadavg", "-levels", "4"}, "levels 4 out of range [1, 3]"},
 		{[]string{"simulate", "loadavg", "-cpus", "100000"}, "cpus 100000 out of range"},
 		{[]string{"simulate", "loadavg", "-gap", "0s"}, "-gap 0: want a positive value"},
 		{[]string{"simulate", "loadavg", "-mig", "101"}, `invalid value "101" for flag -mig: mig "101": want a percentage in [0, 100]`},
