@@ -29,6 +29,22 @@ func mapTree(t *testing.T, name string) fstest.MapFS {
 	return m
 }
 
+// editedTree loads testdata/sysfs/<name> changed by edit (nil: as it is),
+// failing the test if it does not load or breaks an invariant.
+func editedTree(t *testing.T, name string, edit func(fstest.MapFS)) *Topology {
+	t.Helper()
+	fsys := mapTree(t, name)
+	if edit != nil {
+		edit(fsys)
+	}
+	topo, err := LoadFS(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, topo)
+	return topo
+}
+
 // TestLLCGroupsBySharedSet: the QEMU lab's guest with -cpu max (an AMD CPU
 // without TOPOEXT, 2 sockets of 4 cpus) has two L3s, but the kernel gives
 // each cpu's L3 its own APIC id as id (amd_cpuid4's num_threads_sharing 0
@@ -62,15 +78,7 @@ func TestLLCGroupsBySharedSet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fsys := mapTree(t, tree)
-			if tt.edit != nil {
-				tt.edit(fsys)
-			}
-			topo, err := LoadFS(fsys)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkInvariants(t, topo)
+			topo := editedTree(t, tree, tt.edit)
 			var got []string
 			for _, g := range topo.LLCs {
 				got = append(got, g.CPUs.String())

@@ -609,22 +609,31 @@ func FuzzLoadFS(f *testing.F) {
 				edit()
 			}
 		}
-		topo, err := LoadFS(fsys)
-		if err != nil {
-			if msg := err.Error(); strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "affinity: ") {
-				t.Errorf("error not one line with the package prefix: %q", msg)
-			}
-			return
-		}
-		checkInvariants(t, topo)
-		for _, n := range topo.Notes {
-			if n == "" || strings.Contains(n, "\n") || strings.Contains(n, "\x00") {
-				t.Errorf("note %q is not one line", n)
-			}
-		}
-		_ = topo.String()
-		if _, err := json.Marshal(topo); err != nil {
-			t.Error(err)
-		}
+		fuzzLoad(t, fsys)
 	})
+}
+
+// fuzzLoad loads a fuzzed tree. An error must be one line with the package
+// prefix (and fuzzLoad returns nil); a topology must hold the invariants,
+// note in single lines, and print and marshal.
+func fuzzLoad(t *testing.T, fsys fs.FS) *Topology {
+	t.Helper()
+	topo, err := LoadFS(fsys)
+	if err != nil {
+		if msg := err.Error(); strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "affinity: ") {
+			t.Errorf("error not one line with the package prefix: %q", msg)
+		}
+		return nil
+	}
+	checkInvariants(t, topo)
+	for _, n := range topo.Notes {
+		if n == "" || strings.Contains(n, "\n") || strings.Contains(n, "\x00") {
+			t.Errorf("note %q is not one line", n)
+		}
+	}
+	_ = topo.String()
+	if _, err := json.Marshal(topo); err != nil {
+		t.Error(err)
+	}
+	return topo
 }
