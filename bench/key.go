@@ -50,6 +50,8 @@ func (k Key) check() error {
 	switch {
 	case !keyName.MatchString(k.Name):
 		return fmt.Errorf("key %q: a name is lower-case letters and digits", k.Name)
+	case k.Name == "threads" || k.Name == "place":
+		return fmt.Errorf("key %s: the name is the runner's, after the variant in every benchmark name (ConfigName)", k.Name)
 	case k.Domain == nil:
 		return fmt.Errorf("key %s: no domain", k.Name)
 	case k.Doc == "":

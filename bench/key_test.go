@@ -132,6 +132,7 @@ func TestKeyDeclarationErrors(t *testing.T) {
 		{"no domain", []Key{{Name: "line", Default: "shared", Doc: doc}}, "key line: no domain"},
 		{"no doc", []Key{{Name: "line", Default: "shared", Domain: OneOf("shared")}}, "key line: no doc"},
 		{"bad name", []Key{{Name: "Line", Default: "shared", Domain: OneOf("shared"), Doc: doc}}, `key "Line": a name is lower-case`},
+		{"the runner's name", []Key{{Name: "threads", Default: "1", Domain: IntRange(1, 2), Doc: doc}}, "key threads: the name is the runner's"},
 		{"twice", []Key{{Name: "a", Default: "x", Domain: OneOf("x"), Doc: doc}, {Name: "a", Default: "x", Domain: OneOf("x"), Doc: doc}}, "key a declared twice"},
 	} {
 		err := checkKeys(tt.keys)

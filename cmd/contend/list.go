@@ -69,6 +69,8 @@ func listJSON(w io.Writer, names []string) error {
 		Default string `json:"default"` // "" when the other keys decide it
 		Domain  string `json:"domain"`  // the values, as after "name=" in contend list
 		Doc     string `json:"doc"`
+		// OmitDefault: at its default the key is not in benchmark names.
+		OmitDefault bool `json:"omit_default"`
 	}
 	type scenario struct {
 		Name       string   `json:"name"`
@@ -87,7 +89,7 @@ func listJSON(w io.Writer, names []string) error {
 		s, _ := bench.Lookup(n)
 		var keys []key
 		for _, k := range s.Keys {
-			keys = append(keys, key{k.Name, k.Default, k.Domain.Syntax(), k.Doc})
+			keys = append(keys, key{k.Name, k.Default, k.Domain.Syntax(), k.Doc, k.OmitDefault})
 		}
 		var units []unit
 		for _, u := range s.Units {
@@ -101,8 +103,11 @@ func listJSON(w io.Writer, names []string) error {
 
 // keyDefault is a key's default as contend list says it.
 func keyDefault(k bench.Key) string {
-	if k.Default == "" {
+	switch {
+	case k.Default == "":
 		return "decided by the other keys"
+	case k.OmitDefault:
+		return k.Default + ", left out of names"
 	}
 	return k.Default
 }
