@@ -68,13 +68,16 @@
 // from the declaration, and Register panics on a default outside its
 // domain, so a typo fails every test of the package.
 //
-// A new key adds a part to every benchmark name of the scenario, so results
-// recorded before it no longer compare by name with those after: say so in
-// the commit, and regenerate bench/all/testdata/variants.golden
-// (go test ./bench/all -run TestVariantNames -update) only then; a new value
-// of an existing key, with the default unchanged, renames nothing. Add the
-// key to the README's row for the scenario (a test checks each key is
-// there), and its good and bad values to the scenario's variant test.
+// A new key spelt out at its default adds a part to every benchmark name of
+// the scenario, so results recorded before it no longer compare by name
+// with those after. Declare it OmitDefault, with the default being what the
+// model did before the key, and no name changes: its part appears only off
+// the default. Otherwise say so in the commit, and only then regenerate
+// bench/all/testdata/variants.golden (go test ./bench/all -run
+// TestVariantNames -update), which otherwise fails. A new value of an
+// existing key renames nothing. Add the key to the README's row for the
+// scenario (a test checks each key is there), and its good and bad values
+// to the scenario's variant test.
 //
 // # Adding a scenario
 //
