@@ -4,7 +4,7 @@
 // reaches it (seed 002: Tim Chen, "Acquire sched_balance_running only when
 // needed", upstream 3324b2180c17 and 522fb20fbdbe).
 //
-// Before the fix every balance softirq whose domain walk reached the
+// Before the fix every balance softirq whose domain walk reached a
 // serialized level did
 //
 //	if (atomic_cmpxchg_acquire(&sched_balance_running, 0, 1))
@@ -22,55 +22,133 @@
 //
 // One operation is one tick (a jiffy) of one worker, a pinned CPU. Ticks are
 // kernel time: hz= sets the jiffy (1 ms or 4 ms), and every interval is in
-// jiffies as the kernel computes it. On each tick the worker runs its task
-// (work= steps of local arithmetic) and then sched_balance_trigger()'s test:
-// the balance softirq, sched_balance_domains(), runs only when
-// rq->next_balance is due, and leaves rq->next_balance at the earliest
-// last_balance + interval of the domains it visited.
+// jiffies as the kernel computes it. On each tick a busy worker runs its
+// task (work= steps of local arithmetic) and then sched_balance_trigger()'s
+// test: the balance softirq, sched_balance_domains() (rebalance_domains()
+// before v6.10), runs only when rq->next_balance is due, and leaves
+// rq->next_balance at the earliest last_balance + interval of the domains it
+// visited.
 //
 // Each worker is one CPU of a simulated machine of span= CPUs (auto: one
-// group per worker) and has its own copy of that CPU's sched_domains, lowest
-// first, as sd_init() builds them:
+// group per worker; with snc= above 1, whole sockets, at least two) and has
+// its own copy of that CPU's sched_domains, lowest first, as sd_init() and
+// sched_init_numa() (kernel/sched/topology.c) build them (topo.go):
 //
 //   - SMT (smt=2): the two threads of a core, groups of one CPU;
-//   - LLC: group= CPUs, groups of one core (left out when it is no wider than
-//     a core, as the kernel drops degenerate domains);
-//   - NUMA: all span= CPUs, groups of group= CPUs, SD_SERIALIZE.
+//   - LLC (MC): a node of group= CPUs, groups of one core (left out when it
+//     is no wider than a core, as the kernel drops degenerate domains);
+//   - with snc= N above 1 (sub-NUMA clustering: N nodes a socket),
+//     NUMA, the socket: N nodes, groups of one node, SD_SERIALIZE;
+//   - NUMA, every node: span= CPUs, groups of one socket with SNC (the
+//     child domain's span, as build_overlap_sched_groups() makes them), of
+//     one node without, SD_SERIALIZE.
 //
-// Worker i is the first CPU of group i (every worker a "sched group leader
-// directly under NUMA domain", the changelog's racers); with more workers
-// than groups the next ones are the second CPU of each group, and so on. Each
-// domain starts at balance_interval = sd_weight ms and, with phase=aligned,
-// at last_balance = 0 as sd_init() leaves every CPU; with phase=spread, the
-// default, worker i starts i/W of an interval early, because idle periods,
-// newidle passes and lost flags soon put real CPUs out of step, and CPUs in
-// step are all due in the same tick (where check-first, which does not retry
-// a pass it lost, loses all but one of them). get_sd_balance_interval(sd,
-// busy) is balance_interval * busy_factor (16) in jiffies, less one, clamped
-// to HZ*span/10; every pass that balances nothing doubles balance_interval
-// up to max_interval = 2*sd_weight (nothing ever needs moving here). The SMT domain's interval (31, then 63 jiffies at
-// HZ=1000) is what raises the softirq most often; the NUMA domain's is
-// span*32-1 jiffies once settled (1023 for 32 CPUs, 16383 for 512).
+// sd_init() sets SD_SERIALIZE on every NUMA level ("} else if (sd->flags &
+// SD_NUMA) { ... sd->flags |= SD_SERIALIZE;"), so with SNC a walk meets the
+// one global flag twice, each level on its own interval. The top level is
+// kept even when the machine is one node (span = group), where the kernel
+// would have no NUMA level at all: it is the level the scenario is about.
+//
+// Worker i is the first CPU of node i (a "sched group leader directly under
+// NUMA domain", the changelog's racers); with more workers than nodes the
+// next ones are the second CPU of each node, and so on. should_we_balance()
+// picks the one CPU of a group that balances a domain for it
+// (bfShouldWeBalance): the first idle CPU of an idle core, else the first
+// idle CPU of a busy core, else, all busy, the group's first CPU
+// (group_balance_cpu()); a newidle pass always balances. With SNC only the
+// first node of each socket holds the machine level's designated CPUs.
+//
+// busy= per cent of the CPUs are busy in a tick, drawn per CPU and tick by a
+// hash every worker computes alike (bfIdleAt), so should_we_balance() can
+// ask whether another CPU is idle without reading a shared line (the
+// kernel reads each group CPU's rq; that cost is left out). An idle CPU
+// runs no task and balances as CPU_IDLE: get_sd_balance_interval(sd, 0),
+// without the busy_factor of 16 and the "-1", 2 to 4 jiffies for an SMT
+// domain at HZ=1000 instead of 31 to 63. A CPU that turns idle runs
+// sched_balance_newidle() (newidle_balance() before v6.10) first; so does a
+// busy CPU every newidle= ticks (a short idle period between two ticks).
+// A newidle walk visits every domain bottom up with no interval check,
+// passes each (should_we_balance() is true for CPU_NEWLY_IDLE), and pulls
+// rq->next_balance in to each domain's idle interval (update_next_balance()),
+// so the next tick's softirq runs: on a server whose CPUs go idle many times
+// a second, most ticks run it, and before the fix each of those softirqs
+// reached the cmpxchg at every SD_SERIALIZE level.
+//
+// In the kernel an idle CPU has stopped its tick and is balanced by the
+// nohz balancer: a busy CPU's nohz_balancer_kick() finds nohz.next_balance
+// due and kicks the first idle CPU (find_new_ilb()), whose
+// _nohz_idle_balance() runs sched_balance_domains(rq, CPU_IDLE) for every
+// idle CPU whose rq->next_balance is due, one after another, wrapping round
+// from itself (for_each_cpu_wrap). A worker has no one to do that for it: an
+// idle worker balances itself from its own tick, as an idle CPU whose tick
+// was not stopped does, so its flag accesses come from its own CPU, in
+// parallel with the others', rather than one after another from the
+// balancer's; that raises the benchmark's contention on the flag above the
+// kernel's for the same idle CPUs. The simulation (sim.go) walks them from
+// the nohz balancer as the kernel does.
+//
+// Each domain starts at balance_interval = sd_weight ms and, with
+// phase=aligned, at last_balance = 0 as sd_init() leaves every CPU; with
+// phase=spread, the default, worker i starts i/W of an interval early,
+// because idle periods, newidle passes and lost flags soon put real CPUs out
+// of step, and CPUs in step are all due in the same tick (where check-first,
+// which does not retry a pass it lost, loses all but one of them).
+// get_sd_balance_interval(sd, busy) is balance_interval * busy_factor (16)
+// in jiffies, less one, for a busy CPU, balance_interval in jiffies for an
+// idle one, clamped to HZ*span/10; every pass that balances nothing doubles
+// balance_interval up to max_interval = 2*sd_weight (nothing ever needs
+// moving here). The SMT domain's busy interval (31, then 63 jiffies at
+// HZ=1000) is what raises a busy CPU's softirq most often; the NUMA
+// domain's is span*32-1 jiffies once settled (1023 for 32 CPUs, 16383 for
+// 512).
 //
 // The walk visits the domains bottom up. At a due domain sched_balance_rq()
-// asks should_we_balance(): for busy CPUs, "is this CPU the first of its
-// local group" (group_balance_cpu()); if not, continue_balancing goes to 0 and
-// the walk stops before the next domain (stops/op counts walks stopped below
-// the NUMA domain). That stopping rule is all the lower domains are modelled
-// for: their passes cost their span's time (below) but take no flag. A busy
-// CPU's lower domains are due seldom, so the rule seldom stops it: before
-// the fix every softirq of every CPU, leader or not, reached the cmpxchg
-// unless a lower domain happened to be due and not its to balance. The
-// need_decay exception (a walk that continues once a second to decay
-// max_newidle_lb_cost, balancing nothing) is left out.
+// asks should_we_balance(); if the answer is no, continue_balancing goes to
+// 0 and the walk stops before the next domain (stops/op counts walks
+// stopped below the top domain). That stopping rule is all the lower
+// domains are modelled for: their passes cost their span's time (below)
+// but take no flag. A busy CPU's lower domains are due seldom, so the rule
+// seldom stops it: before the fix every softirq of every CPU, leader or
+// not, reached the cmpxchg unless a lower domain happened to be due and not
+// its to balance. The need_decay exception (a walk that continues once a
+// second to decay max_newidle_lb_cost, balancing nothing) is left out, and
+// so is the newidle walk's avg_idle cutoff (this_rq->avg_idle < curr_cost +
+// sd->max_newidle_lb_cost stops it below the costly domains): every newidle
+// walk reaches the top, as one of an idle period longer than the domains'
+// cost does, which makes newidle passes, and with check-first+newidle their
+// cmpxchg, as frequent as the model allows, an upper bound.
 //
-// order= is where the flag is taken: cmpxchg-first on every visit of the
-// NUMA domain, before the interval check (a failed cmpxchg leaves the domain
-// due, so the softirq runs again next tick); check-first after the interval
-// check and should_we_balance(), in sched_balance_rq() (a pass that loses the
-// flag is skipped, "not re-tried"); check-first+newidle also for newidle
-// passes. With newidle=N every Nth tick the CPU also goes newly idle and
-// balances the NUMA domain with no interval check.
+// order= is where the flag is taken: cmpxchg-first on every visit of a
+// serialized domain, before the interval check (a failed cmpxchg leaves the
+// domain due, so the softirq runs again next tick); check-first after the
+// interval check and should_we_balance(), in sched_balance_rq() (a pass that
+// loses the flag is skipped, "not re-tried"); check-first+newidle also for
+// newidle passes (seed 002's second patch). Before 3324b2180c17 newidle
+// passes never took the flag.
+//
+// # The simulation
+//
+// SimulateFlag (contend simulate balanceflag) runs the same walks on every
+// CPU of a machine of any size, one thread, kernel time, so a reader can ask
+// what a 2-socket, SNC-2, 512-CPU machine spends on the flag: each CPU is a
+// coroutine, all ticks at the same instant (skew_tick=0), the idle ones
+// balanced by the nohz balancer, and the flag's line a FIFO server in
+// kernel-time order: an access waits for the line, then costs one handoff
+// (-cas: by default this machine's cas handoff floor, bench/c2c) or, on a
+// line the CPU already holds, -local. A release is a store: it holds the
+// line but costs its CPU nothing. The flag's share of cycles is the
+// accesses' time, waiting included, over the CPUs' non-idle time (busy
+// ticks and the nohz balancer's walks), what a profile's cycles count; the
+// seed's is 7.8% before and "gone from the profile" after. Its
+// simplifications, each printed beside its figures: a CPU is busy or idle
+// for a whole tick (the busy share counts whole ticks, slightly more than a
+// CPU that goes idle mid-tick); nohz.next_balance is the exact earliest due
+// time of the idle CPUs (the kernel's can be stale and later, so the
+// simulation's nohz balancer runs as often as it can, moving its CPU_IDLE
+// walks up); no cost for reading other CPUs' runqueues beyond cs= per CPU
+// of a pass; the line's arbitration is first come first served, where real
+// hardware is unfair (the total wait of a burst is the same, its spread
+// over CPUs is not).
 //
 // # The cost of a pass
 //
@@ -136,4 +214,14 @@
 // clock read. The seed's other figure, 99.39% of sched_balance_domains()'s
 // own samples on the cmpxchg, is a share of a function that does little else;
 // the model's walk does as little, and flag-% is the figure that compares.
+// balances/op and newidle-balances/op count the passes of every serialized
+// level; with snc= above 1 that is two levels.
+//
+// Per second of kernel time (a worker's ticks over HZ), the workers
+// together: cas/kernel-sec and cas-fails/kernel-sec, every level's; and per
+// SD_SERIALIZE level, cas-socket/kernel-sec, cas-fails-socket/kernel-sec and
+// flag-socket-% for the socket's level (reported only with snc= above 1),
+// cas-all/kernel-sec, cas-fails-all/kernel-sec and flag-all-% for the level
+// spanning every node. The simulation reports the same figures for the
+// whole machine.
 package balanceflag

@@ -516,10 +516,10 @@ func (t *SimTable) WriteText(w io.Writer) error {
 	fmt.Fprintln(tw, "order\tlevel\tcmpxchg/s\tfails/s\tpasses/s\tnewidle passes/s\tflag % of cycles\t")
 	for _, r := range t.Rows {
 		for _, l := range r.Levels {
-			fmt.Fprintf(tw, "%s\t%s %d\t%s\t%s\t%s\t%s\t%.3f\t\n", r.Order, l.Level, l.Weight,
-				simRate(l.CAS), simRate(l.Fails), simRate(l.Passes), simRate(l.Newidle), l.FlagPct)
+			fmt.Fprintf(tw, "%s\t%s %d\t%s\t%s\t%s\t%s\t%s\t\n", r.Order, l.Level, l.Weight,
+				simRate(l.CAS), simRate(l.Fails), simRate(l.Passes), simRate(l.Newidle), simRate(l.FlagPct))
 		}
-		fmt.Fprintf(tw, "%s\ttotal\t%s\t%s\t\t\t%.3f\t\n", r.Order, simRate(r.CAS), simRate(r.Fails), r.FlagPct)
+		fmt.Fprintf(tw, "%s\ttotal\t%s\t%s\t\t\t%s\t\n", r.Order, simRate(r.CAS), simRate(r.Fails), simRate(r.FlagPct))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
