@@ -735,6 +735,8 @@ func TestIdleMaskRun(t *testing.T) {
 		"update=none/scan=all/busy=50/wake=30/llc=3",
 		"update=tickstop/scan=mask/busy=20/wake=30/tick=1/hz=250",
 		"update=always/scan=all/sis=none/busy=90/wake=50",
+		"update=always/scan=mask/busy=50/wake=30/tick=10/early=on",
+		"update=laststate/scan=mask/busy=50/wake=30/tick=10/early=on/probe=50",
 	} {
 		t.Run(v, func(t *testing.T) {
 			s := benchtest.New(t, "idlemask", v)
