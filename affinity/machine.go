@@ -124,6 +124,11 @@ func cacheBytes(n int) int64 {
 	return int64(n)
 }
 
+// HypervisorKnown reports whether Hypervisor can be believed when false:
+// CPUID's hypervisor bit says so on x86, but on arm64 only a positive sign
+// (firmware naming QEMU) is seen, and a false there means "cannot tell".
+func (m Machine) HypervisorKnown() bool { return m.Hypervisor || m.known() && m.MIDR == 0 }
+
 // known reports whether m was filled from CPUID at all; topologies loaded
 // from a sysfs tree carry a zero Machine.
 func (m Machine) known() bool { return m.Vendor != "" || m.Brand != "" }

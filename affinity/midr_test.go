@@ -116,6 +116,34 @@ func TestLoadArm64(t *testing.T) {
 	}
 }
 
+// TestEmulator: with no CPUID bit to ask, a QEMU guest is known by its
+// firmware (the virt board's device tree, QEMU's SMBIOS vendor); anything
+// else leaves the hypervisor unknown, not "none".
+func TestEmulator(t *testing.T) {
+	dmi := func(vendor string) func(fstest.MapFS) {
+		return func(fsys fstest.MapFS) { fsys[dmiVendor] = &fstest.MapFile{Data: []byte(vendor + "\n")} }
+	}
+	tests := []struct {
+		tree       string
+		edit       func(fstest.MapFS)
+		hypervisor bool
+	}{
+		{"arm64-virt-max-2n4cpu", nil, true}, // compatible "linux,dummy-virt"
+		{"arm64-neoverse-n1-8cpu", nil, false},
+		{"arm64-neoverse-n1-8cpu", dmi("QEMU"), true},
+		{"arm64-neoverse-n1-8cpu", dmi("Amazon EC2"), false}, // a .metal instance says so too
+	}
+	for _, tt := range tests {
+		m := editedTree(t, tt.tree, tt.edit).Machine
+		if m.Hypervisor != tt.hypervisor || m.HypervisorKnown() != tt.hypervisor || tt.hypervisor && m.HypervisorVendor != "QEMU" {
+			t.Errorf("%s: Hypervisor %v %q, HypervisorKnown %v; want %v", tt.tree, m.Hypervisor, m.HypervisorVendor, m.HypervisorKnown(), tt.hypervisor)
+		}
+	}
+	if !(Machine{Vendor: "GenuineIntel"}).HypervisorKnown() {
+		t.Error("an x86 Machine without the hypervisor bit: HypervisorKnown false, want true (CPUID says none)")
+	}
+}
+
 // TestLoadArm64Mixed: a machine of two core types (big.LITTLE) is named by
 // its first cpu's core, and a note names the others.
 func TestLoadArm64Mixed(t *testing.T) {

@@ -223,9 +223,14 @@ func (t *Topology) String() string {
 	m := t.Machine
 	switch {
 	case m.MIDR != 0:
-		// arm64: no CPUID, so nothing says whether a hypervisor is there.
-		line("machine", "%s r%dp%d (MIDR_EL1 %s: implementer %#02x %s, part %#03x), hypervisor unknown (no CPUID)",
-			m.Brand, m.MIDR.Variant(), m.MIDR.Revision(), m.MIDR, m.MIDR.Implementer(), m.Vendor, m.MIDR.Part())
+		// arm64: no CPUID bit says whether a hypervisor is there; only
+		// firmware naming an emulated machine does.
+		hv := "hypervisor unknown (no CPUID)"
+		if m.Hypervisor {
+			hv = "under hypervisor " + m.HypervisorVendor + " (its firmware says so)"
+		}
+		line("machine", "%s r%dp%d (MIDR_EL1 %s: implementer %#02x %s, part %#03x), %s",
+			m.Brand, m.MIDR.Variant(), m.MIDR.Revision(), m.MIDR, m.MIDR.Implementer(), m.Vendor, m.MIDR.Part(), hv)
 	case m.known():
 		hv := "no hypervisor bit"
 		if m.Hypervisor {

@@ -13,8 +13,9 @@ import (
 // prometheus/procfs keeps them (sysfs_linux.go the reader, cpus_linux.go
 // cpu/{possible,present,online} and each cpuN/topology, caches_linux.go
 // cpuN/cache, nodes_linux.go node/ and its lists, distance_linux.go
-// nodeN/distance, regs_linux.go cpuN/regs/identification), and the running
-// process's view of the machine (here).
+// nodeN/distance, regs_linux.go cpuN/regs/identification, firmware_linux.go
+// the device tree and DMI), and the running process's view of the machine
+// (here).
 
 // maxCPUs bounds the CPU ids Load accepts: Linux's CONFIG_NR_CPUS tops out at
 // 8192, so a larger id is garbage, and refusing it keeps a hostile tree from
@@ -59,6 +60,7 @@ func load(fsys fs.FS) (*Topology, error) {
 	if err := r.identity(t); err != nil {
 		return nil, err
 	}
+	r.emulator(t)
 	t.AllowedCPUs = t.OnlineCPUs.Clone()
 	t.Kernel, _ = r.optString("proc/sys/kernel/osrelease", "kernel unknown")
 	t.Notes = r.notes.list()
