@@ -47,8 +47,8 @@ func newBenchLoadAvg(tb testing.TB, variant string) *loadAvg {
 //   - the dedicated line against false sharing (store=falseshare), and
 //     the line-pair stride (stride=128);
 //   - base and rate with the tasks' group right under the root (levels=1,
-//     one contended line: the model before the hierarchy) and one level
-//     deeper (levels=3), beside the default's two;
+//     one contended line: the model before the hierarchy; unpaced and
+//     paced) and one level deeper (levels=3), beside the default's two;
 //
 // each at every worker count and placement of benchtest.Configs: 1, 2, 4, …
 // up to every usable CPU, compact, and spread and cross where there are two
@@ -93,9 +93,9 @@ func BenchmarkLoadAvg(b *testing.B) {
 		}
 	}
 	for _, p := range []string{"base", "rate"} {
-		for _, levels := range []int{1, 3} {
-			run(fmt.Sprintf("preset=%s/levels=%d", p, levels))
-		}
+		run("preset=" + p + "/levels=1")
+		run("preset=" + p + "/pace=kernel/levels=1")
+		run("preset=" + p + "/levels=3")
 	}
 	run("preset=base/store=falseshare")
 	run("preset=base/stride=128")

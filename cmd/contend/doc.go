@@ -58,12 +58,15 @@
 //
 // # Models at the seeds' size
 //
-//	contend simulate loadavg [-cpus 224] [-variants base,rate,...]
+//	contend simulate loadavg [-cpus 224] [-levels 2] [-variants base,rate,...] [-sensitivity=false]
 //
 // replays the tg->load_avg model on N virtual CPUs on kernel time, on one
 // thread, and prints the seed's table: tg->load_avg updates per 5 s before
-// and after each patch, and the error the readers pay. Counts need no real
-// CPUs; what contention costs does (run, sweep).
+// and after each patch, for each task-group level (2: the seed's docker
+// container under system.slice, each level its own tg->load_avg) and
+// summed, calls beside writes, and the error the readers pay; then the
+// rate limit's error against tasks per cpu, task weight, levels and mig.
+// Counts need no real CPUs; what contention costs does (run, sweep).
 //
 //	contend simulate balanceflag [-cpus 512] [-snc 2] [-busy 90] [-newidle 2] [-cas D]
 //
