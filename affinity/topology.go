@@ -161,9 +161,10 @@ func (t *Topology) Label() string {
 	return "real"
 }
 
-// CacheLine returns the coherency unit in bytes: CPUID's answer, else the
-// last-level cache's line size from sysfs, else 64 (lineOf's rule). For the
-// running machine's topology it is LineSize.
+// CacheLine returns the coherency unit in bytes: the CPU's own answer
+// (CPUID on x86, CTR_EL0's CWG on arm64; Host asks it), else the line size
+// sysfs gives for the last-level cache or, failing that, an L1d, else 64
+// (lineOf's rule). For the running machine's topology it is LineSize.
 func (t *Topology) CacheLine() int {
 	n, _ := t.cacheLine()
 	return n
