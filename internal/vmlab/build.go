@@ -1,0 +1,276 @@
+package vmlab
+
+import (
+	"archive/tar"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// The host packages the lab needs, and the files it takes from them.
+const (
+	busyboxPath = "/bin/busybox" // busybox-static
+	qemuBinary  = "qemu-system-x86_64"
+	kernelMeta  = "linux-image-amd64" // Debian's metapackage naming the current kernel
+)
+
+// A Host is where the lab keeps what it builds and downloads: Out (in the
+// repository's out/, rebuilt each run) and Cache (outside the repository, so
+// a fresh clone in CI reuses the kernel package).
+type Host struct {
+	Repo  string // module root
+	Out   string // e.g. out/vmlab
+	Cache string // e.g. /var/cache/contend-vmlab
+	Log   io.Writer
+}
+
+func (h *Host) logf(format string, args ...any) { fmt.Fprintf(h.Log, "vmlab: "+format+"\n", args...) }
+
+// run runs a command, its output into the log, and names it in the error.
+func (h *Host) run(dir string, env []string, name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		tail := strings.TrimSpace(out.String())
+		if len(tail) > 2000 {
+			tail = "…" + tail[len(tail)-2000:]
+		}
+		return fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, tail)
+	}
+	return nil
+}
+
+// EnsurePackages installs qemu-system-x86 and busybox-static through apt
+// when their files are missing. A failing apt (no registry, not root) is an
+// error: the lab is part of CI and must not pass by skipping.
+func (h *Host) EnsurePackages() error {
+	var missing []string
+	if _, err := exec.LookPath(qemuBinary); err != nil {
+		missing = append(missing, "qemu-system-x86")
+	}
+	if _, err := os.Stat(busyboxPath); err != nil || !isStatic(busyboxPath) {
+		missing = append(missing, "busybox-static")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	h.logf("installing %s", strings.Join(missing, " "))
+	env := []string{"DEBIAN_FRONTEND=noninteractive"}
+	if err := h.run("/", env, "apt-get", "update"); err != nil {
+		return fmt.Errorf("installing %s: %w", strings.Join(missing, " "), err)
+	}
+	args := append([]string{"install", "-y", "--no-install-recommends"}, missing...)
+	if err := h.run("/", env, "apt-get", args...); err != nil {
+		return fmt.Errorf("installing %s: %w", strings.Join(missing, " "), err)
+	}
+	return nil
+}
+
+// isStatic reports whether an ELF file has no program interpreter, which is
+// what busybox-static's binary must be to run alone in the initramfs.
+func isStatic(path string) bool {
+	data, err := os.ReadFile(path)
+	return err == nil && bytes.HasPrefix(data, []byte("\x7fELF")) && !bytes.Contains(data[:min(len(data), 4096)], []byte("/lib64/ld-linux"))
+}
+
+// Kernel returns the path of a bzImage: kernel when given, else the one in
+// the cache, else the one taken from the Debian package linux-image-amd64
+// depends on, fetched with apt-get download and unpacked without
+// installing it.
+func (h *Host) Kernel(kernel string) (string, error) {
+	if kernel != "" {
+		if _, err := os.Stat(kernel); err != nil {
+			return "", fmt.Errorf("-kernel: %w", err)
+		}
+		return kernel, nil
+	}
+	if err := os.MkdirAll(h.Cache, 0o755); err != nil {
+		return "", err
+	}
+	pkg, err := kernelPackage()
+	if err != nil {
+		return "", err
+	}
+	img := filepath.Join(h.Cache, pkg+".bzImage")
+	if _, err := os.Stat(img); err == nil {
+		return img, nil
+	}
+	debs, _ := filepath.Glob(filepath.Join(h.Cache, pkg+"_*.deb"))
+	if len(debs) == 0 {
+		h.logf("downloading %s", pkg)
+		if err := h.run(h.Cache, nil, "apt-get", "download", pkg); err != nil {
+			if err2 := h.run("/", nil, "apt-get", "update"); err2 != nil {
+				return "", fmt.Errorf("downloading %s: %w", pkg, err)
+			}
+			if err := h.run(h.Cache, nil, "apt-get", "download", pkg); err != nil {
+				return "", fmt.Errorf("downloading %s: %w", pkg, err)
+			}
+		}
+		debs, _ = filepath.Glob(filepath.Join(h.Cache, pkg+"_*.deb"))
+		if len(debs) == 0 {
+			return "", fmt.Errorf("apt-get download %s left no .deb in %s", pkg, h.Cache)
+		}
+	}
+	sort.Strings(debs)
+	if err := extractKernel(debs[len(debs)-1], img); err != nil {
+		return "", err
+	}
+	return img, nil
+}
+
+// kernelPackage asks apt which linux-image-*-amd64 package the metapackage
+// depends on now (linux-image-6.1.0-57-amd64 on bookworm at the time of
+// writing).
+func kernelPackage() (string, error) {
+	out, err := exec.Command("apt-cache", "depends", kernelMeta).Output()
+	if err != nil {
+		return "", fmt.Errorf("apt-cache depends %s: %w (is apt's package list fetched? apt-get update)", kernelMeta, err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if dep, ok := strings.CutPrefix(strings.TrimSpace(line), "Depends: "); ok && strings.HasPrefix(dep, "linux-image-") {
+			return dep, nil
+		}
+	}
+	return "", fmt.Errorf("apt-cache depends %s names no linux-image package", kernelMeta)
+}
+
+// extractKernel copies boot/vmlinuz-* out of a kernel .deb's data archive
+// (dpkg-deb --fsys-tarfile) into dst.
+func extractKernel(deb, dst string) error {
+	cmd := exec.Command("dpkg-deb", "--fsys-tarfile", deb)
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("dpkg-deb: %w", err)
+	}
+	found := false
+	tr := tar.NewReader(pipe)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			cmd.Wait()
+			return fmt.Errorf("reading %s: %w", deb, err)
+		}
+		if strings.HasPrefix(hdr.Name, "./boot/vmlinuz-") && hdr.Typeflag == tar.TypeReg {
+			data, err := io.ReadAll(tr)
+			if err != nil {
+				cmd.Wait()
+				return fmt.Errorf("reading %s: %w", deb, err)
+			}
+			if err := os.WriteFile(dst+".tmp", data, 0o644); err != nil {
+				cmd.Wait()
+				return err
+			}
+			found = true
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("dpkg-deb --fsys-tarfile %s: %w: %s", deb, err, strings.TrimSpace(stderr.String()))
+	}
+	if !found {
+		return fmt.Errorf("%s holds no boot/vmlinuz-*", deb)
+	}
+	return os.Rename(dst+".tmp", dst)
+}
+
+// Binaries builds contend and every package's test binary under bench/
+// statically (CGO_ENABLED=0: the initramfs has no libc) into dir, and
+// returns the test binaries' names.
+func (h *Host) Binaries(dir string) ([]string, error) {
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	env := []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64"}
+	h.logf("building contend and the bench/... test binaries (CGO_ENABLED=0)")
+	if err := h.run(h.Repo, env, "go", "build", "-ldflags=-s -w", "-o", filepath.Join(dir, "contend"), "./cmd/contend"); err != nil {
+		return nil, err
+	}
+	tests := filepath.Join(dir, "tests")
+	if err := os.MkdirAll(tests, 0o755); err != nil {
+		return nil, err
+	}
+	if err := h.run(h.Repo, env, "go", "test", "-c", "-ldflags=-s -w", "-o", tests+"/", "./bench/..."); err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(tests)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".test") {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) == 0 {
+		return nil, errors.New("go test -c ./bench/... built no test binaries")
+	}
+	return names, nil
+}
+
+// BaseInitramfs writes the archive every guest shares: busybox with a link
+// for each of its applets, contend and the test binaries.
+func (h *Host) BaseInitramfs(bin string, tests []string, dst string) error {
+	f, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	c := newCPIO(f)
+	for _, d := range []string{"proc", "sys", "dev", "tmp", "root"} {
+		c.mkdirAll(d)
+	}
+	c.CopyFile("bin/busybox", busyboxPath, 0o755)
+	applets, err := exec.Command(busyboxPath, "--list").Output()
+	if err != nil {
+		return fmt.Errorf("busybox --list: %w", err)
+	}
+	for _, a := range strings.Fields(string(applets)) {
+		if a != "busybox" {
+			c.Symlink("bin/"+a, "busybox")
+		}
+	}
+	c.CopyFile("bin/contend", filepath.Join(bin, "contend"), 0o755)
+	for _, t := range tests {
+		c.CopyFile("tests/"+t, filepath.Join(bin, "tests", t), 0o755)
+	}
+	if err := c.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", dst, err)
+	}
+	return f.Close()
+}
+
+// GuestInitramfs writes base followed by a second archive holding /init:
+// the kernel unpacks both, in order.
+func GuestInitramfs(base, initScript, dst string) error {
+	data, err := os.ReadFile(base)
+	if err != nil {
+		return err
+	}
+	var extra bytes.Buffer
+	c := newCPIO(&extra)
+	c.File("init", 0o755, []byte(initScript))
+	if err := c.Close(); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, append(data, extra.Bytes()...), 0o644)
+}

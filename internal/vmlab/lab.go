@@ -1,0 +1,193 @@
+package vmlab
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// A Lab boots guests from one set of built files.
+type Lab struct {
+	Host
+	Kernel  string        // bzImage; "" takes Debian's
+	Accel   string        // QEMU accelerator, "" for tcg
+	Timeout time.Duration // per guest, boot to poweroff
+
+	kernel, base string
+}
+
+// Prepare makes everything a guest needs: the host packages, the kernel,
+// the static binaries and the shared initramfs.
+func (l *Lab) Prepare() error {
+	if err := l.EnsurePackages(); err != nil {
+		return err
+	}
+	k, err := l.Host.Kernel(l.Kernel)
+	if err != nil {
+		return err
+	}
+	l.kernel = k
+	bin := filepath.Join(l.Out, "bin")
+	tests, err := l.Binaries(bin)
+	if err != nil {
+		return err
+	}
+	l.base = filepath.Join(l.Out, "base.cpio")
+	return l.BaseInitramfs(bin, tests, l.base)
+}
+
+// Boot runs the script body in a guest of topology t and returns what came
+// back. Its files are in Out/<name>/.
+func (l *Lab) Boot(ctx context.Context, t Topology, name string, body []string) (*Transcript, *Boot, error) {
+	dir := filepath.Join(l.Out, name)
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	initrd := filepath.Join(dir, "initramfs.cpio")
+	if err := GuestInitramfs(l.base, InitScript(t, body), initrd); err != nil {
+		return nil, nil, err
+	}
+	b, bootErr := QEMU(ctx, t, l.kernel, initrd, dir, l.Accel, l.Timeout)
+	os.Remove(initrd) // 60 MB of copies of the base
+	if b == nil {
+		return nil, nil, bootErr
+	}
+	f, err := os.Open(b.Data)
+	if err != nil {
+		return nil, b, errors.Join(bootErr, fmt.Errorf("no data from the guest: %w", err))
+	}
+	defer f.Close()
+	tr, err := ParseTranscript(f)
+	if err != nil {
+		return nil, b, errors.Join(bootErr, fmt.Errorf("reading %s: %w", b.Data, err))
+	}
+	if err := save(dir, t, tr); err != nil {
+		return tr, b, errors.Join(bootErr, err)
+	}
+	if bootErr == nil && !tr.Done {
+		bootErr = fmt.Errorf("guest powered off before the end of /init (see %s)", b.Console)
+	}
+	return tr, b, bootErr
+}
+
+// save writes each output into dir. Text outputs get a first line saying
+// where they were made, so none can pass for a measurement of a real
+// machine; tar archives are kept as they came.
+func save(dir string, t Topology, tr *Transcript) error {
+	var times strings.Builder
+	for _, o := range tr.Outputs {
+		fmt.Fprintf(&times, "%8.1f  rc=%-3d %s\n", o.At, o.RC, o.Name)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "times.txt"), []byte(times.String()), 0o644); err != nil {
+		return err
+	}
+	head := fmt.Sprintf("# vmlab: made in a QEMU guest (topology %s, accelerator TCG unless -accel says otherwise): timings mean nothing\n", t.Name)
+	for _, o := range tr.Outputs {
+		data := o.Data
+		if !strings.HasSuffix(o.Name, ".tgz") {
+			data = append([]byte(head), data...)
+		}
+		if err := os.WriteFile(filepath.Join(dir, o.Name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// A Failure is one topology's failed checks.
+type Failure struct {
+	Topology string
+	Problems []string // "step: what"
+}
+
+func (f *Failure) Error() string {
+	return fmt.Sprintf("topology %s: %d problems:\n  %s", f.Topology, len(f.Problems), strings.Join(f.Problems, "\n  "))
+}
+
+// Check boots t with its steps and judges each.
+func (l *Lab) Check(ctx context.Context, t Topology) error {
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	var steps []Step
+	var body []string
+	for _, n := range t.Steps {
+		s, err := LookupStep(n)
+		if err != nil {
+			return fmt.Errorf("topology %s: %w", t.Name, err)
+		}
+		steps = append(steps, s)
+		body = append(body, s.Script(t))
+	}
+	tr, b, err := l.Boot(ctx, t, t.Name, body)
+	f := &Failure{Topology: t.Name}
+	if err != nil {
+		f.Problems = append(f.Problems, "boot: "+err.Error())
+	}
+	if tr != nil {
+		for _, s := range steps {
+			f.Problems = append(f.Problems, s.Check(t, tr)...)
+		}
+	}
+	if b != nil {
+		l.logf("%s: %d steps in %.1fs (%s)", t.Name, len(steps), b.Elapsed.Seconds(), strings.Join(t.Steps, " "))
+	}
+	if len(f.Problems) > 0 {
+		return f
+	}
+	return nil
+}
+
+// Untar unpacks a tar.gz that came back from a guest into dir, refusing
+// names that would leave it.
+func Untar(data io.Reader, dir string) error {
+	zr, err := gzip.NewReader(data)
+	if err != nil {
+		return err
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := filepath.Clean(h.Name)
+		if name == "." {
+			continue
+		}
+		if filepath.IsAbs(name) || strings.HasPrefix(name, "..") {
+			return fmt.Errorf("tar entry %q leaves the directory", h.Name)
+		}
+		p := filepath.Join(dir, name)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			data, err := io.ReadAll(tr)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+}

@@ -1,0 +1,477 @@
+package vmlab
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/contend/contend/nodemask"
+)
+
+// A Step is one check run in a guest: the shell commands /init runs for it
+// (each output sent back with run or emit) and the host's judgement of what
+// came back, one line per problem. Every command runs under timeout, so a
+// hang costs the step, not the lab.
+type Step struct {
+	Name    string
+	Summary string
+	Script  func(t Topology) string
+	Check   func(t Topology, tr *Transcript) []string
+}
+
+// Steps are every step a topology may name, most valuable first.
+var Steps = []Step{
+	{"topo", "contend topo -json against the oracle: nodes, cpus, distances, nr_node_ids, packages, SMT, LLCs, offline cpus", topoScript, topoCheck},
+	{"sysfs", "the guest's sysfs cpu/ and node/ files the topology reader uses, as a tar (a fixture for affinity's tests), read back on the host against the oracle", sysfsScript, sysfsCheck},
+	{"pernode", "loadavg store=pernode spread over every cpu node: every slot node-local (mbind, checked with get_mempolicy)", pernodeScript, pernodeCheck},
+	{"cross", "loadavg -place cross: the workers on the two most distant cpu nodes", crossScript, crossCheck},
+	{"taskset", "under taskset -c 1-3: topo's allowed cpus, a run's cpus inside the set, 4 workers refused in one line", tasksetScript, tasksetCheck},
+	{"tests", "the bench/... scenario test binaries' benchmarks, one variant each, at CONTEND_THREADS=ladder, -test.benchtime=1x: every worker count and placement on real nodes", testsScript, testsCheck},
+	{"tests-full", "as tests, every variant (minutes per scenario under TCG: not in CI)", testsFullScript, testsCheck},
+	{"sweep", "sweep -quick at 1 run of 10ms: a results file with hypervisor provenance", sweepScript, sweepCheck},
+	{"c2c", "c2c -pairs sample at 20 samples: every topology class of the guest measured", c2cScript, c2cCheck},
+	{"resume", "SIGINT mid-sweep, then -resume: the first results kept, the rest run once", resumeScript, resumeCheck},
+	{"unplug", "cpu 7 put offline mid-sweep: a one-line error and the results so far kept", unplugScript, unplugCheck},
+	{"reproduce", "reproduce -quick at 10ms runs: the findings table, finding 3 on real nodes", reproduceScript, reproduceCheck},
+}
+
+// LookupStep returns the step of that name.
+func LookupStep(name string) (Step, error) {
+	for _, s := range Steps {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return Step{}, fmt.Errorf("unknown step %q", name)
+}
+
+// need returns the named output, or a problem line when it is missing or
+// its command exited with a status other than rc (-2: any non-zero).
+func need(tr *Transcript, name string, rc int) (*Output, []string) {
+	o := tr.Get(name)
+	switch {
+	case o == nil:
+		return nil, []string{fmt.Sprintf("%s: no output came back (the guest died or the step timed out)", name)}
+	case rc == -2 && o.RC == 0:
+		return o, []string{fmt.Sprintf("%s: exit status 0, want a failure: %s", name, lastLine(o.Data))}
+	case rc != -2 && o.RC != rc:
+		return o, []string{fmt.Sprintf("%s: exit status %d, want %d: %s", name, o.RC, rc, lastLine(o.Data))}
+	}
+	return o, nil
+}
+
+// lastLine is a command's last non-empty output line, the one an error is on.
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+func topoScript(Topology) string {
+	return "runo topo timeout 60 contend topo -json\nrun topo.text timeout 60 contend topo\n"
+}
+
+func topoCheck(t Topology, tr *Transcript) []string {
+	o, bad := need(tr, "topo", 0)
+	if o != nil && o.RC == 0 {
+		b, err := CheckTopo(t, o.Data)
+		if err != nil {
+			b = []string{err.Error()}
+		}
+		for _, l := range b {
+			bad = append(bad, "topo: "+l)
+		}
+	}
+	o, b := need(tr, "topo.text", 0)
+	bad = append(bad, b...)
+	if o != nil && !strings.Contains(string(o.Data), "hypervisor") {
+		bad = append(bad, "topo.text: does not say it ran under a hypervisor")
+	}
+	return bad
+}
+
+// sysfsFiles matches the files affinity's reader takes from sysfs (see
+// affinity/testdata/sysfs/README.md), and no others: the tar stays small
+// and holds nothing a fixture does not need.
+const sysfsFiles = `^/(proc/sys/kernel/osrelease|sys/devices/system/(node/(possible|online|has_cpu|has_memory|has_normal_memory|node[0-9]+/(cpulist|cpumap|distance))|cpu/(possible|present|online|offline|kernel_max|cpu[0-9]+/(online|topology/[a-z_]+|cache/index[0-9]+/(level|type|size|id|shared_cpu_list|shared_cpu_map|coherency_line_size)|cpufreq/scaling_governor))))$`
+
+func sysfsScript(Topology) string {
+	return `find /sys/devices/system/cpu /sys/devices/system/node /proc/sys/kernel/osrelease -type f 2>/dev/null | grep -E '` + sysfsFiles + `' | while read f; do
+	d=/tmp/sysfs$f; mkdir -p "${d%/*}"; cat "$f" > "$d" 2>/dev/null
+done
+(cd /tmp/sysfs && tar czf /tmp/out/sysfs.tgz .)
+emit sysfs.tgz /tmp/out/sysfs.tgz $?
+`
+}
+
+func sysfsCheck(t Topology, tr *Transcript) []string {
+	o, bad := need(tr, "sysfs.tgz", 0)
+	if o == nil || o.RC != 0 {
+		return bad
+	}
+	dir, err := os.MkdirTemp("", "vmlab-sysfs-")
+	if err != nil {
+		return append(bad, "sysfs.tgz: "+err.Error())
+	}
+	defer os.RemoveAll(dir)
+	if err := Untar(bytes.NewReader(o.Data), dir); err != nil {
+		return append(bad, "sysfs.tgz: "+err.Error())
+	}
+	b, err := CheckTree(t, dir)
+	if err != nil {
+		return append(bad, "sysfs tree: "+err.Error())
+	}
+	for _, l := range b {
+		bad = append(bad, "sysfs tree: "+l)
+	}
+	return bad
+}
+
+// cpuNodes is the number of declared nodes with an online cpu.
+func cpuNodes(t Topology) int {
+	n := 0
+	for _, l := range t.Want().NodeCPUs {
+		if l != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func pernodeScript(t Topology) string {
+	return fmt.Sprintf("run pernode timeout 120 contend run loadavg -variant store=pernode -threads %d -place spread -duration 200ms\n", cpuNodes(t))
+}
+
+var slotsRE = regexp.MustCompile(`pernode placement: (\d+)/(\d+) slots node-local`)
+
+func pernodeCheck(t Topology, tr *Transcript) []string {
+	o, bad := need(tr, "pernode", 0)
+	if o == nil {
+		return bad
+	}
+	m := slotsRE.FindStringSubmatch(string(o.Data))
+	if m == nil {
+		return append(bad, "pernode: no \"pernode placement: K/N slots node-local\" line")
+	}
+	if m[1] != m[2] {
+		bad = append(bad, fmt.Sprintf("pernode: %s/%s slots node-local, want all: %s", m[1], m[2], lastLine([]byte(m[0]))))
+	}
+	if n, _ := strconv.Atoi(m[2]); n < cpuNodes(t) {
+		bad = append(bad, fmt.Sprintf("pernode: %d slots for %d cpu nodes", n, cpuNodes(t)))
+	}
+	if strings.Contains(string(o.Data), "(fake") {
+		bad = append(bad, "pernode: ran on fake nodes in a real multi-node guest")
+	}
+	return bad
+}
+
+// runJSON is the part of contend run -json's object the steps read.
+type runJSON struct {
+	Topology string `json:"topology"`
+	CPUs     []int  `json:"cpus"`
+	Nodes    []int  `json:"nodes"`
+}
+
+func crossScript(t Topology) string {
+	return fmt.Sprintf("runo cross timeout 120 contend run loadavg -threads %d -place cross -duration 100ms -json\n", 2*max(1, t.CPUs()/len(t.Nodes)/2))
+}
+
+func crossCheck(t Topology, tr *Transcript) []string {
+	o, bad := need(tr, "cross", 0)
+	if o == nil || o.RC != 0 {
+		return bad
+	}
+	var r runJSON
+	if err := json.Unmarshal(o.Data, &r); err != nil {
+		return append(bad, "cross: reading run -json: "+err.Error())
+	}
+	nodes := slices.Clone(r.Nodes)
+	slices.Sort(nodes)
+	nodes = slices.Compact(nodes)
+	if len(nodes) != 2 {
+		return append(bad, fmt.Sprintf("cross: workers on nodes %v, want two", r.Nodes))
+	}
+	far := 0
+	w := t.Want()
+	for i := range w.Distance {
+		for j := range w.Distance {
+			if w.NodeCPUs[i] != "" && w.NodeCPUs[j] != "" {
+				far = max(far, w.Distance[i][j])
+			}
+		}
+	}
+	if d := w.Distance[nodes[0]][nodes[1]]; d != far {
+		bad = append(bad, fmt.Sprintf("cross: nodes %d and %d are at distance %d, the farthest cpu nodes at %d", nodes[0], nodes[1], d, far))
+	}
+	return bad
+}
+
+func tasksetScript(Topology) string {
+	return `runo taskset.topo timeout 60 taskset -c 1-3 contend topo -json
+runo taskset.run timeout 120 taskset -c 1-3 contend run loadavg -threads 3 -duration 100ms -json
+run taskset.over timeout 60 taskset -c 1-3 contend run loadavg -threads 4 -duration 100ms
+`
+}
+
+func tasksetCheck(_ Topology, tr *Transcript) []string {
+	var bad []string
+	if o, b := need(tr, "taskset.topo", 0); o != nil && o.RC == 0 {
+		bad = append(bad, b...)
+		var g guestTopo
+		if err := json.Unmarshal(o.Data, &g); err != nil || g.AllowedCPUs != "1-3" {
+			bad = append(bad, fmt.Sprintf("taskset.topo: allowed_cpus %q, want 1-3 (%v)", g.AllowedCPUs, err))
+		}
+	} else {
+		bad = append(bad, b...)
+	}
+	if o, b := need(tr, "taskset.run", 0); o != nil && o.RC == 0 {
+		var r runJSON
+		if err := json.Unmarshal(o.Data, &r); err != nil {
+			bad = append(bad, "taskset.run: reading run -json: "+err.Error())
+		}
+		set := nodemask.BitmapOf(1, 2, 3)
+		for _, c := range r.CPUs {
+			if !set.Test(c) {
+				bad = append(bad, fmt.Sprintf("taskset.run: a worker on cpu %d, outside taskset's 1-3", c))
+			}
+		}
+	} else {
+		bad = append(bad, b...)
+	}
+	if o, b := need(tr, "taskset.over", -2); o != nil {
+		bad = append(bad, b...)
+		if n := strings.Count(strings.TrimSpace(string(o.Data)), "\n"); o.RC != 0 && n > 0 {
+			bad = append(bad, fmt.Sprintf("taskset.over: %d lines, want a one-line error", n+1))
+		}
+	} else {
+		bad = append(bad, b...)
+	}
+	return bad
+}
+
+// scenarioTests are the test binaries whose benchmarks run in a guest, each
+// with the one variant the tests step runs (the first of its Full list) at
+// every worker count and placement of the ladder. Each configuration costs
+// TCG about a second even at -test.benchtime=1x, and the whole ladder of
+// every variant about two minutes per scenario on 8 vcpus (loadavg 105 s,
+// nodewalk 120 s, idlemask longer), past CI's budget: the tests-full step
+// runs that.
+var scenarioTests = []struct{ name, bench, variant string }{
+	{"loadavg", "LoadAvg", "preset=base/store=atomic/write=every/read=every/scan=bounded/gap=40us/pace=none/mig=79/tasks=2/hz=1000/work=0/stride=line"},
+	{"balanceflag", "BalanceFlag", "order=cmpxchg-first/pace=off/phase=spread/hz=1000/span=auto/group=16/smt=2/cs=100ns/interval=auto/newidle=0/work=100/release=mov"},
+	{"nodewalk", "Nodemask", "iter=nr_node_ids/nodes=2"},
+	{"idlemask", "IdleMask", "update=always/scan=mask/sis=prop/busy=50/wake=10/llc=48/tick=100/hz=1000"},
+	{"wakeup", "Wakeup", "wake=affine/lines=16/mig=10/tasks=4/rate=226000"},
+	{"atomicadd", "AtomicAdd", "line=shared/work=0"},
+	{"c2c", "C2C", ""},
+}
+
+// benchPattern is the -test.bench pattern that runs one variant of the
+// benchmark: go test matches each "/"-separated level of a sub-benchmark's
+// name against its own part of the pattern, and a variant's key=value parts
+// are levels.
+func benchPattern(bench, variant string) string {
+	p := "^Benchmark" + bench + "$"
+	if variant != "" {
+		p += "/^" + strings.ReplaceAll(variant, "/", "$/^") + "$"
+	}
+	return p
+}
+
+func testsScript(Topology) string { return testsCommands(false) }
+
+func testsFullScript(Topology) string { return testsCommands(true) }
+
+func testsCommands(full bool) string {
+	var b strings.Builder
+	b.WriteString("cd /tests\n")
+	for _, st := range scenarioTests {
+		pat, limit := benchPattern(st.bench, st.variant), 120
+		if full {
+			pat, limit = ".", 900
+		}
+		fmt.Fprintf(&b, "run tests.%s timeout %d env CONTEND_THREADS=ladder ./%s.test -test.run '^$' -test.bench '%s' -test.benchtime 1x\n", st.name, limit, st.name, pat)
+	}
+	b.WriteString("cd /tmp\n")
+	return b.String()
+}
+
+func testsCheck(t Topology, tr *Transcript) []string {
+	var bad []string
+	for _, st := range scenarioTests {
+		n := "tests." + st.name
+		o, b := need(tr, n, 0)
+		bad = append(bad, b...)
+		if o == nil || o.RC != 0 {
+			continue
+		}
+		out := string(o.Data)
+		if !strings.Contains(out, "\nPASS") {
+			bad = append(bad, n+": no PASS line")
+		}
+		if !benchLine.MatchString(out) {
+			bad = append(bad, n+": no benchmark ran")
+		}
+		if !strings.Contains(out, "hypervisor: ") || strings.Contains(out, "hypervisor: none") {
+			bad = append(bad, n+": the header does not name the hypervisor")
+		}
+		if st.name == "c2c" || cpuNodes(t) < 2 {
+			continue
+		}
+		for _, p := range []string{"compact", "spread", "cross"} {
+			if !strings.Contains(out, "/place="+p) {
+				bad = append(bad, fmt.Sprintf("%s: no place=%s benchmark on a guest with %d cpu nodes", n, p, cpuNodes(t)))
+			}
+		}
+	}
+	return bad
+}
+
+func sweepScript(Topology) string {
+	return `run sweep timeout 300 contend sweep -quick -count 1 -duration 10ms -no-table -o /tmp/out/sweep.results
+emit sweep.results /tmp/out/sweep.results 0
+`
+}
+
+func sweepCheck(_ Topology, tr *Transcript) []string {
+	_, bad := need(tr, "sweep", 0)
+	return append(bad, resultsCheck(tr, "sweep.results")...)
+}
+
+// resultsCheck checks a results file that came back: benchmark lines, and
+// the hypervisor named in its configuration lines.
+func resultsCheck(tr *Transcript, name string) []string {
+	o := tr.Get(name)
+	if o == nil || len(o.Data) == 0 {
+		return []string{name + ": the results file did not come back"}
+	}
+	var bad []string
+	s := string(o.Data)
+	if !strings.Contains(s, "\nBenchmark") {
+		bad = append(bad, name+": no benchmark lines")
+	}
+	if !strings.Contains(s, "hypervisor: ") || strings.Contains(s, "hypervisor: none") {
+		bad = append(bad, name+": no hypervisor configuration line")
+	}
+	return bad
+}
+
+func c2cScript(Topology) string {
+	return "run c2c timeout 240 contend c2c -pairs sample -per-class 1 -samples 20 -rounds 100\n"
+}
+
+func c2cCheck(t Topology, tr *Transcript) []string {
+	o, bad := need(tr, "c2c", 0)
+	if o == nil || o.RC != 0 {
+		return bad
+	}
+	s := string(o.Data)
+	if !strings.Contains(s, "under") {
+		bad = append(bad, "c2c: the report does not say it ran under a hypervisor")
+	}
+	if t.SMT && !strings.Contains(s, "smt") {
+		bad = append(bad, "c2c: no smt class on a guest with SMT siblings")
+	}
+	return bad
+}
+
+// afterFirstResult waits (up to a minute) until the sweep writing partial
+// has kept its first result, so the interruption lands mid-sweep however
+// fast or slow the guest runs.
+func afterFirstResult(partial string) string {
+	return `i=0; while ! grep -q '^Benchmark' ` + partial + ` 2>/dev/null && [ $i -lt 300 ]; do sleep 0.2; i=$((i+1)); done
+`
+}
+
+// interruptedSweep is the sweep the resume and unplug steps interrupt: a
+// few loadavg runs, long enough to be caught in the middle.
+const interruptedSweep = "contend sweep -quick -scenarios loadavg -threads 2 -place compact -count 3 -duration 500ms -no-table -no-floor"
+
+func resumeScript(Topology) string {
+	return `( ` + interruptedSweep + ` -o /tmp/r.results > /tmp/out/resume.first 2>&1; echo "exit status $?" >> /tmp/out/resume.first ) &
+` + afterFirstResult("/tmp/r.results.partial") + `kill -INT $(pidof contend); wait
+emit resume.first /tmp/out/resume.first 0
+cat /tmp/r.results /tmp/r.results.partial > /tmp/out/resume.kept 2>/dev/null
+emit resume.kept /tmp/out/resume.kept 0
+run resume.second timeout 300 ` + interruptedSweep + ` -o /tmp/r.results -resume
+emit resume.results /tmp/r.results 0
+`
+}
+
+var benchLine = regexp.MustCompile(`(?m)^Benchmark\S+`)
+
+func resumeCheck(_ Topology, tr *Transcript) []string {
+	var bad []string
+	first, b := need(tr, "resume.first", 0)
+	bad = append(bad, b...)
+	if first != nil && strings.Contains(string(first.Data), "exit status 0\n") {
+		bad = append(bad, "resume.first: the sweep was not interrupted (it ended before SIGINT or ignored it)")
+	}
+	kept := tr.Get("resume.kept")
+	_, b = need(tr, "resume.second", 0)
+	bad = append(bad, b...)
+	bad = append(bad, resultsCheck(tr, "resume.results")...)
+	if kept == nil || bad != nil {
+		return bad
+	}
+	k := benchLine.FindAllString(string(kept.Data), -1)
+	all := benchLine.FindAllString(string(tr.Get("resume.results").Data), -1)
+	if len(k) == 0 {
+		bad = append(bad, "resume.kept: no results kept from the interrupted sweep")
+	}
+	for i, l := range k {
+		if i >= len(all) || all[i] != l {
+			bad = append(bad, fmt.Sprintf("resume.results: kept result %d (%s) not at the start of the resumed file", i, l))
+			break
+		}
+	}
+	if len(all) != 2*3 {
+		bad = append(bad, fmt.Sprintf("resume.results: %d results after -resume, want 6 (2 variants × 3 runs)", len(all)))
+	}
+	return bad
+}
+
+func unplugScript(Topology) string {
+	return `( ` + strings.Replace(interruptedSweep, "-threads 2 -place compact", "-threads 4 -cpus 4-7", 1) + ` -o /tmp/u.results > /tmp/out/unplug 2>&1; echo "exit status $?" >> /tmp/out/unplug ) &
+` + afterFirstResult("/tmp/u.results.partial") + `echo 0 > /sys/devices/system/cpu/cpu7/online; wait
+emit unplug /tmp/out/unplug 0
+cat /tmp/u.results /tmp/u.results.partial > /tmp/out/unplug.kept 2>/dev/null
+emit unplug.kept /tmp/out/unplug.kept 0
+echo 1 > /sys/devices/system/cpu/cpu7/online
+`
+}
+
+func unplugCheck(_ Topology, tr *Transcript) []string {
+	o, bad := need(tr, "unplug", 0)
+	if o == nil {
+		return bad
+	}
+	s := strings.TrimSpace(string(o.Data))
+	if strings.HasSuffix(s, "exit status 0") {
+		return append(bad, "unplug: the sweep succeeded with cpu 7 unplugged under it")
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) < 2 || !strings.Contains(lines[len(lines)-2], "7") {
+		bad = append(bad, fmt.Sprintf("unplug: the error does not name cpu 7: %q", lines[max(0, len(lines)-2)]))
+	}
+	if k := tr.Get("unplug.kept"); k == nil || len(benchLine.FindAllString(string(k.Data), -1)) == 0 {
+		bad = append(bad, "unplug.kept: no results kept from before the unplug")
+	}
+	return bad
+}
+
+func reproduceScript(Topology) string {
+	return "run reproduce timeout 300 contend reproduce -quick -count 1 -duration 10ms -o /tmp/out/reproduce.results\n"
+}
+
+func reproduceCheck(_ Topology, tr *Transcript) []string {
+	o, bad := need(tr, "reproduce", 0)
+	if o != nil && o.RC == 0 && !strings.Contains(string(o.Data), "3") {
+		bad = append(bad, "reproduce: no finding 3 in the table")
+	}
+	return bad
+}

@@ -1,0 +1,248 @@
+package vmlab
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A Topology is one guest machine of the lab, declared once: QEMU's command
+// line (QEMUArgs) and what the guest's kernel must then show (Want) both
+// come from it, so the oracle cannot drift from what QEMU was given.
+type Topology struct {
+	Name    string
+	Summary string // one line for -list and the README
+
+	// CPUModel is QEMU's -cpu: Skylake-Server exposes SMT siblings and L3
+	// cache ids through CPUID leaves 4 and 0xb; max (under TCG an AMD-like
+	// model) exposes its L3s without a usable id.
+	CPUModel string
+
+	// -smp: Sockets × Cores × Threads possible vcpus, of which the first
+	// Boot are present at boot (0: all). QEMU numbers vcpus socket-major,
+	// (socket*Cores+core)*Threads+thread, and Linux enumerates them in that
+	// order, so a vcpu index is the guest's cpu id.
+	Sockets, Cores, Threads int
+	Boot                    int
+
+	// SMT says whether the guest's kernel sees the Threads as SMT siblings:
+	// with a CPU model that has no topology leaf (max) every cpu is its own
+	// core whatever -smp says, and the oracle follows CPUID, not -smp.
+	SMT bool
+
+	Nodes []Node
+	// Distance is the -numa dist matrix by node index; nil means QEMU's
+	// default, 10 local and 20 remote.
+	Distance [][]int
+
+	// Offline cpus are put offline by the guest's /init before anything
+	// runs (echo 0 > online), beside those not present at boot.
+	Offline []int
+
+	// Steps are the checks run in the guest, most valuable first (see
+	// Steps for what each does).
+	Steps []string
+}
+
+// A Node is one -numa node: its vcpus (none: a memory-only node) and memory.
+type Node struct {
+	CPUs   []int
+	MemMiB int
+}
+
+// CPUs is the number of possible vcpus.
+func (t Topology) CPUs() int { return t.Sockets * t.Cores * t.Threads }
+
+// BootCPUs is the number of vcpus present at boot.
+func (t Topology) BootCPUs() int {
+	if t.Boot == 0 {
+		return t.CPUs()
+	}
+	return t.Boot
+}
+
+// MemMiB is the guest's memory: the nodes' sum.
+func (t Topology) MemMiB() int {
+	m := 0
+	for _, n := range t.Nodes {
+		m += n.MemMiB
+	}
+	return m
+}
+
+// Dist returns the distance between node indexes a and b as QEMU is told
+// (or defaults to) it.
+func (t Topology) Dist(a, b int) int {
+	if t.Distance != nil {
+		return t.Distance[a][b]
+	}
+	if a == b {
+		return 10
+	}
+	return 20
+}
+
+// Validate reports a declaration QEMU would refuse or the oracle could not
+// read: every vcpu in exactly one node, a square distance matrix.
+func (t Topology) Validate() error {
+	if t.Name == "" || t.CPUModel == "" || t.Sockets < 1 || t.Cores < 1 || t.Threads < 1 {
+		return fmt.Errorf("topology %q: name, cpu model and -smp geometry are required", t.Name)
+	}
+	if t.Boot < 0 || t.Boot > t.CPUs() {
+		return fmt.Errorf("topology %s: %d boot cpus of %d", t.Name, t.Boot, t.CPUs())
+	}
+	seen := make([]bool, t.CPUs())
+	for i, n := range t.Nodes {
+		if n.MemMiB < 64 {
+			return fmt.Errorf("topology %s: node %d has %d MiB (want at least 64)", t.Name, i, n.MemMiB)
+		}
+		for _, c := range n.CPUs {
+			if c < 0 || c >= t.CPUs() || seen[c] {
+				return fmt.Errorf("topology %s: node %d: cpu %d out of range or in two nodes", t.Name, i, c)
+			}
+			seen[c] = true
+		}
+	}
+	if len(t.Nodes) > 0 && slices.Contains(seen, false) {
+		return fmt.Errorf("topology %s: cpu %d is in no node", t.Name, slices.Index(seen, false))
+	}
+	if t.Distance != nil {
+		if len(t.Distance) != len(t.Nodes) {
+			return fmt.Errorf("topology %s: %d distance rows for %d nodes", t.Name, len(t.Distance), len(t.Nodes))
+		}
+		for i, row := range t.Distance {
+			if len(row) != len(t.Nodes) || row[i] != 10 {
+				return fmt.Errorf("topology %s: distance row %d: want %d entries, 10 on the diagonal", t.Name, i, len(t.Nodes))
+			}
+		}
+	}
+	for _, c := range t.Offline {
+		if c <= 0 || c >= t.BootCPUs() {
+			return fmt.Errorf("topology %s: cannot put cpu %d offline (cpu 0 stays; only present cpus)", t.Name, c)
+		}
+	}
+	return nil
+}
+
+// QEMUArgs returns the machine part of QEMU's command line: cpu model,
+// -smp, memory, and the -numa nodes and distances. The caller adds the
+// kernel, initramfs, consoles and accelerator.
+func (t Topology) QEMUArgs() []string {
+	smp := fmt.Sprintf("%d,sockets=%d,cores=%d,threads=%d", t.BootCPUs(), t.Sockets, t.Cores, t.Threads)
+	if t.Boot != 0 {
+		smp += fmt.Sprintf(",maxcpus=%d", t.CPUs())
+	}
+	args := []string{"-cpu", t.CPUModel, "-smp", smp, "-m", strconv.Itoa(t.MemMiB()) + "M"}
+	for i, n := range t.Nodes {
+		args = append(args, "-object", fmt.Sprintf("memory-backend-ram,id=mem%d,size=%dM", i, n.MemMiB))
+		node := fmt.Sprintf("node,nodeid=%d,memdev=mem%d", i, i)
+		for _, r := range ranges(n.CPUs) {
+			node += ",cpus=" + r
+		}
+		args = append(args, "-numa", node)
+	}
+	if t.Distance != nil {
+		for i := range t.Nodes {
+			for j := i + 1; j < len(t.Nodes); j++ {
+				args = append(args, "-numa", fmt.Sprintf("dist,src=%d,dst=%d,val=%d", i, j, t.Distance[i][j]))
+				if t.Distance[j][i] != t.Distance[i][j] {
+					args = append(args, "-numa", fmt.Sprintf("dist,src=%d,dst=%d,val=%d", j, i, t.Distance[j][i]))
+				}
+			}
+		}
+	}
+	return args
+}
+
+// ranges writes sorted cpu ids as QEMU's cpus= values: "0-3", "6".
+func ranges(cpus []int) []string {
+	var out []string
+	for i := 0; i < len(cpus); {
+		j := i
+		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
+			j++
+		}
+		if i == j {
+			out = append(out, strconv.Itoa(cpus[i]))
+		} else {
+			out = append(out, fmt.Sprintf("%d-%d", cpus[i], cpus[j]))
+		}
+		i = j + 1
+	}
+	return out
+}
+
+// seq returns lo, lo+1, …, hi-1.
+func seq(lo, hi int) []int {
+	s := make([]int, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		s = append(s, i)
+	}
+	return s
+}
+
+// Matrix is the lab's set of guests, in the order they boot. Each has at
+// most 8 vcpus, so spinning workloads stay within what TCG on two host cpus
+// runs without soft lockups.
+var Matrix = []Topology{
+	{
+		Name:     "skx-2s",
+		Summary:  "2 sockets × 2 cores × 2 threads (Skylake-Server), 2 nodes, one L3 per socket",
+		CPUModel: "Skylake-Server", Sockets: 2, Cores: 2, Threads: 2, SMT: true,
+		Nodes: []Node{{seq(0, 4), 256}, {seq(4, 8), 256}},
+		Steps: []string{"topo", "sysfs", "pernode", "cross", "taskset", "tests", "sweep", "c2c", "resume", "unplug"},
+	},
+	{
+		Name:     "snc-4n",
+		Summary:  "2 sockets × 4 cores, 4 SNC-like nodes of 2 cpus, distances 12 within a socket and 21 across",
+		CPUModel: "Skylake-Server", Sockets: 2, Cores: 4, Threads: 1,
+		Nodes: []Node{{seq(0, 2), 128}, {seq(2, 4), 128}, {seq(4, 6), 128}, {seq(6, 8), 128}},
+		Distance: [][]int{
+			{10, 12, 21, 21},
+			{12, 10, 21, 21},
+			{21, 21, 10, 12},
+			{21, 21, 12, 10},
+		},
+		Steps: []string{"topo", "pernode", "tests"},
+	},
+	{
+		Name:     "memonly-3n",
+		Summary:  "2 sockets × 2 cores × 2 threads, nodes 0 and 1 with cpus, node 2 memory only (distance 30)",
+		CPUModel: "Skylake-Server", Sockets: 2, Cores: 2, Threads: 2, SMT: true,
+		Nodes: []Node{{seq(0, 4), 192}, {seq(4, 8), 192}, {nil, 128}},
+		Distance: [][]int{
+			{10, 20, 30},
+			{20, 10, 30},
+			{30, 30, 10},
+		},
+		Steps: []string{"topo", "pernode", "reproduce"},
+	},
+	{
+		Name:     "offline-2s",
+		Summary:  "2 sockets × 2 cores × 2 threads, 6 of 8 vcpus present at boot (maxcpus=8), cpu 5 put offline",
+		CPUModel: "Skylake-Server", Sockets: 2, Cores: 2, Threads: 2, SMT: true, Boot: 6,
+		Nodes:   []Node{{seq(0, 4), 256}, {seq(4, 8), 256}},
+		Offline: []int{5},
+		Steps:   []string{"topo", "pernode", "sweep"},
+	},
+	{
+		Name:     "amd-8",
+		Summary:  "2 sockets × 4 cores (-cpu max, AMD-like: L3 without a usable id), 2 nodes",
+		CPUModel: "max", Sockets: 2, Cores: 4, Threads: 1,
+		Nodes: []Node{{seq(0, 4), 256}, {seq(4, 8), 256}},
+		Steps: []string{"topo", "sysfs", "pernode", "c2c"},
+	},
+}
+
+// Lookup returns the matrix's topology of that name.
+func Lookup(name string) (Topology, error) {
+	var names []string
+	for _, t := range Matrix {
+		if t.Name == name {
+			return t, nil
+		}
+		names = append(names, t.Name)
+	}
+	return Topology{}, fmt.Errorf("unknown topology %q (have %s)", name, strings.Join(names, ", "))
+}
