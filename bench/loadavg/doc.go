@@ -145,10 +145,10 @@
 // What the levels show. A group entity's weight is the group's share on
 // its CPU, 1024/224 ≈ 4.6 at 224 CPUs, so a parent level's cfs_rq carries
 // a load of a few units and any change of one unit passes contrib/64: at
-// 224 CPUs level 2 writes 9.1k times per cfs_rq per second in base,
+// 224 CPUs level 2 writes 9.0k times per cfs_rq per second in base,
 // against the leaf's 10.9k (calls: 13.1k at each, since the parent is
 // called on the leaf's attaches, removals and its own period crossings,
-// which are the leaf's). Its readers' tg_weight error is 7% even in base:
+// which are the leaf's). Its readers' tg_weight error is 6.6% even in base:
 // update_cfs_group() reweights the child's entity after the parent's
 // update_tg_load_avg() of the same event, so the parent's contribution lags
 // its load until the next period crossing or propagation, and at a few
@@ -244,15 +244,16 @@
 // beside writes, what each changes against base, and the errors. At 224
 // CPUs and one level base makes 12.3M updates per 5 s, 10.9k per cfs_rq
 // per second. At the seed's two levels (1 s per row) the container's group
-// makes 12.2M writes from 14.7M calls, system.slice 10.2M from 14.7M, 22.4M
+// makes 12.3M writes from 14.7M calls (the one-level figures: the leaf does
+// not depend on its ancestors), system.slice 10.0M from 14.7M, 22.3M
 // writes and 29.3M calls in all. The seed's "some 10 millions" does not say
 // which it counted; one level's writes or calls fit it within 1.5×, the
 // sum only within 2.2×, so the seed most likely counted one group's. The
-// rate limit makes 1.08M and 1.06M, 961 and 950 per cfs_rq per second:
+// rate limit makes 1.08M and 1.06M, 960 and 949 per cfs_rq per second:
 // every level at the cap of one write per millisecond, reached because
 // every cfs_rq sees about 20 attaches, removals or period crossings (and,
 // above the leaf, propagations) in every millisecond. That is a cut of
-// 11.3× at level 1 and 9.6× at level 2, 10.5× summed: level 2's cut is
+// 11.4× at level 1 and 9.5× at level 2, 10.4× summed: level 2's cut is
 // smaller because its base rate is, the cap being the same. The seed's
 // "~25k" (22 per cfs_rq per second) is 45 times below the cap, which the
 // seed's own wakeup rate rules out for busy cfs_rqs; and with 25 events
@@ -262,9 +263,10 @@
 // Sensitivity runs the rate limit at the workload with one knob changed at
 // a time (tasks per cpu 1..8, task weight nice 5..-5, levels 1..3, mig
 // 0..100) and prints each level's tg_weight error: the leaf's 3.3% at the
-// seed's workload is one point of a range, from 0.04% with no migrations
-// to 3.5% at one task per cpu, 1.5% at eight; level 2's is 4–10%, level
-// 3's 11% (224 cpus, 100 ms per cell).
+// seed's workload is one point of a range, from 0.05% with no migrations
+// and 1.4% at eight tasks per cpu to 3.2% at the seed's own workload (3.3%
+// over 1 s); the task's weight barely moves it (2.7–3.2%); level 2's is
+// 3.2–9.3%, level 3's 9.9% (224 cpus, 250 ms per cell).
 //
 // Two things the kernel's own arithmetic does show in the model. A task
 // that migrates within a PELT period leaves what it accrued since the last
