@@ -69,6 +69,16 @@ func TestBalanceFlagVariants(t *testing.T) {
 		{"release=MOV", `!unknown release "MOV"`},
 		{"place=compact", `!unknown variant key "place"`},
 		{"order", "!malformed variant part"},
+		// snc= and busy= are left out of the name at their defaults, so
+		// every name recorded before them stays; spelt otherwise they
+		// are appended.
+		{"snc=1/busy=100", def},
+		{"snc=2/busy=90/span=512/group=128", with("span=auto/group=16", "span=512/group=128") + "/snc=2/busy=90"},
+		{"snc=2", def + "/snc=2"},
+		{"snc=0", "!snc=0 out of range [1, 8]"},
+		{"busy=0", "!busy=0 out of range [1, 100]"},
+		{"busy=101", "!busy=101 out of range [1, 100]"},
+		{"snc=3/span=512/group=86", "!span=512 is not a whole number of sockets of snc=3 nodes of group=86"},
 	}
 	if runtime.GOARCH == "amd64" {
 		tests = append(tests,
@@ -712,7 +722,8 @@ func TestBalanceFlagFinishChecks(t *testing.T) {
 }
 
 func TestBalanceFlagDoesNotAllocate(t *testing.T) {
-	for _, v := range []string{"order=cmpxchg-first/interval=1/cs=0", "order=check-first+newidle/newidle=3/interval=2/cs=0"} {
+	for _, v := range []string{"order=cmpxchg-first/interval=1/cs=0", "order=check-first+newidle/newidle=3/interval=2/cs=0",
+		"order=cmpxchg-first/snc=2/group=4/span=16/busy=50/newidle=2/cs=0"} {
 		_, ws := bfSetup(t, v, 1)
 		if allocs := testing.AllocsPerRun(20, func() { ws[0].Run(1000) }); allocs != 0 {
 			t.Errorf("%s: Run(1000) allocates %v times, want 0", v, allocs)
@@ -725,6 +736,7 @@ func FuzzBalanceFlagVariant(f *testing.F) {
 		"", "order=check-first", "order=check-first+newidle/newidle=16", "interval=0", "pace=on/hz=250",
 		"span=512/group=86", "smt=2/group=3", "cs=0.5us", "cs=50", "release=xchg", "release=store",
 		"interval=auto/cs=1us", "group=4096/work=100000", "order=x/order=y", "a=b/c", "interval=+5",
+		"snc=2/busy=90", "snc=3/span=512/group=86", "busy=0", "snc=2/span=512/group=128/newidle=2",
 	} {
 		f.Add(seed)
 	}
