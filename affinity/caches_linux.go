@@ -95,49 +95,9 @@ func (l *llcGroups) consistent(i, level, id int) bool {
 // without cache information in its device tree or PPTT) has no LLC group,
 // which says what sysfs says, rather than a "group" per cpu.
 func (r sysfs) llc(c *CPU, dir string, l *llcGroups) error {
-	ents, err := fs.ReadDir(r.fsys, dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		r.notes.add(dir, fmt.Sprintf("unreadable (%v); last-level cache unknown", unwrapPath(err)))
-		return nil
-	}
-	best, bestLevel, bestUnified := "", 0, false
-	for _, e := range ents {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), "index") {
-			continue
-		}
-		idx := path.Join(dir, e.Name())
-		typ, _ := r.optString(idx+"/type", "cache skipped")
-		if typ == "Instruction" {
-			// Never an LLC; only listed, so its files are read quietly.
-			l.see(cacheKind(r.quietInt(idx+"/level"), typ))
-			continue
-		}
-		if typ != "Unified" && typ != "Data" {
-			continue
-		}
-		level, err := r.optInt(idx+"/level", 0, "cache level unknown")
-		if err != nil {
-			return err
-		}
-		l.see(cacheKind(level, typ))
-		if l.anyLine == 0 {
-			if n := r.quietInt(idx + "/coherency_line_size"); plausibleLine(n) {
-				l.anyLine, l.anyLineFrom = n, cacheKind(level, typ)
-			}
-		}
-		if level == 1 {
-			continue
-		}
-		unified := typ == "Unified"
-		if level > bestLevel || level == bestLevel && unified && !bestUnified {
-			best, bestLevel, bestUnified = idx, level, unified
-		}
-	}
-	if best == "" {
-		return nil
+	best, bestLevel, err := r.lastLevel(dir, l)
+	if err != nil || best == "" {
+		return err
 	}
 	g := CacheGroup{Level: bestLevel}
 	shared, _, err := r.optSet(best+"/shared_cpu_list", "shared_cpu_map", "cache taken as the cpu's own")
@@ -180,6 +140,55 @@ func (r sysfs) llc(c *CPU, dir string, l *llcGroups) error {
 	}
 	c.LLC = i
 	return nil
+}
+
+// lastLevel returns the index directory of the highest-level data or
+// unified cache of level 2 or above under a cpu's cache dir, and its level;
+// "" where there is none. On the way it records in l the kinds of cache it
+// saw and the first line size any data or unified cache gave.
+func (r sysfs) lastLevel(dir string, l *llcGroups) (best string, bestLevel int, err error) {
+	ents, err := fs.ReadDir(r.fsys, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", 0, nil
+	}
+	if err != nil {
+		r.notes.add(dir, fmt.Sprintf("unreadable (%v); last-level cache unknown", unwrapPath(err)))
+		return "", 0, nil
+	}
+	bestUnified := false
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "index") {
+			continue
+		}
+		idx := path.Join(dir, e.Name())
+		typ, _ := r.optString(idx+"/type", "cache skipped")
+		if typ == "Instruction" {
+			// Never an LLC; only listed, so its files are read quietly.
+			l.see(cacheKind(r.quietInt(idx+"/level"), typ))
+			continue
+		}
+		if typ != "Unified" && typ != "Data" {
+			continue
+		}
+		level, err := r.optInt(idx+"/level", 0, "cache level unknown")
+		if err != nil {
+			return "", 0, err
+		}
+		l.see(cacheKind(level, typ))
+		if l.anyLine == 0 {
+			if n := r.quietInt(idx + "/coherency_line_size"); plausibleLine(n) {
+				l.anyLine, l.anyLineFrom = n, cacheKind(level, typ)
+			}
+		}
+		if level == 1 {
+			continue
+		}
+		unified := typ == "Unified"
+		if level > bestLevel || level == bestLevel && unified && !bestUnified {
+			best, bestLevel, bestUnified = idx, level, unified
+		}
+	}
+	return best, bestLevel, nil
 }
 
 // quietInt reads an integer file for a fallback nobody needs to hear about:
