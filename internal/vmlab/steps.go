@@ -468,10 +468,22 @@ func reproduceScript(Topology) string {
 	return "run reproduce timeout 300 contend reproduce -quick -count 1 -duration 10ms -o /tmp/out/reproduce.results\n"
 }
 
-func reproduceCheck(_ Topology, tr *Transcript) []string {
+var findingRE = regexp.MustCompile(`(?m)^3\. .*\n(?:   .*\n)*   holds: `)
+
+func reproduceCheck(t Topology, tr *Transcript) []string {
 	o, bad := need(tr, "reproduce", 0)
-	if o != nil && o.RC == 0 && !strings.Contains(string(o.Data), "3") {
-		bad = append(bad, "reproduce: no finding 3 in the table")
+	if o == nil || o.RC != 0 {
+		return bad
+	}
+	s := string(o.Data)
+	if want := fmt.Sprintf("%d node(s) (topology real)", len(t.Nodes)); !strings.Contains(s, want) {
+		bad = append(bad, fmt.Sprintf("reproduce: the table's heading does not say %q", want))
+	}
+	if !strings.Contains(s, "under ") {
+		bad = append(bad, "reproduce: the table's heading does not name the hypervisor")
+	}
+	if !findingRE.MatchString(s) {
+		bad = append(bad, "reproduce: no finding 3 with a holds line")
 	}
 	return bad
 }

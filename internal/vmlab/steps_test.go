@@ -1,0 +1,77 @@
+package vmlab
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func tr(outs ...Output) *Transcript { return &Transcript{Outputs: outs, Done: true} }
+
+// TestStepChecks runs each step's check on what a guest sent back (real
+// outputs kept in testdata/) and on edited copies that must fail.
+func TestStepChecks(t *testing.T) {
+	skx, _ := Lookup("skx-2s")
+	mem, _ := Lookup("memonly-3n")
+	pernode := fixture(t, "skx-2s.pernode")
+	unplug := fixture(t, "skx-2s.unplug")
+	rep := fixture(t, "memonly-3n.reproduce")
+	results := []byte("hypervisor: TCGTCGTCGTCG\nBenchmarkX 1 2 ns/op\nBenchmarkX 1 2 ns/op\n")
+	for _, c := range []struct {
+		name  string
+		check func(Topology, *Transcript) []string
+		topo  Topology
+		tr    *Transcript
+		want  string // "" for no problems
+	}{
+		{"pernode ok", pernodeCheck, skx, tr(Output{Name: "pernode", Data: pernode}), ""},
+		{"pernode remote slot", pernodeCheck, skx, tr(Output{Name: "pernode", Data: []byte(strings.Replace(string(pernode), "2/2 slots", "1/2 slots", 1))}), "1/2 slots node-local, want all"},
+		{"pernode failed", pernodeCheck, skx, tr(Output{Name: "pernode", RC: 1, Data: []byte("contend: run: boom\n")}), "exit status 1, want 0: contend: run: boom"},
+		{"pernode missing", pernodeCheck, skx, tr(), "no output came back"},
+		{"unplug ok", unplugCheck, skx, tr(Output{Name: "unplug", Data: unplug}, Output{Name: "unplug.kept", Data: results}), ""},
+		{"unplug not noticed", unplugCheck, skx, tr(Output{Name: "unplug", Data: []byte("sweep: 6 results\nexit status 0\n")}, Output{Name: "unplug.kept", Data: results}), "succeeded with cpu 7 unplugged"},
+		{"unplug nothing kept", unplugCheck, skx, tr(Output{Name: "unplug", Data: unplug}, Output{Name: "unplug.kept"}), "no results kept"},
+		{"reproduce ok", reproduceCheck, mem, tr(Output{Name: "reproduce", Data: rep}), ""},
+		{"reproduce wrong nodes", reproduceCheck, skx, tr(Output{Name: "reproduce", Data: rep}), `does not say "2 node(s) (topology real)"`},
+		{"reproduce no finding 3", reproduceCheck, mem, tr(Output{Name: "reproduce", Data: []byte(strings.Replace(string(rep), "\n3. ", "\n9. ", 1))}), "no finding 3"},
+		{"resume ok", resumeCheck, skx, tr(Output{Name: "resume.first", Data: []byte("sweep: interrupted\nexit status 1\n")}, Output{Name: "resume.kept", Data: []byte("BenchmarkA 1\nBenchmarkB 1\n")},
+			Output{Name: "resume.second"}, Output{Name: "resume.results", Data: []byte("hypervisor: TCG\nBenchmarkA 1\nBenchmarkB 1\nBenchmarkC 1\nBenchmarkD 1\nBenchmarkE 1\nBenchmarkF 1\n")}), ""},
+		{"resume lost a result", resumeCheck, skx, tr(Output{Name: "resume.first", Data: []byte("exit status 1\n")}, Output{Name: "resume.kept", Data: []byte("BenchmarkA 1\nBenchmarkB 1\n")},
+			Output{Name: "resume.second"}, Output{Name: "resume.results", Data: []byte("hypervisor: TCG\nBenchmarkB 1\nBenchmarkC 1\nBenchmarkD 1\nBenchmarkE 1\nBenchmarkF 1\n")}), "not at the start"},
+		{"resume not interrupted", resumeCheck, skx, tr(Output{Name: "resume.first", Data: []byte("exit status 0\n")}), "was not interrupted"},
+		{"taskset escaped", tasksetCheck, skx, tr(Output{Name: "taskset.topo", Data: []byte(`{"allowed_cpus":"1-3"}`)}, Output{Name: "taskset.run", Data: []byte(`{"cpus":[1,4]}`)},
+			Output{Name: "taskset.over", RC: 1, Data: []byte("contend: run: 4 workers\n")}), "a worker on cpu 4, outside taskset's 1-3"},
+		{"taskset over accepted", tasksetCheck, skx, tr(Output{Name: "taskset.topo", Data: []byte(`{"allowed_cpus":"1-3"}`)}, Output{Name: "taskset.run", Data: []byte(`{"cpus":[1,2,3]}`)},
+			Output{Name: "taskset.over", Data: []byte("ok\n")}), "taskset.over: exit status 0, want a failure"},
+		{"cross same node", crossCheck, skx, tr(Output{Name: "cross", Data: []byte(`{"nodes":[0,0]}`)}), "want two"},
+		{"cross ok", crossCheck, mem, tr(Output{Name: "cross", Data: []byte(`{"nodes":[0,1]}`)}), ""},
+		{"sweep no provenance", sweepCheck, skx, tr(Output{Name: "sweep"}, Output{Name: "sweep.results", Data: []byte("\nBenchmarkX 1\n")}), "no hypervisor configuration line"},
+		{"tests no cross", testsCheck, skx, tr(Output{Name: "tests.loadavg", Data: []byte("hypervisor: TCG\nBenchmarkLoadAvg/x/place=compact 1\nBenchmarkLoadAvg/x/place=spread 1\nPASS\n")}), "tests.loadavg: no place=cross benchmark"},
+	} {
+		got := strings.Join(c.check(c.topo, c.tr), "\n")
+		switch {
+		case c.want == "" && got != "":
+			t.Errorf("%s: problems\n%s\nwant none", c.name, got)
+		case c.want != "" && !strings.Contains(got, c.want):
+			t.Errorf("%s: problems\n%s\nwant one containing %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestBenchPattern(t *testing.T) {
+	if got, want := benchPattern("Nodemask", "iter=nr_node_ids/nodes=2"), "^BenchmarkNodemask$/^iter=nr_node_ids$/^nodes=2$"; got != want {
+		t.Errorf("benchPattern = %q, want %q", got, want)
+	}
+	if got, want := benchPattern("C2C", ""), "^BenchmarkC2C$"; got != want {
+		t.Errorf("benchPattern = %q, want %q", got, want)
+	}
+}
