@@ -214,7 +214,11 @@
 // clock read. The seed's other figure, 99.39% of sched_balance_domains()'s
 // own samples on the cmpxchg, is a share of a function that does little else;
 // the model's walk does as little, and flag-% is the figure that compares.
-// balances/op and newidle-balances/op count the passes of every serialized
+// Its whole is every tick's time, idle ones included (a paced worker spins
+// through an idle tick as through a busy one), where a profile's cycles
+// leave out a halted CPU's: with busy= below 100, flag-% reads lower than a
+// profile's share by about the idle share (the simulation divides by
+// non-idle time only). balances/op and newidle-balances/op count the passes of every serialized
 // level; with snc= above 1 that is two levels.
 //
 // Per second of kernel time (a worker's ticks over HZ), the workers

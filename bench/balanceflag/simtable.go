@@ -1,0 +1,141 @@
+package balanceflag
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// The simulation's results: per order, each SD_SERIALIZE level's rates and
+// the flag's share of cycles, and the table that prints them with the
+// machine and the assumptions beside.
+
+// A SimLevel is one serialized level's figures, per second of kernel time,
+// the whole machine's.
+type SimLevel struct {
+	Level   string  // socket or all (bfKindNames)
+	Weight  int     // CPUs in its span
+	CAS     float64 // cmpxchg attempts per second
+	Fails   float64 // attempts that found the flag taken, per second
+	Passes  float64 // periodic passes done, per second
+	Newidle float64 // newidle passes done, per second
+	FlagPct float64 // share of the machine's non-idle cycles on the flag for this level, per cent
+}
+
+// A SimRow is one order's results.
+type SimRow struct {
+	Order    string
+	Levels   []SimLevel
+	CAS      float64 // every level's, per second
+	Fails    float64
+	FlagPct  float64 // share of the machine's non-idle cycles on the flag, per cent: the seed's "7.8% of total CPU cycles"
+	Softirqs float64 // sched_balance_domains() walks per second, busy and nohz
+	Newidles float64 // sched_balance_newidle() walks per second
+	NohzRuns float64 // _nohz_idle_balance() walks per second
+}
+
+// A SimTable is a simulation's results, one row per order.
+type SimTable struct {
+	Config SimConfig
+	Rows   []SimRow
+}
+
+// row sums the run's counts per second of kernel time.
+func (s *bfSim) row(order string) SimRow {
+	sec := float64(s.ticks) * float64(s.tickNs) / 1e9
+	pct := func(ns int64) float64 { return 100 * float64(ns) / float64(max(s.busyNs, 1)) }
+	r := SimRow{Order: order, FlagPct: pct(s.flagNs), NohzRuns: float64(s.nohzRuns) / sec}
+	cpus := make([]*bfCPU, len(s.cpus))
+	for i := range s.cpus {
+		c := &s.cpus[i]
+		cpus[i] = c
+		r.CAS += float64(c.cas) / sec
+		r.Fails += float64(c.casFails) / sec
+		r.Softirqs += float64(c.softirqs) / sec
+		r.Newidles += float64(c.newidleWalks) / sec
+	}
+	sums := sumLevels(cpus)
+	for _, sh := range s.m.topo.shapes() {
+		if !sh.serialize {
+			continue
+		}
+		sum := sums[sh.kind]
+		r.Levels = append(r.Levels, SimLevel{Level: bfKindNames[sh.kind], Weight: sh.weight,
+			CAS: float64(sum.cas) / sec, Fails: float64(sum.fails) / sec,
+			Passes: float64(sum.passes) / sec, Newidle: float64(sum.newidlePasses) / sec,
+			FlagPct: pct(sum.flagNs)})
+	}
+	return r
+}
+
+// Topology says what machine the table is for, in a line.
+func (t *SimTable) Topology() string {
+	c := t.Config
+	tp := c.topo()
+	var ls []string
+	for _, sh := range tp.shapes() {
+		l := fmt.Sprintf("%s %d", bfKindNames[sh.kind], sh.weight)
+		if sh.serialize {
+			l += " (SD_SERIALIZE)"
+		}
+		ls = append(ls, l)
+	}
+	return fmt.Sprintf("%d cpus: %d sockets × %d nodes of %d cpus, %d threads a core; domains %s",
+		c.CPUs, c.Sockets, c.SNC, tp.group, c.SMT, strings.Join(ls, ", "))
+}
+
+// Assumptions are the model's inputs a reader must weigh the figures by.
+func (t *SimTable) Assumptions() []string {
+	c := t.Config
+	newidle := "only when a cpu turns idle"
+	if c.Newidle > 0 {
+		newidle = fmt.Sprintf("when a cpu turns idle, and a busy cpu's short idle every %d ticks (%d/s)", c.Newidle, c.HZ/c.Newidle)
+	}
+	return []string{
+		fmt.Sprintf("one contended cmpxchg or release = %v (a line handoff), one on a line already held = %v; accesses queue on the line in time order", c.CAS, c.Local),
+		fmt.Sprintf("a balancing pass costs %v per cpu of its domain's span (update_sd_lb_stats reading each rq)", c.CS),
+		fmt.Sprintf("HZ=%d, every cpu's tick at the same instant (skew_tick=0); %d%% of cpus busy in a tick, drawn per cpu and tick (seed %d)", c.HZ, c.Busy, c.Seed),
+		"newly idle: " + newidle + "; every newidle walk reaches the top domain (no avg_idle cutoff) and pulls nothing",
+		"idle cpus have stopped their tick: the first idle cpu balances them (_nohz_idle_balance) when a busy cpu's tick finds one due",
+		"flag-% is the flag accesses' time, waiting included, over the cpus' non-idle time (busy ticks and the nohz balancer's walks): a profile's share of cycles",
+	}
+}
+
+// WriteText writes the table: the machine, the assumptions, and per order
+// each serialized level's rates and the flag's share of cycles.
+func (t *SimTable) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "sched_balance_running on %s\n", t.Topology())
+	fmt.Fprintf(&b, "%v of kernel time per order. Assumptions:\n", t.Config.Duration)
+	for _, a := range t.Assumptions() {
+		fmt.Fprintf(&b, "  - %s\n", a)
+	}
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "order\tlevel\tcmpxchg/s\tfails/s\tpasses/s\tnewidle passes/s\tflag % of cycles\t")
+	for _, r := range t.Rows {
+		for _, l := range r.Levels {
+			fmt.Fprintf(tw, "%s\t%s %d\t%s\t%s\t%s\t%s\t%s\t\n", r.Order, l.Level, l.Weight,
+				simRate(l.CAS), simRate(l.Fails), simRate(l.Passes), simRate(l.Newidle), simRate(l.FlagPct))
+		}
+		fmt.Fprintf(tw, "%s\ttotal\t%s\t%s\t\t\t%s\t\n", r.Order, simRate(r.CAS), simRate(r.Fails), simRate(r.FlagPct))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(&b, "walks per second: ")
+	for i, r := range t.Rows {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s %s periodic (the nohz balancer ran %s times), %s newidle", r.Order,
+			simRate(r.Softirqs), simRate(r.NohzRuns), simRate(r.Newidles))
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// simRate prints a rate with three significant digits.
+func simRate(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
