@@ -18,7 +18,7 @@ func init() {
 	})
 }
 
-const compareUsage = "[-row KEYS] [-col KEYS] [-filter EXPR] [-unit UNITS] [-alpha 0.05] [-json] old.txt new.txt [more.txt ...]"
+const compareUsage = "[-format text|lkp|seed|markdown] [-fail-on PCT] [-row KEYS] [-col KEYS] [-filter EXPR] [-unit UNITS] [-alpha 0.05] [-full-names] [-json] old.txt new.txt [more.txt ...]"
 
 func compareCmd(stdout, stderr io.Writer, args []string) error {
 	fs := newFlags(stdout, "compare", compareUsage)
@@ -26,6 +26,8 @@ func compareCmd(stdout, stderr io.Writer, args []string) error {
 	sf.register(fs, ".fullname", ".file")
 	alpha := fs.Float64("alpha", 0.05, "consider a difference significant if p < `α`")
 	asJSON := fs.Bool("json", false, "print the cells as JSON, one object per line (median, interval, samples, delta and p against the first column, disturbed runs)")
+	format := fs.String("format", "text", "layout: text (benchstat's tables), lkp (the 0-day robot's comparison), seed (the seeds' mail style) or markdown")
+	failOn := fs.Float64("fail-on", -1, "exit non-zero when a metric whose direction is known got worse by more than `PCT` per cent with p < α, printing just those metrics (for CI)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -42,6 +44,13 @@ func compareCmd(stdout, stderr io.Writer, args []string) error {
 	if err := sf.check(fs.Name()); err != nil {
 		return err
 	}
+	f, err := report.ParseFormat(*format)
+	if err != nil {
+		return fmt.Errorf("compare: -format: %w", err)
+	}
+	if flagSet(fs, "fail-on") && !(*failOn >= 0) {
+		return fmt.Errorf("compare: -fail-on %v: want a percentage of 0 or more", *failOn)
+	}
 	rs, err := results.Read(pos)
 	if err != nil {
 		return fmt.Errorf("compare: %w", err)
@@ -50,16 +59,34 @@ func compareCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return fmt.Errorf("compare: %w", err)
 	}
+	if flagSet(fs, "fail-on") {
+		return failOnRegressions(stdout, rep, *failOn, *alpha)
+	}
 	if *asJSON {
 		return rep.WriteJSON(stdout)
 	}
-	return rep.WriteText(stdout)
+	return rep.WriteFormat(stdout, f)
+}
+
+// failOnRegressions prints the metrics that regressed by more than pct
+// with p < alpha, and fails if there are any.
+func failOnRegressions(w io.Writer, rep *report.Report, pct, alpha float64) error {
+	regs := rep.Regressions(pct)
+	if len(regs) == 0 {
+		fmt.Fprintf(w, "compare: no metric got worse by more than %g%% with p < %g\n", pct, alpha)
+		return nil
+	}
+	for _, r := range regs {
+		fmt.Fprintln(w, r)
+	}
+	return fmt.Errorf("compare: %d metrics got worse by more than %g%% (p < %g)", len(regs), pct, alpha)
 }
 
 // statFlags are the flags compare and table share.
 type statFlags struct {
 	row, col, filter, ignore, unit string
 	confidence                     float64
+	fullNames                      bool
 }
 
 func (f *statFlags) register(fs *flag.FlagSet, row, col string) {
@@ -73,6 +100,7 @@ func (f *statFlags) register(fs *flag.FlagSet, row, col string) {
 	fs.StringVar(&f.ignore, "ignore", "date", "ignore variation in `KEYS` when checking that a cell's results belong together")
 	fs.StringVar(&f.unit, "unit", "", "show only these `UNITS` (comma-separated, e.g. ns/op,cas/op; default all but the disturbance figures lost-%, wait-%, steal-%, preempt/s, which mark the cells of disturbed runs instead, worker-cv-% and max-sec)")
 	fs.Float64Var(&f.confidence, "confidence", 0.95, "confidence `level` of the ± ranges")
+	fs.BoolVar(&f.fullNames, "full-names", false, "label rows with whole benchmark names (default: only the keys that vary; the shared ones are listed once above the tables)")
 }
 
 func (f *statFlags) check(cmd string) error {
@@ -84,5 +112,5 @@ func (f *statFlags) check(cmd string) error {
 
 func (f *statFlags) opts(alpha float64, compare bool) report.Options {
 	return report.Options{Row: f.row, Col: f.col, Filter: f.filter, Ignore: f.ignore, Units: f.unit,
-		Alpha: alpha, Confidence: f.confidence, Compare: compare}
+		Alpha: alpha, Confidence: f.confidence, Compare: compare, FullNames: f.fullNames}
 }

@@ -39,9 +39,9 @@
 //
 // # Sweeps and their results
 //
-//	contend sweep [-quick | -full] [-scenarios LIST] [-variant LIST] [-threads LIST] [-place LIST] [-count N] [-o FILE] [-resume] [-plan]
-//	contend table results.txt
-//	contend compare old.txt new.txt
+//	contend sweep [-quick | -full] [-scenarios LIST] [-variant LIST] [-threads LIST] [-place LIST] [-count N] [-o FILE] [-resume [-retry-failed]] [-plan]
+//	contend table [-full-names] results.txt
+//	contend compare [-format text|lkp|seed|markdown] [-fail-on PCT] old.txt new.txt
 //	contend plot [-o out.svg] results.txt
 //
 // sweep runs a matrix of scenarios × variants × thread counts × placements
@@ -50,11 +50,23 @@
 // -resume continues an interrupted sweep, and -plan prints the matrix with
 // every CPU list and the estimated wall time without running it (also for
 // another machine's -sysfs tree). It also measures each CPU set's
-// core-to-core handoff floor, before and after, and reports handoffs/op.
+// core-to-core handoff floor, before and after, and reports handoffs/op. A
+// run that fails is recorded in the file as a comment line and the sweep
+// goes on; it exits non-zero at the end, and -resume -retry-failed runs the
+// failed configurations again. It ends with a summary: per scenario, the
+// keys that vary, the median time per operation and its confidence interval
+// at each thread count, the headline metric, and each fix against the
+// scenario's baseline with the U-test's verdict.
+//
 // table groups one file for reading, compare computes benchstat's statistics
-// between files and names the configuration keys that differ, and plot draws
-// a panel per scenario (scaling curves, or dots per variant) or core-to-core
-// heatmaps. run, sweep, table and compare print JSON with -json.
+// between files and names the configuration keys that differ; both label rows
+// with the keys that vary only (-full-names keeps whole names). compare
+// -format lkp writes the 0-day robot's layout and -format seed the seeds'
+// mail style, ready to paste into a mail; -fail-on PCT exits non-zero when a
+// metric whose direction is known got worse by more than PCT per cent with
+// p < α, for a kernel CI job. plot draws a panel per scenario (scaling
+// curves, or dots per variant) or core-to-core heatmaps. run, sweep, table
+// and compare print JSON with -json.
 //
 // # Models at the seeds' size
 //

@@ -143,7 +143,20 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 			break
 		}
 	}
-	return commit()
+	if err := commit(); err != nil {
+		return err
+	}
+	// Several runs of one configuration: their median and its interval,
+	// after the runs' own reports.
+	if len(o.recs) > 1 {
+		where := *out
+		if where == "" {
+			where = "the results on stdout"
+		}
+		fmt.Fprintln(stderr)
+		return summarizeRecords(stderr, o.recs, where)
+	}
+	return nil
 }
 
 // runOutput is where contend run's results go: benchmark lines or JSON to
@@ -155,6 +168,7 @@ type runOutput struct {
 	stderr io.Writer
 	asJSON bool
 	cfg    []benchfmt.Config
+	recs   []*benchfmt.Result // every run's record, for the closing summary
 }
 
 // write writes one run's result and its summary; the first result of the
@@ -172,6 +186,7 @@ func (o *runOutput) write(res *bench.Result, first bool) error {
 	if err != nil {
 		return err
 	}
+	o.recs = append(o.recs, rec)
 	summarize(o.stderr, p, res)
 	return nil
 }

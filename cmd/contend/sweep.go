@@ -40,9 +40,9 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	resume := fs.Bool("resume", false, "continue an interrupted sweep: skip results the file (or FILE.partial) already holds, and configurations it records as failed")
 	retryFailed := fs.Bool("retry-failed", false, "with -resume, run again the configurations the file records as failed")
 	oversubscribe := fs.Bool("oversubscribe", false, "allow more workers than usable cpus")
-	noTable := fs.Bool("no-table", false, "do not print the results table at the end")
+	noTable := fs.Bool("no-table", false, "do not print the summary at the end")
 	noFloor := fs.Bool("no-floor", false, "do not measure the core-to-core handoff floor before and after (no handoffs/op, no check that the machine stayed the same)")
-	asJSON := fs.Bool("json", false, "print each result as one JSON object (workers, cpus, nodes, latency, disturbance) as it is written, instead of the table at the end")
+	asJSON := fs.Bool("json", false, "print each result as one JSON object (workers, cpus, nodes, latency, disturbance) as it is written, instead of the summary at the end")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -91,8 +91,8 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	o.WriteNotes(stderr, 20)
 	if !*noTable && !*asJSON && o.Results > 0 {
-		// The table is contend table's, defaults and all.
-		if err := tableCmd(stdout, stderr, []string{"--", *out}); err != nil {
+		// The answer first: a summary, and where every table is.
+		if err := writeSummary(stdout, *out); err != nil {
 			return fmt.Errorf("sweep: %w", err)
 		}
 	}

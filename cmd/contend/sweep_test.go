@@ -47,9 +47,14 @@ func TestSweepWritesComparableResults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sweep: %v\n%s", err, stderr.String())
 	}
-	// The sweep ends with the table contend table prints of its file.
-	if table, _, err := runContend("table", out); err != nil || stdout.String() != table {
-		t.Errorf("sweep's table:\n%s\nwant contend table's (%v):\n%s", stdout.String(), err, table)
+	// The sweep ends with the summary of its file, which names the file
+	// and the command that prints every table.
+	var sum bytes.Buffer
+	if err := writeSummary(&sum, out); err != nil || stdout.String() != sum.String() {
+		t.Errorf("sweep's summary:\n%s\nwant the file's (%v):\n%s", stdout.String(), err, sum.String())
+	}
+	if !strings.Contains(stdout.String(), "contend table "+out) {
+		t.Errorf("the summary does not say how to get every table:\n%s", stdout.String())
 	}
 	rs := readResultsT(t, out)
 	if len(rs) != 8 { // 2 quick variants × 1 and 2 threads × count 2
@@ -227,8 +232,8 @@ func TestSweepGoesOnAfterAFailure(t *testing.T) {
 	if !strings.Contains(stderr.String(), "FAILED "+bad+" (round 1)") || !strings.Contains(stderr.String(), "1 configuration FAILED") {
 		t.Errorf("stderr does not report the failure as it happened and at the end:\n%s", stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "line=shared") {
-		t.Errorf("no table of the other results:\n%s", stdout.String())
+	if !strings.Contains(stdout.String(), "AtomicAdd") || !strings.Contains(stdout.String(), "shared") {
+		t.Errorf("no summary of the other results:\n%s", stdout.String())
 	}
 	if _, err := os.Stat(out + ".partial"); !os.IsNotExist(err) {
 		t.Errorf("partial file left behind after a sweep that ran to the end: %v", err)

@@ -17,7 +17,7 @@ func init() {
 	})
 }
 
-const tableUsage = "[-row KEYS] [-col KEYS] [-filter EXPR] [-unit UNITS] [-json] results.txt"
+const tableUsage = "[-row KEYS] [-col KEYS] [-filter EXPR] [-unit UNITS] [-full-names] [-json] results.txt"
 
 func tableCmd(stdout, stderr io.Writer, args []string) error {
 	fs := newFlags(stdout, "table", tableUsage)

@@ -249,8 +249,17 @@ func (rep *Report) writeLKP(w io.Writer) error {
 	}
 	fmt.Fprintf(&out, "\n~: no significant change (Mann-Whitney U-test, p ≥ %g); centres are medians, ± the relative standard deviation where ≥ %g%%\n",
 		rep.alpha(), lkpStddevShown)
-	_, err := io.WriteString(w, out.String())
+	_, err := io.WriteString(w, trimLines(out.String()))
 	return err
+}
+
+// trimLines drops the spaces the fixed-width columns leave at line ends.
+func trimLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // lkpValue writes one column of an lkp row: the figure in 10 columns, then
