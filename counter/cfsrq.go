@@ -153,7 +153,7 @@ const (
 
 // Stats counts what a CfsRq did.
 type Stats struct {
-	Events   int64 // Enqueue and Dequeue calls
+	Events   int64 // Enqueue and Dequeue calls (on the leaf; a parent level counts none)
 	Attaches int64 // attach_entity_load_avg: a migrated task arrived
 	Detaches int64 // detach_entity_load_avg: a queued task left
 	Removed  int64 // removed-load batches drained by update_cfs_rq_load_avg
