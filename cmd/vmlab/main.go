@@ -66,6 +66,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.timeout, "timeout", 4*time.Minute, "longest one guest may run, boot to poweroff")
 }
 
+// lab returns a lab ready to boot guests: packages installed, kernel and
+// binaries built.
 func (c *common) lab(stderr io.Writer) (*vmlab.Lab, error) {
 	repo, err := moduleRoot()
 	if err != nil {
@@ -78,10 +80,11 @@ func (c *common) lab(stderr io.Writer) (*vmlab.Lab, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
-	return &vmlab.Lab{
+	l := &vmlab.Lab{
 		Host:   vmlab.Host{Repo: repo, Out: out, Cache: c.cache, Log: stderr},
 		Kernel: c.kernel, Accel: c.accel, Timeout: c.timeout,
-	}, nil
+	}
+	return l, l.Prepare()
 }
 
 // moduleRoot finds the directory holding go.mod from the working directory up.
@@ -132,19 +135,21 @@ func vmlabCmd(stdout, stderr io.Writer, args []string) error {
 			topos = append(topos, t)
 		}
 	}
-	for i, t := range topos {
+	for i := range topos {
 		if *steps != "" {
 			topos[i].Steps = strings.Split(*steps, ",")
 		}
-		if err := t.Validate(); err != nil {
+		if err := topos[i].Validate(); err != nil {
 			return err
+		}
+		for _, s := range topos[i].Steps {
+			if _, err := vmlab.LookupStep(s); err != nil {
+				return fmt.Errorf("-steps: %w", err)
+			}
 		}
 	}
 	l, err := c.lab(stderr)
 	if err != nil {
-		return err
-	}
-	if err := l.Prepare(); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -203,8 +208,8 @@ func copySysfs(l *vmlab.Lab, t vmlab.Topology, dir string) error {
 }
 
 func writeList(w io.Writer) error {
-	fmt.Fprintln(w, "topologies:")
-	for _, t := range vmlab.Matrix {
+	fmt.Fprintln(w, "topologies (the matrix, then the big guests -topology boots only when named):")
+	for _, t := range append(slices.Clone(vmlab.Matrix), vmlab.Big...) {
 		fmt.Fprintf(w, "  %-12s %s\n  %-12s steps: %s\n", t.Name, t.Summary, "", strings.Join(t.Steps, " "))
 	}
 	fmt.Fprintln(w, "steps:")
@@ -234,9 +239,6 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	l, err := c.lab(stderr)
 	if err != nil {
-		return err
-	}
-	if err := l.Prepare(); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

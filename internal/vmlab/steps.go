@@ -37,6 +37,7 @@ var Steps = []Step{
 	{"c2c", "c2c -pairs sample at 20 samples: every topology class of the guest measured", c2cScript, c2cCheck},
 	{"resume", "SIGINT mid-sweep, then -resume: the first results kept, the rest run once", resumeScript, resumeCheck},
 	{"unplug", "cpu 7 put offline mid-sweep: a one-line error and the results so far kept", unplugScript, unplugCheck},
+	{"plan", "sweep -full -plan and c2c -list -pairs sample: the full matrix's cpu lists and the c2c plan, nothing run", planScript, planCheck},
 	{"reproduce", "reproduce -quick at 10ms runs: the findings table, finding 3 on real nodes", reproduceScript, reproduceCheck},
 }
 
@@ -484,6 +485,24 @@ func reproduceCheck(t Topology, tr *Transcript) []string {
 	}
 	if !findingRE.MatchString(s) {
 		bad = append(bad, "reproduce: no finding 3 with a holds line")
+	}
+	return bad
+}
+
+func planScript(Topology) string {
+	return "run plan.sweep timeout 120 contend sweep -full -plan\nrun plan.c2c timeout 120 contend c2c -list -pairs sample\n"
+}
+
+func planCheck(t Topology, tr *Transcript) []string {
+	o, bad := need(tr, "plan.sweep", 0)
+	every := regexp.MustCompile(fmt.Sprintf(`(?m)\s%d\s+compact\s+0-%d\s`, t.CPUs(), t.CPUs()-1))
+	if o != nil && o.RC == 0 && !every.Match(o.Data) {
+		bad = append(bad, fmt.Sprintf("plan.sweep: no %d-worker compact row on cpus 0-%d", t.CPUs(), t.CPUs()-1))
+	}
+	o, b := need(tr, "plan.c2c", 0)
+	bad = append(bad, b...)
+	if o != nil && o.RC == 0 && t.SMT && !strings.Contains(string(o.Data), "smt") {
+		bad = append(bad, "plan.c2c: no smt class on a guest with SMT siblings")
 	}
 	return bad
 }

@@ -33,6 +33,23 @@ func TestMatrixValid(t *testing.T) {
 	}
 }
 
+// TestBigNoSpinning: a big guest runs no step that spins a worker per cpu.
+func TestBigNoSpinning(t *testing.T) {
+	for _, topo := range Big {
+		if err := topo.Validate(); err != nil {
+			t.Error(err)
+		}
+		for _, s := range topo.Steps {
+			if !slices.Contains([]string{"topo", "sysfs", "plan"}, s) {
+				t.Errorf("topology %s: step %s spins workers; big guests run topo, sysfs and plan only", topo.Name, s)
+			}
+		}
+		if _, err := Lookup(topo.Name); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 func TestValidateRefuses(t *testing.T) {
 	base := Topology{Name: "x", CPUModel: "max", Sockets: 1, Cores: 2, Threads: 1, Nodes: []Node{{[]int{0, 1}, 128}}}
 	for _, c := range []struct {
