@@ -255,22 +255,40 @@ func simStore(cfg SimConfig, v counter.Variant) (counter.Store, error) {
 	return counter.New(v.Store, o)
 }
 
+// simulate runs variant v as cfg says: one store per level, the CPUs on
+// them, the events, then the counts and figures of its row.
 func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 	row.Variant = v
-	levels := cfg.Levels
-	stores := make([]counter.Store, 0, levels)
+	stores := make([]counter.Store, 0, cfg.Levels)
 	defer func() {
 		for _, st := range stores {
 			err = errors.Join(err, st.Close())
 		}
 	}()
-	for range levels {
+	for range cfg.Levels {
 		store, err := simStore(cfg, v)
 		if err != nil {
 			return row, err
 		}
 		stores = append(stores, store)
 	}
+	cpus, err := simCPUs(cfg, v, stores)
+	if err != nil {
+		return row, err
+	}
+	rounds := int64(cfg.Duration / cfg.Gap)
+	errs := simRun(cpus, rounds)
+	row.count(cpus, cfg.Levels)
+	if err := laConserved(cpus, stores); err != nil {
+		return row, err
+	}
+	row.rate(&errs, rounds*int64(cfg.Gap), cfg.CPUs)
+	return row, nil
+}
+
+// simCPUs makes the virtual CPUs: each one's cfs_rq path up the levels'
+// stores, on its node, with its tasks and its own random draws.
+func simCPUs(cfg SimConfig, v counter.Variant, stores []counter.Store) ([]*laCPU, error) {
 	n := cfg.CPUs
 	sleepers := make([]*laSleepers, n)
 	for i := range sleepers {
@@ -280,14 +298,27 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 	for i := range cpus {
 		rq, err := counter.NewCfsRqPath(stores, v.Write, v.Read, i, i*cfg.Nodes/n)
 		if err != nil {
-			return row, err
+			return nil, err
 		}
 		c := &laCPU{}
 		if err := c.init(rq, i, sleepers, cfg.Tasks, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), 1e9/int64(cfg.HZ), laSeed(i, cfg.Seed)); err != nil {
-			return row, err
+			return nil, err
 		}
 		cpus[i] = c
 	}
+	return cpus, nil
+}
+
+// simErrs are the readers' errors a run sampled, per level: the sums of
+// the tg_weight and shares errors and how many samples each sum holds.
+type simErrs struct {
+	tgw, shares      [laMaxLevels]float64
+	samples, sharesN [laMaxLevels]int64
+}
+
+// simRun runs rounds of events on the CPUs and samples, after each event
+// that ran, what its readers would compute against the true sums.
+func simRun(cpus []*laCPU, rounds int64) (e simErrs) {
 	// Kernel-time order: every CPU moves by one gap per round, so the
 	// order within a round is the order of the starting phases.
 	order := slices.Clone(cpus)
@@ -303,10 +334,7 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 			contrib[l] += rq.Contrib()
 		}
 	}
-	var tgwErr, sharesErr [laMaxLevels]float64
-	var samples, sharesN [laMaxLevels]int64
 	var l0, ct0 [laMaxLevels]int64
-	rounds := int64(cfg.Duration / cfg.Gap)
 	for range rounds {
 		for _, c := range order {
 			for l, rq := 0, c.rq; rq != nil; l, rq = l+1, rq.Parent() {
@@ -322,16 +350,22 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 				}
 				te, se, ok, queued := laErr(rq, load[l]-ld, contrib[l]-ct)
 				if ok {
-					tgwErr[l] += te
-					samples[l]++
+					e.tgw[l] += te
+					e.samples[l]++
 				}
 				if queued {
-					sharesErr[l] += se
-					sharesN[l]++
+					e.shares[l] += se
+					e.sharesN[l]++
 				}
 			}
 		}
 	}
+	return e
+}
+
+// count adds up the CPUs' events, wakeups and migrations, and each
+// level's update calls, writes and reads.
+func (row *SimRow) count(cpus []*laCPU, levels int) {
 	row.Levels = make([]SimLevel, levels)
 	for _, c := range cpus {
 		st := c.rq.Stats()
@@ -346,10 +380,13 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 			row.Levels[l].Reads += ls.Reads
 		}
 	}
-	if err := laConserved(cpus, stores); err != nil {
-		return row, err
-	}
-	span := rounds * int64(cfg.Gap) // kernel time per CPU
+}
+
+// rate turns the counts into the seed's figures, per 5 s and per cfs_rq
+// per kernel second over span (kernel time per CPU) on n CPUs, and the
+// sampled errors e into mean percentages; the row's own errors are the
+// tasks' group's, level 0's.
+func (row *SimRow) rate(e *simErrs, span int64, n int) {
 	scale := 5e9 / float64(span)
 	for l := range row.Levels {
 		lv := &row.Levels[l]
@@ -358,19 +395,18 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 		row.Reads += lv.Reads
 		lv.WritesPer5s = float64(lv.Writes) * scale
 		lv.WritesPerCPUSec = ktime.PerSecond(lv.Writes, span*int64(n))
-		lv.Samples = samples[l]
-		if samples[l] > 0 {
-			lv.TGWeightErr = 100 * tgwErr[l] / float64(samples[l])
+		lv.Samples = e.samples[l]
+		if e.samples[l] > 0 {
+			lv.TGWeightErr = 100 * e.tgw[l] / float64(e.samples[l])
 		}
-		if sharesN[l] > 0 {
-			lv.SharesErr = 100 * sharesErr[l] / float64(sharesN[l])
+		if e.sharesN[l] > 0 {
+			lv.SharesErr = 100 * e.shares[l] / float64(e.sharesN[l])
 		}
 	}
 	row.WritesPer5s = float64(row.Writes) * scale
 	row.ReadsPer5s = float64(row.Reads) * scale
 	row.WritesPerCPUSec = ktime.PerSecond(row.Writes, span*int64(n))
 	row.TGWeightErr, row.SharesErr, row.Samples = row.Levels[0].TGWeightErr, row.Levels[0].SharesErr, row.Levels[0].Samples
-	return row, nil
 }
 
 // laErr is one error sample for the cfs_rq rq, given the other cfs_rqs'
