@@ -43,16 +43,19 @@ func TestOutcomeNotes(t *testing.T) {
 		Floors: []FloorChange{{CPUs: []int{0, 1}, Before: 32, After: 150}, {CPUs: []int{2, 3}, Before: 30, After: 31}},
 	}
 	for i := range 3 {
-		o.Disturbed = append(o.Disturbed, Disturbed{Name: "AtomicAdd/x", Round: i + 1, Warnings: []string{"worker 1 on cpu 1 lost 12.0% of its 100ms: another task ran on cpu 1"}})
+		o.Disturbed = append(o.Disturbed, Disturbed{Name: "AtomicAdd/x", Round: i + 1, Lost: float64(10 + i%2*20),
+			Warnings: []string{fmt.Sprintf("worker 1 on cpu 1 lost %d.0%% of its 100ms: another task ran on cpu 1", 10+i%2*20)}})
 	}
+	o.Disturbed = append(o.Disturbed, Disturbed{Name: "LoadAvg/y", Round: 1, Lost: 5, Warnings: []string{"worker 0 on cpu 0 lost 5.0%"}})
 	o.Unmeasured = [][]int{{4, 5}}
 	var b strings.Builder
 	o.WriteNotes(&b, 2)
 	out := b.String()
 	for _, want := range []string{
-		"sweep: 3 of 12 runs were disturbed (a worker lost over 2% of its time)",
-		"  AtomicAdd/x (round 1): worker 1 on cpu 1 lost 12.0%",
-		"... and 1 more",
+		"sweep: 4 of 12 runs were disturbed (a worker lost over 2% of its time)",
+		// One line per scenario: how many, and the worst.
+		"  AtomicAdd: 3 runs; the worst, x (round 2): worker 1 on cpu 1 lost 30.0%",
+		"  LoadAvg: 1 run; the worst, y (round 1): worker 0 on cpu 0 lost 5.0%",
 		"handoff floor after the sweep: cpus [2 3] 31.0 ns (before: 30.0), within 50%",
 		"WARNING: cpus [0 1]: handoff floor 32.0 ns before the sweep, 150.0 ns after",
 		"WARNING: cpus [4 5]: handoff floor not measured again within",
@@ -61,8 +64,8 @@ func TestOutcomeNotes(t *testing.T) {
 			t.Errorf("notes lack %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "round 3") {
-		t.Errorf("notes list more disturbed runs than asked:\n%s", out)
+	if strings.Contains(out, "round 3") || strings.Contains(out, "round 1): worker 1") {
+		t.Errorf("notes list more disturbed runs than the worst of each scenario:\n%s", out)
 	}
 	if strings.Count(out, "cpus [0 1]") != 1 || strings.Count(out, "cpus [2 3]") != 1 {
 		t.Errorf("notes do not name each floor once, as steady or as changed:\n%s", out)

@@ -91,6 +91,7 @@ type Disturbed struct {
 	Name     string
 	Round    int      // 1-based
 	Warnings []string // bench.Result.Warnings
+	Lost     float64  // the most disturbed worker's lost-%
 }
 
 // RunAll executes the plan into the results file out: the whole matrix
@@ -188,7 +189,7 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 			}
 			o.Ran++
 			if res.Disturbed() {
-				o.Disturbed = append(o.Disturbed, Disturbed{Name: j.Name, Round: round + 1, Warnings: res.Warnings()})
+				o.Disturbed = append(o.Disturbed, Disturbed{Name: j.Name, Round: round + 1, Warnings: res.Warnings(), Lost: worstLost(res)})
 			}
 			bar.done()
 		}
@@ -264,14 +265,8 @@ func (o *Outcome) WriteNotes(w io.Writer, max int) {
 		writeFailures(w, o.Skipped, max)
 	}
 	if n := len(o.Disturbed); n > 0 {
-		fmt.Fprintf(w, "sweep: %d of %d runs were disturbed (a worker lost over %g%% of its time); tables mark the cells they land in:\n", n, o.Ran, bench.DisturbedPct)
-		for i, d := range o.Disturbed {
-			if i == max {
-				fmt.Fprintf(w, "  ... and %d more (contend table -unit lost-%% or sweep -json shows all)\n", n-max)
-				break
-			}
-			fmt.Fprintf(w, "  %s (round %d): %s\n", d.Name, d.Round, strings.Join(d.Warnings, "; "))
-		}
+		fmt.Fprintf(w, "sweep: %d of %d runs were disturbed (a worker lost over %g%% of its time); tables mark the cells they land in, and contend table -unit lost-%% or sweep -json lists every one:\n", n, o.Ran, bench.DisturbedPct)
+		writeDisturbed(w, o.Disturbed)
 	}
 	var steady []string
 	for _, c := range o.Floors {
@@ -290,6 +285,42 @@ func (o *Outcome) WriteNotes(w io.Writer, max int) {
 	for _, cpus := range o.Unmeasured {
 		fmt.Fprintf(w, "sweep: WARNING: cpus %v: handoff floor not measured again within %v after the sweep (are the cpus busy?): whether the machine changed under the sweep is unknown\n", cpus, floorTimeout)
 	}
+}
+
+// writeDisturbed summarises disturbed runs for people: per scenario, how
+// many and the worst, with its warnings. The whole list is in -json and, as
+// lost-%, in the results file.
+func writeDisturbed(w io.Writer, ds []Disturbed) {
+	var order []string
+	count := map[string]int{}
+	worst := map[string]Disturbed{}
+	for _, d := range ds {
+		sc, _, _ := strings.Cut(d.Name, "/")
+		if count[sc] == 0 {
+			order = append(order, sc)
+		}
+		count[sc]++
+		if wd, seen := worst[sc]; !seen || d.Lost > wd.Lost {
+			worst[sc] = d
+		}
+	}
+	for _, sc := range order {
+		d := worst[sc]
+		runs := "runs"
+		if count[sc] == 1 {
+			runs = "run"
+		}
+		fmt.Fprintf(w, "  %s: %d %s; the worst, %s (round %d): %s\n", sc, count[sc], runs, strings.TrimPrefix(d.Name, sc+"/"), d.Round, strings.Join(d.Warnings, "; "))
+	}
+}
+
+// worstLost is the most disturbed worker's lost-% (0 without accounting).
+func worstLost(res *bench.Result) float64 {
+	lost := 0.0
+	for i := range res.Workers {
+		lost = max(lost, res.Workers[i].LostPct())
+	}
+	return lost
 }
 
 // writeFailures lists failures, one a line, at most max of them and then a
