@@ -62,6 +62,11 @@ type cell struct {
 	base       *cell // the first column's cell of this row, when comparing
 	cmp        benchmath.Comparison
 	notes      []error
+
+	// unconverged says some of the values come from a sweep's
+	// configuration whose adaptive rounds never reached their confidence
+	// target (results.Convergence).
+	unconverged bool
 }
 
 type colSummary struct {
@@ -81,12 +86,14 @@ func Build(rs *results.Set, o Options) (*Report, error) {
 	// then stripped to the units shown, which by default depend on what
 	// the filter kept.
 	var picked []*benchfmt.Result
-	var disturbed []bool
+	var disturbed, unconverged []bool
 	for _, r := range rs.Results {
 		c := r.Clone()
 		if ok, _ := p.filter.Apply(c); ok {
 			picked = append(picked, c)
 			disturbed = append(disturbed, results.Disturbed(r)) // before -unit drops lost-%
+			cv, ok := rs.Convergence(r)
+			unconverged = append(unconverged, ok && !cv.Converged)
 		}
 	}
 	units := p.units
@@ -113,6 +120,9 @@ func Build(rs *results.Set, o Options) (*Report, error) {
 				tableKeys = append(tableKeys, tk)
 			}
 			t.add(row, col, res, r.Values[vi].Value, disturbed[i], clock)
+			if unconverged[i] {
+				t.cells[cellKey{row, col}].unconverged = true
+			}
 		}
 	}
 	if len(rep.results) == 0 {
@@ -246,6 +256,11 @@ func (t *table) add(row, col, residue benchproc.Key, v float64, disturbed bool, 
 // benchstat's notes do; the count is in -json's "disturbed".
 var errDisturbed = fmt.Errorf("samples include disturbed runs: a worker lost over %g%% of its time to other tasks, the hypervisor or sleeping (-unit lost-%%,wait-%%,steal-%% shows them)", bench.DisturbedPct)
 
+// errUnconverged is the note on a cell whose samples include a sweep's
+// configuration that ran its most rounds without its confidence interval
+// reaching the sweep's target (its "# rounds:" line says how far it got).
+var errUnconverged = errors.New("never converged: the sweep ran its most rounds without this configuration's 95% interval reaching its target (the results file's \"# rounds:\" line says how far it got)")
+
 // errBelowClock is the note on a latency quantile below the clock.
 var errBelowClock = errors.New("below the clock: an operation cheaper than timing one (clock-sec) cannot be timed alone; ns/op times operations in bulk")
 
@@ -277,6 +292,9 @@ func (t *table) summarize(a benchmath.Assumption, th *benchmath.Thresholds, o Op
 		c.notes = append(c.notes, c.sum.Warnings...)
 		if c.disturbed > 0 {
 			c.notes = append(c.notes, errDisturbed)
+		}
+		if c.unconverged {
+			c.notes = append(c.notes, errUnconverged)
 		}
 		if clock := t.clockFloor(c); clock > 0 && c.sum.Center < clock {
 			c.belowClock = clock

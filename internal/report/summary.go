@@ -44,6 +44,8 @@ type summaryCell struct {
 	times, head []float64
 	disturbed   bool
 	sum         *results.Summary
+
+	unconverged bool // a sweep's adaptive rounds ran out before its target (results.Convergence)
 }
 
 type summaryRow struct {
@@ -102,6 +104,9 @@ func WriteSummary(w io.Writer, rs *results.Set, o SummaryOptions) error {
 		fmt.Fprintf(&out, "¹ %d %s a disturbed run (another task, the hypervisor or sleep took over %g%% of a worker's time): read them with care\n",
 			disturbed, cells, bench.DisturbedPct)
 	}
+	if n := unconvergedCells(blocks); n > 0 {
+		fmt.Fprintf(&out, "² %d of the cells never converged: the sweep ran its most rounds without their 95%% interval reaching its target\n", n)
+	}
 	if slices.ContainsFunc(blocks, func(b *summaryBlock) bool { return len(b.rows) > 1 }) {
 		fmt.Fprintf(&out, "vs base: the row's time over its scenario's first row at the largest thread count; ~ where the U-test finds no difference (p ≥ %g)\n", o.Alpha)
 	}
@@ -156,6 +161,9 @@ func summaryBlocks(rs *results.Set, o SummaryOptions) []*summaryBlock {
 			}
 		}
 		c.disturbed = c.disturbed || results.Disturbed(r)
+		if cv, ok := rs.Convergence(r); ok && !cv.Converged {
+			c.unconverged = true
+		}
 	}
 	for _, b := range blocks {
 		slices.Sort(b.threads)
@@ -274,6 +282,9 @@ func (b *summaryBlock) write(out *strings.Builder, assume benchmath.Assumption, 
 			if c.disturbed {
 				mark = "¹"
 				disturbed++
+			}
+			if c.unconverged {
+				mark += "²"
 			}
 			cells = append(cells, formatTime(c.sum.Center), "±"+pctRange(c.sum), mark)
 		}
@@ -501,4 +512,20 @@ func (g *textGrid) write(out *strings.Builder, indent string, right []bool, gap 
 		out.WriteString(strings.TrimRight(line.String(), " "))
 		out.WriteString("\n")
 	}
+}
+
+// unconvergedCells counts the cells whose sweep's adaptive rounds ran out
+// before their confidence target.
+func unconvergedCells(blocks []*summaryBlock) int {
+	n := 0
+	for _, b := range blocks {
+		for _, r := range b.rows {
+			for _, c := range r.cells {
+				if c.unconverged {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }

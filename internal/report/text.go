@@ -331,6 +331,9 @@ type jsonCell struct {
 	N       int               `json:"n"`
 	Samples []float64         `json:"samples"`
 	Disturb int               `json:"disturbed"` // how many samples come from disturbed runs
+	// Unconverged: a sweep's adaptive rounds ran out before this cell's
+	// confidence interval reached their target.
+	Unconverged bool `json:"unconverged,omitempty"`
 	// BelowClock is the clock's cost where a latency quantile's median is
 	// below it: the figure is the clock's, not the operation's.
 	BelowClock float64  `json:"below_clock,omitempty"`
@@ -357,7 +360,7 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 					Unit: t.unit, Better: betterWord(t.better),
 					Row: keyLabel(row), RowKeys: keyMap(row), Col: keyLabel(col), ColKeys: keyMap(col),
 					Center: c.sum.Center, Lo: c.sum.Lo, Hi: c.sum.Hi, N: len(c.values),
-					Samples: c.sum.Sample.Values, Disturb: c.disturbed, BelowClock: c.belowClock,
+					Samples: c.sum.Sample.Values, Disturb: c.disturbed, BelowClock: c.belowClock, Unconverged: c.unconverged,
 				}
 				for _, n := range c.notes {
 					jc.Notes = append(jc.Notes, n.Error())

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,6 +35,8 @@ type File struct {
 	n       int            // results written or kept
 	done    map[string]int // results already in the file, by full name
 	failed  map[string]Failure
+	samples map[string][]float64 // each result's sec/op, by full name
+	rounds  map[string]Convergence
 }
 
 // A Failure is a run that failed: the configuration's full name, the round
@@ -76,10 +79,119 @@ func parseFailure(line string) (Failure, bool) {
 	return Failure{Name: name, Round: round, Msg: msg}, true
 }
 
+// A Convergence is how far a configuration's rounds went in a sweep with
+// adaptive rounds: how many it ran, the half-width of the 95% confidence
+// interval of its ns/op median it reached, as a share of the median (as
+// contend table prints it: the larger side), the target it stopped at, and
+// whether it reached it (else it ran the most rounds without). In a
+// results file it is the comment line
+//
+//	# rounds: NAME rounds=R ci=1.73% target=2% converged
+//
+// ("not-converged" where it did not, "ci=inf" below 6 rounds), written when
+// the configuration stops, which readers other than Set's skip as they
+// skip failure lines.
+type Convergence struct {
+	Name      string  `json:"name"`
+	Rounds    int     `json:"rounds"`
+	CI        float64 `json:"ci"` // +Inf where no 95% interval exists
+	Target    float64 `json:"target"`
+	Converged bool    `json:"converged"`
+}
+
+const roundsPrefix = "# rounds: "
+
+func (c Convergence) line() string {
+	state := "converged"
+	if !c.Converged {
+		state = "not-converged"
+	}
+	return fmt.Sprintf("%s%s rounds=%d ci=%s target=%s %s\n", roundsPrefix, c.Name, c.Rounds, pct(c.CI), pct(c.Target), state)
+}
+
+// pct writes a share as a percentage, "inf" where it is infinite.
+func pct(x float64) string {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return "inf"
+	}
+	return strconv.FormatFloat(100*x, 'f', -1, 64) + "%"
+}
+
+// parsePct reads what pct writes.
+func parsePct(s string) (float64, bool) {
+	if s == "inf" {
+		return math.Inf(1), true
+	}
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || !strings.HasSuffix(s, "%") || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, false
+	}
+	return v / 100, true
+}
+
+// parseConvergence reads a rounds line (without its newline).
+func parseConvergence(line string) (Convergence, bool) {
+	rest, ok := strings.CutPrefix(line, roundsPrefix)
+	if !ok {
+		return Convergence{}, false
+	}
+	f := strings.Fields(rest)
+	if len(f) != 5 || !strings.HasPrefix(f[1], "rounds=") || !strings.HasPrefix(f[2], "ci=") || !strings.HasPrefix(f[3], "target=") {
+		return Convergence{}, false
+	}
+	c := Convergence{Name: f[0], Converged: f[4] == "converged"}
+	var err error
+	if c.Rounds, err = strconv.Atoi(f[1][len("rounds="):]); err != nil || c.Rounds < 1 {
+		return Convergence{}, false
+	}
+	var okCI, okT bool
+	c.CI, okCI = parsePct(f[2][len("ci="):])
+	c.Target, okT = parsePct(f[3][len("target="):])
+	if !okCI || !okT || f[4] != "converged" && f[4] != "not-converged" {
+		return Convergence{}, false
+	}
+	return c, true
+}
+
+// A Shared line says that configurations had the same run as another: the
+// same scenario and variant with every worker on the same CPU under other
+// placements' names (one worker; every CPU in the same order). The file
+// holds the run's result once under each name, so that benchstat and every
+// table put it in each placement's column, and this comment line, written
+// before the first of them,
+//
+//	# shared: NAME also=NAME2,NAME3
+//
+// says they are one measurement, not two that agree.
+type Shared struct {
+	Name string
+	Also []string
+}
+
+const sharedPrefix = "# shared: "
+
+func (s Shared) line() string {
+	return fmt.Sprintf("%s%s also=%s\n", sharedPrefix, s.Name, strings.Join(s.Also, ","))
+}
+
+// parseShared reads a shared line (without its newline).
+func parseShared(line string) (Shared, bool) {
+	rest, ok := strings.CutPrefix(line, sharedPrefix)
+	if !ok {
+		return Shared{}, false
+	}
+	name, also, ok := strings.Cut(rest, " also=")
+	if !ok || name == "" || also == "" || strings.ContainsAny(name+also, " \t") {
+		return Shared{}, false
+	}
+	return Shared{Name: name, Also: strings.Split(also, ",")}, true
+}
+
 // Open prepares path for a sweep. With resume, it keeps what an
 // earlier sweep left in path.partial or, failing that, in path.
 func Open(path string, resume bool) (_ *File, err error) {
-	rf := &File{path: path, partial: path + ".partial", done: map[string]int{}, failed: map[string]Failure{}}
+	rf := &File{path: path, partial: path + ".partial", done: map[string]int{}, failed: map[string]Failure{},
+		samples: map[string][]float64{}, rounds: map[string]Convergence{}}
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return nil, fmt.Errorf("results file %s: %w", path, err)
 	}
@@ -153,6 +265,9 @@ func (rf *File) load(name string, b []byte) ([]byte, error) {
 			rf.done[rec.Name.String()]++
 			rf.n++
 			_, lastResult[rec.Name.String()] = rec.Pos()
+			if v, ok := rec.Value("sec/op"); ok {
+				rf.samples[rec.Name.String()] = append(rf.samples[rec.Name.String()], v)
+			}
 		}
 	}
 	if err := r.Err(); err != nil {
@@ -161,6 +276,9 @@ func (rf *File) load(name string, b []byte) ([]byte, error) {
 	for i, line := range strings.Split(string(b), "\n") {
 		if f, ok := parseFailure(line); ok && i+1 > lastResult[f.Name] {
 			rf.failed[f.Name] = f
+		}
+		if c, ok := parseConvergence(line); ok {
+			rf.rounds[c.Name] = c
 		}
 	}
 	return b, nil
@@ -189,6 +307,41 @@ func (rf *File) Fail(f Failure) error {
 	return nil
 }
 
+// Samples returns the sec/op values of the results named name the file
+// holds, in the order written.
+func (rf *File) Samples(name string) []float64 { return rf.samples[name] }
+
+// Converged returns the rounds line recorded for name, if any.
+func (rf *File) Converged(name string) (Convergence, bool) {
+	c, ok := rf.rounds[name]
+	return c, ok
+}
+
+// Converge records how far a configuration's rounds went, as a comment
+// line, durable before it returns.
+func (rf *File) Converge(c Convergence) error {
+	if err := rf.comment(c.line()); err != nil {
+		return err
+	}
+	rf.rounds[c.Name] = c
+	return nil
+}
+
+// Share records that configurations had another's run, as a comment line
+// (see Shared), durable before it returns.
+func (rf *File) Share(s Shared) error { return rf.comment(s.line()) }
+
+// comment appends one comment line and syncs it.
+func (rf *File) comment(line string) error {
+	if _, err := io.WriteString(rf.f, line); err != nil {
+		return fmt.Errorf("writing %s: %w", rf.partial, err)
+	}
+	if err := rf.f.Sync(); err != nil {
+		return fmt.Errorf("writing %s: %w", rf.partial, err)
+	}
+	return nil
+}
+
 // Write appends records and makes them durable before returning.
 func (rf *File) Write(recs ...benchfmt.Record) error {
 	rf.buf.Reset()
@@ -208,9 +361,26 @@ func (rf *File) Write(recs ...benchfmt.Record) error {
 			rf.done[res.Name.String()]++
 			rf.n++
 			delete(rf.failed, res.Name.String())
+			if v, ok := secPerOp(res); ok {
+				rf.samples[res.Name.String()] = append(rf.samples[res.Name.String()], v)
+			}
 		}
 	}
 	return nil
+}
+
+// secPerOp is a result's time per operation in seconds, whether it is
+// written as ns/op (as a sweep builds it) or read back as sec/op.
+func secPerOp(r *benchfmt.Result) (float64, bool) {
+	for _, v := range r.Values {
+		switch v.Unit {
+		case "sec/op":
+			return v.Value, true
+		case "ns/op":
+			return v.Value / 1e9, true
+		}
+	}
+	return 0, false
 }
 
 // Commit renames the complete partial file over the final path.

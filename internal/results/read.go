@@ -32,6 +32,12 @@ import (
 type Set struct {
 	Results []*benchfmt.Result
 	Units   benchfmt.UnitMetadataMap
+	// Rounds holds the "# rounds:" lines (Convergence) of sweeps with
+	// adaptive rounds, by file label and name (Set.Convergence reads it).
+	Rounds map[FileName]Convergence
+	// Shared holds the "# shared:" lines: by file label and the name of a
+	// configuration that had another's run, that run's name.
+	Shared map[FileName]string
 
 	// One reader for all files: unit metadata carries across files,
 	// as in benchstat, and contradicting metadata (better=lower in one
@@ -67,8 +73,59 @@ func Read(args []string) (*Set, error) {
 	return rs, nil
 }
 
+// A FileName is a result's name in one input: its file label (the .file
+// key) and full name.
+type FileName struct{ File, Name string }
+
+// Convergence returns the rounds line a sweep with adaptive rounds wrote
+// for r's configuration in r's file, if any.
+func (rs *Set) Convergence(r *benchfmt.Result) (Convergence, bool) {
+	c, ok := rs.Rounds[FileName{r.GetConfig(".file"), r.Name.String()}]
+	return c, ok
+}
+
+// comments reads the sweep's comment lines of one input as they stream
+// past benchfmt.Reader, which skips them.
+type comments struct {
+	rs      *Set
+	label   string
+	partial []byte
+}
+
+func (c *comments) Write(b []byte) (int, error) {
+	n := len(b)
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			c.partial = append(c.partial, b...)
+			return n, nil
+		}
+		line := b[:i]
+		if len(c.partial) > 0 {
+			line = append(c.partial, line...)
+			c.partial = c.partial[:0]
+		}
+		c.line(string(line))
+		b = b[i+1:]
+	}
+}
+
+func (c *comments) line(l string) {
+	if !strings.HasPrefix(l, "# ") {
+		return
+	}
+	if cv, ok := parseConvergence(l); ok {
+		c.rs.Rounds[FileName{c.label, cv.Name}] = cv
+	}
+	if sh, ok := parseShared(l); ok {
+		for _, a := range sh.Also {
+			c.rs.Shared[FileName{c.label, a}] = sh.Name
+		}
+	}
+}
+
 func newSet() *Set {
-	rs := &Set{}
+	rs := &Set{Rounds: map[FileName]Convergence{}, Shared: map[FileName]string{}}
 	rs.rd.Reset(strings.NewReader(""), "")
 	rs.Units = rs.rd.Units() // the reader's own map, which every file adds to
 	return rs
@@ -94,7 +151,9 @@ func (rs *Set) readFile(path, label string) error {
 // read appends the results of one input. name is the file name errors
 // report; label is its .file key.
 func (rs *Set) read(r io.Reader, name, label string) error {
-	rs.rd.Reset(r, name, ".file", label)
+	cm := &comments{rs: rs, label: label}
+	rs.rd.Reset(io.TeeReader(r, cm), name, ".file", label)
+	defer func() { cm.line(string(cm.partial)) }() // a last line without its newline
 	n := 0
 	for rs.rd.Scan() {
 		switch rec := rs.rd.Result().(type) {

@@ -105,8 +105,11 @@ func TestPlanWrite(t *testing.T) {
 	for _, want := range []string{
 		"topology fake-2", "NOTE: topology fake-2",
 		"atomicadd  line=shared/work=0  4        spread",
+		"atomicadd  line=shared/work=0  4        cross    = compact  0-1", // every cpu in compact's order
 		"estimated wall time: ", "handoff floor before and after for each of",
-		fmt.Sprintf("%d configurations × 10 rounds", len(p.Jobs)),
+		fmt.Sprintf("%d configurations: %d runs a round; %d share another's run", p.Configurations(), len(p.Jobs), p.Configurations()-len(p.Jobs)),
+		"threads: 1 (25%); 2 (one node, 50%); 3 (75%) compact,spread; 4 (one LLC, 100%)",
+		"rounds: 6 to 10 of 150ms a configuration", " to ", "(every configuration stopping at 6 rounds, or running 10)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan lacks %q:\n%s", want, out)
@@ -124,9 +127,10 @@ func TestPlanWrite(t *testing.T) {
 	if want := fmt.Sprintf("for each of %d cpu sets", len(sets)); !strings.Contains(out, want) {
 		t.Errorf("plan lacks %q:\n%s", want, out)
 	}
-	// 10 rounds of 1 s runs: at least the runs themselves.
-	if est := p.Estimate(); est < time.Duration(10*len(p.Jobs))*time.Second {
-		t.Errorf("Estimate() = %v, less than the runs' own %v", est, time.Duration(10*len(p.Jobs))*time.Second)
+	// 6 to 10 rounds of every job: at least the runs themselves.
+	if lo, hi := p.Estimate(); lo < time.Duration(6*len(p.Jobs))*p.Duration || hi < time.Duration(10*len(p.Jobs))*p.Duration || hi*6 > lo*10 {
+		t.Errorf("Estimate() = %v to %v, want at least the runs' own %v to %v, the larger 10/6 of the smaller at most",
+			lo, hi, time.Duration(6*len(p.Jobs))*p.Duration, time.Duration(10*len(p.Jobs))*p.Duration)
 	}
 }
 
@@ -244,7 +248,7 @@ func TestPreset(t *testing.T) {
 		variants              []string
 	}{
 		{Quick, "quick", "[1 2]", "[compact]", 6, 100 * time.Millisecond, spec.Quick},
-		{Full, "full", "[1 2 4 8 16]", "[compact spread cross smt]", 10, time.Second, spec.Full},
+		{Full, "full", "[1 2 4 8 12 16]", "[compact spread cross smt]", 10, 150 * time.Millisecond, spec.Full},
 	} {
 		count, d := tt.p.Size()
 		if tt.p.String() != tt.name || fmt.Sprint(tt.p.Threads(topo)) != tt.threads || fmt.Sprint(tt.p.Places(topo)) != tt.places ||
@@ -263,4 +267,137 @@ func placeList(t *testing.T, s string) []affinity.Placement {
 		t.Fatal(err)
 	}
 	return ps
+}
+
+// Configurations whose workers get the same cpus in the same order share
+// one run; the same cpus in another order do not. On the 224-cpu box, the
+// full preset's 1 worker is one run under every placement that hosts it,
+// cross's 224 workers are compact's, and spread's alternate between the
+// nodes, a run of their own.
+func TestSharedRuns(t *testing.T) {
+	topo := fixture.Synthetic(t, fixture.SapphireRapids224)
+	p, err := Build(topo, Matrix{Preset: Full, Scenarios: atomicadd(t), Variants: []string{"line=shared/work=0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{} // threads/place → the place whose run it shares
+	for _, j := range p.Jobs {
+		got[fmt.Sprintf("%d/%s", j.Threads, j.Place)] = j.Place.String()
+		for _, a := range j.Also {
+			if !slices.Equal(a.CPUs, j.CPUs) || a.Threads != j.Threads || a.Variant != j.Variant || a.Name == j.Name {
+				t.Errorf("%s shares %s's run with cpus %v, not %v", a.Name, j.Name, a.CPUs, j.CPUs)
+			}
+			got[fmt.Sprintf("%d/%s", a.Threads, a.Place)] = j.Place.String()
+		}
+	}
+	for k, want := range map[string]string{
+		"1/compact": "compact", "1/spread": "compact", "1/smt": "compact",
+		"2/spread": "spread", "2/cross": "spread", "2/smt": "smt",
+		"112/cross": "cross", "224/compact": "compact", "224/cross": "compact", "224/spread": "spread", "224/smt": "smt",
+	} {
+		if got[k] != want {
+			t.Errorf("%s runs as %q, want %q", k, got[k], want)
+		}
+	}
+	if _, ok := got["1/cross"]; ok {
+		t.Errorf("cross runs 1 worker: it needs two")
+	}
+	if p.Configurations() != len(got) {
+		t.Errorf("Configurations() = %d, want %d", p.Configurations(), len(got))
+	}
+}
+
+// The full preset runs the seeds' rungs, every placement at the machine's
+// own sizes and compact and spread between; the ladder's powers of two
+// where they are cheap.
+func TestFullRungs(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		topo *affinity.Topology
+		want string // threads:places, each once
+	}{
+		{"sapphire-rapids-224", fixture.Synthetic(t, fixture.SapphireRapids224),
+			"1:compact,spread,smt 2:compact,spread,cross,smt 56:compact,spread 112:compact,spread,cross,smt 168:compact,spread 224:compact,spread,cross,smt"},
+		{fixture.AMD4Sockets, fixture.Topology(t, fixture.AMD4Sockets), // the ladder's 4 is cheap
+			"1:compact,spread,smt 2:compact,spread,cross,smt 4:compact 8:compact,spread,cross,smt 16:compact,spread 32:compact,spread 48:compact,spread 64:compact,spread,smt"},
+	} {
+		p, err := Build(tt.topo, Matrix{Preset: Full, Scenarios: atomicadd(t), Variants: []string{"line=shared/work=0"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		places := map[int][]string{}
+		var threads []int
+		for _, j := range p.Jobs {
+			for _, c := range append([]Job{j}, j.Also...) {
+				if places[c.Threads] == nil {
+					threads = append(threads, c.Threads)
+				}
+				places[c.Threads] = append(places[c.Threads], c.Place.String())
+			}
+		}
+		slices.Sort(threads)
+		var parts []string
+		for _, n := range threads {
+			ps := places[n]
+			slices.SortFunc(ps, func(a, b string) int { return policyIndex(a) - policyIndex(b) })
+			parts = append(parts, fmt.Sprintf("%d:%s", n, strings.Join(ps, ",")))
+		}
+		if got := strings.Join(parts, " "); got != tt.want {
+			t.Errorf("%s: full rungs\n%s\nwant\n%s", tt.name, got, tt.want)
+		}
+	}
+}
+
+func policyIndex(s string) int { return slices.Index(affinity.Policies, affinity.Policy(s)) }
+
+// Fit trims what answers the fewest of the seeds' questions first, says
+// so, and refuses a budget even the least plan overruns.
+func TestFit(t *testing.T) {
+	topo := fixture.Topology(t, fixture.AMD4Sockets)
+	build := func() *Plan {
+		p, err := Build(topo, Matrix{Preset: Full, Scenarios: atomicadd(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	full := build()
+	_, hi := full.Estimate()
+	for _, tt := range []struct {
+		budget  time.Duration
+		trimmed []string // prefixes, in order
+		err     string
+	}{
+		{hi + time.Second, nil, ""},
+		{hi - time.Second, []string{"the ladder's rungs beyond the seeds' (4 threads): 4 configurations"}, ""},
+		{hi * 7 / 10, []string{"the ladder's", "rounds: at most "}, ""},
+		{hi / 2, []string{"the ladder's", "rounds: at most 6 a configuration instead of 10", "the 25% and 75% rungs (16, 48 threads)"}, ""},
+		{time.Second, nil, "-budget 1s: the plan needs "},
+	} {
+		p := build()
+		err := p.Fit(tt.budget)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("Fit(%v) = %v, want one line with %q", tt.budget, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Fit(%v): %v", tt.budget, err)
+			continue
+		}
+		if _, hi := p.Estimate(); hi > tt.budget {
+			t.Errorf("Fit(%v): estimate up to %v", tt.budget, hi)
+		}
+		ok := len(p.Trimmed) == len(tt.trimmed)
+		for i := range tt.trimmed {
+			ok = ok && strings.HasPrefix(p.Trimmed[i], tt.trimmed[i])
+		}
+		if !ok {
+			t.Errorf("Fit(%v) trimmed %q, want %q", tt.budget, p.Trimmed, tt.trimmed)
+		}
+	}
+	if err := build().Fit(0); err == nil {
+		t.Errorf("Fit(0): no error")
+	}
 }

@@ -33,6 +33,10 @@ func (p *progress) start(name string) {
 
 func (p *progress) skip() { p.n++ }
 
+// drop takes n runs off the total: a configuration that converged runs no
+// further round.
+func (p *progress) drop(n int) { p.total = max(p.n, p.total-n) }
+
 func (p *progress) done() {
 	p.n++
 	p.ran++

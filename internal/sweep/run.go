@@ -1,12 +1,16 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/perf/benchfmt"
 
@@ -40,6 +44,17 @@ type Outcome struct {
 	// round. Skipped lists the failures an earlier sweep recorded in the
 	// file, whose configurations this one did not run again.
 	Failed, Skipped []results.Failure
+	// Rounds says, with adaptive rounds, how far each job's rounds went
+	// (its "# rounds:" line in the file), in the order they stopped; Target
+	// is the plan's.
+	Rounds []results.Convergence
+	Target float64
+	// Took is the sweep's wall time; Estimated what Plan.Estimate's
+	// model gives for the runs this sweep made (and its floors), to check
+	// the plan's estimate against.
+	Took, Estimated time.Duration
+	// Planned is Plan.Estimate's range, made before the sweep ran.
+	Planned [2]time.Duration
 }
 
 // A FailedError is RunAll's error when the sweep ran to the end but some
@@ -145,9 +160,16 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 	}
 	bar := newProgress(progress, p.Count*len(p.Jobs))
 	defer bar.finish()
-	failed := map[string]bool{} // configurations not to run again
+	began := time.Now()
+	o.Target = p.Target
+	o.Planned[0], o.Planned[1] = p.Estimate()
+	failed := map[string]bool{}  // configurations not to run again
+	stopped := map[string]bool{} // configurations whose confidence interval is within Target
 	for round := range p.Count {
 		for _, j := range p.Jobs {
+			if stopped[j.Name] {
+				continue // off the bar's total already
+			}
 			if rf.Done(j.Name) > round || failed[j.Name] {
 				bar.skip()
 				continue
@@ -158,7 +180,20 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 				bar.skip()
 				continue
 			}
+			if c, ok := p.convergence(rf.Samples(j.Name)); ok && c.Converged {
+				if _, recorded := rf.Converged(j.Name); !recorded {
+					if err := p.recordRounds(rf, o, j, c); err != nil {
+						rf.Abandon()
+						o.Results = rf.Len()
+						return o, fmt.Errorf("%s: %w (results so far kept in %s)", j.Name, err, rf.Partial())
+					}
+				}
+				stopped[j.Name] = true
+				bar.drop(p.Count - round)
+				continue
+			}
 			bar.start(j.Name)
+			o.Estimated += p.runCost(j)
 			res, rec, err := p.runJob(ctx, j, cfgs[j.Spec], round+1)
 			if err != nil && ctx.Err() != nil {
 				rf.Abandon()
@@ -178,10 +213,7 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 				bar.fail(f)
 				continue
 			}
-			err = rf.Write(rec)
-			if err == nil && enc != nil {
-				err = enc.Encode(results.NewJSON(j.Spec, j.Name, j.Place.String(), p.Topology.Label(), res, rec))
-			}
+			err = p.write(rf, enc, j, res, rec)
 			if err != nil {
 				rf.Abandon()
 				o.Results = rf.Len()
@@ -194,11 +226,28 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 			bar.done()
 		}
 	}
+	// What did not converge ran every round: say how far it got.
+	for _, j := range p.Jobs {
+		if failed[j.Name] || stopped[j.Name] {
+			continue
+		}
+		c, ok := p.convergence(rf.Samples(j.Name))
+		if _, recorded := rf.Converged(j.Name); !ok || recorded {
+			continue
+		}
+		if err := p.recordRounds(rf, o, j, c); err != nil {
+			rf.Abandon()
+			o.Results = rf.Len()
+			return o, fmt.Errorf("%s: %w (results so far kept in %s)", j.Name, err, rf.Partial())
+		}
+	}
 	o.Results = rf.Len()
 	if err := rf.Commit(); err != nil {
 		return o, err
 	}
 	bar.finish()
+	o.Estimated += 2 * time.Duration(len(p.floors)) * floorEstimate
+	defer func() { o.Took = time.Since(began) }()
 	if err := p.remeasureFloors(ctx, o); err != nil {
 		return o, err
 	}
@@ -239,17 +288,99 @@ func (p *Plan) runJob(ctx context.Context, j Job, cfg []benchfmt.Config, round i
 	return res, rec, nil
 }
 
-// recordFailure writes a failed run into the results file and, when enc is
-// not nil, as a JSON object.
-func (p *Plan) recordFailure(rf *results.File, enc *json.Encoder, j Job, f results.Failure) error {
-	if err := rf.Fail(f); err != nil {
+// write records one run's result into the results file under j's name and
+// under the name of each configuration that shares the run (Job.Also),
+// after a "# shared:" line the first time, and, when enc is not nil, as a
+// JSON object each.
+func (p *Plan) write(rf *results.File, enc *json.Encoder, j Job, res *bench.Result, rec *benchfmt.Result) error {
+	recs := []benchfmt.Record{rec}
+	var also []string
+	for _, a := range j.Also {
+		c := *rec
+		c.Name = benchfmt.Name(a.Name)
+		recs = append(recs, &c)
+		also = append(also, a.Name)
+	}
+	if len(also) > 0 && rf.Done(j.Name) == 0 {
+		if err := rf.Share(results.Shared{Name: j.Name, Also: also}); err != nil {
+			return err
+		}
+	}
+	if err := rf.Write(recs...); err != nil {
 		return err
 	}
 	if enc == nil {
 		return nil
 	}
-	return enc.Encode(failureJSON{Failure: f, Failed: true, Scenario: j.Spec.Name, Variant: j.Variant,
-		Threads: j.Threads, Place: j.Place.String(), Topology: p.Topology.Label()})
+	for i, c := range append([]Job{j}, j.Also...) {
+		if err := enc.Encode(results.NewJSON(c.Spec, c.Name, c.Place.String(), p.Topology.Label(), res, recs[i].(*benchfmt.Result))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordFailure writes a failed run into the results file, under j's name
+// and those of the configurations sharing its run, and, when enc is not
+// nil, as a JSON object each.
+func (p *Plan) recordFailure(rf *results.File, enc *json.Encoder, j Job, f results.Failure) error {
+	for _, c := range append([]Job{j}, j.Also...) {
+		f := f
+		f.Name = c.Name
+		if err := rf.Fail(f); err != nil {
+			return err
+		}
+		if enc == nil {
+			continue
+		}
+		if err := enc.Encode(failureJSON{Failure: f, Failed: true, Scenario: c.Spec.Name, Variant: c.Variant,
+			Threads: c.Threads, Place: c.Place.String(), Topology: p.Topology.Label()}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// convergence says how far samples (a job's sec/op so far) are from the
+// plan's Target: the half-width of the 95% confidence interval of their
+// median over the median, the larger side, computed as contend table
+// computes the ± it prints (results.Summarize), so that a job stopped here
+// shows a ± within the target. Converged needs MinRounds samples, below
+// which no 95% interval exists. ok is false without adaptive rounds or
+// samples.
+func (p *Plan) convergence(samples []float64) (c results.Convergence, ok bool) {
+	if p.Target <= 0 || len(samples) == 0 {
+		return c, false
+	}
+	c = results.Convergence{Rounds: len(samples), Target: p.Target, CI: ciShare(samples)}
+	c.Converged = len(samples) >= MinRounds && c.CI <= p.Target
+	return c, true
+}
+
+// ciShare is the half-width of the 95% confidence interval of the median of
+// xs, the larger side, as a share of the median: what contend table prints
+// as ±; +Inf where no interval exists.
+func ciShare(xs []float64) float64 {
+	s := results.Summarize(xs, nil, nil, 0.95)
+	if math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0) || s.Center == 0 {
+		return math.Inf(1)
+	}
+	return max(s.Hi/s.Center-1, 1-s.Lo/s.Center)
+}
+
+// recordRounds writes a job's rounds line, and one for each configuration
+// sharing its run, and notes it in o.
+func (p *Plan) recordRounds(rf *results.File, o *Outcome, j Job, c results.Convergence) error {
+	for _, cfg := range append([]Job{j}, j.Also...) {
+		c := c
+		c.Name = cfg.Name
+		if err := rf.Converge(c); err != nil {
+			return err
+		}
+	}
+	c.Name = j.Name
+	o.Rounds = append(o.Rounds, c)
+	return nil
 }
 
 // WriteNotes writes what a finished sweep saw besides its results, for
@@ -263,6 +394,16 @@ func (o *Outcome) WriteNotes(w io.Writer, max int) {
 	if n := len(o.Skipped); n > 0 {
 		fmt.Fprintf(w, "sweep: %s failed in an earlier sweep and were not run again (sweep -resume -retry-failed runs them):\n", configurations(n))
 		writeFailures(w, o.Skipped, max)
+	}
+	o.writeRounds(w, max)
+	if o.Ran > 0 && o.Estimated > 0 {
+		planned := o.Planned[1].Round(100 * time.Millisecond).String()
+		if o.Planned[0] != o.Planned[1] {
+			planned = o.Planned[0].Round(100*time.Millisecond).String() + " to " + planned
+		}
+		fmt.Fprintf(w, "sweep: took %s; the plan estimated %s, and %s for the %d runs made (took %+.0f%% of that)\n",
+			o.Took.Round(100*time.Millisecond), planned, o.Estimated.Round(100*time.Millisecond), o.Ran+len(o.Failed),
+			100*(o.Took.Seconds()/o.Estimated.Seconds()-1))
 	}
 	if n := len(o.Disturbed); n > 0 {
 		fmt.Fprintf(w, "sweep: %d of %d runs were disturbed (a worker lost over %g%% of its time); tables mark the cells they land in, and contend table -unit lost-%% or sweep -json lists every one:\n", n, o.Ran, bench.DisturbedPct)
@@ -351,4 +492,61 @@ func writeFailures(w io.Writer, fs []results.Failure, max int) {
 		}
 		fmt.Fprintf(w, "  %s: %s\n", names, m)
 	}
+}
+
+// writeRounds says how far the adaptive rounds went: how many
+// configurations stopped within the target after how many rounds, and
+// which did not (at most max of them, then a count).
+func (o *Outcome) writeRounds(w io.Writer, max int) {
+	if len(o.Rounds) == 0 {
+		return
+	}
+	within := map[int]int{}
+	var counts []int
+	var not []results.Convergence
+	for _, c := range o.Rounds {
+		if !c.Converged {
+			not = append(not, c)
+			continue
+		}
+		if within[c.Rounds] == 0 {
+			counts = append(counts, c.Rounds)
+		}
+		within[c.Rounds]++
+	}
+	slices.Sort(counts)
+	var parts []string
+	for _, n := range counts {
+		parts = append(parts, fmt.Sprintf("%d after %d rounds", within[n], n))
+	}
+	fmt.Fprintf(w, "sweep: %d of %d runs (configurations sharing a run counted once) within ±%g%% of the median (95%% confidence): %s\n",
+		len(o.Rounds)-len(not), len(o.Rounds), 100*o.Target, orNone(strings.Join(parts, ", ")))
+	if len(not) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "sweep: %d NOT within ±%g%% after their last round (tables mark them; the file's \"# rounds:\" lines say how far each got):\n", len(not), 100*o.Target)
+	slices.SortStableFunc(not, func(a, b results.Convergence) int { return cmp.Compare(b.CI, a.CI) })
+	for i, c := range not {
+		if i == max {
+			fmt.Fprintf(w, "  ... and %d more\n", len(not)-max)
+			break
+		}
+		fmt.Fprintf(w, "  %s: ±%s after %d rounds\n", c.Name, pctString(c.CI), c.Rounds)
+	}
+}
+
+// pctString writes a share as a percentage to two significant figures,
+// "∞" where infinite.
+func pctString(x float64) string {
+	if math.IsInf(x, 0) {
+		return "∞"
+	}
+	return strconv.FormatFloat(100*x, 'g', 2, 64) + "%"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

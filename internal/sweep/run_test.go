@@ -236,3 +236,116 @@ func TestWriteFailures(t *testing.T) {
 		t.Errorf("WriteNotes:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// Adaptive rounds: a configuration whose samples already agree stops at
+// MinRounds without another run; one whose samples span a factor of 1000
+// runs every round and is recorded as not converged. Each gets its
+// "# rounds:" line, which results.Set reads back per file and name.
+func TestRunAllAdaptive(t *testing.T) {
+	topo, err := affinity.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Build(topo, Matrix{Preset: Quick, Scenarios: atomicadd(t), Variants: []string{"line=shared/work=0", "line=private/work=0"},
+		Threads: []int{1}, Count: 8, Duration: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Target != 0.02 || len(p.Jobs) != 2 {
+		t.Fatalf("target %v, %d jobs; want the quick preset's 0.02 and 2 jobs", p.Target, len(p.Jobs))
+	}
+	// An earlier sweep's six rounds of each: the first all 5 ns/op, the
+	// second between 1 and 1000.
+	var b strings.Builder
+	for i := range MinRounds {
+		fmt.Fprintf(&b, "Benchmark%s\t1000\t5 ns/op\n", p.Jobs[0].Name)
+		fmt.Fprintf(&b, "Benchmark%s\t1000\t%d ns/op\n", p.Jobs[1].Name, []int{1, 1000, 5, 6, 7, 8}[i])
+	}
+	out := filepath.Join(t.TempDir(), "r.txt")
+	if err := os.WriteFile(out+".partial", []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, err := p.RunAll(context.Background(), out, true, &bytes.Buffer{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Ran != 2 {
+		t.Errorf("%d runs, want 2: the second configuration's rounds 7 and 8 only", o.Ran)
+	}
+	want := []results.Convergence{
+		{Name: p.Jobs[0].Name, Rounds: 6, CI: 0, Target: 0.02, Converged: true},
+		{Name: p.Jobs[1].Name, Rounds: 8, CI: o.Rounds[len(o.Rounds)-1].CI, Target: 0.02},
+	}
+	if fmt.Sprint(o.Rounds) != fmt.Sprint(want) || want[1].CI < 0.5 {
+		t.Errorf("rounds %+v, want %+v with a ci over 50%%", o.Rounds, want)
+	}
+	rs, err := results.Read([]string{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs.Results {
+		c, ok := rs.Convergence(r)
+		if !ok || c.Converged != (r.Name.String() == p.Jobs[0].Name) {
+			t.Errorf("%s: convergence %+v, %v", r.Name, c, ok)
+		}
+	}
+	var notes bytes.Buffer
+	o.WriteNotes(&notes, 5)
+	for _, want := range []string{"1 of 2 runs", "within ±2% of the median (95% confidence): 1 after 6 rounds",
+		"1 NOT within ±2% after their last round", p.Jobs[1].Name + ": ±", "after 8 rounds", "the plan estimated "} {
+		if !strings.Contains(notes.String(), want) {
+			t.Errorf("notes lack %q:\n%s", want, notes.String())
+		}
+	}
+}
+
+// A configuration sharing another's run is recorded under its own name
+// with the same values, after one "# shared:" line; its JSON objects carry
+// its own name and placement.
+func TestRunAllShared(t *testing.T) {
+	topo, err := affinity.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// compact's one worker is on the first allowed cpu, as the list's.
+	list := fmt.Sprint(topo.AllowedCPUs.First())
+	p, err := Build(topo, Matrix{Preset: Quick, Scenarios: atomicadd(t), Variants: []string{"line=shared/work=0"},
+		Threads: []int{1}, Places: placeList(t, "compact;"+list), Count: 2, Duration: 5 * time.Millisecond, Target: NoTarget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Jobs) != 1 || len(p.Jobs[0].Also) != 1 {
+		t.Fatalf("jobs %+v: want one, shared by the cpu list", p.Jobs)
+	}
+	out := filepath.Join(t.TempDir(), "r.txt")
+	var js bytes.Buffer
+	o, err := p.RunAll(context.Background(), out, false, &bytes.Buffer{}, &js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Ran != 2 || o.Results != 4 || len(o.Rounds) != 0 {
+		t.Errorf("%d runs, %d results, rounds %v; want 2 runs, 4 results, no rounds lines (fixed rounds)", o.Ran, o.Results, o.Rounds)
+	}
+	text, _ := os.ReadFile(out)
+	if n := strings.Count(string(text), "# shared: "+p.Jobs[0].Name+" also="+p.Jobs[0].Also[0].Name+"\n"); n != 1 {
+		t.Errorf("%d shared lines, want 1:\n%s", n, text)
+	}
+	rs, err := results.Read([]string{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string][]float64{}
+	for _, r := range rs.Results {
+		v, _ := r.Value("sec/op")
+		by[r.Name.String()] = append(by[r.Name.String()], v)
+	}
+	if a, b := by[p.Jobs[0].Name], by[p.Jobs[0].Also[0].Name]; len(a) != 2 || fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("values %v and %v: want the same two", a, b)
+	}
+	if got := rs.Shared[results.FileName{File: out, Name: p.Jobs[0].Also[0].Name}]; got != p.Jobs[0].Name {
+		t.Errorf("Set.Shared = %q, want %q", got, p.Jobs[0].Name)
+	}
+	if n := strings.Count(js.String(), `"place":"cpus:`+list+`"`); n != 2 {
+		t.Errorf("%d JSON objects placed on cpus:%s, want 2:\n%s", n, list, js.String())
+	}
+}

@@ -3,6 +3,8 @@ package sweep
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -31,19 +33,92 @@ var floorEstimate = func() time.Duration {
 	return p.Estimate(FloorConfig, 1)
 }()
 
-// Estimate returns how long the plan takes to run: Count rounds of every
-// job's Duration and overhead, and, with Floor, two handoff floors (before
-// and after) for each distinct CPU set. It is an estimate, made before
-// anything runs.
-func (p *Plan) Estimate() time.Duration { return p.estimate(p.floorSets()) }
+// Estimate returns how long the plan takes to run: each job's rounds of
+// its Duration and overhead, and, with Floor, two handoff floors (before
+// and after) for each distinct CPU set. With adaptive rounds (Target) it
+// is a range: lo if every job stops at MinRounds, hi if every job runs
+// Count; without, lo = hi. It is an estimate, made before anything runs.
+func (p *Plan) Estimate() (lo, hi time.Duration) {
+	sets := p.floorSets()
+	return p.estimate(p.minRounds(), sets), p.estimate(p.Count, sets)
+}
 
-// estimate is Estimate with the plan's floorSets counted.
-func (p *Plan) estimate(sets int) time.Duration {
+// minRounds is the fewest rounds a job of the plan runs.
+func (p *Plan) minRounds() int {
+	if p.Target > 0 {
+		return min(p.Count, MinRounds)
+	}
+	return p.Count
+}
+
+// estimate is Estimate with every job run rounds times, and sets floors
+// measured.
+func (p *Plan) estimate(rounds, sets int) time.Duration {
 	var perRound time.Duration
 	for _, j := range p.Jobs {
-		perRound += p.Duration + runOverhead + time.Duration(j.Threads-1)*perWorkerStart
+		perRound += p.runCost(j)
 	}
-	return time.Duration(p.Count)*perRound + 2*time.Duration(sets)*floorEstimate
+	return time.Duration(rounds)*perRound + 2*time.Duration(sets)*floorEstimate
+}
+
+// runCost is what one run of j costs: its Duration and overhead. A job's
+// configurations that share its run (Job.Also) cost nothing more.
+func (p *Plan) runCost(j Job) time.Duration {
+	return p.Duration + runOverhead + time.Duration(j.Threads-1)*perWorkerStart
+}
+
+// Fit trims the plan until it runs within budget even if no job stops
+// before Count rounds, giving up first what answers the fewest of the
+// seeds' questions, and records each step in Trimmed: bench.ThreadLadder's
+// rungs beyond the seeds', then rounds down to MinRounds (the fewest with
+// a 95% confidence interval), then the 25 % and 75 % rungs. Where even that
+// does not fit, it is an error saying what the least would take.
+func (p *Plan) Fit(budget time.Duration) error {
+	if budget <= 0 {
+		return fmt.Errorf("-budget %v: want a positive duration", budget)
+	}
+	sets := func() int { return p.floorSets() }
+	over := func() bool { return p.estimate(p.Count, sets()) > budget }
+	drop := func(r rank, what string) {
+		if !over() {
+			return
+		}
+		n := 0
+		var threads []int
+		p.Jobs = slices.DeleteFunc(p.Jobs, func(j Job) bool {
+			if j.rank != r {
+				return false
+			}
+			n += 1 + len(j.Also)
+			if !slices.Contains(threads, j.Threads) {
+				threads = append(threads, j.Threads)
+			}
+			return true
+		})
+		if n > 0 {
+			slices.Sort(threads)
+			p.Trimmed = append(p.Trimmed, fmt.Sprintf("%s (%s threads): %d configurations", what, strings.ReplaceAll(strings.Trim(fmt.Sprint(threads), "[]"), " ", ", "), n))
+		}
+	}
+	drop(rankLadder, "the ladder's rungs beyond the seeds'")
+	if over() && p.Count > MinRounds {
+		c := p.Count
+		for c > MinRounds && p.estimate(c, sets()) > budget {
+			c--
+		}
+		p.Trimmed = append(p.Trimmed, fmt.Sprintf("rounds: at most %d a configuration instead of %d", c, p.Count))
+		p.Count = c
+	}
+	drop(rankQuarter, "the 25% and 75% rungs")
+	if est := p.estimate(p.Count, sets()); est > budget {
+		trimmed := ""
+		if len(p.Trimmed) > 0 {
+			trimmed = " after trimming " + strings.Join(p.Trimmed, "; ")
+		}
+		return fmt.Errorf("-budget %v: the plan needs %v even%s (%d runs a round, %d rounds): raise -budget, or name fewer scenarios, variants, -threads or -place",
+			budget, est.Round(time.Second), trimmed, len(p.Jobs), p.Count)
+	}
+	return nil
 }
 
 // floorSets counts the handoff floors a sweep measures before it (and
@@ -84,19 +159,42 @@ func (p *Plan) Write(w io.Writer) error {
 		}
 		nodesCovered = nodesCovered.Or(nodes)
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", j.Spec.Name, j.Variant, j.Threads, j.Place, workerList(cpus), nodes.String())
+		for _, a := range j.Also {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t= %s\t%s\n", a.Spec.Name, a.Variant, a.Threads, a.Place, j.Place, nodes.String())
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	shared := p.Configurations() - len(p.Jobs)
+	fmt.Fprintf(w, "%d configurations: %d runs a round", p.Configurations(), len(p.Jobs))
+	if shared > 0 {
+		fmt.Fprintf(w, "; %d share another's run (\"= PLACE\": the same worker cpus in the same order, run once and recorded under each name)", shared)
+	}
+	fmt.Fprintf(w, "; cpus used %s, nodes used %s\n", cpusCovered.String(), nodesCovered.String())
+	if p.Rungs != "" {
+		fmt.Fprintf(w, "threads: %s\n", p.Rungs)
+	}
+	if p.Target > 0 {
+		fmt.Fprintf(w, "rounds: %d to %d of %s a configuration: it stops once the 95%% confidence interval of its ns/op median is within ±%g%% (at least %d rounds, the fewest with a 95%% interval)\n",
+			p.minRounds(), p.Count, p.Duration, 100*p.Target, MinRounds)
+	} else {
+		fmt.Fprintf(w, "rounds: %d of %s a configuration\n", p.Count, p.Duration)
+	}
+	for _, t := range p.Trimmed {
+		fmt.Fprintf(w, "trimmed to fit the budget: %s\n", t)
+	}
 	sets := p.floorSets()
-	est := p.estimate(sets)
-	fmt.Fprintf(w, "%d configurations × %d rounds = %d runs of %s; cpus used %s, nodes used %s\n",
-		len(p.Jobs), p.Count, len(p.Jobs)*p.Count, p.Duration, cpusCovered.String(), nodesCovered.String())
+	lo, hi := p.estimate(p.minRounds(), sets), p.estimate(p.Count, sets)
 	floor := ""
 	if p.Floor {
 		floor = fmt.Sprintf(", including a handoff floor before and after for each of %d cpu sets", sets)
 	}
-	_, err := fmt.Fprintf(w, "estimated wall time: %s%s\n", est.Round(time.Second), floor)
+	est := hi.Round(time.Second).String()
+	if lo != hi {
+		est = fmt.Sprintf("%s to %s (every configuration stopping at %d rounds, or running %d)", lo.Round(time.Second), est, p.minRounds(), p.Count)
+	}
+	_, err := fmt.Fprintf(w, "estimated wall time: %s%s\n", est, floor)
 	return err
 }
 
