@@ -58,18 +58,21 @@ func TestWant(t *testing.T) {
 }
 
 // TestCheckTopo runs the oracle on contend topo -json as a skx-2s guest
-// printed it (testdata/skx-2s.topo.json), then on edited copies, each of
+// printed it (testdata/skx-2s.topo.json; big-224's too), then on edited copies, each of
 // which must be caught naming its field.
 func TestCheckTopo(t *testing.T) {
 	js, err := os.ReadFile("testdata/skx-2s.topo.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	topo, _ := Lookup("skx-2s")
-	bad, err := CheckTopo(topo, js)
-	if err != nil || len(bad) != 0 {
-		t.Fatalf("CheckTopo(skx-2s, its guest's output) = %q, %v; want no problems", bad, err)
+	for _, name := range []string{"skx-2s", "big-224"} {
+		topo, _ := Lookup(name)
+		bad, err := CheckTopo(topo, fixture(t, name+".topo.json"))
+		if err != nil || len(bad) != 0 {
+			t.Errorf("CheckTopo(%s, its guest's output) = %q, %v; want no problems", name, bad, err)
+		}
 	}
+	topo, _ := Lookup("skx-2s")
 	for _, c := range []struct {
 		old, new, want string
 	}{

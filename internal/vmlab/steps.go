@@ -495,9 +495,9 @@ func planScript(Topology) string {
 
 func planCheck(t Topology, tr *Transcript) []string {
 	o, bad := need(tr, "plan.sweep", 0)
-	every := regexp.MustCompile(fmt.Sprintf(`(?m)\s%d\s+compact\s+0-%d\s`, t.CPUs(), t.CPUs()-1))
+	every := regexp.MustCompile(fmt.Sprintf(`(?m)\s%d\s+compact\s+\S+\s+%s$`, t.CPUs(), regexp.QuoteMeta(t.Want().CPUNodes)))
 	if o != nil && o.RC == 0 && !every.Match(o.Data) {
-		bad = append(bad, fmt.Sprintf("plan.sweep: no %d-worker compact row on cpus 0-%d", t.CPUs(), t.CPUs()-1))
+		bad = append(bad, fmt.Sprintf("plan.sweep: no %d-worker compact row over nodes %s", t.CPUs(), t.Want().CPUNodes))
 	}
 	o, b := need(tr, "plan.c2c", 0)
 	bad = append(bad, b...)

@@ -25,6 +25,8 @@ func TestStepChecks(t *testing.T) {
 	pernode := fixture(t, "skx-2s.pernode")
 	unplug := fixture(t, "skx-2s.unplug")
 	rep := fixture(t, "memonly-3n.reproduce")
+	big, _ := Lookup("big-224")
+	plan, planC2C := fixture(t, "big-224.plan.sweep"), fixture(t, "big-224.plan.c2c")
 	results := []byte("hypervisor: TCGTCGTCGTCG\nBenchmarkX 1 2 ns/op\nBenchmarkX 1 2 ns/op\n")
 	for _, c := range []struct {
 		name  string
@@ -56,6 +58,9 @@ func TestStepChecks(t *testing.T) {
 		{"cross ok", crossCheck, mem, tr(Output{Name: "cross", Data: []byte(`{"nodes":[0,1]}`)}), ""},
 		{"sweep no provenance", sweepCheck, skx, tr(Output{Name: "sweep"}, Output{Name: "sweep.results", Data: []byte("\nBenchmarkX 1\n")}), "no hypervisor configuration line"},
 		{"tests no cross", testsCheck, skx, tr(Output{Name: "tests.loadavg", Data: []byte("hypervisor: TCG\nBenchmarkLoadAvg/x/place=compact 1\nBenchmarkLoadAvg/x/place=spread 1\nPASS\n")}), "tests.loadavg: no place=cross benchmark"},
+		{"plan ok", planCheck, big, tr(Output{Name: "plan.sweep", Data: plan}, Output{Name: "plan.c2c", Data: planC2C}), ""},
+		{"plan short of cpus", planCheck, big, tr(Output{Name: "plan.sweep", Data: []byte(strings.ReplaceAll(string(plan), " 224 ", " 112 "))}, Output{Name: "plan.c2c", Data: planC2C}), "no 224-worker compact row over nodes 0-1"},
+		{"plan no smt", planCheck, big, tr(Output{Name: "plan.sweep", Data: plan}, Output{Name: "plan.c2c", Data: []byte(strings.ReplaceAll(string(planC2C), "smt", "llc"))}), "no smt class"},
 	} {
 		got := strings.Join(c.check(c.topo, c.tr), "\n")
 		switch {
