@@ -18,17 +18,19 @@ import (
 func init() {
 	register(&command{
 		name:    "sweep",
-		summary: "run a matrix of scenarios × variants × threads × placements, -count times, into a results file (the quick preset unless -full); -plan shows it first",
+		summary: "run a matrix of scenarios × variants × threads × placements, in rounds until each configuration's 95% interval is within -ci (at most -count), into a results file (the quick preset unless -full); -plan shows it first, -budget fits it",
 		run:     sweepCmd,
 	})
 }
 
 func sweepCmd(stdout, stderr io.Writer, args []string) error {
-	fs := newFlags(stdout, "sweep", "[-quick | -full] [-scenarios LIST] [-variant LIST] [-threads LIST] [-place LIST] [-cpus LIST] [-count N] [-duration D] [-o FILE] [-resume [-retry-failed]] [-json] [-plan]")
+	fs := newFlags(stdout, "sweep", "[-quick | -full] [-scenarios LIST] [-variant LIST] [-threads LIST] [-place LIST] [-cpus LIST] [-count N] [-ci PCT] [-budget D] [-duration D] [-o FILE] [-resume [-retry-failed]] [-json] [-plan]")
 	var pf presetFlags
 	pf.register(fs,
-		"the quick preset, the default: every scenario's quick variants at 1 and 2 threads, compact, count 6, 100ms a run (under a minute on 2 cpus)",
-		"the full preset instead of the quick one: the seeds' experiments at 1, 2, 4, ... every usable cpu and one node's worth, every placement, count 10, 1s a run")
+		"the quick preset, the default: every scenario's quick variants at 1 and 2 threads, compact, 6 to 10 rounds of 100ms (under a minute on 2 cpus)",
+		"the full preset instead of the quick one: the seeds' experiments at 1, 2, one LLC, one node and 25/50/75/100% of the cpus (every placement at the machine's own sizes, compact and spread between; the ladder's powers of two where cheap), 6 to 10 rounds of 150ms")
+	ci := fs.Float64("ci", 2, "stop a configuration once the 95% confidence interval of its ns/op median is within ±`PCT`% of it (after 6 rounds, the fewest with one; at most -count); 0: every configuration runs -count rounds (6 quick, 10 full)")
+	budget := fs.Duration("budget", 0, "fit the plan to this `duration` (even if no configuration stops early): drop the ladder's extra rungs, then rounds down to 6, then the 25% and 75% rungs, saying what it trimmed")
 	scenarios := fs.String("scenarios", "all", "comma-separated `scenarios`, or all")
 	var variants string
 	fs.StringVar(&variants, "variant", "", "`variants` to run, separated by commas (one scenario only; default: the preset's)")
@@ -58,11 +60,32 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	m.Oversubscribe = *oversubscribe
+	switch {
+	case !(*ci >= 0 && *ci < 100):
+		return fmt.Errorf("sweep: -ci %g: want a percentage of the median from 0 (off) to below 100", *ci)
+	case *ci == 0:
+		m.Target = sweep.NoTarget
+	case flagSet(fs, "ci"):
+		m.Target = *ci / 100
+	}
+	if flagSet(fs, "budget") && *budget <= 0 {
+		return fmt.Errorf("sweep: -budget %v: want a positive duration", *budget)
+	}
 	plan, err := sweep.Build(t, m)
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	plan.Floor = !*noFloor
+	if *budget > 0 {
+		if err := plan.Fit(*budget); err != nil {
+			return fmt.Errorf("sweep: %w", err)
+		}
+		for _, tr := range plan.Trimmed {
+			if !*planOnly { // the plan says it
+				fmt.Fprintf(stderr, "sweep: -budget %v: trimmed %s\n", *budget, tr)
+			}
+		}
+	}
 	if *planOnly {
 		return plan.Write(stdout)
 	}
@@ -116,8 +139,8 @@ func (f *presetFlags) register(fs *flag.FlagSet, quickHelp, fullHelp string) {
 	f.topo.register(fs)
 	fs.BoolVar(&f.quick, "quick", false, quickHelp)
 	fs.BoolVar(&f.full, "full", false, fullHelp)
-	fs.IntVar(&f.count, "count", 0, "run each configuration `N` times (default 6 quick, 10 full)")
-	fs.DurationVar(&f.duration, "duration", 0, "length of one run (default 100ms quick, 1s full)")
+	fs.IntVar(&f.count, "count", 0, "run each configuration `N` times, at most N with sweep's adaptive rounds (default 10; with sweep -ci 0 and in reproduce, 6 quick, 10 full)")
+	fs.DurationVar(&f.duration, "duration", 0, "length of one run (default 100ms quick, 150ms full)")
 	fs.StringVar(&f.cpus, "cpus", "", "use only these cpus, a `list` such as 0-7 (default: every allowed cpu)")
 }
 

@@ -264,3 +264,83 @@ func TestSweepGoesOnAfterAFailure(t *testing.T) {
 		t.Errorf("after -retry-failed %d results, want 8", len(rs))
 	}
 }
+
+// The full sweep of the seeds' 2-socket, 224-cpu box fits an hour even if
+// no configuration stops before its last round, and still reaches 1 and
+// 224 workers, one node's worth, spread and cross over both nodes; -budget
+// trims it further and says what, or refuses a budget it cannot meet.
+func TestSweepFullPlan224(t *testing.T) {
+	root := t.TempDir()
+	for name, f := range fixture.SapphireRapids224.Tree() {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	estimate := func(out string) (lo, hi time.Duration) {
+		t.Helper()
+		_, rest, ok := strings.Cut(out, "estimated wall time: ")
+		f := strings.Fields(rest)
+		if !ok || len(f) < 3 || f[1] != "to" {
+			t.Fatalf("no estimated range in:\n%s", out)
+		}
+		lo, err1 := time.ParseDuration(f[0])
+		hi, err2 := time.ParseDuration(f[2])
+		if err1 != nil || err2 != nil {
+			t.Fatalf("estimate %q to %q: %v %v", f[0], f[2], err1, err2)
+		}
+		return lo, hi
+	}
+	out, _, err := runContend("sweep", "-full", "-plan", "-sysfs", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lo, hi := estimate(out); hi > time.Hour || lo >= hi {
+		t.Errorf("full plan estimated %v to %v, want at most 1h", lo, hi)
+	}
+	covered := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[0] == "scenario" {
+			continue
+		}
+		covered[f[2]+"/"+f[3]+"/"+f[len(f)-1]] = true // threads/place/nodes
+	}
+	for _, want := range []string{"1/compact/0", "112/compact/0", "224/compact/0-1", "2/spread/0-1", "112/cross/0-1", "224/spread/0-1"} {
+		if !covered[want] {
+			t.Errorf("full plan has no %s (threads/place/nodes) run", want)
+		}
+	}
+	out, _, err = runContend("sweep", "-full", "-plan", "-sysfs", root, "-budget", "30m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, hi := estimate(out); hi > 30*time.Minute || !strings.Contains(out, "trimmed to fit the budget: ") {
+		t.Errorf("-budget 30m: estimated up to %v, want at most 30m, and what it trimmed:\n%s", hi, out)
+	}
+	if _, _, err := runContend("sweep", "-full", "-plan", "-sysfs", root, "-budget", "1m"); err == nil ||
+		!strings.Contains(err.Error(), "-budget 1m0s: the plan needs ") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("-budget 1m: error %v, want one line saying what the plan needs", err)
+	}
+	for _, tt := range []struct{ args, want string }{
+		{"-ci -1", "-ci -1: want a percentage"},
+		{"-ci 100", "-ci 100: want a percentage"},
+		{"-budget -1s", "-budget -1s: want a positive duration"},
+	} {
+		args := append([]string{"sweep", "-plan"}, strings.Fields(tt.args)...)
+		if _, _, err := runContend(args...); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("contend %v: error %v, want %q", args, err, tt.want)
+		}
+	}
+	// -ci 0: fixed rounds, one estimate.
+	out, _, err = runContend("sweep", "-plan", "-ci", "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "rounds: 6 of 100ms a configuration\n") || strings.Contains(out, " to ") {
+		t.Errorf("-ci 0: want 6 fixed rounds and one estimate:\n%s", out)
+	}
+}

@@ -287,13 +287,13 @@ func (p Preset) Places(t *affinity.Topology) []affinity.Placement {
 // they named in its place. A nil list, a zero Count or Duration takes the
 // preset's.
 type Matrix struct {
-	Preset        Preset
-	Scenarios     []*bench.Spec        // the scenarios to run; ParseScenarios reads -scenarios
-	Variants      []string             // one scenario only
-	Threads       []int                // configlist.ParseThreads reads -threads
-	Places        []affinity.Placement // configlist.ParsePlaces reads -place
-	Count         int
-	Duration      time.Duration
+	Preset    Preset
+	Scenarios []*bench.Spec        // the scenarios to run; ParseScenarios reads -scenarios
+	Variants  []string             // one scenario only
+	Threads   []int                // configlist.ParseThreads reads -threads
+	Places    []affinity.Placement // configlist.ParsePlaces reads -place
+	Count     int
+	Duration  time.Duration
 	// Target is the adaptive rounds' confidence target (Plan.Target): 0
 	// takes the preset's, NoTarget runs every job Count rounds.
 	Target        float64

@@ -101,15 +101,17 @@ func (p *Plan) Fit(budget time.Duration) error {
 		}
 	}
 	drop(rankLadder, "the ladder's rungs beyond the seeds'")
-	if over() && p.Count > MinRounds {
-		c := p.Count
-		for c > MinRounds && p.estimate(c, sets()) > budget {
-			c--
-		}
-		p.Trimmed = append(p.Trimmed, fmt.Sprintf("rounds: at most %d a configuration instead of %d", c, p.Count))
-		p.Count = c
+	// Rounds down to MinRounds if that fits; else the quarters too, and
+	// back up to as many rounds as then fit.
+	if lo := min(p.Count, MinRounds); p.estimate(lo, sets()) > budget {
+		drop(rankQuarter, "the 25% and 75% rungs")
 	}
-	drop(rankQuarter, "the 25% and 75% rungs")
+	if c := p.Count; over() {
+		for p.Count > min(c, MinRounds) && over() {
+			p.Count--
+		}
+		p.Trimmed = append(p.Trimmed, fmt.Sprintf("rounds: at most %d a configuration instead of %d", p.Count, c))
+	}
 	if est := p.estimate(p.Count, sets()); est > budget {
 		trimmed := ""
 		if len(p.Trimmed) > 0 {
@@ -175,7 +177,10 @@ func (p *Plan) Write(w io.Writer) error {
 	if p.Rungs != "" {
 		fmt.Fprintf(w, "threads: %s\n", p.Rungs)
 	}
-	if p.Target > 0 {
+	if p.Target > 0 && p.minRounds() == p.Count {
+		fmt.Fprintf(w, "rounds: %d of %s a configuration, each one's 95%% confidence interval checked against ±%g%% (%d is the fewest with a 95%% interval: no configuration stops earlier)\n",
+			p.Count, p.Duration, 100*p.Target, MinRounds)
+	} else if p.Target > 0 {
 		fmt.Fprintf(w, "rounds: %d to %d of %s a configuration: it stops once the 95%% confidence interval of its ns/op median is within ±%g%% (at least %d rounds, the fewest with a 95%% interval)\n",
 			p.minRounds(), p.Count, p.Duration, 100*p.Target, MinRounds)
 	} else {
