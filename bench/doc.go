@@ -40,11 +40,12 @@
 //     (worker-min/max-%, p50/p99/p99.9/max-sec, lost-%, wait-%, steal-%,
 //     preempt/s); Finish adds the scenario's own metrics
 //     (Result.AddMetric), each a Unit the scenario declared once.
-//  7. Results file. internal/results names the configuration as go test
+//  7. Results file. bench/resultfmt names the configuration as go test
 //     names its sub-benchmark (LoadAvg/<variant>/threads=N/place=P-GOMAXPROCS),
 //     writes it in the Go benchmark format with the machine's provenance as
-//     configuration lines and Unit better= metadata, and makes it durable
-//     before the next run, so benchstat reads sweeps and go test output alike.
+//     configuration lines and Unit better= metadata; internal/results makes
+//     it durable before the next run, so benchstat reads sweeps and go test
+//     output alike.
 //
 // # Adding a variant key
 //

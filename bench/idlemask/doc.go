@@ -160,6 +160,17 @@
 // task at that CPU's next event. This is the main source of stale bits: a
 // CPU that just became busy, still marked idle until the tick.
 //
+// Under update=always the waker holds that runqueue while it places the task,
+// as try_to_wake_up() holds the remote rq lock through ttwu_do_activate()
+// (ttwu_queue() within an LLC, where ttwu_queue_cond() is false): it moves the
+// CPU to a held state, clears the bit, then publishes "task queued", and the
+// owner waits the hold out before switching tasks, as __schedule() waits for
+// rq->lock. Without the hold a late clear could land after the owner ran the
+// task and went idle again, leaving an idle CPU out of the exact mask (the
+// post-run check caught it once in some 400 quick sweeps; the hooked test
+// TestIdleMaskAlwaysPlacementRace forces it). The other policies place with
+// one compare-and-swap, as before.
+//
 // # Metrics
 //
 // mask-writes/op counts atomic writes to the shared words per event;

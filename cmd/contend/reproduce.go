@@ -23,14 +23,15 @@ func init() {
 }
 
 func reproduceCmd(stdout, stderr io.Writer, args []string) error {
-	fs := newFlags(stdout, "reproduce", "[-quick | -full] [-fake-nodes K] [-cpus LIST] [-o FILE] [-md FILE] [-resume] | -from FILE [-md FILE]")
+	fs := newFlags(stdout, "reproduce", "[-quick | -full] [-fake-nodes K] [-cpus LIST] [-o FILE] [-md FILE] [-resume [-retry-failed]] | -from FILE [-md FILE]")
 	var pf presetFlags
 	pf.register(fs,
 		"a few minutes on 2 cpus: count 6, 100ms a run, at most 4 workers (the default)",
 		"count 10, 1s a run, every allowed cpu as a worker")
 	out := fs.String("o", "", "raw results `file`, benchmark format (default out/reproduce-<time>.txt)")
 	md := fs.String("md", "", "Markdown table `file` (default: the results file with .md)")
-	resume := fs.Bool("resume", false, "continue an interrupted reproduce run from its results file")
+	resume := fs.Bool("resume", false, "continue an interrupted reproduce run from its results file (configurations it records as failed are not run again)")
+	retryFailed := fs.Bool("retry-failed", false, "with -resume, run again the configurations the results file records as failed")
 	from := fs.String("from", "", "judge this reproduce run's results `file` without running anything (the machine, worker count and placement come from the file)")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
@@ -40,6 +41,9 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 			return err
 		}
 		return judgeFile(stdout, stderr, *from, *md)
+	}
+	if *retryFailed && !*resume {
+		return fmt.Errorf("reproduce: -retry-failed needs -resume (a new run has no failures to retry)")
 	}
 	t, err := pf.topology(fs, true)
 	if err != nil {
@@ -63,6 +67,7 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 		*md = strings.TrimSuffix(*out, filepath.Ext(*out)) + ".md"
 	}
 	plan.Command = os.Args
+	plan.RetryFailed = *retryFailed
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	o, err := plan.RunAll(ctx, *out, *resume, stderr, nil)

@@ -82,6 +82,7 @@ func TestReproduceBadInput(t *testing.T) {
 		{[]string{"reproduce", "-quick", "-full"}, "exclude"},
 		{[]string{"reproduce", "-fake-nodes", "0"}, "at least 1 node"},
 		{[]string{"reproduce", "x"}, "unexpected argument"},
+		{[]string{"reproduce", "-retry-failed"}, "-retry-failed needs -resume"},
 		{[]string{"reproduce", "-from", "testdata/results/new.txt", "-count", "3"}, "-from judges a results file without running; -count only applies to a run"},
 		{[]string{"reproduce", "-from", "testdata/results/new.txt", "-fake-nodes", "2", "-resume"}, "-fake-nodes, -resume only apply"},
 		{[]string{"reproduce", "-from", "testdata/results/nonexistent.txt"}, "no such file"},
