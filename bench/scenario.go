@@ -75,7 +75,10 @@ type Spec struct {
 	Quick []string
 	// Full lists the variants a full sweep runs (the seeds' experiments).
 	Full []string
-	// Units lists every unit the scenario reports beside ns/op.
+	// Units lists every unit the scenario reports beside ns/op. The
+	// first is its headline, the figure a reader judges a variant by
+	// beside time (shared writes, cmpxchg, bits scanned): sweep's summary
+	// shows it at the largest thread count.
 	Units []Unit
 	// Package is the import path of the scenario's package, where its
 	// Benchmark functions live; Register fills it in. Results files carry

@@ -12,7 +12,8 @@ import (
 )
 
 // headline returns the unit a scenario's summary row leads with beside
-// time, by the scenario's benchmark name: its spec's first unit.
+// time, by the scenario's benchmark name: its spec's first unit (see
+// bench.Spec.Units).
 func headline(benchName string) string {
 	for _, s := range bench.Specs() {
 		if s.BenchName == benchName && len(s.Units) > 0 {
