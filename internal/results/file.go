@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -232,11 +231,12 @@ func Open(path string, resume bool) (_ *File, err error) {
 	if len(keep) > 0 {
 		keep = append(keep, '\n') // a fresh configuration block follows
 	}
+	// The temporary file is removed on failure: name the results file.
 	if _, err := tmp.Write(keep); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", tmp.Name(), err)
+		return nil, fmt.Errorf("writing results file %s: %w", path, pathCause(err))
 	}
 	if err := tmp.Sync(); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", tmp.Name(), err)
+		return nil, fmt.Errorf("writing results file %s: %w", path, pathCause(err))
 	}
 	if err := os.Rename(tmp.Name(), rf.partial); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", rf.partial, err)
@@ -297,11 +297,8 @@ func (rf *File) Failed(name string) (Failure, bool) {
 // Fail records a failed run as a comment line, durable before it returns
 // as Write's records are.
 func (rf *File) Fail(f Failure) error {
-	if _, err := io.WriteString(rf.f, f.line()); err != nil {
-		return fmt.Errorf("writing %s: %w", rf.partial, err)
-	}
-	if err := rf.f.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", rf.partial, err)
+	if err := rf.comment(f.line()); err != nil {
+		return err
 	}
 	rf.failed[f.Name] = f
 	return nil
@@ -332,14 +329,25 @@ func (rf *File) Converge(c Convergence) error {
 func (rf *File) Share(s Shared) error { return rf.comment(s.line()) }
 
 // comment appends one comment line and syncs it.
-func (rf *File) comment(line string) error {
-	if _, err := io.WriteString(rf.f, line); err != nil {
-		return fmt.Errorf("writing %s: %w", rf.partial, err)
+func (rf *File) comment(line string) error { return rf.append([]byte(line)) }
+
+// append writes b at the end of the partial file and makes it durable.
+func (rf *File) append(b []byte) error {
+	if _, err := rf.f.Write(b); err != nil {
+		return rf.writeError(err)
 	}
 	if err := rf.f.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", rf.partial, err)
+		return rf.writeError(err)
 	}
 	return nil
+}
+
+// writeError names what a failed write (a full disk, a quota) concerns: the
+// results file and where the results so far are. The *os.File was created
+// under a temporary name and renamed, so the error it returns names a file
+// that no longer exists; only its cause is kept.
+func (rf *File) writeError(err error) error {
+	return fmt.Errorf("writing results file %s (the results so far are in %s): %w", rf.path, rf.partial, pathCause(err))
 }
 
 // Write appends records and makes them durable before returning.
@@ -350,11 +358,8 @@ func (rf *File) Write(recs ...benchfmt.Record) error {
 			return err
 		}
 	}
-	if _, err := rf.f.Write(rf.buf.Bytes()); err != nil {
-		return fmt.Errorf("writing %s: %w", rf.partial, err)
-	}
-	if err := rf.f.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", rf.partial, err)
+	if err := rf.append(rf.buf.Bytes()); err != nil {
+		return err
 	}
 	for _, rec := range recs {
 		if res, ok := rec.(*benchfmt.Result); ok {
@@ -386,7 +391,7 @@ func secPerOp(r *benchfmt.Result) (float64, bool) {
 // Commit renames the complete partial file over the final path.
 func (rf *File) Commit() error {
 	if err := rf.f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", rf.partial, err)
+		return rf.writeError(err)
 	}
 	if err := os.Rename(rf.partial, rf.path); err != nil {
 		return fmt.Errorf("saving results: %w", err)
