@@ -147,22 +147,27 @@ func pernodeScript(t Topology) string {
 	return fmt.Sprintf("run pernode timeout 120 contend run loadavg -variant store=pernode -threads %d -place spread -duration 200ms\n", cpuNodes(t))
 }
 
-var slotsRE = regexp.MustCompile(`pernode placement: (\d+)/(\d+) slots node-local`)
+// slotsRE matches the placement line contend run prints for each per-node
+// storage ("pernode placement: 2/2 slots node-local (mbind ...)", one per
+// level where the variant has several: "pernode placement, level 1: ...").
+var slotsRE = regexp.MustCompile(`pernode placement(?:, level \d+)?: (\d+)/(\d+) slots node-local`)
 
 func pernodeCheck(t Topology, tr *Transcript) []string {
 	o, bad := need(tr, "pernode", 0)
 	if o == nil {
 		return bad
 	}
-	m := slotsRE.FindStringSubmatch(string(o.Data))
-	if m == nil {
+	ms := slotsRE.FindAllStringSubmatch(string(o.Data), -1)
+	if ms == nil {
 		return append(bad, "pernode: no \"pernode placement: K/N slots node-local\" line")
 	}
-	if m[1] != m[2] {
-		bad = append(bad, fmt.Sprintf("pernode: %s/%s slots node-local, want all: %s", m[1], m[2], lastLine([]byte(m[0]))))
-	}
-	if n, _ := strconv.Atoi(m[2]); n < cpuNodes(t) {
-		bad = append(bad, fmt.Sprintf("pernode: %d slots for %d cpu nodes", n, cpuNodes(t)))
+	for _, m := range ms {
+		if m[1] != m[2] {
+			bad = append(bad, fmt.Sprintf("pernode: %s, want every slot node-local", m[0]))
+		}
+		if n, _ := strconv.Atoi(m[2]); n < cpuNodes(t) {
+			bad = append(bad, fmt.Sprintf("pernode: %s: fewer slots than the %d cpu nodes", m[0], cpuNodes(t)))
+		}
 	}
 	if strings.Contains(string(o.Data), "(fake") {
 		bad = append(bad, "pernode: ran on fake nodes in a real multi-node guest")

@@ -36,7 +36,8 @@ func TestStepChecks(t *testing.T) {
 		want  string // "" for no problems
 	}{
 		{"pernode ok", pernodeCheck, skx, tr(Output{Name: "pernode", Data: pernode}), ""},
-		{"pernode remote slot", pernodeCheck, skx, tr(Output{Name: "pernode", Data: []byte(strings.Replace(string(pernode), "2/2 slots", "1/2 slots", 1))}), "1/2 slots node-local, want all"},
+		{"pernode remote slot", pernodeCheck, skx, tr(Output{Name: "pernode", Data: []byte(strings.Replace(string(pernode), "2/2 slots", "1/2 slots", 1))}), "1/2 slots node-local, want every slot node-local"},
+		{"pernode levels", pernodeCheck, skx, tr(Output{Name: "pernode", Data: []byte("  pernode placement, level 1: 2/2 slots node-local (mbind)\n  pernode placement, level 2: 1/2 slots node-local (mbind)\n")}), "level 2: 1/2 slots node-local, want every"},
 		{"pernode failed", pernodeCheck, skx, tr(Output{Name: "pernode", RC: 1, Data: []byte("contend: run: boom\n")}), "exit status 1, want 0: contend: run: boom"},
 		{"pernode missing", pernodeCheck, skx, tr(), "no output came back"},
 		{"unplug ok", unplugCheck, skx, tr(Output{Name: "unplug", Data: unplug}, Output{Name: "unplug.kept", Data: results}), ""},
