@@ -100,10 +100,17 @@ func topoCheck(t Topology, tr *Transcript) []string {
 // and holds nothing a fixture does not need.
 const sysfsFiles = `^/(proc/sys/kernel/osrelease|sys/devices/system/(node/(possible|online|has_cpu|has_memory|has_normal_memory|node[0-9]+/(cpulist|cpumap|distance))|cpu/(possible|present|online|offline|kernel_max|cpu[0-9]+/(online|topology/[a-z_]+|cache/index[0-9]+/(level|type|size|id|shared_cpu_list|shared_cpu_map|coherency_line_size)|cpufreq/scaling_governor))))$`
 
+// sysfsScript copies the files with shell builtins (read and echo; every
+// file the reader takes is one line) and makes the directories with one
+// mkdir: a fork per file costs TCG about 30 ms, 10 s for a guest's 400
+// files. The cpu lists and maps are binary attributes, which read gets
+// nothing from: those, and empty files, are copied with cat.
 func sysfsScript(Topology) string {
-	return `find /sys/devices/system/cpu /sys/devices/system/node /proc/sys/kernel/osrelease -type f 2>/dev/null | grep -E '` + sysfsFiles + `' | while read f; do
-	d=/tmp/sysfs$f; mkdir -p "${d%/*}"; cat "$f" > "$d" 2>/dev/null
-done
+	return `find /sys/devices/system/cpu /sys/devices/system/node /proc/sys/kernel/osrelease -type f 2>/dev/null | grep -E '` + sysfsFiles + `' > /tmp/sysfs.list
+sed 's|/[^/]*$||; s|^|/tmp/sysfs|' /tmp/sysfs.list | sort -u | xargs mkdir -p
+while read -r f; do
+	if read -r line < "$f" 2>/dev/null && [ -n "$line" ]; then echo "$line"; else cat "$f"; fi > "/tmp/sysfs$f" 2>/dev/null
+done < /tmp/sysfs.list
 (cd /tmp/sysfs && tar czf /tmp/out/sysfs.tgz .)
 emit sysfs.tgz /tmp/out/sysfs.tgz $?
 `
