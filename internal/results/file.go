@@ -113,7 +113,7 @@ func pct(x float64) string {
 	if math.IsInf(x, 0) || math.IsNaN(x) {
 		return "inf"
 	}
-	return strconv.FormatFloat(100*x, 'f', -1, 64) + "%"
+	return strconv.FormatFloat(100*x, 'f', 2, 64) + "%" // 1.73%, 234.56%: as far as a ± is worth reading
 }
 
 // parsePct reads what pct writes.

@@ -535,13 +535,16 @@ func (o *Outcome) writeRounds(w io.Writer, max int) {
 	}
 }
 
-// pctString writes a share as a percentage to two significant figures,
+// pctString writes a share as a percentage, to one decimal below 10%,
 // "∞" where infinite.
 func pctString(x float64) string {
-	if math.IsInf(x, 0) {
+	switch {
+	case math.IsInf(x, 0):
 		return "∞"
+	case x < 0.1:
+		return strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
 	}
-	return strconv.FormatFloat(100*x, 'g', 2, 64) + "%"
+	return strconv.FormatFloat(100*x, 'f', 0, 64) + "%"
 }
 
 func orNone(s string) string {
