@@ -94,7 +94,7 @@ func TestInitScript(t *testing.T) {
 	topo, _ := Lookup("offline-2s")
 	s := InitScript(topo, []string{"run a true", "run b false\n"})
 	for _, want := range []string{"#!/bin/sh\n", "mount -t sysfs", "exec 3>/dev/ttyS1",
-		"echo 0 > /sys/devices/system/cpu/cpu5/online\nrun a true\nrun b false\n", "@@vmlab done", "poweroff -f"} {
+		"echo 0 > /sys/devices/system/cpu/cpu3/online\nrun a true\nrun b false\n", "@@vmlab done", "poweroff -f"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("InitScript lacks %q", want)
 		}

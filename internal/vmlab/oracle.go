@@ -33,7 +33,7 @@ type Want struct {
 // online after /init's offlining.
 func (t Topology) Want() Want {
 	online := nodemask.NewBitmap(t.CPUs())
-	for c := range t.BootCPUs() {
+	for c := range t.UpCPUs() {
 		online.Set(c)
 	}
 	for _, c := range t.Offline {

@@ -36,9 +36,9 @@ func TestWant(t *testing.T) {
 		}},
 		{"offline-2s", Want{
 			PossibleNodes: "0-1", CPUNodes: "0-1", MemoryNodes: "0-1", NrNodeIDs: 2,
-			NodeCPUs: map[int]string{0: "0-3", 1: "4"}, Distance: [][]int{{10, 20}, {20, 10}},
-			PossibleCPUs: "0-7", PresentCPUs: "0-5", OnlineCPUs: "0-4", OfflineCPUs: "5-7",
-			Packages: []string{"0-3", "4"}, Cores: []string{"0-1", "2-3", "4"}, LLCs: []string{"0-3", "4"},
+			NodeCPUs: map[int]string{0: "0-2", 1: "4"}, Distance: [][]int{{10, 20}, {20, 10}},
+			PossibleCPUs: "0-7", PresentCPUs: "0-5", OnlineCPUs: "0-2,4", OfflineCPUs: "3,5-7",
+			Packages: []string{"0-2", "4"}, Cores: []string{"0-1", "2", "4"}, LLCs: []string{"0-2", "4"},
 		}},
 		{"amd-8", Want{
 			PossibleNodes: "0-1", CPUNodes: "0-1", MemoryNodes: "0-1", NrNodeIDs: 2,

@@ -39,7 +39,7 @@ func QEMU(ctx context.Context, t Topology, kernel, initrd, dir, accel string, ti
 		}
 	}
 	args := []string{"-accel", accel, "-nodefaults", "-no-reboot", "-display", "none", "-monitor", "none",
-		"-kernel", kernel, "-initrd", initrd, "-append", KernelCmdline,
+		"-kernel", kernel, "-initrd", initrd, "-append", t.Cmdline(),
 		"-serial", "file:" + b.Console, "-serial", "file:" + b.Data}
 	args = append(args, t.QEMUArgs()...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)

@@ -36,8 +36,13 @@ type Topology struct {
 	// default, 10 local and 20 remote.
 	Distance [][]int
 
+	// KernelMaxCPUs, when set, boots the kernel with maxcpus=N: cpus N and
+	// above are present but never brought up (they keep no topology/
+	// directory, unlike a cpu put offline).
+	KernelMaxCPUs int
+
 	// Offline cpus are put offline by the guest's /init before anything
-	// runs (echo 0 > online), beside those not present at boot.
+	// runs (echo 0 > online), beside those not present or not brought up.
 	Offline []int
 
 	// Steps are the checks run in the guest, most valuable first (see
@@ -117,12 +122,32 @@ func (t Topology) Validate() error {
 			}
 		}
 	}
+	if t.KernelMaxCPUs < 0 || t.KernelMaxCPUs > t.BootCPUs() {
+		return fmt.Errorf("topology %s: maxcpus=%d with %d cpus present", t.Name, t.KernelMaxCPUs, t.BootCPUs())
+	}
 	for _, c := range t.Offline {
-		if c <= 0 || c >= t.BootCPUs() {
+		if c <= 0 || c >= t.BootCPUs() || (t.KernelMaxCPUs > 0 && c >= t.KernelMaxCPUs) {
 			return fmt.Errorf("topology %s: cannot put cpu %d offline (cpu 0 stays; only present cpus)", t.Name, c)
 		}
 	}
 	return nil
+}
+
+// UpCPUs is the number of cpus the kernel brings up at boot.
+func (t Topology) UpCPUs() int {
+	if t.KernelMaxCPUs > 0 {
+		return t.KernelMaxCPUs
+	}
+	return t.BootCPUs()
+}
+
+// Cmdline returns the kernel command line: the lab's, and maxcpus= where
+// the topology boots fewer cpus than are present.
+func (t Topology) Cmdline() string {
+	if t.KernelMaxCPUs > 0 {
+		return KernelCmdline + fmt.Sprintf(" maxcpus=%d", t.KernelMaxCPUs)
+	}
+	return KernelCmdline
 }
 
 // QEMUArgs returns the machine part of QEMU's command line: cpu model,
@@ -216,15 +241,15 @@ var Matrix = []Topology{
 			{20, 10, 30},
 			{30, 30, 10},
 		},
-		Steps: []string{"topo", "pernode", "reproduce"},
+		Steps: []string{"topo", "sysfs", "pernode", "reproduce"},
 	},
 	{
 		Name:     "offline-2s",
-		Summary:  "2 sockets × 2 cores × 2 threads, 6 of 8 vcpus present at boot (maxcpus=8), cpu 5 put offline",
-		CPUModel: "Skylake-Server", Sockets: 2, Cores: 2, Threads: 2, SMT: true, Boot: 6,
+		Summary:  "2 sockets × 2 cores × 2 threads, 6 of 8 vcpus present (-smp 6,maxcpus=8), 5 brought up (kernel maxcpus=5), cpu 3 put offline",
+		CPUModel: "Skylake-Server", Sockets: 2, Cores: 2, Threads: 2, SMT: true, Boot: 6, KernelMaxCPUs: 5,
 		Nodes:   []Node{{seq(0, 4), 256}, {seq(4, 8), 256}},
-		Offline: []int{5},
-		Steps:   []string{"topo", "pernode", "sweep"},
+		Offline: []int{3},
+		Steps:   []string{"topo", "sysfs", "pernode", "sweep"},
 	},
 	{
 		Name:     "amd-8",

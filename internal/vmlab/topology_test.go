@@ -63,6 +63,8 @@ func TestValidateRefuses(t *testing.T) {
 		{"distance rows", func(t *Topology) { t.Distance = [][]int{{10}, {10}} }, "2 distance rows for 1 nodes"},
 		{"offline cpu 0", func(t *Topology) { t.Offline = []int{0} }, "cannot put cpu 0 offline"},
 		{"boot beyond", func(t *Topology) { t.Boot = 3 }, "3 boot cpus of 2"},
+		{"maxcpus beyond", func(t *Topology) { t.KernelMaxCPUs = 3 }, "maxcpus=3 with 2 cpus present"},
+		{"offline not up", func(t *Topology) { t.KernelMaxCPUs = 1; t.Offline = []int{1} }, "cannot put cpu 1 offline"},
 	} {
 		tp := base
 		tp.Nodes = slices.Clone(base.Nodes)
