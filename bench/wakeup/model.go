@@ -122,10 +122,31 @@ func (rq *runqueue) push(t *task) {
 
 // A layout is what the workers know of each other: LLC and node of each
 // (model) cpu, and for each the other cpus of its LLC in the order the idle
-// search probes them.
+// search probes them; and each LLC's sched_domain_shared, which the pre-patch
+// wake_affine() reads.
 type layout struct {
 	llc, node []int32
 	peers     [][]int32
+	// shared is per_cpu(sd_llc_shared, c) for each cpu c: one per LLC,
+	// nil for an LLC of one cpu, whose domain degenerates (sd_degenerate:
+	// a span of weight 1), so that 4.13 has no sd_llc and no
+	// sd_llc_shared for it (update_top_cache_domain).
+	shared []*llcShared
+}
+
+// An llcShared is the part of struct sched_domain_shared that 90001d67be2f
+// added for wake_affine_llc(): "some variables from the most recent
+// sd_lb_stats for this domain". Every cpu of the LLC writes it at the end of
+// its load balance of the LLC domain (update_sd_lb_stats), and wakers on
+// other LLCs read it, so it is one more line handed between caches, written
+// once a balance interval. Zero until the first balance, as kzalloc_node
+// left it.
+type llcShared struct {
+	_         [bench.LinePad]byte
+	nrRunning atomic.Int64 // sds->total_running: the LLC's runnable tasks
+	load      atomic.Int64 // sds->total_load
+	capacity  atomic.Int64 // sds->total_capacity
+	_         [bench.LinePad - 24]byte
 }
 
 // newLayout orders each cpu's LLC peers as for_each_cpu_wrap() does from the
@@ -133,7 +154,7 @@ type layout struct {
 // cpus; cpus breaks ties between workers (all 0 when unpinned) by index.
 func newLayout(llc, node []int32, cpus []int) *layout {
 	n := len(llc)
-	l := &layout{llc: llc, node: node, peers: make([][]int32, n)}
+	l := &layout{llc: llc, node: node, peers: make([][]int32, n), shared: make([]*llcShared, n)}
 	order := make([]int32, n)
 	for i := range order {
 		order[i] = int32(i)
@@ -146,6 +167,18 @@ func newLayout(llc, node []int32, cpus []int) *layout {
 				l.peers[i] = append(l.peers[i], c)
 			}
 		}
+	}
+	// One llcShared per LLC of two cpus or more, found through its first
+	// cpu's, as sd_init() attaches the sds of the domain's first cpu.
+	byLLC := map[int32]*llcShared{}
+	for i := range n {
+		if len(l.peers[i]) == 0 {
+			continue
+		}
+		if byLLC[llc[i]] == nil {
+			byLLC[llc[i]] = new(llcShared)
+		}
+		l.shared[i] = byLLC[llc[i]]
 	}
 	return l
 }
@@ -174,6 +207,7 @@ type counts struct {
 	sisScans    int64 // ... went on to select_idle_cpu()'s scan
 	sisFound    int64 // ... whose scan found an idle cpu other than the target
 	probes      int64 // runqueues the scans probed, the target included
+	balances    int64 // load balances of this cpu's LLC that wrote its llcShared (wake=llcstats)
 }
 
 func (c *counts) add(o *counts) {
@@ -196,6 +230,7 @@ func (c *counts) add(o *counts) {
 	c.sisScans += o.sisScans
 	c.sisFound += o.sisFound
 	c.probes += o.probes
+	c.balances += o.balances
 }
 
 // A worker is one cpu: the waker that runs on it, and whatever tasks are
@@ -218,9 +253,15 @@ type worker struct {
 	ncpu  uint64 // workers
 	per   uint64 // tasks at home on each cpu
 
-	gap           int64   // kernel time per wakeup: the worker's clock is attempts × gap
-	stayT, movedT samples // run times of tasks that stayed, that moved
-	_             [bench.LinePad]byte
+	gap int64 // kernel time per wakeup: the worker's clock is attempts × gap
+	// The pre-patch policy's LLC statistics: live reads the runqueues at
+	// the wakeup (stats=live); otherwise this cpu balances its LLC when its
+	// clock reaches balanceAt, then every balanceEvery (0: never, as for an
+	// LLC of one cpu or another policy).
+	live                    bool
+	balanceAt, balanceEvery int64
+	stayT, movedT           samples // run times of tasks that stayed, that moved
+	_                       [bench.LinePad]byte
 }
 
 // next is xorshift64*: cheap, deterministic per worker.
@@ -236,8 +277,12 @@ func (w *worker) Run(n int) { wakeupLoop(w, n) }
 //
 //go:noinline
 func wakeupLoop(w *worker, n int) {
+	now := w.attempts * w.gap
 	for range n {
 		w.drain()
+		if now += w.gap; w.balanceEvery > 0 && now >= w.balanceAt {
+			w.balanceLLC()
+		}
 		k, away := w.pick()
 		if w.wakeTask(k) && away {
 			w.awayWakers++
@@ -451,6 +496,20 @@ func (s *wakeup) Start(env *bench.Env) error {
 // replaced in place: the workers share it.
 func (s *wakeup) setClasses(llc, node []int32) {
 	*s.lay = *newLayout(llc, node, s.cpus)
+	for _, w := range s.workers {
+		if w != nil {
+			s.schedule(w)
+		}
+	}
+}
+
+// schedule sets when w balances its LLC, for wake=llcstats reading 4.13's
+// snapshot: never on an LLC of one cpu, which has no sd_llc_shared.
+func (s *wakeup) schedule(w *worker) {
+	w.balanceAt, w.balanceEvery = 0, 0
+	if s.cfg.wake == wakeLLCStats && !s.cfg.live && s.lay.shared[w.me] != nil {
+		w.balanceAt, w.balanceEvery = balanceTimes(1 + len(s.lay.peers[w.me]))
+	}
 }
 
 // Worker builds cpu info.Index's wake list and the tasks at home on it (so
@@ -472,7 +531,9 @@ func (s *wakeup) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		gap:    int64(len(s.workers)) * 1e9 / int64(s.cfg.rate),
 		stayT:  newSamples(sampleEvery),
 		movedT: newSamples(sampleEvery),
+		live:   s.cfg.live,
 	}
+	s.schedule(w)
 	for j := range s.cfg.tasks {
 		k := i*s.cfg.tasks + j
 		s.tasks[k] = newTask(k, i, s.cfg.lines, s.line)

@@ -104,19 +104,80 @@ func (w *worker) idleCPU(c int32) bool {
 	return c != w.me && w.rqs[c].nr.Load() == 0
 }
 
-// llcStatsOf is get_llc_stats() for cpu c's LLC, from the live runqueues:
-// every runnable task at a nice-0 task's full weight, every cpu at full
-// capacity. The kernel read these from sd_llc_shared, written by the last
-// load balance of the LLC (update_sd_lb_stats), so stale by up to a balance
-// interval; the model's are exact, so it makes none of the moves that
-// stale figures make wrongly.
-func (w *worker) llcStatsOf(c int32) llcStats {
-	n := w.nrRunning(c)
+// liveStats is what update_sd_lb_stats() would find on cpu c's LLC now, as
+// this cpu sees it: every runnable task at a nice-0 task's full weight,
+// every cpu at full capacity (sum_nr_running, group_load and
+// group_capacity summed over the LLC's groups). 4.13's group_load is
+// target_load()/source_load() at the domain's busy_idx 2: rq->cpu_load[1],
+// the tick's decayed average of the PELT runnable load, against its
+// instantaneous value; a cpu whose tasks have run for a while shows about
+// nice0Load a task either way, which is what this counts.
+func (w *worker) liveStats(c int32) (nr, load, capacity int64) {
+	nr = w.nrRunning(c)
 	for _, p := range w.lay.peers[c] {
-		n += w.nrRunning(p)
+		nr += w.nrRunning(p)
+	}
+	return nr, nr * nice0Load, int64(1+len(w.lay.peers[c])) * nice0Load
+}
+
+// balanceLLC is the end of this cpu's load balance of its LLC domain, the
+// lines 90001d67be2f added to update_sd_lb_stats():
+//
+//	WRITE_ONCE(shared->nr_running,	sds->total_running);
+//	WRITE_ONCE(shared->load,	sds->total_load);
+//	WRITE_ONCE(shared->capacity,	sds->total_capacity);
+//
+// No task is ever moved (the model has no load balancer to move one), so
+// the balance finds the domain balanced and its interval stays at the
+// maximum: the next one is balanceEvery later.
+func (w *worker) balanceLLC() {
+	nr, load, capacity := w.liveStats(w.me)
+	sh := w.lay.shared[w.me]
+	sh.nrRunning.Store(nr)
+	sh.load.Store(load)
+	sh.capacity.Store(capacity)
+	w.balances++
+	w.balanceAt += w.balanceEvery
+}
+
+// balanceTimes is when a busy cpu of an LLC of size cpus first balances the
+// LLC domain, and how often after that, in ns of kernel time.
+// rebalance_domains() balances a domain once jiffies pass sd->last_balance
+// + get_sd_balance_interval(sd, busy): sd->balance_interval ms, times
+// sd->busy_factor on a busy cpu. sd_init() starts balance_interval at
+// min_interval = sd_weight ms with busy_factor 32, and load_balance()
+// doubles it up to max_interval = 2·sd_weight after every balance that
+// finds nothing to move (out_balanced: "tune up the balancing interval").
+// So the first balance comes 32·size ms after the domains were built and
+// the next ones every 64·size ms. Every cpu of the LLC balances its own
+// copy of the domain (should_we_balance(): its local group at the LLC level
+// is its own core, of which it is the first idle or first cpu), each on its
+// own tick, from the same last_balance: so all write sd_llc_shared at about
+// the same time, every 64·size ms, on a machine whose cpus stay busy.
+func balanceTimes(size int) (first, every int64) {
+	const busyFactor = 32
+	ms := int64(size) * busyFactor * 1e6
+	return ms, 2 * ms
+}
+
+// llcStatsOf is get_llc_stats() for cpu c's LLC: false where there is no
+// sd_llc_shared (an LLC of one cpu); else the last balance's snapshot, or
+// with stats=live the runqueues now. has_capacity compares nr_running with
+// per_cpu(sd_llc_size, c).
+func (w *worker) llcStatsOf(c int32) (llcStats, bool) {
+	sh := w.lay.shared[c]
+	if sh == nil {
+		return llcStats{}, false
 	}
 	size := int64(1 + len(w.lay.peers[c]))
-	return llcStats{nrRunning: n, load: n * nice0Load, capacity: size * nice0Load, hasCapacity: n < size}
+	var s llcStats
+	if w.live {
+		s.nrRunning, s.load, s.capacity = w.liveStats(c)
+	} else {
+		s.nrRunning, s.load, s.capacity = sh.nrRunning.Load(), sh.load.Load(), sh.capacity.Load()
+	}
+	s.hasCapacity = s.nrRunning < size
+	return s, true
 }
 
 // wakeAffine is the policy's wake_affine(p, prev_cpu, sync) on this cpu
@@ -132,7 +193,18 @@ func (w *worker) wakeAffine(prev int32, sync bool) bool {
 		if w.lay.llc[prev] == w.lay.llc[w.me] {
 			return false
 		}
-		return wakeAffineLLC(w.llcStatsOf(prev), w.llcStatsOf(w.me), sync, nice0Load, nice0Load, affineImbalancePct)
+		// if (!get_llc_stats(&prev_stats, prev_cpu) ||
+		//     !get_llc_stats(&this_stats, this_cpu))
+		//	return false;
+		ps, ok := w.llcStatsOf(prev)
+		if !ok {
+			return false
+		}
+		ts, ok := w.llcStatsOf(w.me)
+		if !ok {
+			return false
+		}
+		return wakeAffineLLC(ps, ts, sync, nice0Load, nice0Load, affineImbalancePct)
 	default: // wakeBasic
 		return wakeAffineBasic(w.idleCPU(w.me), sync, w.nrRunning(w.me))
 	}

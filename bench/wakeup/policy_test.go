@@ -122,9 +122,9 @@ func TestSelectTaskRq(t *testing.T) {
 		{wakeBasic, 3, false, nil, 3, 1, 0, "not sync: prev"},
 		{wakeBasic, 0, true, nil, 1, 0, 0, "the task last ran here: no wake_affine(); the target is busy, the scan finds cpu 1"},
 		{wakeLLCStats, 1, true, nil, 1, 1, 0, "prev shares the waker's LLC: no, and prev is idle"},
-		{wakeLLCStats, 2, true, nil, 2, 1, 0, "prev's LLC has capacity: stay"},
-		{wakeLLCStats, 2, true, []int32{2, 2}, 1, 1, 1, "sync, two queued on prev: 100·1024·(0+1024) ≤ 112·2048·(2048−1024), so here, then the idle sibling"},
-		{wakeLLCStats, 2, false, []int32{2}, 2, 1, 0, "not sync, one queued on prev: 100·1024·(1024+1024) > 112·2048·0; prev is busy and alone in its LLC"},
+		{wakeLLCStats, 2, true, nil, 2, 1, 0, "prev's LLC is one cpu: no sd_llc_shared, so get_llc_stats() fails and wake_affine_llc() says no"},
+		{wakeLLCStats, 2, true, []int32{2, 2}, 2, 1, 0, "two queued on prev, but still no LLC statistics: no; prev is busy and alone in its LLC"},
+		{wakeLLCStats, 3, false, []int32{3}, 3, 1, 0, "not sync, one queued on prev: no statistics, no"},
 	} {
 		s, ws := setup(t, "wake=idle/lines=1/mig=0/tasks=1", handLLC, handNode)
 		for _, c := range tt.queued {

@@ -3,6 +3,7 @@ package wakeup
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -35,9 +36,14 @@ type SimConfig struct {
 	// Seed perturbs each cpu's random draws; the same config and seed
 	// replay the same wakeups (default 1).
 	Seed uint64
-	// Policies are the rows, wake= values (default: every policy).
+	// Policies are the rows, wake= values, each optionally followed by
+	// "/stats=live" (default: every policy, then llcstats/stats=live).
 	Policies []string
 }
+
+// llcLive is the pre-patch policy on exact LLC statistics, for comparison
+// with 4.13's snapshot.
+const llcLive = "llcstats/stats=live"
 
 // Limits of a simulation: beyond them it is a typo or would run for hours.
 const (
@@ -74,7 +80,7 @@ func (c SimConfig) withDefaults() SimConfig {
 		c.Seed = 1
 	}
 	if len(c.Policies) == 0 {
-		c.Policies = policyNames
+		c.Policies = append(slices.Clip(policyNames), llcLive)
 	}
 	return c
 }
@@ -197,14 +203,21 @@ func (t *SimTable) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "workload: mig=%s%% of wakeups away from the task's home, sync=%d%% WF_SYNC, %d tasks per cpu, seed %d\n",
 		c.Mig, c.Sync, c.Tasks, c.Seed)
 	b.WriteString("seed 004: guest cpu migrations \"from ~27K to ~2K over 5 seconds\" (sysbench oltp, 4.13.0 + 90001d67be2f + a731ebe6f17b without and with the patch)\n")
-	b.WriteString("          before = wake=llcstats (the pre-patch wake_affine_llc), after = wake=basic (the patch)\n\n")
+	b.WriteString("          before = wake=llcstats (the pre-patch wake_affine_llc), after = wake=basic (the patch); migrations count select_idle_sibling()'s moves too\n")
+	if c.LLC == 1 {
+		b.WriteString("llcstats: an LLC of one cpu has no sd_llc_shared in 4.13 (its domain degenerates), so get_llc_stats() fails and wake_affine_llc() says no to every wakeup\n\n")
+	} else {
+		first, every := balanceTimes(c.LLC)
+		fmt.Fprintf(&b, "llcstats: reads sd_llc_shared as each busy cpu's balance of its LLC wrote it, first at %s, then every %s of kernel time; %s reads the runqueues at the wakeup\n\n",
+			time.Duration(first), time.Duration(every), llcLive)
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "wake\tmigrations/5s\tseed\tmig/wakeup %\tcross-llc %\tremote %\tsync %\taffine %\tsis early %\tprobes/wakeup\tnoop %\t")
 	for _, r := range t.Rows {
 		k := r.Counts
 		seed := "-"
 		switch r.Policy {
-		case "llcstats":
+		case "llcstats": // not the live row: the seed's kernel read the snapshot
 			seed = "~27K"
 		case "basic":
 			seed = "~2K"

@@ -20,8 +20,8 @@ func TestSimulate(t *testing.T) {
 	for _, r := range tab.Rows {
 		rows[r.Policy] = r
 	}
-	if len(rows) != len(policyNames) {
-		t.Fatalf("%d rows, want one per policy (%d)", len(rows), len(policyNames))
+	if len(rows) != len(policyNames)+1 || rows[llcLive].Variant != "wake=llcstats/lines=1/mig=1.2/tasks=4/rate=226000/sync=100/llc=1/stats=live" {
+		t.Fatalf("%d rows (live row %q), want one per policy (%d) and llcstats on live figures", len(rows), rows[llcLive].Variant, len(policyNames))
 	}
 	p := 0.012
 	want := (2*p*(1-p) + p*p*2/3) * seedRate * 5
@@ -42,10 +42,25 @@ func TestSimulate(t *testing.T) {
 	if err := tab.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"4 virtual cpus, 1 per LLC", "~27K", "~2K", "90001d67be2f", "sync=100% WF_SYNC"} {
+	if k := rows["llcstats"].Counts; k.Affine != 0 {
+		t.Errorf("llcstats on LLCs of one cpu: wake_affine() said yes %d times, want never (no sd_llc_shared)", k.Affine)
+	}
+	for _, want := range []string{"4 virtual cpus, 1 per LLC", "~27K", "~2K", "90001d67be2f", "sync=100% WF_SYNC", "has no sd_llc_shared"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
+	}
+	// On LLCs of 2 the snapshot's schedule is in the text.
+	two, err := Simulate(SimConfig{CPUs: 4, LLC: 2, Duration: 200 * time.Millisecond, Policies: []string{"llcstats", llcLive}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := two.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "first at 64ms, then every 128ms of kernel time"; !strings.Contains(b.String(), want) {
+		t.Errorf("table on LLCs of 2 lacks %q:\n%s", want, b.String())
 	}
 	again, err := Simulate(SimConfig{CPUs: 4, Duration: time.Second})
 	if err != nil || again.Rows[4].Counts != tab.Rows[4].Counts {

@@ -79,8 +79,16 @@ var keys = []bench.Key{
 	{Name: "sync", Default: "0", Domain: bench.IntRange(0, 100), OmitDefault: true,
 		Doc: "percent of wakeups flagged WF_SYNC (the waker sleeps soon after), which wake=llcstats and wake=basic read"},
 	{Name: "llc", Default: "host", Domain: bench.Form("host|1..4096", canonLLC), OmitDefault: true,
-		Doc: "the model's LLCs: the host's caches, or N consecutive workers per LLC (1: every cpu its own, as the pre-patch wake_affine_llc() then judges every away wakeup)"},
+		Doc: "the model's LLCs: the host's caches, or N consecutive workers per LLC (1: every cpu its own, which 4.13 gives no LLC statistics, so wake=llcstats never pulls)"},
+	// Added after the kernel policies: its default is the kernel's
+	// behaviour, which wake=llcstats follows from then on; live is the
+	// model's first, exact figures, kept for comparison.
+	{Name: "stats", Default: "balance", Domain: bench.OneOf(statsNames...), OmitDefault: true,
+		Doc: "the LLC statistics wake=llcstats reads: balance, 4.13's, snapshotted into sd_llc_shared by each cpu's busy load balance of its LLC (every 64×LLC-size ms); live, the runqueues read at the wakeup"},
 }
+
+// The stats= values, in the order of their index.
+var statsNames = []string{"balance", "live"}
 
 // canonLLC spells an llc= value: host, or a whole number of cpus.
 func canonLLC(key, v string) (string, error) {
@@ -159,8 +167,9 @@ type config struct {
 	mig   int // basis points: hundredths of a per cent
 	tasks int
 	rate  int
-	sync  int // per cent of wakeups WF_SYNC
-	llc   int // cpus per model LLC; 0: the host's
+	sync  int  // per cent of wakeups WF_SYNC
+	llc   int  // cpus per model LLC; 0: the host's
+	live  bool // stats=live: wake=llcstats reads the runqueues, not the balance's snapshot
 }
 
 // parseConfig reads a variant into its configuration and canonical
@@ -170,10 +179,14 @@ func parseConfig(variant string) (config, *bench.Params, error) {
 	if err != nil {
 		return config{}, nil, err
 	}
-	c := config{wake: policy(p.Index("wake")), lines: p.Int("lines"), tasks: p.Int("tasks"), rate: p.Int("rate"), sync: p.Int("sync")}
+	c := config{wake: policy(p.Index("wake")), lines: p.Int("lines"), tasks: p.Int("tasks"), rate: p.Int("rate"), sync: p.Int("sync"),
+		live: p.Index("stats") == 1}
 	c.mig, _ = parsePercent(p.Get("mig")) // canonical, so valid
 	if v := p.Get("llc"); v != "host" {
 		c.llc, _ = strconv.Atoi(v) // canonical, so valid
+	}
+	if c.live && c.wake != wakeLLCStats {
+		return c, nil, fmt.Errorf("wakeup: stats=live is read only by wake=llcstats, not wake=%s", policyName(c.wake))
 	}
 	if kb := c.tasks * c.lines * 64 / 1024; kb > maxWorkingKB {
 		return c, nil, fmt.Errorf("wakeup: tasks=%d × lines=%d is %d KiB of working set per cpu (want tasks×lines ≤ %d, %d KiB)",
