@@ -80,7 +80,7 @@ type Plan struct {
 	// 95% confidence interval of its ns/op median, as contend table
 	// prints it, is within Target of the median (0.02: ±2%), after at
 	// least MinRounds rounds, or after Count. 0 runs every job Count
-	// rounds.
+	// rounds, as Build makes it for a Count below MinRounds.
 	Target float64
 	// Trimmed says what Fit left out to fit a budget, one line each.
 	Trimmed []string
@@ -335,6 +335,9 @@ func Build(t *affinity.Topology, m Matrix) (*Plan, error) {
 	}
 	if p.Duration == 0 {
 		p.Duration = d
+	}
+	if p.Count < MinRounds {
+		p.Target = 0 // no configuration can reach a 95% interval: fixed rounds, ±∞ in the tables
 	}
 	// The preset's rungs, each with its placements, unless the user named
 	// the counts: then each count under the placements asked for, or all

@@ -401,3 +401,32 @@ func TestFit(t *testing.T) {
 		t.Errorf("Fit(0): no error")
 	}
 }
+
+// A preset's adaptive rounds: its target unless the matrix says otherwise,
+// none with fewer rounds than a 95% interval needs, and a target outside
+// (0, 1) refused.
+func TestBuildTarget(t *testing.T) {
+	topo := fixture.Topology(t, fixture.AMD8Nodes)
+	for _, tt := range []struct {
+		count  int
+		target float64
+		want   string
+	}{
+		{0, 0, "10 rounds, target 0.02"},
+		{6, 0, "6 rounds, target 0.02"},
+		{5, 0, "5 rounds, target 0"},
+		{0, NoTarget, "6 rounds, target 0"},
+		{0, 0.05, "10 rounds, target 0.05"},
+		{0, 1, "error"},
+		{0, -0.5, "error"},
+	} {
+		p, err := Build(topo, Matrix{Preset: Quick, Scenarios: atomicadd(t), Count: tt.count, Target: tt.target})
+		got := "error"
+		if err == nil {
+			got = fmt.Sprintf("%d rounds, target %g", p.Count, p.Target)
+		}
+		if got != tt.want {
+			t.Errorf("Build(count %d, target %g) = %s (%v), want %s", tt.count, tt.target, got, err, tt.want)
+		}
+	}
+}
