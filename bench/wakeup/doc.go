@@ -72,15 +72,20 @@
 //     first idle cpu of the waker's LLC in for_each_cpu_wrap() order from the
 //     cpu after the waker's, else the waker's own.
 //   - wake=llcstats: the pre-patch wake_affine() (4.13.0 + 90001d67be2f +
-//     a731ebe6f17b, the code the seed's patch removes): no when prev_cpu
-//     shares the waking cpu's LLC, else wake_affine_llc() line for line on
-//     get_llc_stats() of both LLCs: on a sync wakeup the waker's load comes
-//     off this LLC's ("considered idle" if it was all of it); stay if prev's
-//     LLC has capacity (nr_running < its cpus) and no more running than here
-//     plus one; come here if this LLC has capacity and two fewer; else
-//     100·prev_capacity·(this_load + task_load) ≤ (100 + (125−100)/2)·
+//     a731ebe6f17b, the code the seed's patch removes, as its diff shows
+//     it): no when prev_cpu shares the waking cpu's LLC, else
+//     wake_affine_llc() line for line on get_llc_stats() of both LLCs: no
+//     if either LLC has no sd_llc_shared; on a sync wakeup the waker's load
+//     comes off this LLC's ("considered idle" if it was all of it); stay if
+//     prev's LLC has capacity (nr_running < its cpus) and no more running
+//     than here plus one; come here if this LLC has capacity and two fewer;
+//     else 100·prev_capacity·(this_load + task_load) ≤ (100 + (125−100)/2)·
 //     this_capacity·(prev_load − task_load), imbalance_pct 125 being
-//     sd_init()'s for every domain above the LLC.
+//     sd_init()'s for every domain above the LLC. The statistics are what
+//     the kernel read: sched_domain_shared's nr_running, load and capacity,
+//     which update_sd_lb_stats() writes at the end of a load balance of the
+//     LLC domain (see "The LLC statistics" below); stats=live reads the
+//     runqueues at the wakeup instead, for comparison.
 //   - wake=basic: PeterZ's patched wake_affine(), "utter basics": yes if the
 //     waking cpu is idle_cpu(), or on a sync wakeup whose waker is the only
 //     task running there (nr_running == 1); otherwise prev_cpu.
@@ -90,10 +95,57 @@
 // idle; else select_idle_cpu()'s loop over the target's LLC from the target
 // itself (probed again, as for_each_cpu_wrap() starts there), the first idle
 // cpu, else the target. sync= is the share of wakeups flagged WF_SYNC (the
-// waker will sleep soon after; sysbench's socket wakeups are). llc=N gives
-// the model LLCs of its own, N consecutive workers each, so that a 2-cpu
-// host can run the cross-LLC path: llc=1 is every cpu its own LLC, where
-// every away wakeup is one wake_affine_llc() judges.
+// waker will sleep soon after; see "WF_SYNC" below for which of sysbench's
+// are). llc=N gives the model LLCs of its own, N consecutive workers each,
+// so that a 2-cpu host can run the cross-LLC path. llc=1 is every cpu its
+// own LLC: there 4.13 keeps no LLC statistics at all, since a domain
+// spanning one cpu degenerates (sd_degenerate()) and update_top_cache_domain()
+// leaves sd_llc and sd_llc_shared NULL, so get_llc_stats() fails and the
+// pre-patch wake_affine() says no to every wakeup; every away wakeup is
+// then one the patched policy judges and the pre-patch one refuses.
+//
+// # The LLC statistics
+//
+// 90001d67be2f ("sched/fair: Fix wake_affine() for !NUMA_BALANCING") gave
+// struct sched_domain_shared "some variables from the most recent
+// sd_lb_stats for this domain, used by wake_affine()": nr_running, load and
+// capacity. update_sd_lb_stats() writes them (WRITE_ONCE) whenever the
+// domain it balances has a ->shared, which sd_init() attaches to every
+// SD_SHARE_PKG_RESOURCES level, and get_llc_stats() reads the LLC's through
+// per_cpu(sd_llc_shared, cpu). They are sums over the domain's groups:
+// nr_running of rq->cfs.h_nr_running (sum_nr_running), load of
+// target_load()/source_load() at the LLC domain's busy_idx 2 (the larger or
+// smaller of rq->cpu_load[1], the tick's decayed average of the PELT
+// runnable load, and that load now), capacity of the groups' capacities.
+// has_capacity is nr_running < sd_llc_size.
+//
+// How stale they are follows from when the LLC domain is balanced.
+// rebalance_domains() balances it once sd->last_balance +
+// get_sd_balance_interval() has passed: sd->balance_interval ms, times
+// busy_factor 32 on a busy cpu; sd_init() starts the interval at
+// min_interval = the domain's weight in ms, and load_balance() doubles it
+// up to max_interval = twice that after each balance that found nothing to
+// move. Each cpu balances its own copy of the domain (without SMT its
+// local group at the LLC level is itself, so should_we_balance() lets it),
+// all from the same last_balance. In the model every cpu is busy (its
+// waker runs) and nothing is ever moved by a balance, so each cpu of an LLC
+// of W cpus writes the snapshot first 32·W ms after start and then every
+// 64·W ms of its kernel clock (attempts × the rate's gap): on 4-cpu LLCs
+// every 256 ms, some 58000 wakeups of the seed's rate. A newly idle
+// balance (idle_balance(), also through update_sd_lb_stats()) would write
+// it more often, but the model's cpus never go idle; and an idle cpu's
+// interval is 32 times shorter.
+//
+// Each cpu's view at its balance is the model's usual one (its own waker
+// running, every other cpu's between wakeups: what is queued on it), every
+// task at nice0Load and every cpu at full capacity. That moves two things.
+// The load is a count now, not a PELT average, which matters only in the
+// last comparison, reached when neither LLC has capacity. And which cpus
+// count as busy is the model's convention: a real client's cpu between two
+// queries shows its PELT load of the time it ran, so an LLC of busy clients
+// has no capacity in the kernel's figures where it has in the model's, and
+// the load comparison pulls sync wakeups there (at full weight, on equal
+// LLCs of W ≥ 10 cpus: 100·W ≤ 112·(W−1)).
 //
 // In the model's terms: the waking cpu runs its waker, so it is never
 // idle_cpu() and its nr_running is 1 plus the woken tasks queued on it;
@@ -101,18 +153,23 @@
 // so that cpu is idle when nothing is queued on it, and its nr_running is
 // what is queued. What each simplification moves:
 //
-//   - The LLC statistics are read live from the runqueues, each runnable
-//     task at a nice-0 task's full weight (task_h_load of the waker and the
-//     wakee alike), every cpu at full capacity. 4.13 read them from
-//     sd_llc_shared, PELT runnable averages written by the LLC's last load
-//     balance: a cpu whose tasks just slept still showed their load, and a
-//     balance interval old. With the live figures a prev cpu between
-//     wakeups has capacity and wake_affine_llc() keeps the task there, so
-//     the model's pre-patch policy migrates almost never where the seed's
-//     made ~27K migrations in 5 s: this model cannot reproduce the seed's
-//     before-figure, and says so rather than being tuned to. At full
-//     weight the comparison is PeterZ's own summary of it, "pick the
-//     'shortest' of the 2 queues", with a 12% margin.
+//   - The LLC statistics are the balance's snapshot as above, each task
+//     at a nice-0 task's full weight (task_h_load of the waker and the
+//     wakee alike). A prev LLC whose wakers are between wakeups had
+//     capacity at its last balance, as it has now, so wake_affine_llc()
+//     keeps the task there; the snapshot only changes the answer when the
+//     runqueues changed since (both ways: TestStaleLLCStats), which on the
+//     model's short queues is rare. So the pre-patch policy's own
+//     decisions move almost nothing (affine-% about 0), and on llc=1 they
+//     cannot: the model's pre-patch migrations are select_idle_sibling()'s
+//     moves inside an LLC, where the seed's kernel made ~27K in 5 s. This
+//     model does not reproduce the seed's before-figure, and says so rather
+//     than being tuned to: the seed's guest topology is not given, and a
+//     guest whose vCPUs are each their own LLC had no LLC statistics to be
+//     stale, so there its ~27K could not have been wake_affine() pulls
+//     (load-balancer migrations, which the model has none of, are what is
+//     left). At full weight the comparison is PeterZ's own summary of it,
+//     "pick the 'shortest' of the 2 queues", with a 12% margin.
 //   - The waker never sleeps, so case 1 of the patched policy (an idle
 //     waking cpu: a wakeup from an interrupt on an idle cpu) never arises in
 //     the model; case 2 (sync, the waker alone) pulls every sync away
@@ -144,6 +201,43 @@
 // alone. A task's pages stay where they were first touched, so on a real
 // multi-node machine a cross-node migration also leaves its memory remote,
 // which only the first pull here shows.
+//
+// # WF_SYNC
+//
+// sync=100, the finding's workload, is the upper bound of what sysbench's
+// wakeups carry. The socket path does pass the flag: a TCP or Unix socket's
+// receive ends in sk->sk_data_ready, sock_def_readable(), which calls
+// wake_up_interruptible_sync_poll(), that is __wake_up_sync_key(..., 1,
+// key), whose wake_flags are WF_SYNC when one exclusive waiter is to be
+// woken (nr_exclusive == 1, as that macro passes). __wake_up_common() hands
+// them to the waiter's function, and a thread blocked in recv()
+// (woken_wake_function(), autoremove_wake_function()) or in poll() or
+// select() (pollwake(), which passes its sync argument on to
+// default_wake_function()) reaches try_to_wake_up() with them, where
+// select_task_rq_fair() takes sync = wake_flags & WF_SYNC. Three things take
+// it away or make it a poor hint:
+//
+//   - an epoll waiter: 4.13's ep_poll_callback() receives sync but wakes
+//     the epoll_wait()er with wake_up_locked(), without WF_SYNC (passing
+//     it on came with 900bbaae67e9, in 2024);
+//   - a receive run by another context than the sender's: over loopback
+//     the sender's own bottom half (netif_rx(), then do_softirq() at its
+//     local_bh_enable()) runs sock_def_readable() with the sender as
+//     current, but from ksoftirqd, or from a virtio-net interrupt for a
+//     client outside the guest, current is not the task about to sleep;
+//   - the patched test's nr_running == 1: a client that sends its query
+//     and blocks in recv() for the reply, or a server thread that sends
+//     its result and blocks reading the next query, is alone on its cpu
+//     only where nothing else waits there, which with more sysbench
+//     threads than vCPUs is often not so.
+//
+// MySQL's thread-per-connection server and sysbench's client library wait
+// on their own sockets in read() and poll() rather than epoll (from their
+// design, not checked here against their source), so their wakeups are
+// WF_SYNC when both run in the guest over loopback or a Unix socket; the
+// seed gives neither where sysbench ran nor its thread count. sync=0 is the
+// other bound; the patched policy moves nothing at sync=0 in the model
+// (its waker is never idle).
 //
 // # Metrics
 //

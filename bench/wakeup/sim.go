@@ -19,9 +19,10 @@ type SimConfig struct {
 	// give the guest's size.
 	CPUs int
 	// LLC is the cpus per last-level cache, consecutive ids sharing one
-	// (default 1: every vCPU its own LLC, so every away wakeup is one the
-	// pre-patch wake_affine_llc() judges; the seed does not give the
-	// guest's topology either).
+	// (default 1: every vCPU its own LLC, so every away wakeup crosses
+	// LLCs, and 4.13 keeps no LLC statistics for the pre-patch
+	// wake_affine_llc() to read; the seed does not give the guest's
+	// topology either).
 	LLC int
 	// Mig (a per cent, two decimals), Sync (a per cent), Tasks and Rate
 	// are the workload, as the scenario's mig=, sync=, tasks= and rate=

@@ -141,9 +141,11 @@ func fullVariants() []string {
 		"wake=prev/lines=256/mig=1.2"+tail,
 		"wake=affine/lines=256/mig=0.09"+tail,
 		// The kernel's two policies at one workload (finding 9): every
-		// wakeup sync, as sysbench's socket wakeups are, on LLCs of one
-		// cpu, so that every away wakeup is one the pre-patch
-		// wake_affine_llc() judges.
+		// wakeup sync, as sysbench's socket wakeups can be (doc.go,
+		// WF_SYNC), on LLCs of one cpu, so that every away wakeup
+		// crosses LLCs: one the patch judges, and one the pre-patch
+		// code refuses for want of LLC statistics (an LLC of one cpu
+		// has no sd_llc_shared).
 		"wake=llcstats/lines=256/mig=1.2"+tail+"/sync=100/llc=1",
 		"wake=basic/lines=256/mig=1.2"+tail+"/sync=100/llc=1",
 	)

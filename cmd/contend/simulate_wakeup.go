@@ -25,14 +25,14 @@ const simulateWakeupUsage = "wakeup [-cpus 8] [-llc 1] [-mig 1.2] [-sync 100] [-
 func simulateWakeup(stdout io.Writer, args []string) error {
 	fs := newFlags(stdout, "simulate", simulateWakeupUsage)
 	cpus := fs.Int("cpus", 8, "virtual `cpus` (seed 004 does not give its guest's size)")
-	llc := fs.Int("llc", 1, "`cpus` per LLC, consecutive ids sharing one (1: every vCPU its own)")
+	llc := fs.Int("llc", 1, "`cpus` per LLC, consecutive ids sharing one (1: every vCPU its own, which 4.13 gives no LLC statistics)")
 	mig := fs.String("mig", "1.2", "`percent` of wakeups made away from the task's home cpu, two decimals at most")
 	sync := fs.Int("sync", 100, "`percent` of wakeups flagged WF_SYNC (sysbench's socket wakeups are)")
 	tasks := fs.Int("tasks", 4, "sleeping `tasks` per cpu")
 	rate := fs.Int("rate", 226000, "machine-wide wakeups per second of kernel time (226000: seed 004's, estimated)")
 	duration := fs.Duration("duration", 0, "kernel time simulated per policy (default 5s, the seed's window)")
 	seed := fs.Uint64("seed", 1, "random `seed`: the same seed replays the same wakeups")
-	policies := fs.String("policies", "", "comma-separated wake= `policies` (default: all)")
+	policies := fs.String("policies", "", "comma-separated wake= `policies`, llcstats/stats=live for the pre-patch policy on exact LLC statistics (default: all, and that)")
 	asJSON := fs.Bool("json", false, "print the rows as JSON")
 	pos, err := parseFlags(fs, args)
 	if err != nil {

@@ -12,7 +12,9 @@ func TestSimulateWakeupAndIdleMask(t *testing.T) {
 		want []string
 	}{
 		{[]string{"simulate", "wakeup", "-cpus", "4", "-duration", "50ms"},
-			[]string{"4 virtual cpus", "~27K", "~2K", "llcstats", "basic", "migrations/5s", "sis early %"}},
+			[]string{"4 virtual cpus", "~27K", "~2K", "llcstats", "basic", "migrations/5s", "sis early %", "llcstats/stats=live", "has no sd_llc_shared"}},
+		{[]string{"simulate", "wakeup", "-cpus", "8", "-llc", "4", "-duration", "300ms", "-policies", "llcstats,llcstats/stats=live"},
+			[]string{"8 virtual cpus, 4 per LLC", "first at 128ms, then every 256ms", "llcstats/stats=live"}},
 		{[]string{"simulate", "idlemask", "-cpus", "32", "-llc", "16", "-duration", "2ms"},
 			[]string{"32 virtual cpus in 2 LLCs", "80 times between two ticks", "v5 + Vincent", "mask writes/s", "probes/wakeup"}},
 	} {
@@ -47,6 +49,7 @@ func TestSimulateWakeupAndIdleMaskBadInput(t *testing.T) {
 		{[]string{"simulate", "wakeup", "-mig", "2.345"}, "is not a percentage"},
 		{[]string{"simulate", "wakeup", "-sync", "101"}, "-sync 101"},
 		{[]string{"simulate", "wakeup", "-policies", "fancy"}, `unknown wake "fancy"`},
+		{[]string{"simulate", "wakeup", "-policies", "basic/stats=live"}, "stats=live is read only by wake=llcstats"},
 		{[]string{"simulate", "wakeup", "-duration", "-1s"}, "-duration -1s"},
 		{[]string{"simulate", "wakeup", "extra"}, `unexpected argument "extra"`},
 		{[]string{"simulate", "idlemask", "-llc", "50"}, "llc 50: want a divisor"},

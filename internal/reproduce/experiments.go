@@ -126,9 +126,12 @@ const (
 // the patch), each followed by select_idle_sibling(), at one workload: a
 // 256-line working set, 4 tasks per cpu, 1.2% of wakeups away from the
 // task's home (what makes ~27K in 5 s when each moves the task away and
-// back), every wakeup WF_SYNC as sysbench's socket wakeups are, on LLCs of
-// one cpu so that every away wakeup is one the pre-patch comparison judges,
-// at the seed's estimated 226k wakeups a second.
+// back), every wakeup WF_SYNC (the most sysbench's socket wakeups can be:
+// bench/wakeup's doc, WF_SYNC), on LLCs of one cpu so that every away
+// wakeup crosses LLCs, at the seed's estimated 226k wakeups a second. On an
+// LLC of one cpu 4.13 has no sd_llc_shared, so the pre-patch
+// wake_affine_llc() refuses every one of them; contend simulate wakeup -llc
+// N shows the snapshot it reads on larger LLCs.
 func (e *Env) wakeup(x labelled) Experiment {
 	return e.x("wakeup", x.variant+"/lines=256/tasks=4/rate=226000/mig=1.2/sync=100/llc=1", x.label)
 }

@@ -359,8 +359,9 @@ func wakeAffine(e *Env) *Finding {
 		migSome = 2
 	)
 	const modelNote = "the model prices the cache side of a migration only: no IPI, idle exit or vCPU wakeup, which in a guest are likely most of the seed's gain; " +
-		"and its LLC statistics are the live runqueues, not 4.13's PELT averages from the last balance, so a prev cpu whose waker is between wakeups has capacity and the pre-patch code keeps the task there, " +
-		"while the patch pulls every sync away wakeup to a waker running alone"
+		"its pre-patch wake_affine() reads 4.13's LLC statistics as the LLC's load balance last wrote them (sd_llc_shared), and on these LLCs of one cpu there are none (the domain degenerates), so it refuses every away wakeup, " +
+		"as on larger LLCs it refuses almost all (a prev LLC whose wakers are between wakeups had capacity at its last balance: contend simulate wakeup -llc 4), while the patch pulls every sync away wakeup to a waker running alone and its home waker pulls it back; " +
+		"the model has no load balancer, whose migrations are what a guest of one-cpu LLCs had left to make the seed's ~27K"
 	before, after := e.wakeup(wkBefore), e.wakeup(wkAfter)
 	return &Finding{
 		ID:    9,
