@@ -44,11 +44,9 @@ func LevelUnits() []bench.Unit {
 
 // laLevelUnits names u's per-level units "l1-" + u.Name and so on.
 func laLevelUnits(u bench.Unit, what string) (us [laMaxLevels]bench.Unit) {
+	names := [laMaxLevels]string{"the tasks' own group", "its parent, system.slice in the seed's setup", "the parent's parent"}
 	for i := range us {
-		name := "the tasks' own group"
-		if i > 0 {
-			name = fmt.Sprintf("the group %d above the tasks'", i)
-		}
+		name := names[i]
 		us[i] = bench.Unit{Name: fmt.Sprintf("l%d-%s", i+1, u.Name), Better: u.Better,
 			Doc: fmt.Sprintf("level %d (%s): %s, as %s", i+1, name, what, u.Name)}
 	}
