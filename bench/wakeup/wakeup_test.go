@@ -519,7 +519,7 @@ func TestFinishChecks(t *testing.T) {
 
 func TestHotLoopDoesNotAllocate(t *testing.T) {
 	for _, v := range []string{"wake=affine/mig=30", "wake=prev/mig=30", "wake=idle/mig=30/lines=64",
-		"wake=llcstats/mig=30/sync=50/llc=1", "wake=basic/mig=30/sync=50"} {
+		"wake=llcstats/mig=30/sync=50/llc=1", "wake=llcstats/mig=30/sync=50", "wake=llcstats/mig=30/sync=50/stats=live", "wake=basic/mig=30/sync=50"} {
 		_, ws := setup(t, v, []int32{0, 0, 1}, []int32{0, 0, 1})
 		if allocs := testing.AllocsPerRun(20, func() { drive(ws, 1, 500) }); allocs != 0 {
 			t.Errorf("%s: a round of Run(500) allocates %v times, want 0", v, allocs)
