@@ -1,6 +1,9 @@
 package wakeup
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // The machine of the LLC statistics cases: cpus 0 and 1 share LLC 0, cpus 2
 // and 3 LLC 1, so that both LLCs have a sched_domain_shared. With tasks=1,
@@ -77,11 +80,12 @@ func TestLLCBalanceTimes(t *testing.T) {
 		variant string
 		llc     []int32
 		each    int64
+		note    string // what Notes says of the LLC statistics
 	}{
-		{"wake=llcstats/lines=1/mig=10/tasks=1/rate=4000/sync=100", twoLLC, 8},
-		{"wake=llcstats/lines=1/mig=10/tasks=1/rate=4000/sync=100", []int32{0, 1, 2, 3}, 0},
-		{"wake=llcstats/lines=1/mig=10/tasks=1/rate=4000/sync=100/stats=live", twoLLC, 0},
-		{"wake=basic/lines=1/mig=10/tasks=1/rate=4000/sync=100", twoLLC, 0},
+		{"wake=llcstats/lines=1/mig=10/tasks=1/rate=4000/sync=100", twoLLC, 8, "load balances wrote it, 32 times"},
+		{"wake=llcstats/lines=1/mig=10/tasks=1/rate=4000/sync=100", []int32{0, 1, 2, 3}, 0, "none (every LLC is one cpu"},
+		{"wake=llcstats/lines=1/mig=10/tasks=1/rate=4000/sync=100/stats=live", twoLLC, 0, "stats=live"},
+		{"wake=basic/lines=1/mig=10/tasks=1/rate=4000/sync=100", twoLLC, 0, ""},
 	} {
 		s, ws := setup(t, tt.variant, tt.llc, make([]int32, 4))
 		drive(ws, 100, 10)
@@ -91,5 +95,9 @@ func TestLLCBalanceTimes(t *testing.T) {
 			}
 		}
 		finish(t, s, total(s).attempts)
+		notes := strings.Join(s.Notes(), "\n")
+		if got := strings.Contains(notes, "LLC statistics"); got != (tt.note != "") || !strings.Contains(notes, tt.note) {
+			t.Errorf("%s on LLCs %v: notes %q, want a note on the LLC statistics containing %q (none if empty)", tt.variant, tt.llc, notes, tt.note)
+		}
 	}
 }

@@ -258,7 +258,28 @@ func (s *wakeup) Notes() []string {
 	if s.fake != "" {
 		notes = append(notes, "topology "+s.fake+": cross-node-% counts moves between made-up nodes; every cpu still shares the real machine's caches and memory")
 	}
+	if s.cfg.wake == wakeLLCStats && s.lay != nil {
+		notes = append(notes, s.statsNote())
+	}
 	return notes
+}
+
+// statsNote says what LLC statistics the pre-patch policy read in the run:
+// how many balances wrote them, or that there were none to read.
+func (s *wakeup) statsNote() string {
+	if s.cfg.live {
+		return "LLC statistics: stats=live, the runqueues at each wakeup (4.13 read a load balance's snapshot)"
+	}
+	var balances int64
+	for _, w := range s.workers {
+		if w != nil {
+			balances += w.balances
+		}
+	}
+	if !slices.ContainsFunc(s.lay.shared, func(sh *llcShared) bool { return sh != nil }) {
+		return "LLC statistics: none (every LLC is one cpu, so no sd_llc_shared: the pre-patch wake_affine() says no to every wakeup)"
+	}
+	return fmt.Sprintf("LLC statistics: sd_llc_shared as the LLC's busy load balances wrote it, %d times in the run's kernel time", balances)
 }
 
 // Finish checks the run's bookkeeping against the working sets themselves
