@@ -27,6 +27,11 @@ func TestMatrixValid(t *testing.T) {
 				t.Errorf("topology %s: %v", topo.Name, err)
 			}
 		}
+		for _, n := range topo.Tests {
+			if !slices.ContainsFunc(scenarioTests, func(s struct{ name, bench, variant string }) bool { return s.name == n }) {
+				t.Errorf("topology %s: tests %s: no such scenario test", topo.Name, n)
+			}
+		}
 		if topo.Steps[0] != "topo" {
 			t.Errorf("topology %s: first step %s, want topo (the oracle check)", topo.Name, topo.Steps[0])
 		}
@@ -46,6 +51,20 @@ func TestBigNoSpinning(t *testing.T) {
 		}
 		if _, err := Lookup(topo.Name); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// TestTestsCovered: between them, the matrix's guests run every scenario's
+// test binary.
+func TestTestsCovered(t *testing.T) {
+	for _, s := range scenarioTests {
+		covered := false
+		for _, topo := range Matrix {
+			covered = covered || (slices.Contains(topo.Steps, "tests") && testedHere(topo, s.name))
+		}
+		if !covered {
+			t.Errorf("no guest of the matrix runs %s's benchmarks", s.name)
 		}
 	}
 }
