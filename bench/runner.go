@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -64,9 +62,10 @@ var ErrNoCPUs = errors.New("bench: no cpus to run on")
 // then all are released together by a spin barrier. Each runs batches of its
 // share of cfg.Ops until the first worker completes its share (or the duration
 // passes), and then all stop: fixed work per worker would let early finishers
-// leave the rest running uncontended and flatter the result. GC is switched
-// off for the measured interval and GOMAXPROCS is raised to workers+1 so no two
-// spinning workers share a P.
+// leave the rest running uncontended and flatter the result. Garbage is
+// collected before the first worker starts and the collector stays off until
+// the last has stopped (see quiesce), and GOMAXPROCS is raised to workers+1
+// so no two spinning workers share a P.
 func Run(s Scenario, cfg Config) (*Result, error) {
 	env, err := newEnv(cfg)
 	if err != nil {
@@ -88,6 +87,9 @@ func Run(s Scenario, cfg Config) (*Result, error) {
 		}
 	}()
 
+	// Collect now, while no worker spins: a stop-the-world during the run
+	// would wait for every worker to reach a safe point (see safePoint).
+	defer quiesce()()
 	r := &run{s: s, env: env, probe: probe, share: share(cfg.Ops, len(env.CPUs))}
 	if err := r.launch(); err != nil {
 		return nil, err
@@ -204,10 +206,6 @@ func (r *run) measure(cfg Config) int64 {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	// Collect garbage now, not during the measurement.
-	runtime.GC()
-	gc := debug.SetGCPercent(-1)
-	defer debug.SetGCPercent(gc)
 	r.ticks[0] = readCPUTicks()
 	start := Now()
 	r.st.release.v.Store(true)
@@ -296,11 +294,10 @@ func work(s Scenario, probe *affinity.CPUProbe, share int64, st *runState, ready
 	clockCost := calibrateClock()
 	out.clockCost = clockCost
 	ready.Done()
-	for !st.release.v.Load() {
-		// Spin: a sleeping worker would wake up late and start the run
-		// uncontended. GOMAXPROCS ≥ workers+1 keeps this from starving
-		// the coordinator.
-	}
+	// Spin: a sleeping worker would wake up late and start the run
+	// uncontended. GOMAXPROCS ≥ workers+1 keeps this from starving the
+	// coordinator.
+	awaitRelease(&st.release.v)
 	if st.abort.v.Load() {
 		return
 	}
@@ -313,7 +310,9 @@ func work(s Scenario, probe *affinity.CPUProbe, share int64, st *runState, ready
 // it completes the share or the stop flag rises. A batch of k operations is
 // Run(k-1), then Run(1) between two clock reads, the second of which is the
 // batch's end: one operation per batch is timed into lat (see Latency) for
-// the price of one indirect call and one clock read. The stop flag is looked
+// the price of one indirect call and one clock read. Each batch ends at a
+// safePoint, so that nothing the runtime must stop the world for waits on a
+// worker for longer than a batch. The stop flag is looked
 // at after each batch, never before the first: a worker released late (a
 // busy machine, a short duration) still measures something, so a run never
 // completes zero operations (a NaN ns/op). end is when it stopped: the end
@@ -340,6 +339,7 @@ func batches(wk Worker, info WorkerInfo, probe *affinity.CPUProbe, share int64, 
 			return n, checks, t1, fmt.Errorf("worker %d: found on cpu %d, pinned to cpu %d", info.Index, cpu, info.CPU)
 		}
 		checks++
+		safePoint() // a stop-the-world waits at most one batch
 		if t1-last < int64(targetBatch) && batch < maxBatch {
 			batch *= 2
 		}
