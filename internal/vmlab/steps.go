@@ -189,8 +189,17 @@ type runJSON struct {
 	Nodes    []int  `json:"nodes"`
 }
 
+// crossScript fills two nodes: half the workers on one, half on the node
+// farthest from it, as many as the smallest cpu node holds, so a placement
+// that took a nearer node (snc-4n's 12 for its 21) shows.
 func crossScript(t Topology) string {
-	return fmt.Sprintf("runo cross timeout 120 contend run loadavg -threads %d -place cross -duration 100ms -json\n", 2*max(1, t.CPUs()/len(t.Nodes)/2))
+	per := t.CPUs()
+	for _, l := range t.Want().NodeCPUs {
+		if b, _ := nodemask.ParseList(l); l != "" {
+			per = min(per, b.Weight())
+		}
+	}
+	return fmt.Sprintf("runo cross timeout 120 contend run loadavg -threads %d -place cross -duration 100ms -json\n", 2*per)
 }
 
 func crossCheck(t Topology, tr *Transcript) []string {
@@ -207,6 +216,9 @@ func crossCheck(t Topology, tr *Transcript) []string {
 	nodes = slices.Compact(nodes)
 	if len(nodes) != 2 {
 		return append(bad, fmt.Sprintf("cross: workers on nodes %v, want two", r.Nodes))
+	}
+	if n := len(r.Nodes); slices.Index(r.Nodes, nodes[1]) != n/2 || r.Nodes[n/2-1] != r.Nodes[0] {
+		bad = append(bad, fmt.Sprintf("cross: workers on nodes %v, want the first half on one node and the rest on the other", r.Nodes))
 	}
 	far := 0
 	w := t.Want()

@@ -22,6 +22,7 @@ func tr(outs ...Output) *Transcript { return &Transcript{Outputs: outs, Done: tr
 func TestStepChecks(t *testing.T) {
 	skx, _ := Lookup("skx-2s")
 	mem, _ := Lookup("memonly-3n")
+	snc, _ := Lookup("snc-4n")
 	pernode := fixture(t, "skx-2s.pernode")
 	unplug := fixture(t, "skx-2s.unplug")
 	rep := fixture(t, "memonly-3n.reproduce")
@@ -56,7 +57,9 @@ func TestStepChecks(t *testing.T) {
 		{"taskset over accepted", tasksetCheck, skx, tr(Output{Name: "taskset.topo", Data: []byte(`{"allowed_cpus":"1-3"}`)}, Output{Name: "taskset.run", Data: []byte(`{"cpus":[1,2,3]}`)},
 			Output{Name: "taskset.over", Data: []byte("ok\n")}), "taskset.over: exit status 0, want a failure"},
 		{"cross same node", crossCheck, skx, tr(Output{Name: "cross", Data: []byte(`{"nodes":[0,0]}`)}), "want two"},
-		{"cross ok", crossCheck, mem, tr(Output{Name: "cross", Data: []byte(`{"nodes":[0,1]}`)}), ""},
+		{"cross ok", crossCheck, mem, tr(Output{Name: "cross", Data: []byte(`{"nodes":[0,0,1,1]}`)}), ""},
+		{"cross uneven", crossCheck, mem, tr(Output{Name: "cross", Data: []byte(`{"nodes":[0,1,1,1]}`)}), "want the first half on one node"},
+		{"cross near node", crossCheck, snc, tr(Output{Name: "cross", Data: []byte(`{"nodes":[0,0,1,1]}`)}), "nodes 0 and 1 are at distance 12, the farthest cpu nodes at 21"},
 		{"sweep no provenance", sweepCheck, skx, tr(Output{Name: "sweep"}, Output{Name: "sweep.results", Data: []byte("\nBenchmarkX 1\n")}), "no hypervisor configuration line"},
 		{"tests no cross", testsCheck, skx, tr(Output{Name: "tests.loadavg", Data: []byte("hypervisor: TCG\nBenchmarkLoadAvg/x/place=compact 1\nBenchmarkLoadAvg/x/place=spread 1\nPASS\n")}), "tests.loadavg: no place=cross benchmark"},
 		{"plan ok", planCheck, big, tr(Output{Name: "plan.sweep", Data: plan}, Output{Name: "plan.c2c", Data: planC2C}), ""},

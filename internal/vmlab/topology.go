@@ -236,7 +236,7 @@ var Matrix = []Topology{
 			{21, 21, 12, 10},
 		},
 		Tests: []string{"loadavg", "nodewalk", "wakeup", "atomicadd"},
-		Steps: []string{"topo", "pernode", "tests"},
+		Steps: []string{"topo", "pernode", "cross", "tests"},
 	},
 	{
 		Name:     "memonly-3n",
@@ -248,7 +248,7 @@ var Matrix = []Topology{
 			{20, 10, 30},
 			{30, 30, 10},
 		},
-		Steps: []string{"topo", "sysfs", "pernode", "reproduce"},
+		Steps: []string{"topo", "sysfs", "pernode", "cross", "reproduce"},
 	},
 	{
 		Name:     "offline-2s",
