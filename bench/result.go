@@ -28,9 +28,12 @@ type Result struct {
 	Workers []WorkerStats
 	// Latency is every worker's latency samples together.
 	Latency *Latency
-	// FastProbe says whether on-CPU checks used RDTSCP's TSC_AUX (true) or
-	// getcpu.
+	// FastProbe says whether on-CPU checks read the CPU without a system
+	// call (RDTSCP's TSC_AUX or an rseq area) rather than calling getcpu.
 	FastProbe bool
+	// Probe names how they read it (affinity.ThreadProbe.Method; methods
+	// joined by " + " if workers differed).
+	Probe string
 	// Checks counts the on-CPU checks that passed during the run.
 	Checks int64
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -161,6 +162,7 @@ type workerOut struct {
 	from, to    threadTimes // its thread's accounting at the start and end of its interval
 	lat         *Latency
 	clockCost   int64
+	probe       string // how its on-CPU checks read the CPU (ThreadProbe.Method)
 }
 
 // launch starts one goroutine per worker and waits until every one is pinned
@@ -244,11 +246,14 @@ func (r *run) result(start int64) (*Result, error) {
 		PerWorker: make([]int64, w),
 		Workers:   make([]WorkerStats, w),
 		Latency:   new(Latency),
-		FastProbe: r.probe.FastPath(),
 	}
 	last := start
+	var probes []string
 	for i := range r.outs {
 		o := &r.outs[i]
+		if !slices.Contains(probes, o.probe) {
+			probes = append(probes, o.probe)
+		}
 		res.PerWorker[i] = o.ops
 		res.Ops += o.ops
 		res.Checks += o.checks
@@ -259,6 +264,8 @@ func (r *run) result(start int64) (*Result, error) {
 		res.Latency.Merge(o.lat)
 	}
 	res.Elapsed = time.Duration(last - start)
+	res.Probe = strings.Join(probes, " + ")
+	res.FastProbe = !slices.Contains(probes, "getcpu")
 	return res, nil
 }
 
@@ -278,6 +285,11 @@ func work(s Scenario, probe *affinity.CPUProbe, share int64, st *runState, ready
 			out.err = uerr
 		}
 	}()
+	// The per-batch on-CPU check, registered on this thread (an rseq area
+	// where there is no trusted TSC_AUX), released before undo unlocks it.
+	onCPU, release := probe.Thread()
+	defer release()
+	out.probe = onCPU.Method()
 	wk, err := s.Worker(info)
 	if err != nil {
 		st.abort.v.Store(true)
@@ -302,7 +314,7 @@ func work(s Scenario, probe *affinity.CPUProbe, share int64, st *runState, ready
 		return
 	}
 	out.from = acct.start()
-	out.ops, out.checks, out.end, out.err = batches(wk, info, probe, share, st, lat, clockCost)
+	out.ops, out.checks, out.end, out.err = batches(wk, info, onCPU, share, st, lat, clockCost)
 	out.to = acct.end()
 }
 
@@ -317,7 +329,7 @@ func work(s Scenario, probe *affinity.CPUProbe, share int64, st *runState, ready
 // busy machine, a short duration) still measures something, so a run never
 // completes zero operations (a NaN ns/op). end is when it stopped: the end
 // of its last batch, or when it saw the flag.
-func batches(wk Worker, info WorkerInfo, probe *affinity.CPUProbe, share int64, st *runState, lat *Latency, clockCost int64) (n, checks, end int64, err error) {
+func batches(wk Worker, info WorkerInfo, probe cpuProbe, share int64, st *runState, lat *Latency, clockCost int64) (n, checks, end int64, err error) {
 	batch := int64(firstBatch)
 	last := Now()
 	for {
@@ -349,6 +361,10 @@ func batches(wk Worker, info WorkerInfo, probe *affinity.CPUProbe, share int64, 
 		}
 	}
 }
+
+// cpuProbe says which CPU the calling thread runs on: an
+// affinity.ThreadProbe in a run, an affinity.CPUProbe in tests.
+type cpuProbe interface{ CPU() int }
 
 // epoch is the origin of Now.
 var epoch = time.Now()

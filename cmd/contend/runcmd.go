@@ -230,9 +230,9 @@ func summarize(w io.Writer, p *plan, res *bench.Result) {
 			fmt.Fprintf(w, "  %s\n", note)
 		}
 	}
-	how := "getcpu"
-	if res.FastProbe {
-		how = "RDTSCP TSC_AUX"
+	how := res.Probe
+	if how == "" {
+		how = "getcpu"
 	}
 	fmt.Fprintf(w, "  pinning verified: %d on-cpu checks during the run (%s), none off-cpu\n", res.Checks, how)
 	writeDisturbance(w, res)
