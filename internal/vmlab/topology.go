@@ -256,7 +256,8 @@ var Matrix = []Topology{
 		CPUModel: "Skylake-Server", Sockets: 2, Cores: 2, Threads: 2, SMT: true, Boot: 6, KernelMaxCPUs: 5,
 		Nodes:   []Node{{seq(0, 4), 256}, {seq(4, 8), 256}},
 		Offline: []int{3},
-		Steps:   []string{"topo", "sysfs", "pernode", "sweep"},
+		Tests:   []string{"loadavg"},
+		Steps:   []string{"topo", "sysfs", "pernode", "tests", "sweep"},
 	},
 	{
 		Name:     "amd-8",
