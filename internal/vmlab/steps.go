@@ -36,7 +36,7 @@ var Steps = []Step{
 	{"sweep", "sweep -quick at 1 run of 10ms: a results file with hypervisor provenance", sweepScript, sweepCheck},
 	{"c2c", "c2c -pairs sample at 20 samples: every topology class of the guest measured", c2cScript, c2cCheck},
 	{"resume", "SIGINT mid-sweep, then -resume: the first results kept, the rest run once", resumeScript, resumeCheck},
-	{"unplug", "cpu 7 put offline mid-sweep: a one-line error and the results so far kept", unplugScript, unplugCheck},
+	{"unplug", "cpu 7 put offline mid-sweep: a one-line error and the results so far kept; then mid contend run -count: a one-line error", unplugScript, unplugCheck},
 	{"plan", "sweep -full -plan and c2c -list -pairs sample: the full matrix's cpu lists and the c2c plan, nothing run", planScript, planCheck},
 	{"reproduce", "reproduce -quick at 10ms runs: the findings table, finding 3 on real nodes", reproduceScript, reproduceCheck},
 }
@@ -478,6 +478,12 @@ emit unplug /tmp/out/unplug 0
 cat /tmp/u.results /tmp/u.results.partial > /tmp/out/unplug.kept 2>/dev/null
 emit unplug.kept /tmp/out/unplug.kept 0
 echo 1 > /sys/devices/system/cpu/cpu7/online
+( contend run loadavg -threads 4 -cpus 4-7 -count 4 -duration 1s -o /tmp/ur.results > /tmp/out/unplug.run 2>&1; echo "exit status $?" >> /tmp/out/unplug.run ) &
+sleep 3; echo 0 > /sys/devices/system/cpu/cpu7/online; wait
+emit unplug.run /tmp/out/unplug.run 0
+ls -la /tmp/ur.results* > /tmp/out/unplug.run.files 2>&1; cat /tmp/ur.results* >> /tmp/out/unplug.run.files 2>/dev/null
+emit unplug.run.files /tmp/out/unplug.run.files 0
+echo 1 > /sys/devices/system/cpu/cpu7/online
 `
 }
 
@@ -496,6 +502,20 @@ func unplugCheck(_ Topology, tr *Transcript) []string {
 	}
 	if k := tr.Get("unplug.kept"); k == nil || len(benchLine.FindAllString(string(k.Data), -1)) == 0 {
 		bad = append(bad, "unplug.kept: no results kept from before the unplug")
+	}
+	// contend run -count writes its -o file only once every run is done,
+	// so an unplug keeps the earlier runs on stdout only: checked is the
+	// one-line error naming the cpu.
+	r, b := need(tr, "unplug.run", 0)
+	bad = append(bad, b...)
+	if r != nil {
+		s := strings.TrimSpace(string(r.Data))
+		lines := strings.Split(s, "\n")
+		if strings.HasSuffix(s, "exit status 0") {
+			bad = append(bad, "unplug.run: contend run succeeded with cpu 7 unplugged under it")
+		} else if len(lines) < 2 || !strings.HasPrefix(lines[len(lines)-2], "contend: ") || !strings.Contains(lines[len(lines)-2], "7") {
+			bad = append(bad, fmt.Sprintf("unplug.run: no one-line error naming cpu 7: %q", lines[max(0, len(lines)-2)]))
+		}
 	}
 	return bad
 }
