@@ -259,7 +259,7 @@ var errDisturbed = fmt.Errorf("samples include disturbed runs: a worker lost ove
 // errUnconverged is the note on a cell whose samples include a sweep's
 // configuration that ran its most rounds without its confidence interval
 // reaching the sweep's target (its "# rounds:" line says how far it got).
-var errUnconverged = errors.New("never converged: the sweep ran its most rounds without this configuration's 95% interval reaching its target (the results file's \"# rounds:\" line says how far it got)")
+var errUnconverged = errors.New("never converged: the sweep ran its most rounds without the 95% interval of this configuration's ns/op median reaching its target (the results file's \"# rounds:\" line says how far it got)")
 
 // errBelowClock is the note on a latency quantile below the clock.
 var errBelowClock = errors.New("below the clock: an operation cheaper than timing one (clock-sec) cannot be timed alone; ns/op times operations in bulk")
