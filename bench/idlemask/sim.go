@@ -243,24 +243,13 @@ func (t *SimTable) WriteText(w io.Writer) error {
 	fmt.Fprintln(tw, "row\tvariant\tmask writes/s\t/cpu/tick\tprobes/wakeup\tfound idle %\tshortcut %\twrong %\tbudget out %\t")
 	for _, r := range t.Rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", r.Label, imRowName(r.Variant),
-			simCount(r.WritesPerSec), r.WritesPerCPUTick, r.ProbesPerWakeup, r.FoundIdle, r.Early, r.Wrong, r.BudgetOut)
+			bench.SeedCount(r.WritesPerSec), r.WritesPerCPUTick, r.ProbesPerWakeup, r.FoundIdle, r.Early, r.Wrong, r.BudgetOut)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// simCount writes a count as "12.3M", "45.6k".
-func simCount(x float64) string {
-	switch {
-	case x >= 1e6:
-		return fmt.Sprintf("%.3gM", x/1e6)
-	case x >= 1e3:
-		return fmt.Sprintf("%.3gk", x/1e3)
-	}
-	return fmt.Sprintf("%.3g", x)
 }
 
 // imRowName is the part of a row's variant that sets it apart: its update=

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/ktime"
 	"github.com/contend/contend/counter"
 )
@@ -487,9 +488,9 @@ func (t *SimTable) WriteText(w io.Writer) error {
 			series, label = "-", "-"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%.3f\t%.3f\t\n",
-			series, label, r.Name, simCount(r.WritesPer5s), r.WritesPerCPUSec, cut,
-			simCount(float64(r.Calls)*5e9/(float64(c.Duration/c.Gap)*float64(c.Gap))),
-			simCount(r.ReadsPer5s), r.TGWeightErr, r.SharesErr)
+			series, label, r.Name, bench.SeedCount(r.WritesPer5s), r.WritesPerCPUSec, cut,
+			bench.SeedCount(float64(r.Calls)*5e9/(float64(c.Duration/c.Gap)*float64(c.Gap))),
+			bench.SeedCount(r.ReadsPer5s), r.TGWeightErr, r.SharesErr)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -516,24 +517,13 @@ func (t *SimTable) writeLevels(b *strings.Builder) error {
 		}
 		for l, lv := range r.Levels {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%.0f\t%s\t%s\t%s\t%.3f\t%.3f\t\n",
-				series, label, r.Name, l+1, simCount(lv.WritesPer5s), lv.WritesPerCPUSec, cut(lv.Cut),
-				simCount(float64(lv.Calls)*per5s), simCount(float64(lv.Reads)*per5s), lv.TGWeightErr, lv.SharesErr)
+				series, label, r.Name, l+1, bench.SeedCount(lv.WritesPer5s), lv.WritesPerCPUSec, cut(lv.Cut),
+				bench.SeedCount(float64(lv.Calls)*per5s), bench.SeedCount(float64(lv.Reads)*per5s), lv.TGWeightErr, lv.SharesErr)
 			series, label = "", ""
 		}
 		fmt.Fprintf(tw, "\t\t%s\tsum\t%s\t%.0f\t%s\t%s\t%s\t%.3f\t%.3f\t\n",
-			r.Name, simCount(r.WritesPer5s), r.WritesPerCPUSec, cut(r.Cut),
-			simCount(float64(r.Calls)*per5s), simCount(r.ReadsPer5s), r.TGWeightErr, r.SharesErr)
+			r.Name, bench.SeedCount(r.WritesPer5s), r.WritesPerCPUSec, cut(r.Cut),
+			bench.SeedCount(float64(r.Calls)*per5s), bench.SeedCount(r.ReadsPer5s), r.TGWeightErr, r.SharesErr)
 	}
 	return tw.Flush()
-}
-
-// simCount writes a count as the seed does, "10M", "25k".
-func simCount(x float64) string {
-	switch {
-	case x >= 1e6:
-		return fmt.Sprintf("%.3gM", x/1e6)
-	case x >= 1e3:
-		return fmt.Sprintf("%.3gk", x/1e3)
-	}
-	return fmt.Sprintf("%.3g", x)
 }
