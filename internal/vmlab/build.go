@@ -28,6 +28,11 @@ type Host struct {
 	Out   string // e.g. out/vmlab
 	Cache string // e.g. /var/cache/contend-vmlab
 	Log   io.Writer
+	// Arch is the GOARCH of the guests it builds for ("" is amd64; see
+	// Arches); a foreign one's files live in Out/ARCH and Cache/ARCH.
+	Arch string
+
+	modules []string // kernel modules BaseInitramfs adds (Arch.Modules)
 }
 
 func (h *Host) logf(format string, args ...any) { fmt.Fprintf(h.Log, "vmlab: "+format+"\n", args...) }
@@ -96,7 +101,7 @@ func (h *Host) Kernel(kernel string) (string, error) {
 	if err := os.MkdirAll(h.Cache, 0o755); err != nil {
 		return "", err
 	}
-	pkg, err := kernelPackage()
+	pkg, err := kernelPackage(h.arch())
 	if err != nil {
 		return "", err
 	}
@@ -107,11 +112,11 @@ func (h *Host) Kernel(kernel string) (string, error) {
 	debs, _ := filepath.Glob(filepath.Join(h.Cache, pkg+"_*.deb"))
 	if len(debs) == 0 {
 		h.logf("downloading %s", pkg)
-		if err := h.run(h.Cache, nil, "apt-get", "download", pkg); err != nil {
+		if err := h.run(h.Cache, nil, "apt-get", "download", h.arch().aptName(pkg)); err != nil {
 			if err2 := h.run("/", nil, "apt-get", "update"); err2 != nil {
 				return "", fmt.Errorf("downloading %s: %w", pkg, err)
 			}
-			if err := h.run(h.Cache, nil, "apt-get", "download", pkg); err != nil {
+			if err := h.run(h.Cache, nil, "apt-get", "download", h.arch().aptName(pkg)); err != nil {
 				return "", fmt.Errorf("downloading %s: %w", pkg, err)
 			}
 		}
@@ -127,20 +132,22 @@ func (h *Host) Kernel(kernel string) (string, error) {
 	return img, nil
 }
 
-// kernelPackage asks apt which linux-image-*-amd64 package the metapackage
+// kernelPackage asks apt which linux-image-*-ARCH package a's metapackage
 // depends on now (linux-image-6.1.0-57-amd64 on bookworm at the time of
-// writing).
-func kernelPackage() (string, error) {
-	out, err := exec.Command("apt-cache", "depends", kernelMeta).Output()
+// writing), without the :arch apt adds to a foreign one's name.
+func kernelPackage(a Arch) (string, error) {
+	meta := a.aptName(a.KernelMeta)
+	out, err := exec.Command("apt-cache", "depends", meta).Output()
 	if err != nil {
-		return "", fmt.Errorf("apt-cache depends %s: %w (is apt's package list fetched? apt-get update)", kernelMeta, err)
+		return "", fmt.Errorf("apt-cache depends %s: %w (is apt's package list fetched? apt-get update)", meta, err)
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		if dep, ok := strings.CutPrefix(strings.TrimSpace(line), "Depends: "); ok && strings.HasPrefix(dep, "linux-image-") {
+			dep, _, _ = strings.Cut(dep, ":")
 			return dep, nil
 		}
 	}
-	return "", fmt.Errorf("apt-cache depends %s names no linux-image package", kernelMeta)
+	return "", fmt.Errorf("apt-cache depends %s names no linux-image package", meta)
 }
 
 // extractKernel copies boot/vmlinuz-* out of a kernel .deb's data archive
@@ -199,7 +206,7 @@ func (h *Host) Binaries(dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	env := []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64"}
+	env := []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=" + h.arch().GOARCH}
 	h.logf("building contend and the bench/... test binaries (CGO_ENABLED=0)")
 	if err := h.run(h.Repo, env, "go", "build", "-ldflags=-s -w", "-o", filepath.Join(dir, "contend"), "./cmd/contend"); err != nil {
 		return nil, err
@@ -239,7 +246,15 @@ func (h *Host) BaseInitramfs(bin string, tests []string, dst string) error {
 	for _, d := range []string{"proc", "sys", "dev", "tmp", "root"} {
 		c.mkdirAll(d)
 	}
-	c.CopyFile("bin/busybox", busyboxPath, 0o755)
+	bb, err := h.busybox()
+	if err != nil {
+		return err
+	}
+	c.CopyFile("bin/busybox", bb, 0o755)
+	for _, m := range h.modules {
+		c.mkdirAll("lib/modules")
+		c.CopyFile("lib/modules/"+filepath.Base(m), m, 0o644)
+	}
 	applets, err := exec.Command(busyboxPath, "--list").Output()
 	if err != nil {
 		return fmt.Errorf("busybox --list: %w", err)

@@ -21,6 +21,7 @@ type Lab struct {
 	Timeout time.Duration // per guest, boot to poweroff
 
 	kernel, base string
+	foreign      map[string]*Lab // by GOARCH, prepared when a guest needs it
 }
 
 // Prepare makes everything a guest needs: the host packages, the kernel,
@@ -54,10 +55,14 @@ func (l *Lab) Boot(ctx context.Context, t Topology, name string, body []string) 
 		return nil, nil, err
 	}
 	initrd := filepath.Join(dir, "initramfs.cpio")
-	if err := GuestInitramfs(l.base, InitScript(t, body), initrd); err != nil {
+	kernel, base, err := l.assets(t)
+	if err != nil {
 		return nil, nil, err
 	}
-	b, bootErr := QEMU(ctx, t, l.kernel, initrd, dir, l.Accel, l.Timeout)
+	if err := GuestInitramfs(base, InitScript(t, body), initrd); err != nil {
+		return nil, nil, err
+	}
+	b, bootErr := QEMU(ctx, t, kernel, initrd, dir, l.Accel, l.Timeout)
 	os.Remove(initrd) // 60 MB of copies of the base
 	if b == nil {
 		return nil, nil, bootErr

@@ -85,6 +85,9 @@ func (t Topology) Want() Want {
 		}
 	}
 	w.LLCs = w.Packages
+	if t.arch().NoLLC {
+		w.LLCs = nil
+	}
 	for c := 0; c < t.CPUs(); c += t.Threads {
 		if t.SMT {
 			if l := list(seq(c, c+t.Threads)); l != "" {
@@ -214,7 +217,9 @@ func checkTopo(t Topology, js []byte, live bool) ([]string, error) {
 		}
 		pkgs[c.Package] = append(pkgs[c.Package], c.ID)
 		cores[c.Siblings] = true
-		llcs[c.LLC] = append(llcs[c.LLC], c.ID)
+		if c.LLC >= 0 { // -1: in no LLC group
+			llcs[c.LLC] = append(llcs[c.LLC], c.ID)
+		}
 		eq(fmt.Sprintf("cpu %d node", c.ID), c.Node, nodeOf[c.ID])
 	}
 	eq("packages (cpus of each)", groups(pkgs), w.Packages)

@@ -40,18 +40,20 @@ func QEMU(ctx context.Context, t Topology, kernel, initrd, dir, accel string, ti
 	}
 	args := []string{"-accel", accel, "-nodefaults", "-no-reboot", "-display", "none", "-monitor", "none",
 		"-kernel", kernel, "-initrd", initrd, "-append", t.Cmdline(),
-		"-serial", "file:" + b.Console, "-serial", "file:" + b.Data}
+		"-serial", "file:" + b.Console}
+	args = append(args, t.arch().DataArgs(b.Data)...)
 	args = append(args, t.QEMUArgs()...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, qemuBinary, args...)
+	qemu := t.arch().QEMU
+	cmd := exec.CommandContext(ctx, qemu, args...)
 	cmd.WaitDelay = 5 * time.Second
 	out, err := os.Create(filepath.Join(dir, "qemu.log"))
 	if err != nil {
 		return nil, err
 	}
 	defer out.Close()
-	fmt.Fprintf(out, "%s %q\n", qemuBinary, args)
+	fmt.Fprintf(out, "%s %q\n", qemu, args)
 	cmd.Stdout, cmd.Stderr = out, out
 	start := time.Now()
 	err = cmd.Run()
@@ -60,7 +62,7 @@ func QEMU(ctx context.Context, t Topology, kernel, initrd, dir, accel string, ti
 		return b, fmt.Errorf("guest did not power off within %v (see %s)", timeout, b.Console)
 	}
 	if err != nil {
-		return b, fmt.Errorf("%s: %w (see %s)", qemuBinary, err, out.Name())
+		return b, fmt.Errorf("%s: %w (see %s)", qemu, err, out.Name())
 	}
 	return b, nil
 }

@@ -98,7 +98,7 @@ func topoCheck(t Topology, tr *Transcript) []string {
 // sysfsFiles matches the files affinity's reader takes from sysfs (see
 // affinity/testdata/sysfs/README.md), and no others: the tar stays small
 // and holds nothing a fixture does not need.
-const sysfsFiles = `^/(proc/sys/kernel/osrelease|sys/devices/system/(node/(possible|online|has_cpu|has_memory|has_normal_memory|node[0-9]+/(cpulist|cpumap|distance))|cpu/(possible|present|online|offline|kernel_max|cpu[0-9]+/(online|topology/[a-z_]+|cache/index[0-9]+/(level|type|size|id|shared_cpu_list|shared_cpu_map|coherency_line_size)|cpufreq/scaling_governor))))$`
+const sysfsFiles = `^/(proc/sys/kernel/osrelease|sys/devices/system/(node/(possible|online|has_cpu|has_memory|has_normal_memory|node[0-9]+/(cpulist|cpumap|distance))|cpu/(possible|present|online|offline|kernel_max|cpu[0-9]+/(online|topology/[a-z_]+|cache/index[0-9]+/(level|type|size|id|shared_cpu_list|shared_cpu_map|coherency_line_size)|cpufreq/scaling_governor|regs/identification/midr_el1)))|sys/firmware/devicetree/base/compatible|sys/class/dmi/id/sys_vendor)$`
 
 // sysfsScript copies the files with shell builtins (read and echo; every
 // file the reader takes is one line) and makes the directories with one
@@ -106,7 +106,7 @@ const sysfsFiles = `^/(proc/sys/kernel/osrelease|sys/devices/system/(node/(possi
 // files. The cpu lists and maps are binary attributes, which read gets
 // nothing from: those, and empty files, are copied with cat.
 func sysfsScript(Topology) string {
-	return `find /sys/devices/system/cpu /sys/devices/system/node /proc/sys/kernel/osrelease -type f 2>/dev/null | grep -E '` + sysfsFiles + `' > /tmp/sysfs.list
+	return `find /sys/devices/system/cpu /sys/devices/system/node /proc/sys/kernel/osrelease /sys/firmware/devicetree/base/compatible /sys/class/dmi/id/sys_vendor -type f 2>/dev/null | grep -E '` + sysfsFiles + `' > /tmp/sysfs.list
 sed 's|/[^/]*$||; s|^|/tmp/sysfs|' /tmp/sysfs.list | sort -u | xargs mkdir -p
 while read -r f; do
 	if read -r line < "$f" 2>/dev/null && [ -n "$line" ]; then echo "$line"; else cat "$f"; fi > "/tmp/sysfs$f" 2>/dev/null

@@ -14,6 +14,9 @@ type Topology struct {
 	Name    string
 	Summary string // one line for -list and the README
 
+	// Arch is the guest's GOARCH, a key of Arches; "" is amd64.
+	Arch string
+
 	// CPUModel is QEMU's -cpu: Skylake-Server exposes SMT siblings and L3
 	// cache ids through CPUID leaves 4 and 0xb; max (under TCG an AMD-like
 	// model) exposes its L3s without a usable id.
@@ -99,6 +102,9 @@ func (t Topology) Validate() error {
 	if t.Name == "" || t.CPUModel == "" || t.Sockets < 1 || t.Cores < 1 || t.Threads < 1 {
 		return fmt.Errorf("topology %q: name, cpu model and -smp geometry are required", t.Name)
 	}
+	if _, ok := Arches[t.Arch]; t.Arch != "" && !ok {
+		return fmt.Errorf("topology %s: unknown arch %q", t.Name, t.Arch)
+	}
 	if t.Boot < 0 || t.Boot > t.CPUs() {
 		return fmt.Errorf("topology %s: %d boot cpus of %d", t.Name, t.Boot, t.CPUs())
 	}
@@ -149,10 +155,11 @@ func (t Topology) UpCPUs() int {
 // Cmdline returns the kernel command line: the lab's, and maxcpus= where
 // the topology boots fewer cpus than are present.
 func (t Topology) Cmdline() string {
+	cmdline := strings.Replace(KernelCmdline, "console=ttyS0", "console="+t.arch().Console, 1)
 	if t.KernelMaxCPUs > 0 {
-		return KernelCmdline + fmt.Sprintf(" maxcpus=%d", t.KernelMaxCPUs)
+		return cmdline + fmt.Sprintf(" maxcpus=%d", t.KernelMaxCPUs)
 	}
-	return KernelCmdline
+	return cmdline
 }
 
 // QEMUArgs returns the machine part of QEMU's command line: cpu model,
@@ -163,7 +170,7 @@ func (t Topology) QEMUArgs() []string {
 	if t.Boot != 0 {
 		smp += fmt.Sprintf(",maxcpus=%d", t.CPUs())
 	}
-	args := []string{"-cpu", t.CPUModel, "-smp", smp, "-m", strconv.Itoa(t.MemMiB()) + "M"}
+	args := append(slices.Clone(t.arch().Machine), "-cpu", t.CPUModel, "-smp", smp, "-m", strconv.Itoa(t.MemMiB())+"M")
 	for i, n := range t.Nodes {
 		args = append(args, "-object", fmt.Sprintf("memory-backend-ram,id=mem%d,size=%dM", i, n.MemMiB))
 		node := fmt.Sprintf("node,nodeid=%d,memdev=mem%d", i, i)
@@ -282,10 +289,10 @@ var Big = []Topology{
 	},
 }
 
-// Lookup returns the topology of that name, from Matrix or Big.
+// Lookup returns the topology of that name, from Matrix, Big or Arm64.
 func Lookup(name string) (Topology, error) {
 	var names []string
-	for _, t := range append(slices.Clone(Matrix), Big...) {
+	for _, t := range slices.Concat(Matrix, Big, Arm64) {
 		if t.Name == name {
 			return t, nil
 		}

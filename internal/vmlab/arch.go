@@ -1,0 +1,312 @@
+package vmlab
+
+import (
+	"archive/tar"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// An Arch is how the lab boots guests of one architecture: the QEMU that
+// emulates it, Debian's packages of its kernel and static busybox, the
+// kernel's console, and the data channel the transcript travels on (see
+// guest.go). A Topology names its Arch; "" is amd64, the host's.
+type Arch struct {
+	GOARCH      string
+	QEMU        string   // binary
+	QEMUPackage string   // the Debian package holding it
+	Machine     []string // QEMU's machine arguments, before -cpu
+	// DebArch is Debian's name of the architecture; apt names a foreign
+	// one's packages with it (linux-image-arm64:arm64), after dpkg
+	// --add-architecture.
+	DebArch    string
+	KernelMeta string // the kernel metapackage, without the :arch
+	Console    string // the kernel's console device (the first serial port)
+	// Data is the guest's device for the data channel, and DataArgs the
+	// QEMU arguments that make it a file on the host.
+	Data     string
+	DataArgs func(file string) []string
+	// Modules are the kernel package's modules the data channel needs
+	// (paths below lib/modules/VERSION/), loaded by /init in this order.
+	Modules []string
+	// NoLLC says the guests' cpus report no cache beyond L1, so the
+	// oracle wants no LLC group: QEMU's virt -cpu max under TCG lists
+	// only L1d and L1i.
+	NoLLC bool
+}
+
+// Arches are the architectures the lab boots, by GOARCH.
+var Arches = map[string]Arch{
+	"amd64": {
+		GOARCH: "amd64", QEMU: qemuBinary, QEMUPackage: "qemu-system-x86", DebArch: "amd64",
+		KernelMeta: kernelMeta, Console: "ttyS0", Data: "/dev/ttyS1",
+		DataArgs: func(file string) []string { return []string{"-serial", "file:" + file} },
+	},
+	"arm64": {
+		// virt has one PL011 UART, the console; the transcript goes over
+		// a virtio console (hvc0), whose drivers Debian builds as
+		// modules. Booted with -kernel and no firmware, the guest
+		// describes itself by a device tree (compatible
+		// "linux,dummy-virt"): cpu-map sockets, numa-node-id and a
+		// distance-map, which Linux reads as it would ACPI's tables.
+		GOARCH: "arm64", QEMU: "qemu-system-aarch64", QEMUPackage: "qemu-system-arm", DebArch: "arm64",
+		Machine:    []string{"-M", "virt,gic-version=3"},
+		KernelMeta: "linux-image-arm64", Console: "ttyAMA0", Data: "/dev/hvc0",
+		DataArgs: func(file string) []string {
+			return []string{"-device", "virtio-serial-device", "-chardev", "file,id=data,path=" + file, "-device", "virtconsole,chardev=data"}
+		},
+		Modules: []string{"kernel/drivers/virtio/virtio_mmio.ko", "kernel/drivers/char/virtio_console.ko"},
+		NoLLC:   true,
+	},
+}
+
+// arch returns t's Arch; an unknown name is refused by Validate.
+func (t Topology) arch() Arch {
+	if t.Arch == "" {
+		return Arches["amd64"]
+	}
+	return Arches[t.Arch]
+}
+
+// foreign says whether a's binaries cannot run on this host.
+func (a Arch) foreign() bool { return a.GOARCH != runtime.GOARCH }
+
+// aptName is a package's name as apt takes it for a: with :arch when foreign.
+func (a Arch) aptName(pkg string) string {
+	if a.foreign() {
+		return pkg + ":" + a.DebArch
+	}
+	return pkg
+}
+
+// initHead is guest.go's /init head with a's data channel, after loading
+// the modules it needs and waiting for its device to appear.
+func (a Arch) initHead() string {
+	head := strings.ReplaceAll(initHead, "/dev/ttyS1", a.Data)
+	if len(a.Modules) == 0 {
+		return head
+	}
+	var load strings.Builder
+	for _, m := range a.Modules {
+		fmt.Fprintf(&load, "insmod /lib/modules/%s\n", filepath.Base(m))
+	}
+	fmt.Fprintf(&load, "i=0; while [ ! -e %s ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done\n", a.Data)
+	mounts := "mount -t tmpfs tmpfs /tmp\n"
+	return strings.Replace(head, mounts, mounts+load.String(), 1)
+}
+
+// foreignHost is h for building and fetching a foreign arch's files: its
+// own Out and Cache subdirectories, so nothing collides with the host's.
+func (h *Host) foreignHost(a Arch) *Host {
+	fh := *h
+	fh.Arch = a.GOARCH
+	fh.Out = filepath.Join(h.Out, a.GOARCH)
+	fh.Cache = filepath.Join(h.Cache, a.GOARCH)
+	return &fh
+}
+
+func (h *Host) arch() Arch {
+	if h.Arch == "" {
+		return Arches["amd64"]
+	}
+	return Arches[h.Arch]
+}
+
+// ensureForeign makes apt able to fetch a's packages (dpkg
+// --add-architecture, then apt-get update) and installs a's QEMU.
+func (h *Host) ensureForeign(a Arch) error {
+	if _, err := exec.LookPath(a.QEMU); err == nil {
+		if out, _ := exec.Command("dpkg", "--print-foreign-architectures").Output(); strings.Contains(string(out), a.DebArch) {
+			return nil
+		}
+	}
+	h.logf("adding dpkg architecture %s, installing %s", a.DebArch, a.QEMUPackage)
+	env := []string{"DEBIAN_FRONTEND=noninteractive"}
+	if err := h.run("/", env, "dpkg", "--add-architecture", a.DebArch); err != nil {
+		return err
+	}
+	if err := h.run("/", env, "apt-get", "update"); err != nil {
+		return err
+	}
+	if _, err := exec.LookPath(a.QEMU); err == nil {
+		return nil
+	}
+	return h.run("/", env, "apt-get", "install", "-y", "--no-install-recommends", a.QEMUPackage)
+}
+
+// download fetches pkg's .deb for a into the cache (apt-get download) unless
+// one is there, and returns its path.
+func (h *Host) download(pkg string) (string, error) {
+	if err := os.MkdirAll(h.Cache, 0o755); err != nil {
+		return "", err
+	}
+	glob := filepath.Join(h.Cache, strings.ReplaceAll(pkg, ":", "*")+"_*.deb")
+	if debs, _ := filepath.Glob(glob); len(debs) > 0 {
+		return debs[len(debs)-1], nil
+	}
+	a := h.arch()
+	h.logf("downloading %s", a.aptName(pkg))
+	if err := h.run(h.Cache, nil, "apt-get", "download", a.aptName(pkg)); err != nil {
+		return "", fmt.Errorf("downloading %s: %w", a.aptName(pkg), err)
+	}
+	debs, _ := filepath.Glob(glob)
+	if len(debs) == 0 {
+		return "", fmt.Errorf("apt-get download %s left no .deb in %s", a.aptName(pkg), h.Cache)
+	}
+	return debs[len(debs)-1], nil
+}
+
+// busybox returns the static busybox the guests run: the host's for the
+// host's arch, else bin/busybox from a's busybox-static package.
+func (h *Host) busybox() (string, error) {
+	a := h.arch()
+	if !a.foreign() {
+		return busyboxPath, nil
+	}
+	dst := filepath.Join(h.Cache, "busybox")
+	if _, err := os.Stat(dst); err == nil {
+		return dst, nil
+	}
+	deb, err := h.download("busybox-static")
+	if err != nil {
+		return "", err
+	}
+	if err := extractFiles(deb, map[string]string{"./bin/busybox": dst}); err != nil {
+		return "", err
+	}
+	return dst, os.Chmod(dst, 0o755)
+}
+
+// fetchModules returns the paths in the cache of a's Modules, taken from the
+// kernel package pkg.
+func (h *Host) fetchModules(pkg string) ([]string, error) {
+	a := h.arch()
+	if len(a.Modules) == 0 {
+		return nil, nil
+	}
+	dir := filepath.Join(h.Cache, pkg+".modules")
+	var paths []string
+	want := map[string]string{}
+	for _, m := range a.Modules {
+		p := filepath.Join(dir, filepath.Base(m))
+		paths = append(paths, p)
+		if _, err := os.Stat(p); err != nil {
+			want[m] = p
+		}
+	}
+	if len(want) == 0 {
+		return paths, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	deb, err := h.download(pkg)
+	if err != nil {
+		return nil, err
+	}
+	version := strings.TrimPrefix(pkg, "linux-image-")
+	byName := map[string]string{}
+	for m, p := range want {
+		byName["./lib/modules/"+version+"/"+m] = p
+	}
+	return paths, extractFiles(deb, byName)
+}
+
+// extractFiles copies the named regular files out of a .deb's data archive
+// (dpkg-deb --fsys-tarfile) to their destinations; each must be there.
+func extractFiles(deb string, dst map[string]string) error {
+	cmd := exec.Command("dpkg-deb", "--fsys-tarfile", deb)
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("dpkg-deb: %w", err)
+	}
+	found := map[string]bool{}
+	tr := tar.NewReader(pipe)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			cmd.Wait()
+			return fmt.Errorf("reading %s: %w", deb, err)
+		}
+		to, ok := dst[hdr.Name]
+		if !ok || hdr.Typeflag != tar.TypeReg {
+			continue
+		}
+		data, err := io.ReadAll(tr)
+		if err == nil {
+			err = os.WriteFile(to, data, 0o644)
+		}
+		if err != nil {
+			cmd.Wait()
+			return fmt.Errorf("%s from %s: %w", hdr.Name, deb, err)
+		}
+		found[hdr.Name] = true
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("dpkg-deb --fsys-tarfile %s: %w: %s", deb, err, strings.TrimSpace(stderr.String()))
+	}
+	for name := range dst {
+		if !found[name] {
+			return fmt.Errorf("%s holds no %s", deb, name)
+		}
+	}
+	return nil
+}
+
+// assets returns the kernel and shared initramfs for t's arch: the host's
+// from Prepare, a foreign one's prepared on first use (its packages,
+// kernel, modules, binaries built for it, its base initramfs).
+func (l *Lab) assets(t Topology) (kernel, base string, err error) {
+	a := t.arch()
+	if !a.foreign() {
+		return l.kernel, l.base, nil
+	}
+	if f, ok := l.foreign[a.GOARCH]; ok {
+		return f.kernel, f.base, nil
+	}
+	f := &Lab{Host: *l.foreignHost(a)}
+	if err := f.prepareForeign(a); err != nil {
+		return "", "", fmt.Errorf("preparing %s guests: %w", a.GOARCH, err)
+	}
+	if l.foreign == nil {
+		l.foreign = map[string]*Lab{}
+	}
+	l.foreign[a.GOARCH] = f
+	return f.kernel, f.base, nil
+}
+
+// prepareForeign is Prepare for a foreign arch. -kernel names the host
+// arch's kernel, so a foreign guest always boots Debian's.
+func (l *Lab) prepareForeign(a Arch) error {
+	if err := l.ensureForeign(a); err != nil {
+		return err
+	}
+	k, err := l.Host.Kernel("")
+	if err != nil {
+		return err
+	}
+	l.kernel = k
+	if l.Host.modules, err = l.Host.fetchModules(strings.TrimSuffix(filepath.Base(k), ".bzImage")); err != nil {
+		return err
+	}
+	bin := filepath.Join(l.Out, "bin")
+	tests, err := l.Binaries(bin)
+	if err != nil {
+		return err
+	}
+	l.base = filepath.Join(l.Out, "base.cpio")
+	return l.BaseInitramfs(bin, tests, l.base)
+}

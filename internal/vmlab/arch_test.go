@@ -1,0 +1,87 @@
+package vmlab
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestArm64Guest checks what an arm64 guest is booted with and that the
+// oracle reads its real sysfs tree (the fixture from a virt -cpu max guest)
+// as the declaration says: no LLC group, two sockets, two nodes.
+func TestArm64Guest(t *testing.T) {
+	g, err := Lookup("virt-arm64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Join(g.QEMUArgs(), " ")
+	if !strings.HasPrefix(args, "-M virt") || !strings.Contains(args, "-smp 4,sockets=2,cores=2,threads=1") {
+		t.Errorf("QEMU args %q", args)
+	}
+	if c := g.Cmdline(); !strings.Contains(c, "console=ttyAMA0") || strings.Contains(c, "ttyS0") {
+		t.Errorf("cmdline %q: want the PL011 console", c)
+	}
+	init := InitScript(g, nil)
+	for _, want := range []string{"insmod /lib/modules/virtio_mmio.ko\ninsmod /lib/modules/virtio_console.ko\n", "exec 3>/dev/hvc0"} {
+		if !strings.Contains(init, want) {
+			t.Errorf("/init lacks %q", want)
+		}
+	}
+	if strings.Contains(init, "ttyS1") || strings.Index(init, "insmod") < strings.Index(init, "mount -t devtmpfs") {
+		t.Error("/init uses ttyS1, or loads modules before /dev is mounted")
+	}
+	if a := strings.Join(Arches["arm64"].DataArgs("d.log"), " "); !strings.Contains(a, "virtconsole") {
+		t.Errorf("arm64 data channel %q", a)
+	}
+	if skx, _ := Lookup("skx-2s"); strings.Contains(InitScript(skx, nil), "insmod") || !slices.Contains(skx.QEMUArgs(), "Skylake-Server") || skx.QEMUArgs()[0] != "-cpu" {
+		t.Error("an x86 guest's /init or QEMU args changed")
+	}
+	bad, err := CheckTree(g, "../../affinity/testdata/sysfs/arm64-virt-max-2n4cpu")
+	if err != nil || len(bad) > 0 {
+		t.Errorf("the arm64 guest's tree against the oracle: %v %v", err, bad)
+	}
+	// The same tree with an LLC per socket wanted must fail.
+	withLLC := g
+	withLLC.Arch = "amd64"
+	if bad, _ := CheckTree(withLLC, "../../affinity/testdata/sysfs/arm64-virt-max-2n4cpu"); len(bad) == 0 {
+		t.Error("an oracle wanting one LLC per socket accepted a tree with none")
+	}
+	g.Arch = "sparc"
+	if g.Validate() == nil {
+		t.Error("an unknown arch was accepted")
+	}
+}
+
+func TestArm64StepChecks(t *testing.T) {
+	g, _ := Lookup("virt-arm64")
+	skx, _ := Lookup("skx-2s")
+	const ok = "  pinning verified: 1580 on-cpu checks during the run (rseq cpu_id), none off-cpu\n"
+	tests := []struct {
+		name  string
+		check func(Topology, *Transcript) []string
+		topo  Topology
+		out   Output
+		want  string
+	}{
+		{"pinning rseq", pinningCheck, g, Output{Name: "pinning", Data: []byte(ok)}, ""},
+		{"pinning getcpu", pinningCheck, g, Output{Name: "pinning", Data: []byte(strings.Replace(ok, "rseq cpu_id", "getcpu", 1))}, "want rseq cpu_id"},
+		{"pinning tscaux on x86", pinningCheck, skx, Output{Name: "pinning", Data: []byte(strings.Replace(ok, "rseq cpu_id", "RDTSCP TSC_AUX", 1))}, ""},
+		{"pinning getcpu on x86", pinningCheck, skx, Output{Name: "pinning", Data: []byte(strings.Replace(ok, "rseq cpu_id", "getcpu", 1))}, "without a system call"},
+		{"pinning no checks", pinningCheck, g, Output{Name: "pinning", Data: []byte(strings.Replace(ok, "1580", "0", 1))}, "no 'pinning verified"},
+		{"pinning failed", pinningCheck, g, Output{Name: "pinning", RC: 1, Data: []byte("contend: worker 0: found on cpu 1, pinned to cpu 0\n")}, "exit status 1"},
+		{"gc ok", gcCheck, g, Output{Name: "gc", Data: []byte(strings.Repeat("--- PASS: TestGCMidBarrier (0.30s)\n", 3) + "PASS\n")}, ""},
+		{"gc hung", gcCheck, g, Output{Name: "gc", RC: 124, Data: []byte("=== RUN   TestGCMidBarrier\n")}, "exit status 124"},
+		{"gc once", gcCheck, g, Output{Name: "gc", Data: []byte("--- PASS: TestGCMidBarrier (0.30s)\nPASS\n")}, "did not pass 3 times"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bad := strings.Join(tt.check(tt.topo, &Transcript{Outputs: []Output{tt.out}, Done: true}), "; ")
+			if tt.want == "" && bad != "" || tt.want != "" && !strings.Contains(bad, tt.want) {
+				t.Errorf("problems %q, want %q", bad, tt.want)
+			}
+		})
+	}
+}
