@@ -37,6 +37,12 @@ func Provenance(t *affinity.Topology) []benchfmt.Config {
 		{"cpu_family", cpuidNumber(m, m.Family)},
 		{"cpu_model", cpuidNumber(m, m.Model)},
 		{"cpu_stepping", cpuidNumber(m, m.Stepping)},
+	}
+	// arm64's identity, MIDR_EL1's fields (none on x86, so x86 files keep
+	// their keys), and how this binary does atomics there.
+	kv = append(kv, m.CoreConfig()...)
+	kv = append(kv, atomicsConfig()...)
+	kv = append(kv, [][2]string{
 		{"kernel", t.Kernel},
 		{"nodes", fmt.Sprint(len(t.Nodes))},
 		{"nr_node_ids", fmt.Sprint(t.NrNodeIDs)},
@@ -47,7 +53,7 @@ func Provenance(t *affinity.Topology) []benchfmt.Config {
 		{"hypervisor", hypervisor(t)},
 		{"go", runtime.Version()},
 		{"contend", Version()},
-	}
+	}...)
 	cfg := make([]benchfmt.Config, 0, len(kv))
 	for _, p := range kv {
 		if p[1] == "" {
@@ -154,6 +160,9 @@ func governors(t *affinity.Topology) string {
 }
 
 func hypervisor(t *affinity.Topology) string {
+	if !t.Machine.HypervisorKnown() {
+		return "unknown" // no CPUID bit to say none (arm64, a sysfs tree)
+	}
 	if !t.Machine.Hypervisor {
 		return "none"
 	}
