@@ -208,8 +208,8 @@ func copySysfs(l *vmlab.Lab, t vmlab.Topology, dir string) error {
 }
 
 func writeList(w io.Writer) error {
-	fmt.Fprintln(w, "topologies (the matrix, then the big guests -topology boots only when named):")
-	for _, t := range append(slices.Clone(vmlab.Matrix), vmlab.Big...) {
+	fmt.Fprintln(w, "topologies (the matrix, then the big and arm64 guests -topology boots only when named):")
+	for _, t := range slices.Concat(vmlab.Matrix, vmlab.Big, vmlab.Arm64) {
 		fmt.Fprintf(w, "  %-12s %s\n  %-12s steps: %s\n", t.Name, t.Summary, "", strings.Join(t.Steps, " "))
 	}
 	fmt.Fprintln(w, "steps:")
