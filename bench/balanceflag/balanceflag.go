@@ -78,7 +78,7 @@ var bfKeys = []bench.Key{
 	{Name: "work", Default: "100", Domain: bench.IntRange(0, 100_000),
 		Doc: "the task's local work (dependent arithmetic steps) per tick"},
 	{Name: "release", Default: bfReleaseNames[0], Domain: bench.OneOf(bfReleaseNames...),
-		Doc: "atomic_set_release: mov is the kernel's plain MOV on x86, xchg Go's atomic store (XCHG); store elsewhere"},
+		Doc: "atomic_set_release: mov is the kernel's plain MOV on x86, xchg Go's atomic store (XCHG); on arm64 stlr is the kernel's STLR (Go's atomic store too), dmb a full barrier and a plain store; store elsewhere"},
 	// Issue 23's keys, left out of the name at their defaults so that
 	// every result recorded before them keeps its name.
 	{Name: "snc", Default: "1", Domain: bench.IntRange(1, 8), OmitDefault: true,
@@ -245,7 +245,9 @@ func (s *balanceFlag) Notes() []string {
 var bfReleaseDoc = map[string]string{
 	"mov":   "a plain MOV (Go assembly), the kernel's atomic_set_release on x86",
 	"xchg":  "Go's atomic store, an XCHG on amd64 (a full barrier the kernel does not pay)",
-	"store": "Go's atomic store (STLR on arm64, the kernel's smp_store_release there)",
+	"stlr":  "a store-release STLR (Go assembly), the kernel's atomic_set_release on arm64, and Go's atomic store there",
+	"dmb":   "DMB ISH then a plain STR (Go assembly), the generic smp_store_release: a full barrier the kernel does not pay on arm64",
+	"store": "Go's atomic store",
 }
 
 func (s *balanceFlag) Start(env *bench.Env) error {

@@ -185,8 +185,12 @@
 // consistent: XCHG on amd64, a locked instruction that drains the store
 // buffer. release=mov, the default on amd64, releases with a one-instruction
 // Go assembly store (release_amd64.s); release=xchg with Go's atomic store,
-// for comparison. Elsewhere release=store is Go's atomic store, the kernel's
-// instruction on arm64. Notes() names the instruction a result used.
+// for comparison. On arm64 release=stlr, the default, is the kernel's STLR
+// from Go assembly (release_arm64.s; Go's atomic store is the same STLRW,
+// so it has no value of its own there) and release=dmb a DMB ISH and a plain
+// store, the generic smp_store_release, as xchg is the full barrier on x86.
+// Elsewhere release=store is Go's atomic store. Notes() names the
+// instruction a result used.
 //
 // # Metrics
 //
