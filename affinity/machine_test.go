@@ -125,7 +125,7 @@ func BenchmarkNothing(b *testing.B) {
 
 func TestHypervisorName(t *testing.T) {
 	for _, tt := range []struct{ vendor, want string }{
-		{"KVMKVMKVM", "KVM"}, {"Microsoft Hv", "Hyper-V"}, {"VMwareVMware", "VMware"}, {"XenVMMXenVMM", "Xen"},
+		{"KVMKVMKVM", "KVM"}, {"Microsoft Hv", "Hyper-V"}, {"VMwareVMware", "VMware"}, {"XenVMMXenVMM", "Xen"}, {"TCGTCGTCGTCG", "QEMU TCG"},
 		{"", "a hypervisor"}, {"yes", "a hypervisor"}, {"ACRNACRNACRN", "ACRNACRNACRN"},
 	} {
 		if got := HypervisorName(tt.vendor); got != tt.want {

@@ -102,7 +102,7 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 	duration := fs.Duration("duration", 2*time.Second, "how long to run (ignored with -ops)")
 	ops := fs.Int64("ops", 0, "run a fixed total number of `operations` instead of a duration")
 	count := fs.Int("count", 1, "run `N` times, one result each, as go test -count does")
-	out := fs.String("o", "", "write the results to `file` (replaced whole once every run is done) instead of stdout")
+	out := fs.String("o", "", "write the results to `file` (replaced whole once every run is done; if a run fails, the completed ones go to FILE.partial) instead of stdout")
 	asJSON := fs.Bool("json", false, "print each result as one JSON object (workers, cpus, nodes, latency, disturbance) instead of the benchmark line")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -126,14 +126,18 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	w, commit := resultsOut(stdout, "run", *out)
+	w, commit, keep := resultsOutKept(stdout, "run", *out)
 	o := &runOutput{p: p, w: w, bw: benchfmt.NewWriter(w), stderr: stderr, asJSON: *asJSON,
 		// One provenance for every run of the command, as a sweep has.
 		cfg: resultfmt.WithPackage(resultfmt.FileConfig(p.topo, os.Args), p.spec.Package)}
 	cfg := bench.Config{Topology: p.topo, CPUs: p.cpus, Ops: *ops, Duration: *duration, Context: ctx}
 	for i := range *count {
-		res, err := bench.Run(p.scen, cfg)
+		res, err := benchRun(p.scen, cfg)
 		if err != nil {
+			// The runs that completed are results: keep them.
+			if partial, kerr := keep(); kerr != nil || partial != "" {
+				return fmt.Errorf("run %s: %w (%s)", p.spec.Name, err, keptNote(len(o.recs), partial, kerr))
+			}
 			return fmt.Errorf("run %s: %w", p.spec.Name, err)
 		}
 		if err := o.write(res, i == 0); err != nil {
@@ -157,6 +161,20 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 		return summarizeRecords(stderr, o.recs, where)
 	}
 	return nil
+}
+
+// benchRun runs one configuration; tests replace it to make a run fail.
+var benchRun = bench.Run
+
+// keptNote says where the completed runs of a failed run -count went.
+func keptNote(runs int, partial string, err error) string {
+	if err != nil {
+		return fmt.Sprintf("the %d completed runs could not be kept: %v", runs, err)
+	}
+	if runs == 1 {
+		return "the completed run is kept in " + partial
+	}
+	return fmt.Sprintf("the %d completed runs are kept in %s", runs, partial)
 }
 
 // runOutput is where contend run's results go: benchmark lines or JSON to

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contend/contend/bench"
 )
 
 // TestCompareFormats: each mail layout is golden, the JSON and text ones
@@ -66,5 +69,32 @@ func TestRunCountSummary(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestRunCountKeepsCompletedRuns: a run -count that fails part way (a cpu
+// unplugged, a broken invariant) keeps the runs that completed in
+// FILE.partial and says so in its one-line error; FILE is left as it was.
+func TestRunCountKeepsCompletedRuns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.txt")
+	calls := 0
+	defer func() { benchRun = bench.Run }()
+	benchRun = func(s bench.Scenario, cfg bench.Config) (*bench.Result, error) {
+		if calls++; calls == 3 {
+			return nil, errors.New("worker 1: found on cpu 0, pinned to cpu 1")
+		}
+		return bench.Run(s, cfg)
+	}
+	var stdout, stderr bytes.Buffer
+	err := run(&stdout, &stderr, []string{"run", "atomicadd", "-threads", "1", "-duration", "5ms", "-count", "4", "-o", out})
+	if err == nil || !strings.Contains(err.Error(), "the 2 completed runs are kept in "+out+".partial") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("run -count 4 failing at run 3: error %v, want one line naming %s.partial", err, out)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s written by a failed run: %v", out, err)
+	}
+	rs := readResultsT(t, out+".partial")
+	if len(rs) != 2 {
+		t.Errorf("%s.partial holds %d results, want the 2 completed", out, len(rs))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/internal/results"
 	"golang.org/x/perf/benchfmt"
@@ -434,7 +435,7 @@ func machineLine(rs []*benchfmt.Result) string {
 		parts = append(parts, nodes)
 	}
 	if h := get("hypervisor"); h != "" && h != "none" {
-		parts = append(parts, "under "+h)
+		parts = append(parts, "under "+affinity.HypervisorName(h))
 	}
 	if k := get("kernel"); k != "" {
 		parts = append(parts, "kernel "+k)
