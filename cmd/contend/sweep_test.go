@@ -307,7 +307,7 @@ func TestSweepFullPlan224(t *testing.T) {
 		if len(f) < 6 || f[0] == "scenario" {
 			continue
 		}
-		covered[f[2]+"/"+f[3]+"/"+f[len(f)-1]] = true // threads/place/nodes
+		covered[f[2]+"/"+f[3]+"/"+f[4]] = true // threads/place/nodes
 	}
 	for _, want := range []string{"1/compact/0", "112/compact/0", "224/compact/0-1", "2/spread/0-1", "112/cross/0-1", "224/spread/0-1"} {
 		if !covered[want] {

@@ -105,7 +105,7 @@ func TestPlanWrite(t *testing.T) {
 	for _, want := range []string{
 		"topology fake-2", "NOTE: topology fake-2",
 		"atomicadd  line=shared/work=0  4        spread",
-		"atomicadd  line=shared/work=0  4        cross    = compact  0-1", // every cpu in compact's order
+		"atomicadd  line=shared/work=0  4        cross    0-1    = compact", // every cpu in compact's order
 		"estimated wall time: ", "handoff floor before and after for each of",
 		fmt.Sprintf("%d configurations: %d runs a round; %d share another's run", p.Configurations(), len(p.Jobs), p.Configurations()-len(p.Jobs)),
 		"threads: 1 (25%); 2 (one node, 50%); 3 (75%) compact,spread; 4 (one LLC, 100%)",

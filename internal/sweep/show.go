@@ -148,8 +148,10 @@ func (p *Plan) Write(w io.Writer) error {
 	if p.Topology.IsFake() {
 		fmt.Fprintf(w, "NOTE: topology fake-%d: nodes are a split of this machine's cpus\n", p.Topology.FakeNodes)
 	}
+	// The cpus come last: a spread list of 224 workers is some 800
+	// columns, and a column before others would pad every row to it.
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tvariant\tthreads\tplace\tcpus\tnodes")
+	fmt.Fprintln(tw, "scenario\tvariant\tthreads\tplace\tnodes\tcpus")
 	nodesCovered := nodemask.BitmapOf()
 	cpusCovered := nodemask.BitmapOf()
 	for _, j := range p.Jobs {
@@ -160,9 +162,9 @@ func (p *Plan) Write(w io.Writer) error {
 			cpusCovered.Set(c)
 		}
 		nodesCovered = nodesCovered.Or(nodes)
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", j.Spec.Name, j.Variant, j.Threads, j.Place, workerList(cpus), nodes.String())
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", j.Spec.Name, j.Variant, j.Threads, j.Place, nodes.String(), workerList(cpus))
 		for _, a := range j.Also {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t= %s\t%s\n", a.Spec.Name, a.Variant, a.Threads, a.Place, j.Place, nodes.String())
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t= %s\n", a.Spec.Name, a.Variant, a.Threads, a.Place, nodes.String(), j.Place)
 		}
 	}
 	if err := tw.Flush(); err != nil {
