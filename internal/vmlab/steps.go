@@ -550,7 +550,7 @@ func planScript(Topology) string {
 
 func planCheck(t Topology, tr *Transcript) []string {
 	o, bad := need(tr, "plan.sweep", 0)
-	every := regexp.MustCompile(fmt.Sprintf(`(?m)\s%d\s+compact\s+\S+\s+%s$`, t.CPUs(), regexp.QuoteMeta(t.Want().CPUNodes)))
+	every := regexp.MustCompile(fmt.Sprintf(`(?m)\s%d\s+compact\s+%s\s+\S+$`, t.CPUs(), regexp.QuoteMeta(t.Want().CPUNodes)))
 	if o != nil && o.RC == 0 && !every.Match(o.Data) {
 		bad = append(bad, fmt.Sprintf("plan.sweep: no %d-worker compact row over nodes %s", t.CPUs(), t.Want().CPUNodes))
 	}
