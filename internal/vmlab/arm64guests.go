@@ -3,21 +3,24 @@ package vmlab
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 )
 
 // Arm64 are the lab's arm64 guests: QEMU's virt machine with -cpu max
-// under TCG, Debian's arm64 kernel, booted only when named (-topology):
-// TCG emulating arm64 on an x86 host is about twice as slow as the x86
-// guests, which already fill CI's five minutes.
+// under TCG, Debian's arm64 kernel and busybox-static:arm64, booted only
+// when named (-topology virt-arm64), since they need binaries of their own:
+// .ci/run boots them in a second invocation. virt-arm64's eleven steps take
+// about a minute under TCG on two busy host cpus, its build as long again.
 var Arm64 = []Topology{
 	{
 		Name:     "virt-arm64",
-		Summary:  "arm64: virt -cpu max, 2 sockets × 2 cores, 2 nodes (device tree), caches to L1 only; the hang, rseq pinning, sweep and reproduce (not in CI: -topology virt-arm64)",
+		Summary:  "arm64: virt -cpu max, 2 sockets × 2 cores, 2 nodes (device tree), caches to L1 only: the GC hang, rseq pinning and the runner's cost, every scenario, c2c, sweep, reproduce",
 		Arch:     "arm64",
 		CPUModel: "max", Sockets: 2, Cores: 2, Threads: 1,
 		Nodes: []Node{{seq(0, 2), 256}, {seq(2, 4), 256}},
-		Steps: []string{"topo", "sysfs", "gc", "pinning", "pernode", "cross", "sweep", "reproduce"},
+		Steps: []string{"topo", "sysfs", "gc", "pinning", "runner", "pernode", "cross", "tests", "c2c", "sweep", "reproduce"},
 	},
 }
 
@@ -25,7 +28,43 @@ func init() {
 	Steps = append(Steps,
 		Step{"gc", "bench's TestGCMidBarrier: a collection forced while pinned workers spin on the release barrier, and one mid-batches, complete", gcScript, gcCheck},
 		Step{"pinning", "contend run atomicadd on every cpu: pinning verified by the fast per-batch probe (rseq cpu_id on arm64)", pinningScript, pinningCheck},
+		Step{"runner", "atomicadd's BenchmarkRunner, 5 rounds: the runner (batches, on-cpu checks, latency samples) within 5% of a bare testing.B loop, medians", runnerScript, runnerCheck},
 	)
+}
+
+func runnerScript(Topology) string {
+	return "run runner timeout 120 /tests/atomicadd.test -test.run '^$' -test.bench '^BenchmarkRunner$' -test.benchtime 200ms -test.count 5\n"
+}
+
+var runnerRE = regexp.MustCompile(`(?m)^BenchmarkRunner/harness=(bare|runner)-\d+\s+\d+\s+([0-9.]+) ns/op`)
+
+// runnerCheck compares the medians of the two harnesses' ns/op, measured
+// in one run of the guest: a ratio, which TCG's timing does not make
+// meaningless the way it does an absolute figure.
+func runnerCheck(_ Topology, tr *Transcript) []string {
+	o, bad := need(tr, "runner", 0)
+	if o == nil || o.RC != 0 {
+		return bad
+	}
+	ns := map[string][]float64{}
+	for _, m := range runnerRE.FindAllStringSubmatch(string(o.Data), -1) {
+		v, _ := strconv.ParseFloat(m[2], 64)
+		ns[m[1]] = append(ns[m[1]], v)
+	}
+	if len(ns["bare"]) < 3 || len(ns["runner"]) < 3 {
+		return append(bad, fmt.Sprintf("runner: %d bare and %d runner results, want 5 each", len(ns["bare"]), len(ns["runner"])))
+	}
+	bare, run := median(ns["bare"]), median(ns["runner"])
+	if r := run / bare; r > 1.05 {
+		bad = append(bad, fmt.Sprintf("runner: median %.3g ns/op through the runner, %.3g bare: %.3f×, want ≤ 1.05×", run, bare, r))
+	}
+	return bad
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 func gcScript(Topology) string {
