@@ -7,12 +7,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// onLockedThread runs f on a goroutine of its own, locked to its thread as
-// a worker's is, and unlocks only if f restored the mask (Pin's undo).
-func onLockedThread(f func()) {
+// onPinned runs f on a goroutine of its own pinned to cpu, as a worker's
+// is, and unpins it after f.
+func onPinned(tb testing.TB, cpu int, f func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		undo, err := Pin(cpu)
+		if err != nil {
+			tb.Error(err)
+			return
+		}
+		defer undo()
 		f()
 	}()
 	<-done
@@ -21,12 +27,7 @@ func onLockedThread(f func()) {
 // haveRseq says whether this kernel (or emulator) registers rseq areas.
 func haveRseq(t testing.TB) bool {
 	var ok bool
-	onLockedThread(func() {
-		undo, err := Pin(startCPUs()[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer undo()
+	onPinned(t, startCPUs()[0], func() {
 		tp, release := (&CPUProbe{}).Thread()
 		defer release()
 		ok = tp.Method() == "rseq cpu_id"
@@ -48,12 +49,7 @@ func TestThreadProbeFollowsMigration(t *testing.T) {
 	}
 	for _, from := range cpus {
 		t.Run(fmt.Sprintf("from=%d", from), func(t *testing.T) {
-			onLockedThread(func() {
-				undo, err := Pin(from)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer undo()
+			onPinned(t, from, func() {
 				tp, release := (&CPUProbe{}).Thread()
 				defer release()
 				if got := tp.CPU(); got != from || !tp.FastPath() {
@@ -83,13 +79,8 @@ func TestThreadProbeReleaseUnregisters(t *testing.T) {
 	if !haveRseq(t) {
 		t.Skip("no rseq here")
 	}
-	onLockedThread(func() {
-		cpu := startCPUs()[0]
-		undo, err := Pin(cpu)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer undo()
+	cpu := startCPUs()[0]
+	onPinned(t, cpu, func() {
 		p := &CPUProbe{}
 		for i := range 3 {
 			tp, release := p.Thread()
@@ -121,13 +112,8 @@ func TestThreadProbeReleaseUnregisters(t *testing.T) {
 // TestThreadProbeOptOut: CONTEND_NO_RSEQ keeps the probe on getcpu.
 func TestThreadProbeOptOut(t *testing.T) {
 	t.Setenv("CONTEND_NO_RSEQ", "1")
-	onLockedThread(func() {
-		cpu := startCPUs()[0]
-		undo, err := Pin(cpu)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer undo()
+	cpu := startCPUs()[0]
+	onPinned(t, cpu, func() {
 		tp, release := (&CPUProbe{}).Thread()
 		defer release()
 		if tp.Method() != "getcpu" || tp.FastPath() || tp.CPU() != cpu {
@@ -153,12 +139,7 @@ func BenchmarkThreadProbe(b *testing.B) {
 			if m.env != "" {
 				b.Setenv("CONTEND_NO_RSEQ", m.env)
 			}
-			onLockedThread(func() {
-				undo, err := Pin(startCPUs()[0])
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer undo()
+			onPinned(b, startCPUs()[0], func() {
 				tp, release := m.p.Thread()
 				defer release()
 				if m.name == "method=rseq" && tp.Method() != "rseq cpu_id" {

@@ -218,8 +218,18 @@ func (h *Host) fetchModules(pkg string) ([]string, error) {
 }
 
 // extractFiles copies the named regular files out of a .deb's data archive
-// (dpkg-deb --fsys-tarfile) to their destinations; each must be there.
+// to their destinations; each must be there.
 func extractFiles(deb string, dst map[string]string) error {
+	return extractMatching(deb, func(name string) (string, bool) {
+		to, ok := dst[name]
+		return to, ok
+	}, len(dst))
+}
+
+// extractMatching copies the regular files of a .deb's data archive
+// (dpkg-deb --fsys-tarfile) that match says to copy, each to the path it
+// returns, and fails unless at least want were found.
+func extractMatching(deb string, match func(name string) (dst string, ok bool), want int) error {
 	cmd := exec.Command("dpkg-deb", "--fsys-tarfile", deb)
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
@@ -230,7 +240,7 @@ func extractFiles(deb string, dst map[string]string) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("dpkg-deb: %w", err)
 	}
-	found := map[string]bool{}
+	found := 0
 	tr := tar.NewReader(pipe)
 	for {
 		hdr, err := tr.Next()
@@ -241,7 +251,7 @@ func extractFiles(deb string, dst map[string]string) error {
 			cmd.Wait()
 			return fmt.Errorf("reading %s: %w", deb, err)
 		}
-		to, ok := dst[hdr.Name]
+		to, ok := match(hdr.Name)
 		if !ok || hdr.Typeflag != tar.TypeReg {
 			continue
 		}
@@ -253,15 +263,13 @@ func extractFiles(deb string, dst map[string]string) error {
 			cmd.Wait()
 			return fmt.Errorf("%s from %s: %w", hdr.Name, deb, err)
 		}
-		found[hdr.Name] = true
+		found++
 	}
 	if err := cmd.Wait(); err != nil {
 		return fmt.Errorf("dpkg-deb --fsys-tarfile %s: %w: %s", deb, err, strings.TrimSpace(stderr.String()))
 	}
-	for name := range dst {
-		if !found[name] {
-			return fmt.Errorf("%s holds no %s", deb, name)
-		}
+	if found < want {
+		return fmt.Errorf("%s holds %d of the %d files wanted", deb, found, want)
 	}
 	return nil
 }

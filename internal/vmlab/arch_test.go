@@ -1,6 +1,9 @@
 package vmlab
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -83,5 +86,50 @@ func TestArm64StepChecks(t *testing.T) {
 				t.Errorf("problems %q, want %q", bad, tt.want)
 			}
 		})
+	}
+}
+
+// TestExtract builds a small .deb with dpkg-deb and takes a kernel image
+// and named files out of it, as the lab does from Debian's packages; a
+// file the package lacks is an error.
+func TestExtract(t *testing.T) {
+	if _, err := exec.LookPath("dpkg-deb"); err != nil {
+		t.Skip("no dpkg-deb")
+	}
+	dir := t.TempDir()
+	root := filepath.Join(dir, "pkg")
+	for name, data := range map[string]string{
+		"DEBIAN/control":                        "Package: k\nVersion: 1\nArchitecture: all\nMaintainer: t <t@t>\nDescription: t\n",
+		"boot/vmlinuz-6.1.0-1-arm64":            "kernel",
+		"lib/modules/6.1.0-1-arm64/kernel/a.ko": "module a",
+		"bin/busybox":                           "busybox",
+	} {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deb := filepath.Join(dir, "k.deb")
+	if out, err := exec.Command("dpkg-deb", "--root-owner-group", "--build", root, deb).CombinedOutput(); err != nil {
+		t.Fatalf("dpkg-deb --build: %v: %s", err, out)
+	}
+	img := filepath.Join(dir, "img")
+	if err := extractKernel(deb, img); err != nil {
+		t.Fatal(err)
+	}
+	mod, bb := filepath.Join(dir, "a.ko"), filepath.Join(dir, "bb")
+	if err := extractFiles(deb, map[string]string{"./lib/modules/6.1.0-1-arm64/kernel/a.ko": mod, "./bin/busybox": bb}); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{img: "kernel", mod: "module a", bb: "busybox"} {
+		if got, _ := os.ReadFile(p); string(got) != want {
+			t.Errorf("%s = %q, want %q", filepath.Base(p), got, want)
+		}
+	}
+	if err := extractFiles(deb, map[string]string{"./bin/busybox": bb, "./lib/missing.ko": mod}); err == nil || !strings.Contains(err.Error(), "1 of the 2") {
+		t.Errorf("a missing file: %v", err)
 	}
 }

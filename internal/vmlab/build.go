@@ -1,7 +1,6 @@
 package vmlab
 
 import (
-	"archive/tar"
 	"bytes"
 	"errors"
 	"fmt"
@@ -153,45 +152,11 @@ func kernelPackage(a Arch) (string, error) {
 // extractKernel copies boot/vmlinuz-* out of a kernel .deb's data archive
 // (dpkg-deb --fsys-tarfile) into dst.
 func extractKernel(deb, dst string) error {
-	cmd := exec.Command("dpkg-deb", "--fsys-tarfile", deb)
-	pipe, err := cmd.StdoutPipe()
+	err := extractMatching(deb, func(name string) (string, bool) {
+		return dst + ".tmp", strings.HasPrefix(name, "./boot/vmlinuz-")
+	}, 1)
 	if err != nil {
 		return err
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("dpkg-deb: %w", err)
-	}
-	found := false
-	tr := tar.NewReader(pipe)
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			cmd.Wait()
-			return fmt.Errorf("reading %s: %w", deb, err)
-		}
-		if strings.HasPrefix(hdr.Name, "./boot/vmlinuz-") && hdr.Typeflag == tar.TypeReg {
-			data, err := io.ReadAll(tr)
-			if err != nil {
-				cmd.Wait()
-				return fmt.Errorf("reading %s: %w", deb, err)
-			}
-			if err := os.WriteFile(dst+".tmp", data, 0o644); err != nil {
-				cmd.Wait()
-				return err
-			}
-			found = true
-		}
-	}
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("dpkg-deb --fsys-tarfile %s: %w: %s", deb, err, strings.TrimSpace(stderr.String()))
-	}
-	if !found {
-		return fmt.Errorf("%s holds no boot/vmlinuz-*", deb)
 	}
 	return os.Rename(dst+".tmp", dst)
 }
