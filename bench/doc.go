@@ -27,10 +27,13 @@
 //     hot loop inside the scenario — whose last operation runs alone, as
 //     Run(1), between two clock reads (the second is the batch's end time)
 //     into a latency histogram, and checks between batches that it is still
-//     on its CPU (RDTSCP's TSC_AUX or getcpu). The first worker to finish its
-//     share stops them all: fixed work per worker would leave stragglers
-//     running uncontended. Each then reads its thread's accounting again.
-//     GC is off for the measured interval.
+//     on its CPU (RDTSCP's TSC_AUX, an rseq area's cpu_id, or getcpu), and
+//     reaches a safe point the Go scheduler can stop it at (see safePoint).
+//     The first worker to finish its share stops them all: fixed work per
+//     worker would leave stragglers running uncontended. Each then reads its
+//     thread's accounting again.
+//     Garbage is collected before the first worker starts, and the
+//     collector is off until the last has stopped.
 //  6. Result. Elapsed time over operations completed by all workers is
 //     ns/op, the inverse of the machine's throughput. Result.Workers says
 //     what share of its interval each worker had its CPU and what took the

@@ -7,7 +7,7 @@
 //
 // Every command that runs something pins one worker goroutine per CPU
 // (LockOSThread, sched_setaffinity, verified with getcpu and sampled during the
-// run with RDTSCP's TSC_AUX), releases the workers together, and stops them all
+// run with RDTSCP's TSC_AUX or, on arm64, an rseq area's cpu_id), releases the workers together, and stops them all
 // when the first one finishes. Results are written in the Go benchmark format,
 // so benchstat reads them unmodified.
 //
