@@ -104,7 +104,7 @@ func (p *threadProbe) cpu() (wall, run int64, ok bool) {
 func (p *threadProbe) counters(t *threadTimes) {
 	var ru unix.Rusage
 	t.ok = unix.Getrusage(unix.RUSAGE_THREAD, &ru) == nil
-	t.nvcsw, t.nivcsw = ru.Nvcsw, ru.Nivcsw
+	t.nvcsw, t.nivcsw = int64(ru.Nvcsw), int64(ru.Nivcsw) // int32 on 32-bit linux
 	if p.fd < 0 {
 		return
 	}

@@ -498,24 +498,29 @@ func unplugCheck(_ Topology, tr *Transcript) []string {
 		return append(bad, "unplug: the sweep succeeded with cpu 7 unplugged under it")
 	}
 	lines := strings.Split(s, "\n")
-	if len(lines) < 2 || !strings.Contains(lines[len(lines)-2], "7") {
-		bad = append(bad, fmt.Sprintf("unplug: the error does not name cpu 7: %q", lines[max(0, len(lines)-2)]))
+	if len(lines) < 2 || !strings.Contains(lines[len(lines)-2], "cpu 7 went offline") {
+		bad = append(bad, fmt.Sprintf("unplug: the error does not say cpu 7 went offline: %q", lines[max(0, len(lines)-2)]))
 	}
 	if k := tr.Get("unplug.kept"); k == nil || len(benchLine.FindAllString(string(k.Data), -1)) == 0 {
 		bad = append(bad, "unplug.kept: no results kept from before the unplug")
 	}
-	// contend run -count writes its -o file only once every run is done,
-	// so an unplug keeps the earlier runs on stdout only: checked is the
-	// one-line error naming the cpu.
+	// contend run -count writes its -o file once every run is done; a
+	// run that fails keeps the completed ones in FILE.partial and says so.
 	r, b := need(tr, "unplug.run", 0)
 	bad = append(bad, b...)
 	if r != nil {
 		s := strings.TrimSpace(string(r.Data))
 		lines := strings.Split(s, "\n")
-		if strings.HasSuffix(s, "exit status 0") {
+		last := lines[max(0, len(lines)-2)]
+		switch {
+		case strings.HasSuffix(s, "exit status 0"):
 			bad = append(bad, "unplug.run: contend run succeeded with cpu 7 unplugged under it")
-		} else if len(lines) < 2 || !strings.HasPrefix(lines[len(lines)-2], "contend: ") || !strings.Contains(lines[len(lines)-2], "7") {
-			bad = append(bad, fmt.Sprintf("unplug.run: no one-line error naming cpu 7: %q", lines[max(0, len(lines)-2)]))
+		case len(lines) < 2 || !strings.HasPrefix(last, "contend: ") || !strings.Contains(last, "cpu 7 went offline"):
+			bad = append(bad, fmt.Sprintf("unplug.run: no one-line error saying cpu 7 went offline: %q", last))
+		case strings.Contains(last, "kept in /tmp/ur.results.partial"):
+			if f := tr.Get("unplug.run.files"); f == nil || len(benchLine.FindAllString(string(f.Data), -1)) == 0 {
+				bad = append(bad, "unplug.run: the error says the completed runs are kept, but ur.results.partial holds none")
+			}
 		}
 	}
 	return bad

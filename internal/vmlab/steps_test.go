@@ -26,6 +26,7 @@ func TestStepChecks(t *testing.T) {
 	pernode := fixture(t, "skx-2s.pernode")
 	unplug := fixture(t, "skx-2s.unplug")
 	unplugRun := fixture(t, "skx-2s.unplug.run")
+	unplugFiles := fixture(t, "skx-2s.unplug.run.files")
 	rep := fixture(t, "memonly-3n.reproduce")
 	big, _ := Lookup("big-224")
 	plan, planC2C := fixture(t, "big-224.plan.sweep"), fixture(t, "big-224.plan.c2c")
@@ -42,10 +43,12 @@ func TestStepChecks(t *testing.T) {
 		{"pernode levels", pernodeCheck, skx, tr(Output{Name: "pernode", Data: []byte("  pernode placement, level 1: 2/2 slots node-local (mbind)\n  pernode placement, level 2: 1/2 slots node-local (mbind)\n")}), "level 2: 1/2 slots node-local, want every"},
 		{"pernode failed", pernodeCheck, skx, tr(Output{Name: "pernode", RC: 1, Data: []byte("contend: run: boom\n")}), "exit status 1, want 0: contend: run: boom"},
 		{"pernode missing", pernodeCheck, skx, tr(), "no output came back"},
-		{"unplug ok", unplugCheck, skx, tr(Output{Name: "unplug", Data: unplug}, Output{Name: "unplug.kept", Data: results}, Output{Name: "unplug.run", Data: unplugRun}), ""},
+		{"unplug ok", unplugCheck, skx, tr(Output{Name: "unplug", Data: unplug}, Output{Name: "unplug.kept", Data: results}, Output{Name: "unplug.run", Data: unplugRun}, Output{Name: "unplug.run.files", Data: unplugFiles}), ""},
+		{"unplug not said", unplugCheck, skx, tr(Output{Name: "unplug", Data: []byte(strings.ReplaceAll(string(unplug), "cpu 7 went offline during the run", "found on cpu 0, pinned to cpu 7"))}, Output{Name: "unplug.kept", Data: results}, Output{Name: "unplug.run", Data: unplugRun}, Output{Name: "unplug.run.files", Data: unplugFiles}), "does not say cpu 7 went offline"},
+		{"unplug run kept nothing", unplugCheck, skx, tr(Output{Name: "unplug", Data: unplug}, Output{Name: "unplug.kept", Data: results}, Output{Name: "unplug.run", Data: unplugRun}, Output{Name: "unplug.run.files", Data: []byte("ls: no such file\n")}), "holds none"},
 		{"unplug not noticed", unplugCheck, skx, tr(Output{Name: "unplug", Data: []byte("sweep: 6 results\nexit status 0\n")}, Output{Name: "unplug.kept", Data: results}, Output{Name: "unplug.run", Data: unplugRun}), "succeeded with cpu 7 unplugged"},
 		{"unplug nothing kept", unplugCheck, skx, tr(Output{Name: "unplug", Data: unplug}, Output{Name: "unplug.kept"}, Output{Name: "unplug.run", Data: unplugRun}), "no results kept"},
-		{"unplug run panics", unplugCheck, skx, tr(Output{Name: "unplug", Data: unplug}, Output{Name: "unplug.kept", Data: results}, Output{Name: "unplug.run", Data: []byte("panic: cpu 7\ngoroutine 1\nexit status 2\n")}), "no one-line error naming cpu 7"},
+		{"unplug run panics", unplugCheck, skx, tr(Output{Name: "unplug", Data: unplug}, Output{Name: "unplug.kept", Data: results}, Output{Name: "unplug.run", Data: []byte("panic: cpu 7\ngoroutine 1\nexit status 2\n")}), "no one-line error saying cpu 7 went offline"},
 		{"reproduce ok", reproduceCheck, mem, tr(Output{Name: "reproduce", Data: rep}), ""},
 		{"reproduce wrong nodes", reproduceCheck, skx, tr(Output{Name: "reproduce", Data: rep}), `does not say "2 node(s) (topology real)"`},
 		{"reproduce no finding 3", reproduceCheck, mem, tr(Output{Name: "reproduce", Data: []byte(strings.Replace(string(rep), "\n3. ", "\n9. ", 1))}), "no finding 3"},
