@@ -46,7 +46,7 @@ func TestUnconvergedCells(t *testing.T) {
 	if err := WriteSummary(&sum, rs, SummaryOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(sum.String(), "²") || !strings.Contains(sum.String(), "² 1 of the cells never converged") {
+	if !strings.Contains(sum.String(), "²") || !strings.Contains(sum.String(), "² 1 cell never converged") {
 		t.Errorf("summary lacks the never-converged mark:\n%s", sum.String())
 	}
 }

@@ -106,7 +106,11 @@ func WriteSummary(w io.Writer, rs *results.Set, o SummaryOptions) error {
 			disturbed, cells, bench.DisturbedPct)
 	}
 	if n := unconvergedCells(blocks); n > 0 {
-		fmt.Fprintf(&out, "² %d of the cells never converged: the sweep ran its most rounds without their 95%% interval reaching its target (the results file's \"# rounds:\" lines say how far each got)\n", n)
+		cells := "cells"
+		if n == 1 {
+			cells = "cell"
+		}
+		fmt.Fprintf(&out, "² %d %s never converged: all rounds ran, the 95%% interval still over its target (the file's \"# rounds:\" lines say how far)\n", n, cells)
 	}
 	if slices.ContainsFunc(blocks, func(b *summaryBlock) bool { return len(b.rows) > 1 }) {
 		fmt.Fprintf(&out, "vs base: the row's time over its scenario's first row at the largest thread count; ~ where the U-test finds no difference (p ≥ %g)\n", o.Alpha)

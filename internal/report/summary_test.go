@@ -62,15 +62,20 @@ func TestSummaryGolden(t *testing.T) {
 // TestSummaryFitsAScreen holds the quick sweep's stdout, rendered from a
 // stored results file of a real quick sweep, to what a newcomer reads in one
 // screen: at most 100 lines of at most 160 columns.
+//
+// sweep-quick-adaptive.txt is a real adaptive quick sweep, with its
+// "# rounds:" lines and so its never-converged footnote.
 func TestSummaryFitsAScreen(t *testing.T) {
-	out := summarize(t, "testdata/sweep-quick-stored.txt")
-	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	if len(lines) > 100 {
-		t.Errorf("the quick sweep's summary is %d lines, over 100", len(lines))
-	}
-	for i, l := range lines {
-		if w := width(l); w > 160 {
-			t.Errorf("line %d is %d columns, over 160: %s", i+1, w, l)
+	for _, f := range []string{"testdata/sweep-quick-stored.txt", "testdata/sweep-quick-adaptive.txt"} {
+		out := summarize(t, f)
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if len(lines) > 100 {
+			t.Errorf("%s: the quick sweep's summary is %d lines, over 100", f, len(lines))
+		}
+		for i, l := range lines {
+			if w := width(l); w > 160 {
+				t.Errorf("%s: line %d is %d columns, over 160: %s", f, i+1, w, l)
+			}
 		}
 	}
 }
