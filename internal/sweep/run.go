@@ -15,6 +15,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/resultfmt"
 	"github.com/contend/contend/internal/results"
 )
 
@@ -135,11 +136,11 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 	}
 	// The configuration lines, once: every record of a scenario carries
 	// the same ones.
-	cfg := results.FileConfig(p.Topology, p.Command)
+	cfg := resultfmt.FileConfig(p.Topology, p.Command)
 	cfgs := map[*bench.Spec][]benchfmt.Config{}
 	for _, j := range p.Jobs {
 		if cfgs[j.Spec] == nil {
-			cfgs[j.Spec] = results.WithPackage(cfg, j.Spec.Package)
+			cfgs[j.Spec] = resultfmt.WithPackage(cfg, j.Spec.Package)
 		}
 	}
 	var units []benchfmt.Record
@@ -147,7 +148,7 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 	if p.Floor {
 		extra = append(extra, Handoffs)
 	}
-	for _, u := range results.AllUnits(extra...) {
+	for _, u := range resultfmt.AllUnits(extra...) {
 		units = append(units, u)
 	}
 	if err := rf.Write(units...); err != nil {
@@ -281,7 +282,7 @@ func (p *Plan) runJob(ctx context.Context, j Job, cfg []benchfmt.Config, round i
 			return nil, nil, err
 		}
 	}
-	rec := results.Record(j.Name, res, cfg)
+	rec := resultfmt.Record(j.Name, res, cfg)
 	if key, _ := cpuSet(j.CPUs); p.floors[key] != nil {
 		rec.Values = append(rec.Values, benchfmt.Value{Value: p.floors[key].Handoffs(res.NsPerOp()), Unit: Handoffs.Name})
 	}
