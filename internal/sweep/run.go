@@ -182,7 +182,7 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 				continue
 			}
 			if c, ok := p.convergence(rf.Samples(j.Name)); ok && c.Converged {
-				if _, recorded := rf.Converged(j.Name); !recorded {
+				if !roundsRecorded(rf, j.Name, c) {
 					if err := p.recordRounds(rf, o, j, c); err != nil {
 						rf.Abandon()
 						o.Results = rf.Len()
@@ -233,7 +233,7 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 			continue
 		}
 		c, ok := p.convergence(rf.Samples(j.Name))
-		if _, recorded := rf.Converged(j.Name); !ok || recorded {
+		if !ok || roundsRecorded(rf, j.Name, c) {
 			continue
 		}
 		if err := p.recordRounds(rf, o, j, c); err != nil {
@@ -367,6 +367,15 @@ func ciShare(xs []float64) float64 {
 		return math.Inf(1)
 	}
 	return max(s.Hi/s.Center-1, 1-s.Lo/s.Center)
+}
+
+// roundsRecorded reports whether the file's last rounds line for name
+// already says c. A resumed sweep may have gone further than the one that
+// wrote it (a larger -count, another -ci): then c needs a line of its own,
+// which readers take over the earlier one.
+func roundsRecorded(rf *results.File, name string, c results.Convergence) bool {
+	r, ok := rf.Converged(name)
+	return ok && r.Rounds == c.Rounds && r.Converged == c.Converged && math.Abs(r.Target-c.Target) < 1e-9
 }
 
 // recordRounds writes a job's rounds line, and one for each configuration

@@ -349,3 +349,43 @@ func TestRunAllShared(t *testing.T) {
 		t.Errorf("%d JSON objects placed on cpus:%s, want 2:\n%s", n, list, js.String())
 	}
 }
+
+// A resumed sweep that runs more rounds than the one that wrote a
+// configuration's "# rounds:" line (a larger -count) writes a new line
+// saying how far it got now: the stale one would say 6 rounds where the
+// file holds 8.
+func TestRunAllResumeRoundsLine(t *testing.T) {
+	topo, err := affinity.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Build(topo, Matrix{Preset: Quick, Scenarios: atomicadd(t), Variants: []string{"line=shared/work=0"},
+		Threads: []int{1}, Count: 8, Duration: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := p.Jobs[0].Name
+	var b strings.Builder
+	for i := range MinRounds {
+		fmt.Fprintf(&b, "Benchmark%s\t1000\t%d ns/op\n", name, []int{1, 1000, 5, 6, 7, 8}[i])
+	}
+	fmt.Fprintf(&b, "# rounds: %s rounds=6 ci=19900.00%% target=2.00%% not-converged\n", name)
+	out := filepath.Join(t.TempDir(), "r.txt")
+	if err := os.WriteFile(out+".partial", []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, err := p.RunAll(context.Background(), out, true, &bytes.Buffer{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Ran != 2 || len(o.Rounds) != 1 || o.Rounds[0].Rounds != 8 {
+		t.Errorf("%d runs, rounds %+v; want 2 runs and one rounds line of 8", o.Ran, o.Rounds)
+	}
+	rs, err := results.Read([]string{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := rs.Convergence(rs.Results[0]); !ok || c.Rounds != 8 {
+		t.Errorf("file's rounds line %+v, %v; want rounds=8", c, ok)
+	}
+}
