@@ -400,6 +400,14 @@ func TestFit(t *testing.T) {
 	if err := build().Fit(0); err == nil {
 		t.Errorf("Fit(0): no error")
 	}
+	// Rounds already at MinRounds are not trimmed, and not said to be.
+	p, err := Build(topo, Matrix{Preset: Full, Scenarios: atomicadd(t), Count: MinRounds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Fit(time.Second); err == nil || strings.Contains(err.Error(), "rounds: at most") {
+		t.Errorf("Fit(1s) of %d rounds = %v, want an error that trims no rounds", MinRounds, err)
+	}
 }
 
 // A preset's adaptive rounds: its target unless the matrix says otherwise,

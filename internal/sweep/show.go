@@ -110,7 +110,9 @@ func (p *Plan) Fit(budget time.Duration) error {
 		for p.Count > min(c, MinRounds) && over() {
 			p.Count--
 		}
-		p.Trimmed = append(p.Trimmed, fmt.Sprintf("rounds: at most %d a configuration instead of %d", p.Count, c))
+		if p.Count != c {
+			p.Trimmed = append(p.Trimmed, fmt.Sprintf("rounds: at most %d a configuration instead of %d", p.Count, c))
+		}
 	}
 	if est := p.estimate(p.Count, sets()); est > budget {
 		trimmed := ""
