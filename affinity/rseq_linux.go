@@ -2,6 +2,7 @@ package affinity
 
 import (
 	"os"
+	"runtime"
 	"sync/atomic"
 	"unsafe"
 
@@ -51,7 +52,8 @@ type ThreadProbe struct {
 // before it is unlocked: it unregisters the rseq area, and a thread handed
 // back to the scheduler with an area registered would have the kernel write
 // into it forever. The area lives in a mapping of its own, never in the Go
-// heap, and one that cannot be unregistered is never unmapped.
+// heap, and one that cannot be unregistered is never unmapped, and its
+// thread is left locked so that it exits with its goroutine.
 //
 // rseq is not used where TSC_AUX is, where CONTEND_NO_RSEQ is set, or where
 // the thread already has an area (glibc registers one for every thread of a
@@ -98,6 +100,12 @@ func (t *ThreadProbe) release() {
 	_, _, e := unix.RawSyscall6(unix.SYS_RSEQ, uintptr(unsafe.Pointer(t.area)), rseqLen, rseqFlagUnregister, rseqSig, 0, 0)
 	if e == 0 {
 		unix.Munmap(t.page)
+	} else {
+		// The thread keeps its area: lock it once more, so that the
+		// caller's unlock (Pin's undo) leaves it locked and the runtime
+		// destroys it when the goroutine exits, rather than hand the
+		// scheduler a thread the kernel still writes cpu_id for.
+		runtime.LockOSThread()
 	}
 	t.area, t.page = nil, nil
 }
