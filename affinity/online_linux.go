@@ -1,8 +1,10 @@
 package affinity
 
 import (
+	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/contend/contend/nodemask"
 )
@@ -26,4 +28,29 @@ func onlineIn(path string, cpu int) (online, ok bool) {
 		return false, false
 	}
 	return set.Test(cpu), true
+}
+
+// OffCPU is the error of a thread pinned to cpu pinned but found on cpu
+// found, for its owner to prefix with who it is ("worker 3: ", "pinging
+// end: "). The kernel moves a pinned thread only when its cpu goes offline
+// (or someone changes its affinity), so it says which, when the cpu's state
+// tells. The kernel moves a going cpu's threads away before the cpu leaves
+// cpu/online, so OffCPU waits up to a second for it to: it is for the error
+// path only.
+func OffCPU(pinned, found int) error {
+	return offCPU(pinned, found, OnlineNow, 20, 50*time.Millisecond)
+}
+
+func offCPU(pinned, found int, online func(int) (bool, bool), tries int, wait time.Duration) error {
+	for range tries {
+		on, ok := online(pinned)
+		if !ok {
+			break
+		}
+		if !on {
+			return fmt.Errorf("cpu %d went offline during the run (the kernel moved it to cpu %d)", pinned, found)
+		}
+		time.Sleep(wait)
+	}
+	return fmt.Errorf("found on cpu %d, pinned to cpu %d (its affinity was changed from outside?)", found, pinned)
 }

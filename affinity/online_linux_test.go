@@ -3,6 +3,7 @@ package affinity
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -28,5 +29,32 @@ func TestOnlineIn(t *testing.T) {
 	}
 	if on, ok := OnlineNow(0); ok && !on {
 		t.Error("this machine's cpu 0 reads offline")
+	}
+}
+
+// A thread found off its cpu is told apart: unplugged (even when cpu/online
+// catches up only after a few reads), or moved from outside.
+func TestOffCPU(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		online func(reads int) (bool, bool)
+		want   string
+	}{
+		{"unplugged", func(int) (bool, bool) { return false, true }, "cpu 7 went offline during the run (the kernel moved it to cpu 2)"},
+		{"unplugged late", func(n int) (bool, bool) { return n < 3, true }, "cpu 7 went offline during the run"},
+		{"still online", func(int) (bool, bool) { return true, true }, "found on cpu 2, pinned to cpu 7 (its affinity was changed from outside?)"},
+		{"unreadable", func(int) (bool, bool) { return false, false }, "found on cpu 2, pinned to cpu 7"},
+	} {
+		reads := 0
+		online := func(cpu int) (bool, bool) {
+			if cpu != 7 {
+				t.Errorf("%s: asked about cpu %d, want the pinned cpu 7", tt.name, cpu)
+			}
+			reads++
+			return tt.online(reads)
+		}
+		if err := offCPU(7, 2, online, 5, 0); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: offCPU(7, 2) = %v, want %q", tt.name, err, tt.want)
+		}
 	}
 }

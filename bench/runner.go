@@ -348,7 +348,7 @@ func batches(wk Worker, info WorkerInfo, probe cpuProbe, share int64, st *runSta
 		}
 		if cpu := probe.CPU(); cpu != info.CPU {
 			st.stop.v.Store(true)
-			return n, checks, t1, offCPU(info, cpu)
+			return n, checks, t1, fmt.Errorf("worker %d: %w", info.Index, affinity.OffCPU(info.CPU, cpu))
 		}
 		checks++
 		safePoint() // a stop-the-world waits at most one batch
@@ -399,24 +399,4 @@ func calibrateClock() int64 {
 	}
 	slices.Sort(xs[:])
 	return xs[len(xs)/2]
-}
-
-// offCPU is the error of a worker found on another cpu than its own: the
-// kernel moves a pinned thread only when its cpu goes offline (or someone
-// changes its affinity), so say which, when the cpu's state tells.
-//
-// The kernel moves a going cpu's threads away before the cpu leaves
-// cpu/online, so the error path waits up to a second for it to.
-func offCPU(info WorkerInfo, cpu int) error {
-	for range 20 {
-		online, ok := affinity.OnlineNow(info.CPU)
-		if !ok {
-			break
-		}
-		if !online {
-			return fmt.Errorf("worker %d: cpu %d went offline during the run (the kernel moved the worker to cpu %d)", info.Index, info.CPU, cpu)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return fmt.Errorf("worker %d: found on cpu %d, pinned to cpu %d (its affinity was changed from outside?)", info.Index, cpu, info.CPU)
 }

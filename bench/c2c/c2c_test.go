@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -364,8 +365,8 @@ func TestPingSeesAnswererFail(t *testing.T) {
 	var abort atomic.Bool
 	errc := make(chan error)
 	go func() {
-		_, err := playEnd(cpus[0], "pinging", ready, start, &abort, func() (int64, error) {
-			return ping(mem, cpus[0], cfg, affinity.Probe(), make([]float64, cfg.Samples))
+		_, err := playEnd(cpus[0], "pinging", affinity.Probe(), ready, start, &abort, func(onCPU *affinity.ThreadProbe) (int64, error) {
+			return ping(mem, cpus[0], cfg, onCPU, make([]float64, cfg.Samples))
 		})
 		errc <- err
 	}()
@@ -379,6 +380,59 @@ func TestPingSeesAnswererFail(t *testing.T) {
 	mem.flag.Store(failValue)
 	if err := <-errc; err == nil || !strings.Contains(err.Error(), "answering end left its cpu") {
 		t.Errorf("ping error = %v, want the answerer's failure", err)
+	}
+}
+
+// onCPUAt is a cpuProbe that always answers one cpu.
+type onCPUAt int
+
+func (c onCPUAt) CPU() int { return int(c) }
+
+// An end its check finds off its cpu stops with an error that names the end
+// and says why the kernel moved it, and lets the other end go: the answerer
+// raises failValue, the pinger writes stopValue. A pinned cpu that is not
+// online (4095) reads as unplugged; an online one as moved from outside.
+func TestOffCPUEnds(t *testing.T) {
+	topo, cpus := benchtest.HostCPUs(t, 1)
+	mem, err := allocLine(topo.NodeOf(cpus[0]), false, cpus[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.free()
+	cfg, _ := Config{Samples: 3, Rounds: 10}.WithDefaults()
+
+	mem.line.Store(0)
+	mem.flag.Store(0)
+	errc := make(chan error)
+	go func() {
+		_, err := answer(mem, cpus[0], ReadWrite, cfg.Rounds, onCPUAt(cpus[0]+1))
+		errc <- err
+	}()
+	pingRW(mem.line, 0, cfg.Rounds)
+	want := fmt.Sprintf("answering end: found on cpu %d, pinned to cpu %d (its affinity was changed from outside?)", cpus[0]+1, cpus[0])
+	if err := <-errc; err == nil || err.Error() != want {
+		t.Errorf("answer off its cpu: %v, want %q", err, want)
+	}
+	if f := mem.flag.Load(); f != failValue {
+		t.Errorf("answer off its cpu left flag %d, want failValue", f)
+	}
+
+	mem.line.Store(0)
+	mem.flag.Store(0)
+	go func() {
+		_, err := ping(mem, 4095, cfg, onCPUAt(0), make([]float64, cfg.Samples))
+		errc <- err
+	}()
+	if _, ok := answerRW(mem.line, 0, cfg.Rounds); !ok {
+		t.Fatal("answerer met stopValue in the first sample")
+	}
+	mem.flag.Store(1)
+	want = "pinging end: cpu 4095 went offline during the run (the kernel moved it to cpu 0)"
+	if err := <-errc; err == nil || err.Error() != want {
+		t.Errorf("ping off its cpu: %v, want %q", err, want)
+	}
+	if v := mem.line.Load(); v != stopValue {
+		t.Errorf("ping off its cpu left the line at %d, want stopValue", v)
 	}
 }
 
@@ -420,6 +474,9 @@ func TestMeasure(t *testing.T) {
 			t.Errorf("%s: %d samples of %d rounds, want 10 of 50", tt.name, r.Samples, r.Rounds)
 		case r.Checks != 2*12:
 			t.Errorf("%s: %d on-cpu checks, want one per sample at each end (24)", tt.name, r.Checks)
+		case !slices.Contains([]string{"RDTSCP TSC_AUX", "rseq cpu_id", "getcpu", "rseq cpu_id + getcpu", "getcpu + rseq cpu_id"}, r.Probe),
+			affinity.Probe().FastPath() && r.Probe != "RDTSCP TSC_AUX":
+			t.Errorf("%s: checks by %q (TSC_AUX trusted: %v)", tt.name, r.Probe, affinity.Probe().FastPath())
 		case r.HomeNode != tt.home || r.HomeReal != tt.homeReal:
 			t.Errorf("%s: home node %d real %v, want %d real %v", tt.name, r.HomeNode, r.HomeReal, tt.home, tt.homeReal)
 		case r.Placed != "mbind" && r.Placed != "first-touch":
@@ -617,8 +674,8 @@ func TestEndPinFailureAndAbort(t *testing.T) {
 	start := make(chan struct{})
 	var abort atomic.Bool
 	played := false
-	play := func() (int64, error) { played = true; return 1, nil }
-	if _, err := playEnd(1000, "pinging", ready, start, &abort, play); err != nil {
+	play := func(*affinity.ThreadProbe) (int64, error) { played = true; return 1, nil }
+	if _, err := playEnd(1000, "pinging", affinity.Probe(), ready, start, &abort, play); err != nil {
 		t.Fatalf("playEnd(1000) = %v, want the failure on ready only", err)
 	}
 	if err := <-ready; err == nil || !strings.Contains(err.Error(), "pinging end") || !strings.Contains(err.Error(), "1000") {
@@ -629,7 +686,7 @@ func TestEndPinFailureAndAbort(t *testing.T) {
 	close(start)
 	done := make(chan error)
 	go func() {
-		_, err := playEnd(cpus[0], "answering", ready, start, &abort, play)
+		_, err := playEnd(cpus[0], "answering", affinity.Probe(), ready, start, &abort, play)
 		done <- err
 	}()
 	if err := <-ready; err != nil {

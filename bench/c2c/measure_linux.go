@@ -118,7 +118,9 @@ func homeOf(t *affinity.Topology, a, b int, h Home) (node, touch int, err error)
 
 // Measure measures the one-way handoff latency between CPUs a and b: a
 // pings, b answers. Both ends are pinned and verified (by Pin, then after
-// every sample); an unusable CPU is an error naming it. The line lives on the
+// every sample, by the thread's affinity.ThreadProbe: Result.Probe says how);
+// an unusable CPU is an error naming it, and an end found off its CPU is one
+// saying whether the CPU went offline (affinity.OffCPU). The line lives on the
 // node cfg.Home says; on a fake topology that node is not real, and the
 // result says so (HomeReal false).
 func Measure(t *affinity.Topology, a, b int, cfg Config) (*Result, error) {
@@ -175,18 +177,21 @@ func play(mem *lineMemory, a, b int, cfg Config, r *Result) error {
 		pongErr  error
 		pingChks int64
 		pongChks int64
+		methods  [2]string // how each end's checks read its cpu
 	)
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		pongChks, pongErr = playEnd(b, "answering", ready, start, &abort, func() (int64, error) {
-			return answer(mem, b, cfg.Mode, cfg.Rounds, probe)
+		pongChks, pongErr = playEnd(b, "answering", probe, ready, start, &abort, func(onCPU *affinity.ThreadProbe) (int64, error) {
+			methods[1] = onCPU.Method()
+			return answer(mem, b, cfg.Mode, cfg.Rounds, onCPU)
 		})
 	}()
 	go func() {
 		defer wg.Done()
-		pingChks, pingErr = playEnd(a, "pinging", ready, start, &abort, func() (int64, error) {
-			return ping(mem, a, cfg, probe, samples)
+		pingChks, pingErr = playEnd(a, "pinging", probe, ready, start, &abort, func(onCPU *affinity.ThreadProbe) (int64, error) {
+			methods[0] = onCPU.Method()
+			return ping(mem, a, cfg, onCPU, samples)
 		})
 	}()
 	var errs []error
@@ -210,15 +215,21 @@ func play(mem *lineMemory, a, b int, cfg Config, r *Result) error {
 		return err
 	}
 	r.Checks = pingChks + pongChks
+	r.Probe = methods[0]
+	if methods[1] != methods[0] {
+		r.Probe += " + " + methods[1]
+	}
 	r.setStats(samples, cfg.Stat)
 	return nil
 }
 
 // playEnd runs one end of a ping-pong: pin the calling goroutine to cpu,
-// report to ready, wait for the start, play, and unpin. A failed pin goes to
-// ready and the end does not play; neither does it when the other end failed
-// (abort is set before start is closed).
-func playEnd(cpu int, end string, ready chan<- error, start <-chan struct{}, abort *atomic.Bool, play func() (int64, error)) (checks int64, err error) {
+// open the thread's on-cpu probe, report to ready, wait for the start, play,
+// and release the probe and unpin, in that order (an rseq area must be
+// unregistered on its thread before the thread goes back to the scheduler).
+// A failed pin goes to ready and the end does not play; neither does it when
+// the other end failed (abort is set before start is closed).
+func playEnd(cpu int, end string, probe *affinity.CPUProbe, ready chan<- error, start <-chan struct{}, abort *atomic.Bool, play func(*affinity.ThreadProbe) (int64, error)) (checks int64, err error) {
 	undo, err := affinity.Pin(cpu)
 	if err != nil {
 		ready <- fmt.Errorf("%s end: %w", end, err)
@@ -229,19 +240,23 @@ func playEnd(cpu int, end string, ready chan<- error, start <-chan struct{}, abo
 			err = uerr
 		}
 	}()
+	// The per-sample check: TSC_AUX where trusted, else an rseq area
+	// registered on this thread, else getcpu (affinity.CPUProbe.Thread).
+	onCPU, release := probe.Thread()
+	defer release()
 	ready <- nil
 	<-start
 	if abort.Load() {
 		return 0, nil
 	}
-	return play()
+	return play(onCPU)
 }
 
 // ping is the pinging end, on a thread pinned to cpu: run samples until
 // the preheat has passed and the warm-up is done, recording cfg.Samples
 // one-way times in samples (ns). It ends the game by writing stopValue on its
 // own turn.
-func ping(mem *lineMemory, cpu int, cfg Config, probe *affinity.CPUProbe, samples []float64) (checks int64, err error) {
+func ping(mem *lineMemory, cpu int, cfg Config, probe cpuProbe, samples []float64) (checks int64, err error) {
 	line, flag := mem.line, mem.flag
 	defer line.Store(stopValue) // on our turn: every exit follows a flag wait
 	var v uint64
@@ -263,7 +278,8 @@ func ping(mem *lineMemory, cpu int, cfg Config, probe *affinity.CPUProbe, sample
 			}
 		}
 		if got := probe.CPU(); got != cpu {
-			return checks, fmt.Errorf("pinging end found on cpu %d, pinned to cpu %d", got, cpu)
+			line.Store(stopValue) // free the answerer before OffCPU's wait
+			return checks, fmt.Errorf("pinging end: %w", affinity.OffCPU(cpu, got))
 		}
 		checks++
 		if err := cfg.Context.Err(); err != nil {
@@ -282,7 +298,7 @@ func ping(mem *lineMemory, cpu int, cfg Config, probe *affinity.CPUProbe, sample
 
 // answer is the answering end, on a thread pinned to cpu: answer rounds
 // pings per sample, check its CPU and raise the flag, until it meets stopValue.
-func answer(mem *lineMemory, cpu int, mode Mode, rounds int, probe *affinity.CPUProbe) (checks int64, err error) {
+func answer(mem *lineMemory, cpu int, mode Mode, rounds int, probe cpuProbe) (checks int64, err error) {
 	line, flag := mem.line, mem.flag
 	var v uint64
 	for n := uint64(1); ; n++ {
@@ -297,12 +313,16 @@ func answer(mem *lineMemory, cpu int, mode Mode, rounds int, probe *affinity.CPU
 		}
 		if got := probe.CPU(); got != cpu {
 			flag.Store(failValue)
-			return checks, fmt.Errorf("answering end found on cpu %d, pinned to cpu %d", got, cpu)
+			return checks, fmt.Errorf("answering end: %w", affinity.OffCPU(cpu, got))
 		}
 		checks++
 		flag.Store(n)
 	}
 }
+
+// cpuProbe says which CPU the calling thread runs on: an
+// affinity.ThreadProbe in a measurement, a fake in tests.
+type cpuProbe interface{ CPU() int }
 
 // The hot loops. v is the counter value on entry, always even (the pinger's
 // turn); each returns the value on exit. They stay named symbols for perf

@@ -60,6 +60,23 @@ func memNodes(rs []Result) string {
 	return b.String()
 }
 
+// pinningNote says, in one line, how often and how the ends were found on
+// their cpus: a result exists only if every check passed.
+func pinningNote(rs []Result) string {
+	var checks int64
+	var how []string
+	for _, r := range rs {
+		checks += r.Checks
+		if r.Probe != "" && !slices.Contains(how, r.Probe) {
+			how = append(how, r.Probe)
+		}
+	}
+	if len(how) == 0 {
+		how = []string{"unknown"}
+	}
+	return fmt.Sprintf("pinning verified: %d on-cpu checks, after every sample at both ends (%s), none off-cpu", checks, strings.Join(how, ", "))
+}
+
 func placedBy(rs []Result) string {
 	var how []string
 	for _, r := range rs {
@@ -77,6 +94,7 @@ func WriteText(w io.Writer, t *affinity.Topology, plan *Plan, cfg Config, rs []R
 		cfg.Stat, cfg.Samples, cfg.Rounds, cfg.Warmup.Samples(), cfg.Preheat)
 	fmt.Fprintf(w, "topology %s, %s, cpus %s, pairs %s\n", t.Label(), machineName(t), nodemask.BitmapOf(plan.CPUs...), plan.Selection)
 	fmt.Fprintf(w, "%s\n", homeNote(t, cfg, rs))
+	fmt.Fprintf(w, "%s\n", pinningNote(rs))
 	for _, m := range Modes {
 		var mrs []Result
 		for _, r := range rs {

@@ -27,8 +27,8 @@ func TestWriteText(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := []Result{
-		{CPUA: 0, CPUB: 2, Mode: ReadWrite, Class: ClassLLC, NS: 30, MinNS: 29, MedianNS: 30, Stat: "median", HomeNode: 0, MemNode: 0, Placed: "mbind"},
-		{CPUA: 0, CPUB: 16, Mode: ReadWrite, Class: ClassCross, NS: 200, MinNS: 100, MedianNS: 200, Stat: "median", HomeNode: 0, MemNode: 2, Placed: "first-touch"},
+		{CPUA: 0, CPUB: 2, Mode: ReadWrite, Class: ClassLLC, NS: 30, MinNS: 29, MedianNS: 30, Stat: "median", HomeNode: 0, MemNode: 0, Placed: "mbind", Checks: 22, Probe: "rseq cpu_id"},
+		{CPUA: 0, CPUB: 16, Mode: ReadWrite, Class: ClassCross, NS: 200, MinNS: 100, MedianNS: 200, Stat: "median", HomeNode: 0, MemNode: 2, Placed: "first-touch", Checks: 22, Probe: "rseq cpu_id + getcpu"},
 	}
 	var buf bytes.Buffer
 	if err := WriteText(&buf, topo, plan, cfg, rs, Summarize(rs, plan.Total)); err != nil {
@@ -39,6 +39,7 @@ func TestWriteText(t *testing.T) {
 		"Test CPU under a hypervisor",
 		"pairs sample",
 		"home cpu_a's node (placed by mbind and first-touch, kernel reports node(s) 0,2); WARNING: lines not on their home: 0,16 on node 2",
+		"pinning verified: 44 on-cpu checks, after every sample at both ends (rseq cpu_id, rseq cpu_id + getcpu), none off-cpu\n",
 		"mode=rw\n",
 		"0     16  cross  200.0  100.0   200.0",
 		"WARNING: median more than 1.25× min, the pair's latency changed during its samples (a vCPU moved on the host? another load?): rw 0,16 (median 200.0, min 100.0)",

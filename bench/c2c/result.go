@@ -34,6 +34,10 @@ type Result struct {
 	Placed string `json:"placed"`
 	// Checks counts on-CPU checks that passed, both ends together.
 	Checks int64 `json:"checks"`
+	// Probe says how the checks read the cpu (affinity.ThreadProbe's
+	// Method): "RDTSCP TSC_AUX", "rseq cpu_id" or "getcpu", or the
+	// pinger's and the answerer's joined by " + " when they differ.
+	Probe string `json:"probe"`
 }
 
 // setStats computes a result's statistics from per-sample one-way latencies.
