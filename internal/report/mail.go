@@ -365,8 +365,8 @@ func (rep *Report) writeParams(out *strings.Builder) {
 	}
 }
 
-// fileVersion returns " (contend VERSION, DATE)" for the file labelled
-// label, from its results' configuration.
+// fileVersion returns ": contend VERSION, DATE" for the file labelled
+// label, from its results' configuration ("" where they name neither).
 func fileVersion(rs []*benchfmt.Result, label string) string {
 	for _, r := range rs {
 		if r.GetConfig(".file") != label {

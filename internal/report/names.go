@@ -127,7 +127,8 @@ func (e *elider) varying(base string) []string {
 	return ks
 }
 
-// value returns the value of key in full's parts ("" where it has none).
+// partValue returns the value of key among a name's parts ("" where it
+// has none; a positional part's whole text, without its "/").
 func partValue(parts []namePart, key string) string {
 	for _, p := range parts {
 		if p.key == key {
