@@ -45,6 +45,10 @@ func TestClassOf(t *testing.T) {
 		{"16amd64-8n2c", 0, 0, 2, ClassCross},
 		{"nonuma-4cpu", 0, 0, 1, ClassSMT},
 		{"nonuma-4cpu", 0, 1, 2, ClassLLC},
+		// arm64 guest: only L1s, no LLC (-1) on any cpu, so no pair is
+		// llc: the node decides, then the package.
+		{"arm64-virt-max-2n4cpu", 0, 0, 1, ClassNode},
+		{"arm64-virt-max-2n4cpu", 0, 1, 3, ClassCross},
 		// No cache directories; cpu 3 is offline, its package unknown.
 		{"sparse-nodes", 0, 0, 1, ClassNode},
 		{"sparse-nodes", 0, 0, 2, ClassCross},

@@ -258,11 +258,20 @@ func (s *wakeup) Notes() []string {
 	if s.fake != "" {
 		notes = append(notes, "topology "+s.fake+": cross-node-% counts moves between made-up nodes; every cpu still shares the real machine's caches and memory")
 	}
+	if s.lay != nil && !s.llcsKnown() {
+		notes = append(notes, "LLCs: the kernel reports no shared cache for some cpus (no LLC in the topology), so cross-llc-% is left out and the policies take those cpus for one LLC; llc=N gives the model LLCs of its own")
+	}
 	if s.cfg.wake == wakeLLCStats && s.lay != nil {
 		notes = append(notes, s.statsNote())
 	}
 	return notes
 }
+
+// llcsKnown reports whether every model cpu has an LLC: llc=N, or a topology
+// that names one for each worker's cpu. Where it does not (an arm64 guest
+// whose kernel reports only L1s, a run without a topology), a move between
+// LLCs cannot be told from a move inside one, and cross-llc-% would claim 0.
+func (s *wakeup) llcsKnown() bool { return !slices.Contains(s.lay.llc, -1) }
 
 // statsNote says what LLC statistics the pre-patch policy read in the run:
 // how many balances wrote them, or that there were none to read.
@@ -301,7 +310,9 @@ func (s *wakeup) Finish(res *bench.Result) error {
 	res.AddMetric(Migrations, float64(c.migrations)/ops)
 	res.AddMetric(LinesPulled, float64(c.moved*int64(s.cfg.lines))/ops)
 	res.AddMetric(RemoteWakes, float64(c.remoteWakes)/ops)
-	res.AddMetric(CrossLLC, 100*float64(c.crossLLC)/ops)
+	if s.llcsKnown() {
+		res.AddMetric(CrossLLC, 100*float64(c.crossLLC)/ops)
+	}
 	res.AddMetric(CrossNode, 100*float64(c.crossNode)/ops)
 	res.AddMetric(Noops, 100*float64(c.noops)/ops)
 	res.AddMetric(PerFiveSec, perFive)

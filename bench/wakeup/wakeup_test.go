@@ -636,3 +636,57 @@ func TestWakeupRun(t *testing.T) {
 		})
 	}
 }
+
+// On a machine whose kernel reports no shared cache (the arm64 QEMU guest's
+// tree: L1s only, so every cpu's LLC is -1) a move between LLCs cannot be
+// told from one inside an LLC: cross-llc-% is left out, not reported as 0,
+// and a note says why; cross-node-% still counts. llc=N gives the model
+// LLCs of its own, and the figure comes back.
+func TestNoLLCs(t *testing.T) {
+	topo := fixture.Topology(t, fixture.Arm64Virt)
+	cpus := []int{0, 1, 2, 3}
+	nodes := make([]int, len(cpus))
+	for i, c := range cpus {
+		nodes[i] = topo.NodeOf(c)
+		if llc := topo.CPUs[c].LLC; llc != -1 {
+			t.Fatalf("fixture %s: cpu %d has LLC %d, want none (-1)", fixture.Arm64Virt, c, llc)
+		}
+	}
+	for _, tt := range []struct {
+		variant string
+		llcs    bool
+	}{
+		{"wake=affine/lines=4/mig=0/tasks=1", false},
+		{"wake=affine/lines=4/mig=0/tasks=1/llc=2", true},
+	} {
+		s := benchtest.New(t, "wakeup", tt.variant).(*wakeup)
+		if err := s.Start(&bench.Env{Topology: topo, CPUs: cpus, Nodes: nodes}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range cpus {
+			if _, err := s.Worker(bench.WorkerInfo{Index: i, Workers: len(cpus), CPU: cpus[i]}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for k := int32(1); k < 4; k++ {
+			if !wake(s.workers[0], k) {
+				t.Fatalf("%s: task %d was not asleep", tt.variant, k)
+			}
+		}
+		res := finish(t, s, 3)
+		llc, ok := res.Metric(CrossLLC.Name)
+		switch {
+		case ok != tt.llcs:
+			t.Errorf("%s: %s reported %v (%v), want reported %v", tt.variant, CrossLLC.Name, ok, llc, tt.llcs)
+		case ok && llc != 100*2.0/3:
+			t.Errorf("%s: %s = %v, want %v (tasks 2 and 3 came from the other model LLC)", tt.variant, CrossLLC.Name, llc, 100*2.0/3)
+		}
+		if got := benchtest.Metric(t, res, CrossNode); got != 100*2.0/3 {
+			t.Errorf("%s: %s = %v, want %v (cpus 2 and 3 are node 1)", tt.variant, CrossNode.Name, got, 100*2.0/3)
+		}
+		noted := strings.Contains(strings.Join(s.Notes(), "\n"), "cross-llc-% is left out")
+		if noted == tt.llcs {
+			t.Errorf("%s: notes %q; want the left-out note %v", tt.variant, s.Notes(), !tt.llcs)
+		}
+	}
+}
