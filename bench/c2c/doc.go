@@ -12,7 +12,12 @@
 // exactly two threads in lockstep that must agree on when to stop and must
 // hand back per-sample times. Measure therefore drives its own two pinned
 // goroutines (see measure_linux.go), with the runner's rules: pinning verified
-// at both ends, GOMAXPROCS ≥ 3, no GC during the measurement.
+// at both ends, GOMAXPROCS ≥ 3, no GC during the measurement. Each end checks
+// its cpu after every sample, outside the timed interval, with the runner's
+// per-thread probe (affinity.ThreadProbe: TSC_AUX where trusted, else an rseq
+// area registered on the thread, else getcpu; Result.Probe says which), and
+// an end found elsewhere is an error that says whether its cpu went offline
+// (affinity.OffCPU, the runner's wording).
 //
 // Pairs are described by topology class, nearest first, because a handful of
 // pairs per class says almost everything an all-pairs matrix says and takes
