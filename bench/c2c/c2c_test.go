@@ -354,16 +354,24 @@ func TestLoops(t *testing.T) {
 	}
 }
 
-// The pinging end gives up, rather than waiting for ever, when the answering
-// end reports it left its cpu.
-func TestPingSeesAnswererFail(t *testing.T) {
+// hostLine maps a line on the node of a host cpu for one end's tests, freed
+// when the test ends, with a short configuration.
+func hostLine(t *testing.T) (*lineMemory, []int, Config) {
+	t.Helper()
 	topo, cpus := benchtest.HostCPUs(t, 1)
 	mem, err := allocLine(topo.NodeOf(cpus[0]), false, cpus[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer mem.free()
+	t.Cleanup(mem.free)
 	cfg, _ := Config{Samples: 3, Rounds: 10}.WithDefaults()
+	return mem, cpus, cfg
+}
+
+// The pinging end gives up, rather than waiting for ever, when the answering
+// end reports it left its cpu.
+func TestPingSeesAnswererFail(t *testing.T) {
+	mem, cpus, cfg := hostLine(t)
 	ready := make(chan error, 1)
 	start := make(chan struct{})
 	var abort atomic.Bool
@@ -397,13 +405,7 @@ func (c onCPUAt) CPU() int { return int(c) }
 // raises failValue, the pinger writes stopValue. A pinned cpu that is not
 // online (4095) reads as unplugged; an online one as moved from outside.
 func TestOffCPUEnds(t *testing.T) {
-	topo, cpus := benchtest.HostCPUs(t, 1)
-	mem, err := allocLine(topo.NodeOf(cpus[0]), false, cpus[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mem.free()
-	cfg, _ := Config{Samples: 3, Rounds: 10}.WithDefaults()
+	mem, cpus, cfg := hostLine(t)
 
 	mem.line.Store(0)
 	mem.flag.Store(0)
