@@ -129,7 +129,10 @@ func mailNumber(v float64) string {
 	case a >= 1e4 && a < 1e9:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	case a >= 1e-3 && a < 1e4:
-		return strconv.FormatFloat(v, 'g', 4, 64)
+		if s := strconv.FormatFloat(v, 'g', 4, 64); !strings.Contains(s, "e") {
+			return s
+		}
+		return strconv.FormatFloat(v, 'f', 0, 64) // 9999.6 rounds to 10000, not "1e+04"
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }

@@ -159,3 +159,17 @@ func TestRegressions(t *testing.T) {
 		}
 	}
 }
+
+func TestMailNumber(t *testing.T) {
+	for _, tt := range []struct {
+		v    float64
+		want string
+	}{
+		{0, "0"}, {1234.5, "1234"}, {12.345, "12.35"}, {45678.9, "45679"},
+		{9999.6, "10000"}, {-9999.6, "-10000"}, {0.0005, "0.0005"}, {2e9, "2e+09"},
+	} {
+		if got := mailNumber(tt.v); got != tt.want {
+			t.Errorf("mailNumber(%v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}
