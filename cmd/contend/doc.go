@@ -6,9 +6,10 @@
 //	contend <command> [flags] [arguments]
 //
 // Every command that runs something pins one worker goroutine per CPU
-// (LockOSThread, sched_setaffinity, verified with getcpu and sampled during the
-// run with RDTSCP's TSC_AUX or, on arm64, an rseq area's cpu_id), releases the workers together, and stops them all
-// when the first one finishes. Results are written in the Go benchmark format,
+// (LockOSThread, sched_setaffinity, verified with getcpu, and checked after
+// every batch during the run with RDTSCP's TSC_AUX where the kernel keeps it
+// trustworthy, else the thread's rseq area's cpu_id, else getcpu), releases
+// the workers together, and stops them all when the first one finishes. Results are written in the Go benchmark format,
 // so benchstat reads them unmodified.
 //
 // # Looking at the machine
