@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,6 +88,28 @@ func TestGCMidBarrier(t *testing.T) {
 	}
 	if gcCycles() < cycles+2 {
 		t.Errorf("%d collections during the run, want 2", gcCycles()-cycles)
+	}
+}
+
+// TestGCMidBarrierNoAsyncPreempt runs TestGCMidBarrier again in a child
+// process with asynchronous preemption off, as QEMU's TCG in effect has it.
+// Where signals do preempt a spinning loop (x86, arm64 hardware) they would
+// stop a worker without its safePoint, and TestGCMidBarrier alone could not
+// fail for want of one.
+func TestGCMidBarrierNoAsyncPreempt(t *testing.T) {
+	godebug := os.Getenv("GODEBUG")
+	if strings.Contains(godebug, "asyncpreemptoff=1") {
+		t.Skip("asynchronous preemption is off already: TestGCMidBarrier is this test")
+	}
+	if godebug != "" {
+		godebug += ","
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestGCMidBarrier$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "GODEBUG="+godebug+"asyncpreemptoff=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		// A hang ends in the watchdog's goroutine dump: its head says enough.
+		lines := strings.SplitN(string(out), "\n", 30)
+		t.Fatalf("TestGCMidBarrier with GODEBUG=asyncpreemptoff=1: %v\n%s", err, strings.Join(lines[:min(len(lines), 29)], "\n"))
 	}
 }
 
