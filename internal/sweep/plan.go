@@ -28,9 +28,6 @@ type Job struct {
 	// order). The job runs once a round and its result is recorded under
 	// each name (see RunAll).
 	Also []Job
-	// Why says which of the seeds' questions the job's worker count
-	// answers ("one LLC", "50%"); empty where the user named the count.
-	Why []string
 
 	rank rank // what Fit trims first
 }
@@ -406,7 +403,7 @@ func (p *Plan) expand(m Matrix, s *bench.Spec, rungs []presetRung, only bool) er
 					}
 					continue // this machine cannot host it; presets skip it
 				}
-				j.Why, j.rank = r.Why, r.rank
+				j.rank = r.rank
 				key := fmt.Sprint(j.CPUs)
 				if i, ok := runs[key]; ok {
 					p.Jobs[i].Also = append(p.Jobs[i].Also, j)
