@@ -95,7 +95,7 @@ func (rep *Report) mailRows() []mailRow {
 				if c.base != nil {
 					mc.compared = true
 					mc.p = c.cmp.P
-					mc.significant = c.cmp.P < c.cmp.Alpha
+					mc.significant = c.cmp.P < rep.alpha
 					if o := c.base.sum.Center; o != 0 {
 						mc.deltaPct = (c.sum.Center - o) / o * 100
 					}
@@ -195,17 +195,6 @@ func runsWord(rows []mailRow, col int) string {
 	return fmt.Sprintf("%d-%d", lo, hi)
 }
 
-func (rep *Report) alpha() float64 {
-	for _, t := range rep.tables {
-		for _, c := range t.cells {
-			if c.base != nil {
-				return c.cmp.Alpha
-			}
-		}
-	}
-	return 0.05
-}
-
 func (rep *Report) writeLKP(w io.Writer) error {
 	rows := rep.mailRows()
 	names := rep.colNames()
@@ -251,7 +240,7 @@ func (rep *Report) writeLKP(w io.Writer) error {
 		fmt.Fprintf(&out, "  %s\n", r.metric)
 	}
 	fmt.Fprintf(&out, "\n~: no significant change (Mann-Whitney U-test, p ≥ %g); centres are medians, ± the relative standard deviation where ≥ %g%%\n",
-		rep.alpha(), lkpStddevShown)
+		rep.alpha, lkpStddevShown)
 	_, err := io.WriteString(w, trimLines(out.String()))
 	return err
 }
@@ -308,7 +297,7 @@ func (rep *Report) writeSeed(w io.Writer) error {
 		}
 		out.WriteString("\n")
 	}
-	fmt.Fprintf(&out, "\n~: no significant change (Mann-Whitney U-test, p ≥ %g); medians ± relative standard deviation\n", rep.alpha())
+	fmt.Fprintf(&out, "\n~: no significant change (Mann-Whitney U-test, p ≥ %g); medians ± relative standard deviation\n", rep.alpha)
 	_, err := io.WriteString(w, out.String())
 	return err
 }
@@ -352,7 +341,7 @@ func (rep *Report) writeMarkdown(w io.Writer) error {
 		}
 		out.WriteString("\n")
 	}
-	fmt.Fprintf(&out, "\n~: no significant change (Mann-Whitney U-test, p ≥ %g); medians ± relative standard deviation\n", rep.alpha())
+	fmt.Fprintf(&out, "\n~: no significant change (Mann-Whitney U-test, p ≥ %g); medians ± relative standard deviation\n", rep.alpha)
 	_, err := io.WriteString(w, out.String())
 	return err
 }

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bufio"
+	"fmt"
+	"os"
 	"math"
 	"strconv"
 	"strings"
@@ -171,5 +173,46 @@ func TestMailNumber(t *testing.T) {
 		if got := mailNumber(tt.v); got != tt.want {
 			t.Errorf("mailNumber(%v) = %q, want %q", tt.v, got, tt.want)
 		}
+	}
+}
+
+// TestAssumeExact: under a unit's assume=exact (or normal) benchmath leaves
+// a Comparison's Alpha at 0; significance is judged at the report's α, so a
+// change is still a change, in mail, -fail-on and the summary.
+func TestAssumeExact(t *testing.T) {
+	file := func(ns float64) string {
+		var b strings.Builder
+		b.WriteString("Unit ns/op assume=exact better=lower\n")
+		for _, th := range []int{1, 2} {
+			fmt.Fprintf(&b, "BenchmarkA/x=fix/threads=%d 1 %g ns/op\n", th, ns)
+			fmt.Fprintf(&b, "BenchmarkA/x=base/threads=%d 1 100 ns/op\n", th)
+		}
+		return b.String()
+	}
+	dir := t.TempDir()
+	old, new := dir+"/old.txt", dir+"/new.txt"
+	os.WriteFile(old, []byte(file(100)), 0o644)
+	os.WriteFile(new, []byte(file(150)), 0o644)
+	rep := compareReport(t, false, "old="+old, "new="+new)
+	if regs := rep.Regressions(10); len(regs) != 2 {
+		t.Errorf("assume=exact: %d regressions over 10%%, want the fix's 2 (threads 1 and 2): %v", len(regs), regs)
+	}
+	var b strings.Builder
+	if err := rep.WriteFormat(&b, FormatLKP); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "+50.0%") || strings.Contains(b.String(), "p ≥ 0;") {
+		t.Errorf("assume=exact lkp lacks the +50%% change or says p ≥ 0:\n%s", b.String())
+	}
+	rs, err := results.Read([]string{new})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum strings.Builder
+	if err := WriteSummary(&sum, rs, SummaryOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sum.String(), "0.67× faster") {
+		t.Errorf("assume=exact summary does not compare base 150 → fix 100 as 0.67×:\n%s", sum.String())
 	}
 }

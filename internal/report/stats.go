@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -37,6 +38,10 @@ type Report struct {
 
 	fullNames bool
 	el        *elider // the row names' elider, built on first use
+	// alpha is the significance level comparisons are judged at. It is
+	// kept here, not read from each benchmath.Comparison, whose Alpha is
+	// 0 under assume=exact and assume=normal.
+	alpha float64
 }
 
 // A table is one unit's rows × columns of summarized samples.
@@ -81,7 +86,7 @@ func Build(rs *results.Set, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{ignore: p.ignore, compare: o.Compare, fullNames: o.FullNames}
+	rep := &Report{ignore: p.ignore, compare: o.Compare, fullNames: o.FullNames, alpha: cmp.Or(o.Alpha, 0.05)}
 	// Each result filtered once (a copy: a filter on .unit edits Values),
 	// then stripped to the units shown, which by default depend on what
 	// the filter kept.

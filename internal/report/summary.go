@@ -301,7 +301,7 @@ func (b *summaryBlock) write(out *strings.Builder, assume benchmath.Assumption, 
 			cells = append(cells, h)
 		}
 		if compare {
-			vs := b.versus(r, top, assume)
+			vs := b.versus(r, top, assume, o.Alpha)
 			for len(vs) < 2 {
 				vs = append(vs, "")
 			}
@@ -336,7 +336,7 @@ func (b *summaryBlock) write(out *strings.Builder, assume benchmath.Assumption, 
 }
 
 // versus compares row's time at threads with its baseline's.
-func (b *summaryBlock) versus(row *summaryRow, threads int, assume benchmath.Assumption) []string {
+func (b *summaryBlock) versus(row *summaryRow, threads int, assume benchmath.Assumption, alpha float64) []string {
 	base := b.base(row)
 	if base == row {
 		return []string{"base"}
@@ -347,7 +347,7 @@ func (b *summaryBlock) versus(row *summaryRow, threads int, assume benchmath.Ass
 	}
 	cmp := c.sum.Compare(assume, bc.sum)
 	ratio := c.sum.Center / bc.sum.Center
-	if cmp.P >= cmp.Alpha {
+	if cmp.P >= alpha { // not cmp.Alpha: 0 under assume=exact
 		return []string{"~", fmt.Sprintf("(%.2f×, p=%.2f)", ratio, cmp.P)}
 	}
 	word := "faster"
