@@ -1,11 +1,13 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -106,7 +108,15 @@ func TestGCMidBarrierNoAsyncPreempt(t *testing.T) {
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestGCMidBarrier$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "GODEBUG="+godebug+"asyncpreemptoff=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	if errors.Is(err, syscall.ENOEXEC) {
+		// This binary runs under qemu-user without binfmt_misc (CI's
+		// arm64 step), which cannot start it again; there signals reach
+		// guest code only at block boundaries, so TestGCMidBarrier on its
+		// own already tests the safe point.
+		t.Skipf("cannot re-execute this binary (%v): run under qemu-user, where TestGCMidBarrier alone is this test", err)
+	}
+	if err != nil {
 		// A hang ends in the watchdog's goroutine dump: its head says enough.
 		lines := strings.SplitN(string(out), "\n", 30)
 		t.Fatalf("TestGCMidBarrier with GODEBUG=asyncpreemptoff=1: %v\n%s", err, strings.Join(lines[:min(len(lines), 29)], "\n"))

@@ -3,8 +3,8 @@ package report
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
