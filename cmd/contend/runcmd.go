@@ -8,16 +8,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"time"
 
 	"golang.org/x/perf/benchfmt"
-	"golang.org/x/perf/benchunit"
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/resultfmt"
+	"github.com/contend/contend/internal/report"
 	"github.com/contend/contend/internal/results"
 )
 
@@ -236,9 +235,11 @@ func summarize(w io.Writer, p *plan, res *bench.Result) {
 	}
 	fmt.Fprintf(w, "  per worker: min %d, max %d ops%s, cv %.2f%%\n", lo, hi, spread, 100*cv)
 	if h := res.Latency; h != nil && h.Count() > 0 {
-		fmt.Fprintf(w, "  latency of one op: p50 %s, p99 %s, p99.9 %s, max %s (%d ops timed, one per batch, less %s of clock reads)\n",
-			seconds(h.Quantile(0.5)/1e9), seconds(h.Quantile(0.99)/1e9), seconds(h.Quantile(0.999)/1e9), seconds(h.Max().Seconds()),
-			h.Count(), seconds(clockCost(res).Seconds()))
+		cc, _ := res.ClockCost()
+		clock := cc.Seconds()
+		fmt.Fprintf(w, "  latency of one op: p50 %s, p99 %s, p99.9 %s, max %s (%d ops timed, one per batch, less %s of clock reads; \"<\": below the clock)\n",
+			report.Latency(h.Quantile(0.5)/1e9, clock), report.Latency(h.Quantile(0.99)/1e9, clock), report.Latency(h.Quantile(0.999)/1e9, clock),
+			report.Seconds(h.Max().Seconds()), h.Count(), report.Seconds(clock))
 	}
 	for _, m := range res.Metrics {
 		fmt.Fprintf(w, "  %s: %.4g (%s)\n", m.Unit, m.Value, betterWords(m.Unit.Better))
@@ -295,26 +296,4 @@ func writeDisturbance(w io.Writer, res *bench.Result) {
 		}
 		fmt.Fprintf(w, "  WARNING: %s (over %g%%: not this scenario alone)\n", warning, bench.DisturbedPct)
 	}
-}
-
-// clockCost is the median of the workers' clock calibrations.
-func clockCost(res *bench.Result) time.Duration {
-	var cs []time.Duration
-	for _, w := range res.Workers {
-		cs = append(cs, w.ClockCost)
-	}
-	if len(cs) == 0 {
-		return 0
-	}
-	slices.Sort(cs)
-	return cs[len(cs)/2]
-}
-
-// seconds formats a time in seconds as tables do (benchunit's SI scale):
-// 823.5ns, 1.330µs.
-func seconds(s float64) string {
-	if s == 0 {
-		return "0s" // below the clock's resolution once its cost is subtracted
-	}
-	return benchunit.Scale(s, benchunit.Decimal) + "s"
 }

@@ -214,7 +214,11 @@ func (rep *Report) writeLKP(w io.Writer) error {
 		if i > 0 {
 			out.WriteString(" ")
 		}
-		out.WriteString(fitLeft(n, cond(i == 0, 16, 27)))
+		w := 27 // the columns of "%change  new ±%stddev"
+		if i == 0 {
+			w = 16 // the base's "value ±%stddev"
+		}
+		out.WriteString(fitLeft(n, w))
 	}
 	out.WriteString("\n")
 	out.WriteString("----------------")
@@ -384,13 +388,6 @@ func fitLeft(s string, w int) string {
 		return s
 	}
 	return s + strings.Repeat(" ", w-width(s))
-}
-
-func cond[T any](c bool, a, b T) T {
-	if c {
-		return a
-	}
-	return b
 }
 
 // A Regression is a metric that got worse by more than a threshold, with

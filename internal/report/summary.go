@@ -291,7 +291,7 @@ func (b *summaryBlock) write(out *strings.Builder, assume benchmath.Assumption, 
 			if c.unconverged {
 				mark += "²"
 			}
-			cells = append(cells, formatTime(c.sum.Center), "±"+pctRange(c.sum), mark)
+			cells = append(cells, Seconds(c.sum.Center), "±"+pctRange(c.sum), mark)
 		}
 		if b.headUnit != "" {
 			h := ""
@@ -364,9 +364,23 @@ func pctRange(s *results.Summary) string {
 	return r
 }
 
-// formatTime writes a time in seconds with an SI prefix, ns for short ones.
-func formatTime(sec float64) string {
+// Seconds writes a time in seconds as the tables do (benchunit's SI scale):
+// 823.5ns, 1.330µs; 0 as "0s".
+func Seconds(sec float64) string {
+	if sec == 0 {
+		return "0s"
+	}
 	return benchunit.Scale(sec, benchunit.Decimal) + "s"
+}
+
+// Latency writes a sampled latency quantile for people: as Seconds, or
+// "< C" where it is below the clock's cost C (bench.LatencyClock), where
+// timing one operation alone no longer resolves it.
+func Latency(sec, clock float64) string {
+	if clock > 0 && sec < clock {
+		return "< " + Seconds(clock)
+	}
+	return Seconds(sec)
 }
 
 // formatValue writes a metric's median as the tables do.

@@ -193,3 +193,17 @@ func TestBelowClock(t *testing.T) {
 		t.Errorf("JSON lacks below_clock:\n%s", js.String())
 	}
 }
+
+func TestSecondsAndLatency(t *testing.T) {
+	for _, tt := range []struct {
+		sec, clock float64
+		want       string
+	}{
+		{0, 0, "0s"}, {823.5e-9, 0, "823.5ns"}, {1.33e-6, 30e-9, "1.330µs"},
+		{0, 31e-9, "< 31.00ns"}, {20e-9, 31e-9, "< 31.00ns"}, {240e-9, 31e-9, "240.0ns"},
+	} {
+		if got := Latency(tt.sec, tt.clock); got != tt.want {
+			t.Errorf("Latency(%g, %g) = %q, want %q", tt.sec, tt.clock, got, tt.want)
+		}
+	}
+}
