@@ -1,0 +1,55 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// kernelFixtures are internal/kernel's Debian kernels, each a root.
+const kernelFixtures = "../../internal/kernel/testdata/"
+
+func TestKernelSitesFixtures(t *testing.T) {
+	for _, k := range []string{"debian-6.1", "debian-6.12"} {
+		out, _, err := runContend("kernel", "sites", "-root", kernelFixtures+k)
+		if err != nil {
+			t.Fatalf("contend kernel sites -root %s: %v", k, err)
+		}
+		want, err := os.ReadFile(kernelFixtures + k + ".sites")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out != string(want) {
+			t.Errorf("contend kernel sites -root %s =\n%s\nwant %s.sites", k, out, k)
+		}
+		out, _, err = runContend("kernel", "sites", "-root", kernelFixtures+k, "-json")
+		var r struct {
+			Sites []struct{ Kind, Func, Inst string }
+		}
+		if err != nil || json.Unmarshal([]byte(out), &r) != nil || len(r.Sites) < 10 {
+			t.Errorf("contend kernel sites -json on %s = %q, %v", k, out, err)
+		}
+	}
+}
+
+func TestKernelSitesErrors(t *testing.T) {
+	empty := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"kernel"}, "kernel: want a subcommand (sites)"},
+		{[]string{"kernel", "nosuch"}, `kernel: unknown subcommand "nosuch"`},
+		{[]string{"kernel", "sites", "extra"}, `unexpected argument "extra"`},
+		{[]string{"kernel", "sites", "-root", empty}, "kernel sites: no BTF:"},
+	} {
+		out, _, err := runContend(c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("contend %v = %v, want one line with %q", c.args, err, c.want)
+		}
+		if c.args[len(c.args)-1] == empty && out != "" {
+			t.Errorf("contend %v printed %q before failing", c.args, out)
+		}
+	}
+}
