@@ -23,7 +23,7 @@ var kernelSubs = map[string]func(stdout, stderr io.Writer, args []string) error{
 
 func kernelCmd(stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("kernel: want a subcommand (sites)")
+		return fmt.Errorf("kernel: want a subcommand (sites, count)")
 	}
 	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
 		fmt.Fprintf(stdout, "Usage: contend kernel sites [-root DIR] [-json]\n\n%s\n", commands["kernel"].summary)
@@ -31,7 +31,7 @@ func kernelCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	sub, ok := kernelSubs[args[0]]
 	if !ok {
-		return fmt.Errorf("kernel: unknown subcommand %q (want sites)", args[0])
+		return fmt.Errorf("kernel: unknown subcommand %q (want sites, count)", args[0])
 	}
 	return sub(stdout, stderr, args[1:])
 }

@@ -129,9 +129,11 @@ func Find(in Input) (*Report, error) {
 	}
 	// symname names call targets and RIP-relative words, as objdump
 	// would with symbols.
+	// Only kernel-half addresses: kallsyms puts per-cpu symbols at 0, and
+	// an immediate 0 is no reference to __per_cpu_start.
 	symname := func(addr uint64) (string, uint64) {
 		s, ok := in.Syms.At(addr)
-		if !ok || addr-s.Addr > maxFunc {
+		if !ok || addr < 1<<63 || addr-s.Addr > maxFunc {
 			return "", 0
 		}
 		return s.Name, s.Addr
