@@ -31,21 +31,21 @@ type CountConfig struct {
 // Counted is a count's outcome: per site, the hits by each method that
 // could reach it, and the workload's denominators.
 type Counted struct {
-	Kernel       string       `json:"kernel"`
-	Shape        string       `json:"shape"`
-	Pairs        int          `json:"pairs"`
-	Levels       int          `json:"levels"`
-	Bare         *Load        `json:"bare"`    // the workload with nothing counting
-	Counted      *Load        `json:"counted"` // the workload while counting
-	Sites        []SiteCount  `json:"sites"`
-	Enqueues     uint64       `json:"enqueue_task_fair"`   // kprobe hits
-	SelectRQ     uint64       `json:"select_task_rq_fair"` // kprobe hits
-	Threads      ThreadStats  `json:"threads"`             // the workload's own schedstats
-	Notes        []string     `json:"notes"`
-	StaleRemoved []string     `json:"stale_removed,omitempty"`
-	Hierarchy    []string     `json:"cgroups"`
-	Undone       bool         `json:"undone"`
-	Elapsed      [2]float64   `json:"-"`
+	Kernel       string      `json:"kernel"`
+	Shape        string      `json:"shape"`
+	Pairs        int         `json:"pairs"`
+	Levels       int         `json:"levels"`
+	Bare         *Load       `json:"bare"`    // the workload with nothing counting
+	Counted      *Load       `json:"counted"` // the workload while counting
+	Sites        []SiteCount `json:"sites"`
+	Enqueues     uint64      `json:"enqueue_task_fair"`   // kprobe hits
+	SelectRQ     uint64      `json:"select_task_rq_fair"` // kprobe hits
+	Threads      ThreadStats `json:"threads"`             // the workload's own schedstats
+	Notes        []string    `json:"notes"`
+	StaleRemoved []string    `json:"stale_removed,omitempty"`
+	Hierarchy    []string    `json:"cgroups"`
+	Undone       bool        `json:"undone"`
+	Elapsed      [2]float64  `json:"-"`
 	sitesFound   *Report
 }
 
@@ -141,6 +141,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	c.Hierarchy = h.Dirs
 
 	// Bare: nothing counting.
+	logf("bare run: %s, %d pairs, in %s", cfg.Shape, cfg.Pairs, h.Leaf)
 	if c.Bare, _, err = runChild(ctx, cfg, h.Leaf, nil); err != nil {
 		return nil, err
 	}
@@ -181,17 +182,23 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	if len(bps) == 0 {
 		return nil, errors.New("no breakpoint could be set on any tg->load_avg site: " + strings.Join(c.Notes, "; "))
 	}
-	before, err := tfs.Hits()
-	if err != nil {
-		return nil, err
-	}
+	// The two methods count over the same window: the kprobes' hits are
+	// read as the breakpoints are enabled and again as they are disabled,
+	// the moment the workload reports, before it exits.
+	var before, after map[string]uint64
 	for _, b := range bps {
 		if err := b.Enable(true); err != nil {
 			return nil, err
 		}
 	}
+	if before, err = tfs.Hits(); err != nil {
+		return nil, err
+	}
+	logf("counting: %d breakpoints, kprobes in %s/%s", len(bps), tfs.Dir, ProbeGroup)
 	var threads ThreadStats
+	var herr error
 	c.Counted, threads, err = runChild(ctx, cfg, h.Leaf, func() {
+		after, herr = tfs.Hits()
 		for _, b := range bps {
 			b.Enable(false)
 		}
@@ -199,11 +206,10 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Threads = threads
-	after, err := tfs.Hits()
-	if err != nil {
-		return nil, err
+	if herr != nil {
+		return nil, herr
 	}
+	c.Threads = threads
 	c.Enqueues = after["contend_enqueue"] - before["contend_enqueue"]
 	c.SelectRQ = after["contend_select"] - before["contend_select"]
 	k := 0
