@@ -92,13 +92,34 @@ func kernelLoadCmd(stdout, stderr io.Writer, args []string) error {
 // rate is n per second of the counted run.
 func rate(n float64, c *kernel.Counted) float64 { return n / c.Counted.Seconds }
 
-// tgWrites sums the breakpoint counts of the tg->load_avg sites.
-func tgWrites(c *kernel.Counted) (n uint64) {
+// siteHits is a site's count: the breakpoint's where it had one (it
+// reaches every site), else the kprobe's, else -1.
+func siteHits(s kernel.SiteCount) int64 {
+	if s.Breakpoint >= 0 {
+		return s.Breakpoint
+	}
+	return s.Kprobe
+}
+
+// kindHits sums the counts of a kind's sites, and says how many of its
+// sites neither method reached.
+func kindHits(c *kernel.Counted, kind string) (n uint64, missed int) {
 	for _, s := range c.Sites {
-		if s.Kind == "tg-load-avg" && s.Breakpoint > 0 {
-			n += uint64(s.Breakpoint)
+		if s.Kind != kind {
+			continue
+		}
+		if h := siteHits(s); h >= 0 {
+			n += uint64(h)
+		} else {
+			missed++
 		}
 	}
+	return n, missed
+}
+
+// tgWrites sums the counts of the tg->load_avg writes.
+func tgWrites(c *kernel.Counted) uint64 {
+	n, _ := kindHits(c, "tg-load-avg")
 	return n
 }
 
@@ -116,13 +137,26 @@ func writeCountText(w io.Writer, c *kernel.Counted) error {
 		if s.Breakpoint < 0 && s.Kprobe < 0 {
 			continue
 		}
-		n := float64(max(s.Breakpoint, s.Kprobe))
+		n := float64(siteHits(s))
 		fmt.Fprintf(tw, "%s+%#x\t%s\t%s\t%.3f\t%.0f\t%s\t\n", s.Func, s.Off, count(s.Breakpoint), count(s.Kprobe),
 			n/float64(max(c.Enqueues, 1)), rate(n, c), ratio(s.Breakpoint, s.Kprobe))
 	}
 	tw.Flush()
-	tg := float64(tgWrites(c))
-	fmt.Fprintf(w, "tg->load_avg writes: %.0f, %.3f per enqueue_task_fair, %.0f/s\n", tg, tg/float64(max(c.Enqueues, 1)), rate(tg, c))
+	writes, wmiss := kindHits(c, "tg-load-avg")
+	tg := float64(writes)
+	fmt.Fprintf(w, "tg->load_avg writes: %.0f, %.3f per enqueue_task_fair, %.0f/s, %.1f per cfs_rq per s (%d cpus × %d levels)",
+		tg, tg/float64(max(c.Enqueues, 1)), rate(tg, c), rate(tg, c)/float64(max(c.CPUs*c.Levels, 1)), c.CPUs, c.Levels)
+	if wmiss > 0 {
+		fmt.Fprintf(w, "; %d sites not counted", wmiss)
+	}
+	fmt.Fprintln(w)
+	if tests, tmiss := kindHits(c, "tg-load-avg-limit"); c.RateLimit && tests > 0 {
+		fmt.Fprintf(w, "rate limit: %d 1 ms tests, %.3f writes per test (the rest blocked by the limit or by the 1/64 threshold)", tests, tg/float64(tests))
+		if tmiss > 0 {
+			fmt.Fprintf(w, "; %d tests not counted", tmiss)
+		}
+		fmt.Fprintln(w)
+	}
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,6 +33,9 @@ type CountConfig struct {
 // could reach it, and the workload's denominators.
 type Counted struct {
 	Kernel       string      `json:"kernel"`
+	CPUs         int         `json:"cpus"`       // online
+	HZ           int         `json:"hz"`         // CONFIG_HZ, 0 where the config is not exposed
+	RateLimit    bool        `json:"rate_limit"` // cfs_rq has last_update_tg_load_avg
 	Shape        string      `json:"shape"`
 	Pairs        int         `json:"pairs"`
 	Levels       int         `json:"levels"`
@@ -158,19 +162,35 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	if err != nil {
 		return nil, err
 	}
+	c.CPUs = len(cpus)
+	if v, ok := Config(cfg.Root, "CONFIG_HZ"); ok {
+		c.HZ, _ = strconv.Atoi(v)
+	}
+	c.RateLimit = src.Layout.CfsRqLastUpdateTG >= 0
 	var bps []*Breakpoint
+	// The breakpoints go where only they can count (update_load_avg is
+	// notrace, so no kprobe reaches it), then to the blocked-load path;
+	// kprobes go on every tg->load_avg site tracefs accepts.
+	bpOf := map[int]*Breakpoint{}
+	for _, i := range breakpointOrder(rep.Sites) {
+		s := rep.Sites[i]
+		if len(bpOf) == maxBreakpoints {
+			break
+		}
+		b := &Breakpoint{Name: fmt.Sprintf("%s+%#x", s.Func, s.Off), Addr: s.Addr}
+		if err := b.Open(u, cpus); err != nil {
+			c.Notes = append(c.Notes, err.Error())
+			continue
+		}
+		bpOf[i] = b
+		bps = append(bps, b)
+	}
 	for i, s := range rep.Sites {
 		sc := SiteCount{Site: s, Breakpoint: -1, Kprobe: -1}
-		if len(bps) < maxBreakpoints && s.Kind == "tg-load-avg" {
-			b := &Breakpoint{Name: fmt.Sprintf("%s+%#x", s.Func, s.Off), Addr: s.Addr}
-			if err := b.Open(u, cpus); err != nil {
-				c.Notes = append(c.Notes, err.Error())
-			} else {
-				bps = append(bps, b)
-				sc.Breakpoint = 0
-			}
+		if bpOf[i] != nil {
+			sc.Breakpoint = 0
 		}
-		if sc.Breakpoint == 0 {
+		if s.Kind == "tg-load-avg" || s.Kind == "tg-load-avg-limit" {
 			if err := tfs.AddKprobe(u, fmt.Sprintf("contend_s%d", i), fmt.Sprintf("%s+%#x", s.Func, s.Off)); err != nil {
 				c.Notes = append(c.Notes, err.Error())
 			} else {
@@ -212,16 +232,14 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	c.Threads = threads
 	c.Enqueues = after["contend_enqueue"] - before["contend_enqueue"]
 	c.SelectRQ = after["contend_select"] - before["contend_select"]
-	k := 0
 	for i := range c.Sites {
 		s := &c.Sites[i]
-		if s.Breakpoint == 0 {
-			n, err := bps[k].Count()
+		if b := bpOf[i]; b != nil {
+			n, err := b.Count()
 			if err != nil {
 				return nil, err
 			}
 			s.Breakpoint = int64(n)
-			k++
 		}
 		if s.Kprobe == 0 {
 			name := fmt.Sprintf("contend_s%d", i)
@@ -229,6 +247,35 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		}
 	}
 	return c, nil
+}
+
+// breakpointOrder ranks the tg->load_avg sites (writes and the rate
+// limit's test) for the four breakpoints: update_load_avg's first, where
+// most writes happen and tracefs cannot reach, then the blocked-load
+// update's, then the rest, each host's write before its test.
+func breakpointOrder(sites []Site) []int {
+	rank := func(s Site) int {
+		r := 2
+		switch {
+		case s.Func == "update_load_avg":
+			r = 0
+		case strings.Contains(s.Func, "update_blocked_averages"):
+			r = 1
+		}
+		r *= 2
+		if s.Kind == "tg-load-avg-limit" {
+			r++
+		}
+		return r
+	}
+	var idx []int
+	for i, s := range sites {
+		if s.Kind == "tg-load-avg" || s.Kind == "tg-load-avg-limit" {
+			idx = append(idx, i)
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return rank(sites[idx[a]]) < rank(sites[idx[b]]) })
+	return idx
 }
 
 // runChild runs the workload as a process of its own, started inside

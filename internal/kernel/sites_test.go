@@ -162,3 +162,26 @@ func TestFindRejects(t *testing.T) {
 func moveSym(s *Symbols, name string, by uint64) {
 	s.sorted[s.byName[name]].Addr += by
 }
+
+func TestBreakpointOrder(t *testing.T) {
+	src, err := Open("testdata/debian-6.12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	r, err := Find(src.Input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, i := range breakpointOrder(r.Sites)[:4] {
+		got = append(got, r.Sites[i].Kind+" "+r.Sites[i].Func)
+	}
+	want := []string{
+		"tg-load-avg update_load_avg", "tg-load-avg-limit update_load_avg",
+		"tg-load-avg sched_balance_update_blocked_averages", "tg-load-avg-limit sched_balance_update_blocked_averages",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("breakpointOrder = %q, want %q", got, want)
+	}
+}
