@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,7 +51,6 @@ type Counted struct {
 	Hierarchy    []string    `json:"cgroups"`
 	Undone       bool        `json:"undone"`
 	Elapsed      [2]float64  `json:"-"`
-	sitesFound   *Report
 }
 
 // SiteCount is one site's hits: by a hardware execute breakpoint, and by
@@ -84,13 +84,6 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		return nil, err
 	}
 	defer src.Close()
-	rep, err := Find(src.Input)
-	if err != nil {
-		return nil, err
-	}
-	if err := rep.Err(); err != nil {
-		return nil, err
-	}
 	u := NewUndo(cfg.Log)
 	defer func() {
 		if uerr := u.Run(); uerr != nil {
@@ -117,7 +110,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 			return nil, err
 		}
 	}
-	c = &Counted{Shape: cfg.Shape, Pairs: cfg.Pairs, Levels: cfg.Levels, sitesFound: rep}
+	c = &Counted{Shape: cfg.Shape, Pairs: cfg.Pairs, Levels: cfg.Levels}
 	c.Kernel, _ = readTrim(filepath.Join(cfg.Root, "proc/sys/kernel/osrelease"))
 	logf := func(format string, args ...any) { fmt.Fprintf(cfg.Log, "kernel count: "+format+"\n", args...) }
 
@@ -133,6 +126,16 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+
+	// Only now read the text: a stale kprobe is an int3 over the first
+	// byte of the instruction it probes, which would hide that site.
+	rep, err := Find(src.Input)
+	if err != nil {
+		return nil, err
+	}
+	if err := rep.Err(); err != nil {
+		return nil, err
 	}
 
 	if err := Sysctl(u, cfg.Root, "kernel.sched_schedstats", "1"); err != nil {
@@ -202,23 +205,34 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	if len(bps) == 0 {
 		return nil, errors.New("no breakpoint could be set on any tg->load_avg site: " + strings.Join(c.Notes, "; "))
 	}
-	// The two methods count over the same window: the kprobes' hits are
-	// read as the breakpoints are enabled and again as they are disabled,
-	// the moment the workload reports, before it exits.
-	var before, after map[string]uint64
+	// The two methods count over the same window: both are read at its
+	// start, kprobes then breakpoints, and again in the same order the
+	// moment the workload reports, before it exits, with the breakpoints
+	// enabled throughout (enabling sixteen of them takes interrupts to
+	// every cpu: under TCG, long enough for the balancer to run between).
 	for _, b := range bps {
 		if err := b.Enable(true); err != nil {
 			return nil, err
 		}
 	}
-	if before, err = tfs.Hits(); err != nil {
+	before, err := tfs.Hits()
+	if err != nil {
+		return nil, err
+	}
+	bp0, err := readBreakpoints(bps)
+	if err != nil {
 		return nil, err
 	}
 	logf("counting: %d breakpoints, kprobes in %s/%s", len(bps), tfs.Dir, ProbeGroup)
 	var threads ThreadStats
+	var after map[string]uint64
+	var bp1 []uint64
 	var herr error
 	c.Counted, threads, err = runChild(ctx, cfg, h.Leaf, func() {
 		after, herr = tfs.Hits()
+		if herr == nil {
+			bp1, herr = readBreakpoints(bps)
+		}
 		for _, b := range bps {
 			b.Enable(false)
 		}
@@ -235,11 +249,8 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	for i := range c.Sites {
 		s := &c.Sites[i]
 		if b := bpOf[i]; b != nil {
-			n, err := b.Count()
-			if err != nil {
-				return nil, err
-			}
-			s.Breakpoint = int64(n)
+			k := slices.Index(bps, b)
+			s.Breakpoint = int64(bp1[k] - bp0[k])
 		}
 		if s.Kprobe == 0 {
 			name := fmt.Sprintf("contend_s%d", i)
@@ -247,6 +258,18 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		}
 	}
 	return c, nil
+}
+
+// readBreakpoints reads every breakpoint's count.
+func readBreakpoints(bps []*Breakpoint) ([]uint64, error) {
+	n := make([]uint64, len(bps))
+	for i, b := range bps {
+		var err error
+		if n[i], err = b.Count(); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
 }
 
 // breakpointOrder ranks the tg->load_avg sites (writes and the rate

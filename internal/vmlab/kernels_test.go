@@ -73,3 +73,32 @@ func TestLeftCheck(t *testing.T) {
 		t.Error("afterCount does not look at kprobe_events and sched_schedstats")
 	}
 }
+
+// TestKernelKillCheck: the rerun after a SIGKILL must set as many
+// breakpoints as the first count (in a 6.1 guest it once set one of four:
+// the killed run's kprobes hid three sites until they were removed).
+func TestKernelKillCheck(t *testing.T) {
+	clean := []byte("kprobes:\ncgroups:\nschedstats: 0\n")
+	tr := func(rerun string) *Transcript {
+		return &Transcript{Outputs: []Output{
+			{Name: "kernel-count", Data: []byte("kernel count: counting: 4 breakpoints, kprobes in /sys/kernel/tracing/contend\n")},
+			{Name: "kernel-kill-term", Data: []byte("rc=1\n")},
+			{Name: "kernel-kill-term.log", Data: []byte("contend: kernel count: interrupted; every probe\n")},
+			{Name: "kernel-kill-term-after", Data: clean},
+			{Name: "kernel-kill-9-left", Data: []byte("kprobes:\np:contend/contend_enqueue enqueue_task_fair\ncgroups:\nschedstats: 1\n")},
+			{Name: "kernel-kill-rerun", Data: []byte(rerun)},
+			{Name: "kernel-kill-rerun-after", Data: clean},
+		}}
+	}
+	ok := "kernel count: stale from an earlier run: kprobe contend/contend_enqueue removed\nkernel count: counting: 4 breakpoints, kprobes\n"
+	if bad := kernelKillCheck(Topology{}, tr(ok)); len(bad) > 0 {
+		t.Errorf("a good transcript fails: %v", bad)
+	}
+	hidden := strings.Replace(ok, "4 breakpoints", "1 breakpoints", 1)
+	if bad := kernelKillCheck(Topology{}, tr(hidden)); len(bad) != 1 || !strings.Contains(bad[0], "1 breakpoints after removing") {
+		t.Errorf("a rerun that lost sites: %v", bad)
+	}
+	if bad := kernelKillCheck(Topology{}, tr("kernel count: counting: 4 breakpoints\n")); len(bad) != 1 {
+		t.Errorf("a rerun that removed nothing stale: %v", bad)
+	}
+}
