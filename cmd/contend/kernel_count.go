@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -117,6 +118,17 @@ func kindHits(c *kernel.Counted, kind string) (n uint64, missed int) {
 	return n, missed
 }
 
+// hostHits is the count of a kind's site in one function.
+func hostHits(c *kernel.Counted, kind, fn string) uint64 {
+	var n uint64
+	for _, s := range c.Sites {
+		if s.Kind == kind && s.Func == fn && siteHits(s) > 0 {
+			n += uint64(siteHits(s))
+		}
+	}
+	return n
+}
+
 // tgWrites sums the counts of the tg->load_avg writes.
 func tgWrites(c *kernel.Counted) uint64 {
 	n, _ := kindHits(c, "tg-load-avg")
@@ -189,6 +201,13 @@ func writeCounts(path string, c *kernel.Counted, args []string) error {
 		return fmt.Errorf("kernel count: -o: %w", err)
 	}
 	cfg := resultfmt.FileConfig(t, append([]string{"kernel", "count"}, args...))
+	limit := "no"
+	if c.RateLimit {
+		limit = "yes"
+	}
+	for _, kv := range [][2]string{{"kernel-cpus", strconv.Itoa(c.CPUs)}, {"kernel-hz", strconv.Itoa(c.HZ)}, {"kernel-rate-limit", limit}} {
+		cfg = append(cfg, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
+	}
 	name := fmt.Sprintf("KernelCount/shape=%s/pairs=%d/levels=%d", c.Shape, c.Pairs, c.Levels)
 	tg := float64(tgWrites(c))
 	enq := float64(max(c.Enqueues, 1))
@@ -204,6 +223,9 @@ func writeCounts(path string, c *kernel.Counted, args []string) error {
 		{"tg-writes/enqueue", tg / enq},
 		{"tg-writes/s", rate(tg, c)},
 		{"migrations/tx", float64(c.Threads.Migrations) / math.Max(float64(c.Counted.Transactions), 1)},
+		{"migrations/wakeup", float64(c.Threads.Migrations) / math.Max(float64(c.Threads.Wakeups), 1)},
+		{"ula-writes/enqueue", float64(hostHits(c, "tg-load-avg", "update_load_avg")) / enq},
+		{"ula-tests/enqueue", float64(hostHits(c, "tg-load-avg-limit", "update_load_avg")) / enq},
 		{"count-cost-%", 100 * (1 - counted/bare)},
 	} {
 		r.Values = append(r.Values, benchfmt.Value{Value: v.v, Unit: v.unit})

@@ -104,3 +104,24 @@ func TestKernelCountResults(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelModel feeds the model a count's results file and checks the
+// table has its rows; the figures are the model's, not checked here.
+func TestKernelModel(t *testing.T) {
+	path := t.TempDir() + "/k.txt"
+	if err := writeCounts(path, countFixture(), nil); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runContend("kernel", "model", "-duration", "50ms", path)
+	if err != nil {
+		t.Fatalf("contend kernel model: %v", err)
+	}
+	for _, want := range []string{"tg writes per enqueue (update_load_avg)", "writes per 1 ms test", "shape=pipe/pairs=2/levels=2"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("kernel model output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, _, err := runContend("kernel", "model", t.TempDir()+"/none"); err == nil {
+		t.Error("kernel model on a missing file succeeded")
+	}
+}
