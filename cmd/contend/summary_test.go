@@ -3,12 +3,19 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/internal/results"
 )
 
 // TestCompareFormats: each mail layout is golden, the JSON and text ones
@@ -96,5 +103,167 @@ func TestRunCountKeepsCompletedRuns(t *testing.T) {
 	rs := readResultsT(t, out+".partial")
 	if len(rs) != 2 {
 		t.Errorf("%s.partial holds %d results, want the 2 completed", out, len(rs))
+	}
+}
+
+// ratioRE finds a ratio in output: an optional ≥ (a threshold), a number
+// with its ×, and the word after it.
+var ratioRE = regexp.MustCompile(`(≥?)(\d+(?:\.\d+)?)×(?:\s+(\p{L}+))?`)
+
+// kinRE finds a speed worded without the one function: a number or a
+// percentage right before faster or slower, with no ×.
+var kinRE = regexp.MustCompile(`\d%?\s+(faster|slower)\b`)
+
+// checkRatios holds every ratio in out to report.Ratio's rule: a factor of
+// at least 1, followed by the way the value went (faster, slower, lower,
+// higher), or a threshold (≥N×).
+func checkRatios(t *testing.T, what, out string) {
+	t.Helper()
+	for _, m := range ratioRE.FindAllStringSubmatch(out, -1) {
+		f, err := strconv.ParseFloat(m[2], 64)
+		if err != nil || f < 1 {
+			t.Errorf("%s: %q: a factor below 1", what, m[0])
+		}
+		switch m[3] {
+		case "faster", "slower", "lower", "higher":
+		default:
+			if m[1] == "" {
+				t.Errorf("%s: %q: a factor without its direction", what, m[0])
+			}
+		}
+	}
+	for _, m := range kinRE.FindAllString(out, -1) {
+		t.Errorf("%s: %q: a speed not worded as N× faster or slower", what, m)
+	}
+}
+
+// TestRatioPhrases runs every command that words a ratio of medians (the
+// sweep's summary, run -count's, compare in each format and -fail-on,
+// reproduce) on results where the fix is faster and where it is slower,
+// and on the stored real sweeps and reproduce runs, and holds every phrase
+// to one rule: report.Ratio's.
+func TestRatioPhrases(t *testing.T) {
+	fix := res("speedup.txt")
+	var sum strings.Builder
+	if err := writeSummary(&sum, fix); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := results.Read([]string{fix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runSum strings.Builder
+	if err := summarizeRecords(&runSum, rs.Results, "r.txt"); err != nil {
+		t.Fatal(err)
+	}
+	// The fixture's medians: base 100 ns, fast 11, slow 130, same 100.05.
+	for what, out := range map[string]string{"summary": sum.String(), "run -count's summary": runSum.String()} {
+		for _, want := range []string{"9.09× faster, p=0.002", "1.30× slower, p=0.002", "~ (1.00× slower, p="} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s of %s lacks %q:\n%s", what, fix, want, out)
+			}
+		}
+		checkRatios(t, what, out)
+	}
+
+	stored, _ := filepath.Glob("../../benchdata/*sweep*.txt")
+	stored = append(stored, "../../internal/report/testdata/sweep-quick-stored.txt", "../../internal/report/testdata/sweep-quick-adaptive.txt")
+	for _, f := range stored {
+		var b strings.Builder
+		if err := writeSummary(&b, f); err != nil {
+			t.Fatalf("summary of %s: %v", f, err)
+		}
+		checkRatios(t, "summary of "+f, b.String())
+	}
+
+	for _, args := range [][]string{
+		{"compare", "-col", "/fix", "-row", "/threads", fix},
+		{"compare", "-col", "/fix", "-row", "/threads", "-format", "lkp", fix},
+		{"compare", "-col", "/fix", "-row", "/threads", "-format", "seed", fix},
+		{"compare", "-col", "/fix", "-row", "/threads", "-format", "markdown", fix},
+		{"compare", res("old.txt"), res("new.txt")},
+		{"compare", "-format", "lkp", res("old.txt"), res("new.txt")},
+	} {
+		out, _, err := runContend(args...)
+		if err != nil {
+			t.Fatalf("contend %v: %v", args, err)
+		}
+		checkRatios(t, fmt.Sprint(args), out)
+	}
+	// -fail-on prints the regressions as signed changes: the slow fix's.
+	out, _, err := runContend("compare", "-col", "/fix", "-row", "/threads", "-unit", "ns/op", "-fail-on", "10", fix)
+	if err == nil || !strings.Contains(out, "(+30.0%, p=0.002) in fix=slow") || strings.Contains(out, "fix=fast") {
+		t.Errorf("compare -fail-on 10: %v, printed:\n%s\nwant the slow fix's +30.0%% alone", err, out)
+	}
+	checkRatios(t, "compare -fail-on", out)
+
+	// The stored reproduce runs that today's findings still read (the
+	// 11-29 files predate their experiments' names).
+	for _, f := range []string{
+		"../../benchdata/2026-11-30-epyc2-kvm-fake2-reproduce.txt",
+		"../../benchdata/2026-11-30-epyc2-kvm-real-reproduce.txt",
+		"../../benchdata/2026-12-01-xeon-kvm-real-reproduce.txt",
+	} {
+		out, _, err := runContend("reproduce", "-from", f)
+		if err != nil {
+			t.Fatalf("reproduce -from %s: %v", f, err)
+		}
+		checkRatios(t, "reproduce -from "+f, out)
+	}
+}
+
+// TestRatioOneFunction: in the packages that word results for people, a
+// number is formatted next to × or next to faster or slower only by
+// report.Ratio (factorString and Speedup), so no command can print a ratio
+// the other way round. The exceptions are reproduce's thresholds, factors ≥
+// 1 by a Claim's contract: the criterion's "≥1.2× lower", and the
+// shortfall's "1.199× lower, needs ≥1.2×", which has four figures so that a
+// factor just short of its threshold does not round up to it, and is
+// written only once the direction held (the factor is then ≥ 1).
+func TestRatioOneFunction(t *testing.T) {
+	formatted := regexp.MustCompile(`%[-+# 0-9.*]*[a-zA-Z]×([\s,;)]|$)|%%\s*(faster|slower)|^(faster|slower)$`)
+	allowed := map[string]bool{
+		"internal/report/summary.go factorString": true,
+		"internal/report/summary.go Speedup":      true,
+		"internal/reproduce/claim.go criterion":   true,
+		"internal/reproduce/claim.go judge":       true,
+	}
+	for _, dir := range []string{".", "../../internal/report", "../../internal/reproduce"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := strings.TrimPrefix(filepath.ToSlash(filepath.Clean(path)), "../../")
+			if dir == "." {
+				name = "cmd/contend/" + name
+			}
+			for _, d := range f.Decls {
+				fn := "(top level)"
+				if fd, ok := d.(*ast.FuncDecl); ok {
+					fn = fd.Name.Name
+				}
+				ast.Inspect(d, func(n ast.Node) bool {
+					lit, ok := n.(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING {
+						return true
+					}
+					s, err := strconv.Unquote(lit.Value)
+					if err != nil || !formatted.MatchString(s) || allowed[name+" "+fn] {
+						return true
+					}
+					t.Errorf("%s: %s words a ratio itself (%s): use report.Ratio or report.Speedup", fset.Position(lit.Pos()), fn, lit.Value)
+					return true
+				})
+			}
+		}
 	}
 }

@@ -113,7 +113,7 @@ func WriteSummary(w io.Writer, rs *results.Set, o SummaryOptions) error {
 		fmt.Fprintf(&out, "² %d %s never converged: all rounds ran, the 95%% interval still over its target (the file's \"# rounds:\" lines say how far)\n", n, cells)
 	}
 	if slices.ContainsFunc(blocks, func(b *summaryBlock) bool { return len(b.rows) > 1 }) {
-		fmt.Fprintf(&out, "vs base: the row's time over its scenario's first row at the largest thread count; ~ where the U-test finds no difference (p ≥ %g)\n", o.Alpha)
+		fmt.Fprintf(&out, "vs base: the row against its scenario's first row at the largest thread count, N× faster: base time over the row's; ~: the U-test finds no difference (p ≥ %g)\n", o.Alpha)
 	}
 	if o.File != "" {
 		fmt.Fprintf(&out, "every table: contend table %s   (whole names: -full-names; JSON: -json)\n", o.File)
@@ -346,15 +346,70 @@ func (b *summaryBlock) versus(row *summaryRow, threads int, assume benchmath.Ass
 		return nil
 	}
 	cmp := c.sum.Compare(assume, bc.sum)
-	ratio := c.sum.Center / bc.sum.Center
+	ch := Speedup(bc.sum.Center, c.sum.Center)
 	if cmp.P >= alpha { // not cmp.Alpha: 0 under assume=exact
-		return []string{"~", fmt.Sprintf("(%.2f×, p=%.2f)", ratio, cmp.P)}
+		return []string{"~", fmt.Sprintf("(%s, p=%.2f)", ch, cmp.P)}
 	}
-	word := "faster"
-	if ratio > 1 {
-		word = "slower"
+	if ch.Factor == "" { // significant, yet the medians are equal or one is 0
+		return []string{"", fmt.Sprintf("%s, p=%.3f", ch.Word, cmp.P)}
 	}
-	return []string{fmt.Sprintf("%.2f×", ratio), fmt.Sprintf("%s, p=%.3f", word, cmp.P)}
+	return []string{ch.Factor, fmt.Sprintf("%s, p=%.3f", ch.Word, cmp.P)}
+}
+
+// A Change is a change of a median from a base to a new value, worded as
+// people read one: the factor by which the new value is lower or higher,
+// never below 1, and the word for the way it went ("9.09×" "faster"). Ratio
+// is the one place contend words a ratio of medians, so that no ratio below
+// 1 stands beside a word that reads it backwards (TestRatioPhrases holds
+// every command's output to that).
+type Change struct {
+	// Factor is max(base/new, new/base) to three figures, with its ×
+	// ("9.09×", "11.2×", "157×"); "" where no factor says it (no change,
+	// a fall to 0, a rise from 0).
+	Factor string
+	// Word is which way the value went (the down or up word given to
+	// Ratio), or "no change", "down to 0", "up from 0".
+	Word string
+}
+
+// String is the change as one phrase: "9.09× faster", "no change".
+func (c Change) String() string {
+	if c.Factor == "" {
+		return c.Word
+	}
+	return c.Factor + " " + c.Word
+}
+
+// Ratio words the change from base to new: down is the word for a fall
+// ("faster" for a time, "lower"), up for a rise ("slower", "higher").
+func Ratio(base, new float64, down, up string) Change {
+	switch {
+	case new == base:
+		return Change{Word: "no change"}
+	case new == 0:
+		return Change{Word: "down to 0"}
+	case base == 0:
+		return Change{Word: "up from 0"}
+	case new < base:
+		return Change{factorString(base / new), down}
+	default:
+		return Change{factorString(new / base), up}
+	}
+}
+
+// Speedup words a change of time from base to new: "9.09× faster" where
+// new is a ninth of base, "1.30× slower" where it is 1.3 times base.
+func Speedup(base, new float64) Change { return Ratio(base, new, "faster", "slower") }
+
+// factorString writes a factor of at least 1 to three figures, with its ×.
+func factorString(r float64) string {
+	switch {
+	case r >= 100:
+		return fmt.Sprintf("%.0f×", r)
+	case r >= 10:
+		return fmt.Sprintf("%.1f×", r)
+	}
+	return fmt.Sprintf("%.2f×", r)
 }
 
 // pctRange is a cell's confidence interval as a share of its median

@@ -207,3 +207,30 @@ func TestSecondsAndLatency(t *testing.T) {
 		}
 	}
 }
+
+func TestRatio(t *testing.T) {
+	for _, tt := range []struct {
+		base, new float64
+		down, up  string
+		want      string
+	}{
+		{100, 11, "faster", "slower", "9.09× faster"},
+		{100, 130, "faster", "slower", "1.30× slower"},
+		{150, 100, "faster", "slower", "1.50× faster"},
+		{10, 200, "faster", "slower", "20.0× slower"},
+		{1000, 1, "faster", "slower", "1000× faster"},
+		{100, 100.4, "faster", "slower", "1.00× slower"}, // a rise, however small, is not "faster"
+		{100.4, 100, "faster", "slower", "1.00× faster"},
+		{36.6, 25, "lower", "higher", "1.46× lower"},
+		{100, 100, "lower", "higher", "no change"},
+		{5, 0, "lower", "higher", "down to 0"},
+		{0, 5, "lower", "higher", "up from 0"},
+	} {
+		if got := Ratio(tt.base, tt.new, tt.down, tt.up).String(); got != tt.want {
+			t.Errorf("Ratio(%g, %g, %q, %q) = %q, want %q", tt.base, tt.new, tt.down, tt.up, got, tt.want)
+		}
+	}
+	if got, want := Speedup(100, 11), Ratio(100, 11, "faster", "slower"); got != want {
+		t.Errorf("Speedup(100, 11) = %v, want %v", got, want)
+	}
+}
