@@ -64,10 +64,10 @@
 // with the keys that vary only (-full-names keeps whole names). compare
 // -format lkp writes the 0-day robot's layout and -format seed the seeds'
 // mail style, ready to paste into a mail; -fail-on PCT exits non-zero when a
-// metric whose direction is known got worse by more than PCT per cent with
-// p < α, for a kernel CI job. plot draws a panel per scenario (scaling
-// curves, or dots per variant) or core-to-core heatmaps. run, sweep, table
-// and compare print JSON with -json.
+// metric whose direction is known got worse by more than PCT per cent (5 or
+// 5%) with p < α, for a kernel CI job. plot draws a panel per scenario
+// (scaling curves, or dots per variant) or core-to-core heatmaps. run,
+// sweep, table and compare print JSON with -json.
 //
 // # Models at the seeds' size
 //
