@@ -57,7 +57,9 @@
 // failed configurations again. It ends with a summary: per scenario, the
 // keys that vary, the median time per operation and its confidence interval
 // at each thread count, the headline metric, and each fix against the
-// scenario's baseline with the U-test's verdict.
+// scenario's baseline as N× faster or slower, with the U-test's verdict.
+// When more than half of the cells include a disturbed run or never
+// converged, its first line says the machine was busy, and what to do.
 //
 // table groups one file for reading, compare computes benchstat's statistics
 // between files and names the configuration keys that differ; both label rows

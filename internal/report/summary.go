@@ -22,7 +22,10 @@ import (
 // interval at each thread count, the scenario's headline metric at the
 // largest thread count, and the row's time against the scenario's first row
 // (its baseline: every scenario lists its unpatched variant first) at that
-// thread count, with the U-test's verdict.
+// thread count, as a speed-up (Speedup: "9.09× faster", "1.30× slower"),
+// with the U-test's verdict. A summary most of whose cells were disturbed or
+// never converged leads with one line that says so (busyLine): a reader of
+// a busy machine's tables learns it before the figures, not under them.
 
 // SummaryOptions say how to summarize.
 type SummaryOptions struct {
@@ -77,6 +80,9 @@ func WriteSummary(w io.Writer, rs *results.Set, o SummaryOptions) error {
 		return fmt.Errorf("no results with a time per operation to summarize")
 	}
 	var out strings.Builder
+	if l := busyLine(blocks); l != "" {
+		fmt.Fprintf(&out, "%s\n", l)
+	}
 	if m := machineLine(rs.Results); m != "" {
 		fmt.Fprintf(&out, "%s\n", m)
 	}
@@ -105,7 +111,7 @@ func WriteSummary(w io.Writer, rs *results.Set, o SummaryOptions) error {
 		fmt.Fprintf(&out, "¹ %d %s a disturbed run (another task, the hypervisor or sleep took over %g%% of a worker's time): read them with care\n",
 			disturbed, cells, bench.DisturbedPct)
 	}
-	if n := unconvergedCells(blocks); n > 0 {
+	if n := countCells(blocks).unconverged; n > 0 {
 		cells := "cells"
 		if n == 1 {
 			cells = "cell"
@@ -588,15 +594,52 @@ func (g *textGrid) write(out *strings.Builder, indent string, right []bool, gap 
 	}
 }
 
-// unconvergedCells counts the cells whose sweep's adaptive rounds ran out
-// before their confidence target.
-func unconvergedCells(blocks []*summaryBlock) int {
-	n := 0
+// busyLine is the summary's first line when the machine was too busy for
+// its figures to say much about the code: when more than half of the
+// cells include a disturbed run or never converged. A majority, because
+// then the tables mostly measure the load (what the issue saw: 37 of 37
+// cells disturbed at load 5 on 2 cpus, intervals of ±2331%), while a few
+// marked cells on a quiet machine are what the footnotes under the tables
+// are for. "" otherwise.
+func busyLine(blocks []*summaryBlock) string {
+	n := countCells(blocks)
+	if !busy(n.bad, n.cells) {
+		return ""
+	}
+	var why []string
+	if n.disturbed > 0 {
+		why = append(why, "disturbed¹")
+	}
+	if n.unconverged > 0 {
+		why = append(why, "never converged²")
+	}
+	// One line, under the summary's 160 columns at 3-digit counts.
+	return fmt.Sprintf("BUSY MACHINE: %d of %d cells %s: rerun on a quiet machine; contend run atomicadd shows who took the cpus",
+		n.bad, n.cells, strings.Join(why, " or "))
+}
+
+// busy reports whether bad of cells is most of them: more than half.
+func busy(bad, cells int) bool { return 2*bad > cells }
+
+// cellCounts counts a summary's cells: all, those that include a
+// disturbed run, those whose sweep's adaptive rounds ran out before their
+// confidence target, and those that are either (bad).
+type cellCounts struct{ cells, disturbed, unconverged, bad int }
+
+func countCells(blocks []*summaryBlock) cellCounts {
+	var n cellCounts
 	for _, b := range blocks {
 		for _, r := range b.rows {
 			for _, c := range r.cells {
+				n.cells++
+				if c.disturbed {
+					n.disturbed++
+				}
 				if c.unconverged {
-					n++
+					n.unconverged++
+				}
+				if c.disturbed || c.unconverged {
+					n.bad++
 				}
 			}
 		}

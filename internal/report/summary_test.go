@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/contend/contend/internal/results"
+	"golang.org/x/perf/benchfmt"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/ with what the code prints now")
@@ -232,5 +234,62 @@ func TestRatio(t *testing.T) {
 	}
 	if got, want := Speedup(100, 11), Ratio(100, 11, "faster", "slower"); got != want {
 		t.Errorf("Speedup(100, 11) = %v, want %v", got, want)
+	}
+}
+
+// TestSummaryBusy: when most cells (over half) include a disturbed run or
+// never converged, the summary's first line says so and what to do; at
+// half or fewer it leads with the machine as before, the footnotes under
+// the tables marking the cells. On real sweeps: sweep-quick-stored.txt
+// (a busy 2-vCPU guest) and sweep-quick-adaptive.txt (a quieter one), whole
+// and by scenario, which puts blocks on both sides of the line by one cell.
+func TestSummaryBusy(t *testing.T) {
+	const stored, adaptive = "testdata/sweep-quick-stored.txt", "testdata/sweep-quick-adaptive.txt"
+	for _, tt := range []struct {
+		file, bench string // bench: only this scenario's results; "" all
+		want        string // the first line's start; "" for no busy line
+	}{
+		{stored, "", "BUSY MACHINE: 22 of 37 cells disturbed¹: rerun on a quiet machine; contend run atomicadd shows who took the cpus"},
+		{stored, "IdleMask", "BUSY MACHINE: 5 of 8 cells disturbed¹:"},
+		{stored, "BalanceFlag", ""}, // 4 of 8: half is not most
+		{stored, "Nodemask", ""},    // 5 of 10
+		{stored, "Wakeup", "BUSY MACHINE: 2 of 3 cells disturbed¹:"},
+		{adaptive, "", ""},         // 14 of 37
+		{adaptive, "IdleMask", ""}, // 4 of 8 (1 disturbed, 3 never converged)
+		{adaptive, "LoadAvg", ""},  // 2 of 4, each both
+		{adaptive, "Wakeup", "BUSY MACHINE: 2 of 3 cells disturbed¹ or never converged²:"},
+	} {
+		rs, err := results.Read([]string{tt.file})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.bench != "" {
+			rs.Results = slices.DeleteFunc(rs.Results, func(r *benchfmt.Result) bool { return string(r.Name.Base()) != tt.bench })
+		}
+		var b strings.Builder
+		if err := WriteSummary(&b, rs, SummaryOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(b.String(), "\n")
+		switch {
+		case tt.want == "" && strings.Contains(b.String(), "BUSY"):
+			t.Errorf("%s %s: a busy line where most cells are fine:\n%s", tt.file, tt.bench, b.String())
+		case tt.want != "" && !strings.HasPrefix(first, tt.want):
+			t.Errorf("%s %s: first line %q, want %q…", tt.file, tt.bench, first, tt.want)
+		}
+	}
+}
+
+func TestBusy(t *testing.T) {
+	for _, tt := range []struct {
+		bad, cells int
+		want       bool
+	}{
+		{0, 0, false}, {0, 1, false}, {1, 1, true}, {1, 2, false}, {2, 3, true},
+		{18, 37, false}, {19, 37, true}, {37, 37, true}, {61, 122, false}, {62, 122, true},
+	} {
+		if got := busy(tt.bad, tt.cells); got != tt.want {
+			t.Errorf("busy(%d, %d) = %v, want %v", tt.bad, tt.cells, got, tt.want)
+		}
 	}
 }
