@@ -95,7 +95,7 @@ func (p *percentFlag) Set(s string) error {
 		// flag prefixes: invalid value "5x" for flag -fail-on:
 		return errors.New("want a percentage of 0 or more, such as 5 or 5%")
 	}
-	*p = percentFlag(v)
+	*p = percentFlag(math.Abs(v)) // -0 is 0
 	return nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,4 +133,26 @@ func TestCompareFailOnValues(t *testing.T) {
 		badRun(t, append([]string{"compare", "-fail-on", bad}, files...),
 			`invalid value "`+bad+`" for flag -fail-on`, "want a percentage of 0 or more, such as 5 or 5%")
 	}
+}
+
+// FuzzPercentFlag: any text either sets a finite percentage of 0 or more,
+// which its String sets again to the same value, or is refused with the
+// one error that says what form is wanted. Seeds: testdata/fuzz.
+func FuzzPercentFlag(f *testing.F) {
+	f.Fuzz(func(t *testing.T, s string) {
+		var p percentFlag
+		if err := p.Set(s); err != nil {
+			if err.Error() != "want a percentage of 0 or more, such as 5 or 5%" {
+				t.Errorf("Set(%q): %v", s, err)
+			}
+			return
+		}
+		if v := float64(p); !(v >= 0) || math.IsInf(v, 0) || math.Signbit(v) {
+			t.Errorf("Set(%q) = %v, want a finite percentage of 0 or more", s, v)
+		}
+		var again percentFlag
+		if err := again.Set(p.String()); err != nil || again != p {
+			t.Errorf("Set(%q) = %v, whose String %q sets %v, %v", s, p, p.String(), again, err)
+		}
+	})
 }
