@@ -167,7 +167,7 @@ func TestRatioPhrases(t *testing.T) {
 	}
 
 	stored, _ := filepath.Glob("../../benchdata/*sweep*.txt")
-	stored = append(stored, "../../internal/report/testdata/sweep-quick-stored.txt", "../../internal/report/testdata/sweep-quick-adaptive.txt")
+	stored = append(stored, "../../internal/report/testdata/sweep-quick-stored.txt", "../../internal/report/testdata/sweep-quick-adaptive.txt", "../../internal/report/testdata/sweep-quick-busy.txt")
 	for _, f := range stored {
 		var b strings.Builder
 		if err := writeSummary(&b, f); err != nil {
