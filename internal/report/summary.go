@@ -596,26 +596,31 @@ func (g *textGrid) write(out *strings.Builder, indent string, right []bool, gap 
 
 // busyLine is the summary's first line when the machine was too busy for
 // its figures to say much about the code: when more than half of the
-// cells include a disturbed run or never converged. A majority, because
-// then the tables mostly measure the load (what the issue saw: 37 of 37
-// cells disturbed at load 5 on 2 cpus, intervals of ±2331%), while a few
-// marked cells on a quiet machine are what the footnotes under the tables
-// are for. "" otherwise.
+// cells include a disturbed run or never converged (NOISY where none was
+// disturbed, so that a busy machine is not blamed for what disturbance
+// accounting did not see). A majority, because then the tables mostly
+// measure the load (what the issue saw: 37 of 37 cells disturbed at load 5
+// on 2 cpus, intervals of ±2331%), while a few marked cells on a quiet
+// machine are what the footnotes under the tables are for. "" otherwise.
 func busyLine(blocks []*summaryBlock) string {
 	n := countCells(blocks)
 	if !busy(n.bad, n.cells) {
 		return ""
 	}
-	var why []string
-	if n.disturbed > 0 {
-		why = append(why, "disturbed¹")
-	}
-	if n.unconverged > 0 {
-		why = append(why, "never converged²")
-	}
 	// One line, under the summary's 160 columns at 3-digit counts.
-	return fmt.Sprintf("BUSY MACHINE: %d of %d cells %s: rerun on a quiet machine; contend run atomicadd shows who took the cpus",
-		n.bad, n.cells, strings.Join(why, " or "))
+	if n.disturbed == 0 {
+		// Wide intervals, yet no worker lost its cpu: what took the
+		// time is not what disturbance accounting sees (an SMT sibling,
+		// frequency changes), or the target is tighter than this
+		// machine holds. contend run would say "undisturbed".
+		return fmt.Sprintf("NOISY MACHINE: %d of %d cells never converged², no run disturbed: rerun on a quieter machine, or with a larger -count or -ci",
+			n.bad, n.cells)
+	}
+	why := "disturbed¹"
+	if n.unconverged > 0 {
+		why += " or never converged²"
+	}
+	return fmt.Sprintf("BUSY MACHINE: %d of %d cells %s: rerun on a quiet machine; contend run atomicadd shows who took the cpus", n.bad, n.cells, why)
 }
 
 // busy reports whether bad of cells is most of them: more than half.
