@@ -74,6 +74,7 @@ func TestRunCountSummary(t *testing.T) {
 	if !strings.Contains(stderr.String(), "median of 3 runs") || !strings.Contains(stderr.String(), "contend table "+out) {
 		t.Errorf("run -count 3 ends without a summary:\n%s", stderr.String())
 	}
+	checkRatios(t, "run -count 3", stderr.String())
 	if _, err := os.Stat(out); err != nil {
 		t.Error(err)
 	}
