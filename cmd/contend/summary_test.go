@@ -216,18 +216,23 @@ func TestRatioPhrases(t *testing.T) {
 // TestRatioOneFunction: in the packages that word results for people, a
 // number is formatted next to × or next to faster or slower only by
 // report.Ratio (factorString and Speedup), so no command can print a ratio
-// the other way round. The exceptions are reproduce's thresholds, factors ≥
-// 1 by a Claim's contract: the criterion's "≥1.2× lower", and the
-// shortfall's "1.199× lower, needs ≥1.2×", which has four figures so that a
-// factor just short of its threshold does not round up to it, and is
-// written only once the direction held (the factor is then ≥ 1).
+// the other way round. The exceptions, each by its literal, are
+// reproduce's thresholds, factors ≥ 1 by a Claim's contract: the
+// criterion's "≥1.2× lower", and the shortfall's "1.199× lower, needs
+// ≥1.2×", which has four figures so that a factor just short of its
+// threshold does not round up to it, and is written only once the
+// direction held (the factor is then ≥ 1).
 func TestRatioOneFunction(t *testing.T) {
 	formatted := regexp.MustCompile(`%[-+# 0-9.*]*[a-zA-Z]×([\s,;)]|$)|%%\s*(faster|slower)|^(faster|slower)$`)
-	allowed := map[string]bool{
-		"internal/report/summary.go factorString": true,
-		"internal/report/summary.go Speedup":      true,
-		"internal/reproduce/claim.go criterion":   true,
-		"internal/reproduce/claim.go judge":       true,
+	allowed := map[string]bool{ // file, function: literal
+		`internal/report/summary.go factorString: "%.0f×"`:          true,
+		`internal/report/summary.go factorString: "%.1f×"`:          true,
+		`internal/report/summary.go factorString: "%.2f×"`:          true,
+		`internal/report/summary.go Speedup: "faster"`:              true,
+		`internal/report/summary.go Speedup: "slower"`:              true,
+		`internal/reproduce/claim.go criterion: "%s ≥%s× lower"`:    true,
+		`internal/reproduce/claim.go criterion: "%s ≥%s× higher"`:   true,
+		`internal/reproduce/claim.go judge: "%.4g× %s, needs ≥%s×"`: true,
 	}
 	for _, dir := range []string{".", "../../internal/report", "../../internal/reproduce"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -258,7 +263,7 @@ func TestRatioOneFunction(t *testing.T) {
 						return true
 					}
 					s, err := strconv.Unquote(lit.Value)
-					if err != nil || !formatted.MatchString(s) || allowed[name+" "+fn] {
+					if err != nil || !formatted.MatchString(s) || allowed[name+" "+fn+": "+lit.Value] {
 						return true
 					}
 					t.Errorf("%s: %s words a ratio itself (%s): use report.Ratio or report.Speedup", fset.Position(lit.Pos()), fn, lit.Value)
