@@ -273,3 +273,32 @@ func TestRatioOneFunction(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryBusyHint: a busy sweep's summary sends the reader to contend
+// run to see who took the cpus; run -count's, whose runs printed their
+// WARNING lines already, sends them to those.
+func TestSummaryBusyHint(t *testing.T) {
+	const busy = "../../internal/report/testdata/sweep-quick-busy.txt"
+	var sweep strings.Builder
+	if err := writeSummary(&sweep, busy); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := results.Read([]string{busy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run strings.Builder
+	if err := summarizeRecords(&run, rs.Results, "r.txt"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ what, out, want string }{
+		{"sweep", sweep.String(), "BUSY MACHINE: 37 of 37 cells disturbed¹ or never converged²: rerun on a quiet machine; contend run atomicadd shows who took the cpus\n"},
+		// Records carry no "# rounds:" lines: disturbed only.
+		{"run -count", run.String(), "BUSY MACHINE: 37 of 37 cells disturbed¹: rerun on a quiet machine; the WARNING lines above say who took the cpus\n"},
+	} {
+		if !strings.HasPrefix(tt.out, tt.want) {
+			first, _, _ := strings.Cut(tt.out, "\n")
+			t.Errorf("%s's summary of %s begins %q, want %q", tt.what, busy, first, tt.want)
+		}
+	}
+}

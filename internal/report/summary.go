@@ -34,6 +34,11 @@ type SummaryOptions struct {
 	// Headline returns the unit a scenario leads with beside time, by its
 	// benchmark name ("LoadAvg" → "shared-writes/op"); nil or "" for none.
 	Headline func(bench string) string
+	// Disturbers says where to see what disturbed the runs, on the
+	// busy-machine line (busyLine): "contend run atomicadd shows who
+	// took the cpus" if "" (a sweep's), "the WARNING lines above say
+	// who took the cpus" for contend run -count, which printed them.
+	Disturbers string
 	// Alpha is the significance level of the comparisons with the
 	// baseline (0.05 if zero); Confidence the level of the intervals
 	// (0.95 if zero).
@@ -80,7 +85,7 @@ func WriteSummary(w io.Writer, rs *results.Set, o SummaryOptions) error {
 		return fmt.Errorf("no results with a time per operation to summarize")
 	}
 	var out strings.Builder
-	if l := busyLine(blocks); l != "" {
+	if l := busyLine(blocks, o.Disturbers); l != "" {
 		fmt.Fprintf(&out, "%s\n", l)
 	}
 	if m := machineLine(rs.Results); m != "" {
@@ -602,7 +607,7 @@ func (g *textGrid) write(out *strings.Builder, indent string, right []bool, gap 
 // measure the load (what the issue saw: 37 of 37 cells disturbed at load 5
 // on 2 cpus, intervals of ±2331%), while a few marked cells on a quiet
 // machine are what the footnotes under the tables are for. "" otherwise.
-func busyLine(blocks []*summaryBlock) string {
+func busyLine(blocks []*summaryBlock, disturbers string) string {
 	n := countCells(blocks)
 	if !busy(n.bad, n.cells) {
 		return ""
@@ -620,7 +625,10 @@ func busyLine(blocks []*summaryBlock) string {
 	if n.unconverged > 0 {
 		why += " or never converged²"
 	}
-	return fmt.Sprintf("BUSY MACHINE: %d of %d cells %s: rerun on a quiet machine; contend run atomicadd shows who took the cpus", n.bad, n.cells, why)
+	if disturbers == "" {
+		disturbers = "contend run atomicadd shows who took the cpus"
+	}
+	return fmt.Sprintf("BUSY MACHINE: %d of %d cells %s: rerun on a quiet machine; %s", n.bad, n.cells, why, disturbers)
 }
 
 // busy reports whether bad of cells is most of them: more than half.
