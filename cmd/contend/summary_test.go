@@ -145,20 +145,9 @@ func checkRatios(t *testing.T, what, out string) {
 // to one rule: report.Ratio's.
 func TestRatioPhrases(t *testing.T) {
 	fix := res("speedup.txt")
-	var sum strings.Builder
-	if err := writeSummary(&sum, fix); err != nil {
-		t.Fatal(err)
-	}
-	rs, err := results.Read([]string{fix})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var runSum strings.Builder
-	if err := summarizeRecords(&runSum, rs.Results, "r.txt"); err != nil {
-		t.Fatal(err)
-	}
+	sum, runSum := summaries(t, fix)
 	// The fixture's medians: base 100 ns, fast 11, slow 130, same 100.05.
-	for what, out := range map[string]string{"summary": sum.String(), "run -count's summary": runSum.String()} {
+	for what, out := range map[string]string{"summary": sum, "run -count's summary": runSum} {
 		for _, want := range []string{"9.09× faster, p=0.002", "1.30× slower, p=0.002", "~ (1.00× slower, p="} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s of %s lacks %q:\n%s", what, fix, want, out)
@@ -279,26 +268,33 @@ func TestRatioOneFunction(t *testing.T) {
 // WARNING lines already, sends them to those.
 func TestSummaryBusyHint(t *testing.T) {
 	const busy = "../../internal/report/testdata/sweep-quick-busy.txt"
-	var sweep strings.Builder
-	if err := writeSummary(&sweep, busy); err != nil {
-		t.Fatal(err)
-	}
-	rs, err := results.Read([]string{busy})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var run strings.Builder
-	if err := summarizeRecords(&run, rs.Results, "r.txt"); err != nil {
-		t.Fatal(err)
-	}
+	sweep, run := summaries(t, busy)
 	for _, tt := range []struct{ what, out, want string }{
-		{"sweep", sweep.String(), "BUSY MACHINE: 37 of 37 cells disturbed¹ or never converged²: rerun on a quiet machine; contend run atomicadd shows who took the cpus\n"},
+		{"sweep", sweep, "BUSY MACHINE: 37 of 37 cells disturbed¹ or never converged²: rerun on a quiet machine; contend run atomicadd shows who took the cpus\n"},
 		// Records carry no "# rounds:" lines: disturbed only.
-		{"run -count", run.String(), "BUSY MACHINE: 37 of 37 cells disturbed¹: rerun on a quiet machine; the WARNING lines above say who took the cpus\n"},
+		{"run -count", run, "BUSY MACHINE: 37 of 37 cells disturbed¹: rerun on a quiet machine; the WARNING lines above say who took the cpus\n"},
 	} {
 		if !strings.HasPrefix(tt.out, tt.want) {
 			first, _, _ := strings.Cut(tt.out, "\n")
 			t.Errorf("%s's summary of %s begins %q, want %q", tt.what, busy, first, tt.want)
 		}
 	}
+}
+
+// summaries renders the results file path as a sweep's summary (from the
+// file) and as run -count's (from its records in memory).
+func summaries(t *testing.T, path string) (sweep, run string) {
+	t.Helper()
+	var sb, rb strings.Builder
+	if err := writeSummary(&sb, path); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := results.Read([]string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := summarizeRecords(&rb, rs.Results, "r.txt"); err != nil {
+		t.Fatal(err)
+	}
+	return sb.String(), rb.String()
 }
