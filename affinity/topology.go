@@ -85,6 +85,7 @@ type CPU struct {
 	Package  int
 	Die      int
 	Core     int             // core_id; unique only within a package and die
+	Cluster  int             // cluster_id (Linux 5.16+); unique only within a package, -1 when sysfs has none
 	Siblings nodemask.Bitmap // SMT siblings, itself included
 	LLC      int             // index into Topology.LLCs, -1 when unknown
 	Governor string          // cpufreq scaling_governor, "" without cpufreq

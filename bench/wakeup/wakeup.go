@@ -251,6 +251,9 @@ func (s *wakeup) Notes() []string {
 	if s.fake != "" {
 		notes = append(notes, "topology "+s.fake+": cross-node-% counts moves between made-up nodes; every cpu still shares the real machine's caches and memory")
 	}
+	if s.lay != nil && s.derived && s.cfg.llc == 0 {
+		notes = append(notes, "LLCs: the kernel reports no shared cache for some cpus, so the model takes the scheduler's sd_llc for them, as arm64's cpu_coregroup_mask() derives it (the smaller of the node and the package), and cross-llc-% counts moves between those; llc=N gives the model LLCs of its own")
+	}
 	if s.lay != nil && !s.llcsKnown() {
 		notes = append(notes, "LLCs: the kernel reports no shared cache for some cpus (no LLC in the topology), so cross-llc-% is left out and the policies take those cpus for one LLC; llc=N gives the model LLCs of its own")
 	}
