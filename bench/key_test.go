@@ -192,9 +192,11 @@ func TestKeyString(t *testing.T) {
 }
 
 // FuzzParseParams: whatever the variant, ParseParams never panics, its
-// error is one line, and a variant it accepts names itself canonically.
+// error is one line, a refused value's error ends in its key's domain as
+// contend list shows it, and a variant it accepts names itself
+// canonically.
 func FuzzParseParams(f *testing.F) {
-	for _, s := range []string{"", "work=5", "line=private/gap=0.5ms", "span=auto/span=3", "gap=1e3us", "x=y", "line"} {
+	for _, s := range []string{"", "work=5", "line=private/gap=0.5ms", "span=auto/span=3", "gap=1e3us", "x=y", "line", "pair=2X3/span=1"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, variant string) {
@@ -202,6 +204,11 @@ func FuzzParseParams(f *testing.F) {
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("ParseParams(%q) error on two lines: %q", variant, err)
+			}
+			for _, k := range testKeys {
+				if strings.HasPrefix(err.Error(), "test: "+k.Name+"=\"") && !strings.HasSuffix(err.Error(), "(want "+k.Domain.Syntax()+")") {
+					t.Fatalf("ParseParams(%q) error %q does not end in %s's domain (want %s)", variant, err, k.Name, k.Domain.Syntax())
+				}
 			}
 			return
 		}
