@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/contend/contend/internal/report"
+	"github.com/contend/contend/internal/figure"
 	"github.com/contend/contend/internal/results"
 )
 
@@ -52,7 +52,7 @@ func plotCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
-	fig, err := report.NewFigure(rs, report.FigureOptions{Filter: f.filter, Unit: f.unit, X: f.x, A: f.a, B: f.b,
+	fig, err := figure.New(rs, figure.Options{Filter: f.filter, Unit: f.unit, X: f.x, A: f.a, B: f.b,
 		XSet: flagSet(fs, "x"), ABSet: flagSet(fs, "a") || flagSet(fs, "b"), Scale: f.scale, Style: f.style})
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)

@@ -1,34 +1,4 @@
-package report
-
-// Pictures of a results file (contend plot), drawn with gonum.org/v1/plot.
-//
-// Two kinds, chosen by what the file holds:
-//
-//   - Throughput by variant, in small multiples: one panel per scenario
-//     (benchmark), because scenarios' figures differ by orders of magnitude
-//     and one shared axis flattens all but the fastest. The default value is
-//     throughput, 1/(sec/op): contend's ns/op is elapsed time over all
-//     workers' operations, so its inverse is the whole machine's operations
-//     per second, the number that collapses when a cache line starts
-//     bouncing between sockets. With three or more thread counts and few
-//     variants a panel draws scaling curves (value against threads, a line
-//     per variant); otherwise — one thread count, or more variants than
-//     lines can tell apart — it draws a dot plot: a row per variant, a dot
-//     per thread count. Each dot or point is the median of its runs with a
-//     bar for the 95% confidence interval of that median, as benchstat
-//     computes it (results.Summarize). The value axis is logarithmic when
-//     the panel's values span more than a factor of 30.
-//   - A heatmap, for matrix results whose names carry a CPU pair
-//     (BenchmarkC2C/mode=rw/a=0/b=1): median ns/op for every a×b, one panel
-//     per remaining variant. Core-to-core latency is read off a matrix: the
-//     blocks along the diagonal are the sockets (or LLCs), the bright
-//     off-diagonal blocks the interconnect.
-//
-// Every figure's header carries the machine (the cpu configuration line and
-// CPUID's family and model) and the topology (real, or fake-K when the nodes
-// were a split of a smaller machine), because a figure without them cannot
-// be compared with anything. Figure (figure.go) lays the panels out and
-// measures every piece of text so that none is cut off.
+package figure
 
 import (
 	"fmt"
@@ -45,8 +15,8 @@ import (
 	"github.com/contend/contend/internal/results"
 )
 
-// FigureOptions choose what a figure shows, as contend plot's flags do.
-type FigureOptions struct {
+// Options choose what a figure shows, as contend plot's flags do.
+type Options struct {
 	Filter string // benchproc filter of the results plotted
 	Unit   string // the plotted unit; "" for the default (ops/s, or ns/op for a heatmap)
 	X      string // name key of the thread counts (curves' x axis, dot plots' dots)
@@ -57,15 +27,15 @@ type FigureOptions struct {
 	Style  string // "auto" (or ""), "curves" or "dots"
 }
 
-// scaleNames and styleNames are the values FigureOptions.Scale and Style take.
+// scaleNames and styleNames are the values Options.Scale and Style take.
 var (
 	scaleNames = []string{"auto", "linear", "log"}
 	styleNames = []string{"auto", "curves", "dots"}
 )
 
-// NewFigure draws rs: a heatmap when the results carry a pair of CPU name
+// New draws rs: a heatmap when the results carry a pair of CPU name
 // keys, scaling curves or dot plots otherwise.
-func NewFigure(rs *results.Set, f FigureOptions) (*Figure, error) {
+func New(rs *results.Set, f Options) (*Figure, error) {
 	if f.Scale != "" && !slices.Contains(scaleNames, f.Scale) {
 		return nil, fmt.Errorf("-scale %q: want %s", f.Scale, strings.Join(scaleNames, ", "))
 	}
@@ -74,7 +44,7 @@ func NewFigure(rs *results.Set, f FigureOptions) (*Figure, error) {
 	}
 	filter, err := benchproc.NewFilter(f.Filter)
 	if err != nil {
-		return nil, fmt.Errorf("-filter %q: %w", f.Filter, oneLine(err))
+		return nil, fmt.Errorf("-filter %q: %w", f.Filter, results.OneLine(err))
 	}
 	var picked []*benchfmt.Result
 	for _, r := range rs.Results {
