@@ -2,11 +2,15 @@ package balanceflag
 
 import (
 	"encoding/json"
+	"flag"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/contend/contend/bench/benchtest"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func TestSimFlags(t *testing.T) {
 	out, err := benchtest.Simulate(SimFlags, "-cpus", "64", "-snc", "2", "-cas", "150ns", "-duration", "20ms")
@@ -74,4 +78,23 @@ func TestSimFlagsBadInput(t *testing.T) {
 	cases = append(cases, benchtest.BadArgs{Args: []string{"-cas", "0s"}, Want: "-cas 0s: want a positive duration"},
 		benchtest.BadArgs{Args: []string{"-cas", "-1ns"}, Want: "-cas -1ns: want a positive duration"})
 	benchtest.CheckBadArgs(t, SimFlags, cases)
+}
+
+// TestSimFlagsGolden holds contend simulate balanceflag's whole output,
+// text and JSON, to files the command wrote before its flags moved here
+// from cmd/contend; go test -run Golden -update rewrites them.
+func TestSimFlagsGolden(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		golden string
+	}{
+		{[]string{"-cpus", "64", "-cas", "150ns", "-duration", "20ms"}, "simflags-64cpus.golden"},
+		{[]string{"-cpus", "16", "-snc", "1", "-cas", "100ns", "-duration", "10ms", "-json"}, "simflags-16cpus-json.golden"},
+	} {
+		out, err := benchtest.Simulate(SimFlags, tc.args...)
+		if err != nil {
+			t.Fatalf("simulate balanceflag %v: %v", tc.args, err)
+		}
+		benchtest.CheckGolden(t, filepath.Join("testdata", tc.golden), out, *update)
+	}
 }

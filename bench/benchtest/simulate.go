@@ -3,6 +3,7 @@ package benchtest
 import (
 	"flag"
 	"io"
+	"os"
 	"strings"
 	"testing"
 )
@@ -45,5 +46,25 @@ func CheckBadArgs(t *testing.T, flags SimFlags, cases []BadArgs) {
 		if out != "" {
 			t.Errorf("simulate %v printed %q", tc.Args, out)
 		}
+	}
+}
+
+// CheckGolden compares got, a simulation's output, with the golden file
+// path, or rewrites the file with it when update is set (the package's
+// -update flag).
+func CheckGolden(t *testing.T, path, got string, update bool) {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -run Golden -update rewrites it):\n%s\nwant:\n%s", path, got, want)
 	}
 }

@@ -2,11 +2,15 @@ package idlemask
 
 import (
 	"encoding/json"
+	"flag"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/contend/contend/bench/benchtest"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func TestSimFlags(t *testing.T) {
 	out, err := benchtest.Simulate(SimFlags, "-cpus", "32", "-llc", "16", "-duration", "2ms")
@@ -45,4 +49,15 @@ func TestSimFlagsBadInput(t *testing.T) {
 		{Args: []string{"-probe", "0s"}, Want: "want positive durations"},
 		{Args: []string{"-duration", "-1ms"}, Want: "want positive durations"},
 	})
+}
+
+// TestSimFlagsGolden holds contend simulate idlemask's whole output to a
+// file the command wrote before its flags moved here from cmd/contend; go
+// test -run Golden -update rewrites it.
+func TestSimFlagsGolden(t *testing.T) {
+	out, err := benchtest.Simulate(SimFlags, "-cpus", "48", "-llc", "24", "-duration", "5ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	benchtest.CheckGolden(t, filepath.Join("testdata", "simflags-48cpus.golden"), out, *update)
 }

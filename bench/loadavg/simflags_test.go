@@ -2,6 +2,7 @@ package loadavg
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -72,4 +73,17 @@ func TestSimFlagsMig(t *testing.T) {
 			t.Errorf("simulate loadavg %v: want no migrations:\n%s", args, out)
 		}
 	}
+}
+
+// TestSimFlagsGolden holds contend simulate loadavg's whole output, the
+// seed's table and the sensitivity table after it, to a file the command
+// wrote before its flags moved here from cmd/contend (sim_test.go's
+// goldens hold the seed's table alone); go test -run Golden -update
+// rewrites it.
+func TestSimFlagsGolden(t *testing.T) {
+	out, err := benchtest.Simulate(SimFlags, "-cpus", "4", "-duration", "20ms", "-sens-duration", "10ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	benchtest.CheckGolden(t, filepath.Join("testdata", "simflags-4cpus.golden"), out, *update)
 }
