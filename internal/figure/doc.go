@@ -33,9 +33,12 @@
 // be compared with anything. Figure (figure.go) lays the panels out and
 // measures every piece of text so that none is cut off.
 //
-// The files: plot.go is New, its Options and what a result is worth on the
-// value axis (a measure); curves.go draws the curves and dot plots,
-// heatmap.go the matrices; figure.go lays panels, legends and captions out
-// on the canvas and renders it; textbox.go records where every string was
-// drawn, so that tests can check that none leaves the canvas.
+// The files, each using only those after it: plot.go is New, which picks
+// the kind; curves.go draws the curves and dot plots, heatmap.go the
+// matrices, both from measure.go's pieces (what a result is worth on the
+// value axis, the median and its interval, labels, ticks); figure.go holds
+// the Options, lays panels, legends and captions out on the canvas and
+// renders it; textbox.go records where every string was drawn, so that
+// tests can check that none leaves the canvas. output.go says which files
+// contend plot writes.
 package figure
