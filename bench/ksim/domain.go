@@ -71,7 +71,9 @@ type Machine struct {
 // A Grid is a regular machine: CPUs numbered core by core, LLC by LLC,
 // node by node, socket by socket, so that every span of every level is a
 // run of consecutive CPUs. Zero sizes take the next level's (SMT: 1; LLC:
-// the node; Node: the socket; Socket: every CPU).
+// the node; Node: the socket; Socket: every CPU). Each size must be a
+// multiple of the one below it; the last core, LLC, node and socket may be
+// partial (balanceflag's span=512/group=86).
 type Grid struct {
 	CPUs   int // num_online_cpus()
 	SMT    int // threads per core
@@ -109,7 +111,7 @@ func (g Grid) Machine() (Machine, error) {
 	switch {
 	case g.SMT < 1 || g.LLC < 1 || g.Node < 1 || g.Socket < 1:
 		return Machine{}, fmt.Errorf("ksim: grid smt %d, llc %d, node %d, socket %d: want positive sizes", g.SMT, g.LLC, g.Node, g.Socket)
-	case g.LLC%g.SMT != 0, g.Node%g.LLC != 0 && g.LLC%g.Node != 0, g.Socket%g.Node != 0, g.CPUs%g.Socket != 0:
+	case g.LLC%g.SMT != 0, g.Node%g.LLC != 0 && g.LLC%g.Node != 0, g.Socket%g.Node != 0:
 		return Machine{}, fmt.Errorf("ksim: grid of %d cpus: sockets of %d, nodes of %d, llcs of %d and cores of %d do not nest",
 			g.CPUs, g.Socket, g.Node, g.LLC, g.SMT)
 	}
@@ -117,7 +119,7 @@ func (g Grid) Machine() (Machine, error) {
 	for c := range m.CPUs {
 		m.CPUs[c] = Place{Core: c / g.SMT, LLC: c / g.LLC, Package: c / g.Socket, Node: c / g.Node}
 	}
-	nodes := g.CPUs / g.Node
+	nodes := (g.CPUs + g.Node - 1) / g.Node
 	perSocket := g.Socket / g.Node
 	m.Distance = make([][]int, nodes)
 	for a := range nodes {

@@ -147,7 +147,7 @@ func TestTopologyDomains(t *testing.T) {
 }
 
 func TestGridErrors(t *testing.T) {
-	for _, g := range []Grid{{CPUs: 0}, {CPUs: 12, SMT: 5}, {CPUs: 12, Socket: 5}, {CPUs: 16, Node: 6, Socket: 8}, {CPUs: 8, SMT: -1}} {
+	for _, g := range []Grid{{CPUs: 0}, {CPUs: 12, SMT: 4, LLC: 6}, {CPUs: 12, Socket: 6, Node: 4}, {CPUs: 16, Node: 6, Socket: 8}, {CPUs: 8, SMT: -1}} {
 		if _, err := g.Machine(); err == nil || strings.Contains(err.Error(), "\n") {
 			t.Errorf("Grid%+v.Machine() = %v, want a one-line error", g, err)
 		}

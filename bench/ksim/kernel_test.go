@@ -36,6 +36,42 @@ func TestBalanceInterval(t *testing.T) {
 	}
 }
 
+// Mainline's intervals over the sizes balanceflag's seed runs (moved here
+// from its bfBalanceInterval test when it came to use this package).
+func TestBalanceIntervalMainline(t *testing.T) {
+	tests := []struct {
+		balanceMs int64
+		busy      bool
+		cpus      int
+		hz        HZ
+		want      int64
+	}{
+		{2, true, 2, 1000, 31},            // sd_init for 2 CPUs: 2 ms * busy_factor 16 - 1
+		{4, true, 2, 1000, 63},            // after the first balanced pass: max_interval = 2*sd_weight
+		{2, false, 2, 1000, 2},            // an idle CPU: no busy factor, no -1
+		{224, true, 224, 1000, 3583},      // the seed's 224-CPU box, one NUMA domain over everything
+		{448, true, 224, 1000, 7167},      // ... settled at max_interval
+		{1024, true, 512, 1000, 16383},    // a 512-CPU Granite Rapids, settled
+		{1, true, 1, 1000, 15},            // one CPU
+		{1000, true, 2, 1000, 200},        // clamped to HZ*num_online_cpus()/10 = 200
+		{1000, false, 2, 1000, 200},       // idle, clamped as well
+		{0, false, 2, 1000, 1},            // clamped up to one tick
+		{1 << 20, true, 8, 1000, 8 * 100}, // the cap scales with the CPU count
+		{2, true, 2, 250, 7},              // HZ=250: 32 ms is 8 jiffies, less one
+		{4, true, 2, 250, 15},             // 64 ms: 16 jiffies, less one
+		{3, false, 64, 250, 1},            // 3 ms rounds up to one 4 ms jiffy
+		{5, false, 64, 250, 2},            // 5 ms: two
+		{1024, true, 512, 250, 4095},      // 16384 ms: 4096 jiffies, less one
+		{1 << 20, true, 8, 250, 8 * 25},   // the cap: HZ*8/10
+		{448, true, 224, 250, 1791},       // 7168 ms = 1792 jiffies - 1 < 5600: not capped
+	}
+	for _, tt := range tests {
+		if got := Mainline.BalanceInterval(tt.balanceMs, tt.busy, tt.hz, MaxLoadBalanceInterval(tt.hz, tt.cpus)); got != tt.want {
+			t.Errorf("Mainline.BalanceInterval(%d ms, busy %v, HZ=%d, %d cpus) = %d, want %d", tt.balanceMs, tt.busy, tt.hz, tt.cpus, got, tt.want)
+		}
+	}
+}
+
 func TestKernels(t *testing.T) {
 	if Mainline != Linux510 {
 		t.Errorf("Mainline = %+v, want Linux510's rules %+v", Mainline, Linux510)
