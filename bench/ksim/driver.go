@@ -192,3 +192,20 @@ func (d *Driver) Run(n int, body func(p *Proc)) {
 		}
 	}
 }
+
+// Lockstep is the driver of models whose workers each own some CPUs and make
+// one event of one of them per step, every CPU's clock moving by the same
+// gap an event (idlemask's, wakeup's): rounds rounds of step(0), ...,
+// step(n-1). When each worker takes its CPUs in turn, that is kernel-time
+// order by construction (an event at t runs before every event after t;
+// ties go by the CPU's place in its worker, then by worker), the order a
+// Queue would give at the price of a push and a pop per event; and the
+// events are the pinned workers' own hot loop, called as the runner calls
+// it. Nothing is timed.
+func Lockstep(n int, rounds int64, step func(i int)) {
+	for range rounds {
+		for i := range n {
+			step(i)
+		}
+	}
+}

@@ -114,3 +114,12 @@ func TestDriverEnds(t *testing.T) {
 		p.WaitUntil(2)
 	})
 }
+
+func TestLockstep(t *testing.T) {
+	var got []int
+	Lockstep(3, 2, func(i int) { got = append(got, i) })
+	if !slices.Equal(got, []int{0, 1, 2, 0, 1, 2}) {
+		t.Errorf("Lockstep(3, 2) stepped %v", got)
+	}
+	Lockstep(3, 0, func(int) { t.Error("stepped with no rounds") })
+}

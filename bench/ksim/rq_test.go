@@ -29,6 +29,11 @@ func TestRQ(t *testing.T) {
 func TestUpdateAvg(t *testing.T) {
 	for _, tc := range []struct{ avg, sample, want int64 }{
 		{0, 800, 100}, {100, 0, 88}, {1000, 1007, 1000}, {-7, 0, -7}, {0, -15, -1},
+		// idlemask's cases, from when it kept its own copy.
+		{1_000_000, 10_000, 1_000_000 - 123_750},
+		{100, 99, 100},  // -1/8 truncates to 0, as C's signed division does
+		{100, 92, 99},   // -8/8
+		{100, 107, 100}, // 7/8
 	} {
 		avg := tc.avg
 		UpdateAvg(&avg, tc.sample)
