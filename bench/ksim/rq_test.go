@@ -72,3 +72,14 @@ func TestWalks(t *testing.T) {
 		t.Errorf("FirstIdle with none idle = %d, want -1", got)
 	}
 }
+
+func TestNohzBlockedEvery(t *testing.T) {
+	for _, tc := range []struct {
+		hz   HZ
+		want int64
+	}{{1000, 32_000_000}, {250, 32_000_000}, {100, 40_000_000}, {300, 33_333_330}} {
+		if got := NohzBlockedEvery(tc.hz); got != tc.want {
+			t.Errorf("NohzBlockedEvery(%d) = %d, want %d", tc.hz, got, tc.want)
+		}
+	}
+}

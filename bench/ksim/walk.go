@@ -30,3 +30,13 @@ func FirstIdle(n int, idle func(cpu int) bool) int {
 	}
 	return -1
 }
+
+// LoadAvgPeriod is LOAD_AVG_PERIOD (kernel/sched/sched-pelt.h), PELT's
+// half-life in ms: 32.
+const LoadAvgPeriod = 32
+
+// NohzBlockedEvery is how often, in ns of kernel time, the nohz idle
+// balancer updates an idle CPU's blocked load, in every version modelled:
+// "nohz.next_blocked = jiffies + msecs_to_jiffies(LOAD_AVG_PERIOD);"
+// (kernel/sched/fair.c). 32 ms at HZ=1000 and at 250; 33.3 ms at 300.
+func NohzBlockedEvery(hz HZ) int64 { return hz.MsecsToJiffies(LoadAvgPeriod) * hz.TickNs() }
