@@ -7,7 +7,7 @@ import (
 	"github.com/contend/contend/bench/balanceflag"
 	"github.com/contend/contend/bench/idlemask"
 	"github.com/contend/contend/bench/loadavg"
-	"github.com/contend/contend/bench/nodewalk"
+	nodemaskbench "github.com/contend/contend/bench/nodemask"
 	"github.com/contend/contend/bench/wakeup"
 )
 
@@ -261,8 +261,8 @@ func nodeBound(*Env) *Finding {
 		// nr_node_ids of them (4), not fewer.
 		Mechanism: []Guard{{Doing: "visiting every node", Claim: Claim{What: "bits tested per walk", After: Measure{X: nodemask(nmBounded), Unit: nodewalk.BitsScanned}, Kind: Floor, Min: 4}}},
 		Shown: []Shown{
-			shown("bits scanned per walk, loop and searches bounded", nodewalk.BitsScanned, nodemask(nmMax), nodemask(nmBounded)),
-			shown("bits scanned per walk, the first diff's loop bound alone", nodewalk.BitsScanned, nodemask(nmMax), nodemask(nmLoopBound)),
+			shown("bits scanned per walk, loop and searches bounded", nodemaskbench.BitsScanned, nodemask(nmMax), nodemask(nmBounded)),
+			shown("bits scanned per walk, the first diff's loop bound alone", nodemaskbench.BitsScanned, nodemask(nmMax), nodemask(nmLoopBound)),
 			forReference("ns per walk, the first diff's loop bound alone", ns, nodemask(nmMax), nodemask(nmLoopBound)),
 			forReference("ns per walk, one-word path", ns, nodemask(nmMax), nodemask(nmWord)),
 			forReference("ns per walk, bound with the one-word search", ns, nodemask(nmMax), nodemask(nmHybrid)),
