@@ -259,7 +259,7 @@ func nodeBound(*Env) *Finding {
 		},
 		// The bounded walk must still test every possible node's bit:
 		// nr_node_ids of them (4), not fewer.
-		Mechanism: []Guard{{Doing: "visiting every node", Claim: Claim{What: "bits tested per walk", After: Measure{X: nodemask(nmBounded), Unit: nodewalk.BitsScanned}, Kind: Floor, Min: 4}}},
+		Mechanism: []Guard{{Doing: "visiting every node", Claim: Claim{What: "bits tested per walk", After: Measure{X: nodemask(nmBounded), Unit: nodemaskbench.BitsScanned}, Kind: Floor, Min: 4}}},
 		Shown: []Shown{
 			shown("bits scanned per walk, loop and searches bounded", nodemaskbench.BitsScanned, nodemask(nmMax), nodemask(nmBounded)),
 			shown("bits scanned per walk, the first diff's loop bound alone", nodemaskbench.BitsScanned, nodemask(nmMax), nodemask(nmLoopBound)),
