@@ -272,7 +272,14 @@
 // "~25k" (22 per cfs_rq per second) is 45 times below the cap, which the
 // seed's own wakeup rate rules out for busy cfs_rqs; and with 25 events
 // per millisecond at 40us each, a 1 ms limit cuts writes by at most ~25×,
-// not 400×.
+// not 400×. So the seed's 25k stays unexplained by this model; to be right
+// it must count something other than the merged limit's writes on busy
+// cfs_rqs: one cpu's (or a few cpus') writes rather than the machine's, a
+// sampled count (a perf or bpftrace histogram's hits), or the writes of
+// Aaron Lu's first sketch, timed by cfs_rq_clock_pelt(), which stops while
+// the rq is idle and runs slower than wall time on a busy-but-throttled
+// one. contend kernel counts the writes on a real 6.1 and 6.12 kernel; the
+// reproduce table's simulated verdict for finding 1 says the same.
 //
 // Sensitivity runs the rate limit at the workload with one knob changed at
 // a time (tasks per cpu 1..8, task weight nice 5..-5, levels 1..3, mig
