@@ -276,9 +276,9 @@
 // it must count something other than the merged limit's writes on busy
 // cfs_rqs: one cpu's (or a few cpus') writes rather than the machine's, a
 // sampled count (a perf or bpftrace histogram's hits), or the writes of
-// Aaron Lu's first sketch, timed by cfs_rq_clock_pelt(), which stops while
-// the rq is idle and runs slower than wall time on a busy-but-throttled
-// one. contend kernel counts the writes on a real 6.1 and 6.12 kernel; the
+// Aaron Lu's first sketch, timed by cfs_rq_clock_pelt(), which runs slower
+// than wall time at reduced capacity or frequency and leaves out the time a
+// cfs_rq was throttled. contend kernel counts the writes on a real 6.1 and 6.12 kernel; the
 // reproduce table's simulated verdict for finding 1 says the same.
 //
 // Sensitivity runs the rate limit at the workload with one knob changed at
