@@ -37,6 +37,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "\t%s\t%s\n", m.Kind, m.Why)
 		}
 	}
+	for _, p := range r.Patched {
+		fmt.Fprintf(tw, "note: int3 at %s: a kprobe or breakpoint is armed there; a site under it cannot be seen\n", p)
+	}
 	for _, h := range r.Scanned {
 		if n := r.Undecoded[h]; n > 0 {
 			fmt.Fprintf(tw, "note: %d bytes of %s did not decode (skipped)\n", n, h)

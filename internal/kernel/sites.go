@@ -82,6 +82,11 @@ type Report struct {
 	Missing []Miss `json:"missing"`
 	// Undecoded counts bytes x86asm could not decode, per host scanned.
 	Undecoded map[string]int `json:"undecoded,omitempty"`
+	// Patched lists int3 instructions inside a host's code, not the
+	// padding after a ret or jmp: a kprobe (contend's own from a killed
+	// run, or another tool's) or a debugger's breakpoint, over the first
+	// byte of an instruction that may be a site, now hidden.
+	Patched []string `json:"patched,omitempty"`
 	Scanned   []string       `json:"scanned"` // hosts found in kallsyms and disassembled
 }
 
@@ -117,6 +122,9 @@ func Find(in Input) (*Report, error) {
 				return nil, fmt.Errorf("reading %s: %w", sym.Name, err)
 			}
 			insts, bad := decode(code)
+			for _, off := range patched(insts) {
+				r.Patched = append(r.Patched, fmt.Sprintf("%s+%#x", sym.Name, off))
+			}
 			if bad > 0 {
 				r.Undecoded[sym.Name] = bad
 			}
@@ -396,4 +404,29 @@ func maskBase(f *fn, i int, m x86asm.Mem, disp int64, offstack bool) bool {
 	}
 	o, ok := origin(f, i, m.Base)
 	return ok && m.Disp == 0 && loadsFrom(o, disp)
+}
+
+// patched returns the offsets of the int3s that are not padding: one after
+// a ret, a jmp or another int3 (the kernel pads with int3, and follows
+// indirect jumps and returns with one against straight-line speculation)
+// is the compiler's; any other was written over an instruction.
+func patched(insts []inst) []uint64 {
+	var offs []uint64
+	for i, in := range insts {
+		if !isInt3(in) || i == 0 {
+			continue
+		}
+		switch prev := insts[i-1]; {
+		case isInt3(prev), prev.Op == x86asm.RET, prev.Op == x86asm.JMP, prev.Op == x86asm.UD2, prev.Op == x86asm.UD1:
+			continue
+		}
+		offs = append(offs, in.off)
+	}
+	return offs
+}
+
+// isInt3 is the one-byte int3 (0xcc), which x86asm decodes as INT 3.
+func isInt3(in inst) bool {
+	v, ok := in.Args[0].(x86asm.Imm)
+	return in.Op == x86asm.INT && in.Len == 1 && ok && v == 3
 }

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"bytes"
+	"debug/elf"
 	"flag"
 	"os"
 	"path/filepath"
@@ -183,5 +184,42 @@ func TestBreakpointOrder(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("breakpointOrder = %q, want %q", got, want)
+	}
+}
+
+// TestFindPatched arms a kprobe's int3 over update_load_avg's lock add:
+// that site vanishes and the report says where the text was patched.
+func TestFindPatched(t *testing.T) {
+	root := fakeRoot(t, func(r string) {
+		b, _ := os.ReadFile(filepath.Join(r, kcorePath))
+		f, _ := elf.NewFile(bytes.NewReader(b))
+		for _, p := range f.Progs {
+			if p.Vaddr == 0xffffffff81120a70 { // update_load_avg
+				b[p.Off+0x3fc] = 0xcc
+			}
+		}
+		os.WriteFile(filepath.Join(r, kcorePath), b, 0o644)
+	})
+	src, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	r, err := Find(src.Input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range r.Sites {
+		if s.Func == "update_load_avg" && s.Kind == "tg-load-avg" {
+			t.Errorf("found %v under an int3", s)
+		}
+	}
+	if len(r.Patched) != 1 || r.Patched[0] != "update_load_avg+0x3fc" {
+		t.Errorf("Patched = %v, want [update_load_avg+0x3fc]", r.Patched)
+	}
+	var buf bytes.Buffer
+	r.WriteText(&buf)
+	if !strings.Contains(buf.String(), "note: int3 at update_load_avg+0x3fc") {
+		t.Errorf("report does not name the int3:\n%s", buf.String())
 	}
 }
