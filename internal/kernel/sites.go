@@ -87,7 +87,7 @@ type Report struct {
 	// run, or another tool's) or a debugger's breakpoint, over the first
 	// byte of an instruction that may be a site, now hidden.
 	Patched []string `json:"patched,omitempty"`
-	Scanned   []string       `json:"scanned"` // hosts found in kallsyms and disassembled
+	Scanned []string `json:"scanned"` // hosts found in kallsyms and disassembled
 }
 
 // fn is one host, disassembled.
