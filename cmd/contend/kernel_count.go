@@ -150,7 +150,11 @@ func writeCountText(w io.Writer, c *kernel.Counted) error {
 			continue
 		}
 		n := float64(siteHits(s))
-		fmt.Fprintf(tw, "%s+%#x\t%s\t%s\t%.3f\t%.0f\t%s\t\n", s.Func, s.Off, count(s.Breakpoint), count(s.Kprobe),
+		site := fmt.Sprintf("%s+%#x", s.Func, s.Off)
+		if s.BreakpointAt != "" {
+			site += " (bp at the next insn)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%.0f\t%s\t\n", site, count(s.Breakpoint), count(s.Kprobe),
 			n/float64(max(c.Enqueues, 1)), rate(n, c), ratio(s.Breakpoint, s.Kprobe))
 	}
 	tw.Flush()

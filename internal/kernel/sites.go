@@ -19,6 +19,11 @@ type Site struct {
 	// Word is the address of the word when it is static (sched_balance_running,
 	// balancing, nohz.nr_cpus); 0 for a word reached through a pointer.
 	Word uint64 `json:"word,omitempty"`
+	// Next is the address of the instruction after this one when it runs
+	// exactly as often (no branch here, no jump lands there), else 0: a
+	// breakpoint there counts the site without sharing its address with
+	// a kprobe on it.
+	Next uint64 `json:"next,omitempty"`
 }
 
 func (s Site) String() string {
@@ -150,8 +155,12 @@ func Find(in Input) (*Report, error) {
 	add := func(kind string, f *fn, i int, word uint64) {
 		in := f.insts[i]
 		pc := f.sym.Addr + in.off
+		var next uint64
+		if i+1 < len(f.insts) && !isJump(in.Op) && in.Op != x86asm.CALL && in.Op != x86asm.RET && len(f.jumpsTo(f.insts[i+1].off)) == 0 {
+			next = f.sym.Addr + f.insts[i+1].off
+		}
 		r.Sites = append(r.Sites, Site{
-			Kind: kind, Func: f.sym.Name, Off: in.off, Addr: pc, Word: word,
+			Kind: kind, Func: f.sym.Name, Off: in.off, Addr: pc, Word: word, Next: next,
 			Inst: x86asm.GNUSyntax(in.Inst, pc, symname),
 		})
 		found[kind] = true

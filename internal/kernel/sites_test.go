@@ -223,3 +223,26 @@ func TestFindPatched(t *testing.T) {
 		t.Errorf("report does not name the int3:\n%s", buf.String())
 	}
 }
+
+// TestSiteNext: each site's straight-line successor, where it has one,
+// is the next instruction, and the 6.12 blocked-load write (an out-of-line
+// block: lock add, then the jump back) has one.
+func TestSiteNext(t *testing.T) {
+	src, err := Open("testdata/debian-6.12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	r, err := Find(src.Input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range r.Sites {
+		if s.Next != 0 && (s.Next <= s.Addr || s.Next > s.Addr+15) {
+			t.Errorf("%v: Next %#x is not the next instruction", s, s.Next)
+		}
+		if s.Func == "sched_balance_update_blocked_averages" && s.Kind == "tg-load-avg" && s.Next != s.Addr+8 {
+			t.Errorf("%v: Next = %#x, want the instruction 8 bytes on", s, s.Next)
+		}
+	}
+}
