@@ -165,7 +165,9 @@ func leftCheck(tr *Transcript, name string) []string {
 
 func kernelKillScript(Topology) string {
 	// Killed once the counted run has begun: every kind of change is made.
-	start := `contend kernel count -shape pipe -pairs 2 -levels 2 -duration 30s > /tmp/out/kill.log 2>&1 & pid=$!; ` +
+	// (Each kill starts from an empty log: the SIGTERM run's would
+	// satisfy the SIGKILL run's wait at once.)
+	start := `rm -f /tmp/out/kill.log; contend kernel count -shape pipe -pairs 2 -levels 2 -duration 30s > /tmp/out/kill.log 2>&1 & pid=$!; ` +
 		`i=0; until grep -q "kernel count: counting" /tmp/out/kill.log || [ $i -ge 200 ]; do sleep 1; i=$((i+1)); done; sleep 2;`
 	return `sh -c '` + start + ` kill -TERM $pid; wait $pid; echo rc=$?' > /tmp/out/kernel-kill-term 2>&1
 emit kernel-kill-term /tmp/out/kernel-kill-term 0
