@@ -177,9 +177,12 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	// kprobes go on every tg->load_avg site tracefs accepts; the four
 	// breakpoints go where only they can count first (update_load_avg is
 	// notrace, so no kprobe reaches it), then to the blocked-load path.
-	// Never both on one instruction: in a 6.12 guest that crashed the
-	// kernel (an int3 Oops at a site both probed), and the breakpoint
-	// counted 14-21 % more than the kprobe there. A site with a kprobe
+	// Never both on one instruction: where both counted one, the
+	// breakpoint counted 14-21 % more than the kprobe (6.1 and 6.12
+	// guests), and one 6.12 guest died of an int3 Oops at a site both
+	// held (whether of the pair or of TCG's cross-modifying code, whose
+	// boot-time static-key patching Oopses the same way now and then, is
+	// open). A site with a kprobe
 	// gets its breakpoint on the next instruction, which runs exactly as
 	// often (Site.Next), so the two methods count one site apart.
 	for i, s := range rep.Sites {
