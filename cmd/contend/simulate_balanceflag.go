@@ -76,7 +76,7 @@ func simulateBalanceFlag(stdout io.Writer, args []string) error {
 	} else if *cas <= 0 {
 		return fmt.Errorf("simulate balanceflag: -cas %v: want a positive duration", *cas)
 	}
-	tab, err := balanceflag.SimulateFlag(cfg)
+	tab, err := balanceflag.Simulate(cfg)
 	if err != nil {
 		return err // one line, "simulate balanceflag: ..."
 	}

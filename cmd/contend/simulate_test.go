@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"flag"
 	"strings"
 	"testing"
+
+	"github.com/contend/contend/bench"
 )
 
 func TestSimulate(t *testing.T) {
@@ -38,8 +42,12 @@ func TestSimulateBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"simulate"}, "want the scenario to simulate, loadavg, wakeup, idlemask or balanceflag"},
-		{[]string{"simulate", "nodemask"}, "want the scenario to simulate, loadavg, wakeup, idlemask or balanceflag"},
+		{[]string{"simulate"}, "want the scenario to simulate, balanceflag, idlemask, loadavg or wakeup"},
+		{[]string{"simulate", "nodemask"}, "want the scenario to simulate, balanceflag, idlemask, loadavg or wakeup"},
+		{[]string{"simulate", "nosuch"}, "want the scenario to simulate, balanceflag, idlemask, loadavg or wakeup"},
+		{[]string{"simulate", "-cpus", "8", "loadavg"}, "want the scenario to simulate"},
+		{[]string{"simulate", "loadavg", "extra"}, `simulate loadavg: unexpected argument "extra"`},
+		{[]string{"simulate", "idlemask", "-llc", "0"}, "simulate idlemask: -llc 0: want a positive value"},
 		{[]string{"simulate", "loadavg", "-cpus", "0"}, "-cpus 0: want a positive value"},
 		{[]string{"simulate", "loadavg", "-levels", "0"}, "-levels 0: want a positive value"},
 		{[]string{"simulate", "loadavg", "-levels", "4"}, "levels 4 out of range [1, 3]"},
@@ -80,6 +88,38 @@ func TestSimulateMig(t *testing.T) {
 		}
 		if tt.want == "mig=0%" && !strings.Contains(out, "migrations (0%)") {
 			t.Errorf("contend %v: want no migrations:\n%s", args, out)
+		}
+	}
+}
+
+// TestSimulateRegistry: contend simulate NAME runs what the registry
+// declares, and nothing else. A simulation whose flags are still the
+// command's (Flags nil) has its function in simulators; every entry there
+// is such a simulation, so one that moves into its package drops out.
+func TestSimulateRegistry(t *testing.T) {
+	for _, s := range bench.Specs() {
+		_, inCmd := simulators[s.Name]
+		switch {
+		case s.Simulate == nil && inCmd:
+			t.Errorf("scenario %s declares no simulation (NoSimulate: %q), but the command has one", s.Name, s.NoSimulate)
+		case s.Simulate != nil && s.Simulate.Flags == nil && !inCmd:
+			t.Errorf("scenario %s declares a simulation with nil Flags, and the command has none for it", s.Name)
+		case s.Simulate != nil && s.Simulate.Flags != nil && inCmd:
+			t.Errorf("scenario %s declares its simulation's flags; drop its entry in simulators", s.Name)
+		case s.Simulate != nil && s.Simulate.Flags != nil && !strings.HasPrefix(s.Simulate.Usage, s.Name+" "):
+			t.Errorf("scenario %s: simulation usage %q does not start with its name", s.Name, s.Simulate.Usage)
+		}
+	}
+	for name := range simulators {
+		if _, err := bench.Lookup(name); err != nil {
+			t.Errorf("simulators[%q]: %v", name, err)
+		}
+	}
+	// -h of a registry simulation prints its flags under its usage.
+	for _, name := range []string{"loadavg", "idlemask"} {
+		out, _, err := runContend("simulate", name, "-h")
+		if !errors.Is(err, flag.ErrHelp) || !strings.HasPrefix(out, "Usage: contend simulate "+name+" [-cpus") || !strings.Contains(out, "-duration") {
+			t.Errorf("contend simulate %s -h: %v\n%s", name, err, out)
 		}
 	}
 }
