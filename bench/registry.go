@@ -22,14 +22,14 @@ type Simulation struct {
 	// (the command parses the arguments after the name with it, and -h
 	// prints its defaults under Usage), and returns the function that
 	// runs the simulation once they are parsed, writing its table (or
-	// JSON) to stdout. An error is one line naming the flag or the value
-	// ("simulate loadavg: -cpus 0: want a positive value").
+	// JSON) to w: each package's SimFlags. An error is one line naming
+	// the flag or the value ("simulate: -cpus 0: want a positive value").
 	//
 	// Nil Flags: the command line still holds this simulation's flags
-	// (balanceflag's and wakeup's, in cmd/contend/simulate_*.go, until
-	// they move into their packages); cmd/contend's
+	// (wakeup's, in cmd/contend/simulate_wakeup.go, until the wakeup
+	// model's rewrite moves them into its package); cmd/contend's
 	// TestSimulateRegistry checks that it does.
-	Flags func(fs *flag.FlagSet, stdout io.Writer) (run func() error)
+	Flags func(fs *flag.FlagSet) (run func(w io.Writer) error)
 }
 
 // A LabTest is what the QEMU lab's tests step runs of a scenario's

@@ -1,23 +1,24 @@
 package idlemask
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"time"
-
-	"github.com/contend/contend/bench"
 )
 
-// simulation is contend simulate idlemask (bench.Simulation): the model's
-// update policies at seed 003's size on one thread, on kernel time, the
-// mask's writes and the searches' probes beside the seed's figures.
-var simulation = &bench.Simulation{
-	Usage: "idlemask [-cpus 192] [-llc 48] [-busy 90] [-wake 10] [-entries 80] [-hz 1000] [-probe 50ns] [-duration 50ms] [-seed 1] [-json]",
-	Flags: simFlags,
-}
+// SimUsage is the synopsis of contend simulate idlemask.
+const SimUsage = "idlemask [-cpus 192] [-llc 48] [-busy 90] [-wake 10] [-entries 80] [-hz 1000] [-probe 50ns] [-duration 50ms] [-seed 1] [-json]"
 
-func simFlags(fs *flag.FlagSet, stdout io.Writer) func() error {
+// SimFlags declares contend simulate idlemask's flags on fs, each default
+// with where it comes from, and returns the function that runs the
+// simulation they ask for once fs has parsed a command line: it checks the
+// values (a one-line error naming the flag), runs the update policies at
+// seed 003's size on one thread, on kernel time, and prints the mask's
+// writes and the searches' probes beside the seed's figures (the table, or
+// with -json its rows).
+func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	cpus := fs.Int("cpus", 192, "virtual `cpus` (192: seed 003's 4-socket box)")
 	llc := fs.Int("llc", 48, "`cpus` per LLC (48: a socket of 24 cores × 2 threads)")
 	busy := fs.Int("busy", 90, "`percent` of non-wakeup events that find the cpu busy")
@@ -28,7 +29,7 @@ func simFlags(fs *flag.FlagSet, stdout io.Writer) func() error {
 	duration := fs.Duration("duration", 50*time.Millisecond, "kernel time simulated per row")
 	seed := fs.Uint64("seed", 1, "random `seed`: the same seed replays the same events")
 	asJSON := fs.Bool("json", false, "print the rows as JSON")
-	return func() error {
+	return func(w io.Writer) error {
 		for _, f := range []struct {
 			name string
 			v    int
@@ -57,8 +58,10 @@ func simFlags(fs *flag.FlagSet, stdout io.Writer) func() error {
 			return err // one line, "simulate idlemask: ..."
 		}
 		if *asJSON {
-			return bench.WriteJSON(stdout, tab.Rows)
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(tab.Rows)
 		}
-		return tab.WriteText(stdout)
+		return tab.WriteText(w)
 	}
 }

@@ -57,17 +57,19 @@
 // failed configurations again. It ends with a summary: per scenario, the
 // keys that vary, the median time per operation and its confidence interval
 // at each thread count, the headline metric, and each fix against the
-// scenario's baseline with the U-test's verdict.
+// scenario's baseline as N× faster or slower, with the U-test's verdict.
+// When more than half of the cells include a disturbed run or never
+// converged, its first line says the machine was busy, and what to do.
 //
 // table groups one file for reading, compare computes benchstat's statistics
 // between files and names the configuration keys that differ; both label rows
 // with the keys that vary only (-full-names keeps whole names). compare
 // -format lkp writes the 0-day robot's layout and -format seed the seeds'
 // mail style, ready to paste into a mail; -fail-on PCT exits non-zero when a
-// metric whose direction is known got worse by more than PCT per cent with
-// p < α, for a kernel CI job. plot draws a panel per scenario (scaling
-// curves, or dots per variant) or core-to-core heatmaps. run, sweep, table
-// and compare print JSON with -json.
+// metric whose direction is known got worse by more than PCT per cent (5 or
+// 5%) with p < α, for a kernel CI job. plot draws a panel per scenario
+// (scaling curves, or dots per variant) or core-to-core heatmaps. run,
+// sweep, table and compare print JSON with -json.
 //
 // # Models at the seeds' size
 //

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -17,8 +16,8 @@ func init() {
 	})
 }
 
-// simulations are the scenarios that declare a simulation, in the
-// registry's order.
+// simulations are the scenarios that declare a simulation (bench.Spec's
+// Simulate), in the registry's order.
 func simulations() []string {
 	var names []string
 	for _, s := range bench.Specs() {
@@ -29,42 +28,55 @@ func simulations() []string {
 	return names
 }
 
-// simulateCmd runs a scenario's model at the seed's size on any machine:
-// the counts it prints need no real CPUs, only the model's own code on
-// kernel time (what contention costs needs real CPUs: contend run and
-// sweep). The scenario comes first; the simulation (bench.Simulation, from
-// the registry) declares the flags after it.
+// simulateCmd runs a model at the seed's size on any machine: the counts it
+// prints need no real CPUs, only the model's own code on kernel time (what
+// contention costs needs real CPUs: contend run and sweep). The scenario
+// comes from the registry, and its package declares the flags after its
+// name and prints the tables (bench.Simulation: each package's SimFlags).
+// loadavg, the first model, also takes its flags before its name and is
+// what simulate -h describes.
 func simulateCmd(stdout, stderr io.Writer, args []string) error {
+	if len(args) > 0 {
+		if spec, err := bench.Lookup(args[0]); err == nil && spec.Simulate != nil {
+			return simulate(stdout, spec, args[1:])
+		}
+	}
 	names := simulations()
-	want := fmt.Sprintf("simulate: want the scenario to simulate, %s or %s (usage: contend simulate NAME [flags]; contend simulate NAME -h lists its flags)",
-		strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
-	if len(args) == 0 {
-		return fmt.Errorf("%s", want)
+	want := fmt.Sprintf("simulate: want the scenario to simulate, %s or %s", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+	la, err := bench.Lookup("loadavg")
+	if err != nil || la.Simulate == nil || la.Simulate.Flags == nil {
+		return fmt.Errorf("%s (usage: contend simulate NAME [flags])", want)
 	}
-	if a := args[0]; a == "-h" || a == "-help" || a == "--help" {
-		fmt.Fprintf(stdout, "Usage: contend simulate NAME [flags]\n\n%s\n\nNAME -h lists a simulation's flags.\n", commands["simulate"].summary)
-		return flag.ErrHelp
+	fs := newFlags(stdout, "simulate", la.Simulate.Usage)
+	run := la.Simulate.Flags(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
 	}
-	spec, err := bench.Lookup(args[0])
-	if err != nil || spec.Simulate == nil {
-		return fmt.Errorf("%s", want)
+	if len(pos) != 1 || pos[0] != "loadavg" {
+		return fmt.Errorf("%s (usage: contend simulate %s)", want, la.Simulate.Usage)
 	}
+	return run(stdout)
+}
+
+// simulate runs spec's simulation on the arguments after its name.
+func simulate(stdout io.Writer, spec *bench.Spec, args []string) error {
 	sim := spec.Simulate
 	if sim.Flags == nil {
-		run, ok := simulators[spec.Name] // simulate_wakeup.go, simulate_balanceflag.go
+		run, ok := simulators[spec.Name] // simulate_wakeup.go
 		if !ok {
 			return fmt.Errorf("simulate %s: the scenario declares a simulation with no flags, and the command has none for it", spec.Name)
 		}
-		return run(stdout, args[1:])
+		return run(stdout, args)
 	}
 	fs := newFlags(stdout, "simulate", sim.Usage)
-	run := sim.Flags(fs, stdout)
-	pos, err := parseFlags(fs, args[1:])
+	run := sim.Flags(fs)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 0 {
 		return fmt.Errorf("simulate %s: unexpected argument %q (usage: contend simulate %s)", spec.Name, pos[0], sim.Usage)
 	}
-	return run()
+	return run(stdout)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/internal/report"
 	"github.com/contend/contend/internal/results"
 )
 
@@ -209,31 +210,9 @@ func dirOK(b, a float64, k Kind) bool {
 	return a < b
 }
 
-// change words a change of medians: "1.46× lower", "2.0× higher", "same".
-func change(b, a float64) string {
-	switch {
-	case a == b:
-		return "no change"
-	case a == 0:
-		return "down to 0"
-	case b == 0:
-		return "up from 0"
-	case a < b:
-		return fmt.Sprintf("%s× lower", ratioStr(b/a))
-	default:
-		return fmt.Sprintf("%s× higher", ratioStr(a/b))
-	}
-}
-
-func ratioStr(r float64) string {
-	if r >= 100 {
-		return fmt.Sprintf("%.0f", r)
-	}
-	if r >= 10 {
-		return fmt.Sprintf("%.1f", r)
-	}
-	return fmt.Sprintf("%.2f", r)
-}
+// change words a change of medians: "1.46× lower", "2.00× higher", "no
+// change" (report.Ratio, which words every ratio of medians contend prints).
+func change(b, a float64) string { return report.Ratio(b, a, "lower", "higher").String() }
 
 func pstr(p float64) string {
 	if p >= alpha {
