@@ -480,3 +480,71 @@ func subset(a, b []int) bool {
 	}
 	return true
 }
+
+// Siblings is cpu_smt_mask(c): the CPUs of c's core, c's SMT domain's span
+// (c alone without SMT).
+func (ds *Domains) Siblings(c int) []int {
+	if doms := ds.CPU[c]; len(doms) > 0 && doms[0].Has(SDShareCPUCapacity) {
+		return doms[0].Span
+	}
+	return []int{c}
+}
+
+// ShouldWeBalance is should_we_balance() of version k for a periodic pass
+// (CPU_IDLE or CPU_NOT_IDLE; a newly idle pass always balances, "return 1")
+// of CPU cpu at its domain of index level, with idle saying which CPUs are
+// idle: the pass runs on one CPU of the local group only, the first idle
+// one, else the group's first (group_balance_cpu()). Mainline (k.IdleCore)
+// skips, at a level above SMT, an idle CPU whose core is busy, unless no
+// idle core has one:
+//
+//	for_each_cpu_and(cpu, swb_cpus, env->cpus) {
+//		if (!idle_cpu(cpu))
+//			continue;
+//		if (!(env->sd->flags & SD_SHARE_CPUCAPACITY) && !is_core_idle(cpu)) {
+//			if (idle_smt == -1)
+//				idle_smt = cpu;
+//			cpumask_andnot(swb_cpus, swb_cpus, cpu_smt_mask(cpu));
+//			continue;
+//		}
+//		return cpu == env->dst_cpu;
+//	}
+//	if (idle_smt != -1)
+//		return idle_smt == env->dst_cpu;
+//	return group_balance_cpu(sg) == env->dst_cpu;
+//
+// The group's balance mask is taken to be its span (they differ only for
+// overlapping NUMA groups of machines whose distances do not nest).
+func (ds *Domains) ShouldWeBalance(k Kernel, cpu, level int, idle func(c int) bool) bool {
+	d := &ds.CPU[cpu][level]
+	g := d.Groups[0]
+	idleSMT := -1
+	var skip []int // the cores of idle SMT CPUs already passed
+	for _, c := range g {
+		if !idle(c) || slices.Contains(skip, c) {
+			continue
+		}
+		if k.IdleCore && !d.Has(SDShareCPUCapacity) && !ds.coreIdle(c, idle) {
+			if idleSMT == -1 {
+				idleSMT = c
+			}
+			skip = append(skip, ds.Siblings(c)...)
+			continue
+		}
+		return c == cpu
+	}
+	if idleSMT != -1 {
+		return idleSMT == cpu
+	}
+	return g[0] == cpu
+}
+
+// coreIdle is is_core_idle(): every SMT sibling of c is idle.
+func (ds *Domains) coreIdle(c int, idle func(int) bool) bool {
+	for _, s := range ds.Siblings(c) {
+		if !idle(s) {
+			return false
+		}
+	}
+	return true
+}
