@@ -194,7 +194,7 @@ func TestRatioPhrases(t *testing.T) {
 		"../../benchdata/2026-11-30-epyc2-kvm-real-reproduce.txt",
 		"../../benchdata/2026-12-01-xeon-kvm-real-reproduce.txt",
 	} {
-		out, _, err := runContend("reproduce", "-from", f)
+		out, _, err := runContend("reproduce", "-from", f, "-sim-share", "0.02") // the simulations' phrases too, on a fiftieth of their kernel time
 		if err != nil {
 			t.Fatalf("reproduce -from %s: %v", f, err)
 		}
@@ -222,6 +222,7 @@ func TestRatioOneFunction(t *testing.T) {
 		`internal/reproduce/claim.go criterion: "%s ≥%s× lower"`:    true,
 		`internal/reproduce/claim.go criterion: "%s ≥%s× higher"`:   true,
 		`internal/reproduce/claim.go judge: "%.4g× %s, needs ≥%s×"`: true,
+		`internal/reproduce/sim.go holds: "%s, needs ≥%s×"`:         true, // the simulated claim's threshold, ≥ 1 as a Claim's
 	}
 	for _, dir := range []string{".", "../../internal/report", "../../internal/reproduce"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
