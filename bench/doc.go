@@ -122,10 +122,10 @@
 //     workers without threads), bad variants (benchtest.CheckVariants), a
 //     fuzz target for the variant parser with a corpus in testdata/fuzz.
 //   - bench/all/all.go: one blank import, so the command line and sweeps
-//     know the scenario; bench/all's TestEverySpec, TestSpecKeys and
-//     TestHotSymbols then check its names, keys, units and hot functions.
-//   - bench/all/all_test.go: the scenario's package in TestSpecPackages'
-//     table.
+//     know the scenario (bench/all's TestSpecPackages finds every package
+//     under bench/ that calls Register and fails on one not imported);
+//     TestEverySpec, TestSpecKeys and TestHotSymbols then check its names,
+//     keys, units and hot functions.
 //   - bench/all/testdata/variants.golden: the canonical names of its
 //     variants (go test ./bench/all -run TestVariantNames -update, then read
 //     the diff: only the new scenario's lines may change).
