@@ -8,10 +8,8 @@ import (
 	"github.com/contend/contend/bench/wakeup"
 )
 
-// simulators are the simulations whose flags are still the command line's
-// (a bench.Simulation with nil Flags), by name: each takes the arguments
-// after the scenario's name. The others come from their scenario's
-// package through the registry (simulate.go).
+// simulators are the scenarios simulate replays besides loadavg, by name:
+// each takes the arguments after the scenario's name.
 var simulators = map[string]func(stdout io.Writer, args []string) error{
 	"wakeup": simulateWakeup,
 }
