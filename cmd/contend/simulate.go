@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -69,6 +70,12 @@ func simulate(stdout io.Writer, spec *bench.Spec, args []string) error {
 		}
 		return run(stdout, args)
 	}
+	return runSimulation(stdout, spec.Name, sim, args)
+}
+
+// runSimulation parses a simulation's flags from args, which may hold no
+// positional argument, and runs it.
+func runSimulation(stdout io.Writer, name string, sim *bench.Simulation, args []string) error {
 	fs := newFlags(stdout, "simulate", sim.Usage)
 	run := sim.Flags(fs)
 	pos, err := parseFlags(fs, args)
@@ -76,7 +83,16 @@ func simulate(stdout io.Writer, spec *bench.Spec, args []string) error {
 		return err
 	}
 	if len(pos) != 0 {
-		return fmt.Errorf("simulate %s: unexpected argument %q (usage: contend simulate %s)", spec.Name, pos[0], sim.Usage)
+		return fmt.Errorf("simulate %s: unexpected argument %q (usage: contend simulate %s)", name, pos[0], sim.Usage)
 	}
 	return run(stdout)
+}
+
+// simulation is a simulators entry for a model whose package has its flags
+// (SimUsage, SimFlags) but whose Spec does not declare them yet: the same
+// run as the registry's.
+func simulation(usage string, flags func(*flag.FlagSet) func(io.Writer) error) func(io.Writer, []string) error {
+	name, _, _ := strings.Cut(usage, " ")
+	sim := &bench.Simulation{Usage: usage, Flags: flags}
+	return func(stdout io.Writer, args []string) error { return runSimulation(stdout, name, sim, args) }
 }

@@ -97,3 +97,23 @@ func TestSimulateRegistry(t *testing.T) {
 		}
 	}
 }
+
+// A simulators entry made with simulation runs as the registry's does.
+func TestSimulationEntry(t *testing.T) {
+	spec, err := bench.Lookup("idlemask")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-cpus", "8", "-llc", "4", "-duration", "2ms"}
+	want, _, err := runContend(append([]string{"simulate", "idlemask"}, args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	if err := simulation(spec.Simulate.Usage, spec.Simulate.Flags)(&got, args); err != nil || got.String() != want {
+		t.Errorf("simulation(idlemask) = %v:\n%s\nwant:\n%s", err, got.String(), want)
+	}
+	if err := simulation(spec.Simulate.Usage, spec.Simulate.Flags)(&got, []string{"extra"}); err == nil || !strings.Contains(err.Error(), `simulate idlemask: unexpected argument "extra"`) {
+		t.Errorf("simulation(idlemask) with an extra argument: %v", err)
+	}
+}
