@@ -294,7 +294,7 @@ type tlevel struct {
 // Build returns every CPU's domains as the kernel builds them on m: the
 // default topology levels (SMT, MC, PKG: kernel/sched/topology.c's
 // default_topology; x86 drops PKG where a package holds more than one node,
-// x86_has_numa_in_package), then sched_init_numa()'s NODE level and one
+// x86_has_numa_in_package, and cuts an LLC to its node), then sched_init_numa()'s NODE level and one
 // NUMA level per distance beyond the local, with sd_init()'s flags:
 // every level SD_BALANCE_NEWIDLE|SD_BALANCE_EXEC|SD_BALANCE_FORK|
 // SD_WAKE_AFFINE; SMT also SD_SHARE_CPUCAPACITY|SD_SHARE_LLC (cpu_smt_flags),
@@ -319,8 +319,8 @@ func (m Machine) Build() (*Domains, error) {
 	}
 	// by is a level's spans by a key of the Place: built once, shared
 	// by every CPU of a span (a span is never written after).
-	by := func(key func(Place) int) func(c int) []int {
-		spans := map[int][]int{}
+	by := func(key func(Place) [2]int) func(c int) []int {
+		spans := map[[2]int][]int{}
 		for i, p := range m.CPUs {
 			spans[key(p)] = append(spans[key(p)], i)
 		}
@@ -328,13 +328,17 @@ func (m Machine) Build() (*Domains, error) {
 	}
 	const all = SDBalanceNewidle | SDBalanceExec | SDBalanceFork | SDWakeAffine
 	levels := []tlevel{
-		{name: "SMT", flags: all | SDShareCPUCapacity | SDShareLLC, span: by(func(p Place) int { return p.Core })},
-		{name: "MC", flags: all | SDShareLLC, span: by(func(p Place) int { return p.LLC })},
+		{name: "SMT", flags: all | SDShareCPUCapacity | SDShareLLC, span: by(func(p Place) [2]int { return [2]int{p.Core} })},
+		// An LLC is cut to the node: x86's match_llc() and
+		// topology_sane() drop an LLC sibling on another node ("sched:
+		// CPU #%d's llc-sibling CPU #%d is not on the same node! ...
+		// Ignoring dependency.").
+		{name: "MC", flags: all | SDShareLLC, span: by(func(p Place) [2]int { return [2]int{p.LLC, p.Node} })},
 	}
 	if !m.numaInPackage() {
-		levels = append(levels, tlevel{name: "PKG", flags: all, span: by(func(p Place) int { return p.Package })})
+		levels = append(levels, tlevel{name: "PKG", flags: all, span: by(func(p Place) [2]int { return [2]int{p.Package} })})
 	}
-	levels = append(levels, tlevel{name: "NODE", flags: all, span: by(func(p Place) int { return p.Node })})
+	levels = append(levels, tlevel{name: "NODE", flags: all, span: by(func(p Place) [2]int { return [2]int{p.Node} })})
 	for _, d := range m.distances() {
 		f := all | SDNUMA | SDSerialize
 		if d > ReclaimDistance {
