@@ -24,16 +24,8 @@ var nmKeys = []bench.Key{
 			"loopbound: the seed's patch as PeterZ posted it (only the loop's bound is nr_node_ids; first_node/next_node still search to MAX_NUMNODES, so the final 16-word scan stays); " +
 			"nr_node_ids: the fuller change (the searches bounded by nr_node_ids too: the factor of 256 the seed claims); " +
 			"word: one constant word, small_const_nbits() (ids < 64 only); nr_node_ids+word: nr_node_ids with the one-word search chosen per walk when it fits"},
-	{Name: "nodes", Default: "2", Domain: bench.Form("1.."+strconv.Itoa(nodemask.MaxNumNodes)+"|sparse", nmNodes),
+	{Name: "nodes", Default: "2", Domain: bench.Or(bench.IntRange(1, nodemask.MaxNumNodes), bench.OneOf("sparse")),
 		Doc: "possible nodes: N dense ids 0..N-1, or sparse " + nmSparse + " (nr_node_ids 74)"},
-}
-
-// nmNodes reads nodes=: a dense node count or sparse.
-func nmNodes(key, v string) (string, error) {
-	if n, err := strconv.Atoi(v); v == "sparse" || err == nil && strconv.Itoa(n) == v && n >= 1 && n <= nodemask.MaxNumNodes {
-		return v, nil
-	}
-	return "", fmt.Errorf("%s=%q: want a node count in [1, %d] or sparse", key, v, nodemask.MaxNumNodes)
 }
 
 func init() {

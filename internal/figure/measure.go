@@ -1,34 +1,9 @@
-package report
+package figure
 
-// Pictures of a results file (contend plot), drawn with gonum.org/v1/plot.
-//
-// Two kinds, chosen by what the file holds:
-//
-//   - Throughput by variant, in small multiples: one panel per scenario
-//     (benchmark), because scenarios' figures differ by orders of magnitude
-//     and one shared axis flattens all but the fastest. The default value is
-//     throughput, 1/(sec/op): contend's ns/op is elapsed time over all
-//     workers' operations, so its inverse is the whole machine's operations
-//     per second, the number that collapses when a cache line starts
-//     bouncing between sockets. With three or more thread counts and few
-//     variants a panel draws scaling curves (value against threads, a line
-//     per variant); otherwise — one thread count, or more variants than
-//     lines can tell apart — it draws a dot plot: a row per variant, a dot
-//     per thread count. Each dot or point is the median of its runs with a
-//     bar for the 95% confidence interval of that median, as benchstat
-//     computes it (results.Summarize). The value axis is logarithmic when
-//     the panel's values span more than a factor of 30.
-//   - A heatmap, for matrix results whose names carry a CPU pair
-//     (BenchmarkC2C/mode=rw/a=0/b=1): median ns/op for every a×b, one panel
-//     per remaining variant. Core-to-core latency is read off a matrix: the
-//     blocks along the diagonal are the sockets (or LLCs), the bright
-//     off-diagonal blocks the interconnect.
-//
-// Every figure's header carries the machine (the cpu configuration line and
-// CPUID's family and model) and the topology (real, or fake-K when the nodes
-// were a split of a smaller machine), because a figure without them cannot
-// be compared with anything. Figure (figure.go) lays the panels out and
-// measures every piece of text so that none is cut off.
+// What a panel plots, whatever its kind: the value a result is worth on
+// the value axis (a measure) and the median with its interval (a point),
+// the labels that name variants and the machine, and the value axis's
+// ticks.
 
 import (
 	"fmt"
@@ -38,74 +13,11 @@ import (
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
-	"golang.org/x/perf/benchproc"
 	"golang.org/x/perf/benchunit"
 	"gonum.org/v1/plot"
 
 	"github.com/contend/contend/internal/results"
 )
-
-// FigureOptions choose what a figure shows, as contend plot's flags do.
-type FigureOptions struct {
-	Filter string // benchproc filter of the results plotted
-	Unit   string // the plotted unit; "" for the default (ops/s, or ns/op for a heatmap)
-	X      string // name key of the thread counts (curves' x axis, dot plots' dots)
-	XSet   bool   // X was asked for: an error if no result has it, rather than one dot per variant
-	A, B   string // name keys of a heatmap's rows and columns
-	ABSet  bool   // A and B were asked for: no fallback to cpu_a, cpu_b
-	Scale  string // value axis: "auto" (or ""), "linear" or "log"
-	Style  string // "auto" (or ""), "curves" or "dots"
-}
-
-// scaleNames and styleNames are the values FigureOptions.Scale and Style take.
-var (
-	scaleNames = []string{"auto", "linear", "log"}
-	styleNames = []string{"auto", "curves", "dots"}
-)
-
-// NewFigure draws rs: a heatmap when the results carry a pair of CPU name
-// keys, scaling curves or dot plots otherwise.
-func NewFigure(rs *results.Set, f FigureOptions) (*Figure, error) {
-	if f.Scale != "" && !slices.Contains(scaleNames, f.Scale) {
-		return nil, fmt.Errorf("-scale %q: want %s", f.Scale, strings.Join(scaleNames, ", "))
-	}
-	if f.Style != "" && !slices.Contains(styleNames, f.Style) {
-		return nil, fmt.Errorf("-style %q: want %s", f.Style, strings.Join(styleNames, ", "))
-	}
-	filter, err := benchproc.NewFilter(f.Filter)
-	if err != nil {
-		return nil, fmt.Errorf("-filter %q: %w", f.Filter, oneLine(err))
-	}
-	var picked []*benchfmt.Result
-	for _, r := range rs.Results {
-		r = r.Clone()
-		if ok, _ := filter.Apply(r); ok && len(r.Values) > 0 {
-			picked = append(picked, r)
-		}
-	}
-	if len(picked) == 0 {
-		return nil, fmt.Errorf("no results match -filter %q", f.Filter)
-	}
-	keys := rs.NameKeys()
-	a, b := "/"+f.A, "/"+f.B
-	if !f.ABSet && !slices.Contains(keys, a) && slices.Contains(keys, "/cpu_a") {
-		a, b = "/cpu_a", "/cpu_b"
-	}
-	if slices.Contains(keys, a) && slices.Contains(keys, b) {
-		return heatmapFigure(picked, a, b, f)
-	}
-	if f.ABSet {
-		return nil, fmt.Errorf("-a %s -b %s: the results carry no such pair of name keys (name keys: %s)", f.A, f.B, listOrNone(keys))
-	}
-	x := "/" + f.X
-	if !slices.Contains(keys, x) {
-		if f.XSet {
-			return nil, fmt.Errorf("-x %s: no result has name key %s (name keys: %s)", f.X, x, listOrNone(keys))
-		}
-		x = "" // no thread counts: one dot per variant
-	}
-	return curvesFigure(picked, x, f)
-}
 
 // A measure extracts the plotted values of one result.
 type measure struct {
@@ -318,11 +230,4 @@ func siLabel(v float64) string {
 		}
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
-}
-
-func listOrNone(s []string) string {
-	if len(s) == 0 {
-		return "none"
-	}
-	return strings.Join(s, " ")
 }

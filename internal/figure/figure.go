@@ -1,4 +1,4 @@
-package report
+package figure
 
 import (
 	"bytes"
@@ -15,6 +15,18 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
+
+// Options choose what a figure shows, as contend plot's flags do.
+type Options struct {
+	Filter string // benchproc filter of the results plotted
+	Unit   string // the plotted unit; "" for the default (ops/s, or ns/op for a heatmap)
+	X      string // name key of the thread counts (curves' x axis, dot plots' dots)
+	XSet   bool   // X was asked for: an error if no result has it, rather than one dot per variant
+	A, B   string // name keys of a heatmap's rows and columns
+	ABSet  bool   // A and B were asked for: no fallback to cpu_a, cpu_b
+	Scale  string // value axis: "auto" (or ""), "linear" or "log"
+	Style  string // "auto" (or ""), "curves" or "dots"
+}
 
 // A Figure is what contend plot draws: a header that says what is shown and
 // where it was measured, a grid of panels (small multiples: one per

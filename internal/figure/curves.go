@@ -1,4 +1,4 @@
-package report
+package figure
 
 import (
 	"cmp"
@@ -183,7 +183,7 @@ func (cs *curveSet) dotsFor(style string) bool {
 }
 
 // curvesFigure draws every benchmark of picked in a panel of its own.
-func curvesFigure(picked []*benchfmt.Result, xKey string, f FigureOptions) (*Figure, error) {
+func curvesFigure(picked []*benchfmt.Result, xKey string, f Options) (*Figure, error) {
 	m, err := newMeasure(picked, cmp.Or(f.Unit, "ops/s"))
 	if err != nil {
 		return nil, err

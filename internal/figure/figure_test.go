@@ -1,4 +1,4 @@
-package report
+package figure
 
 import (
 	"bytes"
@@ -77,26 +77,26 @@ func TestFigureFitsCanvas(t *testing.T) {
 	tests := []struct {
 		name    string
 		file    string
-		opts    FigureOptions
+		opts    Options
 		panels  int
 		want    []string // in some text of the figure
 		notWant []string
 		svg     bool
 	}{
-		{"curves", res("new.txt"), FigureOptions{}, 1,
+		{"curves", res("new.txt"), Options{}, 1,
 			[]string{"LoadAvg write=ratelimit place=spread", "store=global", "store=pernode", "95% confidence interval", "against threads"}, []string{"(log)"}, false},
-		{"curves ns/op", res("fake2.txt"), FigureOptions{Unit: "ns/op"}, 1, []string{"topology fake-2", "ns/op"}, nil, false},
-		{"go test file", res("gotest.txt"), FigureOptions{}, 1, []string{"AtomicAdd place=compact", "line=shared/work=0"}, nil, false},
-		{"heatmap", res("c2c.txt"), FigureOptions{}, 1, []string{"C2C mode=rw: median ns/op for each pair of cpus, a × b", "41", "114"}, nil, false},
-		{"heatmap panels", res("c2c-real.txt"), FigureOptions{}, 2, []string{"C2C mode=rw", "C2C mode=cas"}, nil, true},
+		{"curves ns/op", res("fake2.txt"), Options{Unit: "ns/op"}, 1, []string{"topology fake-2", "ns/op"}, nil, false},
+		{"go test file", res("gotest.txt"), Options{}, 1, []string{"AtomicAdd place=compact", "line=shared/work=0"}, nil, false},
+		{"heatmap", res("c2c.txt"), Options{}, 1, []string{"C2C mode=rw: median ns/op for each pair of cpus, a × b", "41", "114"}, nil, false},
+		{"heatmap panels", res("c2c-real.txt"), Options{}, 2, []string{"C2C mode=rw", "C2C mode=cas"}, nil, true},
 		// contend sweep -quick: one thread count, six scenarios.
-		{"quick sweep", filepath.Join("testdata", "quick-sweep.txt"), FigureOptions{}, 6,
+		{"quick sweep", filepath.Join("testdata", "quick-sweep.txt"), Options{}, 6,
 			[]string{"by variant at threads=2", "AtomicAdd", "Nodemask", "iter=nr_node_ids+word", "Each dot is the median of 6 runs", "(family 25 model 1 stepping 1)"}, nil, false},
-		{"quick sweep log", filepath.Join("testdata", "quick-sweep.txt"), FigureOptions{Scale: "log"}, 6, []string{"(log)", "logarithmic"}, nil, true},
-		{"many variants", "many", FigureOptions{}, 1, []string{"a dot per threads", "threads=8"}, nil, false},
-		{"many variants as curves", "many", FigureOptions{Style: "curves"}, 1, []string{"against threads"}, nil, true},
-		{"long names", "long", FigureOptions{}, 1, []string{"…"}, nil, false},
-		{"full sweep", full, FigureOptions{}, 5, []string{"IdleMask llc=48 place=compact", "threads=1", "threads=2"}, nil, true},
+		{"quick sweep log", filepath.Join("testdata", "quick-sweep.txt"), Options{Scale: "log"}, 6, []string{"(log)", "logarithmic"}, nil, true},
+		{"many variants", "many", Options{}, 1, []string{"a dot per threads", "threads=8"}, nil, false},
+		{"many variants as curves", "many", Options{Style: "curves"}, 1, []string{"against threads"}, nil, true},
+		{"long names", "long", Options{}, 1, []string{"…"}, nil, false},
+		{"full sweep", full, Options{}, 5, []string{"IdleMask llc=48 place=compact", "threads=1", "threads=2"}, nil, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,7 +115,7 @@ func TestFigureFitsCanvas(t *testing.T) {
 			opts := tc.opts
 			opts.Filter = "*"
 			opts.X, opts.A, opts.B = "threads", "a", "b"
-			fig, err := NewFigure(rs, opts)
+			fig, err := New(rs, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -340,29 +340,29 @@ func TestFigureOptionErrors(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		rs   *results.Set
-		opts FigureOptions
+		opts Options
 		want string
 	}{
-		{newRS, FigureOptions{Scale: "cubic"}, `-scale "cubic": want auto, linear, log`},
-		{newRS, FigureOptions{Style: "bars"}, `-style "bars": want auto, curves, dots`},
-		{newRS, FigureOptions{X: "cpus", XSet: true}, "-x cpus: no result has name key /cpus"},
-		{newRS, FigureOptions{X: "cpus", Style: "curves"}, "-style curves: the results have no /cpus to draw curves against"},
-		{newRS, FigureOptions{A: "x", B: "y", ABSet: true}, "-a x -b y: the results carry no such pair of name keys"},
-		{newRS, FigureOptions{Filter: "/store:none"}, `no results match -filter "/store:none"`},
-		{newRS, FigureOptions{Filter: "/store:("}, `-filter "/store:(": syntax error`},
-		{newRS, FigureOptions{Unit: "allocs/op"}, "-unit allocs/op: no result measures it (units: ns/op shared-writes/op cas/op worker-cv-% ops/s)"},
-		{parse("BenchmarkX/threads=two 10 5 ns/op\n"), FigureOptions{}, `x.txt:1: -x threads: value "two" is not a number`},
-		{parse("BenchmarkC2C/a=0/b=one 10 5 ns/op\n"), FigureOptions{}, `x.txt:1: b value "one" is not a cpu number`},
-		{parse("BenchmarkC2C/a=NaN/b=1 10 5 ns/op\n"), FigureOptions{}, `x.txt:1: a value "NaN" is not a cpu number`},
+		{newRS, Options{Scale: "cubic"}, `-scale "cubic": want auto, linear, log`},
+		{newRS, Options{Style: "bars"}, `-style "bars": want auto, curves, dots`},
+		{newRS, Options{X: "cpus", XSet: true}, "-x cpus: no result has name key /cpus"},
+		{newRS, Options{X: "cpus", Style: "curves"}, "-style curves: the results have no /cpus to draw curves against"},
+		{newRS, Options{A: "x", B: "y", ABSet: true}, "-a x -b y: the results carry no such pair of name keys"},
+		{newRS, Options{Filter: "/store:none"}, `no results match -filter "/store:none"`},
+		{newRS, Options{Filter: "/store:("}, `-filter "/store:(": syntax error`},
+		{newRS, Options{Unit: "allocs/op"}, "-unit allocs/op: no result measures it (units: ns/op shared-writes/op cas/op worker-cv-% ops/s)"},
+		{parse("BenchmarkX/threads=two 10 5 ns/op\n"), Options{}, `x.txt:1: -x threads: value "two" is not a number`},
+		{parse("BenchmarkC2C/a=0/b=one 10 5 ns/op\n"), Options{}, `x.txt:1: b value "one" is not a cpu number`},
+		{parse("BenchmarkC2C/a=NaN/b=1 10 5 ns/op\n"), Options{}, `x.txt:1: a value "NaN" is not a cpu number`},
 	} {
 		tc.opts.Filter = cmp.Or(tc.opts.Filter, "*")
 		tc.opts.X = cmp.Or(tc.opts.X, "threads")
 		tc.opts.A, tc.opts.B = cmp.Or(tc.opts.A, "a"), cmp.Or(tc.opts.B, "b")
-		if _, err := NewFigure(tc.rs, tc.opts); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
-			t.Errorf("NewFigure(%+v) = %v, want %s", tc.opts, err, tc.want)
+		if _, err := New(tc.rs, tc.opts); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("New(%+v) = %v, want %s", tc.opts, err, tc.want)
 		}
 	}
-	fig, err := NewFigure(newRS, FigureOptions{Filter: "*", X: "threads"})
+	fig, err := New(newRS, Options{Filter: "*", X: "threads"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package report
+package figure
 
 import (
 	"cmp"
@@ -23,7 +23,7 @@ import (
 // heatmapFigure draws matrix results, such as core-to-core latencies, as
 // heatmaps: the median of the unit for every (a, b) pair, one panel per
 // variant.
-func heatmapFigure(picked []*benchfmt.Result, aKey, bKey string, f FigureOptions) (*Figure, error) {
+func heatmapFigure(picked []*benchfmt.Result, aKey, bKey string, f Options) (*Figure, error) {
 	m, err := newMeasure(picked, cmp.Or(f.Unit, "ns/op"))
 	if err != nil {
 		return nil, err
@@ -112,7 +112,9 @@ func gatherMatrix(picked []*benchfmt.Result, aKey, bKey string, m measure) (*mat
 			return nil, fmt.Errorf("%s:%d: %s value %q is not a cpu number", file, line, key[1:], s)
 		}
 		pk := panelBy.Project(r)
-		mx.panels = appendKey(mx.panels, pk)
+		if !slices.Contains(mx.panels, pk) {
+			mx.panels = append(mx.panels, pk)
+		}
 		mx.as, mx.bs = append(mx.as, a), append(mx.bs, b)
 		c := matrixCell{pk, a, b}
 		mx.samples[c] = append(mx.samples[c], v)
