@@ -202,7 +202,8 @@ func TestRatioPhrases(t *testing.T) {
 	}
 }
 
-// TestRatioOneFunction: in the packages that word results for people, a
+// TestRatioOneFunction: in the packages that word results for people
+// (cmd/contend, internal/report, internal/reproduce, internal/figure), a
 // number is formatted next to × or next to faster or slower only by
 // report.Ratio (factorString and Speedup), so no command can print a ratio
 // the other way round. The exceptions, each by its literal, are
@@ -223,7 +224,7 @@ func TestRatioOneFunction(t *testing.T) {
 		`internal/reproduce/claim.go criterion: "%s ≥%s× higher"`:   true,
 		`internal/reproduce/claim.go judge: "%.4g× %s, needs ≥%s×"`: true,
 	}
-	for _, dir := range []string{".", "../../internal/report", "../../internal/reproduce"} {
+	for _, dir := range []string{".", "../../internal/report", "../../internal/reproduce", "../../internal/figure"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)
