@@ -88,40 +88,6 @@ func TestBalanceFlagVariants(t *testing.T) {
 	benchtest.CheckVariants(t, "balanceflag", tests)
 }
 
-func TestBfBalanceInterval(t *testing.T) {
-	tests := []struct {
-		balanceMs int64
-		busy      bool
-		cpus, hz  int
-		want      int64
-	}{
-		{2, true, 2, 1000, 31},            // sd_init for 2 CPUs: 2 ms * busy_factor 16 - 1
-		{4, true, 2, 1000, 63},            // after the first balanced pass: max_interval = 2*sd_weight
-		{2, false, 2, 1000, 2},            // an idle CPU: no busy factor, no -1
-		{224, true, 224, 1000, 3583},      // the seed's 224-CPU box, one NUMA domain over everything
-		{448, true, 224, 1000, 7167},      // ... settled at max_interval
-		{1024, true, 512, 1000, 16383},    // a 512-CPU Granite Rapids, settled
-		{1, true, 1, 1000, 15},            // one CPU
-		{1000, true, 2, 1000, 200},        // clamped to HZ*num_online_cpus()/10 = 200
-		{1000, false, 2, 1000, 200},       // idle, clamped as well
-		{0, false, 2, 1000, 1},            // clamped up to one tick
-		{1 << 20, true, 8, 1000, 8 * 100}, // the cap scales with the CPU count
-		{2, true, 2, 250, 7},              // HZ=250: 32 ms is 8 jiffies, less one
-		{4, true, 2, 250, 15},             // 64 ms: 16 jiffies, less one
-		{3, false, 64, 250, 1},            // 3 ms rounds up to one 4 ms jiffy
-		{5, false, 64, 250, 2},            // 5 ms: two
-		{1024, true, 512, 250, 4095},      // 16384 ms: 4096 jiffies, less one
-		{1 << 20, true, 8, 250, 8 * 25},   // the cap: HZ*8/10
-		{448, true, 224, 250, 224 * 25},   // 7168 ms = 1792 jiffies - 1 = 1791 < 5600: not capped
-	}
-	tests[len(tests)-1].want = 1791
-	for _, tt := range tests {
-		if got := bfBalanceInterval(tt.balanceMs, tt.busy, tt.cpus, tt.hz); got != tt.want {
-			t.Errorf("bfBalanceInterval(%d ms, busy %v, %d cpus, HZ=%d) = %d, want %d", tt.balanceMs, tt.busy, tt.cpus, tt.hz, got, tt.want)
-		}
-	}
-}
-
 // The simulated CPUs the workers are, and each one's domains: the first CPU
 // of each group, then the second of each, and so on; designated at a level
 // when first of its local group there.
@@ -242,7 +208,7 @@ func TestBalanceFlagWorkPerTick(t *testing.T) {
 				}
 			}
 			for i, w := range ws {
-				got := counts{w.softirqs, w.cas, w.balances, w.newidleBalances, w.stops, top(w).interval, top(w).lastBalance}
+				got := counts{w.softirqs, w.cas, w.balances, w.newidleBalances, w.stops, top(w).interval, top(w).bal.LastBalance}
 				if got != tt.want[i] {
 					t.Errorf("worker %d after %d ticks: softirqs, cas, balances, newidle, stops, interval, last_balance = %v; want %v", i, tt.ticks, got, tt.want[i])
 				}

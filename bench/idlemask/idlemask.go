@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/ksim"
 )
 
 // The units the scenario reports beside ns/op.
@@ -172,7 +173,7 @@ func newIdleMask(variant string) (bench.Scenario, error) {
 func (s *idleMask) Variant() string { return s.params.String() }
 
 // tickNs is TICK_NSEC at the variant's HZ.
-func (s *idleMask) tickNs() int64 { return 1_000_000_000 / int64(s.hz) }
+func (s *idleMask) tickNs() int64 { return ksim.HZ(s.hz).TickNs() }
 
 // An imShare is one worker's part of the simulated LLCs: CPUs [lo, hi) of
 // LLC llc.

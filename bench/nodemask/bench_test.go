@@ -1,4 +1,4 @@
-package nodewalk
+package nodemask
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // nodes=sparse and is left out there, as in the full sweep. Compare the walks
 // with
 //
-//	go test -run '^$' -bench '^BenchmarkNodemask$/iter=/nodes=/threads=1/' -count 10 ./bench/nodewalk | tee nm.txt
+//	go test -run '^$' -bench '^BenchmarkNodemask$/iter=/nodes=/threads=1/' -count 10 ./bench/nodemask | tee nm.txt
 //	benchstat -col /iter nm.txt
 //
 // bits-scanned/op is the thread's measure (1024 against nr_node_ids),

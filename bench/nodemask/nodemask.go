@@ -1,4 +1,4 @@
-package nodewalk
+package nodemask
 
 import (
 	"fmt"

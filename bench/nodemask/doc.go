@@ -1,4 +1,4 @@
-// Package nodewalk is the scenario "nodemask", the read side of a per-node
+// Package nodemask is the scenario "nodemask", the read side of a per-node
 // counter: tg_load_avg() of Aaron Lu's per-node tg->load_avg patch (seed 000),
 // which sums one cache-line-aligned atomic per node,
 //
@@ -66,4 +66,4 @@
 // pays the same search per node found, bounding the searches saves only the
 // one long search after the last node. How much time that is, against a call
 // per node, is what ns/op says.
-package nodewalk
+package nodemask
