@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/contend/contend/bench"
+	_ "github.com/contend/contend/bench/all" // every scenario, for scenarioTests
 	"github.com/contend/contend/nodemask"
 )
 
@@ -279,21 +281,25 @@ func tasksetCheck(_ Topology, tr *Transcript) []string {
 }
 
 // scenarioTests are the test binaries whose benchmarks run in a guest, each
-// with the one variant the tests step runs (the first of its Full list) at
-// every worker count and placement of the ladder. Each configuration costs
-// TCG about a second even at -test.benchtime=1x, and the whole ladder of
-// every variant about two minutes per scenario on 8 vcpus (loadavg 105 s,
-// nodemask 120 s, idlemask longer), past CI's budget: the tests-full step
-// runs that.
-var scenarioTests = []struct{ name, bench, variant string }{
-	{"loadavg", "LoadAvg", "preset=base/store=atomic/write=every/read=every/scan=bounded/gap=40us/pace=none/mig=79/tasks=2/hz=1000/work=0/stride=line/levels=1"},
-	// release= defaults to the arch's kernel instruction: mov on amd64, stlr on arm64.
-	{"balanceflag", "BalanceFlag", "order=cmpxchg-first/pace=off/phase=spread/hz=1000/span=auto/group=16/smt=2/cs=100ns/interval=auto/newidle=0/work=100/release=(mov|stlr)"},
-	{"nodemask", "Nodemask", "iter=nr_node_ids/nodes=2"},
-	{"idlemask", "IdleMask", "update=always/scan=mask/sis=prop/busy=50/wake=10/llc=48/tick=100/hz=1000"},
-	{"wakeup", "Wakeup", "wake=affine/lines=16/mig=10/tasks=4/rate=226000"},
-	{"atomicadd", "AtomicAdd", "line=shared/work=0"},
-	{"c2c", "C2C", ""},
+// with the one variant the tests step runs at every worker count and
+// placement of the ladder: every registered scenario's lab test
+// (bench.Spec.Lab, in the registry's order; a scenario without one says why
+// in NoLab, and bench/all's TestSpecPieces fails on one that says neither),
+// then c2c's, a command's benchmark rather than a scenario. Each
+// configuration costs TCG about a second even at -test.benchtime=1x, and
+// the whole ladder of every variant about two minutes per scenario on 8
+// vcpus (loadavg 105 s, nodemask 120 s, idlemask longer), past CI's budget:
+// the tests-full step runs that.
+var scenarioTests = labTests()
+
+func labTests() []struct{ name, bench, variant string } {
+	var ts []struct{ name, bench, variant string }
+	for _, s := range bench.Specs() {
+		if s.Lab != nil {
+			ts = append(ts, struct{ name, bench, variant string }{strings.TrimSuffix(s.Binary(), ".test"), s.BenchName, s.Lab.Variant})
+		}
+	}
+	return append(ts, struct{ name, bench, variant string }{"c2c", "C2C", ""})
 }
 
 // benchPattern is the -test.bench pattern that runs one variant of the
