@@ -69,7 +69,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.accel, "accel", "tcg", "QEMU `accelerator`: tcg, or kvm on a host that has it (only then do timings mean anything)")
 	fs.StringVar(&c.out, "out", "", "`directory` for the build and the guests' files (default out/vmlab)")
 	fs.StringVar(&c.cache, "cache", "/var/cache/contend-vmlab", "`directory` for the downloaded kernel package, outside the repository")
-	fs.DurationVar(&c.timeout, "timeout", 4*time.Minute, "longest one guest may run, boot to poweroff")
+	fs.DurationVar(&c.timeout, "timeout", 8*time.Minute, "longest one guest may run, boot to poweroff (TCG on 2 loaded cpus: skx-2s took 57 s at load 12, its boot alone 87 s at load 19)")
 	fs.DurationVar(&c.boot, "boot-cpu", vmlab.DefaultBootCPU, "most `cpu time` QEMU may use booting a guest of up to 8 vcpus (to /init's first line), scaled for more: a boot past it, past -timeout, or that crashes first, is retried once (0: only -timeout)")
 }
 
