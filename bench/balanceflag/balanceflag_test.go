@@ -307,6 +307,15 @@ func TestBalanceFlagSameWorkBothOrders(t *testing.T) {
 	if min(old.owed, fix.owed) < 200 {
 		t.Skipf("machine too busy to compare: best runs owed only %d and %d passes", old.owed, fix.owed)
 	}
+	// A pass is lost when the other worker holds the flag, which a
+	// worker preempted holding it does for a whole time slice: the two
+	// orders' shares are comparable only where nothing took the workers'
+	// cpus.
+	for order, r := range map[string]run{"cmpxchg-first": old, "check-first": fix} {
+		if r.res.Disturbed() {
+			t.Skipf("machine too busy to compare: the best order=%s run was disturbed (%s)", order, strings.Join(r.res.Warnings(), "; "))
+		}
+	}
 	so, sf := float64(old.done)/float64(old.owed), float64(fix.done)/float64(fix.owed)
 	if d := so - sf; d > 0.03 || d < -0.03 {
 		t.Errorf("passes done of those owed: cmpxchg-first %d/%d, check-first %d/%d: want the same work within 3%%",
@@ -339,13 +348,21 @@ func TestBalanceFlagMutualExclusion(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for i, w := range s.workers {
-					if w.takes == 0 {
-						t.Errorf("worker %d never took the flag in %d ticks", i, w.jiffies)
-					}
-				}
 				t.Logf("cas/op %.3f, cas-fails/op %.3f, balances/op %.3f, flag-%% %.2f", benchtest.Metric(t, res, CAS),
 					benchtest.Metric(t, res, CASFails), benchtest.Metric(t, res, Balances), benchtest.Metric(t, res, FlagShare))
+				// That each worker gets the flag needs both to run: a
+				// worker preempted holding it keeps the other out
+				// (worker 0 took it in none of 11632 ticks beside a cpu
+				// hog). Only an undisturbed run says the flag starves one.
+				for i, w := range s.workers {
+					switch {
+					case w.takes > 0:
+					case res.Disturbed():
+						t.Skipf("worker %d never took the flag in %d ticks, in a disturbed run (%s): mutual exclusion held; fairness not judged", i, w.jiffies, strings.Join(res.Warnings(), "; "))
+					default:
+						t.Errorf("worker %d never took the flag in %d ticks of an undisturbed run", i, w.jiffies)
+					}
+				}
 			})
 		}
 	}
