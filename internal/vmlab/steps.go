@@ -425,8 +425,12 @@ func c2cCheck(t Topology, tr *Transcript) []string {
 // afterFirstResult waits (up to a minute) until the sweep writing partial
 // has kept its first result, so the interruption lands mid-sweep however
 // fast or slow the guest runs.
-func afterFirstResult(partial string) string {
-	return `i=0; while ! grep -q '^Benchmark' ` + partial + ` 2>/dev/null && [ $i -lt 300 ]; do sleep 0.2; i=$((i+1)); done
+func afterFirstResult(partial string) string { return afterFirstMatch(partial, "^Benchmark") }
+
+// afterFirstMatch waits (up to a minute) until file holds a line matching
+// the grep pattern re.
+func afterFirstMatch(file, re string) string {
+	return `i=0; while ! grep -q '` + re + `' ` + file + ` 2>/dev/null && [ $i -lt 300 ]; do sleep 0.2; i=$((i+1)); done
 `
 }
 
@@ -478,6 +482,10 @@ func resumeCheck(_ Topology, tr *Transcript) []string {
 	return bad
 }
 
+// unplugScript unplugs cpu 7 twice: after the sweep's first result, and
+// half-way into the second of contend run's four 1 s runs (once the first
+// has printed its " ops in " line), not at a fixed time after the start,
+// which on a loaded host can come before contend has pinned a worker.
 func unplugScript(Topology) string {
 	return `( ` + strings.Replace(interruptedSweep, "-threads 2 -place compact", "-threads 4 -cpus 4-7", 1) + ` -o /tmp/u.results > /tmp/out/unplug 2>&1; echo "exit status $?" >> /tmp/out/unplug ) &
 ` + afterFirstResult("/tmp/u.results.partial") + `echo 0 > /sys/devices/system/cpu/cpu7/online; wait
@@ -486,7 +494,7 @@ cat /tmp/u.results /tmp/u.results.partial > /tmp/out/unplug.kept 2>/dev/null
 emit unplug.kept /tmp/out/unplug.kept 0
 echo 1 > /sys/devices/system/cpu/cpu7/online
 ( contend run loadavg -threads 4 -cpus 4-7 -count 4 -duration 1s -o /tmp/ur.results > /tmp/out/unplug.run 2>&1; echo "exit status $?" >> /tmp/out/unplug.run ) &
-sleep 3; echo 0 > /sys/devices/system/cpu/cpu7/online; wait
+` + afterFirstMatch("/tmp/out/unplug.run", " ops in ") + `sleep 0.5; echo 0 > /sys/devices/system/cpu/cpu7/online; wait
 emit unplug.run /tmp/out/unplug.run 0
 ls -la /tmp/ur.results* > /tmp/out/unplug.run.files 2>&1; cat /tmp/ur.results* >> /tmp/out/unplug.run.files 2>/dev/null
 emit unplug.run.files /tmp/out/unplug.run.files 0
