@@ -93,15 +93,7 @@ func TestFindNoSites(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(r, kcorePath), b, 0o644)
 	})
-	src, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	r, err := Find(src.Input)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := findIn(t, root)
 	if len(r.Sites) != 0 {
 		t.Errorf("found %v in nops", r.Sites)
 	}

@@ -165,15 +165,7 @@ func moveSym(s *Symbols, name string, by uint64) {
 }
 
 func TestBreakpointOrder(t *testing.T) {
-	src, err := Open("testdata/debian-6.12")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	r, err := Find(src.Input)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := findIn(t, "testdata/debian-6.12")
 	var got []string
 	for _, i := range breakpointOrder(r.Sites)[:4] {
 		got = append(got, r.Sites[i].Kind+" "+r.Sites[i].Func)
@@ -200,15 +192,7 @@ func TestFindPatched(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(r, kcorePath), b, 0o644)
 	})
-	src, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	r, err := Find(src.Input)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := findIn(t, root)
 	for _, s := range r.Sites {
 		if s.Func == "update_load_avg" && s.Kind == "tg-load-avg" {
 			t.Errorf("found %v under an int3", s)
@@ -228,15 +212,7 @@ func TestFindPatched(t *testing.T) {
 // is the next instruction, and the 6.12 blocked-load write (an out-of-line
 // block: lock add, then the jump back) has one.
 func TestSiteNext(t *testing.T) {
-	src, err := Open("testdata/debian-6.12")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	r, err := Find(src.Input)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := findIn(t, "testdata/debian-6.12")
 	for _, s := range r.Sites {
 		if s.Next != 0 && (s.Next <= s.Addr || s.Next > s.Addr+15) {
 			t.Errorf("%v: Next %#x is not the next instruction", s, s.Next)
@@ -245,4 +221,19 @@ func TestSiteNext(t *testing.T) {
 			t.Errorf("%v: Next = %#x, want the instruction 8 bytes on", s, s.Next)
 		}
 	}
+}
+
+// findIn opens the kernel under root and finds its sites.
+func findIn(t *testing.T, root string) *Report {
+	t.Helper()
+	src, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	r, err := Find(src.Input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
