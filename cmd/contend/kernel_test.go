@@ -98,7 +98,7 @@ func TestKernelCountResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"\nkernel: ", "BenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1000 tx/s", "0.304 tg-writes/enqueue", "50 count-cost-%"} {
+	for _, want := range []string{"\nkernel: ", "Unit tg-writes/enqueue better=lower", "BenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1000 tx/s", "0.304 tg-writes/enqueue", "50 count-cost-%"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("results file lacks %q:\n%s", want, b)
 		}
