@@ -123,4 +123,21 @@
 // verdict stays the one the pinned run earned. -from judges an existing
 // reproduce run's results file without running anything: the machine,
 // worker count and placement come from the file.
+//
+// # The running kernel as the oracle
+//
+//	contend kernel sites [-root DIR] [-json]
+//	contend kernel count [-shape pipe|udp|migrate|server] [-pairs N] [-levels L] [-duration D] [-o FILE] [-json]
+//	contend kernel model FILE...
+//
+// sites finds the contended writes in the running kernel's own text (BTF
+// offsets, kallsyms, /proc/kcore, disassembled) and prints each as
+// SYMBOL+0xOFF with its instruction, naming what it did not find and why;
+// -root reads a fixture instead of /. count runs a workload in a cgroup-v2
+// hierarchy, bare and then counted by hardware breakpoints and kprobes on
+// those sites, and undoes every change it made (kprobes, cgroups,
+// sched_schedstats) on exit, failure and SIGINT/SIGTERM; the next run
+// removes what a killed one left. model feeds simulate loadavg the rates
+// of count's results files and prints kernel, model and model/kernel. All
+// need root; see the README for what they touch and cost.
 package main

@@ -289,10 +289,10 @@ var Big = []Topology{
 	},
 }
 
-// Lookup returns the topology of that name, from Matrix, Big or Arm64.
+// Lookup returns the topology of that name, from Matrix, Big, Arm64 or Kernels.
 func Lookup(name string) (Topology, error) {
 	var names []string
-	for _, t := range slices.Concat(Matrix, Big, Arm64) {
+	for _, t := range slices.Concat(Matrix, Big, Arm64, Kernels) {
 		if t.Name == name {
 			return t, nil
 		}
