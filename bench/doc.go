@@ -119,6 +119,10 @@
 //     registry).
 //   - cmd/contend/doc.go: the scenario's name in list's paragraph (the same
 //     test).
+//   - internal/vmlab/steps.go: a line in scenarioTests, the variant the
+//     lab's tests step runs in a guest (the first of its Full list), and
+//     internal/vmlab/topology.go: its name in one matrix guest's Tests
+//     (vmlab's TestTestsCovered fails until a guest runs it).
 //
 // Nothing else changes: contend list, run, sweep, table, compare and plot,
 // and the perf scripts, find the scenario through the registry.

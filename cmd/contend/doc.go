@@ -27,8 +27,8 @@
 //	contend list [SCENARIO]
 //	contend run SCENARIO [-variant V] [-threads N] [-place P | -cpus LIST] [-duration D | -ops N] [-count N] [-o FILE]
 //
-// list shows the scenarios (atomicadd, balanceflag, idlemask, loadavg,
-// nodemask, wakeup), their variant keys with each one's values and default,
+// list shows the scenarios (atomicadd, balanceflag, cpumask, idlemask,
+// loadavg, nodemask, wakeup), their variant keys with each one's values and default,
 // the metrics each reports and its hot functions, the symbols
 // scripts/perf-annotate.sh annotates (list -json's hot_symbols). run
 // prints one benchmark-format result on stdout and a readable summary on
