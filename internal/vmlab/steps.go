@@ -293,6 +293,7 @@ var scenarioTests = []struct{ name, bench, variant string }{
 	{"idlemask", "IdleMask", "update=always/scan=mask/sis=prop/busy=50/wake=10/llc=48/tick=100/hz=1000"},
 	{"wakeup", "Wakeup", "wake=affine/lines=16/mig=10/tasks=4/rate=226000"},
 	{"atomicadd", "AtomicAdd", "line=shared/work=0"},
+	{"cpumask", "Cpumask", "split=global/store=lock/vec=off/work=0"},
 	{"c2c", "C2C", ""},
 }
 
