@@ -140,3 +140,20 @@ var (
 	wkBefore = labelled{"pre-patch", "wake=llcstats"}
 	wkAfter  = labelled{"patched", "wake=basic"}
 )
+
+// root_domain's cpupri masks (Pan Deng's series, K Prateek Nayak's test,
+// 2026-04): every worker sets and clears its bit as fast as it can, his
+// worst case of one write per switch.
+func (e *Env) cpumask(x labelled) Experiment {
+	return e.x("cpumask", x.variant+"/work=0", x.label)
+}
+
+var (
+	cmGlobal     = labelled{"global mask", "split=global/store=lock/vec=off"}
+	cmNode       = labelled{"per-node masks", "split=node/store=lock/vec=off"}
+	cmLLC        = labelled{"per-LLC masks", "split=llc/store=lock/vec=off"}
+	cmLLCByte    = labelled{"per-LLC bytes", "split=llc/store=byte/vec=off"}
+	cmVecShared  = labelled{"cpupri_vec", "split=global/store=lock/vec=shared"}
+	cmVecPadded  = labelled{"cpupri_vec padded", "split=global/store=lock/vec=padded"}
+	cmVecPerNode = labelled{"cpupri_vec per node", "split=node/store=lock/vec=padded"}
+)

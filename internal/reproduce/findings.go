@@ -72,6 +72,7 @@ func findings(e *Env) []*Finding {
 		checkFirstProfile(e),
 		wakeAffine(e),
 		rateLimitProfile(e),
+		cpumaskSplit(e),
 	}
 }
 

@@ -225,8 +225,28 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA},
 			{name: "missing", drop: "rate, paced", want: NA},
 		},
+		11: {
+			{name: "at yes", figs: figures{cmL: 264, cmB: 100, cmG: 304, cmN: 100}, want: Yes},
+			{name: "byte under yes", figs: figures{cmL: 262, cmB: 100, cmG: 304, cmN: 100}, want: Partly},
+			{name: "node under yes", figs: figures{cmL: 264, cmB: 100, cmG: 300, cmN: 100}, want: Partly},
+			{name: "under partly", figs: figures{cmL: 104.875, cmB: 100, cmG: 304, cmN: 100}, want: No},
+			{name: "opposite", figs: figures{cmL: 100, cmB: 264, cmG: 100, cmN: 304}, want: No},
+			{name: "too few runs", figs: figures{cmL: 264, cmB: 100, cmG: 304, cmN: 100}, n: 3, want: NA, whyHas: "too few runs"},
+			{name: "one node: the byte store alone", figs: figures{cmL: 264, cmB: 100}, env: func(e *Env) { e.nodes, e.place = 1, "compact" }, want: Yes, whyHas: "per-node split is n/a here"},
+			{name: "one node, null", env: func(e *Env) { e.nodes, e.place = 1, "compact" }, want: No, whyHas: "n/a here"},
+			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA, whyHas: "one usable cpu"},
+			{name: "missing", figs: figures{cmL: 264, cmB: 100, cmG: 304, cmN: 100}, drop: cmB, want: NA, whyHas: "no results"},
+		},
 	}
 }
+
+// The cpumask experiments' labels.
+const (
+	cmG = "global mask"
+	cmN = "per-node masks"
+	cmL = "per-LLC masks"
+	cmB = "per-LLC bytes"
+)
 
 // The paced tg->load_avg experiments' figures.
 const (
