@@ -159,8 +159,8 @@ func (s *cpumask) Start(env *bench.Env) error {
 		}
 		total += block(b)
 	}
-	s.buf = make([]byte, total+bench.LinePad)
-	off := int((bench.LinePad - uintptr(unsafe.Pointer(unsafe.SliceData(s.buf)))%bench.LinePad) % bench.LinePad)
+	s.buf = bench.AlignedBytes(total, bench.LinePad)
+	off := 0
 	if s.vec != vecOff {
 		s.count = (*atomic.Int64)(unsafe.Pointer(&s.buf[off]))
 		if s.vec == vecPadded {
