@@ -15,5 +15,6 @@ import (
 	_ "github.com/contend/contend/bench/idlemask"
 	_ "github.com/contend/contend/bench/loadavg"
 	_ "github.com/contend/contend/bench/nodewalk"
+	_ "github.com/contend/contend/bench/rqlayout"
 	_ "github.com/contend/contend/bench/wakeup"
 )

@@ -141,6 +141,7 @@ func TestSpecPackages(t *testing.T) {
 		"nodemask":    "github.com/contend/contend/bench/nodewalk",
 		"wakeup":      "github.com/contend/contend/bench/wakeup",
 		"cpumask":     "github.com/contend/contend/bench/cpumask",
+		"rqlayout":    "github.com/contend/contend/bench/rqlayout",
 	}
 	if got := len(bench.Specs()); got != len(want) {
 		t.Errorf("%d scenarios registered, want the %d named here: a new one needs its package here too", got, len(want))
