@@ -294,6 +294,7 @@ var scenarioTests = []struct{ name, bench, variant string }{
 	{"wakeup", "Wakeup", "wake=affine/lines=16/mig=10/tasks=4/rate=226000"},
 	{"atomicadd", "AtomicAdd", "line=shared/work=0"},
 	{"cpumask", "Cpumask", "split=global/store=lock/vec=off/work=0"},
+	{"rqlayout", "RqLayout", "layout=before/picks=16/work=0"},
 	{"c2c", "C2C", ""},
 }
 
