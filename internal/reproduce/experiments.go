@@ -157,3 +157,15 @@ var (
 	cmVecPadded  = labelled{"cpupri_vec padded", "split=global/store=lock/vec=padded"}
 	cmVecPerNode = labelled{"cpupri_vec per node", "split=node/store=lock/vec=padded"}
 )
+
+// struct rq before and after Blake Jones's reorder (89951fc1f820): every
+// worker schedules on its own rq and wakes onto the next one every 16
+// picks (the commit's 38:1 load:store ratio on the pick_next fields).
+func (e *Env) rqlayout(layout string) Experiment {
+	return e.x("rqlayout", "layout="+layout+"/picks=16/work=0", layout+" the reorder")
+}
+
+const (
+	rqBefore = "before"
+	rqAfter  = "after"
+)

@@ -73,6 +73,7 @@ func findings(e *Env) []*Finding {
 		wakeAffine(e),
 		rateLimitProfile(e),
 		cpumaskSplit(e),
+		rqReorder(e),
 	}
 }
 

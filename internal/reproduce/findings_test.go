@@ -237,8 +237,25 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA, whyHas: "one usable cpu"},
 			{name: "missing", figs: figures{cmL: 264, cmB: 100, cmG: 304, cmN: 100}, drop: cmB, want: NA, whyHas: "no results"},
 		},
+		12: {
+			{name: "at yes", figs: figures{rqB: 104.84375, rqA: 100}, want: Yes},
+			{name: "under yes", figs: figures{rqB: 104.75, rqA: 100}, want: Partly},
+			{name: "at partly", figs: figures{rqB: 102, rqA: 100}, want: Partly},
+			{name: "under partly", figs: figures{rqB: 101.875, rqA: 100}, want: No},
+			{name: "opposite", figs: figures{rqB: 100, rqA: 110}, want: No},
+			{name: "noise", figs: figures{rqB: 110, rqA: 100}, w: 100, want: No},
+			{name: "unfair", figs: figures{rqB: 110, rqA: 100, rqB + " wakeups/op": 10, rqA + " wakeups/op": 11.25}, want: NA, whyHas: "unfair"},
+			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA, whyHas: "one usable cpu"},
+			{name: "missing", figs: figures{rqB: 110, rqA: 100}, drop: rqA, want: NA, whyHas: "no results"},
+		},
 	}
 }
+
+// The rqlayout experiments' labels.
+const (
+	rqB = "before the reorder"
+	rqA = "after the reorder"
+)
 
 // The cpumask experiments' labels.
 const (
