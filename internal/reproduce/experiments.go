@@ -169,3 +169,11 @@ const (
 	rqBefore = "before"
 	rqAfter  = "after"
 )
+
+// The rate limit's own clock (Rik van Riel, 2026-05): the merged rate
+// limit's sched_clock_cpu() against the rq's cached clock, on the rate
+// preset, unpaced, so that the write path's share reads its cost.
+const (
+	laClockSched = laRate + "/clock=sched_clock"
+	laClockRq    = laRate + "/clock=rq_clock"
+)

@@ -74,6 +74,7 @@ func findings(e *Env) []*Finding {
 		rateLimitProfile(e),
 		cpumaskSplit(e),
 		rqReorder(e),
+		rateLimitClock(e),
 	}
 }
 

@@ -248,8 +248,25 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA, whyHas: "one usable cpu"},
 			{name: "missing", figs: figures{rqB: 110, rqA: 100}, drop: rqA, want: NA, whyHas: "no results"},
 		},
+		13: {
+			{name: "at yes", figs: figures{lcS: 125, lcR: 100}, want: Yes},
+			{name: "under yes", figs: figures{lcS: 124.875, lcR: 100}, want: Partly},
+			{name: "at partly", figs: figures{lcS: 105, lcR: 100}, want: Partly},
+			{name: "under partly", figs: figures{lcS: 104.875, lcR: 100}, want: No},
+			{name: "null: writes the same by construction", want: No},
+			{name: "opposite", figs: figures{lcS: 100, lcR: 125}, want: No},
+			{name: "unfair", figs: figures{lcS: 125, lcR: 100, "rate/clock=sched_clock load-moves/op": 10, "rate/clock=rq_clock load-moves/op": 11.25}, want: NA, whyHas: "unfair"},
+			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA, whyHas: "one usable cpu"},
+			{name: "missing", figs: figures{lcS: 125, lcR: 100}, drop: "rate/clock=rq_clock", want: NA, whyHas: "no results"},
+		},
 	}
 }
+
+// The rate limit's clock experiments' write-path shares.
+const (
+	lcS = "rate/clock=sched_clock write-path-%"
+	lcR = "rate/clock=rq_clock write-path-%"
+)
 
 // The rqlayout experiments' labels.
 const (
