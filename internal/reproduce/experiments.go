@@ -105,6 +105,10 @@ var (
 	imNoFilter   = labelled{"update=tick", "update=tick/scan=mask"}
 	imLastState  = labelled{"update=laststate", "update=laststate/scan=mask"}
 	imExactWrite = labelled{"update=always", "update=always/scan=mask"}
+	// nohz.nr_cpus (5d86d542f68f) on v5's tick-stop path: the counter
+	// beside the mask before, the mask alone after.
+	imNohzCounter = labelled{"nohz.nr_cpus", "update=tickstop/scan=mask/nohz=counter"}
+	imNohzWeight  = labelled{"mask weight", "update=tickstop/scan=mask/nohz=weight"}
 )
 
 // for_each_node over 4 possible nodes with MAX_NUMNODES 1024 (seed 000,

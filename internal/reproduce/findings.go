@@ -75,6 +75,7 @@ func findings(e *Env) []*Finding {
 		cpumaskSplit(e),
 		rqReorder(e),
 		rateLimitClock(e),
+		nohzNrCPUs(e),
 	}
 }
 

@@ -259,6 +259,17 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA, whyHas: "one usable cpu"},
 			{name: "missing", figs: figures{lcS: 125, lcR: 100}, drop: "rate/clock=rq_clock", want: NA, whyHas: "no results"},
 		},
+		14: {
+			{name: "at yes", figs: figures{"nohz.nr_cpus": 105, "mask weight": 100}, want: Yes},
+			{name: "under yes", figs: figures{"nohz.nr_cpus": 104.875, "mask weight": 100}, want: Partly},
+			{name: "at partly", figs: figures{"nohz.nr_cpus": 102, "mask weight": 100}, want: Partly},
+			{name: "under partly", figs: figures{"nohz.nr_cpus": 101.875, "mask weight": 100}, want: No},
+			{name: "null: writes halved by construction, time the same", figs: figures{"nohz.nr_cpus nohz-writes/op": 2, "mask weight nohz-writes/op": 1}, want: No},
+			{name: "opposite", figs: figures{"nohz.nr_cpus": 100, "mask weight": 110}, want: No},
+			{name: "noise", figs: figures{"nohz.nr_cpus": 110, "mask weight": 100}, w: 100, want: No},
+			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA, whyHas: "one usable cpu"},
+			{name: "missing", figs: figures{"nohz.nr_cpus": 110, "mask weight": 100}, drop: "mask weight", want: NA, whyHas: "no results"},
+		},
 	}
 }
 

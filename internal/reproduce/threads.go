@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/contend/contend/bench/cpumask"
+	"github.com/contend/contend/bench/idlemask"
 	"github.com/contend/contend/bench/loadavg"
 	"github.com/contend/contend/bench/rqlayout"
 )
@@ -108,6 +109,31 @@ func rateLimitClock(e *Env) *Finding {
 		},
 		Notes: map[string]string{
 			No: "the model reaches update_tg_load_avg() from en/dequeues (on a migration's attach and detach, and once a PELT period), not from the nohz idle balancer's walk over many cgroups' cfs_rqs where his profile found sched_clock_cpu(), and the write path's timing (two clock reads around a sampled call) is a floor under both sides",
+		},
+	}
+}
+
+// 14. nohz.nr_cpus removed in favour of the mask's weight (Shrikanth
+// Hegde, 5d86d542f68f).
+func nohzNrCPUs(e *Env) *Finding {
+	before, after := e.idlemask(imNohzCounter), e.idlemask(imNohzWeight)
+	return &Finding{
+		ID:    14,
+		Title: "Dropping nohz.nr_cpus, the atomic counter beside nohz.idle_cpus_mask, makes the tick-stop path cheaper",
+		Seed:  "no figure: \"Remove nohz.nr_cpus and use weight of cpumask instead\", for systems with 480+ cpus, where every tick-stop entry and exit also incremented or decremented the one atomic counter (Shrikanth Hegde, series of 2026-01-12, merged as 5d86d542f68f)",
+		needs: needsContention,
+		// No figure in the thread: the size is seed 000's line
+		// between an effect and none.
+		Yes: []Claim{claim("ns per event", ns, Lower, before, after, noticeable)},
+		Partly: [][]Claim{
+			{claim("ns per event", ns, Lower, before, after, small)},
+		},
+		Shown: []Shown{
+			shown("locked writes to nohz.idle_cpus_mask and nohz.nr_cpus per event", idlemask.NohzWrites, before, after),
+			forReference("idle-mask writes per event", idlemask.MaskWrites, before, after),
+		},
+		Notes: map[string]string{
+			No: fmt.Sprintf("the counter's writes are two per tick stop and restart, a small part of an event; with %d workers few cpus write its line, where the commit's machines had 480 and more", e.threads),
 		},
 	}
 }
