@@ -63,7 +63,11 @@
 //
 // Each mask (and the count) starts a block of bench.LinePad bytes of its
 // own, so masks of different groups never share a line or its prefetched
-// pair. A worker's bit is its rank in its group rather than its cpu id:
+// pair. All of them are one allocation, made by Start before any worker
+// runs, as root_domain's cpupri is one allocation: the per-node masks are
+// not bound to their nodes, so on a real 2-node machine a node's workers
+// may write a remote node's memory; what the split removes here is the
+// sharing of the line between nodes, not the distance to its home. A worker's bit is its rank in its group rather than its cpu id:
 // the same line sharing as the kernel's, where the cpus of a node or an
 // LLC are contiguous ids, and a mask of 512 or fewer members is one line.
 // On a machine with one node and one LLC, as the 2-vCPU machine contend was

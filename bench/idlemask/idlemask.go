@@ -115,9 +115,10 @@ func idleMaskFull() []string {
 	for _, us := range []string{"always/scan=mask", "laststate/scan=mask", "tickstop/scan=mask", "none/scan=all"} {
 		vs = append(vs, "update="+us+"/sis=prop/busy=90/wake=10/tick=100"+rest+"/early=on")
 	}
-	// nohz.nr_cpus before and after 5d86d542f68f, on v5's tick-stop path.
+	// nohz.nr_cpus before and after 5d86d542f68f, on v5's tick-stop
+	// path, at one event a tick, where idle periods stop the tick.
 	for _, nohz := range []string{"counter", "weight"} {
-		vs = append(vs, "update=tickstop/scan=mask/sis=prop/busy=90/wake=10/tick=100"+rest+"/nohz="+nohz)
+		vs = append(vs, "update=tickstop/scan=mask/sis=prop/busy=90/wake=10/tick=1"+rest+"/nohz="+nohz)
 	}
 	return vs
 }

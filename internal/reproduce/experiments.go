@@ -105,8 +105,18 @@ var (
 	imNoFilter   = labelled{"update=tick", "update=tick/scan=mask"}
 	imLastState  = labelled{"update=laststate", "update=laststate/scan=mask"}
 	imExactWrite = labelled{"update=always", "update=always/scan=mask"}
-	// nohz.nr_cpus (5d86d542f68f) on v5's tick-stop path: the counter
-	// beside the mask before, the mask alone after.
+)
+
+// nohz.nr_cpus (5d86d542f68f) on v5's tick-stop path, the counter beside
+// the mask before and the mask alone after, at 90 % busy with one event
+// per tick: every idle period lasts a tick or more, so the governor stops
+// the tick (at the idlemask experiments' 100 events a tick an idle period
+// is a few hundredths of a tick, and no tick is ever stopped).
+func (e *Env) idlemaskNohz(x labelled) Experiment {
+	return e.x("idlemask", x.variant+"/sis=prop/busy=90/wake=10/llc=48/tick=1", x.label)
+}
+
+var (
 	imNohzCounter = labelled{"nohz.nr_cpus", "update=tickstop/scan=mask/nohz=counter"}
 	imNohzWeight  = labelled{"mask weight", "update=tickstop/scan=mask/nohz=weight"}
 )

@@ -116,7 +116,7 @@ func rateLimitClock(e *Env) *Finding {
 // 14. nohz.nr_cpus removed in favour of the mask's weight (Shrikanth
 // Hegde, 5d86d542f68f).
 func nohzNrCPUs(e *Env) *Finding {
-	before, after := e.idlemask(imNohzCounter), e.idlemask(imNohzWeight)
+	before, after := e.idlemaskNohz(imNohzCounter), e.idlemaskNohz(imNohzWeight)
 	return &Finding{
 		ID:    14,
 		Title: "Dropping nohz.nr_cpus, the atomic counter beside nohz.idle_cpus_mask, makes the tick-stop path cheaper",
@@ -133,7 +133,7 @@ func nohzNrCPUs(e *Env) *Finding {
 			forReference("idle-mask writes per event", idlemask.MaskWrites, before, after),
 		},
 		Notes: map[string]string{
-			No: fmt.Sprintf("the counter's writes are two per tick stop and restart, a small part of an event; with %d workers few cpus write its line, where the commit's machines had 480 and more", e.threads),
+			No: fmt.Sprintf("the counter's writes are one per tick stop and one per restart, a small part of an event; with %d workers few cpus write its line, where the commit's machines had 480 and more", e.threads),
 		},
 	}
 }
