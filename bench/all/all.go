@@ -14,7 +14,7 @@ import (
 	_ "github.com/contend/contend/bench/cpumask"
 	_ "github.com/contend/contend/bench/idlemask"
 	_ "github.com/contend/contend/bench/loadavg"
-	_ "github.com/contend/contend/bench/nodewalk"
+	_ "github.com/contend/contend/bench/nodemask"
 	_ "github.com/contend/contend/bench/rqlayout"
 	_ "github.com/contend/contend/bench/wakeup"
 )

@@ -35,7 +35,7 @@ func TestBalanceFlagVariants(t *testing.T) {
 		{"order=check-first", with("order=cmpxchg-first", "order=check-first")},
 		{"pace=on/hz=250", with("pace=off/phase=spread/hz=1000", "pace=on/phase=spread/hz=250")},
 		{"phase=aligned", with("phase=spread", "phase=aligned")},
-		{"phase=random", `!unknown phase "random" (want spread, aligned)`},
+		{"phase=random", `!phase="random": unknown value (want spread|aligned)`},
 		{"span=512/group=86", with("span=auto/group=16", "span=512/group=86")},
 		{"smt=1/group=1", with("group=16/smt=2", "group=1/smt=1")},
 		{"cs=0.1us", def}, // one duration, one spelling
@@ -43,30 +43,30 @@ func TestBalanceFlagVariants(t *testing.T) {
 		{"cs=0", with("cs=100ns", "cs=0ns")},
 		{"cs=1500ns", with("cs=100ns", "cs=1500ns")},
 		{"interval=1000000/newidle=16/work=0", with("interval=auto/newidle=0/work=100", "interval=1000000/newidle=16/work=0")},
-		{"order=cmpxchg", `!unknown order "cmpxchg" (want cmpxchg-first, check-first, check-first+newidle)`},
-		{"order=CHECK-FIRST", `!unknown order "CHECK-FIRST"`},
-		{"pace=yes", `!unknown pace "yes" (want off, on)`},
-		{"hz=100", `!unknown hz "100" (want 1000, 250)`},
-		{"hz=1k", `!unknown hz "1k" (want 1000, 250)`},
-		{"span=1", `!span="1": want auto or a CPU count in [2, 8192]`},
-		{"span=8193", `!span="8193": want auto or a CPU count in [2, 8192]`},
-		{"span=all", `!span="all": want auto or a CPU count in [2, 8192]`},
+		{"order=cmpxchg", `!order="cmpxchg": unknown value (want cmpxchg-first|check-first|check-first+newidle)`},
+		{"order=CHECK-FIRST", `!order="CHECK-FIRST": unknown value`},
+		{"pace=yes", `!pace="yes": unknown value (want off|on)`},
+		{"hz=100", `!hz="100": unknown value (want 1000|250)`},
+		{"hz=1k", `!hz="1k": unknown value (want 1000|250)`},
+		{"span=1", `!span="1": out of range (want auto|2..8192)`},
+		{"span=8193", `!span="8193": out of range (want auto|2..8192)`},
+		{"span=all", `!span="all": unknown value (want auto|2..8192)`},
 		{"span=064", `!span="064"`},
 		{"span=8/group=16", "!span=8 is smaller than one group=16"},
-		{"smt=4", `!unknown smt "4" (want 1, 2)`},
+		{"smt=4", `!smt="4": unknown value (want 1|2)`},
 		{"smt=2/group=3", "!group=3 is not a whole number of smt=2 cores"},
-		{"group=0", "!group=0 out of range [1, 4096]"},
-		{"cs=50", `!cs="50" is not a duration (want e.g. 40us, in [0ns, 100us])`},
-		{"cs=1ms", "!cs=1ms out of range [0ns, 100us]"},
-		{"cs=-1us", "!cs=-1us out of range [0ns, 100us]"},
-		{"interval=0", `!interval="0": want auto or a jiffy count in [1, 1000000]`},
+		{"group=0", "!group=\"0\": out of range (want 1..4096)"},
+		{"cs=50", `!cs="50": not a duration such as 40us (want 0ns..100us)`},
+		{"cs=1ms", "!cs=\"1ms\": out of range (want 0ns..100us)"},
+		{"cs=-1us", "!cs=\"-1us\": out of range (want 0ns..100us)"},
+		{"interval=0", `!interval="0": out of range (want auto|1..1000000)`},
 		{"interval=-5", `!interval="-5"`},
 		{"interval=+5", `!interval="+5"`},
 		{"interval=07", `!interval="07"`},
-		{"newidle=-1", "!newidle=-1 out of range [0, 1000000]"},
-		{"work=-1", "!work=-1 out of range [0, 100000]"},
-		{"release=lock", fmt.Sprintf(`!unknown release "lock" (want %s)`, strings.Join(bfReleaseNames, ", "))},
-		{"release=MOV", `!unknown release "MOV"`},
+		{"newidle=-1", "!newidle=\"-1\": out of range (want 0..1000000)"},
+		{"work=-1", "!work=\"-1\": out of range (want 0..100000)"},
+		{"release=lock", fmt.Sprintf(`!release="lock": unknown value (want %s)`, strings.Join(bfReleaseNames, "|"))},
+		{"release=MOV", `!release="MOV": unknown value`},
 		{"place=compact", `!unknown variant key "place"`},
 		{"order", "!malformed variant part"},
 		// snc= and busy= are left out of the name at their defaults, so
@@ -75,51 +75,17 @@ func TestBalanceFlagVariants(t *testing.T) {
 		{"snc=1/busy=100", def},
 		{"snc=2/busy=90/span=512/group=128", with("span=auto/group=16", "span=512/group=128") + "/snc=2/busy=90"},
 		{"snc=2", def + "/snc=2"},
-		{"snc=0", "!snc=0 out of range [1, 8]"},
-		{"busy=0", "!busy=0 out of range [1, 100]"},
-		{"busy=101", "!busy=101 out of range [1, 100]"},
+		{"snc=0", "!snc=\"0\": out of range (want 1..8)"},
+		{"busy=0", "!busy=\"0\": out of range (want 1..100)"},
+		{"busy=101", "!busy=\"101\": out of range (want 1..100)"},
 		{"snc=3/span=512/group=86", "!span=512 is not a whole number of sockets of snc=3 nodes of group=86"},
 	}
 	if runtime.GOARCH == "amd64" {
 		tests = append(tests,
 			[2]string{"release=xchg", with("release=mov", "release=xchg")},
-			[2]string{"release=store", `!unknown release "store" (want mov, xchg)`})
+			[2]string{"release=store", `!release="store": unknown value (want mov|xchg)`})
 	}
 	benchtest.CheckVariants(t, "balanceflag", tests)
-}
-
-func TestBfBalanceInterval(t *testing.T) {
-	tests := []struct {
-		balanceMs int64
-		busy      bool
-		cpus, hz  int
-		want      int64
-	}{
-		{2, true, 2, 1000, 31},            // sd_init for 2 CPUs: 2 ms * busy_factor 16 - 1
-		{4, true, 2, 1000, 63},            // after the first balanced pass: max_interval = 2*sd_weight
-		{2, false, 2, 1000, 2},            // an idle CPU: no busy factor, no -1
-		{224, true, 224, 1000, 3583},      // the seed's 224-CPU box, one NUMA domain over everything
-		{448, true, 224, 1000, 7167},      // ... settled at max_interval
-		{1024, true, 512, 1000, 16383},    // a 512-CPU Granite Rapids, settled
-		{1, true, 1, 1000, 15},            // one CPU
-		{1000, true, 2, 1000, 200},        // clamped to HZ*num_online_cpus()/10 = 200
-		{1000, false, 2, 1000, 200},       // idle, clamped as well
-		{0, false, 2, 1000, 1},            // clamped up to one tick
-		{1 << 20, true, 8, 1000, 8 * 100}, // the cap scales with the CPU count
-		{2, true, 2, 250, 7},              // HZ=250: 32 ms is 8 jiffies, less one
-		{4, true, 2, 250, 15},             // 64 ms: 16 jiffies, less one
-		{3, false, 64, 250, 1},            // 3 ms rounds up to one 4 ms jiffy
-		{5, false, 64, 250, 2},            // 5 ms: two
-		{1024, true, 512, 250, 4095},      // 16384 ms: 4096 jiffies, less one
-		{1 << 20, true, 8, 250, 8 * 25},   // the cap: HZ*8/10
-		{448, true, 224, 250, 224 * 25},   // 7168 ms = 1792 jiffies - 1 = 1791 < 5600: not capped
-	}
-	tests[len(tests)-1].want = 1791
-	for _, tt := range tests {
-		if got := bfBalanceInterval(tt.balanceMs, tt.busy, tt.cpus, tt.hz); got != tt.want {
-			t.Errorf("bfBalanceInterval(%d ms, busy %v, %d cpus, HZ=%d) = %d, want %d", tt.balanceMs, tt.busy, tt.cpus, tt.hz, got, tt.want)
-		}
-	}
 }
 
 // The simulated CPUs the workers are, and each one's domains: the first CPU
@@ -242,7 +208,7 @@ func TestBalanceFlagWorkPerTick(t *testing.T) {
 				}
 			}
 			for i, w := range ws {
-				got := counts{w.softirqs, w.cas, w.balances, w.newidleBalances, w.stops, top(w).interval, top(w).lastBalance}
+				got := counts{w.softirqs, w.cas, w.balances, w.newidleBalances, w.stops, top(w).interval, top(w).bal.LastBalance}
 				if got != tt.want[i] {
 					t.Errorf("worker %d after %d ticks: softirqs, cas, balances, newidle, stops, interval, last_balance = %v; want %v", i, tt.ticks, got, tt.want[i])
 				}

@@ -1,5 +1,7 @@
 package balanceflag
 
+import "github.com/contend/contend/bench/ksim"
+
 // The balance softirq of one CPU: its sched_domain hierarchy on the kernel
 // clock and the walks that reach sched_balance_running: the periodic one,
 // sched_balance_domains(), for a busy or an idle CPU, and the newidle one,
@@ -8,53 +10,10 @@ package balanceflag
 // real LOCK CMPXCHG and a real spin on pinned workers (bfWorker), or a
 // cache-line queue on kernel time in the simulation (bfSim).
 
-// Kernel constants the intervals are built from (mainline kernel source,
-// not the seed: kernel/sched/topology.c sd_init() and kernel/sched/fair.c).
-const (
-	// bfBusyFactor is sd_init's ".busy_factor = 16": a busy CPU balances
-	// sixteen times less often than an idle one.
-	bfBusyFactor = 16
-)
-
-// bfMsecsToJiffies is msecs_to_jiffies() for an HZ that divides 1000:
-// rounded up, "(m + (MSEC_PER_SEC / HZ) - 1) / (MSEC_PER_SEC / HZ)".
-func bfMsecsToJiffies(ms int64, hz int) int64 {
-	per := int64(1000 / hz)
-	return (ms + per - 1) / per
-}
-
-// bfMaxLoadBalanceInterval is max_load_balance_interval after
-// update_max_interval(): "max_load_balance_interval = HZ*num_online_cpus()/10",
-// the seed's "Scale the max sched_balance_rq interval with the number of CPUs
-// in the system. This trades load-balance latency on larger machines for less
-// cross talk."
-func bfMaxLoadBalanceInterval(cpus, hz int) int64 { return int64(hz * cpus / 10) }
-
-// bfBalanceInterval is get_sd_balance_interval(sd, cpu_busy) for a domain
-// whose sd->balance_interval is balanceMs, on a machine of cpus CPUs:
-//
-//	unsigned long interval = sd->balance_interval;
-//	if (cpu_busy)
-//		interval *= sd->busy_factor;
-//	interval = msecs_to_jiffies(interval);
-//	if (cpu_busy)
-//		interval -= 1;
-//	interval = clamp(interval, 1UL, max_load_balance_interval);
-//
-// The "-= 1" (Vincent Guittot, v5.10) keeps busy intervals of nested domains
-// from being multiples of each other. An idle CPU's interval is sixteen
-// times shorter: 2 to 4 jiffies for an SMT domain at HZ=1000.
-func bfBalanceInterval(balanceMs int64, busy bool, cpus, hz int) int64 {
-	interval := balanceMs
-	if busy {
-		interval *= bfBusyFactor
-	}
-	interval = bfMsecsToJiffies(interval, hz)
-	if busy {
-		interval--
-	}
-	return min(max(interval, 1), bfMaxLoadBalanceInterval(cpus, hz))
-}
+// The intervals are mainline's (ksim.Mainline: busy_factor 16 and the busy
+// "-1" of v5.10, the jiffies conversion and the clamp to
+// max_load_balance_interval), the kernel the seed patches.
+var bfKernel = ksim.Mainline
 
 // A bfLevel is one sched_domain of a CPU, as that CPU's own copy of it
 // holds it (sched domains are per CPU; only sd->shared is shared), with
@@ -63,10 +22,11 @@ type bfLevel struct {
 	bfShape
 	// designated is should_we_balance()'s answer when every CPU is
 	// busy: this CPU is the first of its local group at this level.
-	designated  bool
-	lastBalance int64 // sd->last_balance, jiffies
-	balanceMs   int64 // sd->balance_interval, ms
-	interval    int64 // get_sd_balance_interval(sd, busy) as last computed
+	designated bool
+	// bal is sd->balance_interval (ms) and sd->last_balance (jiffies),
+	// as sd_init() starts them.
+	bal      ksim.Balance
+	interval int64 // get_sd_balance_interval(sd, busy) as last computed
 
 	cas, casFails int64 // cmpxchg attempts on the flag for this domain, and those that found it taken
 	passes        int64 // periodic balancing passes done
@@ -201,10 +161,10 @@ func balanceDomains(c *bfCPU, ops bfOps, idle bfIdle) {
 			}
 		} else if c.due(l) {
 			c.balanceRQ(ops, l, idle, false, &continueBalancing)
-			l.lastBalance = c.jiffies
+			l.bal.LastBalance = c.jiffies
 			l.interval = c.sdInterval(l, busy)
 		}
-		if next := l.lastBalance + l.interval; nextBalance-next > 0 {
+		if next := l.bal.LastBalance + l.interval; nextBalance-next > 0 {
 			nextBalance = next
 			update = true
 		}
@@ -222,13 +182,13 @@ func (c *bfCPU) serializedHeld(ops bfOps, l *bfLevel, idle bfIdle, busy bool, co
 	defer ops.releaseFlag(l)
 	if c.due(l) {
 		c.balanceRQ(ops, l, idle, true, continueBalancing)
-		l.lastBalance = c.jiffies
+		l.bal.LastBalance = c.jiffies
 		l.interval = c.sdInterval(l, busy)
 	}
 }
 
 // due is time_after_eq(jiffies, sd->last_balance + interval).
-func (c *bfCPU) due(l *bfLevel) bool { return c.jiffies-(l.lastBalance+l.interval) >= 0 }
+func (c *bfCPU) due(l *bfLevel) bool { return l.bal.Due(c.jiffies, l.interval) }
 
 // sdInterval is get_sd_balance_interval(sd, busy) of this CPU's domain l,
 // or the fixed interval= of a serialized domain.
@@ -236,7 +196,8 @@ func (c *bfCPU) sdInterval(l *bfLevel, busy bool) int64 {
 	if l.serialize && c.m.interval > 0 {
 		return int64(c.m.interval)
 	}
-	return bfBalanceInterval(l.balanceMs, busy, c.m.topo.cpus, c.m.hz)
+	hz := ksim.HZ(c.m.hz)
+	return bfKernel.BalanceInterval(l.bal.Interval, busy, hz, ksim.MaxLoadBalanceInterval(hz, c.m.topo.cpus))
 }
 
 // newidleBalance is sched_balance_newidle(): every domain, lowest first,
@@ -274,7 +235,7 @@ func newidleBalance(c *bfCPU, ops bfOps) {
 	continueBalancing := true
 	for i := range c.levels {
 		l := &c.levels[i]
-		if next := l.lastBalance + c.sdInterval(l, false); nextBalance-next > 0 {
+		if next := l.bal.LastBalance + c.sdInterval(l, false); nextBalance-next > 0 {
 			nextBalance = next
 		}
 		c.balanceRQ(ops, l, bfNewlyIdle, false, &continueBalancing)
@@ -355,22 +316,15 @@ func (c *bfCPU) shouldWeBalance(l *bfLevel, idle bfIdle) bool {
 }
 
 // outBalanced is the tail of sched_balance_rq() when nothing was moved, which
-// in this model is always:
-//
-//	if (env.idle == CPU_NEWLY_IDLE || ...)
-//		goto out;
-//	/* tune up the balancing interval */
-//	if (... || sd->balance_interval < sd->max_interval)
-//		sd->balance_interval *= 2;
-//
-// with sd_init's ".max_interval = 2*sd_weight".
+// in this model is always: a newly idle pass leaves the interval alone
+// ("if (env.idle == CPU_NEWLY_IDLE || ...) goto out;"), a periodic one tunes
+// it up (ksim.Balance.OutBalanced: doubled while below sd_init's
+// ".max_interval = 2*sd_weight").
 func (c *bfCPU) outBalanced(l *bfLevel, idle bfIdle) {
 	if idle == bfNewlyIdle {
 		return
 	}
-	if l.balanceMs < 2*int64(l.weight) {
-		l.balanceMs *= 2
-	}
+	l.bal.OutBalanced()
 }
 
 // spreadPhase starts CPU i of n a share i/n of each interval early: sd_init()
@@ -380,7 +334,7 @@ func (c *bfCPU) outBalanced(l *bfLevel, idle bfIdle) {
 func (c *bfCPU) spreadPhase(i, n int) {
 	for k := range c.levels {
 		l := &c.levels[k]
-		l.lastBalance = -int64(i) * l.interval / int64(n)
+		l.bal.LastBalance = -int64(i) * l.interval / int64(n)
 	}
 }
 

@@ -1,11 +1,11 @@
 package balanceflag
 
 import (
-	"container/heap"
 	"fmt"
-	"iter"
 	"slices"
 	"time"
+
+	"github.com/contend/contend/bench/ksim"
 )
 
 // The simulation: the same walks as the pinned workers (balanceDomains,
@@ -14,9 +14,10 @@ import (
 // real. It answers what the seed's machine spends on the flag, which the
 // workers of a small machine cannot.
 //
-// Each CPU is a coroutine (iter.Pull) that runs its ticks and yields at
-// every event that touches the line or must wait for a time; a scheduler
-// serves the events in kernel-time order (ties by CPU number). The line is
+// Each CPU is a coroutine of the shared driver (ksim.Driver) that runs its
+// ticks and yields at every event that touches the line or must wait for a
+// time; the driver serves the events in kernel-time order (ties by CPU
+// number). The line is
 // one FIFO server: an access that finds it owned by another CPU waits until
 // the line is free, then takes SimConfig.CAS (one contended handoff); one
 // that finds it free and already its own takes SimConfig.Local. A cmpxchg
@@ -130,26 +131,13 @@ func SimulateFlag(cfg SimConfig) (*SimTable, error) {
 	return tab, nil
 }
 
-// The requests a CPU's coroutine yields.
-type simKind int
-
-const (
-	simWait    simKind = iota // resume at t
-	simCAS                    // a cmpxchg on the flag issued at t
-	simRelease                // the release store issued at t
-)
-
-type simReq struct {
-	t    int64
-	kind simKind
-}
-
 // A bfSim is one order's run.
 type bfSim struct {
 	cfg    SimConfig
 	m      bfModel
 	cpus   []bfCPU
-	procs  []*simProc
+	all    []int // every CPU's number, the span of the nohz walk
+	hz     ksim.HZ
 	ticks  int64
 	tickNs int64
 
@@ -169,101 +157,60 @@ type bfSim struct {
 	onNohz func(j int64, ilb, cpu int)
 }
 
-// A simProc is one CPU's coroutine and the bfOps of the walks it runs.
+// A simProc is one CPU's coroutine in the driver (ksim.Proc: its kernel
+// time, and the line's answer to its last access) and the bfOps of the
+// walks it runs.
 type simProc struct {
-	s     *bfSim
-	cpu   int
-	now   int64 // its kernel time
-	yield func(simReq) bool
-	next  func() (simReq, bool)
-	stop  func()
-	ok    bool  // the last cmpxchg's result
-	done  int64 // when the last access ended
+	*ksim.Proc
+	s *bfSim
 }
 
 func newSim(cfg SimConfig, order bfOrder) *bfSim {
-	s := &bfSim{cfg: cfg, lineOwner: -1, nohzTick: -1,
-		tickNs: int64(time.Second) / int64(cfg.HZ)}
-	s.ticks = int64(cfg.Duration) / s.tickNs
+	s := &bfSim{cfg: cfg, lineOwner: -1, nohzTick: -1, hz: ksim.HZ(cfg.HZ)}
+	s.tickNs = s.hz.TickNs()
+	s.ticks = s.hz.Ticks(int64(cfg.Duration))
 	s.m = bfModel{topo: cfg.topo(), order: order, hz: cfg.HZ, busy: cfg.Busy, seed: cfg.Seed}
 	s.cpus = make([]bfCPU, cfg.CPUs)
+	s.all = make([]int, cfg.CPUs)
 	for i := range s.cpus {
 		c := &s.cpus[i]
 		*c = bfCPU{m: &s.m, cpu: i, levels: s.m.topo.levels(i)}
 		c.initIntervals()
 		c.spreadPhase(i, cfg.CPUs)
+		s.all[i] = i
 	}
 	return s
 }
 
-// run runs every CPU's coroutine to the end, serving their requests in
-// kernel-time order.
+// run runs every CPU's coroutine to the end on the shared driver, which
+// serves their line accesses in kernel-time order (ties by CPU number).
 func (s *bfSim) run() {
-	var q simQueue
-	for i := range s.cpus {
-		p := &simProc{s: s, cpu: i}
-		p.next, p.stop = iter.Pull(p.body)
-		s.procs = append(s.procs, p)
-		if r, ok := p.next(); ok {
-			heap.Push(&q, simEvent{r, i})
-		}
-	}
-	defer func() {
-		for _, p := range s.procs {
-			p.stop()
-		}
-	}()
-	for q.Len() > 0 {
-		e := heap.Pop(&q).(simEvent)
-		p := s.procs[e.cpu]
-		s.serve(p, e.req)
-		if r, ok := p.next(); ok {
-			heap.Push(&q, simEvent{r, e.cpu})
-		}
-	}
+	d := ksim.Driver{Serve: s.serve}
+	d.Run(len(s.cpus), func(p *ksim.Proc) { (&simProc{Proc: p, s: s}).body() })
 }
 
-// serve is the line's answer to one request.
-func (s *bfSim) serve(p *simProc, r simReq) {
-	if r.kind == simWait {
-		return
-	}
-	start := max(r.t, s.lineFree)
+// serve is the line's answer to one access: a cmpxchg (ksim.Access) or the
+// release store (ksim.Release).
+func (s *bfSim) serve(p *ksim.Proc, e ksim.Event) {
+	start := max(e.T, s.lineFree)
 	done := start + int64(s.cfg.CAS)
-	if s.lineOwner == p.cpu && r.t >= s.lineFree {
-		done = r.t + int64(s.cfg.Local)
+	if s.lineOwner == p.CPU && e.T >= s.lineFree {
+		done = e.T + int64(s.cfg.Local)
 	}
-	s.lineFree, s.lineOwner = done, p.cpu
-	p.done = done
-	switch r.kind {
-	case simCAS:
-		p.ok = !s.flag
+	s.lineFree, s.lineOwner = done, p.CPU
+	p.Done = done
+	switch e.Kind {
+	case ksim.Access:
+		p.OK = !s.flag
 		s.flag = true
-	case simRelease:
+	case ksim.Release:
 		s.flag = false
 	}
 }
 
 // body is a CPU's life: tick by tick, all CPUs' ticks at the same instant
 // (skew_tick=0).
-func (p *simProc) body(yield func(simReq) bool) {
-	p.yield = yield
-	s := p.s
-	for j := int64(1); j <= s.ticks; j++ {
-		if !p.waitUntil(j * s.tickNs) {
-			return
-		}
-		if !p.tick(j) {
-			return
-		}
-	}
-}
-
-// waitUntil lets every event before t happen first.
-func (p *simProc) waitUntil(t int64) bool {
-	p.now = max(p.now, t)
-	return p.yield(simReq{p.now, simWait})
-}
+func (p *simProc) body() { p.Ticks(p.s.hz, p.s.ticks, p.tick) }
 
 // tick is tick j of this CPU. A busy CPU runs sched_balance_trigger()'s
 // softirq when rq->next_balance is due; an idle CPU has stopped its tick,
@@ -274,14 +221,14 @@ func (p *simProc) waitUntil(t int64) bool {
 // goes idle, each at a time of the tick drawn from the idle hash.
 func (p *simProc) tick(j int64) bool {
 	s := p.s
-	c := &s.cpus[p.cpu]
+	c := &s.cpus[p.CPU]
 	c.jiffies = j
-	idle := bfIdleAt(s.cfg.Seed, s.cfg.Busy, p.cpu, j)
+	idle := bfIdleAt(s.cfg.Seed, s.cfg.Busy, p.CPU, j)
 	if idle {
-		if p.cpu == s.ilb(j) && s.nohzKicked {
-			start := p.now
+		if p.CPU == s.ilb(j) && s.nohzKicked {
+			start := p.Now
 			p.nohzWalk(j)
-			s.busyNs += p.now - start
+			s.busyNs += p.Now - start
 		}
 		return true
 	}
@@ -289,17 +236,17 @@ func (p *simProc) tick(j int64) bool {
 	if j-c.nextBalance >= 0 {
 		balanceDomains(c, p, bfNotIdle)
 	}
-	t0 := j * s.tickNs
-	h := bfMix(s.cfg.Seed ^ uint64(p.cpu)<<40 ^ uint64(j) ^ 0xdecade)
-	if n := int64(s.cfg.Newidle); n > 0 && (j+int64(p.cpu))%n == 0 {
-		if !p.waitUntil(t0 + int64(h%uint64(s.tickNs/2))) {
+	t0 := s.hz.TickTime(j)
+	h := bfMix(s.cfg.Seed ^ uint64(p.CPU)<<40 ^ uint64(j) ^ 0xdecade)
+	if n := int64(s.cfg.Newidle); n > 0 && (j+int64(p.CPU))%n == 0 {
+		if !p.WaitUntil(t0 + int64(h%uint64(s.tickNs/2))) {
 			return false
 		}
 		c.jiffies = j
 		newidleBalance(c, p)
 	}
-	if bfIdleAt(s.cfg.Seed, s.cfg.Busy, p.cpu, j+1) {
-		if !p.waitUntil(t0 + s.tickNs/2 + int64((h>>32)%uint64(s.tickNs/2))) {
+	if bfIdleAt(s.cfg.Seed, s.cfg.Busy, p.CPU, j+1) {
+		if !p.WaitUntil(t0 + s.tickNs/2 + int64((h>>32)%uint64(s.tickNs/2))) {
 			return false
 		}
 		c.jiffies = j
@@ -308,25 +255,22 @@ func (p *simProc) tick(j int64) bool {
 	return true
 }
 
-// ilb is the nohz balancer of tick j, the first idle CPU, and whether it is
-// kicked: nohz_balancer_kick() from a busy CPU's tick, when nohz.next_balance
-// (the earliest rq->next_balance of the idle CPUs) is due. Computed once a
-// tick, at its start, before any walk of it.
+// ilb is the nohz balancer of tick j, the first idle CPU (ksim.FirstIdle,
+// find_new_ilb()), and whether it is kicked: nohz_balancer_kick() from a
+// busy CPU's tick, when nohz.next_balance (the earliest rq->next_balance of
+// the idle CPUs) is due. Computed once a tick, at its start, before any walk
+// of it.
 func (s *bfSim) ilb(j int64) int {
 	if s.nohzTick == j {
 		return s.nohzILB
 	}
-	s.nohzTick, s.nohzILB, s.nohzKicked = j, -1, false
+	idleAt := func(i int) bool { return bfIdleAt(s.cfg.Seed, s.cfg.Busy, i, j) }
+	s.nohzTick, s.nohzILB = j, ksim.FirstIdle(len(s.cpus), idleAt)
 	busy, due := false, false
 	for i := range s.cpus {
-		if !bfIdleAt(s.cfg.Seed, s.cfg.Busy, i, j) {
+		if !idleAt(i) {
 			busy = true
-			continue
-		}
-		if s.nohzILB < 0 {
-			s.nohzILB = i
-		}
-		if j-s.cpus[i].nextBalance >= 0 {
+		} else if j-s.cpus[i].nextBalance >= 0 {
 			due = true
 		}
 	}
@@ -353,57 +297,31 @@ func (s *bfSim) ilb(j int64) int {
 func (p *simProc) nohzWalk(j int64) {
 	s := p.s
 	s.nohzRuns++
-	n := len(s.cpus)
-	for k := 1; k <= n; k++ {
-		b := (p.cpu + k) % n
+	ksim.WrapFrom(s.all, p.CPU+1, func(b int) bool {
 		if !bfIdleAt(s.cfg.Seed, s.cfg.Busy, b, j) {
-			continue
+			return true
 		}
 		c := &s.cpus[b]
 		c.jiffies = j
 		if j-c.nextBalance >= 0 {
 			if s.onNohz != nil {
-				s.onNohz(j, p.cpu, b)
+				s.onNohz(j, p.CPU, b)
 			}
 			balanceDomains(c, p, bfIdleCPU)
 		}
-	}
+		return true
+	})
 }
 
 func (p *simProc) takeFlag(l *bfLevel) bool {
-	t := p.now
-	p.yield(simReq{t, simCAS})
-	p.now = p.done
-	l.flagNs += p.done - t
-	p.s.flagNs += p.done - t
-	return p.ok
+	t := p.Now
+	p.Do(ksim.Event{T: t, Kind: ksim.Access})
+	p.Now = p.Done
+	l.flagNs += p.Done - t
+	p.s.flagNs += p.Done - t
+	return p.OK
 }
 
-func (p *simProc) releaseFlag(*bfLevel) { p.yield(simReq{p.now, simRelease}) }
+func (p *simProc) releaseFlag(*bfLevel) { p.Do(ksim.Event{T: p.Now, Kind: ksim.Release}) }
 
-func (p *simProc) pass(l *bfLevel, _ bool) { p.now += int64(l.weight) * int64(p.s.cfg.CS) }
-
-// A simEvent is a pending request of one CPU; the queue orders them by time,
-// then CPU.
-type simEvent struct {
-	req simReq
-	cpu int
-}
-
-type simQueue []simEvent
-
-func (q simQueue) Len() int { return len(q) }
-func (q simQueue) Less(i, j int) bool {
-	if q[i].req.t != q[j].req.t {
-		return q[i].req.t < q[j].req.t
-	}
-	return q[i].cpu < q[j].cpu
-}
-func (q simQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *simQueue) Push(x any)   { *q = append(*q, x.(simEvent)) }
-func (q *simQueue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return e
-}
+func (p *simProc) pass(l *bfLevel, _ bool) { p.Now += int64(l.weight) * int64(p.s.cfg.CS) }

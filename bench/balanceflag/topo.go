@@ -1,6 +1,11 @@
 package balanceflag
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+
+	"github.com/contend/contend/bench/ksim"
+)
 
 // The simulated machine: its sched_domain levels as sd_init() and
 // sched_init_numa() build them, which of its CPUs are idle in a given tick,
@@ -37,31 +42,62 @@ type bfShape struct {
 	serialize bool // SD_SERIALIZE
 }
 
-// shapes are the levels lowest first. sd_init() gives every NUMA level
-// SD_SERIALIZE ("} else if (sd->flags & SD_NUMA) { ... sd->flags |=
-// SD_SERIALIZE;"), and with sub-NUMA clustering sched_init_numa() finds
-// three distances (local, the socket's other clusters, the other socket), so
-// a CPU has two NUMA levels: its socket, grouped by node, and the machine,
-// grouped by socket (build_overlap_sched_groups() makes each group the span
-// of the child domain). Without SNC the LLC spans the socket and the package
-// level above it is degenerate; one NUMA level remains, grouped by node. A
-// level no wider than the one below it is degenerate and dropped, as the
-// kernel's sd_degenerate() drops it.
+// shapes are the levels lowest first, the domains ksim builds for CPU 0 of
+// the machine (ksim.Grid: cores of smt threads, nodes of group CPUs, each
+// its own LLC, snc nodes a socket; Machine.Build). sd_init() gives every
+// NUMA level SD_SERIALIZE ("} else if (sd->flags & SD_NUMA) { ... sd->flags
+// |= SD_SERIALIZE;"), and with sub-NUMA clustering sched_init_numa() finds
+// three distances (local, the socket's other clusters, the other socket),
+// so a CPU has two NUMA levels: its socket, grouped by node, and the
+// machine, grouped by socket (build_overlap_sched_groups() makes each group
+// the span of the child domain). Without SNC the LLC spans the socket and
+// the package level above it is degenerate; one NUMA level remains, grouped
+// by node. A level no wider than the one below it is degenerate and
+// dropped, as the kernel's sd_degenerate() drops it. A machine of one node
+// has no NUMA level; the scenario adds its serialized level over the span
+// all the same (see below). Built once per topology.
 func (t bfTopo) shapes() []bfShape {
+	if s, ok := bfShapes.Load(t); ok {
+		return s.([]bfShape)
+	}
+	m, err := ksim.Grid{CPUs: t.cpus, SMT: t.smt, LLC: t.group, Node: t.group, Socket: t.group * t.snc}.Machine()
+	if err != nil {
+		panic("balanceflag: " + err.Error()) // check() admits no such topology
+	}
+	ds, err := m.Build()
+	if err != nil {
+		panic("balanceflag: " + err.Error())
+	}
 	var s []bfShape
-	if t.smt > 1 {
-		s = append(s, bfShape{bfSMT, t.smt, 1, false})
+	for _, d := range ds.CPU[0] {
+		sh := bfShape{weight: d.Weight(), groupW: len(d.Groups[0]), serialize: d.Has(ksim.SDSerialize)}
+		switch {
+		case d.Has(ksim.SDShareCPUCapacity):
+			sh.kind = bfSMT
+		case !d.Has(ksim.SDNUMA):
+			sh.kind = bfLLC
+		case d.Weight() < t.cpus:
+			sh.kind = bfSocket
+		default:
+			sh.kind = bfAll
+		}
+		s = append(s, sh)
 	}
-	if t.group > t.smt {
-		s = append(s, bfShape{bfLLC, t.group, t.smt, false})
-	}
-	if socket := t.group * t.snc; t.snc > 1 && t.cpus > socket {
-		s = append(s, bfShape{bfSocket, socket, t.group, true}, bfShape{bfAll, t.cpus, socket, true})
-	} else {
+	if top := s[len(s)-1]; !top.serialize {
+		// One node (span=group): the kernel has no NUMA level, so no
+		// SD_SERIALIZE domain and no flag. The scenario keeps one over
+		// the span, grouped by node, as it always has: span= names the
+		// serialized domain's span, and a box of one LLC runs its
+		// workers as that domain's CPUs (the model, not a kernel).
 		s = append(s, bfShape{bfAll, t.cpus, t.group, true})
 	}
+	bfShapes.Store(t, s)
 	return s
 }
+
+// bfShapes holds each topology's shapes once built: workers and the
+// simulation ask for every CPU's levels.
+var bfShapes sync.Map // bfTopo → []bfShape
 
 // check says what is wrong with the topology, if anything. With snc=1 the
 // span need not be whole nodes (a last, smaller group, as span=512/group=86
@@ -85,7 +121,9 @@ func (t bfTopo) check() error {
 func (t bfTopo) levels(cpu int) []bfLevel {
 	var ls []bfLevel
 	for _, sh := range t.shapes() {
-		ls = append(ls, bfLevel{bfShape: sh, designated: cpu%sh.groupW == 0, balanceMs: int64(sh.weight)})
+		w := int64(sh.weight)
+		ls = append(ls, bfLevel{bfShape: sh, designated: cpu%sh.groupW == 0,
+			bal: ksim.Balance{Interval: w, MinInterval: w, MaxInterval: 2 * w}})
 	}
 	return ls
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/contend/contend/bench/ksim"
 )
 
 // shapeString is a topology's levels, lowest first: kind weight/group
@@ -70,8 +72,8 @@ func TestBfDesignatedPerLevel(t *testing.T) {
 		var got []byte
 		for _, l := range topo.levels(tt.cpu) {
 			got = append(got, "ft"[b2i(l.designated)])
-			if l.balanceMs != int64(l.weight) || l.lastBalance != 0 {
-				t.Errorf("cpu %d %s: balance_interval %d, last_balance %d, want sd_init's %d and 0", tt.cpu, bfKindNames[l.kind], l.balanceMs, l.lastBalance, l.weight)
+			if l.bal.Interval != int64(l.weight) || l.bal.LastBalance != 0 {
+				t.Errorf("cpu %d %s: balance_interval %d, last_balance %d, want sd_init's %d and 0", tt.cpu, bfKindNames[l.kind], l.bal.Interval, l.bal.LastBalance, l.weight)
 			}
 		}
 		if string(got) != tt.want {
@@ -156,12 +158,12 @@ func TestBfIntervalsPerLevel(t *testing.T) {
 			if b, id := c.sdInterval(l, true), c.sdInterval(l, false); b != tt.busy[i] || id != tt.idle[i] {
 				t.Errorf("%s: busy, idle interval %d, %d; want %d, %d", name, b, id, tt.busy[i], tt.idle[i])
 			}
-			l.balanceMs *= 2
+			l.bal.Interval *= 2
 			if b, id := c.sdInterval(l, true), c.sdInterval(l, false); b != tt.busy2[i] || id != tt.idle2[i] {
 				t.Errorf("%s doubled: busy, idle interval %d, %d; want %d, %d", name, b, id, tt.busy2[i], tt.idle2[i])
 			}
 		}
-		if got := bfMaxLoadBalanceInterval(topo.cpus, tt.hz); got != tt.maxLoadBalanceInt {
+		if got := ksim.MaxLoadBalanceInterval(ksim.HZ(tt.hz), topo.cpus); got != tt.maxLoadBalanceInt {
 			t.Errorf("HZ=%d: max_load_balance_interval %d, want %d", tt.hz, got, tt.maxLoadBalanceInt)
 		}
 	}

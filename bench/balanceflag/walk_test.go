@@ -22,7 +22,7 @@ func walkCPU(order bfOrder, cpu int, j int64, last ...int64) *bfCPU {
 	c := &bfCPU{m: m, cpu: cpu, jiffies: j, levels: m.topo.levels(cpu)}
 	c.initIntervals()
 	for i := range c.levels {
-		c.levels[i].lastBalance = last[i]
+		c.levels[i].bal.LastBalance = last[i]
 	}
 	return c
 }
@@ -88,9 +88,9 @@ func TestBalanceDomainsIdleIntervals(t *testing.T) {
 		t.Errorf("idle walk: passes %v, next_balance %d; want every level, 14", got, idle.nextBalance)
 	}
 	for i, want := range []int64{4, 8, 16} {
-		if l := idle.levels[i]; l.balanceMs != want || l.interval != want || l.lastBalance != 10 {
+		if l := idle.levels[i]; l.bal.Interval != want || l.interval != want || l.bal.LastBalance != 10 {
 			t.Errorf("idle walk, %s: balance_interval %d ms, interval %d, last_balance %d; want %d, %d, 10",
-				bfKindNames[l.kind], l.balanceMs, l.interval, l.lastBalance, want, want)
+				bfKindNames[l.kind], l.bal.Interval, l.interval, l.bal.LastBalance, want, want)
 		}
 	}
 	busy := walkCPU(bfCheckFirst, 0, 10, 0, 0, 0)
@@ -118,9 +118,9 @@ func TestNewidleBalance(t *testing.T) {
 		}
 		for i := range c.levels {
 			l := &c.levels[i]
-			if l.newidlePasses != 1 || l.balanceMs != int64(l.weight) || l.lastBalance != 0 {
+			if l.newidlePasses != 1 || l.bal.Interval != int64(l.weight) || l.bal.LastBalance != 0 {
 				t.Errorf("%s %s: %d newidle passes, balance_interval %d, last_balance %d; want 1, %d, 0",
-					bfOrderNames[tt.order], bfKindNames[l.kind], l.newidlePasses, l.balanceMs, l.lastBalance, l.weight)
+					bfOrderNames[tt.order], bfKindNames[l.kind], l.newidlePasses, l.bal.Interval, l.bal.LastBalance, l.weight)
 			}
 		}
 		if c.cas != tt.cas || c.newidleBalances != 1 || c.nextBalance != 2 {

@@ -179,7 +179,7 @@ func TestVariants(t *testing.T) {
 		{"store=byte/split=llc", "split=llc/store=byte/vec=off/work=0"},
 		{"vec=padded/split=node", "split=node/store=lock/vec=padded/work=0"},
 		{"vec=shared", "split=global/store=lock/vec=shared/work=0"},
-		{"split=socket", "!unknown split \"socket\""},
+		{"split=socket", `!split="socket": unknown value (want global|node|llc)`},
 		{"store=byte/vec=padded", "!vec=padded needs store=lock"},
 		{"vec=shared/split=node", "!vec=shared needs split=global"},
 		{"work=-1", "!out of range"},

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/ksim"
 )
 
 // The CPU side of the idlemask scenario: the shared mask and runqueue lines,
@@ -77,9 +78,9 @@ type imCPU struct {
 // its owner's memory: its clock and the averages the kernel keeps in its rq
 // and its sched_domain.
 type imLocal struct {
-	now       int64 // this CPU's clock, ns of kernel time: gap per event
-	nextTick  int64 // when its next scheduler tick is due
-	idleSince int64 // rq->idle_stamp: when it last went idle
+	clock     ksim.Clock // this CPU's clock, ns of kernel time: gap per event
+	nextTick  int64      // when its next scheduler tick is due
+	idleSince int64      // rq->idle_stamp: when it last went idle
 	// avgIdle is rq->avg_idle: update_avg() of the idle periods a wakeup
 	// ended, capped at imAvgIdleMax (ttwu_do_wakeup).
 	avgIdle int64
@@ -94,11 +95,6 @@ type imLocal struct {
 	tickStopped bool // this idle period stopped the tick (update=tickstop)
 	nohzStopped bool // rq->nohz_tick_stopped: in nohz.idle_cpus_mask (nohz.go)
 }
-
-// update_avg() of kernel/sched/sched.h: an exponentially weighted average
-// that moves an eighth of the way to each sample (C's signed division,
-// which Go's matches: towards zero).
-func updateAvg(avg *int64, sample int64) { *avg += (sample - *avg) / 8 }
 
 // An imWorker owns CPUs [lo, hi) of one simulated LLC. Everything here is
 // written only by its own thread and padded from its neighbours; the shared
@@ -161,7 +157,7 @@ func idleMaskEvents(w *imWorker, n int) {
 			w.cur = w.lo
 		}
 		loc := &w.local[c-w.lo]
-		loc.now += w.gap
+		loc.clock.Advance(w.gap)
 		r := w.next()
 		rq := w.rqs[c]
 		if loc.idling && rq.state.Load() == imWoken {
@@ -176,7 +172,7 @@ func idleMaskEvents(w *imWorker, n int) {
 		case loc.idling:
 			w.idleExit(c, rq, loc)
 		}
-		if loc.now >= loc.nextTick {
+		if loc.clock.Now() >= loc.nextTick {
 			loc.nextTick += w.tickNs
 			w.schedulerTick(c, rq)
 		}
@@ -214,7 +210,7 @@ func (w *imWorker) idleEntry(c int, rq *imCPU, loc *imLocal) {
 		// modelled) stamps rq->idle_stamp.
 		rq.state.Store(imIdle)
 		loc.idling = true
-		loc.idleSince = loc.now
+		loc.idleSince = loc.clock.Now()
 		loc.tickStopped = false
 	}
 	switch w.update {
@@ -251,10 +247,10 @@ func (w *imWorker) setIdle(c int, rq *imCPU) {
 // hears of the exit; the patch leaves the bit set until the tick.
 func (w *imWorker) idleExit(c int, rq *imCPU, loc *imLocal) {
 	old := w.takeRQ(rq)
-	idle := loc.now - loc.idleSince
-	updateAvg(&loc.avgIdle, idle)
+	idle := loc.clock.Now() - loc.idleSince
+	ksim.UpdateAvg(&loc.avgIdle, idle)
 	loc.avgIdle = min(loc.avgIdle, imAvgIdleMax)
-	updateAvg(&loc.predicted, idle)
+	ksim.UpdateAvg(&loc.predicted, idle)
 	loc.idling = false
 	loc.tickStopped = false
 	// Under update=always a waker that placed a task here (imWoken)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/ksim"
 )
 
 // The units the scenario reports beside ns/op.
@@ -49,18 +50,10 @@ var imKeys = []bench.Key{
 	// defaults, which are what the model did before them.
 	{Name: "early", Default: "off", Domain: bench.OneOf("off", "on"), OmitDefault: true,
 		Doc: "on: select_idle_sibling() as the kernel runs it, its shortcuts (idle target, idle prev, idle recent_used_cpu) before the scan, the target the scan's first probe and charged to SIS_PROP; off: every wakeup scans, the target left out (the model's first version)"},
-	{Name: "probe", Default: "auto", Domain: bench.Form("auto|1..100000", imCanonProbe), OmitDefault: true,
+	{Name: "probe", Default: "auto", Domain: bench.Or(bench.OneOf("auto"), bench.IntRange(1, 100_000)), OmitDefault: true,
 		Doc: "kernel ns one runqueue probe adds to avg_scan_cost, which SIS_PROP weighs against avg_idle on the kernel clock; auto: what this machine's timed scans took per probe (reported as sec/probe)"},
 	{Name: "nohz", Default: "none", Domain: bench.OneOf("none", "counter", "weight"), OmitDefault: true,
 		Doc: "the nohz idle balancer's bookkeeping at tick stop (update=tickstop): none (not modelled); counter: nohz.idle_cpus_mask and the atomic nohz.nr_cpus, before 5d86d542f68f; weight: the mask alone, the kick testing cpumask_empty(), after it"},
-}
-
-// imCanonProbe spells a probe= value: auto, or whole nanoseconds.
-func imCanonProbe(key, v string) (string, error) {
-	if v == "auto" {
-		return v, nil
-	}
-	return bench.IntRange(1, 100_000).Canon(key, v)
 }
 
 func init() {
@@ -194,7 +187,7 @@ func newIdleMask(variant string) (bench.Scenario, error) {
 func (s *idleMask) Variant() string { return s.params.String() }
 
 // tickNs is TICK_NSEC at the variant's HZ.
-func (s *idleMask) tickNs() int64 { return 1_000_000_000 / int64(s.hz) }
+func (s *idleMask) tickNs() int64 { return ksim.HZ(s.hz).TickNs() }
 
 // An imShare is one worker's part of the simulated LLCs: CPUs [lo, hi) of
 // LLC llc.

@@ -65,30 +65,30 @@ func TestIdleMaskVariants(t *testing.T) {
 		{"sis=none/update=tick", "update=tick/scan=mask/sis=none/busy=90/wake=10/llc=48/tick=100/hz=1000"},
 		{"tick=1/llc=1/wake=0/busy=0/scan=all/update=none", "update=none/scan=all/sis=prop/busy=0/wake=0/llc=1/tick=1/hz=1000"},
 		{"busy=100/wake=100/llc=4096/tick=1000000", "update=laststate/scan=mask/sis=prop/busy=100/wake=100/llc=4096/tick=1000000/hz=1000"},
-		{"update=lazy", `!unknown update "lazy" (want always, laststate, tickstop, tick, none)`},
-		{"update=v5", `!unknown update "v5" (want always, laststate, tickstop, tick, none)`},
-		{"scan=idle", `!unknown scan "idle" (want mask, all)`},
-		{"sis=on", `!unknown sis "on" (want prop, none)`},
-		{"sis=PROP", `!unknown sis "PROP" (want prop, none)`},
-		{"hz=100", `!unknown hz "100" (want 1000, 250)`},
-		{"hz=300", `!unknown hz "300" (want 1000, 250)`},
-		{"hz=1000Hz", `!unknown hz "1000Hz" (want 1000, 250)`},
+		{"update=lazy", `!update="lazy": unknown value (want always|laststate|tickstop|tick|none)`},
+		{"update=v5", `!update="v5": unknown value (want always|laststate|tickstop|tick|none)`},
+		{"scan=idle", `!scan="idle": unknown value (want mask|all)`},
+		{"sis=on", `!sis="on": unknown value (want prop|none)`},
+		{"sis=PROP", `!sis="PROP": unknown value (want prop|none)`},
+		{"hz=100", `!hz="100": unknown value (want 1000|250)`},
+		{"hz=300", `!hz="300": unknown value (want 1000|250)`},
+		{"hz=1000Hz", `!hz="1000Hz": unknown value (want 1000|250)`},
 		{"update=none", "!update=none keeps no mask for scan=mask to read"},
-		{"busy=101", "!busy=101 out of range [0, 100]"},
-		{"busy=-1", "!busy=-1 out of range [0, 100]"},
-		{"busy=90%", `!busy="90%" is not an integer`},
-		{"wake=101", "!wake=101 out of range [0, 100]"},
-		{"llc=0", "!llc=0 out of range [1, 4096]"},
-		{"llc=4097", "!llc=4097 out of range [1, 4096]"},
-		{"tick=0", "!tick=0 out of range [1, 1000000]"},
-		{"tick=x", `!tick="x" is not an integer`},
+		{"busy=101", "!busy=\"101\": out of range (want 0..100)"},
+		{"busy=-1", "!busy=\"-1\": out of range (want 0..100)"},
+		{"busy=90%", `!busy="90%": not an integer`},
+		{"wake=101", "!wake=\"101\": out of range (want 0..100)"},
+		{"llc=0", "!llc=\"0\": out of range (want 1..4096)"},
+		{"llc=4097", "!llc=\"4097\": out of range (want 1..4096)"},
+		{"tick=0", "!tick=\"0\": out of range (want 1..1000000)"},
+		{"tick=x", `!tick="x": not an integer`},
 		{"place=compact", `!unknown variant key "place"`},
 		{"scan", "!malformed variant part"},
 		{"update=tickstop/nohz=counter", "update=tickstop/scan=mask/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000/nohz=counter"},
 		{"nohz=weight/update=tickstop", "update=tickstop/scan=mask/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000/nohz=weight"},
 		{"nohz=none", def},
 		{"nohz=counter", "!nohz=counter needs update=tickstop"},
-		{"update=tickstop/nohz=nr_cpus", `!unknown nohz "nr_cpus" (want none, counter, weight)`},
+		{"update=tickstop/nohz=nr_cpus", `!nohz="nr_cpus": unknown value (want none|counter|weight)`},
 	}
 	benchtest.CheckVariants(t, "idlemask", tests)
 }
@@ -245,14 +245,14 @@ func TestIdleMaskTickStopLearns(t *testing.T) {
 	bit := func() bool { return s.llcs[0].mask[0].Load()&1 != 0 }
 	idleFor := func(ticks int64) {
 		w.idleEntry(0, rq, loc)
-		loc.now += ticks * w.tickNs
+		loc.clock.Advance(ticks * w.tickNs)
 		w.idleExit(0, rq, loc)
 	}
 	w.idleEntry(0, rq, loc)
 	if bit() || loc.tickStopped {
 		t.Fatalf("first idle entry with no history: bit %v, tick stopped %v; want neither", bit(), loc.tickStopped)
 	}
-	loc.now += 10 * w.tickNs
+	loc.clock.Advance(10 * w.tickNs)
 	w.idleExit(0, rq, loc)
 	if want := 10 * w.tickNs / 8; loc.predicted != want {
 		t.Fatalf("after ten ticks idle: predicted %d, want %d", loc.predicted, want)
@@ -296,12 +296,12 @@ func TestIdleMaskKernelClock(t *testing.T) {
 		const rounds = 1000
 		w.Run(4 * rounds) // rounds events on each of the 4 CPUs
 		for i, loc := range w.local {
-			if loc.now != rounds*tt.gap {
-				t.Errorf("%s: cpu %d clock %d, want %d", tt.variant, i, loc.now, rounds*tt.gap)
+			if loc.clock.Now() != rounds*tt.gap {
+				t.Errorf("%s: cpu %d clock %d, want %d", tt.variant, i, loc.clock.Now(), rounds*tt.gap)
 			}
 			ticks := (loc.nextTick - first[i]) / tt.tickNs
 			if want := (rounds*tt.gap-first[i])/tt.tickNs + 1; ticks != want {
-				t.Errorf("%s: cpu %d ticked %d times in %d ns, want %d", tt.variant, i, ticks, loc.now, want)
+				t.Errorf("%s: cpu %d ticked %d times in %d ns, want %d", tt.variant, i, ticks, loc.clock.Now(), want)
 			}
 		}
 	}
@@ -404,22 +404,6 @@ func TestSisNr(t *testing.T) {
 	for _, tt := range tests {
 		if got := sisNr(tt.span, tt.avgIdle, tt.avgScanCost); got != tt.want {
 			t.Errorf("sisNr(span %d, avg_idle %d, avg_scan_cost %d) = %d, want %d", tt.span, tt.avgIdle, tt.avgScanCost, got, tt.want)
-		}
-	}
-}
-
-func TestUpdateAvg(t *testing.T) {
-	tests := []struct{ avg, sample, want int64 }{
-		{0, 800, 100},
-		{1_000_000, 10_000, 1_000_000 - 123_750},
-		{100, 99, 100},  // -1/8 truncates to 0, as C's signed division does
-		{100, 92, 99},   // -8/8
-		{100, 107, 100}, // 7/8
-	}
-	for _, tt := range tests {
-		avg := tt.avg
-		if updateAvg(&avg, tt.sample); avg != tt.want {
-			t.Errorf("update_avg(%d, %d) = %d, want %d", tt.avg, tt.sample, avg, tt.want)
 		}
 	}
 }
@@ -564,13 +548,13 @@ func TestIdleMaskAvgIdle(t *testing.T) {
 		t.Fatalf("avg_idle starts at %d, want 2*sysctl_sched_migration_cost = %d", loc.avgIdle, imAvgIdleMax)
 	}
 	w.idleEntry(0, rq, loc)
-	loc.now += 200_000
+	loc.clock.Advance(200_000)
 	w.idleExit(0, rq, loc)
 	if want := int64(1_000_000 - 100_000); loc.avgIdle != want {
 		t.Errorf("after 200 us idle: avg_idle %d, want %d", loc.avgIdle, want)
 	}
 	w.idleEntry(0, rq, loc)
-	loc.now += 50_000_000
+	loc.clock.Advance(50_000_000)
 	w.idleExit(0, rq, loc)
 	if loc.avgIdle != imAvgIdleMax {
 		t.Errorf("after 50 ms idle: avg_idle %d, want the cap %d", loc.avgIdle, imAvgIdleMax)

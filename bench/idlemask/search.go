@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/ktime"
 )
 
@@ -102,7 +103,7 @@ func (w *imWorker) wakeup(target int, loc *imLocal) {
 		// update_avg(&this_sd->avg_scan_cost, time);
 		// on the kernel clock, as avg_idle is: the probes times
 		// what one costs (probe=).
-		updateAvg(&loc.avgScanCost, w.scanCost(probes))
+		ksim.UpdateAvg(&loc.avgScanCost, w.scanCost(probes))
 	}
 	if cpu >= 0 {
 		w.found++

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/ksim"
 )
 
 // SimConfig is a simulation of the idlemask model at seed 003's size: every
@@ -198,11 +199,7 @@ func (s *idleMask) simulate(cfg SimConfig) (SimRow, error) {
 	}
 	gap := s.workers[0].gap
 	rounds := int64(cfg.Duration) / gap * int64(cfg.LLC) // events per worker: every cpu Duration/gap
-	for range rounds {
-		for _, w := range s.workers {
-			w.Run(1)
-		}
-	}
+	ksim.Lockstep(len(s.workers), rounds, func(i int) { s.workers[i].Run(1) })
 	res := &bench.Result{Ops: rounds * int64(nllc)}
 	if err := s.Finish(res); err != nil {
 		return SimRow{}, err

@@ -1,4 +1,6 @@
-// Package ktime runs scenario models on kernel time.
+// Package ktime runs scenario models on kernel time against the wall clock:
+// pacing and timed shares. The kernel clock itself, HZ and jiffies are
+// bench/ksim's, the scheduler model every simulation shares.
 //
 // A model whose clock is "one event" compresses the kernel's milliseconds
 // into this machine's nanoseconds: a 1 ms rate limit that in the kernel
@@ -23,36 +25,17 @@ package ktime
 import (
 	"time"
 
+	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/benchname"
 )
 
-// A Clock is one worker's clock in nanoseconds of kernel time. It is not
-// safe for concurrent use: each worker owns one, as each CPU owns its rq
-// clock.
-type Clock struct {
-	now int64
-}
-
-// Now returns the clock's time in nanoseconds.
-func (c *Clock) Now() int64 { return c.now }
-
-// Set sets the clock to t.
-func (c *Clock) Set(t int64) { c.now = t }
-
-// Advance moves the clock forward by d nanoseconds and returns the new time.
-func (c *Clock) Advance(d int64) int64 {
-	c.now += d
-	return c.now
-}
+// A Clock is one worker's clock in nanoseconds of kernel time: the kernel
+// model's clock, bench/ksim's, which this package paces against the wall.
+type Clock = ksim.Clock
 
 // PerSecond converts a count over span nanoseconds of kernel time into a
-// rate per kernel second; 0 for an empty span.
-func PerSecond(count, span int64) float64 {
-	if span <= 0 {
-		return 0
-	}
-	return float64(count) * 1e9 / float64(span)
-}
+// rate per kernel second; 0 for an empty span (ksim.PerSecond).
+func PerSecond(count, span int64) float64 { return ksim.PerSecond(count, span) }
 
 // Format writes d in the largest whole unit, in ASCII ("500us", not
 // Duration.String's "500µs"), as every benchmark name spells a duration

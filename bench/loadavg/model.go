@@ -2,7 +2,7 @@ package loadavg
 
 import (
 	"github.com/contend/contend/bench"
-	"github.com/contend/contend/bench/ktime"
+	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/counter"
 )
 
@@ -18,10 +18,6 @@ const (
 	// bounded the same way (SIS_UTIL cuts select_idle_cpu() to a handful
 	// of CPUs on a busy LLC).
 	laVictims = 4
-	// laBlockedEvery is how often an idle CPU's blocked load is updated:
-	// the nohz idle balancer's "nohz.next_blocked = jiffies +
-	// msecs_to_jiffies(LOAD_AVG_PERIOD)", 32 ms.
-	laBlockedEvery = 32_000_000
 	// laClockBase is where every CPU's model clock starts: well past 0,
 	// which PELT reserves for "migrated, attach me", and past the
 	// first rate-limit period.
@@ -91,20 +87,23 @@ func (s *laSleepers) pop(r uint64) *laTask {
 // CPU's alone) and those that will wake on another CPU (away, which other
 // CPUs take). A laCPU belongs to one goroutine; its away list is shared.
 type laCPU struct {
-	rq      *counter.CfsRq
-	clock   ktime.Clock
-	gap     int64 // kernel time per event, ns
-	tick    int64 // TICK_NSEC
-	next    int64 // the next tick
-	blocked int64 // the next blocked-load update while idle
-	rng     uint64
-	migAt   uint64 // a wakeup takes another CPU's sleeper when 32 random bits fall below this
-	self    int
-	tasks   int // the tasks this CPU started with
-	queued  []*laTask
-	local   []*laTask     // asleep, will wake here
-	away    *laSleepers   // asleep, will wake elsewhere
-	peers   []*laSleepers // every CPU's away list, this one's included
+	rq    *counter.CfsRq
+	clock ksim.Clock
+	gap   int64 // kernel time per event, ns
+	tick  int64 // TICK_NSEC
+	// blockedEvery is how often an idle CPU's blocked load is updated,
+	// the nohz idle balancer's cadence (ksim.NohzBlockedEvery: 32 ms).
+	blockedEvery int64
+	next         int64 // the next tick
+	blocked      int64 // the next blocked-load update while idle
+	rng          uint64
+	migAt        uint64 // a wakeup takes another CPU's sleeper when 32 random bits fall below this
+	self         int
+	tasks        int // the tasks this CPU started with
+	queued       []*laTask
+	local        []*laTask     // asleep, will wake here
+	away         *laSleepers   // asleep, will wake elsewhere
+	peers        []*laSleepers // every CPU's away list, this one's included
 
 	// Counts, besides the cfs_rq's own (a wakeup of a task that slept on
 	// another CPU is its Stats().Attaches).
@@ -122,8 +121,10 @@ type laCPU struct {
 // evenly over the CPUs gets (laGroupShares), which the first read
 // corrects. The seeded load of every level is pushed into its group
 // before the run starts.
-func (c *laCPU) init(rq *counter.CfsRq, self int, peers []*laSleepers, tasks, mig int, weight uint64, gap, tick int64, seed uint64) error {
+func (c *laCPU) init(rq *counter.CfsRq, self int, peers []*laSleepers, tasks, mig int, weight uint64, gap int64, hz ksim.HZ, seed uint64) error {
+	tick := hz.TickNs()
 	c.rq, c.self, c.peers, c.away, c.gap, c.tick, c.tasks = rq, self, peers, peers[self], gap, tick, tasks
+	c.blockedEvery = ksim.NohzBlockedEvery(hz)
 	c.rng = seed
 	c.migAt = uint64(mig) << 32 / 100
 	c.clock.Set(laClockBase + int64(laNext(&c.rng)%counter.PeltPeriod))
@@ -227,7 +228,7 @@ func (c *laCPU) event() bool {
 		c.idle++
 		if now >= c.blocked {
 			c.rq.UpdateBlocked(now)
-			c.blocked = now + laBlockedEvery
+			c.blocked = now + c.blockedEvery
 		}
 		return false
 	}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/ktime"
 	"github.com/contend/contend/counter"
 )
@@ -156,7 +157,7 @@ func (s *loadAvg) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 	if c.paced {
 		w.share.Every = laTimeEveryPaced
 	}
-	if err := w.cpu.init(rq, info.Index, s.sleepers, c.tasks, c.mig, laNice0, int64(c.gap), 1e9/int64(c.hz), laSeed(info.Index, 0)); err != nil {
+	if err := w.cpu.init(rq, info.Index, s.sleepers, c.tasks, c.mig, laNice0, int64(c.gap), ksim.HZ(c.hz), laSeed(info.Index, 0)); err != nil {
 		return nil, fmt.Errorf("loadavg: %w", err)
 	}
 	if info.Index == 0 { // the sampler

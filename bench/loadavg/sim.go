@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/ktime"
 	"github.com/contend/contend/counter"
 )
@@ -302,7 +303,7 @@ func simCPUs(cfg SimConfig, v counter.Variant, stores []counter.Store) ([]*laCPU
 			return nil, err
 		}
 		c := &laCPU{}
-		if err := c.init(rq, i, sleepers, cfg.Tasks, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), 1e9/int64(cfg.HZ), laSeed(i, cfg.Seed)); err != nil {
+		if err := c.init(rq, i, sleepers, cfg.Tasks, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), ksim.HZ(cfg.HZ), laSeed(i, cfg.Seed)); err != nil {
 			return nil, err
 		}
 		cpus[i] = c
@@ -320,8 +321,9 @@ type simErrs struct {
 // simRun runs rounds of events on the CPUs and samples, after each event
 // that ran, what its readers would compute against the true sums.
 func simRun(cpus []*laCPU, rounds int64) (e simErrs) {
-	// Kernel-time order: every CPU moves by one gap per round, so the
-	// order within a round is the order of the starting phases.
+	// Kernel-time order (ksim.Lockstep): every CPU moves by one gap per
+	// round, so the order within a round is the order of the starting
+	// phases.
 	order := slices.Clone(cpus)
 	slices.SortStableFunc(order, func(a, b *laCPU) int { return int(a.clock.Now() - b.clock.Now()) })
 	// Σ avg.load_avg and Σ tg_load_avg_contrib of each level, kept
@@ -336,31 +338,30 @@ func simRun(cpus []*laCPU, rounds int64) (e simErrs) {
 		}
 	}
 	var l0, ct0 [laMaxLevels]int64
-	for range rounds {
-		for _, c := range order {
-			for l, rq := 0, c.rq; rq != nil; l, rq = l+1, rq.Parent() {
-				l0[l], ct0[l] = rq.Load(), rq.Contrib()
+	ksim.Lockstep(len(order), rounds, func(i int) {
+		c := order[i]
+		for l, rq := 0, c.rq; rq != nil; l, rq = l+1, rq.Parent() {
+			l0[l], ct0[l] = rq.Load(), rq.Contrib()
+		}
+		ran := c.event()
+		for l, rq := 0, c.rq; rq != nil; l, rq = l+1, rq.Parent() {
+			ld, ct := rq.Load(), rq.Contrib()
+			load[l] += ld - l0[l]
+			contrib[l] += ct - ct0[l]
+			if !ran {
+				continue // idle: nothing read, nothing to sample
 			}
-			ran := c.event()
-			for l, rq := 0, c.rq; rq != nil; l, rq = l+1, rq.Parent() {
-				ld, ct := rq.Load(), rq.Contrib()
-				load[l] += ld - l0[l]
-				contrib[l] += ct - ct0[l]
-				if !ran {
-					continue // idle: nothing read, nothing to sample
-				}
-				te, se, ok, queued := laErr(rq, load[l]-ld, contrib[l]-ct)
-				if ok {
-					e.tgw[l] += te
-					e.samples[l]++
-				}
-				if queued {
-					e.shares[l] += se
-					e.sharesN[l]++
-				}
+			te, se, ok, queued := laErr(rq, load[l]-ld, contrib[l]-ct)
+			if ok {
+				e.tgw[l] += te
+				e.samples[l]++
+			}
+			if queued {
+				e.shares[l] += se
+				e.sharesN[l]++
 			}
 		}
-	}
+	})
 	return e
 }
 
@@ -395,7 +396,7 @@ func (row *SimRow) rate(e *simErrs, span int64, n int) {
 		row.Writes += lv.Writes
 		row.Reads += lv.Reads
 		lv.WritesPer5s = float64(lv.Writes) * scale
-		lv.WritesPerCPUSec = ktime.PerSecond(lv.Writes, span*int64(n))
+		lv.WritesPerCPUSec = ksim.PerSecond(lv.Writes, span*int64(n))
 		lv.Samples = e.samples[l]
 		if e.samples[l] > 0 {
 			lv.TGWeightErr = 100 * e.tgw[l] / float64(e.samples[l])
@@ -406,7 +407,7 @@ func (row *SimRow) rate(e *simErrs, span int64, n int) {
 	}
 	row.WritesPer5s = float64(row.Writes) * scale
 	row.ReadsPer5s = float64(row.Reads) * scale
-	row.WritesPerCPUSec = ktime.PerSecond(row.Writes, span*int64(n))
+	row.WritesPerCPUSec = ksim.PerSecond(row.Writes, span*int64(n))
 	row.TGWeightErr, row.SharesErr, row.Samples = row.Levels[0].TGWeightErr, row.Levels[0].SharesErr, row.Levels[0].Samples
 }
 

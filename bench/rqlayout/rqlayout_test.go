@@ -97,7 +97,7 @@ func TestVariants(t *testing.T) {
 		{"", "layout=before/picks=16/work=0"},
 		{"work=3/layout=after", "layout=after/picks=16/work=3"},
 		{"picks=1", "layout=before/picks=1/work=0"},
-		{"layout=middle", "!unknown layout \"middle\""},
+		{"layout=middle", `!layout="middle": unknown value (want before|after)`},
 		{"picks=0", "!out of range"},
 		{"picks=x", "!not an integer"},
 		{"lock=ticket", "!unknown"},

@@ -260,14 +260,17 @@
 //     topology (CONTEND_FAKE_NODES=2, labelled fake-2) the nodes are made
 //     up and every cpu still shares the real caches and memory, so a
 //     cross-node move there costs what a same-LLC move costs. Where the
-//     topology has no LLC for a worker's cpu (the kernel reports no shared
-//     cache: an arm64 QEMU virt guest has only L1s in
-//     /sys/devices/system/cpu/cpu*/cache) and llc= is host, cross-llc-% is
-//     left out of the result rather than reported as 0, and a note says so.
-//     The model then takes those cpus for one LLC; the kernel would not:
+//     topology reports no LLC for a worker's cpu (the kernel reports no
+//     shared cache: an arm64 QEMU virt guest has only L1s in
+//     /sys/devices/system/cpu/cpu*/cache) and llc= is host, the model's
+//     LLCs are the scheduler's, as the kernel derives sd_llc there:
 //     arm64's cpu_coregroup_mask() (drivers/base/arch_topology.c), with no
-//     llc_id, makes the smaller of the node and the package the MC domain,
-//     which is sd_llc. llc=N gives such a machine LLCs of N cpus.
+//     LLC, makes the smaller of the node and the package (widened to a
+//     cluster that holds it) the MC domain, which is sd_llc
+//     (affinity.SchedLLC); a note says so, and cross-llc-% counts moves
+//     between those. Where no LLC is known at all (a cpu the topology
+//     lacks), cross-llc-% is left out of the result rather than reported
+//     as 0, and a note says so. llc=N gives the model LLCs of N cpus.
 //   - noop-%: wakeups that found the task awake.
 //
 // Measured:

@@ -449,6 +449,7 @@ type wakeup struct {
 
 	line    int    // cache line size in bytes
 	fake    string // the fake topology's label, "" on a real one
+	derived bool   // some worker's LLC is the scheduler's, derived without a reported cache (affinity.SchedLLC)
 	cpus    []int
 	lay     *layout
 	tasks   []*task     // tasks × workers, filled in by Worker
@@ -468,10 +469,22 @@ func (s *wakeup) Start(env *bench.Env) error {
 		if t.IsFake() {
 			s.fake = t.Label()
 		}
+		// The scheduler's LLCs (sd_llc): a reported one by its index, one
+		// derived without a reported cache after them, in the order met.
+		derived := map[string]int32{}
 		for i, cpu := range env.CPUs {
 			llc[i] = -1
-			if cpu >= 0 && cpu < len(t.CPUs) {
+			switch g, d := t.SchedLLC(cpu); {
+			case !d && !g.Empty():
 				llc[i] = int32(t.CPUs[cpu].LLC)
+			case d:
+				id, ok := derived[g.String()]
+				if !ok {
+					id = int32(len(t.LLCs) + len(derived))
+					derived[g.String()] = id
+				}
+				llc[i] = id
+				s.derived = true
 			}
 		}
 	}

@@ -77,10 +77,10 @@ func TestSimulateBadConfig(t *testing.T) {
 		{SimConfig{CPUs: 4, LLC: 5}, "llc 5 out of range [1, cpus 4]"},
 		{SimConfig{Duration: time.Hour}, "duration 1h0m0s out of range"},
 		{SimConfig{Rate: 1_000_000_000}, "over the limit"},
-		{SimConfig{Mig: "x"}, `mig="x" is not a percentage`},
-		{SimConfig{Sync: 101}, "sync=101 out of range"},
-		{SimConfig{Tasks: 65}, "tasks=65 out of range"},
-		{SimConfig{Policies: []string{"sync"}}, `unknown wake "sync"`},
+		{SimConfig{Mig: "x"}, `mig="x": not a per cent from 0 to 100 with at most two decimals (want 0..100; at most two decimals)`},
+		{SimConfig{Sync: 101}, "sync=\"101\": out of range"},
+		{SimConfig{Tasks: 65}, "tasks=\"65\": out of range"},
+		{SimConfig{Policies: []string{"sync"}}, `wake="sync": unknown value`},
 	} {
 		_, err := Simulate(tt.cfg)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "simulate wakeup: ") || strings.Contains(err.Error(), "\n") {

@@ -1,6 +1,7 @@
 package wakeup
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -68,7 +69,7 @@ var keys = []bench.Key{
 			"llcstats: the pre-patch wake_affine_llc() (4.13 + 90001d67be2f + a731ebe6f17b), then select_idle_sibling(); basic: PeterZ's patched wake_affine(), then select_idle_sibling()"},
 	{Name: "lines", Default: "16", Domain: bench.IntRange(1, maxLines),
 		Doc: "the task's working set in cache lines, read and written by every run"},
-	{Name: "mig", Default: "10", Domain: bench.Form("0..100, two decimals", canonPercent),
+	{Name: "mig", Default: "10", Domain: bench.Form("0..100", "at most two decimals", canonPercent),
 		Doc: "percent of wakeups made on another cpu than the task's home (its partner's); under wake=affine about 2P% of wakeups migrate (away and back)"},
 	{Name: "tasks", Default: "4", Domain: bench.IntRange(1, maxTasks),
 		Doc: "sleeping tasks per cpu (tasks×lines ≤ " + strconv.Itoa(maxWorkingKB*1024/64) + ": " + strconv.Itoa(maxWorkingKB/1024) + " MiB per cpu)"},
@@ -78,7 +79,7 @@ var keys = []bench.Key{
 	// defaults, which are what the model did before them.
 	{Name: "sync", Default: "0", Domain: bench.IntRange(0, 100), OmitDefault: true,
 		Doc: "percent of wakeups flagged WF_SYNC (the waker sleeps soon after), which wake=llcstats and wake=basic read"},
-	{Name: "llc", Default: "host", Domain: bench.Form("host|1..4096", canonLLC), OmitDefault: true,
+	{Name: "llc", Default: "host", Domain: bench.Or(bench.OneOf("host"), bench.IntRange(1, 4096)), OmitDefault: true,
 		Doc: "the model's LLCs: the host's caches, or N consecutive workers per LLC (1: every cpu its own, which 4.13 gives no LLC statistics, so wake=llcstats never pulls)"},
 	// Added after the kernel policies: its default is the kernel's
 	// behaviour, which wake=llcstats follows from then on; live is the
@@ -89,14 +90,6 @@ var keys = []bench.Key{
 
 // The stats= values, in the order of their index.
 var statsNames = []string{"balance", "live"}
-
-// canonLLC spells an llc= value: host, or a whole number of cpus.
-func canonLLC(key, v string) (string, error) {
-	if v == "host" {
-		return v, nil
-	}
-	return bench.IntRange(1, 4096).Canon(key, v)
-}
 
 func init() {
 	bench.Register(&bench.Spec{
@@ -199,10 +192,10 @@ func parseConfig(variant string) (config, *bench.Params, error) {
 
 // canonPercent spells a mig= value canonically: "2.40" and "002.4" are
 // "2.4".
-func canonPercent(_, v string) (string, error) {
+func canonPercent(v string) (string, error) {
 	bp, err := parsePercent(v)
 	if err != nil {
-		return "", err
+		return "", errors.New("not a per cent from 0 to 100 with at most two decimals")
 	}
 	return formatPercent(bp), nil
 }
@@ -257,6 +250,9 @@ func (s *wakeup) Notes() []string {
 	notes := []string{fmt.Sprintf("working set: %d tasks × %d lines = %d KiB per cpu", s.cfg.tasks, s.cfg.lines, s.cfg.tasks*s.cfg.lines*s.line/1024)}
 	if s.fake != "" {
 		notes = append(notes, "topology "+s.fake+": cross-node-% counts moves between made-up nodes; every cpu still shares the real machine's caches and memory")
+	}
+	if s.lay != nil && s.derived && s.cfg.llc == 0 {
+		notes = append(notes, "LLCs: the kernel reports no shared cache for some cpus, so the model takes the scheduler's sd_llc for them, as arm64's cpu_coregroup_mask() derives it (the smaller of the node and the package), and cross-llc-% counts moves between those; llc=N gives the model LLCs of its own")
 	}
 	if s.lay != nil && !s.llcsKnown() {
 		notes = append(notes, "LLCs: the kernel reports no shared cache for some cpus (no LLC in the topology), so cross-llc-% is left out and the policies take those cpus for one LLC; llc=N gives the model LLCs of its own")

@@ -19,7 +19,7 @@ func TestVariants(t *testing.T) {
 		{"mig=0.18/lines=1024/tasks=1/rate=1", "wake=affine/lines=1024/mig=0.18/tasks=1/rate=1"},
 		{"mig=007.0/wake=idle", "wake=idle/lines=16/mig=7/tasks=4/rate=226000"},
 		{"mig=100", "wake=affine/lines=16/mig=100/tasks=4/rate=226000"},
-		{"wake=sync", `!unknown wake "sync" (want affine, prev, idle, llcstats, basic)`},
+		{"wake=sync", `!wake="sync": unknown value (want affine|prev|idle|llcstats|basic)`},
 		{"wake=basic/sync=100/llc=1", "wake=basic/lines=16/mig=10/tasks=4/rate=226000/sync=100/llc=1"},
 		{"wake=llcstats/sync=0/llc=host", "wake=llcstats/lines=16/mig=10/tasks=4/rate=226000"},
 		{"llc=4096/sync=37", "wake=affine/lines=16/mig=10/tasks=4/rate=226000/sync=37/llc=4096"},
@@ -28,25 +28,25 @@ func TestVariants(t *testing.T) {
 		{"wake=basic/stats=balance", "wake=basic/lines=16/mig=10/tasks=4/rate=226000"},
 		{"wake=basic/stats=live", "!stats=live is read only by wake=llcstats, not wake=basic"},
 		{"stats=live", "!stats=live is read only by wake=llcstats, not wake=affine"},
-		{"wake=llcstats/stats=stale", `!unknown stats "stale" (want balance, live)`},
-		{"sync=101", "!sync=101 out of range [0, 100]"},
-		{"sync=50%", `!sync="50%" is not an integer`},
-		{"llc=0", "!llc=0 out of range [1, 4096]"},
-		{"llc=auto", `!llc="auto" is not an integer`},
-		{"lines=0", "!lines=0 out of range [1, 16384]"},
+		{"wake=llcstats/stats=stale", `!stats="stale": unknown value (want balance|live)`},
+		{"sync=101", "!sync=\"101\": out of range (want 0..100)"},
+		{"sync=50%", `!sync="50%": not an integer`},
+		{"llc=0", "!llc=\"0\": out of range (want host|1..4096)"},
+		{"llc=auto", `!llc="auto": unknown value (want host|1..4096)`},
+		{"lines=0", "!lines=\"0\": out of range (want 1..16384)"},
 		{"lines=16385", "!out of range"},
-		{"lines=1e3", "!is not an integer"},
-		{"tasks=0", "!tasks=0 out of range [1, 64]"},
+		{"lines=1e3", "!: not an integer"},
+		{"tasks=0", "!tasks=\"0\": out of range (want 1..64)"},
 		{"tasks=64/lines=2048", "!want tasks×lines ≤ 65536"},
-		{"rate=0", "!rate=0 out of range"},
-		{"mig=100.01", "!mig=100.01 out of range [0, 100]"},
-		{"mig=-1", `!mig="-1" is not a percentage (want 0..100 with at most two decimals`},
-		{"mig=2.345", "!is not a percentage"},
-		{"mig=1e1", "!is not a percentage"},
-		{"mig=.5", "!is not a percentage"},
-		{"mig=5.", "!is not a percentage"},
-		{"mig=NaN", "!is not a percentage"},
-		{"mig=1000", "!is not a percentage"},
+		{"rate=0", "!rate=\"0\": out of range"},
+		{"mig=100.01", "!mig=\"100.01\": not a per cent"},
+		{"mig=-1", `!mig="-1": not a per cent from 0 to 100 with at most two decimals (want 0..100; at most two decimals)`},
+		{"mig=2.345", "!: not a per cent"},
+		{"mig=1e1", "!: not a per cent"},
+		{"mig=.5", "!: not a per cent"},
+		{"mig=5.", "!: not a per cent"},
+		{"mig=NaN", "!: not a per cent"},
+		{"mig=1000", "!: not a per cent"},
 		{"speed=fast", `!unknown variant key "speed" (want wake, lines, mig, tasks, rate, sync, llc, stats)`},
 		{"wake=prev/wake=idle", "!given twice"},
 		{"wake", "!malformed variant part"},
@@ -638,10 +638,11 @@ func TestWakeupRun(t *testing.T) {
 }
 
 // On a machine whose kernel reports no shared cache (the arm64 QEMU guest's
-// tree: L1s only, so every cpu's LLC is -1) a move between LLCs cannot be
-// told from one inside an LLC: cross-llc-% is left out, not reported as 0,
-// and a note says why; cross-node-% still counts. llc=N gives the model
-// LLCs of its own, and the figure comes back.
+// tree: L1s only, so every cpu's LLC is -1) the model's LLCs are the
+// scheduler's, as arm64's cpu_coregroup_mask() derives sd_llc: the smaller
+// of the node and the package, {0,1} and {2,3} on this 2-socket guest, not
+// every cpu as one (which counted no move between LLCs at all); a note
+// says so. llc=N gives the model LLCs of its own, and no note.
 func TestNoLLCs(t *testing.T) {
 	topo := fixture.Topology(t, fixture.Arm64Virt)
 	cpus := []int{0, 1, 2, 3}
@@ -654,10 +655,10 @@ func TestNoLLCs(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		variant string
-		llcs    bool
+		derived bool
 	}{
-		{"wake=affine/lines=4/mig=0/tasks=1", false},
-		{"wake=affine/lines=4/mig=0/tasks=1/llc=2", true},
+		{"wake=affine/lines=4/mig=0/tasks=1", true},
+		{"wake=affine/lines=4/mig=0/tasks=1/llc=2", false},
 	} {
 		s := benchtest.New(t, "wakeup", tt.variant).(*wakeup)
 		if err := s.Start(&bench.Env{Topology: topo, CPUs: cpus, Nodes: nodes}); err != nil {
@@ -674,19 +675,15 @@ func TestNoLLCs(t *testing.T) {
 			}
 		}
 		res := finish(t, s, 3)
-		llc, ok := res.Metric(CrossLLC.Name)
-		switch {
-		case ok != tt.llcs:
-			t.Errorf("%s: %s reported %v (%v), want reported %v", tt.variant, CrossLLC.Name, ok, llc, tt.llcs)
-		case ok && llc != 100*2.0/3:
-			t.Errorf("%s: %s = %v, want %v (tasks 2 and 3 came from the other model LLC)", tt.variant, CrossLLC.Name, llc, 100*2.0/3)
+		if llc := benchtest.Metric(t, res, CrossLLC); llc != 100*2.0/3 {
+			t.Errorf("%s: %s = %v, want %v (tasks 2 and 3 came from the other LLC)", tt.variant, CrossLLC.Name, llc, 100*2.0/3)
 		}
 		if got := benchtest.Metric(t, res, CrossNode); got != 100*2.0/3 {
 			t.Errorf("%s: %s = %v, want %v (cpus 2 and 3 are node 1)", tt.variant, CrossNode.Name, got, 100*2.0/3)
 		}
-		noted := strings.Contains(strings.Join(s.Notes(), "\n"), "cross-llc-% is left out")
-		if noted == tt.llcs {
-			t.Errorf("%s: notes %q; want the left-out note %v", tt.variant, s.Notes(), !tt.llcs)
+		notes := strings.Join(s.Notes(), "\n")
+		if noted := strings.Contains(notes, "the scheduler's sd_llc"); noted != tt.derived || strings.Contains(notes, "left out") {
+			t.Errorf("%s: notes %q; want the derived-LLC note %v, and none left out", tt.variant, s.Notes(), tt.derived)
 		}
 	}
 }

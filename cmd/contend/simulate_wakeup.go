@@ -5,17 +5,13 @@ import (
 	"io"
 	"strings"
 
-	"time"
-
-	"github.com/contend/contend/bench/idlemask"
 	"github.com/contend/contend/bench/wakeup"
 )
 
 // simulators are the scenarios simulate replays besides loadavg, by name:
 // each takes the arguments after the scenario's name.
 var simulators = map[string]func(stdout io.Writer, args []string) error{
-	"wakeup":   simulateWakeup,
-	"idlemask": simulateIdleMask,
+	"wakeup": simulateWakeup,
 }
 
 const simulateWakeupUsage = "wakeup [-cpus 8] [-llc 1] [-mig 1.2] [-sync 100] [-tasks 4] [-rate 226000] [-duration 5s] [-seed 1] [-policies affine,prev,...] [-json]"
@@ -65,63 +61,6 @@ func simulateWakeup(stdout io.Writer, args []string) error {
 	tab, err := wakeup.Simulate(cfg)
 	if err != nil {
 		return err // one line, "simulate wakeup: ..."
-	}
-	if *asJSON {
-		return writeJSON(stdout, tab.Rows)
-	}
-	return tab.WriteText(stdout)
-}
-
-const simulateIdleMaskUsage = "idlemask [-cpus 192] [-llc 48] [-busy 90] [-wake 10] [-entries 80] [-hz 1000] [-probe 50ns] [-duration 50ms] [-seed 1] [-json]"
-
-// simulateIdleMask runs the idlemask model's update policies at seed 003's
-// size on one thread, on kernel time, and prints the mask's writes and the
-// searches' probes beside the seed's figures.
-func simulateIdleMask(stdout io.Writer, args []string) error {
-	fs := newFlags(stdout, "simulate", simulateIdleMaskUsage)
-	cpus := fs.Int("cpus", 192, "virtual `cpus` (192: seed 003's 4-socket box)")
-	llc := fs.Int("llc", 48, "`cpus` per LLC (48: a socket of 24 cores × 2 threads)")
-	busy := fs.Int("busy", 90, "`percent` of non-wakeup events that find the cpu busy")
-	wake := fs.Int("wake", 10, "`percent` of events that are wakeups")
-	entries := fs.Int("entries", 80, "idle `entries` a cpu makes between two ticks (80: uperf's, seed 003)")
-	hz := fs.Int("hz", 1000, "CONFIG_HZ: 1000 or 250")
-	probe := fs.Duration("probe", 50*time.Nanosecond, "kernel time one runqueue probe adds to avg_scan_cost")
-	duration := fs.Duration("duration", 50*time.Millisecond, "kernel time simulated per row")
-	seed := fs.Uint64("seed", 1, "random `seed`: the same seed replays the same events")
-	asJSON := fs.Bool("json", false, "print the rows as JSON")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 0 {
-		return fmt.Errorf("simulate idlemask: unexpected argument %q (usage: contend simulate %s)", pos[0], simulateIdleMaskUsage)
-	}
-	for _, f := range []struct {
-		name string
-		v    int
-	}{{"cpus", *cpus}, {"llc", *llc}, {"entries", *entries}, {"hz", *hz}} {
-		if f.v < 1 {
-			return fmt.Errorf("simulate idlemask: -%s %d: want a positive value", f.name, f.v)
-		}
-	}
-	if *probe <= 0 || *duration <= 0 {
-		return fmt.Errorf("simulate idlemask: -probe %s, -duration %s: want positive durations", *probe, *duration)
-	}
-	cfg := idlemask.SimConfig{CPUs: *cpus, LLC: *llc, Busy: *busy, Wake: *wake, Entries: *entries, HZ: *hz,
-		Probe: *probe, Duration: *duration, Seed: *seed}
-	// SimConfig's zero is the default; -1 asks for 0.
-	if *busy == 0 {
-		cfg.Busy = -1
-	}
-	if *wake == 0 {
-		cfg.Wake = -1
-	}
-	if *busy < 0 || *wake < 0 {
-		return fmt.Errorf("simulate idlemask: -busy %d, -wake %d: want percentages in [0, 100]", *busy, *wake)
-	}
-	tab, err := idlemask.Simulate(cfg)
-	if err != nil {
-		return err // one line, "simulate idlemask: ..."
 	}
 	if *asJSON {
 		return writeJSON(stdout, tab.Rows)

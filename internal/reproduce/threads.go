@@ -44,6 +44,7 @@ func cpumaskSplit(e *Env) *Finding {
 		Partly: [][]Claim{
 			partly,
 		},
+		MechanismNote: "every variant makes the same writes, one per operation, and the run fails unless each worker's bit (or byte) matches the parity of its writes: no split or store can win by not writing",
 		Shown: []Shown{
 			shown("workers writing each mask line, per node", cpumask.LineWriters, global, node),
 			shown("workers whose mask line another node writes, %", cpumask.CrossNode, global, node),
@@ -72,7 +73,8 @@ func rqReorder(e *Env) *Finding {
 		Partly: [][]Claim{
 			{claim("ns per pick", ns, Lower, before, after, small)},
 		},
-		Checks: []Claim{claim("remote wakeups per pick", rqlayout.Wakeups, Agree, before, after, 0.10)},
+		Checks:        []Claim{claim("remote wakeups per pick", rqlayout.Wakeups, Agree, before, after, 0.10)},
+		MechanismNote: "the same code on the same fields, laid out differently, and the run fails unless every wakeup was run or is still queued: the reorder cannot win by not waking",
 		Shown: []Shown{
 			shown("lines the pick reads", rqlayout.PickLines, before, after),
 			shown("of them, lines a remote wakeup writes", rqlayout.WokenPickLines, before, after),
@@ -103,6 +105,10 @@ func rateLimitClock(e *Env) *Finding {
 			{claim(writeShare, loadavg.WritePath, Lower, sched, rq, noticeable)},
 		},
 		Checks: []Claim{loadMovesAgree(sched, rq)},
+		Mechanism: []Guard{
+			guard("writing tg->load_avg", "tg->load_avg writes per cpu per kernel second", loadavg.CfsRqWritesPerSec, NotBelow, sched, rq, 0.9),
+			keepsTGWeight(sched, rq),
+		},
 		Shown: []Shown{
 			shown("tg->load_avg writes per cpu per kernel second, both levels' cfs_rqs", loadavg.CfsRqWritesPerSec, sched, rq),
 			forReference("ns per event", ns, sched, rq),
@@ -128,6 +134,10 @@ func nohzNrCPUs(e *Env) *Finding {
 		Partly: [][]Claim{
 			{claim("ns per event", ns, Lower, before, after, small)},
 		},
+		// The first run of this finding had no tick stopped on either
+		// side (at 100 events a tick): the fix must still track
+		// tickless cpus, or it wins by not entering nohz at all.
+		Mechanism: []Guard{guard("tracking tickless cpus", "nohz.idle_cpus_mask writes per event", idlemask.NohzWrites, Floor, before, after, 0.01)},
 		Shown: []Shown{
 			shown("locked writes to nohz.idle_cpus_mask and nohz.nr_cpus per event", idlemask.NohzWrites, before, after),
 			forReference("idle-mask writes per event", idlemask.MaskWrites, before, after),

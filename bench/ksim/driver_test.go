@@ -1,0 +1,125 @@
+package ksim
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+func TestQueueOrder(t *testing.T) {
+	var q Queue
+	in := []Event{{T: 5, CPU: 1}, {T: 3, CPU: 2}, {T: 5, CPU: 0}, {T: 3, CPU: 2, Arg: 1}, {T: 1, CPU: 9}, {T: 5, CPU: 0, Arg: 1}}
+	for _, e := range in {
+		q.Push(e)
+	}
+	var got []string
+	for q.Len() > 0 {
+		e := q.Pop()
+		got = append(got, fmt.Sprintf("%d/%d/%d", e.T, e.CPU, e.Arg))
+	}
+	// Time, then CPU, then the order pushed.
+	want := []string{"1/9/0", "3/2/0", "3/2/1", "5/0/0", "5/0/1", "5/1/0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("popped %v, want %v", got, want)
+	}
+}
+
+func TestQueueHeap(t *testing.T) {
+	var q Queue
+	x := uint64(7)
+	for range 1000 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		q.Push(Event{T: int64(x % 100), CPU: int(x>>32) % 8})
+	}
+	prev := Event{T: -1}
+	for q.Len() > 0 {
+		if q.Peek() != q.h[0] {
+			t.Fatal("Peek is not the head")
+		}
+		e := q.Pop()
+		if e.T < prev.T || e.T == prev.T && (e.CPU < prev.CPU || e.CPU == prev.CPU && e.seq < prev.seq) {
+			t.Fatalf("popped %+v after %+v", e, prev)
+		}
+		prev = e
+	}
+}
+
+// A line served FIFO in kernel-time order: each CPU ticks three times and
+// at each tick makes one access costing 10 ns; CPUs that access at the
+// same instant queue in CPU order.
+func TestDriverLine(t *testing.T) {
+	var lineFree int64
+	var order []string
+	d := Driver{Serve: func(p *Proc, e Event) {
+		if e.Kind != Access {
+			t.Errorf("Serve got kind %d", e.Kind)
+		}
+		start := max(e.T, lineFree)
+		lineFree = start + 10
+		p.Done = lineFree
+		order = append(order, fmt.Sprintf("cpu%d@%d", p.CPU, start))
+	}}
+	const hz = HZ(1000)
+	ends := make([]int64, 3)
+	d.Run(3, func(p *Proc) {
+		p.Ticks(hz, 2, func(j int64) bool {
+			if !p.Do(Event{T: p.Now, Kind: Access}) {
+				return false
+			}
+			p.Now = p.Done
+			return true
+		})
+		ends[p.CPU] = p.Now
+	})
+	want := []string{"cpu0@1000000", "cpu1@1000010", "cpu2@1000020", "cpu0@2000000", "cpu1@2000010", "cpu2@2000020"}
+	if !slices.Equal(order, want) {
+		t.Errorf("accesses %v, want %v", order, want)
+	}
+	if !slices.Equal(ends, []int64{2000010, 2000020, 2000030}) {
+		t.Errorf("CPUs ended at %v", ends)
+	}
+}
+
+// A body that returns early, and one that never yields, end the run; the
+// driver stops the coroutines still suspended when a body panics.
+func TestDriverEnds(t *testing.T) {
+	var d Driver
+	n := 0
+	d.Run(4, func(p *Proc) {
+		if p.CPU == 2 {
+			return
+		}
+		for i := range 3 {
+			if !p.WaitUntil(int64(10 * i)) {
+				return
+			}
+			n++
+		}
+	})
+	if n != 9 {
+		t.Errorf("%d waits done, want 9", n)
+	}
+	defer func() {
+		if r := recover(); r != "boom" {
+			t.Errorf("recovered %v, want the body's panic", r)
+		}
+	}()
+	d.Run(2, func(p *Proc) {
+		p.WaitUntil(1)
+		if p.CPU == 1 {
+			panic("boom")
+		}
+		p.WaitUntil(2)
+	})
+}
+
+func TestLockstep(t *testing.T) {
+	var got []int
+	Lockstep(3, 2, func(i int) { got = append(got, i) })
+	if !slices.Equal(got, []int{0, 1, 2, 0, 1, 2}) {
+		t.Errorf("Lockstep(3, 2) stepped %v", got)
+	}
+	Lockstep(3, 0, func(int) { t.Error("stepped with no rounds") })
+}

@@ -1,0 +1,67 @@
+package ksim
+
+// A Kernel is one kernel version's rules for what this package models where
+// versions differ. A scenario names the version its seed ran (Linux413 for
+// seed 004's guest, Mainline for the others) and every rule below follows;
+// a new difference is a new field, set in each version, with the commit
+// that made it.
+type Kernel struct {
+	// Name is the release, as a seed names it ("4.13", "5.10").
+	Name string
+	// BusyFactor is sd_init()'s ".busy_factor": a busy CPU balances a
+	// domain this many times less often than an idle one. 32 up to v5.9
+	// (kernel/sched/topology.c); 16 from v5.10, 6e7499135db7
+	// ("sched/fair: Reduce busy load balance interval").
+	BusyFactor int64
+	// BusyLess is get_sd_balance_interval()'s "if (cpu_busy) interval -=
+	// 1;" after the jiffies conversion, from v5.10, e4d32e4d5444
+	// ("sched/fair: Minimize concurrent LBs between domain level"): "the
+	// interval of larger domain will not be a multiple of smaller ones
+	// anymore".
+	BusyLess bool
+}
+
+// The versions the seeds run.
+var (
+	// Linux413 is v4.13 (seed 004's guest: 4.13.0 with 90001d67be2f and
+	// a731ebe6f17b).
+	Linux413 = Kernel{Name: "4.13", BusyFactor: 32}
+	// Linux510 is v5.10, whose balance-interval rules mainline still has.
+	Linux510 = Kernel{Name: "5.10", BusyFactor: 16, BusyLess: true}
+	// Mainline is the kernel the other seeds patch: for this package's
+	// rules, Linux510.
+	Mainline = Linux510
+)
+
+// MaxLoadBalanceInterval is max_load_balance_interval as
+// update_max_interval() sets it, the same in every version modelled:
+// "max_load_balance_interval = HZ*num_online_cpus()/10;" ("Scale the max
+// load_balance interval with the number of CPUs in the system. This trades
+// load-balance latency on larger machines for less cross talk.").
+func MaxLoadBalanceInterval(hz HZ, onlineCPUs int) int64 { return int64(hz) * int64(onlineCPUs) / 10 }
+
+// BalanceInterval is get_sd_balance_interval(sd, cpu_busy) of version k, in
+// jiffies, for a domain whose sd->balance_interval is balanceMs, with
+// maxInterval the machine's max_load_balance_interval:
+//
+//	unsigned long interval = sd->balance_interval;
+//	if (cpu_busy)
+//		interval *= sd->busy_factor;
+//	/* scale ms to jiffies */
+//	interval = msecs_to_jiffies(interval);
+//	if (cpu_busy)			// v5.10 on (BusyLess)
+//		interval -= 1;
+//	interval = clamp(interval, 1UL, max_load_balance_interval);
+//
+// (clamp(v, lo, hi) is min(max(v, lo), hi).)
+func (k Kernel) BalanceInterval(balanceMs int64, busy bool, hz HZ, maxInterval int64) int64 {
+	interval := balanceMs
+	if busy {
+		interval *= k.BusyFactor
+	}
+	interval = hz.MsecsToJiffies(interval)
+	if busy && k.BusyLess {
+		interval--
+	}
+	return min(max(interval, 1), maxInterval)
+}

@@ -1,0 +1,85 @@
+package ksim
+
+import "testing"
+
+func TestRQ(t *testing.T) {
+	rq := RQ{CPU: 3}
+	a, b, c := &Task{ID: 1, Weight: NiceZeroLoad}, &Task{ID: 2, Weight: NiceZeroLoad}, &Task{ID: 3, Weight: 512}
+	if !rq.Idle() || rq.Block() != nil {
+		t.Fatal("a new rq is idle, with nothing to block")
+	}
+	rq.Enqueue(a)
+	rq.Enqueue(b)
+	rq.Enqueue(c)
+	if rq.Curr != a || a.State != TaskRunning || b.State != TaskQueued || a.CPU != 3 || rq.NrRunning != 3 || rq.Load != 2560 {
+		t.Fatalf("after three enqueues: curr %v, nr %d, load %d", rq.Curr, rq.NrRunning, rq.Load)
+	}
+	if !rq.Remove(c) || rq.Remove(c) || rq.NrRunning != 2 || rq.Load != 2048 {
+		t.Fatalf("Remove: nr %d, load %d", rq.NrRunning, rq.Load)
+	}
+	if got := rq.Block(); got != a || a.State != TaskSleeping || rq.Curr != b || b.State != TaskRunning || rq.NrRunning != 1 {
+		t.Fatalf("Block = %v: curr %v, nr %d", got, rq.Curr, rq.NrRunning)
+	}
+	rq.Block()
+	if !rq.Idle() || rq.Curr != nil || rq.Load != 0 {
+		t.Fatalf("after blocking both: nr %d, load %d", rq.NrRunning, rq.Load)
+	}
+}
+
+func TestUpdateAvg(t *testing.T) {
+	for _, tc := range []struct{ avg, sample, want int64 }{
+		{0, 800, 100}, {100, 0, 88}, {1000, 1007, 1000}, {-7, 0, -7}, {0, -15, -1},
+		// idlemask's cases, from when it kept its own copy.
+		{1_000_000, 10_000, 1_000_000 - 123_750},
+		{100, 99, 100},  // -1/8 truncates to 0, as C's signed division does
+		{100, 92, 99},   // -8/8
+		{100, 107, 100}, // 7/8
+	} {
+		avg := tc.avg
+		UpdateAvg(&avg, tc.sample)
+		if avg != tc.want {
+			t.Errorf("UpdateAvg(%d, %d) = %d, want %d", tc.avg, tc.sample, avg, tc.want)
+		}
+	}
+}
+
+func TestWalks(t *testing.T) {
+	span := []int{2, 3, 5, 8}
+	for _, tc := range []struct {
+		start, stopAt int
+		want          []int
+		all           bool
+	}{
+		{5, -1, []int{5, 8, 2, 3}, true},
+		{4, -1, []int{5, 8, 2, 3}, true},
+		{9, -1, []int{2, 3, 5, 8}, true},
+		{3, 8, []int{3, 5, 8}, false},
+	} {
+		var got []int
+		all := WrapFrom(span, tc.start, func(c int) bool {
+			got = append(got, c)
+			return c != tc.stopAt
+		})
+		if all != tc.all || len(got) != len(tc.want) || got[0] != tc.want[0] || got[len(got)-1] != tc.want[len(tc.want)-1] {
+			t.Errorf("WrapFrom(%v, %d) visited %v (%v), want %v (%v)", span, tc.start, got, all, tc.want, tc.all)
+		}
+	}
+	idle := func(c int) bool { return c == 4 || c == 6 }
+	if got := FirstIdle(8, idle); got != 4 {
+		t.Errorf("FirstIdle = %d, want 4", got)
+	}
+	if got := FirstIdle(4, idle); got != -1 {
+		t.Errorf("FirstIdle with none idle = %d, want -1", got)
+	}
+}
+
+func TestNohzBlockedEvery(t *testing.T) {
+	for _, tc := range []struct {
+		hz   HZ
+		want int64
+	}{{1000, 32_000_000}, {250, 32_000_000}, {100, 40_000_000}, {300, 33_333_330}} {
+		if got := NohzBlockedEvery(tc.hz); got != tc.want {
+			t.Errorf("NohzBlockedEvery(%d) = %d, want %d", tc.hz, got, tc.want)
+		}
+	}
+}
