@@ -110,7 +110,7 @@ func rateLimitClock(e *Env) *Finding {
 			keepsTGWeight(sched, rq),
 		},
 		Shown: []Shown{
-			shown("tg->load_avg writes per cpu per kernel second, both levels' cfs_rqs", loadavg.CfsRqWritesPerSec, sched, rq),
+			forReference("tg->load_avg writes per cpu per kernel second, both levels' cfs_rqs", loadavg.CfsRqWritesPerSec, sched, rq),
 			forReference("ns per event", ns, sched, rq),
 		},
 		Notes: map[string]string{
