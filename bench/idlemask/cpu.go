@@ -131,7 +131,7 @@ type imWorker struct {
 	// nohz= (nohz.go): the mode, the machine's nohz struct, this LLC's
 	// first bit in its mask, the locked writes made and the kick's reads.
 	nohzMode   int
-	nohz       *imNohz
+	nohz       *bench.Nohz
 	nohzBase   int
 	nohzWrites int64
 	nohzSink   int64

@@ -159,7 +159,7 @@ type idleMask struct {
 	early  bool // early=on
 	// nohz= (nohz.go) and, unless none, the machine's nohz struct.
 	nohz      int
-	nohzState *imNohz
+	nohzState *bench.Nohz
 }
 
 func newIdleMask(variant string) (bench.Scenario, error) {
@@ -238,7 +238,7 @@ func (s *idleMask) Start(env *bench.Env) error {
 	}
 	s.workers = make([]*imWorker, len(env.CPUs))
 	if s.nohz != imNohzNone {
-		s.nohzState = newIMNohz(n * s.width)
+		s.nohzState = bench.NewNohz(n*s.width, s.nohz == imNohzCounter)
 	}
 	return nil
 }
