@@ -123,6 +123,13 @@ func (e *Env) idlemaskNohz(x labelled) Experiment {
 	return e.x("idlemask", x.variant+"/sis=prop/busy=90/wake=10/llc=48/tick=1", x.label)
 }
 
+// The same pair in balanceflag's ticks, on the seed's machine after the
+// flag's fix.
+const (
+	bfNohzCounter = bfAfter + "/nohz=counter"
+	bfNohzWeight  = bfAfter + "/nohz=weight"
+)
+
 var (
 	imNohzCounter = labelled{"nohz.nr_cpus", "update=tickstop/scan=mask/nohz=counter"}
 	imNohzWeight  = labelled{"mask weight", "update=tickstop/scan=mask/nohz=weight"}

@@ -3,6 +3,7 @@ package reproduce
 import (
 	"fmt"
 
+	"github.com/contend/contend/bench/balanceflag"
 	"github.com/contend/contend/bench/cpumask"
 	"github.com/contend/contend/bench/idlemask"
 	"github.com/contend/contend/bench/loadavg"
@@ -141,6 +142,8 @@ func nohzNrCPUs(e *Env) *Finding {
 		Shown: []Shown{
 			shown("locked writes to nohz.idle_cpus_mask and nohz.nr_cpus per event", idlemask.NohzWrites, before, after),
 			forReference("idle-mask writes per event", idlemask.MaskWrites, before, after),
+			shown("balanceflag: locked nohz writes per tick", balanceflag.NohzWrites, e.balanceflag(bfNohzCounter), e.balanceflag(bfNohzWeight)),
+			forReference("balanceflag: ns per tick", ns, e.balanceflag(bfNohzCounter), e.balanceflag(bfNohzWeight)),
 		},
 		Notes: map[string]string{
 			No: fmt.Sprintf("the counter's writes are one per tick stop and one per restart, a small part of an event; with %d workers few cpus write its line, where the commit's machines had 480 and more", e.threads),
