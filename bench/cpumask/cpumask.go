@@ -58,7 +58,10 @@ func init() {
 		HotSymbols: []string{
 			"maskLockLoop", "maskByteLoop", "cpupriLoop",
 		},
-		New: newCpumask,
+		New:        newCpumask,
+		NoSimulate: "nothing on kernel time: K Prateek Nayak's test is the writes themselves, on real lines as fast as they go",
+		Lab:        &bench.LabTest{Variant: "split=global/store=lock/vec=off/work=0"},
+		Findings:   []int{11},
 	})
 }
 
