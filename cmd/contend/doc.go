@@ -27,10 +27,10 @@
 //	contend list [SCENARIO]
 //	contend run SCENARIO [-variant V] [-threads N] [-place P | -cpus LIST] [-duration D | -ops N] [-count N] [-o FILE]
 //
-// list shows the scenarios (atomicadd, balanceflag, idlemask, loadavg,
-// nodemask, wakeup), their variant keys with each one's values and default,
-// the metrics each reports and its hot functions, the symbols
-// scripts/perf-annotate.sh annotates (list -json's hot_symbols). run
+// list shows the scenarios (atomicadd, balanceflag, cpumask, idlemask,
+// loadavg, nodemask, rqlayout, wakeup), their variant keys with each one's
+// values and default, the metrics each reports and its hot functions, the
+// symbols scripts/perf-annotate.sh annotates (list -json's hot_symbols). run
 // prints one benchmark-format result on stdout and a readable summary on
 // stderr: throughput, latency percentiles, how evenly the workers progressed,
 // and a WARNING naming any worker that lost its CPU for more than 2% of the
