@@ -42,6 +42,18 @@ type SimConfig struct {
 	CS       time.Duration // a balancing pass's cost per CPU of its span (default 100ns)
 	Seed     uint64        // of the idle pattern (default 1)
 	Orders   []string      // order= values simulated (default all three)
+
+	// SkewTick is the skew_tick=1 boot option: tick_setup_sched_timer()
+	// offsets CPU i's tick by i × ((TICK_NSEC >> 1) / num_possible_cpus()),
+	// spreading the machine's ticks over the first half of each jiffy.
+	// False (the kernel's default) ticks every CPU at the same instant.
+	SkewTick bool `json:",omitempty"`
+	// Jitter delays each CPU's tick work (the softirq, and the newly idle
+	// moments after it) by a random time in [0, Jitter), drawn per CPU and
+	// tick: interrupts, timers and softirqs before SCHED_SOFTIRQ that the
+	// model has no figure for. Zero (the default) is no delay, the worst
+	// case for the flag's line: every CPU's access in one burst.
+	Jitter time.Duration `json:",omitempty"`
 }
 
 // Limits: beyond them a simulation is a typo or would run for hours.
@@ -99,6 +111,8 @@ func (c SimConfig) validate() error {
 		return bad("duration %v out of range [10ms, %v]", c.Duration, simMaxDuration)
 	case c.CAS <= 0 || c.Local < 0 || c.CS < 0:
 		return bad("cas %v, local %v, cs %v: want a positive cas and no negative cost", c.CAS, c.Local, c.CS)
+	case c.Jitter < 0 || int64(c.Jitter) >= ksim.HZ(c.HZ).TickNs():
+		return bad("jitter %v out of range [0, %v): a tick's work must start within its tick", c.Jitter, time.Duration(ksim.HZ(c.HZ).TickNs()))
 	}
 	for _, o := range c.Orders {
 		if !slices.Contains(bfOrderNames, o) {
@@ -208,9 +222,41 @@ func (s *bfSim) serve(p *ksim.Proc, e ksim.Event) {
 	}
 }
 
-// body is a CPU's life: tick by tick, all CPUs' ticks at the same instant
-// (skew_tick=0).
-func (p *simProc) body() { p.Ticks(p.s.hz, p.s.ticks, p.tick) }
+// body is a CPU's life: tick by tick, each at its tickStart and its work
+// after its jitter (by default all CPUs' ticks at the same instant,
+// skew_tick=0, with no jitter: what ksim's Proc.Ticks does).
+func (p *simProc) body() {
+	s := p.s
+	for j := int64(1); j <= s.ticks; j++ {
+		if !p.WaitUntil(s.tickStart(p.CPU, j)+s.jitter(p.CPU, j)) || !p.tick(j) {
+			return
+		}
+	}
+}
+
+// tickStart is when CPU cpu's tick j fires: the jiffy's edge, plus with
+// skew_tick=1 tick_setup_sched_timer()'s offset,
+//
+//	u64 offset = TICK_NSEC >> 1;
+//	do_div(offset, num_possible_cpus());
+//	offset *= smp_processor_id();
+//	hrtimer_add_expires_ns(&ts->sched_timer, offset);
+func (s *bfSim) tickStart(cpu int, j int64) int64 {
+	t := s.hz.TickTime(j)
+	if s.cfg.SkewTick {
+		t += (s.tickNs >> 1) / int64(len(s.cpus)) * int64(cpu)
+	}
+	return t
+}
+
+// jitter is CPU cpu's delay of tick j's work, uniform in [0, Jitter), from
+// a hash of its own (the idle pattern's draws are left as they are).
+func (s *bfSim) jitter(cpu int, j int64) int64 {
+	if s.cfg.Jitter <= 0 {
+		return 0
+	}
+	return int64(bfMix(s.cfg.Seed^uint64(cpu)<<40^uint64(j)^0x5eed7117) % uint64(s.cfg.Jitter))
+}
 
 // tick is tick j of this CPU. A busy CPU runs sched_balance_trigger()'s
 // softirq when rq->next_balance is due; an idle CPU has stopped its tick,
@@ -236,7 +282,7 @@ func (p *simProc) tick(j int64) bool {
 	if j-c.nextBalance >= 0 {
 		balanceDomains(c, p, bfNotIdle)
 	}
-	t0 := s.hz.TickTime(j)
+	t0 := s.tickStart(p.CPU, j)
 	h := bfMix(s.cfg.Seed ^ uint64(p.CPU)<<40 ^ uint64(j) ^ 0xdecade)
 	if n := int64(s.cfg.Newidle); n > 0 && (j+int64(p.CPU))%n == 0 {
 		if !p.WaitUntil(t0 + int64(h%uint64(s.tickNs/2))) {

@@ -12,7 +12,7 @@ import (
 )
 
 // SimUsage is the synopsis of contend simulate balanceflag.
-const SimUsage = "balanceflag [-cpus 512] [-sockets 2] [-snc 2] [-smt 2] [-busy 90] [-newidle 2] [-hz 1000] [-cas D] [-local 10ns] [-cs 100ns] [-duration 1s] [-seed 1] [-orders cmpxchg-first,...] [-json]"
+const SimUsage = "balanceflag [-cpus 512] [-sockets 2] [-snc 2] [-smt 2] [-busy 90] [-newidle 2] [-hz 1000] [-cas D] [-local 10ns] [-cs 100ns] [-duration 1s] [-seed 1] [-skew-tick] [-jitter 0] [-orders cmpxchg-first,...] [-json]"
 
 // SimFlags declares contend simulate balanceflag's flags on fs, each
 // default with where it comes from, and returns the function that runs the
@@ -34,6 +34,8 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	cs := fs.Duration("cs", 100*time.Nanosecond, "a balancing pass's cost per cpu of its domain's span")
 	duration := fs.Duration("duration", time.Second, "kernel time simulated per order")
 	seed := fs.Uint64("seed", 1, "random `seed` of the idle pattern")
+	skew := fs.Bool("skew-tick", false, "the skew_tick=1 boot option: cpu i ticks i×(TICK_NSEC/2)/cpus after the jiffy (default: the kernel's, aligned)")
+	jitter := fs.Duration("jitter", 0, "delay each cpu's tick work by a random `D`uration in [0, D), per cpu and tick (default: none, the worst case)")
 	orders := fs.String("orders", "", "comma-separated order= `values` (default: all three)")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
 	return func(w io.Writer) error {
@@ -59,7 +61,8 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 			return fmt.Errorf("simulate balanceflag: -newidle %d: want 0 (only when a cpu turns idle) or a period in ticks", *newidle)
 		}
 		cfg := SimConfig{CPUs: *cpus, Sockets: *sockets, SNC: *snc, SMT: *smt, Busy: *busy,
-			Newidle: *newidle, HZ: *hz, CAS: *cas, Local: *local, CS: *cs, Duration: *duration, Seed: *seed}
+			Newidle: *newidle, HZ: *hz, CAS: *cas, Local: *local, CS: *cs, Duration: *duration, Seed: *seed,
+			SkewTick: *skew, Jitter: *jitter}
 		if *orders != "" {
 			cfg.Orders = strings.Split(*orders, ",")
 		}
@@ -83,7 +86,14 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		if _, err := fmt.Fprintf(w, "cmpxchg handoff %v: %s\n", cfg.CAS, casNote); err != nil {
 			return err
 		}
-		return tab.WriteText(w)
+		if err := tab.WriteText(w); err != nil || len(cfg.Knobs()) == 0 {
+			return err
+		}
+		base, err := SimulateFlag(cfg.Baseline())
+		if err != nil {
+			return err
+		}
+		return tab.WriteMoves(w, base)
 	}
 }
 

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
+
+	"github.com/contend/contend/bench/ksim"
 )
 
 // The simulation's results: per order, each SD_SERIALIZE level's rates and
@@ -97,11 +100,70 @@ func (t *SimTable) Assumptions() []string {
 	return []string{
 		fmt.Sprintf("one contended cmpxchg or release = %v (a line handoff), one on a line already held = %v; accesses queue on the line in time order", c.CAS, c.Local),
 		fmt.Sprintf("a balancing pass costs %v per cpu of its domain's span (update_sd_lb_stats reading each rq)", c.CS),
-		fmt.Sprintf("HZ=%d, every cpu's tick at the same instant (skew_tick=0); %d%% of cpus busy in a tick, drawn per cpu and tick (seed %d)", c.HZ, c.Busy, c.Seed),
+		fmt.Sprintf("HZ=%d, %s; %d%% of cpus busy in a tick, drawn per cpu and tick (seed %d)", c.HZ, c.tickLine(), c.Busy, c.Seed),
 		"newly idle: " + newidle + "; every newidle walk reaches the top domain (no avg_idle cutoff) and pulls nothing",
 		"idle cpus have stopped their tick: the first idle cpu balances them (_nohz_idle_balance) when a busy cpu's tick finds one due",
 		"flag-% is the flag accesses' time, waiting included, over the cpus' non-idle time (busy ticks and the nohz balancer's walks): a profile's share of cycles",
 	}
+}
+
+// tickLine says when the CPUs' ticks fire and their work starts.
+func (c SimConfig) tickLine() string {
+	t := "every cpu's tick at the same instant (skew_tick=0)"
+	if c.SkewTick {
+		t = fmt.Sprintf("cpu i's tick %v × i after the jiffy (skew_tick=1: (TICK_NSEC/2)/%d cpus)", time.Duration(ksim.HZ(c.HZ).TickNs()>>1/int64(c.CPUs)), c.CPUs)
+	}
+	if c.Jitter > 0 {
+		return t + fmt.Sprintf(", its work delayed by a random [0, %v) per cpu and tick", c.Jitter)
+	}
+	return t
+}
+
+// Knobs are the settings of the model's refinements that differ from their
+// defaults (the model as it was before them: aligned ticks, no jitter, ...),
+// one phrase each; none when every one is at its default.
+func (c SimConfig) Knobs() []string {
+	var k []string
+	if c.SkewTick {
+		k = append(k, "skew_tick=1")
+	}
+	if c.Jitter > 0 {
+		k = append(k, fmt.Sprintf("jitter %v", c.Jitter))
+	}
+	return k
+}
+
+// Baseline is c with every refinement Knobs names at its default.
+func (c SimConfig) Baseline() SimConfig {
+	c.SkewTick, c.Jitter = false, 0
+	return c
+}
+
+// WriteMoves writes what t's knobs move against base, the same machine
+// with them at their defaults: per order, the flag's share of cycles and
+// the periodic passes, base's → t's.
+func (t *SimTable) WriteMoves(w io.Writer, base *SimTable) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "what %s moves (against the defaults: %s):\n", strings.Join(t.Config.Knobs(), ", "), base.Config.tickLine())
+	for i, r := range t.Rows {
+		if i >= len(base.Rows) || base.Rows[i].Order != r.Order {
+			return fmt.Errorf("simulate balanceflag: baseline rows %d do not match", len(base.Rows))
+		}
+		o := base.Rows[i]
+		fmt.Fprintf(&b, "  %s: flag %% of cycles %s → %s, cmpxchg/s %s → %s, periodic passes/s %s → %s\n", r.Order,
+			simRate(o.FlagPct), simRate(r.FlagPct), simRate(o.CAS), simRate(r.CAS), simRate(o.passes()), simRate(r.passes()))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// passes is the row's periodic passes per second, every serialized level's.
+func (r SimRow) passes() float64 {
+	var n float64
+	for _, l := range r.Levels {
+		n += l.Passes
+	}
+	return n
 }
 
 // WriteText writes the table: the machine, the assumptions, and per order
