@@ -54,12 +54,29 @@ type SimConfig struct {
 	// model has no figure for. Zero (the default) is no delay, the worst
 	// case for the flag's line: every CPU's access in one burst.
 	Jitter time.Duration `json:",omitempty"`
+	// NewidlePerTick is how many short idle periods a busy CPU has in a
+	// tick that has them (every Newidle ticks), each at a time of the
+	// tick's first half drawn from the idle hash (default 1: the seed
+	// gives no rate).
+	NewidlePerTick int `json:",omitempty"`
+	// ShortIdle is how long a busy CPU's short idle period lasts, from
+	// its newidle walk's start to the wakeup that ends it: the sample
+	// ttwu_do_activate() feeds rq->avg_idle, against which
+	// sched_balance_newidle() cuts its walk. Zero (the default) is as
+	// long as avg_idle's cap, 2*max_idle_balance_cost (1 ms or more),
+	// which no walk of the default costs reaches: every walk goes to the
+	// top, as before the cutoff was modelled. A CPU that turns idle for
+	// whole ticks feeds its real idle time either way.
+	ShortIdle time.Duration `json:",omitempty"`
 }
 
 // Limits: beyond them a simulation is a typo or would run for hours.
 const (
 	simMaxCPUs     = 4096
 	simMaxDuration = time.Minute
+	// simMaxNewidlePerTick: more short idles than that in one tick are
+	// a typo (the seed gives no rate at all).
+	simMaxNewidlePerTick = 64
 )
 
 func (c SimConfig) withDefaults() SimConfig {
@@ -74,6 +91,7 @@ func (c SimConfig) withDefaults() SimConfig {
 	def(&c.SMT, 2)
 	def(&c.HZ, 1000)
 	def(&c.Busy, 90)
+	def(&c.NewidlePerTick, 1)
 	if c.Duration == 0 {
 		c.Duration = time.Second
 	}
@@ -111,6 +129,10 @@ func (c SimConfig) validate() error {
 		return bad("duration %v out of range [10ms, %v]", c.Duration, simMaxDuration)
 	case c.CAS <= 0 || c.Local < 0 || c.CS < 0:
 		return bad("cas %v, local %v, cs %v: want a positive cas and no negative cost", c.CAS, c.Local, c.CS)
+	case c.NewidlePerTick < 1 || c.NewidlePerTick > simMaxNewidlePerTick:
+		return bad("newidle-per-tick %d out of range [1, %d]", c.NewidlePerTick, simMaxNewidlePerTick)
+	case c.ShortIdle < 0 || int64(c.ShortIdle) >= ksim.HZ(c.HZ).TickNs():
+		return bad("short-idle %v out of range [0, %v): a short idle ends within its tick", c.ShortIdle, time.Duration(ksim.HZ(c.HZ).TickNs()))
 	case c.Jitter < 0 || int64(c.Jitter) >= ksim.HZ(c.HZ).TickNs():
 		return bad("jitter %v out of range [0, %v): a tick's work must start within its tick", c.Jitter, time.Duration(ksim.HZ(c.HZ).TickNs()))
 	}
@@ -190,6 +212,7 @@ func newSim(cfg SimConfig, order bfOrder) *bfSim {
 		c := &s.cpus[i]
 		*c = bfCPU{m: &s.m, cpu: i, levels: s.m.topo.levels(i)}
 		c.initIntervals()
+		c.initIdle()
 		c.spreadPhase(i, cfg.CPUs)
 		s.all[i] = i
 	}
@@ -263,8 +286,10 @@ func (s *bfSim) jitter(cpu int, j int64) int64 {
 // and the first idle CPU, the nohz balancer find_new_ilb() picks, walks
 // them all when a busy CPU's nohz_balancer_kick() finds one due. Then come
 // the newly idle moments within the tick: a short idle period of a busy CPU
-// every Newidle ticks, and the moment a CPU that will be idle next tick
-// goes idle, each at a time of the tick drawn from the idle hash.
+// every Newidle ticks (NewidlePerTick of them), and the moment a CPU that
+// will be idle next tick goes idle, each at a time of the tick drawn from
+// the idle hash. A CPU that was idle wakes at its tick's start, feeding
+// rq->avg_idle the idle time since its newidle walk began.
 func (p *simProc) tick(j int64) bool {
 	s := p.s
 	c := &s.cpus[p.CPU]
@@ -279,26 +304,63 @@ func (p *simProc) tick(j int64) bool {
 		return true
 	}
 	s.busyNs += s.tickNs
+	t0 := s.tickStart(p.CPU, j)
+	c.wokeUp(t0)
 	if j-c.nextBalance >= 0 {
 		balanceDomains(c, p, bfNotIdle)
 	}
-	t0 := s.tickStart(p.CPU, j)
 	h := bfMix(s.cfg.Seed ^ uint64(p.CPU)<<40 ^ uint64(j) ^ 0xdecade)
 	if n := int64(s.cfg.Newidle); n > 0 && (j+int64(p.CPU))%n == 0 {
-		if !p.WaitUntil(t0 + int64(h%uint64(s.tickNs/2))) {
-			return false
+		for _, off := range s.shortIdles(h) {
+			if !p.WaitUntil(t0 + off) {
+				return false
+			}
+			p.shortIdle(j)
 		}
-		c.jiffies = j
-		newidleBalance(c, p)
 	}
 	if bfIdleAt(s.cfg.Seed, s.cfg.Busy, p.CPU, j+1) {
 		if !p.WaitUntil(t0 + s.tickNs/2 + int64((h>>32)%uint64(s.tickNs/2))) {
 			return false
 		}
 		c.jiffies = j
+		c.idleStamp = p.Now
 		newidleBalance(c, p)
 	}
 	return true
+}
+
+// shortIdles are the offsets into a tick of a busy CPU's short idle
+// periods, from the tick's hash h: NewidlePerTick of them in its first
+// half, ascending (the first is h's own draw, as with one a tick).
+func (s *bfSim) shortIdles(h uint64) []int64 {
+	half := uint64(s.tickNs / 2)
+	offs := []int64{int64(h % half)}
+	for k := 1; k < s.cfg.NewidlePerTick; k++ {
+		offs = append(offs, int64(bfMix(h^uint64(k)*0x9e3779b97f4a7c15)%half))
+	}
+	slices.Sort(offs)
+	return offs
+}
+
+// shortIdle is one short idle period of a busy CPU in tick j: its newidle
+// walk, then idle until ShortIdle after the walk began (or the walk's end,
+// if later), when a wakeup feeds the period to rq->avg_idle. With
+// ShortIdle zero the period is taken as long as avg_idle's cap, and the
+// CPU's time is left alone, as before the cutoff was modelled; otherwise
+// the idle part is not busy time.
+func (p *simProc) shortIdle(j int64) {
+	s, c := p.s, &p.s.cpus[p.CPU]
+	c.jiffies = j
+	start := p.Now
+	c.idleStamp = start
+	newidleBalance(c, p)
+	d := 2 * c.maxIdleBalanceCost
+	if s.cfg.ShortIdle > 0 {
+		d = int64(s.cfg.ShortIdle)
+		s.busyNs -= max(0, start+d-p.Now)
+		p.Now = max(p.Now, start+d)
+	}
+	c.wokeUp(start + max(d, p.Now-start))
 }
 
 // ilb is the nohz balancer of tick j, the first idle CPU (ksim.FirstIdle,
@@ -371,3 +433,6 @@ func (p *simProc) takeFlag(l *bfLevel) bool {
 func (p *simProc) releaseFlag(*bfLevel) { p.Do(ksim.Event{T: p.Now, Kind: ksim.Release}) }
 
 func (p *simProc) pass(l *bfLevel, _ bool) { p.Now += int64(l.weight) * int64(p.s.cfg.CS) }
+
+// now is the walking CPU's kernel time, sched_clock_cpu() (bfTimed).
+func (p *simProc) now() int64 { return p.Now }

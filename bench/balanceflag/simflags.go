@@ -12,7 +12,7 @@ import (
 )
 
 // SimUsage is the synopsis of contend simulate balanceflag.
-const SimUsage = "balanceflag [-cpus 512] [-sockets 2] [-snc 2] [-smt 2] [-busy 90] [-newidle 2] [-hz 1000] [-cas D] [-local 10ns] [-cs 100ns] [-duration 1s] [-seed 1] [-skew-tick] [-jitter 0] [-orders cmpxchg-first,...] [-json]"
+const SimUsage = "balanceflag [-cpus 512] [-sockets 2] [-snc 2] [-smt 2] [-busy 90] [-newidle 2] [-hz 1000] [-cas D] [-local 10ns] [-cs 100ns] [-duration 1s] [-seed 1] [-skew-tick] [-jitter 0] [-newidle-per-tick 1] [-short-idle 0] [-orders cmpxchg-first,...] [-json]"
 
 // SimFlags declares contend simulate balanceflag's flags on fs, each
 // default with where it comes from, and returns the function that runs the
@@ -36,6 +36,8 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	seed := fs.Uint64("seed", 1, "random `seed` of the idle pattern")
 	skew := fs.Bool("skew-tick", false, "the skew_tick=1 boot option: cpu i ticks i×(TICK_NSEC/2)/cpus after the jiffy (default: the kernel's, aligned)")
 	jitter := fs.Duration("jitter", 0, "delay each cpu's tick work by a random `D`uration in [0, D), per cpu and tick (default: none, the worst case)")
+	perTick := fs.Int("newidle-per-tick", 1, "short idles of a busy cpu in a tick that has them (the seed gives no rate)")
+	shortIdle := fs.Duration("short-idle", 0, "how long a busy cpu's short idle lasts, what rq->avg_idle learns (default: as long as avg_idle's cap, so no walk is cut)")
 	orders := fs.String("orders", "", "comma-separated order= `values` (default: all three)")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
 	return func(w io.Writer) error {
@@ -57,12 +59,15 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 				return fmt.Errorf("simulate balanceflag: -%s %v: want a positive duration", f.name, f.v)
 			}
 		}
+		if *perTick < 1 {
+			return fmt.Errorf("simulate balanceflag: -newidle-per-tick %d: want a positive count", *perTick)
+		}
 		if *newidle < 0 {
 			return fmt.Errorf("simulate balanceflag: -newidle %d: want 0 (only when a cpu turns idle) or a period in ticks", *newidle)
 		}
 		cfg := SimConfig{CPUs: *cpus, Sockets: *sockets, SNC: *snc, SMT: *smt, Busy: *busy,
 			Newidle: *newidle, HZ: *hz, CAS: *cas, Local: *local, CS: *cs, Duration: *duration, Seed: *seed,
-			SkewTick: *skew, Jitter: *jitter}
+			SkewTick: *skew, Jitter: *jitter, NewidlePerTick: *perTick, ShortIdle: *shortIdle}
 		if *orders != "" {
 			cfg.Orders = strings.Split(*orders, ",")
 		}

@@ -38,6 +38,9 @@ type SimRow struct {
 	Softirqs float64 // sched_balance_domains() walks per second, busy and nohz
 	Newidles float64 // sched_balance_newidle() walks per second
 	NohzRuns float64 // _nohz_idle_balance() walks per second
+	// NewidleCut is the newidle walks per second the avg_idle cutoff
+	// stopped below the top domain.
+	NewidleCut float64 `json:",omitempty"`
 }
 
 // A SimTable is a simulation's results, one row per order.
@@ -59,6 +62,7 @@ func (s *bfSim) row(order string) SimRow {
 		r.Fails += float64(c.casFails) / sec
 		r.Softirqs += float64(c.softirqs) / sec
 		r.Newidles += float64(c.newidleWalks) / sec
+		r.NewidleCut += float64(c.newidleCut) / sec
 	}
 	sums := sumLevels(cpus)
 	for _, sh := range s.m.topo.shapes() {
@@ -96,12 +100,19 @@ func (t *SimTable) Assumptions() []string {
 	newidle := "only when a cpu turns idle"
 	if c.Newidle > 0 {
 		newidle = fmt.Sprintf("when a cpu turns idle, and a busy cpu's short idle every %d ticks (%d/s)", c.Newidle, c.HZ/c.Newidle)
+		if c.NewidlePerTick > 1 {
+			newidle = fmt.Sprintf("when a cpu turns idle, and %d short idles of a busy cpu in a tick every %d ticks (%d/s)", c.NewidlePerTick, c.Newidle, c.NewidlePerTick*c.HZ/c.Newidle)
+		}
+	}
+	short := "as long as avg_idle's cap (2*max_idle_balance_cost, 1 ms or more), so a walk of these costs is cut only after whole idle ticks shorter than it"
+	if c.ShortIdle > 0 {
+		short = fmt.Sprintf("%v (rq->avg_idle follows it, 1/8 a sample)", c.ShortIdle)
 	}
 	return []string{
 		fmt.Sprintf("one contended cmpxchg or release = %v (a line handoff), one on a line already held = %v; accesses queue on the line in time order", c.CAS, c.Local),
 		fmt.Sprintf("a balancing pass costs %v per cpu of its domain's span (update_sd_lb_stats reading each rq)", c.CS),
 		fmt.Sprintf("HZ=%d, %s; %d%% of cpus busy in a tick, drawn per cpu and tick (seed %d)", c.HZ, c.tickLine(), c.Busy, c.Seed),
-		"newly idle: " + newidle + "; every newidle walk reaches the top domain (no avg_idle cutoff) and pulls nothing",
+		"newly idle: " + newidle + "; a newidle walk stops at the first domain whose max_newidle_lb_cost (its costliest pass, decayed 1% a second) and the walk's cost so far exceed the cpu's avg_idle; a short idle lasts " + short + "; nothing is pulled, and the root domain counts as overloaded",
 		"idle cpus have stopped their tick: the first idle cpu balances them (_nohz_idle_balance) when a busy cpu's tick finds one due",
 		"flag-% is the flag accesses' time, waiting included, over the cpus' non-idle time (busy ticks and the nohz balancer's walks): a profile's share of cycles",
 	}
@@ -130,12 +141,18 @@ func (c SimConfig) Knobs() []string {
 	if c.Jitter > 0 {
 		k = append(k, fmt.Sprintf("jitter %v", c.Jitter))
 	}
+	if c.NewidlePerTick > 1 {
+		k = append(k, fmt.Sprintf("%d newidle a tick", c.NewidlePerTick))
+	}
+	if c.ShortIdle > 0 {
+		k = append(k, fmt.Sprintf("short idle %v", c.ShortIdle))
+	}
 	return k
 }
 
 // Baseline is c with every refinement Knobs names at its default.
 func (c SimConfig) Baseline() SimConfig {
-	c.SkewTick, c.Jitter = false, 0
+	c.SkewTick, c.Jitter, c.NewidlePerTick, c.ShortIdle = false, 0, 0, 0
 	return c
 }
 
@@ -150,8 +167,9 @@ func (t *SimTable) WriteMoves(w io.Writer, base *SimTable) error {
 			return fmt.Errorf("simulate balanceflag: baseline rows %d do not match", len(base.Rows))
 		}
 		o := base.Rows[i]
-		fmt.Fprintf(&b, "  %s: flag %% of cycles %s → %s, cmpxchg/s %s → %s, periodic passes/s %s → %s\n", r.Order,
-			simRate(o.FlagPct), simRate(r.FlagPct), simRate(o.CAS), simRate(r.CAS), simRate(o.passes()), simRate(r.passes()))
+		fmt.Fprintf(&b, "  %s: flag %% of cycles %s → %s, cmpxchg/s %s → %s, periodic passes/s %s → %s, newidle walks/s %s → %s (cut by avg_idle %s → %s)\n", r.Order,
+			simRate(o.FlagPct), simRate(r.FlagPct), simRate(o.CAS), simRate(r.CAS), simRate(o.passes()), simRate(r.passes()),
+			simRate(o.Newidles), simRate(r.Newidles), simRate(o.NewidleCut), simRate(r.NewidleCut))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -194,6 +212,9 @@ func (t *SimTable) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "%s %s periodic (the nohz balancer ran %s times), %s newidle", r.Order,
 			simRate(r.Softirqs), simRate(r.NohzRuns), simRate(r.Newidles))
+		if r.NewidleCut > 0 {
+			fmt.Fprintf(&b, " (%s cut by avg_idle)", simRate(r.NewidleCut))
+		}
 	}
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())

@@ -128,3 +128,22 @@ func TestSimFlagsTickKnobs(t *testing.T) {
 		{Args: []string{"-cas", "100ns", "-hz", "250", "-jitter", "5ms"}, Want: "jitter 5ms out of range [0, 4ms)"},
 	})
 }
+
+func TestSimFlagsNewidleKnobs(t *testing.T) {
+	out, err := benchtest.Simulate(SimFlags, "-cpus", "64", "-cas", "100ns", "-duration", "20ms", "-newidle-per-tick", "3", "-short-idle", "5us", "-orders", "check-first+newidle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"3 short idles of a busy cpu in a tick every 2 ticks (1500/s)", "a short idle lasts 5µs",
+		"what 3 newidle a tick, short idle 5µs moves", "cut by avg_idle"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	benchtest.CheckBadArgs(t, SimFlags, []benchtest.BadArgs{
+		{Args: []string{"-cas", "100ns", "-newidle-per-tick", "0"}, Want: "-newidle-per-tick 0: want a positive count"},
+		{Args: []string{"-cas", "100ns", "-newidle-per-tick", "65"}, Want: "newidle-per-tick 65 out of range [1, 64]"},
+		{Args: []string{"-cas", "100ns", "-short-idle", "-1us"}, Want: "short-idle -1µs out of range"},
+		{Args: []string{"-cas", "100ns", "-short-idle", "2ms"}, Want: "short-idle 2ms out of range [0, 1ms)"},
+	})
+}
