@@ -68,6 +68,13 @@ type SimConfig struct {
 	// top, as before the cutoff was modelled. A CPU that turns idle for
 	// whole ticks feeds its real idle time either way.
 	ShortIdle time.Duration `json:",omitempty"`
+	// CASRemote is one handoff of the flag's line from a CPU of the other
+	// socket (a cross-socket snoop and transfer), where CAS is then one
+	// within a socket. Zero (the default) prices every handoff at CAS, as
+	// before. The line stays a FIFO server in kernel-time order: ties
+	// (aligned ticks) go by CPU number, which serves one socket's burst
+	// before the other's, the cheapest order; jitter interleaves them.
+	CASRemote time.Duration `json:",omitempty"`
 }
 
 // Limits: beyond them a simulation is a typo or would run for hours.
@@ -127,6 +134,8 @@ func (c SimConfig) validate() error {
 		return bad("newidle %d: want 0 (only when a cpu turns idle) or a period in ticks", c.Newidle)
 	case c.Duration < 10*time.Millisecond || c.Duration > simMaxDuration:
 		return bad("duration %v out of range [10ms, %v]", c.Duration, simMaxDuration)
+	case c.CASRemote < 0:
+		return bad("cas-remote %v: want a positive duration (or 0: every handoff at cas)", c.CASRemote)
 	case c.CAS <= 0 || c.Local < 0 || c.CS < 0:
 		return bad("cas %v, local %v, cs %v: want a positive cas and no negative cost", c.CAS, c.Local, c.CS)
 	case c.NewidlePerTick < 1 || c.NewidlePerTick > simMaxNewidlePerTick:
@@ -188,6 +197,8 @@ type bfSim struct {
 	nohzILB    int   // the first idle CPU of that tick (-1: none)
 	nohzKicked bool  // some idle CPU's rq->next_balance was due, and someone busy to kick
 
+	handoffs, remoteHandoffs int64 // the line's moves between CPUs, and those across sockets
+
 	// onNohz, when a test sets it, sees each CPU the nohz balancer
 	// balances: tick, balancer, CPU.
 	onNohz func(j int64, ilb, cpu int)
@@ -230,9 +241,20 @@ func (s *bfSim) run() {
 // release store (ksim.Release).
 func (s *bfSim) serve(p *ksim.Proc, e ksim.Event) {
 	start := max(e.T, s.lineFree)
-	done := start + int64(s.cfg.CAS)
-	if s.lineOwner == p.CPU && e.T >= s.lineFree {
+	var done int64
+	switch {
+	case s.lineOwner == p.CPU && e.T >= s.lineFree:
 		done = e.T + int64(s.cfg.Local)
+	case s.lineOwner >= 0 && s.cfg.CASRemote > 0 && s.socket(s.lineOwner) != s.socket(p.CPU):
+		done = start + int64(s.cfg.CASRemote)
+	default:
+		done = start + int64(s.cfg.CAS)
+	}
+	if s.lineOwner >= 0 && s.lineOwner != p.CPU {
+		s.handoffs++
+		if s.socket(s.lineOwner) != s.socket(p.CPU) {
+			s.remoteHandoffs++
+		}
 	}
 	s.lineFree, s.lineOwner = done, p.CPU
 	p.Done = done
@@ -244,6 +266,9 @@ func (s *bfSim) serve(p *ksim.Proc, e ksim.Event) {
 		s.flag = false
 	}
 }
+
+// socket is the socket of CPU cpu (CPUs are numbered socket by socket).
+func (s *bfSim) socket(cpu int) int { return cpu / (s.cfg.CPUs / s.cfg.Sockets) }
 
 // body is a CPU's life: tick by tick, each at its tickStart and its work
 // after its jitter (by default all CPUs' ticks at the same instant,

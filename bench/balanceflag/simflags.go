@@ -12,7 +12,7 @@ import (
 )
 
 // SimUsage is the synopsis of contend simulate balanceflag.
-const SimUsage = "balanceflag [-cpus 512] [-sockets 2] [-snc 2] [-smt 2] [-busy 90] [-newidle 2] [-hz 1000] [-cas D] [-local 10ns] [-cs 100ns] [-duration 1s] [-seed 1] [-skew-tick] [-jitter 0] [-newidle-per-tick 1] [-short-idle 0] [-orders cmpxchg-first,...] [-json]"
+const SimUsage = "balanceflag [-cpus 512] [-sockets 2] [-snc 2] [-smt 2] [-busy 90] [-newidle 2] [-hz 1000] [-cas D] [-cas-remote 0] [-local 10ns] [-cs 100ns] [-duration 1s] [-seed 1] [-skew-tick] [-jitter 0] [-newidle-per-tick 1] [-short-idle 0] [-orders cmpxchg-first,...] [-json]"
 
 // SimFlags declares contend simulate balanceflag's flags on fs, each
 // default with where it comes from, and returns the function that runs the
@@ -30,6 +30,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	newidle := fs.Int("newidle", 2, "a busy cpu also goes newly idle every `N` ticks (0: only when it turns idle)")
 	hz := fs.Int("hz", 1000, "CONFIG_HZ: 1000 or 250")
 	cas := fs.Duration("cas", 0, "one contended cmpxchg, a line handoff (default: this machine's, measured as contend c2c -mode cas does, in a second)")
+	casRemote := fs.Duration("cas-remote", 0, "one handoff of the flag's line from the other socket, where -cas is then one within a socket (default: every handoff at -cas)")
 	local := fs.Duration("local", 10*time.Nanosecond, "one cmpxchg on a line this cpu already holds")
 	cs := fs.Duration("cs", 100*time.Nanosecond, "a balancing pass's cost per cpu of its domain's span")
 	duration := fs.Duration("duration", time.Second, "kernel time simulated per order")
@@ -67,7 +68,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		}
 		cfg := SimConfig{CPUs: *cpus, Sockets: *sockets, SNC: *snc, SMT: *smt, Busy: *busy,
 			Newidle: *newidle, HZ: *hz, CAS: *cas, Local: *local, CS: *cs, Duration: *duration, Seed: *seed,
-			SkewTick: *skew, Jitter: *jitter, NewidlePerTick: *perTick, ShortIdle: *shortIdle}
+			SkewTick: *skew, Jitter: *jitter, NewidlePerTick: *perTick, ShortIdle: *shortIdle, CASRemote: *casRemote}
 		if *orders != "" {
 			cfg.Orders = strings.Split(*orders, ",")
 		}

@@ -41,6 +41,9 @@ type SimRow struct {
 	// NewidleCut is the newidle walks per second the avg_idle cutoff
 	// stopped below the top domain.
 	NewidleCut float64 `json:",omitempty"`
+	// Handoffs are the flag line's moves from one CPU to another per
+	// second, and RemoteHandoffs those from the other socket.
+	Handoffs, RemoteHandoffs float64 `json:",omitempty"`
 }
 
 // A SimTable is a simulation's results, one row per order.
@@ -54,6 +57,9 @@ func (s *bfSim) row(order string) SimRow {
 	sec := float64(s.ticks) * float64(s.tickNs) / 1e9
 	pct := func(ns int64) float64 { return 100 * float64(ns) / float64(max(s.busyNs, 1)) }
 	r := SimRow{Order: order, FlagPct: pct(s.flagNs), NohzRuns: float64(s.nohzRuns) / sec}
+	if s.cfg.CASRemote > 0 {
+		r.Handoffs, r.RemoteHandoffs = float64(s.handoffs)/sec, float64(s.remoteHandoffs)/sec
+	}
 	cpus := make([]*bfCPU, len(s.cpus))
 	for i := range s.cpus {
 		c := &s.cpus[i]
@@ -109,13 +115,21 @@ func (t *SimTable) Assumptions() []string {
 		short = fmt.Sprintf("%v (rq->avg_idle follows it, 1/8 a sample)", c.ShortIdle)
 	}
 	return []string{
-		fmt.Sprintf("one contended cmpxchg or release = %v (a line handoff), one on a line already held = %v; accesses queue on the line in time order", c.CAS, c.Local),
+		c.handoffLine(),
 		fmt.Sprintf("a balancing pass costs %v per cpu of its domain's span (update_sd_lb_stats reading each rq)", c.CS),
 		fmt.Sprintf("HZ=%d, %s; %d%% of cpus busy in a tick, drawn per cpu and tick (seed %d)", c.HZ, c.tickLine(), c.Busy, c.Seed),
 		"newly idle: " + newidle + "; a newidle walk stops at the first domain whose max_newidle_lb_cost (its costliest pass, decayed 1% a second) and the walk's cost so far exceed the cpu's avg_idle; a short idle lasts " + short + "; nothing is pulled, and the root domain counts as overloaded",
 		"idle cpus have stopped their tick: the first idle cpu balances them (_nohz_idle_balance) when a busy cpu's tick finds one due",
 		"flag-% is the flag accesses' time, waiting included, over the cpus' non-idle time (busy ticks and the nohz balancer's walks): a profile's share of cycles",
 	}
+}
+
+// handoffLine says what an access to the flag's line costs.
+func (c SimConfig) handoffLine() string {
+	if c.CASRemote > 0 {
+		return fmt.Sprintf("one contended cmpxchg or release = %v from a cpu of the same socket, %v from the other socket (a line handoff), one on a line already held = %v; accesses queue on the line in time order, ties by cpu number (one socket's burst, then the other's)", c.CAS, c.CASRemote, c.Local)
+	}
+	return fmt.Sprintf("one contended cmpxchg or release = %v (a line handoff), one on a line already held = %v; accesses queue on the line in time order", c.CAS, c.Local)
 }
 
 // tickLine says when the CPUs' ticks fire and their work starts.
@@ -147,12 +161,15 @@ func (c SimConfig) Knobs() []string {
 	if c.ShortIdle > 0 {
 		k = append(k, fmt.Sprintf("short idle %v", c.ShortIdle))
 	}
+	if c.CASRemote > 0 {
+		k = append(k, fmt.Sprintf("cross-socket handoff %v", c.CASRemote))
+	}
 	return k
 }
 
 // Baseline is c with every refinement Knobs names at its default.
 func (c SimConfig) Baseline() SimConfig {
-	c.SkewTick, c.Jitter, c.NewidlePerTick, c.ShortIdle = false, 0, 0, 0
+	c.SkewTick, c.Jitter, c.NewidlePerTick, c.ShortIdle, c.CASRemote = false, 0, 0, 0, 0
 	return c
 }
 
@@ -214,6 +231,9 @@ func (t *SimTable) WriteText(w io.Writer) error {
 			simRate(r.Softirqs), simRate(r.NohzRuns), simRate(r.Newidles))
 		if r.NewidleCut > 0 {
 			fmt.Fprintf(&b, " (%s cut by avg_idle)", simRate(r.NewidleCut))
+		}
+		if r.Handoffs > 0 {
+			fmt.Fprintf(&b, ", the line moved %s times (%s across sockets, %.0f%%)", simRate(r.Handoffs), simRate(r.RemoteHandoffs), 100*r.RemoteHandoffs/r.Handoffs)
 		}
 	}
 	b.WriteString("\n")
