@@ -147,3 +147,34 @@ func TestSimFlagsNewidleKnobs(t *testing.T) {
 		{Args: []string{"-cas", "100ns", "-short-idle", "2ms"}, Want: "short-idle 2ms out of range [0, 1ms)"},
 	})
 }
+
+// Every knob shows in Knobs, and Baseline takes each back to its default:
+// a baseline has no knobs and simulates as the zero config does.
+func TestSimKnobsBaseline(t *testing.T) {
+	cfg := SimConfig{CPUs: 32, SNC: 1, Duration: 20 * time.Millisecond, CAS: 100 * time.Nanosecond,
+		SkewTick: true, Jitter: time.Microsecond, NewidlePerTick: 2, ShortIdle: 5 * time.Microsecond, CASRemote: 200 * time.Nanosecond}
+	if k := cfg.Knobs(); len(k) != 5 {
+		t.Errorf("knobs %q, want all five", k)
+	}
+	base := cfg.Baseline()
+	if k := base.Knobs(); len(k) != 0 {
+		t.Errorf("baseline knobs %q, want none", k)
+	}
+	plain := SimConfig{CPUs: 32, SNC: 1, Duration: 20 * time.Millisecond, CAS: 100 * time.Nanosecond}
+	a, err := SimulateFlag(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := SimulateFlag(plain)
+	var ta, tb strings.Builder
+	_ = a.WriteText(&ta)
+	_ = b.WriteText(&tb)
+	if ta.String() != tb.String() {
+		t.Errorf("the baseline's table differs from the plain config's:\n%s\n%s", ta.String(), tb.String())
+	}
+	k, _ := SimulateFlag(cfg)
+	b.Rows = b.Rows[:1]
+	if err := k.WriteMoves(&strings.Builder{}, b); err == nil || !strings.Contains(err.Error(), "baseline rows") {
+		t.Errorf("WriteMoves against a baseline of other rows = %v, want an error", err)
+	}
+}
