@@ -82,7 +82,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		} else if *cas <= 0 {
 			return fmt.Errorf("simulate balanceflag: -cas %v: want a positive duration", *cas)
 		}
-		tab, err := SimulateFlag(cfg)
+		tab, err := Simulate(cfg)
 		if err != nil {
 			return err // one line, "simulate balanceflag: ..."
 		}
@@ -95,7 +95,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		if err := tab.WriteText(w); err != nil || len(cfg.Knobs()) == 0 {
 			return err
 		}
-		base, err := SimulateFlag(cfg.Baseline())
+		base, err := Simulate(cfg.Baseline())
 		if err != nil {
 			return err
 		}

@@ -89,14 +89,14 @@ func TestSimSkewTickNoQueue(t *testing.T) {
 // jitter does not make the kernel balance less).
 func TestSimJitterBounds(t *testing.T) {
 	cfg := SimConfig{CPUs: 128, Duration: 100 * time.Millisecond, CAS: 100 * time.Nanosecond, Newidle: 2, Orders: []string{"cmpxchg-first"}}
-	base, err := SimulateFlag(cfg)
+	base, err := Simulate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, j := range []time.Duration{10 * time.Microsecond, 500 * time.Microsecond} {
 		c := cfg
 		c.Jitter = j
-		tab, err := SimulateFlag(c)
+		tab, err := Simulate(c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,18 +161,18 @@ func TestSimKnobsBaseline(t *testing.T) {
 		t.Errorf("baseline knobs %q, want none", k)
 	}
 	plain := SimConfig{CPUs: 32, SNC: 1, Duration: 20 * time.Millisecond, CAS: 100 * time.Nanosecond}
-	a, err := SimulateFlag(base)
+	a, err := Simulate(base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := SimulateFlag(plain)
+	b, _ := Simulate(plain)
 	var ta, tb strings.Builder
 	_ = a.WriteText(&ta)
 	_ = b.WriteText(&tb)
 	if ta.String() != tb.String() {
 		t.Errorf("the baseline's table differs from the plain config's:\n%s\n%s", ta.String(), tb.String())
 	}
-	k, _ := SimulateFlag(cfg)
+	k, _ := Simulate(cfg)
 	b.Rows = b.Rows[:1]
 	if err := k.WriteMoves(&strings.Builder{}, b); err == nil || !strings.Contains(err.Error(), "baseline rows") {
 		t.Errorf("WriteMoves against a baseline of other rows = %v, want an error", err)

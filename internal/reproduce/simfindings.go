@@ -178,7 +178,7 @@ func simFlagProfile(b SimBudget) *SimVerdict {
 	runWith := func(cfg balanceflag.SimConfig) (before, after balanceflag.SimRow, err error) {
 		cfg.Duration = b.duration(time.Second, 10*time.Millisecond)
 		cfg.Orders = []string{strings.TrimPrefix(bfBefore, "order="), strings.TrimPrefix(bfAfter, "order=")}
-		tab, err := balanceflag.SimulateFlag(cfg)
+		tab, err := balanceflag.Simulate(cfg)
 		if err != nil {
 			return before, after, err
 		}
