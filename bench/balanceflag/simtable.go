@@ -178,7 +178,8 @@ func (c SimConfig) Baseline() SimConfig {
 // the periodic passes, base's → t's.
 func (t *SimTable) WriteMoves(w io.Writer, base *SimTable) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "what %s moves (against the defaults: %s):\n", strings.Join(t.Config.Knobs(), ", "), base.Config.tickLine())
+	fmt.Fprintf(&b, "what %s moves (against the defaults: every cpu's tick at the same instant, no jitter, one short idle a tick as long as avg_idle's cap, every handoff at %v):\n",
+		strings.Join(t.Config.Knobs(), ", "), base.Config.CAS)
 	for i, r := range t.Rows {
 		if i >= len(base.Rows) || base.Rows[i].Order != r.Order {
 			return fmt.Errorf("simulate balanceflag: baseline rows %d do not match", len(base.Rows))

@@ -116,7 +116,7 @@ func TestSimFlagsTickKnobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"skew_tick=1: (TICK_NSEC/2)/64 cpus", "7.812µs × i", "random [0, 5µs)",
-		"what skew_tick=1, jitter 5µs moves (against the defaults: every cpu's tick at the same instant (skew_tick=0)):",
+		"what skew_tick=1, jitter 5µs moves (against the defaults: every cpu's tick at the same instant, no jitter, one short idle a tick as long as avg_idle's cap, every handoff at 100ns):",
 		"cmpxchg-first: flag % of cycles "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
