@@ -90,7 +90,10 @@
 // flag's cache line as a queue whose handoff is this machine's (contend c2c
 // -mode cas) unless -cas gives it; it prints cmpxchg attempts and fails per
 // second per level and the flag's share of cycles before and after
-// check-first, with its assumptions.
+// check-first, with its assumptions. -skew-tick, -jitter D,
+// -newidle-per-tick K, -short-idle D (the avg_idle cutoff's input) and
+// -cas-remote D (a cross-socket handoff) refine the model; with any of them
+// it also prints what they move against the defaults.
 //
 // # The physical limit
 //
