@@ -71,7 +71,12 @@ type imCPU struct {
 	// mask bit as this CPU last wrote it. sched_init() starts it at 1;
 	// here it starts equal to the initial bit. Owner only.
 	last uint32
-	_    [bench.LinePad - 8]byte
+	// queued counts the woken tasks a waker on another worker queued here
+	// behind a running task (the CPU it found idle was busy again when the
+	// task got there); the owner takes them into its own count of stacked
+	// tasks at its next event (see imLocal.stacked).
+	queued atomic.Uint32
+	_      [bench.LinePad - 12]byte
 }
 
 // An imLocal is what only a simulated CPU itself reads and writes, kept in
@@ -90,9 +95,14 @@ type imLocal struct {
 	// predicted is the cpuidle governor's expected idle duration: an
 	// update_avg() of this CPU's idle periods, uncapped (menu averages
 	// its recent intervals). The tick is stopped when it reaches a tick.
-	predicted   int64
-	idling      bool // in an idle period (state imIdle, or imWoken not yet run)
-	tickStopped bool // this idle period stopped the tick (update=tickstop)
+	predicted int64
+	// stacked is the woken tasks queued on this CPU behind its running
+	// task, and stackedAt the sum of their enqueue times on its clock:
+	// they run when that task blocks (the CPU's next switch to idle), and
+	// each waited from its enqueue until then. See wait.
+	stacked, stackedAt int64
+	idling             bool // in an idle period (state imIdle, or imWoken not yet run)
+	tickStopped        bool // this idle period stopped the tick (update=tickstop)
 }
 
 // An imWorker owns CPUs [lo, hi) of one simulated LLC. Everything here is
@@ -149,9 +159,14 @@ func idleMaskEvents(w *imWorker, n int) {
 			w.cur = w.lo
 		}
 		loc := &w.local[c-w.lo]
+		rq := w.rqs[c]
+		if rq.queued.Load() != 0 {
+			// Tasks queued here by another worker's wakers, since
+			// this CPU's last event at the earliest.
+			loc.stack(int64(rq.queued.Swap(0)))
+		}
 		loc.clock.Advance(w.gap)
 		r := w.next()
-		rq := w.rqs[c]
 		if loc.idling && rq.state.Load() == imWoken {
 			// A waker queued a task here: it runs now.
 			w.idleExit(c, rq, loc)
@@ -204,6 +219,9 @@ func (w *imWorker) idleEntry(c int, rq *imCPU, loc *imLocal) {
 		loc.idling = true
 		loc.idleSince = loc.clock.Now()
 		loc.tickStopped = false
+		// The running task blocked: the tasks stacked behind it run.
+		w.waitNs += loc.waited(loc.clock.Now())
+		loc.stacked, loc.stackedAt = 0, 0
 	}
 	switch w.update {
 	case imAlways, imTick:
@@ -310,3 +328,13 @@ func (w *imWorker) schedulerTick(c int, rq *imCPU) {
 		}
 	}
 }
+
+// stack queues n woken tasks on this CPU behind its running task, now.
+func (loc *imLocal) stack(n int64) {
+	loc.stacked += n
+	loc.stackedAt += n * loc.clock.Now()
+}
+
+// waited is the kernel time the tasks stacked on this CPU have waited by
+// now, summed.
+func (loc *imLocal) waited(now int64) int64 { return loc.stacked*now - loc.stackedAt }

@@ -24,6 +24,10 @@ var (
 		Doc: "kernel time one probe added to avg_scan_cost: probe=, or with probe=auto the wall time of this machine's timed scans per probe"}
 	BudgetOut = bench.Unit{Name: "budget-out-%", Better: bench.Lower,
 		Doc: "wakeups whose search the SIS_PROP budget stopped before it ran out of candidates, per cent"}
+	Stacked = bench.Unit{Name: "stacked-%", Better: bench.Lower,
+		Doc: "wakeups whose task was queued behind a running task: none found idle, so the busy target, or a cpu found idle and busy again when the task got there, per cent"}
+	Wait = bench.Unit{Name: "wait-sec/wakeup", Better: bench.Lower,
+		Doc: "kernel time a woken task waited queued behind a running task until it blocked, mean over all wakeups (0 for a task placed on an idle cpu)"}
 )
 
 // imKeys are the variant's keys, in canonical order.
@@ -68,7 +72,7 @@ func init() {
 			"update=none/scan=all/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000",
 		},
 		Full:  idleMaskFull(),
-		Units: []bench.Unit{MaskWrites, CPUsScanned, FoundIdle, Wrong, BudgetOut, Early, ProbeCost},
+		Units: []bench.Unit{MaskWrites, CPUsScanned, FoundIdle, Wrong, BudgetOut, Early, ProbeCost, Stacked, Wait},
 		New:   newIdleMask,
 	})
 }
@@ -298,11 +302,15 @@ func (s *idleMask) Finish(res *bench.Result) error {
 	var t imCounts
 	var e imEarly
 	var timedNs, timedProbes int64
+	var pending int64 // the waits of tasks still stacked when the run stopped, so far
 	for _, w := range s.workers {
 		t.add(&w.imCounts)
 		e.add(&w.imEarly)
 		timedNs += w.timedNs
 		timedProbes += w.timedProbes
+		for i := range w.local {
+			pending += w.local[i].waited(w.local[i].clock.Now())
+		}
 	}
 	if t.events != res.Ops {
 		return fmt.Errorf("idlemask: workers counted %d events, runner counted %d operations", t.events, res.Ops)
@@ -321,11 +329,14 @@ func (s *idleMask) Finish(res *bench.Result) error {
 		wrong = 100 * (float64(t.staleWakeups) + missed) / float64(t.wakeups)
 		out = 100 * float64(t.budgetOut) / float64(t.wakeups)
 	}
+	wakeups := float64(max(t.wakeups, 1))
 	res.AddMetric(MaskWrites, float64(t.writes)/ops)
 	res.AddMetric(CPUsScanned, float64(t.probes)/ops)
 	res.AddMetric(FoundIdle, found)
 	res.AddMetric(Wrong, wrong)
 	res.AddMetric(BudgetOut, out)
+	res.AddMetric(Stacked, 100*float64(t.stacked)/wakeups)
+	res.AddMetric(Wait, float64(t.waitNs+pending)*1e-9/wakeups)
 	if s.early {
 		res.AddMetric(Early, 100*float64(e.total())/float64(max(t.wakeups, 1)))
 	}
@@ -414,6 +425,8 @@ type imCounts struct {
 	audits       int64 // failed mask searches audited
 	missed       int64 // audited failures, not already stale, with an idle CPU the mask did not offer
 	budgetOut    int64 // searches the SIS_PROP budget stopped
+	stacked      int64 // woken tasks queued behind a running task (counted by the waker)
+	waitNs       int64 // kernel time stacked tasks waited until their cpu's task blocked (counted by the cpu's owner)
 }
 
 func (c *imCounts) add(o *imCounts) {
@@ -428,4 +441,6 @@ func (c *imCounts) add(o *imCounts) {
 	c.audits += o.audits
 	c.missed += o.missed
 	c.budgetOut += o.budgetOut
+	c.stacked += o.stacked
+	c.waitNs += o.waitNs
 }

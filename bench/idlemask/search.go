@@ -57,7 +57,7 @@ func (w *imWorker) wakeup(target int, loc *imLocal) {
 	if w.early {
 		if cpu := w.shortcut(target); cpu >= 0 {
 			w.found++
-			w.place(cpu)
+			w.land(cpu)
 			return
 		}
 	}
@@ -107,7 +107,9 @@ func (w *imWorker) wakeup(target int, loc *imLocal) {
 	}
 	if cpu >= 0 {
 		w.found++
-		w.place(cpu)
+		w.land(cpu)
+	} else {
+		w.fallback(target)
 	}
 	if !w.scanMask {
 		return
@@ -182,13 +184,47 @@ func (w *imWorker) shortcut(target int) int {
 	return -1
 }
 
+// land puts the woken task on cpu, the one select_idle_sibling() found
+// idle: it runs there (place) unless the cpu stopped being idle between the
+// probe and the enqueue, when it is stacked there instead.
+func (w *imWorker) land(cpu int) {
+	if !w.place(cpu) {
+		w.stack(cpu)
+	}
+}
+
+// fallback is select_idle_sibling()'s "return target" when nothing idle was
+// found: the task is stacked on the target, busy. A target left idle
+// (early=off, which took it out of the scan) is not placed on, as before
+// the wait was modelled: nothing waits there.
+func (w *imWorker) fallback(target int) {
+	if w.rqs[target].state.Load() != imIdle {
+		w.stack(target)
+	}
+}
+
+// stack queues a woken task on cpu behind its running task, where it waits
+// until that task blocks (the cpu's next switch to idle, see idleEntry).
+// The wait is kept on the cpu's own clock: by its owner, which for the
+// target is this worker, or, for a cpu of another worker (only a lost race
+// for an idle cpu lands there), counted in its runqueue line's queued and
+// taken in at its next event.
+func (w *imWorker) stack(cpu int) {
+	w.stacked++
+	if cpu >= w.lo && cpu < w.hi {
+		w.local[cpu-w.lo].stack(1)
+		return
+	}
+	w.rqs[cpu].queued.Add(1)
+}
+
 // place queues the woken task on cpu, which the search found idle: the
 // waker writes the remote runqueue (try_to_wake_up() within an LLC takes
 // its lock and enqueues), so from now on a probe finds it busy, while its
 // mask bit stays as it was until the CPU's own exit or tick clears it:
 // under the patch, until the tick. If the CPU stopped being idle between
-// the probe and now, the task lands on a busy CPU, as it would in the
-// kernel.
+// the probe and now, place reports false: the task lands on a busy CPU, as
+// it would in the kernel, and land stacks it there.
 //
 // update=always, the exact mask, clears the bit here, inside the rq lock:
 // the claim moves the runqueue to imPlacing, and only after the clear does
@@ -197,16 +233,17 @@ func (w *imWorker) shortcut(target int) int {
 // task and go idle again, setting its bit, before this clear landed: an
 // idle CPU out of the mask, which the post-run check caught once in ~400
 // sweep runs (issue 28).
-func (w *imWorker) place(cpu int) {
+func (w *imWorker) place(cpu int) bool {
 	rq := w.rqs[cpu]
 	if w.update != imAlways {
 		if rq.state.CompareAndSwap(imIdle, imWoken) {
 			w.placed++
+			return true
 		}
-		return
+		return false
 	}
 	if !rq.state.CompareAndSwap(imIdle, imPlacing) {
-		return
+		return false
 	}
 	w.placed++
 	if w.placeHook != nil {
@@ -214,6 +251,7 @@ func (w *imWorker) place(cpu int) {
 	}
 	w.clearBit(cpu)
 	rq.state.Store(imWoken)
+	return true
 }
 
 // missedIdle is the audit of a mask search that offered no candidate, outside

@@ -136,6 +136,11 @@ type SimRow struct {
 	// mask's wrong answers, the searches SIS_PROP cut short.
 	ProbesPerWakeup                    float64
 	FoundIdle, Early, Wrong, BudgetOut float64
+	// Stacked is the per cent of wakeups whose task was queued behind a
+	// running task, and Wait the kernel time a woken task waited for it
+	// to block, mean over all wakeups (0 for one placed on an idle cpu).
+	Stacked float64
+	Wait    time.Duration
 }
 
 // A SimTable is a simulation's results.
@@ -222,6 +227,9 @@ func (s *idleMask) simulate(cfg SimConfig) (SimRow, error) {
 	row.FoundIdle, _ = res.Metric(FoundIdle.Name)
 	row.Wrong, _ = res.Metric(Wrong.Name)
 	row.BudgetOut, _ = res.Metric(BudgetOut.Name)
+	row.Stacked, _ = res.Metric(Stacked.Name)
+	wait, _ := res.Metric(Wait.Name)
+	row.Wait = time.Duration(math.Round(wait * 1e9))
 	return row, nil
 }
 
@@ -237,10 +245,11 @@ func (t *SimTable) WriteText(w io.Writer) error {
 	b.WriteString("          uperf v5 vs before +23% / +67% / +81% / +51% at 96 / 144 / 192 / 240 threads; v5's last_idle_state filter\n")
 	b.WriteString("          bounds a cpu's writes to 2 a tick once Vincent's change sets the mask at every idle entry\n\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "row\tvariant\tmask writes/s\t/cpu/tick\tprobes/wakeup\tfound idle %\tshortcut %\twrong %\tbudget out %\t")
+	fmt.Fprintln(tw, "row\tvariant\tmask writes/s\t/cpu/tick\tprobes/wakeup\tfound idle %\tshortcut %\twrong %\tbudget out %\tstacked %\twait/wakeup\t")
 	for _, r := range t.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", r.Label, imRowName(r.Variant),
-			bench.SeedCount(r.WritesPerSec), r.WritesPerCPUTick, r.ProbesPerWakeup, r.FoundIdle, r.Early, r.Wrong, r.BudgetOut)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2fµs\t\n", r.Label, imRowName(r.Variant),
+			bench.SeedCount(r.WritesPerSec), r.WritesPerCPUTick, r.ProbesPerWakeup, r.FoundIdle, r.Early, r.Wrong, r.BudgetOut,
+			r.Stacked, float64(r.Wait)/1e3)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
