@@ -76,6 +76,11 @@ func (c simClaim) holds() (ok bool, short string) {
 			return false, fmt.Sprintf("%s is %s%% of %s, needs ≥%s%%", num(a), trim(100*a/b), num(b), trim(100*c.min))
 		}
 		return true, ""
+	case NotAbove:
+		if a > c.min*b {
+			return false, fmt.Sprintf("%s is %s× %s, allows %s×", num(a), trim(a/b), num(b), trim(c.min))
+		}
+		return true, ""
 	case NoWorseBy:
 		if a > b+c.min {
 			return false, fmt.Sprintf("%s → %s, %s more, allows %s", num(b), num(a), trim(a-b), trim(c.min))
