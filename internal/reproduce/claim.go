@@ -51,8 +51,8 @@ const (
 	// fraction, 0.9 is "90% of") of the before-median. A fix that does
 	// less of its job than that does not count, however fast it is.
 	NotBelow
-	// NotAbove, a guard: the after-median is at most Min (a factor, 1.1
-	// is "a tenth more than") times the before-median: a fix may not
+	// NotAbove, a guard: the after-median is at most Min (a fraction,
+	// 1.1 is "110% of") of the before-median: a fix may not
 	// make what its job exists to keep low (a woken task's wait) much
 	// worse.
 	NotAbove
@@ -96,7 +96,7 @@ func (c Claim) criterion() string {
 	case NotBelow:
 		return fmt.Sprintf("%s ≥%s%% of %s's", c.What, trim(100*c.Min), c.Before.label())
 	case NotAbove:
-		return fmt.Sprintf("%s ≤%s× %s's", c.What, trim(c.Min), c.Before.label())
+		return fmt.Sprintf("%s ≤%s%% of %s's", c.What, trim(100*c.Min), c.Before.label())
 	case Ceiling:
 		return fmt.Sprintf("%s ≤%s", c.What, trim(c.Min))
 	case Floor:
@@ -176,7 +176,7 @@ func (c Claim) judge(before, after []float64) outcome {
 		if ma <= c.Min*mb {
 			o.ok = true
 		} else {
-			o.short = fmt.Sprintf("%s is %s× %s's, allows %s×", num(ma), trim(ma/mb), c.Before.label(), trim(c.Min))
+			o.short = fmt.Sprintf("%s is %s%% of %s's, allows ≤%s%%", num(ma), trim(100*ma/mb), c.Before.label(), trim(100*c.Min))
 		}
 		return o
 	case NoWorseBy:

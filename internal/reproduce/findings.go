@@ -147,7 +147,7 @@ func keepsFindingIdle(before, after Experiment) []Guard {
 // busy again by the enqueue), would be decided by a model without that
 // window between the probe and the enqueue.
 func keepsPlacing(before, after Experiment) Guard {
-	return guard("placing woken tasks on idle cpus", "wait per wakeup", idlemask.Wait, NotAbove, before, after, waitKept)
+	return guard("placing woken tasks on idle cpus", "seconds waited per wakeup", idlemask.Wait, NotAbove, before, after, waitKept)
 }
 
 // The two tg->load_avg functions of seed 000's profile: the reads are
