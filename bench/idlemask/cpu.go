@@ -124,8 +124,9 @@ type imWorker struct {
 	busyT, wakeT           uint64
 	tickNs, gap            int64 // TICK_NSEC; kernel time per event of one CPU
 	auditEvery             int64
-	scanNs                 int64 // probe=: kernel ns per cpu probed, or 0 (probe=auto): timed
-	early                  bool  // early=on: select_idle_sibling()'s shortcuts before the scan
+	scanNs                 int64      // probe=: kernel ns per cpu probed, or 0 (probe=auto): timed
+	early                  bool       // early=on: select_idle_sibling()'s shortcuts before the scan
+	hist                   *imHistory // prev=history: the worker's tasks; nil with prev=draw
 	imEarly
 	timedNs, timedProbes int64 // probe=auto: the timed scans' wall time and probes
 	// placeHook and heldHook, when a test sets them, run in place

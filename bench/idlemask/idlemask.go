@@ -54,6 +54,8 @@ var imKeys = []bench.Key{
 	// defaults, which are what the model did before them.
 	{Name: "early", Default: "off", Domain: bench.OneOf("off", "on"), OmitDefault: true,
 		Doc: "on: select_idle_sibling() as the kernel runs it, its shortcuts (idle target, idle prev, idle recent_used_cpu) before the scan, the target the scan's first probe and charged to SIS_PROP; off: every wakeup scans, the target left out (the model's first version)"},
+	{Name: "prev", Default: "draw", Domain: bench.OneOf("draw", "history"), OmitDefault: true,
+		Doc: "where a woken task's prev_cpu and recent_used_cpu come from (early=on): draw, uniformly from the LLC at each wakeup (the model before); history, the task's own, as v5.11 sets them (the cpu its last wakeup put it on, the cpu it last woke another task from), two tasks a cpu"},
 	{Name: "probe", Default: "auto", Domain: bench.Or(bench.OneOf("auto"), bench.IntRange(1, 100_000)), OmitDefault: true,
 		Doc: "kernel ns one runqueue probe adds to avg_scan_cost, which SIS_PROP weighs against avg_idle on the kernel clock; auto: what this machine's timed scans took per probe (reported as sec/probe)"},
 }
@@ -152,8 +154,9 @@ type idleMask struct {
 	auditEvery int64
 	// scanNs is probe= in ns, or 0 for auto (timed); tests set it so
 	// that runs are reproducible.
-	scanNs int64
-	early  bool // early=on
+	scanNs  int64
+	early   bool // early=on
+	history bool // prev=history
 }
 
 func newIdleMask(variant string) (bench.Scenario, error) {
@@ -165,6 +168,7 @@ func newIdleMask(variant string) (bench.Scenario, error) {
 		update: imUpdate(p.Index("update")), scanMask: p.Get("scan") == "mask", sisProp: p.Get("sis") == "prop",
 		busy: p.Int("busy"), wake: p.Int("wake"), width: p.Int("llc"), tick: p.Int("tick"), hz: p.Int("hz")}
 	s.early = p.Get("early") == "on"
+	s.history = p.Get("prev") == "history"
 	if v := p.Get("probe"); v != "auto" {
 		s.scanNs, _ = strconv.ParseInt(v, 10, 64) // canonical, so valid
 	}
@@ -265,6 +269,9 @@ func (s *idleMask) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		scratch: make([]uint64, nw),
 		local:   make([]imLocal, sh.hi-sh.lo),
 		rng:     0x9e3779b97f4a7c15 * uint64(info.Index+1),
+	}
+	if s.history {
+		w.hist = newIMHistory(sh.lo, sh.hi)
 	}
 	for c := range llc.width {
 		w.span[c/64] |= 1 << (c % 64)

@@ -54,11 +54,23 @@ func sisNr(span, avgIdle, avgScanCost int64) int {
 // the shortcuts, kept so that its figures stay reachable.
 func (w *imWorker) wakeup(target int, loc *imLocal) {
 	w.wakeups++
+	h := w.hist
+	if h == nil {
+		w.selectIdleSibling(target, loc)
+		return
+	}
+	h.begin(w.next())
+	h.end(w.lo, w.hi, target, w.selectIdleSibling(target, loc))
+}
+
+// selectIdleSibling is wakeup's search and placement; it returns the cpu
+// the task landed on.
+func (w *imWorker) selectIdleSibling(target int, loc *imLocal) int {
 	if w.early {
 		if cpu := w.shortcut(target); cpu >= 0 {
 			w.found++
 			w.land(cpu)
-			return
+			return cpu
 		}
 	}
 	nr := math.MaxInt
@@ -105,14 +117,16 @@ func (w *imWorker) wakeup(target int, loc *imLocal) {
 		// what one costs (probe=).
 		ksim.UpdateAvg(&loc.avgScanCost, w.scanCost(probes))
 	}
+	landed := target
 	if cpu >= 0 {
 		w.found++
 		w.land(cpu)
+		landed = cpu
 	} else {
 		w.fallback(target)
 	}
 	if !w.scanMask {
-		return
+		return landed
 	}
 	if cpu < 0 {
 		w.fails++
@@ -125,11 +139,12 @@ func (w *imWorker) wakeup(target int, loc *imLocal) {
 				w.missed++
 			}
 		}
-		return
+		return landed
 	}
 	if probes > 1 {
 		w.staleWakeups++ // the mask offered busy CPUs before this one
 	}
+	return landed
 }
 
 // scanCost is the kernel time a select_idle_cpu() of probes probes took:
@@ -161,17 +176,23 @@ func (w *imWorker) scanCost(probes int) int64 {
 //	    (available_idle_cpu(recent_used_cpu) || ...) &&
 //	    cpumask_test_cpu(p->recent_used_cpu, p->cpus_ptr)) return recent_used_cpu;
 //
-// The model's tasks have no history, so the woken task's prev_cpu and
+// With prev=draw, the default, the woken task's prev_cpu and
 // recent_used_cpu are drawn uniformly from the LLC (one draw for both): its
 // last cpu and the cpu it last woke another task from, anywhere in the LLC
-// the workload spreads over. Every simulated CPU shares the target's LLC.
+// the workload spreads over; with prev=history they are the task's own
+// (tasks.go). Every simulated CPU shares the target's LLC.
 // Each test reads that CPU's runqueue line; it returns -1 when none is idle.
 func (w *imWorker) shortcut(target int) int {
 	if w.rqs[target].state.Load() == imIdle {
 		w.sisTarget++
 		return target
 	}
-	prev, recent := imPrevRecent(w.next(), w.width)
+	var prev, recent int
+	if w.hist != nil {
+		prev, recent = w.hist.prevRecent()
+	} else {
+		prev, recent = imPrevRecent(w.next(), w.width)
+	}
 	if prev != target && w.rqs[prev].state.Load() == imIdle {
 		w.sisPrev++
 		return prev
@@ -179,6 +200,10 @@ func (w *imWorker) shortcut(target int) int {
 	if recent != prev && recent != target && w.allowed[recent/64]>>(recent%64)&1 != 0 &&
 		w.rqs[recent].state.Load() == imIdle {
 		w.sisRecent++
+		if w.hist != nil {
+			// p->recent_used_cpu = prev;
+			w.hist.tasks[w.hist.wakee].recent = int32(prev)
+		}
 		return recent
 	}
 	return -1

@@ -38,6 +38,10 @@ type SimConfig struct {
 	Duration time.Duration
 	// Seed perturbs the draws (default 1).
 	Seed uint64
+	// Prev is where a woken task's prev_cpu and recent_used_cpu come
+	// from, as the scenario's prev= key: "draw" (the default) or
+	// "history".
+	Prev string
 }
 
 // The rows: the kernel before the patch, v5 as posted, v5 with Vincent
@@ -80,6 +84,9 @@ func (c SimConfig) withDefaults() SimConfig {
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
+	if c.Prev == "" {
+		c.Prev = "draw"
+	}
 	return c
 }
 
@@ -109,6 +116,8 @@ func (c SimConfig) validate() error {
 		return fmt.Errorf("simulate idlemask: hz %d: want 1000 or 250", c.HZ)
 	case c.Probe < time.Nanosecond || c.Probe > 100*time.Microsecond || c.Probe%time.Nanosecond != 0:
 		return fmt.Errorf("simulate idlemask: probe %s out of range [1ns, 100us]", c.Probe)
+	case c.Prev != "draw" && c.Prev != "history":
+		return fmt.Errorf("simulate idlemask: prev %q: want draw or history", c.Prev)
 	case c.Duration <= 0 || c.Duration > time.Minute:
 		return fmt.Errorf("simulate idlemask: duration %s out of range (0, 1m]", c.Duration)
 	}
@@ -161,8 +170,8 @@ func Simulate(cfg SimConfig) (*SimTable, error) {
 	}
 	t := &SimTable{Config: cfg, Tick: cfg.tick()}
 	for _, r := range simRows {
-		v := fmt.Sprintf("%s/sis=prop/busy=%d/wake=%d/llc=%d/tick=%d/hz=%d/early=on/probe=%d",
-			r.variant, cfg.Busy, cfg.Wake, cfg.LLC, t.Tick, cfg.HZ, cfg.Probe.Nanoseconds())
+		v := fmt.Sprintf("%s/sis=prop/busy=%d/wake=%d/llc=%d/tick=%d/hz=%d/early=on/prev=%s/probe=%d",
+			r.variant, cfg.Busy, cfg.Wake, cfg.LLC, t.Tick, cfg.HZ, cfg.Prev, cfg.Probe.Nanoseconds())
 		sc, err := newIdleMask(v)
 		if err != nil {
 			return nil, fmt.Errorf("simulate %w", err)
@@ -241,6 +250,9 @@ func (t *SimTable) WriteText(w io.Writer) error {
 		c.CPUs, c.CPUs/c.LLC, c.LLC, c.Duration, c.HZ)
 	fmt.Fprintf(&b, "workload: busy=%d%% wake=%d%%, %d idle entries a cpu between ticks (tick=%d events), SIS_PROP on, %s a probe, select_idle_sibling's shortcuts on\n",
 		c.Busy, c.Wake, c.Entries, t.Tick, c.Probe)
+	if c.Prev == "history" {
+		fmt.Fprintf(&b, "prev_cpu and recent_used_cpu from each task's history (%d tasks a cpu), as v5.11 sets them\n", imTasksPerCPU)
+	}
 	b.WriteString("seed 003: 192 cpus, 4 sockets × 24 cores × 2 threads; \"uperf enters and exits 80 times between two ticks\";\n")
 	b.WriteString("          uperf v5 vs before +23% / +67% / +81% / +51% at 96 / 144 / 192 / 240 threads; v5's last_idle_state filter\n")
 	b.WriteString("          bounds a cpu's writes to 2 a tick once Vincent's change sets the mask at every idle entry\n\n")
