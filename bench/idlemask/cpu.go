@@ -47,13 +47,15 @@ type imLLC struct {
 	// rqs is cpu_rq(cpu) for each CPU, filled in by the CPU's owner.
 	rqs   []*imCPU
 	width int
+	// idleCores is sd_llc_shared->has_idle_cores (smt=2).
+	idleCores *imIdleCores
 }
 
 func newIMLLC(width int) *imLLC {
 	nw := (width + 63) / 64
 	pad := bench.LinePad / 8
 	buf := make([]atomic.Uint64, pad+nw+pad)
-	return &imLLC{mask: buf[pad : pad+nw : pad+nw], buf: buf, rqs: make([]*imCPU, width), width: width}
+	return &imLLC{mask: buf[pad : pad+nw : pad+nw], buf: buf, rqs: make([]*imCPU, width), width: width, idleCores: new(imIdleCores)}
 }
 
 // An imCPU is the part of one simulated CPU's runqueue that remote CPUs
@@ -124,9 +126,11 @@ type imWorker struct {
 	busyT, wakeT           uint64
 	tickNs, gap            int64 // TICK_NSEC; kernel time per event of one CPU
 	auditEvery             int64
-	scanNs                 int64      // probe=: kernel ns per cpu probed, or 0 (probe=auto): timed
-	early                  bool       // early=on: select_idle_sibling()'s shortcuts before the scan
-	hist                   *imHistory // prev=history: the worker's tasks; nil with prev=draw
+	scanNs                 int64        // probe=: kernel ns per cpu probed, or 0 (probe=auto): timed
+	early                  bool         // early=on: select_idle_sibling()'s shortcuts before the scan
+	hist                   *imHistory   // prev=history: the worker's tasks; nil with prev=draw
+	smt                    bool         // smt=2: select_idle_core() and select_idle_smt(), has_idle_cores
+	idleCores              *imIdleCores // the LLC's has_idle_cores
 	imEarly
 	timedNs, timedProbes int64 // probe=auto: the timed scans' wall time and probes
 	// placeHook and heldHook, when a test sets them, run in place
@@ -213,7 +217,8 @@ func (w *imWorker) clearBit(c int) {
 // where the governor stops the tick when it expects the CPU to stay idle at
 // least a tick (menu: predicted_ns >= TICK_NSEC).
 func (w *imWorker) idleEntry(c int, rq *imCPU, loc *imLocal) {
-	if !loc.idling {
+	switched := !loc.idling
+	if switched {
 		// The switch to the idle task; newidle balancing (not
 		// modelled) stamps rq->idle_stamp.
 		rq.state.Store(imIdle)
@@ -223,6 +228,10 @@ func (w *imWorker) idleEntry(c int, rq *imCPU, loc *imLocal) {
 		// The running task blocked: the tasks stacked behind it run.
 		w.waitNs += loc.waited(loc.clock.Now())
 		loc.stacked, loc.stackedAt = 0, 0
+	}
+	if switched && w.smt {
+		// set_next_task_idle() calls update_idle_core(rq).
+		w.updateIdleCore(c)
 	}
 	switch w.update {
 	case imAlways, imTick:

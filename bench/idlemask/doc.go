@@ -140,8 +140,27 @@
 // place 15.3 % of wakeups before the patch instead of 20.9 %, and v5's
 // stacked share rises from 78.2 % to 84.2 % (contend simulate idlemask
 // -prev history). Not a default: the history needs a task population the
-// seed does not give. Not modelled: the per-cpu-kthread shortcut and
-// asymmetric capacities.
+// seed does not give. Not modelled: asymmetric capacities.
+//
+// smt=2 pairs CPUs 2k and 2k+1 into cores and adds what v5.11's
+// select_idle_sibling() does on an SMT machine such as the seed's (smt.go):
+// select_idle_core() before select_idle_cpu(), when the LLC's
+// has_idle_cores is set: a scan of the LLC's span, not the mask, with no
+// SIS_PROP budget, each core's threads probed until one is busy, that
+// returns the first wholly idle core or clears the flag; and
+// select_idle_smt(), the target's sibling, after select_idle_cpu() found
+// nothing. has_idle_cores is a shared word of its own: set by
+// __update_idle_core() when a CPU switches to idle beside an idle sibling.
+// cpus-scanned/op counts the core scan's probes too; idle-core-% is the
+// wakeups it placed, core-flag-writes/op the flag's writes. The default
+// smt=1 is the model before (no name changes); contend simulate idlemask
+// runs smt=2, the seed's machine (see At the seed's size): has_idle_cores
+// then takes 2.04M writes a second at 192 cpus, six times the filtered
+// mask's 352k (the kernel keeps it in sd_llc_shared beside the mask's
+// first word, on one line; here it has its own line). Not modelled: the per-cpu-kthread shortcut ("Allow a
+// per-cpu kthread to stack with the wakee", when the waker is a per-cpu
+// kthread on prev with at most one task running): the model's wakers are
+// tasks.
 // early=off, the default (so that recorded results keep their names and
 // figures), is the model's first version: every wakeup scans, and the
 // target is taken out of the candidates, as if select_idle_sibling() had
@@ -229,8 +248,9 @@
 // it audits) and scaled up. Races between a search and the owners' writes
 // count as wrong answers too, as they are in the kernel. scan=all takes no
 // answer from the mask, so its wrong-% is 0. cpus-scanned/op counts
-// select_idle_cpu()'s probes only (the target's included with early=on);
-// the shortcuts' one to three runqueue reads are not in it. early-% is the
+// select_idle_cpu()'s probes (the target's included with early=on) and,
+// with smt=2, select_idle_core()'s and select_idle_smt()'s; the shortcuts'
+// one to three runqueue reads are not in it. early-% is the
 // wakeups a shortcut placed (early=on), found-idle-% includes them,
 // sec/probe is the cost per probe avg_scan_cost was fed, and stacked-% and
 // wait-sec/wakeup are where the woken tasks landed and what they waited
@@ -240,14 +260,21 @@
 //
 // contend simulate idlemask runs the same workers on one thread at seed
 // 003's 192 CPUs in 4 LLCs of 48, with tick= set so that a CPU makes
-// uperf's 80 idle entries between two ticks, early=on and probe=50: mask
-// writes per second and per CPU per tick, CPUs probed per wakeup, idle
-// CPUs found, and the woken tasks stacked and their wait, per update
+// uperf's 80 idle entries between two ticks, early=on, probe=50 and smt=2
+// (the seed's 2 threads a core; -smt 1 gives the model without the SMT
+// search): mask writes per second and per CPU per tick, CPUs probed per
+// wakeup, idle CPUs found, the woken tasks stacked and their wait, and
+// with smt=2 the idle cores found and has_idle_cores' writes, per update
 // policy. At its defaults v5 as posted (update=tickstop) keeps the mask
-// empty, finds an idle CPU for 21.8 % of wakeups against the full scan's
-// 31.8 %, and so stacks 78.2 % of them against 68.2 %: 9.78 µs of wait a
-// wakeup against 8.51 µs, 15 % more, where the exact mask stacks 22.5 % and
-// waits 2.79 µs. What v5 would win back by this measure, tasks spared a
-// short-idle CPU that is busy again by the enqueue, needs the window the
-// simulation does not have (see above).
+// empty, but select_idle_core() still scans the LLC whenever
+// has_idle_cores is set: v5 probes 3.13 runqueues a wakeup against the
+// kernel before it's 5.30 (1.7× fewer, where without the SMT search it
+// probed none against 2.40), finds an idle CPU for 29.9 % of wakeups
+// against 36.1 %, and stacks 70.1 % against 63.9 %: 8.75 µs of wait a
+// wakeup against 7.97 µs, 10 % more (with -smt 1: 21.8 % against 31.8 %
+// found, 78.2 % against 68.2 % stacked, 9.78 µs against 8.51, 15 % more).
+// The exact mask stacks 22.7 % and waits 2.83 µs. What v5 would win back by
+// this measure, tasks spared a short-idle CPU that is busy again by the
+// enqueue, needs the window the simulation does not have (see Where the
+// woken task lands).
 package idlemask

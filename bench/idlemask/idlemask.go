@@ -24,6 +24,10 @@ var (
 		Doc: "kernel time one probe added to avg_scan_cost: probe=, or with probe=auto the wall time of this machine's timed scans per probe"}
 	BudgetOut = bench.Unit{Name: "budget-out-%", Better: bench.Lower,
 		Doc: "wakeups whose search the SIS_PROP budget stopped before it ran out of candidates, per cent"}
+	IdleCore = bench.Unit{Name: "idle-core-%", Better: bench.Higher,
+		Doc: "wakeups select_idle_core() placed on a wholly idle core, per cent (smt=2)"}
+	CoreWrites = bench.Unit{Name: "core-flag-writes/op", Better: bench.Lower,
+		Doc: "writes to sd_llc_shared->has_idle_cores (set at a switch to idle beside an idle sibling, cleared by a failed core scan), per event (smt=2)"}
 	Stacked = bench.Unit{Name: "stacked-%", Better: bench.Lower,
 		Doc: "wakeups whose task was queued behind a running task: none found idle, so the busy target, or a cpu found idle and busy again when the task got there, per cent"}
 	Wait = bench.Unit{Name: "wait-sec/wakeup", Better: bench.Lower,
@@ -56,6 +60,8 @@ var imKeys = []bench.Key{
 		Doc: "on: select_idle_sibling() as the kernel runs it, its shortcuts (idle target, idle prev, idle recent_used_cpu) before the scan, the target the scan's first probe and charged to SIS_PROP; off: every wakeup scans, the target left out (the model's first version)"},
 	{Name: "prev", Default: "draw", Domain: bench.OneOf("draw", "history"), OmitDefault: true,
 		Doc: "where a woken task's prev_cpu and recent_used_cpu come from (early=on): draw, uniformly from the LLC at each wakeup (the model before); history, the task's own, as v5.11 sets them (the cpu its last wakeup put it on, the cpu it last woke another task from), two tasks a cpu"},
+	{Name: "smt", Default: "1", Domain: bench.OneOf("1", "2"), OmitDefault: true,
+		Doc: "hardware threads a core: 2 adds v5.11's SMT search, select_idle_core() (a whole-LLC core scan, unbudgeted, without the mask, gated by has_idle_cores) before select_idle_cpu() and select_idle_smt() after it; 1: none (the model before)"},
 	{Name: "probe", Default: "auto", Domain: bench.Or(bench.OneOf("auto"), bench.IntRange(1, 100_000)), OmitDefault: true,
 		Doc: "kernel ns one runqueue probe adds to avg_scan_cost, which SIS_PROP weighs against avg_idle on the kernel clock; auto: what this machine's timed scans took per probe (reported as sec/probe)"},
 }
@@ -74,7 +80,7 @@ func init() {
 			"update=none/scan=all/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000",
 		},
 		Full:  idleMaskFull(),
-		Units: []bench.Unit{MaskWrites, CPUsScanned, FoundIdle, Wrong, BudgetOut, Early, ProbeCost, Stacked, Wait},
+		Units: []bench.Unit{MaskWrites, CPUsScanned, FoundIdle, Wrong, BudgetOut, Early, ProbeCost, Stacked, Wait, IdleCore, CoreWrites},
 		New:   newIdleMask,
 	})
 }
@@ -111,6 +117,11 @@ func idleMaskFull() []string {
 	// the scan, the target the scan's first probe (early=on).
 	for _, us := range []string{"always/scan=mask", "laststate/scan=mask", "tickstop/scan=mask", "none/scan=all"} {
 		vs = append(vs, "update="+us+"/sis=prop/busy=90/wake=10/tick=100"+rest+"/early=on")
+	}
+	// On SMT, as the seed's machine: select_idle_core() before the mask,
+	// select_idle_smt() after (smt=2).
+	for _, us := range []string{"laststate/scan=mask", "tickstop/scan=mask", "none/scan=all"} {
+		vs = append(vs, "update="+us+"/sis=prop/busy=90/wake=10/tick=100"+rest+"/early=on/smt=2")
 	}
 	return vs
 }
@@ -157,6 +168,7 @@ type idleMask struct {
 	scanNs  int64
 	early   bool // early=on
 	history bool // prev=history
+	smt     bool // smt=2
 }
 
 func newIdleMask(variant string) (bench.Scenario, error) {
@@ -169,6 +181,10 @@ func newIdleMask(variant string) (bench.Scenario, error) {
 		busy: p.Int("busy"), wake: p.Int("wake"), width: p.Int("llc"), tick: p.Int("tick"), hz: p.Int("hz")}
 	s.early = p.Get("early") == "on"
 	s.history = p.Get("prev") == "history"
+	s.smt = p.Get("smt") == "2"
+	if s.smt && s.width%2 != 0 {
+		return nil, fmt.Errorf("idlemask: smt=2 pairs cpus into cores: llc=%d is odd", s.width)
+	}
 	if v := p.Get("probe"); v != "auto" {
 		s.scanNs, _ = strconv.ParseInt(v, 10, 64) // canonical, so valid
 	}
@@ -260,6 +276,8 @@ func (s *idleMask) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		auditEvery: s.auditEvery,
 		scanNs:     s.scanNs,
 		early:      s.early,
+		smt:        s.smt,
+		idleCores:  llc.idleCores,
 		// Each CPU's sched_domain has its own copy of the span, the
 		// task carries its allowed mask, and select_idle_mask is per
 		// CPU: all three are the worker's own, touched first here on
@@ -344,6 +362,10 @@ func (s *idleMask) Finish(res *bench.Result) error {
 	res.AddMetric(BudgetOut, out)
 	res.AddMetric(Stacked, 100*float64(t.stacked)/wakeups)
 	res.AddMetric(Wait, float64(t.waitNs+pending)*1e-9/wakeups)
+	if s.smt {
+		res.AddMetric(IdleCore, 100*float64(t.coreFound)/wakeups)
+		res.AddMetric(CoreWrites, float64(t.coreWrites)/ops)
+	}
 	if s.early {
 		res.AddMetric(Early, 100*float64(e.total())/float64(max(t.wakeups, 1)))
 	}
@@ -432,6 +454,8 @@ type imCounts struct {
 	audits       int64 // failed mask searches audited
 	missed       int64 // audited failures, not already stale, with an idle CPU the mask did not offer
 	budgetOut    int64 // searches the SIS_PROP budget stopped
+	coreFound    int64 // wakeups select_idle_core() placed (smt=2)
+	coreWrites   int64 // writes to has_idle_cores (smt=2)
 	stacked      int64 // woken tasks queued behind a running task (counted by the waker)
 	waitNs       int64 // kernel time stacked tasks waited until their cpu's task blocked (counted by the cpu's owner)
 }
@@ -448,6 +472,8 @@ func (c *imCounts) add(o *imCounts) {
 	c.audits += o.audits
 	c.missed += o.missed
 	c.budgetOut += o.budgetOut
+	c.coreFound += o.coreFound
+	c.coreWrites += o.coreWrites
 	c.stacked += o.stacked
 	c.waitNs += o.waitNs
 }

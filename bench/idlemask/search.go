@@ -73,6 +73,16 @@ func (w *imWorker) selectIdleSibling(target int, loc *imLocal) int {
 			return cpu
 		}
 	}
+	if w.smt {
+		cpu, probes := w.selectIdleCore(target)
+		w.probes += int64(probes)
+		if cpu >= 0 {
+			w.found++
+			w.coreFound++
+			w.land(cpu)
+			return cpu
+		}
+	}
 	nr := math.MaxInt
 	if w.sisProp {
 		nr = sisNr(w.width, loc.avgIdle, loc.avgScanCost)
@@ -122,6 +132,10 @@ func (w *imWorker) selectIdleSibling(target int, loc *imLocal) int {
 		w.found++
 		w.land(cpu)
 		landed = cpu
+	} else if s := w.smtSibling(target); s >= 0 {
+		w.found++
+		w.land(s)
+		landed = s
 	} else {
 		w.fallback(target)
 	}

@@ -86,8 +86,9 @@ func simRateLimit(b SimBudget) *SimVerdict {
 }
 
 // simIdleMask is finding 6 at the seed's size: 192 cpus in 4 LLCs of 48,
-// uperf's 80 idle entries between ticks, select_idle_sibling()'s
-// shortcuts on (the kernel's; the pinned finding runs early=on too).
+// 2 threads a core, uperf's 80 idle entries between ticks,
+// select_idle_sibling()'s shortcuts on (the kernel's; the pinned finding
+// runs early=on too) and its SMT search (the pinned finding runs smt=1).
 func simIdleMask(b SimBudget) *SimVerdict {
 	const size = "192 cpus in 4 LLCs of 48 (seed 003's 4-socket machine)"
 	tab, err := idlemask.Simulate(idlemask.SimConfig{Duration: b.duration(50*time.Millisecond, 2*time.Millisecond)})
@@ -112,6 +113,7 @@ func simIdleMask(b SimBudget) *SimVerdict {
 			fmt.Sprintf("busy=%d%%, wake=%d%%, %d idle entries a cpu between ticks (\"uperf enters and exits 80 times between two ticks\"), HZ=%d", c.Busy, c.Wake, c.Entries, c.HZ),
 			fmt.Sprintf("%v of kernel time per runqueue probe in avg_scan_cost (a line in another core's cache within the socket; the pinned run measures its own)", c.Probe),
 			"no time is simulated: the probes a wakeup makes stand for the search's cost, and the mask's writes for the filter's",
+			fmt.Sprintf("%d threads a core (seed 003's): v5.11's select_idle_core() scans the whole LLC, not the mask, while has_idle_cores is set, and its probes count in both rows", c.SMT),
 			fmt.Sprintf("a woken task stacked on a busy cpu waits until its running task blocks, which the duty cycle gives (1/%d of a tick on average); no window between the probe and the enqueue, so no task finds a cpu found idle busy again", c.Entries),
 		}}
 	simJudge(v,
