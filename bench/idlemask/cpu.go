@@ -123,7 +123,7 @@ type imWorker struct {
 	span, allowed, scratch []uint64
 	lo, hi                 int
 	width                  int64 // sd->span_weight of the LLC domain
-	busyT, wakeT           uint64
+	busyT, wakeT, kthreadT uint64
 	tickNs, gap            int64 // TICK_NSEC; kernel time per event of one CPU
 	auditEvery             int64
 	scanNs                 int64        // probe=: kernel ns per cpu probed, or 0 (probe=auto): timed

@@ -157,10 +157,21 @@
 // runs smt=2, the seed's machine (see At the seed's size): has_idle_cores
 // then takes 2.04M writes a second at 192 cpus, six times the filtered
 // mask's 352k (the kernel keeps it in sd_llc_shared beside the mask's
-// first word, on one line; here it has its own line). Not modelled: the per-cpu-kthread shortcut ("Allow a
-// per-cpu kthread to stack with the wakee", when the waker is a per-cpu
-// kthread on prev with at most one task running): the model's wakers are
-// tasks.
+// first word, on one line; here it has its own line).
+//
+// kthread= is the share of wakeups a per-cpu kthread makes (a kworker
+// completing the wakee's IO, or ksoftirqd), for select_idle_sibling()'s
+// case after prev: "Allow a per-cpu kthread to stack with the wakee if the
+// kworker thread and the tasks previous CPUs are the same", when prev is
+// the waking CPU and it runs nothing but the kthread (no task stacked
+// there): the wakee is stacked on prev without a scan, and counts in
+// early-% and stacked-%. Its wait is priced as any stacked task's, by the
+// duty cycle, though a kthread finishing its work is likely to block
+// sooner. The default 0 is the model before; the seed's uperf gives no
+// share (its wakeups come from the sending task, or ksoftirqd under
+// softirq load), so nothing runs it by default. With prev=draw, prev is
+// the target one wakeup in llc=; prev=history makes it likelier.
+//
 // early=off, the default (so that recorded results keep their names and
 // figures), is the model's first version: every wakeup scans, and the
 // target is taken out of the candidates, as if select_idle_sibling() had

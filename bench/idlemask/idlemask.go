@@ -19,7 +19,7 @@ var (
 	Wrong = bench.Unit{Name: "wrong-%", Better: bench.Lower,
 		Doc: "wakeups the mask answered wrongly (offered a busy CPU, or none while one was idle), per cent"}
 	Early = bench.Unit{Name: "early-%", Better: bench.Higher,
-		Doc: "wakeups select_idle_sibling()'s shortcuts placed before any scan (an idle target, prev or recent_used_cpu), per cent (early=on)"}
+		Doc: "wakeups select_idle_sibling()'s shortcuts placed before any scan (an idle target, prev or recent_used_cpu, or prev by the per-cpu-kthread case), per cent (early=on)"}
 	ProbeCost = bench.Unit{Name: "sec/probe", Better: bench.Lower,
 		Doc: "kernel time one probe added to avg_scan_cost: probe=, or with probe=auto the wall time of this machine's timed scans per probe"}
 	BudgetOut = bench.Unit{Name: "budget-out-%", Better: bench.Lower,
@@ -62,6 +62,8 @@ var imKeys = []bench.Key{
 		Doc: "where a woken task's prev_cpu and recent_used_cpu come from (early=on): draw, uniformly from the LLC at each wakeup (the model before); history, the task's own, as v5.11 sets them (the cpu its last wakeup put it on, the cpu it last woke another task from), two tasks a cpu"},
 	{Name: "smt", Default: "1", Domain: bench.OneOf("1", "2"), OmitDefault: true,
 		Doc: "hardware threads a core: 2 adds v5.11's SMT search, select_idle_core() (a whole-LLC core scan, unbudgeted, without the mask, gated by has_idle_cores) before select_idle_cpu() and select_idle_smt() after it; 1: none (the model before)"},
+	{Name: "kthread", Default: "0", Domain: bench.IntRange(0, 100), OmitDefault: true,
+		Doc: "percent of wakeups a per-cpu kthread makes (a kworker completing the wakee's IO, ksoftirqd), which select_idle_sibling() stacks on prev when prev is the kthread's cpu and runs nothing else (early=on); 0: none (the model before)"},
 	{Name: "probe", Default: "auto", Domain: bench.Or(bench.OneOf("auto"), bench.IntRange(1, 100_000)), OmitDefault: true,
 		Doc: "kernel ns one runqueue probe adds to avg_scan_cost, which SIS_PROP weighs against avg_idle on the kernel clock; auto: what this machine's timed scans took per probe (reported as sec/probe)"},
 }
@@ -169,6 +171,7 @@ type idleMask struct {
 	early   bool // early=on
 	history bool // prev=history
 	smt     bool // smt=2
+	kthread int  // kthread=, percent
 }
 
 func newIdleMask(variant string) (bench.Scenario, error) {
@@ -182,6 +185,7 @@ func newIdleMask(variant string) (bench.Scenario, error) {
 	s.early = p.Get("early") == "on"
 	s.history = p.Get("prev") == "history"
 	s.smt = p.Get("smt") == "2"
+	s.kthread = p.Int("kthread")
 	if s.smt && s.width%2 != 0 {
 		return nil, fmt.Errorf("idlemask: smt=2 pairs cpus into cores: llc=%d is odd", s.width)
 	}
@@ -271,6 +275,7 @@ func (s *idleMask) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		sisProp:    s.sisProp,
 		busyT:      imPercent(s.busy),
 		wakeT:      imPercent(s.wake),
+		kthreadT:   imPercent(s.kthread),
 		tickNs:     tickNs,
 		gap:        max(tickNs/int64(s.tick), 1),
 		auditEvery: s.auditEvery,

@@ -722,7 +722,7 @@ func TestIdleMaskRun(t *testing.T) {
 		"update=always/scan=mask/busy=50/wake=30/tick=10/early=on",
 		"update=laststate/scan=mask/busy=50/wake=30/tick=10/early=on/probe=50",
 		"update=tickstop/scan=mask/busy=50/wake=30/tick=10/early=on/prev=history",
-		"update=laststate/scan=mask/busy=50/wake=30/tick=10/early=on/smt=2",
+		"update=laststate/scan=mask/busy=50/wake=30/tick=10/early=on/smt=2/kthread=30/prev=history",
 	} {
 		t.Run(v, func(t *testing.T) {
 			s := benchtest.New(t, "idlemask", v)

@@ -67,7 +67,11 @@ func (w *imWorker) wakeup(target int, loc *imLocal) {
 // the task landed on.
 func (w *imWorker) selectIdleSibling(target int, loc *imLocal) int {
 	if w.early {
-		if cpu := w.shortcut(target); cpu >= 0 {
+		switch cpu := w.shortcut(target, loc); {
+		case cpu == imStackOnPrev:
+			w.stack(target)
+			return target
+		case cpu >= 0:
 			w.found++
 			w.land(cpu)
 			return cpu
@@ -177,9 +181,13 @@ func (w *imWorker) scanCost(probes int) int64 {
 	return n * w.timedNs / w.timedProbes
 }
 
+// imStackOnPrev is shortcut's answer for the per-cpu-kthread case: the
+// wakee stacks on prev, the busy target.
+const imStackOnPrev = -2
+
 // shortcut is select_idle_sibling()'s early returns before it calls
-// select_idle_cpu() (v5.11; the per-cpu-kthread case and the capacity tests
-// of asymmetric machines are not modelled):
+// select_idle_cpu() (v5.11; the capacity tests of asymmetric machines are
+// not modelled; the per-cpu-kthread case, below, with kthread=):
 //
 //	if (available_idle_cpu(target) || sched_idle_cpu(target)) return target;
 //	if (prev != target && cpus_share_cache(prev, target) &&
@@ -195,8 +203,9 @@ func (w *imWorker) scanCost(probes int) int64 {
 // last cpu and the cpu it last woke another task from, anywhere in the LLC
 // the workload spreads over; with prev=history they are the task's own
 // (tasks.go). Every simulated CPU shares the target's LLC.
-// Each test reads that CPU's runqueue line; it returns -1 when none is idle.
-func (w *imWorker) shortcut(target int) int {
+// Each test reads that CPU's runqueue line; it returns -1 when none is
+// idle, imStackOnPrev when the per-cpu kthread case stacks the wakee.
+func (w *imWorker) shortcut(target int, loc *imLocal) int {
 	if w.rqs[target].state.Load() == imIdle {
 		w.sisTarget++
 		return target
@@ -210,6 +219,16 @@ func (w *imWorker) shortcut(target int) int {
 	if prev != target && w.rqs[prev].state.Load() == imIdle {
 		w.sisPrev++
 		return prev
+	}
+	// if (is_per_cpu_kthread(current) && prev == smp_processor_id() &&
+	//     this_rq()->nr_running <= 1)
+	//	return prev;
+	// The kthread is the target's only task when nothing is stacked
+	// there; the wakee then waits behind it (the kthread is taken to
+	// run on as the cpu's duty cycle says: priced like any stacked task).
+	if w.kthreadT > 0 && prev == target && loc.stacked == 0 && uint64(uint32(w.next())) < w.kthreadT {
+		w.sisKthread++
+		return imStackOnPrev
 	}
 	if recent != prev && recent != target && w.allowed[recent/64]>>(recent%64)&1 != 0 &&
 		w.rqs[recent].state.Load() == imIdle {
@@ -373,12 +392,14 @@ func imPrevRecent(r uint64, width int64) (prev, recent int) {
 // which one.
 type imEarly struct {
 	sisTarget, sisPrev, sisRecent int64
+	sisKthread                    int64 // stacked on prev by the per-cpu-kthread case (kthread=)
 }
 
 func (e *imEarly) add(o *imEarly) {
 	e.sisTarget += o.sisTarget
 	e.sisPrev += o.sisPrev
 	e.sisRecent += o.sisRecent
+	e.sisKthread += o.sisKthread
 }
 
-func (e *imEarly) total() int64 { return e.sisTarget + e.sisPrev + e.sisRecent }
+func (e *imEarly) total() int64 { return e.sisTarget + e.sisPrev + e.sisRecent + e.sisKthread }

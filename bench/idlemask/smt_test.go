@@ -104,6 +104,7 @@ func TestIdleMaskSMTSearch(t *testing.T) {
 	}
 }
 
+// smt= and kthread= are left out of the name at their defaults.
 func TestIdleMaskSMTVariants(t *testing.T) {
 	const base = "update=laststate/scan=mask/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000"
 	benchtest.CheckVariants(t, "idlemask", [][2]string{
@@ -111,6 +112,9 @@ func TestIdleMaskSMTVariants(t *testing.T) {
 		{"smt=2", base + "/smt=2"},
 		{"smt=2/early=on/prev=history", base + "/early=on/prev=history/smt=2"},
 		{"smt=4", `!smt="4": unknown value (want 1|2)`},
+		{"kthread=0", base},
+		{"kthread=20/early=on/smt=2", base + "/early=on/smt=2/kthread=20"},
+		{"kthread=101", `!kthread="101": out of range (want 0..100)`},
 		{"smt=2/llc=7", "!smt=2 pairs cpus into cores: llc=7 is odd"},
 	})
 }

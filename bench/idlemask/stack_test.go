@@ -129,3 +129,35 @@ func TestIdleMaskStackedCounts(t *testing.T) {
 		}
 	}
 }
+
+// The per-cpu-kthread case of select_idle_sibling(): a kthread waking a task
+// whose prev is the kthread's own cpu, with nothing else running there,
+// stacks it on prev without a scan, even with an idle cpu in the LLC.
+func TestIdleMaskKthreadStacks(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		kthread     string
+		prevTarget  bool
+		stackedHere int64 // tasks already stacked on the target
+		wantOn      int   // where the task lands
+	}{
+		{"the kthread's cpu is prev: stacked there", "100", true, 0, 0},
+		{"prev elsewhere: the scan finds cpu 5", "100", false, 0, 5},
+		{"nr_running > 1 on prev: the scan", "100", true, 1, 5},
+		{"no kthread wakers (kthread=0): the scan", "0", true, 0, 5},
+	} {
+		s, ws := imSetup(t, "update=always/scan=all/sis=none/busy=100/wake=0/llc=8/early=on/kthread="+tt.kthread, 1)
+		w := ws[0]
+		imDraw(t, w, func(p, r int) bool { return (p == 0) == tt.prevTarget && r != 5 && p != 5 })
+		s.llcs[0].rqs[5].state.Store(imIdle)
+		w.local[0].stack(tt.stackedHere)
+		got := w.selectIdleSibling(0, &w.local[0])
+		wantStacked := tt.stackedHere
+		if tt.wantOn == 0 {
+			wantStacked++
+		}
+		if got != tt.wantOn || w.local[0].stacked != wantStacked || (w.sisKthread == 1) != (tt.wantOn == 0) {
+			t.Errorf("%s: landed on %d, %d stacked on the target, kthread case %d; want %d, %d", tt.name, got, w.local[0].stacked, w.sisKthread, tt.wantOn, wantStacked)
+		}
+	}
+}
