@@ -167,8 +167,12 @@ func idleMaskEvents(w *imWorker, n int) {
 		rq := w.rqs[c]
 		if rq.queued.Load() != 0 {
 			// Tasks queued here by another worker's wakers, since
-			// this CPU's last event at the earliest.
-			loc.stack(int64(rq.queued.Swap(0)))
+			// this CPU's last event at the earliest: they wait for
+			// its running task, or, if it has gone idle since, run
+			// at once.
+			if n := int64(rq.queued.Swap(0)); !loc.idling {
+				loc.stack(n)
+			}
 		}
 		loc.clock.Advance(w.gap)
 		r := w.next()

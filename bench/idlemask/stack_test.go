@@ -84,6 +84,12 @@ func TestIdleMaskStackedRemote(t *testing.T) {
 	if want := loc.clock.Now() - taken; w1.waitNs != want || want < 3000 {
 		t.Errorf("waited %d ns, want %d (from the owner's event that took it in, ≥ 3000)", w1.waitNs, want)
 	}
+	// Queued on cpu 5, now idle: the owner runs it at once, nothing waits.
+	w0.stack(cpu)
+	w1.Run(w1.hi - w1.lo)
+	if q := s.llcs[0].rqs[cpu].queued.Load(); q != 0 || loc.stacked != 0 {
+		t.Errorf("queued on an idle cpu: queued %d, stacked %d after the owner's next event; want 0, 0", q, loc.stacked)
+	}
 }
 
 // Over runs of every kind, on one thread (no races): each wakeup either
