@@ -136,10 +136,11 @@
 // (select_task_rq_fair()'s current->recent_used_cpu = cpu), or its old
 // prev after the shortcut returned it. Since the model's CPUs keep their
 // duty cycle whatever they run, a task's prev is a CPU that took it and
-// was busy since, so history lowers early-%: at 192 cpus the shortcuts
-// place 15.3 % of wakeups before the patch instead of 20.9 %, and v5's
-// stacked share rises from 78.2 % to 84.2 % (contend simulate idlemask
-// -prev history). Not a default: the history needs a task population the
+// was busy since, so history lowers early-%: at 192 cpus (contend
+// simulate idlemask -prev history, smt=2) the shortcuts place 14.4 % of
+// wakeups before the patch instead of 19.6 %, and v5's stacked share rises
+// from 70.1 % to 74.4 % (with -smt 1: 15.3 % instead of 20.9 %, and 84.2 %
+// instead of 78.2 %). Not a default: the history needs a task population the
 // seed does not give. Not modelled: asymmetric capacities.
 //
 // smt=2 pairs CPUs 2k and 2k+1 into cores and adds what v5.11's
