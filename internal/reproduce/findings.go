@@ -329,6 +329,7 @@ func idleMask(e *Env) *Finding {
 	// makes overstates what a mask saves); the same pair without them is
 	// shown beside.
 	scanAllFull, scanMaskFull := e.idlemaskNoEarly(imScanAll), e.idlemaskNoEarly(imScanMask)
+	scanAllSMT, scanMaskSMT := e.idlemaskSMT(imScanAll), e.idlemaskSMT(imScanMask)
 	return &Finding{
 		ID:    6,
 		Title: "A shared idle cpumask makes the scheduler's path cheaper when most CPUs are busy, and the last_idle_state filter keeps its writes from costing",
@@ -358,6 +359,9 @@ func idleMask(e *Env) *Finding {
 			shown("mask writes per event, exact mask", idlemask.MaskWrites, e.idlemask(imExactWrite), lastState),
 			forReference("ns per event without select_idle_sibling()'s shortcuts (early=off)", ns, scanAllFull, scanMaskFull),
 			forReference("wakeups that found an idle cpu without the shortcuts, %", idlemask.FoundIdle, scanAllFull, scanMaskFull),
+			forReference("cpus scanned per event on 2-thread cores (smt=2: select_idle_core() scans the LLC first)", idlemask.CPUsScanned, scanAllSMT, scanMaskSMT),
+			forReference("wakeups that found an idle cpu on 2-thread cores, %", idlemask.FoundIdle, scanAllSMT, scanMaskSMT),
+			forReference("seconds waited per wakeup on 2-thread cores", idlemask.Wait, scanAllSMT, scanMaskSMT),
 		},
 	}
 }
