@@ -142,8 +142,10 @@ func simIdleMask(b SimBudget) *SimVerdict {
 // the seed's workload every wakeup the search fails is stacked on the
 // busy target, so a mask that finds idle cpus for nine wakeups in ten of
 // its baseline's stacks a few per cent more of them (from the full scan's
-// 68% to 71%), well inside it, and v5's empty mask, 15% more wait at 192
-// cpus, outside. Stated, not derived.
+// 68% to 71%), well inside it. v5's empty mask waits 15% more at 192 cpus
+// without the SMT search (outside) and 9.8% more with it (select_idle_core()
+// still places some tasks: just inside, and there the found-idle guard,
+// 83% of the baseline's, is the one that fails). Stated, not derived.
 const (
 	foundIdleKept = 0.9
 	wrongSlack    = 10
