@@ -694,7 +694,8 @@ func TestIdleMaskFinishChecks(t *testing.T) {
 }
 
 func TestIdleMaskDoesNotAllocate(t *testing.T) {
-	for _, v := range []string{"update=always/scan=mask/wake=50", "update=laststate/scan=all/wake=50/llc=200", "update=tickstop/wake=50"} {
+	for _, v := range []string{"update=always/scan=mask/wake=50", "update=laststate/scan=all/wake=50/llc=200", "update=tickstop/wake=50",
+		"update=laststate/wake=50/early=on/prev=history/smt=2/kthread=50"} {
 		_, ws := imSetup(t, v, 1)
 		ws[0].scanNs = 0 // the timed scans too
 		if allocs := testing.AllocsPerRun(20, func() { ws[0].Run(1000) }); allocs != 0 {
