@@ -226,7 +226,14 @@
 // again by the enqueue (the CAS in place fails; only a race between
 // workers does that, so the one-thread simulation has none, and Aubrey's
 // case is in the model only as that race: no window between the probe and
-// the enqueue is simulated). A stacked task waits until the running task
+// the enqueue is simulated). That missing window is the assumption most
+// likely to move the comparison towards v5: at the seed's workload an idle
+// CPU's event ends its idle period with probability (1-wake)·busy = 0.81,
+// so the model's idle periods last 1/0.81 events, 1.4 µs at 1.125 µs an
+// event, comparable to the microsecond or so a remote wakeup may take (an
+// IPI or a remote rq lock; not measured here), and a window of that size
+// would catch many of the CPUs the full scan finds idle busy again, which
+// an empty mask never offers. A stacked task waits until the running task
 // blocks: the CPU's next switch to idle, on that CPU's kernel clock. CFS
 // would not preempt sooner: the woken task's vruntime lands near the
 // runqueue's min_vruntime, within wakeup_gran (1 ms × (1 + ilog2(8)) = 4 ms
