@@ -87,6 +87,17 @@
 // kernel's for the same idle CPUs. The simulation (sim.go) walks them from
 // the nohz balancer as the kernel does.
 //
+// nohz= adds the nohz struct's own words to the benchmark (nohz.go,
+// bench.Nohz): a worker's first idle tick after a busy one is
+// nohz_balance_enter_idle(), setting its CPU in the machine-wide
+// nohz.idle_cpus_mask and, before Shrikanth Hegde's 5d86d542f68f
+// (nohz=counter), incrementing the atomic nohz.nr_cpus; each busy tick is
+// nohz_balancer_kick(), which exits nohz first (clear, decrement) and then
+// tests for a tickless CPU, by the counter before and by cpumask_empty()
+// after (nohz=weight), reading nohz.next_balance when there is one. The
+// balancing itself is unchanged. nohz=none, the default, is the model
+// before the key; nohz-writes/op counts the locked writes.
+//
 // Each domain starts at balance_interval = sd_weight ms and, with
 // phase=aligned, at last_balance = 0 as sd_init() leaves every CPU; with
 // phase=spread, the default, worker i starts i/W of an interval early,
