@@ -47,13 +47,15 @@ type imLLC struct {
 	// rqs is cpu_rq(cpu) for each CPU, filled in by the CPU's owner.
 	rqs   []*imCPU
 	width int
+	// idleCores is sd_llc_shared->has_idle_cores (smt=2).
+	idleCores *imIdleCores
 }
 
 func newIMLLC(width int) *imLLC {
 	nw := (width + 63) / 64
 	pad := bench.LinePad / 8
 	buf := make([]atomic.Uint64, pad+nw+pad)
-	return &imLLC{mask: buf[pad : pad+nw : pad+nw], buf: buf, rqs: make([]*imCPU, width), width: width}
+	return &imLLC{mask: buf[pad : pad+nw : pad+nw], buf: buf, rqs: make([]*imCPU, width), width: width, idleCores: new(imIdleCores)}
 }
 
 // An imCPU is the part of one simulated CPU's runqueue that remote CPUs
@@ -71,7 +73,12 @@ type imCPU struct {
 	// mask bit as this CPU last wrote it. sched_init() starts it at 1;
 	// here it starts equal to the initial bit. Owner only.
 	last uint32
-	_    [bench.LinePad - 8]byte
+	// queued counts the woken tasks a waker on another worker queued here
+	// behind a running task (the CPU it found idle was busy again when the
+	// task got there); the owner takes them into its own count of stacked
+	// tasks at its next event (see imLocal.stacked).
+	queued atomic.Uint32
+	_      [bench.LinePad - 12]byte
 }
 
 // An imLocal is what only a simulated CPU itself reads and writes, kept in
@@ -90,10 +97,15 @@ type imLocal struct {
 	// predicted is the cpuidle governor's expected idle duration: an
 	// update_avg() of this CPU's idle periods, uncapped (menu averages
 	// its recent intervals). The tick is stopped when it reaches a tick.
-	predicted   int64
-	idling      bool // in an idle period (state imIdle, or imWoken not yet run)
-	tickStopped bool // this idle period stopped the tick (update=tickstop)
-	nohzStopped bool // rq->nohz_tick_stopped: in nohz.idle_cpus_mask (nohz.go)
+	predicted int64
+	// stacked is the woken tasks queued on this CPU behind its running
+	// task, and stackedAt the sum of their enqueue times on its clock:
+	// they run when that task blocks (the CPU's next switch to idle), and
+	// each waited from its enqueue until then. See wait.
+	stacked, stackedAt int64
+	idling             bool // in an idle period (state imIdle, or imWoken not yet run)
+	tickStopped        bool // this idle period stopped the tick (update=tickstop)
+	nohzStopped        bool // rq->nohz_tick_stopped: in nohz.idle_cpus_mask (nohz.go)
 }
 
 // An imWorker owns CPUs [lo, hi) of one simulated LLC. Everything here is
@@ -112,11 +124,14 @@ type imWorker struct {
 	span, allowed, scratch []uint64
 	lo, hi                 int
 	width                  int64 // sd->span_weight of the LLC domain
-	busyT, wakeT           uint64
+	busyT, wakeT, kthreadT uint64
 	tickNs, gap            int64 // TICK_NSEC; kernel time per event of one CPU
 	auditEvery             int64
-	scanNs                 int64 // probe=: kernel ns per cpu probed, or 0 (probe=auto): timed
-	early                  bool  // early=on: select_idle_sibling()'s shortcuts before the scan
+	scanNs                 int64        // probe=: kernel ns per cpu probed, or 0 (probe=auto): timed
+	early                  bool         // early=on: select_idle_sibling()'s shortcuts before the scan
+	hist                   *imHistory   // prev=history: the worker's tasks; nil with prev=draw
+	smt                    bool         // smt=2: select_idle_core() and select_idle_smt(), has_idle_cores
+	idleCores              *imIdleCores // the LLC's has_idle_cores
 	imEarly
 	timedNs, timedProbes int64 // probe=auto: the timed scans' wall time and probes
 	// placeHook and heldHook, when a test sets them, run in place
@@ -157,9 +172,18 @@ func idleMaskEvents(w *imWorker, n int) {
 			w.cur = w.lo
 		}
 		loc := &w.local[c-w.lo]
+		rq := w.rqs[c]
+		if rq.queued.Load() != 0 {
+			// Tasks queued here by another worker's wakers, since
+			// this CPU's last event at the earliest: they wait for
+			// its running task, or, if it has gone idle since, run
+			// at once.
+			if n := int64(rq.queued.Swap(0)); !loc.idling {
+				loc.stack(n)
+			}
+		}
 		loc.clock.Advance(w.gap)
 		r := w.next()
-		rq := w.rqs[c]
 		if loc.idling && rq.state.Load() == imWoken {
 			// A waker queued a task here: it runs now.
 			w.idleExit(c, rq, loc)
@@ -205,13 +229,21 @@ func (w *imWorker) clearBit(c int) {
 // where the governor stops the tick when it expects the CPU to stay idle at
 // least a tick (menu: predicted_ns >= TICK_NSEC).
 func (w *imWorker) idleEntry(c int, rq *imCPU, loc *imLocal) {
-	if !loc.idling {
+	switched := !loc.idling
+	if switched {
 		// The switch to the idle task; newidle balancing (not
 		// modelled) stamps rq->idle_stamp.
 		rq.state.Store(imIdle)
 		loc.idling = true
 		loc.idleSince = loc.clock.Now()
 		loc.tickStopped = false
+		// The running task blocked: the tasks stacked behind it run.
+		w.waitNs += loc.waited(loc.clock.Now())
+		loc.stacked, loc.stackedAt = 0, 0
+	}
+	if switched && w.smt {
+		// set_next_task_idle() calls update_idle_core(rq).
+		w.updateIdleCore(c)
 	}
 	switch w.update {
 	case imAlways, imTick:
@@ -324,3 +356,13 @@ func (w *imWorker) schedulerTick(c int, rq *imCPU) {
 		}
 	}
 }
+
+// stack queues n woken tasks on this CPU behind its running task, now.
+func (loc *imLocal) stack(n int64) {
+	loc.stacked += n
+	loc.stackedAt += n * loc.clock.Now()
+}
+
+// waited is the kernel time the tasks stacked on this CPU have waited by
+// now, summed.
+func (loc *imLocal) waited(now int64) int64 { return loc.stacked*now - loc.stackedAt }

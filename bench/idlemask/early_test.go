@@ -112,7 +112,7 @@ func TestIdleMaskScanCost(t *testing.T) {
 	}
 }
 
-// early= and probe= are left out of the name at their defaults, the
+// early=, prev= and probe= are left out of the name at their defaults, the
 // model before them, so recorded results keep their names.
 func TestIdleMaskEarlyProbeVariants(t *testing.T) {
 	const base = "update=laststate/scan=mask/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000"
@@ -124,6 +124,10 @@ func TestIdleMaskEarlyProbeVariants(t *testing.T) {
 		{"early=yes", `!early="yes": unknown value (want off|on)`},
 		{"probe=0", "!probe=\"0\": out of range (want auto|1..100000)"},
 		{"probe=50ns", `!probe="50ns": unknown value (want auto|1..100000)`},
+		{"prev=draw", base},
+		{"early=on/prev=history", base + "/early=on/prev=history"},
+		{"probe=75/prev=history", base + "/prev=history/probe=75"},
+		{"prev=recent", `!prev="recent": unknown value (want draw|history)`},
 	})
 }
 

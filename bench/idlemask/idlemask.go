@@ -19,11 +19,19 @@ var (
 	Wrong = bench.Unit{Name: "wrong-%", Better: bench.Lower,
 		Doc: "wakeups the mask answered wrongly (offered a busy CPU, or none while one was idle), per cent"}
 	Early = bench.Unit{Name: "early-%", Better: bench.Higher,
-		Doc: "wakeups select_idle_sibling()'s shortcuts placed before any scan (an idle target, prev or recent_used_cpu), per cent (early=on)"}
+		Doc: "wakeups select_idle_sibling()'s shortcuts placed before any scan (an idle target, prev or recent_used_cpu, or prev by the per-cpu-kthread case), per cent (early=on)"}
 	ProbeCost = bench.Unit{Name: "sec/probe", Better: bench.Lower,
 		Doc: "kernel time one probe added to avg_scan_cost: probe=, or with probe=auto the wall time of this machine's timed scans per probe"}
 	BudgetOut = bench.Unit{Name: "budget-out-%", Better: bench.Lower,
 		Doc: "wakeups whose search the SIS_PROP budget stopped before it ran out of candidates, per cent"}
+	IdleCore = bench.Unit{Name: "idle-core-%", Better: bench.Higher,
+		Doc: "wakeups select_idle_core() placed on a wholly idle core, per cent (smt=2)"}
+	CoreWrites = bench.Unit{Name: "core-flag-writes/op", Better: bench.Lower,
+		Doc: "writes to sd_llc_shared->has_idle_cores (set at a switch to idle beside an idle sibling, cleared by a failed core scan), per event (smt=2)"}
+	Stacked = bench.Unit{Name: "stacked-%", Better: bench.Lower,
+		Doc: "wakeups whose task was queued behind a running task: none found idle, so the busy target, or a cpu found idle and busy again when the task got there, per cent"}
+	Wait = bench.Unit{Name: "wait-sec/wakeup", Better: bench.Lower,
+		Doc: "kernel time a woken task waited queued behind a running task until it blocked, mean over all wakeups (0 for a task placed on an idle cpu)"}
 )
 
 // imKeys are the variant's keys, in canonical order.
@@ -50,6 +58,12 @@ var imKeys = []bench.Key{
 	// defaults, which are what the model did before them.
 	{Name: "early", Default: "off", Domain: bench.OneOf("off", "on"), OmitDefault: true,
 		Doc: "on: select_idle_sibling() as the kernel runs it, its shortcuts (idle target, idle prev, idle recent_used_cpu) before the scan, the target the scan's first probe and charged to SIS_PROP; off: every wakeup scans, the target left out (the model's first version)"},
+	{Name: "prev", Default: "draw", Domain: bench.OneOf("draw", "history"), OmitDefault: true,
+		Doc: "where a woken task's prev_cpu and recent_used_cpu come from (early=on): draw, uniformly from the LLC at each wakeup (the model before); history, the task's own, as v5.11 sets them (the cpu its last wakeup put it on, the cpu it last woke another task from), two tasks a cpu"},
+	{Name: "smt", Default: "1", Domain: bench.OneOf("1", "2"), OmitDefault: true,
+		Doc: "hardware threads a core: 2 adds v5.11's SMT search, select_idle_core() (a whole-LLC core scan, unbudgeted, without the mask, gated by has_idle_cores) before select_idle_cpu() and select_idle_smt() after it; 1: none (the model before)"},
+	{Name: "kthread", Default: "0", Domain: bench.IntRange(0, 100), OmitDefault: true,
+		Doc: "percent of wakeups a per-cpu kthread makes (a kworker completing the wakee's IO, ksoftirqd), which select_idle_sibling() stacks on prev when prev is the kthread's cpu and runs nothing else (early=on); 0: none (the model before)"},
 	{Name: "probe", Default: "auto", Domain: bench.Or(bench.OneOf("auto"), bench.IntRange(1, 100_000)), OmitDefault: true,
 		Doc: "kernel ns one runqueue probe adds to avg_scan_cost, which SIS_PROP weighs against avg_idle on the kernel clock; auto: what this machine's timed scans took per probe (reported as sec/probe)"},
 	{Name: "nohz", Default: "none", Domain: bench.OneOf("none", "counter", "weight"), OmitDefault: true,
@@ -70,7 +84,7 @@ func init() {
 			"update=none/scan=all/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000",
 		},
 		Full:     idleMaskFull(),
-		Units:    []bench.Unit{MaskWrites, CPUsScanned, FoundIdle, Wrong, BudgetOut, Early, ProbeCost, NohzWrites},
+		Units:    []bench.Unit{MaskWrites, CPUsScanned, FoundIdle, Wrong, BudgetOut, Early, ProbeCost, Stacked, Wait, IdleCore, CoreWrites, NohzWrites},
 		New:      newIdleMask,
 		Simulate: &bench.Simulation{Usage: SimUsage, Flags: SimFlags},
 		Lab:      &bench.LabTest{Variant: "update=always/scan=mask/sis=prop/busy=50/wake=10/llc=48/tick=100/hz=1000"},
@@ -111,6 +125,11 @@ func idleMaskFull() []string {
 	for _, us := range []string{"always/scan=mask", "laststate/scan=mask", "tickstop/scan=mask", "none/scan=all"} {
 		vs = append(vs, "update="+us+"/sis=prop/busy=90/wake=10/tick=100"+rest+"/early=on")
 	}
+	// On SMT, as the seed's machine: select_idle_core() before the mask,
+	// select_idle_smt() after (smt=2), for v5 as posted; one variant, as
+	// the full plan on 224 cpus has no room for more within its budget
+	// (reproduce runs the kernel before it beside).
+	vs = append(vs, "update=tickstop/scan=mask/sis=prop/busy=90/wake=10/tick=100"+rest+"/early=on/smt=2")
 	// nohz.nr_cpus before and after 5d86d542f68f, on v5's tick-stop
 	// path, at one event a tick, where idle periods stop the tick.
 	for _, nohz := range []string{"counter", "weight"} {
@@ -158,8 +177,11 @@ type idleMask struct {
 	auditEvery int64
 	// scanNs is probe= in ns, or 0 for auto (timed); tests set it so
 	// that runs are reproducible.
-	scanNs int64
-	early  bool // early=on
+	scanNs  int64
+	early   bool // early=on
+	history bool // prev=history
+	smt     bool // smt=2
+	kthread int  // kthread=, percent
 	// nohz= (nohz.go) and, unless none, the machine's nohz struct.
 	nohz      int
 	nohzState *bench.Nohz
@@ -174,6 +196,12 @@ func newIdleMask(variant string) (bench.Scenario, error) {
 		update: imUpdate(p.Index("update")), scanMask: p.Get("scan") == "mask", sisProp: p.Get("sis") == "prop",
 		busy: p.Int("busy"), wake: p.Int("wake"), width: p.Int("llc"), tick: p.Int("tick"), hz: p.Int("hz")}
 	s.early = p.Get("early") == "on"
+	s.history = p.Get("prev") == "history"
+	s.smt = p.Get("smt") == "2"
+	s.kthread = p.Int("kthread")
+	if s.smt && s.width%2 != 0 {
+		return nil, fmt.Errorf("idlemask: smt=2 pairs cpus into cores: llc=%d is odd", s.width)
+	}
 	s.nohz = p.Index("nohz")
 	if s.nohz != imNohzNone && s.update != imTickStop {
 		return nil, fmt.Errorf("idlemask: nohz=%s needs update=tickstop: the tick-stop path is where nohz_balance_enter_idle() runs", p.Get("nohz"))
@@ -267,11 +295,14 @@ func (s *idleMask) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		sisProp:    s.sisProp,
 		busyT:      imPercent(s.busy),
 		wakeT:      imPercent(s.wake),
+		kthreadT:   imPercent(s.kthread),
 		tickNs:     tickNs,
 		gap:        max(tickNs/int64(s.tick), 1),
 		auditEvery: s.auditEvery,
 		scanNs:     s.scanNs,
 		early:      s.early,
+		smt:        s.smt,
+		idleCores:  llc.idleCores,
 		nohzMode:   s.nohz,
 		nohz:       s.nohzState,
 		nohzBase:   sh.llc * s.width,
@@ -284,6 +315,9 @@ func (s *idleMask) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		scratch: make([]uint64, nw),
 		local:   make([]imLocal, sh.hi-sh.lo),
 		rng:     0x9e3779b97f4a7c15 * uint64(info.Index+1),
+	}
+	if s.history {
+		w.hist = newIMHistory(sh.lo, sh.hi)
 	}
 	for c := range llc.width {
 		w.span[c/64] |= 1 << (c % 64)
@@ -321,11 +355,15 @@ func (s *idleMask) Finish(res *bench.Result) error {
 	var t imCounts
 	var e imEarly
 	var timedNs, timedProbes int64
+	var pending int64 // the waits of tasks still stacked when the run stopped, so far
 	for _, w := range s.workers {
 		t.add(&w.imCounts)
 		e.add(&w.imEarly)
 		timedNs += w.timedNs
 		timedProbes += w.timedProbes
+		for i := range w.local {
+			pending += w.local[i].waited(w.local[i].clock.Now())
+		}
 	}
 	if t.events != res.Ops {
 		return fmt.Errorf("idlemask: workers counted %d events, runner counted %d operations", t.events, res.Ops)
@@ -347,11 +385,18 @@ func (s *idleMask) Finish(res *bench.Result) error {
 		wrong = 100 * (float64(t.staleWakeups) + missed) / float64(t.wakeups)
 		out = 100 * float64(t.budgetOut) / float64(t.wakeups)
 	}
+	wakeups := float64(max(t.wakeups, 1))
 	res.AddMetric(MaskWrites, float64(t.writes)/ops)
 	res.AddMetric(CPUsScanned, float64(t.probes)/ops)
 	res.AddMetric(FoundIdle, found)
 	res.AddMetric(Wrong, wrong)
 	res.AddMetric(BudgetOut, out)
+	res.AddMetric(Stacked, 100*float64(t.stacked)/wakeups)
+	res.AddMetric(Wait, float64(t.waitNs+pending)*1e-9/wakeups)
+	if s.smt {
+		res.AddMetric(IdleCore, 100*float64(t.coreFound)/wakeups)
+		res.AddMetric(CoreWrites, float64(t.coreWrites)/ops)
+	}
 	if s.nohz != imNohzNone {
 		var nw int64
 		for _, w := range s.workers {
@@ -447,6 +492,10 @@ type imCounts struct {
 	audits       int64 // failed mask searches audited
 	missed       int64 // audited failures, not already stale, with an idle CPU the mask did not offer
 	budgetOut    int64 // searches the SIS_PROP budget stopped
+	coreFound    int64 // wakeups select_idle_core() placed (smt=2)
+	coreWrites   int64 // writes to has_idle_cores (smt=2)
+	stacked      int64 // woken tasks queued behind a running task (counted by the waker)
+	waitNs       int64 // kernel time stacked tasks waited until their cpu's task blocked (counted by the cpu's owner)
 }
 
 func (c *imCounts) add(o *imCounts) {
@@ -461,4 +510,8 @@ func (c *imCounts) add(o *imCounts) {
 	c.audits += o.audits
 	c.missed += o.missed
 	c.budgetOut += o.budgetOut
+	c.coreFound += o.coreFound
+	c.coreWrites += o.coreWrites
+	c.stacked += o.stacked
+	c.waitNs += o.waitNs
 }

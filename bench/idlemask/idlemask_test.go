@@ -699,7 +699,8 @@ func TestIdleMaskFinishChecks(t *testing.T) {
 }
 
 func TestIdleMaskDoesNotAllocate(t *testing.T) {
-	for _, v := range []string{"update=always/scan=mask/wake=50", "update=laststate/scan=all/wake=50/llc=200", "update=tickstop/wake=50"} {
+	for _, v := range []string{"update=always/scan=mask/wake=50", "update=laststate/scan=all/wake=50/llc=200", "update=tickstop/wake=50",
+		"update=laststate/wake=50/early=on/prev=history/smt=2/kthread=50"} {
 		_, ws := imSetup(t, v, 1)
 		ws[0].scanNs = 0 // the timed scans too
 		if allocs := testing.AllocsPerRun(20, func() { ws[0].Run(1000) }); allocs != 0 {
@@ -726,6 +727,8 @@ func TestIdleMaskRun(t *testing.T) {
 		"update=always/scan=all/sis=none/busy=90/wake=50",
 		"update=always/scan=mask/busy=50/wake=30/tick=10/early=on",
 		"update=laststate/scan=mask/busy=50/wake=30/tick=10/early=on/probe=50",
+		"update=tickstop/scan=mask/busy=50/wake=30/tick=10/early=on/prev=history",
+		"update=laststate/scan=mask/busy=50/wake=30/tick=10/early=on/smt=2/kthread=30/prev=history",
 	} {
 		t.Run(v, func(t *testing.T) {
 			s := benchtest.New(t, "idlemask", v)

@@ -54,11 +54,37 @@ func sisNr(span, avgIdle, avgScanCost int64) int {
 // the shortcuts, kept so that its figures stay reachable.
 func (w *imWorker) wakeup(target int, loc *imLocal) {
 	w.wakeups++
+	h := w.hist
+	if h == nil {
+		w.selectIdleSibling(target, loc)
+		return
+	}
+	h.begin(w.next())
+	h.end(w.lo, w.hi, target, w.selectIdleSibling(target, loc))
+}
+
+// selectIdleSibling is wakeup's search and placement; it returns the cpu
+// the task landed on.
+func (w *imWorker) selectIdleSibling(target int, loc *imLocal) int {
 	if w.early {
-		if cpu := w.shortcut(target); cpu >= 0 {
+		switch cpu := w.shortcut(target, loc); {
+		case cpu == imStackOnPrev:
+			w.stack(target)
+			return target
+		case cpu >= 0:
 			w.found++
-			w.place(cpu)
-			return
+			w.land(cpu)
+			return cpu
+		}
+	}
+	if w.smt {
+		cpu, probes := w.selectIdleCore(target)
+		w.probes += int64(probes)
+		if cpu >= 0 {
+			w.found++
+			w.coreFound++
+			w.land(cpu)
+			return cpu
 		}
 	}
 	nr := math.MaxInt
@@ -105,12 +131,20 @@ func (w *imWorker) wakeup(target int, loc *imLocal) {
 		// what one costs (probe=).
 		ksim.UpdateAvg(&loc.avgScanCost, w.scanCost(probes))
 	}
+	landed := target
 	if cpu >= 0 {
 		w.found++
-		w.place(cpu)
+		w.land(cpu)
+		landed = cpu
+	} else if s := w.smtSibling(target); s >= 0 {
+		w.found++
+		w.land(s)
+		landed = s
+	} else {
+		w.fallback(target)
 	}
 	if !w.scanMask {
-		return
+		return landed
 	}
 	if cpu < 0 {
 		w.fails++
@@ -123,11 +157,12 @@ func (w *imWorker) wakeup(target int, loc *imLocal) {
 				w.missed++
 			}
 		}
-		return
+		return landed
 	}
 	if probes > 1 {
 		w.staleWakeups++ // the mask offered busy CPUs before this one
 	}
+	return landed
 }
 
 // scanCost is the kernel time a select_idle_cpu() of probes probes took:
@@ -146,9 +181,13 @@ func (w *imWorker) scanCost(probes int) int64 {
 	return n * w.timedNs / w.timedProbes
 }
 
+// imStackOnPrev is shortcut's answer for the per-cpu-kthread case: the
+// wakee stacks on prev, the busy target.
+const imStackOnPrev = -2
+
 // shortcut is select_idle_sibling()'s early returns before it calls
-// select_idle_cpu() (v5.11; the per-cpu-kthread case and the capacity tests
-// of asymmetric machines are not modelled):
+// select_idle_cpu() (v5.11; the capacity tests of asymmetric machines are
+// not modelled; the per-cpu-kthread case, below, with kthread=):
 //
 //	if (available_idle_cpu(target) || sched_idle_cpu(target)) return target;
 //	if (prev != target && cpus_share_cache(prev, target) &&
@@ -159,27 +198,82 @@ func (w *imWorker) scanCost(probes int) int64 {
 //	    (available_idle_cpu(recent_used_cpu) || ...) &&
 //	    cpumask_test_cpu(p->recent_used_cpu, p->cpus_ptr)) return recent_used_cpu;
 //
-// The model's tasks have no history, so the woken task's prev_cpu and
+// With prev=draw, the default, the woken task's prev_cpu and
 // recent_used_cpu are drawn uniformly from the LLC (one draw for both): its
 // last cpu and the cpu it last woke another task from, anywhere in the LLC
-// the workload spreads over. Every simulated CPU shares the target's LLC.
-// Each test reads that CPU's runqueue line; it returns -1 when none is idle.
-func (w *imWorker) shortcut(target int) int {
+// the workload spreads over; with prev=history they are the task's own
+// (tasks.go). Every simulated CPU shares the target's LLC.
+// Each test reads that CPU's runqueue line; it returns -1 when none is
+// idle, imStackOnPrev when the per-cpu kthread case stacks the wakee.
+func (w *imWorker) shortcut(target int, loc *imLocal) int {
 	if w.rqs[target].state.Load() == imIdle {
 		w.sisTarget++
 		return target
 	}
-	prev, recent := imPrevRecent(w.next(), w.width)
+	var prev, recent int
+	if w.hist != nil {
+		prev, recent = w.hist.prevRecent()
+	} else {
+		prev, recent = imPrevRecent(w.next(), w.width)
+	}
 	if prev != target && w.rqs[prev].state.Load() == imIdle {
 		w.sisPrev++
 		return prev
 	}
+	// if (is_per_cpu_kthread(current) && prev == smp_processor_id() &&
+	//     this_rq()->nr_running <= 1)
+	//	return prev;
+	// The kthread is the target's only task when nothing is stacked
+	// there; the wakee then waits behind it (the kthread is taken to
+	// run on as the cpu's duty cycle says: priced like any stacked task).
+	if w.kthreadT > 0 && prev == target && loc.stacked == 0 && uint64(uint32(w.next())) < w.kthreadT {
+		w.sisKthread++
+		return imStackOnPrev
+	}
 	if recent != prev && recent != target && w.allowed[recent/64]>>(recent%64)&1 != 0 &&
 		w.rqs[recent].state.Load() == imIdle {
 		w.sisRecent++
+		if w.hist != nil {
+			// p->recent_used_cpu = prev;
+			w.hist.tasks[w.hist.wakee].recent = int32(prev)
+		}
 		return recent
 	}
 	return -1
+}
+
+// land puts the woken task on cpu, the one select_idle_sibling() found
+// idle: it runs there (place) unless the cpu stopped being idle between the
+// probe and the enqueue, when it is stacked there instead.
+func (w *imWorker) land(cpu int) {
+	if !w.place(cpu) {
+		w.stack(cpu)
+	}
+}
+
+// fallback is select_idle_sibling()'s "return target" when nothing idle was
+// found: the task is stacked on the target, busy. A target left idle
+// (early=off, which took it out of the scan) is not placed on, as before
+// the wait was modelled: nothing waits there.
+func (w *imWorker) fallback(target int) {
+	if w.rqs[target].state.Load() != imIdle {
+		w.stack(target)
+	}
+}
+
+// stack queues a woken task on cpu behind its running task, where it waits
+// until that task blocks (the cpu's next switch to idle, see idleEntry).
+// The wait is kept on the cpu's own clock: by its owner, which for the
+// target is this worker, or, for a cpu of another worker (only a lost race
+// for an idle cpu lands there), counted in its runqueue line's queued and
+// taken in at its next event.
+func (w *imWorker) stack(cpu int) {
+	w.stacked++
+	if cpu >= w.lo && cpu < w.hi {
+		w.local[cpu-w.lo].stack(1)
+		return
+	}
+	w.rqs[cpu].queued.Add(1)
 }
 
 // place queues the woken task on cpu, which the search found idle: the
@@ -187,8 +281,8 @@ func (w *imWorker) shortcut(target int) int {
 // its lock and enqueues), so from now on a probe finds it busy, while its
 // mask bit stays as it was until the CPU's own exit or tick clears it:
 // under the patch, until the tick. If the CPU stopped being idle between
-// the probe and now, the task lands on a busy CPU, as it would in the
-// kernel.
+// the probe and now, place reports false: the task lands on a busy CPU, as
+// it would in the kernel, and land stacks it there.
 //
 // update=always, the exact mask, clears the bit here, inside the rq lock:
 // the claim moves the runqueue to imPlacing, and only after the clear does
@@ -197,16 +291,17 @@ func (w *imWorker) shortcut(target int) int {
 // task and go idle again, setting its bit, before this clear landed: an
 // idle CPU out of the mask, which the post-run check caught once in ~400
 // sweep runs (issue 28).
-func (w *imWorker) place(cpu int) {
+func (w *imWorker) place(cpu int) bool {
 	rq := w.rqs[cpu]
 	if w.update != imAlways {
 		if rq.state.CompareAndSwap(imIdle, imWoken) {
 			w.placed++
+			return true
 		}
-		return
+		return false
 	}
 	if !rq.state.CompareAndSwap(imIdle, imPlacing) {
-		return
+		return false
 	}
 	w.placed++
 	if w.placeHook != nil {
@@ -214,6 +309,7 @@ func (w *imWorker) place(cpu int) {
 	}
 	w.clearBit(cpu)
 	rq.state.Store(imWoken)
+	return true
 }
 
 // missedIdle is the audit of a mask search that offered no candidate, outside
@@ -296,12 +392,14 @@ func imPrevRecent(r uint64, width int64) (prev, recent int) {
 // which one.
 type imEarly struct {
 	sisTarget, sisPrev, sisRecent int64
+	sisKthread                    int64 // stacked on prev by the per-cpu-kthread case (kthread=)
 }
 
 func (e *imEarly) add(o *imEarly) {
 	e.sisTarget += o.sisTarget
 	e.sisPrev += o.sisPrev
 	e.sisRecent += o.sisRecent
+	e.sisKthread += o.sisKthread
 }
 
-func (e *imEarly) total() int64 { return e.sisTarget + e.sisPrev + e.sisRecent }
+func (e *imEarly) total() int64 { return e.sisTarget + e.sisPrev + e.sisRecent + e.sisKthread }

@@ -38,6 +38,14 @@ type SimConfig struct {
 	Duration time.Duration
 	// Seed perturbs the draws (default 1).
 	Seed uint64
+	// Prev is where a woken task's prev_cpu and recent_used_cpu come
+	// from, as the scenario's prev= key: "draw" (the default) or
+	// "history".
+	Prev string
+	// SMT is the hardware threads a core, 1 or 2, as the scenario's smt=
+	// key. Default 2: seed 003's machine has two, and v5.11 on it runs
+	// select_idle_core() before the mask and select_idle_smt() after.
+	SMT int
 }
 
 // The rows: the kernel before the patch, v5 as posted, v5 with Vincent
@@ -80,6 +88,10 @@ func (c SimConfig) withDefaults() SimConfig {
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
+	def(&c.SMT, 2)
+	if c.Prev == "" {
+		c.Prev = "draw"
+	}
 	return c
 }
 
@@ -109,6 +121,12 @@ func (c SimConfig) validate() error {
 		return fmt.Errorf("simulate idlemask: hz %d: want 1000 or 250", c.HZ)
 	case c.Probe < time.Nanosecond || c.Probe > 100*time.Microsecond || c.Probe%time.Nanosecond != 0:
 		return fmt.Errorf("simulate idlemask: probe %s out of range [1ns, 100us]", c.Probe)
+	case c.SMT != 1 && c.SMT != 2:
+		return fmt.Errorf("simulate idlemask: smt %d: want 1 or 2", c.SMT)
+	case c.SMT == 2 && c.LLC%2 != 0:
+		return fmt.Errorf("simulate idlemask: smt 2: llc %d is odd, no whole cores", c.LLC)
+	case c.Prev != "draw" && c.Prev != "history":
+		return fmt.Errorf("simulate idlemask: prev %q: want draw or history", c.Prev)
 	case c.Duration <= 0 || c.Duration > time.Minute:
 		return fmt.Errorf("simulate idlemask: duration %s out of range (0, 1m]", c.Duration)
 	}
@@ -136,6 +154,15 @@ type SimRow struct {
 	// mask's wrong answers, the searches SIS_PROP cut short.
 	ProbesPerWakeup                    float64
 	FoundIdle, Early, Wrong, BudgetOut float64
+	// Stacked is the per cent of wakeups whose task was queued behind a
+	// running task, and Wait the kernel time a woken task waited for it
+	// to block, mean over all wakeups (0 for one placed on an idle cpu).
+	Stacked float64
+	Wait    time.Duration
+	// IdleCore is the per cent of wakeups select_idle_core() placed, and
+	// CoreWritesPerSec the writes to has_idle_cores per kernel second
+	// (SMT 2; 0 otherwise).
+	IdleCore, CoreWritesPerSec float64
 }
 
 // A SimTable is a simulation's results.
@@ -156,8 +183,8 @@ func Simulate(cfg SimConfig) (*SimTable, error) {
 	}
 	t := &SimTable{Config: cfg, Tick: cfg.tick()}
 	for _, r := range simRows {
-		v := fmt.Sprintf("%s/sis=prop/busy=%d/wake=%d/llc=%d/tick=%d/hz=%d/early=on/probe=%d",
-			r.variant, cfg.Busy, cfg.Wake, cfg.LLC, t.Tick, cfg.HZ, cfg.Probe.Nanoseconds())
+		v := fmt.Sprintf("%s/sis=prop/busy=%d/wake=%d/llc=%d/tick=%d/hz=%d/early=on/prev=%s/smt=%d/probe=%d",
+			r.variant, cfg.Busy, cfg.Wake, cfg.LLC, t.Tick, cfg.HZ, cfg.Prev, cfg.SMT, cfg.Probe.Nanoseconds())
 		sc, err := newIdleMask(v)
 		if err != nil {
 			return nil, fmt.Errorf("simulate %w", err)
@@ -222,6 +249,11 @@ func (s *idleMask) simulate(cfg SimConfig) (SimRow, error) {
 	row.FoundIdle, _ = res.Metric(FoundIdle.Name)
 	row.Wrong, _ = res.Metric(Wrong.Name)
 	row.BudgetOut, _ = res.Metric(BudgetOut.Name)
+	row.Stacked, _ = res.Metric(Stacked.Name)
+	row.IdleCore, _ = res.Metric(IdleCore.Name)
+	row.CoreWritesPerSec = float64(c.coreWrites) * 1e9 / span
+	wait, _ := res.Metric(Wait.Name)
+	row.Wait = time.Duration(math.Round(wait * 1e9))
 	return row, nil
 }
 
@@ -233,14 +265,29 @@ func (t *SimTable) WriteText(w io.Writer) error {
 		c.CPUs, c.CPUs/c.LLC, c.LLC, c.Duration, c.HZ)
 	fmt.Fprintf(&b, "workload: busy=%d%% wake=%d%%, %d idle entries a cpu between ticks (tick=%d events), SIS_PROP on, %s a probe, select_idle_sibling's shortcuts on\n",
 		c.Busy, c.Wake, c.Entries, t.Tick, c.Probe)
+	if c.SMT == 2 {
+		b.WriteString("2 threads a core: select_idle_core() (whole LLC, unbudgeted, gated by has_idle_cores) before select_idle_cpu(), select_idle_smt() after; probes/wakeup counts both\n")
+	}
+	if c.Prev == "history" {
+		fmt.Fprintf(&b, "prev_cpu and recent_used_cpu from each task's history (%d tasks a cpu), as v5.11 sets them\n", imTasksPerCPU)
+	}
 	b.WriteString("seed 003: 192 cpus, 4 sockets × 24 cores × 2 threads; \"uperf enters and exits 80 times between two ticks\";\n")
 	b.WriteString("          uperf v5 vs before +23% / +67% / +81% / +51% at 96 / 144 / 192 / 240 threads; v5's last_idle_state filter\n")
 	b.WriteString("          bounds a cpu's writes to 2 a tick once Vincent's change sets the mask at every idle entry\n\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "row\tvariant\tmask writes/s\t/cpu/tick\tprobes/wakeup\tfound idle %\tshortcut %\twrong %\tbudget out %\t")
+	head := "row\tvariant\tmask writes/s\t/cpu/tick\tprobes/wakeup\tfound idle %\tshortcut %\twrong %\tbudget out %\tstacked %\twait/wakeup\t"
+	if c.SMT == 2 {
+		head += "idle core %\thas_idle_cores writes/s\t"
+	}
+	fmt.Fprintln(tw, head)
 	for _, r := range t.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", r.Label, imRowName(r.Variant),
-			bench.SeedCount(r.WritesPerSec), r.WritesPerCPUTick, r.ProbesPerWakeup, r.FoundIdle, r.Early, r.Wrong, r.BudgetOut)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2fµs\t", r.Label, imRowName(r.Variant),
+			bench.SeedCount(r.WritesPerSec), r.WritesPerCPUTick, r.ProbesPerWakeup, r.FoundIdle, r.Early, r.Wrong, r.BudgetOut,
+			r.Stacked, float64(r.Wait)/1e3)
+		if c.SMT == 2 {
+			fmt.Fprintf(tw, "%.1f\t%s\t", r.IdleCore, bench.SeedCount(r.CoreWritesPerSec))
+		}
+		fmt.Fprintln(tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

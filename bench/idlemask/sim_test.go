@@ -41,6 +41,42 @@ func TestSimulate(t *testing.T) {
 	t.Logf("\n%s", b.String())
 }
 
+// Where the woken tasks land, at a small size with and without SMT: on one
+// thread there are no races, so every wakeup either found an idle cpu
+// (placed) or was stacked; a stacked task waits for the running task's
+// block, which the duty cycle makes 1/Entries of a tick on average; and the
+// SMT search adds select_idle_core()'s probes and idle cores to every row.
+func TestSimulateLanding(t *testing.T) {
+	tabs := map[int]*SimTable{}
+	for _, smt := range []int{1, 2} {
+		tab, err := Simulate(SimConfig{CPUs: 32, LLC: 16, Duration: 20 * time.Millisecond, SMT: smt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tabs[smt] = tab
+		for _, r := range tab.Rows {
+			if d := r.Stacked + r.FoundIdle - 100; d > 0.01 || d < -0.01 {
+				t.Errorf("smt %d, %s: stacked %.2f%% + found idle %.2f%%, want 100%%", smt, r.Label, r.Stacked, r.FoundIdle)
+			}
+			// 1 ms / 80 entries = 12.5 µs a stacked task.
+			perStacked := float64(r.Wait) / (r.Stacked / 100)
+			if perStacked < 0.9*12500 || perStacked > 1.1*12500 {
+				t.Errorf("smt %d, %s: a stacked task waits %.0f ns, want 12500 ± 10%% (1 ms over 80 idle entries)", smt, r.Label, perStacked)
+			}
+			if (smt == 2) != (r.CoreWritesPerSec > 0) {
+				t.Errorf("smt %d, %s: has_idle_cores writes %.3g/s", smt, r.Label, r.CoreWritesPerSec)
+			}
+		}
+	}
+	for i := range tabs[1].Rows {
+		one, two := tabs[1].Rows[i], tabs[2].Rows[i]
+		if two.ProbesPerWakeup <= one.ProbesPerWakeup || two.IdleCore <= 0 || one.IdleCore != 0 {
+			t.Errorf("%s: probes/wakeup %.2f without SMT, %.2f with; idle core %% %.1f, %.1f: want more probes and some idle cores with SMT only",
+				one.Label, one.ProbesPerWakeup, two.ProbesPerWakeup, one.IdleCore, two.IdleCore)
+		}
+	}
+}
+
 func TestSimulateBadConfig(t *testing.T) {
 	for _, tt := range []struct {
 		cfg  SimConfig
@@ -54,6 +90,9 @@ func TestSimulateBadConfig(t *testing.T) {
 		{SimConfig{Probe: -time.Second}, "probe -1s out of range"},
 		{SimConfig{Duration: time.Hour}, "duration 1h0m0s out of range"},
 		{SimConfig{Entries: 100000}, "entries 100000"},
+		{SimConfig{SMT: 3}, "smt 3: want 1 or 2"},
+		{SimConfig{CPUs: 9, LLC: 3}, "smt 2: llc 3 is odd"},
+		{SimConfig{Prev: "last"}, `prev "last": want draw or history`},
 	} {
 		_, err := Simulate(tt.cfg)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "simulate idlemask: ") || strings.Contains(err.Error(), "\n") {

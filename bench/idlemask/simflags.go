@@ -9,7 +9,7 @@ import (
 )
 
 // SimUsage is the synopsis of contend simulate idlemask.
-const SimUsage = "idlemask [-cpus 192] [-llc 48] [-busy 90] [-wake 10] [-entries 80] [-hz 1000] [-probe 50ns] [-duration 50ms] [-seed 1] [-json]"
+const SimUsage = "idlemask [-cpus 192] [-llc 48] [-busy 90] [-wake 10] [-entries 80] [-hz 1000] [-probe 50ns] [-duration 50ms] [-seed 1] [-prev draw] [-smt 2] [-json]"
 
 // SimFlags declares contend simulate idlemask's flags on fs, each default
 // with where it comes from, and returns the function that runs the
@@ -28,12 +28,14 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	probe := fs.Duration("probe", 50*time.Nanosecond, "kernel time one runqueue probe adds to avg_scan_cost")
 	duration := fs.Duration("duration", 50*time.Millisecond, "kernel time simulated per row")
 	seed := fs.Uint64("seed", 1, "random `seed`: the same seed replays the same events")
+	prev := fs.String("prev", "draw", "a woken task's prev_cpu and recent_used_cpu: draw (uniform over the LLC at each wakeup) or history (each task's own, as v5.11 sets them)")
+	smt := fs.Int("smt", 2, "hardware `threads` a core (2: seed 003's machine, where v5.11 runs select_idle_core() before the mask and select_idle_smt() after; 1: neither)")
 	asJSON := fs.Bool("json", false, "print the rows as JSON")
 	return func(w io.Writer) error {
 		for _, f := range []struct {
 			name string
 			v    int
-		}{{"cpus", *cpus}, {"llc", *llc}, {"entries", *entries}, {"hz", *hz}} {
+		}{{"cpus", *cpus}, {"llc", *llc}, {"entries", *entries}, {"hz", *hz}, {"smt", *smt}} {
 			if f.v < 1 {
 				return fmt.Errorf("simulate idlemask: -%s %d: want a positive value", f.name, f.v)
 			}
@@ -42,7 +44,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 			return fmt.Errorf("simulate idlemask: -probe %s, -duration %s: want positive durations", *probe, *duration)
 		}
 		cfg := SimConfig{CPUs: *cpus, LLC: *llc, Busy: *busy, Wake: *wake, Entries: *entries, HZ: *hz,
-			Probe: *probe, Duration: *duration, Seed: *seed}
+			Probe: *probe, Duration: *duration, Seed: *seed, Prev: *prev, SMT: *smt}
 		// SimConfig's zero is the default; -1 asks for 0.
 		if *busy == 0 {
 			cfg.Busy = -1

@@ -48,6 +48,7 @@ func TestSimFlagsBadInput(t *testing.T) {
 		{Args: []string{"-hz", "300"}, Want: "hz 300"},
 		{Args: []string{"-probe", "0s"}, Want: "want positive durations"},
 		{Args: []string{"-duration", "-1ms"}, Want: "want positive durations"},
+		{Args: []string{"-prev", "last"}, Want: `prev "last": want draw or history`},
 	})
 }
 

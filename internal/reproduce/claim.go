@@ -51,6 +51,11 @@ const (
 	// fraction, 0.9 is "90% of") of the before-median. A fix that does
 	// less of its job than that does not count, however fast it is.
 	NotBelow
+	// NotAbove, a guard: the after-median is at most Min (a fraction,
+	// 1.1 is "110% of") of the before-median: a fix may not
+	// make what its job exists to keep low (a woken task's wait) much
+	// worse.
+	NotAbove
 	// NoWorseBy, a guard: the after-median exceeds the before-median by
 	// at most Min, in the unit's own terms (percentage points of an
 	// error).
@@ -90,6 +95,8 @@ func (c Claim) criterion() string {
 		return fmt.Sprintf("%s ≥%s", c.What, trim(c.Min))
 	case NotBelow:
 		return fmt.Sprintf("%s ≥%s%% of %s's", c.What, trim(100*c.Min), c.Before.label())
+	case NotAbove:
+		return fmt.Sprintf("%s ≤%s%% of %s's", c.What, trim(100*c.Min), c.Before.label())
 	case Ceiling:
 		return fmt.Sprintf("%s ≤%s", c.What, trim(c.Min))
 	case Floor:
@@ -162,6 +169,14 @@ func (c Claim) judge(before, after []float64) outcome {
 			o.ok = true
 		} else {
 			o.short = fmt.Sprintf("%s is %s%% of %s's, needs ≥%s%%", num(ma), trim(100*ma/mb), c.Before.label(), trim(100*c.Min))
+		}
+		return o
+	case NotAbove:
+		o := outcome{text: fig}
+		if ma <= c.Min*mb {
+			o.ok = true
+		} else {
+			o.short = fmt.Sprintf("%s is %s%% of %s's, allows ≤%s%%", num(ma), trim(100*ma/mb), c.Before.label(), trim(100*c.Min))
 		}
 		return o
 	case NoWorseBy:

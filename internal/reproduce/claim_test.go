@@ -39,6 +39,9 @@ func TestClaimJudge(t *testing.T) {
 		{"at least: CI on the floor", AtLeast, 2, nil, tight(2.375), true, "", ""},
 		{"at least: CI under it", AtLeast, 2, nil, tight(2.25), false, "", "below 2"},
 		{"at least: too few runs", AtLeast, 2, nil, tight(10)[:5], false, "too few runs", ""},
+		{"not above: at the factor", NotAbove, 1.1, tight(80), tight(88), true, "", ""},
+		{"not above: past it", NotAbove, 1.1, tight(80), tight(88.125), false, "", "allows ≤110%"},
+		{"not above: lower", NotAbove, 1.1, tight(80), tight(40), true, "", ""},
 		{"no results", Lower, 1.2, nil, tight(100), false, "no results", ""},
 	} {
 		c := Claim{What: "x", Kind: tt.kind, Min: tt.min}
@@ -66,6 +69,7 @@ func TestCriterionWords(t *testing.T) {
 		{Claim{What: "ns", Kind: Same, Min: 0.05}, "ns within ±5%"},
 		{Claim{What: "balances", Kind: Agree, Min: 0.1}, "balances agree within ±10%"},
 		{Claim{What: "share", Kind: AtLeast, Min: 2}, "share ≥2"},
+		{Claim{What: "wait", Kind: NotAbove, Min: 1.1, Before: Measure{X: Experiment{Label: "no mask"}}}, "wait ≤110% of no mask's"},
 		{Claim{What: "x", Kind: Lower, Min: 13.75 / 2}, "x ≥6.875× lower"},
 	} {
 		if got := tt.c.criterion(); got != tt.want {

@@ -103,6 +103,14 @@ func (e *Env) idlemaskNoEarly(x labelled) Experiment {
 	return e.x("idlemask", x.variant+"/sis=prop/busy=90/wake=10/llc=48/tick=100/early=off", x.label+", early=off")
 }
 
+// idlemaskSMT is the same on cores of two threads (smt=2), as the seed's
+// machine: select_idle_core() scans the LLC before the mask, select_idle_smt()
+// after it. Shown beside; the judged pair stays smt=1, the model the
+// recorded results were measured with.
+func (e *Env) idlemaskSMT(x labelled) Experiment {
+	return e.x("idlemask", x.variant+"/sis=prop/busy=90/wake=10/llc=48/tick=100/early=on/smt=2", x.label+", smt=2")
+}
+
 // labelled is a variant with the short name tables give it.
 type labelled struct{ label, variant string }
 

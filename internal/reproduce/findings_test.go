@@ -470,6 +470,8 @@ func breaking(s sampleSet, g Guard) {
 	switch g.Kind {
 	case NotBelow:
 		set(g.After, g.Min*b-0.125)
+	case NotAbove:
+		set(g.After, g.Min*b+0.125)
 	case NoWorseBy:
 		set(g.After, b+g.Min+0.125)
 	case Fewer, More:

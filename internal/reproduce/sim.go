@@ -45,7 +45,9 @@ type simClaim struct {
 }
 
 func (c simClaim) criterion() string {
-	return Claim{What: c.what, Kind: c.kind, Min: c.min}.criterion()
+	// A guard's baseline is the claim's before side, which a simClaim
+	// does not name: "≥90% of the baseline's".
+	return Claim{What: c.what, Kind: c.kind, Min: c.min, Before: Measure{X: Experiment{Label: "the baseline"}}}.criterion()
 }
 
 // holds decides the claim; short says how it fell short.
@@ -74,6 +76,11 @@ func (c simClaim) holds() (ok bool, short string) {
 	case NotBelow:
 		if a < c.min*b {
 			return false, fmt.Sprintf("%s is %s%% of %s, needs ≥%s%%", num(a), trim(100*a/b), num(b), trim(100*c.min))
+		}
+		return true, ""
+	case NotAbove:
+		if a > c.min*b {
+			return false, fmt.Sprintf("%s is %s%% of %s, allows ≤%s%%", num(a), trim(100*a/b), num(b), trim(100*c.min))
 		}
 		return true, ""
 	case NoWorseBy:

@@ -29,6 +29,8 @@ func TestSimJudge(t *testing.T) {
 		{"no stays no whatever the guard", []simClaim{lower(10, 9, 10)}, nil, []simClaim{lost}, "no", "short"},
 		{"precondition below", []simClaim{{what: "share", after: 1.9, kind: AtLeast, min: 2}}, nil, nil, "no", "below 2"},
 		{"error within slack", []simClaim{lower(10, 1, 10)}, nil, []simClaim{{what: "err", before: 1, after: 4.5, kind: NoWorseBy, min: 3.5, doing: "keeping"}}, "yes", ""},
+		{"wait within its factor", []simClaim{lower(10, 1, 10)}, nil, []simClaim{{what: "wait", before: 8, after: 8.8, kind: NotAbove, min: 1.1, doing: "placing"}}, "yes", ""},
+		{"wait past it", []simClaim{lower(10, 1, 10)}, nil, []simClaim{{what: "wait", before: 8, after: 8.875, kind: NotAbove, min: 1.1, doing: "placing"}}, "no (wins by not placing)", "allows ≤110%"},
 		{"error past slack", []simClaim{lower(10, 1, 10)}, nil, []simClaim{{what: "err", before: 1, after: 4.625, kind: NoWorseBy, min: 3.5, doing: "keeping"}}, "no (wins by not keeping)", "allows 3.5"},
 	} {
 		v := &SimVerdict{}

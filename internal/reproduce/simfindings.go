@@ -86,8 +86,9 @@ func simRateLimit(b SimBudget) *SimVerdict {
 }
 
 // simIdleMask is finding 6 at the seed's size: 192 cpus in 4 LLCs of 48,
-// uperf's 80 idle entries between ticks, select_idle_sibling()'s
-// shortcuts on (the kernel's; the pinned finding runs early=on too).
+// 2 threads a core, uperf's 80 idle entries between ticks,
+// select_idle_sibling()'s shortcuts on (the kernel's; the pinned finding
+// runs early=on too) and its SMT search (the pinned finding runs smt=1).
 func simIdleMask(b SimBudget) *SimVerdict {
 	const size = "192 cpus in 4 LLCs of 48 (seed 003's 4-socket machine)"
 	tab, err := idlemask.Simulate(idlemask.SimConfig{Duration: b.duration(50*time.Millisecond, 2*time.Millisecond)})
@@ -112,6 +113,8 @@ func simIdleMask(b SimBudget) *SimVerdict {
 			fmt.Sprintf("busy=%d%%, wake=%d%%, %d idle entries a cpu between ticks (\"uperf enters and exits 80 times between two ticks\"), HZ=%d", c.Busy, c.Wake, c.Entries, c.HZ),
 			fmt.Sprintf("%v of kernel time per runqueue probe in avg_scan_cost (a line in another core's cache within the socket; the pinned run measures its own)", c.Probe),
 			"no time is simulated: the probes a wakeup makes stand for the search's cost, and the mask's writes for the filter's",
+			fmt.Sprintf("%d threads a core (seed 003's): v5.11's select_idle_core() scans the whole LLC, not the mask, while has_idle_cores is set, and its probes count in both rows", c.SMT),
+			fmt.Sprintf("a woken task stacked on a busy cpu waits until its running task blocks, which the duty cycle gives (1/%d of a tick on average); no window between the probe and the enqueue, so no task finds a cpu found idle busy again", c.Entries),
 		}}
 	simJudge(v,
 		[]simClaim{
@@ -122,7 +125,9 @@ func simIdleMask(b SimBudget) *SimVerdict {
 		[]simClaim{
 			{what: "wakeups that found an idle cpu %, v5", before: before.FoundIdle, after: v5.FoundIdle, kind: NotBelow, min: foundIdleKept, doing: "finding idle cpus"},
 			{what: "wrong picks %, v5", before: before.Wrong, after: v5.Wrong, kind: NoWorseBy, min: wrongSlack, doing: "picking idle cpus"},
+			{what: "µs waited per wakeup, v5", before: us(before.Wait), after: us(v5.Wait), kind: NotAbove, min: waitKept, doing: "placing woken tasks on idle cpus"},
 			{what: "wakeups that found an idle cpu %, the filter", before: noFilter.FoundIdle, after: lastState.FoundIdle, kind: NotBelow, min: foundIdleKept, doing: "finding idle cpus"},
+			{what: "µs waited per wakeup, the filter", before: us(noFilter.Wait), after: us(lastState.Wait), kind: NotAbove, min: waitKept, doing: "placing woken tasks on idle cpus"},
 		})
 	return v
 }
@@ -132,10 +137,23 @@ func simIdleMask(b SimBudget) *SimVerdict {
 // often": a tenth is the margin a search may trade for its cost), and may
 // send at most one wakeup in ten more than its baseline to a cpu that
 // turns out busy.
+//
+// A woken task's wait may grow by a tenth (waitKept), the same tenth: at
+// the seed's workload every wakeup the search fails is stacked on the
+// busy target, so a mask that finds idle cpus for nine wakeups in ten of
+// its baseline's stacks a few per cent more of them (from the full scan's
+// 68% to 71%), well inside it. v5's empty mask waits 15% more at 192 cpus
+// without the SMT search (outside) and 9.8% more with it (select_idle_core()
+// still places some tasks: just inside, and there the found-idle guard,
+// 83% of the baseline's, is the one that fails). Stated, not derived.
 const (
 	foundIdleKept = 0.9
 	wrongSlack    = 10
+	waitKept      = 1.1
 )
+
+// us is a duration in microseconds, the unit a simulated wait is judged in.
+func us(d time.Duration) float64 { return float64(d) / 1e3 }
 
 // The handoffs and newidle periods finding 8's simulation ranges over, and
 // the reference setting its verdict is read at: reproduce's own
