@@ -5,8 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/contend/contend/internal/kernel"
 )
 
 // kernelFixtures are internal/kernel's Debian kernels, each a root.
@@ -56,62 +54,11 @@ func TestKernelSitesErrors(t *testing.T) {
 	}
 }
 
-// countFixture is a count as a 6.12 guest reported it, cut down.
-func countFixture() *kernel.Counted {
-	return &kernel.Counted{
-		Kernel: "6.12.117+deb12-amd64", CPUs: 4, HZ: 250, RateLimit: true, Shape: "pipe", Pairs: 2, Levels: 2,
-		Bare:    &kernel.Load{Transactions: 2000, Seconds: 2},
-		Counted: &kernel.Load{Transactions: 1000, Seconds: 2},
-		Sites: []kernel.SiteCount{
-			{Site: kernel.Site{Kind: "tg-load-avg", Func: "update_load_avg", Off: 0x3fc}, Breakpoint: 300, Kprobe: -1},
-			{Site: kernel.Site{Kind: "tg-load-avg-limit", Func: "update_load_avg", Off: 0x3c0}, Breakpoint: 600, Kprobe: -1},
-			{Site: kernel.Site{Kind: "tg-load-avg", Func: "attach_entity_cfs_rq", Off: 0xb0}, Breakpoint: -1, Kprobe: 4},
-			{Site: kernel.Site{Kind: "tg-load-avg", Func: "switched_from_fair", Off: 0xbe}, Breakpoint: -1, Kprobe: -1},
-		},
-		Enqueues: 1000, Undone: true,
-	}
-}
-
-func TestKernelCountText(t *testing.T) {
-	var b strings.Builder
-	if err := writeCountText(&b, countFixture()); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		"counting cost 50.0 % of throughput",
-		"tg->load_avg writes: 304, 0.304 per enqueue_task_fair, 152/s, 19.0 per cfs_rq per s (4 cpus × 2 levels); 1 sites not counted",
-		"rate limit: 600 1 ms tests",
-		"undone: every kprobe",
-	} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("count text lacks %q:\n%s", want, b.String())
-		}
-	}
-}
-
-func TestKernelCountResults(t *testing.T) {
-	path := t.TempDir() + "/k.txt"
-	if err := writeCounts(path, countFixture(), []string{"-shape", "pipe"}); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"\nkernel: ", "Unit tg-writes/enqueue better=lower", "BenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1000 tx/s", "0.304 tg-writes/enqueue", "50 count-cost-%"} {
-		if !strings.Contains(string(b), want) {
-			t.Errorf("results file lacks %q:\n%s", want, b)
-		}
-	}
-}
-
-// TestKernelModel feeds the model a count's results file and checks the
-// table has its rows; the figures are the model's, not checked here.
+// TestKernelModel feeds the model a count's results file (internal/oracle's
+// fixture) and checks the table has its rows; the figures are the model's,
+// not checked here.
 func TestKernelModel(t *testing.T) {
-	path := t.TempDir() + "/k.txt"
-	if err := writeCounts(path, countFixture(), nil); err != nil {
-		t.Fatal(err)
-	}
+	path := "../../internal/oracle/testdata/count-6.12.txt"
 	out, _, err := runContend("kernel", "model", "-duration", "50ms", path)
 	if err != nil {
 		t.Fatalf("contend kernel model: %v", err)

@@ -1,0 +1,185 @@
+package oracle
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/contend/contend/bench/loadavg"
+)
+
+// ModelTolerance is how far the loadavg model may be from the kernel's
+// count, as a factor either way, before the table says it misses. Not
+// tighter, because the kernel's writes include paths the model leaves out
+// (update_blocked_averages, attach and detach on a cgroup change) and a
+// guest's events are spread over an emulator's stretched time, so the
+// model is held to the count's size and to the direction 6.1 → 6.12 takes,
+// not its digits; not looser, because a model off by more than half again
+// would put the seed's finding on the wrong side.
+const ModelTolerance = 1.5
+
+// WriteModelTable holds simulate loadavg, fed each count's measured rates
+// and run for dur of kernel time, against the KernelCount results in
+// files: one row per quantity, kernel, model, model/kernel, and whether
+// the ratio is within ModelTolerance. A file with no KernelCount result
+// adds no rows; no rows at all is an error.
+func WriteModelTable(w io.Writer, files []string, dur time.Duration) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintf(tw, "kernel\tworkload\tquantity\tkernel\tmodel\tmodel/kernel\twithin ×%.1f\n", ModelTolerance)
+	n := 0
+	for _, path := range files {
+		counts, err := ReadCounts(path)
+		if err != nil {
+			return err
+		}
+		for _, kc := range counts {
+			rows, err := modelRows(kc, dur)
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			for _, r := range rows {
+				ratio := r.model / r.kernel
+				within := "yes"
+				if !(ratio <= ModelTolerance && ratio >= 1/ModelTolerance) {
+					within = "NO"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%.3g\t%.3g\t%.2f\t%s\n", kc.Kernel, kc.Workload, r.name, r.kernel, r.model, ratio, within)
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return errors.New("no KernelCount results in the files")
+	}
+	return tw.Flush()
+}
+
+// A CountResult is one KernelCount line of a results file WriteResults
+// wrote: the kernel and workload it names, the config the model needs,
+// and its values by unit.
+type CountResult struct {
+	Kernel, Workload string
+	CPUs, HZ, Levels int
+	Pairs            int
+	Shape            string
+	RateLimit        bool
+	V                map[string]float64
+}
+
+// ReadCounts reads the KernelCount results of a results file, skipping
+// every other benchmark; one without kernel-cpus, levels or pairs is an
+// error naming it.
+func ReadCounts(path string) ([]CountResult, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []CountResult
+	rd := benchfmt.NewReader(f, path)
+	for rd.Scan() {
+		r, ok := rd.Result().(*benchfmt.Result)
+		if !ok {
+			continue
+		}
+		base, parts := r.Name.Parts()
+		if string(base) != "KernelCount" {
+			continue
+		}
+		kc := CountResult{V: map[string]float64{}, Workload: strings.Join(strings.Fields(strings.ReplaceAll(string(r.Name), "/", " "))[1:], "/")}
+		for _, p := range parts {
+			k, v, _ := strings.Cut(strings.TrimPrefix(string(p), "/"), "=")
+			switch k {
+			case "shape":
+				kc.Shape = v
+			case "pairs":
+				kc.Pairs, _ = strconv.Atoi(v)
+			case "levels":
+				kc.Levels, _ = strconv.Atoi(v)
+			}
+		}
+		kc.Kernel = r.GetConfig("kernel")
+		kc.CPUs, _ = strconv.Atoi(r.GetConfig("kernel-cpus"))
+		kc.HZ, _ = strconv.Atoi(r.GetConfig("kernel-hz"))
+		kc.RateLimit = r.GetConfig("kernel-rate-limit") == "yes"
+		for _, v := range r.Values {
+			kc.V[v.Unit] = v.Value
+		}
+		if kc.CPUs < 1 || kc.Levels < 1 || kc.Pairs < 1 {
+			return nil, fmt.Errorf("%s: %s lacks kernel-cpus, levels or pairs", path, r.Name)
+		}
+		out = append(out, kc)
+	}
+	return out, rd.Err()
+}
+
+type modelRow struct {
+	name          string
+	kernel, model float64
+}
+
+// modelConfig is the simulation fed the count's own rates: its cpus and
+// levels, an event (enqueue or dequeue) every 1/(2·enqueues per cpu per
+// second), the measured migrations per wakeup, tasks per cpu from the
+// workload's threads, the kernel's HZ, and the rate limit where the kernel
+// has it (v6.7+: the rate preset, else base).
+func modelConfig(kc CountResult, dur time.Duration) (loadavg.SimConfig, error) {
+	perCPU := 2 * kc.V["enqueue/s"] / float64(kc.CPUs)
+	if perCPU <= 0 {
+		return loadavg.SimConfig{}, errors.New("no enqueue rate")
+	}
+	threads := 2 * kc.Pairs
+	if kc.Shape == "server" {
+		threads = kc.Pairs + 1
+	}
+	var mig loadavg.SimMig
+	pct := int(math.Round(100 * kc.V["migrations/wakeup"]))
+	if err := mig.Set(strconv.Itoa(min(max(pct, 0), 100))); err != nil {
+		return loadavg.SimConfig{}, err
+	}
+	variant := "base"
+	if kc.RateLimit {
+		variant = "rate"
+	}
+	hz := kc.HZ
+	if hz != 250 && hz != 1000 {
+		hz = 250 // Debian's
+	}
+	return loadavg.SimConfig{
+		CPUs: kc.CPUs, Nodes: 1, Levels: kc.Levels, Duration: dur,
+		Gap:   time.Duration(float64(time.Second) / perCPU),
+		Mig:   mig,
+		Tasks: max(1, int(math.Round(float64(threads)/float64(kc.CPUs)))),
+		HZ:    hz, Seed: 1, Variants: []string{variant},
+	}, nil
+}
+
+func modelRows(kc CountResult, dur time.Duration) ([]modelRow, error) {
+	cfg, err := modelConfig(kc, dur)
+	if err != nil {
+		return nil, err
+	}
+	tab, err := loadavg.Simulate(cfg)
+	if err != nil {
+		return nil, err
+	}
+	row := tab.Rows[0]
+	enq := math.Max(float64(row.Events)/2, 1)
+	rows := []modelRow{
+		{"tg writes per enqueue (update_load_avg)", kc.V["ula-writes/enqueue"], float64(row.Writes) / enq},
+		{"tg writes per enqueue (all sites)", kc.V["tg-writes/enqueue"], float64(row.Writes) / enq},
+	}
+	if kc.RateLimit && kc.V["ula-tests/enqueue"] > 0 {
+		rows = append(rows, modelRow{"writes per 1 ms test (update_load_avg)",
+			kc.V["ula-writes/enqueue"] / kc.V["ula-tests/enqueue"], float64(row.Writes) / math.Max(float64(row.Calls), 1)})
+	}
+	return rows, nil
+}

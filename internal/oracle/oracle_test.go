@@ -1,0 +1,114 @@
+package oracle
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/contend/contend/internal/kernel"
+)
+
+// countFixture is a count as a 6.12 guest reported it, cut down.
+// testdata/count-6.12.txt is WriteResults' file of it, as written on a
+// 2-cpu KVM host, with its kernel line set to the counted kernel's (a
+// count runs on the kernel it counts, so its provenance names that one).
+func countFixture() *kernel.Counted {
+	return &kernel.Counted{
+		Kernel: "6.12.117+deb12-amd64", CPUs: 4, HZ: 250, RateLimit: true, Shape: "pipe", Pairs: 2, Levels: 2,
+		Bare:    &kernel.Load{Transactions: 2000, Seconds: 2},
+		Counted: &kernel.Load{Transactions: 1000, Seconds: 2},
+		Sites: []kernel.SiteCount{
+			{Site: kernel.Site{Kind: "tg-load-avg", Func: "update_load_avg", Off: 0x3fc}, Breakpoint: 300, Kprobe: -1},
+			{Site: kernel.Site{Kind: "tg-load-avg-limit", Func: "update_load_avg", Off: 0x3c0}, Breakpoint: 600, Kprobe: -1},
+			{Site: kernel.Site{Kind: "tg-load-avg", Func: "attach_entity_cfs_rq", Off: 0xb0}, Breakpoint: -1, Kprobe: 4},
+			{Site: kernel.Site{Kind: "tg-load-avg", Func: "switched_from_fair", Off: 0xbe}, Breakpoint: -1, Kprobe: -1},
+		},
+		Enqueues: 1000, Undone: true,
+	}
+}
+
+func TestWriteText(t *testing.T) {
+	var b strings.Builder
+	if err := WriteText(&b, countFixture()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"counting cost 50.0 % of throughput",
+		"tg->load_avg writes: 304, 0.304 per enqueue_task_fair, 152/s, 19.0 per cfs_rq per s (4 cpus × 2 levels); 1 sites not counted",
+		"rate limit: 600 1 ms tests",
+		"undone: every kprobe",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("count text lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestWriteResults(t *testing.T) {
+	path := t.TempDir() + "/k.txt"
+	if err := WriteResults(path, countFixture(), []string{"-shape", "pipe"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\nkernel: ", "Unit tg-writes/enqueue better=lower", "BenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1000 tx/s", "0.304 tg-writes/enqueue", "50 count-cost-%"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("results file lacks %q:\n%s", want, b)
+		}
+	}
+	// What WriteResults writes, ReadCounts reads back.
+	got, err := ReadCounts(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].CPUs != 4 || got[0].HZ != 250 || !got[0].RateLimit || got[0].Pairs != 2 || got[0].Levels != 2 ||
+		got[0].Shape != "pipe" || got[0].Workload != "shape=pipe/pairs=2/levels=2" || got[0].V["tg-writes/enqueue"] != 0.304 {
+		t.Errorf("ReadCounts(WriteResults(fixture)) = %+v", got)
+	}
+	if err := WriteResults(t.TempDir()+"/none/k.txt", countFixture(), nil); err == nil {
+		t.Error("WriteResults into a missing directory succeeded")
+	}
+}
+
+func TestReadCountsErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, body, want string }{
+		{"nopairs", "kernel-cpus: 4\n\nBenchmarkKernelCount/shape=pipe/levels=2 1 1 tx/s\n", "lacks kernel-cpus, levels or pairs"},
+		{"nocpus", "BenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1 tx/s\n", "lacks kernel-cpus, levels or pairs"},
+	} {
+		path := dir + "/" + tc.name
+		if err := os.WriteFile(path, []byte(tc.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadCounts(path); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ReadCounts(%s) = %v, want an error containing %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := ReadCounts(dir + "/missing"); err == nil {
+		t.Error("ReadCounts of a missing file succeeded")
+	}
+}
+
+// TestWriteModelTable checks the table has the fixture's rows; the figures
+// are the model's, not checked here.
+func TestWriteModelTable(t *testing.T) {
+	var b strings.Builder
+	if err := WriteModelTable(&b, []string{"testdata/count-6.12.txt"}, 50*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"within ×1.5", "6.12.117+deb12-amd64", "tg writes per enqueue (update_load_avg)", "writes per 1 ms test", "shape=pipe/pairs=2/levels=2"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("model table lacks %q:\n%s", want, b.String())
+		}
+	}
+	empty := t.TempDir() + "/empty.txt"
+	if err := os.WriteFile(empty, []byte("BenchmarkOther 1 1 ns/op\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteModelTable(&b, []string{empty}, time.Millisecond); err == nil || !strings.Contains(err.Error(), "no KernelCount results") {
+		t.Errorf("WriteModelTable on a file without counts = %v, want no KernelCount results", err)
+	}
+}

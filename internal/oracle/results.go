@@ -1,0 +1,93 @@
+package oracle
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/contend/contend/affinity"
+	"github.com/contend/contend/bench/resultfmt"
+	"github.com/contend/contend/internal/kernel"
+)
+
+// WriteResults writes one benchmark-format result per count to path
+// (through a temporary file beside it, renamed into place, so a failed
+// write leaves no half-written file): the config names the kernel (from
+// the host topology's provenance) and args are the command line after
+// "contend kernel count", so two files from two kernels compare as before
+// and after. ReadCounts reads it back.
+func WriteResults(path string, c *kernel.Counted, args []string) error {
+	t, err := affinity.Host()
+	if err != nil {
+		return err
+	}
+	cfg := resultfmt.FileConfig(t, append([]string{"kernel", "count"}, args...))
+	limit := "no"
+	if c.RateLimit {
+		limit = "yes"
+	}
+	for _, kv := range [][2]string{{"kernel-cpus", strconv.Itoa(c.CPUs)}, {"kernel-hz", strconv.Itoa(c.HZ)}, {"kernel-rate-limit", limit}} {
+		cfg = append(cfg, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
+	}
+	name := fmt.Sprintf("KernelCount/shape=%s/pairs=%d/levels=%d", c.Shape, c.Pairs, c.Levels)
+	tg := float64(tgWrites(c))
+	enq := float64(max(c.Enqueues, 1))
+	bare := float64(c.Bare.Transactions) / c.Bare.Seconds
+	counted := float64(c.Counted.Transactions) / c.Counted.Seconds
+	r := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(name), Iters: 1}
+	for _, v := range []struct {
+		unit string
+		v    float64
+	}{
+		{"tx/s", bare},
+		{"enqueue/s", rate(float64(c.Enqueues), c)},
+		{"tg-writes/enqueue", tg / enq},
+		{"tg-writes/s", rate(tg, c)},
+		{"migrations/tx", float64(c.Threads.Migrations) / math.Max(float64(c.Counted.Transactions), 1)},
+		{"migrations/wakeup", float64(c.Threads.Migrations) / math.Max(float64(c.Threads.Wakeups), 1)},
+		{"ula-writes/enqueue", float64(hostHits(c, "tg-load-avg", "update_load_avg")) / enq},
+		{"ula-tests/enqueue", float64(hostHits(c, "tg-load-avg-limit", "update_load_avg")) / enq},
+		{"count-cost-%", 100 * (1 - counted/bare)},
+	} {
+		r.Values = append(r.Values, benchfmt.Value{Value: v.v, Unit: v.unit})
+	}
+	f, err := os.CreateTemp(dirOf(path), ".kernel-count-*")
+	if err != nil {
+		return err
+	}
+	bw := benchfmt.NewWriter(f)
+	var werr error
+	// Which way is better, for compare's verdicts: fewer shared writes per
+	// event is the seed's aim; more transactions, less counting cost.
+	for _, u := range [][2]string{{"tx/s", "higher"}, {"tg-writes/enqueue", "lower"}, {"tg-writes/s", "lower"},
+		{"ula-writes/enqueue", "lower"}, {"count-cost-%", "lower"}} {
+		if werr == nil {
+			werr = bw.Write(&benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u[0], Key: "better"}, OrigUnit: u[0], Value: u[1]})
+		}
+	}
+	if werr == nil {
+		werr = bw.Write(r)
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return werr
+	}
+	return nil
+}
+
+func dirOf(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		return path[:i+1]
+	}
+	return "."
+}
