@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
-
 	"time"
 
 	"github.com/contend/contend/bench/idlemask"
@@ -18,21 +18,32 @@ var simulators = map[string]func(stdout io.Writer, args []string) error{
 	"idlemask": simulateIdleMask,
 }
 
-const simulateWakeupUsage = "wakeup [-cpus 8] [-llc 1] [-mig 1.2] [-sync 100] [-tasks 4] [-rate 226000] [-duration 5s] [-seed 1] [-policies affine,prev,...] [-json]"
+const simulateWakeupUsage = "wakeup [-cpus 4,8,16,32] [-topo s390|llcN] [-policies llcstats,basic,v6.1] [-threads 40] [-hz N] " +
+	"[-think 8.8us] [-service 38us] [-statements 20] [-io 0] [-irq idle|cpu0|local] [-idlewake 20us] [-pull 10us] [-lbcost 5us] " +
+	"[-duration 5s] [-warmup 3s] [-seed 1] [-json]"
 
-// simulateWakeup runs the wakeup model's policies on N virtual cpus on one
-// thread, on kernel time, and prints migrations per 5 s beside seed 004's.
+// simulateWakeup runs the wakeup model (sysbench's clients and servers on a
+// simulated 4.13 or 6.1 kernel) for each guest size and policy on one
+// thread, on kernel time, and prints migrations per 5 s by cause beside
+// seed 004's. The table's printing is bench/wakeup's (simtable.go).
 func simulateWakeup(stdout io.Writer, args []string) error {
 	fs := newFlags(stdout, "simulate", simulateWakeupUsage)
-	cpus := fs.Int("cpus", 8, "virtual `cpus` (seed 004 does not give its guest's size)")
-	llc := fs.Int("llc", 1, "`cpus` per LLC, consecutive ids sharing one (1: every vCPU its own, which 4.13 gives no LLC statistics)")
-	mig := fs.String("mig", "1.2", "`percent` of wakeups made away from the task's home cpu, two decimals at most")
-	sync := fs.Int("sync", 100, "`percent` of wakeups flagged WF_SYNC (sysbench's socket wakeups are)")
-	tasks := fs.Int("tasks", 4, "sleeping `tasks` per cpu")
-	rate := fs.Int("rate", 226000, "machine-wide wakeups per second of kernel time (226000: seed 004's, estimated)")
-	duration := fs.Duration("duration", 0, "kernel time simulated per policy (default 5s, the seed's window)")
-	seed := fs.Uint64("seed", 1, "random `seed`: the same seed replays the same wakeups")
-	policies := fs.String("policies", "", "comma-separated wake= `policies`, llcstats/stats=live for the pre-patch policy on exact LLC statistics (default: all, and that)")
+	cpus := fs.String("cpus", "4,8,16,32", "comma-separated guest `sizes` in vCPUs (seed 004 does not give its guest's)")
+	topo := fs.String("topo", "s390", "guest `topology`: s390 (every vCPU its own core, no LLC domain: seed 004's guest) or llcN (x86 LLCs of N cpus)")
+	policies := fs.String("policies", "", "comma-separated `policies`: llcstats (4.13 before the patch), basic (the patch), v6.1 (default: all)")
+	threads := fs.Int("threads", 0, "sysbench client `threads`, each with a server thread (default 40)")
+	hz := fs.Int("hz", 0, "CONFIG_HZ (default 100 on s390, 250 on llcN)")
+	think := fs.Duration("think", 0, "mean client cpu time per statement (default 8.8µs)")
+	service := fs.Duration("service", 0, "mean server cpu time per statement (default 38µs)")
+	statements := fs.Int("statements", 0, "statements per transaction (default 20)")
+	ioLat := fs.Duration("io", 0, "commit log flush latency, 0 for none")
+	irq := fs.String("irq", "", "where I/O completions land: idle, cpu0 or local (default idle on s390, cpu0 on llcN)")
+	idleWake := fs.Duration("idlewake", 0, "cost of waking an idle vCPU (default 20µs)")
+	pull := fs.Duration("pull", 0, "cpu time a moved task's working set adds to its first run (default 10µs)")
+	lbCost := fs.Duration("lbcost", 0, "one level's newidle balance cost (default 5µs)")
+	duration := fs.Duration("duration", 0, "kernel time counted per run (default 5s, the seed's window)")
+	warmup := fs.Duration("warmup", 0, "kernel time run before counting (default 3s)")
+	seed := fs.Uint64("seed", 1, "random `seed`: the same seed replays the same runs")
 	asJSON := fs.Bool("json", false, "print the rows as JSON")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -41,23 +52,40 @@ func simulateWakeup(stdout io.Writer, args []string) error {
 	if len(pos) != 0 {
 		return fmt.Errorf("simulate wakeup: unexpected argument %q (usage: contend simulate %s)", pos[0], simulateWakeupUsage)
 	}
+	cfg := wakeup.SimConfig{Topology: *topo, Threads: *threads, HZ: *hz, Think: *think, Service: *service,
+		Statements: *statements, IO: *ioLat, IRQ: *irq, IdleWake: *idleWake, Pull: *pull, LBCost: *lbCost,
+		Duration: *duration, Warmup: *warmup, Seed: *seed}
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"cpus", *cpus}, {"llc", *llc}, {"tasks", *tasks}, {"rate", *rate}} {
-		if f.v < 1 {
+	}{{"threads", *threads}, {"hz", *hz}, {"statements", *statements}} {
+		if flagSet(fs, f.name) && f.v < 1 {
 			return fmt.Errorf("simulate wakeup: -%s %d: want a positive value", f.name, f.v)
 		}
 	}
-	if *sync < 0 || *sync > 100 {
-		return fmt.Errorf("simulate wakeup: -sync %d: want a percentage in [0, 100]", *sync)
+	for _, f := range []struct {
+		name string
+		v    time.Duration
+	}{{"think", *think}, {"service", *service}, {"idlewake", *idleWake}, {"pull", *pull}, {"lbcost", *lbCost}, {"duration", *duration}} {
+		if flagSet(fs, f.name) && f.v <= 0 {
+			return fmt.Errorf("simulate wakeup: -%s %s: want a positive duration", f.name, f.v)
+		}
 	}
-	if flagSet(fs, "duration") && *duration <= 0 {
-		return fmt.Errorf("simulate wakeup: -duration %s: want a positive duration", *duration)
+	if *ioLat < 0 {
+		return fmt.Errorf("simulate wakeup: -io %s: want 0 or a positive duration", *ioLat)
 	}
-	cfg := wakeup.SimConfig{CPUs: *cpus, LLC: *llc, Mig: *mig, Sync: *sync, Tasks: *tasks, Rate: *rate, Duration: *duration, Seed: *seed}
-	if *sync == 0 {
-		cfg.Sync = -1 // SimConfig's zero is the default; -1 asks for none
+	if flagSet(fs, "warmup") && *warmup <= 0 {
+		if *warmup < 0 {
+			return fmt.Errorf("simulate wakeup: -warmup %s: want 0 or a positive duration", *warmup)
+		}
+		cfg.Warmup = -1 // SimConfig's zero is the default; -1 asks for none
+	}
+	for _, f := range strings.Split(*cpus, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return fmt.Errorf("simulate wakeup: -cpus %q: %q is not a whole number", *cpus, f)
+		}
+		cfg.CPUs = append(cfg.CPUs, n)
 	}
 	if *policies != "" {
 		cfg.Policies = strings.Split(*policies, ",")

@@ -11,10 +11,10 @@ func TestSimulateWakeupAndIdleMask(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"simulate", "wakeup", "-cpus", "4", "-duration", "50ms"},
-			[]string{"4 virtual cpus", "~27K", "~2K", "llcstats", "basic", "migrations/5s", "sis early %", "llcstats/stats=live", "has no sd_llc_shared"}},
-		{[]string{"simulate", "wakeup", "-cpus", "8", "-llc", "4", "-duration", "300ms", "-policies", "llcstats,llcstats/stats=live"},
-			[]string{"8 virtual cpus, 4 per LLC", "first at 128ms, then every 256ms", "llcstats/stats=live"}},
+		{[]string{"simulate", "wakeup", "-cpus", "4", "-threads", "4", "-duration", "50ms", "-warmup", "0"},
+			[]string{"s390 guest, HZ 100", "~27K", "~2K", "llcstats", "basic", "v6.1", "migrations/5s", "wake_affine", "newidle", "nohz", "active", "4 cpus: migrations llcstats/basic"}},
+		{[]string{"simulate", "wakeup", "-cpus", "8", "-topo", "llc4", "-threads", "8", "-duration", "100ms", "-warmup", "100ms", "-io", "200us", "-irq", "local"},
+			[]string{"llc4 guest, HZ 250", "commit flush 200µs (irq local)", "select_idle_sibling"}},
 		{[]string{"simulate", "idlemask", "-cpus", "32", "-llc", "16", "-duration", "2ms"},
 			[]string{"32 virtual cpus in 2 LLCs", "80 times between two ticks", "v5 + Vincent", "mask writes/s", "probes/wakeup"}},
 	} {
@@ -28,13 +28,13 @@ func TestSimulateWakeupAndIdleMask(t *testing.T) {
 			}
 		}
 	}
-	out, _, err := runContend("simulate", "wakeup", "-cpus", "2", "-duration", "10ms", "-policies", "prev", "-json")
+	out, _, err := runContend("simulate", "wakeup", "-cpus", "2", "-duration", "10ms", "-warmup", "0", "-policies", "basic", "-json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rows []map[string]any
-	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 || rows[0]["Policy"] != "prev" {
-		t.Errorf("simulate wakeup -json = %v, %v; want one row for prev:\n%s", rows, err, out)
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 || rows[0]["Policy"] != "basic" {
+		t.Errorf("simulate wakeup -json = %v, %v; want one row for basic:\n%s", rows, err, out)
 	}
 }
 
@@ -44,12 +44,18 @@ func TestSimulateWakeupAndIdleMaskBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"simulate", "wakeup", "-cpus", "1"}, "cpus 1 out of range"},
-		{[]string{"simulate", "wakeup", "-cpus", "0"}, "-cpus 0: want a positive value"},
-		{[]string{"simulate", "wakeup", "-llc", "9"}, "llc 9 out of range"},
-		{[]string{"simulate", "wakeup", "-mig", "2.345"}, "is not a percentage"},
-		{[]string{"simulate", "wakeup", "-sync", "101"}, "-sync 101"},
-		{[]string{"simulate", "wakeup", "-policies", "fancy"}, `unknown wake "fancy"`},
-		{[]string{"simulate", "wakeup", "-policies", "basic/stats=live"}, "stats=live is read only by wake=llcstats"},
+		{[]string{"simulate", "wakeup", "-cpus", "0"}, "cpus 0 out of range"},
+		{[]string{"simulate", "wakeup", "-cpus", "8,x"}, `"x" is not a whole number`},
+		{[]string{"simulate", "wakeup", "-topo", "llc3", "-cpus", "8"}, "do not nest"},
+		{[]string{"simulate", "wakeup", "-topo", "numa"}, `topology "numa"`},
+		{[]string{"simulate", "wakeup", "-threads", "0"}, "-threads 0: want a positive value"},
+		{[]string{"simulate", "wakeup", "-hz", "200"}, "hz 200"},
+		{[]string{"simulate", "wakeup", "-think", "0s"}, "-think 0s: want a positive duration"},
+		{[]string{"simulate", "wakeup", "-io", "-1ms"}, "-io -1ms"},
+		{[]string{"simulate", "wakeup", "-warmup", "-1s"}, "-warmup -1s"},
+		{[]string{"simulate", "wakeup", "-irq", "msi"}, `irq "msi"`},
+		{[]string{"simulate", "wakeup", "-mig", "2.345"}, "flag provided but not defined: -mig"},
+		{[]string{"simulate", "wakeup", "-policies", "fancy"}, `policy "fancy"`},
 		{[]string{"simulate", "wakeup", "-duration", "-1s"}, "-duration -1s"},
 		{[]string{"simulate", "wakeup", "extra"}, `unexpected argument "extra"`},
 		{[]string{"simulate", "idlemask", "-llc", "50"}, "llc 50: want a divisor"},
