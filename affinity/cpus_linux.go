@@ -28,7 +28,7 @@ func (r sysfs) cpus(t *Topology) error {
 	llcs := &llcGroups{byKey: map[llcKey]int{}, byID: map[[2]int]int{}}
 	for i := range t.CPUs {
 		c := &t.CPUs[i]
-		*c = CPU{ID: i, Node: -1, Package: -1, Die: -1, Core: -1, LLC: -1}
+		*c = CPU{ID: i, Node: -1, Package: -1, Die: -1, Core: -1, Cluster: -1, LLC: -1}
 		if !possible.Test(i) {
 			continue
 		}
@@ -137,6 +137,10 @@ func (r sysfs) cpu(c *CPU, dir string, llcs *llcGroups) error {
 			return err
 		}
 		if c.Core, err = r.optInt(top+"/core_id", c.ID, "taken as a core of its own"); err != nil {
+			return err
+		}
+		// Only SchedLLC reads it, and only where no LLC is reported.
+		if c.Cluster, err = r.optInt(top+"/cluster_id", -1, "no cluster"); err != nil {
 			return err
 		}
 		sib, ok, err := r.siblings(top)

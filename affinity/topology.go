@@ -85,6 +85,7 @@ type CPU struct {
 	Package  int
 	Die      int
 	Core     int             // core_id; unique only within a package and die
+	Cluster  int             // cluster_id (Linux 5.16+); unique only within a package, -1 when sysfs has none
 	Siblings nodemask.Bitmap // SMT siblings, itself included
 	LLC      int             // index into Topology.LLCs, -1 when unknown
 	Governor string          // cpufreq scaling_governor, "" without cpufreq
@@ -306,9 +307,11 @@ func (t *Topology) writeCaches(line func(key, format string, args ...any)) {
 	switch {
 	case len(t.LLCs) == 0 && t.cachesSeen != "":
 		line("llc", "no shared cache reported: sysfs lists only %s per cpu, and an L1 is never the last-level cache", t.cachesSeen)
+		t.writeSchedLLCs(line)
 		return
 	case len(t.LLCs) == 0:
 		line("llc", "unknown (no cache directories in sysfs)")
+		t.writeSchedLLCs(line)
 		return
 	}
 	line("llc", "%d group(s) sharing a last-level cache", len(t.LLCs))
@@ -322,6 +325,20 @@ func (t *Topology) writeCaches(line func(key, format string, args ...any)) {
 			lineSize = fmt.Sprintf("%d B", g.LineSize)
 		}
 		line("", "llc %d: %s %s, line %s, cpus %s", g.Index, level, size(g.Size), lineSize, g.CPUs)
+	}
+}
+
+// writeSchedLLCs says which cpus the scheduler takes for one LLC where
+// none is reported (SchedLLC), as bench/wakeup's model does.
+func (t *Topology) writeSchedLLCs(line func(key, format string, args ...any)) {
+	var groups []string
+	for cpu := range t.OnlineCPUs.All() {
+		if g, derived := t.SchedLLC(cpu); derived && g.First() == cpu {
+			groups = append(groups, g.String())
+		}
+	}
+	if len(groups) > 0 {
+		line("", "sd_llc without one, as arm64's and riscv's cpu_coregroup_mask() makes it (the smaller of node and package): cpus %s", strings.Join(groups, ", "))
 	}
 }
 

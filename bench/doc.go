@@ -61,9 +61,13 @@
 //
 // The Domain is OneOf (a choice; Params.Index maps it onto the scenario's
 // own enumeration), IntRange, DurationRange (spelt canonically: "0.5ms" is
-// "500us"), or Form, a grammar of the scenario's own with a function that
-// returns a value's canonical spelling or a one-line error naming the key,
-// the value and what is valid. The constructor then reads the value
+// "500us"), Or of those ("auto|2..8192"), or Form, a grammar of the
+// scenario's own, declared with what its placeholders take, and a function
+// that returns a value's canonical spelling or why it is not one. Every
+// refused value's error is written from the domain, naming the key, the
+// value, why, and the values as contend list shows them, so the two never
+// disagree (cmd/contend's TestKeyErrorsNameTheirDomain walks every key).
+// The constructor then reads the value
 // (Params.Get, Index, Int, Duration) and keeps only the rules that span
 // keys (balanceflag's group a multiple of smt; loadavg's preset, whose parts
 // it sets with Params.Set so the name says what runs). Parsing, the

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -74,15 +75,49 @@ func (k Key) check() error {
 var keyName = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
 
 // A Domain is the set of values a key takes. Use OneOf, IntRange,
-// DurationRange or, for a grammar of its own, Form.
+// DurationRange, Or of those, or, for a grammar of its own, Form.
+//
+// A domain is declared once, and contend list and every error about a value
+// read it: a refused value's error is
+//
+//	key="value": why (want SYNTAX)
+//
+// with SYNTAX what contend list prints after "key=", so that the two can
+// never say different things (cmd/contend's TestKeyErrorsNameTheirDomain
+// holds every registered key to it).
 type Domain interface {
 	// Canon checks v and returns its canonical spelling, the one the
-	// benchmark name carries; the error is one line naming key, v and what
-	// is valid (ParseParams adds the scenario).
+	// benchmark name carries; the error is one line naming key, v, why it
+	// is refused and Syntax (ParseParams adds the scenario).
 	Canon(key, v string) (string, error)
 	// Syntax is the domain as contend list shows it after "key=":
-	// "shared|private", "0..100000", "1us..100ms".
+	// "shared|private", "0..100000", "1us..100ms", "auto|2..8192".
 	Syntax() string
+}
+
+// grammar is what bench's own domains share: canon returns v's canonical
+// spelling, or why v is not a value; near says that v has the domain's
+// form and only lies outside its bounds (an integer out of range), which
+// Or takes as the reason that matters.
+type grammar interface {
+	Domain
+	canon(v string) (c, why string, near bool)
+}
+
+// canonOf is Canon for every grammar: the one place a refused value's
+// error is written.
+func canonOf(g grammar, key, v string) (string, error) {
+	c, why, _ := g.canon(v)
+	if why != "" {
+		return "", refuse(key, v, why, g.Syntax())
+	}
+	return c, nil
+}
+
+// refuse is the error for a value v of key that a domain of the given
+// syntax does not take.
+func refuse(key, v, why, syntax string) error {
+	return fmt.Errorf("%s=%q: %s (want %s)", key, v, why, syntax)
 }
 
 // OneOf is a choice among values, each spelt one way. Params.Index gives a
@@ -106,14 +141,15 @@ func OneOf(values ...string) Domain {
 
 type choice []string
 
-func (c choice) Canon(key, v string) (string, error) {
+func (c choice) canon(v string) (string, string, bool) {
 	if slices.Contains(c, v) {
-		return v, nil
+		return v, "", false
 	}
-	return "", fmt.Errorf("unknown %s %q (want %s)", key, v, strings.Join(c, ", "))
+	return "", "unknown value", false
 }
 
-func (c choice) Syntax() string { return strings.Join(c, "|") }
+func (c choice) Canon(key, v string) (string, error) { return canonOf(c, key, v) }
+func (c choice) Syntax() string                      { return strings.Join(c, "|") }
 
 // IntRange is an integer in [lo, hi], spelt in decimal without sign or
 // leading zeros ("+5" and "05" are refused, not renamed: one spelling per
@@ -127,18 +163,23 @@ func IntRange(lo, hi int) Domain {
 
 type intRange struct{ lo, hi int }
 
-func (r intRange) Canon(key, v string) (string, error) {
+func (r intRange) canon(v string) (string, string, bool) {
 	n, err := strconv.Atoi(v)
-	if err != nil || strconv.Itoa(n) != v {
-		return "", fmt.Errorf("%s=%q is not an integer (want %d..%d)", key, v, r.lo, r.hi)
+	switch {
+	case err != nil && errors.Is(err, strconv.ErrRange):
+		return "", "out of range", true
+	case err != nil:
+		return "", "not an integer", false
+	case strconv.Itoa(n) != v:
+		return "", "spelt with a sign or a leading zero", false
+	case n < r.lo || n > r.hi:
+		return "", "out of range", true
 	}
-	if n < r.lo || n > r.hi {
-		return "", fmt.Errorf("%s=%d out of range [%d, %d]", key, n, r.lo, r.hi)
-	}
-	return v, nil
+	return v, "", false
 }
 
-func (r intRange) Syntax() string { return fmt.Sprintf("%d..%d", r.lo, r.hi) }
+func (r intRange) Canon(key, v string) (string, error) { return canonOf(r, key, v) }
+func (r intRange) Syntax() string                      { return fmt.Sprintf("%d..%d", r.lo, r.hi) }
 
 // DurationRange is a Go duration in [lo, hi] ("40us", "1.5ms"), spelt
 // canonically in its largest whole ASCII unit (benchname.FormatDuration):
@@ -152,44 +193,100 @@ func DurationRange(lo, hi time.Duration) Domain {
 
 type durationRange struct{ lo, hi time.Duration }
 
-func (r durationRange) Canon(key, v string) (string, error) {
+func (r durationRange) canon(v string) (string, string, bool) {
 	d, err := time.ParseDuration(v)
-	if err != nil {
-		return "", fmt.Errorf("%s=%q is not a duration (want e.g. 40us, in [%s, %s])", key, v,
-			benchname.FormatDuration(r.lo), benchname.FormatDuration(r.hi))
+	switch {
+	case err != nil:
+		return "", "not a duration such as 40us", false
+	case d < r.lo || d > r.hi:
+		return "", "out of range", true
 	}
-	if d < r.lo || d > r.hi {
-		return "", fmt.Errorf("%s=%s out of range [%s, %s]", key, v,
-			benchname.FormatDuration(r.lo), benchname.FormatDuration(r.hi))
-	}
-	return benchname.FormatDuration(d), nil
+	return benchname.FormatDuration(d), "", false
 }
 
+func (r durationRange) Canon(key, v string) (string, error) { return canonOf(r, key, v) }
 func (r durationRange) Syntax() string {
 	return benchname.FormatDuration(r.lo) + ".." + benchname.FormatDuration(r.hi)
 }
 
-// Form is a domain with a grammar of its own: canon checks a value and
-// returns its canonical spelling, or a one-line error naming key, value and
-// what is valid; syntax shows the grammar in contend list ("auto|2..8192").
-// Register checks the key's default against it; every other value, the
-// scenario's variant tests.
-func Form(syntax string, canon func(key, v string) (string, error)) Domain {
+// Or is a value of any of the domains, tried in order: Or(OneOf("auto"),
+// IntRange(2, 8192)) is "auto|2..8192". Each must be bench's own (OneOf,
+// IntRange, DurationRange or an Or), and no value may be spelt in two of
+// them, which Register's check of the default cannot see: the first that
+// takes a value gives its spelling. Fewer than two domains panic.
+func Or(domains ...Domain) Domain {
+	if len(domains) < 2 {
+		panic("bench.Or: fewer than two domains")
+	}
+	alts := make(either, len(domains))
+	for i, d := range domains {
+		g, ok := d.(grammar)
+		if !ok {
+			panic(fmt.Sprintf("bench.Or: domain %d (%T) is not OneOf, IntRange, DurationRange or Or", i, d))
+		}
+		alts[i] = g
+	}
+	return alts
+}
+
+type either []grammar
+
+func (e either) canon(v string) (string, string, bool) {
+	why, near := "unknown value", false
+	for _, g := range e {
+		c, w, n := g.canon(v)
+		if w == "" {
+			return c, "", false
+		}
+		if n && !near {
+			why, near = w, true
+		}
+	}
+	return "", why, near
+}
+
+func (e either) Canon(key, v string) (string, error) { return canonOf(e, key, v) }
+func (e either) Syntax() string {
+	s := make([]string, len(e))
+	for i, g := range e {
+		s[i] = g.Syntax()
+	}
+	return strings.Join(s, "|")
+}
+
+// Form is a domain with a grammar of its own, declared with its own
+// description: syntax is the grammar as contend list shows it
+// ("every|threshold=N|ratelimit[=D]|delay"), where says in a few words what
+// its placeholders take ("N 1..1048576, D 1us..1s"; "" when it has none),
+// and canon checks a value and returns its canonical spelling, or an error
+// saying why the value is not one, in a few words; Form's error adds the
+// key, the value and the syntax with where, as every domain's does, and
+// contend list shows the two joined by "; ". Register checks the key's
+// default against it; every other value, the scenario's variant tests.
+// A domain that is a choice, a range or an Or of them is declared as one
+// instead, and says its values itself.
+func Form(syntax, where string, canon func(v string) (string, error)) Domain {
 	if syntax == "" || canon == nil {
 		panic("bench.Form: no syntax or no canon function")
+	}
+	if strings.Contains(syntax, "; ") || strings.Contains(where, "\n") {
+		panic("bench.Form: a syntax holds no \"; \" and a where no newline: contend list joins them by it")
+	}
+	if where != "" {
+		syntax += "; " + where
 	}
 	return form{syntax, canon}
 }
 
 type form struct {
 	syntax string
-	canon  func(key, v string) (string, error)
+	canon  func(v string) (string, error)
 }
 
 func (f form) Canon(key, v string) (string, error) {
-	c, err := f.canon(key, v)
+	c, err := f.canon(v)
 	if err != nil {
-		return "", err
+		return "", refuse(key, v, err.Error(), f.syntax)
 	}
 	if err := checkValue(c); err != nil { // the form's own bug
 		return "", fmt.Errorf("%s=%q: canonical spelling: %w", key, v, err)

@@ -52,10 +52,14 @@ func XorShift(x *uint64) uint64 {
 	return *x * 0x2545f4914f6cdd1d
 }
 
-// LinePad is the padding that keeps a hot word alone: affinity.PairStride,
-// 128 bytes, two cache lines, because Intel's L2 adjacent-line prefetcher
-// pulls lines in 128-byte pairs, so two words 64 bytes apart can still bounce
-// together. (The line itself, 64 bytes on x86 and most arm64, is
-// affinity.LineSize.) Scenarios pad their per-worker state and shared words
+// LinePad is the padding that keeps a hot word alone: the larger of
+// affinity.PairStride and affinity.MaxLineSize. On x86 that is 128 bytes,
+// two cache lines, because Intel's L2 adjacent-line prefetcher pulls lines
+// in 128-byte pairs, so two words 64 bytes apart can still bounce together;
+// elsewhere 256, the largest line (arm64's A64FX): a pad of 128 there would
+// leave two hot words on one line, and counter refuses stride=128 there for
+// the same reason. (This machine's line is affinity.LineSize; a constant
+// must cover the architecture's largest, and Run refuses a machine whose
+// line exceeds it.) Scenarios pad their per-worker state and shared words
 // by it, and align words with AlignedWords(n, LinePad).
-const LinePad = affinity.PairStride
+const LinePad = max(affinity.PairStride, affinity.MaxLineSize)

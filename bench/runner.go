@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -119,6 +120,9 @@ func newEnv(cfg Config) (*Env, error) {
 		return nil, fmt.Errorf("bench: need an operation count or a positive duration")
 	case cfg.Topology == nil:
 		return nil, fmt.Errorf("bench: no topology")
+	case affinity.LineSize() > LinePad:
+		return nil, fmt.Errorf("bench: this machine's %d-byte cache line is wider than the %d bytes hot words are padded by on %s (LinePad): they would share lines",
+			affinity.LineSize(), LinePad, runtime.GOARCH)
 	}
 	env := &Env{Topology: cfg.Topology, CPUs: cfg.CPUs, Nodes: make([]int, w)}
 	for i, cpu := range cfg.CPUs {

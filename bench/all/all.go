@@ -13,6 +13,6 @@ import (
 	_ "github.com/contend/contend/bench/balanceflag"
 	_ "github.com/contend/contend/bench/idlemask"
 	_ "github.com/contend/contend/bench/loadavg"
-	_ "github.com/contend/contend/bench/nodewalk"
+	_ "github.com/contend/contend/bench/nodemask"
 	_ "github.com/contend/contend/bench/wakeup"
 )

@@ -138,7 +138,7 @@ func TestSpecPackages(t *testing.T) {
 		"loadavg":     "github.com/contend/contend/bench/loadavg",
 		"balanceflag": "github.com/contend/contend/bench/balanceflag",
 		"idlemask":    "github.com/contend/contend/bench/idlemask",
-		"nodemask":    "github.com/contend/contend/bench/nodewalk",
+		"nodemask":    "github.com/contend/contend/bench/nodemask",
 		"wakeup":      "github.com/contend/contend/bench/wakeup",
 	}
 	if got := len(bench.Specs()); got != len(want) {

@@ -29,10 +29,10 @@ func TestVariants(t *testing.T) {
 	benchtest.CheckVariants(t, "atomicadd", [][2]string{
 		{"", "line=shared/work=0"},
 		{"work=5/line=private", "line=private/work=5"},
-		{"line=both", "!unknown line \"both\" (want shared, private)"},
-		{"work=-1", "!work=-1 out of range"},
-		{"work=x", "!work=\"x\" is not an integer"},
-		{"work=1e3", "!is not an integer"},
+		{"line=both", "!line=\"both\": unknown value (want shared|private)"},
+		{"work=-1", "!work=\"-1\": out of range"},
+		{"work=x", "!work=\"x\": not an integer"},
+		{"work=1e3", "!: not an integer"},
 		{"work=100001", "!out of range"},
 	})
 }

@@ -3,7 +3,6 @@ package balanceflag
 import (
 	"fmt"
 	"math/bits"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -63,7 +62,7 @@ var bfKeys = []bench.Key{
 		Doc: "the workers' domains start spread over their intervals, as CPUs drift apart after boot, or all in phase, as sd_init leaves them"},
 	{Name: "hz", Default: "1000", Domain: bench.OneOf("1000", "250"),
 		Doc: "CONFIG_HZ: the jiffy, and the balance intervals in jiffies"},
-	{Name: "span", Default: "auto", Domain: bfAuto("a CPU count", 2, 8192),
+	{Name: "span", Default: "auto", Domain: bfAuto(2, 8192),
 		Doc: "CPUs in the serialized (NUMA) domain; auto: one group per worker (workers x group)"},
 	{Name: "group", Default: "16", Domain: bench.IntRange(1, 4096),
 		Doc: "CPUs per group of the NUMA domain (the LLC/node below it); its first CPU is the designated balancer"},
@@ -71,7 +70,7 @@ var bfKeys = []bench.Key{
 		Doc: "threads per core: 2 adds the SMT domain below the LLC, whose short interval drives the softirq"},
 	{Name: "cs", Default: "100ns", Domain: bench.DurationRange(0, 100*time.Microsecond),
 		Doc: "update_sd_lb_stats() cost per CPU of a balanced domain's span (a pass over N CPUs spins N*D)"},
-	{Name: "interval", Default: "auto", Domain: bfAuto("a jiffy count", 1, 1_000_000),
+	{Name: "interval", Default: "auto", Domain: bfAuto(1, 1_000_000),
 		Doc: "the serialized domain's balance interval in jiffies: the kernel's (auto), or N"},
 	{Name: "newidle", Default: "0", Domain: bench.IntRange(0, 1_000_000),
 		Doc: "the worker goes newly idle every N ticks (0: never)"},
@@ -87,16 +86,8 @@ var bfKeys = []bench.Key{
 		Doc: "per cent of CPUs busy in a tick (drawn per CPU and tick): an idle CPU balances with its idle interval and goes newly idle when it turns idle"},
 }
 
-// bfAuto is a domain of auto (0 to the constructor) or what, a count in
-// [lo, hi].
-func bfAuto(what string, lo, hi int) bench.Domain {
-	return bench.Form(fmt.Sprintf("auto|%d..%d", lo, hi), func(key, v string) (string, error) {
-		if n, err := strconv.Atoi(v); v == "auto" || err == nil && strconv.Itoa(n) == v && n >= lo && n <= hi {
-			return v, nil
-		}
-		return "", fmt.Errorf("%s=%q: want auto or %s in [%d, %d]", key, v, what, lo, hi)
-	})
-}
+// bfAuto is a domain of auto (0 to the constructor) or a count in [lo, hi].
+func bfAuto(lo, hi int) bench.Domain { return bench.Or(bench.OneOf("auto"), bench.IntRange(lo, hi)) }
 
 // bfDefaults is the canonical variant with the given key=value parts set.
 func bfDefaults(parts ...string) string {

@@ -1,6 +1,7 @@
 package balanceflag
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -135,6 +136,20 @@ func (t *SimTable) WriteText(w io.Writer) error {
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// WriteJSON writes the table as indented JSON: the machine (Topology),
+// where the price of a contended cmpxchg came from (cas), the assumptions
+// and the rows.
+func (t *SimTable) WriteJSON(w io.Writer, cas string) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		Topology    string
+		CAS         string
+		Assumptions []string
+		*SimTable
+	}{t.Topology(), cas, t.Assumptions(), t})
 }
 
 // simRate prints a rate with three significant digits.

@@ -121,9 +121,9 @@ func TestIdleMaskEarlyProbeVariants(t *testing.T) {
 		{"early=on", base + "/early=on"},
 		{"probe=75/early=on", base + "/early=on/probe=75"},
 		{"probe=100000", base + "/probe=100000"},
-		{"early=yes", `!unknown early "yes" (want off, on)`},
-		{"probe=0", "!probe=0 out of range [1, 100000]"},
-		{"probe=50ns", `!probe="50ns" is not an integer`},
+		{"early=yes", `!early="yes": unknown value (want off|on)`},
+		{"probe=0", "!probe=\"0\": out of range (want auto|1..100000)"},
+		{"probe=50ns", `!probe="50ns": unknown value (want auto|1..100000)`},
 	})
 }
 

@@ -50,16 +50,8 @@ var imKeys = []bench.Key{
 	// defaults, which are what the model did before them.
 	{Name: "early", Default: "off", Domain: bench.OneOf("off", "on"), OmitDefault: true,
 		Doc: "on: select_idle_sibling() as the kernel runs it, its shortcuts (idle target, idle prev, idle recent_used_cpu) before the scan, the target the scan's first probe and charged to SIS_PROP; off: every wakeup scans, the target left out (the model's first version)"},
-	{Name: "probe", Default: "auto", Domain: bench.Form("auto|1..100000", imCanonProbe), OmitDefault: true,
+	{Name: "probe", Default: "auto", Domain: bench.Or(bench.OneOf("auto"), bench.IntRange(1, 100_000)), OmitDefault: true,
 		Doc: "kernel ns one runqueue probe adds to avg_scan_cost, which SIS_PROP weighs against avg_idle on the kernel clock; auto: what this machine's timed scans took per probe (reported as sec/probe)"},
-}
-
-// imCanonProbe spells a probe= value: auto, or whole nanoseconds.
-func imCanonProbe(key, v string) (string, error) {
-	if v == "auto" {
-		return v, nil
-	}
-	return bench.IntRange(1, 100_000).Canon(key, v)
 }
 
 func init() {

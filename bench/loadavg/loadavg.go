@@ -1,15 +1,18 @@
 package loadavg
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/ktime"
+	"github.com/contend/contend/benchname"
 	"github.com/contend/contend/counter"
 )
 
@@ -76,10 +79,10 @@ func laKeys(extras map[string]laExtraStore) []bench.Key {
 			Doc: "the seed's labels: v1 node, delay, skip (patches 2, 2+3, 2+3+4); v2 rate, rate+skip, rate+skip+node; store/write/read/scan beside one override its parts"},
 		{Name: "store", Domain: bench.OneOf(laStoreNames(extras)...),
 			Doc: "where tg->load_avg lives (falseshare: beside tg->shares, as before the dedicated line)"},
-		{Name: "write", Domain: bench.Form("every|threshold=N|ratelimit[=D]|delay", laCanon(counter.ParseWrite)),
-			Doc: "update_tg_load_avg: contrib/64, contrib/N (1..1048576), at most once per D (1us..1s, default 1ms), or patch 3 (removed load waits for the next update)"},
-		{Name: "read", Domain: bench.Form("every|skip|onein=K", laCanon(counter.ParseRead)),
-			Doc: "update_cfs_group on every event, patch 4 (none on the group entity's own en/dequeue), or one event in K by count (not the patch; 1..1048576)"},
+		{Name: "write", Domain: bench.Form("every|threshold=N|ratelimit[=D]|delay", laWriteWhere, laCanon("write", counter.ParseWrite)),
+			Doc: "update_tg_load_avg: contrib/64, contrib/N, at most once per D, or patch 3 (removed load waits for the next update)"},
+		{Name: "read", Domain: bench.Form("every|skip|onein=K", fmt.Sprintf("K 1..%d", counter.MaxOneIn), laCanon("read", counter.ParseRead)),
+			Doc: "update_cfs_group on every event, patch 4 (none on the group entity's own en/dequeue), or one event in K by count (not the patch)"},
 		{Name: "scan", Domain: bench.OneOf("bounded", "full"),
 			Doc: "the per-node reader walks the node mask to nr_node_ids, or all MAX_NUMNODES bits (v1's for_each_node)"},
 		{Name: "gap", Default: ktime.Format(laDefaultGap), Domain: bench.DurationRange(laMinGap, laMaxGap),
@@ -94,23 +97,42 @@ func laKeys(extras map[string]laExtraStore) []bench.Key {
 			Doc: "CONFIG_HZ: the tick's entity_tick() refreshes the group entity's weight (update_cfs_group) while a task of the group runs"},
 		{Name: "work", Default: "0", Domain: bench.IntRange(0, 100_000),
 			Doc: "extra local work (dependent arithmetic steps) per event"},
-		{Name: "stride", Default: "line", Domain: bench.Form("line|BYTES", laCanon(counter.ParseStride)),
-			Doc: "distance between hot words: a cache line, or BYTES, a power of two from the line size to a page (128: a line pair against the adjacent-line prefetcher)"},
+		{Name: "stride", Default: "line", Domain: bench.Form("line|BYTES", "BYTES a power of two from this machine's cache line to a page", laStride),
+			Doc: "distance between hot words: a cache line, or BYTES (128: a line pair against the adjacent-line prefetcher)"},
 		{Name: "levels", Default: strconv.Itoa(laDefaultLevels), Domain: bench.IntRange(1, laMaxLevels),
 			Doc: "task-group levels, each with its own tg->load_avg line: the tasks' group this many levels below the root (2: the seed's docker container under system.slice; 1: the group right under the root)"},
 	}
 }
 
+// laWriteWhere is what write='s placeholders take: counter's bounds.
+var laWriteWhere = fmt.Sprintf("N 1..%d, D %s..%s, %s if omitted", counter.MaxDivisor,
+	benchname.FormatDuration(counter.MinPeriod), benchname.FormatDuration(counter.MaxPeriod), benchname.FormatDuration(counter.DefaultPeriod))
+
 // laCanon makes a domain's canonical spelling from one of counter's
-// parsers: what it reads, written back by its String.
-func laCanon[T fmt.Stringer](parse func(string) (T, error)) func(key, v string) (string, error) {
-	return func(_, v string) (string, error) {
+// parsers, which reads key's values: what it reads, written back by its
+// String. Its errors start with the key and the value, which the domain's
+// error names already, and an unknown value's lists the values, which the
+// domain's syntax does: both are left to the domain.
+func laCanon[T fmt.Stringer](key string, parse func(string) (T, error)) func(v string) (string, error) {
+	return func(v string) (string, error) {
 		x, err := parse(v)
+		if errors.Is(err, counter.ErrUnknown) {
+			return "", errors.New("unknown value")
+		}
 		if err != nil {
-			return "", err
+			return "", errors.New(strings.TrimPrefix(err.Error(), key+" "+strconv.Quote(v)+": "))
 		}
 		return x.String(), nil
 	}
+}
+
+// laStride reads stride=: line, or a byte count counter.ParseStride
+// checks against this machine's line and page.
+func laStride(v string) (string, error) {
+	if _, err := strconv.Atoi(v); err != nil && v != "line" {
+		return "", errors.New("neither line nor a number of bytes")
+	}
+	return laCanon("stride", counter.ParseStride)(v)
 }
 
 func init() {

@@ -165,8 +165,8 @@ func TestWithPackage(t *testing.T) {
 	if strings.Join(keys, " ") != "goos goarch pkg cpu" || string(got[2].Value) != "github.com/contend/contend/bench/loadavg" {
 		t.Errorf("WithPackage = %v, want pkg after goarch, as go test prints it", got)
 	}
-	again := WithPackage(got, "github.com/contend/contend/bench/nodewalk")
-	if len(again) != 4 || string(again[2].Value) != "github.com/contend/contend/bench/nodewalk" {
+	again := WithPackage(got, "github.com/contend/contend/bench/nodemask")
+	if len(again) != 4 || string(again[2].Value) != "github.com/contend/contend/bench/nodemask" {
 		t.Errorf("WithPackage over a pkg line = %v, want it replaced", again)
 	}
 	if len(cfg) != 3 {

@@ -44,7 +44,7 @@ const (
 var keys = []bench.Key{
 	{Name: "wake", Default: "llcstats", Domain: bench.OneOf(policyNames...),
 		Doc: "the kernel whose select_task_rq_fair() and balancer the model runs: llcstats, 4.13 before seed 004's patch (wake_affine_llc()); basic, with it; v6.1, wake_affine_idle() and wake_affine_weight()"},
-	{Name: "topo", Default: "s390", Domain: bench.Form("s390|llcN", canonTopo),
+	{Name: "topo", Default: "s390", Domain: bench.Form("s390|llcN", "N 2..64, cpus per LLC", canonTopo),
 		Doc: "the guest's topology: s390, every vCPU its own core and only DIE left (seed 004's guest); llcN, x86 LLCs of N cpus"},
 	{Name: "pairs", Default: "40", Domain: bench.IntRange(1, simMaxThreads),
 		Doc: "sysbench client threads (--num-threads), each with its own server thread (40: PeterZ's smallest thread count in the seed where the patch helped)"},
@@ -54,9 +54,12 @@ var keys = []bench.Key{
 		Doc: "the commit's log flush in µs, its completion an interrupt where the guest's land (s390: an idle vCPU first); 0: none"},
 }
 
-func canonTopo(_, v string) (string, error) {
+func canonTopo(v string) (string, error) {
 	t, err := parseTopo(v)
-	return t.name, err
+	if err != nil {
+		return "", fmt.Errorf("not a topology preset")
+	}
+	return t.name, nil
 }
 
 func init() {

@@ -5,6 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
+	"strings"
 
 	"github.com/contend/contend/internal/report"
 	"github.com/contend/contend/internal/results"
@@ -27,7 +30,8 @@ func compareCmd(stdout, stderr io.Writer, args []string) error {
 	alpha := fs.Float64("alpha", 0.05, "consider a difference significant if p < `α`")
 	asJSON := fs.Bool("json", false, "print the cells as JSON, one object per line (median, interval, samples, delta and p against the first column, disturbed runs)")
 	format := fs.String("format", "text", "layout: text (benchstat's tables), lkp (the 0-day robot's comparison), seed (the seeds' mail style) or markdown")
-	failOn := fs.Float64("fail-on", -1, "exit non-zero when a metric whose direction is known got worse by more than `PCT` per cent with p < α, printing just those metrics (for CI)")
+	var failOn percentFlag
+	fs.Var(&failOn, "fail-on", "exit non-zero when a metric whose direction is known got worse by more than `PCT` per cent (5 or 5%) with p < α, printing just those metrics (for CI)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -48,9 +52,6 @@ func compareCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return fmt.Errorf("compare: -format: %w", err)
 	}
-	if flagSet(fs, "fail-on") && !(*failOn >= 0) {
-		return fmt.Errorf("compare: -fail-on %v: want a percentage of 0 or more", *failOn)
-	}
 	rs, err := results.Read(pos)
 	if err != nil {
 		return fmt.Errorf("compare: %w", err)
@@ -60,7 +61,7 @@ func compareCmd(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("compare: %w", err)
 	}
 	if flagSet(fs, "fail-on") {
-		return failOnRegressions(stdout, rep, *failOn, *alpha)
+		return failOnRegressions(stdout, rep, float64(failOn), *alpha)
 	}
 	if *asJSON {
 		return rep.WriteJSON(stdout)
@@ -80,6 +81,22 @@ func failOnRegressions(w io.Writer, rep *report.Report, pct, alpha float64) erro
 		fmt.Fprintln(w, r)
 	}
 	return fmt.Errorf("compare: %d metrics got worse by more than %g%% (p < %g)", len(regs), pct, alpha)
+}
+
+// A percentFlag is a flag's percentage of 0 or more, written as CI scripts
+// and people write one: 5, 2.5, or with its sign, 5%.
+type percentFlag float64
+
+func (p *percentFlag) String() string { return strconv.FormatFloat(float64(*p), 'g', -1, 64) }
+
+func (p *percentFlag) Set(s string) error {
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%")), 64)
+	if err != nil || !(v >= 0) || math.IsInf(v, 1) {
+		// flag prefixes: invalid value "5x" for flag -fail-on:
+		return errors.New("want a percentage of 0 or more, such as 5 or 5%")
+	}
+	*p = percentFlag(math.Abs(v)) // -0 is 0
+	return nil
 }
 
 // statFlags are the flags compare and table share.

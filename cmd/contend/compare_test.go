@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,4 +110,49 @@ func TestCompareErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { badRun(t, tc.args, tc.want...) })
 	}
+}
+
+// TestCompareFailOnValues: -fail-on takes a percentage as CI scripts write
+// one, with or without its %, through the real flag parsing; anything else
+// is a one-line error that says what form is wanted.
+func TestCompareFailOnValues(t *testing.T) {
+	files := []string{"-unit", "ns/op", "old=" + res("old.txt"), "new=" + res("new.txt")}
+	for _, tt := range []struct {
+		value, want string // want: the threshold compare reports
+	}{
+		{"5", "5%"}, {"5%", "5%"}, {"2.5%", "2.5%"}, {"0", "0%"}, {"0%", "0%"}, {" 5 %", "5%"}, {"1e2%", "100%"},
+	} {
+		for _, args := range [][]string{{"-fail-on", tt.value}, {"-fail-on=" + tt.value}} {
+			out, _, err := runContend(append(append([]string{"compare"}, args...), files...)...)
+			if want := "no metric got worse by more than " + tt.want + " "; err != nil || !strings.Contains(out, want) {
+				t.Errorf("compare %q: %v, printed %q; want %q", args, err, out, want)
+			}
+		}
+	}
+	for _, bad := range []string{"5x", "five", "-3", "-0.5%", "%", "", "5%%", "%5", "NaN", "Inf", "1e400"} {
+		badRun(t, append([]string{"compare", "-fail-on", bad}, files...),
+			`invalid value "`+bad+`" for flag -fail-on`, "want a percentage of 0 or more, such as 5 or 5%")
+	}
+}
+
+// FuzzPercentFlag: any text either sets a finite percentage of 0 or more,
+// which its String sets again to the same value, or is refused with the
+// one error that says what form is wanted. Seeds: testdata/fuzz.
+func FuzzPercentFlag(f *testing.F) {
+	f.Fuzz(func(t *testing.T, s string) {
+		var p percentFlag
+		if err := p.Set(s); err != nil {
+			if err.Error() != "want a percentage of 0 or more, such as 5 or 5%" {
+				t.Errorf("Set(%q): %v", s, err)
+			}
+			return
+		}
+		if v := float64(p); !(v >= 0) || math.IsInf(v, 0) || math.Signbit(v) {
+			t.Errorf("Set(%q) = %v, want a finite percentage of 0 or more", s, v)
+		}
+		var again percentFlag
+		if err := again.Set(p.String()); err != nil || again != p {
+			t.Errorf("Set(%q) = %v, whose String %q sets %v, %v", s, p, p.String(), again, err)
+		}
+	})
 }

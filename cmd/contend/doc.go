@@ -57,17 +57,19 @@
 // failed configurations again. It ends with a summary: per scenario, the
 // keys that vary, the median time per operation and its confidence interval
 // at each thread count, the headline metric, and each fix against the
-// scenario's baseline with the U-test's verdict.
+// scenario's baseline as N× faster or slower, with the U-test's verdict.
+// When more than half of the cells include a disturbed run or never
+// converged, its first line says the machine was busy, and what to do.
 //
 // table groups one file for reading, compare computes benchstat's statistics
 // between files and names the configuration keys that differ; both label rows
 // with the keys that vary only (-full-names keeps whole names). compare
 // -format lkp writes the 0-day robot's layout and -format seed the seeds'
 // mail style, ready to paste into a mail; -fail-on PCT exits non-zero when a
-// metric whose direction is known got worse by more than PCT per cent with
-// p < α, for a kernel CI job. plot draws a panel per scenario (scaling
-// curves, or dots per variant) or core-to-core heatmaps. run, sweep, table
-// and compare print JSON with -json.
+// metric whose direction is known got worse by more than PCT per cent (5 or
+// 5%) with p < α, for a kernel CI job. plot draws a panel per scenario
+// (scaling curves, or dots per variant) or core-to-core heatmaps. run,
+// sweep, table and compare print JSON with -json.
 //
 // # Models at the seeds' size
 //
@@ -100,8 +102,8 @@
 //
 // # Replaying the seeds
 //
-//	contend reproduce [-quick | -full] [-fake-nodes K] [-o FILE] [-md FILE] [-resume]
-//	contend reproduce -from FILE [-md FILE]
+//	contend reproduce [-quick | -full] [-fake-nodes K] [-o FILE] [-md FILE] [-resume] [-sim-share F]
+//	contend reproduce -from FILE [-md FILE] [-sim-share F]
 //
 // runs the experiments behind the findings of the kernel threads contend is
 // built on and prints one table: each finding, the seed's figure, the
@@ -110,7 +112,15 @@
 // when the ratio of medians reaches the seed's own size and the U test
 // (benchstat's) rejects; a claim of no effect when the 90% confidence interval
 // of the difference lies inside its margin; figures the configuration fixes
-// are shown but never decide. -from judges an existing reproduce run's results
-// file without running anything: the machine, worker count and placement come
-// from the file.
+// are shown but never decide. Each finding also names the mechanism its fix
+// must keep (the idle mask must still find idle cpus, the flag's fix must
+// still balance, a load_avg fix must keep tg_weight near the truth): a fix
+// whose claims hold but that fails its guard is "no (wins by not ...)".
+// Where the finding's model has a kernel-time simulation (findings 1, 6 and
+// 8), the table judges it a second time at the seed's machine size, with
+// the simulation's assumptions named; -sim-share runs a share of each
+// simulation's kernel time (0.25 with -quick, the default). The measured
+// verdict stays the one the pinned run earned. -from judges an existing
+// reproduce run's results file without running anything: the machine,
+// worker count and placement come from the file.
 package main

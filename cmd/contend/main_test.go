@@ -92,7 +92,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "atomicadd", "-cpus", "4000"}, "cpu 4000 does not exist"},
 		{[]string{"run", "atomicadd", "-threads", fmt.Sprint(runtime.NumCPU() + 1)}, "--oversubscribe"},
 		{[]string{"run", "atomicadd", "-threads", "-2"}, "at least"},
-		{[]string{"run", "atomicadd", "-variant", "line=both"}, "unknown line"},
+		{[]string{"run", "atomicadd", "-variant", "line=both"}, `line="both": unknown value`},
 		{[]string{"run", "atomicadd", "-variant", "color=red"}, "unknown variant key"},
 		{[]string{"run", "atomicadd", "-duration", "0s"}, "-duration"},
 		{[]string{"run", "atomicadd", "-ops", "-5"}, "-ops"},

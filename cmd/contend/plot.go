@@ -1,13 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 
-	"github.com/contend/contend/internal/report"
+	"github.com/contend/contend/internal/figure"
 	"github.com/contend/contend/internal/results"
 )
 
@@ -44,7 +41,7 @@ func plotCmd(stdout, stderr io.Writer, args []string) error {
 	if len(pos) != 1 {
 		return fmt.Errorf("plot: want one results file, got %d arguments (usage: contend plot %s)", len(pos), plotUsage)
 	}
-	outs, err := f.outputs(pos[0])
+	outs, err := figure.Outputs(f.out, f.format, pos[0])
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
@@ -52,7 +49,7 @@ func plotCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
-	fig, err := report.NewFigure(rs, report.FigureOptions{Filter: f.filter, Unit: f.unit, X: f.x, A: f.a, B: f.b,
+	fig, err := figure.New(rs, figure.Options{Filter: f.filter, Unit: f.unit, X: f.x, A: f.a, B: f.b,
 		XSet: flagSet(fs, "x"), ABSet: flagSet(fs, "a") || flagSet(fs, "b"), Scale: f.scale, Style: f.style})
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
@@ -61,50 +58,15 @@ func plotCmd(stdout, stderr io.Writer, args []string) error {
 	// every existing output as it was.
 	data := make([][]byte, len(outs))
 	for i, o := range outs {
-		if data[i], err = fig.Render(o.format); err != nil {
+		if data[i], err = fig.Render(o.Format); err != nil {
 			return fmt.Errorf("plot: %w", err)
 		}
 	}
 	for i, o := range outs {
-		if err := results.WriteFileAtomic(o.path, data[i]); err != nil {
+		if err := results.WriteFileAtomic(o.Path, data[i]); err != nil {
 			return fmt.Errorf("plot: -o: %w", err)
 		}
-		fmt.Fprintf(stdout, "wrote %s (%s)\n", o.path, fig.What)
+		fmt.Fprintf(stdout, "wrote %s (%s)\n", o.Path, fig.What)
 	}
 	return nil
-}
-
-type output struct{ path, format string }
-
-// outputs resolves -o and -format into the files to write.
-func (f *plotFlags) outputs(input string) ([]output, error) {
-	ext := strings.ToLower(filepath.Ext(f.out))
-	stem := strings.TrimSuffix(f.out, filepath.Ext(f.out))
-	if f.out == "" {
-		if input == "-" {
-			return nil, errors.New("-o: needed when reading standard input")
-		}
-		stem, ext = strings.TrimSuffix(input, filepath.Ext(input)), ""
-	}
-	switch f.format {
-	case "":
-		switch ext {
-		case ".svg", ".png":
-			return []output{{f.out, ext[1:]}}, nil
-		case "":
-			return []output{{stem + ".svg", "svg"}}, nil
-		}
-		return nil, fmt.Errorf("-o %s: unknown extension %q (want .svg or .png, or set -format)", f.out, ext)
-	case "svg", "png":
-		if ext != "" && ext != "."+f.format {
-			return nil, fmt.Errorf("-o %s: does not match -format %s", f.out, f.format)
-		}
-		return []output{{stem + "." + f.format, f.format}}, nil
-	case "both":
-		if ext != "" && ext != ".svg" && ext != ".png" {
-			stem = f.out
-		}
-		return []output{{stem + ".svg", "svg"}, {stem + ".png", "png"}}, nil
-	}
-	return nil, fmt.Errorf("-format %q: want svg, png or both", f.format)
 }

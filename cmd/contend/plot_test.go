@@ -217,36 +217,3 @@ func TestPlotKeepsOutput(t *testing.T) {
 		t.Errorf("%s after a good run: %d bytes, mode %v; want a whole plot with mode 0600", out, fi.Size(), fi.Mode().Perm())
 	}
 }
-
-func TestPlotOutputs(t *testing.T) {
-	for _, tc := range []struct {
-		out, format, input string
-		want               []output
-	}{
-		{"", "", "runs/sweep.txt", []output{{"runs/sweep.svg", "svg"}}},
-		{"", "both", "sweep.txt", []output{{"sweep.svg", "svg"}, {"sweep.png", "png"}}},
-		{"x.png", "", "in.txt", []output{{"x.png", "png"}}},
-		{"x.SVG", "", "in.txt", []output{{"x.SVG", "svg"}}},
-		{"x", "png", "in.txt", []output{{"x.png", "png"}}},
-		{"x.svg", "both", "in.txt", []output{{"x.svg", "svg"}, {"x.png", "png"}}},
-		{"x.v2", "both", "in.txt", []output{{"x.v2.svg", "svg"}, {"x.v2.png", "png"}}},
-	} {
-		f := plotFlags{out: tc.out, format: tc.format}
-		got, err := f.outputs(tc.input)
-		if err != nil || !equalOutputs(got, tc.want) {
-			t.Errorf("outputs(-o %q -format %q, %q) = %v, %v; want %v", tc.out, tc.format, tc.input, got, err, tc.want)
-		}
-	}
-}
-
-func equalOutputs(a, b []output) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}

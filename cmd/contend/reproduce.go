@@ -23,7 +23,7 @@ func init() {
 }
 
 func reproduceCmd(stdout, stderr io.Writer, args []string) error {
-	fs := newFlags(stdout, "reproduce", "[-quick | -full] [-fake-nodes K] [-cpus LIST] [-o FILE] [-md FILE] [-resume [-retry-failed]] | -from FILE [-md FILE]")
+	fs := newFlags(stdout, "reproduce", "[-quick | -full] [-fake-nodes K] [-cpus LIST] [-o FILE] [-md FILE] [-resume [-retry-failed]] [-sim-share F] | -from FILE [-md FILE] [-sim-share F]")
 	var pf presetFlags
 	pf.register(fs,
 		"a few minutes on 2 cpus: count 6, 100ms a run, at most 4 workers (the default)",
@@ -33,14 +33,18 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 	resume := fs.Bool("resume", false, "continue an interrupted reproduce run from its results file (configurations it records as failed are not run again)")
 	retryFailed := fs.Bool("retry-failed", false, "with -resume, run again the configurations the results file records as failed")
 	from := fs.String("from", "", "judge this reproduce run's results `file` without running anything (the machine, worker count and placement come from the file)")
+	simShare := fs.Float64("sim-share", -1, "share of each simulation's kernel time to run when judging the findings that have one at the seed's machine size, 0 (none) to 1 (default 0.25 with -quick, 1 with -full or -from)")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
+	}
+	if *simShare != -1 && (*simShare < 0 || *simShare > 1) {
+		return fmt.Errorf("reproduce: -sim-share %g: want a share of each simulation's kernel time from 0 (none) to 1 (the whole)", *simShare)
 	}
 	if *from != "" {
 		if err := onlyJudging(fs); err != nil {
 			return err
 		}
-		return judgeFile(stdout, stderr, *from, *md)
+		return judgeFile(stdout, stderr, *from, *md, simBudget(*simShare, reproduce.FullSims))
 	}
 	if *retryFailed && !*resume {
 		return fmt.Errorf("reproduce: -retry-failed needs -resume (a new run has no failures to retry)")
@@ -80,6 +84,11 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("reproduce: %w", err)
 	}
 	rows := env.Judge(ev)
+	budget := reproduce.QuickSims
+	if pf.full {
+		budget = reproduce.FullSims
+	}
+	simulateRows(stderr, env, rows, simBudget(*simShare, budget))
 	if err := results.WriteFileAtomic(*md, []byte(reproduce.Markdown(env, rows, *out))); err != nil {
 		return fmt.Errorf("reproduce: -md: %w", err)
 	}
@@ -90,7 +99,7 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 
 // judgeFile judges the results file path as a reproduce run left it, with the
 // Env the file records, and writes the Markdown table to md when given.
-func judgeFile(stdout, stderr io.Writer, path, md string) error {
+func judgeFile(stdout, stderr io.Writer, path, md string, budget reproduce.SimBudget) error {
 	ev, err := results.Read([]string{path})
 	if err != nil {
 		return fmt.Errorf("reproduce: -from: %w", err)
@@ -100,6 +109,7 @@ func judgeFile(stdout, stderr io.Writer, path, md string) error {
 		return fmt.Errorf("reproduce: -from %s: %w", path, err)
 	}
 	rows := env.Judge(ev)
+	simulateRows(stderr, env, rows, budget)
 	if md != "" {
 		if err := results.WriteFileAtomic(md, []byte(reproduce.Markdown(env, rows, path))); err != nil {
 			return fmt.Errorf("reproduce: -md: %w", err)
@@ -110,12 +120,32 @@ func judgeFile(stdout, stderr io.Writer, path, md string) error {
 	return nil
 }
 
+// simBudget is -sim-share's budget, or def where it was not given.
+func simBudget(share float64, def reproduce.SimBudget) reproduce.SimBudget {
+	if share == -1 {
+		return def
+	}
+	return reproduce.SimBudget(share)
+}
+
+// simulateRows adds the simulated verdicts at the seeds' sizes, saying on
+// stderr how much of each simulation's kernel time ran.
+func simulateRows(stderr io.Writer, env *reproduce.Env, rows []reproduce.Row, budget reproduce.SimBudget) {
+	if budget == 0 {
+		return
+	}
+	if budget < reproduce.FullSims {
+		fmt.Fprintf(stderr, "reproduce: simulating at the seeds' sizes on %.3g%% of each simulation's kernel time (-sim-share 1 runs the whole)\n", 100*float64(budget))
+	}
+	env.Simulate(rows, budget)
+}
+
 // onlyJudging refuses flags that configure a run beside -from, which runs
 // nothing.
 func onlyJudging(fs *flag.FlagSet) error {
 	var runFlags []string
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name != "from" && f.Name != "md" {
+		if f.Name != "from" && f.Name != "md" && f.Name != "sim-share" {
 			runFlags = append(runFlags, "-"+f.Name)
 		}
 	})

@@ -23,7 +23,9 @@ func TestReproduceTable(t *testing.T) {
 	// Two runs each keep it quick (every result is fsynced); too few for
 	// the U test, so the findings say n/a: their verdicts are
 	// internal/reproduce's tests, the wiring is this one's.
-	stdout, stderr, err := runContend("reproduce", "-count", "2", "-duration", "5ms", "-fake-nodes", "2", "-o", out)
+	// The simulations at the seeds' sizes run on a fiftieth of their
+	// kernel time (internal/reproduce holds their verdicts).
+	stdout, stderr, err := runContend("reproduce", "-count", "2", "-duration", "5ms", "-fake-nodes", "2", "-sim-share", "0.02", "-o", out)
 	if err != nil {
 		t.Fatalf("reproduce: %v\n%s", err, stderr)
 	}
@@ -32,7 +34,7 @@ func TestReproduceTable(t *testing.T) {
 			t.Errorf("table lacks finding %d:\n%s", i, stdout)
 		}
 	}
-	if n := strings.Count(stdout, "criterion: yes if "); n != reproduce.NumFindings() {
+	if n := strings.Count(stdout, "\n   criterion: yes if "); n != reproduce.NumFindings() {
 		t.Errorf("table has %d criteria, want one per finding:\n%s", n, stdout)
 	}
 	if !strings.Contains(stdout, "topology fake-2") {
@@ -54,13 +56,18 @@ func TestReproduceTable(t *testing.T) {
 	// Judging the file again gives the same table below the heading (which
 	// describes the machine from the file rather than from sysfs).
 	md2 := filepath.Join(dir, "again.md")
-	again, stderr, err := runContend("reproduce", "-from", out, "-md", md2)
+	again, stderr, err := runContend("reproduce", "-from", out, "-md", md2, "-sim-share", "0.02")
 	if err != nil {
 		t.Fatalf("reproduce -from: %v\n%s", err, stderr)
 	}
 	body := func(s string) string { return s[strings.Index(s, "\n\n"):] }
 	if body(again) != body(stdout) {
 		t.Errorf("reproduce -from judged differently from the run:\nrun:\n%s\n-from:\n%s", stdout, again)
+	}
+	for _, want := range []string{"   mechanism: ", "   at the seed's size (simulated: ", "      assumes:   "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
 	}
 	if !strings.Contains(again, "topology fake-2") || !strings.Contains(again, "place=spread") {
 		t.Errorf("-from heading does not describe the run's machine:\n%s", again)
@@ -87,6 +94,9 @@ func TestReproduceBadInput(t *testing.T) {
 		{[]string{"reproduce", "-from", "testdata/results/new.txt", "-fake-nodes", "2", "-resume"}, "-fake-nodes, -resume only apply"},
 		{[]string{"reproduce", "-from", "testdata/results/nonexistent.txt"}, "no such file"},
 		{[]string{"reproduce", "-from", "testdata/results/c2c.txt"}, "none of reproduce's experiments"},
+		{[]string{"reproduce", "-sim-share", "2"}, "reproduce: -sim-share 2: want a share"},
+		{[]string{"reproduce", "-sim-share", "-0.5"}, "reproduce: -sim-share -0.5: want a share"},
+		{[]string{"reproduce", "-sim-share", "x"}, "-sim-share"},
 	} {
 		t.Run(strings.Join(tt.args[1:], " "), func(t *testing.T) { badRun(t, tt.args, tt.want) })
 	}

@@ -1,35 +1,32 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
 
+// Each model's flags and tables are its package's (SimFlags, tested
+// there); these check that simulate reaches each by name, as the usage
+// says.
 func TestSimulate(t *testing.T) {
-	out, _, err := runContend("simulate", "loadavg", "-cpus", "8", "-duration", "20ms", "-variants", "base,rate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"8 cpus", "2 levels below the root", "base", "rate", "sum", "updates/5s", "tg_weight err %", "range over the cells"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("simulate output lacks %q:\n%s", want, out)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", "loadavg", "-cpus", "4", "-duration", "10ms", "-variants", "base", "-sensitivity=false"}, "loadavg simulation: 4 cpus"},
+		// loadavg, the first model, also takes its flags before its name.
+		{[]string{"simulate", "-cpus", "4", "-duration", "10ms", "-variants", "base", "-sensitivity=false", "loadavg"}, "loadavg simulation: 4 cpus"},
+		{[]string{"simulate", "balanceflag", "-cpus", "16", "-snc", "1", "-cas", "100ns", "-duration", "10ms"}, "sched_balance_running on 16 cpus"},
+		{[]string{"simulate", "idlemask", "-cpus", "8", "-llc", "4", "-duration", "2ms"}, "8 virtual cpus in 2 LLCs"},
+		{[]string{"simulate", "-h"}, "Usage: contend simulate loadavg [-cpus 224]"},
+		{[]string{"help", "simulate"}, "Usage: contend simulate loadavg [-cpus 224]"},
+		{[]string{"simulate", "balanceflag", "-h"}, "Usage: contend simulate balanceflag [-cpus 512]"},
+		{[]string{"simulate", "idlemask", "-h"}, "Usage: contend simulate idlemask [-cpus 192]"},
+	} {
+		out, _, err := runContend(tt.args...)
+		if (err != nil && !strings.HasSuffix(tt.args[len(tt.args)-1], "-h")) || !strings.Contains(out, tt.want) {
+			t.Errorf("contend %v = %v; want %q in:\n%s", tt.args, err, tt.want, out)
 		}
-	}
-	out, _, err = runContend("simulate", "loadavg", "-cpus", "8", "-levels", "1", "-duration", "20ms", "-variants", "base", "-sensitivity=false")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out, "8 cfs_rqs of one task group") || strings.Contains(out, "range over the cells") {
-		t.Errorf("simulate -levels 1 -sensitivity=false: want the one-level table alone:\n%s", out)
-	}
-	out, _, err = runContend("simulate", "loadavg", "-cpus", "4", "-duration", "10ms", "-variants", "base", "-json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows []map[string]any
-	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 || rows[0]["Name"] != "base" {
-		t.Errorf("simulate -json = %v, %v; want one row named base:\n%s", rows, err, out)
 	}
 }
 
@@ -40,16 +37,13 @@ func TestSimulateBadInput(t *testing.T) {
 	}{
 		{[]string{"simulate"}, "want the scenario to simulate, loadavg, wakeup, idlemask or balanceflag"},
 		{[]string{"simulate", "nodemask"}, "want the scenario to simulate, loadavg, wakeup, idlemask or balanceflag"},
-		{[]string{"simulate", "loadavg", "-cpus", "0"}, "-cpus 0: want a positive value"},
-		{[]string{"simulate", "loadavg", "-levels", "0"}, "-levels 0: want a positive value"},
-		{[]string{"simulate", "loadavg", "-levels", "4"}, "levels 4 out of range [1, 3]"},
-		{[]string{"simulate", "loadavg", "-cpus", "100000"}, "cpus 100000 out of range"},
-		{[]string{"simulate", "loadavg", "-gap", "0s"}, "-gap 0: want a positive value"},
-		{[]string{"simulate", "loadavg", "-mig", "101"}, `invalid value "101" for flag -mig: mig "101": want a percentage in [0, 100]`},
-		{[]string{"simulate", "loadavg", "-mig", "-1"}, `invalid value "-1" for flag -mig`},
-		{[]string{"simulate", "loadavg", "-hz", "300"}, "hz 300"},
-		{[]string{"simulate", "loadavg", "-variants", "nosuch"}, "nosuch"},
-		{[]string{"simulate", "loadavg", "-duration", "2h"}, "duration"},
+		{[]string{"simulate", "loadavg", "extra"}, "want the scenario to simulate"},
+		{[]string{"simulate", "loadavg", "-bogus"}, "simulate: flag provided but not defined: -bogus"},
+		{[]string{"simulate", "loadavg", "-cpus", "0"}, "simulate: -cpus 0: want a positive value"},
+		{[]string{"simulate", "balanceflag", "-cas", "1ns", "extra"}, `simulate balanceflag: unexpected argument "extra" (usage: contend simulate balanceflag [-cpus 512]`},
+		{[]string{"simulate", "balanceflag", "-cpus", "0"}, "simulate balanceflag: -cpus 0: want a positive value"},
+		{[]string{"simulate", "idlemask", "extra"}, `simulate idlemask: unexpected argument "extra" (usage: contend simulate idlemask [-cpus 192]`},
+		{[]string{"simulate", "idlemask", "-bogus"}, "simulate: flag provided but not defined: -bogus"},
 	} {
 		stdout, _, err := runContend(tt.args...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
@@ -57,29 +51,6 @@ func TestSimulateBadInput(t *testing.T) {
 		}
 		if stdout != "" {
 			t.Errorf("contend %v printed on stdout: %q", tt.args, stdout)
-		}
-	}
-}
-
-// -mig hands the library its own value: no -mig is the seed's 79%, 0 is
-// none (the command no longer turns 0 into -1), a count is that share.
-func TestSimulateMig(t *testing.T) {
-	for _, tt := range []struct {
-		args []string
-		want string
-	}{
-		{nil, "mig=79%"},
-		{[]string{"-mig", "0"}, "mig=0%"},
-		{[]string{"-mig", "50"}, "mig=50%"},
-		{[]string{"-mig", "79"}, "mig=79%"},
-	} {
-		args := append([]string{"simulate", "loadavg", "-cpus", "4", "-duration", "10ms", "-variants", "base"}, tt.args...)
-		out, _, err := runContend(args...)
-		if err != nil || !strings.Contains(out, tt.want) {
-			t.Errorf("contend %v: %v; want %q in:\n%s", args, err, tt.want, out)
-		}
-		if tt.want == "mig=0%" && !strings.Contains(out, "migrations (0%)") {
-			t.Errorf("contend %v: want no migrations:\n%s", args, out)
 		}
 	}
 }

@@ -47,5 +47,6 @@ func summarizeRecords(w io.Writer, recs []*benchfmt.Result, file string) error {
 	if err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
-	return report.WriteSummary(w, rs, report.SummaryOptions{File: file, Headline: headline})
+	return report.WriteSummary(w, rs, report.SummaryOptions{File: file, Headline: headline,
+		Disturbers: "the WARNING lines above say who took the cpus"})
 }

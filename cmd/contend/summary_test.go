@@ -3,12 +3,19 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/internal/results"
 )
 
 // TestCompareFormats: each mail layout is golden, the JSON and text ones
@@ -67,6 +74,7 @@ func TestRunCountSummary(t *testing.T) {
 	if !strings.Contains(stderr.String(), "median of 3 runs") || !strings.Contains(stderr.String(), "contend table "+out) {
 		t.Errorf("run -count 3 ends without a summary:\n%s", stderr.String())
 	}
+	checkRatios(t, "run -count 3", stderr.String())
 	if _, err := os.Stat(out); err != nil {
 		t.Error(err)
 	}
@@ -97,4 +105,196 @@ func TestRunCountKeepsCompletedRuns(t *testing.T) {
 	if len(rs) != 2 {
 		t.Errorf("%s.partial holds %d results, want the 2 completed", out, len(rs))
 	}
+}
+
+// ratioRE finds a ratio in output: an optional ≥ (a threshold), a number
+// with its ×, and the word after it.
+var ratioRE = regexp.MustCompile(`(≥?)(\d+(?:\.\d+)?)×(?:\s+(\p{L}+))?`)
+
+// kinRE finds a speed worded without the one function: a number or a
+// percentage right before faster or slower, with no ×.
+var kinRE = regexp.MustCompile(`\d%?\s+(faster|slower)\b`)
+
+// checkRatios holds every ratio in out to report.Ratio's rule: a factor of
+// at least 1, followed by the way the value went (faster, slower, lower,
+// higher), or a threshold (≥N×).
+func checkRatios(t *testing.T, what, out string) {
+	t.Helper()
+	for _, m := range ratioRE.FindAllStringSubmatch(out, -1) {
+		f, err := strconv.ParseFloat(m[2], 64)
+		if err != nil || f < 1 {
+			t.Errorf("%s: %q: a factor below 1", what, m[0])
+		}
+		switch m[3] {
+		case "faster", "slower", "lower", "higher":
+		default:
+			if m[1] == "" {
+				t.Errorf("%s: %q: a factor without its direction", what, m[0])
+			}
+		}
+	}
+	for _, m := range kinRE.FindAllString(out, -1) {
+		t.Errorf("%s: %q: a speed not worded as N× faster or slower", what, m)
+	}
+}
+
+// TestRatioPhrases runs every command that words a ratio of medians (the
+// sweep's summary, run -count's, compare in each format and -fail-on,
+// reproduce) on results where the fix is faster and where it is slower,
+// and on the stored real sweeps and reproduce runs, and holds every phrase
+// to one rule: report.Ratio's.
+func TestRatioPhrases(t *testing.T) {
+	fix := res("speedup.txt")
+	sum, runSum := summaries(t, fix)
+	// The fixture's medians: base 100 ns, fast 11, slow 130, same 100.05.
+	for what, out := range map[string]string{"summary": sum, "run -count's summary": runSum} {
+		for _, want := range []string{"9.09× faster, p=0.002", "1.30× slower, p=0.002", "~ (1.00× slower, p="} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s of %s lacks %q:\n%s", what, fix, want, out)
+			}
+		}
+		checkRatios(t, what, out)
+	}
+
+	stored, _ := filepath.Glob("../../benchdata/*sweep*.txt")
+	stored = append(stored, "../../internal/report/testdata/sweep-quick-stored.txt", "../../internal/report/testdata/sweep-quick-adaptive.txt", "../../internal/report/testdata/sweep-quick-busy.txt")
+	for _, f := range stored {
+		var b strings.Builder
+		if err := writeSummary(&b, f); err != nil {
+			t.Fatalf("summary of %s: %v", f, err)
+		}
+		checkRatios(t, "summary of "+f, b.String())
+	}
+
+	for _, args := range [][]string{
+		{"compare", "-col", "/fix", "-row", "/threads", fix},
+		{"compare", "-col", "/fix", "-row", "/threads", "-format", "lkp", fix},
+		{"compare", "-col", "/fix", "-row", "/threads", "-format", "seed", fix},
+		{"compare", "-col", "/fix", "-row", "/threads", "-format", "markdown", fix},
+		{"compare", res("old.txt"), res("new.txt")},
+		{"compare", "-format", "lkp", res("old.txt"), res("new.txt")},
+	} {
+		out, _, err := runContend(args...)
+		if err != nil {
+			t.Fatalf("contend %v: %v", args, err)
+		}
+		checkRatios(t, fmt.Sprint(args), out)
+	}
+	// -fail-on prints the regressions as signed changes: the slow fix's.
+	out, _, err := runContend("compare", "-col", "/fix", "-row", "/threads", "-unit", "ns/op", "-fail-on", "10", fix)
+	if err == nil || !strings.Contains(out, "(+30.0%, p=0.002) in fix=slow") || strings.Contains(out, "fix=fast") {
+		t.Errorf("compare -fail-on 10: %v, printed:\n%s\nwant the slow fix's +30.0%% alone", err, out)
+	}
+	checkRatios(t, "compare -fail-on", out)
+
+	// The stored reproduce runs that today's findings still read (the
+	// 11-29 files predate their experiments' names).
+	for _, f := range []string{
+		"../../benchdata/2026-11-30-epyc2-kvm-fake2-reproduce.txt",
+		"../../benchdata/2026-11-30-epyc2-kvm-real-reproduce.txt",
+		"../../benchdata/2026-12-01-xeon-kvm-real-reproduce.txt",
+	} {
+		out, _, err := runContend("reproduce", "-from", f)
+		if err != nil {
+			t.Fatalf("reproduce -from %s: %v", f, err)
+		}
+		checkRatios(t, "reproduce -from "+f, out)
+	}
+}
+
+// TestRatioOneFunction: in the packages that word results for people, a
+// number is formatted next to × or next to faster or slower only by
+// report.Ratio (factorString and Speedup), so no command can print a ratio
+// the other way round. The exceptions, each by its literal, are
+// reproduce's thresholds, factors ≥ 1 by a Claim's contract: the
+// criterion's "≥1.2× lower", and the shortfall's "1.199× lower, needs
+// ≥1.2×", which has four figures so that a factor just short of its
+// threshold does not round up to it, and is written only once the
+// direction held (the factor is then ≥ 1).
+func TestRatioOneFunction(t *testing.T) {
+	formatted := regexp.MustCompile(`%[-+# 0-9.*]*[a-zA-Z]×([\s,;)]|$)|%%\s*(faster|slower)|^(faster|slower)$`)
+	allowed := map[string]bool{ // file, function: literal
+		`internal/report/summary.go factorString: "%.0f×"`:          true,
+		`internal/report/summary.go factorString: "%.1f×"`:          true,
+		`internal/report/summary.go factorString: "%.2f×"`:          true,
+		`internal/report/summary.go Speedup: "faster"`:              true,
+		`internal/report/summary.go Speedup: "slower"`:              true,
+		`internal/reproduce/claim.go criterion: "%s ≥%s× lower"`:    true,
+		`internal/reproduce/claim.go criterion: "%s ≥%s× higher"`:   true,
+		`internal/reproduce/claim.go judge: "%.4g× %s, needs ≥%s×"`: true,
+	}
+	for _, dir := range []string{".", "../../internal/report", "../../internal/reproduce"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := strings.TrimPrefix(filepath.ToSlash(filepath.Clean(path)), "../../")
+			if dir == "." {
+				name = "cmd/contend/" + name
+			}
+			for _, d := range f.Decls {
+				fn := "(top level)"
+				if fd, ok := d.(*ast.FuncDecl); ok {
+					fn = fd.Name.Name
+				}
+				ast.Inspect(d, func(n ast.Node) bool {
+					lit, ok := n.(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING {
+						return true
+					}
+					s, err := strconv.Unquote(lit.Value)
+					if err != nil || !formatted.MatchString(s) || allowed[name+" "+fn+": "+lit.Value] {
+						return true
+					}
+					t.Errorf("%s: %s words a ratio itself (%s): use report.Ratio or report.Speedup", fset.Position(lit.Pos()), fn, lit.Value)
+					return true
+				})
+			}
+		}
+	}
+}
+
+// TestSummaryBusyHint: a busy sweep's summary sends the reader to contend
+// run to see who took the cpus; run -count's, whose runs printed their
+// WARNING lines already, sends them to those.
+func TestSummaryBusyHint(t *testing.T) {
+	const busy = "../../internal/report/testdata/sweep-quick-busy.txt"
+	sweep, run := summaries(t, busy)
+	for _, tt := range []struct{ what, out, want string }{
+		{"sweep", sweep, "BUSY MACHINE: 37 of 37 cells disturbed¹ or never converged²: rerun on a quiet machine; contend run atomicadd shows who took the cpus\n"},
+		// Records carry no "# rounds:" lines: disturbed only.
+		{"run -count", run, "BUSY MACHINE: 37 of 37 cells disturbed¹: rerun on a quiet machine; the WARNING lines above say who took the cpus\n"},
+	} {
+		if !strings.HasPrefix(tt.out, tt.want) {
+			first, _, _ := strings.Cut(tt.out, "\n")
+			t.Errorf("%s's summary of %s begins %q, want %q", tt.what, busy, first, tt.want)
+		}
+	}
+}
+
+// summaries renders the results file path as a sweep's summary (from the
+// file) and as run -count's (from its records in memory).
+func summaries(t *testing.T, path string) (sweep, run string) {
+	t.Helper()
+	var sb, rb strings.Builder
+	if err := writeSummary(&sb, path); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := results.Read([]string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := summarizeRecords(&rb, rs.Results, "r.txt"); err != nil {
+		t.Fatal(err)
+	}
+	return sb.String(), rb.String()
 }

@@ -150,7 +150,7 @@ func TestSweepBadInput(t *testing.T) {
 	}{
 		{[]string{"-count", "0"}, "-count 0"},
 		{[]string{"-scenarios", "nosuch"}, `unknown scenario "nosuch"`},
-		{[]string{"-variants", "line=both", "-scenarios", "atomicadd"}, "unknown line"},
+		{[]string{"-variants", "line=both", "-scenarios", "atomicadd"}, `line="both": unknown value`},
 		{[]string{"-threads", "two"}, "not a positive worker count"},
 		{[]string{"-place", "sideways"}, "unknown placement"},
 		{[]string{"-duration", "-1s"}, "-duration"},

@@ -85,28 +85,3 @@ func differingKeys(results []*benchfmt.Result) []string {
 	}
 	return diff
 }
-
-// oneLine flattens benchproc's syntax errors, which point at the bad
-// character with a caret under a copy of the query:
-//
-//	syntax error: unknown order "bogus"
-//		/threads@bogus
-//		         ^
-//
-// into one line that gives the position as a number.
-func oneLine(err error) error {
-	lines := strings.Split(err.Error(), "\n")
-	if len(lines) != 3 || !strings.HasSuffix(lines[2], "^") {
-		return err
-	}
-	col := width(strings.TrimPrefix(lines[2], "\t"))
-	return &flatError{fmt.Sprintf("%s at character %d", lines[0], col), err}
-}
-
-type flatError struct {
-	msg string
-	err error
-}
-
-func (e *flatError) Error() string { return e.msg }
-func (e *flatError) Unwrap() error { return e.err }

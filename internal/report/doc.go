@@ -1,5 +1,8 @@
-// Package report turns results files into what people read: benchstat-style
-// tables (contend compare and contend table), and pictures (contend plot).
+// Package report turns results files into what people read as text:
+// benchstat-style tables (contend compare and contend table), the lkp, seed
+// and Markdown layouts of a comparison, and the sweep's one-screen summary.
+// The pictures (contend plot) are package figure's, which reads the same
+// files through internal/results and shares nothing else with this one.
 //
 // The statistics are benchstat's, built from the same public pieces of
 // golang.org/x/perf: benchproc projects each result into a (unit, row, column)

@@ -212,7 +212,7 @@ func TestAssumeExact(t *testing.T) {
 	if err := WriteSummary(&sum, rs, SummaryOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(sum.String(), "0.67× faster") {
-		t.Errorf("assume=exact summary does not compare base 150 → fix 100 as 0.67×:\n%s", sum.String())
+	if !strings.Contains(sum.String(), "1.50× faster") {
+		t.Errorf("assume=exact summary does not compare base 150 → fix 100 as 1.50× faster:\n%s", sum.String())
 	}
 }

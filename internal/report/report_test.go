@@ -102,55 +102,10 @@ func TestTextTable(t *testing.T) {
 		t.Errorf("textTable.write:\ngot:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
-func TestShortLabels(t *testing.T) {
-	labels, common := shortLabels([]string{
-		"LoadAvg/store=global/write=ratelimit/place=spread-2",
-		"LoadAvg/store=pernode/write=ratelimit/place=spread-2",
-		"LoadAvg/store=pernode/write=every/place=spread-2",
-	})
-	want := []string{"store=global/write=ratelimit", "store=pernode/write=ratelimit", "store=pernode/write=every"}
-	if strings.Join(labels, ",") != strings.Join(want, ",") || common != "LoadAvg place=spread" {
-		t.Errorf("shortLabels = %q, %q; want %q, %q", labels, common, want, "LoadAvg place=spread")
-	}
-	labels, common = shortLabels([]string{"C2C/mode=rw-2"})
-	if len(labels) != 1 || labels[0] != "C2C/mode=rw-2" || common != "C2C mode=rw" {
-		t.Errorf("shortLabels(one name) = %q, %q; want the whole name and %q", labels, common, "C2C mode=rw")
-	}
-}
 
-func TestSILabel(t *testing.T) {
-	for _, tc := range []struct {
-		v    float64
-		want string
-	}{
-		{0, "0"}, {5, "5"}, {2500, "2.5k"}, {1e8, "100M"}, {1.5e9, "1.5G"}, {0.25, "250m"}, {-3e6, "-3M"},
-	} {
-		if got := siLabel(tc.v); got != tc.want {
-			t.Errorf("siLabel(%v) = %q, want %q", tc.v, got, tc.want)
-		}
-	}
-}
-
-func TestPairAttributes(t *testing.T) {
-	rs, err := results.Read([]string{res("c2c-real.txt")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := pairAttributes(rs.Results, "/cpu_a", "/cpu_b"); strings.Join(got, " ") != "/class" {
-		t.Errorf("pairAttributes(c2c-real.txt) = %q, want [/class]: mode varies within a pair, class does not", got)
-	}
-	rs, err = results.Read([]string{res("c2c.txt")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := pairAttributes(rs.Results, "/a", "/b"); len(got) != 0 {
-		t.Errorf("pairAttributes(c2c.txt) = %q, want none", got)
-	}
-}
-
-// FuzzReadResults feeds arbitrary bytes through everything that reads a
-// results file: the reader, compare's statistics and text layout, and the
-// plots. Whatever
+// FuzzReadResults feeds arbitrary bytes through everything in this package
+// that reads a results file: the reader, compare's statistics and text
+// layout (package figure's FuzzFigure does the same for the plots). Whatever
 // the input, nothing may panic; an error is one line naming the file; a
 // success holds finite values that survive a benchfmt write and re-read.
 func FuzzReadResults(f *testing.F) {
@@ -186,14 +141,6 @@ func FuzzReadResults(f *testing.F) {
 		again, err := results.Parse(&buf, "again.txt")
 		if err != nil || len(again.Results) != len(rs.Results) {
 			t.Fatalf("rewritten results read back as %v, %v; want %d results\n%s", again, err, len(rs.Results), buf.Bytes())
-		}
-		// Plots are drawn from the same results; a recovered gonum
-		// panic comes back from render as an error, and fails here.
-		fo := FigureOptions{X: "threads", A: "a", B: "b", Filter: "*"}
-		if fig, err := NewFigure(rs, fo); err == nil && len(rs.Results) < 100 {
-			if _, err := fig.Render("svg"); err != nil {
-				t.Fatalf("render: %v", err)
-			}
 		}
 		for _, compare := range []bool{false, true} {
 			rep, err := Build(rs, Options{Row: ".fullname", Col: ".file", Filter: "*", Ignore: "date",

@@ -165,7 +165,7 @@ func newProjector(rs *results.Set, o Options) (*projector, error) {
 	p := &projector{ignore: map[string]bool{}}
 	var err error
 	if p.filter, err = benchproc.NewFilter(o.Filter); err != nil {
-		return nil, fmt.Errorf("-filter %q: %w", o.Filter, oneLine(err))
+		return nil, fmt.Errorf("-filter %q: %w", o.Filter, results.OneLine(err))
 	}
 	var parser benchproc.ProjectionParser
 	if p.tableBy, p.unitField, err = parser.ParseWithUnit("", p.filter); err != nil {
@@ -174,7 +174,7 @@ func newProjector(rs *results.Set, o Options) (*projector, error) {
 	parse := func(name, expr string) (*benchproc.Projection, error) {
 		proj, err := parser.Parse(expr, p.filter)
 		if err != nil {
-			return nil, fmt.Errorf("%s %q: %w", name, expr, oneLine(err))
+			return nil, fmt.Errorf("%s %q: %w", name, expr, results.OneLine(err))
 		}
 		if err := rs.CheckKeys(name, proj); err != nil {
 			return nil, err
@@ -189,7 +189,7 @@ func newProjector(rs *results.Set, o Options) (*projector, error) {
 	}
 	ignoreBy, err := parser.Parse(o.Ignore, p.filter)
 	if err != nil {
-		return nil, fmt.Errorf("-ignore %q: %w", o.Ignore, oneLine(err))
+		return nil, fmt.Errorf("-ignore %q: %w", o.Ignore, results.OneLine(err))
 	}
 	for _, f := range ignoreBy.Fields() {
 		p.ignore[f.Name] = true

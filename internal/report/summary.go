@@ -22,7 +22,10 @@ import (
 // interval at each thread count, the scenario's headline metric at the
 // largest thread count, and the row's time against the scenario's first row
 // (its baseline: every scenario lists its unpatched variant first) at that
-// thread count, with the U-test's verdict.
+// thread count, as a speed-up (Speedup: "9.09× faster", "1.30× slower"),
+// with the U-test's verdict. A summary most of whose cells were disturbed or
+// never converged leads with one line that says so (busyLine): a reader of
+// a busy machine's tables learns it before the figures, not under them.
 
 // SummaryOptions say how to summarize.
 type SummaryOptions struct {
@@ -31,6 +34,11 @@ type SummaryOptions struct {
 	// Headline returns the unit a scenario leads with beside time, by its
 	// benchmark name ("LoadAvg" → "shared-writes/op"); nil or "" for none.
 	Headline func(bench string) string
+	// Disturbers says where to see what disturbed the runs, on the
+	// busy-machine line (busyLine): "contend run atomicadd shows who
+	// took the cpus" if "" (a sweep's), "the WARNING lines above say
+	// who took the cpus" for contend run -count, which printed them.
+	Disturbers string
 	// Alpha is the significance level of the comparisons with the
 	// baseline (0.05 if zero); Confidence the level of the intervals
 	// (0.95 if zero).
@@ -77,6 +85,9 @@ func WriteSummary(w io.Writer, rs *results.Set, o SummaryOptions) error {
 		return fmt.Errorf("no results with a time per operation to summarize")
 	}
 	var out strings.Builder
+	if l := busyLine(blocks, o.Disturbers); l != "" {
+		fmt.Fprintf(&out, "%s\n", l)
+	}
 	if m := machineLine(rs.Results); m != "" {
 		fmt.Fprintf(&out, "%s\n", m)
 	}
@@ -105,7 +116,7 @@ func WriteSummary(w io.Writer, rs *results.Set, o SummaryOptions) error {
 		fmt.Fprintf(&out, "¹ %d %s a disturbed run (another task, the hypervisor or sleep took over %g%% of a worker's time): read them with care\n",
 			disturbed, cells, bench.DisturbedPct)
 	}
-	if n := unconvergedCells(blocks); n > 0 {
+	if n := countCells(blocks).unconverged; n > 0 {
 		cells := "cells"
 		if n == 1 {
 			cells = "cell"
@@ -113,7 +124,7 @@ func WriteSummary(w io.Writer, rs *results.Set, o SummaryOptions) error {
 		fmt.Fprintf(&out, "² %d %s never converged: all rounds ran, the 95%% interval still over its target (the file's \"# rounds:\" lines say how far)\n", n, cells)
 	}
 	if slices.ContainsFunc(blocks, func(b *summaryBlock) bool { return len(b.rows) > 1 }) {
-		fmt.Fprintf(&out, "vs base: the row's time over its scenario's first row at the largest thread count; ~ where the U-test finds no difference (p ≥ %g)\n", o.Alpha)
+		fmt.Fprintf(&out, "vs base: the row against its scenario's first row at the largest thread count, N× faster: base time over the row's; ~: the U-test finds no difference (p ≥ %g)\n", o.Alpha)
 	}
 	if o.File != "" {
 		fmt.Fprintf(&out, "every table: contend table %s   (whole names: -full-names; JSON: -json)\n", o.File)
@@ -346,15 +357,70 @@ func (b *summaryBlock) versus(row *summaryRow, threads int, assume benchmath.Ass
 		return nil
 	}
 	cmp := c.sum.Compare(assume, bc.sum)
-	ratio := c.sum.Center / bc.sum.Center
+	ch := Speedup(bc.sum.Center, c.sum.Center)
 	if cmp.P >= alpha { // not cmp.Alpha: 0 under assume=exact
-		return []string{"~", fmt.Sprintf("(%.2f×, p=%.2f)", ratio, cmp.P)}
+		return []string{"~", fmt.Sprintf("(%s, p=%.2f)", ch, cmp.P)}
 	}
-	word := "faster"
-	if ratio > 1 {
-		word = "slower"
+	if ch.Factor == "" { // significant, yet the medians are equal or one is 0
+		return []string{"", fmt.Sprintf("%s, p=%.3f", ch.Word, cmp.P)}
 	}
-	return []string{fmt.Sprintf("%.2f×", ratio), fmt.Sprintf("%s, p=%.3f", word, cmp.P)}
+	return []string{ch.Factor, fmt.Sprintf("%s, p=%.3f", ch.Word, cmp.P)}
+}
+
+// A Change is a change of a median from a base to a new value, worded as
+// people read one: the factor by which the new value is lower or higher,
+// never below 1, and the word for the way it went ("9.09×" "faster"). Ratio
+// is the one place contend words a ratio of medians, so that no ratio below
+// 1 stands beside a word that reads it backwards (TestRatioPhrases holds
+// every command's output to that).
+type Change struct {
+	// Factor is max(base/new, new/base) to three figures, with its ×
+	// ("9.09×", "11.2×", "157×"); "" where no factor says it (no change,
+	// a fall to 0, a rise from 0).
+	Factor string
+	// Word is which way the value went (the down or up word given to
+	// Ratio), or "no change", "down to 0", "up from 0".
+	Word string
+}
+
+// String is the change as one phrase: "9.09× faster", "no change".
+func (c Change) String() string {
+	if c.Factor == "" {
+		return c.Word
+	}
+	return c.Factor + " " + c.Word
+}
+
+// Ratio words the change from base to new: down is the word for a fall
+// ("faster" for a time, "lower"), up for a rise ("slower", "higher").
+func Ratio(base, new float64, down, up string) Change {
+	switch {
+	case new == base:
+		return Change{Word: "no change"}
+	case new == 0:
+		return Change{Word: "down to 0"}
+	case base == 0:
+		return Change{Word: "up from 0"}
+	case new < base:
+		return Change{factorString(base / new), down}
+	default:
+		return Change{factorString(new / base), up}
+	}
+}
+
+// Speedup words a change of time from base to new: "9.09× faster" where
+// new is a ninth of base, "1.30× slower" where it is 1.3 times base.
+func Speedup(base, new float64) Change { return Ratio(base, new, "faster", "slower") }
+
+// factorString writes a factor of at least 1 to three figures, with its ×.
+func factorString(r float64) string {
+	switch {
+	case r >= 100:
+		return fmt.Sprintf("%.0f×", r)
+	case r >= 10:
+		return fmt.Sprintf("%.1f×", r)
+	}
+	return fmt.Sprintf("%.2f×", r)
 }
 
 // pctRange is a cell's confidence interval as a share of its median
@@ -533,15 +599,60 @@ func (g *textGrid) write(out *strings.Builder, indent string, right []bool, gap 
 	}
 }
 
-// unconvergedCells counts the cells whose sweep's adaptive rounds ran out
-// before their confidence target.
-func unconvergedCells(blocks []*summaryBlock) int {
-	n := 0
+// busyLine is the summary's first line when the machine was too busy for
+// its figures to say much about the code: when more than half of the
+// cells include a disturbed run or never converged (NOISY where none was
+// disturbed, so that a busy machine is not blamed for what disturbance
+// accounting did not see). A majority, because then the tables mostly
+// measure the load (what the issue saw: 37 of 37 cells disturbed at load 5
+// on 2 cpus, intervals of ±2331%), while a few marked cells on a quiet
+// machine are what the footnotes under the tables are for. "" otherwise.
+func busyLine(blocks []*summaryBlock, disturbers string) string {
+	n := countCells(blocks)
+	if !busy(n.bad, n.cells) {
+		return ""
+	}
+	// One line, under the summary's 160 columns at 3-digit counts.
+	if n.disturbed == 0 {
+		// Wide intervals, yet no worker lost its cpu: what took the
+		// time is not what disturbance accounting sees (an SMT sibling,
+		// frequency changes), or the target is tighter than this
+		// machine holds. contend run would say "undisturbed".
+		return fmt.Sprintf("NOISY MACHINE: %d of %d cells never converged², no run disturbed: rerun on a quieter machine, or with a larger -count or -ci",
+			n.bad, n.cells)
+	}
+	why := "disturbed¹"
+	if n.unconverged > 0 {
+		why += " or never converged²"
+	}
+	if disturbers == "" {
+		disturbers = "contend run atomicadd shows who took the cpus"
+	}
+	return fmt.Sprintf("BUSY MACHINE: %d of %d cells %s: rerun on a quiet machine; %s", n.bad, n.cells, why, disturbers)
+}
+
+// busy reports whether bad of cells is most of them: more than half.
+func busy(bad, cells int) bool { return 2*bad > cells }
+
+// cellCounts counts a summary's cells: all, those that include a
+// disturbed run, those whose sweep's adaptive rounds ran out before their
+// confidence target, and those that are either (bad).
+type cellCounts struct{ cells, disturbed, unconverged, bad int }
+
+func countCells(blocks []*summaryBlock) cellCounts {
+	var n cellCounts
 	for _, b := range blocks {
 		for _, r := range b.rows {
 			for _, c := range r.cells {
+				n.cells++
+				if c.disturbed {
+					n.disturbed++
+				}
 				if c.unconverged {
-					n++
+					n.unconverged++
+				}
+				if c.disturbed || c.unconverged {
+					n.bad++
 				}
 			}
 		}

@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/contend/contend/internal/results"
+	"golang.org/x/perf/benchfmt"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/ with what the code prints now")
@@ -66,7 +68,7 @@ func TestSummaryGolden(t *testing.T) {
 // sweep-quick-adaptive.txt is a real adaptive quick sweep, with its
 // "# rounds:" lines and so its never-converged footnote.
 func TestSummaryFitsAScreen(t *testing.T) {
-	for _, f := range []string{"testdata/sweep-quick-stored.txt", "testdata/sweep-quick-adaptive.txt"} {
+	for _, f := range []string{"testdata/sweep-quick-stored.txt", "testdata/sweep-quick-adaptive.txt", "testdata/sweep-quick-busy.txt"} {
 		out := summarize(t, f)
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		if len(lines) > 100 {
@@ -204,6 +206,102 @@ func TestSecondsAndLatency(t *testing.T) {
 	} {
 		if got := Latency(tt.sec, tt.clock); got != tt.want {
 			t.Errorf("Latency(%g, %g) = %q, want %q", tt.sec, tt.clock, got, tt.want)
+		}
+	}
+}
+
+func TestRatio(t *testing.T) {
+	for _, tt := range []struct {
+		base, new float64
+		down, up  string
+		want      string
+	}{
+		{100, 11, "faster", "slower", "9.09× faster"},
+		{100, 130, "faster", "slower", "1.30× slower"},
+		{150, 100, "faster", "slower", "1.50× faster"},
+		{10, 200, "faster", "slower", "20.0× slower"},
+		{1000, 1, "faster", "slower", "1000× faster"},
+		{100, 100.4, "faster", "slower", "1.00× slower"}, // a rise, however small, is not "faster"
+		{100.4, 100, "faster", "slower", "1.00× faster"},
+		{36.6, 25, "lower", "higher", "1.46× lower"},
+		{100, 100, "lower", "higher", "no change"},
+		{5, 0, "lower", "higher", "down to 0"},
+		{0, 5, "lower", "higher", "up from 0"},
+	} {
+		if got := Ratio(tt.base, tt.new, tt.down, tt.up).String(); got != tt.want {
+			t.Errorf("Ratio(%g, %g, %q, %q) = %q, want %q", tt.base, tt.new, tt.down, tt.up, got, tt.want)
+		}
+	}
+	if got, want := Speedup(100, 11), Ratio(100, 11, "faster", "slower"); got != want {
+		t.Errorf("Speedup(100, 11) = %v, want %v", got, want)
+	}
+}
+
+// TestSummaryBusy: when most cells (over half) include a disturbed run or
+// never converged, the summary's first line says so and what to do; at
+// half or fewer it leads with the machine as before, the footnotes under
+// the tables marking the cells. On real sweeps: sweep-quick-stored.txt
+// (a busy 2-vCPU guest) and sweep-quick-adaptive.txt (a quieter one), whole
+// and by scenario, which puts blocks on both sides of the line by one cell;
+// and sweep-quick-busy.txt, the case: contend sweep -quick on the
+// shared 2-vCPU development VM at load average 19 (2026-12-02, while other
+// engineers built and tested), every cell disturbed and never converged.
+func TestSummaryBusy(t *testing.T) {
+	const stored, adaptive = "testdata/sweep-quick-stored.txt", "testdata/sweep-quick-adaptive.txt"
+	for _, tt := range []struct {
+		file, bench string // bench: only the results whose names match it (a regexp); "" all
+		want        string // the first line's start; "" for no busy line
+		quiet       bool   // only the undisturbed runs
+	}{
+		{"testdata/sweep-quick-busy.txt", "", "BUSY MACHINE: 37 of 37 cells disturbed¹ or never converged²: rerun on a quiet machine; contend run atomicadd shows who took the cpus", false},
+		{stored, "", "BUSY MACHINE: 22 of 37 cells disturbed¹: rerun on a quiet machine; contend run atomicadd shows who took the cpus", false},
+		{stored, "IdleMask/", "BUSY MACHINE: 5 of 8 cells disturbed¹:", false},
+		{stored, "BalanceFlag/", "", false}, // 4 of 8: half is not most
+		{stored, "Nodemask/", "", false},    // 5 of 10
+		{stored, "Wakeup/", "BUSY MACHINE: 2 of 3 cells disturbed¹:", false},
+		{adaptive, "", "", false},          // 14 of 37
+		{adaptive, "IdleMask/", "", false}, // 4 of 8 (1 disturbed, 3 never converged)
+		{adaptive, "LoadAvg/", "", false},  // 2 of 4, each both
+		{adaptive, "Wakeup/", "BUSY MACHINE: 2 of 3 cells disturbed¹ or never converged²:", false},
+		// Without its disturbed runs, IdleMask's update=always and
+		// tickstop rows have 3 of 4 cells that never converged, and no
+		// disturbed one to blame; LoadAvg has 2 of 4.
+		{file: adaptive, bench: "IdleMask/update=(always|tickstop)/", quiet: true,
+			want: "NOISY MACHINE: 3 of 4 cells never converged², no run disturbed: rerun on a quieter machine, or with a larger -count or -ci"},
+		{file: adaptive, bench: "LoadAvg/", quiet: true},
+	} {
+		rs, err := results.Read([]string{tt.file})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep := regexp.MustCompile("^" + tt.bench)
+		rs.Results = slices.DeleteFunc(rs.Results, func(r *benchfmt.Result) bool {
+			return !keep.Match(r.Name) || tt.quiet && results.Disturbed(r)
+		})
+		var b strings.Builder
+		if err := WriteSummary(&b, rs, SummaryOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(b.String(), "\n")
+		switch {
+		case tt.want == "" && strings.Contains(b.String(), " MACHINE: "):
+			t.Errorf("%s %s: a busy line where most cells are fine:\n%s", tt.file, tt.bench, b.String())
+		case tt.want != "" && !strings.HasPrefix(first, tt.want):
+			t.Errorf("%s %s: first line %q, want %q…", tt.file, tt.bench, first, tt.want)
+		}
+	}
+}
+
+func TestBusy(t *testing.T) {
+	for _, tt := range []struct {
+		bad, cells int
+		want       bool
+	}{
+		{0, 0, false}, {0, 1, false}, {1, 1, true}, {1, 2, false}, {2, 3, true},
+		{18, 37, false}, {19, 37, true}, {37, 37, true}, {61, 122, false}, {62, 122, true},
+	} {
+		if got := busy(tt.bad, tt.cells); got != tt.want {
+			t.Errorf("busy(%d, %d) = %v, want %v", tt.bad, tt.cells, got, tt.want)
 		}
 	}
 }

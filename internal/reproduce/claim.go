@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/internal/report"
 	"github.com/contend/contend/internal/results"
 )
 
@@ -46,6 +47,23 @@ const (
 	// lies at or above Min. It states a precondition of an effect, such as
 	// "the flag is in the profile at all before the fix".
 	AtLeast
+	// NotBelow, a mechanism's guard: the after-median is at least Min (a
+	// fraction, 0.9 is "90% of") of the before-median. A fix that does
+	// less of its job than that does not count, however fast it is.
+	NotBelow
+	// NoWorseBy, a guard: the after-median exceeds the before-median by
+	// at most Min, in the unit's own terms (percentage points of an
+	// error).
+	NoWorseBy
+	// Fewer and More, guards: the after-median is below (above) the
+	// before-median: the fix still does what sets it apart (reads
+	// skipped, a counter split per node).
+	Fewer
+	More
+	// Ceiling and Floor, guards on one measure, After: its median is at
+	// most (at least) Min.
+	Ceiling
+	Floor
 )
 
 // A Claim is one measured hypothesis: a quantity, a direction and a minimum
@@ -70,6 +88,18 @@ func (c Claim) criterion() string {
 		return fmt.Sprintf("%s within ±%s%%", c.What, trim(100*c.Min))
 	case AtLeast:
 		return fmt.Sprintf("%s ≥%s", c.What, trim(c.Min))
+	case NotBelow:
+		return fmt.Sprintf("%s ≥%s%% of %s's", c.What, trim(100*c.Min), c.Before.label())
+	case Ceiling:
+		return fmt.Sprintf("%s ≤%s", c.What, trim(c.Min))
+	case Floor:
+		return fmt.Sprintf("%s ≥%s", c.What, trim(c.Min))
+	case Fewer:
+		return fmt.Sprintf("%s below %s's", c.What, c.Before.label())
+	case More:
+		return fmt.Sprintf("%s above %s's", c.What, c.Before.label())
+	case NoWorseBy:
+		return fmt.Sprintf("%s at most %s above %s's", c.What, trim(c.Min), c.Before.label())
 	default:
 		return fmt.Sprintf("%s agree within ±%s%%", c.What, trim(100*c.Min))
 	}
@@ -91,7 +121,7 @@ type outcome struct {
 
 // measures returns the measures the claim reads.
 func (c Claim) measures() []Measure {
-	if c.Kind == AtLeast {
+	if c.onOne() {
 		return []Measure{c.After}
 	}
 	return []Measure{c.Before, c.After}
@@ -100,16 +130,22 @@ func (c Claim) measures() []Measure {
 // where names the experiments compared: "base → rate", or the one a claim
 // on one measure reads.
 func (c Claim) where() string {
-	if c.Kind == AtLeast {
+	if c.onOne() {
 		return c.After.label()
 	}
 	return c.Before.label() + " → " + c.After.label()
 }
 
+// onOne reports whether the claim reads one measure, After.
+func (c Claim) onOne() bool { return c.Kind == AtLeast || c.Kind == Ceiling || c.Kind == Floor }
+
 // judge decides a claim on samples before and after.
 func (c Claim) judge(before, after []float64) outcome {
-	if c.Kind == AtLeast {
+	switch c.Kind {
+	case AtLeast:
 		return c.judgeOne(after)
+	case Ceiling, Floor:
+		return c.judgeBound(after)
 	}
 	if len(before) == 0 || len(after) == 0 {
 		return outcome{na: "no results"}
@@ -117,6 +153,33 @@ func (c Claim) judge(before, after []float64) outcome {
 	mb, ma := median(before), median(after)
 	fig := fmt.Sprintf("%s: %s %s → %s %s", c.What, c.Before.label(), num(mb), c.After.label(), num(ma))
 	switch c.Kind {
+	case NotBelow:
+		// Guards compare the medians alone: a mechanism's figures are
+		// counts the code decides (found idle, balances per tick), not
+		// noisy times, and a guard must not pass for want of runs.
+		o := outcome{text: fig}
+		if ma >= c.Min*mb {
+			o.ok = true
+		} else {
+			o.short = fmt.Sprintf("%s is %s%% of %s's, needs ≥%s%%", num(ma), trim(100*ma/mb), c.Before.label(), trim(100*c.Min))
+		}
+		return o
+	case NoWorseBy:
+		o := outcome{text: fig}
+		if ma <= mb+c.Min {
+			o.ok = true
+		} else {
+			o.short = fmt.Sprintf("%s above %s's, allows %s", trim(ma-mb), c.Before.label(), trim(c.Min))
+		}
+		return o
+	case Fewer, More:
+		o := outcome{text: fig}
+		if (c.Kind == Fewer && ma < mb) || (c.Kind == More && ma > mb) {
+			o.ok = true
+		} else {
+			o.short = fmt.Sprintf("%s, not %s", change(mb, ma), map[Kind]string{Fewer: "lower", More: "higher"}[c.Kind])
+		}
+		return o
 	case Lower, Higher:
 		if !canReject(len(before), len(after)) {
 			return outcome{na: fmt.Sprintf("too few runs for %s (n=%d+%d; the U test needs 4+4 to reach p<%.2g)", c.What, len(before), len(after), alpha)}
@@ -186,6 +249,24 @@ func (c Claim) judgeOne(xs []float64) outcome {
 	return o
 }
 
+// judgeBound decides a Ceiling or Floor guard on one measure's median.
+func (c Claim) judgeBound(xs []float64) outcome {
+	if len(xs) == 0 {
+		return outcome{na: "no results"}
+	}
+	m := median(xs)
+	o := outcome{text: fmt.Sprintf("%s: %s %s", c.What, c.After.label(), num(m))}
+	switch {
+	case c.Kind == Ceiling && m > c.Min:
+		o.short = fmt.Sprintf("median %s, above %s", num(m), trim(c.Min))
+	case c.Kind == Floor && m < c.Min:
+		o.short = fmt.Sprintf("median %s, below %s", num(m), trim(c.Min))
+	default:
+		o.ok = true
+	}
+	return o
+}
+
 // factor is the size of a change in the claimed direction: before/after for
 // Lower, after/before for Higher; +Inf for a fall to zero (or a rise from it),
 // 0 when both are zero.
@@ -209,31 +290,9 @@ func dirOK(b, a float64, k Kind) bool {
 	return a < b
 }
 
-// change words a change of medians: "1.46× lower", "2.0× higher", "same".
-func change(b, a float64) string {
-	switch {
-	case a == b:
-		return "no change"
-	case a == 0:
-		return "down to 0"
-	case b == 0:
-		return "up from 0"
-	case a < b:
-		return fmt.Sprintf("%s× lower", ratioStr(b/a))
-	default:
-		return fmt.Sprintf("%s× higher", ratioStr(a/b))
-	}
-}
-
-func ratioStr(r float64) string {
-	if r >= 100 {
-		return fmt.Sprintf("%.0f", r)
-	}
-	if r >= 10 {
-		return fmt.Sprintf("%.1f", r)
-	}
-	return fmt.Sprintf("%.2f", r)
-}
+// change words a change of medians: "1.46× lower", "2.00× higher", "no
+// change" (report.Ratio, which words every ratio of medians contend prints).
+func change(b, a float64) string { return report.Ratio(b, a, "lower", "higher").String() }
 
 func pstr(p float64) string {
 	if p >= alpha {

@@ -92,8 +92,15 @@ const (
 // before the patch against v5 as posted (tickstop), the variant the seed's
 // uperf figures were measured with; the last_idle_state filter is isolated
 // by the same tick-cleared mask with and without it.
+// Every idlemask experiment runs with select_idle_sibling()'s shortcuts
+// (early=on), as the kernel does; idlemaskNoEarly is the same without them,
+// every wakeup scanning, shown beside.
 func (e *Env) idlemask(x labelled) Experiment {
-	return e.x("idlemask", x.variant+"/sis=prop/busy=90/wake=10/llc=48/tick=100", x.label)
+	return e.x("idlemask", x.variant+"/sis=prop/busy=90/wake=10/llc=48/tick=100/early=on", x.label)
+}
+
+func (e *Env) idlemaskNoEarly(x labelled) Experiment {
+	return e.x("idlemask", x.variant+"/sis=prop/busy=90/wake=10/llc=48/tick=100/early=off", x.label+", early=off")
 }
 
 // labelled is a variant with the short name tables give it.

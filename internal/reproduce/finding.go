@@ -36,6 +36,21 @@ type Finding struct {
 	Checks []Claim // Agree claims: the comparison is fair
 	Shown  []Shown
 
+	// Mechanism is what each fix must keep doing for its win to count:
+	// a mask must still find idle cpus, a rate limit must keep tg_weight
+	// near the truth, the flag's fix must balance as often. A "yes" or
+	// "partly" whose fix fails a guard is "no (wins by not ...)": the
+	// review found finding 6 winning on an idle mask that was never
+	// searched. Where the comparison cannot trade the job away (the same
+	// code laid out differently), MechanismNote says why there is no
+	// guard; one of the two is always set.
+	Mechanism     []Guard
+	MechanismNote string
+
+	// simulate, where the finding's model has a kernel-time simulation,
+	// judges it at the seed's machine size (Env.Simulate).
+	simulate func(SimBudget) *SimVerdict
+
 	// Notes explain a verdict in the finding's own terms ("the contended
 	// line is not what limits an event at 2 workers"), keyed by verdict.
 	Notes map[string]string
@@ -51,6 +66,16 @@ type Shown struct {
 	// Context marks a measured figure; otherwise the figure is "by
 	// construction".
 	Context bool
+}
+
+// A Guard is one mechanism a fix must keep: a NotBelow, AtMost or
+// NoWorseBy claim on the fix (After), against its baseline (Before) where
+// the kind compares two.
+type Guard struct {
+	// Doing is the job, as the verdict words its absence: "no (wins by
+	// not <Doing>)".
+	Doing string
+	Claim
 }
 
 // Criterion is the rule in one line, as the table prints it under the
@@ -149,15 +174,33 @@ type Row struct {
 	Measured  string
 	Holds     string // Yes, Partly, No or NA
 	Why       string
+	// Mechanism is each guard's figure and whether it held; WinsByNot,
+	// when set, is the job a fix did less of, which turned a yes or
+	// partly into no.
+	Mechanism string
+	WinsByNot string
+	// Simulated is the finding judged on its kernel-time simulation at
+	// the seed's machine size, where one exists (nil otherwise).
+	Simulated *SimVerdict
+}
+
+// Verdict words Holds for the table: "no (wins by not finding idle
+// cpus)" where a guard failed.
+func (r Row) Verdict() string {
+	if r.WinsByNot != "" {
+		return r.Holds + " (wins by not " + r.WinsByNot + ")"
+	}
+	return r.Holds
 }
 
 // judge decides f on the samples in d.
 func (f *Finding) judge(e *Env, d data) Row {
-	r := Row{ID: f.ID, Finding: f.Title, Seed: f.Seed, Criterion: f.Criterion()}
+	r := Row{ID: f.ID, Finding: f.Title, Seed: f.Seed, Criterion: f.Criterion(), Mechanism: f.MechanismNote}
 	if why := f.needs(e); why != "" {
 		r.Measured, r.Holds, r.Why = "not run", NA, why
 		return r
 	}
+	failed := f.judgeMechanism(d, &r)
 	got := map[Claim]outcome{}
 	var texts []string
 	na := ""
@@ -207,7 +250,44 @@ func (f *Finding) judge(e *Env, d data) Row {
 		r.Holds = No
 	}
 	r.Why = f.why(r.Holds, got)
+	if failed != nil && r.Holds != No {
+		r.Why = fmt.Sprintf("the claims held (%s), but %s (%s): %s", r.Holds, failed.What, failed.where(), failed.short)
+		r.Holds, r.WinsByNot = No, failed.Doing
+	}
 	return r
+}
+
+// guardOutcome is a guard judged on data.
+type guardOutcome struct {
+	Guard
+	outcome
+}
+
+// judgeMechanism judges f's guards into r.Mechanism and returns the first
+// that failed, nil when every guard held or none could be judged. A guard
+// without data does not decide: the claims' own "no results" says so.
+func (f *Finding) judgeMechanism(d data, r *Row) *guardOutcome {
+	if len(f.Mechanism) == 0 {
+		return nil
+	}
+	var texts []string
+	var failed *guardOutcome
+	for _, g := range f.Mechanism {
+		o := guardOutcome{g, g.judge(d.values(g.Before), d.values(g.After))}
+		switch {
+		case o.na != "":
+			texts = append(texts, fmt.Sprintf("%s: %s", g.criterion(), o.na))
+		case o.ok:
+			texts = append(texts, fmt.Sprintf("%s — kept (%s)", o.text, g.criterion()))
+		default:
+			texts = append(texts, fmt.Sprintf("%s — NOT kept (%s)", o.text, g.criterion()))
+			if failed == nil {
+				failed = &o
+			}
+		}
+	}
+	r.Mechanism = strings.Join(texts, "; ")
+	return failed
 }
 
 func allHold(cs []Claim, got map[Claim]outcome) bool {

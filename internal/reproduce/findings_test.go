@@ -97,6 +97,8 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 	return map[int][]verdictRow{
 		1: {
 			{name: "at yes", figs: figures{"base": 120, "rate": 100}, want: Yes},
+			{name: "tg_weight at its slack", figs: figures{"base": 120, "rate": 100, "base tgweight-err-%": 1, "rate tgweight-err-%": 1 + 10}, want: Yes},
+			{name: "tg_weight beyond its slack", figs: figures{"base": 120, "rate": 100, "base tgweight-err-%": 1, "rate tgweight-err-%": 1 + 10.125}, want: No, whyHas: "tg_weight error"},
 			{name: "under yes", figs: figures{"base": 119.875, "rate": 100}, want: Partly},
 			{name: "at partly", figs: figures{"base": 105, "rate": 100}, want: Partly},
 			{name: "under partly", figs: figures{"base": 104.875, "rate": 100}, want: No},
@@ -109,16 +111,19 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA, whyHas: "one usable cpu"},
 		},
 		2: {
-			{name: "null: the additions are copies of rate", want: Yes},
-			{name: "skip at +5%", figs: figures{"rate+skip": 100 + edge}, want: Yes},
-			{name: "skip beyond +5%", figs: figures{"rate+skip": 100 + edge + 0.125}, want: Partly},
-			{name: "node at −5%", figs: figures{"rate+skip+node": 100 - edge}, want: Yes},
-			{name: "node beyond −5%", figs: figures{"rate+skip+node": 100 - edge - 0.125}, want: Partly},
-			{name: "opposite: both gain 20%", figs: figures{"rate+skip": 80, "rate+skip+node": 80}, want: No},
-			{name: "both cost 10%", figs: figures{"rate+skip": 110, "rate+skip+node": 110}, want: No},
-			{name: "noise cannot show sameness", w: 100, want: No},
-			{name: "too few runs", n: 2, want: NA, whyHas: "too few runs"},
-			{name: "missing", drop: "rate+skip+node", want: NA},
+			{name: "null: the additions are copies of rate, so nothing was skipped", want: No, whyHas: "reads per event"},
+			{name: "the additions do their jobs and cost nothing", figs: f2, want: Yes},
+			{name: "skip at +5%", figs: f2.with(figures{"rate+skip": 100 + edge}), want: Yes},
+			{name: "skip beyond +5%", figs: f2.with(figures{"rate+skip": 100 + edge + 0.125}), want: Partly},
+			{name: "node at −5%", figs: f2.with(figures{"rate+skip+node": 100 - edge}), want: Yes},
+			{name: "node beyond −5%", figs: f2.with(figures{"rate+skip+node": 100 - edge - 0.125}), want: Partly},
+			{name: "node reads one line, as on one node", figs: f2.with(figures{"rate+skip+node read-lines/op": 100}), want: No, whyHas: "counter lines read per event"},
+			{name: "skip lets tg_weight drift", figs: f2.with(figures{"rate tgweight-err-%": 1, "rate+skip tgweight-err-%": 11.125}), want: No, whyHas: "tg_weight error"},
+			{name: "opposite: both gain 20%", figs: f2.with(figures{"rate+skip": 80, "rate+skip+node": 80}), want: No},
+			{name: "both cost 10%", figs: f2.with(figures{"rate+skip": 110, "rate+skip+node": 110}), want: No},
+			{name: "noise cannot show sameness", figs: f2, w: 100, want: No},
+			{name: "too few runs", figs: f2, n: 2, want: NA, whyHas: "too few runs"},
+			{name: "missing", figs: f2, drop: "rate+skip+node", want: NA},
 		},
 		3: {
 			{name: "at yes", figs: figures{"base": 120.75, "node": 105, "rate": 100}, want: Yes},
@@ -140,6 +145,7 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 			// the first diff's loop bound alone (loopbound) is shown, not
 			// judged.
 			{name: "the complete patch saves", figs: figures{"max": 150, "loopbound": 150, "nr_node_ids": 100}, want: Yes},
+			{name: "faster by skipping nodes", figs: figures{"max": 150, "loopbound": 150, "nr_node_ids": 100, "nr_node_ids bits-scanned/op": 3}, want: No, whyHas: "bits tested per walk"},
 			{name: "the first diff saving too changes nothing", figs: figures{"max": 150, "loopbound": 100, "nr_node_ids": 100}, want: Yes},
 			{name: "complete patch under yes", figs: figures{"max": 150, "loopbound": 150, "nr_node_ids": 100.125}, want: Partly},
 			{name: "complete patch under partly", figs: figures{"max": 150, "loopbound": 100, "nr_node_ids": 145}, want: No},
@@ -159,9 +165,13 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 				"cmpxchg-first cas/op": 1, "check-first cas/op": 0.0159}, want: No},
 			{name: "opposite", figs: figures{"cmpxchg-first": 100, "check-first": 105}, want: No},
 			{name: "fair at 10% apart", figs: figures{"cmpxchg-first": 105, "check-first": 100,
-				"cmpxchg-first balances/op": 10, "check-first balances/op": 11}, want: Yes},
+				"cmpxchg-first stops/op": 10, "check-first stops/op": 11}, want: Yes},
 			{name: "unfair beyond 10%", figs: figures{"cmpxchg-first": 105, "check-first": 100,
-				"cmpxchg-first balances/op": 10, "check-first balances/op": 11.125}, want: NA, whyHas: "unfair"},
+				"cmpxchg-first stops/op": 10, "check-first stops/op": 11.125}, want: NA, whyHas: "unfair"},
+			{name: "balances at 90%", figs: figures{"cmpxchg-first": 105, "check-first": 100,
+				"cmpxchg-first balances/op": 10, "check-first balances/op": 9}, want: Yes},
+			{name: "cheaper by balancing less", figs: figures{"cmpxchg-first": 105, "check-first": 100,
+				"cmpxchg-first balances/op": 10, "check-first balances/op": 8.875}, want: No, whyHas: "balances per tick"},
 			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA},
 			{name: "missing", drop: "check-first", want: NA},
 		},
@@ -175,6 +185,16 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 				imScanAll.label + " cpus-scanned/op": 12.3, imScanMask.label + " cpus-scanned/op": 1}, want: No},
 			{name: "opposite", figs: figures{imScanAll.label: 100, imScanMask.label: 123, imNoFilter.label: 100, imLastState.label: 105}, want: No},
 			{name: "missing", drop: imLastState.label, want: NA},
+			// The review's case: v5's mask empty, so no scan, nothing
+			// found, and faster for it.
+			{name: "faster by never searching", figs: figures{imScanAll.label: 246, imScanMask.label: 100, imNoFilter.label: 105, imLastState.label: 100,
+				imScanAll.label + " found-idle-%": 31.8, imScanMask.label + " found-idle-%": 0}, want: No, whyHas: "found an idle cpu"},
+			{name: "finds idle at 90% of the scan's", figs: figures{imScanAll.label: 123, imScanMask.label: 100, imNoFilter.label: 105, imLastState.label: 100,
+				imScanAll.label + " found-idle-%": 40, imScanMask.label + " found-idle-%": 36}, want: Yes},
+			{name: "misplaces a tenth more", figs: figures{imScanAll.label: 123, imScanMask.label: 100, imNoFilter.label: 105, imLastState.label: 100,
+				imScanAll.label + " wrong-%": 0, imScanMask.label + " wrong-%": 10}, want: Yes},
+			{name: "misplaces more than a tenth more", figs: figures{imScanAll.label: 123, imScanMask.label: 100, imNoFilter.label: 105, imLastState.label: 100,
+				imScanAll.label + " wrong-%": 0, imScanMask.label + " wrong-%": 10.125}, want: No, whyHas: "wrong picks"},
 		},
 		7: {
 			{name: "at yes", figs: figures{"base/store=falseshare": 105, "base": 100}, want: Yes},
@@ -183,6 +203,7 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 			{name: "under partly", figs: figures{"base/store=falseshare": 101.875, "base": 100}, want: No},
 			{name: "null", want: No},
 			{name: "opposite", figs: figures{"base/store=falseshare": 100, "base": 105}, want: No},
+			{name: "cheaper by writing less", figs: figures{"base/store=falseshare": 105, "base": 100, "base shared-writes/op": 89.875}, want: No, whyHas: "shared-line writes"},
 			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA},
 		},
 		8: {
@@ -226,6 +247,22 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 			{name: "missing", drop: "rate, paced", want: NA},
 		},
 	}
+}
+
+// f2 is finding 2's additions doing their jobs: skip reads tg->load_avg
+// less often than rate, node reads a line per node.
+var f2 = figures{"rate+skip reads/op": 50, "rate+skip+node read-lines/op": 200}
+
+// with returns fs with more's figures added (or replacing its own).
+func (fs figures) with(more figures) figures {
+	out := figures{}
+	for k, v := range fs {
+		out[k] = v
+	}
+	for k, v := range more {
+		out[k] = v
+	}
+	return out
 }
 
 // The paced tg->load_avg experiments' figures.
@@ -294,31 +331,110 @@ func TestVerdicts(t *testing.T) {
 	}
 }
 
-// On null data — every experiment's runs the same — each finding that
-// claims an effect says "no", and the one that claims none says "yes".
+// On null data — every fix's runs copies of its baseline's — no finding
+// says yes or partly: one that claims an effect finds none, and the one that
+// claims none (finding 2) finds that its additions did not do their jobs.
 func TestNullData(t *testing.T) {
 	e := testEnv()
 	for _, f := range findings(e) {
 		r := f.judge(e, fill(f, nil, 10, 1, ""))
-		want := No
-		if f.claimsNoEffect() {
-			want = Yes
-		}
-		if r.Holds != want {
-			t.Errorf("finding %d on null data: %s — %s; want %s", f.ID, r.Holds, r.Why, want)
+		if r.Holds != No {
+			t.Errorf("finding %d on null data: %s — %s; want no", f.ID, r.Verdict(), r.Why)
 		}
 	}
 }
 
-// claimsNoEffect reports whether every claim of f's "yes" is one of
-// sameness.
-func (f *Finding) claimsNoEffect() bool {
-	for _, c := range f.Yes {
-		if c.Kind != Same {
-			return false
+// Every finding says what its fix must keep doing, or why nothing can be
+// traded away: the table's mechanism column is never empty.
+func TestEveryFindingHasAMechanism(t *testing.T) {
+	for _, f := range findings(testEnv()) {
+		if len(f.Mechanism) == 0 && f.MechanismNote == "" {
+			t.Errorf("finding %d has neither a guard nor a note on its mechanism", f.ID)
+		}
+		for _, g := range f.Mechanism {
+			if g.Doing == "" {
+				t.Errorf("finding %d: guard %q does not say what the fix would win by not doing", f.ID, g.What)
+			}
 		}
 	}
-	return true
+}
+
+// winning makes data on which every claim of f's yes holds with room to
+// spare and every guard is kept; the checks' sides agree.
+func winning(f *Finding) sampleSet {
+	s := fill(f, nil, 10, 1, "")
+	set := func(m Measure, v float64) { s[key(m)] = runs(v, 10, 1) }
+	// Preconditions first: a Lower claim's before may be an AtLeast's
+	// measure.
+	for _, c := range f.Yes {
+		if c.Kind == AtLeast {
+			set(c.After, 2*c.Min+10)
+		}
+	}
+	for _, c := range f.Yes {
+		switch c.Kind {
+		case Lower:
+			set(c.After, median(s.values(c.Before))/(2*c.Min))
+		case Higher:
+			set(c.After, median(s.values(c.Before))*2*c.Min)
+		}
+	}
+	for _, g := range f.Mechanism {
+		switch g.Kind {
+		case Fewer:
+			set(g.After, 50)
+		case More:
+			set(g.After, 200)
+		case Floor:
+			set(g.After, g.Min)
+		case Ceiling:
+			set(g.After, g.Min)
+		}
+	}
+	return s
+}
+
+// breaking makes g fail on s: the fix does less of its job than the guard
+// allows, by the smallest step the test's figures can take.
+func breaking(s sampleSet, g Guard) {
+	set := func(m Measure, v float64) { s[key(m)] = runs(v, 10, 1) }
+	var b float64
+	if !g.onOne() {
+		b = median(s.values(g.Before))
+	}
+	switch g.Kind {
+	case NotBelow:
+		set(g.After, g.Min*b-0.125)
+	case NoWorseBy:
+		set(g.After, b+g.Min+0.125)
+	case Fewer, More:
+		set(g.After, b)
+	case Floor:
+		set(g.After, g.Min-0.125)
+	case Ceiling:
+		set(g.After, g.Min+0.125)
+	}
+}
+
+// A fix that wins every claim but does less of the job its guard keeps is
+// "no (wins by not ...)", naming that job; the same data with the guard
+// kept is "yes". This fails on any finding whose fix could win by not
+// working (finding 6's empty mask, before the guards).
+func TestBrokenMechanism(t *testing.T) {
+	e := testEnv()
+	for _, f := range findings(e) {
+		if r := f.judge(e, winning(f)); r.Holds != Yes {
+			t.Errorf("finding %d winning with its mechanism kept: %s — %s\n\tmechanism: %s", f.ID, r.Verdict(), r.Why, r.Mechanism)
+		}
+		for _, g := range f.Mechanism {
+			s := winning(f)
+			breaking(s, g)
+			r := f.judge(e, s)
+			if r.Holds != No || r.WinsByNot != g.Doing || !strings.Contains(r.Mechanism, "NOT kept") {
+				t.Errorf("finding %d, %s broken: %s — %s\n\tmechanism: %s\n\twant no (wins by not %s)", f.ID, g.What, r.Verdict(), r.Why, r.Mechanism, g.Doing)
+			}
+		}
+	}
 }
 
 // A finding whose experiments left no results (an interrupted run, say) is

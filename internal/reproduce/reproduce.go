@@ -164,6 +164,9 @@ func (f *Finding) measures() []Measure {
 	for _, s := range f.Shown {
 		ms = append(ms, s.Before, s.After)
 	}
+	for _, g := range f.Mechanism {
+		ms = append(ms, g.measures()...)
+	}
 	return ms
 }
 

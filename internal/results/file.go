@@ -36,6 +36,7 @@ type File struct {
 	failed  map[string]Failure
 	samples map[string][]float64 // each result's sec/op, by full name
 	rounds  map[string]Convergence
+	shared  map[string]string // by a configuration's name, whose run its shared line says it has
 }
 
 // A Failure is a run that failed: the configuration's full name, the round
@@ -190,7 +191,7 @@ func parseShared(line string) (Shared, bool) {
 // earlier sweep left in path.partial or, failing that, in path.
 func Open(path string, resume bool) (_ *File, err error) {
 	rf := &File{path: path, partial: path + ".partial", done: map[string]int{}, failed: map[string]Failure{},
-		samples: map[string][]float64{}, rounds: map[string]Convergence{}}
+		samples: map[string][]float64{}, rounds: map[string]Convergence{}, shared: map[string]string{}}
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return nil, fmt.Errorf("results file %s: %w", path, err)
 	}
@@ -280,6 +281,9 @@ func (rf *File) load(name string, b []byte) ([]byte, error) {
 		if c, ok := parseConvergence(line); ok {
 			rf.rounds[c.Name] = c
 		}
+		if s, ok := parseShared(line); ok {
+			rf.note(s)
+		}
 	}
 	return b, nil
 }
@@ -326,7 +330,27 @@ func (rf *File) Converge(c Convergence) error {
 
 // Share records that configurations had another's run, as a comment line
 // (see Shared), durable before it returns.
-func (rf *File) Share(s Shared) error { return rf.comment(s.line()) }
+func (rf *File) Share(s Shared) error {
+	if err := rf.comment(s.line()); err != nil {
+		return err
+	}
+	rf.note(s)
+	return nil
+}
+
+// SharedRun returns the name of the configuration whose run the file's
+// shared lines say name has, if any: a sweep that resumes the file under
+// a plan sharing runs writes the line only where it is missing.
+func (rf *File) SharedRun(name string) (string, bool) {
+	s, ok := rf.shared[name]
+	return s, ok
+}
+
+func (rf *File) note(s Shared) {
+	for _, a := range s.Also {
+		rf.shared[a] = s.Name
+	}
+}
 
 // comment appends one comment line and syncs it.
 func (rf *File) comment(line string) error { return rf.append([]byte(line)) }

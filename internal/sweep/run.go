@@ -39,12 +39,17 @@ type Outcome struct {
 	// sets whose floor could not be measured again.
 	Floors     []FloorChange
 	Unmeasured [][]int
-	// Failed lists the runs of this sweep that failed (a scenario's
-	// broken invariant, a CPU gone offline, a worker found off its CPU),
-	// in the order they ran; a configuration that failed runs no further
-	// round. Skipped lists the failures an earlier sweep recorded in the
-	// file, whose configurations this one did not run again.
+	// Failed lists the configurations whose run failed in this sweep (a
+	// scenario's broken invariant, a CPU gone offline, a worker found off
+	// its CPU), in the order they ran: a run that configurations share
+	// (Job.Also) fails each of them, as the file records a failure line
+	// for each, so Failed and every total of failures count
+	// configurations, as they say. FailedRuns is how many runs failed.
+	// A configuration that failed runs no further round. Skipped lists
+	// the failures an earlier sweep recorded in the file, one per
+	// configuration, whose run this one did not make again.
 	Failed, Skipped []results.Failure
+	FailedRuns      int
 	// Rounds says, with adaptive rounds, how far each job's rounds went
 	// (its "# rounds:" line in the file), in the order they stopped; Target
 	// is the plan's.
@@ -177,6 +182,11 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 			}
 			if f, ok := rf.Failed(j.Name); ok && !p.RetryFailed {
 				o.Skipped = append(o.Skipped, f)
+				for _, a := range j.Also {
+					if f, ok := rf.Failed(a.Name); ok {
+						o.Skipped = append(o.Skipped, f)
+					}
+				}
 				failed[j.Name] = true
 				bar.skip()
 				continue
@@ -209,7 +219,12 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 					o.Results = rf.Len()
 					return o, fmt.Errorf("%s: %w (results so far kept in %s)", j.Name, err, rf.Partial())
 				}
-				o.Failed = append(o.Failed, f)
+				for _, c := range append([]Job{j}, j.Also...) {
+					f.Name = c.Name
+					o.Failed = append(o.Failed, f)
+				}
+				o.FailedRuns++
+				f.Name = j.Name
 				failed[j.Name] = true
 				bar.fail(f)
 				continue
@@ -227,12 +242,18 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 			bar.done()
 		}
 	}
-	// What did not converge ran every round: say how far it got.
+	// What did not converge ran every round: say how far it got. Without
+	// a target (-ci 0), a configuration whose rounds line an adaptive
+	// sweep wrote may have run further since: its line says how far it
+	// got now, against the target it recorded, as a stale one would not.
 	for _, j := range p.Jobs {
 		if failed[j.Name] || stopped[j.Name] {
 			continue
 		}
 		c, ok := p.convergence(rf.Samples(j.Name))
+		if r, had := rf.Converged(j.Name); !ok && had {
+			c, ok = convergenceAt(rf.Samples(j.Name), r.Target), true
+		}
 		if !ok || roundsRecorded(rf, j.Name, c) {
 			continue
 		}
@@ -291,8 +312,10 @@ func (p *Plan) runJob(ctx context.Context, j Job, cfg []benchfmt.Config, round i
 
 // write records one run's result into the results file under j's name and
 // under the name of each configuration that shares the run (Job.Also),
-// after a "# shared:" line the first time, and, when enc is not nil, as a
-// JSON object each.
+// after a "# shared:" line naming those the file does not yet say share
+// it (all of them the first time; those of a file written under a plan
+// that did not share the run, resumed under one that does), and, when enc
+// is not nil, as a JSON object each.
 func (p *Plan) write(rf *results.File, enc *json.Encoder, j Job, res *bench.Result, rec *benchfmt.Result) error {
 	recs := []benchfmt.Record{rec}
 	var also []string
@@ -300,9 +323,11 @@ func (p *Plan) write(rf *results.File, enc *json.Encoder, j Job, res *bench.Resu
 		c := *rec
 		c.Name = benchfmt.Name(a.Name)
 		recs = append(recs, &c)
-		also = append(also, a.Name)
+		if run, ok := rf.SharedRun(a.Name); !ok || run != j.Name {
+			also = append(also, a.Name)
+		}
 	}
-	if len(also) > 0 && rf.Done(j.Name) == 0 {
+	if len(also) > 0 {
 		if err := rf.Share(results.Shared{Name: j.Name, Also: also}); err != nil {
 			return err
 		}
@@ -353,9 +378,14 @@ func (p *Plan) convergence(samples []float64) (c results.Convergence, ok bool) {
 	if p.Target <= 0 || len(samples) == 0 {
 		return c, false
 	}
-	c = results.Convergence{Rounds: len(samples), Target: p.Target, CI: ciShare(samples)}
-	c.Converged = len(samples) >= MinRounds && c.CI <= p.Target
-	return c, true
+	return convergenceAt(samples, p.Target), true
+}
+
+// convergenceAt is how far samples are from target (above 0).
+func convergenceAt(samples []float64, target float64) results.Convergence {
+	c := results.Convergence{Rounds: len(samples), Target: target, CI: ciShare(samples)}
+	c.Converged = len(samples) >= MinRounds && c.CI <= target
+	return c
 }
 
 // ciShare is the half-width of the 95% confidence interval of the median of
@@ -412,7 +442,7 @@ func (o *Outcome) WriteNotes(w io.Writer, max int) {
 			planned = o.Planned[0].Round(100*time.Millisecond).String() + " to " + planned
 		}
 		fmt.Fprintf(w, "sweep: took %s; the plan estimated %s, and %s for the %d runs made (took %+.0f%% of that)\n",
-			o.Took.Round(100*time.Millisecond), planned, o.Estimated.Round(100*time.Millisecond), o.Ran+len(o.Failed),
+			o.Took.Round(100*time.Millisecond), planned, o.Estimated.Round(100*time.Millisecond), o.Ran+o.FailedRuns,
 			100*(o.Took.Seconds()/o.Estimated.Seconds()-1))
 	}
 	if n := len(o.Disturbed); n > 0 {
@@ -509,6 +539,12 @@ func writeFailures(w io.Writer, fs []results.Failure, max int) {
 // which did not (at most max of them, then a count).
 func (o *Outcome) writeRounds(w io.Writer, max int) {
 	if len(o.Rounds) == 0 {
+		return
+	}
+	if o.Target <= 0 {
+		// No target (-ci 0): the lines are an adaptive sweep's, brought up
+		// to date by the rounds this one added.
+		fmt.Fprintf(w, "sweep: %d of the runs an earlier adaptive sweep had stopped went further (no target: -ci 0); their \"# rounds:\" lines now say how far, against that sweep's target\n", len(o.Rounds))
 		return
 	}
 	within := map[int]int{}

@@ -389,3 +389,140 @@ func TestRunAllResumeRoundsLine(t *testing.T) {
 		t.Errorf("file's rounds line %+v, %v; want rounds=8", c, ok)
 	}
 }
+
+// resumeFrom resumes p's sweep from a partial results file holding text,
+// in a directory of its own, and returns the results file and the outcome.
+func resumeFrom(t *testing.T, p *Plan, text string) (string, *Outcome) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "r.txt")
+	if err := os.WriteFile(out+".partial", []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, err := p.RunAll(context.Background(), out, true, &bytes.Buffer{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, o
+}
+
+// sharedPlan is a one-worker plan whose cpu-list placement shares
+// compact's run: one job, one configuration in its Also.
+func sharedPlan(t *testing.T, count int, target float64) *Plan {
+	t.Helper()
+	topo, err := affinity.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := fmt.Sprint(topo.AllowedCPUs.First())
+	p, err := Build(topo, Matrix{Preset: Quick, Scenarios: atomicadd(t), Variants: []string{"line=shared/work=0"},
+		Threads: []int{1}, Places: placeList(t, "compact;"+list), Count: count, Duration: 2 * time.Millisecond, Target: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Jobs) != 1 || len(p.Jobs[0].Also) != 1 {
+		t.Fatalf("jobs %+v: want one, shared by the cpu list", p.Jobs)
+	}
+	return p
+}
+
+// Resuming an adaptive sweep with -ci 0 (no target) runs the rounds the
+// adaptive one had stopped short of; the configuration's "# rounds:" line
+// must then say how far it got, not the 6 rounds the file said before,
+// judged against the target the file was swept at (this sweep has none).
+func TestRunAllResumeNoTargetRoundsLine(t *testing.T) {
+	topo, err := affinity.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Build(topo, Matrix{Preset: Quick, Scenarios: atomicadd(t), Variants: []string{"line=shared/work=0"},
+		Threads: []int{1}, Count: 8, Duration: 2 * time.Millisecond, Target: NoTarget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := p.Jobs[0].Name
+	var b strings.Builder
+	for range MinRounds {
+		fmt.Fprintf(&b, "Benchmark%s\t1000\t5 ns/op\n", name)
+	}
+	fmt.Fprintf(&b, "# rounds: %s rounds=6 ci=0.00%% target=2.00%% converged\n", name)
+	out, o := resumeFrom(t, p, b.String())
+	if o.Ran != 2 {
+		t.Errorf("%d runs, want 2: rounds 7 and 8, which -ci 0 asks for", o.Ran)
+	}
+	rs, err := results.Read([]string{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := rs.Convergence(rs.Results[0])
+	if !ok || c.Rounds != 8 || c.Target != 0.02 {
+		t.Errorf("file's rounds line %+v, %v; want rounds=8 against the file's target of 2%%", c, ok)
+	}
+	var notes bytes.Buffer
+	o.WriteNotes(&notes, 5)
+	if strings.Contains(notes.String(), "±0%") || !strings.Contains(notes.String(), "1 of the runs an earlier adaptive sweep had stopped went further") {
+		t.Errorf("notes:\n%s\nwant the updated rounds line said, and no ±0%% target", notes.String())
+	}
+}
+
+// A failed run that configurations share fails each of them: the file has
+// a failure line for each, and the total counts each, as it counts
+// configurations; the runs made count the run once. Resumed, every one is
+// a skipped configuration.
+func TestRunAllSharedFailure(t *testing.T) {
+	p := sharedPlan(t, 2, NoTarget)
+	j := p.Jobs[0]
+	defer func() { FailRun = nil }()
+	FailRun = func(name string, round int) error {
+		if round == 2 {
+			return errors.New("atomicadd: invariant broken")
+		}
+		return nil
+	}
+	out := filepath.Join(t.TempDir(), "r.txt")
+	o, err := p.RunAll(context.Background(), out, false, &bytes.Buffer{}, nil)
+	var fe *FailedError
+	if !errors.As(err, &fe) || len(fe.Failures) != 2 || !strings.HasPrefix(err.Error(), "2 configurations failed") {
+		t.Fatalf("RunAll: error %v, want a *FailedError of 2 configurations", err)
+	}
+	if len(o.Failed) != 2 || o.Failed[0].Name != j.Name || o.Failed[1].Name != j.Also[0].Name || o.FailedRuns != 1 {
+		t.Errorf("failed %+v, %d runs; want %s and %s, one run", o.Failed, o.FailedRuns, j.Name, j.Also[0].Name)
+	}
+	var notes bytes.Buffer
+	o.WriteNotes(&notes, 5)
+	if !strings.Contains(notes.String(), "2 configurations FAILED") || !strings.Contains(notes.String(), "for the 2 runs made") {
+		t.Errorf("notes:\n%s\nwant 2 configurations failed, and 2 runs made (one that failed)", notes.String())
+	}
+	FailRun = nil
+	o, err = p.RunAll(context.Background(), out, true, &bytes.Buffer{}, nil)
+	if !errors.As(err, &fe) || len(o.Skipped) != 2 || o.Ran != 0 {
+		t.Errorf("resumed: error %v, skipped %+v, %d ran; want both configurations skipped", err, o.Skipped, o.Ran)
+	}
+}
+
+// Resuming a file that an earlier plan wrote without sharing (each
+// configuration its own run, or only one of them) under a plan that now
+// shares the run writes the "# shared:" line before the first copy, and a
+// second resume does not write it again.
+func TestRunAllResumeSharedLine(t *testing.T) {
+	p := sharedPlan(t, 4, NoTarget)
+	j := p.Jobs[0]
+	var b strings.Builder
+	for range 2 {
+		fmt.Fprintf(&b, "Benchmark%s\t1000\t5 ns/op\n", j.Name)
+	}
+	out, _ := resumeFrom(t, p, b.String())
+	line := "# shared: " + j.Name + " also=" + j.Also[0].Name + "\n"
+	text, _ := os.ReadFile(out)
+	first := strings.Index(string(text), "Benchmark"+j.Also[0].Name)
+	if at := strings.Index(string(text), line); at < 0 || first < 0 || at > first {
+		t.Fatalf("shared line at %d, first copy at %d: want the line before it:\n%s", at, first, text)
+	}
+	p.Count = 6
+	if _, err := p.RunAll(context.Background(), out, true, &bytes.Buffer{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	text, _ = os.ReadFile(out)
+	if n := strings.Count(string(text), line); n != 1 {
+		t.Errorf("%d shared lines after a second resume, want 1:\n%s", n, text)
+	}
+}

@@ -283,13 +283,13 @@ func tasksetCheck(_ Topology, tr *Transcript) []string {
 // every worker count and placement of the ladder. Each configuration costs
 // TCG about a second even at -test.benchtime=1x, and the whole ladder of
 // every variant about two minutes per scenario on 8 vcpus (loadavg 105 s,
-// nodewalk 120 s, idlemask longer), past CI's budget: the tests-full step
+// nodemask 120 s, idlemask longer), past CI's budget: the tests-full step
 // runs that.
 var scenarioTests = []struct{ name, bench, variant string }{
 	{"loadavg", "LoadAvg", "preset=base/store=atomic/write=every/read=every/scan=bounded/gap=40us/pace=none/mig=79/tasks=2/hz=1000/work=0/stride=line/levels=1"},
 	// release= defaults to the arch's kernel instruction: mov on amd64, stlr on arm64.
 	{"balanceflag", "BalanceFlag", "order=cmpxchg-first/pace=off/phase=spread/hz=1000/span=auto/group=16/smt=2/cs=100ns/interval=auto/newidle=0/work=100/release=(mov|stlr)"},
-	{"nodewalk", "Nodemask", "iter=nr_node_ids/nodes=2"},
+	{"nodemask", "Nodemask", "iter=nr_node_ids/nodes=2"},
 	{"idlemask", "IdleMask", "update=always/scan=mask/sis=prop/busy=50/wake=10/llc=48/tick=100/hz=1000"},
 	{"wakeup", "Wakeup", "wake=affine/lines=16/mig=10/tasks=4/rate=226000"},
 	{"atomicadd", "AtomicAdd", "line=shared/work=0"},

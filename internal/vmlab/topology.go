@@ -242,7 +242,7 @@ var Matrix = []Topology{
 			{21, 21, 10, 12},
 			{21, 21, 12, 10},
 		},
-		Tests: []string{"loadavg", "nodewalk", "wakeup", "atomicadd"},
+		Tests: []string{"loadavg", "nodemask", "wakeup", "atomicadd"},
 		Steps: []string{"topo", "pernode", "cross", "tests"},
 	},
 	{

@@ -1,0 +1,110 @@
+package balanceflag
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/contend/contend/affinity"
+	"github.com/contend/contend/bench/c2c"
+)
+
+// SimUsage is the synopsis of contend simulate balanceflag.
+const SimUsage = "balanceflag [-cpus 512] [-sockets 2] [-snc 2] [-smt 2] [-busy 90] [-newidle 2] [-hz 1000] [-cas D] [-local 10ns] [-cs 100ns] [-duration 1s] [-seed 1] [-orders cmpxchg-first,...] [-json]"
+
+// SimFlags declares contend simulate balanceflag's flags on fs, each
+// default with where it comes from, and returns the function that runs the
+// simulation they ask for once fs has parsed a command line: it checks the
+// values (a one-line error naming the flag), prices a contended cmpxchg at
+// this machine's handoff unless -cas gives it, runs the model on one
+// thread on kernel time and prints what share of the cycles the flag takes
+// before and after check-first (the table, or with -json its JSON).
+func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
+	cpus := fs.Int("cpus", 512, "virtual `cpus` (512: a 2-socket Granite Rapids with SMT, the seed's class of machine)")
+	sockets := fs.Int("sockets", 2, "`sockets`")
+	snc := fs.Int("snc", 2, "sub-NUMA clusters per socket: 1 gives one SD_SERIALIZE level, more give two")
+	smt := fs.Int("smt", 2, "threads per core")
+	busy := fs.Int("busy", 90, "`percent` of cpus busy in a tick")
+	newidle := fs.Int("newidle", 2, "a busy cpu also goes newly idle every `N` ticks (0: only when it turns idle)")
+	hz := fs.Int("hz", 1000, "CONFIG_HZ: 1000 or 250")
+	cas := fs.Duration("cas", 0, "one contended cmpxchg, a line handoff (default: this machine's, measured as contend c2c -mode cas does, in a second)")
+	local := fs.Duration("local", 10*time.Nanosecond, "one cmpxchg on a line this cpu already holds")
+	cs := fs.Duration("cs", 100*time.Nanosecond, "a balancing pass's cost per cpu of its domain's span")
+	duration := fs.Duration("duration", time.Second, "kernel time simulated per order")
+	seed := fs.Uint64("seed", 1, "random `seed` of the idle pattern")
+	orders := fs.String("orders", "", "comma-separated order= `values` (default: all three)")
+	asJSON := fs.Bool("json", false, "print the table as JSON")
+	return func(w io.Writer) error {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		for _, f := range []struct {
+			name string
+			v    int
+		}{{"cpus", *cpus}, {"sockets", *sockets}, {"snc", *snc}, {"smt", *smt}, {"busy", *busy}, {"hz", *hz}} {
+			if f.v < 1 {
+				return fmt.Errorf("simulate balanceflag: -%s %d: want a positive value", f.name, f.v)
+			}
+		}
+		for _, f := range []struct {
+			name string
+			v    time.Duration
+		}{{"local", *local}, {"cs", *cs}, {"duration", *duration}} {
+			if set[f.name] && f.v <= 0 {
+				return fmt.Errorf("simulate balanceflag: -%s %v: want a positive duration", f.name, f.v)
+			}
+		}
+		if *newidle < 0 {
+			return fmt.Errorf("simulate balanceflag: -newidle %d: want 0 (only when a cpu turns idle) or a period in ticks", *newidle)
+		}
+		cfg := SimConfig{CPUs: *cpus, Sockets: *sockets, SNC: *snc, SMT: *smt, Busy: *busy,
+			Newidle: *newidle, HZ: *hz, CAS: *cas, Local: *local, CS: *cs, Duration: *duration, Seed: *seed}
+		if *orders != "" {
+			cfg.Orders = strings.Split(*orders, ",")
+		}
+		casNote := "given with -cas"
+		if !set["cas"] {
+			ns, note, err := measureCASHandoff()
+			if err != nil {
+				return err
+			}
+			cfg.CAS, casNote = ns, note
+		} else if *cas <= 0 {
+			return fmt.Errorf("simulate balanceflag: -cas %v: want a positive duration", *cas)
+		}
+		tab, err := SimulateFlag(cfg)
+		if err != nil {
+			return err // one line, "simulate balanceflag: ..."
+		}
+		if *asJSON {
+			return tab.WriteJSON(w, casNote)
+		}
+		if _, err := fmt.Fprintf(w, "cmpxchg handoff %v: %s\n", cfg.CAS, casNote); err != nil {
+			return err
+		}
+		return tab.WriteText(w)
+	}
+}
+
+// measureCASHandoff is this machine's cost of one contended cmpxchg: the
+// handoff floor of its allowed cpus in cas mode (c2c.MeasureFloor, the
+// sweep's floor: one pair per topology class, a few milliseconds a pair),
+// and a note saying where it came from.
+func measureCASHandoff() (time.Duration, string, error) {
+	t, err := affinity.Host()
+	if err != nil {
+		return 0, "", fmt.Errorf("simulate balanceflag: -cas: %w", err)
+	}
+	cpus := t.AllowedCPUs.Bits()
+	if len(cpus) < 2 {
+		return 0, "", fmt.Errorf("simulate balanceflag: -cas: one usable cpu here, no handoff to measure; give -cas (e.g. 150ns)")
+	}
+	f, err := c2c.MeasureFloor(t, cpus, c2c.Config{Mode: c2c.CAS})
+	if err != nil {
+		return 0, "", fmt.Errorf("simulate balanceflag: -cas: measuring the handoff: %w", err)
+	}
+	d := time.Duration(f.NS + 0.5)
+	return d, fmt.Sprintf("this machine's cas handoff floor (c2c.MeasureFloor over cpus %s, %d pairs: %.1f ns expected, %.1f ns nearest class)",
+		t.AllowedCPUs, len(f.Pairs), f.NS, f.MinNS), nil
+}

@@ -1,9 +1,0 @@
-package nodewalk
-
-import (
-	"testing"
-
-	"github.com/contend/contend/bench/benchtest"
-)
-
-func TestMain(m *testing.M) { benchtest.Main(m) }

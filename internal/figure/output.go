@@ -1,0 +1,48 @@
+package figure
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// An Output is one file contend plot writes: its path, and its format as
+// Render takes it (svg or png).
+type Output struct{ Path, Format string }
+
+// Outputs resolves contend plot's -o (out) and -format into the files to
+// write for the results file input: -o's extension says the format unless
+// -format does, and without -o the figure goes beside the input, with .svg
+// (or both extensions for -format both).
+func Outputs(out, format, input string) ([]Output, error) {
+	ext := strings.ToLower(filepath.Ext(out))
+	stem := strings.TrimSuffix(out, filepath.Ext(out))
+	if out == "" {
+		if input == "-" {
+			return nil, errors.New("-o: needed when reading standard input")
+		}
+		stem, ext = strings.TrimSuffix(input, filepath.Ext(input)), ""
+	}
+	switch format {
+	case "":
+		switch ext {
+		case ".svg", ".png":
+			return []Output{{out, ext[1:]}}, nil
+		case "":
+			return []Output{{stem + ".svg", "svg"}}, nil
+		}
+		return nil, fmt.Errorf("-o %s: unknown extension %q (want .svg or .png, or set -format)", out, ext)
+	case "svg", "png":
+		if ext != "" && ext != "."+format {
+			return nil, fmt.Errorf("-o %s: does not match -format %s", out, format)
+		}
+		return []Output{{stem + "." + format, format}}, nil
+	case "both":
+		if ext != "" && ext != ".svg" && ext != ".png" {
+			stem = out
+		}
+		return []Output{{stem + ".svg", "svg"}, {stem + ".png", "png"}}, nil
+	}
+	return nil, fmt.Errorf("-format %q: want svg, png or both", format)
+}

@@ -1,0 +1,234 @@
+package reproduce
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/contend/contend/bench/balanceflag"
+	"github.com/contend/contend/bench/idlemask"
+	"github.com/contend/contend/bench/loadavg"
+)
+
+// The simulations at the seeds' sizes. Each runs its model as contend
+// simulate does, at the machine the seed measured on, and judges the
+// figures the model counts; where the pinned criterion is a time (ns per
+// event), the simulated one is the count that time stands for, said in
+// its criterion. quick runs each for a quarter of the kernel time: the
+// counts settle within a few PELT half-lives or ticks, so the verdicts
+// agree, and -quick says so in its output.
+
+// A SimBudget is the share of each simulation's full kernel time a run
+// spends: 1, or QuickSims for reproduce -quick. Tests run smaller still.
+type SimBudget float64
+
+// The budgets reproduce runs: every simulation's full kernel time, or a
+// quarter of it for -quick.
+const (
+	FullSims  SimBudget = 1
+	QuickSims SimBudget = 0.25
+)
+
+// duration is the kernel time of a simulation whose full run is full, at
+// least min (the model's own floor).
+func (b SimBudget) duration(full, min time.Duration) time.Duration {
+	return max(time.Duration(float64(full)*float64(b)), min)
+}
+
+func (b SimBudget) quick() bool { return b < 1 }
+
+// tgWeightSlack is how far a load_avg fix may let calc_group_shares()'s
+// tg_weight drift from the truth, in percentage points above its baseline's
+// error, before it counts as no longer tracking it. The kernel gives no
+// such bound: update_tg_load_avg()'s 1/64 threshold (1.6%) is what it
+// tolerated before the rate limit, and the rate limit trades accuracy on
+// purpose ("they both reduced the tracking accuracy ... result seem to
+// suggest it's not bad", 000's cover letter): a cfs_rq's contribution may be
+// a millisecond old, and in a millisecond a migrating task's whole load can
+// arrive or leave. So the guard is a line between a fix that tracks coarser
+// and one that stops tracking, not a tuning: the merged limit's error on
+// the seed's workload is a few per cent (simulated on 224 cpus: 3.3% at
+// the container's level, 7.8% at system.slice's against 6.6% before it; a
+// pinned 2-worker run shows about 5%), while a counter that stops being
+// written drifts by tens of per cent within PELT's 32 ms half-life. Ten
+// points sits between them and is stated, not derived.
+const tgWeightSlack = 10.0
+
+// simRateLimit is finding 1 at the seed's size: base and rate on 224 cpus,
+// 2 nodes, the docker hierarchy (levels=2), the seed's workload as
+// contend simulate loadavg takes it by default.
+func simRateLimit(b SimBudget) *SimVerdict {
+	const size = "224 cpus, 2 nodes, levels=2 (seed 000's Sapphire Rapids and docker hierarchy)"
+	cfg := loadavg.SimConfig{CPUs: 224, Nodes: 2, Levels: 2, Duration: b.duration(time.Second, 10*time.Millisecond), Variants: []string{"base", "rate"}}
+	tab, err := loadavg.Simulate(cfg)
+	if err != nil {
+		return simFailed(size, err)
+	}
+	base, rate := tab.Rows[0], tab.Rows[1]
+	c := tab.Config
+	v := &SimVerdict{Size: size + fmt.Sprintf(", %v of kernel time scaled to 5 s", c.Duration),
+		Assumptions: []string{
+			fmt.Sprintf("an event every %v per cpu (the seed's 14M wakeups in 5 s on 224 cpus), %d tasks per cpu, mig=%v%% (its 11M migrations per 14M wakeups), HZ=%d", c.Gap, c.Tasks, c.Mig, c.HZ),
+			"the seed does not say whether its \"~10M → ~25k\" counted one group's writes or every level's: the claim reads both levels' writes summed",
+		}}
+	simJudge(v,
+		// "from some 10 millions during a 5s window to ~25k" (000, v2).
+		[]simClaim{{what: "tg->load_avg writes per 5 s, both levels", before: base.WritesPer5s, after: rate.WritesPer5s, kind: Lower, min: 10e6 / 25e3}},
+		[][]simClaim{{{what: "tg->load_avg writes per 5 s, both levels", before: base.WritesPer5s, after: rate.WritesPer5s, kind: Lower, min: 2}}},
+		[]simClaim{{what: "tg_weight error %, the tasks' group", before: base.TGWeightErr, after: rate.TGWeightErr, kind: NoWorseBy, min: tgWeightSlack, doing: "keeping tg_weight current"}})
+	// The merged limit lets every cfs_rq write once a millisecond, and at
+	// the seed's event rate each one wants to far more often: its floor
+	// is the cap itself.
+	capPer5s := float64(c.CPUs) * float64(c.Levels) * 5 * 1000
+	v.Why += fmt.Sprintf("; the merged limit (one write per cfs_rq per ms) allows %s writes per 5 s on %d cpus × %d levels, and the model writes %s: the seed's ~25k is about %.0f writes per cpu per second, one in %.0f ms, which no cap of the merged code gives; it must count something else (one cpu's writes, a sampled count, or Aaron Lu's first sketch timed by cfs_rq_clock_pelt()), for the kernel oracle (contend kernel) to count on a real kernel",
+		perFive(capPer5s), c.CPUs, c.Levels, perFive(rate.WritesPer5s), 25e3/5/float64(c.CPUs), 1000/(25e3/5/float64(c.CPUs)))
+	return v
+}
+
+// simIdleMask is finding 6 at the seed's size: 192 cpus in 4 LLCs of 48,
+// uperf's 80 idle entries between ticks, select_idle_sibling()'s
+// shortcuts on (the kernel's; the pinned finding runs early=on too).
+func simIdleMask(b SimBudget) *SimVerdict {
+	const size = "192 cpus in 4 LLCs of 48 (seed 003's 4-socket machine)"
+	tab, err := idlemask.Simulate(idlemask.SimConfig{Duration: b.duration(50*time.Millisecond, 2*time.Millisecond)})
+	if err != nil {
+		return simFailed(size, err)
+	}
+	row := func(variant string) *idlemask.SimRow {
+		for i := range tab.Rows {
+			if strings.HasPrefix(tab.Rows[i].Variant, variant+"/") {
+				return &tab.Rows[i]
+			}
+		}
+		return nil
+	}
+	before, v5, lastState, noFilter := row(imScanAll.variant), row(imScanMask.variant), row(imLastState.variant), row(imNoFilter.variant)
+	if before == nil || v5 == nil || lastState == nil || noFilter == nil {
+		return simFailed(size, fmt.Errorf("the simulation has no row for one of %s, %s, %s, %s", imScanAll.variant, imScanMask.variant, imLastState.variant, imNoFilter.variant))
+	}
+	c := tab.Config
+	v := &SimVerdict{Size: size + fmt.Sprintf(", %v of kernel time", c.Duration),
+		Assumptions: []string{
+			fmt.Sprintf("busy=%d%%, wake=%d%%, %d idle entries a cpu between ticks (\"uperf enters and exits 80 times between two ticks\"), HZ=%d", c.Busy, c.Wake, c.Entries, c.HZ),
+			fmt.Sprintf("%v of kernel time per runqueue probe in avg_scan_cost (a line in another core's cache within the socket; the pinned run measures its own)", c.Probe),
+			"no time is simulated: the probes a wakeup makes stand for the search's cost, and the mask's writes for the filter's",
+		}}
+	simJudge(v,
+		[]simClaim{
+			{what: "runqueues probed per wakeup", before: before.ProbesPerWakeup, after: v5.ProbesPerWakeup, kind: Lower, min: 1.23},
+			{what: "mask writes per second", before: noFilter.WritesPerSec, after: lastState.WritesPerSec, kind: Lower, min: noticeable},
+		},
+		[][]simClaim{{{what: "runqueues probed per wakeup", before: before.ProbesPerWakeup, after: v5.ProbesPerWakeup, kind: Lower, min: noticeable}}},
+		[]simClaim{
+			{what: "wakeups that found an idle cpu %, v5", before: before.FoundIdle, after: v5.FoundIdle, kind: NotBelow, min: foundIdleKept, doing: "finding idle cpus"},
+			{what: "wrong picks %, v5", before: before.Wrong, after: v5.Wrong, kind: NoWorseBy, min: wrongSlack, doing: "picking idle cpus"},
+			{what: "wakeups that found an idle cpu %, the filter", before: noFilter.FoundIdle, after: lastState.FoundIdle, kind: NotBelow, min: foundIdleKept, doing: "finding idle cpus"},
+		})
+	return v
+}
+
+// The idle search's guards. A mask must find an idle cpu for at least
+// nine wakeups in ten of those the full scan finds one for ("about as
+// often": a tenth is the margin a search may trade for its cost), and may
+// send at most one wakeup in ten more than its baseline to a cpu that
+// turns out busy.
+const (
+	foundIdleKept = 0.9
+	wrongSlack    = 10
+)
+
+// The handoffs and newidle periods finding 8's simulation ranges over, and
+// the reference setting its verdict is read at: reproduce's own
+// balanceflag machine (newidle=2, bfMachine), and a 100 ns handoff (the
+// flag's line moving between cores of a socket; across sockets it costs
+// more: the 200 and 400 ns columns). The seed measured neither.
+var (
+	bfSimCAS     = []time.Duration{50 * time.Nanosecond, 100 * time.Nanosecond, 200 * time.Nanosecond, 400 * time.Nanosecond}
+	bfSimNewidle = []int{1, 2, 4}
+)
+
+const (
+	bfRefCAS     = 100 * time.Nanosecond
+	bfRefNewidle = 2
+)
+
+// simFlagProfile is finding 8 at the seed's size: 512 cpus, 2 sockets of
+// SNC-2 (Granite Rapids with SMT), 90% busy, over the handoffs and newidle
+// periods above.
+func simFlagProfile(b SimBudget) *SimVerdict {
+	const size = "512 cpus, 2 sockets × 2 SNC nodes, SMT 2 (seed 002's Granite Rapids class)"
+	cas, newidles := bfSimCAS, bfSimNewidle
+	if b.quick() {
+		cas, newidles = []time.Duration{bfRefCAS, 200 * time.Nanosecond}, []int{1, bfRefNewidle}
+	}
+	run := func(c time.Duration, n int) (before, after balanceflag.SimRow, err error) {
+		tab, err := balanceflag.SimulateFlag(balanceflag.SimConfig{CAS: c, Newidle: n, Duration: b.duration(time.Second, 10*time.Millisecond),
+			Orders: []string{strings.TrimPrefix(bfBefore, "order="), strings.TrimPrefix(bfAfter, "order=")}})
+		if err != nil {
+			return before, after, err
+		}
+		return tab.Rows[0], tab.Rows[1], nil
+	}
+	judge := func(before, after balanceflag.SimRow) *SimVerdict {
+		v := &SimVerdict{}
+		simJudge(v,
+			[]simClaim{
+				{what: "% of cycles on the flag before", after: before.FlagPct, kind: AtLeast, min: inProfile},
+				{what: "% of cycles on the flag", before: before.FlagPct, after: after.FlagPct, kind: Lower, min: 10},
+			},
+			[][]simClaim{{
+				{what: "% of cycles on the flag before", after: before.FlagPct, kind: AtLeast, min: inProfile},
+				{what: "% of cycles on the flag", before: before.FlagPct, after: after.FlagPct, kind: Lower, min: 2},
+			}},
+			[]simClaim{{what: "periodic balance passes per second", before: passes(before), after: passes(after), kind: NotBelow, min: 0.9, doing: "balancing"}})
+		return v
+	}
+	before, after, err := run(bfRefCAS, bfRefNewidle)
+	if err != nil {
+		return simFailed(size, err)
+	}
+	v := judge(before, after)
+	v.Size = size + fmt.Sprintf(", %v of kernel time per order", b.duration(time.Second, 10*time.Millisecond))
+	v.Assumptions = []string{
+		fmt.Sprintf("verdict at a %v handoff and a busy cpu newly idle every %d ticks (reproduce's balanceflag load, busy=90): the seed gives neither", bfRefCAS, bfRefNewidle),
+		"a balancing pass costs 100 ns per cpu of its span; every cpu's tick at the same instant; the flag's line served first come first served at the handoff's cost (a real cross-socket burst is served unfairly, and probably slower)",
+	}
+	var grid []string
+	for _, n := range newidles {
+		for _, c := range cas {
+			b, a, err := run(c, n)
+			if err != nil {
+				return simFailed(size, err)
+			}
+			mark := ""
+			if c == bfRefCAS && n == bfRefNewidle {
+				mark = " (the verdict's)"
+			}
+			grid = append(grid, fmt.Sprintf("%v newidle=%d: %s%% → %s%% %s%s", c, n, num(b.FlagPct), num(a.FlagPct), judge(b, a).Verdict(), mark))
+		}
+	}
+	v.Measured += "; over the handoff and the newidle period: " + strings.Join(grid, ", ") + " (the seed's 7.8% is what a row must reach)"
+	return v
+}
+
+// passes is an order's periodic balance passes per second, every level's.
+func passes(r balanceflag.SimRow) float64 {
+	var n float64
+	for _, l := range r.Levels {
+		n += l.Passes
+	}
+	return n
+}
+
+// Simulate judges, beside each row the pinned run earned, the finding's
+// simulation at the seed's size where it has one, on budget b of each
+// simulation's kernel time (1, or QuickSims).
+func (e *Env) Simulate(rows []Row, b SimBudget) {
+	for i := range rows {
+		for _, f := range findings(e) {
+			if f.ID == rows[i].ID && f.simulate != nil {
+				rows[i].Simulated = f.simulate(b)
+			}
+		}
+	}
+}
