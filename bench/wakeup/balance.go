@@ -162,7 +162,12 @@ func (k *ksys) findBusiestGroup61(sd *domain, gs []sgStats, local int, idle idle
 			return none
 		}
 	}
-	if bt != 2 {
+	// sds->prefer_sibling: the child level has SD_PREFER_SIBLING, which
+	// 6.1 sets on every level but NUMA; a level whose groups are single
+	// cpus has no child.
+	prefer := len(l.cpus) > 1
+	force := prefer && lt == 0 && b.nr > l.nr+1
+	if bt != 2 && !force {
 		if idle == cpuNotIdle {
 			return none
 		}
@@ -177,7 +182,7 @@ func (k *ksys) findBusiestGroup61(sd *domain, gs []sgStats, local int, idle idle
 		// Local has spare capacity: even out the tasks (one-cpu
 		// groups), or the idle cpus.
 		var n int
-		if len(b.cpus) == 1 {
+		if len(b.cpus) == 1 || prefer {
 			n = max(b.nr-l.nr, 0)
 		} else {
 			n = max(l.idle-b.idle, 0)

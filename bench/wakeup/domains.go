@@ -92,9 +92,13 @@ type llcShared struct {
 //
 //   - 4.13: imbalance_pct 125, 117 on an SD_SHARE_PKG_RESOURCES level;
 //     cache_nice_tries 1 on MC and on DIE (the "else" branch).
-//   - 6.1: imbalance_pct 117 on every level without SMT (our reading of
-//     6.1's sd_init(): the default went from 125 to 117 in the v5.x
-//     load-balance rework); cache_nice_tries 1 on MC and DIE.
+//   - 6.1: imbalance_pct 117 on every level without SMT (the default went
+//     from 125 to 117 in v5.10, Vincent Guittot's "sched/fair: Reduce
+//     minimal imbalance threshold", lkml 20200921072424.14813-3, in the
+//     series that also halved busy_factor); cache_nice_tries 1 on MC and
+//     DIE. 6.1's sd_init() also sets SD_PREFER_SIBLING on every level but
+//     NUMA, which find_busiest_group() reads from the child level
+//     (balance.go).
 func sdInit(v kver, llc bool) (imbalancePct, cacheNiceTries int) {
 	if llc || v == v61 {
 		return 117, 1
