@@ -241,6 +241,9 @@ type SimRow struct {
 	// seed's "guest cpu migrations".
 	Migrations [nCauses]float64
 	Total      float64
+	// ByCause is Migrations keyed by cause name, for -json readers (the
+	// kernel check compares them with the lab kernel's).
+	ByCause map[string]float64
 	// Wakeups per 5 s; Affine and AffineAttempts are schedstat's
 	// nr_wakeups_affine and nr_wakeups_affine_attempts summed over the
 	// tasks, per 5 s; WakeWide the wakeups wake_wide() called wide.
@@ -264,9 +267,11 @@ func row(k *ksys, p params) SimRow {
 		TPS:    float64(c.transactions) * 1e9 / float64(p.duration),
 		WaitUs: float64(c.waitNs) / 1e3 / float64(max(c.wakeups, 1)),
 		IPIPct: pct(c.ipiWakes, c.wakeups)}
+	r.ByCause = map[string]float64{}
 	for i, m := range c.migrations {
 		r.Migrations[i] = float64(m) * per5
 		r.Total += r.Migrations[i]
+		r.ByCause[causeNames[i]] = r.Migrations[i]
 	}
 	for i, b := range c.balances {
 		r.Balances[i] = float64(b) * per5
