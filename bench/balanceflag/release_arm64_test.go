@@ -43,7 +43,7 @@ func TestArm64ReleaseVariants(t *testing.T) {
 	benchtest.CheckVariants(t, "balanceflag", [][2]string{
 		{"", def},
 		{"release=dmb", strings.Replace(def, "release=stlr", "release=dmb", 1)},
-		{"release=mov", `!unknown release "mov" (want stlr, dmb)`},
-		{"release=store", `!unknown release "store" (want stlr, dmb)`},
+		{"release=mov", `!release="mov": unknown value (want stlr|dmb)`},
+		{"release=store", `!release="store": unknown value (want stlr|dmb)`},
 	})
 }

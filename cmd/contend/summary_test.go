@@ -194,7 +194,9 @@ func TestRatioPhrases(t *testing.T) {
 		"../../benchdata/2026-11-30-epyc2-kvm-real-reproduce.txt",
 		"../../benchdata/2026-12-01-xeon-kvm-real-reproduce.txt",
 	} {
-		out, _, err := runContend("reproduce", "-from", f)
+		// A fiftieth of each simulation's kernel time, as
+		// TestReproduceTable: its verdicts' phrases, in seconds.
+		out, _, err := runContend("reproduce", "-from", f, "-sim-share", "0.02")
 		if err != nil {
 			t.Fatalf("reproduce -from %s: %v", f, err)
 		}
@@ -202,28 +204,31 @@ func TestRatioPhrases(t *testing.T) {
 	}
 }
 
-// TestRatioOneFunction: in the packages that word results for people, a
+// TestRatioOneFunction: in the packages that word results for people
+// (cmd/contend, internal/report, internal/reproduce, internal/figure), a
 // number is formatted next to × or next to faster or slower only by
 // report.Ratio (factorString and Speedup), so no command can print a ratio
-// the other way round. The exceptions, each by its literal, are
-// reproduce's thresholds, factors ≥ 1 by a Claim's contract: the
-// criterion's "≥1.2× lower", and the shortfall's "1.199× lower, needs
-// ≥1.2×", which has four figures so that a factor just short of its
-// threshold does not round up to it, and is written only once the
-// direction held (the factor is then ≥ 1).
+// the other way round. Thresholds, "≥%s×", are a Claim's minimum, ≥ 1 by
+// its contract, and pass. The one exception, by its literal, is
+// reproduce's shortfall "1.199× lower, needs ≥1.2×", which has four
+// figures so that a factor just short of its threshold does not round up
+// to it, and is written only once the direction held (the factor is then
+// ≥ 1).
 func TestRatioOneFunction(t *testing.T) {
-	formatted := regexp.MustCompile(`%[-+# 0-9.*]*[a-zA-Z]×([\s,;)]|$)|%%\s*(faster|slower)|^(faster|slower)$`)
+	// A formatted number with its × (not after ≥: a threshold, a
+	// Claim's minimum, ≥ 1 by its contract), a percentage beside faster
+	// or slower, or either word alone.
+	formatted := regexp.MustCompile(`(^|[^≥])%[-+# 0-9.*]*[a-zA-Z]×([\s,;)]|$)|%%\s*(faster|slower)|^(faster|slower)$`)
 	allowed := map[string]bool{ // file, function: literal
 		`internal/report/summary.go factorString: "%.0f×"`:          true,
 		`internal/report/summary.go factorString: "%.1f×"`:          true,
 		`internal/report/summary.go factorString: "%.2f×"`:          true,
 		`internal/report/summary.go Speedup: "faster"`:              true,
 		`internal/report/summary.go Speedup: "slower"`:              true,
-		`internal/reproduce/claim.go criterion: "%s ≥%s× lower"`:    true,
-		`internal/reproduce/claim.go criterion: "%s ≥%s× higher"`:   true,
 		`internal/reproduce/claim.go judge: "%.4g× %s, needs ≥%s×"`: true,
+		`internal/reproduce/sim.go holds: "%s, needs ≥%s×"`:         true, // the simulated claim's threshold, ≥ 1 as a Claim's
 	}
-	for _, dir := range []string{".", "../../internal/report", "../../internal/reproduce"} {
+	for _, dir := range []string{".", "../../internal/report", "../../internal/reproduce", "../../internal/figure"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

@@ -29,7 +29,8 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	pf.register(fs,
 		"the quick preset, the default: every scenario's quick variants at 1 and 2 threads, compact, 6 to 10 rounds of 100ms (under a minute on 2 cpus)",
 		"the full preset instead of the quick one: the seeds' experiments at 1, 2, one LLC, one node and 25/50/75/100% of the cpus (every placement at the machine's own sizes, compact and spread between; the ladder's powers of two where cheap), 6 to 10 rounds of 150ms")
-	ci := fs.Float64("ci", 2, "stop a configuration once the 95% confidence interval of its ns/op median is within ±`PCT`% of it (after 6 rounds, the fewest with one; at most -count); 0: every configuration runs -count rounds (6 quick, 10 full)")
+	ci := percentFlag(2)
+	fs.Var(&ci, "ci", "stop a configuration once the 95% confidence interval of its ns/op median is within ±`PCT`% of it (2 or 2%; after 6 rounds, the fewest with one; at most -count); 0: every configuration runs -count rounds (6 quick, 10 full)")
 	budget := fs.Duration("budget", 0, "fit the plan to this `duration` (even if no configuration stops early): drop the ladder's extra rungs, then rounds down to 6, then the 25% and 75% rungs, saying what it trimmed")
 	scenarios := fs.String("scenarios", "all", "comma-separated `scenarios`, or all")
 	var variants string
@@ -61,12 +62,12 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	m.Oversubscribe = *oversubscribe
 	switch {
-	case !(*ci >= 0 && *ci < 100):
-		return fmt.Errorf("sweep: -ci %g: want a percentage of the median from 0 (off) to below 100", *ci)
-	case *ci == 0:
+	case ci >= 100: // Set refused the rest of what is not a percentage
+		return fmt.Errorf("sweep: -ci %v: want a percentage of the median from 0 (off) to below 100", &ci)
+	case ci == 0:
 		m.Target = sweep.NoTarget
 	case flagSet(fs, "ci"):
-		m.Target = *ci / 100
+		m.Target = float64(ci) / 100
 	}
 	if flagSet(fs, "budget") && *budget <= 0 {
 		return fmt.Errorf("sweep: -budget %v: want a positive duration", *budget)

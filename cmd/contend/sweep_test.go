@@ -326,8 +326,10 @@ func TestSweepFullPlan224(t *testing.T) {
 		t.Errorf("-budget 1m: error %v, want one line saying what the plan needs", err)
 	}
 	for _, tt := range []struct{ args, want string }{
-		{"-ci -1", "-ci -1: want a percentage"},
-		{"-ci 100", "-ci 100: want a percentage"},
+		{"-ci -1", `invalid value "-1" for flag -ci: want a percentage of 0 or more, such as 5 or 5%`},
+		{"-ci 2x", `invalid value "2x" for flag -ci: want a percentage`},
+		{"-ci 100", "-ci 100: want a percentage of the median from 0 (off) to below 100"},
+		{"-ci 100%", "-ci 100: want a percentage of the median from 0 (off) to below 100"},
 		{"-budget -1s", "-budget -1s: want a positive duration"},
 	} {
 		args := append([]string{"sweep", "-plan"}, strings.Fields(tt.args)...)
@@ -335,12 +337,20 @@ func TestSweepFullPlan224(t *testing.T) {
 			t.Errorf("contend %v: error %v, want %q", args, err, tt.want)
 		}
 	}
-	// -ci 0: fixed rounds, one estimate.
-	out, _, err = runContend("sweep", "-plan", "-ci", "0")
-	if err != nil {
-		t.Fatal(err)
+	// -ci 0: fixed rounds, one estimate; with or without its %.
+	for _, ci := range []string{"0", "0%"} {
+		out, _, err = runContend("sweep", "-plan", "-ci", ci)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "rounds: 6 of 100ms a configuration\n") || strings.Contains(out, " to ") {
+			t.Errorf("-ci %s: want 6 fixed rounds and one estimate:\n%s", ci, out)
+		}
 	}
-	if !strings.Contains(out, "rounds: 6 of 100ms a configuration\n") || strings.Contains(out, " to ") {
-		t.Errorf("-ci 0: want 6 fixed rounds and one estimate:\n%s", out)
+	// -ci 5%: the plan's target, as -ci 5.
+	pct, _, err := runContend("sweep", "-plan", "-ci", "5%")
+	plain, _, err2 := runContend("sweep", "-plan", "-ci", "5")
+	if err != nil || err2 != nil || pct != plain || !strings.Contains(plain, "within ±5% (") {
+		t.Errorf("-ci 5%% and -ci 5 plan differently (%v, %v):\n%s\n%s", err, err2, pct, plain)
 	}
 }
