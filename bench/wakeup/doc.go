@@ -167,9 +167,9 @@
 // gated off, the cpus' idle periods averaging tens of µs, far under 500 µs;
 // and a busy cpu balances the DIE level every 32·N ms (26 jiffies at HZ 100
 // for 8 cpus). contend simulate wakeup -cpus 4,8,16,32 -threads T
-// -duration 1s (figures per 5 s; T 4, 16, 40): before the patch 0 to 50
-// migrations per 5 s at every size and thread count, after it 0 to 30,
-// not ~27K → ~2K. A pair that a sync wakeup co-locates stays (the reply
+// -duration 1s (figures per 5 s; T 4, 16, 40), and -cpus 8,16,64 with T
+// 40, 80, 160: before the patch 0 to 315 migrations per 5 s at every size
+// and thread count, after it 0 to 95, not ~27K → ~2K. A pair that a sync wakeup co-locates stays (the reply
 // wakes the client with cpu == prev_cpu, which skips wake_affine()), so
 // the patched kernel's few migrations happen as pairs come together in
 // the warm-up. Throughput moves the seed's way where the guest has idle
