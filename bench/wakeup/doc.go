@@ -117,6 +117,10 @@
 //   - threads 40: PeterZ's smallest thread count in the seed where the
 //     patch helped (10690 → 22327 tps; at 20 and below it moved under 5%).
 //     Eric's is not given.
+//   - servers = threads: MySQL's thread per connection. Fewer serve the
+//     clients round robin, a server running on without sleeping while
+//     statements wait; servers=1 is the kernel oracle's one UDP server
+//     answering every client, for the 6.1 check.
 //   - statements 20: sysbench 0.4's oltp complex mode (10 point selects,
 //     4 range queries, 2 updates, a delete, an insert, BEGIN, COMMIT).
 //   - think 8.8 µs and service 38 µs: PeterZ's 2-thread run, 2136.94
@@ -236,7 +240,9 @@
 // the workload's threads in /proc/PID/task/TID/sched, which is every
 // set_task_cpu(); the model's Total, by cause), and affine wakeups
 // (nr_wakeups_affine / nr_wakeups_affine_attempts there; the model's
-// Affine / AffineAttempts), run with -policies v6.1 -topo s390 (one-cpu
+// Affine / AffineAttempts; -json gives ByCause by name), run with
+// -policies v6.1 and the oracle's shape (-servers 1 for its one UDP server,
+// -threads its client threads) on -topo s390 (one-cpu
 // LLCs: qemu -smp N,cores=1,threads=1,sockets=N, which the x86 kernel
 // reads as N packages, each its own LLC) and -topo llc4 (sockets of 4),
 // at the workload's thread count and the guest's HZ (Debian: 250). The

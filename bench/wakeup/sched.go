@@ -340,7 +340,13 @@ func (k *ksys) burstEnd(c *kcpu) {
 	t.burst = 0
 	c.busyNs += k.now - c.lastStart
 	t.execStart = k.now
-	k.w.act(k, t, c)
+	if k.w.act(k, t, c) {
+		// It goes on running: another burst, no sleep.
+		c.lastStart = k.now
+		c.gen++
+		k.push(k.now+t.burst, evBurstEnd, c.id, int64(c.gen))
+		return
+	}
 	// The task blocks: dequeue_task(), its load now blocked.
 	la := t.loadNow(k.now)
 	c.runnable.remove(k.now, la)

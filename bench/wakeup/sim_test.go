@@ -255,3 +255,29 @@ func TestSimConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// One server answering every client (the kernel oracle's UDP shape): each
+// statement is served once, in arrival order, whoever sent it, and the
+// server runs on without sleeping while statements wait.
+func TestOneServer(t *testing.T) {
+	for _, policy := range policyNames {
+		k := simRun(t, SimConfig{CPUs: []int{4}, Policies: []string{policy}, Threads: 6, Servers: 1, Statements: 3,
+			Duration: 50 * time.Millisecond, Warmup: -1})
+		var done int
+		for _, cl := range k.w.clients {
+			done += k.w.stmt[cl]
+		}
+		sv := k.w.partner[k.w.clients[0]]
+		for _, cl := range k.w.clients {
+			if k.w.partner[cl] != sv {
+				t.Fatalf("%s: client %d served by %d, client 0 by %d: want one server", policy, cl, k.w.partner[cl], sv)
+			}
+		}
+		if got := int64(done) + 3*k.c.transactions; got != k.c.statements || k.c.transactions == 0 {
+			t.Errorf("%s: %d statements served, but clients stand at %d in their transactions and %d transactions done", policy, k.c.statements, done, k.c.transactions)
+		}
+		if n := len(k.w.pending[sv]); n > 6 {
+			t.Errorf("%s: %d statements pending for 6 clients", policy, n)
+		}
+	}
+}

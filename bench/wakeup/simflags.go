@@ -11,7 +11,7 @@ import (
 )
 
 // SimUsage is the synopsis of contend simulate wakeup.
-const SimUsage = "wakeup [-cpus 4,8,16,32] [-topo s390|llcN] [-policies llcstats,basic,v6.1] [-threads 40] [-hz N] " +
+const SimUsage = "wakeup [-cpus 4,8,16,32] [-topo s390|llcN] [-policies llcstats,basic,v6.1] [-threads 40] [-servers N] [-hz N] " +
 	"[-think 8.8us] [-service 38us] [-statements 20] [-io 0] [-irq idle|cpu0|local] [-idlewake 20us] [-pull 10us] [-lbcost 5us] " +
 	"[-duration 5s] [-warmup 3s] [-seed 1] [-json]"
 
@@ -27,6 +27,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	topo := fs.String("topo", "s390", "guest `topology`: s390 (every vCPU its own core, no LLC domain: seed 004's guest) or llcN (x86 LLCs of N cpus)")
 	policies := fs.String("policies", "", "comma-separated `policies`: llcstats (4.13 before the patch), basic (the patch), v6.1 (default: all)")
 	threads := fs.Int("threads", 0, "sysbench client `threads`, each with a server thread (default 40)")
+	servers := fs.Int("servers", 0, "server `threads` (default one per client thread, MySQL's; 1: one server answering every client)")
 	hz := fs.Int("hz", 0, "CONFIG_HZ (default 100 on s390, 250 on llcN)")
 	think := fs.Duration("think", 0, "mean client cpu time per statement (default 8.8µs)")
 	service := fs.Duration("service", 0, "mean server cpu time per statement (default 38µs)")
@@ -43,13 +44,13 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	return func(w io.Writer) error {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		cfg := SimConfig{Topology: *topo, Threads: *threads, HZ: *hz, Think: *think, Service: *service,
+		cfg := SimConfig{Topology: *topo, Threads: *threads, Servers: *servers, HZ: *hz, Think: *think, Service: *service,
 			Statements: *statements, IO: *ioLat, IRQ: *irq, IdleWake: *idleWake, Pull: *pull, LBCost: *lbCost,
 			Duration: *duration, Warmup: *warmup, Seed: *seed}
 		for _, f := range []struct {
 			name string
 			v    int
-		}{{"threads", *threads}, {"hz", *hz}, {"statements", *statements}} {
+		}{{"threads", *threads}, {"servers", *servers}, {"hz", *hz}, {"statements", *statements}} {
 			if set[f.name] && f.v < 1 {
 				return fmt.Errorf("simulate wakeup: -%s %d: want a positive value", f.name, f.v)
 			}

@@ -47,6 +47,8 @@ func TestSimFlagsBadInput(t *testing.T) {
 		{Args: []string{"-topo", "numa"}, Want: `topology "numa"`},
 		{Args: []string{"-threads", "0"}, Want: "-threads 0: want a positive value"},
 		{Args: []string{"-hz", "200"}, Want: "hz 200"},
+		{Args: []string{"-servers", "0"}, Want: "-servers 0: want a positive value"},
+		{Args: []string{"-threads", "4", "-servers", "5"}, Want: "servers 5 out of range [1, threads 4]"},
 		{Args: []string{"-think", "0s"}, Want: "-think 0s: want a positive duration"},
 		{Args: []string{"-duration", "-1s"}, Want: "-duration -1s"},
 		{Args: []string{"-io", "-1ms"}, Want: "-io -1ms"},

@@ -72,8 +72,15 @@ func (t *SimTable) WriteText(w io.Writer) error {
 	c := t.Config
 	var b strings.Builder
 	fmt.Fprintf(&b, "wakeup simulation: %s guest, HZ %d, %s of kernel time per run\n", c.Topology, c.HZ, c.Duration)
-	fmt.Fprintf(&b, "workload: sysbench oltp, %d client threads each with its server thread, %d statements a transaction, think %s, service %s, commit flush %s (irq %s)\n",
-		c.Threads, c.Statements, c.Think, c.Service, c.IO, c.IRQ)
+	servers := "each with its server thread"
+	switch {
+	case c.Servers == 1:
+		servers = "served by one server thread"
+	case c.Servers != c.Threads:
+		servers = fmt.Sprintf("served by %d server threads", c.Servers)
+	}
+	fmt.Fprintf(&b, "workload: sysbench oltp, %d client threads %s, %d statements a transaction, think %s, service %s, commit flush %s (irq %s)\n",
+		c.Threads, servers, c.Statements, c.Think, c.Service, c.IO, c.IRQ)
 	fmt.Fprintf(&b, "prices: idle vCPU wakeup %s, working set pulled after a move %s; newidle balance cost %s\n", c.IdleWake, c.Pull, c.LBCost)
 	b.WriteString("seed 004: guest cpu migrations \"from ~27K to ~2K over 5 seconds\" (4.13.0 + 90001d67be2f + a731ebe6f17b, without and with the patch);\n")
 	b.WriteString("          sysbench oltp 5655 -> 9618 tps (next-20170926, without and with it); before = llcstats, after = basic\n\n")

@@ -36,33 +36,49 @@ const (
 var irqNames = []string{"idle", "cpu0", "local"}
 
 type workload struct {
-	partner []int32 // client ↔ server
-	server  []bool
-	stmt    []int  // per client: the statement of its transaction it is on
-	ioDone  []bool // per server: this transaction's commit flush is done
-	rr      int32  // the round-robin cpu for irqIdle
+	server  []bool    // per task: a server thread
+	partner []int32   // per client: its server
+	pending [][]int32 // per server: the clients whose statements wait, oldest first
+	stmt    []int     // per client: the statement of its transaction it is on
+	ioDone  []bool    // per client: this transaction's commit flush is done
+	clients []int32
+	rr      int32 // the round-robin cpu for irqIdle
 	rng     uint64
 	p       *params
 }
 
-// newWorkload creates threads client and server tasks on k, placed in
-// creation order round the cpus (client 0, server 0, client 1, ...: fork
-// and accept balancing spread new threads over idle cpus, so a pair
-// starts apart), and starts every client.
+// newWorkload creates threads client tasks and servers server tasks on k
+// (servers == threads: MySQL's thread per connection, client i served by
+// server i; 1: one server answering every client, the kernel oracle's UDP
+// server shape), placed in creation order round the cpus (client 0,
+// server 0, client 1, ...: fork and accept balancing spread new threads
+// over idle cpus, so a pair starts apart), and starts every client.
 func newWorkload(k *ksys, p *params) *workload {
 	w := &workload{rng: p.seed*0x9E3779B97F4A7C15 | 1, p: p}
 	n := int32(len(k.cpus))
+	add := func(server bool) *ktask {
+		t := k.addTask(int32(len(k.tasks)) % n)
+		w.server = append(w.server, server)
+		w.partner = append(w.partner, -1)
+		w.pending = append(w.pending, nil)
+		w.stmt = append(w.stmt, 0)
+		w.ioDone = append(w.ioDone, false)
+		return t
+	}
+	servers := make([]int32, p.servers)
 	for i := range p.threads {
-		cl := k.addTask(int32(2*i) % n)
-		sv := k.addTask(int32(2*i+1) % n)
-		w.partner = append(w.partner, sv.id, cl.id)
-		w.server = append(w.server, false, true)
-		w.stmt = append(w.stmt, 0, 0)
-		w.ioDone = append(w.ioDone, false, false)
+		cl := add(false)
+		w.clients = append(w.clients, cl.id)
+		if i < p.servers {
+			servers[i] = add(true).id
+		}
+	}
+	for i, cl := range w.clients {
+		w.partner[cl] = servers[i%p.servers]
 	}
 	k.w = w
-	for i := range p.threads {
-		t := k.tasks[2*i]
+	for _, id := range w.clients {
+		t := k.tasks[id]
 		t.burst = w.draw(p.think)
 		t.wokenAt = k.now
 		k.enqueue(t, k.cpus[t.cpu], t.cpu)
@@ -77,32 +93,45 @@ func (w *workload) draw(mean int64) int64 {
 	return mean/2 + int64(r%uint64(max(mean, 1)))
 }
 
-// act is what task t does at the end of its burst on c, before it blocks.
-func (w *workload) act(k *ksys, t *ktask, c *kcpu) {
-	peer := k.tasks[w.partner[t.id]]
+// act is what task t does at the end of its burst on c. It reports whether
+// t goes on running (a server with another statement waiting, its next
+// burst set) rather than blocking.
+func (w *workload) act(k *ksys, t *ktask, c *kcpu) bool {
 	if !w.server[t.id] {
-		// The client sends its statement and blocks on the reply.
-		peer.burst = w.draw(w.p.service)
-		k.tryToWakeUp(peer, t, c, true)
-		return
+		// The client sends its statement and blocks on the reply; a
+		// server already awake finds it waiting when it is done.
+		sv := k.tasks[w.partner[t.id]]
+		w.pending[sv.id] = append(w.pending[sv.id], t.id)
+		if sv.state == sleeping {
+			sv.burst = w.draw(w.p.service)
+			k.tryToWakeUp(sv, t, c, true)
+		}
+		return false
 	}
-	cl := peer.id
+	cl := w.pending[t.id][0]
 	last := w.stmt[cl] == w.p.statements-1
-	if last && w.p.io > 0 && !w.ioDone[t.id] {
+	if last && w.p.io > 0 && !w.ioDone[cl] {
 		// COMMIT: the log flush; the server blocks until it completes.
-		w.ioDone[t.id] = true
+		w.ioDone[cl] = true
 		k.push(k.now+w.p.io, evIRQ, w.irqCPU(k, c), int64(t.id))
-		return
+		return false
 	}
+	w.pending[t.id] = w.pending[t.id][1:]
 	k.c.statements++
 	w.stmt[cl]++
 	if w.stmt[cl] == w.p.statements {
 		w.stmt[cl] = 0
-		w.ioDone[t.id] = false
+		w.ioDone[cl] = false
 		k.c.transactions++
 	}
+	peer := k.tasks[cl]
 	peer.burst = w.draw(w.p.think)
 	k.tryToWakeUp(peer, t, c, true)
+	if len(w.pending[t.id]) > 0 {
+		t.burst = w.draw(w.p.service) // the next statement, without sleeping
+		return true
+	}
+	return false
 }
 
 // irqCPU is where the completion of an I/O submitted on c will land,
