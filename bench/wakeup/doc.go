@@ -187,6 +187,14 @@
 // in the balancer's tests (see below), and the seed's thread count and
 // guest size.
 //
+// That is the thread's own subject, "sysbench throughput degradation in
+// 4.13+": 3fed382b46ba (Rik van Riel, 4.13) made wake_affine() between
+// LLCs depend on LLC statistics (sd_llc_shared, after 90001d67be2f),
+// which a guest without the topology facility does not have, so 4.13
+// never pulls a wakee there and a client and its server stay apart, each
+// round trip waking an idle vCPU; the patch's sync test brings each pair
+// onto one vCPU for good (TestS390Throughput holds the direction).
+//
 // Commit flushes change the picture through wake_wide(), not through
 // wake_affine(): an interrupt charges record_wakee() to whatever task it
 // interrupts, so busy tasks' wakee_flips climb, and with sd_llc_size 1 as
