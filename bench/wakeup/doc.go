@@ -172,14 +172,14 @@
 // and a busy cpu balances the DIE level every 32·N ms (26 jiffies at HZ 100
 // for 8 cpus). contend simulate wakeup -cpus 4,8,16,32 -threads T
 // -duration 1s (figures per 5 s; T 4, 16, 40), and -cpus 8,16,64 with T
-// 40, 80, 160: before the patch 0 to 315 migrations per 5 s at every size
-// and thread count, after it 0 to 95, not ~27K → ~2K. A pair that a sync wakeup co-locates stays (the reply
+// 40, 80, 160: before the patch 0 to 360 migrations per 5 s at every size
+// and thread count, after it 0 to 90, not ~27K → ~2K. A pair that a sync wakeup co-locates stays (the reply
 // wakes the client with cpu == prev_cpu, which skips wake_affine()), so
 // the patched kernel's few migrations happen as pairs come together in
 // the warm-up. Throughput moves the seed's way where the guest has idle
 // vCPUs: a pair sharing a cpu no longer pays an idle vCPU's wakeup per
 // round trip, 1.86× with threads ≤ cpus/2 (4 threads on 8–32 vCPUs, 16 on
-// 32; the seed's 1.70×), 1.0–1.4× on busier guests. contend simulate
+// 32; the seed's 1.70×), 1.0–1.5× on busier guests. contend simulate
 // wakeup prints "not reproduced by this model" for each size on s390.
 // What the model lacks that could make ~27K there: the guest's other
 // threads (mysqld's background threads, kworkers, sysbench's reporting
@@ -209,11 +209,12 @@
 // On x86 LLCs of 4 (-topo llc4, same sweep) the pre-patch kernel's
 // migrations are nearly all select_idle_sibling() moves inside an LLC,
 // taken whenever prev is busy and a sibling idle: 0 where every task has
-// an idle cpu to itself (4 threads on 8–32 vCPUs), 1.7K–754K with 16
-// threads on 4–16 vCPUs, 90–1.17M with 40 threads on 4–32 (36K on 16
-// vCPUs); the patched kernel's 0 to 115. That is the seed's direction,
-// and its before-figure's order for some sizes, on a topology that is not
-// the seed's guest's; the after-figure is an order below the seed's ~2K.
+// an idle cpu to itself (4 threads on 8–32 vCPUs), 5.8K–754K with 16
+// threads on 4–16 vCPUs, 25 to 1.17M with 40 threads on 4–32 (33K on 16
+// vCPUs, where the patched kernel makes 85); the patched kernel's 0 to 85
+// throughout. That is the seed's direction, and its before-figure's order
+// for some sizes, on a topology that is not the seed's guest's; the
+// after-figure is an order below the seed's ~2K.
 //
 // # Simplifications, and what each moves
 //
