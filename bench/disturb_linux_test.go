@@ -99,8 +99,12 @@ func TestRunUndisturbed(t *testing.T) {
 		if res.Disturbed() != (w.LostPct() > bench.DisturbedPct) || res.Disturbed() != (len(ws) > 0) {
 			t.Fatalf("lost %.2f%% (threshold %v%%), Disturbed() = %v, warnings %q: they disagree", w.LostPct(), bench.DisturbedPct, res.Disturbed(), ws)
 		}
-		if w.Run > w.Wall+10*time.Microsecond || w.Wall < 90*time.Millisecond || w.Wall > 10*time.Second { // the worker reads its accounting a little after the release
-			t.Fatalf("worker ran %v in an interval of %v of a 100ms run", w.Run, w.Wall)
+		// The worker's interval lies inside the run (it reads its
+		// accounting a little after the release, and on a loaded host or
+		// under qemu-user it may start tens of milliseconds late: 46ms of
+		// a 100ms run there), and its cpu time inside the interval.
+		if w.Run > w.Wall+10*time.Microsecond || w.Wall <= 0 || w.Wall > res.Elapsed+time.Second {
+			t.Fatalf("worker ran %v in an interval of %v of a %v run", w.Run, w.Wall, res.Elapsed)
 		}
 		if !res.Disturbed() {
 			t.Logf("attempt %d on cpu %d: lost %.2f%%, wait %.2f%%, %d preemptions, %d sleeps: undisturbed, no warning",

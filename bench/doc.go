@@ -94,15 +94,26 @@
 //
 //   - bench/foo/doc.go: the package comment is the model — what the kernel
 //     does, what is real (the shared lines, at full speed) and what is
-//     modelled (on kernel time, see bench/ktime), and how each metric is
-//     computed. go doc shows it.
+//     modelled (on kernel time: the scheduler around the line is
+//     bench/ksim's, the model every simulation shares — clock, HZ,
+//     domains, balance intervals per kernel version, the driver — and
+//     pacing is bench/ktime's), and how each metric is computed. go doc
+//     shows it.
 //   - bench/foo/foo.go: the Unit variables, the variant's Keys, an init
 //     function calling Register with a Spec (name, BenchName "Foo",
 //     Summary, Keys, Quick and Full variants, Units, HotSymbols, New), the
 //     Scenario and its Worker, whose Run is the hot loop (no allocation)
 //     in named //go:noinline functions, the HotSymbols that
 //     scripts/perf-annotate.sh annotates (bench/all's TestHotSymbols checks
-//     each is in the binary, declared noinline).
+//     each is in the binary, declared noinline). The same Spec declares
+//     the pieces the rest of the house reads from the registry, each or
+//     why it has none (registry.go; bench/all's TestSpecPieces fails on a
+//     spec that declares neither, and on a package not named foo):
+//     Simulate, a Simulation whose flags contend simulate foo parses, or
+//     NoSimulate; Lab, the variant the QEMU lab's tests step runs in a
+//     guest, or NoLab; Findings, the ids of contend reproduce's findings
+//     that run it, or NoFindings (internal/reproduce's
+//     TestFindingsRegistered checks them against the findings).
 //   - bench/foo/bench_test.go: BenchmarkFoo, usually one call of
 //     benchtest.Ladder, which climbs the machine's worker counts and
 //     placements.
@@ -111,10 +122,10 @@
 //     workers without threads), bad variants (benchtest.CheckVariants), a
 //     fuzz target for the variant parser with a corpus in testdata/fuzz.
 //   - bench/all/all.go: one blank import, so the command line and sweeps
-//     know the scenario; bench/all's TestEverySpec, TestSpecKeys and
-//     TestHotSymbols then check its names, keys, units and hot functions.
-//   - bench/all/all_test.go: the scenario's package in TestSpecPackages'
-//     table.
+//     know the scenario (bench/all's TestSpecPackages finds every package
+//     under bench/ that calls Register and fails on one not imported);
+//     TestEverySpec, TestSpecKeys and TestHotSymbols then check its names,
+//     keys, units and hot functions.
 //   - bench/all/testdata/variants.golden: the canonical names of its
 //     variants (go test ./bench/all -run TestVariantNames -update, then read
 //     the diff: only the new scenario's lines may change).
@@ -124,6 +135,10 @@
 //   - cmd/contend/doc.go: the scenario's name in list's paragraph (the same
 //     test).
 //
-// Nothing else changes: contend list, run, sweep, table, compare and plot,
-// and the perf scripts, find the scenario through the registry.
+// What the registry cannot know stays by hand: a finding's claims, which
+// live in internal/reproduce (the scenario only names their ids), and which
+// of the lab's topologies run its lab test where not all do
+// (internal/vmlab/topology.go's Tests lists). Nothing else changes: contend
+// list, run, sweep, table, compare, plot and simulate, the lab's tests step
+// and the perf scripts find the scenario through the registry.
 package bench

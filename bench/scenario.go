@@ -100,6 +100,27 @@ type Spec struct {
 	// Missing keys take their defaults; unknown keys and values are errors
 	// that list what is valid.
 	New func(variant string) (Scenario, error)
+
+	// What else the scenario takes part in, each declared here so that
+	// no list outside the registry needs an edit when a scenario comes
+	// (see registry.go; bench/all's TestSpecPieces fails on a spec that
+	// declares neither a piece nor why it has none).
+
+	// Simulate, for a scenario with a kernel-time simulation, is contend
+	// simulate NAME; NoSimulate, otherwise, says why it has none.
+	Simulate   *Simulation
+	NoSimulate string
+	// Lab is what the QEMU lab's tests step runs of the scenario's
+	// benchmark in a guest; NoLab, otherwise, says why a guest never
+	// runs it.
+	Lab   *LabTest
+	NoLab string
+	// Findings are the ids of contend reproduce's findings that run the
+	// scenario (internal/reproduce keeps their claims, and its
+	// TestFindingsRegistered checks the ids both ways); NoFindings,
+	// otherwise, says why no finding does.
+	Findings   []int
+	NoFindings string
 }
 
 var (

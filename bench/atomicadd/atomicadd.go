@@ -31,6 +31,9 @@ func init() {
 		Units:      []bench.Unit{SharedWrites},
 		HotSymbols: []string{"atomicAddLoop"},
 		New:        newAtomicAdd,
+		NoSimulate: "nothing on kernel time: one atomic add on a shared or a private line, the runner's reference",
+		Lab:        &bench.LabTest{Variant: "line=shared/work=0"},
+		NoFindings: "no seed makes a claim about it: it is the runner's reference for what one contended line costs here",
 	})
 }
 

@@ -46,9 +46,14 @@ func init() {
 			bfDefaults("order=cmpxchg-first", "pace=on"),
 			bfDefaults("order=check-first", "pace=on"),
 		},
-		Full:  bfFull(),
-		Units: append([]bench.Unit{CAS, CASFails, Balances, NewidleBalances, Stops, Softirqs, Hold, Held, FlagShare}, bfKernelSecUnits...),
-		New:   newBalanceFlag,
+		Full:     bfFull(),
+		Units:    append([]bench.Unit{CAS, CASFails, Balances, NewidleBalances, Stops, Softirqs, Hold, Held, FlagShare}, bfKernelSecUnits...),
+		New:      newBalanceFlag,
+		Simulate: &bench.Simulation{Usage: SimUsage, Flags: SimFlags},
+		// release= defaults to the arch's kernel instruction: mov on
+		// amd64, stlr on arm64.
+		Lab:      &bench.LabTest{Variant: "order=cmpxchg-first/pace=off/phase=spread/hz=1000/span=auto/group=16/smt=2/cs=100ns/interval=auto/newidle=0/work=100/release=(mov|stlr)"},
+		Findings: []int{5, 8},
 	})
 }
 

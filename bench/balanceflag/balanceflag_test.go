@@ -307,6 +307,15 @@ func TestBalanceFlagSameWorkBothOrders(t *testing.T) {
 	if min(old.owed, fix.owed) < 200 {
 		t.Skipf("machine too busy to compare: best runs owed only %d and %d passes", old.owed, fix.owed)
 	}
+	// A pass is lost when the other worker holds the flag, which a
+	// worker preempted holding it does for a whole time slice: the two
+	// orders' shares are comparable only where nothing took the workers'
+	// cpus.
+	for order, r := range map[string]run{"cmpxchg-first": old, "check-first": fix} {
+		if r.res.Disturbed() {
+			t.Skipf("machine too busy to compare: the best order=%s run was disturbed (%s)", order, strings.Join(r.res.Warnings(), "; "))
+		}
+	}
 	so, sf := float64(old.done)/float64(old.owed), float64(fix.done)/float64(fix.owed)
 	if d := so - sf; d > 0.03 || d < -0.03 {
 		t.Errorf("passes done of those owed: cmpxchg-first %d/%d, check-first %d/%d: want the same work within 3%%",
@@ -339,13 +348,21 @@ func TestBalanceFlagMutualExclusion(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for i, w := range s.workers {
-					if w.takes == 0 {
-						t.Errorf("worker %d never took the flag in %d ticks", i, w.jiffies)
-					}
-				}
 				t.Logf("cas/op %.3f, cas-fails/op %.3f, balances/op %.3f, flag-%% %.2f", benchtest.Metric(t, res, CAS),
 					benchtest.Metric(t, res, CASFails), benchtest.Metric(t, res, Balances), benchtest.Metric(t, res, FlagShare))
+				// That each worker gets the flag needs both to run: a
+				// worker preempted holding it keeps the other out
+				// (worker 0 took it in none of 11632 ticks beside a cpu
+				// hog). Only an undisturbed run says the flag starves one.
+				for i, w := range s.workers {
+					switch {
+					case w.takes > 0:
+					case res.Disturbed():
+						t.Skipf("worker %d never took the flag in %d ticks, in a disturbed run (%s): mutual exclusion held; fairness not judged", i, w.jiffies, strings.Join(res.Warnings(), "; "))
+					default:
+						t.Errorf("worker %d never took the flag in %d ticks of an undisturbed run", i, w.jiffies)
+					}
+				}
 			})
 		}
 	}
@@ -483,27 +500,54 @@ func TestBalanceFlagReleasedOnPanic(t *testing.T) {
 }
 
 // hold-sec/op is in seconds: a worker that takes the flag every tick for a
-// pass of 2 CPUs at 10us a CPU holds it for at least 20us a tick, 2e-5 (and
-// well under twice that: 5 times is the clip on a single hold).
+// pass of 2 CPUs at 10us a CPU holds it for at least 20us a take. The
+// figure is the timed holds' sum (one attempt in bfFlagEvery drawn from the
+// worker's seeded rng, each hold clipped at holdCap) times bfFlagEvery over
+// the ticks, so the test counts what it sums: the timed holds with a pass in
+// them (csHook sees the hold's draw) and every timed attempt (the draws
+// replayed). Each timed pass's hold is at least its 20us spin and no hold
+// more than holdCap, whatever the machine's load does to the spin: the
+// bounds are the code's, not a guess at how long 20us takes here.
 func TestBalanceFlagHoldSeconds(t *testing.T) {
 	s, ws := bfSetup(t, "smt=1/group=1/interval=1/cs=10us/work=0", 1)
-	ws[0].Run(200)
-	res := &bench.Result{Ops: ws[0].jiffies}
+	w := ws[0]
+	passes, timedPasses := 0, 0
+	s.csHook = func() {
+		if atomic.LoadInt32(&s.running.v) == 1 { // the flag's pass
+			passes++
+			if w.holdTimed {
+				timedPasses++
+			}
+		}
+	}
+	rng := w.rng
+	w.Run(200)
+	s.csHook = nil
+	timed := bfTimedAttempts(rng, w.cas, w.timeShift)
+	if passes != int(w.takes) || timedPasses == 0 || timedPasses > timed {
+		t.Fatalf("%d passes in %d takes, %d of them timed, of %d timed attempts: want a pass in every take, some timed", passes, w.takes, timedPasses, timed)
+	}
+	res := &bench.Result{Ops: w.jiffies}
 	if err := s.Finish(res); err != nil {
 		t.Fatal(err)
 	}
-	want := 2 * 10e-6 * float64(ws[0].takes) / float64(ws[0].jiffies)
-	if got := benchtest.Metric(t, res, Hold); got < 0.9*want || got > 2*want {
-		t.Errorf("hold-sec/op = %g after %d takes in %d ticks, want about %g (20us a take) and not far above", got, ws[0].takes, ws[0].jiffies, want)
+	spin := int64(top(w).weight) * int64(s.cs)
+	lo := float64(int64(timedPasses)*w.every*spin) * 1e-9 / float64(w.jiffies)
+	hi := float64(int64(timed)*w.every*w.holdCap) * 1e-9 / float64(w.jiffies)
+	got := benchtest.Metric(t, res, Hold)
+	t.Logf("hold-sec/op %g: %d takes in %d ticks, %d attempts timed, %d of them passes; bounds %g to %g", got, w.takes, w.jiffies, timed, timedPasses, lo, hi)
+	if got < lo || got > hi {
+		t.Errorf("hold-sec/op = %g after %d takes in %d ticks (%d timed, %d of them with a %dns pass), want %g to %g: at least the passes' spins, at most every timed hold clipped",
+			got, w.takes, w.jiffies, timed, timedPasses, spin, lo, hi)
 	}
 	// held-% is that time over the run's: 200 ticks in 8ms of a 10ms run
 	// (a made-up elapsed time, as the runner would report it).
-	res = &bench.Result{Ops: ws[0].jiffies, Elapsed: 10 * time.Millisecond}
+	res = &bench.Result{Ops: w.jiffies, Elapsed: 10 * time.Millisecond}
 	if err := s.Finish(res); err != nil {
 		t.Fatal(err)
 	}
 	hold := benchtest.Metric(t, res, Hold)
-	if got, want := benchtest.Metric(t, res, Held), 100*hold*float64(ws[0].jiffies)/0.01; got < 0.999*want || got > 1.001*want {
+	if got, want := benchtest.Metric(t, res, Held), 100*hold*float64(w.jiffies)/0.01; got < 0.999*want || got > 1.001*want {
 		t.Errorf("held-%% = %v, want %v: hold-sec/op times the ticks over the run's 10ms", got, want)
 	}
 }
@@ -545,18 +589,46 @@ func TestBalanceFlagTimedSample(t *testing.T) {
 			t.Errorf("%s: %d of 8000 cmpxchg timed, want %d to %d", tt.variant, takes, tt.lo, tt.hi)
 		}
 	}
-	_, ws := bfSetup(t, "order=cmpxchg-first/smt=2/group=2/interval=441/cs=10us/work=0", 1)
+	s, ws := bfSetup(t, "order=cmpxchg-first/smt=2/group=2/interval=441/cs=10us/work=0", 1)
 	w := ws[0]
+	timedPasses := 0
+	s.csHook = func() { // every level's pass; the flag is held in the serialized one's
+		if atomic.LoadInt32(&s.running.v) == 1 && w.holdTimed {
+			timedPasses++
+		}
+	}
+	rng := w.rng
 	w.Run(441 * 8 * 150)
+	s.csHook = nil
 	if w.softirqs/w.balances != 8 {
 		t.Fatalf("%d softirqs for %d passes, want a pass every eighth softirq", w.softirqs, w.balances)
 	}
-	// Each pass holds the flag for its 2 CPUs at 10us; the softirqs
-	// between hold it for nanoseconds.
-	want := w.balances * 2 * 10_000
-	if r := float64(w.holdSum) / float64(want); r < 0.6 || r > 1.6 {
-		t.Errorf("%d passes of at least 20us: %d ns held, estimated from the timed holds; want about %d", w.balances, w.holdSum, want)
+	// A sampler that timed every eighth attempt would time every pass or
+	// none; drawn at random, about one pass in bfFlagEvery is timed.
+	if lo, hi := int(w.balances)/(2*bfFlagEvery), 2*int(w.balances)/bfFlagEvery; timedPasses < lo || timedPasses > hi {
+		t.Errorf("%d of %d passes timed, want about one in %d (%d to %d)", timedPasses, w.balances, bfFlagEvery, lo, hi)
 	}
+	// Each timed pass holds the flag for its 2 CPUs at 10us at least; no
+	// timed hold counts for more than holdCap. Between those the estimate
+	// is the machine's, whose load stretches the spins.
+	spin := int64(top(w).weight) * int64(s.cs)
+	timed := bfTimedAttempts(rng, w.cas, w.timeShift)
+	t.Logf("%d passes, %d timed, %d attempts timed in all: %d ns held (estimated)", w.balances, timedPasses, timed, w.holdSum)
+	if lo, hi := int64(timedPasses)*w.every*spin, int64(timed)*w.every*w.holdCap; w.holdSum < lo || w.holdSum > hi {
+		t.Errorf("%d passes, %d timed (%d attempts timed in all): %d ns held, estimated from the timed holds; want %d to %d", w.balances, timedPasses, timed, w.holdSum, lo, hi)
+	}
+}
+
+// bfTimedAttempts replays takeFlag's draws from rng for n attempts and
+// counts those it timed.
+func bfTimedAttempts(rng uint64, n int64, shift uint) int {
+	timed := 0
+	for range n {
+		if bench.XorShift(&rng)>>shift == 0 {
+			timed++
+		}
+	}
+	return timed
 }
 
 // flag-% is the flag operations' time over the workers' whole time: zero
@@ -597,6 +669,7 @@ func TestBalanceFlagShare(t *testing.T) {
 // is ever more than a tick ahead of the wall clock.
 func TestBalanceFlagPaced(t *testing.T) {
 	topo, cpus := benchtest.HostCPUs(t, 2)
+	var late []string
 	for _, hz := range []int{1000, 250} {
 		const ticks = 10 // per worker
 		s := benchtest.New(t, "balanceflag", fmt.Sprintf("pace=on/hz=%d", hz)).(*balanceFlag)
@@ -606,9 +679,19 @@ func TestBalanceFlagPaced(t *testing.T) {
 		}
 		tick := float64(time.Second) / float64(hz)
 		want := tick / float64(len(cpus))
-		if got := res.NsPerOp(); got < 0.9*want || got > 20*want {
+		if got := res.NsPerOp(); got < 0.9*want {
 			t.Errorf("hz=%d: %.0f ns/op over %d ticks in %v, want about %.0f (a %.0fns tick over %d workers), never less",
 				hz, got, res.Ops, res.Elapsed, want, tick, len(cpus))
+		} else if got > 20*want {
+			// Late ticks are the machine's: a worker kept off its cpu
+			// catches up after. Only a run no other task disturbed
+			// says the pacer itself waits too long.
+			if res.Disturbed() {
+				late = append(late, fmt.Sprintf("hz=%d: %.0f ns/op, %.0f× the tick over the workers, in a disturbed run (%s)", hz, got, got/want, strings.Join(res.Warnings(), "; ")))
+			} else {
+				t.Errorf("hz=%d: %.0f ns/op over %d ticks in %v, an undisturbed run, want about %.0f (a %.0fns tick over %d workers)",
+					hz, got, res.Ops, res.Elapsed, want, tick, len(cpus))
+			}
 		}
 		for i, w := range s.workers {
 			if w.t0%w.tickNs != 0 {
@@ -618,6 +701,9 @@ func TestBalanceFlagPaced(t *testing.T) {
 				t.Errorf("hz=%d worker %d: %d ticks in %v, ahead of the wall clock (at most %d)", hz, i, w.jiffies, res.Elapsed, limit)
 			}
 		}
+	}
+	if len(late) > 0 {
+		t.Skipf("the invariants held; how late the ticks came is not judged, other tasks took the workers' cpus: %s", strings.Join(late, "; "))
 	}
 }
 

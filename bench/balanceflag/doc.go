@@ -128,7 +128,7 @@
 //
 // # The simulation
 //
-// SimulateFlag (contend simulate balanceflag) runs the same walks on every
+// Simulate (contend simulate balanceflag) runs the same walks on every
 // CPU of a machine of any size, one thread, kernel time, so a reader can ask
 // what a 2-socket, SNC-2, 512-CPU machine spends on the flag: each CPU is a
 // coroutine, all ticks at the same instant (skew_tick=0), the idle ones

@@ -113,8 +113,8 @@ func (c SimConfig) topo() bfTopo {
 	return bfTopo{cpus: c.CPUs, smt: c.SMT, group: c.CPUs / (c.Sockets * c.SNC), snc: c.SNC}
 }
 
-// SimulateFlag runs the model once per order on cfg.CPUs virtual CPUs.
-func SimulateFlag(cfg SimConfig) (*SimTable, error) {
+// Simulate runs the model once per order on cfg.CPUs virtual CPUs.
+func Simulate(cfg SimConfig) (*SimTable, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err

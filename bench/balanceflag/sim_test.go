@@ -162,13 +162,13 @@ func TestSimulateIdleWalksMore(t *testing.T) {
 }
 
 // One seed, one table; the text names the machine and every assumption.
-func TestSimulateFlagTable(t *testing.T) {
+func TestSimulateTable(t *testing.T) {
 	cfg := SimConfig{CPUs: 64, SNC: 2, Duration: 20 * time.Millisecond, CAS: 120 * time.Nanosecond, Newidle: 4}
-	a, err := SimulateFlag(cfg)
+	a, err := Simulate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := SimulateFlag(cfg)
+	b, _ := Simulate(cfg)
 	var ta, tb bytes.Buffer
 	if err := a.WriteText(&ta); err != nil {
 		t.Fatal(err)
@@ -192,7 +192,7 @@ func TestSimulateFlagTable(t *testing.T) {
 	}
 }
 
-func TestSimulateFlagBadConfig(t *testing.T) {
+func TestSimulateBadConfig(t *testing.T) {
 	for _, tt := range []struct {
 		cfg  SimConfig
 		want string
@@ -206,9 +206,9 @@ func TestSimulateFlagBadConfig(t *testing.T) {
 		{SimConfig{}, "want a positive cas"},
 		{SimConfig{CAS: 1, Orders: []string{"nosuch"}}, `unknown order "nosuch"`},
 	} {
-		_, err := SimulateFlag(tt.cfg)
+		_, err := Simulate(tt.cfg)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "simulate balanceflag: ") {
-			t.Errorf("SimulateFlag(%+v) = %v, want an error containing %q", tt.cfg, err, tt.want)
+			t.Errorf("Simulate(%+v) = %v, want an error containing %q", tt.cfg, err, tt.want)
 		}
 	}
 }

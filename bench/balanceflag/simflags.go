@@ -73,7 +73,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		} else if *cas <= 0 {
 			return fmt.Errorf("simulate balanceflag: -cas %v: want a positive duration", *cas)
 		}
-		tab, err := SimulateFlag(cfg)
+		tab, err := Simulate(cfg)
 		if err != nil {
 			return err // one line, "simulate balanceflag: ..."
 		}

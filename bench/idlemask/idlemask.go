@@ -67,9 +67,12 @@ func init() {
 			"update=tickstop/scan=mask/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000",
 			"update=none/scan=all/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000",
 		},
-		Full:  idleMaskFull(),
-		Units: []bench.Unit{MaskWrites, CPUsScanned, FoundIdle, Wrong, BudgetOut, Early, ProbeCost},
-		New:   newIdleMask,
+		Full:     idleMaskFull(),
+		Units:    []bench.Unit{MaskWrites, CPUsScanned, FoundIdle, Wrong, BudgetOut, Early, ProbeCost},
+		New:      newIdleMask,
+		Simulate: &bench.Simulation{Usage: SimUsage, Flags: SimFlags},
+		Lab:      &bench.LabTest{Variant: "update=always/scan=mask/sis=prop/busy=50/wake=10/llc=48/tick=100/hz=1000"},
+		Findings: []int{6},
 	})
 }
 

@@ -20,9 +20,10 @@
 //
 //   - Kernel versions (kernel.go). A Kernel names the rules that differ
 //     between the versions the seeds run: Linux413 (seed 004's guest:
-//     sd_init's busy_factor 32, no busy "-1") and Linux510, which is also
-//     Mainline (busy_factor 16 and the "interval -= 1" for a busy CPU, both
-//     Vincent Guittot's, v5.10). Kernel.BalanceInterval is
+//     sd_init's busy_factor 32, no busy "-1"), Linux510 (busy_factor 16
+//     and the "interval -= 1" for a busy CPU, both Vincent Guittot's) and
+//     Mainline (5.10's intervals, and should_we_balance()'s preference
+//     for an idle core, IdleCore). Kernel.BalanceInterval is
 //     get_sd_balance_interval() of that version, with the jiffies
 //     conversion and the clamp to max_load_balance_interval
 //     (MaxLoadBalanceInterval). A scenario picks its version by name; the
@@ -43,7 +44,8 @@
 //     (Balance: balance_interval = weight ms, between weight and 2·weight,
 //     last_balance). Domains.LLC is sd_llc, sd_llc_size, sd_llc_id and which
 //     sd_llc_shared a CPU shares (none for an LLC of one CPU, whose domain
-//     degenerates).
+//     degenerates). Domains.ShouldWeBalance is should_we_balance() of a
+//     version: which CPU of a local group runs a periodic pass.
 //
 //   - Runqueues and tasks (rq.go): an RQ with its FIFO of Tasks,
 //     nr_running, the CPU's idle stamp and avg_idle, rq->next_balance;

@@ -294,7 +294,7 @@ type tlevel struct {
 // Build returns every CPU's domains as the kernel builds them on m: the
 // default topology levels (SMT, MC, PKG: kernel/sched/topology.c's
 // default_topology; x86 drops PKG where a package holds more than one node,
-// x86_has_numa_in_package), then sched_init_numa()'s NODE level and one
+// x86_has_numa_in_package, and cuts an LLC to its node), then sched_init_numa()'s NODE level and one
 // NUMA level per distance beyond the local, with sd_init()'s flags:
 // every level SD_BALANCE_NEWIDLE|SD_BALANCE_EXEC|SD_BALANCE_FORK|
 // SD_WAKE_AFFINE; SMT also SD_SHARE_CPUCAPACITY|SD_SHARE_LLC (cpu_smt_flags),
@@ -319,8 +319,8 @@ func (m Machine) Build() (*Domains, error) {
 	}
 	// by is a level's spans by a key of the Place: built once, shared
 	// by every CPU of a span (a span is never written after).
-	by := func(key func(Place) int) func(c int) []int {
-		spans := map[int][]int{}
+	by := func(key func(Place) [2]int) func(c int) []int {
+		spans := map[[2]int][]int{}
 		for i, p := range m.CPUs {
 			spans[key(p)] = append(spans[key(p)], i)
 		}
@@ -328,13 +328,17 @@ func (m Machine) Build() (*Domains, error) {
 	}
 	const all = SDBalanceNewidle | SDBalanceExec | SDBalanceFork | SDWakeAffine
 	levels := []tlevel{
-		{name: "SMT", flags: all | SDShareCPUCapacity | SDShareLLC, span: by(func(p Place) int { return p.Core })},
-		{name: "MC", flags: all | SDShareLLC, span: by(func(p Place) int { return p.LLC })},
+		{name: "SMT", flags: all | SDShareCPUCapacity | SDShareLLC, span: by(func(p Place) [2]int { return [2]int{p.Core} })},
+		// An LLC is cut to the node: x86's match_llc() and
+		// topology_sane() drop an LLC sibling on another node ("sched:
+		// CPU #%d's llc-sibling CPU #%d is not on the same node! ...
+		// Ignoring dependency.").
+		{name: "MC", flags: all | SDShareLLC, span: by(func(p Place) [2]int { return [2]int{p.LLC, p.Node} })},
 	}
 	if !m.numaInPackage() {
-		levels = append(levels, tlevel{name: "PKG", flags: all, span: by(func(p Place) int { return p.Package })})
+		levels = append(levels, tlevel{name: "PKG", flags: all, span: by(func(p Place) [2]int { return [2]int{p.Package} })})
 	}
-	levels = append(levels, tlevel{name: "NODE", flags: all, span: by(func(p Place) int { return p.Node })})
+	levels = append(levels, tlevel{name: "NODE", flags: all, span: by(func(p Place) [2]int { return [2]int{p.Node} })})
 	for _, d := range m.distances() {
 		f := all | SDNUMA | SDSerialize
 		if d > ReclaimDistance {
@@ -475,6 +479,74 @@ func groups(c int, s []int, seen []int, stamp int, child func(i int) []int) [][]
 func subset(a, b []int) bool {
 	for _, x := range a {
 		if _, ok := slices.BinarySearch(b, x); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Siblings is cpu_smt_mask(c): the CPUs of c's core, c's SMT domain's span
+// (c alone without SMT).
+func (ds *Domains) Siblings(c int) []int {
+	if doms := ds.CPU[c]; len(doms) > 0 && doms[0].Has(SDShareCPUCapacity) {
+		return doms[0].Span
+	}
+	return []int{c}
+}
+
+// ShouldWeBalance is should_we_balance() of version k for a periodic pass
+// (CPU_IDLE or CPU_NOT_IDLE; a newly idle pass always balances, "return 1")
+// of CPU cpu at its domain of index level, with idle saying which CPUs are
+// idle: the pass runs on one CPU of the local group only, the first idle
+// one, else the group's first (group_balance_cpu()). Mainline (k.IdleCore)
+// skips, at a level above SMT, an idle CPU whose core is busy, unless no
+// idle core has one:
+//
+//	for_each_cpu_and(cpu, swb_cpus, env->cpus) {
+//		if (!idle_cpu(cpu))
+//			continue;
+//		if (!(env->sd->flags & SD_SHARE_CPUCAPACITY) && !is_core_idle(cpu)) {
+//			if (idle_smt == -1)
+//				idle_smt = cpu;
+//			cpumask_andnot(swb_cpus, swb_cpus, cpu_smt_mask(cpu));
+//			continue;
+//		}
+//		return cpu == env->dst_cpu;
+//	}
+//	if (idle_smt != -1)
+//		return idle_smt == env->dst_cpu;
+//	return group_balance_cpu(sg) == env->dst_cpu;
+//
+// The group's balance mask is taken to be its span (they differ only for
+// overlapping NUMA groups of machines whose distances do not nest).
+func (ds *Domains) ShouldWeBalance(k Kernel, cpu, level int, idle func(c int) bool) bool {
+	d := &ds.CPU[cpu][level]
+	g := d.Groups[0]
+	idleSMT := -1
+	var skip []int // the cores of idle SMT CPUs already passed
+	for _, c := range g {
+		if !idle(c) || slices.Contains(skip, c) {
+			continue
+		}
+		if k.IdleCore && !d.Has(SDShareCPUCapacity) && !ds.coreIdle(c, idle) {
+			if idleSMT == -1 {
+				idleSMT = c
+			}
+			skip = append(skip, ds.Siblings(c)...)
+			continue
+		}
+		return c == cpu
+	}
+	if idleSMT != -1 {
+		return idleSMT == cpu
+	}
+	return g[0] == cpu
+}
+
+// coreIdle is is_core_idle(): every SMT sibling of c is idle.
+func (ds *Domains) coreIdle(c int, idle func(int) bool) bool {
+	for _, s := range ds.Siblings(c) {
+		if !idle(s) {
 			return false
 		}
 	}

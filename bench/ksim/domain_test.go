@@ -126,6 +126,12 @@ func TestTopologyDomains(t *testing.T) {
 		{"../../affinity/testdata/sysfs/64amd64-4s2n4ca2co", 0,
 			"SMT:2:WAKE_AFFINE|SHARE_CPUCAPACITY|SHARE_LLC groups=2 MC:8:WAKE_AFFINE|SHARE_LLC groups=4 " +
 				"NUMA:40:WAKE_AFFINE|SERIALIZE groups=5 NUMA:64:WAKE_AFFINE|SERIALIZE groups=3"},
+		// The other real trees: only what holds on every machine is
+		// checked (want ""), and the levels are logged.
+		{"../../affinity/testdata/sysfs/16amd64-8n2c", 0, ""},
+		{"../../affinity/testdata/sysfs/fakecpuid1f-64intel64-2p4d2n2c2t", 0, ""},
+		{"../../affinity/testdata/sysfs/arm64-neoverse-n1-8cpu", 0, ""},
+		{"../../affinity/testdata/sysfs/nonuma-4cpu", 0, ""},
 	} {
 		topo, err := affinity.Load(tc.dir)
 		if err != nil {
@@ -139,8 +145,10 @@ func TestTopologyDomains(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: Build: %v", tc.dir, err)
 		}
-		if got := levels(ds, tc.cpu); got != tc.want {
+		if got := levels(ds, tc.cpu); tc.want != "" && got != tc.want {
 			t.Errorf("%s: cpu %d's domains\n got %s\nwant %s", tc.dir, tc.cpu, got, tc.want)
+		} else {
+			t.Logf("%s: cpu %d: %s", tc.dir, tc.cpu, got)
 		}
 		checkDomains(t, tc.dir, ds)
 	}
@@ -163,5 +171,58 @@ func TestFlagsString(t *testing.T) {
 	}
 	if SDSharePkgResources != SDShareLLC {
 		t.Errorf("SD_SHARE_PKG_RESOURCES is SD_SHARE_LLC's old name")
+	}
+}
+
+// should_we_balance() by hand on a core of two threads beside another:
+// CPUs 0-1 and 2-3, an MC domain over all four grouped by core.
+func TestShouldWeBalance(t *testing.T) {
+	m, _ := Grid{CPUs: 4, SMT: 2}.Machine()
+	ds, err := m.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		idle    []int
+		k       Kernel
+		cpu     int
+		level   int
+		balance bool
+	}{
+		{nil, Mainline, 0, 1, true},          // none idle: the group's first
+		{nil, Mainline, 1, 1, false},         // ... and no other
+		{[]int{1}, Mainline, 1, 1, true},     // CPU 1 idle, its core busy: the idle SMT, none better
+		{[]int{1}, Linux510, 1, 1, true},     // 5.10: the first idle CPU
+		{[]int{1}, Mainline, 0, 0, true},     // the SMT level: each CPU is its own group
+		{[]int{1}, Mainline, 1, 0, true},     // ... which balances it
+		{[]int{2, 3}, Mainline, 0, 1, true},  // MC: the local group is the core; 0-1 busy: 0
+		{[]int{2, 3}, Mainline, 3, 1, false}, // 2-3 an idle core: its first idle CPU, 2
+		{[]int{2, 3}, Mainline, 2, 0, true},  // an SMT domain is CPU 2's
+	} {
+		idle := func(c int) bool { return slices.Contains(tc.idle, c) }
+		if got := ds.ShouldWeBalance(tc.k, tc.cpu, tc.level, idle); got != tc.balance {
+			t.Errorf("Kernel %s: idle %v, cpu %d level %d (%s): ShouldWeBalance = %v, want %v",
+				tc.k.Name, tc.idle, tc.cpu, tc.level, ds.CPU[tc.cpu][tc.level].Name, got, tc.balance)
+		}
+	}
+	// Two nodes of 8 CPUs in cores of 2: the NUMA level's local group is
+	// the node. CPU 3 idle on a busy core, CPUs 4-5 an idle core: node 0
+	// balances on 4 in mainline, on 3 before; node 1, all busy, on 8.
+	m, _ = Grid{CPUs: 16, SMT: 2, Node: 8}.Machine()
+	ds, _ = m.Build()
+	idle := func(c int) bool { return c == 3 || c == 4 || c == 5 }
+	for _, tc := range []struct {
+		k    Kernel
+		want []int
+	}{{Mainline, []int{4, 8}}, {Linux510, []int{3, 8}}, {Linux413, []int{3, 8}}} {
+		var got []int
+		for c := range 16 {
+			if ds.ShouldWeBalance(tc.k, c, 2, idle) {
+				got = append(got, c)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Kernel %s: CPUs that balance %s = %v, want %v", tc.k.Name, ds.CPU[0][2].Name, got, tc.want)
+		}
 	}
 }

@@ -19,6 +19,13 @@ type Kernel struct {
 	// interval of larger domain will not be a multiple of smaller ones
 	// anymore".
 	BusyLess bool
+	// IdleCore is should_we_balance()'s preference, in mainline, for an
+	// idle CPU of an idle core over an idle SMT sibling of a busy one
+	// ("Don't balance to idle SMT in busy core right away when balancing
+	// cores, but remember the first idle SMT CPU for later consideration
+	// in case no idle core is found"); 4.13 and 5.10 take the group's
+	// first idle CPU, whatever its core (Domains.ShouldWeBalance).
+	IdleCore bool
 }
 
 // The versions the seeds run.
@@ -28,9 +35,9 @@ var (
 	Linux413 = Kernel{Name: "4.13", BusyFactor: 32}
 	// Linux510 is v5.10, whose balance-interval rules mainline still has.
 	Linux510 = Kernel{Name: "5.10", BusyFactor: 16, BusyLess: true}
-	// Mainline is the kernel the other seeds patch: for this package's
-	// rules, Linux510.
-	Mainline = Linux510
+	// Mainline is the kernel the other seeds patch: 5.10's balance
+	// intervals, and should_we_balance()'s idle-core preference.
+	Mainline = Kernel{Name: "mainline", BusyFactor: 16, BusyLess: true, IdleCore: true}
 )
 
 // MaxLoadBalanceInterval is max_load_balance_interval as

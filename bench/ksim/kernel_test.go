@@ -73,8 +73,8 @@ func TestBalanceIntervalMainline(t *testing.T) {
 }
 
 func TestKernels(t *testing.T) {
-	if Mainline != Linux510 {
-		t.Errorf("Mainline = %+v, want Linux510's rules %+v", Mainline, Linux510)
+	if Mainline.BusyFactor != Linux510.BusyFactor || Mainline.BusyLess != Linux510.BusyLess || !Mainline.IdleCore || Linux510.IdleCore || Linux413.IdleCore {
+		t.Errorf("Mainline = %+v: want Linux510's intervals %+v, and the idle-core preference only in mainline", Mainline, Linux510)
 	}
 	if Linux413.BusyFactor != 32 || Linux413.BusyLess || Linux510.BusyFactor != 16 || !Linux510.BusyLess {
 		t.Errorf("Linux413 %+v, Linux510 %+v: want busy_factor 32 without the -1, and 16 with it", Linux413, Linux510)

@@ -154,7 +154,10 @@ func init() {
 		Full:       full,
 		Units: append([]bench.Unit{SharedWrites, Writes, ReadLines, CfsRqWritesPerSec, TGWeightErr, SharesErr, ErrSamples, ErrRejected,
 			WritePath, ReadPath, PathTime, LoadMoves, IdlePct, LocalSlots, Reads}, LevelUnits()...), // per-level units: levels.go
-		New: func(variant string) (bench.Scenario, error) { return newLoadAvg(variant, nil) },
+		New:      func(variant string) (bench.Scenario, error) { return newLoadAvg(variant, nil) },
+		Simulate: &bench.Simulation{Usage: SimUsage, Flags: SimFlags},
+		Lab:      &bench.LabTest{Variant: "preset=base/store=atomic/write=every/read=every/scan=bounded/gap=40us/pace=none/mig=79/tasks=2/hz=1000/work=0/stride=line/levels=1"},
+		Findings: []int{1, 2, 3, 7, 10},
 	})
 }
 

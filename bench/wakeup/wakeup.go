@@ -77,6 +77,11 @@ func init() {
 		Units:      []bench.Unit{Migrations, LinesPulled, MigrationCost, PerFiveSec, Affine, TPS},
 		MinWorkers: 2,
 		New:        func(v string) (bench.Scenario, error) { return newWakeup(v) },
+		// The simulation's flags are still cmd/contend's
+		// (simulate_wakeup.go).
+		Simulate: &bench.Simulation{Usage: "wakeup"},
+		Lab:      &bench.LabTest{Variant: "wake=affine/lines=16/mig=10/tasks=4/rate=226000"},
+		Findings: []int{9},
 	})
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/contend/contend/bench"
 	// Every scenario, registered for bench.Lookup.
 	_ "github.com/contend/contend/bench/all"
 	"github.com/contend/contend/internal/results"
@@ -152,18 +152,10 @@ func parseNoArgs(fs *flag.FlagSet, args []string) error {
 }
 
 // flagSet reports whether the command line set flag name.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
+func flagSet(fs *flag.FlagSet, name string) bool { return bench.FlagGiven(fs, name) }
 
 // writeJSON prints v as indented JSON, for -json.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+func writeJSON(w io.Writer, v any) error { return bench.WriteJSON(w, v) }
 
 // resultsOut is where a command writes its results: stdout, or, for -o FILE,
 // a buffer that commit writes to FILE, replacing it whole, once everything

@@ -6,60 +6,93 @@ import (
 	"io"
 	"strings"
 
-	"github.com/contend/contend/bench/balanceflag"
-	"github.com/contend/contend/bench/idlemask"
-	"github.com/contend/contend/bench/loadavg"
+	"github.com/contend/contend/bench"
 )
 
 func init() {
 	register(&command{
 		name:    "simulate",
-		summary: "replay a scenario's model on N virtual cpus on kernel time, on one thread, and print the seed's table (loadavg, wakeup, idlemask, balanceflag)",
+		summary: "replay a scenario's model on N virtual cpus on kernel time, on one thread, and print the seed's table (" + strings.Join(simulations(), ", ") + ")",
 		run:     simulateCmd,
 	})
-	simulators["balanceflag"] = simulation(balanceflag.SimUsage, balanceflag.SimFlags)
-	simulators["idlemask"] = simulation(idlemask.SimUsage, idlemask.SimFlags)
+}
+
+// simulations are the scenarios that declare a simulation (bench.Spec's
+// Simulate), in the registry's order.
+func simulations() []string {
+	var names []string
+	for _, s := range bench.Specs() {
+		if s.Simulate != nil {
+			names = append(names, s.Name)
+		}
+	}
+	return names
 }
 
 // simulateCmd runs a model at the seed's size on any machine: the counts it
-// prints (writes per 5 s, the readers' error) need no real CPUs, only the
-// model's own code on kernel time. What contention costs needs real CPUs:
-// contend run and sweep. Each model declares its flags and prints its
-// tables beside it (its package's SimFlags); loadavg, the first, also takes
-// its flags before its name and is what simulate -h describes.
+// prints need no real CPUs, only the model's own code on kernel time (what
+// contention costs needs real CPUs: contend run and sweep). The scenario
+// comes from the registry, and its package declares the flags after its
+// name and prints the tables (bench.Simulation: each package's SimFlags).
+// loadavg, the first model, also takes its flags before its name and is
+// what simulate -h describes.
 func simulateCmd(stdout, stderr io.Writer, args []string) error {
 	if len(args) > 0 {
-		if sim, ok := simulators[args[0]]; ok { // simulate_wakeup.go, and above
-			return sim(stdout, args[1:])
+		if spec, err := bench.Lookup(args[0]); err == nil && spec.Simulate != nil {
+			return simulate(stdout, spec, args[1:])
 		}
 	}
-	fs := newFlags(stdout, "simulate", loadavg.SimUsage)
-	run := loadavg.SimFlags(fs)
+	names := simulations()
+	want := fmt.Sprintf("simulate: want the scenario to simulate, %s or %s", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+	la, err := bench.Lookup("loadavg")
+	if err != nil || la.Simulate == nil || la.Simulate.Flags == nil {
+		return fmt.Errorf("%s (usage: contend simulate NAME [flags])", want)
+	}
+	fs := newFlags(stdout, "simulate", la.Simulate.Usage)
+	run := la.Simulate.Flags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 || pos[0] != "loadavg" {
-		return fmt.Errorf("simulate: want the scenario to simulate, loadavg, wakeup, idlemask or balanceflag (usage: contend simulate %s)", loadavg.SimUsage)
+		return fmt.Errorf("%s (usage: contend simulate %s)", want, la.Simulate.Usage)
 	}
 	return run(stdout)
 }
 
-// simulation is the simulator of a model whose package declares its flags
-// (SimFlags) and synopsis (SimUsage, the model's name first): it takes the
-// arguments after the model's name, and no positional ones.
+// simulate runs spec's simulation on the arguments after its name.
+func simulate(stdout io.Writer, spec *bench.Spec, args []string) error {
+	sim := spec.Simulate
+	if sim.Flags == nil {
+		run, ok := simulators[spec.Name] // simulate_wakeup.go
+		if !ok {
+			return fmt.Errorf("simulate %s: the scenario declares a simulation with no flags, and the command has none for it", spec.Name)
+		}
+		return run(stdout, args)
+	}
+	return runSimulation(stdout, spec.Name, sim, args)
+}
+
+// runSimulation parses a simulation's flags from args, which may hold no
+// positional argument, and runs it.
+func runSimulation(stdout io.Writer, name string, sim *bench.Simulation, args []string) error {
+	fs := newFlags(stdout, "simulate", sim.Usage)
+	run := sim.Flags(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return fmt.Errorf("simulate %s: unexpected argument %q (usage: contend simulate %s)", name, pos[0], sim.Usage)
+	}
+	return run(stdout)
+}
+
+// simulation is a simulators entry for a model whose package has its flags
+// (SimUsage, SimFlags) but whose Spec does not declare them yet: the same
+// run as the registry's.
 func simulation(usage string, flags func(*flag.FlagSet) func(io.Writer) error) func(io.Writer, []string) error {
 	name, _, _ := strings.Cut(usage, " ")
-	return func(stdout io.Writer, args []string) error {
-		fs := newFlags(stdout, "simulate", usage)
-		run := flags(fs)
-		pos, err := parseFlags(fs, args)
-		if err != nil {
-			return err
-		}
-		if len(pos) != 0 {
-			return fmt.Errorf("simulate %s: unexpected argument %q (usage: contend simulate %s)", name, pos[0], usage)
-		}
-		return run(stdout)
-	}
+	sim := &bench.Simulation{Usage: usage, Flags: flags}
+	return func(stdout io.Writer, args []string) error { return runSimulation(stdout, name, sim, args) }
 }

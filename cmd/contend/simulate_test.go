@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"strings"
 	"testing"
+
+	"github.com/contend/contend/bench"
 )
 
 // Each model's flags and tables are its package's (SimFlags, tested
@@ -35,9 +39,11 @@ func TestSimulateBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"simulate"}, "want the scenario to simulate, loadavg, wakeup, idlemask or balanceflag"},
-		{[]string{"simulate", "nodemask"}, "want the scenario to simulate, loadavg, wakeup, idlemask or balanceflag"},
-		{[]string{"simulate", "loadavg", "extra"}, "want the scenario to simulate"},
+		// The list is the registry's, in its order.
+		{[]string{"simulate"}, "want the scenario to simulate, balanceflag, idlemask, loadavg or wakeup"},
+		{[]string{"simulate", "nodemask"}, "want the scenario to simulate, balanceflag, idlemask, loadavg or wakeup"},
+		{[]string{"simulate", "-cpus", "4", "extra"}, "want the scenario to simulate"},
+		{[]string{"simulate", "loadavg", "extra"}, `simulate loadavg: unexpected argument "extra" (usage: contend simulate loadavg [-cpus 224]`},
 		{[]string{"simulate", "loadavg", "-bogus"}, "simulate: flag provided but not defined: -bogus"},
 		{[]string{"simulate", "loadavg", "-cpus", "0"}, "simulate: -cpus 0: want a positive value"},
 		{[]string{"simulate", "balanceflag", "-cas", "1ns", "extra"}, `simulate balanceflag: unexpected argument "extra" (usage: contend simulate balanceflag [-cpus 512]`},
@@ -52,5 +58,62 @@ func TestSimulateBadInput(t *testing.T) {
 		if stdout != "" {
 			t.Errorf("contend %v printed on stdout: %q", tt.args, stdout)
 		}
+	}
+}
+
+// TestSimulateRegistry: contend simulate NAME runs what the registry
+// declares, and nothing else. A simulation whose flags are still the
+// command's (Flags nil) has its function in simulators; every entry there
+// is such a simulation, so one that moves into its package drops out.
+func TestSimulateRegistry(t *testing.T) {
+	for _, s := range bench.Specs() {
+		_, inCmd := simulators[s.Name]
+		switch {
+		case s.Simulate == nil && inCmd:
+			t.Errorf("scenario %s declares no simulation (NoSimulate: %q), but the command has one", s.Name, s.NoSimulate)
+		case s.Simulate != nil && s.Simulate.Flags == nil && !inCmd:
+			t.Errorf("scenario %s declares a simulation with nil Flags, and the command has none for it", s.Name)
+		case s.Simulate != nil && s.Simulate.Flags != nil && inCmd:
+			t.Errorf("scenario %s declares its simulation's flags; drop its entry in simulators", s.Name)
+		case s.Simulate != nil && s.Simulate.Flags != nil && !strings.HasPrefix(s.Simulate.Usage, s.Name+" "):
+			t.Errorf("scenario %s: simulation usage %q does not start with its name", s.Name, s.Simulate.Usage)
+		}
+		if s.Simulate == nil {
+			if _, _, err := runContend("simulate", s.Name); err == nil {
+				t.Errorf("contend simulate %s: no error for a scenario without a simulation", s.Name)
+			}
+		}
+	}
+	for name := range simulators {
+		if _, err := bench.Lookup(name); err != nil {
+			t.Errorf("simulators[%q]: %v", name, err)
+		}
+	}
+	// -h of each simulation prints its usage.
+	for _, name := range simulations() {
+		out, _, err := runContend("simulate", name, "-h")
+		if !errors.Is(err, flag.ErrHelp) || !strings.HasPrefix(out, "Usage: contend simulate "+name+" [") {
+			t.Errorf("contend simulate %s -h: %v\n%.200s", name, err, out)
+		}
+	}
+}
+
+// A simulators entry made with simulation runs as the registry's does.
+func TestSimulationEntry(t *testing.T) {
+	spec, err := bench.Lookup("idlemask")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-cpus", "8", "-llc", "4", "-duration", "2ms"}
+	want, _, err := runContend(append([]string{"simulate", "idlemask"}, args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	if err := simulation(spec.Simulate.Usage, spec.Simulate.Flags)(&got, args); err != nil || got.String() != want {
+		t.Errorf("simulation(idlemask) = %v:\n%s\nwant:\n%s", err, got.String(), want)
+	}
+	if err := simulation(spec.Simulate.Usage, spec.Simulate.Flags)(&got, []string{"extra"}); err == nil || !strings.Contains(err.Error(), `simulate idlemask: unexpected argument "extra"`) {
+		t.Errorf("simulation(idlemask) with an extra argument: %v", err)
 	}
 }

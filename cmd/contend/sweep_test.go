@@ -101,18 +101,26 @@ func TestSweepInterruptAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []string{"sweep", "-scenarios", "atomicadd", "-count", "20", "-duration", "20ms", "-no-table", "-no-floor", "-o", out}
+	done := make(chan struct{})
 	go func() {
-		// Interrupt once the first results are durable.
-		for range 500 {
-			if b, err := os.ReadFile(out + ".partial"); err == nil && bytes.Count(b, []byte("\nBenchmark")) >= 2 {
-				break
+		// Interrupt once the first results are durable, however long
+		// a loaded machine takes to make them (no deadline: the sweep
+		// ending first fails the test below, as it should).
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(10 * time.Millisecond):
 			}
-			time.Sleep(10 * time.Millisecond)
+			if b, err := os.ReadFile(out + ".partial"); err == nil && bytes.Count(b, []byte("\nBenchmark")) >= 2 {
+				syscall.Kill(os.Getpid(), syscall.SIGINT)
+				return
+			}
 		}
-		syscall.Kill(os.Getpid(), syscall.SIGINT)
 	}()
 	var stdout, stderr bytes.Buffer
 	err := run(&stdout, &stderr, args)
+	close(done)
 	if err == nil || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("sweep error = %v, want an interruption", err)
 	}

@@ -162,7 +162,7 @@ func simFlagProfile(b SimBudget) *SimVerdict {
 		cas, newidles = []time.Duration{bfRefCAS, 200 * time.Nanosecond}, []int{1, bfRefNewidle}
 	}
 	run := func(c time.Duration, n int) (before, after balanceflag.SimRow, err error) {
-		tab, err := balanceflag.SimulateFlag(balanceflag.SimConfig{CAS: c, Newidle: n, Duration: b.duration(time.Second, 10*time.Millisecond),
+		tab, err := balanceflag.Simulate(balanceflag.SimConfig{CAS: c, Newidle: n, Duration: b.duration(time.Second, 10*time.Millisecond),
 			Orders: []string{strings.TrimPrefix(bfBefore, "order="), strings.TrimPrefix(bfAfter, "order=")}})
 		if err != nil {
 			return before, after, err

@@ -46,7 +46,12 @@
 // -test.benchtime=1x, and its timings measure the emulator, not a machine.
 // So the lab checks topology, placement and behaviour only; every output it
 // keeps starts with a line saying it came from a QEMU guest, and nothing
-// from a guest belongs in benchdata/. Spinning steps run only on guests of
+// from a guest belongs in benchdata/. A figure a step measures (the
+// runner's cost over a bare loop) is a reported line under TCG
+// (Transcript.Notes) and decides only under -accel kvm. On a loaded host
+// TCG can also hang a boot (every vcpu in a soft lockup in stop_machine)
+// or crash one: QEMU watches each boot until /init's first line and Lab.Boot
+// retries one that makes no progress, once, and says so. Spinning steps run only on guests of
 // 8 vcpus or fewer (two host cpus cannot keep more spinning vcpus from
 // soft lockups); Big guests run topology and plans only.
 package vmlab

@@ -21,9 +21,12 @@ import (
 //	@@vmlab end NAME rc=N t=SECONDS
 //
 // where SECONDS is the guest's uptime at the end (for the lab's log of
-// where the time goes; a TCG guest's seconds are no measurement)
-// and the guest's last line is "@@vmlab done".
+// where the time goes; a TCG guest's seconds are no measurement).
+// The guest's first line is "@@vmlab init", sent as soon as /init has the
+// channel open (the host's sign that the kernel booted: see QEMU), and its
+// last line is "@@vmlab done".
 const (
+	markInit  = "@@vmlab init"
 	markBegin = "@@vmlab begin "
 	markEnd   = "@@vmlab end "
 	markDone  = "@@vmlab done"
@@ -46,6 +49,7 @@ mkdir -p /tmp/out
 cd /tmp
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
 exec 3>/dev/ttyS1
+echo "@@vmlab init" >&3
 emit() {
 	echo "@@vmlab begin $1" >&3
 	base64 "$2" >&3
@@ -100,10 +104,25 @@ type Output struct {
 	At   float64 // the guest's uptime when it ended, in seconds
 }
 
-// A Transcript is everything a guest sent over its data channel.
+// A Transcript is everything a guest sent over its data channel, and what
+// the host knows of the run that the checks need.
 type Transcript struct {
 	Outputs []Output
 	Done    bool // the guest reached the end of /init
+
+	// Accel is the accelerator the guest ran under ("tcg" or "kvm"), set
+	// by Lab.Boot: a check may gate on a timing only under kvm, since
+	// TCG's timings measure the emulator on a host that may be busy.
+	Accel string
+	// Notes are lines the checks report without failing (Notef): the
+	// figures a guest measured that decide nothing, printed in the lab's
+	// output beside the verdict.
+	Notes []string
+}
+
+// Notef adds a reported line to the transcript's Notes.
+func (t *Transcript) Notef(format string, args ...any) {
+	t.Notes = append(t.Notes, fmt.Sprintf(format, args...))
 }
 
 // Get returns the output named name, or nil.

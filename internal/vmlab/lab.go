@@ -19,6 +19,17 @@ type Lab struct {
 	Kernel  string        // bzImage; "" takes Debian's
 	Accel   string        // QEMU accelerator, "" for tcg
 	Timeout time.Duration // per guest, boot to poweroff
+	// BootCPU bounds the boot of a guest of up to 8 vcpus, in QEMU's cpu
+	// time from its start to /init's marker on the data channel (0: only
+	// Timeout bounds it); a bigger guest gets it times vcpus/8. See Boot,
+	// QEMU and DefaultBootCPU.
+	BootCPU time.Duration
+	// QEMU is the emulator binary ("" for each guest's arch's): a test's
+	// fake.
+	QEMU string
+	// Retries are the boots Boot retried, one line each ("NAME: why"),
+	// for the lab's last line.
+	Retries []string
 
 	kernel, base string
 	foreign      map[string]*Lab // by GOARCH, prepared when a guest needs it
@@ -46,6 +57,16 @@ func (l *Lab) Prepare() error {
 
 // Boot runs the script body in a guest of topology t and returns what came
 // back. Its files are in Out/<name>/.
+//
+// A boot that makes no progress (a *BootFailure: no init marker within
+// BootCPU of QEMU's cpu time or within Timeout, a kernel crash on the
+// console before it, QEMU gone before it) is the emulator's: under TCG on a loaded host every vcpu can sit in
+// a soft lockup in stop_machine at boot, and a 6.12 kernel can oops in
+// sched_clock_cpu. Boot then boots once more from scratch, keeps the first
+// attempt's console as console.1.log, says so in the log and in Retries
+// and the Boot's Retried, and fails only if the second boot fails too.
+// A guest whose steps stall after the marker is not retried: Timeout
+// ends it and it fails.
 func (l *Lab) Boot(ctx context.Context, t Topology, name string, body []string) (*Transcript, *Boot, error) {
 	dir := filepath.Join(l.Out, name)
 	if err := os.RemoveAll(dir); err != nil {
@@ -62,7 +83,7 @@ func (l *Lab) Boot(ctx context.Context, t Topology, name string, body []string) 
 	if err := GuestInitramfs(base, InitScript(t, body), initrd); err != nil {
 		return nil, nil, err
 	}
-	b, bootErr := QEMU(ctx, t, kernel, initrd, dir, l.Accel, l.Timeout)
+	b, bootErr := l.boot(ctx, t, name, kernel, initrd, dir)
 	os.Remove(initrd) // 60 MB of copies of the base
 	if b == nil {
 		return nil, nil, bootErr
@@ -76,6 +97,7 @@ func (l *Lab) Boot(ctx context.Context, t Topology, name string, body []string) 
 	if err != nil {
 		return nil, b, errors.Join(bootErr, fmt.Errorf("reading %s: %w", b.Data, err))
 	}
+	tr.Accel = accelName(l.Accel)
 	if err := save(dir, t, tr); err != nil {
 		return tr, b, errors.Join(bootErr, err)
 	}
@@ -83,6 +105,46 @@ func (l *Lab) Boot(ctx context.Context, t Topology, name string, body []string) 
 		bootErr = fmt.Errorf("guest powered off before the end of /init (see %s)", b.Console)
 	}
 	return tr, b, bootErr
+}
+
+// DefaultBootCPU is cmd/vmlab's -boot-cpu. Measured here (2 cpus, Debian's
+// 6.1), QEMU used 10.0-11.6 s of cpu time to /init's marker in each amd64
+// guest of the matrix (8 vcpus), whether the host's load was 16 or 19 and
+// the boot 21 s or 87 s of wall time, and 22 s booting virt-arm64 (4 vcpus,
+// its virtio modules loaded first; load 21-26): 60 s is 5× the amd64 boots
+// and 2.7× the arm64 one. A guest hung in soft lockups spins on every vcpu,
+// so it uses cpu time at least as fast as a boot does.
+const DefaultBootCPU = 60 * time.Second
+
+// bootBound is BootCPU for t: TCG brings vcpus up one after another, so a
+// guest of more than 8 gets it times vcpus/8.
+func (l *Lab) bootBound(t Topology) time.Duration {
+	return l.BootCPU * time.Duration(max(1, (t.UpCPUs()+7)/8))
+}
+
+// boot is Boot's QEMU run, retried once after a *BootFailure.
+func (l *Lab) boot(ctx context.Context, t Topology, name, kernel, initrd, dir string) (*Boot, error) {
+	b, err := QEMU(ctx, t, kernel, initrd, dir, l.Accel, l.QEMU, l.bootBound(t), l.Timeout)
+	var first *BootFailure
+	if !errors.As(err, &first) || ctx.Err() != nil {
+		return b, err
+	}
+	why := first.Why
+	kept := filepath.Join(dir, "console.1.log")
+	if rerr := os.Rename(b.Console, kept); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+		return b, errors.Join(err, rerr)
+	}
+	l.logf("%s: boot failed (%s; console in %s): retrying once on a fresh boot", name, why, kept)
+	b, err = QEMU(ctx, t, kernel, initrd, dir, l.Accel, l.QEMU, l.bootBound(t), l.Timeout)
+	var second *BootFailure
+	if errors.As(err, &second) {
+		return b, fmt.Errorf("boot failed twice: %w; the first time: %s (see %s)", err, why, kept)
+	}
+	if b != nil {
+		b.Retried = why
+	}
+	l.Retries = append(l.Retries, name+": "+why)
+	return b, err
 }
 
 // save writes each output into dir. Text outputs get a first line saying
@@ -145,7 +207,16 @@ func (l *Lab) Check(ctx context.Context, t Topology) error {
 		}
 	}
 	if b != nil {
-		l.logf("%s: %d steps in %.1fs (%s)", t.Name, len(steps), b.Elapsed.Seconds(), strings.Join(t.Steps, " "))
+		retried := ""
+		if b.Retried != "" {
+			retried = "; retried after: " + b.Retried
+		}
+		l.logf("%s: booted in %.1fs (%.1fs of QEMU's cpu time), %d steps in %.1fs (%s)%s", t.Name, b.Booted.Seconds(), b.BootCPU.Seconds(), len(steps), b.Elapsed.Seconds(), strings.Join(t.Steps, " "), retried)
+	}
+	if tr != nil {
+		for _, n := range tr.Notes {
+			l.logf("%s: %s", t.Name, n)
+		}
 	}
 	if len(f.Problems) > 0 {
 		return f

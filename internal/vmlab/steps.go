@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/contend/contend/bench"
+	_ "github.com/contend/contend/bench/all" // every scenario, for scenarioTests
 	"github.com/contend/contend/nodemask"
 )
 
@@ -279,21 +281,25 @@ func tasksetCheck(_ Topology, tr *Transcript) []string {
 }
 
 // scenarioTests are the test binaries whose benchmarks run in a guest, each
-// with the one variant the tests step runs (the first of its Full list) at
-// every worker count and placement of the ladder. Each configuration costs
-// TCG about a second even at -test.benchtime=1x, and the whole ladder of
-// every variant about two minutes per scenario on 8 vcpus (loadavg 105 s,
-// nodemask 120 s, idlemask longer), past CI's budget: the tests-full step
-// runs that.
-var scenarioTests = []struct{ name, bench, variant string }{
-	{"loadavg", "LoadAvg", "preset=base/store=atomic/write=every/read=every/scan=bounded/gap=40us/pace=none/mig=79/tasks=2/hz=1000/work=0/stride=line/levels=1"},
-	// release= defaults to the arch's kernel instruction: mov on amd64, stlr on arm64.
-	{"balanceflag", "BalanceFlag", "order=cmpxchg-first/pace=off/phase=spread/hz=1000/span=auto/group=16/smt=2/cs=100ns/interval=auto/newidle=0/work=100/release=(mov|stlr)"},
-	{"nodemask", "Nodemask", "iter=nr_node_ids/nodes=2"},
-	{"idlemask", "IdleMask", "update=always/scan=mask/sis=prop/busy=50/wake=10/llc=48/tick=100/hz=1000"},
-	{"wakeup", "Wakeup", "wake=affine/lines=16/mig=10/tasks=4/rate=226000"},
-	{"atomicadd", "AtomicAdd", "line=shared/work=0"},
-	{"c2c", "C2C", ""},
+// with the one variant the tests step runs at every worker count and
+// placement of the ladder: every registered scenario's lab test
+// (bench.Spec.Lab, in the registry's order; a scenario without one says why
+// in NoLab, and bench/all's TestSpecPieces fails on one that says neither),
+// then c2c's, a command's benchmark rather than a scenario. Each
+// configuration costs TCG about a second even at -test.benchtime=1x, and
+// the whole ladder of every variant about two minutes per scenario on 8
+// vcpus (loadavg 105 s, nodemask 120 s, idlemask longer), past CI's budget:
+// the tests-full step runs that.
+var scenarioTests = labTests()
+
+func labTests() []struct{ name, bench, variant string } {
+	var ts []struct{ name, bench, variant string }
+	for _, s := range bench.Specs() {
+		if s.Lab != nil {
+			ts = append(ts, struct{ name, bench, variant string }{strings.TrimSuffix(s.Binary(), ".test"), s.BenchName, s.Lab.Variant})
+		}
+	}
+	return append(ts, struct{ name, bench, variant string }{"c2c", "C2C", ""})
 }
 
 // benchPattern is the -test.bench pattern that runs one variant of the
@@ -419,8 +425,12 @@ func c2cCheck(t Topology, tr *Transcript) []string {
 // afterFirstResult waits (up to a minute) until the sweep writing partial
 // has kept its first result, so the interruption lands mid-sweep however
 // fast or slow the guest runs.
-func afterFirstResult(partial string) string {
-	return `i=0; while ! grep -q '^Benchmark' ` + partial + ` 2>/dev/null && [ $i -lt 300 ]; do sleep 0.2; i=$((i+1)); done
+func afterFirstResult(partial string) string { return afterFirstMatch(partial, "^Benchmark") }
+
+// afterFirstMatch waits (up to a minute) until file holds a line matching
+// the grep pattern re.
+func afterFirstMatch(file, re string) string {
+	return `i=0; while ! grep -q '` + re + `' ` + file + ` 2>/dev/null && [ $i -lt 300 ]; do sleep 0.2; i=$((i+1)); done
 `
 }
 
@@ -472,6 +482,10 @@ func resumeCheck(_ Topology, tr *Transcript) []string {
 	return bad
 }
 
+// unplugScript unplugs cpu 7 twice: after the sweep's first result, and
+// half-way into the second of contend run's four 1 s runs (once the first
+// has printed its " ops in " line), not at a fixed time after the start,
+// which on a loaded host can come before contend has pinned a worker.
 func unplugScript(Topology) string {
 	return `( ` + strings.Replace(interruptedSweep, "-threads 2 -place compact", "-threads 4 -cpus 4-7", 1) + ` -o /tmp/u.results > /tmp/out/unplug 2>&1; echo "exit status $?" >> /tmp/out/unplug ) &
 ` + afterFirstResult("/tmp/u.results.partial") + `echo 0 > /sys/devices/system/cpu/cpu7/online; wait
@@ -480,7 +494,7 @@ cat /tmp/u.results /tmp/u.results.partial > /tmp/out/unplug.kept 2>/dev/null
 emit unplug.kept /tmp/out/unplug.kept 0
 echo 1 > /sys/devices/system/cpu/cpu7/online
 ( contend run loadavg -threads 4 -cpus 4-7 -count 4 -duration 1s -o /tmp/ur.results > /tmp/out/unplug.run 2>&1; echo "exit status $?" >> /tmp/out/unplug.run ) &
-sleep 3; echo 0 > /sys/devices/system/cpu/cpu7/online; wait
+` + afterFirstMatch("/tmp/out/unplug.run", " ops in ") + `sleep 0.5; echo 0 > /sys/devices/system/cpu/cpu7/online; wait
 emit unplug.run /tmp/out/unplug.run 0
 ls -la /tmp/ur.results* > /tmp/out/unplug.run.files 2>&1; cat /tmp/ur.results* >> /tmp/out/unplug.run.files 2>/dev/null
 emit unplug.run.files /tmp/out/unplug.run.files 0

@@ -1,6 +1,7 @@
 package vmlab
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -87,5 +88,41 @@ func TestBenchPattern(t *testing.T) {
 	}
 	if got, want := benchPattern("C2C", ""), "^BenchmarkC2C$"; got != want {
 		t.Errorf("benchPattern = %q, want %q", got, want)
+	}
+}
+
+// TestRunnerCheck: the runner's cost over a bare loop decides only under
+// KVM; under TCG (1.066× failed CI on a loaded host) it is a reported line.
+// Too few results fail under either.
+func TestRunnerCheck(t *testing.T) {
+	arm, _ := Lookup("virt-arm64")
+	out := func(runner float64, n int) []byte {
+		var b strings.Builder
+		for range n {
+			fmt.Fprintf(&b, "BenchmarkRunner/harness=bare-4 \t 10000000\t 18.30 ns/op\n")
+			fmt.Fprintf(&b, "BenchmarkRunner/harness=runner-4 \t 10000000\t %.2f ns/op\n", runner)
+		}
+		return []byte(b.String())
+	}
+	for _, c := range []struct {
+		name, accel string
+		data        []byte
+		want, note  string // "" for none
+	}{
+		{"tcg slow", "tcg", out(19.6, 5), "", "runner: median 19.6 ns/op through the runner, 18.3 bare: 1.071× (under tcg: reported, not gated"},
+		{"kvm slow", "kvm", out(19.6, 5), "runner: median 19.6 ns/op through the runner, 18.3 bare: 1.071×, want ≤ 1.05×", ""},
+		{"kvm fine", "kvm", out(18.5, 5), "", "1.011× (under kvm: ≤ 1.05×, as wanted)"},
+		{"tcg short", "tcg", out(18.5, 2), "runner: 2 bare and 2 runner results, want 5 each", ""},
+	} {
+		tr := tr(Output{Name: "runner", Data: c.data})
+		tr.Accel = c.accel
+		got := strings.Join(runnerCheck(arm, tr), "\n")
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s: problems %q, want %q", c.name, got, c.want)
+		}
+		notes := strings.Join(tr.Notes, "\n")
+		if (c.note == "") != (notes == "") || !strings.Contains(notes, c.note) {
+			t.Errorf("%s: notes %q, want %q", c.name, notes, c.note)
+		}
 	}
 }
