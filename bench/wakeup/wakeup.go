@@ -77,10 +77,10 @@ func init() {
 		Units:      []bench.Unit{Migrations, LinesPulled, MigrationCost, PerFiveSec, Affine, TPS},
 		MinWorkers: 2,
 		New:        func(v string) (bench.Scenario, error) { return newWakeup(v) },
-		// The simulation's flags are still cmd/contend's
-		// (simulate_wakeup.go).
-		Simulate: &bench.Simulation{Usage: "wakeup"},
-		Lab:      &bench.LabTest{Variant: "wake=affine/lines=16/mig=10/tasks=4/rate=226000"},
+		Simulate:   &bench.Simulation{Usage: SimUsage, Flags: SimFlags},
+		// Few pairs on the seed's topology: each configuration's Start
+		// simulates 3.2 s of kernel time, which TCG runs slowly.
+		Lab:      &bench.LabTest{Variant: "wake=basic/topo=s390/pairs=4/lines=16"},
 		Findings: []int{9},
 	})
 }

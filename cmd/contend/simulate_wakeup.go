@@ -1,15 +1,10 @@
 package main
 
-import (
-	"io"
+import "io"
 
-	"github.com/contend/contend/bench/wakeup"
-)
-
-// simulators are the scenarios simulate replays besides loadavg, by name:
-// each takes the arguments after the scenario's name. The wakeup model's
-// flags and table are its package's (bench/wakeup's simflags.go and
-// simtable.go); simulate.go adds the other models'.
-var simulators = map[string]func(stdout io.Writer, args []string) error{
-	"wakeup": simulation(wakeup.SimUsage, wakeup.SimFlags),
-}
+// simulators are the simulations whose flags the command holds for a
+// scenario whose Spec declares none (bench.Simulation's nil Flags): none
+// now. The wakeup model's flags and table are its package's (bench/wakeup's
+// simflags.go and simtable.go), declared in its Spec like every other
+// model's.
+var simulators = map[string]func(stdout io.Writer, args []string) error{}
