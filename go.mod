@@ -4,8 +4,10 @@ go 1.26.0
 
 require (
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794
+	github.com/cilium/ebpf v0.22.0
 	github.com/klauspost/cpuid/v2 v2.4.2
 	github.com/puzpuzpuz/xsync/v4 v4.5.0
+	golang.org/x/arch v0.33.0
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 	golang.org/x/sys v0.50.0
 	gonum.org/v1/plot v0.17.0

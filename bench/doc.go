@@ -134,6 +134,9 @@
 //     registry).
 //   - cmd/contend/doc.go: the scenario's name in list's paragraph (the same
 //     test).
+//   - internal/vmlab/topology.go: the scenario's name in one matrix
+//     guest's Tests, where its Lab test runs (vmlab's TestTestsCovered
+//     fails until a guest runs it).
 //
 // What the registry cannot know stays by hand: a finding's claims, which
 // live in internal/reproduce (the scenario only names their ids), and which

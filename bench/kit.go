@@ -18,14 +18,22 @@ import (
 // worker's pinned thread for memory the worker alone writes, so that the
 // first touch puts it on the worker's node.
 func AlignedWords(n, stride int) []*atomic.Int64 {
-	buf := make([]byte, (n+1)*stride)
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
-	off := (uintptr(stride) - base%uintptr(stride)) % uintptr(stride)
+	buf := AlignedBytes(n*stride, stride)
 	words := make([]*atomic.Int64, n)
 	for i := range words {
-		words[i] = (*atomic.Int64)(unsafe.Pointer(&buf[off+uintptr(i*stride)]))
+		words[i] = (*atomic.Int64)(unsafe.Pointer(&buf[i*stride]))
 	}
 	return words
+}
+
+// AlignedBytes returns size zeroed bytes starting on a multiple of align (a
+// power of two), for a scenario that lays out a kernel structure's fields
+// at their own offsets (struct rq, a cpumask and its count).
+func AlignedBytes(size, align int) []byte {
+	buf := make([]byte, size+align)
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+	off := int((uintptr(align) - base%uintptr(align)) % uintptr(align))
+	return buf[off : off+size : off+size]
 }
 
 // LocalWork stands for the rest of what a real event does, the "local work

@@ -92,6 +92,13 @@ type cfsRqState struct {
 	shift  int    // log2 of the divisor when it is a power of two, else -1
 	div    uint64 // the divisor
 	period int64  // ratelimit, in nanoseconds
+	// The rate limit's clock (clock.go): which it reads, the rq's cached
+	// clock word (shared by the levels), x86's cyc2ns scale, and where
+	// the read's value goes.
+	clock     ClockKind
+	rqClock   *int64
+	c2n       cyc2ns
+	clockSink int64
 
 	// Read policy.
 	read     ReadKind
@@ -272,6 +279,7 @@ func (rq *CfsRq) Seed(se *Entity, loadAvg uint64, queued bool) {
 // update_cfs_group(). Either way each level's cfs_rq gets one
 // update_load_avg() and each level's tg->load_avg one read per event.
 func (rq *CfsRq) Enqueue(now int64, se *Entity) {
+	rq.updateRqClock(now)
 	rq.stats.Events++
 	rq.updateLoadAvg(now, se, updateTG|doAttach)
 	rq.accountEnqueue(se)
@@ -312,6 +320,7 @@ func (rq *CfsRq) Enqueue(now int64, se *Entity) {
 // update_cfs_group().
 func (rq *CfsRq) Dequeue(now int64, se *Entity, migrating bool) {
 	rq.stats.Events++
+	rq.updateRqClock(now)
 	flags := updateTG
 	if migrating {
 		flags |= doDetach
@@ -347,6 +356,7 @@ func (rq *CfsRq) Dequeue(now int64, se *Entity, migrating bool) {
 // group entity's update_load_avg(UPDATE_TG) on its parent, then its
 // update_cfs_group().
 func (rq *CfsRq) Tick(now int64, se *Entity) {
+	rq.updateRqClock(now)
 	rq.updateLoadAvg(now, se, updateTG)
 	for c := rq; c != nil; c = c.parent {
 		if c.parent != nil {
@@ -380,6 +390,7 @@ func (rq *CfsRq) Tick(now int64, se *Entity) {
 // sum to the propagation ("if (cfs_rq->prop_removed_sum)
 // add_tg_cfs_propagate(cfs_rq, 0)").
 func (rq *CfsRq) UpdateBlocked(now int64) {
+	rq.updateRqClock(now)
 	for c := rq; c != nil; c = c.parent {
 		if c.updateCfsRqLoadAvg(uint64(now)) {
 			c.callUpdateTGLoadAvg(now)
@@ -623,6 +634,9 @@ func (rq *CfsRq) callUpdateTGLoadAvg(now int64) {
 //go:noinline
 func (rq *CfsRq) updateTGLoadAvg(now int64) bool {
 	rq.stats.Updates++
+	if rq.write == WriteRateLimit {
+		rq.readClock()
+	}
 	if rq.write == WriteRateLimit && now-rq.lastUpdate < rq.period {
 		rq.stats.Limited++
 		return false

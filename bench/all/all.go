@@ -11,8 +11,10 @@ import (
 	// Each registers one scenario in its init function.
 	_ "github.com/contend/contend/bench/atomicadd"
 	_ "github.com/contend/contend/bench/balanceflag"
+	_ "github.com/contend/contend/bench/cpumask"
 	_ "github.com/contend/contend/bench/idlemask"
 	_ "github.com/contend/contend/bench/loadavg"
 	_ "github.com/contend/contend/bench/nodemask"
+	_ "github.com/contend/contend/bench/rqlayout"
 	_ "github.com/contend/contend/bench/wakeup"
 )

@@ -3,7 +3,6 @@ package atomicadd
 import (
 	"testing"
 
-	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/benchtest"
 )
@@ -19,15 +18,10 @@ import (
 //	benchstat -col /harness r.txt
 func BenchmarkRunner(b *testing.B) {
 	b.Run("harness=bare", func(b *testing.B) {
-		_, cpus := benchtest.HostCPUs(b, 1)
-		undo, err := affinity.Pin(cpus[0])
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer undo()
-		word := bench.AlignedWords(1, 128)[0]
-		b.ResetTimer()
-		atomicAddLoop(word, b.N, 0, 0)
+		benchtest.Bare(b, func() func(int) {
+			word := bench.AlignedWords(1, 128)[0]
+			return func(n int) { atomicAddLoop(word, n, 0, 0) }
+		})
 	})
 	b.Run("harness=runner", func(b *testing.B) {
 		benchtest.Run(b, benchtest.New(b, "atomicadd", "line=private/work=0"), 1, "compact")

@@ -47,13 +47,13 @@ func init() {
 			bfDefaults("order=check-first", "pace=on"),
 		},
 		Full:     bfFull(),
-		Units:    append([]bench.Unit{CAS, CASFails, Balances, NewidleBalances, Stops, Softirqs, Hold, Held, FlagShare}, bfKernelSecUnits...),
+		Units:    append([]bench.Unit{CAS, CASFails, Balances, NewidleBalances, Stops, Softirqs, Hold, Held, FlagShare, NohzWrites}, bfKernelSecUnits...),
 		New:      newBalanceFlag,
 		Simulate: &bench.Simulation{Usage: SimUsage, Flags: SimFlags},
 		// release= defaults to the arch's kernel instruction: mov on
 		// amd64, stlr on arm64.
 		Lab:      &bench.LabTest{Variant: "order=cmpxchg-first/pace=off/phase=spread/hz=1000/span=auto/group=16/smt=2/cs=100ns/interval=auto/newidle=0/work=100/release=(mov|stlr)"},
-		Findings: []int{5, 8},
+		Findings: []int{5, 8, 14},
 	})
 }
 
@@ -89,6 +89,8 @@ var bfKeys = []bench.Key{
 		Doc: "sub-NUMA clusters (nodes of group= CPUs) per socket: above 1 every CPU has two SD_SERIALIZE levels, its socket and the machine"},
 	{Name: "busy", Default: "100", Domain: bench.IntRange(1, 100), OmitDefault: true,
 		Doc: "per cent of CPUs busy in a tick (drawn per CPU and tick): an idle CPU balances with its idle interval and goes newly idle when it turns idle"},
+	{Name: "nohz", Default: "none", Domain: bench.OneOf("none", "counter", "weight"), OmitDefault: true,
+		Doc: "the nohz struct's words as idle ticks stop and busy ones restart (nohz.go): none (not modelled); counter: nohz.idle_cpus_mask and the atomic nohz.nr_cpus, before 5d86d542f68f; weight: the mask alone, the kick testing cpumask_empty(), after it"},
 }
 
 // bfAuto is a domain of auto (0 to the constructor) or a count in [lo, hi].
@@ -128,6 +130,11 @@ func bfFull() []string {
 	// ones newly idle every other tick.
 	for _, order := range []string{"cmpxchg-first", "check-first"} {
 		vs = append(vs, bfDefaults("order="+order, "span=512", "group=128", "snc=2", "busy=90", "newidle=2"))
+	}
+	// nohz.nr_cpus before and after 5d86d542f68f, on that machine and
+	// load, after the flag's fix.
+	for _, nohz := range []string{"counter", "weight"} {
+		vs = append(vs, bfDefaults("order=check-first", "span=512", "group=128", "snc=2", "busy=90", "newidle=2", "nohz="+nohz))
 	}
 	return vs
 }
@@ -170,6 +177,10 @@ type balanceFlag struct {
 	release  int // index into bfReleaseNames
 	snc      int // nodes per socket
 	busy     int // per cent of CPUs busy in a tick
+	nohz     int // nohz= (nohz.go)
+
+	// nohzState is the machine's nohz struct, nil with nohz=none.
+	nohzState *bench.Nohz
 
 	// model is what every worker's walks share, read only, set by Start.
 	model bfModel
@@ -211,6 +222,7 @@ func newBalanceFlag(variant string) (bench.Scenario, error) {
 		release:  p.Index("release"),
 		snc:      p.Int("snc"),
 		busy:     p.Int("busy"),
+		nohz:     p.Index("nohz"),
 	}
 	if s.span > 0 {
 		if err := (bfTopo{cpus: s.span, smt: s.smt, group: s.group, snc: s.snc}).check(); err != nil {
@@ -268,6 +280,10 @@ func (s *balanceFlag) Start(env *bench.Env) error {
 	s.running = new(bfWord)
 	s.inCS = new(bfWord)
 	s.workers = make([]*bfWorker, w)
+	s.nohzState = nil
+	if s.nohz != bfNohzNone {
+		s.nohzState = bench.NewNohz(s.cpus, s.nohz == bfNohzCounter)
+	}
 	s.clockCost = bfClockCost()
 	return nil
 }
@@ -296,6 +312,7 @@ func (s *balanceFlag) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		release:   s.release,
 		clockCost: s.clockCost,
 		holdCap:   4*int64(s.cpus)*int64(s.cs) + bfHoldSlack,
+		nohz:      s.nohzState,
 	}
 	w.every = bfFlagEvery
 	if s.pace {
@@ -336,6 +353,9 @@ func (s *balanceFlag) Finish(res *bench.Result) error {
 	if v := atomic.LoadInt32(&s.running.v); v != 0 {
 		return fmt.Errorf("balanceflag: sched_balance_running left at %d after the run", v)
 	}
+	if err := s.checkNohz(); err != nil {
+		return err
+	}
 	ops := float64(max(res.Ops, 1))
 	hold := float64(holdNs) * 1e-9 / ops
 	var held float64
@@ -352,6 +372,13 @@ func (s *balanceFlag) Finish(res *bench.Result) error {
 	res.AddMetric(Hold, hold)
 	res.AddMetric(Held, held)
 	res.AddMetric(FlagShare, pct)
+	if s.nohzState != nil {
+		var nw int64
+		for _, w := range s.workers {
+			nw += w.nohzWrites
+		}
+		res.AddMetric(NohzWrites, float64(nw)/ops)
+	}
 	s.levelMetrics(res)
 	return nil
 }

@@ -79,6 +79,10 @@ func TestBalanceFlagVariants(t *testing.T) {
 		{"busy=0", "!busy=\"0\": out of range (want 1..100)"},
 		{"busy=101", "!busy=\"101\": out of range (want 1..100)"},
 		{"snc=3/span=512/group=86", "!span=512 is not a whole number of sockets of snc=3 nodes of group=86"},
+		{"nohz=none", def},
+		{"busy=90/nohz=counter", def + "/busy=90/nohz=counter"},
+		{"nohz=weight", def + "/nohz=weight"},
+		{"nohz=nr_cpus", `!nohz="nr_cpus": unknown value (want none|counter|weight)`},
 	}
 	if runtime.GOARCH == "amd64" {
 		tests = append(tests,
@@ -789,6 +793,7 @@ func FuzzBalanceFlagVariant(f *testing.F) {
 		"span=512/group=86", "smt=2/group=3", "cs=0.5us", "cs=50", "release=xchg", "release=store",
 		"interval=auto/cs=1us", "group=4096/work=100000", "order=x/order=y", "a=b/c", "interval=+5",
 		"snc=2/busy=90", "snc=3/span=512/group=86", "busy=0", "snc=2/span=512/group=128/newidle=2",
+		"busy=90/nohz=counter", "nohz=weight", "nohz=x",
 	} {
 		f.Add(seed)
 	}

@@ -87,6 +87,17 @@
 // kernel's for the same idle CPUs. The simulation (sim.go) walks them from
 // the nohz balancer as the kernel does.
 //
+// nohz= adds the nohz struct's own words to the benchmark (nohz.go,
+// bench.Nohz): a worker's first idle tick after a busy one is
+// nohz_balance_enter_idle(), setting its CPU in the machine-wide
+// nohz.idle_cpus_mask and, before Shrikanth Hegde's 5d86d542f68f
+// (nohz=counter), incrementing the atomic nohz.nr_cpus; each busy tick is
+// nohz_balancer_kick(), which exits nohz first (clear, decrement) and then
+// tests for a tickless CPU, by the counter before and by cpumask_empty()
+// after (nohz=weight), reading nohz.next_balance when there is one. The
+// balancing itself is unchanged. nohz=none, the default, is the model
+// before the key; nohz-writes/op counts the locked writes.
+//
 // Each domain starts at balance_interval = sd_weight ms and, with
 // phase=aligned, at last_balance = 0 as sd_init() leaves every CPU; with
 // phase=spread, the default, worker i starts i/W of an interval early,
@@ -110,13 +121,16 @@
 // but take no flag. A busy CPU's lower domains are due seldom, so the rule
 // seldom stops it: before the fix every softirq of every CPU, leader or
 // not, reached the cmpxchg unless a lower domain happened to be due and not
-// its to balance. The need_decay exception (a walk that continues once a
-// second to decay max_newidle_lb_cost, balancing nothing) is left out, and
-// so is the newidle walk's avg_idle cutoff (this_rq->avg_idle < curr_cost +
-// sd->max_newidle_lb_cost stops it below the costly domains): every newidle
-// walk reaches the top, as one of an idle period longer than the domains'
-// cost does, which makes newidle passes, and with check-first+newidle their
-// cmpxchg, as frequent as the model allows, an upper bound.
+// its to balance. The need_decay exception is modelled: a stopped walk goes
+// on, once a second per domain, to decay max_newidle_lb_cost by 253/256
+// (update_newidle_cost()), balancing nothing and taking no flag (in the old
+// order the cmpxchg comes after the continue). The newidle walk's avg_idle
+// cutoff (this_rq->avg_idle < curr_cost + sd->max_newidle_lb_cost stops it
+// below the costly domains) needs the walk's time, so the pinned workers'
+// walks do not have it: each reaches the top, as one of an idle period
+// longer than the domains' cost does, which makes newidle passes, and with
+// check-first+newidle their cmpxchg, as frequent as the model allows, an
+// upper bound. The simulation's walks have it (below).
 //
 // order= is where the flag is taken: cmpxchg-first on every visit of a
 // serialized domain, before the interval check (a failed cmpxchg leaves the
@@ -131,8 +145,8 @@
 // Simulate (contend simulate balanceflag) runs the same walks on every
 // CPU of a machine of any size, one thread, kernel time, so a reader can ask
 // what a 2-socket, SNC-2, 512-CPU machine spends on the flag: each CPU is a
-// coroutine, all ticks at the same instant (skew_tick=0), the idle ones
-// balanced by the nohz balancer, and the flag's line a FIFO server in
+// coroutine, by default all ticks at the same instant (skew_tick=0), the
+// idle ones balanced by the nohz balancer, and the flag's line a FIFO server in
 // kernel-time order: an access waits for the line, then costs one handoff
 // (-cas: by default this machine's cas handoff floor, bench/c2c) or, on a
 // line the CPU already holds, -local. A release is a store: it holds the
@@ -149,6 +163,84 @@
 // of a pass; the line's arbitration is first come first served, where real
 // hardware is unfair (the total wait of a burst is the same, its spread
 // over CPUs is not).
+//
+// # The simulation's refinements
+//
+// Each is a knob whose default is the model above, so a run without them
+// prints what it printed before; with any set, contend simulate balanceflag
+// also runs the defaults and prints what the knobs move ("what ... moves").
+// The figures below are at the seed's size (512 cpus, 2 sockets × 2 SNC
+// nodes, SMT 2, busy=90, 1 s) and reproduce's reference setting (-cas 100ns
+// -newidle 2, where cmpxchg-first takes 1.27% of cycles and check-first
+// 1.8e-6%), from `contend simulate balanceflag -cas 100ns [knob]`, one run
+// each (the simulation is a function of its inputs: no timing enters it).
+//
+//   - -skew-tick: the skew_tick=1 boot option. tick_setup_sched_timer()
+//     (kernel/time/tick-sched.c) offsets CPU i's tick by i × ((TICK_NSEC >>
+//     1) / num_possible_cpus()): 976 ns apart on 512 CPUs at HZ=1000, the
+//     machine's ticks spread over the first half of the jiffy. The old
+//     order's share falls from 1.27% to 0.0105% (200 ns, newidle=1: 8.34%
+//     to 0.0405%); check-first's stays at 1.8e-6%. The cmpxchg are as many
+//     (4.7e5/s): nearly all of the aligned figure is the queue the
+//     same-instant burst forms on the line, not the accesses.
+//   - -jitter D: a random delay in [0, D) of each CPU's tick work, per CPU
+//     and tick, for what the model has no figure for (interrupts, timers,
+//     other softirqs before SCHED_SOFTIRQ). 1, 5, 10, 20, 50, 100 µs give
+//     1.24, 1.10, 0.93, 0.63, 0.074, 0.023% (200 ns, newidle=1, 10 µs:
+//     7.67%). The aligned, jitter-free default is the worst case: the
+//     seed's 7.8%, which the model reaches only at 200 ns and newidle=1,
+//     survives a 10 µs jitter (7.67%) but not 50 µs (5.23%), nor
+//     skew_tick=1 (0.0405%).
+//     The queue lasts while a tick's demand on the line (its cmpxchg
+//     times the handoff: 470 × 100 ns = 47 µs; 791 × 200 ns = 158 µs)
+//     exceeds the window the ticks spread over, which is why 50 µs takes
+//     nearly all of the first and a third of the second, and why the
+//     share is not linear in the handoff once the ticks are out of step.
+//   - -newidle-per-tick K: K short idles of a busy CPU in a tick that has
+//     them. It moves the old order not at all (1.27% at K = 2 and 4): its
+//     softirq runs at most once a tick, and one newidle walk every few
+//     ticks already pulls rq->next_balance in to the SMT domain's 2-jiffy
+//     idle interval; newidle=1 (every busy tick runs the softirq) is its
+//     ceiling. It moves check-first+newidle, whose newidle passes take the
+//     flag: 0.0082% to 0.017% (K=2) and 0.044% (K=4); at 200 ns, newidle=1,
+//     K=4, 38.8%, every newidle walk queueing for a flag another walk holds
+//     for a 51 µs pass (the hazard of PeterZ's second patch, in this model).
+//   - the avg_idle cutoff, always on as in the kernel (v6.12 and the seed's
+//     6.18 sched_balance_newidle()): rq->avg_idle starts at 1 ms
+//     (2*sysctl_sched_migration_cost) and follows update_avg() (1/8 a
+//     sample) of each idle period from the newidle walk's start to the
+//     wakeup, capped at 2*max_idle_balance_cost; max_newidle_lb_cost is
+//     each domain's costliest pass (the walk's clock around
+//     sched_balance_rq(), flag waits included), decayed as above. -short-idle
+//     D sets how long a busy CPU's short idle lasts; by default it is as long
+//     as the cap, so no walk of the default costs (89.8 µs for the whole
+//     512-CPU walk) is cut and the figures are those of the model before.
+//     A CPU that turns idle for whole ticks feeds a millisecond or more, so
+//     at busy=90 avg_idle stays high: -short-idle 10 µs cuts 13.6k of 277k
+//     newidle walks a second, and moves check-first+newidle from 0.0082% to
+//     0.0080%, cmpxchg-first not at all (a cut walk still pulls
+//     next_balance in). With every CPU busy (-busy 100) avg_idle falls to
+//     what the short idles are, and 10 µs cuts 242k of 256k walks:
+//     check-first+newidle 0.0069% → 0.0004%, cmpxchg-first still 2.5%.
+//     The root domain counts as overloaded (the model has no nr_running),
+//     and a wakeup during the walk does not stop it. need_decay moves none
+//     of these figures (to three digits, over 1 s and over 5 s, against a
+//     build whose update_newidle_cost() never decays): a pass's cost here
+//     is fixed, so every uncut walk puts each domain's max straight back,
+//     and the 1.2% a second it takes off changes no cutoff. On a real
+//     machine, whose pass costs vary, it lets a cost spike age out.
+//   - -cas-remote D: a handoff from a CPU of the other socket costs D, one
+//     within a socket -cas. The line stays first come first served; ties
+//     go by CPU number, which with aligned ticks serves one socket's burst,
+//     then the other's: 1% of the line's moves cross sockets, and 100/200
+//     ns gives 1.29% (1.27% all at 100, 2.55% all at 200). With 10 µs of
+//     jitter half the moves cross: 1.55% (0.93% / 2.2%). Real arbitration
+//     of a burst across sockets is not first come first served, but any
+//     order keeps the line busy for the sum of its handoffs, each priced
+//     between the two costs: the flag's time lies between the runs at the
+//     one price and at the other, the bound the -cas grid (50 to 400 ns)
+//     already spans. Neither price is measured on Granite Rapids: 70 to
+//     200 ns is the class's range (contend c2c gives this machine's).
 //
 // # The cost of a pass
 //

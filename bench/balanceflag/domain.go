@@ -32,6 +32,13 @@ type bfLevel struct {
 	passes        int64 // periodic balancing passes done
 	newidlePasses int64 // newidle passes done
 	flagNs        int64 // time on the flag for this domain (cmpxchg and release), ns
+
+	// maxNewidleCost is sd->max_newidle_lb_cost (ns): the costliest
+	// newidle pass of this domain, decayed by 253/256 once a second
+	// (update_newidle_cost()); lastDecay is sd->last_decay_max_lb_cost
+	// (jiffies). sd_init() starts both at 0.
+	maxNewidleCost int64
+	lastDecay      int64
 }
 
 // The cpu_idle_type values sched_balance_rq() is called with.
@@ -73,6 +80,80 @@ type bfCPU struct {
 	balances        int64 // periodic passes of a serialized domain done
 	newidleBalances int64 // newidle passes of a serialized domain done
 	newidleWalks    int64 // sched_balance_newidle() walks
+	newidleCut      int64 // newidle walks the avg_idle cutoff stopped below the top domain
+	decayVisits     int64 // domains a stopped walk visited only to decay (need_decay)
+
+	// rq->avg_idle and rq->max_idle_balance_cost (ns), and rq->idle_stamp
+	// (ns, 0: not idle), kept only where the walks are timed (bfTimed):
+	// the simulation. sched_init() starts avg_idle at
+	// 2*sysctl_sched_migration_cost and max_idle_balance_cost at
+	// sysctl_sched_migration_cost.
+	avgIdle            int64
+	maxIdleBalanceCost int64
+	idleStamp          int64
+}
+
+// sysctl_sched_migration_cost: 500 µs (kernel/sched/fair.c,
+// "sysctl_sched_migration_cost = 500000UL").
+const bfMigrationCost = 500_000
+
+// bfTimed is what a bfOps that keeps the walking CPU's kernel time adds:
+// sched_clock_cpu(), which sched_balance_newidle() reads around every
+// pass to price it. The pinned workers' ops do not implement it (their
+// newidle walks are not cut); the simulation's do.
+type bfTimed interface{ now() int64 }
+
+// initIdle starts the CPU's idle statistics as sched_init() does.
+func (c *bfCPU) initIdle() {
+	c.avgIdle = 2 * bfMigrationCost
+	c.maxIdleBalanceCost = bfMigrationCost
+}
+
+// wokeUp is ttwu_do_activate()'s update of rq->avg_idle when a task wakes
+// the idle CPU at time t:
+//
+//	if (rq->idle_stamp) {
+//		u64 delta = rq_clock(rq) - rq->idle_stamp;
+//		u64 max = 2*rq->max_idle_balance_cost;
+//		update_avg(&rq->avg_idle, delta);
+//		if (rq->avg_idle > max)
+//			rq->avg_idle = max;
+//		rq->idle_stamp = 0;
+//	}
+//
+// with update_avg()'s "*avg += (sample - *avg) / 8".
+func (c *bfCPU) wokeUp(t int64) {
+	if c.idleStamp == 0 {
+		return
+	}
+	c.avgIdle += (t - c.idleStamp - c.avgIdle) / 8
+	c.avgIdle = min(c.avgIdle, 2*c.maxIdleBalanceCost)
+	c.idleStamp = 0
+}
+
+// updateNewidleCost is update_newidle_cost(sd, cost) (v5.16 to v6.18):
+//
+//	if (cost > sd->max_newidle_lb_cost) {
+//		sd->max_newidle_lb_cost = cost;
+//		sd->last_decay_max_lb_cost = jiffies;
+//	} else if (time_after(jiffies, sd->last_decay_max_lb_cost + HZ)) {
+//		sd->max_newidle_lb_cost = (sd->max_newidle_lb_cost * 253) / 256;
+//		sd->last_decay_max_lb_cost = jiffies;
+//		return true;
+//	}
+//	return false;
+func (c *bfCPU) updateNewidleCost(l *bfLevel, cost int64) bool {
+	if cost > l.maxNewidleCost {
+		l.maxNewidleCost = cost
+		l.lastDecay = c.jiffies
+		return false
+	}
+	if c.jiffies-(l.lastDecay+int64(c.m.hz)) > 0 {
+		l.maxNewidleCost = l.maxNewidleCost * 253 / 256
+		l.lastDecay = c.jiffies
+		return true
+	}
+	return false
 }
 
 // bfOps is what a flag operation and a balancing pass cost, on the CPU that
@@ -106,7 +187,8 @@ func (c *bfCPU) tryFlag(ops bfOps, l *bfLevel) bool {
 //
 //	int busy = idle != CPU_IDLE && !sched_idle_cpu(cpu);
 //	for_each_domain(cpu, sd) {
-//		...
+//		need_decay = update_newidle_cost(sd, 0);
+//		max_cost += sd->max_newidle_lb_cost;
 //		if (!continue_balancing) {
 //			if (need_decay)
 //				continue;
@@ -126,10 +208,14 @@ func (c *bfCPU) tryFlag(ops bfOps, l *bfLevel) bool {
 //			update_next_balance = 1;
 //		}
 //	}
+//	if (need_decay)
+//		rq->max_idle_balance_cost = max(sysctl_sched_migration_cost, max_cost);
 //
 // A domain above one whose should_we_balance() failed is not visited, not
-// even to take its next_balance (need_decay, once a second per domain,
-// continues instead but balances nothing; it is left out).
+// even to take its next_balance, unless it is due its once-a-second decay
+// (need_decay): then the walk goes on to it and to the next, decaying
+// max_newidle_lb_cost, balancing nothing and taking no flag (in the old
+// order the cmpxchg comes after the continue).
 //
 //go:noinline
 func balanceDomains(c *bfCPU, ops bfOps, idle bfIdle) {
@@ -138,11 +224,21 @@ func balanceDomains(c *bfCPU, ops bfOps, idle bfIdle) {
 	continueBalancing := true
 	// Earliest time when we have to do rebalance again
 	nextBalance := c.jiffies + 60*int64(c.m.hz)
-	update := false
+	update, stopped, needDecay := false, false, false
+	var maxCost int64
 	for i := range c.levels {
 		l := &c.levels[i]
+		needDecay = c.updateNewidleCost(l, 0)
+		maxCost += l.maxNewidleCost
 		if !continueBalancing {
-			c.stops++
+			if !stopped {
+				c.stops++
+				stopped = true
+			}
+			if needDecay {
+				c.decayVisits++
+				continue
+			}
 			break
 		}
 		l.interval = c.sdInterval(l, busy)
@@ -168,6 +264,9 @@ func balanceDomains(c *bfCPU, ops bfOps, idle bfIdle) {
 			nextBalance = next
 			update = true
 		}
+	}
+	if needDecay {
+		c.maxIdleBalanceCost = max(bfMigrationCost, maxCost)
 	}
 	if update {
 		c.nextBalance = nextBalance
@@ -202,8 +301,17 @@ func (c *bfCPU) sdInterval(l *bfLevel, busy bool) int64 {
 
 // newidleBalance is sched_balance_newidle(): every domain, lowest first,
 // with no interval check, each pulling rq->next_balance in to its idle
-// interval:
+// interval, until the avg_idle cutoff:
 //
+//	sd = rcu_dereference_check_sched_domain(this_rq->sd);
+//	if (!get_rd_overloaded(this_rq->rd) ||
+//	    (sd && this_rq->avg_idle < sd->max_newidle_lb_cost)) {
+//		if (sd)
+//			update_next_balance(sd, &next_balance);
+//		goto out;
+//	}
+//	t0 = sched_clock_cpu(this_cpu);
+//	...
 //	for_each_domain(this_cpu, sd) {
 //		update_next_balance(sd, &next_balance);
 //		if (this_rq->avg_idle < curr_cost + sd->max_newidle_lb_cost)
@@ -212,36 +320,70 @@ func (c *bfCPU) sdInterval(l *bfLevel, busy bool) int64 {
 //			pulled_task = sched_balance_rq(this_cpu, this_rq,
 //						   sd, CPU_NEWLY_IDLE,
 //						   &continue_balancing);
-//			...
+//			t1 = sched_clock_cpu(this_cpu);
+//			domain_cost = t1 - t0;
+//			update_newidle_cost(sd, domain_cost);
+//			curr_cost += domain_cost;
+//			t0 = t1;
 //		}
 //		if (pulled_task || !continue_balancing)
 //			break;
 //	}
 //	...
+//	if (curr_cost > this_rq->max_idle_balance_cost)
+//		this_rq->max_idle_balance_cost = curr_cost;
+//	out:
 //	if (time_after(this_rq->next_balance, next_balance))
 //		this_rq->next_balance = next_balance;
 //
-// (update_next_balance() uses get_sd_balance_interval(sd, 0).) The avg_idle
-// cutoff is not modelled: every walk reaches the top, as one of an idle
-// period longer than the domains' newidle cost does. Nothing is ever pulled.
-// Going newly idle thus brings the next periodic softirq to within an idle
-// interval, a few jiffies: on a server whose CPUs go idle many times a
-// second, most ticks run it.
+// (update_next_balance() uses get_sd_balance_interval(sd, 0).) The root
+// domain is taken as always overloaded (some CPU has a task waiting: the
+// model has no nr_running), and nothing is ever pulled. The cutoff needs
+// the walk's time, so only a timed walk (bfTimed: the simulation) has it;
+// the pinned workers' walks always reach the top, as one of an idle period
+// longer than the domains' newidle cost does. Going newly idle brings the
+// next periodic softirq to within an idle interval, a few jiffies, cut or
+// not (the lowest domain's next_balance is taken before any cutoff): on a
+// server whose CPUs go idle many times a second, most ticks run it.
 //
 //go:noinline
 func newidleBalance(c *bfCPU, ops bfOps) {
 	c.newidleWalks++
 	nextBalance := c.jiffies + int64(c.m.hz)
 	continueBalancing := true
-	for i := range c.levels {
-		l := &c.levels[i]
+	tm, timed := ops.(bfTimed)
+	pullIn := func(l *bfLevel) {
 		if next := l.bal.LastBalance + c.sdInterval(l, false); nextBalance-next > 0 {
 			nextBalance = next
 		}
-		c.balanceRQ(ops, l, bfNewlyIdle, false, &continueBalancing)
-		if !continueBalancing {
-			break
+	}
+	if timed && len(c.levels) > 0 && c.avgIdle < c.levels[0].maxNewidleCost {
+		pullIn(&c.levels[0])
+		c.newidleCut++
+	} else {
+		var t0, curr int64
+		if timed {
+			t0 = tm.now()
 		}
+		for i := range c.levels {
+			l := &c.levels[i]
+			pullIn(l)
+			if timed && c.avgIdle < curr+l.maxNewidleCost {
+				c.newidleCut++
+				break
+			}
+			c.balanceRQ(ops, l, bfNewlyIdle, false, &continueBalancing)
+			if timed {
+				t1 := tm.now()
+				c.updateNewidleCost(l, t1-t0)
+				curr += t1 - t0
+				t0 = t1
+			}
+			if !continueBalancing {
+				break
+			}
+		}
+		c.maxIdleBalanceCost = max(c.maxIdleBalanceCost, curr)
 	}
 	if c.nextBalance-nextBalance > 0 {
 		c.nextBalance = nextBalance

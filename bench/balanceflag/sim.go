@@ -42,12 +42,48 @@ type SimConfig struct {
 	CS       time.Duration // a balancing pass's cost per CPU of its span (default 100ns)
 	Seed     uint64        // of the idle pattern (default 1)
 	Orders   []string      // order= values simulated (default all three)
+
+	// SkewTick is the skew_tick=1 boot option: tick_setup_sched_timer()
+	// offsets CPU i's tick by i × ((TICK_NSEC >> 1) / num_possible_cpus()),
+	// spreading the machine's ticks over the first half of each jiffy.
+	// False (the kernel's default) ticks every CPU at the same instant.
+	SkewTick bool `json:",omitempty"`
+	// Jitter delays each CPU's tick work (the softirq, and the newly idle
+	// moments after it) by a random time in [0, Jitter), drawn per CPU and
+	// tick: interrupts, timers and softirqs before SCHED_SOFTIRQ that the
+	// model has no figure for. Zero (the default) is no delay, the worst
+	// case for the flag's line: every CPU's access in one burst.
+	Jitter time.Duration `json:",omitempty"`
+	// NewidlePerTick is how many short idle periods a busy CPU has in a
+	// tick that has them (every Newidle ticks), each at a time of the
+	// tick's first half drawn from the idle hash (default 1: the seed
+	// gives no rate).
+	NewidlePerTick int `json:",omitempty"`
+	// ShortIdle is how long a busy CPU's short idle period lasts, from
+	// its newidle walk's start to the wakeup that ends it: the sample
+	// ttwu_do_activate() feeds rq->avg_idle, against which
+	// sched_balance_newidle() cuts its walk. Zero (the default) is as
+	// long as avg_idle's cap, 2*max_idle_balance_cost (1 ms or more),
+	// which no walk of the default costs reaches: every walk goes to the
+	// top, as before the cutoff was modelled. A CPU that turns idle for
+	// whole ticks feeds its real idle time either way.
+	ShortIdle time.Duration `json:",omitempty"`
+	// CASRemote is one handoff of the flag's line from a CPU of the other
+	// socket (a cross-socket snoop and transfer), where CAS is then one
+	// within a socket. Zero (the default) prices every handoff at CAS, as
+	// before. The line stays a FIFO server in kernel-time order: ties
+	// (aligned ticks) go by CPU number, which serves one socket's burst
+	// before the other's, the cheapest order; jitter interleaves them.
+	CASRemote time.Duration `json:",omitempty"`
 }
 
 // Limits: beyond them a simulation is a typo or would run for hours.
 const (
 	simMaxCPUs     = 4096
 	simMaxDuration = time.Minute
+	// simMaxNewidlePerTick: more short idles than that in one tick are
+	// a typo (the seed gives no rate at all).
+	simMaxNewidlePerTick = 64
 )
 
 func (c SimConfig) withDefaults() SimConfig {
@@ -62,6 +98,7 @@ func (c SimConfig) withDefaults() SimConfig {
 	def(&c.SMT, 2)
 	def(&c.HZ, 1000)
 	def(&c.Busy, 90)
+	def(&c.NewidlePerTick, 1)
 	if c.Duration == 0 {
 		c.Duration = time.Second
 	}
@@ -97,8 +134,16 @@ func (c SimConfig) validate() error {
 		return bad("newidle %d: want 0 (only when a cpu turns idle) or a period in ticks", c.Newidle)
 	case c.Duration < 10*time.Millisecond || c.Duration > simMaxDuration:
 		return bad("duration %v out of range [10ms, %v]", c.Duration, simMaxDuration)
+	case c.CASRemote < 0:
+		return bad("cas-remote %v: want a positive duration (or 0: every handoff at cas)", c.CASRemote)
 	case c.CAS <= 0 || c.Local < 0 || c.CS < 0:
 		return bad("cas %v, local %v, cs %v: want a positive cas and no negative cost", c.CAS, c.Local, c.CS)
+	case c.NewidlePerTick < 1 || c.NewidlePerTick > simMaxNewidlePerTick:
+		return bad("newidle-per-tick %d out of range [1, %d]", c.NewidlePerTick, simMaxNewidlePerTick)
+	case c.ShortIdle < 0 || int64(c.ShortIdle) >= ksim.HZ(c.HZ).TickNs():
+		return bad("short-idle %v out of range [0, %v): a short idle ends within its tick", c.ShortIdle, time.Duration(ksim.HZ(c.HZ).TickNs()))
+	case c.Jitter < 0 || int64(c.Jitter) >= ksim.HZ(c.HZ).TickNs():
+		return bad("jitter %v out of range [0, %v): a tick's work must start within its tick", c.Jitter, time.Duration(ksim.HZ(c.HZ).TickNs()))
 	}
 	for _, o := range c.Orders {
 		if !slices.Contains(bfOrderNames, o) {
@@ -152,6 +197,8 @@ type bfSim struct {
 	nohzILB    int   // the first idle CPU of that tick (-1: none)
 	nohzKicked bool  // some idle CPU's rq->next_balance was due, and someone busy to kick
 
+	handoffs, remoteHandoffs int64 // the line's moves between CPUs, and those across sockets
+
 	// onNohz, when a test sets it, sees each CPU the nohz balancer
 	// balances: tick, balancer, CPU.
 	onNohz func(j int64, ilb, cpu int)
@@ -176,6 +223,7 @@ func newSim(cfg SimConfig, order bfOrder) *bfSim {
 		c := &s.cpus[i]
 		*c = bfCPU{m: &s.m, cpu: i, levels: s.m.topo.levels(i)}
 		c.initIntervals()
+		c.initIdle()
 		c.spreadPhase(i, cfg.CPUs)
 		s.all[i] = i
 	}
@@ -193,9 +241,20 @@ func (s *bfSim) run() {
 // release store (ksim.Release).
 func (s *bfSim) serve(p *ksim.Proc, e ksim.Event) {
 	start := max(e.T, s.lineFree)
-	done := start + int64(s.cfg.CAS)
-	if s.lineOwner == p.CPU && e.T >= s.lineFree {
+	var done int64
+	switch {
+	case s.lineOwner == p.CPU && e.T >= s.lineFree:
 		done = e.T + int64(s.cfg.Local)
+	case s.lineOwner >= 0 && s.cfg.CASRemote > 0 && s.socket(s.lineOwner) != s.socket(p.CPU):
+		done = start + int64(s.cfg.CASRemote)
+	default:
+		done = start + int64(s.cfg.CAS)
+	}
+	if s.lineOwner >= 0 && s.lineOwner != p.CPU {
+		s.handoffs++
+		if s.socket(s.lineOwner) != s.socket(p.CPU) {
+			s.remoteHandoffs++
+		}
 	}
 	s.lineFree, s.lineOwner = done, p.CPU
 	p.Done = done
@@ -208,17 +267,54 @@ func (s *bfSim) serve(p *ksim.Proc, e ksim.Event) {
 	}
 }
 
-// body is a CPU's life: tick by tick, all CPUs' ticks at the same instant
-// (skew_tick=0).
-func (p *simProc) body() { p.Ticks(p.s.hz, p.s.ticks, p.tick) }
+// socket is the socket of CPU cpu (CPUs are numbered socket by socket).
+func (s *bfSim) socket(cpu int) int { return cpu / (s.cfg.CPUs / s.cfg.Sockets) }
+
+// body is a CPU's life: tick by tick, each at its tickStart and its work
+// after its jitter (by default all CPUs' ticks at the same instant,
+// skew_tick=0, with no jitter: what ksim's Proc.Ticks does).
+func (p *simProc) body() {
+	s := p.s
+	for j := int64(1); j <= s.ticks; j++ {
+		if !p.WaitUntil(s.tickStart(p.CPU, j)+s.jitter(p.CPU, j)) || !p.tick(j) {
+			return
+		}
+	}
+}
+
+// tickStart is when CPU cpu's tick j fires: the jiffy's edge, plus with
+// skew_tick=1 tick_setup_sched_timer()'s offset,
+//
+//	u64 offset = TICK_NSEC >> 1;
+//	do_div(offset, num_possible_cpus());
+//	offset *= smp_processor_id();
+//	hrtimer_add_expires_ns(&ts->sched_timer, offset);
+func (s *bfSim) tickStart(cpu int, j int64) int64 {
+	t := s.hz.TickTime(j)
+	if s.cfg.SkewTick {
+		t += (s.tickNs >> 1) / int64(len(s.cpus)) * int64(cpu)
+	}
+	return t
+}
+
+// jitter is CPU cpu's delay of tick j's work, uniform in [0, Jitter), from
+// a hash of its own (the idle pattern's draws are left as they are).
+func (s *bfSim) jitter(cpu int, j int64) int64 {
+	if s.cfg.Jitter <= 0 {
+		return 0
+	}
+	return int64(bfMix(s.cfg.Seed^uint64(cpu)<<40^uint64(j)^0x5eed7117) % uint64(s.cfg.Jitter))
+}
 
 // tick is tick j of this CPU. A busy CPU runs sched_balance_trigger()'s
 // softirq when rq->next_balance is due; an idle CPU has stopped its tick,
 // and the first idle CPU, the nohz balancer find_new_ilb() picks, walks
 // them all when a busy CPU's nohz_balancer_kick() finds one due. Then come
 // the newly idle moments within the tick: a short idle period of a busy CPU
-// every Newidle ticks, and the moment a CPU that will be idle next tick
-// goes idle, each at a time of the tick drawn from the idle hash.
+// every Newidle ticks (NewidlePerTick of them), and the moment a CPU that
+// will be idle next tick goes idle, each at a time of the tick drawn from
+// the idle hash. A CPU that was idle wakes at its tick's start, feeding
+// rq->avg_idle the idle time since its newidle walk began.
 func (p *simProc) tick(j int64) bool {
 	s := p.s
 	c := &s.cpus[p.CPU]
@@ -233,26 +329,63 @@ func (p *simProc) tick(j int64) bool {
 		return true
 	}
 	s.busyNs += s.tickNs
+	t0 := s.tickStart(p.CPU, j)
+	c.wokeUp(t0)
 	if j-c.nextBalance >= 0 {
 		balanceDomains(c, p, bfNotIdle)
 	}
-	t0 := s.hz.TickTime(j)
 	h := bfMix(s.cfg.Seed ^ uint64(p.CPU)<<40 ^ uint64(j) ^ 0xdecade)
 	if n := int64(s.cfg.Newidle); n > 0 && (j+int64(p.CPU))%n == 0 {
-		if !p.WaitUntil(t0 + int64(h%uint64(s.tickNs/2))) {
-			return false
+		for _, off := range s.shortIdles(h) {
+			if !p.WaitUntil(t0 + off) {
+				return false
+			}
+			p.shortIdle(j)
 		}
-		c.jiffies = j
-		newidleBalance(c, p)
 	}
 	if bfIdleAt(s.cfg.Seed, s.cfg.Busy, p.CPU, j+1) {
 		if !p.WaitUntil(t0 + s.tickNs/2 + int64((h>>32)%uint64(s.tickNs/2))) {
 			return false
 		}
 		c.jiffies = j
+		c.idleStamp = p.Now
 		newidleBalance(c, p)
 	}
 	return true
+}
+
+// shortIdles are the offsets into a tick of a busy CPU's short idle
+// periods, from the tick's hash h: NewidlePerTick of them in its first
+// half, ascending (the first is h's own draw, as with one a tick).
+func (s *bfSim) shortIdles(h uint64) []int64 {
+	half := uint64(s.tickNs / 2)
+	offs := []int64{int64(h % half)}
+	for k := 1; k < s.cfg.NewidlePerTick; k++ {
+		offs = append(offs, int64(bfMix(h^uint64(k)*0x9e3779b97f4a7c15)%half))
+	}
+	slices.Sort(offs)
+	return offs
+}
+
+// shortIdle is one short idle period of a busy CPU in tick j: its newidle
+// walk, then idle until ShortIdle after the walk began (or the walk's end,
+// if later), when a wakeup feeds the period to rq->avg_idle. With
+// ShortIdle zero the period is taken as long as avg_idle's cap, and the
+// CPU's time is left alone, as before the cutoff was modelled; otherwise
+// the idle part is not busy time.
+func (p *simProc) shortIdle(j int64) {
+	s, c := p.s, &p.s.cpus[p.CPU]
+	c.jiffies = j
+	start := p.Now
+	c.idleStamp = start
+	newidleBalance(c, p)
+	d := 2 * c.maxIdleBalanceCost
+	if s.cfg.ShortIdle > 0 {
+		d = int64(s.cfg.ShortIdle)
+		s.busyNs -= max(0, start+d-p.Now)
+		p.Now = max(p.Now, start+d)
+	}
+	c.wokeUp(start + max(d, p.Now-start))
 }
 
 // ilb is the nohz balancer of tick j, the first idle CPU (ksim.FirstIdle,
@@ -325,3 +458,6 @@ func (p *simProc) takeFlag(l *bfLevel) bool {
 func (p *simProc) releaseFlag(*bfLevel) { p.Do(ksim.Event{T: p.Now, Kind: ksim.Release}) }
 
 func (p *simProc) pass(l *bfLevel, _ bool) { p.Now += int64(l.weight) * int64(p.s.cfg.CS) }
+
+// now is the walking CPU's kernel time, sched_clock_cpu() (bfTimed).
+func (p *simProc) now() int64 { return p.Now }

@@ -12,7 +12,7 @@ import (
 )
 
 // SimUsage is the synopsis of contend simulate balanceflag.
-const SimUsage = "balanceflag [-cpus 512] [-sockets 2] [-snc 2] [-smt 2] [-busy 90] [-newidle 2] [-hz 1000] [-cas D] [-local 10ns] [-cs 100ns] [-duration 1s] [-seed 1] [-orders cmpxchg-first,...] [-json]"
+const SimUsage = "balanceflag [-cpus 512] [-sockets 2] [-snc 2] [-smt 2] [-busy 90] [-newidle 2] [-hz 1000] [-cas D] [-cas-remote 0] [-local 10ns] [-cs 100ns] [-duration 1s] [-seed 1] [-skew-tick] [-jitter 0] [-newidle-per-tick 1] [-short-idle 0] [-orders cmpxchg-first,...] [-json]"
 
 // SimFlags declares contend simulate balanceflag's flags on fs, each
 // default with where it comes from, and returns the function that runs the
@@ -30,10 +30,15 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	newidle := fs.Int("newidle", 2, "a busy cpu also goes newly idle every `N` ticks (0: only when it turns idle)")
 	hz := fs.Int("hz", 1000, "CONFIG_HZ: 1000 or 250")
 	cas := fs.Duration("cas", 0, "one contended cmpxchg, a line handoff (default: this machine's, measured as contend c2c -mode cas does, in a second)")
+	casRemote := fs.Duration("cas-remote", 0, "one handoff of the flag's line from the other socket, where -cas is then one within a socket (default: every handoff at -cas)")
 	local := fs.Duration("local", 10*time.Nanosecond, "one cmpxchg on a line this cpu already holds")
 	cs := fs.Duration("cs", 100*time.Nanosecond, "a balancing pass's cost per cpu of its domain's span")
 	duration := fs.Duration("duration", time.Second, "kernel time simulated per order")
 	seed := fs.Uint64("seed", 1, "random `seed` of the idle pattern")
+	skew := fs.Bool("skew-tick", false, "the skew_tick=1 boot option: cpu i ticks i×(TICK_NSEC/2)/cpus after the jiffy (default: the kernel's, aligned)")
+	jitter := fs.Duration("jitter", 0, "delay each cpu's tick work by a random `D`uration in [0, D), per cpu and tick (default: none, the worst case)")
+	perTick := fs.Int("newidle-per-tick", 1, "short idles of a busy cpu in a tick that has them (the seed gives no rate)")
+	shortIdle := fs.Duration("short-idle", 0, "how long a busy cpu's short idle lasts, what rq->avg_idle learns (default: as long as avg_idle's cap, so no walk is cut)")
 	orders := fs.String("orders", "", "comma-separated order= `values` (default: all three)")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
 	return func(w io.Writer) error {
@@ -55,11 +60,15 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 				return fmt.Errorf("simulate balanceflag: -%s %v: want a positive duration", f.name, f.v)
 			}
 		}
+		if *perTick < 1 {
+			return fmt.Errorf("simulate balanceflag: -newidle-per-tick %d: want a positive count", *perTick)
+		}
 		if *newidle < 0 {
 			return fmt.Errorf("simulate balanceflag: -newidle %d: want 0 (only when a cpu turns idle) or a period in ticks", *newidle)
 		}
 		cfg := SimConfig{CPUs: *cpus, Sockets: *sockets, SNC: *snc, SMT: *smt, Busy: *busy,
-			Newidle: *newidle, HZ: *hz, CAS: *cas, Local: *local, CS: *cs, Duration: *duration, Seed: *seed}
+			Newidle: *newidle, HZ: *hz, CAS: *cas, Local: *local, CS: *cs, Duration: *duration, Seed: *seed,
+			SkewTick: *skew, Jitter: *jitter, NewidlePerTick: *perTick, ShortIdle: *shortIdle, CASRemote: *casRemote}
 		if *orders != "" {
 			cfg.Orders = strings.Split(*orders, ",")
 		}
@@ -83,7 +92,14 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		if _, err := fmt.Fprintf(w, "cmpxchg handoff %v: %s\n", cfg.CAS, casNote); err != nil {
 			return err
 		}
-		return tab.WriteText(w)
+		if err := tab.WriteText(w); err != nil || len(cfg.Knobs()) == 0 {
+			return err
+		}
+		base, err := Simulate(cfg.Baseline())
+		if err != nil {
+			return err
+		}
+		return tab.WriteMoves(w, base)
 	}
 }
 

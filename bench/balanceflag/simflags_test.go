@@ -90,6 +90,10 @@ func TestSimFlagsGolden(t *testing.T) {
 	}{
 		{[]string{"-cpus", "64", "-cas", "150ns", "-duration", "20ms"}, "simflags-64cpus.golden"},
 		{[]string{"-cpus", "16", "-snc", "1", "-cas", "100ns", "-duration", "10ms", "-json"}, "simflags-16cpus-json.golden"},
+		// Every refinement on, and the defaults' run that "what ... moves"
+		// compares against.
+		{[]string{"-cpus", "64", "-cas", "150ns", "-duration", "20ms", "-skew-tick", "-jitter", "5us", "-newidle-per-tick", "2",
+			"-short-idle", "5us", "-cas-remote", "300ns"}, "simflags-64cpus-knobs.golden"},
 	} {
 		out, err := benchtest.Simulate(SimFlags, tc.args...)
 		if err != nil {

@@ -35,6 +35,12 @@ type bfWorker struct {
 	overlaps  int64 // critical sections that found another inside
 	idleTicks int64 // ticks this CPU was idle (busy= below 100)
 
+	// nohz= (nohz.go): the machine's nohz struct (nil: none), this CPU's
+	// rq->nohz_tick_stopped, and the locked writes it made.
+	nohz        *bench.Nohz
+	nohzStopped bool
+	nohzWrites  int64
+
 	// Timing: one cmpxchg attempt in every, drawn from rng, and the hold
 	// and release that follow it (see takeFlag).
 	rng       uint64
@@ -93,6 +99,9 @@ func balanceTicks(w *bfWorker, n int) {
 		idle := false
 		if m.busy < 100 {
 			idle = w.idleTick()
+		}
+		if w.nohz != nil {
+			w.nohzTick(idle)
 		}
 		if !idle {
 			w.sink = bfTickWork(w.sink, w.work)

@@ -184,3 +184,21 @@ func GoTestValue(m bench.Metric) (float64, string) {
 	}
 	return m.Value * 1e9, unit
 }
+
+// Bare is the bare half of a scenario's BenchmarkRunner: loop(b.N), the
+// scenario's hot loop called directly, on the thread pinned to the cpu the
+// runner's compact placement gives one worker, with setup before the timer.
+// The other half runs the same loop through the runner (Run), and the two
+// ns/op are the runner's overhead.
+func Bare(b *testing.B, setup func() (loop func(n int))) {
+	b.Helper()
+	_, cpus := HostCPUs(b, 1)
+	undo, err := affinity.Pin(cpus[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer undo()
+	loop := setup()
+	b.ResetTimer()
+	loop(b.N)
+}

@@ -93,6 +93,7 @@ type imLocal struct {
 	predicted   int64
 	idling      bool // in an idle period (state imIdle, or imWoken not yet run)
 	tickStopped bool // this idle period stopped the tick (update=tickstop)
+	nohzStopped bool // rq->nohz_tick_stopped: in nohz.idle_cpus_mask (nohz.go)
 }
 
 // An imWorker owns CPUs [lo, hi) of one simulated LLC. Everything here is
@@ -127,7 +128,14 @@ type imWorker struct {
 	update    imUpdate
 	scanMask  bool
 	sisProp   bool
-	_         [bench.LinePad]byte
+	// nohz= (nohz.go): the mode, the machine's nohz struct, this LLC's
+	// first bit in its mask, the locked writes made and the kick's reads.
+	nohzMode   int
+	nohz       *bench.Nohz
+	nohzBase   int
+	nohzWrites int64
+	nohzSink   int64
+	_          [bench.LinePad]byte
 }
 
 // next is xorshift64*: cheap, deterministic per worker, good enough to
@@ -214,6 +222,9 @@ func (w *imWorker) idleEntry(c int, rq *imCPU, loc *imLocal) {
 		if loc.tickStopped || loc.predicted >= w.tickNs {
 			loc.tickStopped = true
 			w.setIdle(c, rq)
+			if w.nohzMode != imNohzNone && !loc.nohzStopped {
+				w.nohzEnter(c, loc)
+			}
 		}
 	}
 }
@@ -291,6 +302,9 @@ func (w *imWorker) takeRQ(rq *imCPU) uint32 {
 // is not idle_cpu().
 func (w *imWorker) schedulerTick(c int, rq *imCPU) {
 	idle := rq.state.Load() == imIdle
+	if !idle && w.nohzMode != imNohzNone {
+		w.nohzKick(c, &w.local[c-w.lo])
+	}
 	switch w.update {
 	case imAlways:
 		if idle {

@@ -112,6 +112,21 @@
 // Under laststate, tick and tickstop a CPU that became busy stays in the mask
 // until its next tick.
 //
+// nohz= adds, on tickstop's path, what the same tick stop does for the nohz
+// idle balancer (nohz.go): nohz_balance_enter_idle() sets the CPU in the
+// machine-wide nohz.idle_cpus_mask and, before Shrikanth Hegde's
+// 5d86d542f68f ("Remove nohz.nr_cpus and use weight of cpumask instead",
+// merged 2026-01, for 480+ cpu machines), increments the atomic
+// nohz.nr_cpus (nohz=counter); the CPU's first busy tick after
+// (nohz_balancer_kick()) runs nohz_balance_exit_idle(), clearing the bit
+// and decrementing the counter, then returns unless a CPU is tickless: by
+// !atomic_read(&nohz.nr_cpus) before, cpumask_empty(nohz.idle_cpus_mask)
+// after (nohz=weight); otherwise it reads nohz.next_balance, on the
+// counter's line. The balancer's own walk is not modelled. nohz=none, the
+// default, leaves all of it out, as the model did before the key.
+// nohz-writes/op counts the locked writes: counter makes two per entry and
+// exit, weight one.
+//
 // # Wakeup search
 //
 // scan=mask is the patched select_idle_cpu(): AND the mask words with the

@@ -52,6 +52,8 @@ var imKeys = []bench.Key{
 		Doc: "on: select_idle_sibling() as the kernel runs it, its shortcuts (idle target, idle prev, idle recent_used_cpu) before the scan, the target the scan's first probe and charged to SIS_PROP; off: every wakeup scans, the target left out (the model's first version)"},
 	{Name: "probe", Default: "auto", Domain: bench.Or(bench.OneOf("auto"), bench.IntRange(1, 100_000)), OmitDefault: true,
 		Doc: "kernel ns one runqueue probe adds to avg_scan_cost, which SIS_PROP weighs against avg_idle on the kernel clock; auto: what this machine's timed scans took per probe (reported as sec/probe)"},
+	{Name: "nohz", Default: "none", Domain: bench.OneOf("none", "counter", "weight"), OmitDefault: true,
+		Doc: "the nohz idle balancer's bookkeeping at tick stop (update=tickstop): none (not modelled); counter: nohz.idle_cpus_mask and the atomic nohz.nr_cpus, before 5d86d542f68f; weight: the mask alone, the kick testing cpumask_empty(), after it"},
 }
 
 func init() {
@@ -68,11 +70,11 @@ func init() {
 			"update=none/scan=all/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000",
 		},
 		Full:     idleMaskFull(),
-		Units:    []bench.Unit{MaskWrites, CPUsScanned, FoundIdle, Wrong, BudgetOut, Early, ProbeCost},
+		Units:    []bench.Unit{MaskWrites, CPUsScanned, FoundIdle, Wrong, BudgetOut, Early, ProbeCost, NohzWrites},
 		New:      newIdleMask,
 		Simulate: &bench.Simulation{Usage: SimUsage, Flags: SimFlags},
 		Lab:      &bench.LabTest{Variant: "update=always/scan=mask/sis=prop/busy=50/wake=10/llc=48/tick=100/hz=1000"},
-		Findings: []int{6},
+		Findings: []int{6, 14},
 	})
 }
 
@@ -108,6 +110,11 @@ func idleMaskFull() []string {
 	// the scan, the target the scan's first probe (early=on).
 	for _, us := range []string{"always/scan=mask", "laststate/scan=mask", "tickstop/scan=mask", "none/scan=all"} {
 		vs = append(vs, "update="+us+"/sis=prop/busy=90/wake=10/tick=100"+rest+"/early=on")
+	}
+	// nohz.nr_cpus before and after 5d86d542f68f, on v5's tick-stop
+	// path, at one event a tick, where idle periods stop the tick.
+	for _, nohz := range []string{"counter", "weight"} {
+		vs = append(vs, "update=tickstop/scan=mask/sis=prop/busy=90/wake=10/tick=1"+rest+"/nohz="+nohz)
 	}
 	return vs
 }
@@ -153,6 +160,9 @@ type idleMask struct {
 	// that runs are reproducible.
 	scanNs int64
 	early  bool // early=on
+	// nohz= (nohz.go) and, unless none, the machine's nohz struct.
+	nohz      int
+	nohzState *bench.Nohz
 }
 
 func newIdleMask(variant string) (bench.Scenario, error) {
@@ -164,6 +174,10 @@ func newIdleMask(variant string) (bench.Scenario, error) {
 		update: imUpdate(p.Index("update")), scanMask: p.Get("scan") == "mask", sisProp: p.Get("sis") == "prop",
 		busy: p.Int("busy"), wake: p.Int("wake"), width: p.Int("llc"), tick: p.Int("tick"), hz: p.Int("hz")}
 	s.early = p.Get("early") == "on"
+	s.nohz = p.Index("nohz")
+	if s.nohz != imNohzNone && s.update != imTickStop {
+		return nil, fmt.Errorf("idlemask: nohz=%s needs update=tickstop: the tick-stop path is where nohz_balance_enter_idle() runs", p.Get("nohz"))
+	}
 	if v := p.Get("probe"); v != "auto" {
 		s.scanNs, _ = strconv.ParseInt(v, 10, 64) // canonical, so valid
 	}
@@ -226,6 +240,9 @@ func (s *idleMask) Start(env *bench.Env) error {
 		s.llcs[i] = newIMLLC(s.width)
 	}
 	s.workers = make([]*imWorker, len(env.CPUs))
+	if s.nohz != imNohzNone {
+		s.nohzState = bench.NewNohz(n*s.width, s.nohz == imNohzCounter)
+	}
 	return nil
 }
 
@@ -255,6 +272,9 @@ func (s *idleMask) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		auditEvery: s.auditEvery,
 		scanNs:     s.scanNs,
 		early:      s.early,
+		nohzMode:   s.nohz,
+		nohz:       s.nohzState,
+		nohzBase:   sh.llc * s.width,
 		// Each CPU's sched_domain has its own copy of the span, the
 		// task carries its allowed mask, and select_idle_mask is per
 		// CPU: all three are the worker's own, touched first here on
@@ -313,6 +333,9 @@ func (s *idleMask) Finish(res *bench.Result) error {
 	if err := s.check(); err != nil {
 		return err
 	}
+	if err := s.checkNohz(); err != nil {
+		return err
+	}
 	ops := float64(res.Ops)
 	found, wrong, out := 0.0, 0.0, 0.0
 	if t.wakeups > 0 {
@@ -329,6 +352,13 @@ func (s *idleMask) Finish(res *bench.Result) error {
 	res.AddMetric(FoundIdle, found)
 	res.AddMetric(Wrong, wrong)
 	res.AddMetric(BudgetOut, out)
+	if s.nohz != imNohzNone {
+		var nw int64
+		for _, w := range s.workers {
+			nw += w.nohzWrites
+		}
+		res.AddMetric(NohzWrites, float64(nw)/ops)
+	}
 	if s.early {
 		res.AddMetric(Early, 100*float64(e.total())/float64(max(t.wakeups, 1)))
 	}

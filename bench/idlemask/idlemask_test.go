@@ -84,6 +84,11 @@ func TestIdleMaskVariants(t *testing.T) {
 		{"tick=x", `!tick="x": not an integer`},
 		{"place=compact", `!unknown variant key "place"`},
 		{"scan", "!malformed variant part"},
+		{"update=tickstop/nohz=counter", "update=tickstop/scan=mask/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000/nohz=counter"},
+		{"nohz=weight/update=tickstop", "update=tickstop/scan=mask/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000/nohz=weight"},
+		{"nohz=none", def},
+		{"nohz=counter", "!nohz=counter needs update=tickstop"},
+		{"update=tickstop/nohz=nr_cpus", `!nohz="nr_cpus": unknown value (want none|counter|weight)`},
 	}
 	benchtest.CheckVariants(t, "idlemask", tests)
 }
@@ -765,7 +770,7 @@ func FuzzIdleMaskVariant(f *testing.F) {
 	for _, seed := range []string{
 		"", "update=always", "update=none/scan=all", "update=none", "busy=101", "llc=0", "tick=0",
 		"wake=100/busy=0", "llc=4096/tick=1", "a=b/c", "scan=all/scan=mask",
-		"update=tickstop/sis=none/hz=250", "sis=x", "hz=100",
+		"update=tickstop/sis=none/hz=250", "sis=x", "hz=100", "update=tickstop/nohz=counter", "nohz=weight",
 	} {
 		f.Add(seed)
 	}

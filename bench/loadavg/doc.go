@@ -19,7 +19,14 @@
 // boundaries, in the kernel's integer arithmetic), the tick (entity_tick()
 // every 1/hz), the 1 ms rate limit (on the same clock, as sched_clock_cpu),
 // the blocked-load updates of idle CPUs, and every "per second" figure run
-// on it. Nothing in the model reads a wall clock.
+// on it. Nothing in the model reads a wall clock to decide anything. The
+// rate limit's own clock read has a cost in the kernel, and clock= puts it
+// in the hot path without changing the time the test compares: none (the
+// default, and the model before the key), sched_clock (the merged limit's
+// sched_clock_cpu(): a real RDTSC, or CNTVCT_EL0 on arm64, with
+// cycles_2_ns()'s arithmetic) or rq_clock (Rik van Riel's 2026-05 patch:
+// a load of the rq clock word each event's update_rq_clock() stores);
+// see counter.ClockKind.
 //
 // What is real, at full speed: the atomic adds to tg->load_avg or its
 // per-node or per-CPU slots and the reads of it, on lines the workers share;

@@ -101,6 +101,8 @@ func laKeys(extras map[string]laExtraStore) []bench.Key {
 			Doc: "distance between hot words: a cache line, or BYTES (128: a line pair against the adjacent-line prefetcher)"},
 		{Name: "levels", Default: strconv.Itoa(laDefaultLevels), Domain: bench.IntRange(1, laMaxLevels),
 			Doc: "task-group levels, each with its own tg->load_avg line: the tasks' group this many levels below the root (2: the seed's docker container under system.slice; 1: the group right under the root)"},
+		{Name: "clock", Default: "none", OmitDefault: true, Domain: bench.OneOf("none", "sched_clock", "rq_clock"),
+			Doc: "the clock the rate limit's 1 ms test reads, for its cost: none (the model's time alone, as before the key), sched_clock (the merged limit's sched_clock_cpu(): RDTSC), or rq_clock (Rik van Riel's 2026-05 patch: the rq's cached clock, a load); needs write=ratelimit"},
 	}
 }
 
@@ -143,7 +145,8 @@ func init() {
 	full = append(full,
 		"preset=base/store=falseshare", "store=percpu", "store=percpu/write=ratelimit",
 		"preset=base/pace=kernel", "preset=rate/pace=kernel", "preset=rate+skip/pace=kernel",
-		"preset=base/levels=1", "preset=rate/levels=1", "preset=base/levels=3", "preset=rate/levels=3")
+		"preset=base/levels=1", "preset=rate/levels=1", "preset=base/levels=3", "preset=rate/levels=3",
+		"preset=rate/pace=kernel/clock=sched_clock", "preset=rate/pace=kernel/clock=rq_clock")
 	bench.Register(&bench.Spec{
 		Name:       "loadavg",
 		BenchName:  "LoadAvg",
@@ -157,7 +160,7 @@ func init() {
 		New:      func(variant string) (bench.Scenario, error) { return newLoadAvg(variant, nil) },
 		Simulate: &bench.Simulation{Usage: SimUsage, Flags: SimFlags},
 		Lab:      &bench.LabTest{Variant: "preset=base/store=atomic/write=every/read=every/scan=bounded/gap=40us/pace=none/mig=79/tasks=2/hz=1000/work=0/stride=line/levels=1"},
-		Findings: []int{1, 2, 3, 7, 10},
+		Findings: []int{1, 2, 3, 7, 10, 13},
 	})
 }
 
@@ -180,6 +183,7 @@ type laConfig struct {
 	work   int
 	stride counter.Stride
 	levels int // task-group levels, the tasks' group's first (levels.go)
+	clock  counter.ClockKind
 }
 
 // parseLoadAvg reads a variant. A preset sets store, write, read and scan;
@@ -230,6 +234,10 @@ func parseLoadAvg(variant string, extras map[string]laExtraStore) (*laConfig, *b
 	c.work = p.Int("work")
 	c.levels = p.Int("levels")
 	c.stride, _ = counter.ParseStride(p.Get("stride"))
+	c.clock, _ = counter.ParseClock(p.Get("clock"))
+	if c.clock != counter.ClockNone && c.v.Write.Kind != counter.WriteRateLimit {
+		return nil, nil, fmt.Errorf("loadavg: clock=%s with write=%s: only the rate limit reads a clock", c.clock, c.v.Write)
+	}
 	if c.extra != nil && c.stride != 0 {
 		return nil, nil, fmt.Errorf("loadavg: stride=%s with store=%s: that store lays out its own lines", c.stride, c.store)
 	}

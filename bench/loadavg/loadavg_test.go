@@ -57,6 +57,9 @@ func TestLoadAvgVariant(t *testing.T) {
 		{"preset=rate+skip+node", "preset=rate+skip+node/store=pernode/write=ratelimit/read=skip/scan=bounded" + laTail},
 		// Parts beside a preset override it; the name follows the result.
 		{"preset=rate/read=skip", "preset=rate+skip/store=atomic/write=ratelimit/read=skip/scan=bounded" + laTail},
+		{"preset=rate/clock=rq_clock", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded" + laTail + "/clock=rq_clock"},
+		{"clock=sched_clock/preset=rate", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded" + laTail + "/clock=sched_clock"},
+		{"preset=rate/clock=none", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded" + laTail},
 		{"preset=rate+skip/store=pernode", "preset=rate+skip+node/store=pernode/write=ratelimit/read=skip/scan=bounded" + laTail},
 		{"preset=skip/read=every", "preset=delay/store=pernode/write=delay/read=every/scan=full" + laTail},
 		{"preset=node/scan=bounded", "preset=none/store=pernode/write=every/read=every/scan=bounded" + laTail},
@@ -76,6 +79,8 @@ func TestLoadAvgVariant(t *testing.T) {
 func TestLoadAvgBadVariant(t *testing.T) {
 	benchtest.CheckVariants(t, "loadavg", [][2]string{
 		{"gap=0", "!gap=\"0\": out of range (want 1us..100ms)"},
+		{"clock=rq_clock", "!clock=rq_clock with write=every: only the rate limit reads a clock"},
+		{"preset=rate/clock=tsc", `!clock="tsc": unknown value`},
 		{"gap=-40us", "!gap=\"-40us\": out of range"},
 		{"gap=999ns", "!out of range (want 1us..100ms)"},
 		{"gap=1s", "!gap=\"1s\": out of range"},
@@ -454,7 +459,7 @@ func FuzzLoadAvgVariant(f *testing.F) {
 	for _, s := range []string{
 		"", "preset=rate+skip+node", "store=pernode/write=ratelimit=500us/read=onein=3/scan=full/gap=25us/pace=kernel/mig=50/tasks=7/hz=250/work=7/stride=128",
 		"write=threshold=16", "store=xsync", "preset=skip/read=every", "gap=0", "mig=-1", "a=b=c", "//",
-		"preset=\n", // once echoed raw into the error, which then spanned two lines
+		"preset=rate/clock=rq_clock", "clock=sched_clock", "preset=\n", // once echoed raw into the error, which then spanned two lines
 	} {
 		f.Add(s)
 	}

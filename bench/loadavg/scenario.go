@@ -147,6 +147,7 @@ func (s *loadAvg) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loadavg: %w", err)
 	}
+	rq.SetClock(c.clock)
 	// Allocated here, on the worker's pinned thread, so that the worker's
 	// lines, its tasks and sleeper list included, are its node's memory.
 	s.sleepers[info.Index] = &laSleepers{}

@@ -27,10 +27,10 @@
 //	contend list [SCENARIO]
 //	contend run SCENARIO [-variant V] [-threads N] [-place P | -cpus LIST] [-duration D | -ops N] [-count N] [-o FILE]
 //
-// list shows the scenarios (atomicadd, balanceflag, idlemask, loadavg,
-// nodemask, wakeup), their variant keys with each one's values and default,
-// the metrics each reports and its hot functions, the symbols
-// scripts/perf-annotate.sh annotates (list -json's hot_symbols). run
+// list shows the scenarios (atomicadd, balanceflag, cpumask, idlemask,
+// loadavg, nodemask, rqlayout, wakeup), their variant keys with each one's
+// values and default, the metrics each reports and its hot functions, the
+// symbols scripts/perf-annotate.sh annotates (list -json's hot_symbols). run
 // prints one benchmark-format result on stdout and a readable summary on
 // stderr: throughput, latency percentiles, how evenly the workers progressed,
 // and a WARNING naming any worker that lost its CPU for more than 2% of the
@@ -90,7 +90,10 @@
 // flag's cache line as a queue whose handoff is this machine's (contend c2c
 // -mode cas) unless -cas gives it; it prints cmpxchg attempts and fails per
 // second per level and the flag's share of cycles before and after
-// check-first, with its assumptions.
+// check-first, with its assumptions. -skew-tick, -jitter D,
+// -newidle-per-tick K, -short-idle D (the avg_idle cutoff's input) and
+// -cas-remote D (a cross-socket handoff) refine the model; with any of them
+// it also prints what they move against the defaults.
 //
 // # The physical limit
 //
@@ -123,4 +126,21 @@
 // verdict stays the one the pinned run earned. -from judges an existing
 // reproduce run's results file without running anything: the machine,
 // worker count and placement come from the file.
+//
+// # The running kernel as the oracle
+//
+//	contend kernel sites [-root DIR] [-json]
+//	contend kernel count [-shape pipe|udp|migrate|server] [-pairs N] [-levels L] [-duration D] [-o FILE] [-json]
+//	contend kernel model FILE...
+//
+// sites finds the contended writes in the running kernel's own text (BTF
+// offsets, kallsyms, /proc/kcore, disassembled) and prints each as
+// SYMBOL+0xOFF with its instruction, naming what it did not find and why;
+// -root reads a fixture instead of /. count runs a workload in a cgroup-v2
+// hierarchy, bare and then counted by hardware breakpoints and kprobes on
+// those sites, and undoes every change it made (kprobes, cgroups,
+// sched_schedstats) on exit, failure and SIGINT/SIGTERM; the next run
+// removes what a killed one left. model feeds simulate loadavg the rates
+// of count's results files and prints kernel, model and model/kernel. All
+// need root; see the README for what they touch and cost.
 package main

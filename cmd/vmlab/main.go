@@ -61,11 +61,13 @@ func main() {
 // common are the flags the lab and run share.
 type common struct {
 	kernel, accel, out, cache string
+	debianKernel              string
 	timeout, boot             time.Duration
 }
 
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.kernel, "kernel", "", "boot this `bzImage` instead of Debian's linux-image-amd64")
+	fs.StringVar(&c.debianKernel, "debian-kernel", "", "boot Debian's newest kernel of this `series` (6.1 or 6.12, for the kernel oracle's guests) instead of linux-image-amd64's")
 	fs.StringVar(&c.accel, "accel", "tcg", "QEMU `accelerator`: tcg, or kvm on a host that has it (only then do timings mean anything)")
 	fs.StringVar(&c.out, "out", "", "`directory` for the build and the guests' files (default out/vmlab)")
 	fs.StringVar(&c.cache, "cache", "/var/cache/contend-vmlab", "`directory` for the downloaded kernel package, outside the repository")
@@ -90,6 +92,14 @@ func (c *common) lab(stderr io.Writer) (*vmlab.Lab, error) {
 	l := &vmlab.Lab{
 		Host:   vmlab.Host{Repo: repo, Out: out, Cache: c.cache, Log: stderr},
 		Kernel: c.kernel, Accel: c.accel, Timeout: c.timeout, BootCPU: c.boot,
+	}
+	if c.debianKernel != "" {
+		if c.kernel != "" {
+			return nil, errors.New("-kernel and -debian-kernel both name the kernel: give one")
+		}
+		if l.Kernel, err = l.DebianKernel(c.debianKernel); err != nil {
+			return nil, err
+		}
 	}
 	return l, l.Prepare()
 }
@@ -223,8 +233,8 @@ func copySysfs(l *vmlab.Lab, t vmlab.Topology, dir string) error {
 }
 
 func writeList(w io.Writer) error {
-	fmt.Fprintln(w, "topologies (the matrix, then the big and arm64 guests -topology boots only when named):")
-	for _, t := range slices.Concat(vmlab.Matrix, vmlab.Big, vmlab.Arm64) {
+	fmt.Fprintln(w, "topologies (the matrix, then the big, arm64 and kernel-oracle guests -topology boots only when named):")
+	for _, t := range slices.Concat(vmlab.Matrix, vmlab.Big, vmlab.Arm64, vmlab.Kernels) {
 		fmt.Fprintf(w, "  %-12s %s\n  %-12s steps: %s\n", t.Name, t.Summary, "", strings.Join(t.Steps, " "))
 	}
 	fmt.Fprintln(w, "steps:")

@@ -114,6 +114,27 @@ var (
 	imExactWrite = labelled{"update=always", "update=always/scan=mask"}
 )
 
+// nohz.nr_cpus (5d86d542f68f) on v5's tick-stop path, the counter beside
+// the mask before and the mask alone after, at 90 % busy with one event
+// per tick: every idle period lasts a tick or more, so the governor stops
+// the tick (at the idlemask experiments' 100 events a tick an idle period
+// is a few hundredths of a tick, and no tick is ever stopped).
+func (e *Env) idlemaskNohz(x labelled) Experiment {
+	return e.x("idlemask", x.variant+"/sis=prop/busy=90/wake=10/llc=48/tick=1", x.label)
+}
+
+// The same pair in balanceflag's ticks, on the seed's machine after the
+// flag's fix.
+const (
+	bfNohzCounter = bfAfter + "/nohz=counter"
+	bfNohzWeight  = bfAfter + "/nohz=weight"
+)
+
+var (
+	imNohzCounter = labelled{"nohz.nr_cpus", "update=tickstop/scan=mask/nohz=counter"}
+	imNohzWeight  = labelled{"mask weight", "update=tickstop/scan=mask/nohz=weight"}
+)
+
 // for_each_node over 4 possible nodes with MAX_NUMNODES 1024 (seed 000,
 // PeterZ): one worker, nothing shared, so the walk's own cost shows.
 func nodemask(iter string) Experiment {
@@ -143,4 +164,41 @@ func (e *Env) wakeup(x labelled) Experiment {
 var (
 	wkBefore = labelled{"pre-patch", "wake=llcstats"}
 	wkAfter  = labelled{"patched", "wake=basic"}
+)
+
+// root_domain's cpupri masks (Pan Deng's series, K Prateek Nayak's test,
+// 2026-04): every worker sets and clears its bit as fast as it can, his
+// worst case of one write per switch.
+func (e *Env) cpumask(x labelled) Experiment {
+	return e.x("cpumask", x.variant+"/work=0", x.label)
+}
+
+var (
+	cmGlobal     = labelled{"global mask", "split=global/store=lock/vec=off"}
+	cmNode       = labelled{"per-node masks", "split=node/store=lock/vec=off"}
+	cmLLC        = labelled{"per-LLC masks", "split=llc/store=lock/vec=off"}
+	cmLLCByte    = labelled{"per-LLC bytes", "split=llc/store=byte/vec=off"}
+	cmVecShared  = labelled{"cpupri_vec", "split=global/store=lock/vec=shared"}
+	cmVecPadded  = labelled{"cpupri_vec padded", "split=global/store=lock/vec=padded"}
+	cmVecPerNode = labelled{"cpupri_vec per node", "split=node/store=lock/vec=padded"}
+)
+
+// struct rq before and after Blake Jones's reorder (89951fc1f820): every
+// worker schedules on its own rq and wakes onto the next one every 16
+// picks (the commit's 38:1 load:store ratio on the pick_next fields).
+func (e *Env) rqlayout(layout string) Experiment {
+	return e.x("rqlayout", "layout="+layout+"/picks=16/work=0", layout+" the reorder")
+}
+
+const (
+	rqBefore = "before"
+	rqAfter  = "after"
+)
+
+// The rate limit's own clock (Rik van Riel, 2026-05): the merged rate
+// limit's sched_clock_cpu() against the rq's cached clock, on the rate
+// preset, unpaced, so that the write path's share reads its cost.
+const (
+	laClockSched = laRate + "/clock=sched_clock"
+	laClockRq    = laRate + "/clock=rq_clock"
 )

@@ -74,6 +74,10 @@ func findings(e *Env) []*Finding {
 		checkFirstProfile(e),
 		wakeAffine(e),
 		rateLimitProfile(e),
+		cpumaskSplit(e),
+		rqReorder(e),
+		rateLimitClock(e),
+		nohzNrCPUs(e),
 	}
 }
 

@@ -246,8 +246,73 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA},
 			{name: "missing", drop: "rate, paced", want: NA},
 		},
+		11: {
+			{name: "at yes", figs: figures{cmL: 264, cmB: 100, cmG: 304, cmN: 100}, want: Yes},
+			{name: "byte under yes", figs: figures{cmL: 262, cmB: 100, cmG: 304, cmN: 100}, want: Partly},
+			{name: "node under yes", figs: figures{cmL: 264, cmB: 100, cmG: 300, cmN: 100}, want: Partly},
+			{name: "under partly", figs: figures{cmL: 104.875, cmB: 100, cmG: 304, cmN: 100}, want: No},
+			{name: "opposite", figs: figures{cmL: 100, cmB: 264, cmG: 100, cmN: 304}, want: No},
+			{name: "too few runs", figs: figures{cmL: 264, cmB: 100, cmG: 304, cmN: 100}, n: 3, want: NA, whyHas: "too few runs"},
+			{name: "one node: the byte store alone", figs: figures{cmL: 264, cmB: 100}, env: func(e *Env) { e.nodes, e.place = 1, "compact" }, want: Yes, whyHas: "per-node split is n/a here"},
+			{name: "one node, null", env: func(e *Env) { e.nodes, e.place = 1, "compact" }, want: No, whyHas: "n/a here"},
+			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA, whyHas: "one usable cpu"},
+			{name: "missing", figs: figures{cmL: 264, cmB: 100, cmG: 304, cmN: 100}, drop: cmB, want: NA, whyHas: "no results"},
+		},
+		12: {
+			{name: "at yes", figs: figures{rqB: 104.84375, rqA: 100}, want: Yes},
+			{name: "under yes", figs: figures{rqB: 104.75, rqA: 100}, want: Partly},
+			{name: "at partly", figs: figures{rqB: 102, rqA: 100}, want: Partly},
+			{name: "under partly", figs: figures{rqB: 101.875, rqA: 100}, want: No},
+			{name: "opposite", figs: figures{rqB: 100, rqA: 110}, want: No},
+			{name: "noise", figs: figures{rqB: 110, rqA: 100}, w: 100, want: No},
+			{name: "unfair", figs: figures{rqB: 110, rqA: 100, rqB + " wakeups/op": 10, rqA + " wakeups/op": 11.25}, want: NA, whyHas: "unfair"},
+			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA, whyHas: "one usable cpu"},
+			{name: "missing", figs: figures{rqB: 110, rqA: 100}, drop: rqA, want: NA, whyHas: "no results"},
+		},
+		13: {
+			{name: "at yes", figs: figures{lcS: 125, lcR: 100}, want: Yes},
+			{name: "under yes", figs: figures{lcS: 124.875, lcR: 100}, want: Partly},
+			{name: "at partly", figs: figures{lcS: 105, lcR: 100}, want: Partly},
+			{name: "under partly", figs: figures{lcS: 104.875, lcR: 100}, want: No},
+			{name: "null: writes the same by construction", want: No},
+			{name: "opposite", figs: figures{lcS: 100, lcR: 125}, want: No},
+			{name: "unfair", figs: figures{lcS: 125, lcR: 100, "rate/clock=sched_clock load-moves/op": 10, "rate/clock=rq_clock load-moves/op": 11.25}, want: NA, whyHas: "unfair"},
+			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA, whyHas: "one usable cpu"},
+			{name: "missing", figs: figures{lcS: 125, lcR: 100}, drop: "rate/clock=rq_clock", want: NA, whyHas: "no results"},
+		},
+		14: {
+			{name: "at yes", figs: figures{"nohz.nr_cpus": 105, "mask weight": 100}, want: Yes},
+			{name: "under yes", figs: figures{"nohz.nr_cpus": 104.875, "mask weight": 100}, want: Partly},
+			{name: "at partly", figs: figures{"nohz.nr_cpus": 102, "mask weight": 100}, want: Partly},
+			{name: "under partly", figs: figures{"nohz.nr_cpus": 101.875, "mask weight": 100}, want: No},
+			{name: "null: writes halved by construction, time the same", figs: figures{"nohz.nr_cpus nohz-writes/op": 2, "mask weight nohz-writes/op": 1}, want: No},
+			{name: "opposite", figs: figures{"nohz.nr_cpus": 100, "mask weight": 110}, want: No},
+			{name: "noise", figs: figures{"nohz.nr_cpus": 110, "mask weight": 100}, w: 100, want: No},
+			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA, whyHas: "one usable cpu"},
+			{name: "missing", figs: figures{"nohz.nr_cpus": 110, "mask weight": 100}, drop: "mask weight", want: NA, whyHas: "no results"},
+		},
 	}
 }
+
+// The rate limit's clock experiments' write-path shares.
+const (
+	lcS = "rate/clock=sched_clock write-path-%"
+	lcR = "rate/clock=rq_clock write-path-%"
+)
+
+// The rqlayout experiments' labels.
+const (
+	rqB = "before the reorder"
+	rqA = "after the reorder"
+)
+
+// The cpumask experiments' labels.
+const (
+	cmG = "global mask"
+	cmN = "per-node masks"
+	cmL = "per-LLC masks"
+	cmB = "per-LLC bytes"
+)
 
 // f2 is finding 2's additions doing their jobs: skip reads tg->load_avg
 // less often than rate, node reads a line per node.

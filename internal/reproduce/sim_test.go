@@ -76,6 +76,9 @@ func TestSimulatedVerdicts(t *testing.T) {
 			continue
 		}
 		delete(got, tt.id)
+		if tt.id == 8 && (!strings.Contains(v.Measured, "skew_tick=1 at 100ns newidle=2") || !strings.Contains(v.Measured, "jitter 10µs at 200ns newidle=1")) {
+			t.Errorf("finding 8 simulated: measured %q lacks the tick alignments beside the grid", v.Measured)
+		}
 		if v.Verdict() != tt.want || !strings.Contains(v.Why, tt.has) || len(v.Assumptions) == 0 || v.Size == "" {
 			t.Errorf("finding %d simulated: %s — %s (size %q, %d assumptions); want %s, why containing %q", tt.id, v.Verdict(), v.Why, v.Size, len(v.Assumptions), tt.want, tt.has)
 		}

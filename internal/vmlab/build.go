@@ -104,6 +104,13 @@ func (h *Host) Kernel(kernel string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return h.fetchKernel(pkg, h.arch().aptName(pkg))
+}
+
+// fetchKernel returns the cached bzImage of a Debian kernel package,
+// downloading the package (apt's name for it: aptName) and unpacking its
+// vmlinuz first if need be.
+func (h *Host) fetchKernel(pkg, aptName string) (string, error) {
 	img := filepath.Join(h.Cache, pkg+".bzImage")
 	if _, err := os.Stat(img); err == nil {
 		return img, nil
@@ -111,11 +118,11 @@ func (h *Host) Kernel(kernel string) (string, error) {
 	debs, _ := filepath.Glob(filepath.Join(h.Cache, pkg+"_*.deb"))
 	if len(debs) == 0 {
 		h.logf("downloading %s", pkg)
-		if err := h.run(h.Cache, nil, "apt-get", "download", h.arch().aptName(pkg)); err != nil {
+		if err := h.run(h.Cache, nil, "apt-get", "download", aptName); err != nil {
 			if err2 := h.run("/", nil, "apt-get", "update"); err2 != nil {
 				return "", fmt.Errorf("downloading %s: %w", pkg, err)
 			}
-			if err := h.run(h.Cache, nil, "apt-get", "download", h.arch().aptName(pkg)); err != nil {
+			if err := h.run(h.Cache, nil, "apt-get", "download", aptName); err != nil {
 				return "", fmt.Errorf("downloading %s: %w", pkg, err)
 			}
 		}

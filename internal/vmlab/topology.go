@@ -228,7 +228,7 @@ var Matrix = []Topology{
 		Summary:  "2 sockets × 2 cores × 2 threads (Skylake-Server), 2 nodes, one L3 per socket",
 		CPUModel: "Skylake-Server", Sockets: 2, Cores: 2, Threads: 2, SMT: true,
 		Nodes: []Node{{seq(0, 4), 256}, {seq(4, 8), 256}},
-		Tests: []string{"loadavg", "balanceflag", "idlemask", "c2c"},
+		Tests: []string{"loadavg", "balanceflag", "idlemask", "cpumask", "c2c"},
 		Steps: []string{"topo", "sysfs", "pernode", "cross", "taskset", "tests", "sweep", "c2c", "resume", "unplug"},
 	},
 	{
@@ -242,7 +242,7 @@ var Matrix = []Topology{
 			{21, 21, 10, 12},
 			{21, 21, 12, 10},
 		},
-		Tests: []string{"loadavg", "nodemask", "wakeup", "atomicadd"},
+		Tests: []string{"loadavg", "nodemask", "wakeup", "atomicadd", "rqlayout"},
 		Steps: []string{"topo", "pernode", "cross", "tests"},
 	},
 	{
@@ -289,10 +289,10 @@ var Big = []Topology{
 	},
 }
 
-// Lookup returns the topology of that name, from Matrix, Big or Arm64.
+// Lookup returns the topology of that name, from Matrix, Big, Arm64 or Kernels.
 func Lookup(name string) (Topology, error) {
 	var names []string
-	for _, t := range slices.Concat(Matrix, Big, Arm64) {
+	for _, t := range slices.Concat(Matrix, Big, Arm64, Kernels) {
 		if t.Name == name {
 			return t, nil
 		}

@@ -1,0 +1,54 @@
+package idlemask
+
+import (
+	"fmt"
+
+	"github.com/contend/contend/bench"
+)
+
+// NohzWrites counts nohz=counter|weight's locked writes.
+var NohzWrites = bench.Unit{Name: "nohz-writes/op", Better: bench.Lower,
+	Doc: "locked writes to nohz.idle_cpus_mask and nohz.nr_cpus at tick-stop entry and exit, per event (nohz=counter|weight)"}
+
+// The values of nohz=, in its key's order.
+const (
+	imNohzNone    = iota // no nohz bookkeeping (the model before the key)
+	imNohzCounter        // before 5d86d542f68f: the mask and nohz.nr_cpus
+	imNohzWeight         // after it: the mask alone, its emptiness read
+)
+
+// nohzEnter is nohz_balance_enter_idle() on the cpu's first tick-stop of
+// an idle period (rq->nohz_tick_stopped guards the rest); see bench.Nohz.
+func (w *imWorker) nohzEnter(c int, loc *imLocal) {
+	w.nohzWrites += w.nohz.Enter(w.nohzBase + c)
+	loc.nohzStopped = true
+}
+
+// nohzKick is nohz_balancer_kick() on a busy tick: nohz_balance_exit_idle()
+// first, if the tick was stopped since the last busy one, then the test
+// for a tickless cpu and the read of nohz.next_balance (the balancer
+// itself is not modelled).
+func (w *imWorker) nohzKick(c int, loc *imLocal) {
+	if loc.nohzStopped {
+		loc.nohzStopped = false
+		w.nohzWrites += w.nohz.Exit(w.nohzBase + c)
+	}
+	w.nohzSink += w.nohz.Kick()
+}
+
+// checkNohz verifies the nohz state once every worker has stopped: a cpu
+// is in nohz.idle_cpus_mask exactly when its rq->nohz_tick_stopped is set,
+// and nohz.nr_cpus counts them.
+func (s *idleMask) checkNohz() error {
+	if s.nohz == imNohzNone {
+		return nil
+	}
+	stopped := func(g int) bool {
+		li, c := g/s.width, g%s.width
+		return s.llcs[li].rqs[c] != nil && s.local(li, c).nohzStopped
+	}
+	if err := s.nohzState.Check(len(s.llcs)*s.width, stopped); err != nil {
+		return fmt.Errorf("idlemask: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,9 @@
+package rqlayout
+
+import (
+	"testing"
+
+	"github.com/contend/contend/bench/benchtest"
+)
+
+func TestMain(m *testing.M) { benchtest.Main(m) }

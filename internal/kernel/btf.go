@@ -1,0 +1,192 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/cilium/ebpf/btf"
+)
+
+// Layout is what the finder needs to know of the kernel's structs, read
+// from its BTF: byte offsets of the members whose addresses the sites'
+// instructions compute. An offset of -1 means the kernel's struct has no
+// such member, which for LastUpdateTGLoadAvg says the kernel predates the
+// 1 ms rate limit (v6.7).
+type Layout struct {
+	TGLoadAvg           int64 // struct task_group, load_avg: the contended word
+	TGCfsRq             int64 // struct task_group, cfs_rq (per-cpu array of pointers)
+	TGChildren          int64 // struct task_group, children (list_head)
+	TGSiblings          int64 // struct task_group, siblings (list_head)
+	TGParent            int64 // struct task_group, parent
+	CfsRqTG             int64 // struct cfs_rq, tg
+	CfsRqTGLoadContrib  int64 // struct cfs_rq, tg_load_avg_contrib
+	CfsRqLastUpdateTG   int64 // struct cfs_rq, last_update_tg_load_avg; -1 before v6.7
+	SDShared            int64 // struct sched_domain, shared
+	SDSNrBusyCPUs       int64 // struct sched_domain_shared, nr_busy_cpus
+	NohzIdleCPUsMask    int64 // fair.c's anonymous nohz struct, idle_cpus_mask
+	NohzNrCPUs          int64 // fair.c's anonymous nohz struct, nr_cpus; -1 once removed (2026)
+	CpupriVecCount      int64 // struct cpupri_vec, count; -1 where absent
+	CpupriVecMask       int64 // struct cpupri_vec, mask; -1 where absent
+	CpumaskOffstack     bool  // cpumask_var_t is a pointer (CONFIG_CPUMASK_OFFSTACK)
+	TaskGroupStructSize int64 // sizeof(struct task_group)
+}
+
+// btfMember names one member the layout needs: the struct's name ("" for
+// the anonymous nohz struct, found by its members), and whether a kernel
+// without it is still one the finder understands.
+type btfMember struct {
+	strct, member string
+	optional      bool
+	dst           func(*Layout) *int64
+}
+
+var layoutMembers = []btfMember{
+	{"task_group", "load_avg", false, func(l *Layout) *int64 { return &l.TGLoadAvg }},
+	{"task_group", "cfs_rq", false, func(l *Layout) *int64 { return &l.TGCfsRq }},
+	{"task_group", "children", false, func(l *Layout) *int64 { return &l.TGChildren }},
+	{"task_group", "siblings", false, func(l *Layout) *int64 { return &l.TGSiblings }},
+	{"task_group", "parent", false, func(l *Layout) *int64 { return &l.TGParent }},
+	{"cfs_rq", "tg", false, func(l *Layout) *int64 { return &l.CfsRqTG }},
+	{"cfs_rq", "tg_load_avg_contrib", false, func(l *Layout) *int64 { return &l.CfsRqTGLoadContrib }},
+	{"cfs_rq", "last_update_tg_load_avg", true, func(l *Layout) *int64 { return &l.CfsRqLastUpdateTG }},
+	{"sched_domain", "shared", false, func(l *Layout) *int64 { return &l.SDShared }},
+	{"sched_domain_shared", "nr_busy_cpus", false, func(l *Layout) *int64 { return &l.SDSNrBusyCPUs }},
+	{"", "idle_cpus_mask", false, func(l *Layout) *int64 { return &l.NohzIdleCPUsMask }},
+	{"", "nr_cpus", true, func(l *Layout) *int64 { return &l.NohzNrCPUs }},
+	{"cpupri_vec", "count", true, func(l *Layout) *int64 { return &l.CpupriVecCount }},
+	{"cpupri_vec", "mask", true, func(l *Layout) *int64 { return &l.CpupriVecMask }},
+}
+
+// nohzMembers identify fair.c's "static struct { ... } nohz": no other
+// struct in the kernel has all four. BTF keeps the anonymous type though
+// vmlinux BTF carries no variable for it (pahole encodes only per-cpu
+// variables), so the struct is found by its members and the address of
+// nohz comes from kallsyms.
+var nohzMembers = []string{"idle_cpus_mask", "has_blocked", "next_balance", "next_blocked"}
+
+// ErrNoBTF says the kernel exposes no BTF.
+var ErrNoBTF = errors.New("no BTF")
+
+// ReadLayout reads the layout from raw BTF, as /sys/kernel/btf/vmlinux
+// holds it (a vmlinux's .BTF section is the same bytes).
+func ReadLayout(r io.ReaderAt) (*Layout, error) {
+	spec, err := btf.LoadSpecFromReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading BTF: %w", err)
+	}
+	return LayoutOf(spec)
+}
+
+// LayoutOf resolves the layout in spec. A required member that is missing
+// is an error naming the struct and member: the finder would otherwise
+// match instructions against offsets it made up.
+func LayoutOf(spec *btf.Spec) (*Layout, error) {
+	l := &Layout{}
+	structs := map[string]*btf.Struct{}
+	find := func(name string) (*btf.Struct, error) {
+		if s, ok := structs[name]; ok {
+			return s, nil
+		}
+		var s *btf.Struct
+		var err error
+		if name == "" {
+			s, err = findNohz(spec)
+		} else {
+			err = spec.TypeByName(name, &s)
+		}
+		structs[name] = s
+		return s, err
+	}
+	for _, m := range layoutMembers {
+		dst := m.dst(l)
+		*dst = -1
+		s, err := find(m.strct)
+		if err != nil {
+			if m.optional {
+				continue
+			}
+			return nil, fmt.Errorf("BTF has no %s: %w", structName(m.strct), err)
+		}
+		off, ok := memberOffset(s, m.member)
+		if !ok {
+			if m.optional {
+				continue
+			}
+			return nil, fmt.Errorf("BTF: %s has no member %s", structName(m.strct), m.member)
+		}
+		*dst = off
+	}
+	tg, _ := find("task_group")
+	l.TaskGroupStructSize = int64(tg.Size)
+	var cv *btf.Typedef
+	if err := spec.TypeByName("cpumask_var_t", &cv); err != nil {
+		return nil, fmt.Errorf("BTF has no typedef cpumask_var_t: %w", err)
+	}
+	_, l.CpumaskOffstack = btf.UnderlyingType(cv).(*btf.Pointer)
+	return l, nil
+}
+
+func structName(s string) string {
+	if s == "" {
+		return "anonymous struct nohz (members " + fmt.Sprint(nohzMembers) + ")"
+	}
+	return "struct " + s
+}
+
+// findNohz returns the one anonymous struct holding all nohzMembers.
+func findNohz(spec *btf.Spec) (*btf.Struct, error) {
+	var found *btf.Struct
+	for typ, err := range spec.All() {
+		if err != nil {
+			return nil, err
+		}
+		s, ok := typ.(*btf.Struct)
+		if !ok || s.Name != "" {
+			continue
+		}
+		all := true
+		for _, m := range nohzMembers {
+			if _, ok := memberOffset(s, m); !ok {
+				all = false
+				break
+			}
+		}
+		if !all {
+			continue
+		}
+		if found != nil {
+			return nil, errors.New("two anonymous structs look like nohz")
+		}
+		found = s
+	}
+	if found == nil {
+		return nil, btf.ErrNotFound
+	}
+	return found, nil
+}
+
+// memberOffset finds a member by name, descending into anonymous struct
+// and union members as C does, and returns its byte offset.
+func memberOffset(s btf.Type, name string) (int64, bool) {
+	var members []btf.Member
+	switch t := s.(type) {
+	case *btf.Struct:
+		members = t.Members
+	case *btf.Union:
+		members = t.Members
+	default:
+		return 0, false
+	}
+	for _, m := range members {
+		if m.Name == name {
+			return int64(m.Offset / 8), true
+		}
+		if m.Name == "" {
+			if off, ok := memberOffset(btf.UnderlyingType(m.Type), name); ok {
+				return int64(m.Offset/8) + off, true
+			}
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,458 @@
+package kernel
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// CountConfig is one count: the workload and how to count it.
+type CountConfig struct {
+	Root     string        // "/" (tests: a fake root for the parts that allow it)
+	Self     string        // the contend binary, run as the workload's process
+	Shape    string        // a key of Shapes
+	Pairs    int           // pairs (clients for server)
+	Levels   int           // cgroup depth below the root
+	Duration time.Duration // each of the two runs (bare, counted)
+	Log      io.Writer     // what the count does to the machine, line by line
+}
+
+// Counted is a count's outcome: per site, the hits by each method that
+// could reach it, and the workload's denominators.
+type Counted struct {
+	Kernel       string      `json:"kernel"`
+	CPUs         int         `json:"cpus"`       // online
+	HZ           int         `json:"hz"`         // CONFIG_HZ, 0 where the config is not exposed
+	RateLimit    bool        `json:"rate_limit"` // cfs_rq has last_update_tg_load_avg
+	Shape        string      `json:"shape"`
+	Pairs        int         `json:"pairs"`
+	Levels       int         `json:"levels"`
+	Bare         *Load       `json:"bare"`    // the workload with nothing counting
+	Counted      *Load       `json:"counted"` // the workload while counting
+	Sites        []SiteCount `json:"sites"`
+	Enqueues     uint64      `json:"enqueue_task_fair"`   // kprobe hits
+	SelectRQ     uint64      `json:"select_task_rq_fair"` // kprobe hits
+	Threads      ThreadStats `json:"threads"`             // the workload's own schedstats
+	Notes        []string    `json:"notes"`
+	StaleRemoved []string    `json:"stale_removed,omitempty"`
+	Hierarchy    []string    `json:"cgroups"`
+	Undone       bool        `json:"undone"`
+	Elapsed      [2]float64  `json:"-"`
+}
+
+// SiteCount is one site's hits: by a hardware execute breakpoint, and by
+// a tracefs kprobe at the same address where tracefs allows one (-1
+// where a method could not reach it).
+type SiteCount struct {
+	Site
+	Breakpoint int64 `json:"breakpoint"`
+	Kprobe     int64 `json:"kprobe"`
+	// BreakpointAt names the instruction the breakpoint was on when it
+	// was not the site's own (the next one, beside a kprobe on the site).
+	BreakpointAt string `json:"breakpoint_at,omitempty"`
+}
+
+// ThreadStats sums /proc/PID/task/*/sched over the workload's threads.
+type ThreadStats struct {
+	Migrations      uint64 `json:"nr_migrations"`
+	Wakeups         uint64 `json:"nr_wakeups"`
+	Affine          uint64 `json:"nr_wakeups_affine"`
+	AffineAttempts  uint64 `json:"nr_wakeups_affine_attempts"`
+	WakeupsMigrated uint64 `json:"nr_wakeups_migrate"`
+}
+
+// Count finds the sites, prepares the machine (schedstats, tracefs
+// kprobes, the cgroup hierarchy), runs the workload bare and then counted,
+// and undoes every change before it returns, on success or failure. The
+// caller cancels ctx on SIGINT/SIGTERM; undo then still runs.
+func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
+	if _, ok := Shapes[cfg.Shape]; !ok {
+		return nil, fmt.Errorf("unknown shape %q", cfg.Shape)
+	}
+	src, err := Open(cfg.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	u := NewUndo(cfg.Log)
+	defer func() {
+		if uerr := u.Run(); uerr != nil {
+			err = errors.Join(err, uerr)
+		} else if c != nil {
+			c.Undone = true
+		}
+	}()
+	tfs, err := FindTracefs(cfg.Root)
+	if err != nil {
+		if err = mount(u, cfg.Root, "tracefs", "sys/kernel/tracing"); err != nil {
+			return nil, err
+		}
+		if tfs, err = FindTracefs(cfg.Root); err != nil {
+			return nil, err
+		}
+	}
+	cg, err := FindCgroup2(cfg.Root)
+	if err != nil {
+		if err = mount(u, cfg.Root, "cgroup2", "sys/fs/cgroup"); err != nil {
+			return nil, err
+		}
+		if cg, err = FindCgroup2(cfg.Root); err != nil {
+			return nil, err
+		}
+	}
+	c = &Counted{Shape: cfg.Shape, Pairs: cfg.Pairs, Levels: cfg.Levels}
+	c.Kernel, _ = readTrim(filepath.Join(cfg.Root, "proc/sys/kernel/osrelease"))
+	logf := func(format string, args ...any) { fmt.Fprintf(cfg.Log, "kernel count: "+format+"\n", args...) }
+
+	// What an earlier, killed run left: under our names only.
+	for _, f := range []func() ([]string, error){
+		func() ([]string, error) { return StaleSysctls(cfg.Root) }, tfs.RemoveStale, cg.RemoveStale,
+	} {
+		done, err := f()
+		for _, d := range done {
+			logf("stale from an earlier run: %s", d)
+		}
+		c.StaleRemoved = append(c.StaleRemoved, done...)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	// Only now read the text: a stale kprobe is an int3 over the first
+	// byte of the instruction it probes, which would hide that site.
+	rep, err := Find(src.Input)
+	if err != nil {
+		return nil, err
+	}
+	if err := rep.Err(); err != nil {
+		return nil, err
+	}
+
+	if err := Sysctl(u, cfg.Root, "kernel.sched_schedstats", "1"); err != nil {
+		return nil, err
+	}
+	h, err := cg.MakeHierarchy(u, cfg.Levels, strconv.Itoa(os.Getpid()))
+	if err != nil {
+		return nil, err
+	}
+	c.Hierarchy = h.Dirs
+
+	// Bare: nothing counting.
+	logf("bare run: %s, %d pairs, in %s", cfg.Shape, cfg.Pairs, h.Leaf)
+	if c.Bare, _, err = runChild(ctx, cfg, h.Leaf, nil); err != nil {
+		return nil, err
+	}
+
+	if err := tfs.TracingOff(u); err != nil {
+		return nil, err
+	}
+	for _, p := range []struct{ name, fn string }{{"contend_enqueue", "enqueue_task_fair"}, {"contend_select", "select_task_rq_fair"}} {
+		if err := tfs.AddKprobe(u, p.name, p.fn); err != nil {
+			return nil, err
+		}
+	}
+	cpus, err := onlineCPUs(cfg.Root)
+	if err != nil {
+		return nil, err
+	}
+	c.CPUs = len(cpus)
+	if v, ok := Config(cfg.Root, "CONFIG_HZ"); ok {
+		c.HZ, _ = strconv.Atoi(v)
+	}
+	c.RateLimit = src.Layout.CfsRqLastUpdateTG >= 0
+	var bps []*Breakpoint
+	// kprobes go on every tg->load_avg site tracefs accepts; the four
+	// breakpoints go where only they can count first (update_load_avg is
+	// notrace, so no kprobe reaches it), then to the blocked-load path.
+	// Never both on one instruction: where both counted one, the
+	// breakpoint counted 14-21 % more than the kprobe (6.1 and 6.12
+	// guests), and one 6.12 guest died of an int3 Oops at a site both
+	// held (whether of the pair or of TCG's cross-modifying code, whose
+	// boot-time static-key patching Oopses the same way now and then, is
+	// open). A site with a kprobe
+	// gets its breakpoint on the next instruction, which runs exactly as
+	// often (Site.Next), so the two methods count one site apart.
+	for i, s := range rep.Sites {
+		sc := SiteCount{Site: s, Breakpoint: -1, Kprobe: -1}
+		if s.Kind == "tg-load-avg" || s.Kind == "tg-load-avg-limit" {
+			if err := tfs.AddKprobe(u, fmt.Sprintf("contend_s%d", i), fmt.Sprintf("%s+%#x", s.Func, s.Off)); err != nil {
+				c.Notes = append(c.Notes, err.Error())
+			} else {
+				sc.Kprobe = 0
+			}
+		}
+		c.Sites = append(c.Sites, sc)
+	}
+	bpOf := map[int]*Breakpoint{}
+	for _, i := range breakpointOrder(rep.Sites) {
+		s := &c.Sites[i]
+		if len(bpOf) == maxBreakpoints {
+			break
+		}
+		at, name := s.Addr, fmt.Sprintf("%s+%#x", s.Func, s.Off)
+		if s.Kprobe == 0 {
+			if s.Next == 0 {
+				continue
+			}
+			at, name = s.Next, fmt.Sprintf("%s+%#x", s.Func, s.Off+(s.Next-s.Addr))
+			s.BreakpointAt = name
+		}
+		b := &Breakpoint{Name: name, Addr: at}
+		if err := b.Open(u, cpus); err != nil {
+			c.Notes = append(c.Notes, err.Error())
+			continue
+		}
+		bpOf[i] = b
+		bps = append(bps, b)
+		s.Breakpoint = 0
+	}
+	if len(bps) == 0 {
+		return nil, errors.New("no breakpoint could be set on any tg->load_avg site: " + strings.Join(c.Notes, "; "))
+	}
+	// The two methods count over the same window: both are read at its
+	// start, kprobes then breakpoints, and again in the same order the
+	// moment the workload reports, before it exits, with the breakpoints
+	// enabled throughout (enabling sixteen of them takes interrupts to
+	// every cpu: under TCG, long enough for the balancer to run between).
+	for _, b := range bps {
+		if err := b.Enable(true); err != nil {
+			return nil, err
+		}
+	}
+	before, err := tfs.Hits()
+	if err != nil {
+		return nil, err
+	}
+	bp0, err := readBreakpoints(bps)
+	if err != nil {
+		return nil, err
+	}
+	logf("counting: %d breakpoints, kprobes in %s/%s", len(bps), tfs.Dir, ProbeGroup)
+	var threads ThreadStats
+	var after map[string]uint64
+	var bp1 []uint64
+	var herr error
+	c.Counted, threads, err = runChild(ctx, cfg, h.Leaf, func() {
+		after, herr = tfs.Hits()
+		if herr == nil {
+			bp1, herr = readBreakpoints(bps)
+		}
+		for _, b := range bps {
+			b.Enable(false)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if herr != nil {
+		return nil, herr
+	}
+	c.Threads = threads
+	c.Enqueues = after["contend_enqueue"] - before["contend_enqueue"]
+	c.SelectRQ = after["contend_select"] - before["contend_select"]
+	for i := range c.Sites {
+		s := &c.Sites[i]
+		if b := bpOf[i]; b != nil {
+			k := slices.Index(bps, b)
+			s.Breakpoint = int64(bp1[k] - bp0[k])
+		}
+		if s.Kprobe == 0 {
+			name := fmt.Sprintf("contend_s%d", i)
+			s.Kprobe = int64(after[name] - before[name])
+		}
+	}
+	return c, nil
+}
+
+// readBreakpoints reads every breakpoint's count.
+func readBreakpoints(bps []*Breakpoint) ([]uint64, error) {
+	n := make([]uint64, len(bps))
+	for i, b := range bps {
+		var err error
+		if n[i], err = b.Count(); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// breakpointOrder ranks the tg->load_avg sites (writes and the rate
+// limit's test) for the four breakpoints: update_load_avg's first, where
+// most writes happen and tracefs cannot reach, then the blocked-load
+// update's, then the rest, each host's write before its test.
+func breakpointOrder(sites []Site) []int {
+	rank := func(s Site) int {
+		r := 2
+		switch {
+		case s.Func == "update_load_avg":
+			r = 0
+		case strings.Contains(s.Func, "update_blocked_averages"):
+			r = 1
+		}
+		r *= 2
+		if s.Kind == "tg-load-avg-limit" {
+			r++
+		}
+		return r
+	}
+	var idx []int
+	for i, s := range sites {
+		if s.Kind == "tg-load-avg" || s.Kind == "tg-load-avg-limit" {
+			idx = append(idx, i)
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return rank(sites[idx[a]]) < rank(sites[idx[b]]) })
+	return idx
+}
+
+// runChild runs the workload as a process of its own, started inside
+// leaf (clone3's CLONE_INTO_CGROUP, so no thread of it ever runs
+// elsewhere), reads its threads' schedstats while it still lives, then
+// lets it exit. stop, if set, runs the moment the workload reports, before
+// the parent reads anything.
+func runChild(ctx context.Context, cfg CountConfig, leaf string, stop func()) (*Load, ThreadStats, error) {
+	var ts ThreadStats
+	dir, err := os.Open(leaf)
+	if err != nil {
+		return nil, ts, err
+	}
+	defer dir.Close()
+	cmd := exec.CommandContext(ctx, cfg.Self, "kernel", "load", "-shape", cfg.Shape,
+		"-pairs", strconv.Itoa(cfg.Pairs), "-duration", cfg.Duration.String())
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(dir.Fd()), Pdeathsig: syscall.SIGKILL}
+	cmd.Stderr = cfg.Log
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, ts, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, ts, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, ts, fmt.Errorf("starting the workload in %s: %w", leaf, err)
+	}
+	line, rerr := bufio.NewReader(stdout).ReadBytes('\n')
+	if stop != nil {
+		stop()
+	}
+	var l Load
+	if rerr == nil {
+		rerr = json.Unmarshal(line, &l)
+		ts = threadStats(cfg.Root, cmd.Process.Pid)
+	}
+	stdin.Close()
+	werr := cmd.Wait()
+	if ctx.Err() != nil {
+		return nil, ts, ctx.Err()
+	}
+	if rerr != nil || werr != nil {
+		return nil, ts, fmt.Errorf("the workload failed: %w", errors.Join(rerr, werr))
+	}
+	return &l, ts, nil
+}
+
+// threadStats sums the sched files of a process's threads.
+func threadStats(root string, pid int) ThreadStats {
+	var ts ThreadStats
+	tasks, _ := filepath.Glob(filepath.Join(root, "proc", strconv.Itoa(pid), "task/*/sched"))
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(line, ":")
+			if !ok {
+				continue
+			}
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				continue
+			}
+			switch strings.TrimSpace(k) {
+			case "se.nr_migrations":
+				ts.Migrations += n
+			case "se.statistics.nr_wakeups", "nr_wakeups":
+				ts.Wakeups += n
+			case "se.statistics.nr_wakeups_affine", "nr_wakeups_affine":
+				ts.Affine += n
+			case "se.statistics.nr_wakeups_affine_attempts", "nr_wakeups_affine_attempts":
+				ts.AffineAttempts += n
+			case "se.statistics.nr_wakeups_migrate", "nr_wakeups_migrate":
+				ts.WakeupsMigrated += n
+			}
+		}
+	}
+	return ts
+}
+
+// onlineCPUs reads /sys/devices/system/cpu/online.
+func onlineCPUs(root string) ([]int, error) {
+	s, err := readTrim(filepath.Join(root, "sys/devices/system/cpu/online"))
+	if err != nil {
+		return nil, err
+	}
+	var cpus []int
+	for _, r := range strings.Split(s, ",") {
+		lo, hi, found := strings.Cut(r, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return nil, fmt.Errorf("cpu/online %q: %w", s, err)
+		}
+		b := a
+		if found {
+			if b, err = strconv.Atoi(hi); err != nil {
+				return nil, fmt.Errorf("cpu/online %q: %w", s, err)
+			}
+		}
+		for c := a; c <= b; c++ {
+			cpus = append(cpus, c)
+		}
+	}
+	if len(cpus) == 0 {
+		return nil, fmt.Errorf("cpu/online %q lists no cpu", s)
+	}
+	return cpus, nil
+}
+
+// ServeLoad is the workload process: it runs the shape, prints its Load
+// as one JSON line, and exits when its parent closes stdin (after reading
+// the threads' schedstats).
+func ServeLoad(stdout io.Writer, stdin io.Reader, shape string, pairs int, d time.Duration) error {
+	runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 2*pairs+2))
+	l, err := RunLoad(shape, pairs, d)
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(l)
+	if _, err := fmt.Fprintf(stdout, "%s\n", b); err != nil {
+		return err
+	}
+	io.Copy(io.Discard, stdin)
+	return nil
+}
+
+// mount mounts a kernel file system the count needs where the machine has
+// none (a minimal guest's /init mounts neither), and records unmounting it.
+func mount(u *Undo, root, fstype, dir string) error {
+	target := filepath.Join(root, dir)
+	if err := syscall.Mount("none", target, fstype, 0, ""); err != nil {
+		return fmt.Errorf("no %s mounted, and mounting one at /%s failed: %w", fstype, dir, err)
+	}
+	u.Push("mount "+fstype+" /"+dir, func() error { return syscall.Unmount(target, 0) })
+	return nil
+}

@@ -1,0 +1,91 @@
+package kernel
+
+import (
+	"encoding/binary"
+	"fmt"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Hardware breakpoint types and lengths (include/uapi/linux/hw_breakpoint.h).
+const (
+	bpWrite = 2 // HW_BREAKPOINT_W
+	bpExec  = 4 // HW_BREAKPOINT_X
+)
+
+// x86 has four debug address registers per cpu: at most four breakpoints
+// at once, fewer if something else (a debugger, another perf user) holds
+// one.
+const maxBreakpoints = 4
+
+// A Breakpoint is a hardware breakpoint on every cpu: an execute
+// breakpoint on an instruction (a site) or a write watchpoint on a word.
+// It counts, it never samples: each hit costs a debug exception and
+// perf's counting, not a record.
+type Breakpoint struct {
+	Name  string
+	Addr  uint64
+	Write bool // a watchpoint of Len bytes, else an execute breakpoint
+	Len   int
+	fds   []int
+}
+
+// Open opens the breakpoint on each cpu, disabled, and records closing it.
+func (b *Breakpoint) Open(u *Undo, cpus []int) error {
+	attr := unix.PerfEventAttr{
+		Type: unix.PERF_TYPE_BREAKPOINT,
+		Size: uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
+		Bits: unix.PerfBitDisabled,
+		Ext1: b.Addr,
+	}
+	attr.Bp_type, attr.Ext2 = bpExec, 8 // an execute breakpoint's length is sizeof(long)
+	if b.Write {
+		attr.Bp_type, attr.Ext2 = bpWrite, uint64(b.Len)
+	}
+	for _, c := range cpus {
+		fd, err := unix.PerfEventOpen(&attr, -1, c, -1, unix.PERF_FLAG_FD_CLOEXEC)
+		if err != nil {
+			b.Close()
+			return fmt.Errorf("perf_event_open breakpoint %s at %#x on cpu %d: %w (needs root or CAP_PERFMON; kernel.perf_event_paranoid; a free debug register)", b.Name, b.Addr, c, err)
+		}
+		b.fds = append(b.fds, fd)
+	}
+	u.Push("breakpoint "+b.Name, func() error { b.Close(); return nil })
+	return nil
+}
+
+// Enable starts (on) or stops counting on every cpu.
+func (b *Breakpoint) Enable(on bool) error {
+	req := uint(unix.PERF_EVENT_IOC_DISABLE)
+	if on {
+		req = unix.PERF_EVENT_IOC_ENABLE
+	}
+	for _, fd := range b.fds {
+		if err := unix.IoctlSetInt(fd, req, 0); err != nil {
+			return fmt.Errorf("breakpoint %s: %w", b.Name, err)
+		}
+	}
+	return nil
+}
+
+// Count sums the hits over every cpu.
+func (b *Breakpoint) Count() (uint64, error) {
+	var sum uint64
+	buf := make([]byte, 8)
+	for _, fd := range b.fds {
+		if _, err := unix.Read(fd, buf); err != nil {
+			return 0, fmt.Errorf("reading breakpoint %s: %w", b.Name, err)
+		}
+		sum += binary.NativeEndian.Uint64(buf)
+	}
+	return sum, nil
+}
+
+// Close releases every cpu's breakpoint.
+func (b *Breakpoint) Close() {
+	for _, fd := range b.fds {
+		unix.Close(fd)
+	}
+	b.fds = nil
+}

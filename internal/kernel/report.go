@@ -1,0 +1,62 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// ErrNoSites says the kernel has none of the sites: the finder read it
+// and matched nothing, so there is nothing to count.
+var ErrNoSites = errors.New("none of the contended sites found")
+
+// WriteText writes the report as contend kernel sites prints it: per kind
+// found, its sites as SYMBOL+0xOFF and the instruction; then each kind not
+// found and why.
+func (r *Report) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	byKind := map[string][]Site{}
+	for _, s := range r.Sites {
+		byKind[s.Kind] = append(byKind[s.Kind], s)
+	}
+	for _, k := range Kinds {
+		sites := byKind[k.Name]
+		if len(sites) == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "%s: %s\n", k.Name, k.What)
+		for _, s := range sites {
+			fmt.Fprintf(tw, "\t%s+%#x\t%s\n", s.Func, s.Off, s.Inst)
+		}
+	}
+	if len(r.Missing) > 0 {
+		fmt.Fprintf(tw, "not found:\n")
+		for _, m := range r.Missing {
+			fmt.Fprintf(tw, "\t%s\t%s\n", m.Kind, m.Why)
+		}
+	}
+	for _, p := range r.Patched {
+		fmt.Fprintf(tw, "note: int3 at %s: a kprobe or breakpoint is armed there; a site under it cannot be seen\n", p)
+	}
+	for _, h := range r.Scanned {
+		if n := r.Undecoded[h]; n > 0 {
+			fmt.Fprintf(tw, "note: %d bytes of %s did not decode (skipped)\n", n, h)
+		}
+	}
+	return tw.Flush()
+}
+
+// Err is ErrNoSites when the report holds no site, naming why each kind
+// is missing; else nil.
+func (r *Report) Err() error {
+	if len(r.Sites) > 0 {
+		return nil
+	}
+	var why []string
+	for _, m := range r.Missing {
+		why = append(why, m.Kind+": "+m.Why)
+	}
+	return fmt.Errorf("%w (%s)", ErrNoSites, strings.Join(why, "; "))
+}

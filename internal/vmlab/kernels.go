@@ -1,0 +1,217 @@
+package vmlab
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// The kernel oracle's guests (contend kernel): one 2-node topology booted
+// on each of Debian's two kernels that bracket seed 000's patch — 6.1,
+// bookworm's own (before "sched/fair: Ratelimit update to tg->load_avg",
+// v6.7), and 6.12 (after) — so the same steps on the same topology show
+// 6.1 → 6.12. Four vcpus, not eight: TCG on two host cpus runs the counted
+// workload several times slower than bare, and a smaller guest keeps the
+// pair inside CI's few minutes.
+var Kernels = []Topology{
+	{
+		Name:     "oracle-2n",
+		Summary:  "2 sockets × 2 cores (Skylake-Server), 2 nodes: contend kernel sites and count on Debian 6.1 and 6.12 (-debian-kernel)",
+		CPUModel: "Skylake-Server", Sockets: 2, Cores: 2, Threads: 1,
+		Nodes: []Node{{seq(0, 2), 256}, {seq(2, 4), 256}},
+		Steps: []string{"kernel-sites", "kernel-count", "kernel-kill"},
+	},
+}
+
+// DebianKernels are the kernel series the oracle boots: the apt package
+// pattern of each, newest version taken.
+var DebianKernels = map[string]*regexp.Regexp{
+	"6.1":  regexp.MustCompile(`^linux-image-6\.1\.0-\d+-amd64$`),
+	"6.12": regexp.MustCompile(`^linux-image-6\.12\.\d+\+deb12-amd64$`),
+}
+
+func init() {
+	Steps = append(Steps,
+		Step{"kernel-sites", "contend kernel sites on the guest's own kernel: every site of its version found, what is absent named", kernelSitesScript, kernelSitesCheck},
+		Step{"kernel-count", "contend kernel count, pipe pairs in system.slice/docker-<id>.scope: counts, the two methods on the same sites, everything undone", kernelCountScript, kernelCountCheck},
+		Step{"kernel-kill", "contend kernel count killed mid-run (SIGTERM: it undoes; SIGKILL: the next run removes what is left) with kprobe_events, the cgroup tree and the sysctl checked after each", kernelKillScript, kernelKillCheck},
+	)
+}
+
+// DebianKernel returns a bzImage of the newest package of a series in
+// DebianKernels, fetched into the cache as Kernel fetches bookworm's own.
+func (h *Host) DebianKernel(series string) (string, error) {
+	re, ok := DebianKernels[series]
+	if !ok {
+		return "", fmt.Errorf("-debian-kernel %q: want one of 6.1, 6.12", series)
+	}
+	out, err := exec.Command("apt-cache", "pkgnames", "linux-image-").Output()
+	if err != nil {
+		return "", fmt.Errorf("apt-cache pkgnames: %w (is apt's package list fetched? apt-get update)", err)
+	}
+	var pkgs []string
+	for _, p := range strings.Fields(string(out)) {
+		if re.MatchString(p) {
+			pkgs = append(pkgs, p)
+		}
+	}
+	if len(pkgs) == 0 {
+		return "", fmt.Errorf("apt knows no package matching %s", re)
+	}
+	sort.Slice(pkgs, func(i, j int) bool { return versionLess(pkgs[i], pkgs[j]) })
+	pkg := pkgs[len(pkgs)-1]
+	if err := os.MkdirAll(h.Cache, 0o755); err != nil {
+		return "", err
+	}
+	return h.fetchKernel(pkg, pkg)
+}
+
+// versionLess orders package names by their numbers, so that 6.12.117
+// comes after 6.12.99.
+func versionLess(a, b string) bool {
+	num := regexp.MustCompile(`\d+|\D+`)
+	pa, pb := num.FindAllString(a, -1), num.FindAllString(b, -1)
+	for i := 0; i < len(pa) && i < len(pb); i++ {
+		if pa[i] == pb[i] {
+			continue
+		}
+		if len(pa[i]) != len(pb[i]) && pa[i][0] >= '0' && pa[i][0] <= '9' && pb[i][0] >= '0' && pb[i][0] <= '9' {
+			return len(pa[i]) < len(pb[i])
+		}
+		return pa[i] < pb[i]
+	}
+	return len(pa) < len(pb)
+}
+
+func kernelSitesScript(Topology) string {
+	return `run kernel-release cat /proc/sys/kernel/osrelease
+run kernel-sites timeout 600 contend kernel sites
+`
+}
+
+// kernelSitesWant are the kinds each series must show; the rest of
+// Kinds it must name as absent.
+var kernelSitesWant = map[string][]string{
+	"6.1.":  {"tg-load-avg:", "balancing-trylock:", "balancing-unlock:", "nohz-idle-mask:", "nohz-nr-cpus:", "nr-busy-cpus:", "cpupri-count:", "cpupri-mask:"},
+	"6.12.": {"tg-load-avg:", "tg-load-avg-limit:", "balance-running:", "balance-running-release:", "nohz-idle-mask:", "nohz-nr-cpus:", "nr-busy-cpus:", "cpupri-count:", "cpupri-mask:"},
+}
+
+func kernelSitesCheck(_ Topology, tr *Transcript) []string {
+	o, bad := need(tr, "kernel-sites", 0)
+	if o == nil {
+		return bad
+	}
+	rel := tr.Get("kernel-release")
+	if rel == nil {
+		return append(bad, "kernel-release: no output")
+	}
+	release := strings.TrimSpace(string(rel.Data))
+	for prefix, kinds := range kernelSitesWant {
+		if !strings.HasPrefix(release, prefix) {
+			continue
+		}
+		for _, k := range kinds {
+			if !strings.Contains(string(o.Data), "\n"+k) && !strings.HasPrefix(string(o.Data), k) {
+				bad = append(bad, fmt.Sprintf("kernel-sites: %s shows no %s site", release, strings.TrimSuffix(k, ":")))
+			}
+		}
+		return bad
+	}
+	return append(bad, fmt.Sprintf("kernel-sites: kernel %s is neither 6.1 nor 6.12: nothing to hold it to", release))
+}
+
+// afterCount shows what a count could have left: the contend kprobes,
+// cgroups named contend-*, and sched_schedstats (0 on Debian's kernels).
+const afterCount = `sh -c 'mkdir -p /sys/kernel/tracing /sys/fs/cgroup; mount -t tracefs none /sys/kernel/tracing 2>/dev/null; mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null; echo kprobes:; grep contend /sys/kernel/tracing/kprobe_events; echo cgroups:; find /sys/fs/cgroup -name "*contend-*"; echo schedstats: $(cat /proc/sys/kernel/sched_schedstats); umount /sys/kernel/tracing /sys/fs/cgroup'`
+
+func kernelCountScript(Topology) string {
+	return `run kernel-count timeout 400 contend kernel count -shape pipe -pairs 2 -levels 2 -duration 2s -o /tmp/out/kernel-count.results
+emit kernel-count.results /tmp/out/kernel-count.results 0
+run kernel-count-after ` + afterCount + `
+`
+}
+
+// clean is afterCount's output when nothing was left behind.
+var clean = regexp.MustCompile(`^kprobes:\ncgroups:\nschedstats: 0\n$`)
+
+func kernelCountCheck(_ Topology, tr *Transcript) []string {
+	o, bad := need(tr, "kernel-count", 0)
+	if o != nil {
+		s := string(o.Data)
+		for _, want := range []string{"tg->load_avg writes:", "undone:"} {
+			if !strings.Contains(s, want) {
+				bad = append(bad, "kernel-count: no "+strings.TrimSuffix(want, ":")+" line")
+			}
+		}
+	}
+	if r := tr.Get("kernel-count.results"); r == nil || !strings.Contains(string(r.Data), "BenchmarkKernelCount/") {
+		bad = append(bad, "kernel-count.results: no KernelCount benchmark line")
+	} else if !strings.Contains(string(r.Data), "\nkernel: ") {
+		bad = append(bad, "kernel-count.results: no kernel configuration line")
+	}
+	return append(bad, leftCheck(tr, "kernel-count-after")...)
+}
+
+func leftCheck(tr *Transcript, name string) []string {
+	a, bad := need(tr, name, 0)
+	if a != nil && !clean.Match(a.Data) {
+		bad = append(bad, fmt.Sprintf("%s: the count left something behind: %q", name, a.Data))
+	}
+	return bad
+}
+
+func kernelKillScript(Topology) string {
+	// Killed once the counted run has begun: every kind of change is made.
+	// (Each kill starts from an empty log: the SIGTERM run's would
+	// satisfy the SIGKILL run's wait at once.)
+	start := `rm -f /tmp/out/kill.log; contend kernel count -shape pipe -pairs 2 -levels 2 -duration 30s > /tmp/out/kill.log 2>&1 & pid=$!; ` +
+		`i=0; until grep -q "kernel count: counting" /tmp/out/kill.log || [ $i -ge 200 ]; do sleep 1; i=$((i+1)); done; sleep 2;`
+	return `sh -c '` + start + ` kill -TERM $pid; wait $pid; echo rc=$?' > /tmp/out/kernel-kill-term 2>&1
+emit kernel-kill-term /tmp/out/kernel-kill-term 0
+emit kernel-kill-term.log /tmp/out/kill.log 0
+run kernel-kill-term-after ` + afterCount + `
+sh -c '` + start + ` kill -KILL $pid; wait $pid; echo rc=$?' > /tmp/out/kernel-kill-9 2>&1
+emit kernel-kill-9 /tmp/out/kernel-kill-9 0
+run kernel-kill-9-left ` + afterCount + `
+run kernel-kill-rerun timeout 400 contend kernel count -shape pipe -pairs 1 -levels 2 -duration 1s
+run kernel-kill-rerun-after ` + afterCount + `
+`
+}
+
+var breakpointsRE = regexp.MustCompile(`kernel count: counting: (\d+) breakpoints`)
+
+// breakpointsSet is how many breakpoints a count says it set.
+func breakpointsSet(out []byte) string {
+	if m := breakpointsRE.FindSubmatch(out); m != nil {
+		return string(m[1])
+	}
+	return "no"
+}
+
+func kernelKillCheck(_ Topology, tr *Transcript) []string {
+	var bad []string
+	if o := tr.Get("kernel-kill-term"); o == nil || !strings.Contains(string(o.Data), "rc=1") {
+		bad = append(bad, "kernel-kill-term: want the count to exit 1 on SIGTERM")
+	}
+	if o := tr.Get("kernel-kill-term.log"); o == nil || !strings.Contains(string(o.Data), "interrupted") {
+		bad = append(bad, "kernel-kill-term.log: want the one-line interrupted error")
+	}
+	bad = append(bad, leftCheck(tr, "kernel-kill-term-after")...)
+	if o := tr.Get("kernel-kill-9-left"); o == nil || clean.Match(o.Data) {
+		bad = append(bad, "kernel-kill-9-left: a count killed with SIGKILL left nothing: the stale path is untested")
+	}
+	if o, b := need(tr, "kernel-kill-rerun", 0); o == nil {
+		bad = append(bad, b...)
+	} else if !strings.Contains(string(o.Data), "stale from an earlier run") {
+		bad = append(bad, "kernel-kill-rerun: the next run did not say it removed the stale probes, cgroups or sysctl")
+	} else if first := tr.Get("kernel-count"); first != nil && breakpointsSet(first.Data) != breakpointsSet(o.Data) {
+		// A stale kprobe's int3 over a site hides it from the finder, so
+		// the stale ones must go before the text is read.
+		bad = append(bad, fmt.Sprintf("kernel-kill-rerun: %s breakpoints after removing the stale probes, %s in kernel-count",
+			breakpointsSet(o.Data), breakpointsSet(first.Data)))
+	}
+	return append(bad, leftCheck(tr, "kernel-kill-rerun-after")...)
+}

@@ -1,0 +1,104 @@
+package vmlab
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestVersionLess(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		less bool
+	}{
+		{"linux-image-6.12.99+deb12-amd64", "linux-image-6.12.117+deb12-amd64", true},
+		{"linux-image-6.1.0-9-amd64", "linux-image-6.1.0-57-amd64", true},
+		{"linux-image-6.1.0-57-amd64", "linux-image-6.1.0-57-amd64", false},
+	} {
+		if got := versionLess(c.a, c.b); got != c.less {
+			t.Errorf("versionLess(%q, %q) = %v, want %v", c.a, c.b, got, c.less)
+		}
+	}
+	for series, re := range DebianKernels {
+		if !re.MatchString(map[string]string{"6.1": "linux-image-6.1.0-57-amd64", "6.12": "linux-image-6.12.117+deb12-amd64"}[series]) {
+			t.Errorf("%s's pattern %s misses its package", series, re)
+		}
+	}
+	if DebianKernels["6.1"].MatchString("linux-image-6.1.0-57-cloud-amd64") {
+		t.Error("6.1's pattern takes the cloud flavour")
+	}
+}
+
+// TestKernelSitesCheck holds the check to internal/kernel's fixture
+// reports: what the guests printed (the same lines; the fixtures are the
+// images those kernels boot).
+func TestKernelSitesCheck(t *testing.T) {
+	for _, c := range []struct{ release, fixture string }{
+		{"6.1.0-57-amd64", "debian-6.1"},
+		{"6.12.117+deb12-amd64", "debian-6.12"},
+	} {
+		b, err := os.ReadFile("../kernel/testdata/" + c.fixture + ".sites")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := &Transcript{Outputs: []Output{{Name: "kernel-release", Data: []byte(c.release + "\n")}, {Name: "kernel-sites", Data: b}}}
+		if bad := kernelSitesCheck(Topology{}, tr); len(bad) > 0 {
+			t.Errorf("%s: %v", c.release, bad)
+		}
+		// The other kernel's report fails this one's check.
+		other := map[string]string{"6.1.0-57-amd64": "6.12.117+deb12-amd64", "6.12.117+deb12-amd64": "6.1.0-57-amd64"}[c.release]
+		tr.Outputs[0].Data = []byte(other)
+		if bad := kernelSitesCheck(Topology{}, tr); len(bad) == 0 {
+			t.Errorf("%s's sites pass as %s's", c.release, other)
+		}
+	}
+}
+
+func TestLeftCheck(t *testing.T) {
+	for _, c := range []struct {
+		out string
+		ok  bool
+	}{
+		{"kprobes:\ncgroups:\nschedstats: 0\n", true},
+		{"kprobes:\np:contend/contend_enqueue enqueue_task_fair\ncgroups:\nschedstats: 0\n", false},
+		{"kprobes:\ncgroups:\n/sys/fs/cgroup/contend-system.slice\nschedstats: 0\n", false},
+		{"kprobes:\ncgroups:\nschedstats: 1\n", false},
+	} {
+		tr := &Transcript{Outputs: []Output{{Name: "after", Data: []byte(c.out)}}}
+		if bad := leftCheck(tr, "after"); (len(bad) == 0) != c.ok {
+			t.Errorf("leftCheck(%q) = %v, want ok=%v", c.out, bad, c.ok)
+		}
+	}
+	if !strings.Contains(afterCount, "kprobe_events") || !strings.Contains(afterCount, "sched_schedstats") {
+		t.Error("afterCount does not look at kprobe_events and sched_schedstats")
+	}
+}
+
+// TestKernelKillCheck: the rerun after a SIGKILL must set as many
+// breakpoints as the first count (in a 6.1 guest it once set one of four:
+// the killed run's kprobes hid three sites until they were removed).
+func TestKernelKillCheck(t *testing.T) {
+	clean := []byte("kprobes:\ncgroups:\nschedstats: 0\n")
+	tr := func(rerun string) *Transcript {
+		return &Transcript{Outputs: []Output{
+			{Name: "kernel-count", Data: []byte("kernel count: counting: 4 breakpoints, kprobes in /sys/kernel/tracing/contend\n")},
+			{Name: "kernel-kill-term", Data: []byte("rc=1\n")},
+			{Name: "kernel-kill-term.log", Data: []byte("contend: kernel count: interrupted; every probe\n")},
+			{Name: "kernel-kill-term-after", Data: clean},
+			{Name: "kernel-kill-9-left", Data: []byte("kprobes:\np:contend/contend_enqueue enqueue_task_fair\ncgroups:\nschedstats: 1\n")},
+			{Name: "kernel-kill-rerun", Data: []byte(rerun)},
+			{Name: "kernel-kill-rerun-after", Data: clean},
+		}}
+	}
+	ok := "kernel count: stale from an earlier run: kprobe contend/contend_enqueue removed\nkernel count: counting: 4 breakpoints, kprobes\n"
+	if bad := kernelKillCheck(Topology{}, tr(ok)); len(bad) > 0 {
+		t.Errorf("a good transcript fails: %v", bad)
+	}
+	hidden := strings.Replace(ok, "4 breakpoints", "1 breakpoints", 1)
+	if bad := kernelKillCheck(Topology{}, tr(hidden)); len(bad) != 1 || !strings.Contains(bad[0], "1 breakpoints after removing") {
+		t.Errorf("a rerun that lost sites: %v", bad)
+	}
+	if bad := kernelKillCheck(Topology{}, tr("kernel count: counting: 4 breakpoints\n")); len(bad) != 1 {
+		t.Errorf("a rerun that removed nothing stale: %v", bad)
+	}
+}
