@@ -2,24 +2,37 @@ package wakeup
 
 import (
 	"testing"
+	"time"
 
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/benchtest"
 )
 
-// BenchmarkWakeup is seed 004's experiment: the cost of a wakeup against the
-// working set (lines=) when the woken task follows its waker (wake=affine) or
-// stays where it ran (wake=prev), the idle-sibling policy, and the seed's own
-// migration rates. Compare the policies at each working set with
+// BenchmarkWakeup replays the model's schedule for each policy, topology,
+// thread count and working set on pinned cpus. Compare the policies with
 //
-//	go test -run '^$' -bench 'Wakeup/wake=/lines=/mig=10/' -count 10 ./bench/wakeup | tee wk.txt
-//	benchstat -col /wake -row /lines wk.txt
-//
-// and on made-up nodes with CONTEND_FAKE_NODES=2 (the results say fake-2).
+//	go test -run '^$' -bench 'Wakeup/wake=' -count 10 ./bench/wakeup | tee wk.txt
+//	benchstat -col /wake -row /topo wk.txt
 func BenchmarkWakeup(b *testing.B) {
 	spec, err := bench.Lookup("wakeup")
 	if err != nil {
 		b.Fatal(err)
 	}
 	benchtest.Ladder(b, "wakeup", spec.Full)
+}
+
+// BenchmarkSimulate is the size: 1000 tasks (500 sysbench threads
+// and their server threads) on 64 cpus for 5 s of kernel time, per policy.
+// One iteration is one whole simulation: run it with -benchtime=1x.
+func BenchmarkSimulate(b *testing.B) {
+	for _, pol := range policyNames {
+		b.Run("wake="+pol+"/cpus=64/tasks=1000", func(b *testing.B) {
+			for range b.N {
+				if _, err := Simulate(SimConfig{CPUs: []int{64}, Topology: "llc8", Policies: []string{pol},
+					Threads: 500, Duration: 5 * time.Second, Warmup: -1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -2,244 +2,315 @@ package wakeup
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
-
-	"github.com/contend/contend/bench"
 )
 
-// SimConfig is a simulation of the wakeup model: every policy on the same
-// workload, on CPUs virtual cpus driven one wakeup each in turn from one
-// thread, on kernel time.
+// SimConfig is a simulation of seed 004's guest: sysbench oltp's clients
+// and MySQL's server threads on a simulated kernel, one run per vCPU count
+// and policy, on kernel time, from one thread. Zero fields take the
+// defaults, each of which says where it comes from.
 type SimConfig struct {
-	// CPUs is the number of virtual cpus (default 8). Seed 004 does not
-	// give the guest's size.
-	CPUs int
-	// LLC is the cpus per last-level cache, consecutive ids sharing one
-	// (default 1: every vCPU its own LLC, so every away wakeup crosses
-	// LLCs, and 4.13 keeps no LLC statistics for the pre-patch
-	// wake_affine_llc() to read; the seed does not give the guest's
-	// topology either).
-	LLC int
-	// Mig (a per cent, two decimals), Sync (a per cent), Tasks and Rate
-	// are the workload, as the scenario's mig=, sync=, tasks= and rate=
-	// keys; empty or zero takes the default ("1.2", 100, 4, 226000).
-	Mig   string
-	Sync  int
-	Tasks int
-	Rate  int
-	// Duration is the kernel time simulated per policy (default 5s, the
+	// CPUs are the guest sizes swept (default 4, 8, 16, 32): seed 004
+	// does not give its guest's vCPU count.
+	CPUs []int
+	// Topology is the guest's: "s390" (default; the seed's guest, every
+	// vCPU its own core, DIE the only level, no sd_llc) or "llcN" (x86
+	// sockets of N cpus, one LLC each).
+	Topology string
+	// Policies are the rows (default llcstats, basic, v6.1).
+	Policies []string
+	// HZ is CONFIG_HZ (default 100 on s390, arch/s390's defconfig and
+	// the distributions' choice; 250 on llcN, Kconfig.hz's default and
+	// Debian's).
+	HZ int
+	// Threads is sysbench's --num-threads: client tasks, each with its
+	// own server thread (default 40: PeterZ's smallest thread count in
+	// the seed where the patch helped, 10690 → 22327 tps; at 20 and
+	// below it moved under 5%; Eric Farman's is not given).
+	Threads int
+	// Servers is the server threads (default Threads: MySQL's thread
+	// per connection, client i served by server i); fewer serve the
+	// clients round robin, each statement in arrival order (1: the
+	// kernel oracle's one UDP server answering every client).
+	Servers int
+	// Think and Service are the mean cpu time of a client's and a
+	// server's burst per statement (default 8.8 µs and 38 µs: PeterZ's
+	// 2-thread run, 2136.94 tps, is 936 µs per transaction per thread
+	// on a nearly idle machine, 46.8 µs per statement of 20; the split
+	// between client and server is not in the seed and is estimated).
+	Think, Service time.Duration
+	// Statements per transaction (default 20: sysbench 0.4's oltp
+	// complex mode, 10 point selects, 4 range queries, 2 updates, a
+	// delete, an insert, BEGIN and COMMIT).
+	Statements int
+	// IO is the commit's log flush latency (default 0: none; the seed
+	// says nothing of the guest's storage), IRQ where its completion
+	// interrupt lands: idle, cpu0 or local (default idle on s390, the
+	// floating interrupt's rule; cpu0 on llcN).
+	IO  time.Duration
+	IRQ string
+	// IdleWake is what waking an idle vCPU costs before the woken task
+	// runs: the IPI, the exit and the host's wakeup of the vCPU thread
+	// (default 20 µs, estimated; a wakeup onto the waker's own cpu or a
+	// busy one pays none).
+	IdleWake time.Duration
+	// Pull is the cpu time a task's first run on a cpu other than its
+	// last adds: its working set pulled from the other cache (default
+	// 10 µs, estimated: 256 lines of 64 B, the pinned benchmark's
+	// lines=256, at about 40 ns a line; the pinned benchmark measures
+	// the real figure on the machine it runs on).
+	Pull time.Duration
+	// LBCost is one level's newidle balance cost, 6.1's
+	// max_newidle_lb_cost gate (default 5 µs, estimated).
+	LBCost time.Duration
+	// Duration is the kernel time simulated per run (default 5s, the
 	// seed's window).
 	Duration time.Duration
-	// Seed perturbs each cpu's random draws; the same config and seed
-	// replay the same wakeups (default 1).
+	// Warmup is the kernel time run before counting starts (default 3s:
+	// record_wakee() halves wakee_flips once a second, so a pair that
+	// wakes only each other needs two decays to show the flips of a
+	// benchmark that has been running, as the seed's had; -1 for none).
+	Warmup time.Duration
+	// Seed perturbs the bursts' draws (default 1).
 	Seed uint64
-	// Policies are the rows, wake= values, each optionally followed by
-	// "/stats=live" (default: every policy, then llcstats/stats=live).
-	Policies []string
 }
-
-// llcLive is the pre-patch policy on exact LLC statistics, for comparison
-// with 4.13's snapshot.
-const llcLive = "llcstats/stats=live"
 
 // Limits of a simulation: beyond them it is a typo or would run for hours.
 const (
-	simMaxCPUs     = 8192
+	simMaxCPUs     = 1024
+	simMaxThreads  = 8192
 	simMaxDuration = time.Minute
-	simMaxWakeups  = 1 << 30 // per policy
 )
 
+// params are one run's: a SimConfig with one cpu count and one policy, in
+// the units the kernel model reads.
+type params struct {
+	cpus                  int
+	topo                  topo
+	pol                   policy
+	hz                    int
+	threads, statements   int
+	servers               int
+	think, service, io    int64
+	irq                   irqMode
+	idleWake, pull        int64
+	lbCost                int64
+	duration, warmup      int64
+	seed                  uint64
+	topoName, policyLabel string
+}
+
 func (c SimConfig) withDefaults() SimConfig {
-	if c.CPUs == 0 {
-		c.CPUs = 8
+	if len(c.CPUs) == 0 {
+		c.CPUs = []int{4, 8, 16, 32}
 	}
-	if c.LLC == 0 {
-		c.LLC = 1
+	if c.Topology == "" {
+		c.Topology = "s390"
 	}
-	if c.Mig == "" {
-		c.Mig = "1.2"
+	if len(c.Policies) == 0 {
+		c.Policies = slices.Clone(policyNames)
 	}
-	if c.Sync == 0 {
-		c.Sync = 100
-	} else if c.Sync == -1 {
-		c.Sync = 0 // SimConfig{Sync: -1} asks for no sync wakeups
+	s390 := c.Topology == "s390"
+	if c.HZ == 0 {
+		c.HZ = 250
+		if s390 {
+			c.HZ = 100
+		}
 	}
-	if c.Tasks == 0 {
-		c.Tasks = 4
+	if c.IRQ == "" {
+		c.IRQ = "cpu0"
+		if s390 {
+			c.IRQ = "idle"
+		}
 	}
-	if c.Rate == 0 {
-		c.Rate = seedRate
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
 	}
-	if c.Duration == 0 {
-		c.Duration = 5 * time.Second
+	if c.Threads == 0 {
+		c.Threads = 40
+	}
+	if c.Servers == 0 {
+		c.Servers = c.Threads
+	}
+	if c.Statements == 0 {
+		c.Statements = 20
+	}
+	def(&c.Think, 8800*time.Nanosecond)
+	def(&c.Service, 38*time.Microsecond)
+	def(&c.IdleWake, 20*time.Microsecond)
+	def(&c.Pull, 10*time.Microsecond)
+	def(&c.LBCost, 5*time.Microsecond)
+	def(&c.Duration, 5*time.Second)
+	switch c.Warmup {
+	case 0:
+		c.Warmup = 3 * time.Second
+	case -1:
+		c.Warmup = 0
 	}
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
-	if len(c.Policies) == 0 {
-		c.Policies = append(slices.Clip(policyNames), llcLive)
-	}
 	return c
 }
 
-func (c SimConfig) validate() error {
+// runs checks the config and lists its runs.
+func (c SimConfig) runs() ([]params, error) {
+	t, err := parseTopo(c.Topology)
+	if err != nil {
+		return nil, fmt.Errorf("simulate wakeup: %w", err)
+	}
+	irq := slices.Index(irqNames, c.IRQ)
+	if irq < 0 {
+		return nil, fmt.Errorf("simulate wakeup: irq %q: want one of %s", c.IRQ, strings.Join(irqNames, ", "))
+	}
 	switch {
-	case c.CPUs < 2 || c.CPUs > simMaxCPUs:
-		return fmt.Errorf("simulate wakeup: cpus %d out of range [2, %d]", c.CPUs, simMaxCPUs)
-	case c.LLC < 1 || c.LLC > c.CPUs:
-		return fmt.Errorf("simulate wakeup: llc %d out of range [1, cpus %d]", c.LLC, c.CPUs)
-	case c.Duration <= 0 || c.Duration > simMaxDuration:
-		return fmt.Errorf("simulate wakeup: duration %s out of range (0, %s]", c.Duration, simMaxDuration)
+	case c.HZ != 100 && c.HZ != 250 && c.HZ != 300 && c.HZ != 1000:
+		return nil, fmt.Errorf("simulate wakeup: hz %d: want 100, 250, 300 or 1000 (CONFIG_HZ)", c.HZ)
+	case c.Threads < 1 || c.Threads > simMaxThreads:
+		return nil, fmt.Errorf("simulate wakeup: threads %d out of range [1, %d]", c.Threads, simMaxThreads)
+	case c.Servers < 1 || c.Servers > c.Threads:
+		return nil, fmt.Errorf("simulate wakeup: servers %d out of range [1, threads %d]", c.Servers, c.Threads)
+	case c.Statements < 1 || c.Statements > 1000:
+		return nil, fmt.Errorf("simulate wakeup: statements %d out of range [1, 1000]", c.Statements)
+	case c.Duration < 0 || c.Duration > simMaxDuration:
+		return nil, fmt.Errorf("simulate wakeup: duration %s out of range (0, %s]", c.Duration, simMaxDuration)
+	case c.Warmup < 0 || c.Warmup > simMaxDuration:
+		return nil, fmt.Errorf("simulate wakeup: warmup %s out of range [0, %s]", c.Warmup, simMaxDuration)
 	}
-	if n := float64(c.Rate) * c.Duration.Seconds(); n > simMaxWakeups {
-		return fmt.Errorf("simulate wakeup: rate %d × %s is %.3g wakeups per policy, over the limit of %d", c.Rate, c.Duration, n, simMaxWakeups)
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"think", c.Think}, {"service", c.Service}, {"idlewake", c.IdleWake}, {"pull", c.Pull}, {"lbcost", c.LBCost}} {
+		if d.v < 0 || d.v > time.Second {
+			return nil, fmt.Errorf("simulate wakeup: %s %s out of range [0, 1s]", d.name, d.v)
+		}
 	}
-	return nil
+	if c.Think+c.Service <= 0 {
+		return nil, fmt.Errorf("simulate wakeup: think %s and service %s: a statement needs some cpu time", c.Think, c.Service)
+	}
+	if c.IO < 0 || c.IO > time.Second {
+		return nil, fmt.Errorf("simulate wakeup: io %s out of range [0, 1s]", c.IO)
+	}
+	var ps []params
+	for _, n := range c.CPUs {
+		if n < 2 || n > simMaxCPUs {
+			return nil, fmt.Errorf("simulate wakeup: cpus %d out of range [2, %d]", n, simMaxCPUs)
+		}
+		for _, name := range c.Policies {
+			pol := slices.Index(policyNames, name)
+			if pol < 0 {
+				return nil, fmt.Errorf("simulate wakeup: policy %q: want one of %s", name, strings.Join(policyNames, ", "))
+			}
+			ps = append(ps, params{cpus: n, topo: t, pol: policy(pol), hz: c.HZ,
+				threads: c.Threads, servers: c.Servers, statements: c.Statements,
+				think: int64(c.Think), service: int64(c.Service), io: int64(c.IO), irq: irqMode(irq),
+				idleWake: int64(c.IdleWake), pull: int64(c.Pull), lbCost: int64(c.LBCost),
+				duration: int64(c.Duration), warmup: int64(c.Warmup), seed: c.Seed, topoName: t.name, policyLabel: name})
+		}
+	}
+	return ps, nil
 }
 
-// A SimRow is one policy's results.
+// simulate runs one: the kernel, the workload, the clock to the end.
+func simulate(p params, trace func(task, cpu int32)) (*ksys, error) {
+	k, err := newKsys(p)
+	if err != nil {
+		return nil, fmt.Errorf("simulate wakeup: %w", err)
+	}
+	newWorkload(k, &p)
+	k.push(k.hz.TickNs(), evTick, 0, 0)
+	for k.step(p.warmup) {
+	}
+	// The seed's window is 5 s of a benchmark already running: counts
+	// start after the warm-up, by when the pairs' wakee_flips have
+	// decayed as a running benchmark's have.
+	k.c = simCounts{}
+	for _, c := range k.cpus {
+		c.busyNs = 0
+		if c.curr >= 0 {
+			c.lastStart = k.now
+		}
+	}
+	k.trace = trace
+	end := p.warmup + p.duration
+	for k.step(end) {
+	}
+	k.now = end
+	return k, nil
+}
+
+// A SimRow is one run's results, from the model's own bookkeeping.
 type SimRow struct {
-	Policy  string
-	Variant string // the scenario's canonical variant it ran
-	Counts  SimCounts
-	// PerFiveSec is migrations in 5 s of kernel time at the rate.
-	PerFiveSec float64
+	CPUs   int
+	Policy string
+	// Migrations are set_task_cpu() calls per 5 s of kernel time, by
+	// cause (causeNames order) and in all: perf's cpu-migrations, the
+	// seed's "guest cpu migrations".
+	Migrations [nCauses]float64
+	Total      float64
+	// ByCause is Migrations keyed by cause name, for -json readers (the
+	// kernel check compares them with the lab kernel's).
+	ByCause map[string]float64
+	// Wakeups per 5 s; Affine and AffineAttempts are schedstat's
+	// nr_wakeups_affine and nr_wakeups_affine_attempts summed over the
+	// tasks, per 5 s; WakeWide the wakeups wake_wide() called wide.
+	Wakeups, Affine, AffineAttempts, WakeWide float64
+	SyncPct, IdleWakerPct                     float64
+	// TPS is transactions per second of kernel time; WaitUs the mean
+	// time from a wakeup to the run, µs; IPIPct the wakeups that had to
+	// wake an idle vCPU, per cent; Busy the cpus' mean busy share.
+	TPS, WaitUs, IPIPct, BusyPct float64
+	// Balances per 5 s, by idle type (idle, busy, newly idle).
+	Balances [3]float64
 }
 
-// SimCounts are a row's tallies, from the model's own bookkeeping.
-type SimCounts struct {
-	Wakeups, Noops, Migrations, CrossLLC, RemoteWakes int64
-	// Sync is the wakeups flagged WF_SYNC, AffineTries the wake_affine()
-	// calls and Affine those that said yes (the kernel policies only).
-	Sync, AffineTries, Affine int64
-	// SISCalls are select_idle_sibling() calls; SISEarly those that
-	// returned at a shortcut (an idle target or prev); Probes the
-	// runqueues its scans probed.
-	SISCalls, SISEarly, Probes int64
-}
-
-// A SimTable is a simulation's results, one row per policy.
-type SimTable struct {
-	Config SimConfig // with the defaults filled in
-	Rows   []SimRow
-}
-
-// Simulate runs each policy on the same workload: the scenario's own
-// workers, unpinned, each virtual cpu making one wakeup in turn, every
-// working set one line (the counts do not depend on its size). Nothing is
-// timed.
-func Simulate(cfg SimConfig) (*SimTable, error) {
-	cfg = cfg.withDefaults()
-	if err := cfg.validate(); err != nil {
-		return nil, err
+func row(k *ksys, p params) SimRow {
+	per5 := 5e9 / float64(p.duration)
+	c := &k.c
+	r := SimRow{CPUs: p.cpus, Policy: p.policyLabel,
+		Wakeups: float64(c.wakeups) * per5, Affine: float64(c.affine) * per5,
+		AffineAttempts: float64(c.affineAttempts) * per5, WakeWide: float64(c.wakeWide) * per5,
+		SyncPct: pct(c.syncWakeups, c.wakeups), IdleWakerPct: pct(c.idleWakers, c.wakeups),
+		TPS:    float64(c.transactions) * 1e9 / float64(p.duration),
+		WaitUs: float64(c.waitNs) / 1e3 / float64(max(c.wakeups, 1)),
+		IPIPct: pct(c.ipiWakes, c.wakeups)}
+	r.ByCause = map[string]float64{}
+	for i, m := range c.migrations {
+		r.Migrations[i] = float64(m) * per5
+		r.Total += r.Migrations[i]
+		r.ByCause[causeNames[i]] = r.Migrations[i]
 	}
-	t := &SimTable{Config: cfg}
-	for _, p := range cfg.Policies {
-		v := fmt.Sprintf("wake=%s/lines=1/mig=%s/tasks=%d/rate=%d/sync=%d/llc=%d", p, cfg.Mig, cfg.Tasks, cfg.Rate, cfg.Sync, cfg.LLC)
-		s, err := newWakeup(v)
-		if err != nil {
-			return nil, fmt.Errorf("simulate %w", err) // "simulate wakeup: ..."
-		}
-		row, err := s.simulate(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("simulate %w", err)
-		}
-		row.Policy = p
-		t.Rows = append(t.Rows, row)
+	for i, b := range c.balances {
+		r.Balances[i] = float64(b) * per5
 	}
-	return t, nil
-}
-
-func (s *wakeup) simulate(cfg SimConfig) (SimRow, error) {
-	n := cfg.CPUs
-	if err := s.Start(&bench.Env{CPUs: make([]int, n), Nodes: make([]int, n)}); err != nil {
-		return SimRow{}, err
+	var busy int64
+	for _, cpu := range k.cpus {
+		busy += cpu.busyNs
 	}
-	for i := range n {
-		if _, err := s.Worker(bench.WorkerInfo{Index: i, Workers: n}); err != nil {
-			return SimRow{}, err
-		}
-		s.workers[i].rng ^= cfg.Seed * 0xD1B54A32D192ED03
-		s.workers[i].rng |= 1
-	}
-	// Each cpu's kernel time per wakeup is gap = n×1e9/rate, so Duration
-	// is Duration/gap rounds of one wakeup each.
-	rounds := int64(cfg.Duration) / s.workers[0].gap
-	for range rounds {
-		for _, w := range s.workers {
-			w.Run(1)
-		}
-	}
-	res := &bench.Result{Ops: rounds * int64(n)}
-	if err := s.Finish(res); err != nil {
-		return SimRow{}, err
-	}
-	var c counts
-	for _, w := range s.workers {
-		c.add(&w.counts)
-	}
-	perFive, _ := res.Metric(PerFiveSec.Name)
-	return SimRow{
-		Variant: s.variant,
-		Counts: SimCounts{
-			Wakeups: c.wakeups, Noops: c.noops, Migrations: c.migrations, CrossLLC: c.crossLLC, RemoteWakes: c.remoteWakes,
-			Sync: c.syncWakeups, AffineTries: c.affineTries, Affine: c.affine,
-			SISCalls: c.sisCalls, SISEarly: c.sisTarget + c.sisPrev, Probes: c.probes,
-		},
-		PerFiveSec: perFive,
-	}, nil
-}
-
-// WriteText writes the table: migrations per 5 s per policy beside the
-// seed's, and the decisions behind them.
-func (t *SimTable) WriteText(w io.Writer) error {
-	c := t.Config
-	var b strings.Builder
-	fmt.Fprintf(&b, "wakeup simulation: %d virtual cpus, %d per LLC, %s of kernel time per policy at %d wakeups/s\n",
-		c.CPUs, c.LLC, c.Duration, c.Rate)
-	fmt.Fprintf(&b, "workload: mig=%s%% of wakeups away from the task's home, sync=%d%% WF_SYNC, %d tasks per cpu, seed %d\n",
-		c.Mig, c.Sync, c.Tasks, c.Seed)
-	b.WriteString("seed 004: guest cpu migrations \"from ~27K to ~2K over 5 seconds\" (sysbench oltp, 4.13.0 + 90001d67be2f + a731ebe6f17b without and with the patch)\n")
-	b.WriteString("          before = wake=llcstats (the pre-patch wake_affine_llc), after = wake=basic (the patch); migrations count select_idle_sibling()'s moves too\n")
-	if c.LLC == 1 {
-		b.WriteString("llcstats: an LLC of one cpu has no sd_llc_shared in 4.13 (its domain degenerates), so get_llc_stats() fails and wake_affine_llc() says no to every wakeup\n\n")
-	} else {
-		first, every := balanceTimes(c.LLC)
-		fmt.Fprintf(&b, "llcstats: reads sd_llc_shared as each busy cpu's balance of its LLC wrote it, first at %s, then every %s of kernel time; %s reads the runqueues at the wakeup\n\n",
-			time.Duration(first), time.Duration(every), llcLive)
-	}
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "wake\tmigrations/5s\tseed\tmig/wakeup %\tcross-llc %\tremote %\tsync %\taffine %\tsis early %\tprobes/wakeup\tnoop %\t")
-	for _, r := range t.Rows {
-		k := r.Counts
-		seed := "-"
-		switch r.Policy {
-		case "llcstats": // not the live row: the seed's kernel read the snapshot
-			seed = "~27K"
-		case "basic":
-			seed = "~2K"
-		}
-		affine, early := "-", "-"
-		if k.AffineTries > 0 {
-			affine = fmt.Sprintf("%.1f", pct(k.Affine, k.AffineTries))
-		}
-		if k.SISCalls > 0 {
-			early = fmt.Sprintf("%.1f", pct(k.SISEarly, k.SISCalls))
-		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%.2f\t%.2f\t%.2f\t%.0f\t%s\t%s\t%.2f\t%.2f\t\n",
-			r.Policy, r.PerFiveSec, seed, pct(k.Migrations, k.Wakeups), pct(k.CrossLLC, k.Wakeups),
-			pct(k.RemoteWakes, k.Wakeups), pct(k.Sync, k.Wakeups), affine, early,
-			float64(k.Probes)/float64(max(k.Wakeups, 1)), pct(k.Noops, k.Wakeups+k.Noops))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	r.BusyPct = 100 * float64(busy) / float64(p.duration) / float64(p.cpus)
+	return r
 }
 
 func pct(a, b int64) float64 { return 100 * float64(a) / float64(max(b, 1)) }
+
+// Simulate runs every cpu count and policy of the config.
+func Simulate(cfg SimConfig) (*SimTable, error) {
+	cfg = cfg.withDefaults()
+	ps, err := cfg.runs()
+	if err != nil {
+		return nil, err
+	}
+	t := &SimTable{Config: cfg}
+	for _, p := range ps {
+		k, err := simulate(p, nil)
+		if err != nil {
+			return nil, err
+		}
+		t.Rows = append(t.Rows, row(k, p))
+	}
+	return t, nil
+}

@@ -2,89 +2,308 @@ package wakeup
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
-// The simulation runs every policy on one workload: wake=affine at the
-// seed's rate and mig=1.2 is the seed's ~27K before (2p(1-p) + p²(N-2)/(N-1)
-// of 1.13M wakeups), wake=prev none, and the kernel policies report their
-// decisions; the text puts the seed's figures beside them.
-func TestSimulate(t *testing.T) {
-	tab, err := Simulate(SimConfig{CPUs: 4, Duration: time.Second})
+// simRun simulates one policy on one guest size and returns the kernel.
+func simRun(t *testing.T, cfg SimConfig) *ksys {
+	t.Helper()
+	ps, err := cfg.withDefaults().runs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := map[string]SimRow{}
-	for _, r := range tab.Rows {
-		rows[r.Policy] = r
+	if len(ps) != 1 {
+		t.Fatalf("config makes %d runs, want 1", len(ps))
 	}
-	if len(rows) != len(policyNames)+1 || rows[llcLive].Variant != "wake=llcstats/lines=1/mig=1.2/tasks=4/rate=226000/sync=100/llc=1/stats=live" {
-		t.Fatalf("%d rows (live row %q), want one per policy (%d) and llcstats on live figures", len(rows), rows[llcLive].Variant, len(policyNames))
-	}
-	p := 0.012
-	want := (2*p*(1-p) + p*p*2/3) * seedRate * 5
-	if got := rows["affine"].PerFiveSec; math.Abs(got-want) > 0.1*want {
-		t.Errorf("affine: %.0f migrations per 5 s, want about %.0f", got, want)
-	}
-	if got := rows["prev"].PerFiveSec; got != 0 {
-		t.Errorf("prev: %.0f migrations per 5 s, want 0", got)
-	}
-	for _, pol := range []string{"llcstats", "basic"} {
-		k := rows[pol].Counts
-		if k.SISCalls != k.Wakeups || k.Sync != k.Wakeups || k.AffineTries == 0 {
-			t.Errorf("%s: %d select_idle_sibling calls, %d sync, %d wake_affine calls for %d wakeups; want every wakeup sync through both",
-				pol, k.SISCalls, k.Sync, k.AffineTries, k.Wakeups)
-		}
-	}
-	var b strings.Builder
-	if err := tab.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	if k := rows["llcstats"].Counts; k.Affine != 0 {
-		t.Errorf("llcstats on LLCs of one cpu: wake_affine() said yes %d times, want never (no sd_llc_shared)", k.Affine)
-	}
-	for _, want := range []string{"4 virtual cpus, 1 per LLC", "~27K", "~2K", "90001d67be2f", "sync=100% WF_SYNC", "has no sd_llc_shared"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, b.String())
-		}
-	}
-	// On LLCs of 2 the snapshot's schedule is in the text.
-	two, err := Simulate(SimConfig{CPUs: 4, LLC: 2, Duration: 200 * time.Millisecond, Policies: []string{"llcstats", llcLive}})
+	k, err := simulate(ps[0], nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Reset()
-	if err := two.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	if want := "first at 64ms, then every 128ms of kernel time"; !strings.Contains(b.String(), want) {
-		t.Errorf("table on LLCs of 2 lacks %q:\n%s", want, b.String())
-	}
-	again, err := Simulate(SimConfig{CPUs: 4, Duration: time.Second})
-	if err != nil || again.Rows[4].Counts != tab.Rows[4].Counts {
-		t.Errorf("a second run of the same config differs: %+v, %v", again.Rows[4].Counts, err)
+	return k
+}
+
+// The domains of each preset: the s390x guest keeps DIE (ksim's PKG) alone,
+// its groups single cpus, with no sd_llc; an x86 guest of LLCs of 4 has MC
+// over each and the package level over all, its groups the LLCs.
+func TestBuildDomains(t *testing.T) {
+	for _, tt := range []struct {
+		topo           string
+		cpus           int
+		levels         []string
+		groups         []int // per level, cpu 5's
+		llcSize, llcID int
+		shared         bool
+	}{
+		{"s390", 8, []string{"PKG"}, []int{8}, 1, 5, false},
+		{"llc4", 8, []string{"MC", "PKG"}, []int{4, 2}, 4, 4, true},
+		{"llc8", 8, []string{"MC"}, []int{8}, 8, 0, true},
+	} {
+		tp, err := parseTopo(tt.topo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sds, id, size, err := buildDomains(v413, tp, tt.cpus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		var groups []int
+		shared := false
+		for _, d := range sds[5] {
+			names = append(names, d.Name)
+			groups = append(groups, len(d.groups))
+			shared = shared || d.shared != nil
+		}
+		if strings.Join(names, ",") != strings.Join(tt.levels, ",") || !slices.Equal(groups, tt.groups) ||
+			size[5] != tt.llcSize || int(id[5]) != tt.llcID || shared != tt.shared {
+			t.Errorf("%s on %d cpus: cpu 5 has levels %v, groups %v, sd_llc_size %d, sd_llc_id %d, sd_llc_shared %v; want %v, %v, %d, %d, %v",
+				tt.topo, tt.cpus, names, groups, size[5], id[5], shared, tt.levels, tt.groups, tt.llcSize, tt.llcID, tt.shared)
+		}
+		if !sds[5][len(sds[5])-1].top {
+			t.Errorf("%s: the last level is not the top", tt.topo)
+		}
 	}
 }
 
-func TestSimulateBadConfig(t *testing.T) {
+// wake_wide() against sd_llc_size: on one-cpu LLCs (factor 1) a pair whose
+// members each flipped once is already "wide".
+func TestWakeWide(t *testing.T) {
+	for _, tt := range []struct {
+		waker, wakee uint32
+		factor       int
+		want         bool
+	}{
+		{0, 0, 1, false},
+		{1, 0, 1, false},
+		{1, 1, 1, true},
+		{5, 1, 1, true},
+		{1, 1, 4, false},
+		{8, 2, 4, false},
+		{8, 4, 4, false},
+		{16, 4, 4, true},
+		{4, 16, 4, true}, // master is the larger either way
+	} {
+		got := wakeWide(&ktask{wakeeFlips: tt.waker}, &ktask{wakeeFlips: tt.wakee}, tt.factor)
+		if got != tt.want {
+			t.Errorf("wakeWide(waker flips %d, wakee flips %d, factor %d) = %v, want %v", tt.waker, tt.wakee, tt.factor, got, tt.want)
+		}
+	}
+}
+
+// record_wakee(): a flip per change of wakee, halved once a second.
+func TestRecordWakee(t *testing.T) {
+	const hz = 100
+	w, a, b := &ktask{lastWakee: -1}, &ktask{id: 1}, &ktask{id: 2}
+	for _, step := range []struct {
+		jiffies int64
+		p       *ktask
+		want    uint32
+	}{
+		{1, a, 1}, {2, a, 1}, {3, b, 2}, {4, a, 3}, {50, b, 4},
+		{102, b, 2}, // decay: 4 >> 1, same wakee
+		{150, a, 3},
+		{203, a, 1}, // decay again
+	} {
+		recordWakee(w, step.p, step.jiffies, hz)
+		if w.wakeeFlips != step.want {
+			t.Fatalf("after waking task %d at jiffy %d: wakee_flips = %d, want %d", step.p.id, step.jiffies, w.wakeeFlips, step.want)
+		}
+	}
+}
+
+// The seed's guest before the patch: no sd_llc_shared, so wake_affine_llc()
+// refuses every wakeup and select_idle_sibling() has no LLC to search: not
+// one wakeup migration, whatever the load. The patch moves some.
+func TestS390PrePatchWakeupsStay(t *testing.T) {
+	for _, threads := range []int{2, 8, 40} {
+		k := simRun(t, SimConfig{CPUs: []int{8}, Policies: []string{"llcstats"}, Threads: threads, Duration: 200 * time.Millisecond, Warmup: -1})
+		if n := k.c.migrations[causeWakeAffine] + k.c.migrations[causeSIS]; n != 0 || k.c.affine != 0 {
+			t.Errorf("llcstats, s390, %d threads: %d wakeup migrations, %d affine; want none", threads, n, k.c.affine)
+		}
+		if k.c.wakeups == 0 || k.c.affineAttempts == 0 {
+			t.Errorf("llcstats, s390, %d threads: %d wakeups, %d wake_affine() calls; want some", threads, k.c.wakeups, k.c.affineAttempts)
+		}
+	}
+}
+
+// PeterZ's patch on the seed's guest: a client alone on its cpu pulls its
+// server there with a sync wakeup, the reply finds the client's prev cpu
+// is the waker's (cpu == prev_cpu: no wake_affine()), and the pair stays.
+// Before the patch each pair stays apart as placed.
+func TestPairsStayTogether(t *testing.T) {
+	for _, tt := range []struct {
+		policy   string
+		together bool
+	}{
+		{"llcstats", false},
+		{"basic", true},
+		{"v6.1", true},
+	} {
+		k := simRun(t, SimConfig{CPUs: []int{8}, Policies: []string{tt.policy}, Threads: 2, Duration: 100 * time.Millisecond, Warmup: 2 * time.Second})
+		for i := 0; i < len(k.tasks); i += 2 {
+			if same := k.tasks[i].cpu == k.tasks[i+1].cpu; same != tt.together {
+				t.Errorf("%s: pair %d on cpus %d and %d, want together %v", tt.policy, i/2, k.tasks[i].cpu, k.tasks[i+1].cpu, tt.together)
+			}
+		}
+		if tt.together && (k.c.totalMigrations() != 0 || k.c.ipiWakes != 0) {
+			t.Errorf("%s: pairs together made %d migrations and %d IPI wakeups after the warm-up; want none", tt.policy, k.c.totalMigrations(), k.c.ipiWakes)
+		}
+	}
+}
+
+// 6.1's wake_affine_idle() pulls to an idle waking cpu only within the
+// LLC: an interrupt on an idle vCPU of the s390x guest does not move the
+// task; the patched 4.13 does.
+func TestIdleWaker(t *testing.T) {
+	for _, tt := range []struct {
+		policy, topo string
+		moves        bool
+	}{
+		{"basic", "s390", true},
+		{"v6.1", "s390", false},
+		{"v6.1", "llc8", true},
+	} {
+		k := newTestKernel(t, tt.policy, tt.topo, 8)
+		p, cur := k.addTask(3), k.cpus[5].idleTask
+		k.cpus[3].curr = 0 // prev busy, so that select_idle_sibling() does not keep it for being idle
+		cpu, why := k.selectTaskRq(p, cur, k.cpus[5], 3, false)
+		if moved := cpu == 5; moved != tt.moves || (moved && why != causeWakeAffine) {
+			t.Errorf("%s on %s: an interrupt on idle cpu 5 wakes a task of busy cpu 3 onto %d (%s), want moved %v", tt.policy, tt.topo, cpu, causeNames[why], tt.moves)
+		}
+	}
+}
+
+func newTestKernel(t *testing.T, policy, topo string, cpus int) *ksys {
+	t.Helper()
+	ps, err := SimConfig{CPUs: []int{cpus}, Topology: topo, Policies: []string{policy}}.withDefaults().runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := newKsys(ps[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// The bookkeeping holds: every migration is one task's, the per-cpu PELT
+// sets count the tasks on them, and the same seed replays the same run.
+func TestBookkeeping(t *testing.T) {
+	for _, cfg := range []SimConfig{
+		{CPUs: []int{8}, Policies: []string{"llcstats"}, Topology: "llc4", Threads: 16},
+		{CPUs: []int{8}, Policies: []string{"basic"}, Threads: 12, IO: 200 * time.Microsecond},
+		{CPUs: []int{6}, Policies: []string{"v6.1"}, Topology: "llc2", Threads: 9, IO: time.Millisecond, IRQ: "local"},
+	} {
+		cfg.Duration, cfg.Warmup = 300*time.Millisecond, -1
+		k := simRun(t, cfg)
+		var sum int64
+		for _, tk := range k.tasks {
+			sum += tk.nrMigrations
+		}
+		if sum != k.c.totalMigrations() {
+			t.Errorf("%+v: tasks' nr_migrations add to %d, the causes to %d", cfg, sum, k.c.totalMigrations())
+		}
+		for _, c := range k.cpus {
+			runnable, blocked := 0, 0
+			for _, tk := range k.tasks {
+				if tk.cpu == c.id {
+					if tk.state == sleeping {
+						blocked++
+					} else {
+						runnable++
+					}
+				}
+			}
+			if runnable != c.runnable.n || blocked != c.blocked.n || runnable != c.nrRunning() {
+				t.Errorf("%+v: cpu %d has %d runnable and %d blocked tasks, PELT sets %d and %d, nr_running %d",
+					cfg, c.id, runnable, blocked, c.runnable.n, c.blocked.n, c.nrRunning())
+			}
+		}
+		again := simRun(t, cfg)
+		if again.c != k.c {
+			t.Errorf("%+v: the same seed gave %+v, then %+v", cfg, k.c, again.c)
+		}
+	}
+}
+
+// Bad knobs get one-line errors naming the knob.
+func TestSimConfigErrors(t *testing.T) {
 	for _, tt := range []struct {
 		cfg  SimConfig
 		want string
 	}{
-		{SimConfig{CPUs: 1}, "cpus 1 out of range [2, 8192]"},
-		{SimConfig{CPUs: 4, LLC: 5}, "llc 5 out of range [1, cpus 4]"},
-		{SimConfig{Duration: time.Hour}, "duration 1h0m0s out of range"},
-		{SimConfig{Rate: 1_000_000_000}, "over the limit"},
-		{SimConfig{Mig: "x"}, `mig="x": not a per cent from 0 to 100 with at most two decimals (want 0..100; at most two decimals)`},
-		{SimConfig{Sync: 101}, "sync=\"101\": out of range"},
-		{SimConfig{Tasks: 65}, "tasks=\"65\": out of range"},
-		{SimConfig{Policies: []string{"sync"}}, `wake="sync": unknown value`},
+		{SimConfig{CPUs: []int{1}}, "cpus 1 out of range"},
+		{SimConfig{CPUs: []int{4096}}, "cpus 4096 out of range"},
+		{SimConfig{CPUs: []int{6}, Topology: "llc4"}, "do not nest"},
+		{SimConfig{Topology: "numa"}, `topology "numa"`},
+		{SimConfig{Policies: []string{"affine"}}, `policy "affine"`},
+		{SimConfig{HZ: 200}, "hz 200"},
+		{SimConfig{Threads: -1}, "threads -1"},
+		{SimConfig{Statements: 5000}, "statements 5000"},
+		{SimConfig{IRQ: "msi"}, `irq "msi"`},
+		{SimConfig{Think: -time.Microsecond}, "think -1µs"},
+		{SimConfig{Service: 2 * time.Second}, "service 2s"},
+		{SimConfig{IO: -time.Second}, "io -1s"},
+		{SimConfig{Duration: time.Hour}, "duration 1h0m0s"},
+		{SimConfig{Warmup: time.Hour}, "warmup 1h0m0s"},
 	} {
 		_, err := Simulate(tt.cfg)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "simulate wakeup: ") || strings.Contains(err.Error(), "\n") {
-			t.Errorf("Simulate(%+v) error = %v, want one line containing %q", tt.cfg, err, tt.want)
+			t.Errorf("Simulate(%+v) error = %v, want one line with %q", tt.cfg, err, tt.want)
+		}
+	}
+}
+
+// One server answering every client (the kernel oracle's UDP shape): each
+// statement is served once, in arrival order, whoever sent it, and the
+// server runs on without sleeping while statements wait.
+func TestOneServer(t *testing.T) {
+	for _, policy := range policyNames {
+		k := simRun(t, SimConfig{CPUs: []int{4}, Policies: []string{policy}, Threads: 6, Servers: 1, Statements: 3,
+			Duration: 50 * time.Millisecond, Warmup: -1})
+		var done int
+		for _, cl := range k.w.clients {
+			done += k.w.stmt[cl]
+		}
+		sv := k.w.partner[k.w.clients[0]]
+		for _, cl := range k.w.clients {
+			if k.w.partner[cl] != sv {
+				t.Fatalf("%s: client %d served by %d, client 0 by %d: want one server", policy, cl, k.w.partner[cl], sv)
+			}
+		}
+		if got := int64(done) + 3*k.c.transactions; got != k.c.statements || k.c.transactions == 0 {
+			t.Errorf("%s: %d statements served, but clients stand at %d in their transactions and %d transactions done", policy, k.c.statements, done, k.c.transactions)
+		}
+		if n := len(k.w.pending[sv]); n > 6 {
+			t.Errorf("%s: %d statements pending for 6 clients", policy, n)
+		}
+	}
+}
+
+// The seed's direction in throughput on its guest's topology, where vCPUs
+// idle: before the patch each round trip wakes an idle vCPU, after it the
+// pairs share one and pay none. Kernel-time counts, so exact.
+func TestS390Throughput(t *testing.T) {
+	tab, err := Simulate(SimConfig{CPUs: []int{8}, Threads: 4, Policies: []string{"llcstats", "basic"}, Duration: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after := tab.Rows[0], tab.Rows[1]
+	if after.TPS < 1.5*before.TPS || before.IPIPct < 50 || after.IPIPct > 1 {
+		t.Errorf("8 vCPUs, 4 threads: tps %.0f → %.0f, idle-vCPU wakeups %.0f%% → %.0f%%; want the patch 1.5× faster, paying almost none",
+			before.TPS, after.TPS, before.IPIPct, after.IPIPct)
+	}
+}
+
+// peltDecay's tables against the series' closed form, y^(dt/1024µs).
+func TestPeltDecay(t *testing.T) {
+	for _, dt := range []int64{0, 1, 31_999, 32_000, 1_024_000, peltHalfLife, 3 * peltHalfLife / 2, 10 * peltHalfLife, 70 * peltHalfLife} {
+		want := math.Exp2(-float64(dt) / peltHalfLife)
+		if got := peltDecay(dt); math.Abs(got-want) > 1e-3*want+1e-18 {
+			t.Errorf("peltDecay(%d) = %g, want %g", dt, got, want)
 		}
 	}
 }

@@ -157,19 +157,16 @@ const (
 	nmHybrid    = "nr_node_ids+word" // the bound, with the one-word search when it fits
 )
 
-// Wakeup migrations (seed 004): the kernel's placement before and after
-// PeterZ's patch (wake=llcstats: the pre-patch wake_affine_llc(); wake=basic:
-// the patch), each followed by select_idle_sibling(), at one workload: a
-// 256-line working set, 4 tasks per cpu, 1.2% of wakeups away from the
-// task's home (what makes ~27K in 5 s when each moves the task away and
-// back), every wakeup WF_SYNC (the most sysbench's socket wakeups can be:
-// bench/wakeup's doc, WF_SYNC), on LLCs of one cpu so that every away
-// wakeup crosses LLCs, at the seed's estimated 226k wakeups a second. On an
-// LLC of one cpu 4.13 has no sd_llc_shared, so the pre-patch
-// wake_affine_llc() refuses every one of them; contend simulate wakeup -llc
-// N shows the snapshot it reads on larger LLCs.
+// Wakeup migrations (seed 004): the kernel model's schedule of sysbench
+// oltp's clients and server threads on the seed's guest topology (s390x
+// without the topology facility: every vCPU its own core, DIE alone, no
+// sd_llc), before the patch (wake=llcstats: 4.13's wake_affine_llc()) and
+// with it (wake=basic), replayed on the pinned workers, one vCPU each, with
+// a 256-line working set per task. pairs=40 is sysbench's thread count,
+// PeterZ's smallest in the seed where the patch helped; bench/wakeup's
+// sim.go says where each of the model's other defaults comes from.
 func (e *Env) wakeup(x labelled) Experiment {
-	return e.x("wakeup", x.variant+"/lines=256/tasks=4/rate=226000/mig=1.2/sync=100/llc=1", x.label)
+	return e.x("wakeup", x.variant+"/topo=s390/pairs=40/lines=256", x.label)
 }
 
 var (

@@ -70,6 +70,7 @@ func TestSimulatedVerdicts(t *testing.T) {
 		{1, "partly", "no cap of the merged code"},
 		{6, "no (wins by not finding idle cpus)", "found an idle cpu"},
 		{8, "no", "below 2"},
+		{9, NA, "not reproduced by this model"},
 	} {
 		v := got[tt.id]
 		if v == nil {

@@ -1,0 +1,127 @@
+package wakeup
+
+import "testing"
+
+// place puts a task on cpu c, running (isCurr) or queued, last run at ran
+// ns, as the balancer will find it.
+func place(k *ksys, c int32, isCurr bool, ran int64) *ktask {
+	t := k.addTask(c)
+	t.wokenAt, t.execStart = k.now, ran
+	cpu := k.cpus[c]
+	la := t.loadNow(k.now)
+	cpu.blocked.remove(k.now, la)
+	cpu.runnable.add(k.now, la)
+	if isCurr {
+		t.state, cpu.curr = running, t.id
+		cpu.nohzIdle = false
+	} else {
+		t.state = queued
+		cpu.queue = append(cpu.queue, t.id)
+	}
+	return t
+}
+
+// A cpu going idle pulls a queued task from an overloaded one: only a
+// cold task (task_hot(): ran 500 µs ago or more), only where avg_idle
+// passes the version's gate (4.13: sysctl_sched_migration_cost; 6.1:
+// max_newidle_lb_cost).
+func TestNewidleBalance(t *testing.T) {
+	const now = 10_000_000
+	for _, tt := range []struct {
+		name    string
+		policy  string
+		avgIdle int64
+		ranAgo  int64
+		pulled  bool
+	}{
+		{"4.13 cold task", "llcstats", 2 * migrationCost, migrationCost, true},
+		{"4.13 hot task", "llcstats", 2 * migrationCost, migrationCost - 1, false},
+		{"4.13 short idle", "llcstats", migrationCost - 1, migrationCost, false},
+		{"6.1 short idle, cold task", "v6.1", 10_000, migrationCost, true},
+		{"6.1 idle under the balance cost", "v6.1", 1_000, migrationCost, false},
+	} {
+		k := newTestKernel(t, tt.policy, "s390", 4)
+		k.now = now
+		place(k, 0, true, now)
+		q := place(k, 0, false, now-tt.ranAgo)
+		k.overload = true
+		idle := k.cpus[2]
+		idle.avgIdle = tt.avgIdle
+		k.goIdle(idle)
+		moved := q.cpu == 2
+		if moved != tt.pulled || (moved && k.c.migrations[causeNewidle] != 1) {
+			t.Errorf("%s: queued task on cpu %d after cpu 2 went idle, newidle migrations %d; want pulled %v",
+				tt.name, q.cpu, k.c.migrations[causeNewidle], tt.pulled)
+		}
+	}
+}
+
+// A hot queued task (task_hot()) stays through cache_nice_tries+1 failed
+// balances, each resetting the interval to min_interval, and goes on the
+// next (nr_balance_failed > cache_nice_tries); balances that find nothing
+// to move stretch the interval up to max_interval.
+func TestBalanceFailuresAndIntervals(t *testing.T) {
+	const now = 10_000_000
+	k := newTestKernel(t, "llcstats", "s390", 4)
+	k.now = now
+	place(k, 0, true, now)
+	q := place(k, 0, false, now) // hot: ran just now
+	idle := k.cpus[1]
+	sd := idle.sd[0]
+	for i := 0; i <= sd.cacheNiceTries; i++ {
+		if moved, _ := k.loadBalance(idle, sd, cpuIdle, causeNohz, 3); moved != 0 {
+			t.Fatalf("balance %d moved %d hot tasks", i, moved)
+		}
+		if sd.Balance.Interval != sd.Balance.MinInterval || sd.nrBalanceFailed != i+1 {
+			t.Errorf("balance %d: interval %d ms, nr_balance_failed %d; want min_interval %d and %d", i, sd.Balance.Interval, sd.nrBalanceFailed, sd.Balance.MinInterval, i+1)
+		}
+	}
+	if moved, _ := k.loadBalance(idle, sd, cpuIdle, causeNohz, 3); moved != 1 || q.cpu != 1 || k.c.migrations[causeNohz] != 1 || sd.nrBalanceFailed != 0 {
+		t.Errorf("after %d failures: moved %d, the hot task on cpu %d, nohz migrations %d, nr_balance_failed %d; want it moved to cpu 1, failures reset",
+			sd.cacheNiceTries+1, moved, q.cpu, k.c.migrations[causeNohz], sd.nrBalanceFailed)
+	}
+	// Nothing queued anywhere: balanced, the interval doubles up to the max.
+	k2 := newTestKernel(t, "llcstats", "s390", 4)
+	sd2 := k2.cpus[1].sd[0]
+	for range 4 {
+		k2.loadBalance(k2.cpus[1], sd2, cpuIdle, causeNohz, 1)
+	}
+	if sd2.Balance.Interval != sd2.Balance.MaxInterval {
+		t.Errorf("interval %d ms after balanced passes, want max_interval %d", sd2.Balance.Interval, sd2.Balance.MaxInterval)
+	}
+}
+
+// wake_affine_llc() line for line, on LLC statistics given by hand: the
+// sync waker's load comes off this LLC, prev's capacity keeps the task,
+// this LLC's pulls it, else the imbalance_pct comparison.
+func TestWakeAffineLLC(t *testing.T) {
+	const w = nice0Load
+	for _, tt := range []struct {
+		name       string
+		prev, this llcShared
+		sync       bool
+		want       bool
+	}{
+		{"this LLC idle once the sync waker leaves", llcShared{4, 4 * w, 4 * w}, llcShared{1, w / 2, 4 * w}, true, true},
+		{"prev has capacity", llcShared{2, 2 * w, 4 * w}, llcShared{2, 2 * w, 4 * w}, false, false},
+		{"this has capacity, prev full", llcShared{4, 4 * w, 4 * w}, llcShared{1, w, 4 * w}, false, true},
+		{"both full, equal: 112% margin keeps it", llcShared{4, 4 * w, 4 * w}, llcShared{4, 4 * w, 4 * w}, false, false},
+		{"both full, prev far heavier", llcShared{8, 8 * w, 4 * w}, llcShared{4, 4 * w, 4 * w}, false, true},
+	} {
+		k := newTestKernel(t, "llcstats", "llc4", 8)
+		*k.cpus[0].sd[0].shared = tt.prev
+		*k.cpus[4].sd[0].shared = tt.this
+		p, cur := k.addTask(0), k.addTask(4)
+		p.la, cur.la = w, w
+		p.state, cur.state = queued, running // full weight, no decay in the test
+		got := k.wakeAffineLLC(k.cpus[4].sd[1], p, cur, 4, 0, tt.sync)
+		if got != tt.want {
+			t.Errorf("%s: wake_affine_llc() = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	// No sd_llc_shared (the s390x guest): always no.
+	k := newTestKernel(t, "llcstats", "s390", 8)
+	if k.wakeAffineLLC(k.cpus[4].sd[0], k.addTask(0), k.addTask(4), 4, 0, true) {
+		t.Error("wake_affine_llc() without sd_llc_shared = true, want false")
+	}
+}

@@ -1,0 +1,157 @@
+package wakeup
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/contend/contend/bench/ksim"
+)
+
+// The guest topologies the model runs, and their sched domains: ksim builds
+// them; this adds the per-version sd_init() constants ksim does not carry
+// and sd_llc_shared's LLC statistics, the pre-patch kernel's own.
+
+// A topo is a guest topology preset.
+type topo struct {
+	name string
+	// llc is the cpus per last-level cache, consecutive ids sharing one;
+	// 1 is the s390x KVM guest without the topology facility.
+	llc int
+}
+
+// parseTopo reads a preset: "s390" (every vCPU its own core: KVM gave an
+// s390x guest the topology facility only with KVM_CAP_S390_CPU_TOPOLOGY,
+// Linux 6.0, so a 2017 guest's MC, BOOK and DRAWER levels each span one
+// cpu and degenerate, DIE alone is left, and sd_llc is NULL with
+// sd_llc_size 1), or "llcN" (an x86 guest of sockets of N cpus each, one
+// LLC per socket, no SMT, one node: MC over the socket, DIE over all).
+func parseTopo(s string) (topo, error) {
+	if s == "s390" {
+		return topo{name: s, llc: 1}, nil
+	}
+	if n, ok := strings.CutPrefix(s, "llc"); ok {
+		v, err := strconv.Atoi(n)
+		if err == nil && v >= 2 && v <= 64 && strconv.Itoa(v) == n {
+			return topo{name: s, llc: v}, nil
+		}
+	}
+	return topo{}, fmt.Errorf("topology %q: want s390 or llcN with N in [2, 64] (cpus per LLC)", s)
+}
+
+// kver is the kernel whose code a policy runs: its sd_init() constants and
+// its balancer's find_busiest_group() differ.
+type kver int8
+
+const (
+	v413 kver = iota // 4.13/4.14 (the pre-patch kernel and the patched next-20170926)
+	v61              // 6.1 (the lab's Debian kernel)
+)
+
+// ksimKernel is the shared model's version for v: its busy_factor and
+// get_sd_balance_interval() rules (6.1 has v5.10's).
+func (v kver) ksimKernel() ksim.Kernel {
+	if v == v61 {
+		return ksim.Linux510
+	}
+	return ksim.Linux413
+}
+
+// A domain is one cpu's sched_domain at one level: ksim's (span, groups
+// with the local one first, flags, balance interval state) and what the
+// wakeup model adds.
+type domain struct {
+	*ksim.Domain
+	span   []int32
+	groups [][]int32
+	llc    bool // SD_SHARE_PKG_RESOURCES: the level sd_llc points to
+	top    bool // no parent: where rd->overload is recomputed
+	// sd_init() constants ksim does not hold yet: imbalance_pct and
+	// cache_nice_tries (see sdInit).
+	imbalancePct, cacheNiceTries int
+	nrBalanceFailed              int
+	// shared is sd->shared, the LLC level's sched_domain_shared: the
+	// pre-patch kernel's LLC statistics, which update_sd_lb_stats()
+	// writes at each balance of this level (90001d67be2f).
+	shared *llcShared
+}
+
+// An llcShared is the part of struct sched_domain_shared that
+// 90001d67be2f added for wake_affine_llc(): "some variables from the most
+// recent sd_lb_stats for this domain". Zero until the first balance, as
+// kzalloc_node() left it.
+type llcShared struct {
+	nrRunning int64
+	load      int64
+	capacity  int64
+}
+
+// sdInit is sd_init()'s imbalance_pct and cache_nice_tries, which ksim's
+// Domain does not carry (its Balance has the intervals, its Kernel the
+// busy_factor):
+//
+//   - 4.13: imbalance_pct 125, 117 on an SD_SHARE_PKG_RESOURCES level;
+//     cache_nice_tries 1 on MC and on DIE (the "else" branch).
+//   - 6.1: imbalance_pct 117 on every level without SMT (the default went
+//     from 125 to 117 in v5.10, Vincent Guittot's "sched/fair: Reduce
+//     minimal imbalance threshold", lkml 20200921072424.14813-3, in the
+//     series that also halved busy_factor); cache_nice_tries 1 on MC and
+//     DIE. 6.1's sd_init() also sets SD_PREFER_SIBLING on every level but
+//     NUMA, which find_busiest_group() reads from the child level
+//     (balance.go).
+func sdInit(v kver, llc bool) (imbalancePct, cacheNiceTries int) {
+	if llc || v == v61 {
+		return 117, 1
+	}
+	return 125, 1
+}
+
+// buildDomains gives each of n cpus its domains, bottom up, as ksim builds
+// them for the preset (ksim.Grid: cpus in LLCs of t.llc, one package, one
+// node; no SMT): an MC level over each LLC of two cpus or more, and a
+// package level over all cpus (the DIE of 4.13 and 6.1) unless it spans no
+// more than MC does. It returns each cpu's sd_llc_id and sd_llc_size too.
+func buildDomains(v kver, t topo, n int) (sds [][]*domain, llcID []int32, llcSize []int, err error) {
+	m, err := ksim.Grid{CPUs: n, LLC: min(t.llc, n)}.Machine()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ds, err := m.Build()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	conv := func(s []int) []int32 {
+		r := make([]int32, len(s))
+		for i, x := range s {
+			r[i] = int32(x)
+		}
+		return r
+	}
+	sds = make([][]*domain, n)
+	llcID, llcSize = make([]int32, n), make([]int, n)
+	shared := make([]*llcShared, ds.SharedLLCs())
+	for i := range shared {
+		shared[i] = new(llcShared)
+	}
+	for c := range n {
+		l := ds.LLC(c)
+		llcID[c], llcSize[c] = int32(l.ID), l.Size
+		for i := range ds.CPU[c] {
+			kd := &ds.CPU[c][i]
+			d := &domain{Domain: kd, span: conv(kd.Span), llc: i == l.Level}
+			for _, g := range kd.Groups {
+				d.groups = append(d.groups, conv(g))
+			}
+			d.imbalancePct, d.cacheNiceTries = sdInit(v, d.llc)
+			if d.llc {
+				d.shared = shared[l.Shared]
+			}
+			sds[c] = append(sds[c], d)
+		}
+		if len(sds[c]) == 0 {
+			return nil, nil, nil, fmt.Errorf("%d cpus: no sched domain to balance", n)
+		}
+		sds[c][len(sds[c])-1].top = true
+	}
+	return sds, llcID, llcSize, nil
+}

@@ -1,0 +1,430 @@
+package wakeup
+
+import "github.com/contend/contend/bench/ksim"
+
+// The simulated scheduler core: runqueues, tasks, running, sleeping and
+// waking. A cpu runs one task at a time to the end of its burst (no
+// preemption at wakeup: bursts here are tens of µs, far under CFS's slice,
+// and a woken task waits its turn in FIFO order); placement at wakeup is
+// fair.go's, load balancing balance.go's, what tasks do workload.go's.
+
+// A migration cause: where set_task_cpu() was called from.
+type cause int8
+
+const (
+	causeWakeAffine cause = iota // select_task_rq_fair(): wake_affine() said this cpu
+	causeSIS                     // select_idle_sibling() chose another cpu of the LLC
+	causePeriodic                // rebalance_domains() on a busy cpu's tick
+	causeNewidle                 // idle_balance()/newidle_balance() as a cpu went idle
+	causeNohz                    // nohz_idle_balance() on behalf of a tickless idle cpu
+	causeActive                  // active_load_balance_cpu_stop(): the running task pushed
+	nCauses
+)
+
+var causeNames = [nCauses]string{"wake_affine", "select_idle_sibling", "periodic", "newidle", "nohz", "active"}
+
+// idle types, as enum cpu_idle_type.
+type idleType int8
+
+const (
+	cpuIdle idleType = iota
+	cpuNotIdle
+	cpuNewlyIdle
+)
+
+// Scheduler constants both versions share.
+const (
+	// sysctl_sched_migration_cost: 500 µs. task_hot() calls a task that
+	// ran less than this ago cache hot; 4.13's idle_balance() skips when
+	// rq->avg_idle is below it; rq->avg_idle starts at twice it and is
+	// capped at twice max_idle_balance_cost, which starts at it.
+	migrationCost = 500_000
+	// sysctl_sched_nr_migrate: at most 32 tasks looked at per balance.
+	nrMigrate = 32
+)
+
+type tstate int8
+
+const (
+	sleeping tstate = iota
+	queued          // runnable, waiting on its cpu's queue
+	running
+)
+
+// A ktask is a task_struct, as far as placement and balancing read it.
+type ktask struct {
+	id    int32
+	cpu   int32 // task_cpu(p)
+	state tstate
+	// record_wakee()/wake_wide() state.
+	wakeeFlips     uint32
+	flipDecay      int64 // wakee_flip_decay_ts, jiffies
+	lastWakee      int32 // -1: none
+	recentUsedCPU  int32 // p->recent_used_cpu (6.1's select_idle_sibling)
+	execStart      int64 // when it last ran (se.exec_start): task_hot()
+	la             float64
+	laAt           int64
+	burst          int64 // ns of work left in its current burst
+	ran            int32 // the cpu whose cache holds its working set
+	wokenAt        int64 // when it was last woken (the wait it sees)
+	isIdle         bool  // one of the per-cpu idle tasks (swapper/N): a waker only
+	nrMigrations   int64
+	wakeups        int64 // schedstat nr_wakeups
+	affineAttempts int64 // nr_wakeups_affine_attempts
+	affine         int64 // nr_wakeups_affine
+}
+
+// loadNow is the task's load_avg at now.
+func (t *ktask) loadNow(now int64) float64 {
+	d := peltDecay(now - t.laAt)
+	t.laAt = now
+	if t.state != sleeping {
+		t.la = nice0Load - (nice0Load-t.la)*d
+	} else {
+		t.la *= d
+	}
+	return t.la
+}
+
+// A kcpu is one cpu's rq.
+type kcpu struct {
+	id    int32
+	curr  int32   // the running task, -1 idle
+	queue []int32 // runnable, in the order they run
+	gen   uint32  // bumped when curr stops early: stale burst ends are dropped
+	// waking: an IPI is on its way to this idle cpu (a halted vCPU
+	// costs idleWake to start); it is not idle_cpu() meanwhile.
+	waking    bool
+	idleStamp int64 // rq->idle_stamp: when it went idle, 0 once woken
+	avgIdle   int64 // rq->avg_idle
+	nohzIdle  bool  // in nohz.idle_cpus_mask: tick stopped
+	// nextBalance is rq->next_balance, jiffies.
+	nextBalance int64
+	sd          []*domain
+	llcID       int32
+	llcSize     int
+	idleTask    *ktask // swapper/N: current for an interrupt on an idle cpu
+	// PELT sums of the tasks whose task_cpu() is this cpu.
+	runnable, blocked pelt
+	activeBusy        bool // rq->active_balance: a stopper is on its way
+	busyNs            int64
+	lastStart         int64
+}
+
+// nrRunning is rq->nr_running: the running task and those queued.
+func (c *kcpu) nrRunning() int {
+	n := len(c.queue)
+	if c.curr >= 0 {
+		n++
+	}
+	return n
+}
+
+// idle is idle_cpu(): nothing running, nothing queued, no wakeup pending.
+func (c *kcpu) idle() bool { return c.curr < 0 && len(c.queue) == 0 && !c.waking }
+
+// counts are the simulation's tallies.
+type simCounts struct {
+	migrations     [nCauses]int64
+	wakeups        int64
+	syncWakeups    int64
+	irqWakeups     int64 // wakeups from an interrupt
+	idleWakers     int64 // ... that found the waking cpu idle (case 1 of the patch)
+	affineAttempts int64
+	affine         int64
+	wakeWide       int64 // wakeups wake_wide() sent to the slow path (want_affine 0)
+	ipiWakes       int64 // wakeups that had to wake an idle cpu by IPI
+	waitNs         int64 // woken → running, summed
+	pulls          int64 // runs on another cpu than the working set's
+	balances       [3]int64
+	transactions   int64
+	statements     int64
+}
+
+func (s *simCounts) totalMigrations() int64 {
+	var n int64
+	for _, m := range s.migrations {
+		n += m
+	}
+	return n
+}
+
+// The model's event kinds, as ksim's queue orders them.
+const (
+	evBurstEnd = ksim.User     // the cpu's current task reaches the end of its burst; Arg: the cpu's gen
+	evResched  = ksim.IdleExit // an idle cpu an IPI woke runs what was queued; Arg: the cpu's gen
+	evTick     = ksim.Tick     // one jiffy: every busy cpu's scheduler_tick()
+	evIRQ      = ksim.Wakeup   // an I/O completion interrupt; CPU -1: chosen when it fires; Arg: the task
+)
+
+// A ksys is the simulated kernel.
+type ksys struct {
+	now   int64 // ns of kernel time: one clock, the driver's
+	hz    ksim.HZ
+	kern  ksim.Kernel
+	q     ksim.Queue
+	ver   kver
+	pol   policy
+	cpus  []*kcpu
+	tasks []*ktask
+	// rd->overload: some cpu had two tasks runnable since the top level
+	// was last balanced.
+	overload bool
+	// nohz.next_balance, jiffies.
+	nohzNext int64
+	p        params
+	w        *workload
+	c        simCounts
+	trace    func(task, cpu int32) // each run's start, for the pinned replay; nil: none
+}
+
+// newKsys builds the kernel for the config: cpus, their domains, the idle
+// tasks.
+func newKsys(p params) (*ksys, error) {
+	k := &ksys{hz: ksim.HZ(p.hz), ver: p.pol.kver(), pol: p.pol, p: p}
+	k.kern = k.ver.ksimKernel()
+	sds, llcID, llcSize, err := buildDomains(k.ver, p.topo, p.cpus)
+	if err != nil {
+		return nil, err
+	}
+	for i := range p.cpus {
+		c := &kcpu{id: int32(i), curr: -1, sd: sds[i], llcID: llcID[i], llcSize: llcSize[i],
+			avgIdle: 2 * migrationCost, idleStamp: 0, nohzIdle: true}
+		c.idleTask = &ktask{id: -1 - int32(i), cpu: int32(i), lastWakee: -1, isIdle: true}
+		c.blocked.at, c.runnable.runnable = 0, true
+		k.cpus = append(k.cpus, c)
+	}
+	return k, nil
+}
+
+// jiffies is the tick count now.
+func (k *ksys) jiffies() int64 { return k.hz.Jiffies(k.now) }
+
+// push schedules an event.
+func (k *ksys) push(at int64, kind ksim.Kind, cpu int32, arg int64) {
+	k.q.Push(ksim.Event{T: at, CPU: int(cpu), Kind: kind, Arg: arg})
+}
+
+// addTask creates a sleeping task whose task_cpu() is cpu.
+func (k *ksys) addTask(cpu int32) *ktask {
+	t := &ktask{id: int32(len(k.tasks)), cpu: cpu, ran: cpu, lastWakee: -1, recentUsedCPU: cpu}
+	k.tasks = append(k.tasks, t)
+	k.cpus[cpu].blocked.add(k.now, 0)
+	return t
+}
+
+// setTaskCPU is set_task_cpu(): the one place a task changes cpu, counted
+// by cause. Its load goes with it (6.1's migrate_task_rq_fair() removes it
+// from the old cfs_rq; 4.13 counts only runnable load in what it reads).
+func (k *ksys) setTaskCPU(t *ktask, to int32, why cause) {
+	if t.cpu == to {
+		return
+	}
+	la := t.loadNow(k.now)
+	from, dst := k.cpus[t.cpu], k.cpus[to]
+	if t.state == sleeping {
+		from.blocked.remove(k.now, la)
+		dst.blocked.add(k.now, la)
+	} else {
+		from.runnable.remove(k.now, la)
+		dst.runnable.add(k.now, la)
+	}
+	t.cpu = to
+	t.nrMigrations++
+	k.c.migrations[why]++
+}
+
+// cpuLoad is the load the version's balancer and wake_affine read: 4.13's
+// weighted_cpuload() (runnable_load_avg: runnable tasks only), 6.1's
+// cpu_load() (cfs_rq load_avg: blocked tasks' decaying load too).
+func (k *ksys) cpuLoad(c *kcpu) float64 {
+	l := c.runnable.value(k.now)
+	if k.ver == v61 {
+		l += c.blocked.value(k.now)
+	}
+	return l
+}
+
+// enqueue puts a woken task on cpu c's queue (activate_task()): its load
+// turns from blocked to runnable.
+func (k *ksys) enqueue(t *ktask, c *kcpu, from int32) {
+	la := t.loadNow(k.now)
+	c.blocked.remove(k.now, la)
+	t.state = queued
+	c.runnable.add(k.now, la)
+	k.attach(t, c, from)
+}
+
+// attach queues a runnable task on c (a woken one, or one a balance moved)
+// and wakes c if it is idle: at once if the cpu doing it is c itself, else
+// after the IPI and the halted vCPU's wakeup (idleWake).
+func (k *ksys) attach(t *ktask, c *kcpu, from int32) {
+	c.queue = append(c.queue, t.id)
+	if c.nrRunning() >= 2 {
+		k.overload = true // add_nr_running(): rd->overload
+	}
+	if c.curr >= 0 || c.waking {
+		return
+	}
+	c.waking = true
+	c.gen++
+	delay := int64(0)
+	if from != c.id {
+		delay = k.p.idleWake
+		k.c.ipiWakes++
+	}
+	k.push(k.now+delay, evResched, c.id, int64(c.gen))
+}
+
+// dequeue takes a queued task off its cpu's queue (detach_task's half).
+func (k *ksys) dequeue(t *ktask) {
+	c := k.cpus[t.cpu]
+	for i, id := range c.queue {
+		if id == t.id {
+			c.queue = append(c.queue[:i], c.queue[i+1:]...)
+			return
+		}
+	}
+	panic("wakeup: dequeue of a task not queued") // an invariant of the model, not input
+}
+
+// runNext is __schedule() on c: the next queued task runs, or c goes idle
+// and newly-idle balances first.
+func (k *ksys) runNext(c *kcpu) {
+	c.waking = false
+	if len(c.queue) == 0 {
+		k.goIdle(c)
+		if len(c.queue) == 0 {
+			return
+		}
+		c.waking = false
+	}
+	id := c.queue[0]
+	c.queue = c.queue[1:]
+	t := k.tasks[id]
+	t.state = running
+	c.curr = id
+	c.nohzIdle = false
+	c.lastStart = k.now
+	k.c.waitNs += k.now - t.wokenAt
+	if t.ran != c.id {
+		// The working set follows the task: its first run here pulls
+		// it from the cache of the cpu it last ran on.
+		t.burst += k.p.pull
+		t.ran = c.id
+		k.c.pulls++
+	}
+	if k.trace != nil {
+		k.trace(t.id, c.id)
+	}
+	c.gen++
+	k.push(k.now+t.burst, evBurstEnd, c.id, int64(c.gen))
+}
+
+// goIdle is c going idle: idle_balance() may pull a task; if not, the
+// tick stops (nohz_balance_enter_idle()).
+func (k *ksys) goIdle(c *kcpu) {
+	c.idleStamp = max(k.now, 1)
+	k.newidleBalance(c)
+	if len(c.queue) > 0 {
+		c.idleStamp = 0 // "if (pulled_task) this_rq->idle_stamp = 0"
+		return
+	}
+	c.nohzIdle = true
+}
+
+// burstEnd is c's current task finishing its burst: the workload says what
+// it does (wake a partner, sleep), then c schedules.
+func (k *ksys) burstEnd(c *kcpu) {
+	t := k.tasks[c.curr]
+	t.burst = 0
+	c.busyNs += k.now - c.lastStart
+	t.execStart = k.now
+	if k.w.act(k, t, c) {
+		// It goes on running: another burst, no sleep.
+		c.lastStart = k.now
+		c.gen++
+		k.push(k.now+t.burst, evBurstEnd, c.id, int64(c.gen))
+		return
+	}
+	// The task blocks: dequeue_task(), its load now blocked.
+	la := t.loadNow(k.now)
+	c.runnable.remove(k.now, la)
+	t.state = sleeping
+	c.blocked.add(k.now, la)
+	c.curr = -1
+	k.runNext(c)
+}
+
+// preempt stops c's running task early (the stopper of an active
+// balance): it goes back on the queue's front with the rest of its burst.
+func (k *ksys) preempt(c *kcpu) *ktask {
+	t := k.tasks[c.curr]
+	t.burst -= k.now - c.lastStart
+	t.burst = max(t.burst, 0)
+	t.execStart = k.now
+	c.busyNs += k.now - c.lastStart
+	t.state = queued
+	t.wokenAt = k.now
+	c.curr = -1
+	c.gen++
+	c.queue = append([]int32{t.id}, c.queue...)
+	return t
+}
+
+// tryToWakeUp is try_to_wake_up(p) by current (a task, or c's idle task
+// for an interrupt on an idle cpu) on c: select_task_rq_fair() places it,
+// set_task_cpu() moves it, ttwu_do_wakeup() queues it.
+func (k *ksys) tryToWakeUp(p *ktask, current *ktask, c *kcpu, sync bool) {
+	if p.state != sleeping {
+		return
+	}
+	k.c.wakeups++
+	p.wakeups++
+	if sync {
+		k.c.syncWakeups++
+	}
+	prev := p.cpu
+	cpu, why := k.selectTaskRq(p, current, c, prev, sync)
+	k.setTaskCPU(p, cpu, why)
+	dst := k.cpus[cpu]
+	// ttwu_do_wakeup(): an idle rq learns how long it was idle.
+	if dst.idleStamp != 0 {
+		ksim.UpdateAvg(&dst.avgIdle, k.now-dst.idleStamp)
+		dst.avgIdle = min(dst.avgIdle, 2*migrationCost)
+		dst.idleStamp = 0
+	}
+	p.wokenAt = k.now
+	k.enqueue(p, dst, c.id)
+}
+
+// step runs the next event; false when none is left before end.
+func (k *ksys) step(end int64) bool {
+	if k.q.Len() == 0 || k.q.Peek().T > end {
+		return false
+	}
+	e := k.q.Pop()
+	k.now = e.T
+	switch e.Kind {
+	case evBurstEnd:
+		c := k.cpus[e.CPU]
+		if uint32(e.Arg) == c.gen && c.curr >= 0 {
+			k.burstEnd(c)
+		}
+	case evResched:
+		c := k.cpus[e.CPU]
+		if uint32(e.Arg) == c.gen && c.curr < 0 {
+			k.runNext(c)
+		}
+	case evTick:
+		k.tick()
+		k.push(k.now+k.hz.TickNs(), evTick, 0, 0)
+	case evIRQ:
+		var c *kcpu
+		if e.CPU >= 0 {
+			c = k.cpus[e.CPU]
+		}
+		k.w.irq(k, k.tasks[e.Arg], c)
+	}
+	return true
+}

@@ -1,0 +1,96 @@
+package wakeup
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SimUsage is the synopsis of contend simulate wakeup.
+const SimUsage = "wakeup [-cpus 4,8,16,32] [-topo s390|llcN] [-policies llcstats,basic,v6.1] [-threads 40] [-servers N] [-hz N] " +
+	"[-think 8.8us] [-service 38us] [-statements 20] [-io 0] [-irq idle|cpu0|local] [-idlewake 20us] [-pull 10us] [-lbcost 5us] " +
+	"[-duration 5s] [-warmup 3s] [-seed 1] [-json]"
+
+// SimFlags declares contend simulate wakeup's flags on fs and returns the
+// function that runs the simulation they ask for once fs has parsed a
+// command line: it checks the values (a one-line error naming the flag),
+// runs each guest size and policy on one thread, on kernel time, and prints
+// migrations per 5 s by cause beside seed 004's (the table, or with -json
+// its rows). A flag left unset takes SimConfig's default, which says where
+// it comes from.
+func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
+	cpus := fs.String("cpus", "4,8,16,32", "comma-separated guest `sizes` in vCPUs (seed 004 does not give its guest's)")
+	topo := fs.String("topo", "s390", "guest `topology`: s390 (every vCPU its own core, no LLC domain: seed 004's guest) or llcN (x86 LLCs of N cpus)")
+	policies := fs.String("policies", "", "comma-separated `policies`: llcstats (4.13 before the patch), basic (the patch), v6.1 (default: all)")
+	threads := fs.Int("threads", 0, "sysbench client `threads`, each with a server thread (default 40)")
+	servers := fs.Int("servers", 0, "server `threads` (default one per client thread, MySQL's; 1: one server answering every client)")
+	hz := fs.Int("hz", 0, "CONFIG_HZ (default 100 on s390, 250 on llcN)")
+	think := fs.Duration("think", 0, "mean client cpu time per statement (default 8.8µs)")
+	service := fs.Duration("service", 0, "mean server cpu time per statement (default 38µs)")
+	statements := fs.Int("statements", 0, "statements per transaction (default 20)")
+	ioLat := fs.Duration("io", 0, "commit log flush latency, 0 for none")
+	irq := fs.String("irq", "", "where I/O completions land: idle, cpu0 or local (default idle on s390, cpu0 on llcN)")
+	idleWake := fs.Duration("idlewake", 0, "cost of waking an idle vCPU (default 20µs)")
+	pull := fs.Duration("pull", 0, "cpu time a moved task's working set adds to its first run (default 10µs)")
+	lbCost := fs.Duration("lbcost", 0, "one level's newidle balance cost (default 5µs)")
+	duration := fs.Duration("duration", 0, "kernel time counted per run (default 5s, the seed's window)")
+	warmup := fs.Duration("warmup", 0, "kernel time run before counting (default 3s)")
+	seed := fs.Uint64("seed", 1, "random `seed`: the same seed replays the same runs")
+	asJSON := fs.Bool("json", false, "print the rows as JSON")
+	return func(w io.Writer) error {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		cfg := SimConfig{Topology: *topo, Threads: *threads, Servers: *servers, HZ: *hz, Think: *think, Service: *service,
+			Statements: *statements, IO: *ioLat, IRQ: *irq, IdleWake: *idleWake, Pull: *pull, LBCost: *lbCost,
+			Duration: *duration, Warmup: *warmup, Seed: *seed}
+		for _, f := range []struct {
+			name string
+			v    int
+		}{{"threads", *threads}, {"servers", *servers}, {"hz", *hz}, {"statements", *statements}} {
+			if set[f.name] && f.v < 1 {
+				return fmt.Errorf("simulate wakeup: -%s %d: want a positive value", f.name, f.v)
+			}
+		}
+		for _, f := range []struct {
+			name string
+			v    time.Duration
+		}{{"think", *think}, {"service", *service}, {"idlewake", *idleWake}, {"pull", *pull}, {"lbcost", *lbCost}, {"duration", *duration}} {
+			if set[f.name] && f.v <= 0 {
+				return fmt.Errorf("simulate wakeup: -%s %s: want a positive duration", f.name, f.v)
+			}
+		}
+		if *ioLat < 0 {
+			return fmt.Errorf("simulate wakeup: -io %s: want 0 or a positive duration", *ioLat)
+		}
+		if *warmup < 0 {
+			return fmt.Errorf("simulate wakeup: -warmup %s: want 0 or a positive duration", *warmup)
+		}
+		if set["warmup"] && *warmup == 0 {
+			cfg.Warmup = -1 // SimConfig's zero is the default; -1 asks for none
+		}
+		for _, f := range strings.Split(*cpus, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return fmt.Errorf("simulate wakeup: -cpus %q: %q is not a whole number", *cpus, f)
+			}
+			cfg.CPUs = append(cfg.CPUs, n)
+		}
+		if *policies != "" {
+			cfg.Policies = strings.Split(*policies, ",")
+		}
+		tab, err := Simulate(cfg)
+		if err != nil {
+			return err // one line, "simulate wakeup: ..."
+		}
+		if *asJSON {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(tab.Rows)
+		}
+		return tab.WriteText(w)
+	}
+}
