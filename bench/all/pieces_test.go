@@ -2,6 +2,7 @@ package all
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -51,7 +52,20 @@ func labKeys(s *bench.Spec) error {
 		}
 		at = i
 	}
-	return nil
+	// The guest runs the benchmark's own variants: the pattern must match
+	// one of them, or the tests step finds no benchmark (a stale lab
+	// variant once named lines=16 where every benchmark ran lines=256).
+	re, err := regexp.Compile("^" + s.Lab.Variant + "$")
+	if err != nil {
+		return fmt.Errorf("not a pattern: %v", err)
+	}
+	for _, v := range append(slices.Clone(s.Full), s.Quick...) {
+		sc, err := s.New(v)
+		if err == nil && re.MatchString(sc.Variant()) {
+			return nil
+		}
+	}
+	return fmt.Errorf("matches none of the variants its benchmark runs (Full and Quick)")
 }
 
 func TestSpecMissing(t *testing.T) {

@@ -80,7 +80,7 @@ func init() {
 		Simulate:   &bench.Simulation{Usage: SimUsage, Flags: SimFlags},
 		// Few pairs on the seed's topology: each configuration's Start
 		// simulates 3.2 s of kernel time, which TCG runs slowly.
-		Lab:      &bench.LabTest{Variant: "wake=basic/topo=s390/pairs=4/lines=16"},
+		Lab:      &bench.LabTest{Variant: "wake=basic/topo=s390/pairs=4/lines=256"},
 		Findings: []int{9},
 	})
 }
