@@ -3,7 +3,9 @@ package bench
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
+	"time"
 )
 
 // The pieces a scenario declares beside its benchmark, so that the command
@@ -86,4 +88,34 @@ func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// A FlagValue is a simulation flag's name and value, for RequirePositive.
+type FlagValue[T int | time.Duration] struct {
+	Name string
+	V    T
+}
+
+// RequirePositive refuses, in one line naming the simulation and the flag,
+// the first value that is not positive: "simulate wakeup: -hz 0: want a
+// positive value" (a duration: "want a positive duration"). given, when
+// not nil, limits the check to the flags the command line set (where a
+// zero flag takes the default).
+func RequirePositive[T int | time.Duration](sim string, vals []FlagValue[T], given func(name string) bool) error {
+	for _, f := range vals {
+		if f.V > 0 || (given != nil && !given(f.Name)) {
+			continue
+		}
+		what := "value"
+		if _, ok := any(f.V).(time.Duration); ok {
+			what = "duration"
+		}
+		return fmt.Errorf("simulate %s: -%s %v: want a positive %s", sim, f.Name, f.V, what)
+	}
+	return nil
+}
+
+// Flag is a FlagValue.
+func Flag[T int | time.Duration](name string, v T) FlagValue[T] {
+	return FlagValue[T]{Name: name, V: v}
 }

@@ -3,6 +3,7 @@ package balanceflag
 import (
 	"flag"
 	"fmt"
+	"github.com/contend/contend/bench"
 	"io"
 	"strings"
 	"time"
@@ -44,21 +45,11 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	return func(w io.Writer) error {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		for _, f := range []struct {
-			name string
-			v    int
-		}{{"cpus", *cpus}, {"sockets", *sockets}, {"snc", *snc}, {"smt", *smt}, {"busy", *busy}, {"hz", *hz}} {
-			if f.v < 1 {
-				return fmt.Errorf("simulate balanceflag: -%s %d: want a positive value", f.name, f.v)
-			}
+		if err := bench.RequirePositive("balanceflag", []bench.FlagValue[int]{bench.Flag("cpus", *cpus), bench.Flag("sockets", *sockets), bench.Flag("snc", *snc), bench.Flag("smt", *smt), bench.Flag("busy", *busy), bench.Flag("hz", *hz)}, nil); err != nil {
+			return err
 		}
-		for _, f := range []struct {
-			name string
-			v    time.Duration
-		}{{"local", *local}, {"cs", *cs}, {"duration", *duration}} {
-			if set[f.name] && f.v <= 0 {
-				return fmt.Errorf("simulate balanceflag: -%s %v: want a positive duration", f.name, f.v)
-			}
+		if err := bench.RequirePositive("balanceflag", []bench.FlagValue[time.Duration]{bench.Flag("local", *local), bench.Flag("cs", *cs), bench.Flag("duration", *duration)}, func(n string) bool { return set[n] }); err != nil {
+			return err
 		}
 		if *perTick < 1 {
 			return fmt.Errorf("simulate balanceflag: -newidle-per-tick %d: want a positive count", *perTick)

@@ -1,8 +1,8 @@
 package balanceflag
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/contend/contend/bench"
 	"io"
 	"strconv"
 	"strings"
@@ -246,9 +246,7 @@ func (t *SimTable) WriteText(w io.Writer) error {
 // where the price of a contended cmpxchg came from (cas), the assumptions
 // and the rows.
 func (t *SimTable) WriteJSON(w io.Writer, cas string) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(struct {
+	return bench.WriteJSON(w, struct {
 		Topology    string
 		CAS         string
 		Assumptions []string

@@ -1,9 +1,9 @@
 package idlemask
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/contend/contend/bench"
 	"io"
 	"time"
 )
@@ -32,13 +32,8 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	smt := fs.Int("smt", 2, "hardware `threads` a core (2: seed 003's machine, where v5.11 runs select_idle_core() before the mask and select_idle_smt() after; 1: neither)")
 	asJSON := fs.Bool("json", false, "print the rows as JSON")
 	return func(w io.Writer) error {
-		for _, f := range []struct {
-			name string
-			v    int
-		}{{"cpus", *cpus}, {"llc", *llc}, {"entries", *entries}, {"hz", *hz}, {"smt", *smt}} {
-			if f.v < 1 {
-				return fmt.Errorf("simulate idlemask: -%s %d: want a positive value", f.name, f.v)
-			}
+		if err := bench.RequirePositive("idlemask", []bench.FlagValue[int]{bench.Flag("cpus", *cpus), bench.Flag("llc", *llc), bench.Flag("entries", *entries), bench.Flag("hz", *hz), bench.Flag("smt", *smt)}, nil); err != nil {
+			return err
 		}
 		if *probe <= 0 || *duration <= 0 {
 			return fmt.Errorf("simulate idlemask: -probe %s, -duration %s: want positive durations", *probe, *duration)
@@ -60,9 +55,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 			return err // one line, "simulate idlemask: ..."
 		}
 		if *asJSON {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(tab.Rows)
+			return bench.WriteJSON(w, tab.Rows)
 		}
 		return tab.WriteText(w)
 	}

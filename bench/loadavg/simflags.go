@@ -1,9 +1,9 @@
 package loadavg
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/contend/contend/bench"
 	"io"
 	"strings"
 	"time"
@@ -53,9 +53,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 			return err // one line, "simulate loadavg: ..."
 		}
 		if *asJSON {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(tab.Rows)
+			return bench.WriteJSON(w, tab.Rows)
 		}
 		var st *SensTable
 		if *sens {

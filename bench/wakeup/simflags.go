@@ -1,9 +1,9 @@
 package wakeup
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/contend/contend/bench"
 	"io"
 	"strconv"
 	"strings"
@@ -47,21 +47,12 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		cfg := SimConfig{Topology: *topo, Threads: *threads, Servers: *servers, HZ: *hz, Think: *think, Service: *service,
 			Statements: *statements, IO: *ioLat, IRQ: *irq, IdleWake: *idleWake, Pull: *pull, LBCost: *lbCost,
 			Duration: *duration, Warmup: *warmup, Seed: *seed}
-		for _, f := range []struct {
-			name string
-			v    int
-		}{{"threads", *threads}, {"servers", *servers}, {"hz", *hz}, {"statements", *statements}} {
-			if set[f.name] && f.v < 1 {
-				return fmt.Errorf("simulate wakeup: -%s %d: want a positive value", f.name, f.v)
-			}
+		given := func(n string) bool { return set[n] }
+		if err := bench.RequirePositive("wakeup", []bench.FlagValue[int]{bench.Flag("threads", *threads), bench.Flag("servers", *servers), bench.Flag("hz", *hz), bench.Flag("statements", *statements)}, given); err != nil {
+			return err
 		}
-		for _, f := range []struct {
-			name string
-			v    time.Duration
-		}{{"think", *think}, {"service", *service}, {"idlewake", *idleWake}, {"pull", *pull}, {"lbcost", *lbCost}, {"duration", *duration}} {
-			if set[f.name] && f.v <= 0 {
-				return fmt.Errorf("simulate wakeup: -%s %s: want a positive duration", f.name, f.v)
-			}
+		if err := bench.RequirePositive("wakeup", []bench.FlagValue[time.Duration]{bench.Flag("think", *think), bench.Flag("service", *service), bench.Flag("idlewake", *idleWake), bench.Flag("pull", *pull), bench.Flag("lbcost", *lbCost), bench.Flag("duration", *duration)}, given); err != nil {
+			return err
 		}
 		if *ioLat < 0 {
 			return fmt.Errorf("simulate wakeup: -io %s: want 0 or a positive duration", *ioLat)
@@ -87,9 +78,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 			return err // one line, "simulate wakeup: ..."
 		}
 		if *asJSON {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(tab.Rows)
+			return bench.WriteJSON(w, tab.Rows)
 		}
 		return tab.WriteText(w)
 	}
