@@ -33,24 +33,28 @@ type CountConfig struct {
 // Counted is a count's outcome: per site, the hits by each method that
 // could reach it, and the workload's denominators.
 type Counted struct {
-	Kernel       string      `json:"kernel"`
-	CPUs         int         `json:"cpus"`       // online
-	HZ           int         `json:"hz"`         // CONFIG_HZ, 0 where the config is not exposed
-	RateLimit    bool        `json:"rate_limit"` // cfs_rq has last_update_tg_load_avg
-	Shape        string      `json:"shape"`
-	Pairs        int         `json:"pairs"`
-	Levels       int         `json:"levels"`
-	Bare         *Load       `json:"bare"`    // the workload with nothing counting
-	Counted      *Load       `json:"counted"` // the workload while counting
-	Sites        []SiteCount `json:"sites"`
-	Enqueues     uint64      `json:"enqueue_task_fair"`   // kprobe hits
-	SelectRQ     uint64      `json:"select_task_rq_fair"` // kprobe hits
-	Threads      ThreadStats `json:"threads"`             // the workload's own schedstats
-	Notes        []string    `json:"notes"`
-	StaleRemoved []string    `json:"stale_removed,omitempty"`
-	Hierarchy    []string    `json:"cgroups"`
-	Undone       bool        `json:"undone"`
-	Elapsed      [2]float64  `json:"-"`
+	Kernel    string      `json:"kernel"`
+	CPUs      int         `json:"cpus"`       // online
+	HZ        int         `json:"hz"`         // CONFIG_HZ, 0 where the config is not exposed
+	RateLimit bool        `json:"rate_limit"` // cfs_rq has last_update_tg_load_avg
+	Shape     string      `json:"shape"`
+	Pairs     int         `json:"pairs"`
+	Levels    int         `json:"levels"`
+	Bare      *Load       `json:"bare"`    // the workload with nothing counting
+	Counted   *Load       `json:"counted"` // the workload while counting
+	Sites     []SiteCount `json:"sites"`
+	// Watched are the hierarchy's task groups whose load_avg a write
+	// watchpoint counted: the second method for every site at once.
+	Watched      []WatchCount `json:"watched,omitempty"`
+	TaskGroups   int          `json:"task_groups"`         // below root, down to Levels: the watched and any others
+	Enqueues     uint64       `json:"enqueue_task_fair"`   // kprobe hits
+	SelectRQ     uint64       `json:"select_task_rq_fair"` // kprobe hits
+	Threads      ThreadStats  `json:"threads"`             // the workload's own schedstats
+	Notes        []string     `json:"notes"`
+	StaleRemoved []string     `json:"stale_removed,omitempty"`
+	Hierarchy    []string     `json:"cgroups"`
+	Undone       bool         `json:"undone"`
+	Elapsed      [2]float64   `json:"-"`
 }
 
 // SiteCount is one site's hits: by a hardware execute breakpoint, and by
@@ -60,9 +64,20 @@ type SiteCount struct {
 	Site
 	Breakpoint int64 `json:"breakpoint"`
 	Kprobe     int64 `json:"kprobe"`
+	// KprobeMissed are the hits kprobe_profile says the kprobe missed.
+	KprobeMissed int64 `json:"kprobe_missed,omitempty"`
 	// BreakpointAt names the instruction the breakpoint was on when it
 	// was not the site's own (the next one, beside a kprobe on the site).
 	BreakpointAt string `json:"breakpoint_at,omitempty"`
+}
+
+// WatchCount is one task group's load_avg under a write watchpoint: how
+// many writes reached the word, from whichever instruction.
+type WatchCount struct {
+	Cgroup string `json:"cgroup"`
+	Level  int    `json:"level"`
+	Addr   uint64 `json:"addr"`
+	Writes int64  `json:"writes"`
 }
 
 // ThreadStats sums /proc/PID/task/*/sched over the workload's threads.
@@ -196,10 +211,23 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		}
 		c.Sites = append(c.Sites, sc)
 	}
+	// The hierarchy's task groups, each level's load_avg under a write
+	// watchpoint: a second count of every site's writes (the lock add is
+	// the only instruction that writes the word while the groups live),
+	// and the one that reaches update_load_avg's, which no kprobe can.
+	// They take debug registers from the sites', leaving at least one.
+	watch, note := watchTargets(src.Input, h, cfg.Levels)
+	if note != "" {
+		c.Notes = append(c.Notes, note)
+	}
+	if len(watch) > maxBreakpoints-1 {
+		c.Notes = append(c.Notes, fmt.Sprintf("watching %d of %d levels' load_avg: four debug registers", maxBreakpoints-1, len(watch)))
+		watch = watch[:maxBreakpoints-1]
+	}
 	bpOf := map[int]*Breakpoint{}
 	for _, i := range breakpointOrder(rep.Sites) {
 		s := &c.Sites[i]
-		if len(bpOf) == maxBreakpoints {
+		if len(bpOf) == maxBreakpoints-len(watch) {
 			break
 		}
 		at, name := s.Addr, fmt.Sprintf("%s+%#x", s.Func, s.Off)
@@ -219,6 +247,21 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		bps = append(bps, b)
 		s.Breakpoint = 0
 	}
+	wpOf := map[int]*Breakpoint{}
+	for _, w := range watch {
+		b := &Breakpoint{Name: "load_avg of " + filepath.Base(w.Cgroup), Addr: w.Addr, Write: true, Len: 8}
+		if err := b.Open(u, cpus); err != nil {
+			c.Notes = append(c.Notes, err.Error())
+			continue
+		}
+		wpOf[len(c.Watched)] = b
+		bps = append(bps, b)
+		c.Watched = append(c.Watched, w)
+	}
+	c.TaskGroups = len(watch)
+	if tgs, err := TaskGroups(src.Input, cfg.Levels); err == nil {
+		c.TaskGroups = len(tgs)
+	}
 	if len(bps) == 0 {
 		return nil, errors.New("no breakpoint could be set on any tg->load_avg site: " + strings.Join(c.Notes, "; "))
 	}
@@ -232,7 +275,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 			return nil, err
 		}
 	}
-	before, err := tfs.Hits()
+	before, missed0, err := tfs.Hits()
 	if err != nil {
 		return nil, err
 	}
@@ -240,13 +283,13 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	if err != nil {
 		return nil, err
 	}
-	logf("counting: %d breakpoints, kprobes in %s/%s", len(bps), tfs.Dir, ProbeGroup)
+	logf("counting: %d breakpoints, kprobes in %s/%s", len(bps)-len(wpOf), tfs.Dir, ProbeGroup)
 	var threads ThreadStats
-	var after map[string]uint64
+	var after, missed1 map[string]uint64
 	var bp1 []uint64
 	var herr error
 	c.Counted, threads, err = runChild(ctx, cfg, h.Leaf, func() {
-		after, herr = tfs.Hits()
+		after, missed1, herr = tfs.Hits()
 		if herr == nil {
 			bp1, herr = readBreakpoints(bps)
 		}
@@ -261,6 +304,11 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		return nil, herr
 	}
 	c.Threads = threads
+	for _, p := range []string{"contend_enqueue", "contend_select"} {
+		if m := missed1[p] - missed0[p]; m > 0 {
+			c.Notes = append(c.Notes, fmt.Sprintf("kprobe %s missed %d hits (another kprobe was running on that cpu)", p, m))
+		}
+	}
 	c.Enqueues = after["contend_enqueue"] - before["contend_enqueue"]
 	c.SelectRQ = after["contend_select"] - before["contend_select"]
 	for i := range c.Sites {
@@ -272,9 +320,37 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		if s.Kprobe == 0 {
 			name := fmt.Sprintf("contend_s%d", i)
 			s.Kprobe = int64(after[name] - before[name])
+			s.KprobeMissed = int64(missed1[name] - missed0[name])
 		}
 	}
+	for i := range c.Watched {
+		k := slices.Index(bps, wpOf[i])
+		c.Watched[i].Writes = int64(bp1[k] - bp0[k])
+	}
 	return c, nil
+}
+
+// watchTargets finds the task group of each of the hierarchy's cgroups
+// (by its directory's inode number, the cgroup's kernfs id), outermost
+// first, or says in a note why none can be watched.
+func watchTargets(in Input, h *Hierarchy, levels int) ([]WatchCount, string) {
+	tgs, err := TaskGroups(in, levels)
+	if err != nil {
+		return nil, "no watchpoints on load_avg: " + err.Error()
+	}
+	var out []WatchCount
+	for lvl, d := range h.Dirs {
+		var st syscall.Stat_t
+		if err := syscall.Stat(d, &st); err != nil {
+			return nil, "no watchpoints on load_avg: " + err.Error()
+		}
+		i := slices.IndexFunc(tgs, func(g TaskGroup) bool { return g.CgroupID == st.Ino && g.Depth == lvl+1 })
+		if i < 0 {
+			return nil, fmt.Sprintf("no watchpoints on load_avg: no task group at depth %d has cgroup id %d (%s)", lvl+1, st.Ino, d)
+		}
+		out = append(out, WatchCount{Cgroup: d, Level: lvl + 1, Addr: tgs[i].LoadAvg})
+	}
+	return out, ""
 }
 
 // readBreakpoints reads every breakpoint's count.

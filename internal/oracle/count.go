@@ -3,6 +3,8 @@ package oracle
 import (
 	"fmt"
 	"io"
+	"math"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -77,7 +79,11 @@ func WriteText(w io.Writer, c *kernel.Counted) error {
 		if s.BreakpointAt != "" {
 			site += " (bp at the next insn)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%.0f\t%s\t\n", site, count(s.Breakpoint), count(s.Kprobe),
+		kp := count(s.Kprobe)
+		if s.KprobeMissed > 0 {
+			kp += fmt.Sprintf(" (+%d missed)", s.KprobeMissed)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%.0f\t%s\t\n", site, count(s.Breakpoint), kp,
 			n/float64(max(c.Enqueues, 1)), rate(n, c), ratio(s.Breakpoint, s.Kprobe))
 	}
 	tw.Flush()
@@ -89,6 +95,7 @@ func WriteText(w io.Writer, c *kernel.Counted) error {
 		fmt.Fprintf(w, "; %d sites not counted", wmiss)
 	}
 	fmt.Fprintln(w)
+	writeWatched(w, c, writes, wmiss)
 	if tests, tmiss := kindHits(c, "tg-load-avg-limit"); c.RateLimit && tests > 0 {
 		fmt.Fprintf(w, "rate limit: %d 1 ms tests, %.3f writes per test (the rest blocked by the limit or by the 1/64 threshold)", tests, tg/float64(tests))
 		if tmiss > 0 {
@@ -103,6 +110,52 @@ func WriteText(w io.Writer, c *kernel.Counted) error {
 		fmt.Fprintf(w, "undone: every kprobe, breakpoint, cgroup and sysctl this count changed\n")
 	}
 	return nil
+}
+
+// AgreeTolerance is how far the two methods' counts of the same writes may
+// differ, as a fraction of the sites' count: the 2 %. Both count
+// the same instructions' writes over the same window, so what separates
+// them is only the instants at each end of the window where the reads of
+// one method's counters run while the other's are already read.
+const AgreeTolerance = 0.02
+
+// watchedSum is the writes the watchpoints counted, over every level.
+func watchedSum(c *kernel.Counted) int64 {
+	var n int64
+	for _, wc := range c.Watched {
+		n += wc.Writes
+	}
+	return n
+}
+
+// writeWatched writes the second method's count: each level's load_avg
+// under a write watchpoint, and the sum against the sites' (a breakpoint
+// or kprobe on each lock add), with whether they agree within
+// AgreeTolerance.
+func writeWatched(w io.Writer, c *kernel.Counted, sites uint64, missed int) {
+	if len(c.Watched) == 0 {
+		return
+	}
+	var parts []string
+	for _, wc := range c.Watched {
+		parts = append(parts, fmt.Sprintf("level %d (%s) %d, %.3f per enqueue, %.1f per cfs_rq per s",
+			wc.Level, filepath.Base(wc.Cgroup), wc.Writes, float64(wc.Writes)/float64(max(c.Enqueues, 1)), rate(float64(wc.Writes), c)/float64(max(c.CPUs, 1))))
+	}
+	fmt.Fprintf(w, "watchpoints on load_avg: %s\n", strings.Join(parts, "; "))
+	sum := watchedSum(c)
+	verdict := "NO"
+	if d := math.Abs(float64(sum)/float64(max(sites, 1)) - 1); sites > 0 && d <= AgreeTolerance {
+		verdict = "yes"
+	}
+	fmt.Fprintf(w, "two methods: %d writes by the sites' breakpoints and kprobes, %d by the watchpoints: watchpoints/sites %s, within %.0f %%: %s",
+		sites, sum, ratio(sum, int64(sites)), 100*AgreeTolerance, verdict)
+	if missed > 0 {
+		fmt.Fprintf(w, " (%d sites counted by neither: the sites' sum lacks them)", missed)
+	}
+	if others := c.TaskGroups - len(c.Watched); others > 0 {
+		fmt.Fprintf(w, " (%d other task groups: their writes count in the sites' sum only)", others)
+	}
+	fmt.Fprintln(w)
 }
 
 func count(n int64) string {

@@ -55,6 +55,16 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 	} {
 		r.Values = append(r.Values, benchfmt.Value{Value: v.v, Unit: v.unit})
 	}
+	// The watchpoints' count, where there was one: the sum against the
+	// sites' (the two methods), and each level's writes per cfs_rq per s.
+	if len(c.Watched) > 0 {
+		r.Values = append(r.Values,
+			benchfmt.Value{Value: float64(watchedSum(c)) / enq, Unit: "wp-writes/enqueue"},
+			benchfmt.Value{Value: float64(watchedSum(c)) / math.Max(tg, 1), Unit: "wp/sites"})
+		for _, wc := range c.Watched {
+			r.Values = append(r.Values, benchfmt.Value{Value: rate(float64(wc.Writes), c) / float64(max(c.CPUs, 1)), Unit: fmt.Sprintf("l%d-writes/cfs_rq/s", wc.Level)})
+		}
+	}
 	f, err := os.CreateTemp(dirOf(path), ".kernel-count-*")
 	if err != nil {
 		return err
