@@ -104,6 +104,9 @@ func judgeFile(stdout, stderr io.Writer, path, md string, budget reproduce.SimBu
 	if err != nil {
 		return fmt.Errorf("reproduce: -from: %w", err)
 	}
+	if done, err := kernelReproduce(stdout, ev); done || err != nil {
+		return err
+	}
 	env, err := reproduce.EnvFromResults(ev)
 	if err != nil {
 		return fmt.Errorf("reproduce: -from %s: %w", path, err)

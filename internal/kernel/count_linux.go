@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -26,7 +25,8 @@ type CountConfig struct {
 	Shape    string        // a key of Shapes
 	Pairs    int           // pairs (clients for server)
 	Levels   int           // cgroup depth below the root
-	Duration time.Duration // each of the two runs (bare, counted)
+	Duration time.Duration // each run (bare, counted, checked)
+	Check    bool          // a third run, with watchpoints on each level's load_avg
 	Log      io.Writer     // what the count does to the machine, line by line
 }
 
@@ -43,18 +43,17 @@ type Counted struct {
 	Bare      *Load       `json:"bare"`    // the workload with nothing counting
 	Counted   *Load       `json:"counted"` // the workload while counting
 	Sites     []SiteCount `json:"sites"`
-	// Watched are the hierarchy's task groups whose load_avg a write
-	// watchpoint counted: the second method for every site at once.
-	Watched      []WatchCount `json:"watched,omitempty"`
-	TaskGroups   int          `json:"task_groups"`         // below root, down to Levels: the watched and any others
-	Enqueues     uint64       `json:"enqueue_task_fair"`   // kprobe hits
-	SelectRQ     uint64       `json:"select_task_rq_fair"` // kprobe hits
-	Threads      ThreadStats  `json:"threads"`             // the workload's own schedstats
-	Notes        []string     `json:"notes"`
-	StaleRemoved []string     `json:"stale_removed,omitempty"`
-	Hierarchy    []string     `json:"cgroups"`
-	Undone       bool         `json:"undone"`
-	Elapsed      [2]float64   `json:"-"`
+	// Check is the checking run, when there was one: the sites counted
+	// again beside a write watchpoint on each level's load_avg.
+	Check        *Check      `json:"check,omitempty"`
+	Enqueues     uint64      `json:"enqueue_task_fair"`   // kprobe hits
+	SelectRQ     uint64      `json:"select_task_rq_fair"` // kprobe hits
+	Threads      ThreadStats `json:"threads"`             // the workload's own schedstats
+	Notes        []string    `json:"notes"`
+	StaleRemoved []string    `json:"stale_removed,omitempty"`
+	Hierarchy    []string    `json:"cgroups"`
+	Undone       bool        `json:"undone"`
+	Elapsed      [2]float64  `json:"-"`
 }
 
 // SiteCount is one site's hits: by a hardware execute breakpoint, and by
@@ -69,6 +68,17 @@ type SiteCount struct {
 	// BreakpointAt names the instruction the breakpoint was on when it
 	// was not the site's own (the next one, beside a kprobe on the site).
 	BreakpointAt string `json:"breakpoint_at,omitempty"`
+}
+
+// Check is a count's second counted run: the sites' breakpoints (fewer:
+// the watchpoints take debug registers) and kprobes, and the watchpoints,
+// over one window, so the sites' writes and the words' can be compared.
+type Check struct {
+	Load       *Load        `json:"load"`
+	Sites      []SiteCount  `json:"sites"`
+	Watched    []WatchCount `json:"watched"`
+	Enqueues   uint64       `json:"enqueue_task_fair"`
+	TaskGroups int          `json:"task_groups"` // below root, down to Levels: the watched and any others
 }
 
 // WatchCount is one task group's load_avg under a write watchpoint: how
@@ -188,7 +198,6 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		c.HZ, _ = strconv.Atoi(v)
 	}
 	c.RateLimit = src.Layout.CfsRqLastUpdateTG >= 0
-	var bps []*Breakpoint
 	// kprobes go on every tg->load_avg site tracefs accepts; the four
 	// breakpoints go where only they can count first (update_load_avg is
 	// notrace, so no kprobe reaches it), then to the blocked-load path.
@@ -200,6 +209,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	// open). A site with a kprobe
 	// gets its breakpoint on the next instruction, which runs exactly as
 	// often (Site.Next), so the two methods count one site apart.
+	var sites []SiteCount
 	for i, s := range rep.Sites {
 		sc := SiteCount{Site: s, Breakpoint: -1, Kprobe: -1}
 		if s.Kind == "tg-load-avg" || s.Kind == "tg-load-avg-limit" {
@@ -209,24 +219,83 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 				sc.Kprobe = 0
 			}
 		}
-		c.Sites = append(c.Sites, sc)
+		sites = append(sites, sc)
 	}
-	// The hierarchy's task groups, each level's load_avg under a write
-	// watchpoint: a second count of every site's writes (the lock add is
-	// the only instruction that writes the word while the groups live),
-	// and the one that reaches update_load_avg's, which no kprobe can.
-	// They take debug registers from the sites', leaving at least one.
+	a := &arming{cfg: cfg, leaf: h.Leaf, u: u, tfs: tfs, cpus: cpus}
+	r, err := a.run(ctx, sites, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.Notes = append(c.Notes, r.notes...)
+	c.Counted, c.Threads, c.Sites, c.Enqueues, c.SelectRQ = r.Load, r.Threads, r.Sites, r.Enqueues, r.SelectRQ
+	if !cfg.Check {
+		return c, nil
+	}
+
+	// The check: each level's load_avg under a write watchpoint, a second
+	// count of every site's writes (the lock add is the only instruction
+	// that writes the word while the groups live), the one that reaches
+	// update_load_avg's, which no kprobe can. A run of its own: under TCG
+	// a watchpoint slows every access to its page, which changes how
+	// often each cfs_rq is updated and so what the counted run measures.
 	watch, note := watchTargets(src.Input, h, cfg.Levels)
 	if note != "" {
 		c.Notes = append(c.Notes, note)
+		return c, nil
 	}
 	if len(watch) > maxBreakpoints-1 {
 		c.Notes = append(c.Notes, fmt.Sprintf("watching %d of %d levels' load_avg: four debug registers", maxBreakpoints-1, len(watch)))
 		watch = watch[:maxBreakpoints-1]
 	}
+	tgs, _ := TaskGroups(src.Input, cfg.Levels)
+	r, err = a.run(ctx, sites, watch)
+	if err != nil {
+		return nil, err
+	}
+	c.Notes = append(c.Notes, r.notes...)
+	c.Check = &Check{Load: r.Load, Sites: r.Sites, Watched: r.Watched, Enqueues: r.Enqueues, TaskGroups: max(len(tgs), len(watch))}
+	return c, nil
+}
+
+// arming is what each counted run of a count shares: the workload, the
+// machine's kprobes (set once, read per run) and cpus.
+type arming struct {
+	cfg  CountConfig
+	leaf string
+	u    *Undo
+	tfs  *Tracefs
+	cpus []int
+}
+
+// armed is one counted run's outcome.
+type armed struct {
+	Load               *Load
+	Threads            ThreadStats
+	Sites              []SiteCount
+	Watched            []WatchCount
+	Enqueues, SelectRQ uint64
+	notes              []string
+}
+
+// run counts one run of the workload: breakpoints on the sites (as many
+// as the debug registers watch leaves), a write watchpoint on each of
+// watch's words, the kprobes read over the same window; its breakpoints
+// are closed before it returns, freeing the debug registers.
+func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCount) (*armed, error) {
+	r := &armed{Sites: slices.Clone(template)}
+	var bps []*Breakpoint
+	defer func() {
+		for _, b := range bps {
+			b.Close()
+		}
+	}()
 	bpOf := map[int]*Breakpoint{}
-	for _, i := range breakpointOrder(rep.Sites) {
-		s := &c.Sites[i]
+	sites := make([]Site, len(r.Sites))
+	for i := range r.Sites {
+		sites[i] = r.Sites[i].Site
+	}
+	for _, i := range breakpointOrder(sites) {
+		s := &r.Sites[i]
 		if len(bpOf) == maxBreakpoints-len(watch) {
 			break
 		}
@@ -239,59 +308,62 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 			s.BreakpointAt = name
 		}
 		b := &Breakpoint{Name: name, Addr: at}
-		if err := b.Open(u, cpus); err != nil {
-			c.Notes = append(c.Notes, err.Error())
+		if err := b.Open(a.u, a.cpus, groupLeader(bps)); err != nil {
+			r.notes = append(r.notes, err.Error())
 			continue
 		}
 		bpOf[i] = b
 		bps = append(bps, b)
 		s.Breakpoint = 0
 	}
+	if len(bps) == 0 {
+		return nil, errors.New("no breakpoint could be set on any tg->load_avg site: " + strings.Join(r.notes, "; "))
+	}
+	nsites := len(bps)
 	wpOf := map[int]*Breakpoint{}
 	for _, w := range watch {
 		b := &Breakpoint{Name: "load_avg of " + filepath.Base(w.Cgroup), Addr: w.Addr, Write: true, Len: 8}
-		if err := b.Open(u, cpus); err != nil {
-			c.Notes = append(c.Notes, err.Error())
+		if err := b.Open(a.u, a.cpus, groupLeader(bps)); err != nil {
+			r.notes = append(r.notes, err.Error())
 			continue
 		}
-		wpOf[len(c.Watched)] = b
+		wpOf[len(r.Watched)] = b
 		bps = append(bps, b)
-		c.Watched = append(c.Watched, w)
+		r.Watched = append(r.Watched, w)
 	}
-	c.TaskGroups = len(watch)
-	if tgs, err := TaskGroups(src.Input, cfg.Levels); err == nil {
-		c.TaskGroups = len(tgs)
-	}
-	if len(bps) == 0 {
-		return nil, errors.New("no breakpoint could be set on any tg->load_avg site: " + strings.Join(c.Notes, "; "))
-	}
-	// The two methods count over the same window: both are read at its
-	// start, kprobes then breakpoints, and again in the same order the
-	// moment the workload reports, before it exits, with the breakpoints
-	// enabled throughout (enabling sixteen of them takes interrupts to
-	// every cpu: under TCG, long enough for the balancer to run between).
+	// The two methods count over the same window. The breakpoints and
+	// watchpoints are one perf group per cpu, read at one instant there;
+	// the kprobes are read before them at the start and after them at the
+	// end, so the kprobes' window holds the breakpoints' and a write the
+	// watchpoints count that the sites do not is a site the finder
+	// missed, not a read that came late. The breakpoints stay enabled
+	// throughout (enabling sixteen takes interrupts to every cpu: under
+	// TCG, long enough for the balancer to run between).
 	for _, b := range bps {
 		if err := b.Enable(true); err != nil {
 			return nil, err
 		}
 	}
-	before, missed0, err := tfs.Hits()
+	before, missed0, err := a.tfs.Hits()
 	if err != nil {
 		return nil, err
 	}
-	bp0, err := readBreakpoints(bps)
+	bp0, err := ReadGroup(bps)
 	if err != nil {
 		return nil, err
 	}
-	logf("counting: %d breakpoints, kprobes in %s/%s", len(bps)-len(wpOf), tfs.Dir, ProbeGroup)
-	var threads ThreadStats
+	verb := "counting"
+	if len(watch) > 0 {
+		verb = "checking"
+	}
+	fmt.Fprintf(a.cfg.Log, "kernel count: %s: %d breakpoints, %d watchpoints, kprobes in %s/%s\n", verb, nsites, len(r.Watched), a.tfs.Dir, ProbeGroup)
 	var after, missed1 map[string]uint64
 	var bp1 []uint64
 	var herr error
-	c.Counted, threads, err = runChild(ctx, cfg, h.Leaf, func() {
-		after, missed1, herr = tfs.Hits()
+	r.Load, r.Threads, err = runChild(ctx, a.cfg, a.leaf, func() {
+		bp1, herr = ReadGroup(bps)
 		if herr == nil {
-			bp1, herr = readBreakpoints(bps)
+			after, missed1, herr = a.tfs.Hits()
 		}
 		for _, b := range bps {
 			b.Enable(false)
@@ -303,16 +375,15 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	if herr != nil {
 		return nil, herr
 	}
-	c.Threads = threads
 	for _, p := range []string{"contend_enqueue", "contend_select"} {
 		if m := missed1[p] - missed0[p]; m > 0 {
-			c.Notes = append(c.Notes, fmt.Sprintf("kprobe %s missed %d hits (another kprobe was running on that cpu)", p, m))
+			r.notes = append(r.notes, fmt.Sprintf("%s run: kprobe %s missed %d hits (another kprobe was running on that cpu)", verb, p, m))
 		}
 	}
-	c.Enqueues = after["contend_enqueue"] - before["contend_enqueue"]
-	c.SelectRQ = after["contend_select"] - before["contend_select"]
-	for i := range c.Sites {
-		s := &c.Sites[i]
+	r.Enqueues = after["contend_enqueue"] - before["contend_enqueue"]
+	r.SelectRQ = after["contend_select"] - before["contend_select"]
+	for i := range r.Sites {
+		s := &r.Sites[i]
 		if b := bpOf[i]; b != nil {
 			k := slices.Index(bps, b)
 			s.Breakpoint = int64(bp1[k] - bp0[k])
@@ -323,11 +394,11 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 			s.KprobeMissed = int64(missed1[name] - missed0[name])
 		}
 	}
-	for i := range c.Watched {
+	for i := range r.Watched {
 		k := slices.Index(bps, wpOf[i])
-		c.Watched[i].Writes = int64(bp1[k] - bp0[k])
+		r.Watched[i].Writes = int64(bp1[k] - bp0[k])
 	}
-	return c, nil
+	return r, nil
 }
 
 // watchTargets finds the task group of each of the hierarchy's cgroups
@@ -353,16 +424,13 @@ func watchTargets(in Input, h *Hierarchy, levels int) ([]WatchCount, string) {
 	return out, ""
 }
 
-// readBreakpoints reads every breakpoint's count.
-func readBreakpoints(bps []*Breakpoint) ([]uint64, error) {
-	n := make([]uint64, len(bps))
-	for i, b := range bps {
-		var err error
-		if n[i], err = b.Count(); err != nil {
-			return nil, err
-		}
+// groupLeader is the first breakpoint opened, the group's leader, or nil
+// when none is open yet.
+func groupLeader(bps []*Breakpoint) *Breakpoint {
+	if len(bps) == 0 {
+		return nil
 	}
-	return n, nil
+	return bps[0]
 }
 
 // breakpointOrder ranks the tg->load_avg sites (writes and the rate
@@ -503,23 +571,6 @@ func onlineCPUs(root string) ([]int, error) {
 		return nil, fmt.Errorf("cpu/online %q lists no cpu", s)
 	}
 	return cpus, nil
-}
-
-// ServeLoad is the workload process: it runs the shape, prints its Load
-// as one JSON line, and exits when its parent closes stdin (after reading
-// the threads' schedstats).
-func ServeLoad(stdout io.Writer, stdin io.Reader, shape string, pairs int, d time.Duration) error {
-	runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 2*pairs+2))
-	l, err := RunLoad(shape, pairs, d)
-	if err != nil {
-		return err
-	}
-	b, _ := json.Marshal(l)
-	if _, err := fmt.Fprintf(stdout, "%s\n", b); err != nil {
-		return err
-	}
-	io.Copy(io.Discard, stdin)
-	return nil
 }
 
 // mount mounts a kernel file system the count needs where the machine has

@@ -26,7 +26,12 @@ func siteHits(s kernel.SiteCount) int64 {
 // kindHits sums the counts of a kind's sites, and says how many of its
 // sites neither method reached.
 func kindHits(c *kernel.Counted, kind string) (n uint64, missed int) {
-	for _, s := range c.Sites {
+	return sitesHits(c.Sites, kind)
+}
+
+// sitesHits is kindHits over a run's sites.
+func sitesHits(sites []kernel.SiteCount, kind string) (n uint64, missed int) {
+	for _, s := range sites {
 		if s.Kind != kind {
 			continue
 		}
@@ -95,7 +100,7 @@ func WriteText(w io.Writer, c *kernel.Counted) error {
 		fmt.Fprintf(w, "; %d sites not counted", wmiss)
 	}
 	fmt.Fprintln(w)
-	writeWatched(w, c, writes, wmiss)
+	writeCheck(w, c)
 	if tests, tmiss := kindHits(c, "tg-load-avg-limit"); c.RateLimit && tests > 0 {
 		fmt.Fprintf(w, "rate limit: %d 1 ms tests, %.3f writes per test (the rest blocked by the limit or by the 1/64 threshold)", tests, tg/float64(tests))
 		if tmiss > 0 {
@@ -120,29 +125,33 @@ func WriteText(w io.Writer, c *kernel.Counted) error {
 const AgreeTolerance = 0.02
 
 // watchedSum is the writes the watchpoints counted, over every level.
-func watchedSum(c *kernel.Counted) int64 {
+func watchedSum(k *kernel.Check) int64 {
 	var n int64
-	for _, wc := range c.Watched {
+	for _, wc := range k.Watched {
 		n += wc.Writes
 	}
 	return n
 }
 
-// writeWatched writes the second method's count: each level's load_avg
-// under a write watchpoint, and the sum against the sites' (a breakpoint
-// or kprobe on each lock add), with whether they agree within
-// AgreeTolerance.
-func writeWatched(w io.Writer, c *kernel.Counted, sites uint64, missed int) {
-	if len(c.Watched) == 0 {
+// writeCheck writes the checking run: each level's load_avg under a write
+// watchpoint, and the watchpoints' sum against the sites' in the same run
+// (a breakpoint or kprobe on each lock add), with whether they agree
+// within AgreeTolerance.
+func writeCheck(w io.Writer, c *kernel.Counted) {
+	k := c.Check
+	if k == nil || len(k.Watched) == 0 {
 		return
 	}
+	secs := k.Load.Seconds
 	var parts []string
-	for _, wc := range c.Watched {
+	for _, wc := range k.Watched {
 		parts = append(parts, fmt.Sprintf("level %d (%s) %d, %.3f per enqueue, %.1f per cfs_rq per s",
-			wc.Level, filepath.Base(wc.Cgroup), wc.Writes, float64(wc.Writes)/float64(max(c.Enqueues, 1)), rate(float64(wc.Writes), c)/float64(max(c.CPUs, 1))))
+			wc.Level, filepath.Base(wc.Cgroup), wc.Writes, float64(wc.Writes)/float64(max(k.Enqueues, 1)), float64(wc.Writes)/secs/float64(max(c.CPUs, 1))))
 	}
-	fmt.Fprintf(w, "watchpoints on load_avg: %s\n", strings.Join(parts, "; "))
-	sum := watchedSum(c)
+	bare := float64(c.Bare.Transactions) / c.Bare.Seconds
+	fmt.Fprintf(w, "checking run (watchpoints: %.0f tx/s, cost %.1f %%): %s\n", float64(k.Load.Transactions)/secs, 100*(1-float64(k.Load.Transactions)/secs/bare), strings.Join(parts, "; "))
+	sites, missed := sitesHits(k.Sites, "tg-load-avg")
+	sum := watchedSum(k)
 	verdict := "NO"
 	if d := math.Abs(float64(sum)/float64(max(sites, 1)) - 1); sites > 0 && d <= AgreeTolerance {
 		verdict = "yes"
@@ -152,7 +161,7 @@ func writeWatched(w io.Writer, c *kernel.Counted, sites uint64, missed int) {
 	if missed > 0 {
 		fmt.Fprintf(w, " (%d sites counted by neither: the sites' sum lacks them)", missed)
 	}
-	if others := c.TaskGroups - len(c.Watched); others > 0 {
+	if others := k.TaskGroups - len(k.Watched); others > 0 {
 		fmt.Fprintf(w, " (%d other task groups: their writes count in the sites' sum only)", others)
 	}
 	fmt.Fprintln(w)

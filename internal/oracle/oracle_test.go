@@ -38,7 +38,7 @@ func TestWriteTextWatched(t *testing.T) {
 		want   []string
 	}{
 		{200, 104, 2, []string{
-			"watchpoints on load_avg: level 1 (contend-system.slice) 200, 0.200 per enqueue, 25.0 per cfs_rq per s; level 2 (docker-x.scope) 104",
+			"checking run (watchpoints: 250 tx/s, cost 75.0 %): level 1 (contend-system.slice) 200, 0.200 per enqueue, 25.0 per cfs_rq per s; level 2 (docker-x.scope) 104",
 			"two methods: 304 writes by the sites' breakpoints and kprobes, 304 by the watchpoints: watchpoints/sites 1.0000, within 2 %: yes (1 sites counted by neither",
 		}},
 		{200, 110, 3, []string{"watchpoints/sites 1.0197, within 2 %: yes", "(1 other task groups: their writes count in the sites' sum only)"}},
@@ -46,8 +46,8 @@ func TestWriteTextWatched(t *testing.T) {
 		{190, 100, 2, []string{"watchpoints/sites 0.9539, within 2 %: NO"}},
 	} {
 		k := countFixture()
-		k.Watched = []kernel.WatchCount{{Cgroup: "/sys/fs/cgroup/contend-system.slice", Level: 1, Writes: c.l1}, {Cgroup: "/sys/fs/cgroup/contend-system.slice/docker-x.scope", Level: 2, Writes: c.l2}}
-		k.TaskGroups = c.groups
+		k.Check = &kernel.Check{Load: &kernel.Load{Transactions: 500, Seconds: 2}, Sites: k.Sites, Enqueues: 1000, TaskGroups: c.groups,
+			Watched: []kernel.WatchCount{{Cgroup: "/sys/fs/cgroup/contend-system.slice", Level: 1, Writes: c.l1}, {Cgroup: "/sys/fs/cgroup/contend-system.slice/docker-x.scope", Level: 2, Writes: c.l2}}}
 		var b strings.Builder
 		if err := WriteText(&b, k); err != nil {
 			t.Fatal(err)
@@ -106,12 +106,13 @@ func TestWriteResults(t *testing.T) {
 	}
 	// A count with watchpoints adds the second method's units.
 	k := countFixture()
-	k.Watched = []kernel.WatchCount{{Level: 1, Writes: 160}, {Level: 2, Writes: 150}}
+	k.Check = &kernel.Check{Load: &kernel.Load{Transactions: 500, Seconds: 2}, Sites: k.Sites, Enqueues: 1000,
+		Watched: []kernel.WatchCount{{Level: 1, Writes: 160}, {Level: 2, Writes: 150}}}
 	if err := WriteResults(path, k, nil); err != nil {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(path)
-	for _, want := range []string{" 0.31 wp-writes/enqueue", " 1.019736842105263 wp/sites", " 20 l1-writes/cfs_rq/s", " 18.75 l2-writes/cfs_rq/s"} {
+	for _, want := range []string{" 0.31 check-wp-writes/enqueue", " 1.019736842105263 check-wp/sites", " 0.16 check-l1-writes/enqueue", " 20 check-l1-writes/cfs_rq/s", " 18.75 check-l2-writes/cfs_rq/s"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("results file lacks %q:\n%s", want, b)
 		}

@@ -55,14 +55,19 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 	} {
 		r.Values = append(r.Values, benchfmt.Value{Value: v.v, Unit: v.unit})
 	}
-	// The watchpoints' count, where there was one: the sum against the
-	// sites' (the two methods), and each level's writes per cfs_rq per s.
-	if len(c.Watched) > 0 {
+	// The checking run, where there was one: the watchpoints' sum
+	// against the sites' in that run (the two methods), and each level's
+	// writes per enqueue and per cfs_rq per s there.
+	if k := c.Check; k != nil && len(k.Watched) > 0 {
+		sites, _ := sitesHits(k.Sites, "tg-load-avg")
+		kenq := float64(max(k.Enqueues, 1))
 		r.Values = append(r.Values,
-			benchfmt.Value{Value: float64(watchedSum(c)) / enq, Unit: "wp-writes/enqueue"},
-			benchfmt.Value{Value: float64(watchedSum(c)) / math.Max(tg, 1), Unit: "wp/sites"})
-		for _, wc := range c.Watched {
-			r.Values = append(r.Values, benchfmt.Value{Value: rate(float64(wc.Writes), c) / float64(max(c.CPUs, 1)), Unit: fmt.Sprintf("l%d-writes/cfs_rq/s", wc.Level)})
+			benchfmt.Value{Value: float64(watchedSum(k)) / kenq, Unit: "check-wp-writes/enqueue"},
+			benchfmt.Value{Value: float64(watchedSum(k)) / math.Max(float64(sites), 1), Unit: "check-wp/sites"})
+		for _, wc := range k.Watched {
+			r.Values = append(r.Values,
+				benchfmt.Value{Value: float64(wc.Writes) / kenq, Unit: fmt.Sprintf("check-l%d-writes/enqueue", wc.Level)},
+				benchfmt.Value{Value: float64(wc.Writes) / k.Load.Seconds / float64(max(c.CPUs, 1)), Unit: fmt.Sprintf("check-l%d-writes/cfs_rq/s", wc.Level)})
 		}
 	}
 	f, err := os.CreateTemp(dirOf(path), ".kernel-count-*")
