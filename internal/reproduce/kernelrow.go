@@ -82,7 +82,7 @@ func KernelRows(set *results.Set) (rows []KernelRow, counted bool) {
 		switch {
 		case s[1].v <= 0 && s[0].v <= 0:
 			r.Verdict, r.Why = "no", "neither kernel wrote tg->load_avg under this workload"
-		case cut >= KernelCutYes:
+		case cut >= KernelCutYes*(1-1e-9): // 0.6/0.4 is 1.5 less a rounding
 			r.Verdict, r.Why = "yes", fmt.Sprintf("writes per enqueue %s with the limit, at least the %s cut asked", change(s[0].v, s[1].v), trim(KernelCutYes)+"×")
 		case cut > 1:
 			r.Verdict, r.Why = "partly", fmt.Sprintf("writes per enqueue %s with the limit, short of the %s cut asked", change(s[0].v, s[1].v), trim(KernelCutYes)+"×")
