@@ -97,6 +97,12 @@ type ThreadStats struct {
 	Affine          uint64 `json:"nr_wakeups_affine"`
 	AffineAttempts  uint64 `json:"nr_wakeups_affine_attempts"`
 	WakeupsMigrated uint64 `json:"nr_wakeups_migrate"`
+	// What the loadavg model's duty needs: how long the threads ran and
+	// waited runnable (ms, over their lives), and their PELT load.
+	RunMs   float64 `json:"sum_exec_runtime_ms"`
+	WaitMs  float64 `json:"wait_sum_ms"`
+	LoadAvg uint64  `json:"load_avg"` // Σ se.avg.load_avg
+	Tasks   int     `json:"tasks"`    // threads read
 }
 
 // Count finds the sites, prepares the machine (schedstats, tracefs
@@ -518,9 +524,23 @@ func threadStats(root string, pid int) ThreadStats {
 		if err != nil {
 			continue
 		}
+		ts.Tasks++
 		for _, line := range strings.Split(string(b), "\n") {
 			k, v, ok := strings.Cut(line, ":")
 			if !ok {
+				continue
+			}
+			switch f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); strings.TrimSpace(k) {
+			case "se.sum_exec_runtime":
+				ts.RunMs += f
+				continue
+			case "se.statistics.wait_sum", "wait_sum":
+				ts.WaitMs += f
+				continue
+			case "se.avg.load_avg":
+				if err == nil {
+					ts.LoadAvg += uint64(f)
+				}
 				continue
 			}
 			n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)

@@ -73,6 +73,10 @@ func WriteText(w io.Writer, c *kernel.Counted) error {
 	fmt.Fprintf(w, "events: enqueue_task_fair %d (%.0f/s), select_task_rq_fair %d (%.0f/s); workload threads: %d migrations, %d wakeups, %d affine of %d affine attempts\n",
 		c.Enqueues, rate(float64(c.Enqueues), c), c.SelectRQ, rate(float64(c.SelectRQ), c),
 		c.Threads.Migrations, c.Threads.Wakeups, c.Threads.Affine, c.Threads.AffineAttempts)
+	if c.Threads.Tasks > 0 {
+		fmt.Fprintf(w, "duty: the workload's %d threads ran %.1f %% and waited runnable %.1f %% of %d pingers' time (se.sum_exec_runtime, wait_sum over their lives), Σ se.avg.load_avg %d\n",
+			c.Threads.Tasks, runPct(c), waitPct(c), pingers(c), c.Threads.LoadAvg)
+	}
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "site\tbreakpoint\tkprobe\tper enqueue\tper s\tbp/kprobe\t\n")
 	for _, s := range c.Sites {
@@ -115,6 +119,28 @@ func WriteText(w io.Writer, c *kernel.Counted) error {
 		fmt.Fprintf(w, "undone: every kprobe, breakpoint, cgroup and sysctl this count changed\n")
 	}
 	return nil
+}
+
+// pingers is how many of the workload's threads take part in its
+// transactions (the rest are the Go runtime's): two a pair, or the
+// clients and the server.
+func pingers(c *kernel.Counted) int {
+	if c.Shape == "server" {
+		return c.Pairs + 1
+	}
+	return 2 * c.Pairs
+}
+
+// runPct is the share of the pingers' time the workload's threads spent
+// on a cpu, over the counted run: the duty the loadavg model's tasks are
+// compared with (theirs is queued about half the time by construction).
+func runPct(c *kernel.Counted) float64 {
+	return 100 * c.Threads.RunMs / (1000 * c.Counted.Seconds * float64(pingers(c)))
+}
+
+// waitPct is runPct for the time spent runnable but waiting for a cpu.
+func waitPct(c *kernel.Counted) float64 {
+	return 100 * c.Threads.WaitMs / (1000 * c.Counted.Seconds * float64(pingers(c)))
 }
 
 // AgreeTolerance is how far the two methods' counts of the same writes may

@@ -59,7 +59,22 @@ func WriteModelTable(w io.Writer, files []string, dur time.Duration) error {
 	if n == 0 {
 		return errors.New("no KernelCount results in the files")
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// What the model is not fed: how long each task stays runnable. Its
+	// tasks are queued about half the time by construction (at each event
+	// a queued task sleeps with probability 1/2); bench/loadavg/doc.go
+	// says what that does to writes per enqueue.
+	for _, path := range files {
+		counts, _ := ReadCounts(path)
+		for _, kc := range counts {
+			if r, ok := kc.V["runnable-%"]; ok {
+				fmt.Fprintf(w, "duty: %s %s: the pingers were runnable %.1f %% of their time (the model's tasks: about 50 %%)\n", kc.Kernel, kc.Workload, r)
+			}
+		}
+	}
+	return nil
 }
 
 // A CountResult is one KernelCount line of a results file WriteResults
@@ -132,7 +147,13 @@ type modelRow struct {
 // workload's threads, the kernel's HZ, and the rate limit where the kernel
 // has it (v6.7+: the rate preset, else base).
 func modelConfig(kc CountResult, dur time.Duration) (loadavg.SimConfig, error) {
-	perCPU := 2 * kc.V["enqueue/s"] / float64(kc.CPUs)
+	return modelConfigAt(kc, kc.V["enqueue/s"], dur)
+}
+
+// modelConfigAt is modelConfig at another run's enqueue rate (the
+// checking run's, slower under its watchpoints).
+func modelConfigAt(kc CountResult, enqPerSec float64, dur time.Duration) (loadavg.SimConfig, error) {
+	perCPU := 2 * enqPerSec / float64(kc.CPUs)
 	if perCPU <= 0 {
 		return loadavg.SimConfig{}, errors.New("no enqueue rate")
 	}
@@ -180,6 +201,25 @@ func modelRows(kc CountResult, dur time.Duration) ([]modelRow, error) {
 	if kc.RateLimit && kc.V["ula-tests/enqueue"] > 0 {
 		rows = append(rows, modelRow{"writes per 1 ms test (update_load_avg)",
 			kc.V["ula-writes/enqueue"] / kc.V["ula-tests/enqueue"], float64(row.Writes) / math.Max(float64(row.Calls), 1)})
+	}
+	// Per level, from the checking run's watchpoints, the model fed that
+	// run's rate: system.slice's writes over the container's. The model's
+	// level 0 is the tasks' group (the container), the kernel's depth 2.
+	if l1, l2 := kc.V["check-l1-writes/enqueue"], kc.V["check-l2-writes/enqueue"]; kc.Levels == 2 && l1 > 0 && l2 > 0 {
+		cfg, err := modelConfigAt(kc, kc.V["check-enqueue/s"], dur)
+		if err != nil {
+			return nil, err
+		}
+		tab, err := loadavg.Simulate(cfg)
+		if err != nil {
+			return nil, err
+		}
+		lv := tab.Rows[0].Levels
+		cenq := math.Max(float64(tab.Rows[0].Events)/2, 1)
+		rows = append(rows,
+			modelRow{"system.slice writes per enqueue (checking run)", l1, float64(lv[1].Writes) / cenq},
+			modelRow{"container writes per enqueue (checking run)", l2, float64(lv[0].Writes) / cenq},
+			modelRow{"system.slice / container writes (checking run)", l1 / l2, float64(lv[1].Writes) / math.Max(float64(lv[0].Writes), 1)})
 	}
 	return rows, nil
 }

@@ -52,6 +52,8 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 		{"ula-writes/enqueue", float64(hostHits(c, "tg-load-avg", "update_load_avg")) / enq},
 		{"ula-tests/enqueue", float64(hostHits(c, "tg-load-avg-limit", "update_load_avg")) / enq},
 		{"count-cost-%", 100 * (1 - counted/bare)},
+		{"run-%", runPct(c)},
+		{"runnable-%", runPct(c) + waitPct(c)},
 	} {
 		r.Values = append(r.Values, benchfmt.Value{Value: v.v, Unit: v.unit})
 	}
@@ -62,6 +64,7 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 		sites, _ := sitesHits(k.Sites, "tg-load-avg")
 		kenq := float64(max(k.Enqueues, 1))
 		r.Values = append(r.Values,
+			benchfmt.Value{Value: float64(k.Enqueues) / k.Load.Seconds, Unit: "check-enqueue/s"},
 			benchfmt.Value{Value: float64(watchedSum(k)) / kenq, Unit: "check-wp-writes/enqueue"},
 			benchfmt.Value{Value: float64(watchedSum(k)) / math.Max(float64(sites), 1), Unit: "check-wp/sites"})
 		for _, wc := range k.Watched {
