@@ -78,6 +78,7 @@ type Check struct {
 	Sites      []SiteCount  `json:"sites"`
 	Watched    []WatchCount `json:"watched"`
 	Enqueues   uint64       `json:"enqueue_task_fair"`
+	Threads    ThreadStats  `json:"threads"`
 	TaskGroups int          `json:"task_groups"` // below root, down to Levels: the watched and any others
 }
 
@@ -259,7 +260,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		return nil, err
 	}
 	c.Notes = append(c.Notes, r.notes...)
-	c.Check = &Check{Load: r.Load, Sites: r.Sites, Watched: r.Watched, Enqueues: r.Enqueues, TaskGroups: max(len(tgs), len(watch))}
+	c.Check = &Check{Load: r.Load, Sites: r.Sites, Watched: r.Watched, Enqueues: r.Enqueues, Threads: r.Threads, TaskGroups: max(len(tgs), len(watch))}
 	return c, nil
 }
 

@@ -184,7 +184,17 @@ func modelConfigAt(kc CountResult, enqPerSec float64, dur time.Duration) (loadav
 }
 
 func modelRows(kc CountResult, dur time.Duration) ([]modelRow, error) {
-	cfg, err := modelConfig(kc, dur)
+	// The workload's own wakeups are the model's events where the file
+	// has them: enqueue_task_fair counts every task's enqueue, and in a
+	// guest the machine's own tasks (the counting process, kernel
+	// threads) enqueue 2-4 times as often as the hierarchy's, which
+	// alone write tg->load_avg. Older files have only the enqueues.
+	perWakeup := kc.V["wakeups/s"] > 0
+	rate := kc.V["enqueue/s"]
+	if perWakeup {
+		rate = kc.V["wakeups/s"]
+	}
+	cfg, err := modelConfigAt(kc, rate, dur)
 	if err != nil {
 		return nil, err
 	}
@@ -193,20 +203,30 @@ func modelRows(kc CountResult, dur time.Duration) ([]modelRow, error) {
 		return nil, err
 	}
 	row := tab.Rows[0]
-	enq := math.Max(float64(row.Events)/2, 1)
-	rows := []modelRow{
-		{"tg writes per enqueue (update_load_avg)", kc.V["ula-writes/enqueue"], float64(row.Writes) / enq},
-		{"tg writes per enqueue (all sites)", kc.V["tg-writes/enqueue"], float64(row.Writes) / enq},
+	var rows []modelRow
+	if perWakeup {
+		// Per second too: a guest's ticks (HZ 250) update the running
+		// task's cfs_rqs whatever the wakeups, so where wakeups are few
+		// per tick, writes per wakeup mostly counts ticks.
+		rows = append(rows,
+			modelRow{"tg writes per workload wakeup (all sites)", kc.V["tg-writes/wakeup"], float64(row.Writes) / math.Max(float64(row.Wakeups), 1)},
+			modelRow{"tg writes per cpu per s (all levels)", kc.V["tg-writes/s"] / float64(kc.CPUs), row.WritesPerCPUSec})
+	} else {
+		enq := math.Max(float64(row.Events)/2, 1)
+		rows = append(rows,
+			modelRow{"tg writes per enqueue (update_load_avg)", kc.V["ula-writes/enqueue"], float64(row.Writes) / enq},
+			modelRow{"tg writes per enqueue (all sites)", kc.V["tg-writes/enqueue"], float64(row.Writes) / enq})
 	}
 	if kc.RateLimit && kc.V["ula-tests/enqueue"] > 0 {
 		rows = append(rows, modelRow{"writes per 1 ms test (update_load_avg)",
 			kc.V["ula-writes/enqueue"] / kc.V["ula-tests/enqueue"], float64(row.Writes) / math.Max(float64(row.Calls), 1)})
 	}
 	// Per level, from the checking run's watchpoints, the model fed that
-	// run's rate: system.slice's writes over the container's. The model's
-	// level 0 is the tasks' group (the container), the kernel's depth 2.
-	if l1, l2 := kc.V["check-l1-writes/enqueue"], kc.V["check-l2-writes/enqueue"]; kc.Levels == 2 && l1 > 0 && l2 > 0 {
-		cfg, err := modelConfigAt(kc, kc.V["check-enqueue/s"], dur)
+	// run's rate (slower: its watchpoints): system.slice's writes and the
+	// container's. The model's level 0 is the tasks' group (the
+	// container), the kernel's depth 2.
+	if l1, l2 := kc.V["check-l1-writes/wakeup"], kc.V["check-l2-writes/wakeup"]; kc.Levels == 2 && l1 > 0 && l2 > 0 && kc.V["check-wakeups/s"] > 0 {
+		cfg, err := modelConfigAt(kc, kc.V["check-wakeups/s"], dur)
 		if err != nil {
 			return nil, err
 		}
@@ -214,11 +234,10 @@ func modelRows(kc CountResult, dur time.Duration) ([]modelRow, error) {
 		if err != nil {
 			return nil, err
 		}
-		lv := tab.Rows[0].Levels
-		cenq := math.Max(float64(tab.Rows[0].Events)/2, 1)
+		lv, wk := tab.Rows[0].Levels, math.Max(float64(tab.Rows[0].Wakeups), 1)
 		rows = append(rows,
-			modelRow{"system.slice writes per enqueue (checking run)", l1, float64(lv[1].Writes) / cenq},
-			modelRow{"container writes per enqueue (checking run)", l2, float64(lv[0].Writes) / cenq},
+			modelRow{"system.slice writes per wakeup (checking run)", l1, float64(lv[1].Writes) / wk},
+			modelRow{"container writes per wakeup (checking run)", l2, float64(lv[0].Writes) / wk},
 			modelRow{"system.slice / container writes (checking run)", l1 / l2, float64(lv[1].Writes) / math.Max(float64(lv[0].Writes), 1)})
 	}
 	return rows, nil
