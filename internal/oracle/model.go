@@ -141,17 +141,14 @@ type modelRow struct {
 	kernel, model float64
 }
 
-// modelConfig is the simulation fed the count's own rates: its cpus and
+// modelConfigAt is the simulation fed the count's own rates: its cpus and
 // levels, an event (enqueue or dequeue) every 1/(2·enqueues per cpu per
 // second), the measured migrations per wakeup, tasks per cpu from the
 // workload's threads, the kernel's HZ, and the rate limit where the kernel
 // has it (v6.7+: the rate preset, else base).
-func modelConfig(kc CountResult, dur time.Duration) (loadavg.SimConfig, error) {
-	return modelConfigAt(kc, kc.V["enqueue/s"], dur)
-}
-
-// modelConfigAt is modelConfig at another run's enqueue rate (the
-// checking run's, slower under its watchpoints).
+//
+// The rate is given: the workload's wakeups per second (or, in older
+// files, enqueue_task_fair's calls), of the counted or the checking run.
 func modelConfigAt(kc CountResult, enqPerSec float64, dur time.Duration) (loadavg.SimConfig, error) {
 	perCPU := 2 * enqPerSec / float64(kc.CPUs)
 	if perCPU <= 0 {
