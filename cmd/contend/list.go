@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/internal/report"
 )
 
 func init() {
@@ -48,7 +49,7 @@ func listCmd(stdout, stderr io.Writer, args []string) error {
 		}
 		fmt.Fprintf(stdout, "  metrics beside ns/op:\n")
 		for _, u := range s.Units {
-			fmt.Fprintf(stdout, "    %-22s %s (%s)\n", u.Name, u.Doc, betterWords(u.Better))
+			fmt.Fprintf(stdout, "    %-22s %s (%s)\n", u.Name, u.Doc, report.BetterWords(u.Better))
 		}
 		fmt.Fprintf(stdout, "  hot functions (perf annotate): %s\n", strings.Join(s.HotSymbols, " "))
 		fmt.Fprintf(stdout, "  quick sweep: %v\n", s.Quick)

@@ -157,7 +157,7 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 			where = "the results on stdout"
 		}
 		fmt.Fprintln(stderr)
-		return summarizeRecords(stderr, o.recs, where)
+		return report.SummarizeRecords(stderr, o.recs, where)
 	}
 	return nil
 }
@@ -204,7 +204,11 @@ func (o *runOutput) write(res *bench.Result, first bool) error {
 		return err
 	}
 	o.recs = append(o.recs, rec)
-	summarize(o.stderr, p, res)
+	var notes []string
+	if n, ok := p.scen.(bench.Noter); ok {
+		notes = n.Notes()
+	}
+	report.WriteRun(o.stderr, report.Run{Scenario: p.spec.Name, CPUs: p.cpus, Place: p.place.String(), Topology: p.topo, Notes: notes}, res)
 	return nil
 }
 
@@ -219,81 +223,4 @@ func writeRecord(w *benchfmt.Writer, res *bench.Result, rec *benchfmt.Result, fi
 		}
 	}
 	return w.Write(rec)
-}
-
-// summarize prints a run for people: throughput, fairness, latency, the
-// scenario's metrics, the proof of pinning, and whether every worker had
-// its CPU to itself.
-func summarize(w io.Writer, p *plan, res *bench.Result) {
-	lo, hi, cv := res.Fairness()
-	fmt.Fprintf(w, "%s %s: %d workers on cpus %v (place=%s, topology %s)\n",
-		p.spec.Name, res.Variant, len(p.cpus), p.cpus, p.place, p.topo.Label())
-	fmt.Fprintf(w, "  %d ops in %v: %.4g ops/s, %.4g ns/op\n", res.Ops, res.Elapsed.Round(time.Microsecond), res.OpsPerSec(), res.NsPerOp())
-	spread := ""
-	if s, ok := res.Spread(); ok {
-		spread = fmt.Sprintf(" (min/max %.1f%%)", s)
-	}
-	fmt.Fprintf(w, "  per worker: min %d, max %d ops%s, cv %.2f%%\n", lo, hi, spread, 100*cv)
-	if h := res.Latency; h != nil && h.Count() > 0 {
-		cc, _ := res.ClockCost()
-		clock := cc.Seconds()
-		fmt.Fprintf(w, "  latency of one op: p50 %s, p99 %s, p99.9 %s, max %s (%d ops timed, one per batch, less %s of clock reads; \"<\": below the clock)\n",
-			report.Latency(h.Quantile(0.5)/1e9, clock), report.Latency(h.Quantile(0.99)/1e9, clock), report.Latency(h.Quantile(0.999)/1e9, clock),
-			report.Seconds(h.Max().Seconds()), h.Count(), report.Seconds(clock))
-	}
-	for _, m := range res.Metrics {
-		fmt.Fprintf(w, "  %s: %.4g (%s)\n", m.Unit, m.Value, betterWords(m.Unit.Better))
-	}
-	if n, ok := p.scen.(bench.Noter); ok {
-		for _, note := range n.Notes() {
-			fmt.Fprintf(w, "  %s\n", note)
-		}
-	}
-	how := res.Probe
-	if how == "" {
-		how = "getcpu"
-	}
-	fmt.Fprintf(w, "  pinning verified: %d on-cpu checks during the run (%s), none off-cpu\n", res.Checks, how)
-	writeDisturbance(w, res)
-	if p.topo.FakeNodes > 0 {
-		fmt.Fprintf(w, "  NOTE: topology fake-%d: nodes are a split of this machine's cpus, memory is not node-local\n", p.topo.FakeNodes)
-	}
-}
-
-// betterWords says which way a unit improves, for people.
-func betterWords(b bench.Better) string {
-	if b == bench.Check {
-		return "a check: must match between the variants compared"
-	}
-	return b.String() + " is better"
-}
-
-// writeDisturbance says whether every worker had its CPU to itself: one
-// line for an undisturbed run, naming the worst worker, or one WARNING line
-// per worker that lost more than bench.DisturbedPct of its interval.
-func writeDisturbance(w io.Writer, res *bench.Result) {
-	if len(res.Workers) == 0 || !res.Workers[0].Accounted {
-		fmt.Fprintf(w, "  cpu time: not accounted on this kernel (no per-thread run time), so disturbance is unknown\n")
-		return
-	}
-	if !res.Disturbed() {
-		worst := &res.Workers[0]
-		for i := range res.Workers {
-			if res.Workers[i].Lost() > worst.Lost() {
-				worst = &res.Workers[i]
-			}
-		}
-		fmt.Fprintf(w, "  undisturbed: no worker lost over %g%% of its time (worst: worker %d on cpu %d lost %.2f%%, %d preemptions, %d sleeps)\n",
-			bench.DisturbedPct, worst.Index, worst.CPU, worst.LostPct(), worst.Preempted, worst.Slept)
-		return
-	}
-	ws := res.Warnings()
-	const most = 8
-	for i, warning := range ws {
-		if i == most {
-			fmt.Fprintf(w, "  WARNING: ... and %d more disturbed workers (-json lists them all)\n", len(ws)-most)
-			break
-		}
-		fmt.Fprintf(w, "  WARNING: %s (over %g%%: not this scenario alone)\n", warning, bench.DisturbedPct)
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/contend/contend/affinity"
+	"github.com/contend/contend/internal/report"
 	"github.com/contend/contend/internal/sweep"
 	"github.com/contend/contend/nodemask"
 )
@@ -116,7 +117,7 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	o.WriteNotes(stderr, 20)
 	if !*noTable && !*asJSON && o.Results > 0 {
 		// The answer first: a summary, and where every table is.
-		if err := writeSummary(stdout, *out); err != nil {
+		if err := report.SummarizeFile(stdout, *out); err != nil {
 			return fmt.Errorf("sweep: %w", err)
 		}
 	}
