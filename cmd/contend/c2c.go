@@ -11,6 +11,7 @@ import (
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench/c2c"
+	"github.com/contend/contend/internal/results"
 	"github.com/contend/contend/nodemask"
 )
 
@@ -153,7 +154,7 @@ func c2cCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	fmt.Fprintf(stderr, "c2c: done in %v\n", time.Since(began).Round(time.Millisecond))
 	sum := c2c.Summarize(rs, plan.Total)
-	w, commit := resultsOut(stdout, "c2c", f.out)
+	w, commit, _ := results.Output(stdout, "c2c", f.out)
 	switch {
 	case f.asJSON:
 		err = c2c.WriteJSON(w, t, plan, cfg, rs, sum, os.Args)

@@ -125,7 +125,7 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	w, commit, keep := resultsOutKept(stdout, "run", *out)
+	w, commit, keep := results.Output(stdout, "run", *out)
 	o := &runOutput{p: p, w: w, bw: benchfmt.NewWriter(w), stderr: stderr, asJSON: *asJSON,
 		// One provenance for every run of the command, as a sweep has.
 		cfg: resultfmt.WithPackage(resultfmt.FileConfig(p.topo, os.Args), p.spec.Package)}
@@ -135,7 +135,7 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 		if err != nil {
 			// The runs that completed are results: keep them.
 			if partial, kerr := keep(); kerr != nil || partial != "" {
-				return fmt.Errorf("run %s: %w (%s)", p.spec.Name, err, keptNote(len(o.recs), partial, kerr))
+				return fmt.Errorf("run %s: %w (%s)", p.spec.Name, err, results.KeptNote(len(o.recs), partial, kerr))
 			}
 			return fmt.Errorf("run %s: %w", p.spec.Name, err)
 		}
@@ -165,17 +165,6 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 // benchRun runs one configuration; tests replace it to make a run fail.
 var benchRun = bench.Run
 
-// keptNote says where the completed runs of a failed run -count went.
-func keptNote(runs int, partial string, err error) string {
-	if err != nil {
-		return fmt.Sprintf("the %d completed runs could not be kept: %v", runs, err)
-	}
-	if runs == 1 {
-		return "the completed run is kept in " + partial
-	}
-	return fmt.Sprintf("the %d completed runs are kept in %s", runs, partial)
-}
-
 // runOutput is where contend run's results go: benchmark lines or JSON to
 // w, a summary for people to stderr.
 type runOutput struct {
@@ -198,7 +187,7 @@ func (o *runOutput) write(res *bench.Result, first bool) error {
 	if o.asJSON {
 		err = json.NewEncoder(o.w).Encode(results.NewJSON(p.spec, name, p.place.String(), p.topo.Label(), res, rec))
 	} else {
-		err = writeRecord(o.bw, res, rec, first)
+		err = results.WriteRecord(o.bw, res, rec, first)
 	}
 	if err != nil {
 		return err
@@ -210,17 +199,4 @@ func (o *runOutput) write(res *bench.Result, first bool) error {
 	}
 	report.WriteRun(o.stderr, report.Run{Scenario: p.spec.Name, CPUs: p.cpus, Place: p.place.String(), Topology: p.topo, Notes: notes}, res)
 	return nil
-}
-
-// writeRecord writes a result in the Go benchmark format, after its units'
-// metadata when it is the first of the run.
-func writeRecord(w *benchfmt.Writer, res *bench.Result, rec *benchfmt.Result, first bool) error {
-	if first {
-		for _, u := range resultfmt.Units(res) {
-			if err := w.Write(u); err != nil {
-				return err
-			}
-		}
-	}
-	return w.Write(rec)
 }
