@@ -26,7 +26,7 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 	fs := newFlags(stdout, "reproduce", "[-quick | -full] [-fake-nodes K] [-cpus LIST] [-o FILE] [-md FILE] [-resume [-retry-failed]] [-sim-share F] | -from FILE [-md FILE] [-sim-share F]")
 	var pf presetFlags
 	pf.register(fs,
-		"a few minutes on 2 cpus: count 6, 100ms a run, at most 4 workers (the default)",
+		"under 30s on 2 cpus: count 6, runs of at most 100ms shortened to 12s of runs in all, at most 4 workers (the default)",
 		"count 10, 1s a run, every allowed cpu as a worker")
 	out := fs.String("o", "", "raw results `file`, benchmark format (default out/reproduce-<time>.txt)")
 	md := fs.String("md", "", "Markdown table `file` (default: the results file with .md)")
@@ -63,6 +63,10 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	if pf.duration > 0 {
 		plan.Duration = pf.duration
+	} else {
+		for _, tr := range plan.Trimmed {
+			fmt.Fprintln(stderr, "reproduce: "+tr)
+		}
 	}
 	if *out == "" {
 		*out = defaultOut("reproduce")

@@ -49,6 +49,7 @@ import (
 	"time"
 
 	"github.com/contend/contend/internal/vmlab"
+	"github.com/contend/contend/internal/vmlab/kernellab"
 )
 
 func main() {
@@ -97,7 +98,7 @@ func (c *common) lab(stderr io.Writer) (*vmlab.Lab, error) {
 		if c.kernel != "" {
 			return nil, errors.New("-kernel and -debian-kernel both name the kernel: give one")
 		}
-		if l.Kernel, err = l.DebianKernel(c.debianKernel); err != nil {
+		if l.Kernel, err = kernellab.DebianKernel(&l.Host, c.debianKernel); err != nil {
 			return nil, err
 		}
 	}

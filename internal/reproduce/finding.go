@@ -198,6 +198,13 @@ func (f *Finding) judge(e *Env, d data) Row {
 	r := Row{ID: f.ID, Finding: f.Title, Seed: f.Seed, Criterion: f.Criterion(), Mechanism: f.MechanismNote}
 	if why := f.needs(e); why != "" {
 		r.Measured, r.Holds, r.Why = "not run", NA, why
+		if len(f.Mechanism) > 0 {
+			var gs []string
+			for _, g := range f.Mechanism {
+				gs = append(gs, g.criterion())
+			}
+			r.Mechanism = "not judged (" + strings.Join(gs, "; ") + ")"
+		}
 		return r
 	}
 	failed := f.judgeMechanism(d, &r)

@@ -230,6 +230,15 @@ func verdictTable(t *testing.T) map[int][]verdictRow {
 			{name: "faster, migrations the same", figs: figures{wkB: 200, wkA: 100}, want: No},
 			{name: "migrations up, as this model's patch pulls sync wakeups", figs: figures{wkBM: 0, wkAM: 27000}, want: No},
 			{name: "opposite", figs: figures{wkB: 100, wkA: 116, wkBM: 27000, wkAM: 2000}, want: No},
+			// A policy that never moves a wakee: no migrations, no
+			// pulls, cheaper runs, and every wakee queued behind prev's
+			// running task, which the model's throughput prices.
+			{name: "fewer migrations by stacking wakees", figs: figures{wkB: 200, wkA: 100, wkBM: 27000, wkAM: 0,
+				wkB + " tps": 5655, wkA + " tps": 2000}, want: No, whyHas: "transactions/s"},
+			{name: "throughput at its margin", figs: figures{wkB: 116, wkA: 100, wkBM: 27000, wkAM: 2000,
+				wkB + " tps": 5000, wkA + " tps": 4750}, want: Yes},
+			{name: "throughput under its margin", figs: figures{wkB: 116, wkA: 100, wkBM: 27000, wkAM: 2000,
+				wkB + " tps": 5000, wkA + " tps": 4749.875}, want: No, whyHas: "transactions/s"},
 			{name: "one cpu", env: func(e *Env) { e.threads = 1 }, want: NA},
 			{name: "missing", drop: "patched", want: NA},
 		},

@@ -104,13 +104,13 @@ func (h *Host) Kernel(kernel string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return h.fetchKernel(pkg, h.arch().aptName(pkg))
+	return h.FetchKernel(pkg, h.arch().aptName(pkg))
 }
 
-// fetchKernel returns the cached bzImage of a Debian kernel package,
+// FetchKernel returns the cached bzImage of a Debian kernel package,
 // downloading the package (apt's name for it: aptName) and unpacking its
 // vmlinuz first if need be.
-func (h *Host) fetchKernel(pkg, aptName string) (string, error) {
+func (h *Host) FetchKernel(pkg, aptName string) (string, error) {
 	img := filepath.Join(h.Cache, pkg+".bzImage")
 	if _, err := os.Stat(img); err == nil {
 		return img, nil

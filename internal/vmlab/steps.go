@@ -53,6 +53,9 @@ func LookupStep(name string) (Step, error) {
 	return Step{}, fmt.Errorf("unknown step %q", name)
 }
 
+// Need is need for steps declared outside this package (kernellab's).
+func Need(tr *Transcript, name string, rc int) (*Output, []string) { return need(tr, name, rc) }
+
 // need returns the named output, or a problem line when it is missing or
 // its command exited with a status other than rc (-2: any non-zero).
 func need(tr *Transcript, name string, rc int) (*Output, []string) {

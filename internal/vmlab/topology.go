@@ -289,6 +289,11 @@ var Big = []Topology{
 	},
 }
 
+// Kernels are the kernel oracle's guests, booted only when named: declared
+// (with their steps) in internal/vmlab/kernellab, which appends them here
+// when imported.
+var Kernels []Topology
+
 // Lookup returns the topology of that name, from Matrix, Big, Arm64 or Kernels.
 func Lookup(name string) (Topology, error) {
 	var names []string

@@ -1,4 +1,10 @@
-package vmlab
+// Package kernellab is the kernel oracle's part of the QEMU lab
+// (internal/vmlab): the 2-node topology booted on Debian's 6.1 and 6.12
+// kernels, the apt fetch of those kernels (cmd/vmlab's -debian-kernel),
+// and the steps that run contend kernel sites and count in the guest and
+// judge what came back. It registers its topology and steps with vmlab
+// when imported, so cmd/vmlab lists and boots them as vmlab's own.
+package kernellab
 
 import (
 	"fmt"
@@ -7,7 +13,16 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/contend/contend/internal/vmlab"
 )
+
+type (
+	Topology   = vmlab.Topology
+	Transcript = vmlab.Transcript
+)
+
+var need = vmlab.Need
 
 // The kernel oracle's guests (contend kernel): one 2-node topology booted
 // on each of Debian's two kernels that bracket seed 000's patch — 6.1,
@@ -21,7 +36,7 @@ var Kernels = []Topology{
 		Name:     "oracle-2n",
 		Summary:  "2 sockets × 2 cores (Skylake-Server), 2 nodes: contend kernel sites and count on Debian 6.1 and 6.12 (-debian-kernel)",
 		CPUModel: "Skylake-Server", Sockets: 2, Cores: 2, Threads: 1,
-		Nodes: []Node{{seq(0, 2), 256}, {seq(2, 4), 256}},
+		Nodes: []vmlab.Node{{CPUs: []int{0, 1}, MemMiB: 256}, {CPUs: []int{2, 3}, MemMiB: 256}},
 		Steps: []string{"kernel-sites", "kernel-count", "kernel-kill"},
 	},
 }
@@ -34,16 +49,17 @@ var DebianKernels = map[string]*regexp.Regexp{
 }
 
 func init() {
-	Steps = append(Steps,
-		Step{"kernel-sites", "contend kernel sites on the guest's own kernel: every site of its version found, what is absent named", kernelSitesScript, kernelSitesCheck},
-		Step{"kernel-count", "contend kernel count, pipe pairs in system.slice/docker-<id>.scope: counts, the two methods on the same sites, everything undone", kernelCountScript, kernelCountCheck},
-		Step{"kernel-kill", "contend kernel count killed mid-run (SIGTERM: it undoes; SIGKILL: the next run removes what is left) with kprobe_events, the cgroup tree and the sysctl checked after each", kernelKillScript, kernelKillCheck},
+	vmlab.Kernels = append(vmlab.Kernels, Kernels...)
+	vmlab.Steps = append(vmlab.Steps,
+		vmlab.Step{Name: "kernel-sites", Summary: "contend kernel sites on the guest's own kernel: every site of its version found, what is absent named", Script: kernelSitesScript, Check: kernelSitesCheck},
+		vmlab.Step{Name: "kernel-count", Summary: "contend kernel count, pipe pairs in system.slice/docker-<id>.scope: counts, the two methods on the same sites, everything undone", Script: kernelCountScript, Check: kernelCountCheck},
+		vmlab.Step{Name: "kernel-kill", Summary: "contend kernel count killed mid-run (SIGTERM: it undoes; SIGKILL: the next run removes what is left) with kprobe_events, the cgroup tree and the sysctl checked after each", Script: kernelKillScript, Check: kernelKillCheck},
 	)
 }
 
 // DebianKernel returns a bzImage of the newest package of a series in
 // DebianKernels, fetched into the cache as Kernel fetches bookworm's own.
-func (h *Host) DebianKernel(series string) (string, error) {
+func DebianKernel(h *vmlab.Host, series string) (string, error) {
 	re, ok := DebianKernels[series]
 	if !ok {
 		return "", fmt.Errorf("-debian-kernel %q: want one of 6.1, 6.12", series)
@@ -66,7 +82,7 @@ func (h *Host) DebianKernel(series string) (string, error) {
 	if err := os.MkdirAll(h.Cache, 0o755); err != nil {
 		return "", err
 	}
-	return h.fetchKernel(pkg, pkg)
+	return h.FetchKernel(pkg, pkg)
 }
 
 // versionLess orders package names by their numbers, so that 6.12.117

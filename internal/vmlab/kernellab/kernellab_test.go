@@ -1,9 +1,11 @@
-package vmlab
+package kernellab
 
 import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/contend/contend/internal/vmlab"
 )
 
 func TestVersionLess(t *testing.T) {
@@ -37,11 +39,11 @@ func TestKernelSitesCheck(t *testing.T) {
 		{"6.1.0-57-amd64", "debian-6.1"},
 		{"6.12.117+deb12-amd64", "debian-6.12"},
 	} {
-		b, err := os.ReadFile("../kernel/testdata/" + c.fixture + ".sites")
+		b, err := os.ReadFile("../../kernel/testdata/" + c.fixture + ".sites")
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := &Transcript{Outputs: []Output{{Name: "kernel-release", Data: []byte(c.release + "\n")}, {Name: "kernel-sites", Data: b}}}
+		tr := &Transcript{Outputs: []vmlab.Output{{Name: "kernel-release", Data: []byte(c.release + "\n")}, {Name: "kernel-sites", Data: b}}}
 		if bad := kernelSitesCheck(Topology{}, tr); len(bad) > 0 {
 			t.Errorf("%s: %v", c.release, bad)
 		}
@@ -64,7 +66,7 @@ func TestLeftCheck(t *testing.T) {
 		{"kprobes:\ncgroups:\n/sys/fs/cgroup/contend-system.slice\nschedstats: 0\n", false},
 		{"kprobes:\ncgroups:\nschedstats: 1\n", false},
 	} {
-		tr := &Transcript{Outputs: []Output{{Name: "after", Data: []byte(c.out)}}}
+		tr := &Transcript{Outputs: []vmlab.Output{{Name: "after", Data: []byte(c.out)}}}
 		if bad := leftCheck(tr, "after"); (len(bad) == 0) != c.ok {
 			t.Errorf("leftCheck(%q) = %v, want ok=%v", c.out, bad, c.ok)
 		}
@@ -80,7 +82,7 @@ func TestLeftCheck(t *testing.T) {
 func TestKernelKillCheck(t *testing.T) {
 	clean := []byte("kprobes:\ncgroups:\nschedstats: 0\n")
 	tr := func(rerun string) *Transcript {
-		return &Transcript{Outputs: []Output{
+		return &Transcript{Outputs: []vmlab.Output{
 			{Name: "kernel-count", Data: []byte("kernel count: counting: 4 breakpoints, kprobes in /sys/kernel/tracing/contend\n")},
 			{Name: "kernel-kill-term", Data: []byte("rc=1\n")},
 			{Name: "kernel-kill-term.log", Data: []byte("contend: kernel count: interrupted; every probe\n")},
