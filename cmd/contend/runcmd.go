@@ -125,7 +125,7 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	w, commit, keep := resultsOutKept(stdout, "run", *out)
+	w, commit, keep := results.Output(stdout, "run", *out)
 	o := &runOutput{p: p, w: w, bw: benchfmt.NewWriter(w), stderr: stderr, asJSON: *asJSON,
 		// One provenance for every run of the command, as a sweep has.
 		cfg: resultfmt.WithPackage(resultfmt.FileConfig(p.topo, os.Args), p.spec.Package)}
@@ -135,7 +135,7 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 		if err != nil {
 			// The runs that completed are results: keep them.
 			if partial, kerr := keep(); kerr != nil || partial != "" {
-				return fmt.Errorf("run %s: %w (%s)", p.spec.Name, err, keptNote(len(o.recs), partial, kerr))
+				return fmt.Errorf("run %s: %w (%s)", p.spec.Name, err, results.KeptNote(len(o.recs), partial, kerr))
 			}
 			return fmt.Errorf("run %s: %w", p.spec.Name, err)
 		}
@@ -157,24 +157,13 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 			where = "the results on stdout"
 		}
 		fmt.Fprintln(stderr)
-		return summarizeRecords(stderr, o.recs, where)
+		return report.SummarizeRecords(stderr, o.recs, where)
 	}
 	return nil
 }
 
 // benchRun runs one configuration; tests replace it to make a run fail.
 var benchRun = bench.Run
-
-// keptNote says where the completed runs of a failed run -count went.
-func keptNote(runs int, partial string, err error) string {
-	if err != nil {
-		return fmt.Sprintf("the %d completed runs could not be kept: %v", runs, err)
-	}
-	if runs == 1 {
-		return "the completed run is kept in " + partial
-	}
-	return fmt.Sprintf("the %d completed runs are kept in %s", runs, partial)
-}
 
 // runOutput is where contend run's results go: benchmark lines or JSON to
 // w, a summary for people to stderr.
@@ -198,102 +187,16 @@ func (o *runOutput) write(res *bench.Result, first bool) error {
 	if o.asJSON {
 		err = json.NewEncoder(o.w).Encode(results.NewJSON(p.spec, name, p.place.String(), p.topo.Label(), res, rec))
 	} else {
-		err = writeRecord(o.bw, res, rec, first)
+		err = results.WriteRecord(o.bw, res, rec, first)
 	}
 	if err != nil {
 		return err
 	}
 	o.recs = append(o.recs, rec)
-	summarize(o.stderr, p, res)
-	return nil
-}
-
-// writeRecord writes a result in the Go benchmark format, after its units'
-// metadata when it is the first of the run.
-func writeRecord(w *benchfmt.Writer, res *bench.Result, rec *benchfmt.Result, first bool) error {
-	if first {
-		for _, u := range resultfmt.Units(res) {
-			if err := w.Write(u); err != nil {
-				return err
-			}
-		}
-	}
-	return w.Write(rec)
-}
-
-// summarize prints a run for people: throughput, fairness, latency, the
-// scenario's metrics, the proof of pinning, and whether every worker had
-// its CPU to itself.
-func summarize(w io.Writer, p *plan, res *bench.Result) {
-	lo, hi, cv := res.Fairness()
-	fmt.Fprintf(w, "%s %s: %d workers on cpus %v (place=%s, topology %s)\n",
-		p.spec.Name, res.Variant, len(p.cpus), p.cpus, p.place, p.topo.Label())
-	fmt.Fprintf(w, "  %d ops in %v: %.4g ops/s, %.4g ns/op\n", res.Ops, res.Elapsed.Round(time.Microsecond), res.OpsPerSec(), res.NsPerOp())
-	spread := ""
-	if s, ok := res.Spread(); ok {
-		spread = fmt.Sprintf(" (min/max %.1f%%)", s)
-	}
-	fmt.Fprintf(w, "  per worker: min %d, max %d ops%s, cv %.2f%%\n", lo, hi, spread, 100*cv)
-	if h := res.Latency; h != nil && h.Count() > 0 {
-		cc, _ := res.ClockCost()
-		clock := cc.Seconds()
-		fmt.Fprintf(w, "  latency of one op: p50 %s, p99 %s, p99.9 %s, max %s (%d ops timed, one per batch, less %s of clock reads; \"<\": below the clock)\n",
-			report.Latency(h.Quantile(0.5)/1e9, clock), report.Latency(h.Quantile(0.99)/1e9, clock), report.Latency(h.Quantile(0.999)/1e9, clock),
-			report.Seconds(h.Max().Seconds()), h.Count(), report.Seconds(clock))
-	}
-	for _, m := range res.Metrics {
-		fmt.Fprintf(w, "  %s: %.4g (%s)\n", m.Unit, m.Value, betterWords(m.Unit.Better))
-	}
+	var notes []string
 	if n, ok := p.scen.(bench.Noter); ok {
-		for _, note := range n.Notes() {
-			fmt.Fprintf(w, "  %s\n", note)
-		}
+		notes = n.Notes()
 	}
-	how := res.Probe
-	if how == "" {
-		how = "getcpu"
-	}
-	fmt.Fprintf(w, "  pinning verified: %d on-cpu checks during the run (%s), none off-cpu\n", res.Checks, how)
-	writeDisturbance(w, res)
-	if p.topo.FakeNodes > 0 {
-		fmt.Fprintf(w, "  NOTE: topology fake-%d: nodes are a split of this machine's cpus, memory is not node-local\n", p.topo.FakeNodes)
-	}
-}
-
-// betterWords says which way a unit improves, for people.
-func betterWords(b bench.Better) string {
-	if b == bench.Check {
-		return "a check: must match between the variants compared"
-	}
-	return b.String() + " is better"
-}
-
-// writeDisturbance says whether every worker had its CPU to itself: one
-// line for an undisturbed run, naming the worst worker, or one WARNING line
-// per worker that lost more than bench.DisturbedPct of its interval.
-func writeDisturbance(w io.Writer, res *bench.Result) {
-	if len(res.Workers) == 0 || !res.Workers[0].Accounted {
-		fmt.Fprintf(w, "  cpu time: not accounted on this kernel (no per-thread run time), so disturbance is unknown\n")
-		return
-	}
-	if !res.Disturbed() {
-		worst := &res.Workers[0]
-		for i := range res.Workers {
-			if res.Workers[i].Lost() > worst.Lost() {
-				worst = &res.Workers[i]
-			}
-		}
-		fmt.Fprintf(w, "  undisturbed: no worker lost over %g%% of its time (worst: worker %d on cpu %d lost %.2f%%, %d preemptions, %d sleeps)\n",
-			bench.DisturbedPct, worst.Index, worst.CPU, worst.LostPct(), worst.Preempted, worst.Slept)
-		return
-	}
-	ws := res.Warnings()
-	const most = 8
-	for i, warning := range ws {
-		if i == most {
-			fmt.Fprintf(w, "  WARNING: ... and %d more disturbed workers (-json lists them all)\n", len(ws)-most)
-			break
-		}
-		fmt.Fprintf(w, "  WARNING: %s (over %g%%: not this scenario alone)\n", warning, bench.DisturbedPct)
-	}
+	report.WriteRun(o.stderr, report.Run{Scenario: p.spec.Name, CPUs: p.cpus, Place: p.place.String(), Topology: p.topo, Notes: notes}, res)
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/contend/contend/internal/fixture"
+	"github.com/contend/contend/internal/report"
 	"github.com/contend/contend/internal/sweep"
 	"golang.org/x/perf/benchfmt"
 )
@@ -50,7 +51,7 @@ func TestSweepWritesComparableResults(t *testing.T) {
 	// The sweep ends with the summary of its file, which names the file
 	// and the command that prints every table.
 	var sum bytes.Buffer
-	if err := writeSummary(&sum, out); err != nil || stdout.String() != sum.String() {
+	if err := report.SummarizeFile(&sum, out); err != nil || stdout.String() != sum.String() {
 		t.Errorf("sweep's summary:\n%s\nwant the file's (%v):\n%s", stdout.String(), err, sum.String())
 	}
 	if !strings.Contains(stdout.String(), "contend table "+out) {
