@@ -267,6 +267,35 @@ func simFlagProfile(b SimBudget) *SimVerdict {
 	return v
 }
 
+// simNohz is finding 14 at the commit's size: 480 cpus ("systems with
+// 480+ cpus"), balanceflag's machine and idle pattern, counting the nohz
+// lines' transfers per second with nohz.nr_cpus (counter) and without
+// (weight). The finding's path is the tick stop's: its claim reads the
+// transfers of the stops' and restarts' writes, as the pinned one reads
+// the event's time; the busy tick's reads, which the commit moves onto the
+// mask's line, are figures beside it.
+func simNohz(b SimBudget) *SimVerdict {
+	const size = "480 cpus, 2 sockets × 2 SNC nodes, SMT 2 (5d86d542f68f's \"480+ cpus\")"
+	tab, err := balanceflag.SimulateNohz(balanceflag.SimConfig{CPUs: 480, CAS: bfRefCAS, Duration: b.duration(time.Second, 10*time.Millisecond)})
+	if err != nil {
+		return simFailed(size, err)
+	}
+	c, w := tab.Row("counter"), tab.Row("weight")
+	if c == nil || w == nil {
+		return simFailed(size, fmt.Errorf("the simulation has no counter and weight rows"))
+	}
+	v := &SimVerdict{Size: size + fmt.Sprintf(", %v of kernel time", tab.Config.Duration), Assumptions: tab.Assumptions()}
+	moves := "line transfers per second at tick stops and restarts"
+	simJudge(v,
+		[]simClaim{{what: moves, before: c.IdleTransfers, after: w.IdleTransfers, kind: Lower, min: noticeable}},
+		[][]simClaim{{{what: moves, before: c.IdleTransfers, after: w.IdleTransfers, kind: Lower, min: small}}},
+		[]simClaim{{what: "tick stops per second", before: c.EntriesPerSec, after: w.EntriesPerSec, kind: NotBelow, min: 0.9, doing: "tracking tickless cpus"}})
+	v.Measured += fmt.Sprintf("; locked writes per second to the struct's line %s → %s, tick restarts per second %s; line transfers per second in the busy tick's nohz_balancer_kick() %s → %s (%s); %% of busy cycles on the two lines %s → %s",
+		num(c.Struct.Locked), num(w.Struct.Locked), num(c.ExitsPerSec), num(c.TickTransfers), num(w.TickTransfers), change(c.TickTransfers, w.TickTransfers), num(c.CyclesPct), num(w.CyclesPct))
+	v.Why += "; the busy tick pays instead: has_blocked_load is still stored at every tick stop, so each busy tick's read of the struct's line still misses, and cpumask_empty() now misses on the mask's line too, which every stop and restart writes"
+	return v
+}
+
 // passes is an order's periodic balance passes per second, every level's.
 func passes(r balanceflag.SimRow) float64 {
 	var n float64
