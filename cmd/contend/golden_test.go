@@ -11,7 +11,9 @@ import (
 
 // sysfs is a fixture machine's sysfs tree, named relative to this package
 // so that what the outputs print of it is the same in every checkout.
-func sysfs(name string) string { return filepath.Join("..", "..", "affinity", "testdata", "sysfs", name) }
+func sysfs(name string) string {
+	return filepath.Join("..", "..", "affinity", "testdata", "sysfs", name)
+}
 
 // TestGoldenOutputs holds the printed forms that moved out of the command
 // (#31 §6: flags and wiring here, the ideas in their packages) to the
