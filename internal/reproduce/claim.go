@@ -8,6 +8,7 @@ import (
 
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/internal/report"
+	"github.com/contend/contend/internal/reproduce/rankstat"
 	"github.com/contend/contend/internal/results"
 )
 
@@ -157,7 +158,7 @@ func (c Claim) judge(before, after []float64) outcome {
 	if len(before) == 0 || len(after) == 0 {
 		return outcome{na: "no results"}
 	}
-	mb, ma := median(before), median(after)
+	mb, ma := rankstat.Median(before), rankstat.Median(after)
 	fig := fmt.Sprintf("%s: %s %s → %s %s", c.What, c.Before.label(), num(mb), c.After.label(), num(ma))
 	switch c.Kind {
 	case NotBelow:
@@ -196,10 +197,10 @@ func (c Claim) judge(before, after []float64) outcome {
 		}
 		return o
 	case Lower, Higher:
-		if !canReject(len(before), len(after)) {
-			return outcome{na: fmt.Sprintf("too few runs for %s (n=%d+%d; the U test needs 4+4 to reach p<%.2g)", c.What, len(before), len(after), alpha)}
+		if !rankstat.CanReject(len(before), len(after)) {
+			return outcome{na: fmt.Sprintf("too few runs for %s (n=%d+%d; the U test needs 4+4 to reach p<%.2g)", c.What, len(before), len(after), rankstat.Alpha)}
 		}
-		p := uTest(before, after)
+		p := rankstat.UTest(before, after)
 		r := factor(mb, ma, c.Kind)
 		o := outcome{text: fmt.Sprintf("%s (%s, %s)", fig, change(mb, ma), pstr(p))}
 		word := "lower"
@@ -209,7 +210,7 @@ func (c Claim) judge(before, after []float64) outcome {
 		switch {
 		case !dirOK(mb, ma, c.Kind):
 			o.short = fmt.Sprintf("%s, not %s", change(mb, ma), word)
-		case p >= alpha:
+		case p >= rankstat.Alpha:
 			o.short = fmt.Sprintf("%s, not significant (p=%.2f)", change(mb, ma), p)
 		case r < c.Min:
 			o.short = fmt.Sprintf("%.4g× %s, needs ≥%s×", r, word, trim(c.Min))
@@ -218,9 +219,9 @@ func (c Claim) judge(before, after []float64) outcome {
 		}
 		return o
 	case Same:
-		_, lo, hi, finite := shiftCI(before, after, equivLevel)
+		_, lo, hi, finite := rankstat.ShiftCI(before, after, rankstat.EquivLevel)
 		if !finite {
-			return outcome{na: fmt.Sprintf("too few runs for %s (n=%d+%d) to bound a difference at %.0f%%", c.What, len(before), len(after), 100*equivLevel)}
+			return outcome{na: fmt.Sprintf("too few runs for %s (n=%d+%d) to bound a difference at %.0f%%", c.What, len(before), len(after), 100*rankstat.EquivLevel)}
 		}
 		if mb == 0 {
 			return outcome{text: fig, short: "the before-median is 0: no ±% of it to be within"}
@@ -235,9 +236,9 @@ func (c Claim) judge(before, after []float64) outcome {
 		}
 		return o
 	default: // Agree
-		p := uTest(before, after)
+		p := rankstat.UTest(before, after)
 		o := outcome{text: fmt.Sprintf("%s (%s, %s)", fig, change(mb, ma), pstr(p))}
-		if math.Abs(ma-mb) <= c.Min*math.Abs(mb) || p >= alpha {
+		if math.Abs(ma-mb) <= c.Min*math.Abs(mb) || p >= rankstat.Alpha {
 			o.ok = true
 		} else {
 			o.short = fmt.Sprintf("%s → %s, more than ±%s%% apart (p=%.3f)", num(mb), num(ma), trim(100*c.Min), p)
@@ -269,7 +270,7 @@ func (c Claim) judgeBound(xs []float64) outcome {
 	if len(xs) == 0 {
 		return outcome{na: "no results"}
 	}
-	m := median(xs)
+	m := rankstat.Median(xs)
 	o := outcome{text: fmt.Sprintf("%s: %s %s", c.What, c.After.label(), num(m))}
 	switch {
 	case c.Kind == Ceiling && m > c.Min:
@@ -310,7 +311,7 @@ func dirOK(b, a float64, k Kind) bool {
 func change(b, a float64) string { return report.Ratio(b, a, "lower", "higher").String() }
 
 func pstr(p float64) string {
-	if p >= alpha {
+	if p >= rankstat.Alpha {
 		return fmt.Sprintf("~ p=%.2f", p)
 	}
 	return fmt.Sprintf("p=%.3f", p)

@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"fmt"
+	"github.com/contend/contend/internal/reproduce/rankstat"
 	"slices"
 	"strings"
 )
@@ -231,7 +232,7 @@ func (f *Finding) judge(e *Env, d data) Row {
 			if s.Context {
 				how = "for reference"
 			}
-			texts = append(texts, fmt.Sprintf("%s %s → %s (%s)", s.What, num(median(b)), num(median(a)), how))
+			texts = append(texts, fmt.Sprintf("%s %s → %s (%s)", s.What, num(rankstat.Median(b)), num(rankstat.Median(a)), how))
 		}
 	}
 	r.Measured = strings.Join(texts, "; ")
@@ -244,7 +245,7 @@ func (f *Finding) judge(e *Env, d data) Row {
 	}
 	for _, c := range f.Checks {
 		if !got[c].ok {
-			r.Holds, r.Why = NA, fmt.Sprintf("unfair comparison: %s differ by more than ±%s%% (U test p<%.2g), so the two sides did not do the same work", c.What, trim(100*c.Min), alpha)
+			r.Holds, r.Why = NA, fmt.Sprintf("unfair comparison: %s differ by more than ±%s%% (U test p<%.2g), so the two sides did not do the same work", c.What, trim(100*c.Min), rankstat.Alpha)
 			return r
 		}
 	}
