@@ -13,7 +13,7 @@ import (
 )
 
 // SimUsage is the synopsis of contend simulate balanceflag.
-const SimUsage = "balanceflag [-cpus 512] [-sockets 2] [-snc 2] [-smt 2] [-busy 90] [-newidle 2] [-hz 1000] [-cas D] [-cas-remote 0] [-local 10ns] [-cs 100ns] [-duration 1s] [-seed 1] [-skew-tick] [-jitter 0] [-newidle-per-tick 1] [-short-idle 0] [-orders cmpxchg-first,...] [-json]"
+const SimUsage = "balanceflag [-cpus 512] [-sockets 2] [-snc 2] [-smt 2] [-busy 90] [-newidle 2] [-hz 1000] [-cas D] [-cas-remote 0] [-local 10ns] [-cs 100ns] [-duration 1s] [-seed 1] [-skew-tick] [-jitter 0] [-newidle-per-tick 1] [-short-idle 0] [-orders cmpxchg-first,...] [-nohz] [-json]"
 
 // SimFlags declares contend simulate balanceflag's flags on fs, each
 // default with where it comes from, and returns the function that runs the
@@ -41,6 +41,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	perTick := fs.Int("newidle-per-tick", 1, "short idles of a busy cpu in a tick that has them (the seed gives no rate)")
 	shortIdle := fs.Duration("short-idle", 0, "how long a busy cpu's short idle lasts, what rq->avg_idle learns (default: as long as avg_idle's cap, so no walk is cut)")
 	orders := fs.String("orders", "", "comma-separated order= `values` (default: all three)")
+	nohz := fs.Bool("nohz", false, "count the nohz struct's and idle mask's lines per second, nohz.nr_cpus kept (counter) and removed (weight, 5d86d542f68f), instead of the flag")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
 	return func(w io.Writer) error {
 		set := map[string]bool{}
@@ -73,6 +74,9 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		} else if *cas <= 0 {
 			return fmt.Errorf("simulate balanceflag: -cas %v: want a positive duration", *cas)
 		}
+		if *nohz {
+			return writeNohz(w, cfg, casNote, *asJSON)
+		}
 		tab, err := Simulate(cfg)
 		if err != nil {
 			return err // one line, "simulate balanceflag: ..."
@@ -92,6 +96,21 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		}
 		return tab.WriteMoves(w, base)
 	}
+}
+
+// writeNohz runs and prints -nohz's table.
+func writeNohz(w io.Writer, cfg SimConfig, casNote string, asJSON bool) error {
+	tab, err := SimulateNohz(cfg)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return tab.WriteJSON(w, casNote)
+	}
+	if _, err := fmt.Fprintf(w, "line handoff %v: %s\n", cfg.CAS, casNote); err != nil {
+		return err
+	}
+	return tab.WriteText(w)
 }
 
 // measureCASHandoff is this machine's cost of one contended cmpxchg: the

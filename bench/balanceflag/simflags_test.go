@@ -94,6 +94,7 @@ func TestSimFlagsGolden(t *testing.T) {
 		// compares against.
 		{[]string{"-cpus", "64", "-cas", "150ns", "-duration", "20ms", "-skew-tick", "-jitter", "5us", "-newidle-per-tick", "2",
 			"-short-idle", "5us", "-cas-remote", "300ns"}, "simflags-64cpus-knobs.golden"},
+		{[]string{"-cpus", "480", "-cas", "100ns", "-duration", "50ms", "-nohz"}, "simflags-480cpus-nohz.golden"},
 	} {
 		out, err := benchtest.Simulate(SimFlags, tc.args...)
 		if err != nil {

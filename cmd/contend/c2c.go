@@ -11,6 +11,7 @@ import (
 
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench/c2c"
+	"github.com/contend/contend/internal/results"
 	"github.com/contend/contend/nodemask"
 )
 
@@ -140,20 +141,13 @@ func c2cCmd(stdout, stderr io.Writer, args []string) error {
 	fmt.Fprintf(stderr, "c2c: %d pairs × %d mode(s) on cpus %s, %d samples of %d round trips each\n",
 		len(plan.Pairs), len(modes), nodemask.BitmapOf(plan.CPUs...), cfg.Samples, cfg.Rounds)
 	began := time.Now()
-	var rs []c2c.Result
-	for _, m := range modes {
-		cfg.Mode = m
-		for _, p := range plan.Pairs {
-			r, err := c2c.Measure(t, p.A, p.B, cfg)
-			if err != nil {
-				return err
-			}
-			rs = append(rs, *r)
-		}
+	rs, err := c2c.MeasurePlan(t, plan, modes, cfg)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(stderr, "c2c: done in %v\n", time.Since(began).Round(time.Millisecond))
 	sum := c2c.Summarize(rs, plan.Total)
-	w, commit := resultsOut(stdout, "c2c", f.out)
+	w, commit, _ := results.Output(stdout, "c2c", f.out)
 	switch {
 	case f.asJSON:
 		err = c2c.WriteJSON(w, t, plan, cfg, rs, sum, os.Args)

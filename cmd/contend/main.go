@@ -1,20 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/contend/contend/bench"
 	// Every scenario, registered for bench.Lookup.
 	_ "github.com/contend/contend/bench/all"
-	"github.com/contend/contend/internal/results"
 )
 
 // The main goroutine keeps the main thread for itself: the main thread's
@@ -79,24 +78,14 @@ func run(stdout, stderr io.Writer, args []string) error {
 	return c.run(stdout, stderr, rest)
 }
 
-func commandNames() string {
-	var names []string
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
-}
+func commandNames() string { return strings.Join(sortedCommands(), ", ") }
+
+func sortedCommands() []string { return slices.Sorted(maps.Keys(commands)) }
 
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "contend measures cache-line contention in the Linux scheduler's hot data structures.\n\n")
 	fmt.Fprintf(w, "Usage:\n\n\tcontend <command> [flags] [arguments]\n\nCommands:\n\n")
-	var names []string
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range sortedCommands() {
 		fmt.Fprintf(w, "\t%-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintf(w, "\nRun 'contend help <command>' for a command's flags.\n")
@@ -156,39 +145,3 @@ func flagSet(fs *flag.FlagSet, name string) bool { return bench.FlagGiven(fs, na
 
 // writeJSON prints v as indented JSON, for -json.
 func writeJSON(w io.Writer, v any) error { return bench.WriteJSON(w, v) }
-
-// resultsOut is where a command writes its results: stdout, or, for -o FILE,
-// a buffer that commit writes to FILE, replacing it whole, once everything
-// is written; a command that fails before commit leaves FILE as it was.
-func resultsOut(stdout io.Writer, cmd, path string) (w io.Writer, commit func() error) {
-	w, commit, _ = resultsOutKept(stdout, cmd, path)
-	return w, commit
-}
-
-// resultsOutKept is resultsOut with a third function for a command that
-// fails part way: keep writes what was written so far to path.partial
-// (atomically, as commit writes path) and returns that name, or "" when
-// the results went to stdout or there were none.
-func resultsOutKept(stdout io.Writer, cmd, path string) (w io.Writer, commit func() error, keep func() (string, error)) {
-	if path == "" {
-		return stdout, func() error { return nil }, func() (string, error) { return "", nil }
-	}
-	var buf bytes.Buffer
-	commit = func() error {
-		if err := results.WriteFileAtomic(path, buf.Bytes()); err != nil {
-			return fmt.Errorf("%s: -o: %w", cmd, err)
-		}
-		return nil
-	}
-	keep = func() (string, error) {
-		if buf.Len() == 0 {
-			return "", nil
-		}
-		partial := path + ".partial"
-		if err := results.WriteFileAtomic(partial, buf.Bytes()); err != nil {
-			return "", fmt.Errorf("%s: -o: %w", cmd, err)
-		}
-		return partial, nil
-	}
-	return &buf, commit, keep
-}

@@ -54,19 +54,8 @@ func plotCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
-	// Render everything before writing anything, so that a failure leaves
-	// every existing output as it was.
-	data := make([][]byte, len(outs))
-	for i, o := range outs {
-		if data[i], err = fig.Render(o.Format); err != nil {
-			return fmt.Errorf("plot: %w", err)
-		}
-	}
-	for i, o := range outs {
-		if err := results.WriteFileAtomic(o.Path, data[i]); err != nil {
-			return fmt.Errorf("plot: -o: %w", err)
-		}
-		fmt.Fprintf(stdout, "wrote %s (%s)\n", o.Path, fig.What)
+	if err := fig.WriteFiles(stdout, outs); err != nil {
+		return fmt.Errorf("plot: %w", err)
 	}
 	return nil
 }

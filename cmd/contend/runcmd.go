@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -11,13 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/perf/benchfmt"
-
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
-	"github.com/contend/contend/bench/resultfmt"
-	"github.com/contend/contend/internal/report"
-	"github.com/contend/contend/internal/results"
+	"github.com/contend/contend/internal/runs"
 )
 
 func init() {
@@ -48,50 +43,13 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 }
 
 // plan resolves the flags into a topology, a scenario and CPUs.
-type plan struct {
-	topo  *affinity.Topology
-	spec  *bench.Spec
-	scen  bench.Scenario
-	place affinity.Placement
-	cpus  []int
-}
-
-func (f *runFlags) plan(fs *flag.FlagSet, scenario string) (*plan, error) {
-	spec, err := bench.Lookup(scenario)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", fs.Name(), err)
-	}
-	scen, err := spec.New(f.variant)
-	if err != nil {
-		return nil, fmt.Errorf("%s: -variant: %w", fs.Name(), err)
-	}
-	t, err := f.topo.load(fs, true)
-	if err != nil {
-		return nil, err
-	}
-	placeArg := f.place
+func (f *runFlags) plan(fs *flag.FlagSet, scenario string) (*runs.Plan, error) {
+	place := f.place
 	if f.cpus != "" {
-		placeArg = f.cpus
+		place = f.cpus
 	}
-	place, err := affinity.ParsePlacement(placeArg)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", fs.Name(), err)
-	}
-	threads := f.threads
-	if threads == 0 {
-		threads = max(2, spec.MinWorkers)
-		if place.Policy == affinity.List {
-			threads = place.CPUs.Weight()
-		}
-	}
-	if threads < spec.MinWorkers {
-		return nil, fmt.Errorf("%s: -threads %d: %s needs at least %d workers", fs.Name(), threads, spec.Name, spec.MinWorkers)
-	}
-	cpus, err := place.Assign(t, threads, f.oversubscribe)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", fs.Name(), err)
-	}
-	return &plan{topo: t, spec: spec, scen: scen, place: place, cpus: cpus}, nil
+	c := runs.Choice{Scenario: scenario, Variant: f.variant, Threads: f.threads, Place: place, Oversubscribe: f.oversubscribe}
+	return runs.NewPlan(fs.Name(), c, func() (*affinity.Topology, error) { return f.topo.load(fs, true) })
 }
 
 func runCmd(stdout, stderr io.Writer, args []string) error {
@@ -125,175 +83,9 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	w, commit, keep := resultsOutKept(stdout, "run", *out)
-	o := &runOutput{p: p, w: w, bw: benchfmt.NewWriter(w), stderr: stderr, asJSON: *asJSON,
-		// One provenance for every run of the command, as a sweep has.
-		cfg: resultfmt.WithPackage(resultfmt.FileConfig(p.topo, os.Args), p.spec.Package)}
-	cfg := bench.Config{Topology: p.topo, CPUs: p.cpus, Ops: *ops, Duration: *duration, Context: ctx}
-	for i := range *count {
-		res, err := benchRun(p.scen, cfg)
-		if err != nil {
-			// The runs that completed are results: keep them.
-			if partial, kerr := keep(); kerr != nil || partial != "" {
-				return fmt.Errorf("run %s: %w (%s)", p.spec.Name, err, keptNote(len(o.recs), partial, kerr))
-			}
-			return fmt.Errorf("run %s: %w", p.spec.Name, err)
-		}
-		if err := o.write(res, i == 0); err != nil {
-			return err
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	if err := commit(); err != nil {
-		return err
-	}
-	// Several runs of one configuration: their median and its interval,
-	// after the runs' own reports.
-	if len(o.recs) > 1 {
-		where := *out
-		if where == "" {
-			where = "the results on stdout"
-		}
-		fmt.Fprintln(stderr)
-		return summarizeRecords(stderr, o.recs, where)
-	}
-	return nil
+	return p.Run(stdout, stderr, runs.Options{Ops: *ops, Duration: *duration, Count: *count, Out: *out, JSON: *asJSON,
+		Context: ctx, Command: os.Args, Run: benchRun})
 }
 
 // benchRun runs one configuration; tests replace it to make a run fail.
 var benchRun = bench.Run
-
-// keptNote says where the completed runs of a failed run -count went.
-func keptNote(runs int, partial string, err error) string {
-	if err != nil {
-		return fmt.Sprintf("the %d completed runs could not be kept: %v", runs, err)
-	}
-	if runs == 1 {
-		return "the completed run is kept in " + partial
-	}
-	return fmt.Sprintf("the %d completed runs are kept in %s", runs, partial)
-}
-
-// runOutput is where contend run's results go: benchmark lines or JSON to
-// w, a summary for people to stderr.
-type runOutput struct {
-	p      *plan
-	w      io.Writer
-	bw     *benchfmt.Writer
-	stderr io.Writer
-	asJSON bool
-	cfg    []benchfmt.Config
-	recs   []*benchfmt.Result // every run's record, for the closing summary
-}
-
-// write writes one run's result and its summary; the first result of the
-// command is preceded by its units' metadata.
-func (o *runOutput) write(res *bench.Result, first bool) error {
-	p := o.p
-	name := resultfmt.Name(p.spec, res.Variant, len(p.cpus), p.place.String())
-	rec := resultfmt.Record(name, res, o.cfg)
-	var err error
-	if o.asJSON {
-		err = json.NewEncoder(o.w).Encode(results.NewJSON(p.spec, name, p.place.String(), p.topo.Label(), res, rec))
-	} else {
-		err = writeRecord(o.bw, res, rec, first)
-	}
-	if err != nil {
-		return err
-	}
-	o.recs = append(o.recs, rec)
-	summarize(o.stderr, p, res)
-	return nil
-}
-
-// writeRecord writes a result in the Go benchmark format, after its units'
-// metadata when it is the first of the run.
-func writeRecord(w *benchfmt.Writer, res *bench.Result, rec *benchfmt.Result, first bool) error {
-	if first {
-		for _, u := range resultfmt.Units(res) {
-			if err := w.Write(u); err != nil {
-				return err
-			}
-		}
-	}
-	return w.Write(rec)
-}
-
-// summarize prints a run for people: throughput, fairness, latency, the
-// scenario's metrics, the proof of pinning, and whether every worker had
-// its CPU to itself.
-func summarize(w io.Writer, p *plan, res *bench.Result) {
-	lo, hi, cv := res.Fairness()
-	fmt.Fprintf(w, "%s %s: %d workers on cpus %v (place=%s, topology %s)\n",
-		p.spec.Name, res.Variant, len(p.cpus), p.cpus, p.place, p.topo.Label())
-	fmt.Fprintf(w, "  %d ops in %v: %.4g ops/s, %.4g ns/op\n", res.Ops, res.Elapsed.Round(time.Microsecond), res.OpsPerSec(), res.NsPerOp())
-	spread := ""
-	if s, ok := res.Spread(); ok {
-		spread = fmt.Sprintf(" (min/max %.1f%%)", s)
-	}
-	fmt.Fprintf(w, "  per worker: min %d, max %d ops%s, cv %.2f%%\n", lo, hi, spread, 100*cv)
-	if h := res.Latency; h != nil && h.Count() > 0 {
-		cc, _ := res.ClockCost()
-		clock := cc.Seconds()
-		fmt.Fprintf(w, "  latency of one op: p50 %s, p99 %s, p99.9 %s, max %s (%d ops timed, one per batch, less %s of clock reads; \"<\": below the clock)\n",
-			report.Latency(h.Quantile(0.5)/1e9, clock), report.Latency(h.Quantile(0.99)/1e9, clock), report.Latency(h.Quantile(0.999)/1e9, clock),
-			report.Seconds(h.Max().Seconds()), h.Count(), report.Seconds(clock))
-	}
-	for _, m := range res.Metrics {
-		fmt.Fprintf(w, "  %s: %.4g (%s)\n", m.Unit, m.Value, betterWords(m.Unit.Better))
-	}
-	if n, ok := p.scen.(bench.Noter); ok {
-		for _, note := range n.Notes() {
-			fmt.Fprintf(w, "  %s\n", note)
-		}
-	}
-	how := res.Probe
-	if how == "" {
-		how = "getcpu"
-	}
-	fmt.Fprintf(w, "  pinning verified: %d on-cpu checks during the run (%s), none off-cpu\n", res.Checks, how)
-	writeDisturbance(w, res)
-	if p.topo.FakeNodes > 0 {
-		fmt.Fprintf(w, "  NOTE: topology fake-%d: nodes are a split of this machine's cpus, memory is not node-local\n", p.topo.FakeNodes)
-	}
-}
-
-// betterWords says which way a unit improves, for people.
-func betterWords(b bench.Better) string {
-	if b == bench.Check {
-		return "a check: must match between the variants compared"
-	}
-	return b.String() + " is better"
-}
-
-// writeDisturbance says whether every worker had its CPU to itself: one
-// line for an undisturbed run, naming the worst worker, or one WARNING line
-// per worker that lost more than bench.DisturbedPct of its interval.
-func writeDisturbance(w io.Writer, res *bench.Result) {
-	if len(res.Workers) == 0 || !res.Workers[0].Accounted {
-		fmt.Fprintf(w, "  cpu time: not accounted on this kernel (no per-thread run time), so disturbance is unknown\n")
-		return
-	}
-	if !res.Disturbed() {
-		worst := &res.Workers[0]
-		for i := range res.Workers {
-			if res.Workers[i].Lost() > worst.Lost() {
-				worst = &res.Workers[i]
-			}
-		}
-		fmt.Fprintf(w, "  undisturbed: no worker lost over %g%% of its time (worst: worker %d on cpu %d lost %.2f%%, %d preemptions, %d sleeps)\n",
-			bench.DisturbedPct, worst.Index, worst.CPU, worst.LostPct(), worst.Preempted, worst.Slept)
-		return
-	}
-	ws := res.Warnings()
-	const most = 8
-	for i, warning := range ws {
-		if i == most {
-			fmt.Fprintf(w, "  WARNING: ... and %d more disturbed workers (-json lists them all)\n", len(ws)-most)
-			break
-		}
-		fmt.Fprintf(w, "  WARNING: %s (over %g%%: not this scenario alone)\n", warning, bench.DisturbedPct)
-	}
-}

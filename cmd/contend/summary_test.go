@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/internal/report"
 	"github.com/contend/contend/internal/results"
 )
 
@@ -160,7 +161,7 @@ func TestRatioPhrases(t *testing.T) {
 	stored = append(stored, "../../internal/report/testdata/sweep-quick-stored.txt", "../../internal/report/testdata/sweep-quick-adaptive.txt", "../../internal/report/testdata/sweep-quick-busy.txt")
 	for _, f := range stored {
 		var b strings.Builder
-		if err := writeSummary(&b, f); err != nil {
+		if err := report.SummarizeFile(&b, f); err != nil {
 			t.Fatalf("summary of %s: %v", f, err)
 		}
 		checkRatios(t, "summary of "+f, b.String())
@@ -291,14 +292,14 @@ func TestSummaryBusyHint(t *testing.T) {
 func summaries(t *testing.T, path string) (sweep, run string) {
 	t.Helper()
 	var sb, rb strings.Builder
-	if err := writeSummary(&sb, path); err != nil {
+	if err := report.SummarizeFile(&sb, path); err != nil {
 		t.Fatal(err)
 	}
 	rs, err := results.Read([]string{path})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := summarizeRecords(&rb, rs.Results, "r.txt"); err != nil {
+	if err := report.SummarizeRecords(&rb, rs.Results, "r.txt"); err != nil {
 		t.Fatal(err)
 	}
 	return sb.String(), rb.String()

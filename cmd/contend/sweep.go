@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/contend/contend/affinity"
+	"github.com/contend/contend/internal/report"
 	"github.com/contend/contend/internal/sweep"
 	"github.com/contend/contend/nodemask"
 )
@@ -56,11 +57,15 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	m, err := matrix(t, pf, *scenarios, variants, *threads, *places)
+	preset := sweep.Quick
+	if pf.full {
+		preset = sweep.Full
+	}
+	m, err := sweep.ParseMatrix(t, preset, sweep.Lists{Scenarios: *scenarios, Variants: variants, Threads: *threads, Places: *places})
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
-	m.Oversubscribe = *oversubscribe
+	m.Count, m.Duration, m.Oversubscribe = pf.count, pf.duration, *oversubscribe
 	switch {
 	case ci >= 100: // Set refused the rest of what is not a percentage
 		return fmt.Errorf("sweep: -ci %v: want a percentage of the median from 0 (off) to below 100", &ci)
@@ -109,14 +114,10 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil && !errors.As(err, &failed) {
 		return fmt.Errorf("sweep: %w", err)
 	}
-	fmt.Fprintf(stderr, "sweep: %d results in %s (topology %s)\n", o.Results, *out, t.Label())
-	if note := plan.FloorNote(); note != "" {
-		fmt.Fprintf(stderr, "sweep: handoff floor %s; handoffs/op = ns/op over the floor\n", note)
-	}
-	o.WriteNotes(stderr, 20)
+	plan.WriteOutcome(stderr, o, *out)
 	if !*noTable && !*asJSON && o.Results > 0 {
 		// The answer first: a summary, and where every table is.
-		if err := writeSummary(stdout, *out); err != nil {
+		if err := report.SummarizeFile(stdout, *out); err != nil {
 			return fmt.Errorf("sweep: %w", err)
 		}
 	}

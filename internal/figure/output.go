@@ -3,8 +3,11 @@ package figure
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/contend/contend/internal/results"
 )
 
 // An Output is one file contend plot writes: its path, and its format as
@@ -45,4 +48,25 @@ func Outputs(out, format, input string) ([]Output, error) {
 		return []Output{{stem + ".svg", "svg"}, {stem + ".png", "png"}}, nil
 	}
 	return nil, fmt.Errorf("-format %q: want svg, png or both", format)
+}
+
+// WriteFiles renders the figure in every output's format before writing
+// any, so that a failure leaves every existing output as it was, then
+// replaces each file whole (results.WriteFileAtomic), saying on w what it
+// wrote. A write's error starts "-o: ", as the flag that named the file.
+func (f *Figure) WriteFiles(w io.Writer, outs []Output) error {
+	data := make([][]byte, len(outs))
+	for i, o := range outs {
+		var err error
+		if data[i], err = f.Render(o.Format); err != nil {
+			return err
+		}
+	}
+	for i, o := range outs {
+		if err := results.WriteFileAtomic(o.Path, data[i]); err != nil {
+			return fmt.Errorf("-o: %w", err)
+		}
+		fmt.Fprintf(w, "wrote %s (%s)\n", o.Path, f.What)
+	}
+	return nil
 }

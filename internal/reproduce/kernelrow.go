@@ -1,10 +1,12 @@
 package reproduce
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/contend/contend/internal/reproduce/rule"
 	"github.com/contend/contend/internal/results"
 )
 
@@ -92,11 +94,11 @@ func KernelRows(set *results.Set) (rows []KernelRow, counted bool) {
 		case s[1].v <= 0 && s[0].v <= 0:
 			r.Verdict, r.Why = "no", "neither kernel wrote tg->load_avg under this workload"
 		case cut >= KernelCutYes*(1-1e-9): // 0.6/0.4 is 1.5 less a rounding
-			r.Verdict, r.Why = "yes", fmt.Sprintf("writes per event %s with the limit, at least the %s cut asked", change(s[0].v, s[1].v), trim(KernelCutYes)+"×")
+			r.Verdict, r.Why = "yes", fmt.Sprintf("writes per event %s with the limit, at least the %s cut asked", rule.Change(s[0].v, s[1].v), rule.Trim(KernelCutYes)+"×")
 		case cut > 1:
-			r.Verdict, r.Why = "partly", fmt.Sprintf("writes per event %s with the limit, short of the %s cut asked", change(s[0].v, s[1].v), trim(KernelCutYes)+"×")
+			r.Verdict, r.Why = "partly", fmt.Sprintf("writes per event %s with the limit, short of the %s cut asked", rule.Change(s[0].v, s[1].v), rule.Trim(KernelCutYes)+"×")
 		default:
-			r.Verdict, r.Why = "no", fmt.Sprintf("writes per event %s with the limit", change(s[0].v, s[1].v))
+			r.Verdict, r.Why = "no", fmt.Sprintf("writes per event %s with the limit", rule.Change(s[0].v, s[1].v))
 		}
 		rows = append(rows, r)
 	}
@@ -110,7 +112,28 @@ func WriteKernelRows(w io.Writer, rows []KernelRow) {
 		fmt.Fprintf(w, "1. (real kernels, contend kernel count) Rate-limiting update_tg_load_avg() to once per ms: %s\n", r.Workload)
 		fmt.Fprintf(w, "   before:    %s (no rate limit): %.3f tg->load_avg writes per %s\n", r.Before, r.BeforeWrites, r.Per)
 		fmt.Fprintf(w, "   after:     %s (1 ms rate limit): %.3f\n", r.After, r.AfterWrites)
-		fmt.Fprintf(w, "   ratio:     %s\n", change(r.BeforeWrites, r.AfterWrites))
+		fmt.Fprintf(w, "   ratio:     %s\n", rule.Change(r.BeforeWrites, r.AfterWrites))
 		fmt.Fprintf(w, "   holds:     %s — %s\n\n", r.Verdict, r.Why)
 	}
+}
+
+// judgeKernelCounts is JudgeFile's part for contend kernel count's
+// results files: finding 1's real-kernel rows. done says the file held
+// kernel counts and nothing reproduce runs, so there is nothing else to
+// judge; a file of kernel counts with no workload counted on both sides
+// of the rate limit is an error saying so.
+func judgeKernelCounts(stdout io.Writer, set *results.Set) (done bool, err error) {
+	rows, counted := KernelRows(set)
+	if !counted {
+		return false, nil
+	}
+	_, envErr := EnvFromResults(set)
+	if len(rows) == 0 {
+		if envErr != nil {
+			return true, errors.New("reproduce: -from: the kernel counts are of one side only: finding 1's real-kernel row needs the same workload counted on a kernel without the 1 ms rate limit (6.1) and one with it (6.12)")
+		}
+		return false, nil
+	}
+	WriteKernelRows(stdout, rows)
+	return envErr != nil, nil
 }

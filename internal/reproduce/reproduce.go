@@ -151,6 +151,9 @@ func (e *Env) Plan() (*sweep.Plan, error) {
 	if len(p.Jobs) == 0 {
 		return nil, errors.New("no finding can be reproduced on this machine")
 	}
+	if !e.full {
+		fitQuick(p)
+	}
 	return p, nil
 }
 

@@ -5,11 +5,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/contend/contend/bench"
 	_ "github.com/contend/contend/bench/all"
 	"github.com/contend/contend/internal/fixture"
 	"github.com/contend/contend/internal/results"
+	"github.com/contend/contend/internal/sweep"
 )
 
 // Every experiment is a variant its scenario accepts, and every unit a claim
@@ -241,4 +243,29 @@ func FuzzEnvFromResults(f *testing.F) {
 			t.Errorf("%d rows, want %d", len(rows), NumFindings())
 		}
 	})
+}
+
+// reproduce -quick holds its time by construction: on every fixture
+// machine its runs add up to at most quickRuns, and it says when it
+// shortened them. A count, not a timing: the runs' length is the plan's.
+func TestQuickPlanFits(t *testing.T) {
+	for _, topo := range []string{fixture.AMD8Nodes, fixture.NoNUMA} {
+		p, err := NewEnv(fixture.Topology(t, topo), false).Plan()
+		if err != nil {
+			t.Fatalf("%s: Plan: %v", topo, err)
+		}
+		if total := time.Duration(p.Count*len(p.Jobs)) * p.Duration; total > quickRuns {
+			t.Errorf("%s: -quick runs %d configurations × %d rounds × %v = %v, over %v", topo, len(p.Jobs), p.Count, p.Duration, total, quickRuns)
+		}
+		if _, d := sweep.Quick.Size(); p.Duration < d && len(p.Trimmed) == 0 {
+			t.Errorf("%s: runs of %v, shorter than the preset's %v, and nothing says so", topo, p.Duration, d)
+		}
+		full, err := NewEnv(fixture.Topology(t, topo), true).Plan()
+		if err != nil {
+			t.Fatalf("%s: full Plan: %v", topo, err)
+		}
+		if _, d := sweep.Full.Size(); full.Duration != d || len(full.Trimmed) != 0 {
+			t.Errorf("%s: the full run's runs are %v (trimmed %q), want the preset's %v untouched", topo, full.Duration, full.Trimmed, d)
+		}
+	}
 }

@@ -139,6 +139,7 @@ func nohzNrCPUs(e *Env) *Finding {
 		// side (at 100 events a tick): the fix must still track
 		// tickless cpus, or it wins by not entering nohz at all.
 		Mechanism: []Guard{guard("tracking tickless cpus", "nohz.idle_cpus_mask writes per event", idlemask.NohzWrites, Floor, before, after, 0.01)},
+		simulate:  simNohz,
 		Shown: []Shown{
 			shown("locked writes to nohz.idle_cpus_mask and nohz.nr_cpus per event", idlemask.NohzWrites, before, after),
 			forReference("idle-mask writes per event", idlemask.MaskWrites, before, after),

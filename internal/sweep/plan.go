@@ -426,20 +426,3 @@ func (p *Plan) Configurations() int {
 	}
 	return n
 }
-
-// ParseScenarios reads a -scenarios value: scenario names separated by
-// commas, or "all" for every registered scenario.
-func ParseScenarios(s string) ([]*bench.Spec, error) {
-	if s == "all" {
-		return bench.Specs(), nil
-	}
-	var specs []*bench.Spec
-	for _, n := range strings.Split(s, ",") {
-		spec, err := bench.Lookup(strings.TrimSpace(n))
-		if err != nil {
-			return nil, fmt.Errorf("-scenarios: %w", err)
-		}
-		specs = append(specs, spec)
-	}
-	return specs, nil
-}

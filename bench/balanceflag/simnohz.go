@@ -1,0 +1,289 @@
+package balanceflag
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/contend/contend/bench"
+)
+
+// The nohz struct's lines per second (contend simulate balanceflag -nohz):
+// nohz.nr_cpus before and after Shrikanth Hegde's 5d86d542f68f ("Remove
+// nohz.nr_cpus and use weight of cpumask instead", merged 2026-01), on
+// the model's own idle pattern. The pinned benchmark (nohz=counter|weight)
+// counts the locked writes per tick of a few workers; this counts, per
+// second of a machine of the thread's size (480+ cpus), every access to
+// the two lines and how many of them move a line between cpus.
+//
+// The lines, as bench.Nohz lays them out (CONFIG_CPUMASK_OFFSTACK=y,
+// the large machines' config, which the commit names: the mask's bits are
+// an allocation of their own):
+//
+//   - the struct's ____cacheline_aligned line: nr_cpus (counter only),
+//     has_blocked_load, next_blocked, next_balance;
+//   - the mask's line: nohz.idle_cpus_mask's bits (up to 512 cpus).
+//
+// And the accesses, at the model's times (tick): a cpu idle in a tick
+// has stopped its tick.
+//
+//   - nohz_balance_enter_idle(), when a busy cpu goes idle for the next
+//     tick (the newidle moment of the tick before): cpumask_set_cpu() on
+//     the mask, atomic_inc(&nohz.nr_cpus) (counter), and
+//     WRITE_ONCE(nohz.has_blocked_load, 1) on the struct's line, which
+//     the commit keeps: both variants store to the struct's line here.
+//   - nohz_balance_exit_idle(), from the first busy tick's
+//     nohz_balancer_kick(): cpumask_clear_cpu(), atomic_dec(&nohz.nr_cpus)
+//     (counter).
+//   - nohz_balancer_kick() on every busy tick: "is any cpu tickless",
+//     atomic_read(&nohz.nr_cpus) before, cpumask_empty() of the mask
+//     after; when one is, it reads has_blocked_load, next_blocked and
+//     next_balance on the struct's line.
+//
+// A line moves (a transfer, priced at SimConfig.CAS) when a cpu reads it
+// after another cpu wrote it since this one last read it, or writes it
+// while another cpu holds a copy. Accesses are taken in kernel-time order,
+// ties by cpu number; a transfer waits for no other (no queue: a lower
+// bound of the lines' cost where they are busy). Left out: the nohz
+// balancer's own reads of the mask (find_new_ilb(), its walk) and
+// kick_ilb()'s nohz.next_balance++, one cpu's accesses a tick at most.
+
+// A NohzRow is one nohz= variant's accesses, per second of kernel time.
+type NohzRow struct {
+	Variant string // counter (before 5d86d542f68f) or weight (after)
+	// Tick stops and restarts: nohz_balance_enter_idle() and
+	// nohz_balance_exit_idle() calls.
+	EntriesPerSec, ExitsPerSec float64
+	// Struct is the nohz struct's line (nr_cpus, has_blocked_load,
+	// next_balance), Mask the idle mask's.
+	Struct, Mask NohzLine
+	// IdleTransfers and TickTransfers split both lines' transfers per
+	// second by path, as the commit splits the cost: the tick stop and
+	// restart's writes (its "idle cost"), and the busy tick's
+	// nohz_balancer_kick() reads (its "scheduler tick cost").
+	IdleTransfers, TickTransfers float64
+	// CyclesPct is the transfers' time, both lines, at SimConfig.CAS,
+	// over the cpus' busy time: the profile's share the two lines take.
+	CyclesPct float64
+}
+
+// A NohzLine is one line's accesses per second.
+type NohzLine struct {
+	Locked    float64 // locked read-modify-writes (atomic_inc/dec, set/clear_bit)
+	Stores    float64 // plain stores (WRITE_ONCE)
+	Reads     float64
+	Transfers float64 // accesses that moved the line between cpus
+}
+
+// A NohzTable is contend simulate balanceflag -nohz's result.
+type NohzTable struct {
+	Config SimConfig
+	Rows   []NohzRow
+}
+
+// The nohz variants, as nohz= names them.
+var nohzVariants = []string{"counter", "weight"}
+
+// SimulateNohz counts the nohz lines' accesses per second for each
+// variant, on cfg's machine, idle pattern and ticks (the orders and
+// balancing costs do not enter: the nohz paths are the same in all).
+func SimulateNohz(cfg SimConfig) (*NohzTable, error) {
+	cfg, err := cfg.checked()
+	if err != nil {
+		return nil, err
+	}
+	tab := &NohzTable{Config: cfg}
+	for _, v := range nohzVariants {
+		tab.Rows = append(tab.Rows, newSim(cfg, bfOrder(0)).nohzRow(v == "counter", v))
+	}
+	return tab, nil
+}
+
+// nohzLine is a line's coherence state: its last writer, whether another
+// cpu read it since, and which write each cpu's copy is of.
+type nohzLine struct {
+	gen        int64
+	owner      int
+	othersRead bool
+	seen       []int64 // the gen each cpu last read or wrote (0: never)
+	n          NohzLine
+}
+
+func (l *nohzLine) read(cpu int) {
+	l.n.Reads++
+	if l.seen[cpu] != l.gen {
+		l.n.Transfers++
+		l.seen[cpu] = l.gen
+		if cpu != l.owner {
+			l.othersRead = true
+		}
+	}
+}
+
+func (l *nohzLine) write(cpu int, locked bool) {
+	if locked {
+		l.n.Locked++
+	} else {
+		l.n.Stores++
+	}
+	if l.owner != cpu || l.othersRead || l.seen[cpu] != l.gen {
+		l.n.Transfers++
+	}
+	l.gen++
+	l.owner, l.othersRead, l.seen[cpu] = cpu, false, l.gen
+}
+
+// A nohzEvent is one cpu's nohz access at a time of a tick.
+type nohzEvent struct {
+	t    int64
+	cpu  int
+	exit bool // the busy tick's exit and kick; else the entry
+}
+
+func (s *bfSim) nohzRow(counter bool, variant string) NohzRow {
+	cpus := len(s.cpus)
+	mk := func() *nohzLine { return &nohzLine{owner: -1, seen: make([]int64, cpus), gen: 1} }
+	st, mask := mk(), mk()
+	idle := func(c int, j int64) bool { return bfIdleAt(s.cfg.Seed, s.cfg.Busy, c, j) }
+	stopped := make([]bool, cpus)
+	nStopped := 0
+	for c := range cpus {
+		if idle(c, 0) {
+			stopped[c] = true
+			nStopped++
+		}
+	}
+	var entries, exits, busyTicks, idleMoves int64
+	moves := func() int64 { return int64(st.n.Transfers + mask.n.Transfers) }
+	var evs []nohzEvent
+	for j := int64(1); j <= s.ticks; j++ {
+		evs = evs[:0]
+		for c := range cpus {
+			if idle(c, j) {
+				continue
+			}
+			busyTicks++
+			evs = append(evs, nohzEvent{t: s.tickStart(c, j) + s.jitter(c, j), cpu: c, exit: true})
+			if idle(c, j+1) {
+				// The moment it goes idle, as tick() draws it.
+				h := bfMix(s.cfg.Seed ^ uint64(c)<<40 ^ uint64(j) ^ 0xdecade)
+				evs = append(evs, nohzEvent{t: s.tickStart(c, j) + s.tickNs/2 + int64((h>>32)%uint64(s.tickNs/2)), cpu: c})
+			}
+		}
+		slices.SortFunc(evs, func(a, b nohzEvent) int {
+			if a.t != b.t {
+				return int(a.t - b.t)
+			}
+			return a.cpu - b.cpu
+		})
+		for _, e := range evs {
+			c := e.cpu
+			switch {
+			case e.exit:
+				if stopped[c] {
+					m0 := moves()
+					exits++
+					stopped[c] = false
+					nStopped--
+					mask.write(c, true)
+					if counter {
+						st.write(c, true)
+					}
+					idleMoves += moves() - m0
+				}
+				if counter {
+					st.read(c)
+				} else {
+					mask.read(c)
+				}
+				if nStopped > 0 {
+					st.read(c)
+				}
+			case !stopped[c]:
+				m0 := moves()
+				entries++
+				stopped[c] = true
+				nStopped++
+				mask.write(c, true)
+				if counter {
+					st.write(c, true)
+				}
+				st.write(c, false)
+				idleMoves += moves() - m0
+			}
+		}
+	}
+	sec := float64(s.ticks) * float64(s.tickNs) / 1e9
+	per := func(l NohzLine) NohzLine {
+		return NohzLine{Locked: l.Locked / sec, Stores: l.Stores / sec, Reads: l.Reads / sec, Transfers: l.Transfers / sec}
+	}
+	r := NohzRow{Variant: variant, EntriesPerSec: float64(entries) / sec, ExitsPerSec: float64(exits) / sec,
+		Struct: per(st.n), Mask: per(mask.n),
+		IdleTransfers: float64(idleMoves) / sec, TickTransfers: float64(moves()-idleMoves) / sec}
+	if busyTicks > 0 {
+		r.CyclesPct = 100 * (st.n.Transfers + mask.n.Transfers) * float64(s.cfg.CAS) / (float64(busyTicks) * float64(s.tickNs))
+	}
+	return r
+}
+
+// Row returns the variant's row, nil if the table has none.
+func (t *NohzTable) Row(variant string) *NohzRow {
+	for i := range t.Rows {
+		if t.Rows[i].Variant == variant {
+			return &t.Rows[i]
+		}
+	}
+	return nil
+}
+
+// NohzAssumptions are what the nohz figures rest on, for the table and
+// for reproduce.
+func (t *NohzTable) Assumptions() []string {
+	c := t.Config
+	return []string{
+		fmt.Sprintf("%d cpus (the series' \"systems with 480+ cpus\"), HZ %d (nohz_balancer_kick() \"at scheduler (busy)tick frequency ... ~1 kHz\", the commit), %d%% busy per tick with the idle pattern of the flag's model: a cpu idle in a tick has stopped it", c.CPUs, c.HZ, c.Busy),
+		"CONFIG_CPUMASK_OFFSTACK=y: the mask on a line of its own, nr_cpus on the struct's line with has_blocked_load and next_balance; has_blocked_load stored at every tick stop in both variants",
+		fmt.Sprintf("a transfer costs %v (the flag's handoff) and waits for no other; the nohz balancer's own reads of the mask are left out", c.CAS),
+	}
+}
+
+// WriteText writes the table: per variant, tick stops and restarts per
+// second, and each line's accesses and transfers per second.
+func (t *NohzTable) WriteText(w io.Writer) error {
+	c := t.Config
+	var b strings.Builder
+	fmt.Fprintf(&b, "nohz lines: %d cpus, HZ %d, busy %d%%, %v of kernel time; per second:\n", c.CPUs, c.HZ, c.Busy, c.Duration)
+	fmt.Fprintf(&b, "  %-8s %8s %8s  %-29s %-24s %-13s %-13s %8s\n", "nohz", "stops", "restarts", "struct line lock/store/read", "mask line lock/read", "moves: idle", "moves: tick", "cycles")
+	for _, r := range t.Rows {
+		fmt.Fprintf(&b, "  %-8s %8s %8s  %-29s %-24s %-13s %-13s %7.3g%%\n", r.Variant, si(r.EntriesPerSec), si(r.ExitsPerSec),
+			fmt.Sprintf("%s/%s/%s → %s moves", si(r.Struct.Locked), si(r.Struct.Stores), si(r.Struct.Reads), si(r.Struct.Transfers)),
+			fmt.Sprintf("%s/%s → %s moves", si(r.Mask.Locked), si(r.Mask.Reads), si(r.Mask.Transfers)), si(r.IdleTransfers), si(r.TickTransfers), r.CyclesPct)
+	}
+	fmt.Fprintf(&b, "idle: the tick stop's and restart's writes (the commit's \"idle cost\"); tick: nohz_balancer_kick()'s reads on every busy tick (its \"scheduler tick cost\"); a move is a transfer of a line between cpus\n")
+	for _, a := range t.Assumptions() {
+		fmt.Fprintf(&b, "assumes: %s\n", a)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteJSON writes the table as JSON.
+func (t *NohzTable) WriteJSON(w io.Writer, cas string) error {
+	return bench.WriteJSON(w, struct {
+		CAS         string
+		Assumptions []string
+		*NohzTable
+	}{cas, t.Assumptions(), t})
+}
+
+// si prints a per-second count in three figures: 86.4k, 1.2M.
+func si(x float64) string {
+	switch {
+	case x >= 1e6:
+		return fmt.Sprintf("%.3gM", x/1e6)
+	case x >= 1e3:
+		return fmt.Sprintf("%.3gk", x/1e3)
+	}
+	return fmt.Sprintf("%.3g", x)
+}
