@@ -13,7 +13,7 @@ type TaskGroup struct {
 	Addr     uint64 // the struct task_group
 	LoadAvg  uint64 // &tg->load_avg: the word a write watchpoint counts
 	Depth    int    // 1: a child of root_task_group
-	CgroupID uint64 // tg->css.cgroup->kn->id: its cgroup directory's inode number
+	CgroupID uint64 // tg->css.cgroup->kn->id: its cgroup directory's inode number; 0 for an autogroup
 }
 
 // maxTaskGroups bounds the walk: a list that does not come back to its
@@ -57,17 +57,20 @@ func TaskGroups(in Input, levels int) ([]TaskGroup, error) {
 			}
 			cg, cerr := word(tg + uint64(l.TGCss) + uint64(l.CssCgroup))
 			var kn, id uint64
-			if cerr == nil {
+			// An autogroup (CONFIG_SCHED_AUTOGROUP: a session's group,
+			// made by setsid) is a child of root_task_group with no
+			// cgroup: css.cgroup is NULL. It has id 0 and no children.
+			if cerr == nil && cg != 0 {
 				kn, cerr = word(cg + uint64(l.CgroupKn))
-			}
-			if cerr == nil {
-				id, cerr = word(kn + uint64(l.KernfsID))
+				if cerr == nil {
+					id, cerr = word(kn + uint64(l.KernfsID))
+				}
 			}
 			if cerr != nil {
 				return fmt.Errorf("task group %#x: its cgroup: %w", tg, cerr)
 			}
 			out = append(out, TaskGroup{Addr: tg, LoadAvg: tg + uint64(l.TGLoadAvg), Depth: depth, CgroupID: id})
-			if depth < levels {
+			if depth < levels && cg != 0 {
 				if err := walk(tg, depth+1); err != nil {
 					return err
 				}

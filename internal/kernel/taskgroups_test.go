@@ -102,6 +102,13 @@ func TestTaskGroups(t *testing.T) {
 	if err := bad(func(m wordMem) { delete(m, addrs[3]+0x900+uint64(l.KernfsID)) }); err == nil || !strings.Contains(err.Error(), "its cgroup") {
 		t.Errorf("unreadable cgroup: %v", err)
 	}
+	// An autogroup: css.cgroup NULL, id 0, not descended into.
+	auto, _, _ := tgTree(l, []int{-1, 0, -1, 2})
+	auto[addrs[2]+uint64(l.TGCss+l.CssCgroup)] = 0
+	tgs, err := TaskGroups(Input{Layout: l, Syms: syms, Mem: auto}, 2)
+	if err != nil || len(tgs) != 3 || tgs[2].CgroupID != 0 || tgs[2].Addr != addrs[2] {
+		t.Errorf("an autogroup among the cgroups' groups: %+v, %v", tgs, err)
+	}
 	noCss := *l
 	noCss.KernfsID = -1
 	if _, err := TaskGroups(Input{Layout: &noCss, Syms: syms, Mem: mem}, 2); err == nil || !strings.Contains(err.Error(), "kernfs_node.id") {
