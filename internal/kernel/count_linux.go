@@ -45,10 +45,14 @@ type Counted struct {
 	Sites     []SiteCount `json:"sites"`
 	// Check is the checking run, when there was one: the sites counted
 	// again beside a write watchpoint on each level's load_avg.
-	Check        *Check      `json:"check,omitempty"`
-	Enqueues     uint64      `json:"enqueue_task_fair"`   // kprobe hits
-	SelectRQ     uint64      `json:"select_task_rq_fair"` // kprobe hits
-	Threads      ThreadStats `json:"threads"`             // the workload's own schedstats
+	Check    *Check `json:"check,omitempty"`
+	Enqueues uint64 `json:"enqueue_task_fair"`   // kprobe hits
+	SelectRQ uint64 `json:"select_task_rq_fair"` // kprobe hits
+	// Balances are the balancer's passes (kprobe hits on BalanceProbe,
+	// "" where none could be set), the denominator of the flag's sites.
+	Balances     uint64      `json:"balances"`
+	BalanceProbe string      `json:"balance_probe,omitempty"`
+	Threads      ThreadStats `json:"threads"` // the workload's own schedstats
 	Notes        []string    `json:"notes"`
 	StaleRemoved []string    `json:"stale_removed,omitempty"`
 	Hierarchy    []string    `json:"cgroups"`
@@ -69,6 +73,11 @@ type SiteCount struct {
 	// was not the site's own (the next one, beside a kprobe on the site).
 	BreakpointAt string `json:"breakpoint_at,omitempty"`
 }
+
+// BalanceKinds are the balancer's serialisation sites, counted by kprobe
+// in the counted run: 6.12's sched_balance_running cmpxchg and release,
+// 6.1's balancing trylock and unlock.
+var BalanceKinds = map[string]bool{"balance-running": true, "balance-running-release": true, "balancing-trylock": true, "balancing-unlock": true}
 
 // Check is a count's second counted run: the sites' breakpoints (fewer:
 // the watchpoints take debug registers) and kprobes, and the watchpoints,
@@ -196,6 +205,18 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 			return nil, err
 		}
 	}
+	// The balancer's passes, the denominator of its flag's operations:
+	// sched_balance_domains (v6.10's name) or rebalance_domains.
+	for _, fn := range []string{"sched_balance_domains", "rebalance_domains"} {
+		if _, ok := src.Syms.Lookup(fn); ok {
+			if err := tfs.AddKprobe(u, "contend_balance", fn); err != nil {
+				c.Notes = append(c.Notes, err.Error())
+			} else {
+				c.BalanceProbe = fn
+			}
+			break
+		}
+	}
 	cpus, err := onlineCPUs(cfg.Root)
 	if err != nil {
 		return nil, err
@@ -219,7 +240,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	var sites []SiteCount
 	for i, s := range rep.Sites {
 		sc := SiteCount{Site: s, Breakpoint: -1, Kprobe: -1}
-		if s.Kind == "tg-load-avg" || s.Kind == "tg-load-avg-limit" {
+		if s.Kind == "tg-load-avg" || s.Kind == "tg-load-avg-limit" || BalanceKinds[s.Kind] {
 			if err := tfs.AddKprobe(u, fmt.Sprintf("contend_s%d", i), fmt.Sprintf("%s+%#x", s.Func, s.Off)); err != nil {
 				c.Notes = append(c.Notes, err.Error())
 			} else {
@@ -234,7 +255,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		return nil, err
 	}
 	c.Notes = append(c.Notes, r.notes...)
-	c.Counted, c.Threads, c.Sites, c.Enqueues, c.SelectRQ = r.Load, r.Threads, r.Sites, r.Enqueues, r.SelectRQ
+	c.Counted, c.Threads, c.Sites, c.Enqueues, c.SelectRQ, c.Balances = r.Load, r.Threads, r.Sites, r.Enqueues, r.SelectRQ, r.Balances
 	if !cfg.Check {
 		return c, nil
 	}
@@ -281,6 +302,7 @@ type armed struct {
 	Sites              []SiteCount
 	Watched            []WatchCount
 	Enqueues, SelectRQ uint64
+	Balances           uint64
 	notes              []string
 }
 
@@ -389,6 +411,7 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 	}
 	r.Enqueues = after["contend_enqueue"] - before["contend_enqueue"]
 	r.SelectRQ = after["contend_select"] - before["contend_select"]
+	r.Balances = after["contend_balance"] - before["contend_balance"]
 	for i := range r.Sites {
 		s := &r.Sites[i]
 		if b := bpOf[i]; b != nil {

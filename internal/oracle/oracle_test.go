@@ -64,6 +64,33 @@ func TestWriteTextWatched(t *testing.T) {
 	}
 }
 
+// TestWriteTextBalancer: the balancer's passes and its flag's attempts,
+// per second and per pass, 6.12's cmpxchg or 6.1's trylock.
+func TestWriteTextBalancer(t *testing.T) {
+	for _, c := range []struct{ kind, probe, want string }{
+		{"balance-running", "sched_balance_domains", "balancer: 400 passes of sched_balance_domains (200/s); sched_balance_running cmpxchg 100 (50/s, 0.250 per pass)"},
+		{"balancing-trylock", "rebalance_domains", "balancer: 400 passes of rebalance_domains (200/s); balancing trylock 100 (50/s, 0.250 per pass)"},
+	} {
+		k := countFixture()
+		k.Balances, k.BalanceProbe = 400, c.probe
+		k.Sites = append(k.Sites, kernel.SiteCount{Site: kernel.Site{Kind: c.kind, Func: c.probe, Off: 0x1c0}, Breakpoint: -1, Kprobe: 100})
+		var b strings.Builder
+		if err := WriteText(&b, k); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("count text lacks %q:\n%s", c.want, b.String())
+		}
+		path := t.TempDir() + "/k.txt"
+		if err := WriteResults(path, k, nil); err != nil {
+			t.Fatal(err)
+		}
+		if f, _ := os.ReadFile(path); !strings.Contains(string(f), " 200 balances/s 50 flag-ops/s 0.25 flag-ops/balance") {
+			t.Errorf("results lack the balancer's units:\n%s", f)
+		}
+	}
+}
+
 func TestWriteText(t *testing.T) {
 	var b strings.Builder
 	if err := WriteText(&b, countFixture()); err != nil {
