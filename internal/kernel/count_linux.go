@@ -95,7 +95,7 @@ type Check struct {
 // many writes reached the word, from whichever instruction.
 type WatchCount struct {
 	Cgroup string `json:"cgroup"`
-	Level  int    `json:"level"`
+	Level  int    `json:"level"` // 0: a task group outside the hierarchy
 	Addr   uint64 `json:"addr"`
 	Writes int64  `json:"writes"`
 }
@@ -275,7 +275,22 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		c.Notes = append(c.Notes, fmt.Sprintf("watching %d of %d levels' load_avg: four debug registers", maxBreakpoints-1, len(watch)))
 		watch = watch[:maxBreakpoints-1]
 	}
+	// The machine's other task groups (in the lab's guest, the session's
+	// autogroup) write through the same sites: watched too where debug
+	// registers are left, so both sides count the same groups' writes.
 	tgs, _ := TaskGroups(src.Input, cfg.Levels)
+	for _, g := range tgs {
+		if len(watch) >= maxBreakpoints-1 {
+			break
+		}
+		if !slices.ContainsFunc(watch, func(w WatchCount) bool { return w.Addr == g.LoadAvg }) {
+			name := fmt.Sprintf("task group %#x (cgroup id %d)", g.Addr, g.CgroupID)
+			if g.CgroupID == 0 {
+				name = fmt.Sprintf("autogroup %#x", g.Addr)
+			}
+			watch = append(watch, WatchCount{Cgroup: name, Level: 0, Addr: g.LoadAvg})
+		}
+	}
 	r, err = a.run(ctx, sites, watch)
 	if err != nil {
 		return nil, err

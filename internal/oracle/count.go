@@ -187,6 +187,10 @@ func writeCheck(w io.Writer, c *kernel.Counted) {
 	secs := k.Load.Seconds
 	var parts []string
 	for _, wc := range k.Watched {
+		if wc.Level == 0 {
+			parts = append(parts, fmt.Sprintf("outside the hierarchy (%s) %d", wc.Cgroup, wc.Writes))
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("level %d (%s) %d, %.3f per enqueue, %.1f per cfs_rq per s",
 			wc.Level, filepath.Base(wc.Cgroup), wc.Writes, float64(wc.Writes)/float64(max(k.Enqueues, 1)), float64(wc.Writes)/secs/float64(max(c.CPUs, 1))))
 	}

@@ -42,12 +42,17 @@ func TestWriteTextWatched(t *testing.T) {
 			"two methods: 304 writes by the sites' breakpoints and kprobes, 304 by the watchpoints: watchpoints/sites 1.0000, within 2 %: yes (1 sites counted by neither",
 		}},
 		{200, 110, 3, []string{"watchpoints/sites 1.0197, within 2 %: yes", "(1 other task groups: their writes count in the sites' sum only)"}},
+		{200, 110, -1, []string{"outside the hierarchy (autogroup 0x1) 4", "314 by the watchpoints"}},
 		{200, 111, 2, []string{"watchpoints/sites 1.0230, within 2 %: NO"}},
 		{190, 100, 2, []string{"watchpoints/sites 0.9539, within 2 %: NO"}},
 	} {
 		k := countFixture()
 		k.Check = &kernel.Check{Load: &kernel.Load{Transactions: 500, Seconds: 2}, Sites: k.Sites, Enqueues: 1000, TaskGroups: c.groups,
 			Watched: []kernel.WatchCount{{Cgroup: "/sys/fs/cgroup/contend-system.slice", Level: 1, Writes: c.l1}, {Cgroup: "/sys/fs/cgroup/contend-system.slice/docker-x.scope", Level: 2, Writes: c.l2}}}
+		if c.groups < 0 { // the third group watched too
+			k.Check.TaskGroups = 3
+			k.Check.Watched = append(k.Check.Watched, kernel.WatchCount{Cgroup: "autogroup 0x1", Level: 0, Writes: 4})
+		}
 		var b strings.Builder
 		if err := WriteText(&b, k); err != nil {
 			t.Fatal(err)
