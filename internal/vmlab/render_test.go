@@ -8,12 +8,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/contend/contend/internal/vmlab/topology"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/guests.golden from the declarations")
 
 // TestGuestsGolden renders what the lab hands QEMU and the guest for every
-// topology declared here (Matrix, Big, Arm64): the emulator, the kernel
+// topology declared in internal/vmlab/topology (Matrix, Big, Arm64): the emulator, the kernel
 // command line, the data channel and machine arguments, the oracle (Want)
 // and the /init its steps make. The golden holds them byte for byte, so a
 // refactoring of the declarations, the oracle or the steps that changes
@@ -21,11 +23,11 @@ var update = flag.Bool("update", false, "rewrite testdata/guests.golden from the
 // Kernels are kernellab's (its own tests hold them).
 func TestGuestsGolden(t *testing.T) {
 	var b strings.Builder
-	for _, topo := range slices.Concat(Matrix, Big, Arm64) {
+	for _, topo := range slices.Concat(topology.Matrix, topology.Big, topology.Arm64) {
 		fmt.Fprintf(&b, "=== %s\n", topo.Name)
-		fmt.Fprintf(&b, "qemu: %s\n", topo.arch().QEMU)
+		fmt.Fprintf(&b, "qemu: %s\n", topo.Architecture().QEMU)
 		fmt.Fprintf(&b, "append: %s\n", topo.Cmdline())
-		fmt.Fprintf(&b, "data: %q\n", topo.arch().DataArgs("data.log"))
+		fmt.Fprintf(&b, "data: %q\n", topo.Architecture().DataArgs("data.log"))
 		fmt.Fprintf(&b, "machine: %q\n", topo.QEMUArgs())
 		fmt.Fprintf(&b, "want: %+v\n", topo.Want())
 		var body []string
