@@ -39,6 +39,9 @@ func JudgeFile(stdout, stderr io.Writer, path, md string, budget SimBudget) erro
 	if err != nil {
 		return fmt.Errorf("reproduce: -from: %w", err)
 	}
+	if done, err := judgeKernelCounts(stdout, ev); done || err != nil { // kernelrow.go
+		return err
+	}
 	env, err := EnvFromResults(ev)
 	if err != nil {
 		return fmt.Errorf("reproduce: -from %s: %w", path, err)
