@@ -37,6 +37,7 @@ var irqNames = []string{"idle", "cpu0", "local"}
 
 type workload struct {
 	server  []bool    // per task: a server thread
+	other   []bool    // per task: one of the guest's other threads (SimConfig.Others), not counted
 	partner []int32   // per client: its server
 	pending [][]int32 // per server: the clients whose statements wait, oldest first
 	stmt    []int     // per client: the statement of its transaction it is on
@@ -59,6 +60,7 @@ func newWorkload(k *ksys, p *params) *workload {
 	add := func(server bool) *ktask {
 		t := k.addTask(int32(len(k.tasks)) % n)
 		w.server = append(w.server, server)
+		w.other = append(w.other, false)
 		w.partner = append(w.partner, -1)
 		w.pending = append(w.pending, nil)
 		w.stmt = append(w.stmt, 0)
@@ -75,6 +77,11 @@ func newWorkload(k *ksys, p *params) *workload {
 	}
 	for i, cl := range w.clients {
 		w.partner[cl] = servers[i%p.servers]
+	}
+	for range p.others {
+		t := add(false)
+		w.other[t.id] = true
+		k.push(k.now+w.draw(p.othersPeriod), evIRQ, t.cpu, int64(t.id))
 	}
 	k.w = w
 	for _, id := range w.clients {
@@ -97,6 +104,12 @@ func (w *workload) draw(mean int64) int64 {
 // t goes on running (a server with another statement waiting, its next
 // burst set) rather than blocking.
 func (w *workload) act(k *ksys, t *ktask, c *kcpu) bool {
+	if w.other[t.id] {
+		// Back to sleep on a timer, armed on this cpu (an hrtimer fires
+		// where it was started).
+		k.push(k.now+w.draw(w.p.othersPeriod), evIRQ, c.id, int64(t.id))
+		return false
+	}
 	if !w.server[t.id] {
 		// The client sends its statement and blocks on the reply; a
 		// server already awake finds it waiting when it is done.
@@ -155,11 +168,17 @@ func (w *workload) irq(k *ksys, t *ktask, c *kcpu) {
 	if c == nil {
 		c = w.idleFirst(k)
 	}
-	k.c.irqWakeups++
 	current := c.idleTask
 	if c.curr >= 0 {
 		current = k.tasks[c.curr]
-	} else if c.idle() {
+	}
+	if w.other[t.id] {
+		t.burst = w.draw(w.p.othersBurst)
+		k.tryToWakeUp(t, current, c, false)
+		return
+	}
+	k.c.irqWakeups++
+	if c.curr < 0 && c.idle() {
 		k.c.idleWakers++
 	}
 	t.burst = w.draw(w.p.service / 4) // the commit's end after the flush

@@ -1,0 +1,30 @@
+package kernel
+
+// Wakeups is what a run measured, over the counted window only: the
+// schedstats of the workload's threads (clients and servers apart) and
+// the machine's /proc/schedstat, both read before and after the window.
+type Wakeups struct {
+	Kernel   string `json:"kernel"`
+	CPUs     int    `json:"cpus"`
+	LLCSize  int    `json:"llc_size"` // cpu0's L3 (else its last cache level) shared_cpu_list, in cpus
+	Clients  int    `json:"clients"`
+	Servers  int    `json:"servers"`
+	ThinkNs  int64  `json:"think_ns"`   // asked for: the spin before each send
+	ServeNs  int64  `json:"service_ns"` // asked for: the spin before each reply
+	WarmupNs int64  `json:"warmup_ns"`
+	// Seconds is the counted window's length; Statements the round trips
+	// completed in it.
+	Seconds    float64 `json:"seconds"`
+	Statements uint64  `json:"statements"`
+	// Client and Server sum TaskCounters over each kind's threads
+	// (sum_exec_runtime and wait_sum in ms).
+	Client TaskSched  `json:"client"`
+	Server TaskSched  `json:"server"`
+	Sched  *Schedstat `json:"schedstat"`
+	// Others sums the workload processes' other threads (the Go
+	// runtime's: sysmon's timed sleeps, mostly), OtherThreads those of
+	// them that woke in the window: threads the model's workload lacks
+	// unless told (simulate wakeup -others).
+	Others       TaskSched `json:"others"`
+	OtherThreads int       `json:"other_threads"`
+}
