@@ -38,6 +38,7 @@ var irqNames = []string{"idle", "cpu0", "local"}
 type workload struct {
 	server  []bool    // per task: a server thread
 	other   []bool    // per task: one of the guest's other threads (SimConfig.Others), not counted
+	tailing []bool    // per task: running its tail after a wakeup (SimConfig.Tail)
 	partner []int32   // per client: its server
 	pending [][]int32 // per server: the clients whose statements wait, oldest first
 	stmt    []int     // per client: the statement of its transaction it is on
@@ -61,6 +62,7 @@ func newWorkload(k *ksys, p *params) *workload {
 		t := k.addTask(int32(len(k.tasks)) % n)
 		w.server = append(w.server, server)
 		w.other = append(w.other, false)
+		w.tailing = append(w.tailing, false)
 		w.partner = append(w.partner, -1)
 		w.pending = append(w.pending, nil)
 		w.stmt = append(w.stmt, 0)
@@ -86,7 +88,7 @@ func newWorkload(k *ksys, p *params) *workload {
 	k.w = w
 	for _, id := range w.clients {
 		t := k.tasks[id]
-		t.burst = w.draw(p.think)
+		t.burst = w.burst(p.think)
 		t.wokenAt = k.now
 		k.enqueue(t, k.cpus[t.cpu], t.cpu)
 	}
@@ -100,6 +102,10 @@ func (w *workload) draw(mean int64) int64 {
 	return mean/2 + int64(r%uint64(max(mean, 1)))
 }
 
+// burst is a statement's burst before its send: the mean less the tail
+// that follows the send.
+func (w *workload) burst(mean int64) int64 { return w.draw(mean - w.p.tail) }
+
 // act is what task t does at the end of its burst on c. It reports whether
 // t goes on running (a server with another statement waiting, its next
 // burst set) rather than blocking.
@@ -110,16 +116,26 @@ func (w *workload) act(k *ksys, t *ktask, c *kcpu) bool {
 		k.push(k.now+w.draw(w.p.othersPeriod), evIRQ, c.id, int64(t.id))
 		return false
 	}
+	if w.tailing[t.id] {
+		// The tail is done: the task blocks, or a server with another
+		// statement waiting goes on to it.
+		w.tailing[t.id] = false
+		if w.server[t.id] && len(w.pending[t.id]) > 0 {
+			t.burst = w.burst(w.p.service)
+			return true
+		}
+		return false
+	}
 	if !w.server[t.id] {
 		// The client sends its statement and blocks on the reply; a
 		// server already awake finds it waiting when it is done.
 		sv := k.tasks[w.partner[t.id]]
 		w.pending[sv.id] = append(w.pending[sv.id], t.id)
 		if sv.state == sleeping {
-			sv.burst = w.draw(w.p.service)
+			sv.burst = w.burst(w.p.service)
 			k.tryToWakeUp(sv, t, c, true)
 		}
-		return false
+		return w.tail(t)
 	}
 	cl := w.pending[t.id][0]
 	last := w.stmt[cl] == w.p.statements-1
@@ -138,13 +154,27 @@ func (w *workload) act(k *ksys, t *ktask, c *kcpu) bool {
 		k.c.transactions++
 	}
 	peer := k.tasks[cl]
-	peer.burst = w.draw(w.p.think)
+	peer.burst = w.burst(w.p.think)
 	k.tryToWakeUp(peer, t, c, true)
+	if w.tail(t) {
+		return true
+	}
 	if len(w.pending[t.id]) > 0 {
-		t.burst = w.draw(w.p.service) // the next statement, without sleeping
+		t.burst = w.burst(w.p.service) // the next statement, without sleeping
 		return true
 	}
 	return false
+}
+
+// tail starts t's run after its send, if there is one: it reports whether
+// t goes on running.
+func (w *workload) tail(t *ktask) bool {
+	if w.p.tail <= 0 {
+		return false
+	}
+	w.tailing[t.id] = true
+	t.burst = w.p.tail
+	return true
 }
 
 // irqCPU is where the completion of an I/O submitted on c will land,

@@ -77,26 +77,41 @@ func RunWakeups(ctx context.Context, cfg WakeupConfig) (w *Wakeups, err error) {
 	w.CPUs = len(cpus)
 	w.LLCSize = llcSize(cfg.Root)
 
-	// The clients' statement counters: one page shared with every client.
+	// The workers' counters, shared with each: per slot (clients, then
+	// servers) statements done, and ns spent in and number of sends.
 	counts, err := os.CreateTemp("", "contend-wakeups-")
 	if err != nil {
 		return nil, err
 	}
 	os.Remove(counts.Name())
 	defer counts.Close()
-	if err := counts.Truncate(int64(8 * cfg.Clients)); err != nil {
+	slots := cfg.Clients + cfg.Servers
+	if err := counts.Truncate(int64(slotBytes * slots)); err != nil {
 		return nil, err
 	}
-	page, err := unix.Mmap(int(counts.Fd()), 0, 8*cfg.Clients, unix.PROT_READ, unix.MAP_SHARED)
+	page, err := unix.Mmap(int(counts.Fd()), 0, slotBytes*slots, unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
 		return nil, fmt.Errorf("mapping the statement counters: %w", err)
 	}
 	defer unix.Munmap(page)
+	word := func(slot, i int) uint64 { return (*atomic.Uint64)(unsafe.Pointer(&page[slotBytes*slot+8*i])).Load() }
 	statements := func() (n uint64) {
 		for i := range cfg.Clients {
-			n += (*atomic.Uint64)(unsafe.Pointer(&page[8*i])).Load()
+			n += word(i, 0)
 		}
 		return n
+	}
+	// sends sums the send syscalls' time and count, clients' and servers'.
+	sends := func() (s [2][2]float64) {
+		for i := range slots {
+			side := 0
+			if i >= cfg.Clients {
+				side = 1
+			}
+			s[side][0] += float64(word(i, 1))
+			s[side][1] += float64(word(i, 2))
+		}
+		return s
 	}
 
 	var socks []*os.File
@@ -133,7 +148,7 @@ func RunWakeups(ctx context.Context, cfg WakeupConfig) (w *Wakeups, err error) {
 		ports[i] = port
 		f := os.NewFile(uintptr(fd), "server")
 		socks = append(socks, f)
-		if err := spawn("server", f, cfg.Service, i); err != nil {
+		if err := spawn("server", f, cfg.Service, cfg.Clients+i); err != nil {
 			return nil, err
 		}
 	}
@@ -173,7 +188,7 @@ func RunWakeups(ctx context.Context, cfg WakeupConfig) (w *Wakeups, err error) {
 	if err != nil {
 		return nil, err
 	}
-	n0, t0 := statements(), time.Now()
+	n0, t0, sd0 := statements(), time.Now(), sends()
 	if err := wait(cfg.Duration); err != nil {
 		return nil, err
 	}
@@ -182,8 +197,13 @@ func RunWakeups(ctx context.Context, cfg WakeupConfig) (w *Wakeups, err error) {
 		return nil, err
 	}
 	w.Seconds, w.Statements = time.Since(t0).Seconds(), statements()-n0
+	if sd1 := sends(); sd1[0][1] > sd0[0][1] && sd1[1][1] > sd0[1][1] {
+		w.ClientSendNs = (sd1[0][0] - sd0[0][0]) / (sd1[0][1] - sd0[0][1])
+		w.ServerSendNs = (sd1[1][0] - sd0[1][0]) / (sd1[1][1] - sd0[1][1])
+	}
 	w.Client, w.Server = c1.sub(c0), s1.sub(s0)
 	w.Sched = ss1.Sub(ss0)
+	w.NewidleLBCostNs = newidleCost(u, cfg.Root)
 	w.Others = TaskSched{}
 	for path, ts := range o1 {
 		d := ts.sub(o0[path]) // a thread born in the window counts from zero
@@ -202,10 +222,15 @@ func RunWakeups(ctx context.Context, cfg WakeupConfig) (w *Wakeups, err error) {
 	return w, nil
 }
 
+// slotBytes is a worker's share of the counters: statements, send ns,
+// sends.
+const slotBytes = 24
+
 // WakeupWorker is one thread of RunWakeups's workload, a process of its
 // own: a client (sock a connected UDP socket) or a server (sock bound),
-// spinning spin before each send; a client counts its statements in the
-// slot-th word of counts. Started as RunWakeups starts it (GOMAXPROCS=1,
+// spinning spin before each send; it counts in its slot of counts (a
+// client its statements) and times each send syscall, in which the
+// wakeup of its partner happens. Started as RunWakeups starts it (GOMAXPROCS=1,
 // GOGC=off, GODEBUG=asyncpreemptoff=1), it never returns.
 //
 // Why processes, and raw syscalls: the thread the kernel sees must wake
@@ -225,18 +250,23 @@ func RunWakeups(ctx context.Context, cfg WakeupConfig) (w *Wakeups, err error) {
 func WakeupWorker(role string, sock, counts *os.File, spinFor time.Duration, slot int) error {
 	fd := int(sock.Fd())
 	buf := make([]byte, 16)
+	page, err := unix.Mmap(int(counts.Fd()), 0, slotBytes*(slot+1), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return fmt.Errorf("mapping the counters: %w", err)
+	}
+	n := (*atomic.Uint64)(unsafe.Pointer(&page[slotBytes*slot]))
+	sendNs := (*atomic.Uint64)(unsafe.Pointer(&page[slotBytes*slot+8]))
+	nsend := (*atomic.Uint64)(unsafe.Pointer(&page[slotBytes*slot+16]))
 	switch role {
 	case "client":
-		page, err := unix.Mmap(int(counts.Fd()), 0, 8*(slot+1), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-		if err != nil {
-			return fmt.Errorf("mapping the statement counter: %w", err)
-		}
-		n := (*atomic.Uint64)(unsafe.Pointer(&page[8*slot]))
 		for {
 			spin(spinFor)
+			t := time.Now()
 			if _, err := rawRW(unix.SYS_WRITE, fd, one); err != nil {
 				return fmt.Errorf("client send: %w", err)
 			}
+			sendNs.Add(uint64(time.Since(t)))
+			nsend.Add(1)
 			if _, err := rawRW(unix.SYS_READ, fd, buf); err != nil {
 				return fmt.Errorf("client receive: %w", err)
 			}
@@ -255,6 +285,7 @@ func WakeupWorker(role string, sock, counts *os.File, spinFor time.Duration, slo
 				return fmt.Errorf("server receive: %w", e)
 			}
 			spin(spinFor)
+			t := time.Now()
 			for {
 				_, _, e = unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&one[0])), 1, 0,
 					uintptr(unsafe.Pointer(&from)), uintptr(fromLen))
@@ -265,6 +296,8 @@ func WakeupWorker(role string, sock, counts *os.File, spinFor time.Duration, slo
 			if e != 0 {
 				return fmt.Errorf("server reply: %w", e)
 			}
+			sendNs.Add(uint64(time.Since(t)))
+			nsend.Add(1)
 		}
 	}
 	return fmt.Errorf("role %q: want client or server", role)
@@ -391,6 +424,37 @@ func llcSize(root string) int {
 		n += b - a + 1
 	}
 	return max(n, 1)
+}
+
+// newidleCost is the mean over cpus and levels of sched_domain's
+// max_newidle_lb_cost (6.1's debugfs sched/domains/cpuN/domainM/), the
+// cost newidle_balance() weighs against avg_idle; debugfs is mounted for
+// the read where it is not. 0 where it cannot be read.
+func newidleCost(u *Undo, root string) float64 {
+	pattern := filepath.Join(root, "sys/kernel/debug/sched/domains/cpu*/domain*/max_newidle_lb_cost")
+	files, _ := filepath.Glob(pattern)
+	if len(files) == 0 {
+		if err := mount(u, root, "debugfs", "sys/kernel/debug"); err != nil {
+			return 0
+		}
+		files, _ = filepath.Glob(pattern)
+	}
+	var sum float64
+	var n int
+	for _, f := range files {
+		s, err := readTrim(f)
+		if err != nil {
+			continue
+		}
+		if v, err := strconv.ParseFloat(s, 64); err == nil {
+			sum += v
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
 }
 
 // loopbackUp brings lo up where it is down (a minimal guest's /init

@@ -16,6 +16,13 @@ type Wakeups struct {
 	// completed in it.
 	Seconds    float64 `json:"seconds"`
 	Statements uint64  `json:"statements"`
+	// ClientSendNs and ServerSendNs are the mean wall time of a send
+	// syscall, the one whose delivery wakes the partner.
+	ClientSendNs float64 `json:"client_send_ns"`
+	ServerSendNs float64 `json:"server_send_ns"`
+	// NewidleLBCostNs is the mean of the domains' max_newidle_lb_cost at
+	// the window's end (debugfs; 0 where it could not be read).
+	NewidleLBCostNs float64 `json:"newidle_lb_cost_ns"`
 	// Client and Server sum TaskCounters over each kind's threads
 	// (sum_exec_runtime and wait_sum in ms).
 	Client TaskSched  `json:"client"`
