@@ -158,14 +158,23 @@ func (c SimConfig) topo() bfTopo {
 	return bfTopo{cpus: c.CPUs, smt: c.SMT, group: c.CPUs / (c.Sockets * c.SNC), snc: c.SNC}
 }
 
+// checked is c with its defaults, or why it cannot be simulated.
+func (c SimConfig) checked() (SimConfig, error) {
+	c = c.withDefaults()
+	if err := c.validate(); err != nil {
+		return c, err
+	}
+	if err := c.topo().check(); err != nil {
+		return c, fmt.Errorf("simulate %w", err)
+	}
+	return c, nil
+}
+
 // Simulate runs the model once per order on cfg.CPUs virtual CPUs.
 func Simulate(cfg SimConfig) (*SimTable, error) {
-	cfg = cfg.withDefaults()
-	if err := cfg.validate(); err != nil {
+	cfg, err := cfg.checked()
+	if err != nil {
 		return nil, err
-	}
-	if err := cfg.topo().check(); err != nil {
-		return nil, fmt.Errorf("simulate %w", err)
 	}
 	tab := &SimTable{Config: cfg}
 	for _, o := range cfg.Orders {

@@ -89,12 +89,9 @@ var nohzVariants = []string{"counter", "weight"}
 // variant, on cfg's machine, idle pattern and ticks (the orders and
 // balancing costs do not enter: the nohz paths are the same in all).
 func SimulateNohz(cfg SimConfig) (*NohzTable, error) {
-	cfg = cfg.withDefaults()
-	if err := cfg.validate(); err != nil {
+	cfg, err := cfg.checked()
+	if err != nil {
 		return nil, err
-	}
-	if err := cfg.topo().check(); err != nil {
-		return nil, fmt.Errorf("simulate %w", err)
 	}
 	tab := &NohzTable{Config: cfg}
 	for _, v := range nohzVariants {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,21 +24,7 @@ func golden(t *testing.T, name string, args []string) {
 	if err := run(&stdout, &stderr, args); err != nil {
 		t.Fatalf("contend %s: %v", strings.Join(args, " "), err)
 	}
-	path := filepath.Join("testdata", name+".stdout")
-	if *update {
-		if err := os.WriteFile(path, stdout.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got := stdout.String(); got != string(want) {
-		t.Errorf("contend %s: stdout differs from %s (go test -update rewrites it)\ngot:\n%s\nwant:\n%s",
-			strings.Join(args, " "), path, got, want)
-	}
+	goldenFile(t, filepath.Join("testdata", name+".stdout"), stdout.Bytes())
 }
 
 func res(name string) string { return filepath.Join("testdata", "results", name) }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/contend/contend/internal/kernel"
+	"github.com/contend/contend/internal/kernel/workload"
 	"github.com/contend/contend/internal/oracle"
 )
 
@@ -18,14 +19,15 @@ func init() {
 	kernelSubs["load"] = kernelLoadCmd
 }
 
-const countSynopsis = "count [-shape pipe|udp|migrate|server] [-pairs N] [-levels L] [-duration D] [-o FILE] [-json]"
+const countSynopsis = "count [-shape pipe|udp|migrate|server] [-pairs N] [-levels L] [-duration D] [-check=false] [-o FILE] [-json]"
 
 func kernelCountCmd(stdout, stderr io.Writer, args []string) error {
 	fs := newFlags(stdout, "kernel", countSynopsis)
 	shape := fs.String("shape", "pipe", "the workload: "+shapeList())
 	pairs := fs.Int("pairs", 4, "ping-pong `pairs` (clients, for -shape server)")
 	levels := fs.Int("levels", 2, "cgroup `depth` of the workload: 1 system.slice, 2 adds docker-<id>.scope (seed 000's), more nest further")
-	dur := fs.Duration("duration", 5*time.Second, "length of each of the two runs, bare and counted")
+	dur := fs.Duration("duration", 5*time.Second, "length of each run: bare, counted and (with -check) checked")
+	check := fs.Bool("check", true, "a third run with a write watchpoint on each level's tg->load_avg: every site's writes counted a second way, and per level")
 	out := fs.String("o", "", "write the counts as benchmark-format results to `file` (its config names the kernel, for contend compare)")
 	asJSON := fs.Bool("json", false, "print the counts as JSON")
 	if err := parseNoArgs(fs, args); err != nil {
@@ -44,7 +46,7 @@ func kernelCountCmd(stdout, stderr io.Writer, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	c, err := kernel.Count(ctx, kernel.CountConfig{
-		Root: "/", Self: self, Shape: *shape, Pairs: *pairs, Levels: *levels, Duration: *dur, Log: stderr,
+		Root: "/", Self: self, Shape: *shape, Pairs: *pairs, Levels: *levels, Duration: *dur, Check: *check, Log: stderr,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -77,7 +79,7 @@ func kernelLoadCmd(stdout, stderr io.Writer, args []string) error {
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	if err := kernel.ServeLoad(stdout, os.Stdin, *shape, *pairs, *dur); err != nil {
+	if err := workload.ServeLoad(stdout, os.Stdin, *shape, *pairs, *dur); err != nil {
 		return fmt.Errorf("kernel load: %w", err)
 	}
 	return nil

@@ -72,3 +72,21 @@ func TestKernelModel(t *testing.T) {
 		t.Error("kernel model on a missing file succeeded")
 	}
 }
+
+// TestReproduceKernelCounts: reproduce -from a file of kernel counts from
+// 6.1 and 6.12 prints finding 1's real-kernel rows and nothing else; a
+// file of one kernel's counts is a one-line error.
+func TestReproduceKernelCounts(t *testing.T) {
+	both := "../../internal/reproduce/testdata/kernel-6.1-6.12.txt"
+	out, _, err := runContend("reproduce", "-from", both)
+	if err != nil {
+		t.Fatalf("reproduce -from %s: %v", both, err)
+	}
+	if !strings.Contains(out, "1. (real kernels, contend kernel count)") || strings.Count(out, "   holds:") != 2 {
+		t.Errorf("reproduce -from %s =\n%s\nwant two real-kernel rows", both, out)
+	}
+	_, _, err = runContend("reproduce", "-from", "../../internal/oracle/testdata/count-6.12.txt")
+	if err == nil || !strings.Contains(err.Error(), "of one side only") {
+		t.Errorf("reproduce -from one kernel's counts: %v, want the one-side error", err)
+	}
+}

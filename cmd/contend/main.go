@@ -5,9 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/contend/contend/bench"
@@ -77,24 +78,14 @@ func run(stdout, stderr io.Writer, args []string) error {
 	return c.run(stdout, stderr, rest)
 }
 
-func commandNames() string {
-	var names []string
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
-}
+func commandNames() string { return strings.Join(sortedCommands(), ", ") }
+
+func sortedCommands() []string { return slices.Sorted(maps.Keys(commands)) }
 
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "contend measures cache-line contention in the Linux scheduler's hot data structures.\n\n")
 	fmt.Fprintf(w, "Usage:\n\n\tcontend <command> [flags] [arguments]\n\nCommands:\n\n")
-	var names []string
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range sortedCommands() {
 		fmt.Fprintf(w, "\t%-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintf(w, "\nRun 'contend help <command>' for a command's flags.\n")

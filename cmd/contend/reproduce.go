@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/contend/contend/internal/reproduce"
-	"github.com/contend/contend/internal/results"
 )
 
 func init() {
@@ -44,7 +43,7 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 		if err := onlyJudging(fs); err != nil {
 			return err
 		}
-		return judgeFile(stdout, stderr, *from, *md, simBudget(*simShare, reproduce.FullSims))
+		return reproduce.JudgeFile(stdout, stderr, *from, *md, simBudget(*simShare, reproduce.FullSims))
 	}
 	if *retryFailed && !*resume {
 		return fmt.Errorf("reproduce: -retry-failed needs -resume (a new run has no failures to retry)")
@@ -78,50 +77,11 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 	plan.RetryFailed = *retryFailed
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	o, err := plan.RunAll(ctx, *out, *resume, stderr, nil)
-	if err != nil {
-		return fmt.Errorf("reproduce: %w", err)
-	}
-	o.WriteNotes(stderr, 20)
-	ev, err := results.Read([]string{*out})
-	if err != nil {
-		return fmt.Errorf("reproduce: %w", err)
-	}
-	rows := env.Judge(ev)
 	budget := reproduce.QuickSims
 	if pf.full {
 		budget = reproduce.FullSims
 	}
-	simulateRows(stderr, env, rows, simBudget(*simShare, budget))
-	if err := results.WriteFileAtomic(*md, []byte(reproduce.Markdown(env, rows, *out))); err != nil {
-		return fmt.Errorf("reproduce: -md: %w", err)
-	}
-	reproduce.WriteText(stdout, env, rows)
-	fmt.Fprintf(stderr, "reproduce: raw results in %s (benchstat reads them), Markdown table in %s\n", *out, *md)
-	return nil
-}
-
-// judgeFile judges the results file path as a reproduce run left it, with the
-// Env the file records, and writes the Markdown table to md when given.
-func judgeFile(stdout, stderr io.Writer, path, md string, budget reproduce.SimBudget) error {
-	ev, err := results.Read([]string{path})
-	if err != nil {
-		return fmt.Errorf("reproduce: -from: %w", err)
-	}
-	env, err := reproduce.EnvFromResults(ev)
-	if err != nil {
-		return fmt.Errorf("reproduce: -from %s: %w", path, err)
-	}
-	rows := env.Judge(ev)
-	simulateRows(stderr, env, rows, budget)
-	if md != "" {
-		if err := results.WriteFileAtomic(md, []byte(reproduce.Markdown(env, rows, path))); err != nil {
-			return fmt.Errorf("reproduce: -md: %w", err)
-		}
-		fmt.Fprintf(stderr, "reproduce: Markdown table in %s\n", md)
-	}
-	reproduce.WriteText(stdout, env, rows)
-	return nil
+	return env.RunAndJudge(ctx, plan, *out, *md, *resume, simBudget(*simShare, budget), stdout, stderr)
 }
 
 // simBudget is -sim-share's budget, or def where it was not given.
@@ -130,18 +90,6 @@ func simBudget(share float64, def reproduce.SimBudget) reproduce.SimBudget {
 		return def
 	}
 	return reproduce.SimBudget(share)
-}
-
-// simulateRows adds the simulated verdicts at the seeds' sizes, saying on
-// stderr how much of each simulation's kernel time ran.
-func simulateRows(stderr io.Writer, env *reproduce.Env, rows []reproduce.Row, budget reproduce.SimBudget) {
-	if budget == 0 {
-		return
-	}
-	if budget < reproduce.FullSims {
-		fmt.Fprintf(stderr, "reproduce: simulating at the seeds' sizes on %.3g%% of each simulation's kernel time (-sim-share 1 runs the whole)\n", 100*float64(budget))
-	}
-	env.Simulate(rows, budget)
 }
 
 // onlyJudging refuses flags that configure a run beside -from, which runs

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -11,13 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/perf/benchfmt"
-
 	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench"
-	"github.com/contend/contend/bench/resultfmt"
-	"github.com/contend/contend/internal/report"
-	"github.com/contend/contend/internal/results"
+	"github.com/contend/contend/internal/runs"
 )
 
 func init() {
@@ -48,50 +43,13 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 }
 
 // plan resolves the flags into a topology, a scenario and CPUs.
-type plan struct {
-	topo  *affinity.Topology
-	spec  *bench.Spec
-	scen  bench.Scenario
-	place affinity.Placement
-	cpus  []int
-}
-
-func (f *runFlags) plan(fs *flag.FlagSet, scenario string) (*plan, error) {
-	spec, err := bench.Lookup(scenario)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", fs.Name(), err)
-	}
-	scen, err := spec.New(f.variant)
-	if err != nil {
-		return nil, fmt.Errorf("%s: -variant: %w", fs.Name(), err)
-	}
-	t, err := f.topo.load(fs, true)
-	if err != nil {
-		return nil, err
-	}
-	placeArg := f.place
+func (f *runFlags) plan(fs *flag.FlagSet, scenario string) (*runs.Plan, error) {
+	place := f.place
 	if f.cpus != "" {
-		placeArg = f.cpus
+		place = f.cpus
 	}
-	place, err := affinity.ParsePlacement(placeArg)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", fs.Name(), err)
-	}
-	threads := f.threads
-	if threads == 0 {
-		threads = max(2, spec.MinWorkers)
-		if place.Policy == affinity.List {
-			threads = place.CPUs.Weight()
-		}
-	}
-	if threads < spec.MinWorkers {
-		return nil, fmt.Errorf("%s: -threads %d: %s needs at least %d workers", fs.Name(), threads, spec.Name, spec.MinWorkers)
-	}
-	cpus, err := place.Assign(t, threads, f.oversubscribe)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", fs.Name(), err)
-	}
-	return &plan{topo: t, spec: spec, scen: scen, place: place, cpus: cpus}, nil
+	c := runs.Choice{Scenario: scenario, Variant: f.variant, Threads: f.threads, Place: place, Oversubscribe: f.oversubscribe}
+	return runs.NewPlan(fs.Name(), c, func() (*affinity.Topology, error) { return f.topo.load(fs, true) })
 }
 
 func runCmd(stdout, stderr io.Writer, args []string) error {
@@ -125,78 +83,9 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	w, commit, keep := results.Output(stdout, "run", *out)
-	o := &runOutput{p: p, w: w, bw: benchfmt.NewWriter(w), stderr: stderr, asJSON: *asJSON,
-		// One provenance for every run of the command, as a sweep has.
-		cfg: resultfmt.WithPackage(resultfmt.FileConfig(p.topo, os.Args), p.spec.Package)}
-	cfg := bench.Config{Topology: p.topo, CPUs: p.cpus, Ops: *ops, Duration: *duration, Context: ctx}
-	for i := range *count {
-		res, err := benchRun(p.scen, cfg)
-		if err != nil {
-			// The runs that completed are results: keep them.
-			if partial, kerr := keep(); kerr != nil || partial != "" {
-				return fmt.Errorf("run %s: %w (%s)", p.spec.Name, err, results.KeptNote(len(o.recs), partial, kerr))
-			}
-			return fmt.Errorf("run %s: %w", p.spec.Name, err)
-		}
-		if err := o.write(res, i == 0); err != nil {
-			return err
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	if err := commit(); err != nil {
-		return err
-	}
-	// Several runs of one configuration: their median and its interval,
-	// after the runs' own reports.
-	if len(o.recs) > 1 {
-		where := *out
-		if where == "" {
-			where = "the results on stdout"
-		}
-		fmt.Fprintln(stderr)
-		return report.SummarizeRecords(stderr, o.recs, where)
-	}
-	return nil
+	return p.Run(stdout, stderr, runs.Options{Ops: *ops, Duration: *duration, Count: *count, Out: *out, JSON: *asJSON,
+		Context: ctx, Command: os.Args, Run: benchRun})
 }
 
 // benchRun runs one configuration; tests replace it to make a run fail.
 var benchRun = bench.Run
-
-// runOutput is where contend run's results go: benchmark lines or JSON to
-// w, a summary for people to stderr.
-type runOutput struct {
-	p      *plan
-	w      io.Writer
-	bw     *benchfmt.Writer
-	stderr io.Writer
-	asJSON bool
-	cfg    []benchfmt.Config
-	recs   []*benchfmt.Result // every run's record, for the closing summary
-}
-
-// write writes one run's result and its summary; the first result of the
-// command is preceded by its units' metadata.
-func (o *runOutput) write(res *bench.Result, first bool) error {
-	p := o.p
-	name := resultfmt.Name(p.spec, res.Variant, len(p.cpus), p.place.String())
-	rec := resultfmt.Record(name, res, o.cfg)
-	var err error
-	if o.asJSON {
-		err = json.NewEncoder(o.w).Encode(results.NewJSON(p.spec, name, p.place.String(), p.topo.Label(), res, rec))
-	} else {
-		err = results.WriteRecord(o.bw, res, rec, first)
-	}
-	if err != nil {
-		return err
-	}
-	o.recs = append(o.recs, rec)
-	var notes []string
-	if n, ok := p.scen.(bench.Noter); ok {
-		notes = n.Notes()
-	}
-	report.WriteRun(o.stderr, report.Run{Scenario: p.spec.Name, CPUs: p.cpus, Place: p.place.String(), Topology: p.topo, Notes: notes}, res)
-	return nil
-}

@@ -114,11 +114,7 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil && !errors.As(err, &failed) {
 		return fmt.Errorf("sweep: %w", err)
 	}
-	fmt.Fprintf(stderr, "sweep: %d results in %s (topology %s)\n", o.Results, *out, t.Label())
-	if note := plan.FloorNote(); note != "" {
-		fmt.Fprintf(stderr, "sweep: handoff floor %s; handoffs/op = ns/op over the floor\n", note)
-	}
-	o.WriteNotes(stderr, 20)
+	plan.WriteOutcome(stderr, o, *out)
 	if !*noTable && !*asJSON && o.Results > 0 {
 		// The answer first: a summary, and where every table is.
 		if err := report.SummarizeFile(stdout, *out); err != nil {

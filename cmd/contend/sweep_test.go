@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -102,26 +103,14 @@ func TestSweepInterruptAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []string{"sweep", "-scenarios", "atomicadd", "-count", "20", "-duration", "20ms", "-no-table", "-no-floor", "-o", out}
-	done := make(chan struct{})
-	go func() {
-		// Interrupt once the first results are durable, however long
-		// a loaded machine takes to make them (no deadline: the sweep
-		// ending first fails the test below, as it should).
-		for {
-			select {
-			case <-done:
-				return
-			case <-time.After(10 * time.Millisecond):
-			}
-			if b, err := os.ReadFile(out + ".partial"); err == nil && bytes.Count(b, []byte("\nBenchmark")) >= 2 {
-				syscall.Kill(os.Getpid(), syscall.SIGINT)
-				return
-			}
-		}
-	}()
-	var stdout, stderr bytes.Buffer
-	err := run(&stdout, &stderr, args)
-	close(done)
+	// Interrupt from inside the sweep, as its third run starts (the
+	// first two results are durable by then), and wait for the signal to
+	// have been taken before it goes on: where the interrupt lands does not
+	// depend on how fast a loaded machine makes results or schedules a
+	// watcher.
+	var stdout bytes.Buffer
+	stderr := &interruptAt{line: "sweep: [3/"}
+	err := run(&stdout, stderr, args)
 	if err == nil || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("sweep error = %v, want an interruption", err)
 	}
@@ -133,7 +122,7 @@ func TestSweepInterruptAndResume(t *testing.T) {
 		t.Fatalf("partial file holds %d results, want some but not all", len(partial))
 	}
 	// Without -resume the partial file is not silently overwritten.
-	if err := run(&stdout, &stderr, args); err == nil || !strings.Contains(err.Error(), "-resume") {
+	if err := run(&stdout, stderr, args); err == nil || !strings.Contains(err.Error(), "-resume") {
 		t.Fatalf("second sweep without -resume: error = %v, want one suggesting -resume", err)
 	}
 	// A torn last line, as a crash might leave, is dropped on resume.
@@ -141,7 +130,7 @@ func TestSweepInterruptAndResume(t *testing.T) {
 	f.WriteString("BenchmarkAtomicAdd/line=shared/work=0/threads=2/place=compact-2 123 4.5 ns/")
 	f.Close()
 	resumeArgs := append(args[:len(args):len(args)], "-resume", "-count", "2")
-	if err := run(&stdout, &stderr, resumeArgs); err != nil {
+	if err := run(&stdout, stderr, resumeArgs); err != nil {
 		t.Fatalf("resume: %v", err)
 	}
 	final := readResultsT(t, out)
@@ -362,4 +351,25 @@ func TestSweepFullPlan224(t *testing.T) {
 	if err != nil || err2 != nil || pct != plain || !strings.Contains(plain, "within ±5% (") {
 		t.Errorf("-ci 5%% and -ci 5 plan differently (%v, %v):\n%s\n%s", err, err2, pct, plain)
 	}
+}
+
+// interruptAt is a progress writer that sends this process SIGINT when a
+// line it is given starts with line, and returns only once the signal has
+// been taken (signal.Notify's channels get it together).
+type interruptAt struct {
+	bytes.Buffer
+	line string
+	sent bool
+}
+
+func (w *interruptAt) Write(p []byte) (int, error) {
+	if !w.sent && bytes.HasPrefix(p, []byte(w.line)) {
+		w.sent = true
+		taken := make(chan os.Signal, 1)
+		signal.Notify(taken, os.Interrupt)
+		defer signal.Stop(taken)
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		<-taken
+	}
+	return w.Buffer.Write(p)
 }

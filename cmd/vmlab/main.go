@@ -22,7 +22,9 @@
 // before it: the emulator's trouble on a loaded host) is retried once on a
 // fresh boot and fails only the second time; the retry is said as it
 // happens, on the topology's line, and on the last line ("N topologies
-// passed (1 after a retried boot: NAME: why)").
+// passed (1 after a retried boot: NAME: why)"). Once booted, a guest is
+// bounded by -run-cpu of QEMU's cpu time (a loaded host stretches the
+// wall clock, not that) and by -timeout only as a wall-clock backstop.
 //
 // run boots one guest and runs contend with the given arguments in a
 // scratch directory; whatever files the command writes there (a results
@@ -63,7 +65,7 @@ func main() {
 type common struct {
 	kernel, accel, out, cache string
 	debianKernel              string
-	timeout, boot             time.Duration
+	timeout, boot, run        time.Duration
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -72,7 +74,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.accel, "accel", "tcg", "QEMU `accelerator`: tcg, or kvm on a host that has it (only then do timings mean anything)")
 	fs.StringVar(&c.out, "out", "", "`directory` for the build and the guests' files (default out/vmlab)")
 	fs.StringVar(&c.cache, "cache", "/var/cache/contend-vmlab", "`directory` for the downloaded kernel package, outside the repository")
-	fs.DurationVar(&c.timeout, "timeout", 8*time.Minute, "longest one guest may run, boot to poweroff (TCG on 2 loaded cpus: skx-2s took 57 s at load 12, its boot alone 87 s at load 19)")
+	fs.DurationVar(&c.timeout, "timeout", 45*time.Minute, "longest wall time one guest may run, boot to poweroff: a backstop for a guest hung with its vcpus halted (a loaded host stretches wall time: the arm64 guest's steps took 480 s at load 9-13)")
+	fs.DurationVar(&c.run, "run-cpu", vmlab.DefaultRunCPU, "most `cpu time` QEMU may use running a guest's steps, after /init's first line (0: only -timeout)")
 	fs.DurationVar(&c.boot, "boot-cpu", vmlab.DefaultBootCPU, "most `cpu time` QEMU may use booting a guest of up to 8 vcpus (to /init's first line), scaled for more: a boot past it, past -timeout, or that crashes first, is retried once (0: only -timeout)")
 }
 
@@ -92,7 +95,7 @@ func (c *common) lab(stderr io.Writer) (*vmlab.Lab, error) {
 	}
 	l := &vmlab.Lab{
 		Host:   vmlab.Host{Repo: repo, Out: out, Cache: c.cache, Log: stderr},
-		Kernel: c.kernel, Accel: c.accel, Timeout: c.timeout, BootCPU: c.boot,
+		Kernel: c.kernel, Accel: c.accel, Timeout: c.timeout, BootCPU: c.boot, RunCPU: c.run,
 	}
 	if c.debianKernel != "" {
 		if c.kernel != "" {

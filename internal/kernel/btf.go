@@ -30,6 +30,12 @@ type Layout struct {
 	CpupriVecMask       int64 // struct cpupri_vec, mask; -1 where absent
 	CpumaskOffstack     bool  // cpumask_var_t is a pointer (CONFIG_CPUMASK_OFFSTACK)
 	TaskGroupStructSize int64 // sizeof(struct task_group)
+	// The way from a task group to its cgroup's id (TaskGroups): -1
+	// where BTF lacks one, which only the watchpoints need.
+	TGCss     int64 // struct task_group, css (struct cgroup_subsys_state)
+	CssCgroup int64 // struct cgroup_subsys_state, cgroup
+	CgroupKn  int64 // struct cgroup, kn
+	KernfsID  int64 // struct kernfs_node, id (u64 since v5.5)
 }
 
 // btfMember names one member the layout needs: the struct's name ("" for
@@ -56,6 +62,10 @@ var layoutMembers = []btfMember{
 	{"", "nr_cpus", true, func(l *Layout) *int64 { return &l.NohzNrCPUs }},
 	{"cpupri_vec", "count", true, func(l *Layout) *int64 { return &l.CpupriVecCount }},
 	{"cpupri_vec", "mask", true, func(l *Layout) *int64 { return &l.CpupriVecMask }},
+	{"task_group", "css", true, func(l *Layout) *int64 { return &l.TGCss }},
+	{"cgroup_subsys_state", "cgroup", true, func(l *Layout) *int64 { return &l.CssCgroup }},
+	{"cgroup", "kn", true, func(l *Layout) *int64 { return &l.CgroupKn }},
+	{"kernfs_node", "id", true, func(l *Layout) *int64 { return &l.KernfsID }},
 }
 
 // nohzMembers identify fair.c's "static struct { ... } nohz": no other

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -26,23 +25,27 @@ type CountConfig struct {
 	Shape    string        // a key of Shapes
 	Pairs    int           // pairs (clients for server)
 	Levels   int           // cgroup depth below the root
-	Duration time.Duration // each of the two runs (bare, counted)
+	Duration time.Duration // each run (bare, counted, checked)
+	Check    bool          // a third run, with watchpoints on each level's load_avg
 	Log      io.Writer     // what the count does to the machine, line by line
 }
 
 // Counted is a count's outcome: per site, the hits by each method that
 // could reach it, and the workload's denominators.
 type Counted struct {
-	Kernel       string      `json:"kernel"`
-	CPUs         int         `json:"cpus"`       // online
-	HZ           int         `json:"hz"`         // CONFIG_HZ, 0 where the config is not exposed
-	RateLimit    bool        `json:"rate_limit"` // cfs_rq has last_update_tg_load_avg
-	Shape        string      `json:"shape"`
-	Pairs        int         `json:"pairs"`
-	Levels       int         `json:"levels"`
-	Bare         *Load       `json:"bare"`    // the workload with nothing counting
-	Counted      *Load       `json:"counted"` // the workload while counting
-	Sites        []SiteCount `json:"sites"`
+	Kernel    string      `json:"kernel"`
+	CPUs      int         `json:"cpus"`       // online
+	HZ        int         `json:"hz"`         // CONFIG_HZ, 0 where the config is not exposed
+	RateLimit bool        `json:"rate_limit"` // cfs_rq has last_update_tg_load_avg
+	Shape     string      `json:"shape"`
+	Pairs     int         `json:"pairs"`
+	Levels    int         `json:"levels"`
+	Bare      *Load       `json:"bare"`    // the workload with nothing counting
+	Counted   *Load       `json:"counted"` // the workload while counting
+	Sites     []SiteCount `json:"sites"`
+	// Check is the checking run, when there was one: the sites counted
+	// again beside a write watchpoint on each level's load_avg.
+	Check        *Check      `json:"check,omitempty"`
 	Enqueues     uint64      `json:"enqueue_task_fair"`   // kprobe hits
 	SelectRQ     uint64      `json:"select_task_rq_fair"` // kprobe hits
 	Threads      ThreadStats `json:"threads"`             // the workload's own schedstats
@@ -60,9 +63,32 @@ type SiteCount struct {
 	Site
 	Breakpoint int64 `json:"breakpoint"`
 	Kprobe     int64 `json:"kprobe"`
+	// KprobeMissed are the hits kprobe_profile says the kprobe missed.
+	KprobeMissed int64 `json:"kprobe_missed,omitempty"`
 	// BreakpointAt names the instruction the breakpoint was on when it
 	// was not the site's own (the next one, beside a kprobe on the site).
 	BreakpointAt string `json:"breakpoint_at,omitempty"`
+}
+
+// Check is a count's second counted run: the sites' breakpoints (fewer:
+// the watchpoints take debug registers) and kprobes, and the watchpoints,
+// over one window, so the sites' writes and the words' can be compared.
+type Check struct {
+	Load       *Load        `json:"load"`
+	Sites      []SiteCount  `json:"sites"`
+	Watched    []WatchCount `json:"watched"`
+	Enqueues   uint64       `json:"enqueue_task_fair"`
+	Threads    ThreadStats  `json:"threads"`
+	TaskGroups int          `json:"task_groups"` // below root, down to Levels: the watched and any others
+}
+
+// WatchCount is one task group's load_avg under a write watchpoint: how
+// many writes reached the word, from whichever instruction.
+type WatchCount struct {
+	Cgroup string `json:"cgroup"`
+	Level  int    `json:"level"`
+	Addr   uint64 `json:"addr"`
+	Writes int64  `json:"writes"`
 }
 
 // ThreadStats sums /proc/PID/task/*/sched over the workload's threads.
@@ -72,6 +98,12 @@ type ThreadStats struct {
 	Affine          uint64 `json:"nr_wakeups_affine"`
 	AffineAttempts  uint64 `json:"nr_wakeups_affine_attempts"`
 	WakeupsMigrated uint64 `json:"nr_wakeups_migrate"`
+	// What the loadavg model's duty needs: how long the threads ran and
+	// waited runnable (ms, over their lives), and their PELT load.
+	RunMs   float64 `json:"sum_exec_runtime_ms"`
+	WaitMs  float64 `json:"wait_sum_ms"`
+	LoadAvg uint64  `json:"load_avg"` // Σ se.avg.load_avg
+	Tasks   int     `json:"tasks"`    // threads read
 }
 
 // Count finds the sites, prepares the machine (schedstats, tracefs
@@ -173,7 +205,6 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		c.HZ, _ = strconv.Atoi(v)
 	}
 	c.RateLimit = src.Layout.CfsRqLastUpdateTG >= 0
-	var bps []*Breakpoint
 	// kprobes go on every tg->load_avg site tracefs accepts; the four
 	// breakpoints go where only they can count first (update_load_avg is
 	// notrace, so no kprobe reaches it), then to the blocked-load path.
@@ -185,6 +216,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	// open). A site with a kprobe
 	// gets its breakpoint on the next instruction, which runs exactly as
 	// often (Site.Next), so the two methods count one site apart.
+	var sites []SiteCount
 	for i, s := range rep.Sites {
 		sc := SiteCount{Site: s, Breakpoint: -1, Kprobe: -1}
 		if s.Kind == "tg-load-avg" || s.Kind == "tg-load-avg-limit" {
@@ -194,12 +226,84 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 				sc.Kprobe = 0
 			}
 		}
-		c.Sites = append(c.Sites, sc)
+		sites = append(sites, sc)
 	}
+	a := &arming{cfg: cfg, leaf: h.Leaf, u: u, tfs: tfs, cpus: cpus}
+	r, err := a.run(ctx, sites, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.Notes = append(c.Notes, r.notes...)
+	c.Counted, c.Threads, c.Sites, c.Enqueues, c.SelectRQ = r.Load, r.Threads, r.Sites, r.Enqueues, r.SelectRQ
+	if !cfg.Check {
+		return c, nil
+	}
+
+	// The check: each level's load_avg under a write watchpoint, a second
+	// count of every site's writes (the lock add is the only instruction
+	// that writes the word while the groups live), the one that reaches
+	// update_load_avg's, which no kprobe can. A run of its own: under TCG
+	// a watchpoint slows every access to its page, which changes how
+	// often each cfs_rq is updated and so what the counted run measures.
+	watch, note := watchTargets(src.Input, h, cfg.Levels)
+	if note != "" {
+		c.Notes = append(c.Notes, note)
+		return c, nil
+	}
+	if len(watch) > maxBreakpoints-1 {
+		c.Notes = append(c.Notes, fmt.Sprintf("watching %d of %d levels' load_avg: four debug registers", maxBreakpoints-1, len(watch)))
+		watch = watch[:maxBreakpoints-1]
+	}
+	tgs, _ := TaskGroups(src.Input, cfg.Levels)
+	r, err = a.run(ctx, sites, watch)
+	if err != nil {
+		return nil, err
+	}
+	c.Notes = append(c.Notes, r.notes...)
+	c.Check = &Check{Load: r.Load, Sites: r.Sites, Watched: r.Watched, Enqueues: r.Enqueues, Threads: r.Threads, TaskGroups: max(len(tgs), len(watch))}
+	return c, nil
+}
+
+// arming is what each counted run of a count shares: the workload, the
+// machine's kprobes (set once, read per run) and cpus.
+type arming struct {
+	cfg  CountConfig
+	leaf string
+	u    *Undo
+	tfs  *Tracefs
+	cpus []int
+}
+
+// armed is one counted run's outcome.
+type armed struct {
+	Load               *Load
+	Threads            ThreadStats
+	Sites              []SiteCount
+	Watched            []WatchCount
+	Enqueues, SelectRQ uint64
+	notes              []string
+}
+
+// run counts one run of the workload: breakpoints on the sites (as many
+// as the debug registers watch leaves), a write watchpoint on each of
+// watch's words, the kprobes read over the same window; its breakpoints
+// are closed before it returns, freeing the debug registers.
+func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCount) (*armed, error) {
+	r := &armed{Sites: slices.Clone(template)}
+	var bps []*Breakpoint
+	defer func() {
+		for _, b := range bps {
+			b.Close()
+		}
+	}()
 	bpOf := map[int]*Breakpoint{}
-	for _, i := range breakpointOrder(rep.Sites) {
-		s := &c.Sites[i]
-		if len(bpOf) == maxBreakpoints {
+	sites := make([]Site, len(r.Sites))
+	for i := range r.Sites {
+		sites[i] = r.Sites[i].Site
+	}
+	for _, i := range breakpointOrder(sites) {
+		s := &r.Sites[i]
+		if len(bpOf) == maxBreakpoints-len(watch) {
 			break
 		}
 		at, name := s.Addr, fmt.Sprintf("%s+%#x", s.Func, s.Off)
@@ -211,8 +315,8 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 			s.BreakpointAt = name
 		}
 		b := &Breakpoint{Name: name, Addr: at}
-		if err := b.Open(u, cpus); err != nil {
-			c.Notes = append(c.Notes, err.Error())
+		if err := b.Open(a.u, a.cpus, groupLeader(bps)); err != nil {
+			r.notes = append(r.notes, err.Error())
 			continue
 		}
 		bpOf[i] = b
@@ -220,35 +324,53 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		s.Breakpoint = 0
 	}
 	if len(bps) == 0 {
-		return nil, errors.New("no breakpoint could be set on any tg->load_avg site: " + strings.Join(c.Notes, "; "))
+		return nil, errors.New("no breakpoint could be set on any tg->load_avg site: " + strings.Join(r.notes, "; "))
 	}
-	// The two methods count over the same window: both are read at its
-	// start, kprobes then breakpoints, and again in the same order the
-	// moment the workload reports, before it exits, with the breakpoints
-	// enabled throughout (enabling sixteen of them takes interrupts to
-	// every cpu: under TCG, long enough for the balancer to run between).
+	nsites := len(bps)
+	wpOf := map[int]*Breakpoint{}
+	for _, w := range watch {
+		b := &Breakpoint{Name: "load_avg of " + filepath.Base(w.Cgroup), Addr: w.Addr, Write: true, Len: 8}
+		if err := b.Open(a.u, a.cpus, groupLeader(bps)); err != nil {
+			r.notes = append(r.notes, err.Error())
+			continue
+		}
+		wpOf[len(r.Watched)] = b
+		bps = append(bps, b)
+		r.Watched = append(r.Watched, w)
+	}
+	// The two methods count over the same window. The breakpoints and
+	// watchpoints are one perf group per cpu, read at one instant there;
+	// the kprobes are read before them at the start and after them at the
+	// end, so the kprobes' window holds the breakpoints' and a write the
+	// watchpoints count that the sites do not is a site the finder
+	// missed, not a read that came late. The breakpoints stay enabled
+	// throughout (enabling sixteen takes interrupts to every cpu: under
+	// TCG, long enough for the balancer to run between).
 	for _, b := range bps {
 		if err := b.Enable(true); err != nil {
 			return nil, err
 		}
 	}
-	before, err := tfs.Hits()
+	before, missed0, err := a.tfs.Hits()
 	if err != nil {
 		return nil, err
 	}
-	bp0, err := readBreakpoints(bps)
+	bp0, err := ReadGroup(bps)
 	if err != nil {
 		return nil, err
 	}
-	logf("counting: %d breakpoints, kprobes in %s/%s", len(bps), tfs.Dir, ProbeGroup)
-	var threads ThreadStats
-	var after map[string]uint64
+	verb := "counting"
+	if len(watch) > 0 {
+		verb = "checking"
+	}
+	fmt.Fprintf(a.cfg.Log, "kernel count: %s: %d breakpoints, %d watchpoints, kprobes in %s/%s\n", verb, nsites, len(r.Watched), a.tfs.Dir, ProbeGroup)
+	var after, missed1 map[string]uint64
 	var bp1 []uint64
 	var herr error
-	c.Counted, threads, err = runChild(ctx, cfg, h.Leaf, func() {
-		after, herr = tfs.Hits()
+	r.Load, r.Threads, err = runChild(ctx, a.cfg, a.leaf, func() {
+		bp1, herr = ReadGroup(bps)
 		if herr == nil {
-			bp1, herr = readBreakpoints(bps)
+			after, missed1, herr = a.tfs.Hits()
 		}
 		for _, b := range bps {
 			b.Enable(false)
@@ -260,11 +382,15 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	if herr != nil {
 		return nil, herr
 	}
-	c.Threads = threads
-	c.Enqueues = after["contend_enqueue"] - before["contend_enqueue"]
-	c.SelectRQ = after["contend_select"] - before["contend_select"]
-	for i := range c.Sites {
-		s := &c.Sites[i]
+	for _, p := range []string{"contend_enqueue", "contend_select"} {
+		if m := missed1[p] - missed0[p]; m > 0 {
+			r.notes = append(r.notes, fmt.Sprintf("%s run: kprobe %s missed %d hits (another kprobe was running on that cpu)", verb, p, m))
+		}
+	}
+	r.Enqueues = after["contend_enqueue"] - before["contend_enqueue"]
+	r.SelectRQ = after["contend_select"] - before["contend_select"]
+	for i := range r.Sites {
+		s := &r.Sites[i]
 		if b := bpOf[i]; b != nil {
 			k := slices.Index(bps, b)
 			s.Breakpoint = int64(bp1[k] - bp0[k])
@@ -272,21 +398,46 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		if s.Kprobe == 0 {
 			name := fmt.Sprintf("contend_s%d", i)
 			s.Kprobe = int64(after[name] - before[name])
+			s.KprobeMissed = int64(missed1[name] - missed0[name])
 		}
 	}
-	return c, nil
+	for i := range r.Watched {
+		k := slices.Index(bps, wpOf[i])
+		r.Watched[i].Writes = int64(bp1[k] - bp0[k])
+	}
+	return r, nil
 }
 
-// readBreakpoints reads every breakpoint's count.
-func readBreakpoints(bps []*Breakpoint) ([]uint64, error) {
-	n := make([]uint64, len(bps))
-	for i, b := range bps {
-		var err error
-		if n[i], err = b.Count(); err != nil {
-			return nil, err
-		}
+// watchTargets finds the task group of each of the hierarchy's cgroups
+// (by its directory's inode number, the cgroup's kernfs id), outermost
+// first, or says in a note why none can be watched.
+func watchTargets(in Input, h *Hierarchy, levels int) ([]WatchCount, string) {
+	tgs, err := TaskGroups(in, levels)
+	if err != nil {
+		return nil, "no watchpoints on load_avg: " + err.Error()
 	}
-	return n, nil
+	var out []WatchCount
+	for lvl, d := range h.Dirs {
+		var st syscall.Stat_t
+		if err := syscall.Stat(d, &st); err != nil {
+			return nil, "no watchpoints on load_avg: " + err.Error()
+		}
+		i := slices.IndexFunc(tgs, func(g TaskGroup) bool { return g.CgroupID == st.Ino && g.Depth == lvl+1 })
+		if i < 0 {
+			return nil, fmt.Sprintf("no watchpoints on load_avg: no task group at depth %d has cgroup id %d (%s)", lvl+1, st.Ino, d)
+		}
+		out = append(out, WatchCount{Cgroup: d, Level: lvl + 1, Addr: tgs[i].LoadAvg})
+	}
+	return out, ""
+}
+
+// groupLeader is the first breakpoint opened, the group's leader, or nil
+// when none is open yet.
+func groupLeader(bps []*Breakpoint) *Breakpoint {
+	if len(bps) == 0 {
+		return nil
+	}
+	return bps[0]
 }
 
 // breakpointOrder ranks the tg->load_avg sites (writes and the rate
@@ -374,9 +525,23 @@ func threadStats(root string, pid int) ThreadStats {
 		if err != nil {
 			continue
 		}
+		ts.Tasks++
 		for _, line := range strings.Split(string(b), "\n") {
 			k, v, ok := strings.Cut(line, ":")
 			if !ok {
+				continue
+			}
+			switch f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); strings.TrimSpace(k) {
+			case "se.sum_exec_runtime":
+				ts.RunMs += f
+				continue
+			case "se.statistics.wait_sum", "wait_sum":
+				ts.WaitMs += f
+				continue
+			case "se.avg.load_avg":
+				if err == nil {
+					ts.LoadAvg += uint64(f)
+				}
 				continue
 			}
 			n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
@@ -427,23 +592,6 @@ func onlineCPUs(root string) ([]int, error) {
 		return nil, fmt.Errorf("cpu/online %q lists no cpu", s)
 	}
 	return cpus, nil
-}
-
-// ServeLoad is the workload process: it runs the shape, prints its Load
-// as one JSON line, and exits when its parent closes stdin (after reading
-// the threads' schedstats).
-func ServeLoad(stdout io.Writer, stdin io.Reader, shape string, pairs int, d time.Duration) error {
-	runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 2*pairs+2))
-	l, err := RunLoad(shape, pairs, d)
-	if err != nil {
-		return err
-	}
-	b, _ := json.Marshal(l)
-	if _, err := fmt.Fprintf(stdout, "%s\n", b); err != nil {
-		return err
-	}
-	io.Copy(io.Discard, stdin)
-	return nil
 }
 
 // mount mounts a kernel file system the count needs where the machine has

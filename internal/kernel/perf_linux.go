@@ -32,19 +32,29 @@ type Breakpoint struct {
 }
 
 // Open opens the breakpoint on each cpu, disabled, and records closing it.
-func (b *Breakpoint) Open(u *Undo, cpus []int) error {
+// With a leader (opened before on the same cpus) each cpu's breakpoint
+// joins the leader's group there, so ReadGroup reads them all at one
+// instant per cpu; a nil leader makes b a group's leader.
+func (b *Breakpoint) Open(u *Undo, cpus []int, leader *Breakpoint) error {
 	attr := unix.PerfEventAttr{
 		Type: unix.PERF_TYPE_BREAKPOINT,
 		Size: uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
 		Bits: unix.PerfBitDisabled,
 		Ext1: b.Addr,
 	}
+	if leader == nil {
+		attr.Read_format = unix.PERF_FORMAT_GROUP
+	}
 	attr.Bp_type, attr.Ext2 = bpExec, 8 // an execute breakpoint's length is sizeof(long)
 	if b.Write {
 		attr.Bp_type, attr.Ext2 = bpWrite, uint64(b.Len)
 	}
-	for _, c := range cpus {
-		fd, err := unix.PerfEventOpen(&attr, -1, c, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	for i, c := range cpus {
+		group := -1
+		if leader != nil {
+			group = leader.fds[i]
+		}
+		fd, err := unix.PerfEventOpen(&attr, -1, c, group, unix.PERF_FLAG_FD_CLOEXEC)
 		if err != nil {
 			b.Close()
 			return fmt.Errorf("perf_event_open breakpoint %s at %#x on cpu %d: %w (needs root or CAP_PERFMON; kernel.perf_event_paranoid; a free debug register)", b.Name, b.Addr, c, err)
@@ -80,6 +90,32 @@ func (b *Breakpoint) Count() (uint64, error) {
 		sum += binary.NativeEndian.Uint64(buf)
 	}
 	return sum, nil
+}
+
+// ReadGroup reads a group of breakpoints, leader first (each opened with
+// the leader before it): one read of the leader per cpu, which the kernel
+// answers with every member's count taken on that cpu at once, so two
+// breakpoints on one write (a site's and its word's watchpoint) are read
+// at the same instant. It returns each breakpoint's sum over the cpus.
+func ReadGroup(bps []*Breakpoint) ([]uint64, error) {
+	n := make([]uint64, len(bps))
+	if len(bps) == 0 {
+		return n, nil
+	}
+	buf := make([]byte, 8*(1+len(bps)))
+	for _, fd := range bps[0].fds {
+		m, err := unix.Read(fd, buf)
+		if err != nil {
+			return nil, fmt.Errorf("reading breakpoint group %s: %w", bps[0].Name, err)
+		}
+		if m != len(buf) || binary.NativeEndian.Uint64(buf) != uint64(len(bps)) {
+			return nil, fmt.Errorf("reading breakpoint group %s: %d bytes for %d members, want %d", bps[0].Name, m, binary.NativeEndian.Uint64(buf), len(bps))
+		}
+		for i := range bps {
+			n[i] += binary.NativeEndian.Uint64(buf[8*(1+i):])
+		}
+	}
+	return n, nil
 }
 
 // Close releases every cpu's breakpoint.

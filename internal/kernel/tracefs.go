@@ -98,33 +98,36 @@ func (t *Tracefs) RemoveStale() ([]string, error) {
 	return done, nil
 }
 
-// Hits reads kprobe_profile: each probe's hit count, by name.
-func (t *Tracefs) Hits() (map[string]uint64, error) {
+// Hits reads kprobe_profile: each probe's hit count, by name, and its
+// missed count (hits the kprobe saw but did not handle: another kprobe
+// was running on that cpu).
+func (t *Tracefs) Hits() (hits, missed map[string]uint64, err error) {
 	b, err := os.ReadFile(t.path("kprobe_profile"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return parseProfile(string(b))
 }
 
 // parseProfile reads kprobe_profile's "  NAME  NHIT  NMISSED" lines.
-func parseProfile(s string) (map[string]uint64, error) {
-	hits := map[string]uint64{}
+func parseProfile(s string) (hits, missed map[string]uint64, err error) {
+	hits, missed = map[string]uint64{}, map[string]uint64{}
 	for i, line := range strings.Split(s, "\n") {
 		f := strings.Fields(line)
 		if len(f) == 0 {
 			continue
 		}
 		if len(f) != 3 {
-			return nil, fmt.Errorf("kprobe_profile line %d: want NAME NHIT NMISSED, got %q", i+1, line)
+			return nil, nil, fmt.Errorf("kprobe_profile line %d: want NAME NHIT NMISSED, got %q", i+1, line)
 		}
 		n, err := strconv.ParseUint(f[1], 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("kprobe_profile line %d: hits %q: %w", i+1, f[1], err)
+		m, err2 := strconv.ParseUint(f[2], 10, 64)
+		if err != nil || err2 != nil {
+			return nil, nil, fmt.Errorf("kprobe_profile line %d: hits %q, missed %q: not counts", i+1, f[1], f[2])
 		}
-		hits[f[0]] = n
+		hits[f[0]], missed[f[0]] = n, m
 	}
-	return hits, nil
+	return hits, missed, nil
 }
 
 // TracingOff sets tracing_on to 0 for the count and records restoring it,

@@ -79,11 +79,11 @@ func TestSysctlRestores(t *testing.T) {
 }
 
 func TestTracefsFiles(t *testing.T) {
-	hits, err := parseProfile("  contend_enqueue                                  1234               0\n  other 5 1\n")
-	if err != nil || hits["contend_enqueue"] != 1234 || hits["other"] != 5 {
-		t.Errorf("parseProfile = %v, %v", hits, err)
+	hits, missed, err := parseProfile("  contend_enqueue                                  1234               0\n  other 5 1\n")
+	if err != nil || hits["contend_enqueue"] != 1234 || hits["other"] != 5 || missed["other"] != 1 {
+		t.Errorf("parseProfile = %v, %v, %v", hits, missed, err)
 	}
-	if _, err := parseProfile("  x y\n"); err == nil {
+	if _, _, err := parseProfile("  x y\n"); err == nil {
 		t.Error("parseProfile accepted a two-field line")
 	}
 	dir := t.TempDir()

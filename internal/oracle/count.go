@@ -3,6 +3,8 @@ package oracle
 import (
 	"fmt"
 	"io"
+	"math"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -24,7 +26,12 @@ func siteHits(s kernel.SiteCount) int64 {
 // kindHits sums the counts of a kind's sites, and says how many of its
 // sites neither method reached.
 func kindHits(c *kernel.Counted, kind string) (n uint64, missed int) {
-	for _, s := range c.Sites {
+	return sitesHits(c.Sites, kind)
+}
+
+// sitesHits is kindHits over a run's sites.
+func sitesHits(sites []kernel.SiteCount, kind string) (n uint64, missed int) {
+	for _, s := range sites {
 		if s.Kind != kind {
 			continue
 		}
@@ -66,6 +73,10 @@ func WriteText(w io.Writer, c *kernel.Counted) error {
 	fmt.Fprintf(w, "events: enqueue_task_fair %d (%.0f/s), select_task_rq_fair %d (%.0f/s); workload threads: %d migrations, %d wakeups, %d affine of %d affine attempts\n",
 		c.Enqueues, rate(float64(c.Enqueues), c), c.SelectRQ, rate(float64(c.SelectRQ), c),
 		c.Threads.Migrations, c.Threads.Wakeups, c.Threads.Affine, c.Threads.AffineAttempts)
+	if c.Threads.Tasks > 0 {
+		fmt.Fprintf(w, "duty: the workload's %d threads ran %.1f %% and waited runnable %.1f %% of %d pingers' time (se.sum_exec_runtime, wait_sum over their lives), Σ se.avg.load_avg %d\n",
+			c.Threads.Tasks, runPct(c), waitPct(c), pingers(c), c.Threads.LoadAvg)
+	}
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "site\tbreakpoint\tkprobe\tper enqueue\tper s\tbp/kprobe\t\n")
 	for _, s := range c.Sites {
@@ -77,7 +88,11 @@ func WriteText(w io.Writer, c *kernel.Counted) error {
 		if s.BreakpointAt != "" {
 			site += " (bp at the next insn)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%.0f\t%s\t\n", site, count(s.Breakpoint), count(s.Kprobe),
+		kp := count(s.Kprobe)
+		if s.KprobeMissed > 0 {
+			kp += fmt.Sprintf(" (+%d missed)", s.KprobeMissed)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%.0f\t%s\t\n", site, count(s.Breakpoint), kp,
 			n/float64(max(c.Enqueues, 1)), rate(n, c), ratio(s.Breakpoint, s.Kprobe))
 	}
 	tw.Flush()
@@ -89,6 +104,7 @@ func WriteText(w io.Writer, c *kernel.Counted) error {
 		fmt.Fprintf(w, "; %d sites not counted", wmiss)
 	}
 	fmt.Fprintln(w)
+	writeCheck(w, c)
 	if tests, tmiss := kindHits(c, "tg-load-avg-limit"); c.RateLimit && tests > 0 {
 		fmt.Fprintf(w, "rate limit: %d 1 ms tests, %.3f writes per test (the rest blocked by the limit or by the 1/64 threshold)", tests, tg/float64(tests))
 		if tmiss > 0 {
@@ -103,6 +119,78 @@ func WriteText(w io.Writer, c *kernel.Counted) error {
 		fmt.Fprintf(w, "undone: every kprobe, breakpoint, cgroup and sysctl this count changed\n")
 	}
 	return nil
+}
+
+// pingers is how many of the workload's threads take part in its
+// transactions (the rest are the Go runtime's): two a pair, or the
+// clients and the server.
+func pingers(c *kernel.Counted) int {
+	if c.Shape == "server" {
+		return c.Pairs + 1
+	}
+	return 2 * c.Pairs
+}
+
+// runPct is the share of the pingers' time the workload's threads spent
+// on a cpu, over the counted run: the duty the loadavg model's tasks are
+// compared with (theirs is queued about half the time by construction).
+func runPct(c *kernel.Counted) float64 {
+	return 100 * c.Threads.RunMs / (1000 * c.Counted.Seconds * float64(pingers(c)))
+}
+
+// waitPct is runPct for the time spent runnable but waiting for a cpu.
+func waitPct(c *kernel.Counted) float64 {
+	return 100 * c.Threads.WaitMs / (1000 * c.Counted.Seconds * float64(pingers(c)))
+}
+
+// AgreeTolerance is how far the two methods' counts of the same writes may
+// differ, as a fraction of the sites' count: the 2 %. Both count
+// the same instructions' writes over the same window, so what separates
+// them is only the instants at each end of the window where the reads of
+// one method's counters run while the other's are already read.
+const AgreeTolerance = 0.02
+
+// watchedSum is the writes the watchpoints counted, over every level.
+func watchedSum(k *kernel.Check) int64 {
+	var n int64
+	for _, wc := range k.Watched {
+		n += wc.Writes
+	}
+	return n
+}
+
+// writeCheck writes the checking run: each level's load_avg under a write
+// watchpoint, and the watchpoints' sum against the sites' in the same run
+// (a breakpoint or kprobe on each lock add), with whether they agree
+// within AgreeTolerance.
+func writeCheck(w io.Writer, c *kernel.Counted) {
+	k := c.Check
+	if k == nil || len(k.Watched) == 0 {
+		return
+	}
+	secs := k.Load.Seconds
+	var parts []string
+	for _, wc := range k.Watched {
+		parts = append(parts, fmt.Sprintf("level %d (%s) %d, %.3f per enqueue, %.1f per cfs_rq per s",
+			wc.Level, filepath.Base(wc.Cgroup), wc.Writes, float64(wc.Writes)/float64(max(k.Enqueues, 1)), float64(wc.Writes)/secs/float64(max(c.CPUs, 1))))
+	}
+	bare := float64(c.Bare.Transactions) / c.Bare.Seconds
+	fmt.Fprintf(w, "checking run (watchpoints: %.0f tx/s, cost %.1f %%): %s\n", float64(k.Load.Transactions)/secs, 100*(1-float64(k.Load.Transactions)/secs/bare), strings.Join(parts, "; "))
+	sites, missed := sitesHits(k.Sites, "tg-load-avg")
+	sum := watchedSum(k)
+	verdict := "NO"
+	if d := math.Abs(float64(sum)/float64(max(sites, 1)) - 1); sites > 0 && d <= AgreeTolerance {
+		verdict = "yes"
+	}
+	fmt.Fprintf(w, "two methods: %d writes by the sites' breakpoints and kprobes, %d by the watchpoints: watchpoints/sites %s, within %.0f %%: %s",
+		sites, sum, ratio(sum, int64(sites)), 100*AgreeTolerance, verdict)
+	if missed > 0 {
+		fmt.Fprintf(w, " (%d sites counted by neither: the sites' sum lacks them)", missed)
+	}
+	if others := k.TaskGroups - len(k.Watched); others > 0 {
+		fmt.Fprintf(w, " (%d other task groups: their writes count in the sites' sum only)", others)
+	}
+	fmt.Fprintln(w)
 }
 
 func count(n int64) string {

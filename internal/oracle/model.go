@@ -59,7 +59,22 @@ func WriteModelTable(w io.Writer, files []string, dur time.Duration) error {
 	if n == 0 {
 		return errors.New("no KernelCount results in the files")
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// What the model is not fed: how long each task stays runnable. Its
+	// tasks are queued about half the time by construction (at each event
+	// a queued task sleeps with probability 1/2); bench/loadavg/doc.go
+	// says what that does to writes per enqueue.
+	for _, path := range files {
+		counts, _ := ReadCounts(path)
+		for _, kc := range counts {
+			if r, ok := kc.V["runnable-%"]; ok {
+				fmt.Fprintf(w, "duty: %s %s: the pingers were runnable %.1f %% of their time (the model's tasks: about 50 %%)\n", kc.Kernel, kc.Workload, r)
+			}
+		}
+	}
+	return nil
 }
 
 // A CountResult is one KernelCount line of a results file WriteResults
@@ -126,13 +141,16 @@ type modelRow struct {
 	kernel, model float64
 }
 
-// modelConfig is the simulation fed the count's own rates: its cpus and
+// modelConfigAt is the simulation fed the count's own rates: its cpus and
 // levels, an event (enqueue or dequeue) every 1/(2·enqueues per cpu per
 // second), the measured migrations per wakeup, tasks per cpu from the
 // workload's threads, the kernel's HZ, and the rate limit where the kernel
 // has it (v6.7+: the rate preset, else base).
-func modelConfig(kc CountResult, dur time.Duration) (loadavg.SimConfig, error) {
-	perCPU := 2 * kc.V["enqueue/s"] / float64(kc.CPUs)
+//
+// The rate is given: the workload's wakeups per second (or, in older
+// files, enqueue_task_fair's calls), of the counted or the checking run.
+func modelConfigAt(kc CountResult, enqPerSec float64, dur time.Duration) (loadavg.SimConfig, error) {
+	perCPU := 2 * enqPerSec / float64(kc.CPUs)
 	if perCPU <= 0 {
 		return loadavg.SimConfig{}, errors.New("no enqueue rate")
 	}
@@ -163,7 +181,17 @@ func modelConfig(kc CountResult, dur time.Duration) (loadavg.SimConfig, error) {
 }
 
 func modelRows(kc CountResult, dur time.Duration) ([]modelRow, error) {
-	cfg, err := modelConfig(kc, dur)
+	// The workload's own wakeups are the model's events where the file
+	// has them: enqueue_task_fair counts every task's enqueue, and in a
+	// guest the machine's own tasks (the counting process, kernel
+	// threads) enqueue 2-4 times as often as the hierarchy's, which
+	// alone write tg->load_avg. Older files have only the enqueues.
+	perWakeup := kc.V["wakeups/s"] > 0
+	rate := kc.V["enqueue/s"]
+	if perWakeup {
+		rate = kc.V["wakeups/s"]
+	}
+	cfg, err := modelConfigAt(kc, rate, dur)
 	if err != nil {
 		return nil, err
 	}
@@ -172,14 +200,42 @@ func modelRows(kc CountResult, dur time.Duration) ([]modelRow, error) {
 		return nil, err
 	}
 	row := tab.Rows[0]
-	enq := math.Max(float64(row.Events)/2, 1)
-	rows := []modelRow{
-		{"tg writes per enqueue (update_load_avg)", kc.V["ula-writes/enqueue"], float64(row.Writes) / enq},
-		{"tg writes per enqueue (all sites)", kc.V["tg-writes/enqueue"], float64(row.Writes) / enq},
+	var rows []modelRow
+	if perWakeup {
+		// Per second too: a guest's ticks (HZ 250) update the running
+		// task's cfs_rqs whatever the wakeups, so where wakeups are few
+		// per tick, writes per wakeup mostly counts ticks.
+		rows = append(rows,
+			modelRow{"tg writes per workload wakeup (all sites)", kc.V["tg-writes/wakeup"], float64(row.Writes) / math.Max(float64(row.Wakeups), 1)},
+			modelRow{"tg writes per cpu per s (all levels)", kc.V["tg-writes/s"] / float64(kc.CPUs), row.WritesPerCPUSec})
+	} else {
+		enq := math.Max(float64(row.Events)/2, 1)
+		rows = append(rows,
+			modelRow{"tg writes per enqueue (update_load_avg)", kc.V["ula-writes/enqueue"], float64(row.Writes) / enq},
+			modelRow{"tg writes per enqueue (all sites)", kc.V["tg-writes/enqueue"], float64(row.Writes) / enq})
 	}
 	if kc.RateLimit && kc.V["ula-tests/enqueue"] > 0 {
 		rows = append(rows, modelRow{"writes per 1 ms test (update_load_avg)",
 			kc.V["ula-writes/enqueue"] / kc.V["ula-tests/enqueue"], float64(row.Writes) / math.Max(float64(row.Calls), 1)})
+	}
+	// Per level, from the checking run's watchpoints, the model fed that
+	// run's rate (slower: its watchpoints): system.slice's writes and the
+	// container's. The model's level 0 is the tasks' group (the
+	// container), the kernel's depth 2.
+	if l1, l2 := kc.V["check-l1-writes/wakeup"], kc.V["check-l2-writes/wakeup"]; kc.Levels == 2 && l1 > 0 && l2 > 0 && kc.V["check-wakeups/s"] > 0 {
+		cfg, err := modelConfigAt(kc, kc.V["check-wakeups/s"], dur)
+		if err != nil {
+			return nil, err
+		}
+		tab, err := loadavg.Simulate(cfg)
+		if err != nil {
+			return nil, err
+		}
+		lv, wk := tab.Rows[0].Levels, math.Max(float64(tab.Rows[0].Wakeups), 1)
+		rows = append(rows,
+			modelRow{"system.slice writes per wakeup (checking run)", l1, float64(lv[1].Writes) / wk},
+			modelRow{"container writes per wakeup (checking run)", l2, float64(lv[0].Writes) / wk},
+			modelRow{"system.slice / container writes (checking run)", l1 / l2, float64(lv[1].Writes) / math.Max(float64(lv[0].Writes), 1)})
 	}
 	return rows, nil
 }

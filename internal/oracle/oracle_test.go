@@ -28,6 +28,42 @@ func countFixture() *kernel.Counted {
 	}
 }
 
+// TestWriteTextWatched: the watchpoints' count beside the sites', with the
+// verdict on the two methods; it says yes within 2 % and no outside, and
+// names what only one side counts.
+func TestWriteTextWatched(t *testing.T) {
+	for _, c := range []struct {
+		l1, l2 int64
+		groups int
+		want   []string
+	}{
+		{200, 104, 2, []string{
+			"checking run (watchpoints: 250 tx/s, cost 75.0 %): level 1 (contend-system.slice) 200, 0.200 per enqueue, 25.0 per cfs_rq per s; level 2 (docker-x.scope) 104",
+			"two methods: 304 writes by the sites' breakpoints and kprobes, 304 by the watchpoints: watchpoints/sites 1.0000, within 2 %: yes (1 sites counted by neither",
+		}},
+		{200, 110, 3, []string{"watchpoints/sites 1.0197, within 2 %: yes", "(1 other task groups: their writes count in the sites' sum only)"}},
+		{200, 111, 2, []string{"watchpoints/sites 1.0230, within 2 %: NO"}},
+		{190, 100, 2, []string{"watchpoints/sites 0.9539, within 2 %: NO"}},
+	} {
+		k := countFixture()
+		k.Check = &kernel.Check{Load: &kernel.Load{Transactions: 500, Seconds: 2}, Sites: k.Sites, Enqueues: 1000, TaskGroups: c.groups,
+			Watched: []kernel.WatchCount{{Cgroup: "/sys/fs/cgroup/contend-system.slice", Level: 1, Writes: c.l1}, {Cgroup: "/sys/fs/cgroup/contend-system.slice/docker-x.scope", Level: 2, Writes: c.l2}}}
+		var b strings.Builder
+		if err := WriteText(&b, k); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range c.want {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("count text lacks %q:\n%s", want, b.String())
+			}
+		}
+	}
+	var b strings.Builder
+	if err := WriteText(&b, countFixture()); err != nil || strings.Contains(b.String(), "two methods") {
+		t.Errorf("a count without watchpoints shows a two-methods line: %v\n%s", err, b.String())
+	}
+}
+
 func TestWriteText(t *testing.T) {
 	var b strings.Builder
 	if err := WriteText(&b, countFixture()); err != nil {
@@ -67,6 +103,19 @@ func TestWriteResults(t *testing.T) {
 	if len(got) != 1 || got[0].CPUs != 4 || got[0].HZ != 250 || !got[0].RateLimit || got[0].Pairs != 2 || got[0].Levels != 2 ||
 		got[0].Shape != "pipe" || got[0].Workload != "shape=pipe/pairs=2/levels=2" || got[0].V["tg-writes/enqueue"] != 0.304 {
 		t.Errorf("ReadCounts(WriteResults(fixture)) = %+v", got)
+	}
+	// A count with watchpoints adds the second method's units.
+	k := countFixture()
+	k.Check = &kernel.Check{Load: &kernel.Load{Transactions: 500, Seconds: 2}, Sites: k.Sites, Enqueues: 1000,
+		Watched: []kernel.WatchCount{{Level: 1, Writes: 160}, {Level: 2, Writes: 150}}}
+	if err := WriteResults(path, k, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(path)
+	for _, want := range []string{" 0.31 check-wp-writes/enqueue", " 1.019736842105263 check-wp/sites", " 0.16 check-l1-writes/enqueue", " 20 check-l1-writes/cfs_rq/s", " 18.75 check-l2-writes/cfs_rq/s"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("results file lacks %q:\n%s", want, b)
+		}
 	}
 	if err := WriteResults(t.TempDir()+"/none/k.txt", countFixture(), nil); err == nil {
 		t.Error("WriteResults into a missing directory succeeded")

@@ -52,8 +52,33 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 		{"ula-writes/enqueue", float64(hostHits(c, "tg-load-avg", "update_load_avg")) / enq},
 		{"ula-tests/enqueue", float64(hostHits(c, "tg-load-avg-limit", "update_load_avg")) / enq},
 		{"count-cost-%", 100 * (1 - counted/bare)},
+		// The workload's own events: enqueue_task_fair counts every
+		// task's enqueue, the machine's others' too (in a guest, 2-4× the
+		// workload's), and only the hierarchy's tasks write tg->load_avg.
+		{"wakeups/s", float64(c.Threads.Wakeups) / c.Counted.Seconds},
+		{"tg-writes/wakeup", tg / math.Max(float64(c.Threads.Wakeups), 1)},
+		{"run-%", runPct(c)},
+		{"runnable-%", runPct(c) + waitPct(c)},
 	} {
 		r.Values = append(r.Values, benchfmt.Value{Value: v.v, Unit: v.unit})
+	}
+	// The checking run, where there was one: the watchpoints' sum
+	// against the sites' in that run (the two methods), and each level's
+	// writes per enqueue and per cfs_rq per s there.
+	if k := c.Check; k != nil && len(k.Watched) > 0 {
+		sites, _ := sitesHits(k.Sites, "tg-load-avg")
+		kenq := float64(max(k.Enqueues, 1))
+		r.Values = append(r.Values,
+			benchfmt.Value{Value: float64(k.Enqueues) / k.Load.Seconds, Unit: "check-enqueue/s"},
+			benchfmt.Value{Value: float64(k.Threads.Wakeups) / k.Load.Seconds, Unit: "check-wakeups/s"},
+			benchfmt.Value{Value: float64(watchedSum(k)) / kenq, Unit: "check-wp-writes/enqueue"},
+			benchfmt.Value{Value: float64(watchedSum(k)) / math.Max(float64(sites), 1), Unit: "check-wp/sites"})
+		for _, wc := range k.Watched {
+			r.Values = append(r.Values,
+				benchfmt.Value{Value: float64(wc.Writes) / kenq, Unit: fmt.Sprintf("check-l%d-writes/enqueue", wc.Level)},
+				benchfmt.Value{Value: float64(wc.Writes) / math.Max(float64(k.Threads.Wakeups), 1), Unit: fmt.Sprintf("check-l%d-writes/wakeup", wc.Level)},
+				benchfmt.Value{Value: float64(wc.Writes) / k.Load.Seconds / float64(max(c.CPUs, 1)), Unit: fmt.Sprintf("check-l%d-writes/cfs_rq/s", wc.Level)})
+		}
 	}
 	f, err := os.CreateTemp(dirOf(path), ".kernel-count-*")
 	if err != nil {

@@ -1,6 +1,8 @@
 // Package report turns results files into what people read as text:
 // benchstat-style tables (contend compare and contend table), the lkp, seed
-// and Markdown layouts of a comparison, and the sweep's one-screen summary.
+// and Markdown layouts of a comparison, the sweep's one-screen summary (of
+// a file, SummarizeFile, or of contend run -count's records), and contend
+// run's description of one run for people (WriteRun).
 // The pictures (contend plot) are package figure's, which reads the same
 // files through internal/results and shares nothing else with this one.
 //

@@ -3,13 +3,13 @@ package report
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/contend/contend/internal/fixture"
 	"github.com/contend/contend/internal/results"
 	"golang.org/x/perf/benchfmt"
 )
@@ -19,20 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/ w
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to make it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (go test -update rewrites it):\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	fixture.Golden(t, filepath.Join("testdata", name), []byte(got), *update)
 }
 
 // testHeadlines are the scenarios' headline units, as bench/all's specs

@@ -2,16 +2,18 @@ package reproduce
 
 import (
 	"fmt"
+	"github.com/contend/contend/internal/reproduce/rankstat"
+	"github.com/contend/contend/internal/reproduce/rule"
 	"slices"
 	"strings"
 )
 
-// The verdicts a finding can get.
+// The verdicts a finding can get, as rule names them.
 const (
-	Yes    = "yes"
-	Partly = "partly"
-	No     = "no"
-	NA     = "n/a here"
+	Yes    = rule.Yes
+	Partly = rule.Partly
+	No     = rule.No
+	NA     = rule.NA
 )
 
 // A Finding is one claim of the seed threads, stated as measured hypotheses.
@@ -231,7 +233,7 @@ func (f *Finding) judge(e *Env, d data) Row {
 			if s.Context {
 				how = "for reference"
 			}
-			texts = append(texts, fmt.Sprintf("%s %s → %s (%s)", s.What, num(median(b)), num(median(a)), how))
+			texts = append(texts, fmt.Sprintf("%s %s → %s (%s)", s.What, rule.Num(rankstat.Median(b)), rule.Num(rankstat.Median(a)), how))
 		}
 	}
 	r.Measured = strings.Join(texts, "; ")
@@ -244,7 +246,7 @@ func (f *Finding) judge(e *Env, d data) Row {
 	}
 	for _, c := range f.Checks {
 		if !got[c].ok {
-			r.Holds, r.Why = NA, fmt.Sprintf("unfair comparison: %s differ by more than ±%s%% (U test p<%.2g), so the two sides did not do the same work", c.What, trim(100*c.Min), alpha)
+			r.Holds, r.Why = NA, fmt.Sprintf("unfair comparison: %s differ by more than ±%s%% (U test p<%.2g), so the two sides did not do the same work", c.What, rule.Trim(100*c.Min), rankstat.Alpha)
 			return r
 		}
 	}

@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"fmt"
+	"github.com/contend/contend/internal/reproduce/rule"
 	"sync"
 	"time"
 
@@ -560,7 +561,7 @@ func simWakeAffineRun(b SimBudget) *SimVerdict {
 		Duration: b.duration(5*time.Second, time.Second)}
 	tab, err := wakeup.Simulate(cfg)
 	if err != nil {
-		return simFailed(size, err)
+		return rule.Failed(size, err)
 	}
 	before, after := tab.Rows[0], tab.Rows[1]
 	c := tab.Config
@@ -570,15 +571,15 @@ func simWakeAffineRun(b SimBudget) *SimVerdict {
 			fmt.Sprintf("%v client and %v server cpu time per statement, %d statements a transaction (PeterZ's 2-thread run, 936 µs a transaction; the split is an estimate)", c.Think, c.Service, c.Statements),
 			fmt.Sprintf("HZ %d (s390's), no commit flush, %v to wake an idle vCPU and %v of working set pulled after a move (estimates)", c.HZ, c.IdleWake, c.Pull),
 		}}
-	simJudge(v,
-		[]simClaim{{what: "guest cpu migrations per 5 s", before: before.Total, after: after.Total, kind: Lower, min: 27.0 / 2}},
-		[][]simClaim{{{what: "guest cpu migrations per 5 s", before: before.Total, after: after.Total, kind: Lower, min: 2}}},
+	rule.Judge(v,
+		[]rule.Figure{{What: "guest cpu migrations per 5 s", Before: before.Total, After: after.Total, Kind: Lower, Min: 27.0 / 2}},
+		[][]rule.Figure{{{What: "guest cpu migrations per 5 s", Before: before.Total, After: after.Total, Kind: Lower, Min: 2}}},
 		// The pinned guard, and the wait it stands for: a wakeup's
 		// time from try_to_wake_up() to running, the "run _now_" of
 		// the patch's comment, may grow by the idle search's tenth.
-		[]simClaim{
-			{what: "transactions/s", before: before.TPS, after: after.TPS, kind: NotBelow, min: tpsKept, doing: "placing wakees where they run soon"},
-			{what: "µs from wakeup to running", before: before.WaitUs, after: after.WaitUs, kind: NotAbove, min: waitKept, doing: "running wakees as soon"},
+		[]rule.Figure{
+			{What: "transactions/s", Before: before.TPS, After: after.TPS, Kind: NotBelow, Min: tpsKept, Doing: "placing wakees where they run soon"},
+			{What: "µs from wakeup to running", Before: before.WaitUs, After: after.WaitUs, Kind: NotAbove, Min: waitKept, Doing: "running wakees as soon"},
 		})
 	// The seed's order, not only its ratio: tens of migrations halved
 	// is not ~27K → ~2K. Short of it, the gap is the model's.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/contend/contend/bench/loadavg"
+	"github.com/contend/contend/internal/reproduce/rankstat"
 )
 
 // Made-up runs. runs(m, n, w) returns n runs whose median is exactly m: m
@@ -70,7 +71,7 @@ func findingByID(t *testing.T, e *Env, id int) *Finding {
 // sameEdge is the shift that puts the upper end of the 90% interval of
 // 6+6 tight runs exactly at +5% of 100.
 func sameEdge(t *testing.T) float64 {
-	_, _, hi, ok := shiftCI(runs(100, 6, 1), runs(100, 6, 1), equivLevel)
+	_, _, hi, ok := rankstat.ShiftCI(runs(100, 6, 1), runs(100, 6, 1), rankstat.EquivLevel)
 	if !ok {
 		t.Fatal("no interval for 6+6 runs")
 	}
@@ -448,9 +449,9 @@ func winning(f *Finding) sampleSet {
 	for _, c := range f.Yes {
 		switch c.Kind {
 		case Lower:
-			set(c.After, median(s.values(c.Before))/(2*c.Min))
+			set(c.After, rankstat.Median(s.values(c.Before))/(2*c.Min))
 		case Higher:
-			set(c.After, median(s.values(c.Before))*2*c.Min)
+			set(c.After, rankstat.Median(s.values(c.Before))*2*c.Min)
 		}
 	}
 	for _, g := range f.Mechanism {
@@ -474,7 +475,7 @@ func breaking(s sampleSet, g Guard) {
 	set := func(m Measure, v float64) { s[key(m)] = runs(v, 10, 1) }
 	var b float64
 	if !g.onOne() {
-		b = median(s.values(g.Before))
+		b = rankstat.Median(s.values(g.Before))
 	}
 	switch g.Kind {
 	case NotBelow:

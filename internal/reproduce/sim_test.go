@@ -5,45 +5,6 @@ import (
 	"testing"
 )
 
-// simJudge decides as Finding.judge does: yes, else partly, else no, and a
-// failed guard turns a yes or partly into no (wins by not ...).
-func TestSimJudge(t *testing.T) {
-	lower := func(b, a, min float64) simClaim {
-		return simClaim{what: "x", before: b, after: a, kind: Lower, min: min}
-	}
-	kept := simClaim{what: "found", before: 30, after: 27, kind: NotBelow, min: 0.9, doing: "finding"}
-	lost := simClaim{what: "found", before: 30, after: 26.9, kind: NotBelow, min: 0.9, doing: "finding"}
-	for _, tt := range []struct {
-		name      string
-		yes       []simClaim
-		partly    [][]simClaim
-		guards    []simClaim
-		want, why string
-	}{
-		{"yes at the minimum", []simClaim{lower(10, 1, 10)}, nil, []simClaim{kept}, "yes", "held"},
-		{"under yes, at partly", []simClaim{lower(10, 1.01, 10)}, [][]simClaim{{lower(10, 1.01, 2)}}, nil, "partly", "short of yes"},
-		{"under partly", []simClaim{lower(10, 6, 10)}, [][]simClaim{{lower(10, 6, 2)}}, nil, "no", "needs ≥10×"},
-		{"opposite", []simClaim{lower(1, 10, 10)}, nil, nil, "no", "higher"},
-		{"yes, but the guard fails", []simClaim{lower(10, 1, 10)}, nil, []simClaim{lost}, "no (wins by not finding)", "found"},
-		{"partly, but the guard fails", []simClaim{lower(10, 2, 10)}, [][]simClaim{{lower(10, 2, 2)}}, []simClaim{lost}, "no (wins by not finding)", "needs ≥90%"},
-		{"no stays no whatever the guard", []simClaim{lower(10, 9, 10)}, nil, []simClaim{lost}, "no", "short"},
-		{"precondition below", []simClaim{{what: "share", after: 1.9, kind: AtLeast, min: 2}}, nil, nil, "no", "below 2"},
-		{"error within slack", []simClaim{lower(10, 1, 10)}, nil, []simClaim{{what: "err", before: 1, after: 4.5, kind: NoWorseBy, min: 3.5, doing: "keeping"}}, "yes", ""},
-		{"wait within its factor", []simClaim{lower(10, 1, 10)}, nil, []simClaim{{what: "wait", before: 8, after: 8.8, kind: NotAbove, min: 1.1, doing: "placing"}}, "yes", ""},
-		{"wait past it", []simClaim{lower(10, 1, 10)}, nil, []simClaim{{what: "wait", before: 8, after: 8.875, kind: NotAbove, min: 1.1, doing: "placing"}}, "no (wins by not placing)", "allows ≤110%"},
-		{"error past slack", []simClaim{lower(10, 1, 10)}, nil, []simClaim{{what: "err", before: 1, after: 4.625, kind: NoWorseBy, min: 3.5, doing: "keeping"}}, "no (wins by not keeping)", "allows 3.5"},
-	} {
-		v := &SimVerdict{}
-		simJudge(v, tt.yes, tt.partly, tt.guards)
-		if v.Verdict() != tt.want || !strings.Contains(v.Why, tt.why) {
-			t.Errorf("%s: %s — %s; want %s (why containing %q)", tt.name, v.Verdict(), v.Why, tt.want, tt.why)
-		}
-		if !strings.HasPrefix(v.Criterion, "yes if ") || !strings.Contains(v.Criterion, "else no") {
-			t.Errorf("%s: criterion %q", tt.name, v.Criterion)
-		}
-	}
-}
-
 // The simulations at the seeds' sizes run, judge, and name their
 // assumptions; their verdicts are what the models say, asserted here as
 // the review found them: the rate limit cuts writes by an order of

@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"fmt"
+	"github.com/contend/contend/internal/reproduce/rule"
 	"strings"
 	"time"
 
@@ -62,7 +63,7 @@ func simRateLimit(b SimBudget) *SimVerdict {
 	cfg := loadavg.SimConfig{CPUs: 224, Nodes: 2, Levels: 2, Duration: b.duration(time.Second, 10*time.Millisecond), Variants: []string{"base", "rate"}}
 	tab, err := loadavg.Simulate(cfg)
 	if err != nil {
-		return simFailed(size, err)
+		return rule.Failed(size, err)
 	}
 	base, rate := tab.Rows[0], tab.Rows[1]
 	c := tab.Config
@@ -71,11 +72,11 @@ func simRateLimit(b SimBudget) *SimVerdict {
 			fmt.Sprintf("an event every %v per cpu (the seed's 14M wakeups in 5 s on 224 cpus), %d tasks per cpu, mig=%v%% (its 11M migrations per 14M wakeups), HZ=%d", c.Gap, c.Tasks, c.Mig, c.HZ),
 			"the seed does not say whether its \"~10M → ~25k\" counted one group's writes or every level's: the claim reads both levels' writes summed",
 		}}
-	simJudge(v,
+	rule.Judge(v,
 		// "from some 10 millions during a 5s window to ~25k" (000, v2).
-		[]simClaim{{what: "tg->load_avg writes per 5 s, both levels", before: base.WritesPer5s, after: rate.WritesPer5s, kind: Lower, min: 10e6 / 25e3}},
-		[][]simClaim{{{what: "tg->load_avg writes per 5 s, both levels", before: base.WritesPer5s, after: rate.WritesPer5s, kind: Lower, min: 2}}},
-		[]simClaim{{what: "tg_weight error %, the tasks' group", before: base.TGWeightErr, after: rate.TGWeightErr, kind: NoWorseBy, min: tgWeightSlack, doing: "keeping tg_weight current"}})
+		[]rule.Figure{{What: "tg->load_avg writes per 5 s, both levels", Before: base.WritesPer5s, After: rate.WritesPer5s, Kind: Lower, Min: 10e6 / 25e3}},
+		[][]rule.Figure{{{What: "tg->load_avg writes per 5 s, both levels", Before: base.WritesPer5s, After: rate.WritesPer5s, Kind: Lower, Min: 2}}},
+		[]rule.Figure{{What: "tg_weight error %, the tasks' group", Before: base.TGWeightErr, After: rate.TGWeightErr, Kind: NoWorseBy, Min: tgWeightSlack, Doing: "keeping tg_weight current"}})
 	// The merged limit lets every cfs_rq write once a millisecond, and at
 	// the seed's event rate each one wants to far more often: its floor
 	// is the cap itself.
@@ -93,7 +94,7 @@ func simIdleMask(b SimBudget) *SimVerdict {
 	const size = "192 cpus in 4 LLCs of 48 (seed 003's 4-socket machine)"
 	tab, err := idlemask.Simulate(idlemask.SimConfig{Duration: b.duration(50*time.Millisecond, 2*time.Millisecond)})
 	if err != nil {
-		return simFailed(size, err)
+		return rule.Failed(size, err)
 	}
 	row := func(variant string) *idlemask.SimRow {
 		for i := range tab.Rows {
@@ -105,7 +106,7 @@ func simIdleMask(b SimBudget) *SimVerdict {
 	}
 	before, v5, lastState, noFilter := row(imScanAll.variant), row(imScanMask.variant), row(imLastState.variant), row(imNoFilter.variant)
 	if before == nil || v5 == nil || lastState == nil || noFilter == nil {
-		return simFailed(size, fmt.Errorf("the simulation has no row for one of %s, %s, %s, %s", imScanAll.variant, imScanMask.variant, imLastState.variant, imNoFilter.variant))
+		return rule.Failed(size, fmt.Errorf("the simulation has no row for one of %s, %s, %s, %s", imScanAll.variant, imScanMask.variant, imLastState.variant, imNoFilter.variant))
 	}
 	c := tab.Config
 	v := &SimVerdict{Size: size + fmt.Sprintf(", %v of kernel time", c.Duration),
@@ -116,18 +117,18 @@ func simIdleMask(b SimBudget) *SimVerdict {
 			fmt.Sprintf("%d threads a core (seed 003's): v5.11's select_idle_core() scans the whole LLC, not the mask, while has_idle_cores is set, and its probes count in both rows", c.SMT),
 			fmt.Sprintf("a woken task stacked on a busy cpu waits until its running task blocks, which the duty cycle gives (1/%d of a tick on average); no window between the probe and the enqueue, so no task finds a cpu found idle busy again", c.Entries),
 		}}
-	simJudge(v,
-		[]simClaim{
-			{what: "runqueues probed per wakeup", before: before.ProbesPerWakeup, after: v5.ProbesPerWakeup, kind: Lower, min: 1.23},
-			{what: "mask writes per second", before: noFilter.WritesPerSec, after: lastState.WritesPerSec, kind: Lower, min: noticeable},
+	rule.Judge(v,
+		[]rule.Figure{
+			{What: "runqueues probed per wakeup", Before: before.ProbesPerWakeup, After: v5.ProbesPerWakeup, Kind: Lower, Min: 1.23},
+			{What: "mask writes per second", Before: noFilter.WritesPerSec, After: lastState.WritesPerSec, Kind: Lower, Min: noticeable},
 		},
-		[][]simClaim{{{what: "runqueues probed per wakeup", before: before.ProbesPerWakeup, after: v5.ProbesPerWakeup, kind: Lower, min: noticeable}}},
-		[]simClaim{
-			{what: "wakeups that found an idle cpu %, v5", before: before.FoundIdle, after: v5.FoundIdle, kind: NotBelow, min: foundIdleKept, doing: "finding idle cpus"},
-			{what: "wrong picks %, v5", before: before.Wrong, after: v5.Wrong, kind: NoWorseBy, min: wrongSlack, doing: "picking idle cpus"},
-			{what: "µs waited per wakeup, v5", before: us(before.Wait), after: us(v5.Wait), kind: NotAbove, min: waitKept, doing: "placing woken tasks on idle cpus"},
-			{what: "wakeups that found an idle cpu %, the filter", before: noFilter.FoundIdle, after: lastState.FoundIdle, kind: NotBelow, min: foundIdleKept, doing: "finding idle cpus"},
-			{what: "µs waited per wakeup, the filter", before: us(noFilter.Wait), after: us(lastState.Wait), kind: NotAbove, min: waitKept, doing: "placing woken tasks on idle cpus"},
+		[][]rule.Figure{{{What: "runqueues probed per wakeup", Before: before.ProbesPerWakeup, After: v5.ProbesPerWakeup, Kind: Lower, Min: noticeable}}},
+		[]rule.Figure{
+			{What: "wakeups that found an idle cpu %, v5", Before: before.FoundIdle, After: v5.FoundIdle, Kind: NotBelow, Min: foundIdleKept, Doing: "finding idle cpus"},
+			{What: "wrong picks %, v5", Before: before.Wrong, After: v5.Wrong, Kind: NoWorseBy, Min: wrongSlack, Doing: "picking idle cpus"},
+			{What: "µs waited per wakeup, v5", Before: us(before.Wait), After: us(v5.Wait), Kind: NotAbove, Min: waitKept, Doing: "placing woken tasks on idle cpus"},
+			{What: "wakeups that found an idle cpu %, the filter", Before: noFilter.FoundIdle, After: lastState.FoundIdle, Kind: NotBelow, Min: foundIdleKept, Doing: "finding idle cpus"},
+			{What: "µs waited per wakeup, the filter", Before: us(noFilter.Wait), After: us(lastState.Wait), Kind: NotAbove, Min: waitKept, Doing: "placing woken tasks on idle cpus"},
 		})
 	return v
 }
@@ -207,21 +208,21 @@ func simFlagProfile(b SimBudget) *SimVerdict {
 	}
 	judge := func(before, after balanceflag.SimRow) *SimVerdict {
 		v := &SimVerdict{}
-		simJudge(v,
-			[]simClaim{
-				{what: "% of cycles on the flag before", after: before.FlagPct, kind: AtLeast, min: inProfile},
-				{what: "% of cycles on the flag", before: before.FlagPct, after: after.FlagPct, kind: Lower, min: 10},
+		rule.Judge(v,
+			[]rule.Figure{
+				{What: "% of cycles on the flag before", After: before.FlagPct, Kind: AtLeast, Min: inProfile},
+				{What: "% of cycles on the flag", Before: before.FlagPct, After: after.FlagPct, Kind: Lower, Min: 10},
 			},
-			[][]simClaim{{
-				{what: "% of cycles on the flag before", after: before.FlagPct, kind: AtLeast, min: inProfile},
-				{what: "% of cycles on the flag", before: before.FlagPct, after: after.FlagPct, kind: Lower, min: 2},
+			[][]rule.Figure{{
+				{What: "% of cycles on the flag before", After: before.FlagPct, Kind: AtLeast, Min: inProfile},
+				{What: "% of cycles on the flag", Before: before.FlagPct, After: after.FlagPct, Kind: Lower, Min: 2},
 			}},
-			[]simClaim{{what: "periodic balance passes per second", before: passes(before), after: passes(after), kind: NotBelow, min: 0.9, doing: "balancing"}})
+			[]rule.Figure{{What: "periodic balance passes per second", Before: passes(before), After: passes(after), Kind: NotBelow, Min: 0.9, Doing: "balancing"}})
 		return v
 	}
 	before, after, err := run(bfRefCAS, bfRefNewidle)
 	if err != nil {
-		return simFailed(size, err)
+		return rule.Failed(size, err)
 	}
 	v := judge(before, after)
 	v.Size = size + fmt.Sprintf(", %v of kernel time per order", b.duration(time.Second, 10*time.Millisecond))
@@ -235,13 +236,13 @@ func simFlagProfile(b SimBudget) *SimVerdict {
 		for _, c := range cas {
 			b, a, err := run(c, n)
 			if err != nil {
-				return simFailed(size, err)
+				return rule.Failed(size, err)
 			}
 			mark := ""
 			if c == bfRefCAS && n == bfRefNewidle {
 				mark = " (the verdict's)"
 			}
-			grid = append(grid, fmt.Sprintf("%v newidle=%d: %s%% → %s%% %s%s", c, n, num(b.FlagPct), num(a.FlagPct), judge(b, a).Verdict(), mark))
+			grid = append(grid, fmt.Sprintf("%v newidle=%d: %s%% → %s%% %s%s", c, n, rule.Num(b.FlagPct), rule.Num(a.FlagPct), judge(b, a).Verdict(), mark))
 		}
 	}
 	v.Measured += "; over the handoff and the newidle period: " + strings.Join(grid, ", ") + " (the seed's 7.8% is what a row must reach)"
@@ -258,9 +259,9 @@ func simFlagProfile(b SimBudget) *SimVerdict {
 		}{{bfRefCAS, bfRefNewidle}, {200 * time.Nanosecond, 1}} {
 			b, a, err := runWith(balanceflag.SimConfig{CAS: at.cas, Newidle: at.n, SkewTick: k.skew, Jitter: k.jitter})
 			if err != nil {
-				return simFailed(size, err)
+				return rule.Failed(size, err)
 			}
-			ticks = append(ticks, fmt.Sprintf("%s at %v newidle=%d: %s%% → %s%% %s", k.name, at.cas, at.n, num(b.FlagPct), num(a.FlagPct), judge(b, a).Verdict()))
+			ticks = append(ticks, fmt.Sprintf("%s at %v newidle=%d: %s%% → %s%% %s", k.name, at.cas, at.n, rule.Num(b.FlagPct), rule.Num(a.FlagPct), judge(b, a).Verdict()))
 		}
 	}
 	v.Measured += "; with the ticks out of step: " + strings.Join(ticks, ", ")
@@ -278,20 +279,20 @@ func simNohz(b SimBudget) *SimVerdict {
 	const size = "480 cpus, 2 sockets × 2 SNC nodes, SMT 2 (5d86d542f68f's \"480+ cpus\")"
 	tab, err := balanceflag.SimulateNohz(balanceflag.SimConfig{CPUs: 480, CAS: bfRefCAS, Duration: b.duration(time.Second, 10*time.Millisecond)})
 	if err != nil {
-		return simFailed(size, err)
+		return rule.Failed(size, err)
 	}
 	c, w := tab.Row("counter"), tab.Row("weight")
 	if c == nil || w == nil {
-		return simFailed(size, fmt.Errorf("the simulation has no counter and weight rows"))
+		return rule.Failed(size, fmt.Errorf("the simulation has no counter and weight rows"))
 	}
 	v := &SimVerdict{Size: size + fmt.Sprintf(", %v of kernel time", tab.Config.Duration), Assumptions: tab.Assumptions()}
 	moves := "line transfers per second at tick stops and restarts"
-	simJudge(v,
-		[]simClaim{{what: moves, before: c.IdleTransfers, after: w.IdleTransfers, kind: Lower, min: noticeable}},
-		[][]simClaim{{{what: moves, before: c.IdleTransfers, after: w.IdleTransfers, kind: Lower, min: small}}},
-		[]simClaim{{what: "tick stops per second", before: c.EntriesPerSec, after: w.EntriesPerSec, kind: NotBelow, min: 0.9, doing: "tracking tickless cpus"}})
+	rule.Judge(v,
+		[]rule.Figure{{What: moves, Before: c.IdleTransfers, After: w.IdleTransfers, Kind: Lower, Min: noticeable}},
+		[][]rule.Figure{{{What: moves, Before: c.IdleTransfers, After: w.IdleTransfers, Kind: Lower, Min: small}}},
+		[]rule.Figure{{What: "tick stops per second", Before: c.EntriesPerSec, After: w.EntriesPerSec, Kind: NotBelow, Min: 0.9, Doing: "tracking tickless cpus"}})
 	v.Measured += fmt.Sprintf("; locked writes per second to the struct's line %s → %s, tick restarts per second %s; line transfers per second in the busy tick's nohz_balancer_kick() %s → %s (%s); %% of busy cycles on the two lines %s → %s",
-		num(c.Struct.Locked), num(w.Struct.Locked), num(c.ExitsPerSec), num(c.TickTransfers), num(w.TickTransfers), change(c.TickTransfers, w.TickTransfers), num(c.CyclesPct), num(w.CyclesPct))
+		rule.Num(c.Struct.Locked), rule.Num(w.Struct.Locked), rule.Num(c.ExitsPerSec), rule.Num(c.TickTransfers), rule.Num(w.TickTransfers), rule.Change(c.TickTransfers, w.TickTransfers), rule.Num(c.CyclesPct), rule.Num(w.CyclesPct))
 	v.Why += "; the busy tick pays instead: has_blocked_load is still stored at every tick stop, so each busy tick's read of the struct's line still misses, and cpumask_empty() now misses on the mask's line too, which every stop and restart writes"
 	return v
 }

@@ -17,4 +17,8 @@
 //   - Statistics (summary.go): Summarize, the one summary of a
 //     configuration's samples (median and confidence interval, benchmath's)
 //     that tables, plots and reproduce's findings all use.
+//   - Output (output.go): where a command's results go, stdout or a file
+//     replaced whole once they are all written (FILE.partial keeps what a
+//     failed run -count completed), and WriteRecord, a result's benchmark
+//     line after its units' metadata.
 package results

@@ -1,10 +1,8 @@
 package results_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/resultfmt"
+	"github.com/contend/contend/internal/fixture"
 	"github.com/contend/contend/internal/results"
 )
 
@@ -58,19 +57,9 @@ func TestJSONGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	path := filepath.Join("testdata", "json", "run.json")
+	fixture.Golden(t, filepath.Join("testdata", "json", "run.json"), got, *update)
 	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
 		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update writes it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("JSON differs from %s (go test -update rewrites it):\n%s", path, got)
 	}
 	var back results.JSON
 	if err := json.Unmarshal(got, &back); err != nil {

@@ -599,3 +599,14 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// WriteOutcome writes what contend sweep says once RunAll is done: how many
+// results went to the file out, the handoff floor, and the notes
+// (WriteNotes, at most 20 of each kind).
+func (p *Plan) WriteOutcome(w io.Writer, o *Outcome, out string) {
+	fmt.Fprintf(w, "sweep: %d results in %s (topology %s)\n", o.Results, out, p.Topology.Label())
+	if note := p.FloorNote(); note != "" {
+		fmt.Fprintf(w, "sweep: handoff floor %s; handoffs/op = ns/op over the floor\n", note)
+	}
+	o.WriteNotes(w, 20)
+}

@@ -16,9 +16,14 @@ import (
 // A Lab boots guests from one set of built files.
 type Lab struct {
 	Host
-	Kernel  string        // bzImage; "" takes Debian's
-	Accel   string        // QEMU accelerator, "" for tcg
-	Timeout time.Duration // per guest, boot to poweroff
+	Kernel string // bzImage; "" takes Debian's
+	Accel  string // QEMU accelerator, "" for tcg
+	// Timeout bounds a guest, boot to poweroff, on the wall clock: a
+	// backstop for a guest hung with its vcpus halted. RunCPU bounds it in
+	// QEMU's cpu time from the init marker to poweroff (0: only Timeout),
+	// which a loaded host does not stretch; see DefaultRunCPU.
+	Timeout time.Duration
+	RunCPU  time.Duration
 	// BootCPU bounds the boot of a guest of up to 8 vcpus, in QEMU's cpu
 	// time from its start to /init's marker on the data channel (0: only
 	// Timeout bounds it); a bigger guest gets it times vcpus/8. See Boot,
@@ -116,6 +121,15 @@ func (l *Lab) Boot(ctx context.Context, t Topology, name string, body []string) 
 // so it uses cpu time at least as fast as a boot does.
 const DefaultBootCPU = 60 * time.Second
 
+// DefaultRunCPU is cmd/vmlab's -run-cpu: the most cpu time QEMU may use
+// running a guest's steps, after /init's marker. The longest guest, the
+// arm64 one (11 steps under TCG's arm64-on-x86 emulation), ran them in
+// 480 s of wall time at load 9-13, on a share of 2 cpus; 30 minutes of cpu
+// time is at least 2× that however the host is loaded, and a guest that
+// spins without end (a soft lockup) still reaches it in 15 minutes on 2
+// cpus.
+const DefaultRunCPU = 30 * time.Minute
+
 // bootBound is BootCPU for t: TCG brings vcpus up one after another, so a
 // guest of more than 8 gets it times vcpus/8.
 func (l *Lab) bootBound(t Topology) time.Duration {
@@ -124,7 +138,7 @@ func (l *Lab) bootBound(t Topology) time.Duration {
 
 // boot is Boot's QEMU run, retried once after a *BootFailure.
 func (l *Lab) boot(ctx context.Context, t Topology, name, kernel, initrd, dir string) (*Boot, error) {
-	b, err := QEMU(ctx, t, kernel, initrd, dir, l.Accel, l.QEMU, l.bootBound(t), l.Timeout)
+	b, err := QEMU(ctx, t, kernel, initrd, dir, l.Accel, l.QEMU, l.bootBound(t), l.RunCPU, l.Timeout)
 	var first *BootFailure
 	if !errors.As(err, &first) || ctx.Err() != nil {
 		return b, err
@@ -135,7 +149,7 @@ func (l *Lab) boot(ctx context.Context, t Topology, name, kernel, initrd, dir st
 		return b, errors.Join(err, rerr)
 	}
 	l.logf("%s: boot failed (%s; console in %s): retrying once on a fresh boot", name, why, kept)
-	b, err = QEMU(ctx, t, kernel, initrd, dir, l.Accel, l.QEMU, l.bootBound(t), l.Timeout)
+	b, err = QEMU(ctx, t, kernel, initrd, dir, l.Accel, l.QEMU, l.bootBound(t), l.RunCPU, l.Timeout)
 	var second *BootFailure
 	if errors.As(err, &second) {
 		return b, fmt.Errorf("boot failed twice: %w; the first time: %s (see %s)", err, why, kept)

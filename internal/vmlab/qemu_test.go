@@ -27,6 +27,7 @@ import (
 //	stall  init marker, then spins until it has used stall of cpu time,
 //	       then as ok
 //	stuck  init marker, then nothing, forever
+//	spin   init marker, then spins, forever (steps in a soft lockup)
 func fakeQEMU(t *testing.T, dir string, stall time.Duration, plan ...string) string {
 	t.Helper()
 	var cases strings.Builder
@@ -61,6 +62,7 @@ stall) echo '@@vmlab init' > "$data"
 	done
 	` + strings.Replace(ok, `@@vmlab init\n`, "", 1) + `;;
 stuck) echo '@@vmlab init' > "$data"; exec sleep 1000;;
+spin) echo '@@vmlab init' > "$data"; while :; do :; done;;
 *) echo "fake qemu: no plan for run $n" >&2; exit 3;;
 esac
 `
@@ -80,7 +82,7 @@ func fakeLab(t *testing.T, boot, timeout, stall time.Duration, plan ...string) (
 	}
 	dir := t.TempDir()
 	log := &bytes.Buffer{}
-	l := &Lab{Host: Host{Out: dir, Log: log}, BootCPU: boot, Timeout: timeout, QEMU: fakeQEMU(t, dir, stall, plan...)}
+	l := &Lab{Host: Host{Out: dir, Log: log}, BootCPU: boot, RunCPU: 4 * boot, Timeout: timeout, QEMU: fakeQEMU(t, dir, stall, plan...)}
 	l.kernel, l.base = filepath.Join(dir, "kernel"), filepath.Join(dir, "base.cpio")
 	for _, f := range []string{l.kernel, l.base} {
 		if err := os.WriteFile(f, nil, 0o644); err != nil {
@@ -106,8 +108,8 @@ func runs(t *testing.T, l *Lab) int {
 // on the console before it) is killed and retried once, and the retry is
 // said in the log, in Retries and in the Boot; a second failure fails; a
 // guest that boots and then spins past the bound is not taken for a hung
-// boot, and one that boots and never ends fails on the guest's timeout
-// without a retry. The fake writes its marker at once, so no outcome
+// boot, and one that boots and never ends fails without a retry: on the
+// guest's timeout if it sleeps, on its bound of cpu time if it spins. The fake writes its marker at once, so no outcome
 // depends on how fast this machine runs it, only on the order of events.
 func TestBootRetry(t *testing.T) {
 	if _, ok := procCPU(os.Getpid()); !ok {
@@ -130,6 +132,7 @@ func TestBootRetry(t *testing.T) {
 		{[]string{"hang", "crash"}, time.Minute, "boot failed twice: kernel crash at boot: Oops: int3", "", 2},
 		{[]string{"stall"}, time.Minute, "", "", 1},
 		{[]string{"stuck", "ok"}, 3 * time.Second, "guest did not power off within 3s", "", 1},
+		{[]string{"spin", "ok"}, time.Minute, "guest did not power off within 2s of QEMU's cpu time", "", 1},
 	} {
 		t.Run(strings.Join(c.plan, ","), func(t *testing.T) {
 			t.Parallel()

@@ -150,6 +150,9 @@ run kernel-count-after ` + afterCount + `
 `
 }
 
+// twoMethodsRE is count's verdict on the two methods.
+var twoMethodsRE = regexp.MustCompile(`two methods: .*within 2 %: (yes|NO)`)
+
 // clean is afterCount's output when nothing was left behind.
 var clean = regexp.MustCompile(`^kprobes:\ncgroups:\nschedstats: 0\n$`)
 
@@ -157,10 +160,15 @@ func kernelCountCheck(_ Topology, tr *Transcript) []string {
 	o, bad := need(tr, "kernel-count", 0)
 	if o != nil {
 		s := string(o.Data)
-		for _, want := range []string{"tg->load_avg writes:", "undone:"} {
+		for _, want := range []string{"tg->load_avg writes:", "two methods:", "undone:"} {
 			if !strings.Contains(s, want) {
 				bad = append(bad, "kernel-count: no "+strings.TrimSuffix(want, ":")+" line")
 			}
+		}
+		// The issue's done-when: the sites' breakpoints and kprobes and the
+		// watchpoints on each level's load_avg count the same writes.
+		if m := twoMethodsRE.FindString(s); m != "" && !strings.HasSuffix(m, "yes") {
+			bad = append(bad, "kernel-count: the two methods disagree: "+m)
 		}
 	}
 	if r := tr.Get("kernel-count.results"); r == nil || !strings.Contains(string(r.Data), "BenchmarkKernelCount/") {

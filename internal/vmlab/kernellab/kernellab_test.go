@@ -104,3 +104,27 @@ func TestKernelKillCheck(t *testing.T) {
 		t.Errorf("a rerun that removed nothing stale: %v", bad)
 	}
 }
+
+// TestKernelCountCheck: the count must print the two methods' verdict,
+// and a NO fails the step.
+func TestKernelCountCheck(t *testing.T) {
+	tr := func(count string) *Transcript {
+		return &Transcript{Outputs: []vmlab.Output{
+			{Name: "kernel-count", Data: []byte(count)},
+			{Name: "kernel-count.results", Data: []byte("goos: linux\nkernel: 6.1.0-57-amd64\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1 tx/s\n")},
+			{Name: "kernel-count-after", Data: []byte("kprobes:\ncgroups:\nschedstats: 0\n")},
+		}}
+	}
+	ok := "tg->load_avg writes: 4774, 0.506 per enqueue_task_fair\ntwo methods: 4774 writes by the sites' breakpoints and kprobes, 4774 by the watchpoints: watchpoints/sites 1.0000, within 2 %: yes\nundone: every kprobe\n"
+	if bad := kernelCountCheck(Topology{}, tr(ok)); len(bad) > 0 {
+		t.Errorf("a good count fails: %v", bad)
+	}
+	no := strings.Replace(ok, "1.0000, within 2 %: yes", "1.0285, within 2 %: NO", 1)
+	if bad := kernelCountCheck(Topology{}, tr(no)); len(bad) != 1 || !strings.Contains(bad[0], "disagree") {
+		t.Errorf("a count whose methods disagree: %v", bad)
+	}
+	none := strings.Replace(ok, "two methods", "one method", 1)
+	if bad := kernelCountCheck(Topology{}, tr(none)); len(bad) != 1 || !strings.Contains(bad[0], "no two methods line") {
+		t.Errorf("a count without the check: %v", bad)
+	}
+}

@@ -1,9 +1,8 @@
-package reproduce
-
-// The statistics a claim is decided by. Three questions, three tools:
+// Package rankstat holds the statistics reproduce's claims are decided by, split out of
+// internal/reproduce. Three questions, three tools:
 //
 //   - Did it change? The two-sided Mann-Whitney U test, exactly as benchstat
-//     decides "~" (benchmath.AssumeNothing), at alpha = 0.05.
+//     decides "~" (benchmath.AssumeNothing), at Alpha = 0.05.
 //   - By how much? The ratio of the two medians, the figure the table shows.
 //     A claim of an effect holds only when that ratio reaches the claim's
 //     minimum size and the U test rejects: significance alone admits a 1%
@@ -31,6 +30,7 @@ package reproduce
 //
 // The equivalence interval is the 90% one: two one-sided tests at 0.05
 // (Schuirmann's TOST), the usual level for showing two things are the same.
+package rankstat
 
 import (
 	"math"
@@ -40,14 +40,14 @@ import (
 	"golang.org/x/perf/benchmath"
 )
 
-// alpha is the U test's significance level, benchstat's default.
-const alpha = 0.05
+// Alpha is the U test's significance level, benchstat's default.
+const Alpha = 0.05
 
-// equivLevel is the confidence level of an equivalence claim's interval.
-const equivLevel = 0.90
+// EquivLevel is the confidence level of an equivalence claim's interval.
+const EquivLevel = 0.90
 
-// median returns the median of xs, which must be sorted and non-empty.
-func median(xs []float64) float64 {
+// Median returns the median of xs, which must be sorted and non-empty.
+func Median(xs []float64) float64 {
 	n := len(xs)
 	if n%2 == 1 {
 		return xs[n/2]
@@ -55,24 +55,24 @@ func median(xs []float64) float64 {
 	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
-// uTest returns the p-value of the two-sided U test of before against after,
+// UTest returns the p-value of the two-sided U test of before against after,
 // computed as benchstat computes it; 1 when the samples cannot be told apart
 // at all (every value equal).
-func uTest(before, after []float64) float64 {
+func UTest(before, after []float64) float64 {
 	th := benchmath.DefaultThresholds
 	a := benchmath.NewSample(slices.Clone(before), &th)
 	b := benchmath.NewSample(slices.Clone(after), &th)
 	return benchmath.AssumeNothing.Compare(a, b).P
 }
 
-// canReject reports whether samples of n1 and n2 runs can reach p < alpha
+// CanReject reports whether samples of n1 and n2 runs can reach p < Alpha
 // under the two-sided U test at all: the smallest p two fully separated
 // samples get is 2/C(n1+n2, n1). 4+4 is the least that can (p = 0.029).
-func canReject(n1, n2 int) bool {
+func CanReject(n1, n2 int) bool {
 	if n1 == 0 || n2 == 0 {
 		return false
 	}
-	return 2/choose(n1+n2, n1) < alpha
+	return 2/choose(n1+n2, n1) < Alpha
 }
 
 func choose(n, k int) float64 {
@@ -83,10 +83,10 @@ func choose(n, k int) float64 {
 	return r
 }
 
-// shiftCI returns the Hodges-Lehmann estimate of the shift after−before and
+// ShiftCI returns the Hodges-Lehmann estimate of the shift after−before and
 // its distribution-free confidence interval at level conf. ok is false when
 // the samples are too small for any finite interval at that level.
-func shiftCI(before, after []float64, conf float64) (est, lo, hi float64, ok bool) {
+func ShiftCI(before, after []float64, conf float64) (est, lo, hi float64, ok bool) {
 	n1, n2 := len(before), len(after)
 	if n1 == 0 || n2 == 0 {
 		return 0, 0, 0, false
@@ -98,19 +98,19 @@ func shiftCI(before, after []float64, conf float64) (est, lo, hi float64, ok boo
 		}
 	}
 	slices.Sort(d)
-	est = median(d)
-	k := ciOrder(n1, n2, conf)
+	est = Median(d)
+	k := CIOrder(n1, n2, conf)
 	if k < 1 {
 		return est, math.Inf(-1), math.Inf(1), false
 	}
 	return est, d[k-1], d[len(d)-k], true
 }
 
-// ciOrder returns the largest k such that [D(k), D(n1·n2+1−k)] of the sorted
+// CIOrder returns the largest k such that [D(k), D(n1·n2+1−k)] of the sorted
 // pairwise differences covers the shift with probability at least conf:
 // the coverage is 1 − 2·P(U ≤ k−1) under the null distribution of U. 0 when
 // even the full range falls short.
-func ciOrder(n1, n2 int, conf float64) int {
+func CIOrder(n1, n2 int, conf float64) int {
 	dist := stats.UDist{N1: n1, N2: n2}
 	k := 0
 	// The slack absorbs 1−0.9 rounding below 0.1, so that 3+3 runs, whose

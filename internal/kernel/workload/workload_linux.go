@@ -1,7 +1,15 @@
-package kernel
+// Package workload is what contend kernel count runs and counts: unpinned
+// threads that sleep in the kernel and wake each other (pipe and
+// loopback-UDP ping-pong pairs, a migrating variant, a UDP server with
+// clients), run as a process of its own (ServeLoad) inside the count's
+// cgroup hierarchy. It knows nothing of the counting: internal/kernel
+// starts it, reads its threads' schedstats and its one line of JSON.
+package workload
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -206,4 +214,21 @@ func udpPair() (a, b int, err error) {
 		return 0, 0, err
 	}
 	return a, b, nil
+}
+
+// ServeLoad is the workload process: it runs the shape, prints its Load
+// as one JSON line, and exits when its parent closes stdin (after reading
+// the threads' schedstats).
+func ServeLoad(stdout io.Writer, stdin io.Reader, shape string, pairs int, d time.Duration) error {
+	runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 2*pairs+2))
+	l, err := RunLoad(shape, pairs, d)
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(l)
+	if _, err := fmt.Fprintf(stdout, "%s\n", b); err != nil {
+		return err
+	}
+	io.Copy(io.Discard, stdin)
+	return nil
 }

@@ -1,4 +1,4 @@
-package reproduce
+package rankstat
 
 import (
 	"math"
@@ -26,8 +26,8 @@ func TestCIOrder(t *testing.T) {
 		{3, 3, 0.90, 1},
 		{2, 2, 0.90, 0},
 	} {
-		if got := ciOrder(tt.n1, tt.n2, tt.conf); got != tt.want {
-			t.Errorf("ciOrder(%d, %d, %v) = %d, want %d", tt.n1, tt.n2, tt.conf, got, tt.want)
+		if got := CIOrder(tt.n1, tt.n2, tt.conf); got != tt.want {
+			t.Errorf("CIOrder(%d, %d, %v) = %d, want %d", tt.n1, tt.n2, tt.conf, got, tt.want)
 		}
 	}
 }
@@ -39,8 +39,8 @@ func TestCanReject(t *testing.T) {
 	}{
 		{4, 4, true}, {3, 3, false}, {3, 5, true}, {3, 4, false}, {2, 10, true}, {2, 2, false}, {0, 6, false},
 	} {
-		if got := canReject(tt.n1, tt.n2); got != tt.want {
-			t.Errorf("canReject(%d, %d) = %v, want %v", tt.n1, tt.n2, got, tt.want)
+		if got := CanReject(tt.n1, tt.n2); got != tt.want {
+			t.Errorf("CanReject(%d, %d) = %v, want %v", tt.n1, tt.n2, got, tt.want)
 		}
 		// It is a promise about the U test: fully separated samples.
 		if tt.n1 > 0 && tt.n2 > 0 {
@@ -51,7 +51,7 @@ func TestCanReject(t *testing.T) {
 			for i := range b {
 				b[i] = float64(100 + i)
 			}
-			if p := uTest(a, b); (p < alpha) != tt.want {
+			if p := UTest(a, b); (p < Alpha) != tt.want {
 				t.Errorf("%d+%d separated runs: U test p = %.4f, but canReject = %v", tt.n1, tt.n2, p, tt.want)
 			}
 		}
@@ -71,12 +71,12 @@ func TestShiftCIIsTheUTestInverted(t *testing.T) {
 				a[i] = r.NormFloat64()
 				b[i] = r.NormFloat64() + shift
 			}
-			_, lo, hi, ok := shiftCI(a, b, 0.95)
+			_, lo, hi, ok := ShiftCI(a, b, 0.95)
 			if !ok {
 				t.Fatalf("n=%d: no finite 95%% interval", n)
 			}
 			excludes := lo > 0 || hi < 0
-			if p := uTest(a, b); excludes != (p < alpha) {
+			if p := UTest(a, b); excludes != (p < Alpha) {
 				t.Fatalf("n=%d: interval [%.3f, %.3f] excludes 0 = %v, U test p = %.4f", n, lo, hi, excludes, p)
 			}
 		}
@@ -94,13 +94,13 @@ func TestShiftCICoverage(t *testing.T) {
 			a[i] = r.ExpFloat64() // skewed, as timings are
 			b[i] = r.ExpFloat64() + 0.5
 		}
-		if _, lo, hi, _ := shiftCI(a, b, equivLevel); lo > 0.5 || hi < 0.5 {
+		if _, lo, hi, _ := ShiftCI(a, b, EquivLevel); lo > 0.5 || hi < 0.5 {
 			miss++
 		}
 	}
 	// Exact coverage for 6+6 at the 8th order statistic is 1 − 2·P(U ≤ 7)
 	// = 0.935; allow sampling error (sd ≈ 0.0055 over 2000 trials).
-	if rate := float64(miss) / trials; rate > 1-equivLevel {
+	if rate := float64(miss) / trials; rate > 1-EquivLevel {
 		t.Errorf("90%% interval missed the shift in %.1f%% of %d trials", 100*rate, trials)
 	}
 }
@@ -108,16 +108,16 @@ func TestShiftCICoverage(t *testing.T) {
 func TestShiftCI(t *testing.T) {
 	a := []float64{1, 2, 3, 4, 5, 6}
 	b := []float64{11, 12, 13, 14, 15, 16}
-	est, lo, hi, ok := shiftCI(a, b, 0.90)
+	est, lo, hi, ok := ShiftCI(a, b, 0.90)
 	// Differences b−a run 5..15; the 8th smallest is 8, the 8th largest 12.
 	if !ok || est != 10 || lo != 8 || hi != 12 {
 		t.Errorf("shiftCI = %v [%v, %v] ok=%v, want 10 [8, 12] true", est, lo, hi, ok)
 	}
-	if _, lo, hi, ok := shiftCI(a[:2], b[:2], 0.90); ok || !math.IsInf(lo, -1) || !math.IsInf(hi, 1) {
+	if _, lo, hi, ok := ShiftCI(a[:2], b[:2], 0.90); ok || !math.IsInf(lo, -1) || !math.IsInf(hi, 1) {
 		t.Errorf("2+2 runs: interval [%v, %v] ok=%v, want unbounded", lo, hi, ok)
 	}
 	// Copies: the interval straddles zero symmetrically.
-	if _, lo, hi, _ := shiftCI(a, slices.Clone(a), 0.90); lo != -hi || lo >= 0 {
+	if _, lo, hi, _ := ShiftCI(a, slices.Clone(a), 0.90); lo != -hi || lo >= 0 {
 		t.Errorf("copies: interval [%v, %v], want symmetric about 0", lo, hi)
 	}
 }
@@ -129,8 +129,8 @@ func TestMedian(t *testing.T) {
 	}{
 		{[]float64{1}, 1}, {[]float64{1, 3}, 2}, {[]float64{1, 2, 10}, 2}, {[]float64{1, 2, 4, 10}, 3},
 	} {
-		if got := median(tt.xs); got != tt.want {
-			t.Errorf("median(%v) = %v, want %v", tt.xs, got, tt.want)
+		if got := Median(tt.xs); got != tt.want {
+			t.Errorf("Median(%v) = %v, want %v", tt.xs, got, tt.want)
 		}
 	}
 }

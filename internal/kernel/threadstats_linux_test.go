@@ -1,0 +1,39 @@
+package kernel
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestThreadStats reads a /proc/PID/task/*/sched as 6.1 prints it
+// (schedstats on): the counts, and the run and wait times and load the
+// model's duty needs.
+func TestThreadStats(t *testing.T) {
+	root := t.TempDir()
+	sched := `pong (114, #threads: 6)
+-------------------------------------------------------------------
+se.exec_start                                :         12345.678901
+se.sum_exec_runtime                          :            30.500000
+se.nr_migrations                             :                    3
+se.statistics.wait_sum                       :             1.250000
+se.statistics.nr_wakeups                     :                  100
+se.statistics.nr_wakeups_affine              :                    7
+se.statistics.nr_wakeups_affine_attempts     :                   20
+se.avg.load_avg                              :                   41
+`
+	for _, tid := range []string{"114", "115"} {
+		dir := filepath.Join(root, "proc/114/task", tid)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "sched"), []byte(sched), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts := threadStats(root, 114)
+	want := ThreadStats{Migrations: 6, Wakeups: 200, Affine: 14, AffineAttempts: 40, RunMs: 61, WaitMs: 2.5, LoadAvg: 82, Tasks: 2}
+	if ts != want {
+		t.Errorf("threadStats = %+v, want %+v", ts, want)
+	}
+}

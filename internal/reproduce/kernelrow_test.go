@@ -1,0 +1,81 @@
+package reproduce
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contend/contend/internal/results"
+)
+
+// kernelFile is contend kernel count's results from both lab kernels, two
+// workloads each (the lab's files of one session, concatenated).
+const kernelFile = "testdata/kernel-6.1-6.12.txt"
+
+func TestKernelRows(t *testing.T) {
+	set, err := results.Read([]string{kernelFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, counted := KernelRows(set)
+	if !counted || len(rows) != 2 {
+		t.Fatalf("KernelRows = %d rows (counted %v), want 2", len(rows), counted)
+	}
+	for _, r := range rows {
+		if !strings.HasPrefix(r.Before, "6.1.") || !strings.HasPrefix(r.After, "6.12.") {
+			t.Errorf("%s: before %s, after %s: want 6.1 before 6.12", r.Workload, r.Before, r.After)
+		}
+	}
+	var b strings.Builder
+	WriteKernelRows(&b, rows)
+	for _, want := range []string{"shape=pipe/pairs=2/levels=2", "shape=migrate/pairs=2/levels=2", "before:    6.1.0-57-amd64 (no rate limit)", "after:     6.12.117+deb12-amd64 (1 ms rate limit)", "ratio:", "holds:"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("rows lack %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestKernelRowVerdicts holds the verdict to KernelCutYes: yes at the cut,
+// partly under it, no with no cut; and a workload counted on one kernel
+// only gives no row.
+func TestKernelRowVerdicts(t *testing.T) {
+	dir := t.TempDir()
+	file := func(before, after string) string {
+		one := func(kernel, limit, v string) string {
+			return "kernel: " + kernel + "\nkernel-rate-limit: " + limit + "\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1000 tx/s " + v + " tg-writes/enqueue\n"
+		}
+		s := one("6.1.0-57-amd64", "no", before)
+		if after != "" {
+			s += one("6.12.117+deb12-amd64", "yes", after)
+		}
+		p := filepath.Join(dir, before+"-"+after)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct{ before, after, verdict string }{
+		{"0.69", "0.34", "yes"},
+		{"0.6", "0.4", "yes"},
+		{"0.6", "0.41", "partly"},
+		{"0.5", "0.6", "no"},
+		{"0.5", "0.5", "no"},
+	} {
+		set, err := results.Read([]string{file(c.before, c.after)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, _ := KernelRows(set)
+		if len(rows) != 1 || rows[0].Verdict != c.verdict {
+			t.Errorf("%s → %s: %+v, want %s", c.before, c.after, rows, c.verdict)
+		}
+	}
+	set, err := results.Read([]string{file("0.69", "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, counted := KernelRows(set); len(rows) != 0 || !counted {
+		t.Errorf("one kernel only: %d rows, counted %v; want none, counted", len(rows), counted)
+	}
+}
