@@ -141,7 +141,7 @@ func RunWakeups(ctx context.Context, cfg WakeupConfig) (w *Wakeups, err error) {
 		return nil
 	}
 	for i := range ports {
-		fd, port, err := udpSocket()
+		fd, port, err := wakeSocket()
 		if err != nil {
 			return nil, err
 		}
@@ -153,7 +153,7 @@ func RunWakeups(ctx context.Context, cfg WakeupConfig) (w *Wakeups, err error) {
 		}
 	}
 	for i := range cfg.Clients {
-		fd, _, err := udpSocket()
+		fd, _, err := wakeSocket()
 		if err != nil {
 			return nil, err
 		}
@@ -262,7 +262,7 @@ func WakeupWorker(role string, sock, counts *os.File, spinFor time.Duration, slo
 		for {
 			spin(spinFor)
 			t := time.Now()
-			if _, err := rawRW(unix.SYS_WRITE, fd, one); err != nil {
+			if _, err := rawRW(unix.SYS_WRITE, fd, wakeByte); err != nil {
 				return fmt.Errorf("client send: %w", err)
 			}
 			sendNs.Add(uint64(time.Since(t)))
@@ -287,7 +287,7 @@ func WakeupWorker(role string, sock, counts *os.File, spinFor time.Duration, slo
 			spin(spinFor)
 			t := time.Now()
 			for {
-				_, _, e = unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&one[0])), 1, 0,
+				_, _, e = unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&wakeByte[0])), 1, 0,
 					uintptr(unsafe.Pointer(&from)), uintptr(fromLen))
 				if e != unix.EINTR {
 					break
@@ -494,4 +494,25 @@ func loopbackUp(u *Undo) error {
 	}
 	u.Push("lo down", func() error { return set(flags) })
 	return nil
+}
+
+// wakeByte is every query and reply.
+var wakeByte = []byte{1}
+
+// wakeSocket binds a blocking UDP socket to a free loopback port.
+func wakeSocket() (fd, port int, err error) {
+	fd, err = unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return 0, 0, fmt.Errorf("udp socket: %w", err)
+	}
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		unix.Close(fd)
+		return 0, 0, fmt.Errorf("udp bind: %w", err)
+	}
+	sa, err := unix.Getsockname(fd)
+	if err != nil {
+		unix.Close(fd)
+		return 0, 0, err
+	}
+	return fd, sa.(*unix.SockaddrInet4).Port, nil
 }
