@@ -134,14 +134,15 @@
 //     registry).
 //   - cmd/contend/doc.go: the scenario's name in list's paragraph (the same
 //     test).
-//   - internal/vmlab/topology.go: the scenario's name in one matrix
+//   - internal/vmlab/topology/topology.go: the scenario's name in one matrix
 //     guest's Tests, where its Lab test runs (vmlab's TestTestsCovered
 //     fails until a guest runs it).
 //
 // What the registry cannot know stays by hand: a finding's claims, which
 // live in internal/reproduce (the scenario only names their ids), and which
 // of the lab's topologies run its lab test where not all do
-// (internal/vmlab/topology.go's Tests lists). Nothing else changes: contend
-// list, run, sweep, table, compare, plot and simulate, the lab's tests step
-// and the perf scripts find the scenario through the registry.
+// (internal/vmlab/topology/topology.go's Tests lists). Nothing else
+// changes: contend list, run, sweep, table, compare, plot and simulate, the
+// lab's tests step and the perf scripts find the scenario through the
+// registry.
 package bench

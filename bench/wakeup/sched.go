@@ -139,6 +139,7 @@ type simCounts struct {
 	balances       [3]int64
 	transactions   int64
 	statements     int64
+	localWakeups   int64 // placed on the waking cpu: schedstat's nr_wakeups_local
 }
 
 func (s *simCounts) totalMigrations() int64 {
@@ -231,8 +232,14 @@ func (k *ksys) setTaskCPU(t *ktask, to int32, why cause) {
 	}
 	t.cpu = to
 	t.nrMigrations++
-	k.c.migrations[why]++
+	if k.counted(t) {
+		k.c.migrations[why]++
+	}
 }
+
+// counted says whether t is the workload's (counted) rather than one of
+// the guest's other threads.
+func (k *ksys) counted(t *ktask) bool { return k.w == nil || !k.w.other[t.id] }
 
 // cpuLoad is the load the version's balancer and wake_affine read: 4.13's
 // weighted_cpuload() (runnable_load_avg: runnable tasks only), 6.1's
@@ -306,8 +313,10 @@ func (k *ksys) runNext(c *kcpu) {
 	c.curr = id
 	c.nohzIdle = false
 	c.lastStart = k.now
-	k.c.waitNs += k.now - t.wokenAt
-	if t.ran != c.id {
+	if k.counted(t) {
+		k.c.waitNs += k.now - t.wokenAt
+	}
+	if t.ran != c.id && k.counted(t) {
 		// The working set follows the task: its first run here pulls
 		// it from the cache of the cpu it last ran on.
 		t.burst += k.p.pull
@@ -379,6 +388,16 @@ func (k *ksys) tryToWakeUp(p *ktask, current *ktask, c *kcpu, sync bool) {
 	if p.state != sleeping {
 		return
 	}
+	if !k.counted(p) {
+		// The other threads' wakeups move them and flip their
+		// wakers' wakee_flips, but count nowhere.
+		saved := k.c
+		defer func() {
+			mig, bal := k.c.migrations, k.c.balances
+			k.c = saved
+			k.c.migrations, k.c.balances = mig, bal
+		}()
+	}
 	k.c.wakeups++
 	p.wakeups++
 	if sync {
@@ -387,6 +406,9 @@ func (k *ksys) tryToWakeUp(p *ktask, current *ktask, c *kcpu, sync bool) {
 	prev := p.cpu
 	cpu, why := k.selectTaskRq(p, current, c, prev, sync)
 	k.setTaskCPU(p, cpu, why)
+	if cpu == c.id {
+		k.c.localWakeups++
+	}
 	dst := k.cpus[cpu]
 	// ttwu_do_wakeup(): an idle rq learns how long it was idle.
 	if dst.idleStamp != 0 {

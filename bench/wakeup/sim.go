@@ -75,6 +75,27 @@ type SimConfig struct {
 	Warmup time.Duration
 	// Seed perturbs the bursts' draws (default 1).
 	Seed uint64
+	// Others are the guest's other threads, each asleep on a timer for
+	// OthersPeriod on average and running OthersBurst when it fires
+	// (default none; period 10 ms, sysmon's longest sleep, and burst
+	// 5 µs, estimated). The timer's interrupt wakes the thread from
+	// whatever runs on the cpu it slept on, so record_wakee() charges a
+	// flip to a workload task it interrupts: what makes a pair "wide"
+	// on one-cpu LLCs. They are not counted: every figure is the
+	// workload's. The 6.1 check sets them from the guest's measured Go
+	// runtime threads (contend kernel wakeups-model).
+	Others                    int
+	OthersPeriod, OthersBurst time.Duration
+	// Tail is the cpu time a waker runs on after it has woken its
+	// partner, before it blocks: the rest of the send syscall and the
+	// way into the receive (default 0: the send is the burst's end and
+	// the task blocks at once, as on hardware, where the rest is a few
+	// µs). In a TCG guest it is hundreds of µs, and while it runs a
+	// partner woken onto the same cpu waits: two runnable tasks there,
+	// for the balancer to see. Part of Think and Service, not added:
+	// each burst is Think (or Service) less Tail, then the send, then
+	// Tail.
+	Tail time.Duration
 }
 
 // Limits of a simulation: beyond them it is a typo or would run for hours.
@@ -99,6 +120,10 @@ type params struct {
 	lbCost                int64
 	duration, warmup      int64
 	seed                  uint64
+	others                int
+	tail                  int64
+	othersPeriod          int64
+	othersBurst           int64
 	topoName, policyLabel string
 }
 
@@ -144,6 +169,8 @@ func (c SimConfig) withDefaults() SimConfig {
 	def(&c.IdleWake, 20*time.Microsecond)
 	def(&c.Pull, 10*time.Microsecond)
 	def(&c.LBCost, 5*time.Microsecond)
+	def(&c.OthersPeriod, 10*time.Millisecond)
+	def(&c.OthersBurst, 5*time.Microsecond)
 	def(&c.Duration, 5*time.Second)
 	switch c.Warmup {
 	case 0:
@@ -178,6 +205,12 @@ func (c SimConfig) runs() ([]params, error) {
 		return nil, fmt.Errorf("simulate wakeup: statements %d out of range [1, 1000]", c.Statements)
 	case c.Duration < 0 || c.Duration > simMaxDuration:
 		return nil, fmt.Errorf("simulate wakeup: duration %s out of range (0, %s]", c.Duration, simMaxDuration)
+	case c.Others < 0 || c.Others > simMaxThreads:
+		return nil, fmt.Errorf("simulate wakeup: others %d out of range [0, %d]", c.Others, simMaxThreads)
+	case c.OthersPeriod < time.Microsecond || c.OthersPeriod > time.Second:
+		return nil, fmt.Errorf("simulate wakeup: others-period %s out of range [1µs, 1s]", c.OthersPeriod)
+	case c.OthersBurst < 0 || c.OthersBurst > time.Second:
+		return nil, fmt.Errorf("simulate wakeup: others-burst %s out of range [0, 1s]", c.OthersBurst)
 	case c.Warmup < 0 || c.Warmup > simMaxDuration:
 		return nil, fmt.Errorf("simulate wakeup: warmup %s out of range [0, %s]", c.Warmup, simMaxDuration)
 	}
@@ -188,6 +221,9 @@ func (c SimConfig) runs() ([]params, error) {
 		if d.v < 0 || d.v > time.Second {
 			return nil, fmt.Errorf("simulate wakeup: %s %s out of range [0, 1s]", d.name, d.v)
 		}
+	}
+	if c.Tail < 0 || c.Tail > min(c.Think, c.Service) {
+		return nil, fmt.Errorf("simulate wakeup: tail %s out of range [0, min(think, service) %s]", c.Tail, min(c.Think, c.Service))
 	}
 	if c.Think+c.Service <= 0 {
 		return nil, fmt.Errorf("simulate wakeup: think %s and service %s: a statement needs some cpu time", c.Think, c.Service)
@@ -209,7 +245,8 @@ func (c SimConfig) runs() ([]params, error) {
 				threads: c.Threads, servers: c.Servers, statements: c.Statements,
 				think: int64(c.Think), service: int64(c.Service), io: int64(c.IO), irq: irqMode(irq),
 				idleWake: int64(c.IdleWake), pull: int64(c.Pull), lbCost: int64(c.LBCost),
-				duration: int64(c.Duration), warmup: int64(c.Warmup), seed: c.Seed, topoName: t.name, policyLabel: name})
+				duration: int64(c.Duration), warmup: int64(c.Warmup), seed: c.Seed,
+				others: c.Others, tail: int64(c.Tail), othersPeriod: int64(c.OthersPeriod), othersBurst: int64(c.OthersBurst), topoName: t.name, policyLabel: name})
 		}
 	}
 	return ps, nil
@@ -259,7 +296,10 @@ type SimRow struct {
 	// nr_wakeups_affine and nr_wakeups_affine_attempts summed over the
 	// tasks, per 5 s; WakeWide the wakeups wake_wide() called wide.
 	Wakeups, Affine, AffineAttempts, WakeWide float64
-	SyncPct, IdleWakerPct                     float64
+	// LocalWakeups per 5 s are those placed on the waking cpu
+	// (schedstat's nr_wakeups_local).
+	LocalWakeups          float64
+	SyncPct, IdleWakerPct float64
 	// TPS is transactions per second of kernel time; WaitUs the mean
 	// time from a wakeup to the run, µs; IPIPct the wakeups that had to
 	// wake an idle vCPU, per cent; Busy the cpus' mean busy share.
@@ -273,7 +313,7 @@ func row(k *ksys, p params) SimRow {
 	c := &k.c
 	r := SimRow{CPUs: p.cpus, Policy: p.policyLabel,
 		Wakeups: float64(c.wakeups) * per5, Affine: float64(c.affine) * per5,
-		AffineAttempts: float64(c.affineAttempts) * per5, WakeWide: float64(c.wakeWide) * per5,
+		AffineAttempts: float64(c.affineAttempts) * per5, WakeWide: float64(c.wakeWide) * per5, LocalWakeups: float64(c.localWakeups) * per5,
 		SyncPct: pct(c.syncWakeups, c.wakeups), IdleWakerPct: pct(c.idleWakers, c.wakeups),
 		TPS:    float64(c.transactions) * 1e9 / float64(p.duration),
 		WaitUs: float64(c.waitNs) / 1e3 / float64(max(c.wakeups, 1)),

@@ -249,6 +249,11 @@ func TestSimConfigErrors(t *testing.T) {
 		{SimConfig{IO: -time.Second}, "io -1s"},
 		{SimConfig{Duration: time.Hour}, "duration 1h0m0s"},
 		{SimConfig{Warmup: time.Hour}, "warmup 1h0m0s"},
+		{SimConfig{Others: -1}, "others -1"},
+		{SimConfig{Others: 1, OthersPeriod: time.Nanosecond}, "others-period 1ns"},
+		{SimConfig{OthersBurst: 2 * time.Second}, "others-burst 2s"},
+		{SimConfig{Tail: 9 * time.Microsecond}, "tail 9µs out of range"},
+		{SimConfig{Tail: -time.Microsecond}, "tail -1µs"},
 	} {
 		_, err := Simulate(tt.cfg)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "simulate wakeup: ") || strings.Contains(err.Error(), "\n") {
@@ -305,5 +310,53 @@ func TestPeltDecay(t *testing.T) {
 		if got := peltDecay(dt); math.Abs(got-want) > 1e-3*want+1e-18 {
 			t.Errorf("peltDecay(%d) = %g, want %g", dt, got, want)
 		}
+	}
+}
+
+// The guest's other threads are uncounted, but their timer interrupts
+// charge record_wakee() to the task they interrupt: on one-cpu LLCs
+// (wake_wide()'s factor 1) that alone makes wakeups wide, which the
+// workload by itself is not once its first flips have decayed (the
+// default warm-up).
+func TestOthersMakePairsWide(t *testing.T) {
+	cfg := SimConfig{CPUs: []int{4}, Topology: "s390", Policies: []string{"v6.1"}, HZ: 250, Threads: 2,
+		Think: 300 * time.Microsecond, Service: 300 * time.Microsecond, Duration: 500 * time.Millisecond}
+	bare, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Others, cfg.OthersPeriod, cfg.OthersBurst = 8, 10*time.Millisecond, 100*time.Microsecond
+	noisy, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, n := bare.Rows[0], noisy.Rows[0]
+	if b.WakeWide != 0 || n.WakeWide == 0 {
+		t.Errorf("wide wakeups per 5 s: %.0f without others, %.0f with 8; want 0 and some", b.WakeWide, n.WakeWide)
+	}
+	// Counted wakeups are the workload's only: about the same rate.
+	if n.Wakeups > 1.5*b.Wakeups || n.Wakeups < b.Wakeups/1.5 {
+		t.Errorf("wakeups per 5 s %.0f with others, %.0f without: the others' own were counted?", n.Wakeups, b.Wakeups)
+	}
+}
+
+// A waker's tail after the send keeps a partner woken onto its cpu
+// queued behind it, so a pair sharing a cpu shows two runnable tasks to
+// the balancer; without a tail it never does. Both runs keep the same
+// cpu per statement.
+func TestTailQueuesThePartner(t *testing.T) {
+	cfg := SimConfig{CPUs: []int{4}, Topology: "s390", Policies: []string{"v6.1"}, HZ: 250, Threads: 2,
+		Think: 300 * time.Microsecond, Service: 300 * time.Microsecond, Duration: 500 * time.Millisecond, Warmup: -1}
+	bare, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Tail = 150 * time.Microsecond
+	tailed, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, tl := bare.Rows[0].WaitUs, tailed.Rows[0].WaitUs; !(tl > b+50) {
+		t.Errorf("mean wait %.1f µs with a 150 µs tail, %.1f µs without: want the partner queued behind the tail", tl, b)
 	}
 }

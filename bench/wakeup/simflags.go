@@ -13,7 +13,7 @@ import (
 // SimUsage is the synopsis of contend simulate wakeup.
 const SimUsage = "wakeup [-cpus 4,8,16,32] [-topo s390|llcN] [-policies llcstats,basic,v6.1] [-threads 40] [-servers N] [-hz N] " +
 	"[-think 8.8us] [-service 38us] [-statements 20] [-io 0] [-irq idle|cpu0|local] [-idlewake 20us] [-pull 10us] [-lbcost 5us] " +
-	"[-duration 5s] [-warmup 3s] [-seed 1] [-json]"
+	"[-tail 0] [-others 0] [-others-period 10ms] [-others-burst 5us] [-duration 5s] [-warmup 3s] [-seed 1] [-json]"
 
 // SimFlags declares contend simulate wakeup's flags on fs and returns the
 // function that runs the simulation they ask for once fs has parsed a
@@ -37,6 +37,10 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	idleWake := fs.Duration("idlewake", 0, "cost of waking an idle vCPU (default 20µs)")
 	pull := fs.Duration("pull", 0, "cpu time a moved task's working set adds to its first run (default 10µs)")
 	lbCost := fs.Duration("lbcost", 0, "one level's newidle balance cost (default 5µs)")
+	tail := fs.Duration("tail", 0, "cpu a waker runs after its send's wakeup before it blocks, out of think and service (default 0)")
+	others := fs.Int("others", 0, "the guest's other `threads`, each woken by a timer (uncounted; their interrupts flip the wakee_flips of the tasks they interrupt)")
+	othersPeriod := fs.Duration("others-period", 0, "mean sleep of an other thread (default 10ms, Go's sysmon's longest)")
+	othersBurst := fs.Duration("others-burst", 0, "cpu an other thread runs per wakeup (default 5µs)")
 	duration := fs.Duration("duration", 0, "kernel time counted per run (default 5s, the seed's window)")
 	warmup := fs.Duration("warmup", 0, "kernel time run before counting (default 3s)")
 	seed := fs.Uint64("seed", 1, "random `seed`: the same seed replays the same runs")
@@ -46,13 +50,16 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		cfg := SimConfig{Topology: *topo, Threads: *threads, Servers: *servers, HZ: *hz, Think: *think, Service: *service,
 			Statements: *statements, IO: *ioLat, IRQ: *irq, IdleWake: *idleWake, Pull: *pull, LBCost: *lbCost,
-			Duration: *duration, Warmup: *warmup, Seed: *seed}
+			Duration: *duration, Warmup: *warmup, Seed: *seed, Others: *others, OthersPeriod: *othersPeriod, OthersBurst: *othersBurst, Tail: *tail}
 		given := func(n string) bool { return set[n] }
 		if err := bench.RequirePositive("wakeup", []bench.FlagValue[int]{bench.Flag("threads", *threads), bench.Flag("servers", *servers), bench.Flag("hz", *hz), bench.Flag("statements", *statements)}, given); err != nil {
 			return err
 		}
-		if err := bench.RequirePositive("wakeup", []bench.FlagValue[time.Duration]{bench.Flag("think", *think), bench.Flag("service", *service), bench.Flag("idlewake", *idleWake), bench.Flag("pull", *pull), bench.Flag("lbcost", *lbCost), bench.Flag("duration", *duration)}, given); err != nil {
+		if err := bench.RequirePositive("wakeup", []bench.FlagValue[time.Duration]{bench.Flag("think", *think), bench.Flag("service", *service), bench.Flag("idlewake", *idleWake), bench.Flag("pull", *pull), bench.Flag("lbcost", *lbCost), bench.Flag("duration", *duration), bench.Flag("others-period", *othersPeriod)}, given); err != nil {
 			return err
+		}
+		if *others < 0 || *othersBurst < 0 || *tail < 0 {
+			return fmt.Errorf("simulate wakeup: -others %d, -others-burst %s, -tail %s: want 0 or more", *others, *othersBurst, *tail)
 		}
 		if *ioLat < 0 {
 			return fmt.Errorf("simulate wakeup: -io %s: want 0 or a positive duration", *ioLat)

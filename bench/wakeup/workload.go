@@ -37,6 +37,8 @@ var irqNames = []string{"idle", "cpu0", "local"}
 
 type workload struct {
 	server  []bool    // per task: a server thread
+	other   []bool    // per task: one of the guest's other threads (SimConfig.Others), not counted
+	tailing []bool    // per task: running its tail after a wakeup (SimConfig.Tail)
 	partner []int32   // per client: its server
 	pending [][]int32 // per server: the clients whose statements wait, oldest first
 	stmt    []int     // per client: the statement of its transaction it is on
@@ -59,6 +61,8 @@ func newWorkload(k *ksys, p *params) *workload {
 	add := func(server bool) *ktask {
 		t := k.addTask(int32(len(k.tasks)) % n)
 		w.server = append(w.server, server)
+		w.other = append(w.other, false)
+		w.tailing = append(w.tailing, false)
 		w.partner = append(w.partner, -1)
 		w.pending = append(w.pending, nil)
 		w.stmt = append(w.stmt, 0)
@@ -76,10 +80,15 @@ func newWorkload(k *ksys, p *params) *workload {
 	for i, cl := range w.clients {
 		w.partner[cl] = servers[i%p.servers]
 	}
+	for range p.others {
+		t := add(false)
+		w.other[t.id] = true
+		k.push(k.now+w.draw(p.othersPeriod), evIRQ, t.cpu, int64(t.id))
+	}
 	k.w = w
 	for _, id := range w.clients {
 		t := k.tasks[id]
-		t.burst = w.draw(p.think)
+		t.burst = w.burst(p.think)
 		t.wokenAt = k.now
 		k.enqueue(t, k.cpus[t.cpu], t.cpu)
 	}
@@ -93,20 +102,40 @@ func (w *workload) draw(mean int64) int64 {
 	return mean/2 + int64(r%uint64(max(mean, 1)))
 }
 
+// burst is a statement's burst before its send: the mean less the tail
+// that follows the send.
+func (w *workload) burst(mean int64) int64 { return w.draw(mean - w.p.tail) }
+
 // act is what task t does at the end of its burst on c. It reports whether
 // t goes on running (a server with another statement waiting, its next
 // burst set) rather than blocking.
 func (w *workload) act(k *ksys, t *ktask, c *kcpu) bool {
+	if w.other[t.id] {
+		// Back to sleep on a timer, armed on this cpu (an hrtimer fires
+		// where it was started).
+		k.push(k.now+w.draw(w.p.othersPeriod), evIRQ, c.id, int64(t.id))
+		return false
+	}
+	if w.tailing[t.id] {
+		// The tail is done: the task blocks, or a server with another
+		// statement waiting goes on to it.
+		w.tailing[t.id] = false
+		if w.server[t.id] && len(w.pending[t.id]) > 0 {
+			t.burst = w.burst(w.p.service)
+			return true
+		}
+		return false
+	}
 	if !w.server[t.id] {
 		// The client sends its statement and blocks on the reply; a
 		// server already awake finds it waiting when it is done.
 		sv := k.tasks[w.partner[t.id]]
 		w.pending[sv.id] = append(w.pending[sv.id], t.id)
 		if sv.state == sleeping {
-			sv.burst = w.draw(w.p.service)
+			sv.burst = w.burst(w.p.service)
 			k.tryToWakeUp(sv, t, c, true)
 		}
-		return false
+		return w.tail(t)
 	}
 	cl := w.pending[t.id][0]
 	last := w.stmt[cl] == w.p.statements-1
@@ -125,13 +154,27 @@ func (w *workload) act(k *ksys, t *ktask, c *kcpu) bool {
 		k.c.transactions++
 	}
 	peer := k.tasks[cl]
-	peer.burst = w.draw(w.p.think)
+	peer.burst = w.burst(w.p.think)
 	k.tryToWakeUp(peer, t, c, true)
+	if w.tail(t) {
+		return true
+	}
 	if len(w.pending[t.id]) > 0 {
-		t.burst = w.draw(w.p.service) // the next statement, without sleeping
+		t.burst = w.burst(w.p.service) // the next statement, without sleeping
 		return true
 	}
 	return false
+}
+
+// tail starts t's run after its send, if there is one: it reports whether
+// t goes on running.
+func (w *workload) tail(t *ktask) bool {
+	if w.p.tail <= 0 {
+		return false
+	}
+	w.tailing[t.id] = true
+	t.burst = w.p.tail
+	return true
 }
 
 // irqCPU is where the completion of an I/O submitted on c will land,
@@ -155,11 +198,17 @@ func (w *workload) irq(k *ksys, t *ktask, c *kcpu) {
 	if c == nil {
 		c = w.idleFirst(k)
 	}
-	k.c.irqWakeups++
 	current := c.idleTask
 	if c.curr >= 0 {
 		current = k.tasks[c.curr]
-	} else if c.idle() {
+	}
+	if w.other[t.id] {
+		t.burst = w.draw(w.p.othersBurst)
+		k.tryToWakeUp(t, current, c, false)
+		return
+	}
+	k.c.irqWakeups++
+	if c.curr < 0 && c.idle() {
 		k.c.idleWakers++
 	}
 	t.burst = w.draw(w.p.service / 4) // the commit's end after the flush

@@ -13,7 +13,7 @@
 // into -cache and unpacked without installing it), builds contend and the
 // bench/... test binaries statically, and boots one guest per topology with
 // an initramfs whose /init runs the topology's steps. Each topology is
-// declared once (internal/vmlab.Matrix): QEMU's -smp/-numa arguments and
+// declared once (internal/topology.Matrix): QEMU's -smp/-numa arguments and
 // the oracle the guest's contend topo is checked against both come from
 // it. The last line is "vmlab: N topologies passed"; any failure names the
 // topology and check and exits 1. A boot that makes no progress (no first
@@ -52,6 +52,7 @@ import (
 
 	"github.com/contend/contend/internal/vmlab"
 	"github.com/contend/contend/internal/vmlab/kernellab"
+	"github.com/contend/contend/internal/vmlab/topology"
 )
 
 func main() {
@@ -145,7 +146,7 @@ func vmlabCmd(stdout, stderr io.Writer, args []string) error {
 	if *list {
 		return writeList(stdout)
 	}
-	topos := slices.Clone(vmlab.Matrix)
+	topos := slices.Clone(topology.Matrix)
 	if *names != "" {
 		topos = nil
 		for _, n := range strings.Split(*names, ",") {
@@ -238,7 +239,7 @@ func copySysfs(l *vmlab.Lab, t vmlab.Topology, dir string) error {
 
 func writeList(w io.Writer) error {
 	fmt.Fprintln(w, "topologies (the matrix, then the big, arm64 and kernel-oracle guests -topology boots only when named):")
-	for _, t := range slices.Concat(vmlab.Matrix, vmlab.Big, vmlab.Arm64, vmlab.Kernels) {
+	for _, t := range slices.Concat(topology.Matrix, topology.Big, topology.Arm64, vmlab.Kernels) {
 		fmt.Fprintf(w, "  %-12s %s\n  %-12s steps: %s\n", t.Name, t.Summary, "", strings.Join(t.Steps, " "))
 	}
 	fmt.Fprintln(w, "steps:")

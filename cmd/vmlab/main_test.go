@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/contend/contend/internal/vmlab"
+	"github.com/contend/contend/internal/vmlab/topology"
 )
 
 // TestErrors: bad command lines fail in one line naming the problem, before
@@ -39,7 +40,7 @@ func TestList(t *testing.T) {
 	if err := vmlabCmd(&out, &bytes.Buffer{}, []string{"-list"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, topo := range append(vmlab.Matrix, vmlab.Big...) {
+	for _, topo := range append(topology.Matrix, topology.Big...) {
 		if !strings.Contains(out.String(), topo.Name+" ") {
 			t.Errorf("-list does not show %s", topo.Name)
 		}

@@ -10,83 +10,27 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/contend/contend/internal/vmlab/topology"
 )
 
-// An Arch is how the lab boots guests of one architecture: the QEMU that
-// emulates it, Debian's packages of its kernel and static busybox, the
-// kernel's console, and the data channel the transcript travels on (see
-// guest.go). A Topology names its Arch; "" is amd64, the host's.
-type Arch struct {
-	GOARCH      string
-	QEMU        string   // binary
-	QEMUPackage string   // the Debian package holding it
-	Machine     []string // QEMU's machine arguments, before -cpu
-	// DebArch is Debian's name of the architecture; apt names a foreign
-	// one's packages with it (linux-image-arm64:arm64), after dpkg
-	// --add-architecture.
-	DebArch    string
-	KernelMeta string // the kernel metapackage, without the :arch
-	Console    string // the kernel's console device (the first serial port)
-	// Data is the guest's device for the data channel, and DataArgs the
-	// QEMU arguments that make it a file on the host.
-	Data     string
-	DataArgs func(file string) []string
-	// Modules are the kernel package's modules the data channel needs
-	// (paths below lib/modules/VERSION/), loaded by /init in this order.
-	Modules []string
-	// NoLLC says the guests' cpus report no cache beyond L1, so the
-	// oracle wants no LLC group: QEMU's virt -cpu max under TCG lists
-	// only L1d and L1i.
-	NoLLC bool
-}
-
-// Arches are the architectures the lab boots, by GOARCH.
-var Arches = map[string]Arch{
-	"amd64": {
-		GOARCH: "amd64", QEMU: qemuBinary, QEMUPackage: "qemu-system-x86", DebArch: "amd64",
-		KernelMeta: kernelMeta, Console: "ttyS0", Data: "/dev/ttyS1",
-		DataArgs: func(file string) []string { return []string{"-serial", "file:" + file} },
-	},
-	"arm64": {
-		// virt has one PL011 UART, the console; the transcript goes over
-		// a virtio console (hvc0), whose drivers Debian builds as
-		// modules. Booted with -kernel and no firmware, the guest
-		// describes itself by a device tree (compatible
-		// "linux,dummy-virt"): cpu-map sockets, numa-node-id and a
-		// distance-map, which Linux reads as it would ACPI's tables.
-		GOARCH: "arm64", QEMU: "qemu-system-aarch64", QEMUPackage: "qemu-system-arm", DebArch: "arm64",
-		Machine:    []string{"-M", "virt,gic-version=3"},
-		KernelMeta: "linux-image-arm64", Console: "ttyAMA0", Data: "/dev/hvc0",
-		DataArgs: func(file string) []string {
-			return []string{"-device", "virtio-serial-device", "-chardev", "file,id=data,path=" + file, "-device", "virtconsole,chardev=data"}
-		},
-		Modules: []string{"kernel/drivers/virtio/virtio_mmio.ko", "kernel/drivers/char/virtio_console.ko"},
-		NoLLC:   true,
-	},
-}
-
-// arch returns t's Arch; an unknown name is refused by Validate.
-func (t Topology) arch() Arch {
-	if t.Arch == "" {
-		return Arches["amd64"]
-	}
-	return Arches[t.Arch]
-}
+// Arch is an architecture the lab boots guests of (topology.Arches).
+type Arch = topology.Arch
 
 // foreign says whether a's binaries cannot run on this host.
-func (a Arch) foreign() bool { return a.GOARCH != runtime.GOARCH }
+func foreign(a Arch) bool { return a.GOARCH != runtime.GOARCH }
 
 // aptName is a package's name as apt takes it for a: with :arch when foreign.
-func (a Arch) aptName(pkg string) string {
-	if a.foreign() {
+func aptName(a Arch, pkg string) string {
+	if foreign(a) {
 		return pkg + ":" + a.DebArch
 	}
 	return pkg
 }
 
-// initHead is guest.go's /init head with a's data channel, after loading
+// archInitHead is guest.go's /init head with a's data channel, after loading
 // the modules it needs and waiting for its device to appear.
-func (a Arch) initHead() string {
+func archInitHead(a Arch) string {
 	head := strings.ReplaceAll(initHead, "/dev/ttyS1", a.Data)
 	if len(a.Modules) == 0 {
 		return head
@@ -112,9 +56,9 @@ func (h *Host) foreignHost(a Arch) *Host {
 
 func (h *Host) arch() Arch {
 	if h.Arch == "" {
-		return Arches["amd64"]
+		return topology.Arches["amd64"]
 	}
-	return Arches[h.Arch]
+	return topology.Arches[h.Arch]
 }
 
 // ensureForeign makes apt able to fetch a's packages (dpkg
@@ -150,13 +94,13 @@ func (h *Host) download(pkg string) (string, error) {
 		return debs[len(debs)-1], nil
 	}
 	a := h.arch()
-	h.logf("downloading %s", a.aptName(pkg))
-	if err := h.run(h.Cache, nil, "apt-get", "download", a.aptName(pkg)); err != nil {
-		return "", fmt.Errorf("downloading %s: %w", a.aptName(pkg), err)
+	h.logf("downloading %s", aptName(a, pkg))
+	if err := h.run(h.Cache, nil, "apt-get", "download", aptName(a, pkg)); err != nil {
+		return "", fmt.Errorf("downloading %s: %w", aptName(a, pkg), err)
 	}
 	debs, _ := filepath.Glob(glob)
 	if len(debs) == 0 {
-		return "", fmt.Errorf("apt-get download %s left no .deb in %s", a.aptName(pkg), h.Cache)
+		return "", fmt.Errorf("apt-get download %s left no .deb in %s", aptName(a, pkg), h.Cache)
 	}
 	return debs[len(debs)-1], nil
 }
@@ -165,7 +109,7 @@ func (h *Host) download(pkg string) (string, error) {
 // host's arch, else bin/busybox from a's busybox-static package.
 func (h *Host) busybox() (string, error) {
 	a := h.arch()
-	if !a.foreign() {
+	if !foreign(a) {
 		return busyboxPath, nil
 	}
 	dst := filepath.Join(h.Cache, "busybox")
@@ -278,8 +222,8 @@ func extractMatching(deb string, match func(name string) (dst string, ok bool), 
 // from Prepare, a foreign one's prepared on first use (its packages,
 // kernel, modules, binaries built for it, its base initramfs).
 func (l *Lab) assets(t Topology) (kernel, base string, err error) {
-	a := t.arch()
-	if !a.foreign() {
+	a := t.Architecture()
+	if !foreign(a) {
 		return l.kernel, l.base, nil
 	}
 	if f, ok := l.foreign[a.GOARCH]; ok {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/contend/contend/internal/vmlab/topology"
 )
 
 // TestArm64Guest checks what an arm64 guest is booted with and that the
@@ -36,20 +38,20 @@ func TestArm64Guest(t *testing.T) {
 	if strings.Contains(init, "ttyS1") || strings.Index(init, "insmod") < strings.Index(init, "mount -t devtmpfs") {
 		t.Error("/init uses ttyS1, or loads modules before /dev is mounted")
 	}
-	if a := strings.Join(Arches["arm64"].DataArgs("d.log"), " "); !strings.Contains(a, "virtconsole") {
+	if a := strings.Join(topology.Arches["arm64"].DataArgs("d.log"), " "); !strings.Contains(a, "virtconsole") {
 		t.Errorf("arm64 data channel %q", a)
 	}
 	if skx, _ := Lookup("skx-2s"); strings.Contains(InitScript(skx, nil), "insmod") || !slices.Contains(skx.QEMUArgs(), "Skylake-Server") || skx.QEMUArgs()[0] != "-cpu" {
 		t.Error("an x86 guest's /init or QEMU args changed")
 	}
-	bad, err := CheckTree(g, "../../affinity/testdata/sysfs/arm64-virt-max-2n4cpu")
+	bad, err := topology.CheckTree(g, "../../affinity/testdata/sysfs/arm64-virt-max-2n4cpu")
 	if err != nil || len(bad) > 0 {
 		t.Errorf("the arm64 guest's tree against the oracle: %v %v", err, bad)
 	}
 	// The same tree with an LLC per socket wanted must fail.
 	withLLC := g
 	withLLC.Arch = "amd64"
-	if bad, _ := CheckTree(withLLC, "../../affinity/testdata/sysfs/arm64-virt-max-2n4cpu"); len(bad) == 0 {
+	if bad, _ := topology.CheckTree(withLLC, "../../affinity/testdata/sysfs/arm64-virt-max-2n4cpu"); len(bad) == 0 {
 		t.Error("an oracle wanting one LLC per socket accepted a tree with none")
 	}
 	g.Arch = "sparc"

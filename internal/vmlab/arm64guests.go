@@ -8,22 +8,9 @@ import (
 	"strings"
 )
 
-// Arm64 are the lab's arm64 guests: QEMU's virt machine with -cpu max
-// under TCG, Debian's arm64 kernel and busybox-static:arm64, booted only
-// when named (-topology virt-arm64), since they need binaries of their own:
-// .ci/run boots them in a second invocation. virt-arm64's eleven steps take
-// about a minute under TCG on two busy host cpus, its build as long again.
-var Arm64 = []Topology{
-	{
-		Name:     "virt-arm64",
-		Summary:  "arm64: virt -cpu max, 2 sockets × 2 cores, 2 nodes (device tree), caches to L1 only: the GC hang, rseq pinning and the runner's cost, every scenario, c2c, sweep, reproduce",
-		Arch:     "arm64",
-		CPUModel: "max", Sockets: 2, Cores: 2, Threads: 1,
-		Nodes: []Node{{seq(0, 2), 256}, {seq(2, 4), 256}},
-		Steps: []string{"topo", "sysfs", "gc", "pinning", "runner", "pernode", "cross", "tests", "c2c", "sweep", "reproduce"},
-	},
-}
-
+// The steps below are the arm64 guests' own (topology.Arm64 declares the
+// guests): what an architecture without TSC_AUX or an LLC must still get
+// right.
 func init() {
 	Steps = append(Steps,
 		Step{"gc", "bench's TestGCMidBarrier: a collection forced while pinned workers spin on the release barrier, and one mid-batches, complete", gcScript, gcCheck},
@@ -106,7 +93,7 @@ func pinningCheck(t Topology, tr *Transcript) []string {
 	switch {
 	case m == nil:
 		bad = append(bad, "pinning: no 'pinning verified: N on-cpu checks' line")
-	case t.arch().GOARCH == "arm64" && m[2] != "rseq cpu_id":
+	case t.Architecture().GOARCH == "arm64" && m[2] != "rseq cpu_id":
 		bad = append(bad, fmt.Sprintf("pinning: checked by %s, want rseq cpu_id", m[2]))
 	case m[2] == "getcpu":
 		bad = append(bad, "pinning: checked by getcpu, want a probe without a system call")

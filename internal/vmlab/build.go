@@ -10,14 +10,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/contend/contend/internal/vmlab/topology"
 )
 
-// The host packages the lab needs, and the files it takes from them.
-const (
-	busyboxPath = "/bin/busybox" // busybox-static
-	qemuBinary  = "qemu-system-x86_64"
-	kernelMeta  = "linux-image-amd64" // Debian's metapackage naming the current kernel
-)
+// busyboxPath is the host's static busybox (busybox-static), which the
+// guests of the host's arch run; the host's QEMU is topology.Arches'.
+const busyboxPath = "/bin/busybox"
 
 // A Host is where the lab keeps what it builds and downloads: Out (in the
 // repository's out/, rebuilt each run) and Cache (outside the repository, so
@@ -28,7 +27,7 @@ type Host struct {
 	Cache string // e.g. /var/cache/contend-vmlab
 	Log   io.Writer
 	// Arch is the GOARCH of the guests it builds for ("" is amd64; see
-	// Arches); a foreign one's files live in Out/ARCH and Cache/ARCH.
+	// topology.Arches); a foreign one's files live in Out/ARCH and Cache/ARCH.
 	Arch string
 
 	modules []string // kernel modules BaseInitramfs adds (Arch.Modules)
@@ -58,8 +57,9 @@ func (h *Host) run(dir string, env []string, name string, args ...string) error 
 // error: the lab is part of CI and must not pass by skipping.
 func (h *Host) EnsurePackages() error {
 	var missing []string
-	if _, err := exec.LookPath(qemuBinary); err != nil {
-		missing = append(missing, "qemu-system-x86")
+	host := topology.Arches["amd64"]
+	if _, err := exec.LookPath(host.QEMU); err != nil {
+		missing = append(missing, host.QEMUPackage)
 	}
 	if _, err := os.Stat(busyboxPath); err != nil || !isStatic(busyboxPath) {
 		missing = append(missing, "busybox-static")
@@ -104,7 +104,7 @@ func (h *Host) Kernel(kernel string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return h.FetchKernel(pkg, h.arch().aptName(pkg))
+	return h.FetchKernel(pkg, aptName(h.arch(), pkg))
 }
 
 // FetchKernel returns the cached bzImage of a Debian kernel package,
@@ -142,7 +142,7 @@ func (h *Host) FetchKernel(pkg, aptName string) (string, error) {
 // depends on now (linux-image-6.1.0-57-amd64 on bookworm at the time of
 // writing), without the :arch apt adds to a foreign one's name.
 func kernelPackage(a Arch) (string, error) {
-	meta := a.aptName(a.KernelMeta)
+	meta := aptName(a, a.KernelMeta)
 	out, err := exec.Command("apt-cache", "depends", meta).Output()
 	if err != nil {
 		return "", fmt.Errorf("apt-cache depends %s: %w (is apt's package list fetched? apt-get update)", meta, err)

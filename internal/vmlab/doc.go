@@ -14,14 +14,16 @@
 //
 // # One declaration, two uses
 //
-// A Topology is declared once (Matrix). QEMUArgs turns it into -cpu, -smp,
-// memory-backend-ram objects, -numa node and -numa dist; Want turns the same
-// declaration into the oracle — nodes and their online cpus, nr_node_ids,
-// distances, packages, SMT sibling sets, one LLC per socket, offline cpus —
-// which CheckTopo holds contend topo -json to. QEMU numbers vcpus
-// socket-major and Linux enumerates them in that order, so a vcpu index is
-// the guest's cpu id; a CPU model without a topology leaf (-cpu max) shows
-// no SMT whatever -smp says, so the declaration says whether SMT is seen.
+// A Topology is declared once, in internal/vmlab/topology (Matrix).
+// QEMUArgs turns it into -cpu, -smp, memory-backend-ram objects, -numa node
+// and -numa dist; Want turns the same declaration into the oracle — nodes
+// and their online cpus, nr_node_ids, distances, packages, SMT sibling sets,
+// one LLC per socket, offline cpus — which CheckTopo holds contend topo
+// -json to. QEMU numbers vcpus socket-major and Linux enumerates them in
+// that order, so a vcpu index is the guest's cpu id; a CPU model without a
+// topology leaf (-cpu max) shows no SMT whatever -smp says, so the
+// declaration says whether SMT is seen. That package only declares and
+// checks; this one boots, and its steps judge what came back.
 //
 // # A guest
 //

@@ -82,7 +82,7 @@ poweroff -f
 // body (each a step's commands).
 func InitScript(t Topology, body []string) string {
 	var b strings.Builder
-	b.WriteString(t.arch().initHead())
+	b.WriteString(archInitHead(t.Architecture()))
 	for _, c := range t.Offline {
 		fmt.Fprintf(&b, "echo 0 > /sys/devices/system/cpu/cpu%d/online\n", c)
 	}

@@ -14,12 +14,6 @@ import (
 	"time"
 )
 
-// KernelCmdline keeps the console quiet (loglevel=1; edd=off skips the BIOS
-// disk probe that prints), makes a panic end QEMU at once (panic=-1 with
-// -no-reboot), and skips the CPU vulnerability mitigations, which cost TCG
-// dearly and measure nothing here.
-const KernelCmdline = "console=ttyS0 loglevel=1 edd=off panic=-1 mitigations=off tsc=reliable"
-
 // A Boot is one guest run's files.
 type Boot struct {
 	Console string // ttyS0: the kernel's messages and /init's stray output
@@ -84,12 +78,12 @@ func QEMU(ctx context.Context, t Topology, kernel, initrd, dir, accel, qemu stri
 	args := []string{"-accel", accel, "-nodefaults", "-no-reboot", "-display", "none", "-monitor", "none",
 		"-kernel", kernel, "-initrd", initrd, "-append", t.Cmdline(),
 		"-serial", "file:" + b.Console}
-	args = append(args, t.arch().DataArgs(b.Data)...)
+	args = append(args, t.Architecture().DataArgs(b.Data)...)
 	args = append(args, t.QEMUArgs()...)
 	gctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if qemu == "" {
-		qemu = t.arch().QEMU
+		qemu = t.Architecture().QEMU
 	}
 	cmd := exec.CommandContext(gctx, qemu, args...)
 	cmd.WaitDelay = 5 * time.Second

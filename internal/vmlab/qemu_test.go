@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contend/contend/internal/vmlab/topology"
 )
 
 // fakeQEMU writes a shell script that stands in for QEMU: its nth run does
@@ -77,7 +79,7 @@ esac
 // whose QEMU is fakeQEMU's, booting a one-cpu guest of the host's arch.
 func fakeLab(t *testing.T, boot, timeout, stall time.Duration, plan ...string) (*Lab, Topology, *bytes.Buffer) {
 	t.Helper()
-	if _, ok := Arches[runtime.GOARCH]; !ok {
+	if _, ok := topology.Arches[runtime.GOARCH]; !ok {
 		t.Skipf("the lab boots no %s guests", runtime.GOARCH)
 	}
 	dir := t.TempDir()

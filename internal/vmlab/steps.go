@@ -12,6 +12,7 @@ import (
 
 	"github.com/contend/contend/bench"
 	_ "github.com/contend/contend/bench/all" // every scenario, for scenarioTests
+	"github.com/contend/contend/internal/vmlab/topology"
 	"github.com/contend/contend/nodemask"
 )
 
@@ -84,7 +85,7 @@ func topoScript(Topology) string {
 func topoCheck(t Topology, tr *Transcript) []string {
 	o, bad := need(tr, "topo", 0)
 	if o != nil && o.RC == 0 {
-		b, err := CheckTopo(t, o.Data)
+		b, err := topology.CheckTopo(t, o.Data)
 		if err != nil {
 			b = []string{err.Error()}
 		}
@@ -134,7 +135,7 @@ func sysfsCheck(t Topology, tr *Transcript) []string {
 	if err := Untar(bytes.NewReader(o.Data), dir); err != nil {
 		return append(bad, "sysfs.tgz: "+err.Error())
 	}
-	b, err := CheckTree(t, dir)
+	b, err := topology.CheckTree(t, dir)
 	if err != nil {
 		return append(bad, "sysfs tree: "+err.Error())
 	}
@@ -251,7 +252,9 @@ func tasksetCheck(_ Topology, tr *Transcript) []string {
 	var bad []string
 	if o, b := need(tr, "taskset.topo", 0); o != nil && o.RC == 0 {
 		bad = append(bad, b...)
-		var g guestTopo
+		var g struct {
+			AllowedCPUs string `json:"allowed_cpus"`
+		}
 		if err := json.Unmarshal(o.Data, &g); err != nil || g.AllowedCPUs != "1-3" {
 			bad = append(bad, fmt.Sprintf("taskset.topo: allowed_cpus %q, want 1-3 (%v)", g.AllowedCPUs, err))
 		}

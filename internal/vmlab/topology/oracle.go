@@ -1,4 +1,4 @@
-package vmlab
+package topology
 
 import (
 	"encoding/json"
@@ -85,7 +85,7 @@ func (t Topology) Want() Want {
 		}
 	}
 	w.LLCs = w.Packages
-	if t.arch().NoLLC {
+	if t.Architecture().NoLLC {
 		w.LLCs = nil
 	}
 	for c := 0; c < t.CPUs(); c += t.Threads {

@@ -1,4 +1,4 @@
-package vmlab
+package topology
 
 import (
 	"fmt"
@@ -47,7 +47,7 @@ func TestWant(t *testing.T) {
 			Packages: []string{"0-3", "4-7"}, Cores: []string{"0", "1", "2", "3", "4", "5", "6", "7"}, LLCs: []string{"0-3", "4-7"},
 		}},
 	} {
-		topo, err := Lookup(c.name)
+		topo, err := lookup(c.name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,13 +66,17 @@ func TestCheckTopo(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"skx-2s", "big-224"} {
-		topo, _ := Lookup(name)
-		bad, err := CheckTopo(topo, fixture(t, name+".topo.json"))
+		topo, _ := lookup(name)
+		guest, err := os.ReadFile("testdata/" + name + ".topo.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad, err := CheckTopo(topo, guest)
 		if err != nil || len(bad) != 0 {
 			t.Errorf("CheckTopo(%s, its guest's output) = %q, %v; want no problems", name, bad, err)
 		}
 	}
-	topo, _ := Lookup("skx-2s")
+	topo, _ := lookup("skx-2s")
 	for _, c := range []struct {
 		old, new, want string
 	}{
@@ -108,11 +112,11 @@ func TestCheckTree(t *testing.T) {
 		{"skx-2s", "qemu-skx-2s"},
 		{"amd-8", "qemu-amd-8"},
 	} {
-		root := filepath.Join("..", "..", "affinity", "testdata", c.dir)
+		root := filepath.Join("..", "..", "..", "affinity", "testdata", c.dir)
 		if _, err := os.Stat(root); err != nil {
 			t.Fatalf("%s: %v (made by scripts/vmlab.sh -save-sysfs)", c.topo, err)
 		}
-		topo, _ := Lookup(c.topo)
+		topo, _ := lookup(c.topo)
 		bad, err := CheckTree(topo, root)
 		if err != nil {
 			t.Fatalf("%s: %v", c.topo, err)

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/contend/contend/internal/kernel"
+	"github.com/contend/contend/internal/oracle"
+)
+
+func init() {
+	kernelSubs["wakeups"] = kernelWakeupsCmd
+	kernelSubs["wakeups-model"] = kernelWakeupsModelCmd
+	kernelSubs["wakeup-worker"] = kernelWakeupWorkerCmd
+}
+
+// kernelWakeupWorkerCmd is one thread of kernel wakeups' workload, a
+// process kernel wakeups starts with its socket as fd 3 and the statement
+// counters as fd 4; not for use by hand.
+func kernelWakeupWorkerCmd(stdout, stderr io.Writer, args []string) error {
+	fs := newFlags(stdout, "kernel", "wakeup-worker (a process kernel wakeups starts)")
+	role := fs.String("role", "", "client or server")
+	spin := fs.Duration("spin", 0, "cpu burst before each send")
+	slot := fs.Int("slot", 0, "the client's counter")
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	if *spin <= 0 || *slot < 0 {
+		return fmt.Errorf("kernel wakeup-worker: -spin %s, -slot %d: want both positive", *spin, *slot)
+	}
+	if err := kernel.WakeupWorker(*role, os.NewFile(3, "socket"), os.NewFile(4, "counters"), *spin, *slot); err != nil {
+		return fmt.Errorf("kernel wakeup-worker: %w", err)
+	}
+	return nil
+}
+
+// kernelWakeupsCmd runs the wakeup model's client/server workload on the
+// running kernel and reports its threads' schedstats over the window
+// (kernel.RunWakeups).
+func kernelWakeupsCmd(stdout, stderr io.Writer, args []string) error {
+	fs := newFlags(stdout, "kernel", "wakeups [-clients 4] [-servers N] [-think 8.8us] [-service 38us] [-warmup 2s] [-duration 5s] [-o FILE] [-json]")
+	clients := fs.Int("clients", 4, "client `threads`")
+	servers := fs.Int("servers", 0, "server `threads`, client i served by server i mod N (default one per client)")
+	think := fs.Duration("think", 8800*time.Nanosecond, "client spin before each query (simulate wakeup's default)")
+	service := fs.Duration("service", 38*time.Microsecond, "server spin before each reply (simulate wakeup's default)")
+	warmup := fs.Duration("warmup", 2*time.Second, "run before counting")
+	dur := fs.Duration("duration", 5*time.Second, "the counted window")
+	out := fs.String("o", "", "write the run as JSON to `file`, for contend kernel wakeups-model")
+	asJSON := fs.Bool("json", false, "print the run as JSON")
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	if *servers == 0 {
+		*servers = *clients
+	}
+	cfg := kernel.WakeupConfig{Root: "/", Clients: *clients, Servers: *servers,
+		Think: *think, Service: *service, Warmup: *warmup, Duration: *dur}
+	err := cfg.Check()
+	if err != nil {
+		return fmt.Errorf("kernel wakeups: %w", err)
+	}
+	if os.Geteuid() != 0 {
+		return errors.New("kernel wakeups: needs root (it sets kernel.sched_schedstats)")
+	}
+	if cfg.Self, err = os.Executable(); err != nil {
+		return fmt.Errorf("kernel wakeups: finding contend's own binary for the workload: %w", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	w, err := kernel.RunWakeups(ctx, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return errors.New("kernel wakeups: interrupted; the sysctl it set is restored")
+		}
+		return fmt.Errorf("kernel wakeups: %w", err)
+	}
+	b, err := json.MarshalIndent(w, "", "  ")
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := writeFileAtomic(*out, append(b, '\n')); err != nil {
+			return fmt.Errorf("kernel wakeups: -o: %w", err)
+		}
+	}
+	if *asJSON {
+		_, err := fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	per := func(k string) float64 { return (w.Client[k] + w.Server[k]) / w.Seconds }
+	fmt.Fprintf(stdout, "kernel %s, %d cpus, llc %d cpus: %d clients, %d servers, %.0f statements/s over %.2f s\n",
+		w.Kernel, w.CPUs, w.LLCSize, w.Clients, w.Servers, float64(w.Statements)/w.Seconds, w.Seconds)
+	fmt.Fprintf(stdout, "per second: migrations %.1f (at wakeup %.1f), wakeups %.1f, affine %.1f of %.1f attempts\n",
+		per("nr_migrations"), per("nr_wakeups_migrate"), per("nr_wakeups"), per("nr_wakeups_affine"), per("nr_wakeups_affine_attempts"))
+	n := float64(w.Statements)
+	fmt.Fprintf(stdout, "cpu per statement: client %.1f µs, server %.1f µs\n", w.Client["sum_exec_runtime"]*1e3/n, w.Server["sum_exec_runtime"]*1e3/n)
+	return nil
+}
+
+// writeFileAtomic writes b to path through a temporary file renamed into
+// place, so a failed write leaves no half-written file.
+func writeFileAtomic(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// kernelWakeupsModelCmd holds simulate wakeup with 6.1's policy, fed each
+// run's measured inputs, against the run (oracle.WriteWakeupTable).
+func kernelWakeupsModelCmd(stdout, stderr io.Writer, args []string) error {
+	fs := newFlags(stdout, "kernel", "wakeups-model FILE... (files of contend kernel wakeups -o)")
+	files, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return errors.New("kernel wakeups-model: want one or more files of contend kernel wakeups -o")
+	}
+	if err := oracle.WriteWakeupTable(stdout, files); err != nil {
+		return fmt.Errorf("kernel wakeups-model: %w", err)
+	}
+	return nil
+}
