@@ -45,10 +45,14 @@ type Counted struct {
 	Sites     []SiteCount `json:"sites"`
 	// Check is the checking run, when there was one: the sites counted
 	// again beside a write watchpoint on each level's load_avg.
-	Check        *Check      `json:"check,omitempty"`
-	Enqueues     uint64      `json:"enqueue_task_fair"`   // kprobe hits
-	SelectRQ     uint64      `json:"select_task_rq_fair"` // kprobe hits
-	Threads      ThreadStats `json:"threads"`             // the workload's own schedstats
+	Check    *Check `json:"check,omitempty"`
+	Enqueues uint64 `json:"enqueue_task_fair"`   // kprobe hits
+	SelectRQ uint64 `json:"select_task_rq_fair"` // kprobe hits
+	// Balances are the balancer's passes (kprobe hits on BalanceProbe,
+	// "" where none could be set), the denominator of the flag's sites.
+	Balances     uint64      `json:"balances"`
+	BalanceProbe string      `json:"balance_probe,omitempty"`
+	Threads      ThreadStats `json:"threads"` // the workload's own schedstats
 	Notes        []string    `json:"notes"`
 	StaleRemoved []string    `json:"stale_removed,omitempty"`
 	Hierarchy    []string    `json:"cgroups"`
@@ -70,6 +74,11 @@ type SiteCount struct {
 	BreakpointAt string `json:"breakpoint_at,omitempty"`
 }
 
+// BalanceKinds are the balancer's serialisation sites, counted by kprobe
+// in the counted run: 6.12's sched_balance_running cmpxchg and release,
+// 6.1's balancing trylock and unlock.
+var BalanceKinds = map[string]bool{"balance-running": true, "balance-running-release": true, "balancing-trylock": true, "balancing-unlock": true}
+
 // Check is a count's second counted run: the sites' breakpoints (fewer:
 // the watchpoints take debug registers) and kprobes, and the watchpoints,
 // over one window, so the sites' writes and the words' can be compared.
@@ -86,7 +95,7 @@ type Check struct {
 // many writes reached the word, from whichever instruction.
 type WatchCount struct {
 	Cgroup string `json:"cgroup"`
-	Level  int    `json:"level"`
+	Level  int    `json:"level"` // 0: a task group outside the hierarchy
 	Addr   uint64 `json:"addr"`
 	Writes int64  `json:"writes"`
 }
@@ -196,6 +205,18 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 			return nil, err
 		}
 	}
+	// The balancer's passes, the denominator of its flag's operations:
+	// sched_balance_domains (v6.10's name) or rebalance_domains.
+	for _, fn := range []string{"sched_balance_domains", "rebalance_domains"} {
+		if _, ok := src.Syms.Lookup(fn); ok {
+			if err := tfs.AddKprobe(u, "contend_balance", fn); err != nil {
+				c.Notes = append(c.Notes, err.Error())
+			} else {
+				c.BalanceProbe = fn
+			}
+			break
+		}
+	}
 	cpus, err := onlineCPUs(cfg.Root)
 	if err != nil {
 		return nil, err
@@ -219,7 +240,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	var sites []SiteCount
 	for i, s := range rep.Sites {
 		sc := SiteCount{Site: s, Breakpoint: -1, Kprobe: -1}
-		if s.Kind == "tg-load-avg" || s.Kind == "tg-load-avg-limit" {
+		if s.Kind == "tg-load-avg" || s.Kind == "tg-load-avg-limit" || BalanceKinds[s.Kind] {
 			if err := tfs.AddKprobe(u, fmt.Sprintf("contend_s%d", i), fmt.Sprintf("%s+%#x", s.Func, s.Off)); err != nil {
 				c.Notes = append(c.Notes, err.Error())
 			} else {
@@ -234,7 +255,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		return nil, err
 	}
 	c.Notes = append(c.Notes, r.notes...)
-	c.Counted, c.Threads, c.Sites, c.Enqueues, c.SelectRQ = r.Load, r.Threads, r.Sites, r.Enqueues, r.SelectRQ
+	c.Counted, c.Threads, c.Sites, c.Enqueues, c.SelectRQ, c.Balances = r.Load, r.Threads, r.Sites, r.Enqueues, r.SelectRQ, r.Balances
 	if !cfg.Check {
 		return c, nil
 	}
@@ -254,7 +275,22 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		c.Notes = append(c.Notes, fmt.Sprintf("watching %d of %d levels' load_avg: four debug registers", maxBreakpoints-1, len(watch)))
 		watch = watch[:maxBreakpoints-1]
 	}
+	// The machine's other task groups (in the lab's guest, the session's
+	// autogroup) write through the same sites: watched too where debug
+	// registers are left, so both sides count the same groups' writes.
 	tgs, _ := TaskGroups(src.Input, cfg.Levels)
+	for _, g := range tgs {
+		if len(watch) >= maxBreakpoints-1 {
+			break
+		}
+		if !slices.ContainsFunc(watch, func(w WatchCount) bool { return w.Addr == g.LoadAvg }) {
+			name := fmt.Sprintf("task group %#x (cgroup id %d)", g.Addr, g.CgroupID)
+			if g.CgroupID == 0 {
+				name = fmt.Sprintf("autogroup %#x", g.Addr)
+			}
+			watch = append(watch, WatchCount{Cgroup: name, Level: 0, Addr: g.LoadAvg})
+		}
+	}
 	r, err = a.run(ctx, sites, watch)
 	if err != nil {
 		return nil, err
@@ -281,6 +317,7 @@ type armed struct {
 	Sites              []SiteCount
 	Watched            []WatchCount
 	Enqueues, SelectRQ uint64
+	Balances           uint64
 	notes              []string
 }
 
@@ -389,6 +426,7 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 	}
 	r.Enqueues = after["contend_enqueue"] - before["contend_enqueue"]
 	r.SelectRQ = after["contend_select"] - before["contend_select"]
+	r.Balances = after["contend_balance"] - before["contend_balance"]
 	for i := range r.Sites {
 		s := &r.Sites[i]
 		if b := bpOf[i]; b != nil {

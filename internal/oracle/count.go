@@ -105,6 +105,11 @@ func WriteText(w io.Writer, c *kernel.Counted) error {
 	}
 	fmt.Fprintln(w)
 	writeCheck(w, c)
+	if c.BalanceProbe != "" {
+		ops, kind := flagOps(c)
+		fmt.Fprintf(w, "balancer: %d passes of %s (%.0f/s); %s %d (%.0f/s, %.3f per pass)\n",
+			c.Balances, c.BalanceProbe, rate(float64(c.Balances), c), kind, ops, rate(float64(ops), c), float64(ops)/float64(max(c.Balances, 1)))
+	}
 	if tests, tmiss := kindHits(c, "tg-load-avg-limit"); c.RateLimit && tests > 0 {
 		fmt.Fprintf(w, "rate limit: %d 1 ms tests, %.3f writes per test (the rest blocked by the limit or by the 1/64 threshold)", tests, tg/float64(tests))
 		if tmiss > 0 {
@@ -119,6 +124,17 @@ func WriteText(w io.Writer, c *kernel.Counted) error {
 		fmt.Fprintf(w, "undone: every kprobe, breakpoint, cgroup and sysctl this count changed\n")
 	}
 	return nil
+}
+
+// flagOps is the count of the balancer's serialisation attempts: 6.12's
+// sched_balance_running cmpxchg, or 6.1's spin_trylock(&balancing), by
+// kprobe; and which it was.
+func flagOps(c *kernel.Counted) (uint64, string) {
+	if n, _ := kindHits(c, "balance-running"); n > 0 {
+		return n, "sched_balance_running cmpxchg"
+	}
+	n, _ := kindHits(c, "balancing-trylock")
+	return n, "balancing trylock"
 }
 
 // pingers is how many of the workload's threads take part in its
@@ -171,6 +187,10 @@ func writeCheck(w io.Writer, c *kernel.Counted) {
 	secs := k.Load.Seconds
 	var parts []string
 	for _, wc := range k.Watched {
+		if wc.Level == 0 {
+			parts = append(parts, fmt.Sprintf("outside the hierarchy (%s) %d", wc.Cgroup, wc.Writes))
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("level %d (%s) %d, %.3f per enqueue, %.1f per cfs_rq per s",
 			wc.Level, filepath.Base(wc.Cgroup), wc.Writes, float64(wc.Writes)/float64(max(k.Enqueues, 1)), float64(wc.Writes)/secs/float64(max(c.CPUs, 1))))
 	}

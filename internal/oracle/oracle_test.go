@@ -42,12 +42,17 @@ func TestWriteTextWatched(t *testing.T) {
 			"two methods: 304 writes by the sites' breakpoints and kprobes, 304 by the watchpoints: watchpoints/sites 1.0000, within 2 %: yes (1 sites counted by neither",
 		}},
 		{200, 110, 3, []string{"watchpoints/sites 1.0197, within 2 %: yes", "(1 other task groups: their writes count in the sites' sum only)"}},
+		{200, 110, -1, []string{"outside the hierarchy (autogroup 0x1) 4", "314 by the watchpoints"}},
 		{200, 111, 2, []string{"watchpoints/sites 1.0230, within 2 %: NO"}},
 		{190, 100, 2, []string{"watchpoints/sites 0.9539, within 2 %: NO"}},
 	} {
 		k := countFixture()
 		k.Check = &kernel.Check{Load: &kernel.Load{Transactions: 500, Seconds: 2}, Sites: k.Sites, Enqueues: 1000, TaskGroups: c.groups,
 			Watched: []kernel.WatchCount{{Cgroup: "/sys/fs/cgroup/contend-system.slice", Level: 1, Writes: c.l1}, {Cgroup: "/sys/fs/cgroup/contend-system.slice/docker-x.scope", Level: 2, Writes: c.l2}}}
+		if c.groups < 0 { // the third group watched too
+			k.Check.TaskGroups = 3
+			k.Check.Watched = append(k.Check.Watched, kernel.WatchCount{Cgroup: "autogroup 0x1", Level: 0, Writes: 4})
+		}
 		var b strings.Builder
 		if err := WriteText(&b, k); err != nil {
 			t.Fatal(err)
@@ -61,6 +66,33 @@ func TestWriteTextWatched(t *testing.T) {
 	var b strings.Builder
 	if err := WriteText(&b, countFixture()); err != nil || strings.Contains(b.String(), "two methods") {
 		t.Errorf("a count without watchpoints shows a two-methods line: %v\n%s", err, b.String())
+	}
+}
+
+// TestWriteTextBalancer: the balancer's passes and its flag's attempts,
+// per second and per pass, 6.12's cmpxchg or 6.1's trylock.
+func TestWriteTextBalancer(t *testing.T) {
+	for _, c := range []struct{ kind, probe, want string }{
+		{"balance-running", "sched_balance_domains", "balancer: 400 passes of sched_balance_domains (200/s); sched_balance_running cmpxchg 100 (50/s, 0.250 per pass)"},
+		{"balancing-trylock", "rebalance_domains", "balancer: 400 passes of rebalance_domains (200/s); balancing trylock 100 (50/s, 0.250 per pass)"},
+	} {
+		k := countFixture()
+		k.Balances, k.BalanceProbe = 400, c.probe
+		k.Sites = append(k.Sites, kernel.SiteCount{Site: kernel.Site{Kind: c.kind, Func: c.probe, Off: 0x1c0}, Breakpoint: -1, Kprobe: 100})
+		var b strings.Builder
+		if err := WriteText(&b, k); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("count text lacks %q:\n%s", c.want, b.String())
+		}
+		path := t.TempDir() + "/k.txt"
+		if err := WriteResults(path, k, nil); err != nil {
+			t.Fatal(err)
+		}
+		if f, _ := os.ReadFile(path); !strings.Contains(string(f), " 200 balances/s 50 flag-ops/s 0.25 flag-ops/balance") {
+			t.Errorf("results lack the balancer's units:\n%s", f)
+		}
 	}
 }
 

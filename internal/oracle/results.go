@@ -62,6 +62,13 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 	} {
 		r.Values = append(r.Values, benchfmt.Value{Value: v.v, Unit: v.unit})
 	}
+	if c.BalanceProbe != "" {
+		ops, _ := flagOps(c)
+		r.Values = append(r.Values,
+			benchfmt.Value{Value: rate(float64(c.Balances), c), Unit: "balances/s"},
+			benchfmt.Value{Value: rate(float64(ops), c), Unit: "flag-ops/s"},
+			benchfmt.Value{Value: float64(ops) / math.Max(float64(c.Balances), 1), Unit: "flag-ops/balance"})
+	}
 	// The checking run, where there was one: the watchpoints' sum
 	// against the sites' in that run (the two methods), and each level's
 	// writes per enqueue and per cfs_rq per s there.
@@ -74,6 +81,9 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 			benchfmt.Value{Value: float64(watchedSum(k)) / kenq, Unit: "check-wp-writes/enqueue"},
 			benchfmt.Value{Value: float64(watchedSum(k)) / math.Max(float64(sites), 1), Unit: "check-wp/sites"})
 		for _, wc := range k.Watched {
+			if wc.Level == 0 {
+				continue // another task group: in the sum, not a level
+			}
 			r.Values = append(r.Values,
 				benchfmt.Value{Value: float64(wc.Writes) / kenq, Unit: fmt.Sprintf("check-l%d-writes/enqueue", wc.Level)},
 				benchfmt.Value{Value: float64(wc.Writes) / math.Max(float64(k.Threads.Wakeups), 1), Unit: fmt.Sprintf("check-l%d-writes/wakeup", wc.Level)},
