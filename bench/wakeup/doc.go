@@ -293,7 +293,7 @@
 // 994 → 2697, 2.71), within on the balancer's (19.2 → 15.2). So the
 // one-cpu-LLC check passes in one run of two, the LLC-of-4 check in
 // neither: there the model pulls and moves at wakeup 2–3× as often as the
-// kernel, whose vCPUs the host stalls (a stalled prev is neither idle
+// kernel. A hypothesis, not checked: the host stalls vCPUs (a stalled prev is neither idle
 // nor running the waker, and 6.1 then keeps the task where it was more
 // often than the model's always-running cpus let it).
 //
