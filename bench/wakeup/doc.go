@@ -286,6 +286,17 @@
 //     and at wakeup 502 → 1100 (2.19), just outside; balance migrations
 //     13.6 → 4.2 (0.31), missed.
 //
+// A second run, on the merged tree the same afternoon: one-cpu LLCs
+// within on every row (balance migrations 10.4 → 5.8, 0.56; no wakeup
+// migration, no affine attempt on either side); LLCs of 4 outside on the
+// wakeup side (migrations at wakeup 341 → 1019, 2.99; affine wakeups
+// 994 → 2697, 2.71), within on the balancer's (19.2 → 15.2). So the
+// one-cpu-LLC check passes in one run of two, the LLC-of-4 check in
+// neither: there the model pulls and moves at wakeup 2–3× as often as the
+// kernel. A hypothesis, not checked: the host stalls vCPUs (a stalled prev is neither idle
+// nor running the waker, and 6.1 then keeps the task where it was more
+// often than the model's always-running cpus let it).
+//
 // What moves the figures, found on the way (six lab runs that day): the Go
 // runtime's handoffs, when the workload ran as threads of one process,
 // made every wakeup on one-cpu LLCs wide and the kernel's figures those
