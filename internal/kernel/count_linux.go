@@ -52,7 +52,8 @@ type Counted struct {
 	// "" where none could be set), the denominator of the flag's sites.
 	Balances     uint64      `json:"balances"`
 	BalanceProbe string      `json:"balance_probe,omitempty"`
-	Threads      ThreadStats `json:"threads"` // the workload's own schedstats
+	BusyPct      float64     `json:"busy_pct"` // the machine's non-idle share over the counted run (/proc/stat), -1 unknown
+	Threads      ThreadStats `json:"threads"`  // the workload's own schedstats
 	Notes        []string    `json:"notes"`
 	StaleRemoved []string    `json:"stale_removed,omitempty"`
 	Hierarchy    []string    `json:"cgroups"`
@@ -255,7 +256,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		return nil, err
 	}
 	c.Notes = append(c.Notes, r.notes...)
-	c.Counted, c.Threads, c.Sites, c.Enqueues, c.SelectRQ, c.Balances = r.Load, r.Threads, r.Sites, r.Enqueues, r.SelectRQ, r.Balances
+	c.Counted, c.Threads, c.Sites, c.Enqueues, c.SelectRQ, c.Balances, c.BusyPct = r.Load, r.Threads, r.Sites, r.Enqueues, r.SelectRQ, r.Balances, r.BusyPct
 	if !cfg.Check {
 		return c, nil
 	}
@@ -318,6 +319,7 @@ type armed struct {
 	Watched            []WatchCount
 	Enqueues, SelectRQ uint64
 	Balances           uint64
+	BusyPct            float64
 	notes              []string
 }
 
@@ -396,6 +398,7 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 	if err != nil {
 		return nil, err
 	}
+	t0, terr := readCPUTimes(a.cfg.Root)
 	verb := "counting"
 	if len(watch) > 0 {
 		verb = "checking"
@@ -408,6 +411,9 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 		bp1, herr = ReadGroup(bps)
 		if herr == nil {
 			after, missed1, herr = a.tfs.Hits()
+		}
+		if t1, err := readCPUTimes(a.cfg.Root); err == nil && terr == nil {
+			r.BusyPct = busyPct(t0, t1)
 		}
 		for _, b := range bps {
 			b.Enable(false)

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/contend/contend/bench/balanceflag"
 	"github.com/contend/contend/bench/loadavg"
 )
 
@@ -83,6 +84,7 @@ func WriteModelTable(w io.Writer, files []string, dur time.Duration) error {
 type CountResult struct {
 	Kernel, Workload string
 	CPUs, HZ, Levels int
+	Nodes            int // the counted machine's nodes (its provenance), taken as sockets
 	Pairs            int
 	Shape            string
 	RateLimit        bool
@@ -123,6 +125,7 @@ func ReadCounts(path string) ([]CountResult, error) {
 		}
 		kc.Kernel = r.GetConfig("kernel")
 		kc.CPUs, _ = strconv.Atoi(r.GetConfig("kernel-cpus"))
+		kc.Nodes, _ = strconv.Atoi(r.GetConfig("nodes"))
 		kc.HZ, _ = strconv.Atoi(r.GetConfig("kernel-hz"))
 		kc.RateLimit = r.GetConfig("kernel-rate-limit") == "yes"
 		for _, v := range r.Values {
@@ -237,5 +240,37 @@ func modelRows(kc CountResult, dur time.Duration) ([]modelRow, error) {
 			modelRow{"container writes per wakeup (checking run)", l2, float64(lv[0].Writes) / wk},
 			modelRow{"system.slice / container writes (checking run)", l1 / l2, float64(lv[1].Writes) / math.Max(float64(lv[0].Writes), 1)})
 	}
-	return rows, nil
+	return append(rows, balanceRows(kc, dur)...), nil
+}
+
+// bfCAS is the cmpxchg handoff the balanceflag rows assume: no figure for
+// a TCG guest's, and the rows compare counts of attempts and passes,
+// which it does not change (only the time they take).
+const bfCAS = 100 * time.Nanosecond
+
+// balanceRows holds simulate balanceflag, fed the count's cpus, nodes (as
+// sockets, one node each, no SMT: the lab's oracle-2n), HZ and measured
+// busy share, against the balancer's passes and its flag's attempts
+// (6.12's cmpxchg, 6.1's trylock: each tried before the interval test,
+// the model's cmpxchg-first order). No rows where the file has no
+// balancer counts, or the model refuses the machine (say, cpus not a
+// multiple of the nodes).
+func balanceRows(kc CountResult, dur time.Duration) []modelRow {
+	busy := int(math.Round(kc.V["busy-%"]))
+	if kc.V["balances/s"] <= 0 || busy < 1 {
+		return nil
+	}
+	tab, err := balanceflag.Simulate(balanceflag.SimConfig{
+		CPUs: kc.CPUs, Sockets: max(kc.Nodes, 1), SNC: 1, SMT: 1, HZ: kc.HZ, Busy: min(busy, 100),
+		Duration: dur, CAS: bfCAS, Seed: 1, Orders: []string{"cmpxchg-first"},
+	})
+	if err != nil || len(tab.Rows) == 0 {
+		return nil
+	}
+	m := tab.Rows[0]
+	return []modelRow{
+		{"balancer passes per s (busy " + strconv.Itoa(busy) + " %)", kc.V["balances/s"], m.Softirqs},
+		{"flag attempts per s", kc.V["flag-ops/s"], m.CAS},
+		{"flag attempts per pass", kc.V["flag-ops/balance"], m.CAS / math.Max(m.Softirqs, 1)},
+	}
 }

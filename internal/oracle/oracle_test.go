@@ -73,8 +73,8 @@ func TestWriteTextWatched(t *testing.T) {
 // per second and per pass, 6.12's cmpxchg or 6.1's trylock.
 func TestWriteTextBalancer(t *testing.T) {
 	for _, c := range []struct{ kind, probe, want string }{
-		{"balance-running", "sched_balance_domains", "balancer: 400 passes of sched_balance_domains (200/s); sched_balance_running cmpxchg 100 (50/s, 0.250 per pass)"},
-		{"balancing-trylock", "rebalance_domains", "balancer: 400 passes of rebalance_domains (200/s); balancing trylock 100 (50/s, 0.250 per pass)"},
+		{"balance-running", "sched_balance_domains", "balancer: 400 passes of sched_balance_domains (200/s); sched_balance_running cmpxchg 100 (50/s, 0.250 per pass); cpus busy 0.0 % of the run"},
+		{"balancing-trylock", "rebalance_domains", "balancer: 400 passes of rebalance_domains (200/s); balancing trylock 100 (50/s, 0.250 per pass); cpus busy 0.0 % of the run"},
 	} {
 		k := countFixture()
 		k.Balances, k.BalanceProbe = 400, c.probe
@@ -90,7 +90,7 @@ func TestWriteTextBalancer(t *testing.T) {
 		if err := WriteResults(path, k, nil); err != nil {
 			t.Fatal(err)
 		}
-		if f, _ := os.ReadFile(path); !strings.Contains(string(f), " 200 balances/s 50 flag-ops/s 0.25 flag-ops/balance") {
+		if f, _ := os.ReadFile(path); !strings.Contains(string(f), " 200 balances/s 50 flag-ops/s 0.25 flag-ops/balance 0 busy-%") {
 			t.Errorf("results lack the balancer's units:\n%s", f)
 		}
 	}

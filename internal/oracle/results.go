@@ -67,7 +67,8 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 		r.Values = append(r.Values,
 			benchfmt.Value{Value: rate(float64(c.Balances), c), Unit: "balances/s"},
 			benchfmt.Value{Value: rate(float64(ops), c), Unit: "flag-ops/s"},
-			benchfmt.Value{Value: float64(ops) / math.Max(float64(c.Balances), 1), Unit: "flag-ops/balance"})
+			benchfmt.Value{Value: float64(ops) / math.Max(float64(c.Balances), 1), Unit: "flag-ops/balance"},
+			benchfmt.Value{Value: c.BusyPct, Unit: "busy-%"})
 	}
 	// The checking run, where there was one: the watchpoints' sum
 	// against the sites' in that run (the two methods), and each level's

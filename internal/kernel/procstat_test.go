@@ -1,0 +1,36 @@
+package kernel
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestCPUTimes(t *testing.T) {
+	root := t.TempDir()
+	write := func(s string) {
+		if err := os.MkdirAll(filepath.Join(root, "proc"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "proc/stat"), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("cpu  100 0 50 800 50 0 0 0 7 0\ncpu0 1 2 3\n")
+	a, err := readCPUTimes(root)
+	if err != nil || a != (cpuTimes{1000, 850}) {
+		t.Fatalf("readCPUTimes = %+v, %v; want {1000 850}", a, err)
+	}
+	write("cpu  300 0 100 1500 100 0 0 0 7 0\n")
+	b, _ := readCPUTimes(root)
+	if got := busyPct(a, b); got != 25 {
+		t.Errorf("busyPct = %v, want 25 (250 of 1000 jiffies busy)", got)
+	}
+	if busyPct(b, a) != -1 {
+		t.Error("busyPct with no time passed is not -1")
+	}
+	write("intr 1 2\n")
+	if _, err := readCPUTimes(root); err == nil {
+		t.Error("a /proc/stat without the cpu line read")
+	}
+}
