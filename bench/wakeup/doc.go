@@ -251,7 +251,7 @@
 // contend kernel wakeups runs this workload on the running kernel:
 // client and server threads, each a process of its own (so the Go
 // runtime's own handoffs do not wake other threads: see
-// internal/kernel.WakeupWorker), a spin of -think / -service before each
+// internal/kernel/wakeups.Worker), a spin of -think / -service before each
 // loopback UDP send (WF_SYNC), unpinned, with kernel.sched_schedstats=1;
 // it reports each side's /proc/PID/task/TID/sched deltas over the window
 // (nr_migrations, nr_wakeups_migrate, _local, _affine, _affine_attempts,

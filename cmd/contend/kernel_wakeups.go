@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/contend/contend/internal/kernel"
+	"github.com/contend/contend/internal/kernel/wakeups"
 	"github.com/contend/contend/internal/oracle"
 )
 
@@ -35,7 +35,7 @@ func kernelWakeupWorkerCmd(stdout, stderr io.Writer, args []string) error {
 	if *spin <= 0 || *slot < 0 {
 		return fmt.Errorf("kernel wakeup-worker: -spin %s, -slot %d: want both positive", *spin, *slot)
 	}
-	if err := kernel.WakeupWorker(*role, os.NewFile(3, "socket"), os.NewFile(4, "counters"), *spin, *slot); err != nil {
+	if err := wakeups.Worker(*role, os.NewFile(3, "socket"), os.NewFile(4, "counters"), *spin, *slot); err != nil {
 		return fmt.Errorf("kernel wakeup-worker: %w", err)
 	}
 	return nil
@@ -43,7 +43,7 @@ func kernelWakeupWorkerCmd(stdout, stderr io.Writer, args []string) error {
 
 // kernelWakeupsCmd runs the wakeup model's client/server workload on the
 // running kernel and reports its threads' schedstats over the window
-// (kernel.RunWakeups).
+// (wakeups.Measure).
 func kernelWakeupsCmd(stdout, stderr io.Writer, args []string) error {
 	fs := newFlags(stdout, "kernel", "wakeups [-clients 4] [-servers N] [-think 8.8us] [-service 38us] [-warmup 2s] [-duration 5s] [-o FILE] [-json]")
 	clients := fs.Int("clients", 4, "client `threads`")
@@ -60,7 +60,7 @@ func kernelWakeupsCmd(stdout, stderr io.Writer, args []string) error {
 	if *servers == 0 {
 		*servers = *clients
 	}
-	cfg := kernel.WakeupConfig{Root: "/", Clients: *clients, Servers: *servers,
+	cfg := wakeups.Config{Root: "/", Clients: *clients, Servers: *servers,
 		Think: *think, Service: *service, Warmup: *warmup, Duration: *dur}
 	err := cfg.Check()
 	if err != nil {
@@ -74,7 +74,7 @@ func kernelWakeupsCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	w, err := kernel.RunWakeups(ctx, cfg)
+	w, err := wakeups.Measure(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
 			return errors.New("kernel wakeups: interrupted; the sysctl it set is restored")
@@ -86,7 +86,7 @@ func kernelWakeupsCmd(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	if *out != "" {
-		if err := writeFileAtomic(*out, append(b, '\n')); err != nil {
+		if err := wakeups.WriteFileAtomic(*out, append(b, '\n')); err != nil {
 			return fmt.Errorf("kernel wakeups: -o: %w", err)
 		}
 	}
@@ -94,25 +94,7 @@ func kernelWakeupsCmd(stdout, stderr io.Writer, args []string) error {
 		_, err := fmt.Fprintf(stdout, "%s\n", b)
 		return err
 	}
-	per := func(k string) float64 { return (w.Client[k] + w.Server[k]) / w.Seconds }
-	fmt.Fprintf(stdout, "kernel %s, %d cpus, llc %d cpus: %d clients, %d servers, %.0f statements/s over %.2f s\n",
-		w.Kernel, w.CPUs, w.LLCSize, w.Clients, w.Servers, float64(w.Statements)/w.Seconds, w.Seconds)
-	fmt.Fprintf(stdout, "per second: migrations %.1f (at wakeup %.1f), wakeups %.1f, affine %.1f of %.1f attempts\n",
-		per("nr_migrations"), per("nr_wakeups_migrate"), per("nr_wakeups"), per("nr_wakeups_affine"), per("nr_wakeups_affine_attempts"))
-	n := float64(w.Statements)
-	fmt.Fprintf(stdout, "cpu per statement: client %.1f µs, server %.1f µs\n", w.Client["sum_exec_runtime"]*1e3/n, w.Server["sum_exec_runtime"]*1e3/n)
-	return nil
-}
-
-// writeFileAtomic writes b to path through a temporary file renamed into
-// place, so a failed write leaves no half-written file.
-func writeFileAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
+	return w.WriteText(stdout)
 }
 
 // kernelWakeupsModelCmd holds simulate wakeup with 6.1's policy, fed each

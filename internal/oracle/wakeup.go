@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/contend/contend/bench/wakeup"
-	"github.com/contend/contend/internal/kernel"
+	"github.com/contend/contend/internal/kernel/wakeups"
 )
 
 // WakeupTolerance is how far the wakeup model with 6.1's policy may be
@@ -36,7 +36,7 @@ const WakeupHZ = 250
 
 // ReadWakeups reads a file contend kernel wakeups -o wrote, or the lab's
 // copy of one (vmlab heads what a guest sends with "# vmlab: ..." lines).
-func ReadWakeups(path string) (*kernel.Wakeups, error) {
+func ReadWakeups(path string) (*wakeups.Run, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -47,7 +47,7 @@ func ReadWakeups(path string) (*kernel.Wakeups, error) {
 			b = append(b, line...)
 		}
 	}
-	var w kernel.Wakeups
+	var w wakeups.Run
 	if err := json.Unmarshal(b, &w); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -75,7 +75,7 @@ func ReadWakeups(path string) (*kernel.Wakeups, error) {
 // idle Ms) are the model's Others, at their measured count, wakeups per
 // second and cpu per wakeup. Nothing is set from the kernel's migrations
 // or affine counts.
-func WakeupModelConfig(w *kernel.Wakeups) wakeup.SimConfig {
+func WakeupModelConfig(w *wakeups.Run) wakeup.SimConfig {
 	n := float64(w.Statements)
 	think := time.Duration(w.Client["sum_exec_runtime"] * 1e6 / n)
 	service := time.Duration(w.Server["sum_exec_runtime"] * 1e6 / n)
@@ -128,7 +128,7 @@ type WakeupRow struct {
 // wakeups themselves (the fed inputs' check: the rate is an output of the
 // model), and the machine-wide balancer moves from /proc/schedstat (every
 // task's, kworkers' too, so shown, not held).
-func WakeupRows(w *kernel.Wakeups) (wakeup.SimConfig, []WakeupRow, error) {
+func WakeupRows(w *wakeups.Run) (wakeup.SimConfig, []WakeupRow, error) {
 	cfg := WakeupModelConfig(w)
 	tab, err := wakeup.Simulate(cfg)
 	if err != nil {

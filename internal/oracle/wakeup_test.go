@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contend/contend/internal/kernel"
+	"github.com/contend/contend/internal/kernel/schedstat"
+	"github.com/contend/contend/internal/kernel/wakeups"
 )
 
 // The wakeups fixtures are what the lab's 6.1 guests sent back (scripts/
@@ -50,10 +51,10 @@ func TestReadWakeupsRejects(t *testing.T) {
 // topology, threads, each side's cpu per statement, and nothing from the
 // counts the model is checked against.
 func TestWakeupModelConfig(t *testing.T) {
-	w := &kernel.Wakeups{CPUs: 8, LLCSize: 4, Clients: 4, Servers: 4, WarmupNs: int64(2 * time.Second), Seconds: 5, Statements: 1000,
-		Client: kernel.TaskSched{"sum_exec_runtime": 100, "wait_sum": 10, "nr_migrations": 1e6, "nr_wakeups_affine": 1e6},
-		Server: kernel.TaskSched{"sum_exec_runtime": 200, "wait_sum": 30},
-		Sched:  &kernel.Schedstat{Version: 15}}
+	w := &wakeups.Run{CPUs: 8, LLCSize: 4, Clients: 4, Servers: 4, WarmupNs: int64(2 * time.Second), Seconds: 5, Statements: 1000,
+		Client: schedstat.Task{"sum_exec_runtime": 100, "wait_sum": 10, "nr_migrations": 1e6, "nr_wakeups_affine": 1e6},
+		Server: schedstat.Task{"sum_exec_runtime": 200, "wait_sum": 30},
+		Sched:  &schedstat.Stats{Version: 15}}
 	c := WakeupModelConfig(w)
 	// 5 s × 4 clients / 1000 statements = 20 ms a round trip; cpu 100 µs
 	// + 200 µs, queued 40 µs: the rest, halved, is each wakeup's.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/contend/contend/internal/kernel"
+	"github.com/contend/contend/internal/kernel/wakeups"
 	"github.com/contend/contend/internal/vmlab"
 )
 
@@ -62,7 +62,7 @@ func kernelWakeupsCheck(t Topology, tr *Transcript) []string {
 	if j == nil {
 		return append(bad, "kernel-wakeups.json: no file came back")
 	}
-	var w kernel.Wakeups
+	var w wakeups.Run
 	if err := json.Unmarshal(j.Data, &w); err != nil {
 		return append(bad, "kernel-wakeups.json: "+err.Error())
 	}

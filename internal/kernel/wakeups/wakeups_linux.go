@@ -1,4 +1,4 @@
-package kernel
+package wakeups
 
 import (
 	"context"
@@ -15,9 +15,12 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/contend/contend/internal/kernel"
+	"github.com/contend/contend/internal/kernel/schedstat"
 )
 
-// WakeupConfig is a run of the wakeup model's workload on the running
+// Config is a run of the wakeup model's workload on the running
 // kernel (bench/wakeup's shape): client threads that burn Think, send a
 // query over loopback UDP and sleep on the reply; server threads that
 // sleep on their socket, burn Service and reply. Each send wakes the
@@ -26,8 +29,8 @@ import (
 // i mod Servers, so Servers = Clients is MySQL's thread per connection and
 // Servers = 1 the oracle's one server answering every client. Nothing is
 // pinned. Self is contend's own binary: each thread is a process of its
-// own (WakeupWorker; see there for why).
-type WakeupConfig struct {
+// own (Worker; see there for why).
+type Config struct {
 	Root             string // "/" live
 	Self             string
 	Clients, Servers int
@@ -36,7 +39,7 @@ type WakeupConfig struct {
 }
 
 // Check says what is wrong with the config's numbers, if anything.
-func (cfg WakeupConfig) Check() error {
+func (cfg Config) Check() error {
 	if cfg.Clients < 1 || cfg.Servers < 1 || cfg.Servers > cfg.Clients {
 		return fmt.Errorf("clients %d, servers %d: want 1 ≤ servers ≤ clients", cfg.Clients, cfg.Servers)
 	}
@@ -47,30 +50,30 @@ func (cfg WakeupConfig) Check() error {
 	return nil
 }
 
-// RunWakeups turns schedstats on (restored after), starts the workload,
+// Measure turns schedstats on (restored after), starts the workload,
 // lets it run for Warmup, reads the counters, lets it run for Duration,
 // reads them again, and kills it.
-func RunWakeups(ctx context.Context, cfg WakeupConfig) (w *Wakeups, err error) {
+func Measure(ctx context.Context, cfg Config) (w *Run, err error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
 	if cfg.Root == "" {
 		cfg.Root = "/"
 	}
-	u := NewUndo(os.Stderr)
+	u := kernel.NewUndo(os.Stderr)
 	defer func() { err = errors.Join(err, u.Run()) }()
-	if err := Sysctl(u, cfg.Root, "kernel.sched_schedstats", "1"); err != nil {
+	if err := kernel.Sysctl(u, cfg.Root, "kernel.sched_schedstats", "1"); err != nil {
 		return nil, err
 	}
 	if err := loopbackUp(u); err != nil {
 		return nil, err
 	}
-	w = &Wakeups{Clients: cfg.Clients, Servers: cfg.Servers, ThinkNs: cfg.Think.Nanoseconds(),
+	w = &Run{Clients: cfg.Clients, Servers: cfg.Servers, ThinkNs: cfg.Think.Nanoseconds(),
 		ServeNs: cfg.Service.Nanoseconds(), WarmupNs: cfg.Warmup.Nanoseconds()}
 	if s, err := readTrim(filepath.Join(cfg.Root, "proc/sys/kernel/osrelease")); err == nil {
 		w.Kernel = s
 	}
-	cpus, err := onlineCPUs(cfg.Root)
+	cpus, err := kernel.OnlineCPUs(cfg.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -201,16 +204,16 @@ func RunWakeups(ctx context.Context, cfg WakeupConfig) (w *Wakeups, err error) {
 		w.ClientSendNs = (sd1[0][0] - sd0[0][0]) / (sd1[0][1] - sd0[0][1])
 		w.ServerSendNs = (sd1[1][0] - sd0[1][0]) / (sd1[1][1] - sd0[1][1])
 	}
-	w.Client, w.Server = c1.sub(c0), s1.sub(s0)
+	w.Client, w.Server = sub(c1, c0), sub(s1, s0)
 	w.Sched = ss1.Sub(ss0)
 	w.NewidleLBCostNs = newidleCost(u, cfg.Root)
-	w.Others = TaskSched{}
+	w.Others = schedstat.Task{}
 	for path, ts := range o1 {
-		d := ts.sub(o0[path]) // a thread born in the window counts from zero
+		d := sub(ts, o0[path]) // a thread born in the window counts from zero
 		if d["nr_wakeups"] > 0 {
 			w.OtherThreads++
 		}
-		for _, k := range TaskCounters {
+		for _, k := range schedstat.TaskCounters {
 			w.Others[k] += d[k]
 		}
 	}
@@ -226,11 +229,11 @@ func RunWakeups(ctx context.Context, cfg WakeupConfig) (w *Wakeups, err error) {
 // sends.
 const slotBytes = 24
 
-// WakeupWorker is one thread of RunWakeups's workload, a process of its
+// Worker is one thread of Measure's workload, a process of its
 // own: a client (sock a connected UDP socket) or a server (sock bound),
 // spinning spin before each send; it counts in its slot of counts (a
 // client its statements) and times each send syscall, in which the
-// wakeup of its partner happens. Started as RunWakeups starts it (GOMAXPROCS=1,
+// wakeup of its partner happens. Started as Measure starts it (GOMAXPROCS=1,
 // GOGC=off, GODEBUG=asyncpreemptoff=1), it never returns.
 //
 // Why processes, and raw syscalls: the thread the kernel sees must wake
@@ -247,7 +250,7 @@ const slotBytes = 24
 // finds no other P or M to involve and the goroutine resumes on its own
 // thread; the collector, which would need to stop a thread blocked in a
 // raw syscall, is off, as is the signal of asynchronous preemption.
-func WakeupWorker(role string, sock, counts *os.File, spinFor time.Duration, slot int) error {
+func Worker(role string, sock, counts *os.File, spinFor time.Duration, slot int) error {
 	fd := int(sock.Fd())
 	buf := make([]byte, 16)
 	page, err := unix.Mmap(int(counts.Fd()), 0, slotBytes*(slot+1), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
@@ -333,19 +336,19 @@ func rawRW(trap uintptr, fd int, b []byte) (int, error) {
 //
 // tids keeps the thread chosen per process at the first read, so that the
 // second reads the same one.
-func readWakeCounters(root string, pids []int, servers int, tids map[int]string) (s, c TaskSched, others map[string]TaskSched, ss *Schedstat, err error) {
-	s, c, others = TaskSched{}, TaskSched{}, map[string]TaskSched{}
+func readWakeCounters(root string, pids []int, servers int, tids map[int]string) (s, c schedstat.Task, others map[string]schedstat.Task, ss *schedstat.Stats, err error) {
+	s, c, others = schedstat.Task{}, schedstat.Task{}, map[string]schedstat.Task{}
 	for i, pid := range pids {
 		tasks, _ := filepath.Glob(filepath.Join(root, "proc", strconv.Itoa(pid), "task", "*", "sched"))
-		var best TaskSched
+		var best schedstat.Task
 		var bestPath string
-		all := map[string]TaskSched{}
+		all := map[string]schedstat.Task{}
 		for _, path := range tasks {
 			f, err := os.Open(path)
 			if err != nil {
 				continue // a runtime thread gone
 			}
-			ts, err := ParseTaskSched(f)
+			ts, err := schedstat.ParseTask(f)
 			f.Close()
 			if err != nil {
 				return nil, nil, nil, nil, fmt.Errorf("%s: %w", path, err)
@@ -374,7 +377,7 @@ func readWakeCounters(root string, pids []int, servers int, tids map[int]string)
 		if i < servers {
 			sum = s
 		}
-		for _, k := range TaskCounters {
+		for _, k := range schedstat.TaskCounters {
 			sum[k] += best[k]
 		}
 	}
@@ -383,14 +386,14 @@ func readWakeCounters(root string, pids []int, servers int, tids map[int]string)
 		return nil, nil, nil, nil, err
 	}
 	defer f.Close()
-	if ss, err = ParseSchedstat(f); err != nil {
+	if ss, err = schedstat.Parse(f); err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("/proc/schedstat: %w", err)
 	}
 	return s, c, others, ss, nil
 }
 
-func (t TaskSched) sub(o TaskSched) TaskSched {
-	d := TaskSched{}
+func sub(t, o schedstat.Task) schedstat.Task {
+	d := schedstat.Task{}
 	for k, v := range t {
 		d[k] = v - o[k]
 	}
@@ -430,11 +433,11 @@ func llcSize(root string) int {
 // max_newidle_lb_cost (6.1's debugfs sched/domains/cpuN/domainM/), the
 // cost newidle_balance() weighs against avg_idle; debugfs is mounted for
 // the read where it is not. 0 where it cannot be read.
-func newidleCost(u *Undo, root string) float64 {
+func newidleCost(u *kernel.Undo, root string) float64 {
 	pattern := filepath.Join(root, "sys/kernel/debug/sched/domains/cpu*/domain*/max_newidle_lb_cost")
 	files, _ := filepath.Glob(pattern)
 	if len(files) == 0 {
-		if err := mount(u, root, "debugfs", "sys/kernel/debug"); err != nil {
+		if err := kernel.Mount(u, root, "debugfs", "sys/kernel/debug"); err != nil {
 			return 0
 		}
 		files, _ = filepath.Glob(pattern)
@@ -459,7 +462,7 @@ func newidleCost(u *Undo, root string) float64 {
 
 // loopbackUp brings lo up where it is down (a minimal guest's /init
 // configures no interface), and records taking it down again.
-func loopbackUp(u *Undo) error {
+func loopbackUp(u *kernel.Undo) error {
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("socket for lo's flags: %w", err)
@@ -515,4 +518,10 @@ func wakeSocket() (fd, port int, err error) {
 		return 0, 0, err
 	}
 	return fd, sa.(*unix.SockaddrInet4).Port, nil
+}
+
+// readTrim reads a one-value kernel file.
+func readTrim(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	return strings.TrimSpace(string(b)), err
 }

@@ -1,4 +1,11 @@
-package kernel
+// Package schedstat reads the scheduler's statistics as procfs prints
+// them: a task's /proc/PID/task/TID/sched (proc_sched_show_task(), 5.x's
+// "se.statistics."-prefixed names and 6.1's bare ones alike) and the
+// machine's /proc/schedstat (show_schedstat(), version 15), summed over
+// the cpus per domain level. It only parses: turning schedstats on
+// (kernel.sched_schedstats) and choosing which threads to read is the
+// caller's (internal/kernel/wakeups).
+package schedstat
 
 import (
 	"bufio"
@@ -8,20 +15,20 @@ import (
 	"strings"
 )
 
-// TaskSched is one /proc/PID/task/TID/sched file: each "name : value"
+// Task is one /proc/PID/task/TID/sched file: each "name : value"
 // line, keyed by the name's last dotted part, so that 6.1's
 // "nr_wakeups_affine" and 5.x's "se.statistics.nr_wakeups_affine" read
 // alike, as do "se.nr_migrations" and "se.sum_exec_runtime". Times
 // (sum_exec_runtime, wait_sum) are printed in ms with six decimals and are
 // kept as ms. The schedstat counters appear only while
 // kernel.sched_schedstats is 1.
-type TaskSched map[string]float64
+type Task map[string]float64
 
-// ParseTaskSched reads a task's sched file. Lines that are not
+// ParseTask reads a task's sched file. Lines that are not
 // "name : number" (the header, numa_faults) are skipped; a file with no
 // such line at all is an error.
-func ParseTaskSched(r io.Reader) (TaskSched, error) {
-	ts := TaskSched{}
+func ParseTask(r io.Reader) (Task, error) {
+	ts := Task{}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), ":")
@@ -55,21 +62,21 @@ var TaskCounters = []string{
 	"nr_wakeups_idle", "nr_voluntary_switches", "nr_involuntary_switches", "sum_exec_runtime", "wait_sum",
 }
 
-// Schedstat is /proc/schedstat (version 15, v4.20 to v6.5), summed over
+// Stats is /proc/schedstat (version 15, v4.20 to v6.5), summed over
 // the cpus: per domain level (domain0 lowest), the load balancer's and
 // the wakeup path's counters.
-type Schedstat struct {
+type Stats struct {
 	Version int `json:"version"`
 	// TTWU and TTWULocal are the runqueues' ttwu_count and ttwu_local.
-	TTWU      uint64        `json:"ttwu_count"`
-	TTWULocal uint64        `json:"ttwu_local"`
-	Domains   []DomainStats `json:"domains"`
+	TTWU      uint64   `json:"ttwu_count"`
+	TTWULocal uint64   `json:"ttwu_local"`
+	Domains   []Domain `json:"domains"`
 }
 
-// DomainStats is one domain level's counters summed over the cpus. The
+// Domain is one domain level's counters summed over the cpus. The
 // three per-idle-type arrays are indexed by enum cpu_idle_type: CPU_IDLE,
 // CPU_NOT_IDLE, CPU_NEWLY_IDLE.
-type DomainStats struct {
+type Domain struct {
 	Level int `json:"level"`
 	// Span is the largest span any cpu's domain of this level has, in cpus.
 	Span     int       `json:"span"`
@@ -88,10 +95,10 @@ type DomainStats struct {
 // 8 per idle type × 3, alb 3, sbe 3, sbf 3, ttwu 3.
 const domainFields = 36
 
-// ParseSchedstat reads /proc/schedstat. Only version 15 is read: its
+// Parse reads /proc/schedstat. Only version 15 is read: its
 // domain lines are positional, and another version's would be misread.
-func ParseSchedstat(r io.Reader) (*Schedstat, error) {
-	s := &Schedstat{}
+func Parse(r io.Reader) (*Stats, error) {
+	s := &Stats{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -145,7 +152,7 @@ func ParseSchedstat(r io.Reader) (*Schedstat, error) {
 				return nil, fmt.Errorf("%s: %w", f[0], err)
 			}
 			for len(s.Domains) <= lvl {
-				s.Domains = append(s.Domains, DomainStats{Level: len(s.Domains)})
+				s.Domains = append(s.Domains, Domain{Level: len(s.Domains)})
 			}
 			d := &s.Domains[lvl]
 			d.Span = max(d.Span, span)
@@ -170,8 +177,8 @@ func ParseSchedstat(r io.Reader) (*Schedstat, error) {
 
 // Sub returns s − o, counter by counter (o an earlier read of the same
 // machine); levels o lacks count from zero.
-func (s *Schedstat) Sub(o *Schedstat) *Schedstat {
-	d := &Schedstat{Version: s.Version, TTWU: s.TTWU - o.TTWU, TTWULocal: s.TTWULocal - o.TTWULocal}
+func (s *Stats) Sub(o *Stats) *Stats {
+	d := &Stats{Version: s.Version, TTWU: s.TTWU - o.TTWU, TTWULocal: s.TTWULocal - o.TTWULocal}
 	for i, a := range s.Domains {
 		if i < len(o.Domains) {
 			b := o.Domains[i]

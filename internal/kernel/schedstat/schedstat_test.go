@@ -1,4 +1,4 @@
-package kernel
+package schedstat
 
 import (
 	"os"
@@ -7,13 +7,13 @@ import (
 	"testing"
 )
 
-// The fixtures in testdata/schedstat are written in the kernels' formats
+// The fixtures in testdata are written in the kernels' formats
 // (6.1's proc_sched_show_task() with schedstats on, 5.x's
 // se.statistics.-prefixed names, show_schedstat()'s version 15); their
 // numbers are made up, chosen so each counter the parser sums is
 // distinct.
 
-func TestParseTaskSched(t *testing.T) {
+func TestParseTask(t *testing.T) {
 	for _, tc := range []struct {
 		file string
 		want map[string]float64
@@ -25,12 +25,12 @@ func TestParseTaskSched(t *testing.T) {
 			"nr_wakeups": 10, "nr_wakeups_migrate": 2, "nr_wakeups_affine": 1, "nr_wakeups_affine_attempts": 3}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			f, err := os.Open(filepath.Join("testdata/schedstat", tc.file))
+			f, err := os.Open(filepath.Join("testdata", tc.file))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			ts, err := ParseTaskSched(f)
+			ts, err := ParseTask(f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,21 +46,21 @@ func TestParseTaskSched(t *testing.T) {
 	}
 }
 
-func TestParseTaskSchedRejects(t *testing.T) {
+func TestParseTaskRejects(t *testing.T) {
 	for _, in := range []string{"", "header only\n-----\n", "a b : c\n"} {
-		if _, err := ParseTaskSched(strings.NewReader(in)); err == nil {
+		if _, err := ParseTask(strings.NewReader(in)); err == nil {
 			t.Errorf("%q: no error", in)
 		}
 	}
 }
 
-func TestParseSchedstat(t *testing.T) {
-	f, err := os.Open("testdata/schedstat/schedstat-6.1")
+func TestParse(t *testing.T) {
+	f, err := os.Open("testdata/schedstat-6.1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s, err := ParseSchedstat(f)
+	s, err := Parse(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestParseSchedstat(t *testing.T) {
 		t.Fatalf("%d domain levels, want 1", len(s.Domains))
 	}
 	d := s.Domains[0]
-	want := DomainStats{Span: 2, LBCount: [3]uint64{100, 2, 2}, LBFailed: [3]uint64{6, 2, 2}, LBGained: [3]uint64{10, 14, 22},
+	want := Domain{Span: 2, LBCount: [3]uint64{100, 2, 2}, LBFailed: [3]uint64{6, 2, 2}, LBGained: [3]uint64{10, 14, 22},
 		ALBPushed: 4, TTWUWakeRemote: 200, TTWUMoveAffine: 26}
 	if d != want {
 		t.Errorf("domain0 = %+v\nwant      %+v", d, want)
@@ -82,7 +82,7 @@ func TestParseSchedstat(t *testing.T) {
 	}
 }
 
-func TestParseSchedstatRejects(t *testing.T) {
+func TestParseRejects(t *testing.T) {
 	ok36 := strings.Repeat(" 1", 36)
 	for _, tc := range []struct{ name, in string }{
 		{"empty", ""},
@@ -94,15 +94,15 @@ func TestParseSchedstatRejects(t *testing.T) {
 		{"short cpu", "version 15\ncpu0 1 2\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := ParseSchedstat(strings.NewReader(tc.in)); err == nil {
+			if _, err := Parse(strings.NewReader(tc.in)); err == nil {
 				t.Error("no error")
 			}
 		})
 	}
 }
 
-func FuzzParseSchedstat(f *testing.F) {
-	for _, p := range []string{"testdata/schedstat/schedstat-6.1"} {
+func FuzzParse(f *testing.F) {
+	for _, p := range []string{"testdata/schedstat-6.1"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -110,15 +110,15 @@ func FuzzParseSchedstat(f *testing.F) {
 		f.Add(string(b))
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		s, err := ParseSchedstat(strings.NewReader(in))
+		s, err := Parse(strings.NewReader(in))
 		if err == nil {
 			s.Sub(s)
 		}
 	})
 }
 
-func FuzzParseTaskSched(f *testing.F) {
-	for _, p := range []string{"testdata/schedstat/task-sched-6.1", "testdata/schedstat/task-sched-5.4"} {
+func FuzzParseTask(f *testing.F) {
+	for _, p := range []string{"testdata/task-sched-6.1", "testdata/task-sched-5.4"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -126,6 +126,6 @@ func FuzzParseTaskSched(f *testing.F) {
 		f.Add(string(b))
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		ParseTaskSched(strings.NewReader(in))
+		ParseTask(strings.NewReader(in))
 	})
 }
