@@ -30,6 +30,7 @@ import (
 //	       then as ok
 //	stuck  init marker, then nothing, forever
 //	spin   init marker, then spins, forever (steps in a soft lockup)
+//	oops   init marker, an oops on the console mid-run, then as ok
 func fakeQEMU(t *testing.T, dir string, stall time.Duration, plan ...string) string {
 	t.Helper()
 	var cases strings.Builder
@@ -65,6 +66,7 @@ stall) echo '@@vmlab init' > "$data"
 	` + strings.Replace(ok, `@@vmlab init\n`, "", 1) + `;;
 stuck) echo '@@vmlab init' > "$data"; exec sleep 1000;;
 spin) echo '@@vmlab init' > "$data"; while :; do :; done;;
+oops) printf 'BUG: kernel NULL pointer dereference, address: 0000000000000000\nOops: 0010 [#1] PREEMPT SMP NOPTI\nRIP: 0010:0x0\n' > "$console"; ` + ok + `;;
 *) echo "fake qemu: no plan for run $n" >&2; exit 3;;
 esac
 `
@@ -111,7 +113,9 @@ func runs(t *testing.T, l *Lab) int {
 // said in the log, in Retries and in the Boot; a second failure fails; a
 // guest that boots and then spins past the bound is not taken for a hung
 // boot, and one that boots and never ends fails without a retry: on the
-// guest's timeout if it sleeps, on its bound of cpu time if it spins. The fake writes its marker at once, so no outcome
+// guest's timeout if it sleeps, on its bound of cpu time if it spins; a
+// guest whose kernel oopses mid-run is retried once, and fails on a
+// second oops. The fake writes its marker at once, so no outcome
 // depends on how fast this machine runs it, only on the order of events.
 func TestBootRetry(t *testing.T) {
 	if _, ok := procCPU(os.Getpid()); !ok {
@@ -135,6 +139,8 @@ func TestBootRetry(t *testing.T) {
 		{[]string{"stall"}, time.Minute, "", "", 1},
 		{[]string{"stuck", "ok"}, 3 * time.Second, "guest did not power off within 3s", "", 1},
 		{[]string{"spin", "ok"}, time.Minute, "guest did not power off within 2s of QEMU's cpu time", "", 1},
+		{[]string{"oops", "ok"}, time.Minute, "", "kernel crash after boot: BUG: kernel NULL pointer dereference", 2},
+		{[]string{"oops", "oops"}, time.Minute, "kernel crash after boot, on the retry too: BUG: kernel NULL pointer dereference", "", 2},
 	} {
 		t.Run(strings.Join(c.plan, ","), func(t *testing.T) {
 			t.Parallel()
