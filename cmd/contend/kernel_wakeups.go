@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -62,15 +61,11 @@ func kernelWakeupsCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	cfg := wakeups.Config{Root: "/", Clients: *clients, Servers: *servers,
 		Think: *think, Service: *service, Warmup: *warmup, Duration: *dur}
-	err := cfg.Check()
-	if err != nil {
+	if err := cfg.Check(); err != nil {
 		return fmt.Errorf("kernel wakeups: %w", err)
 	}
 	if os.Geteuid() != 0 {
 		return errors.New("kernel wakeups: needs root (it sets kernel.sched_schedstats)")
-	}
-	if cfg.Self, err = os.Executable(); err != nil {
-		return fmt.Errorf("kernel wakeups: finding contend's own binary for the workload: %w", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -81,18 +76,13 @@ func kernelWakeupsCmd(stdout, stderr io.Writer, args []string) error {
 		}
 		return fmt.Errorf("kernel wakeups: %w", err)
 	}
-	b, err := json.MarshalIndent(w, "", "  ")
-	if err != nil {
-		return err
-	}
 	if *out != "" {
-		if err := wakeups.WriteFileAtomic(*out, append(b, '\n')); err != nil {
+		if err := w.Save(*out); err != nil {
 			return fmt.Errorf("kernel wakeups: -o: %w", err)
 		}
 	}
 	if *asJSON {
-		_, err := fmt.Fprintf(stdout, "%s\n", b)
-		return err
+		return writeJSON(stdout, w)
 	}
 	return w.WriteText(stdout)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -62,15 +61,10 @@ func simulateCmd(stdout, stderr io.Writer, args []string) error {
 
 // simulate runs spec's simulation on the arguments after its name.
 func simulate(stdout io.Writer, spec *bench.Spec, args []string) error {
-	sim := spec.Simulate
-	if sim.Flags == nil {
-		run, ok := simulators[spec.Name] // simulate_wakeup.go
-		if !ok {
-			return fmt.Errorf("simulate %s: the scenario declares a simulation with no flags, and the command has none for it", spec.Name)
-		}
-		return run(stdout, args)
+	if spec.Simulate.Flags == nil {
+		return fmt.Errorf("simulate %s: the scenario declares a simulation with no flags, and the command has none for it", spec.Name)
 	}
-	return runSimulation(stdout, spec.Name, sim, args)
+	return runSimulation(stdout, spec.Name, spec.Simulate, args)
 }
 
 // runSimulation parses a simulation's flags from args, which may hold no
@@ -86,13 +80,4 @@ func runSimulation(stdout io.Writer, name string, sim *bench.Simulation, args []
 		return fmt.Errorf("simulate %s: unexpected argument %q (usage: contend simulate %s)", name, pos[0], sim.Usage)
 	}
 	return run(stdout)
-}
-
-// simulation is a simulators entry for a model whose package has its flags
-// (SimUsage, SimFlags) but whose Spec does not declare them yet: the same
-// run as the registry's.
-func simulation(usage string, flags func(*flag.FlagSet) func(io.Writer) error) func(io.Writer, []string) error {
-	name, _, _ := strings.Cut(usage, " ")
-	sim := &bench.Simulation{Usage: usage, Flags: flags}
-	return func(stdout io.Writer, args []string) error { return runSimulation(stdout, name, sim, args) }
 }

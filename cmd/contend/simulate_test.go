@@ -62,20 +62,14 @@ func TestSimulateBadInput(t *testing.T) {
 }
 
 // TestSimulateRegistry: contend simulate NAME runs what the registry
-// declares, and nothing else. A simulation whose flags are still the
-// command's (Flags nil) has its function in simulators; every entry there
-// is such a simulation, so one that moves into its package drops out.
+// declares, and nothing else: every declared simulation brings its flags
+// (the command holds none of its own), and its usage starts with its name.
 func TestSimulateRegistry(t *testing.T) {
 	for _, s := range bench.Specs() {
-		_, inCmd := simulators[s.Name]
 		switch {
-		case s.Simulate == nil && inCmd:
-			t.Errorf("scenario %s declares no simulation (NoSimulate: %q), but the command has one", s.Name, s.NoSimulate)
-		case s.Simulate != nil && s.Simulate.Flags == nil && !inCmd:
-			t.Errorf("scenario %s declares a simulation with nil Flags, and the command has none for it", s.Name)
-		case s.Simulate != nil && s.Simulate.Flags != nil && inCmd:
-			t.Errorf("scenario %s declares its simulation's flags; drop its entry in simulators", s.Name)
-		case s.Simulate != nil && s.Simulate.Flags != nil && !strings.HasPrefix(s.Simulate.Usage, s.Name+" "):
+		case s.Simulate != nil && s.Simulate.Flags == nil:
+			t.Errorf("scenario %s declares a simulation with nil Flags", s.Name)
+		case s.Simulate != nil && !strings.HasPrefix(s.Simulate.Usage, s.Name+" "):
 			t.Errorf("scenario %s: simulation usage %q does not start with its name", s.Name, s.Simulate.Usage)
 		}
 		if s.Simulate == nil {
@@ -84,36 +78,11 @@ func TestSimulateRegistry(t *testing.T) {
 			}
 		}
 	}
-	for name := range simulators {
-		if _, err := bench.Lookup(name); err != nil {
-			t.Errorf("simulators[%q]: %v", name, err)
-		}
-	}
 	// -h of each simulation prints its usage.
 	for _, name := range simulations() {
 		out, _, err := runContend("simulate", name, "-h")
 		if !errors.Is(err, flag.ErrHelp) || !strings.HasPrefix(out, "Usage: contend simulate "+name+" [") {
 			t.Errorf("contend simulate %s -h: %v\n%.200s", name, err, out)
 		}
-	}
-}
-
-// A simulators entry made with simulation runs as the registry's does.
-func TestSimulationEntry(t *testing.T) {
-	spec, err := bench.Lookup("idlemask")
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"-cpus", "8", "-llc", "4", "-duration", "2ms"}
-	want, _, err := runContend(append([]string{"simulate", "idlemask"}, args...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got strings.Builder
-	if err := simulation(spec.Simulate.Usage, spec.Simulate.Flags)(&got, args); err != nil || got.String() != want {
-		t.Errorf("simulation(idlemask) = %v:\n%s\nwant:\n%s", err, got.String(), want)
-	}
-	if err := simulation(spec.Simulate.Usage, spec.Simulate.Flags)(&got, []string{"extra"}); err == nil || !strings.Contains(err.Error(), `simulate idlemask: unexpected argument "extra"`) {
-		t.Errorf("simulation(idlemask) with an extra argument: %v", err)
 	}
 }

@@ -9,6 +9,7 @@
 package wakeups
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -66,9 +67,18 @@ func (w *Run) WriteText(out io.Writer) error {
 	return err
 }
 
-// WriteFileAtomic writes b to path through a temporary file renamed into
-// place, so a failed write leaves no half-written file.
-func WriteFileAtomic(path string, b []byte) error {
+// Save writes the run as indented JSON to path (what contend kernel
+// wakeups-model reads) through a temporary file renamed into place, so a
+// failed write leaves no half-written file.
+func (w *Run) Save(path string) error {
+	b, err := json.MarshalIndent(w, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, append(b, '\n'))
+}
+
+func writeFileAtomic(path string, b []byte) error {
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		os.Remove(tmp)

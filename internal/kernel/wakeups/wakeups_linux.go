@@ -28,8 +28,8 @@ import (
 // wake_up_interruptible_sync_poll()). Client i is served by server
 // i mod Servers, so Servers = Clients is MySQL's thread per connection and
 // Servers = 1 the oracle's one server answering every client. Nothing is
-// pinned. Self is contend's own binary: each thread is a process of its
-// own (Worker; see there for why).
+// pinned. Self is contend's own binary (os.Executable's where empty):
+// each thread is a process of its own (Worker; see there for why).
 type Config struct {
 	Root             string // "/" live
 	Self             string
@@ -59,6 +59,11 @@ func Measure(ctx context.Context, cfg Config) (w *Run, err error) {
 	}
 	if cfg.Root == "" {
 		cfg.Root = "/"
+	}
+	if cfg.Self == "" {
+		if cfg.Self, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("finding contend's own binary for the workload: %w", err)
+		}
 	}
 	u := kernel.NewUndo(os.Stderr)
 	defer func() { err = errors.Join(err, u.Run()) }()

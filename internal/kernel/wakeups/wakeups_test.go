@@ -81,19 +81,22 @@ func TestConfigCheck(t *testing.T) {
 	}
 }
 
-func TestWriteFileAtomic(t *testing.T) {
+func TestSave(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "run.json")
-	if err := WriteFileAtomic(p, []byte("{}\n")); err != nil {
+	w := &Run{Kernel: "6.1", Client: schedstat.Task{"nr_wakeups": 3}}
+	if err := w.Save(p); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(p); err != nil || string(b) != "{}\n" {
+	var back Run
+	if b, err := os.ReadFile(p); err != nil || json.Unmarshal(b, &back) != nil || back.Kernel != "6.1" ||
+		back.Client["nr_wakeups"] != 3 || !strings.HasSuffix(string(b), "}\n") {
 		t.Errorf("read back %q, %v", b, err)
 	}
 	if _, err := os.Stat(p + ".tmp"); err == nil {
 		t.Error("the temporary file was left")
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, "none", "run.json"), nil); err == nil {
+	if err := w.Save(filepath.Join(dir, "none", "run.json")); err == nil {
 		t.Error("a file in a missing directory: no error")
 	}
 }
