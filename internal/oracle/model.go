@@ -170,10 +170,7 @@ func modelConfigAt(kc CountResult, enqPerSec float64, dur time.Duration) (loadav
 	if kc.RateLimit {
 		variant = "rate"
 	}
-	hz := kc.HZ
-	if hz != 250 && hz != 1000 {
-		hz = 250 // Debian's
-	}
+	hz := countHZ(kc)
 	return loadavg.SimConfig{
 		CPUs: kc.CPUs, Nodes: 1, Levels: kc.Levels, Duration: dur,
 		Gap:   time.Duration(float64(time.Second) / perCPU),
@@ -248,8 +245,20 @@ func modelRows(kc CountResult, dur time.Duration) ([]modelRow, error) {
 // which it does not change (only the time they take).
 const bfCAS = 100 * time.Nanosecond
 
+// countHZ is the count's CONFIG_HZ, or Debian's 250 where the count could
+// not read it (kernel-hz: 0: the lab's guests expose no kernel config).
+// Both models need it: the simulations' own default is 1000, a tick four
+// times as often as the lab's kernels have, which is what made the first
+// balanceflag rows 1.8× the kernel's passes.
+func countHZ(kc CountResult) int {
+	if kc.HZ == 250 || kc.HZ == 1000 {
+		return kc.HZ
+	}
+	return 250 // Debian's CONFIG_HZ_250
+}
+
 // balanceRows holds simulate balanceflag, fed the count's cpus, nodes (as
-// sockets, one node each, no SMT: the lab's oracle-2n), HZ and measured
+// sockets, one node each, no SMT: the lab's oracle-2n), HZ (countHZ) and measured
 // busy share, against the balancer's passes and its flag's attempts
 // (6.12's cmpxchg, 6.1's trylock: each tried before the interval test,
 // the model's cmpxchg-first order). No rows where the file has no
@@ -261,7 +270,7 @@ func balanceRows(kc CountResult, dur time.Duration) []modelRow {
 		return nil
 	}
 	tab, err := balanceflag.Simulate(balanceflag.SimConfig{
-		CPUs: kc.CPUs, Sockets: max(kc.Nodes, 1), SNC: 1, SMT: 1, HZ: kc.HZ, Busy: min(busy, 100),
+		CPUs: kc.CPUs, Sockets: max(kc.Nodes, 1), SNC: 1, SMT: 1, HZ: countHZ(kc), Busy: min(busy, 100),
 		Duration: dur, CAS: bfCAS, Seed: 1, Orders: []string{"cmpxchg-first"},
 	})
 	if err != nil || len(tab.Rows) == 0 {
