@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/contend/contend/internal/kernel/machine"
 )
 
 // CountConfig is one count: the workload and how to count it.
@@ -129,7 +131,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		return nil, err
 	}
 	defer src.Close()
-	u := NewUndo(cfg.Log)
+	u := machine.NewUndo(cfg.Log)
 	defer func() {
 		if uerr := u.Run(); uerr != nil {
 			err = errors.Join(err, uerr)
@@ -137,21 +139,21 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 			c.Undone = true
 		}
 	}()
-	tfs, err := FindTracefs(cfg.Root)
+	tfs, err := machine.FindTracefs(cfg.Root)
 	if err != nil {
-		if err = mount(u, cfg.Root, "tracefs", "sys/kernel/tracing"); err != nil {
+		if err = machine.Mount(u, cfg.Root, "tracefs", "sys/kernel/tracing"); err != nil {
 			return nil, err
 		}
-		if tfs, err = FindTracefs(cfg.Root); err != nil {
+		if tfs, err = machine.FindTracefs(cfg.Root); err != nil {
 			return nil, err
 		}
 	}
-	cg, err := FindCgroup2(cfg.Root)
+	cg, err := machine.FindCgroup2(cfg.Root)
 	if err != nil {
-		if err = mount(u, cfg.Root, "cgroup2", "sys/fs/cgroup"); err != nil {
+		if err = machine.Mount(u, cfg.Root, "cgroup2", "sys/fs/cgroup"); err != nil {
 			return nil, err
 		}
-		if cg, err = FindCgroup2(cfg.Root); err != nil {
+		if cg, err = machine.FindCgroup2(cfg.Root); err != nil {
 			return nil, err
 		}
 	}
@@ -161,7 +163,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 
 	// What an earlier, killed run left: under our names only.
 	for _, f := range []func() ([]string, error){
-		func() ([]string, error) { return StaleSysctls(cfg.Root) }, tfs.RemoveStale, cg.RemoveStale,
+		func() ([]string, error) { return machine.StaleSysctls(cfg.Root) }, tfs.RemoveStale, cg.RemoveStale,
 	} {
 		done, err := f()
 		for _, d := range done {
@@ -183,7 +185,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		return nil, err
 	}
 
-	if err := Sysctl(u, cfg.Root, "kernel.sched_schedstats", "1"); err != nil {
+	if err := machine.Sysctl(u, cfg.Root, "kernel.sched_schedstats", "1"); err != nil {
 		return nil, err
 	}
 	h, err := cg.MakeHierarchy(u, cfg.Levels, strconv.Itoa(os.Getpid()))
@@ -272,16 +274,16 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		c.Notes = append(c.Notes, note)
 		return c, nil
 	}
-	if len(watch) > maxBreakpoints-1 {
-		c.Notes = append(c.Notes, fmt.Sprintf("watching %d of %d levels' load_avg: four debug registers", maxBreakpoints-1, len(watch)))
-		watch = watch[:maxBreakpoints-1]
+	if len(watch) > machine.MaxBreakpoints-1 {
+		c.Notes = append(c.Notes, fmt.Sprintf("watching %d of %d levels' load_avg: four debug registers", machine.MaxBreakpoints-1, len(watch)))
+		watch = watch[:machine.MaxBreakpoints-1]
 	}
 	// The machine's other task groups (in the lab's guest, the session's
 	// autogroup) write through the same sites: watched too where debug
 	// registers are left, so both sides count the same groups' writes.
 	tgs, _ := TaskGroups(src.Input, cfg.Levels)
 	for _, g := range tgs {
-		if len(watch) >= maxBreakpoints-1 {
+		if len(watch) >= machine.MaxBreakpoints-1 {
 			break
 		}
 		if !slices.ContainsFunc(watch, func(w WatchCount) bool { return w.Addr == g.LoadAvg }) {
@@ -306,8 +308,8 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 type arming struct {
 	cfg  CountConfig
 	leaf string
-	u    *Undo
-	tfs  *Tracefs
+	u    *machine.Undo
+	tfs  *machine.Tracefs
 	cpus []int
 }
 
@@ -329,20 +331,20 @@ type armed struct {
 // are closed before it returns, freeing the debug registers.
 func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCount) (*armed, error) {
 	r := &armed{Sites: slices.Clone(template)}
-	var bps []*Breakpoint
+	var bps []*machine.Breakpoint
 	defer func() {
 		for _, b := range bps {
 			b.Close()
 		}
 	}()
-	bpOf := map[int]*Breakpoint{}
+	bpOf := map[int]*machine.Breakpoint{}
 	sites := make([]Site, len(r.Sites))
 	for i := range r.Sites {
 		sites[i] = r.Sites[i].Site
 	}
 	for _, i := range breakpointOrder(sites) {
 		s := &r.Sites[i]
-		if len(bpOf) == maxBreakpoints-len(watch) {
+		if len(bpOf) == machine.MaxBreakpoints-len(watch) {
 			break
 		}
 		at, name := s.Addr, fmt.Sprintf("%s+%#x", s.Func, s.Off)
@@ -353,7 +355,7 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 			at, name = s.Next, fmt.Sprintf("%s+%#x", s.Func, s.Off+(s.Next-s.Addr))
 			s.BreakpointAt = name
 		}
-		b := &Breakpoint{Name: name, Addr: at}
+		b := &machine.Breakpoint{Name: name, Addr: at}
 		if err := b.Open(a.u, a.cpus, groupLeader(bps)); err != nil {
 			r.notes = append(r.notes, err.Error())
 			continue
@@ -366,9 +368,9 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 		return nil, errors.New("no breakpoint could be set on any tg->load_avg site: " + strings.Join(r.notes, "; "))
 	}
 	nsites := len(bps)
-	wpOf := map[int]*Breakpoint{}
+	wpOf := map[int]*machine.Breakpoint{}
 	for _, w := range watch {
-		b := &Breakpoint{Name: "load_avg of " + filepath.Base(w.Cgroup), Addr: w.Addr, Write: true, Len: 8}
+		b := &machine.Breakpoint{Name: "load_avg of " + filepath.Base(w.Cgroup), Addr: w.Addr, Write: true, Len: 8}
 		if err := b.Open(a.u, a.cpus, groupLeader(bps)); err != nil {
 			r.notes = append(r.notes, err.Error())
 			continue
@@ -394,26 +396,26 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 	if err != nil {
 		return nil, err
 	}
-	bp0, err := ReadGroup(bps)
+	bp0, err := machine.ReadGroup(bps)
 	if err != nil {
 		return nil, err
 	}
-	t0, terr := readCPUTimes(a.cfg.Root)
+	t0, terr := machine.ReadCPUTimes(a.cfg.Root)
 	verb := "counting"
 	if len(watch) > 0 {
 		verb = "checking"
 	}
-	fmt.Fprintf(a.cfg.Log, "kernel count: %s: %d breakpoints, %d watchpoints, kprobes in %s/%s\n", verb, nsites, len(r.Watched), a.tfs.Dir, ProbeGroup)
+	fmt.Fprintf(a.cfg.Log, "kernel count: %s: %d breakpoints, %d watchpoints, kprobes in %s/%s\n", verb, nsites, len(r.Watched), a.tfs.Dir, machine.ProbeGroup)
 	var after, missed1 map[string]uint64
 	var bp1 []uint64
 	var herr error
 	r.Load, r.Threads, err = runChild(ctx, a.cfg, a.leaf, func() {
-		bp1, herr = ReadGroup(bps)
+		bp1, herr = machine.ReadGroup(bps)
 		if herr == nil {
 			after, missed1, herr = a.tfs.Hits()
 		}
-		if t1, err := readCPUTimes(a.cfg.Root); err == nil && terr == nil {
-			r.BusyPct = busyPct(t0, t1)
+		if t1, err := machine.ReadCPUTimes(a.cfg.Root); err == nil && terr == nil {
+			r.BusyPct = machine.BusyPct(t0, t1)
 		}
 		for _, b := range bps {
 			b.Enable(false)
@@ -455,7 +457,7 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 // watchTargets finds the task group of each of the hierarchy's cgroups
 // (by its directory's inode number, the cgroup's kernfs id), outermost
 // first, or says in a note why none can be watched.
-func watchTargets(in Input, h *Hierarchy, levels int) ([]WatchCount, string) {
+func watchTargets(in Input, h *machine.Hierarchy, levels int) ([]WatchCount, string) {
 	tgs, err := TaskGroups(in, levels)
 	if err != nil {
 		return nil, "no watchpoints on load_avg: " + err.Error()
@@ -477,7 +479,7 @@ func watchTargets(in Input, h *Hierarchy, levels int) ([]WatchCount, string) {
 
 // groupLeader is the first breakpoint opened, the group's leader, or nil
 // when none is open yet.
-func groupLeader(bps []*Breakpoint) *Breakpoint {
+func groupLeader(bps []*machine.Breakpoint) *machine.Breakpoint {
 	if len(bps) == 0 {
 		return nil
 	}
@@ -638,13 +640,8 @@ func onlineCPUs(root string) ([]int, error) {
 	return cpus, nil
 }
 
-// mount mounts a kernel file system the count needs where the machine has
-// none (a minimal guest's /init mounts neither), and records unmounting it.
-func mount(u *Undo, root, fstype, dir string) error {
-	target := filepath.Join(root, dir)
-	if err := syscall.Mount("none", target, fstype, 0, ""); err != nil {
-		return fmt.Errorf("no %s mounted, and mounting one at /%s failed: %w", fstype, dir, err)
-	}
-	u.Push("mount "+fstype+" /"+dir, func() error { return syscall.Unmount(target, 0) })
-	return nil
+// readTrim reads a one-value kernel file.
+func readTrim(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	return strings.TrimSpace(string(b)), err
 }

@@ -33,8 +33,9 @@
 // breakpoints (perf_event_open, PERF_TYPE_BREAKPOINT) on up to four
 // tg->load_avg sites, kprobes at the same addresses where tracefs accepts
 // them, and kprobes on enqueue_task_fair and select_task_rq_fair for the
-// denominators. Every change to the machine is pushed on an Undo as it is
-// made (Sysctl, Tracefs.AddKprobe, Cgroups.MakeHierarchy) and undone before
-// Count returns; what a killed run leaves carries contend's names, so the
-// next run removes it (RemoveStale, StaleSysctls).
+// denominators. Every change to the machine is made through
+// internal/kernel/machine, pushed on its Undo as it is made (Sysctl,
+// Tracefs.AddKprobe, Cgroups.MakeHierarchy, Breakpoint.Open) and undone
+// before Count returns; what a killed run leaves carries contend's names,
+// so the next run removes it (RemoveStale, StaleSysctls).
 package kernel

@@ -4,7 +4,7 @@
 // /proc/schedstat over a counted window (Measure), each thread a process
 // of its own (Worker). The parsing is internal/kernel/schedstat's; the
 // changes to the machine (kernel.sched_schedstats, lo up, debugfs) are
-// pushed on an internal/kernel Undo and undone before Measure returns.
+// pushed on an internal/kernel/machine Undo and undone before Measure returns.
 // internal/oracle holds the model against a Run.
 package wakeups
 

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/contend/contend/internal/kernel"
+	"github.com/contend/contend/internal/kernel/machine"
 	"github.com/contend/contend/internal/kernel/schedstat"
 )
 
@@ -65,9 +66,9 @@ func Measure(ctx context.Context, cfg Config) (w *Run, err error) {
 			return nil, fmt.Errorf("finding contend's own binary for the workload: %w", err)
 		}
 	}
-	u := kernel.NewUndo(os.Stderr)
+	u := machine.NewUndo(os.Stderr)
 	defer func() { err = errors.Join(err, u.Run()) }()
-	if err := kernel.Sysctl(u, cfg.Root, "kernel.sched_schedstats", "1"); err != nil {
+	if err := machine.Sysctl(u, cfg.Root, "kernel.sched_schedstats", "1"); err != nil {
 		return nil, err
 	}
 	if err := loopbackUp(u); err != nil {
@@ -438,11 +439,11 @@ func llcSize(root string) int {
 // max_newidle_lb_cost (6.1's debugfs sched/domains/cpuN/domainM/), the
 // cost newidle_balance() weighs against avg_idle; debugfs is mounted for
 // the read where it is not. 0 where it cannot be read.
-func newidleCost(u *kernel.Undo, root string) float64 {
+func newidleCost(u *machine.Undo, root string) float64 {
 	pattern := filepath.Join(root, "sys/kernel/debug/sched/domains/cpu*/domain*/max_newidle_lb_cost")
 	files, _ := filepath.Glob(pattern)
 	if len(files) == 0 {
-		if err := kernel.Mount(u, root, "debugfs", "sys/kernel/debug"); err != nil {
+		if err := machine.Mount(u, root, "debugfs", "sys/kernel/debug"); err != nil {
 			return 0
 		}
 		files, _ = filepath.Glob(pattern)
@@ -467,7 +468,7 @@ func newidleCost(u *kernel.Undo, root string) float64 {
 
 // loopbackUp brings lo up where it is down (a minimal guest's /init
 // configures no interface), and records taking it down again.
-func loopbackUp(u *kernel.Undo) error {
+func loopbackUp(u *machine.Undo) error {
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("socket for lo's flags: %w", err)

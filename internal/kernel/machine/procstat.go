@@ -1,4 +1,4 @@
-package kernel
+package machine
 
 import (
 	"fmt"
@@ -8,26 +8,26 @@ import (
 	"strings"
 )
 
-// cpuTimes is /proc/stat's first line: the machine's jiffies, all and idle
+// CPUTimes is /proc/stat's first line: the machine's jiffies, all and idle
 // (idle and iowait), since boot.
-type cpuTimes struct{ total, idle uint64 }
+type CPUTimes struct{ total, idle uint64 }
 
-// readCPUTimes reads /proc/stat's "cpu " line.
-func readCPUTimes(root string) (cpuTimes, error) {
+// ReadCPUTimes reads /proc/stat's "cpu " line.
+func ReadCPUTimes(root string) (CPUTimes, error) {
 	b, err := os.ReadFile(filepath.Join(root, "proc/stat"))
 	if err != nil {
-		return cpuTimes{}, err
+		return CPUTimes{}, err
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
 	f := strings.Fields(line)
 	if len(f) < 6 || f[0] != "cpu" {
-		return cpuTimes{}, fmt.Errorf("/proc/stat: first line %q is not the cpu line", line)
+		return CPUTimes{}, fmt.Errorf("/proc/stat: first line %q is not the cpu line", line)
 	}
-	var t cpuTimes
+	var t CPUTimes
 	for i, v := range f[1:] {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			return cpuTimes{}, fmt.Errorf("/proc/stat: cpu field %d %q: %w", i+1, v, err)
+			return CPUTimes{}, fmt.Errorf("/proc/stat: cpu field %d %q: %w", i+1, v, err)
 		}
 		if i == 7 || i == 8 { // guest and guest_nice are in user and nice already
 			continue
@@ -40,9 +40,9 @@ func readCPUTimes(root string) (cpuTimes, error) {
 	return t, nil
 }
 
-// busyPct is the share of the machine's cpu time between a and b that was
+// BusyPct is the share of the machine's cpu time between a and b that was
 // not idle, in per cent (-1 when no time passed).
-func busyPct(a, b cpuTimes) float64 {
+func BusyPct(a, b CPUTimes) float64 {
 	if b.total <= a.total {
 		return -1
 	}

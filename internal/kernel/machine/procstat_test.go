@@ -1,4 +1,4 @@
-package kernel
+package machine
 
 import (
 	"os"
@@ -17,20 +17,20 @@ func TestCPUTimes(t *testing.T) {
 		}
 	}
 	write("cpu  100 0 50 800 50 0 0 0 7 0\ncpu0 1 2 3\n")
-	a, err := readCPUTimes(root)
-	if err != nil || a != (cpuTimes{1000, 850}) {
-		t.Fatalf("readCPUTimes = %+v, %v; want {1000 850}", a, err)
+	a, err := ReadCPUTimes(root)
+	if err != nil || a != (CPUTimes{1000, 850}) {
+		t.Fatalf("ReadCPUTimes = %+v, %v; want {1000 850}", a, err)
 	}
 	write("cpu  300 0 100 1500 100 0 0 0 7 0\n")
-	b, _ := readCPUTimes(root)
-	if got := busyPct(a, b); got != 25 {
-		t.Errorf("busyPct = %v, want 25 (250 of 1000 jiffies busy)", got)
+	b, _ := ReadCPUTimes(root)
+	if got := BusyPct(a, b); got != 25 {
+		t.Errorf("BusyPct = %v, want 25 (250 of 1000 jiffies busy)", got)
 	}
-	if busyPct(b, a) != -1 {
-		t.Error("busyPct with no time passed is not -1")
+	if BusyPct(b, a) != -1 {
+		t.Error("BusyPct with no time passed is not -1")
 	}
 	write("intr 1 2\n")
-	if _, err := readCPUTimes(root); err == nil {
+	if _, err := ReadCPUTimes(root); err == nil {
 		t.Error("a /proc/stat without the cpu line read")
 	}
 }

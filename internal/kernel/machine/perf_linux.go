@@ -1,4 +1,4 @@
-package kernel
+package machine
 
 import (
 	"encoding/binary"
@@ -14,10 +14,10 @@ const (
 	bpExec  = 4 // HW_BREAKPOINT_X
 )
 
-// x86 has four debug address registers per cpu: at most four breakpoints
+// MaxBreakpoints: x86 has four debug address registers per cpu: at most four breakpoints
 // at once, fewer if something else (a debugger, another perf user) holds
 // one.
-const maxBreakpoints = 4
+const MaxBreakpoints = 4
 
 // A Breakpoint is a hardware breakpoint on every cpu: an execute
 // breakpoint on an instruction (a site) or a write watchpoint on a word.
