@@ -72,6 +72,11 @@ type removedLoad struct {
 type cfsRqState struct {
 	noCopy noCopy
 
+	// path is the caller of the update_load_avg() or update_tg_load_avg()
+	// now running on this cfs_rq, for Stats.Paths: set by Enqueue,
+	// Dequeue, Tick and UpdateBlocked on every level they walk.
+	path Path
+
 	// The group's store, resolved once. hot is the word this cfs_rq adds
 	// to (the counter, or its node's or CPU's slot) and rm the read-mostly
 	// word, so the write path is one atomic add whatever the storage, as
@@ -178,12 +183,59 @@ type Stats struct {
 	Propagations int64
 	Reweights    int64
 
+	// Paths splits Updates and Writes by the caller that issued them
+	// (Path), the split the kernel's execute breakpoints give by site:
+	// update_load_avg()'s lock add (PathEnqueue, PathDequeue, PathTick,
+	// PathBlockedEntity) against __update_blocked_fair()'s own
+	// (PathBlocked).
+	Paths [NumPaths]PathStats
+
 	// The load the handoffs moved, for exact bookkeeping: what the
 	// owner drained from cfs_rq->removed, and what attach and detach
 	// added and took.
 	RemovedLoad  uint64
 	AttachedLoad uint64
 	DetachedLoad uint64
+}
+
+// A Path is the caller of an update_tg_load_avg() call.
+type Path uint8
+
+// The callers of update_tg_load_avg(), through update_load_avg() but for
+// PathBlocked.
+const (
+	PathEnqueue       Path = iota // enqueue_task_fair(): every level's update_load_avg(), attach included
+	PathDequeue                   // dequeue_task_fair(): every level's, detach included
+	PathTick                      // entity_tick() on every level
+	PathBlockedEntity             // __update_blocked_fair(): a group entity's update_load_avg() on its parent
+	PathBlocked                   // __update_blocked_fair(): its own update_tg_load_avg() after a decay
+	NumPaths
+)
+
+var pathNames = [NumPaths]string{"enqueue", "dequeue", "tick", "blocked-entity", "blocked"}
+
+func (p Path) String() string {
+	if p < NumPaths {
+		return pathNames[p]
+	}
+	return fmt.Sprintf("Path(%d)", p)
+}
+
+// InUpdateLoadAvg says whether p's writes are update_load_avg()'s lock
+// add in the kernel (the out-of-line update_load_avg on 6.1 and 6.12),
+// not update_blocked_averages()'.
+func (p Path) InUpdateLoadAvg() bool { return p != PathBlocked }
+
+// PathStats is one Path's share of Stats.Updates and Stats.Writes.
+type PathStats struct {
+	Updates, Writes int64
+}
+
+// setPath marks every level from rq up as running a call from p.
+func (rq *CfsRq) setPath(p Path) {
+	for c := rq; c != nil; c = c.parent {
+		c.path = p
+	}
 }
 
 // NewCfsRq makes the cfs_rq of cpu, which belongs to node, for the group
@@ -281,6 +333,7 @@ func (rq *CfsRq) Seed(se *Entity, loadAvg uint64, queued bool) {
 func (rq *CfsRq) Enqueue(now int64, se *Entity) {
 	rq.updateRqClock(now)
 	rq.stats.Events++
+	rq.setPath(PathEnqueue)
 	rq.updateLoadAvg(now, se, updateTG|doAttach)
 	rq.accountEnqueue(se)
 	edge := rq.nrRunning == 1
@@ -321,6 +374,7 @@ func (rq *CfsRq) Enqueue(now int64, se *Entity) {
 func (rq *CfsRq) Dequeue(now int64, se *Entity, migrating bool) {
 	rq.stats.Events++
 	rq.updateRqClock(now)
+	rq.setPath(PathDequeue)
 	flags := updateTG
 	if migrating {
 		flags |= doDetach
@@ -357,6 +411,7 @@ func (rq *CfsRq) Dequeue(now int64, se *Entity, migrating bool) {
 // update_cfs_group().
 func (rq *CfsRq) Tick(now int64, se *Entity) {
 	rq.updateRqClock(now)
+	rq.setPath(PathTick)
 	rq.updateLoadAvg(now, se, updateTG)
 	for c := rq; c != nil; c = c.parent {
 		if c.parent != nil {
@@ -393,12 +448,14 @@ func (rq *CfsRq) UpdateBlocked(now int64) {
 	rq.updateRqClock(now)
 	for c := rq; c != nil; c = c.parent {
 		if c.updateCfsRqLoadAvg(uint64(now)) {
+			c.path = PathBlocked
 			c.callUpdateTGLoadAvg(now)
 			if c.propRemovedSum != 0 {
 				c.addTgCfsPropagate(0)
 			}
 		}
 		if c.parent != nil && !c.skipBlockedUpdate() {
+			c.parent.path = PathBlockedEntity
 			c.parent.updateLoadAvg(now, &c.gse, updateTG)
 		}
 	}
@@ -634,6 +691,7 @@ func (rq *CfsRq) callUpdateTGLoadAvg(now int64) {
 //go:noinline
 func (rq *CfsRq) updateTGLoadAvg(now int64) bool {
 	rq.stats.Updates++
+	rq.stats.Paths[rq.path].Updates++
 	if rq.write == WriteRateLimit {
 		rq.readClock()
 	}
@@ -666,6 +724,7 @@ func (rq *CfsRq) updateTGLoadAvg(now int64) bool {
 	rq.contrib = loadAvg
 	rq.lastUpdate = now
 	rq.stats.Writes++
+	rq.stats.Paths[rq.path].Writes++
 	return true
 }
 

@@ -141,6 +141,10 @@ type SimRow struct {
 	Calls      int64 // update_tg_load_avg calls
 	Writes     int64 // tg->load_avg writes
 	Reads      int64 // calc_group_shares runs
+	// Paths splits Calls and Writes, summed over the levels, by the
+	// caller that issued them (counter.Path): the model's output that
+	// kernel model sets beside the kernel's per-site counts.
+	Paths [counter.NumPaths]counter.PathStats
 
 	// WritesPer5s and ReadsPer5s scale the counts to the seed's 5 s
 	// window; WritesPerCPUSec is writes per cfs_rq per kernel second.
@@ -168,6 +172,7 @@ type SimRow struct {
 // the reads of it, and the errors of its readers, as SimRow's fields.
 type SimLevel struct {
 	Calls, Writes, Reads         int64
+	Paths                        [counter.NumPaths]counter.PathStats
 	WritesPer5s, WritesPerCPUSec float64
 	Cut                          float64
 	TGWeightErr, SharesErr       float64
@@ -380,6 +385,12 @@ func (row *SimRow) count(cpus []*laCPU, levels int) {
 			row.Levels[l].Calls += ls.Updates
 			row.Levels[l].Writes += ls.Writes
 			row.Levels[l].Reads += ls.Reads
+			for p, ps := range ls.Paths {
+				row.Levels[l].Paths[p].Updates += ps.Updates
+				row.Levels[l].Paths[p].Writes += ps.Writes
+				row.Paths[p].Updates += ps.Updates
+				row.Paths[p].Writes += ps.Writes
+			}
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/contend/contend/bench/balanceflag"
 	"github.com/contend/contend/bench/loadavg"
+	"github.com/contend/contend/counter"
 )
 
 // ModelTolerance is how far the loadavg model may be from the kernel's
@@ -36,15 +37,19 @@ func WriteModelTable(w io.Writer, files []string, dur time.Duration) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(tw, "kernel\tworkload\tquantity\tkernel\tmodel\tmodel/kernel\twithin ×%.1f\n", ModelTolerance)
 	n := 0
+	var runs []modelRun
 	for _, path := range files {
 		counts, err := ReadCounts(path)
 		if err != nil {
 			return err
 		}
 		for _, kc := range counts {
-			rows, err := modelRows(kc, dur)
+			rows, run, err := modelRows(kc, dur)
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
+			}
+			if run.kc.V["wakeups/s"] > 0 {
+				runs = append(runs, run)
 			}
 			for _, r := range rows {
 				ratio := r.model / r.kernel
@@ -62,6 +67,9 @@ func WriteModelTable(w io.Writer, files []string, dur time.Duration) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, r := range runs {
+		writePaths(w, r.kc, r.cfg, r.row)
 	}
 	// What the model is not fed: how long each task stays runnable. Its
 	// tasks are queued about half the time by construction (at each event
@@ -180,7 +188,14 @@ func modelConfigAt(kc CountResult, enqPerSec float64, dur time.Duration) (loadav
 	}, nil
 }
 
-func modelRows(kc CountResult, dur time.Duration) ([]modelRow, error) {
+// A modelRun is the loadavg simulation one count's first rows came from.
+type modelRun struct {
+	kc  CountResult
+	cfg loadavg.SimConfig
+	row loadavg.SimRow
+}
+
+func modelRows(kc CountResult, dur time.Duration) ([]modelRow, modelRun, error) {
 	// The workload's own wakeups are the model's events where the file
 	// has them: enqueue_task_fair counts every task's enqueue, and in a
 	// guest the machine's own tasks (the counting process, kernel
@@ -193,13 +208,14 @@ func modelRows(kc CountResult, dur time.Duration) ([]modelRow, error) {
 	}
 	cfg, err := modelConfigAt(kc, rate, dur)
 	if err != nil {
-		return nil, err
+		return nil, modelRun{}, err
 	}
 	tab, err := loadavg.Simulate(cfg)
 	if err != nil {
-		return nil, err
+		return nil, modelRun{}, err
 	}
 	row := tab.Rows[0]
+	run := modelRun{kc, tab.Config, row}
 	var rows []modelRow
 	if perWakeup {
 		// Per second too: a guest's ticks (HZ 250) update the running
@@ -214,6 +230,9 @@ func modelRows(kc CountResult, dur time.Duration) ([]modelRow, error) {
 			modelRow{"tg writes per enqueue (update_load_avg)", kc.V["ula-writes/enqueue"], float64(row.Writes) / enq},
 			modelRow{"tg writes per enqueue (all sites)", kc.V["tg-writes/enqueue"], float64(row.Writes) / enq})
 	}
+	if perWakeup {
+		rows = append(rows, pathRows(kc, row)...)
+	}
 	if kc.RateLimit && kc.V["ula-tests/enqueue"] > 0 {
 		rows = append(rows, modelRow{"writes per 1 ms test (update_load_avg)",
 			kc.V["ula-writes/enqueue"] / kc.V["ula-tests/enqueue"], float64(row.Writes) / math.Max(float64(row.Calls), 1)})
@@ -225,11 +244,11 @@ func modelRows(kc CountResult, dur time.Duration) ([]modelRow, error) {
 	if l1, l2 := kc.V["check-l1-writes/wakeup"], kc.V["check-l2-writes/wakeup"]; kc.Levels == 2 && l1 > 0 && l2 > 0 && kc.V["check-wakeups/s"] > 0 {
 		cfg, err := modelConfigAt(kc, kc.V["check-wakeups/s"], dur)
 		if err != nil {
-			return nil, err
+			return nil, run, err
 		}
 		tab, err := loadavg.Simulate(cfg)
 		if err != nil {
-			return nil, err
+			return nil, run, err
 		}
 		lv, wk := tab.Rows[0].Levels, math.Max(float64(tab.Rows[0].Wakeups), 1)
 		rows = append(rows,
@@ -237,7 +256,69 @@ func modelRows(kc CountResult, dur time.Duration) ([]modelRow, error) {
 			modelRow{"container writes per wakeup (checking run)", l2, float64(lv[0].Writes) / wk},
 			modelRow{"system.slice / container writes (checking run)", l1 / l2, float64(lv[1].Writes) / math.Max(float64(lv[0].Writes), 1)})
 	}
-	return append(rows, balanceRows(kc, dur)...), nil
+	return append(rows, balanceRows(kc, dur)...), run, nil
+}
+
+// pathRows splits the writes per workload wakeup by the kernel's sites:
+// update_load_avg()'s lock add (every caller: enqueue, dequeue, tick, the
+// blocked update of a group entity) and the rest, update_blocked_averages()'
+// own and the cgroup-change paths' (attach_entity_cfs_rq and the like, which
+// the workload reaches only when it moves its threads into the hierarchy,
+// and the model not at all). The kernel's breakpoints count sites, not
+// callers, so the model's split by caller is printed beside the table
+// (writePaths), not held against a count.
+func pathRows(kc CountResult, row loadavg.SimRow) []modelRow {
+	ula, tg, wk := kc.V["ula-writes/enqueue"], kc.V["tg-writes/wakeup"], kc.V["wakeups/s"]
+	if ula <= 0 || tg <= 0 || wk <= 0 {
+		return nil
+	}
+	kULA := ula * kc.V["enqueue/s"] / wk
+	mw := math.Max(float64(row.Wakeups), 1)
+	var mULA, mRest float64
+	for p, ps := range row.Paths {
+		if counter.Path(p).InUpdateLoadAvg() {
+			mULA += float64(ps.Writes)
+		} else {
+			mRest += float64(ps.Writes)
+		}
+	}
+	rows := []modelRow{{"  of which update_load_avg's site", kULA, mULA / mw}}
+	if rest := tg - kULA; rest > 0 {
+		rows = append(rows, modelRow{"  of which the other sites (blocked, attach)", rest, mRest / mw})
+	}
+	// Where the kernel has the 1 ms test (v6.7+) it is update_tg_load_avg's
+	// first instruction, so its count at update_load_avg's copy is that
+	// site's calls: whether the model reaches update_tg_load_avg too often
+	// (a period crossed, an attach, a propagation) or lets too many calls
+	// through (the 1/64 threshold, the limit) is then told apart.
+	if tests := kc.V["ula-tests/enqueue"]; kc.RateLimit && tests > 0 {
+		var calls float64
+		for p, ps := range row.Paths {
+			if counter.Path(p).InUpdateLoadAvg() {
+				calls += float64(ps.Updates)
+			}
+		}
+		rows = append(rows, modelRow{"  update_load_avg's update_tg_load_avg calls", tests * kc.V["enqueue/s"] / wk, calls / mw})
+	}
+	return rows
+}
+
+// writePaths writes, for each count, what the loadavg model was fed (the
+// inputs beside its ratio: per-cpu wakeup rate and gap, migration share,
+// tasks per cpu, HZ, the rate limit) and its writes per wakeup by the
+// caller that issued them, with each caller's calls per wakeup and the
+// share of them that wrote.
+func writePaths(w io.Writer, kc CountResult, cfg loadavg.SimConfig, row loadavg.SimRow) {
+	wk := math.Max(float64(row.Wakeups), 1)
+	fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d tasks per cpu, %d levels, HZ %d, %s; model idle %.0f %% of event slots; not fed: the pingers ran %.1f %% and waited runnable %.1f %% of their time\n",
+		kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), cfg.Mig, cfg.Tasks, cfg.Levels, cfg.HZ, cfg.Variants[0],
+		100*float64(row.Idle)/math.Max(float64(row.Idle+row.Events), 1), kc.V["run-%"], kc.V["runnable-%"]-kc.V["run-%"])
+	var parts []string
+	for p, ps := range row.Paths {
+		parts = append(parts, fmt.Sprintf("%s %.3f (%.3f calls, %.0f %% wrote)", counter.Path(p), float64(ps.Writes)/wk,
+			float64(ps.Updates)/wk, 100*float64(ps.Writes)/math.Max(float64(ps.Updates), 1)))
+	}
+	fmt.Fprintf(w, "model paths: %s %s: writes per wakeup by caller: %s\n", kc.Kernel, kc.Workload, strings.Join(parts, "; "))
 }
 
 // bfCAS is the cmpxchg handoff the balanceflag rows assume: no figure for

@@ -185,6 +185,20 @@ func TestWriteModelTable(t *testing.T) {
 			t.Errorf("model table lacks %q:\n%s", want, b.String())
 		}
 	}
+	// The lab's counts carry the workload's wakeups: the table splits the
+	// writes by site, with the 1 ms test's count as the calls on 6.12,
+	// and after it the model's inputs and its writes by caller.
+	b.Reset()
+	if err := WriteModelTable(&b, []string{"../reproduce/testdata/kernel-6.1-6.12.txt"}, 50*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"of which update_load_avg's site", "of which the other sites (blocked, attach)", "update_load_avg's update_tg_load_avg calls",
+		"model inputs: 6.1.0-57-amd64 shape=pipe/pairs=2/levels=2: 189 wakeups per cpu per s", "waited runnable 17.6 %",
+		"model paths: 6.12.117+deb12-amd64 shape=migrate/pairs=2/levels=2: writes per wakeup by caller: enqueue ", "; tick ", "; blocked-entity ", "; blocked "} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("model table lacks %q:\n%s", want, b.String())
+		}
+	}
 	empty := t.TempDir() + "/empty.txt"
 	if err := os.WriteFile(empty, []byte("BenchmarkOther 1 1 ns/op\n"), 0o644); err != nil {
 		t.Fatal(err)
