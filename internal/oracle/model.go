@@ -326,6 +326,22 @@ func writePaths(w io.Writer, kc CountResult, cfg loadavg.SimConfig, row loadavg.
 // which it does not change (only the time they take).
 const bfCAS = 100 * time.Nanosecond
 
+// bfNewidle is how often, in ticks, a busy cpu of the count's workload
+// goes newly idle (SimConfig.Newidle): a pinger's wakeup follows a block
+// that, one thread to a cpu, leaves a cpu with nothing to run, so each cpu
+// goes newly idle about as often as the workload wakes a thread on it, the
+// count's wakeups per cpu per second; every tick (1) at one a tick or more,
+// as the lab's pipe pairs' 4.5-5.5. Each such walk pulls rq->next_balance
+// in to an idle interval, so the next busy tick runs the softirq. 0 (only a
+// cpu turning idle for whole ticks) where the file has no wakeup rate.
+func bfNewidle(kc CountResult, hz int) int {
+	w := kc.V["wakeups/s"] / float64(kc.CPUs)
+	if w <= 0 {
+		return 0
+	}
+	return max(1, int(math.Round(float64(hz)/w)))
+}
+
 // countHZ is the count's CONFIG_HZ, or Debian's 250 where the count could
 // not read it (kernel-hz: 0: the lab's guests expose no kernel config).
 // Both models need it: the simulations' own default is 1000, a tick four
@@ -350,8 +366,10 @@ func balanceRows(kc CountResult, dur time.Duration) []modelRow {
 	if kc.V["balances/s"] <= 0 || busy < 1 {
 		return nil
 	}
+	hz := countHZ(kc)
+	newidle := bfNewidle(kc, hz)
 	tab, err := balanceflag.Simulate(balanceflag.SimConfig{
-		CPUs: kc.CPUs, Sockets: max(kc.Nodes, 1), SNC: 1, SMT: 1, HZ: countHZ(kc), Busy: min(busy, 100),
+		CPUs: kc.CPUs, Sockets: max(kc.Nodes, 1), SNC: 1, SMT: 1, HZ: hz, Busy: min(busy, 100), Newidle: newidle,
 		Duration: dur, CAS: bfCAS, Seed: 1, Orders: []string{"cmpxchg-first"},
 	})
 	if err != nil || len(tab.Rows) == 0 {
@@ -359,7 +377,7 @@ func balanceRows(kc CountResult, dur time.Duration) []modelRow {
 	}
 	m := tab.Rows[0]
 	return []modelRow{
-		{"balancer passes per s (busy " + strconv.Itoa(busy) + " %)", kc.V["balances/s"], m.Softirqs},
+		{"balancer passes per s (busy " + strconv.Itoa(busy) + " %, newidle every " + strconv.Itoa(newidle) + " ticks)", kc.V["balances/s"], m.Softirqs},
 		{"flag attempts per s", kc.V["flag-ops/s"], m.CAS},
 		{"flag attempts per pass", kc.V["flag-ops/balance"], m.CAS / math.Max(m.Softirqs, 1)},
 	}

@@ -237,6 +237,7 @@ func TestBalanceRowsHZ(t *testing.T) {
 // pipe, 2 pairs, 2 s, each kernel's one attempt per pass; kernel-hz 0, as
 // the guests write it). Modelled at HZ 250 the passes are within the
 // table's tolerance; at the simulation's default 1000 they were 1.8×.
+// The newidle period comes from the files' wakeups (1: every tick).
 func TestWriteModelTableBalancer(t *testing.T) {
 	var b strings.Builder
 	if err := WriteModelTable(&b, []string{"testdata/count-oracle-2n-balancer.txt"}, time.Second); err != nil {
@@ -254,5 +255,20 @@ func TestWriteModelTableBalancer(t *testing.T) {
 	}
 	if n != 6 {
 		t.Errorf("%d balanceflag rows, want 3 per kernel:\n%s", n, b.String())
+	}
+}
+
+// TestBfNewidle: the newidle period follows the count's wakeups per cpu,
+// every tick at one a tick or more, none without a rate.
+func TestBfNewidle(t *testing.T) {
+	for _, tc := range []struct {
+		wakeups float64
+		hz      int
+		want    int
+	}{{0, 250, 0}, {5503, 250, 1}, {1000, 250, 1}, {500, 250, 2}, {100, 250, 10}, {100, 1000, 40}} {
+		kc := CountResult{CPUs: 4, V: map[string]float64{"wakeups/s": tc.wakeups}}
+		if got := bfNewidle(kc, tc.hz); got != tc.want {
+			t.Errorf("bfNewidle(%g wakeups/s on 4 cpus, HZ %d) = %d, want %d", tc.wakeups, tc.hz, got, tc.want)
+		}
 	}
 }
