@@ -194,11 +194,16 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	}
 	c.Hierarchy = h.Dirs
 
-	// Bare: nothing counting.
+	// Bare: nothing counting. Jiffies around it give HZ where the kernel
+	// exposes no config.
 	logf("bare run: %s, %d pairs, in %s", cfg.Shape, cfg.Pairs, h.Leaf)
+	j0, j0err := Jiffies(cfg.Root)
+	t0 := time.Now()
 	if c.Bare, _, err = runChild(ctx, cfg, h.Leaf, nil); err != nil {
 		return nil, err
 	}
+	j1, j1err := Jiffies(cfg.Root)
+	bareFor := time.Since(t0)
 
 	if err := tfs.TracingOff(u); err != nil {
 		return nil, err
@@ -227,6 +232,11 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	c.CPUs = len(cpus)
 	if v, ok := Config(cfg.Root, "CONFIG_HZ"); ok {
 		c.HZ, _ = strconv.Atoi(v)
+	} else if hz, ok := MeasuredHZ(j1-j0, bareFor); ok && j0err == nil && j1err == nil && j1 >= j0 {
+		c.HZ = hz
+		c.Notes = append(c.Notes, fmt.Sprintf("HZ %d measured (no kernel config): jiffies advanced %d in %.2fs of the bare run (/proc/schedstat's timestamp)", hz, j1-j0, bareFor.Seconds()))
+	} else {
+		c.Notes = append(c.Notes, fmt.Sprintf("HZ unknown: no kernel config, and jiffies over the bare run (%d in %.2fs) give none of 100, 250, 300, 1000", j1-j0, bareFor.Seconds()))
 	}
 	c.RateLimit = src.Layout.CfsRqLastUpdateTG >= 0
 	// kprobes go on every tg->load_avg site tracefs accepts; the four
