@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -24,6 +26,10 @@ type Lab struct {
 	// which a loaded host does not stretch; see DefaultRunCPU.
 	Timeout time.Duration
 	RunCPU  time.Duration
+	// SilenceMargin is added to the longest guest-side `timeout N` in a
+	// guest's script to bound the wall time between two outputs (see
+	// silence); 0 is DefaultSilenceMargin.
+	SilenceMargin time.Duration
 	// BootCPU bounds the boot of a guest of up to 8 vcpus, in QEMU's cpu
 	// time from its start to /init's marker on the data channel (0: only
 	// Timeout bounds it); a bigger guest gets it times vcpus/8. See Boot,
@@ -89,7 +95,7 @@ func (l *Lab) Boot(ctx context.Context, t Topology, name string, body []string) 
 	if err := GuestInitramfs(base, InitScript(t, body), initrd); err != nil {
 		return nil, nil, err
 	}
-	b, bootErr := l.boot(ctx, t, name, kernel, initrd, dir)
+	b, bootErr := l.boot(ctx, t, name, kernel, initrd, dir, l.silence(body))
 	os.Remove(initrd) // 60 MB of copies of the base
 	if b == nil {
 		return nil, nil, bootErr
@@ -131,6 +137,43 @@ const DefaultBootCPU = 60 * time.Second
 // cpus.
 const DefaultRunCPU = 30 * time.Minute
 
+// DefaultSilenceMargin is the slack over a guest's longest command
+// timeout before silence on its data channel means it is wedged. The
+// guest's clock follows the host's under TCG, so its `timeout N` fires N
+// seconds of wall time in whatever the load; the margin is for the
+// output's emission on a starved guest (the arm64 guest's slowest emits
+// took seconds at load 9-13).
+const DefaultSilenceMargin = 5 * time.Minute
+
+// guestTimeout matches a guest command's own bound in a step's script.
+var guestTimeout = regexp.MustCompile(`\btimeout (\d+)\b`)
+
+// silence is the wall time a guest running body may stay silent on its
+// data channel: its longest `timeout N` plus the margin, since each output
+// comes at the end of one bounded command; 0 (no bound) where a command
+// has none (vmlab run's).
+func (l *Lab) silence(body []string) time.Duration {
+	longest := 0
+	for _, s := range body {
+		for _, line := range strings.Split(s, "\n") {
+			if !strings.HasPrefix(strings.TrimSpace(line), "run ") {
+				continue
+			}
+			m := guestTimeout.FindStringSubmatch(line)
+			if m == nil {
+				return 0
+			}
+			n, _ := strconv.Atoi(m[1])
+			longest = max(longest, n)
+		}
+	}
+	margin := l.SilenceMargin
+	if margin == 0 {
+		margin = DefaultSilenceMargin
+	}
+	return time.Duration(longest)*time.Second + margin
+}
+
 // bootBound is BootCPU for t: TCG brings vcpus up one after another, so a
 // guest of more than 8 gets it times vcpus/8.
 func (l *Lab) bootBound(t Topology) time.Duration {
@@ -145,15 +188,18 @@ func (l *Lab) bootBound(t Topology) time.Duration {
 // about 30 boots, twice as `contend kernel count` set or restored
 // sched_schedstats, whose static key patches kernel text. A second crash
 // fails the guest, whatever its steps say: a crash is never a pass.
-func (l *Lab) boot(ctx context.Context, t Topology, name, kernel, initrd, dir string) (*Boot, error) {
-	b, err := QEMU(ctx, t, kernel, initrd, dir, l.Accel, l.QEMU, l.bootBound(t), l.RunCPU, l.Timeout)
+func (l *Lab) boot(ctx context.Context, t Topology, name, kernel, initrd, dir string, silence time.Duration) (*Boot, error) {
+	b, err := QEMU(ctx, t, kernel, initrd, dir, l.Accel, l.QEMU, l.bootBound(t), l.RunCPU, silence, l.Timeout)
 	var first *BootFailure
+	var wedged *Wedged
 	var why string
 	switch {
 	case ctx.Err() != nil:
 		return b, err
 	case errors.As(err, &first):
 		why = first.Why
+	case errors.As(err, &wedged):
+		why = wedged.Why
 	case b != nil && b.crash() != "":
 		why = "kernel crash after boot: " + b.crash()
 	default:
@@ -164,9 +210,9 @@ func (l *Lab) boot(ctx context.Context, t Topology, name, kernel, initrd, dir st
 		return b, errors.Join(err, rerr)
 	}
 	l.logf("%s: boot failed (%s; console in %s): retrying once on a fresh boot", name, why, kept)
-	b, err = QEMU(ctx, t, kernel, initrd, dir, l.Accel, l.QEMU, l.bootBound(t), l.RunCPU, l.Timeout)
+	b, err = QEMU(ctx, t, kernel, initrd, dir, l.Accel, l.QEMU, l.bootBound(t), l.RunCPU, silence, l.Timeout)
 	var second *BootFailure
-	if errors.As(err, &second) {
+	if errors.As(err, &second) || errors.As(err, &wedged) {
 		return b, fmt.Errorf("boot failed twice: %w; the first time: %s (see %s)", err, why, kept)
 	}
 	if b != nil && b.crash() != "" && ctx.Err() == nil {

@@ -40,6 +40,17 @@ type BootFailure struct {
 
 func (e *BootFailure) Error() string { return e.Why }
 
+// A Wedged guest booted, then sent nothing over its data channel for
+// longer than its longest command's own guest-side timeout allows: its
+// kernel no longer runs /init (seen once under TCG beside a loaded host:
+// the kernel oracle's guest silent for 20 minutes after the marker, its
+// console empty). Like a *BootFailure it is the emulator's, and retried.
+type Wedged struct {
+	Why string
+}
+
+func (e *Wedged) Error() string { return e.Why }
+
 // consoleCrash matches what a kernel that crashed prints on the console
 // even at loglevel=1 (emergency messages): a panic, the oops header (x86
 // prints "Oops: int3: 0000 [#1]" since 6.x), a BUG. A soft lockup is not
@@ -67,7 +78,11 @@ const bootPoll = 250 * time.Millisecond
 // clock backstop for a guest that hangs with its vcpus halted; a guest whose
 // steps stall is not taken for a hung boot: it fails on either bound,
 // without a retry.
-func QEMU(ctx context.Context, t Topology, kernel, initrd, dir, accel, qemu string, boot, run, timeout time.Duration) (*Boot, error) {
+//
+// silence (0: none) bounds the wall time between two writes to the data
+// channel after the marker; past it QEMU is killed and the error is a
+// *Wedged.
+func QEMU(ctx context.Context, t Topology, kernel, initrd, dir, accel, qemu string, boot, run, silence, timeout time.Duration) (*Boot, error) {
 	accel = accelName(accel)
 	b := &Boot{Console: filepath.Join(dir, "console.log"), Data: filepath.Join(dir, "data.log")}
 	for _, f := range []string{b.Console, b.Data} {
@@ -100,7 +115,7 @@ func QEMU(ctx context.Context, t Topology, kernel, initrd, dir, accel, qemu stri
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	w := bootWatch{b: b, pid: cmd.Process.Pid, start: start, boot: boot, run: run, timeout: timeout}
+	w := bootWatch{b: b, pid: cmd.Process.Pid, start: start, boot: boot, run: run, silence: silence, timeout: timeout}
 	bootErr, waitErr := w.wait(ctx, gctx, cancel, exited)
 	b.Elapsed = time.Since(start)
 	switch {
@@ -108,6 +123,8 @@ func QEMU(ctx context.Context, t Topology, kernel, initrd, dir, accel, qemu stri
 		return b, fmt.Errorf("%w (see %s)", bootErr, b.Console)
 	case ctx.Err() != nil:
 		return b, fmt.Errorf("%s: %w", t.Name, ctx.Err())
+	case w.wedged != "":
+		return b, &Wedged{fmt.Sprintf("%s (see %s)", w.wedged, b.Console)}
 	case w.overran:
 		return b, fmt.Errorf("guest did not power off within %v of QEMU's cpu time, %.0fs in (see %s)", run, b.Elapsed.Seconds(), b.Console)
 	case gctx.Err() == context.DeadlineExceeded:
@@ -140,7 +157,9 @@ type bootWatch struct {
 	pid                int
 	start              time.Time
 	boot, run, timeout time.Duration
-	overran            bool // killed for using more than run of cpu time
+	silence            time.Duration
+	overran            bool   // killed for using more than run of cpu time
+	wedged             string // why it was killed for silence, or ""
 }
 
 // used is how much of the bound the boot has used: QEMU's cpu time
@@ -209,16 +228,28 @@ func (w *bootWatch) wait(ctx, gctx context.Context, cancel func(), exited chan e
 }
 
 // steps waits for QEMU to exit after the marker, killing it (cancel) if it
-// uses more than w.run of cpu time.
+// uses more than w.run of cpu time or its data channel stays silent for
+// longer than w.silence.
 func (w *bootWatch) steps(ctx context.Context, cancel func(), exited chan error, tick <-chan time.Time) error {
+	size, since := int64(-1), time.Now()
 	for {
 		select {
 		case err := <-exited:
 			return err
 		case <-tick:
 		}
-		if c, ok := procCPU(w.pid); ok && w.run > 0 && c > w.run && ctx.Err() == nil {
+		if ctx.Err() != nil {
+			continue
+		}
+		if c, ok := procCPU(w.pid); ok && w.run > 0 && c > w.run {
 			w.overran = true
+			cancel()
+			return <-exited
+		}
+		if fi, err := os.Stat(w.b.Data); err == nil && fi.Size() != size {
+			size, since = fi.Size(), time.Now()
+		} else if w.silence > 0 && time.Since(since) > w.silence {
+			w.wedged = fmt.Sprintf("nothing from the guest's /init for %.0fs after its last output (its commands' own timeouts allow %v)", time.Since(since).Seconds(), w.silence)
 			cancel()
 			return <-exited
 		}

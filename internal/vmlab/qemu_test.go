@@ -31,6 +31,7 @@ import (
 //	stuck  init marker, then nothing, forever
 //	spin   init marker, then spins, forever (steps in a soft lockup)
 //	oops   init marker, an oops on the console mid-run, then as ok
+//	wedge  init marker, then nothing, forever (= stuck)
 func fakeQEMU(t *testing.T, dir string, stall time.Duration, plan ...string) string {
 	t.Helper()
 	var cases strings.Builder
@@ -64,7 +65,7 @@ stall) echo '@@vmlab init' > "$data"
 		[ $((${14} + ${15})) -ge ` + fmt.Sprint(int(stall.Seconds()*100)) + ` ] && break
 	done
 	` + strings.Replace(ok, `@@vmlab init\n`, "", 1) + `;;
-stuck) echo '@@vmlab init' > "$data"; exec sleep 1000;;
+stuck|wedge) echo '@@vmlab init' > "$data"; exec sleep 1000;;
 spin) echo '@@vmlab init' > "$data"; while :; do :; done;;
 oops) printf 'BUG: kernel NULL pointer dereference, address: 0000000000000000\nOops: 0010 [#1] PREEMPT SMP NOPTI\nRIP: 0010:0x0\n' > "$console"; ` + ok + `;;
 *) echo "fake qemu: no plan for run $n" >&2; exit 3;;
@@ -210,5 +211,57 @@ func TestCheckSaysRetried(t *testing.T) {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("the log lacks %q:\n%s", want, log)
 		}
+	}
+}
+
+// TestWedgedRetried: a guest silent on its data channel past its longest
+// command's timeout plus the margin is killed and retried once, and fails
+// the second time; the bound comes from the script's own timeouts, and a
+// command without one (vmlab run's) sets none.
+func TestWedgedRetried(t *testing.T) {
+	for _, c := range []struct {
+		plan    []string
+		err     string
+		retried string
+	}{
+		{[]string{"wedge", "ok"}, "", "nothing from the guest's /init for "},
+		{[]string{"wedge", "wedge"}, "boot failed twice: nothing from the guest's /init", ""},
+	} {
+		t.Run(strings.Join(c.plan, ","), func(t *testing.T) {
+			t.Parallel()
+			l, topo, log := fakeLab(t, time.Minute, time.Minute, 0, c.plan...)
+			l.SilenceMargin = time.Second
+			_, b, err := l.Boot(context.Background(), topo, topo.Name, []string{"run a timeout 1 true\n"})
+			switch {
+			case c.err == "" && err != nil:
+				t.Fatalf("Boot: %v\nlog:\n%s", err, log)
+			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+				t.Fatalf("Boot = %v, want an error containing %q", err, c.err)
+			case c.err == "" && !strings.HasPrefix(b.Retried, c.retried):
+				t.Errorf("Retried = %q, want %q...", b.Retried, c.retried)
+			}
+			if n := runs(t, l); n != 2 {
+				t.Errorf("QEMU ran %d times, want 2", n)
+			}
+		})
+	}
+}
+
+func TestSilence(t *testing.T) {
+	l := &Lab{SilenceMargin: time.Minute}
+	for _, c := range []struct {
+		body []string
+		want time.Duration
+	}{
+		{[]string{"run a timeout 120 contend topo\nemit a /tmp/a 0\n", "run b timeout 400 contend kernel count\n"}, 460 * time.Second},
+		{[]string{"run a timeout 5 true\n", "run contend contend run atomicadd\n"}, 0},
+		{[]string{"echo 0 > /sys/devices/system/cpu/cpu7/online\n"}, time.Minute},
+	} {
+		if got := l.silence(c.body); got != c.want {
+			t.Errorf("silence(%q) = %v, want %v", c.body, got, c.want)
+		}
+	}
+	if got := (&Lab{}).silence([]string{"run a timeout 10 true"}); got != 10*time.Second+DefaultSilenceMargin {
+		t.Errorf("default margin: silence = %v", got)
 	}
 }

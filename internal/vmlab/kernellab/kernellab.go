@@ -146,7 +146,7 @@ const afterCount = `sh -c 'mkdir -p /sys/kernel/tracing /sys/fs/cgroup; mount -t
 func kernelCountScript(Topology) string {
 	return `run kernel-count timeout 400 contend kernel count -shape pipe -pairs 2 -levels 2 -duration 2s -o /tmp/out/kernel-count.results
 emit kernel-count.results /tmp/out/kernel-count.results 0
-run kernel-count-after ` + afterCount + `
+run kernel-count-after timeout 60 ` + afterCount + `
 `
 }
 
@@ -196,12 +196,12 @@ func kernelKillScript(Topology) string {
 	return `sh -c '` + start + ` kill -TERM $pid; wait $pid; echo rc=$?' > /tmp/out/kernel-kill-term 2>&1
 emit kernel-kill-term /tmp/out/kernel-kill-term 0
 emit kernel-kill-term.log /tmp/out/kill.log 0
-run kernel-kill-term-after ` + afterCount + `
+run kernel-kill-term-after timeout 60 ` + afterCount + `
 sh -c '` + start + ` kill -KILL $pid; wait $pid; echo rc=$?' > /tmp/out/kernel-kill-9 2>&1
 emit kernel-kill-9 /tmp/out/kernel-kill-9 0
-run kernel-kill-9-left ` + afterCount + `
+run kernel-kill-9-left timeout 60 ` + afterCount + `
 run kernel-kill-rerun timeout 400 contend kernel count -shape pipe -pairs 1 -levels 2 -duration 1s
-run kernel-kill-rerun-after ` + afterCount + `
+run kernel-kill-rerun-after timeout 60 ` + afterCount + `
 `
 }
 

@@ -49,7 +49,7 @@ func kernelWakeupsScript(t Topology) string {
 	pairs := max(t.Sockets*t.Cores*t.Threads/2, 1)
 	return fmt.Sprintf(`run kernel-wakeups timeout 300 contend kernel wakeups -clients %d -warmup 2s -duration 5s -o /tmp/out/kernel-wakeups.json
 emit kernel-wakeups.json /tmp/out/kernel-wakeups.json 0
-run kernel-wakeups-after `+afterCount+`
+run kernel-wakeups-after timeout 60 `+afterCount+`
 `, pairs)
 }
 
