@@ -205,6 +205,7 @@ type bfSim struct {
 	nohzTick   int64 // the tick nohzILB and nohzDue were computed for
 	nohzILB    int   // the first idle CPU of that tick (-1: none)
 	nohzKicked bool  // some idle CPU's rq->next_balance was due, and someone busy to kick
+	busyInLLC  []int // ilb's count of busy CPUs per LLC, kept between ticks so a tick allocates nothing
 
 	handoffs, remoteHandoffs int64 // the line's moves between CPUs, and those across sockets
 
@@ -426,7 +427,11 @@ func (s *bfSim) ilb(j int64) int {
 	idleAt := func(i int) bool { return bfIdleAt(s.cfg.Seed, s.cfg.Busy, i, j) }
 	s.nohzTick, s.nohzILB = j, ksim.FirstIdle(len(s.cpus), idleAt)
 	llc := s.m.topo.group
-	busyIn := make(map[int]int)
+	if n := (len(s.cpus) + llc - 1) / llc; len(s.busyInLLC) != n {
+		s.busyInLLC = make([]int, n)
+	}
+	clear(s.busyInLLC)
+	busyIn := s.busyInLLC
 	reason, due := false, false
 	for i := range s.cpus {
 		if !idleAt(i) {
