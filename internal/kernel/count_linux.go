@@ -232,11 +232,10 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	c.CPUs = len(cpus)
 	if v, ok := Config(cfg.Root, "CONFIG_HZ"); ok {
 		c.HZ, _ = strconv.Atoi(v)
-	} else if hz, ok := MeasuredHZ(j1-j0, bareFor); ok && j0err == nil && j1err == nil && j1 >= j0 {
-		c.HZ = hz
-		c.Notes = append(c.Notes, fmt.Sprintf("HZ %d measured (no kernel config): jiffies advanced %d in %.2fs of the bare run (/proc/schedstat's timestamp)", hz, j1-j0, bareFor.Seconds()))
 	} else {
-		c.Notes = append(c.Notes, fmt.Sprintf("HZ unknown: no kernel config, and jiffies over the bare run (%d in %.2fs) give none of 100, 250, 300, 1000", j1-j0, bareFor.Seconds()))
+		var note string
+		c.HZ, note = hzOverRun(j0, j1, errors.Join(j0err, j1err), bareFor)
+		c.Notes = append(c.Notes, note)
 	}
 	c.RateLimit = src.Layout.CfsRqLastUpdateTG >= 0
 	// kprobes go on every tg->load_avg site tracefs accepts; the four

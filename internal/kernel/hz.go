@@ -59,3 +59,20 @@ func MeasuredHZ(dj uint64, d time.Duration) (int, bool) {
 	}
 	return 0, false
 }
+
+// hzOverRun is HZ from the jiffies read before (j0) and after (j1) a run
+// of d (err: either read's failure), and the note that says how it was
+// found or why not; 0 where it was not.
+func hzOverRun(j0, j1 uint64, err error, d time.Duration) (int, string) {
+	switch {
+	case err != nil:
+		return 0, fmt.Sprintf("HZ unknown: no kernel config, and no jiffies: %v", err)
+	case j1 < j0:
+		return 0, fmt.Sprintf("HZ unknown: no kernel config, and jiffies went back over the bare run (%d then %d)", j0, j1)
+	}
+	hz, ok := MeasuredHZ(j1-j0, d)
+	if !ok {
+		return 0, fmt.Sprintf("HZ unknown: no kernel config, and jiffies over the bare run (%d in %.2fs) give none of 100, 250, 300, 1000", j1-j0, d.Seconds())
+	}
+	return hz, fmt.Sprintf("HZ %d measured (no kernel config): jiffies advanced %d in %.2fs of the bare run (/proc/schedstat's timestamp)", hz, j1-j0, d.Seconds())
+}

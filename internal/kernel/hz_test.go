@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"bufio"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,25 @@ func TestParseJiffies(t *testing.T) {
 			t.Errorf("parseJiffies(%q) = %d, %v; want %d", c.in, j, err, c.want)
 		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
 			t.Errorf("parseJiffies(%q) = %d, %v; want an error containing %q", c.in, j, err, c.err)
+		}
+	}
+}
+
+func TestHZOverRun(t *testing.T) {
+	for _, c := range []struct {
+		j0, j1 uint64
+		err    error
+		hz     int
+		note   string
+	}{
+		{1000, 1591, nil, 250, "HZ 250 measured (no kernel config): jiffies advanced 591 in 2.36s"},
+		{1000, 1560, nil, 0, "give none of 100, 250, 300, 1000"},
+		{1591, 1000, nil, 0, "jiffies went back over the bare run (1591 then 1000)"},
+		{0, 0, errors.New("open /proc/schedstat: no such file or directory"), 0, "no jiffies: open /proc/schedstat"},
+	} {
+		hz, note := hzOverRun(c.j0, c.j1, c.err, 2360*time.Millisecond)
+		if hz != c.hz || !strings.Contains(note, c.note) {
+			t.Errorf("hzOverRun(%d, %d, %v) = %d, %q; want %d, %q", c.j0, c.j1, c.err, hz, note, c.hz, c.note)
 		}
 	}
 }
