@@ -1,12 +1,14 @@
 package affinity
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/contend/contend/nodemask"
+	"golang.org/x/sys/unix"
 )
 
 // OnlineNow reports whether cpu is online at this moment, from
@@ -53,4 +55,22 @@ func offCPU(pinned, found int, online func(int) (bool, bool), tries int, wait ti
 		time.Sleep(wait)
 	}
 	return fmt.Errorf("found on cpu %d, pinned to cpu %d (its affinity was changed from outside?)", found, pinned)
+}
+
+// setaffinityRefused says why sched_setaffinity refused cpu. EINVAL means
+// the mask holds no cpu that is both online and in the caller's cpuset;
+// cpu/online, read now, tells the two apart, so a cpu unplugged between two
+// runs of a sweep reads "cpu 7 is not online" rather than a guess.
+func setaffinityRefused(cpu int, err error, online func(int) (bool, bool)) error {
+	if !errors.Is(err, unix.EINVAL) {
+		return err
+	}
+	on, ok := online(cpu)
+	switch {
+	case !ok:
+		return fmt.Errorf("cpu %d is offline or outside this process's cpuset: %w", cpu, err)
+	case !on:
+		return fmt.Errorf("cpu %d is not online: %w", cpu, err)
+	}
+	return fmt.Errorf("cpu %d is outside this process's cpuset: %w", cpu, err)
 }

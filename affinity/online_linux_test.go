@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestOnlineIn(t *testing.T) {
@@ -55,6 +57,27 @@ func TestOffCPU(t *testing.T) {
 		}
 		if err := offCPU(7, 2, online, 5, 0); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: offCPU(7, 2) = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// A refused pin says whether the cpu is offline or outside the cpuset, from
+// cpu/online; an unreadable cpu/online leaves both named.
+func TestSetaffinityRefused(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		err        error
+		online, ok bool
+		want       string
+	}{
+		{"offline", unix.EINVAL, false, true, "cpu 7 is not online: invalid argument"},
+		{"cpuset", unix.EINVAL, true, true, "cpu 7 is outside this process's cpuset: invalid argument"},
+		{"unreadable", unix.EINVAL, false, false, "cpu 7 is offline or outside this process's cpuset: invalid argument"},
+		{"other errno", unix.EPERM, true, true, "operation not permitted"},
+	} {
+		online := func(int) (bool, bool) { return tt.online, tt.ok }
+		if got := setaffinityRefused(7, tt.err, online).Error(); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package affinity
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -39,10 +38,7 @@ func Pin(cpu int) (undo func() error, err error) {
 	set.Set(cpu)
 	if err := unix.SchedSetaffinity(0, &set); err != nil {
 		runtime.UnlockOSThread()
-		if errors.Is(err, unix.EINVAL) {
-			return nil, fmt.Errorf("affinity: pinning to cpu %d: cpu is offline or outside this process's cpuset: %w", cpu, err)
-		}
-		return nil, fmt.Errorf("affinity: pinning to cpu %d: %w", cpu, err)
+		return nil, fmt.Errorf("affinity: pinning to cpu %d: %w", cpu, setaffinityRefused(cpu, err, OnlineNow))
 	}
 	done := false
 	undo = func() error {

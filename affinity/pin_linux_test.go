@@ -71,7 +71,7 @@ func TestPinErrors(t *testing.T) {
 	}{
 		{-1, "outside the range"},
 		{1 << 20, "outside the range"},
-		{1000, "offline or outside"}, // in range of the syscall, not on this machine
+		{1000, "cpu 1000 is not online"}, // in range of the syscall, not on this machine
 	}
 	for _, tt := range tests {
 		var wg sync.WaitGroup
