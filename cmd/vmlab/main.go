@@ -24,7 +24,9 @@
 // happens, on the topology's line, and on the last line ("N topologies
 // passed (1 after a retried boot: NAME: why)"). Once booted, a guest is
 // bounded by -run-cpu of QEMU's cpu time (a loaded host stretches the
-// wall clock, not that) and by -timeout only as a wall-clock backstop.
+// wall clock, not that) and by -timeout only as a wall-clock backstop; a
+// kernel crash on the console after the first line is retried up to
+// twice, three boots at most.
 //
 // run boots one guest and runs contend with the given arguments in a
 // scratch directory; whatever files the command writes there (a results

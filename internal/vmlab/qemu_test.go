@@ -141,7 +141,11 @@ func TestBootRetry(t *testing.T) {
 		{[]string{"stuck", "ok"}, 3 * time.Second, "guest did not power off within 3s", "", 1},
 		{[]string{"spin", "ok"}, time.Minute, "guest did not power off within 2s of QEMU's cpu time", "", 1},
 		{[]string{"oops", "ok"}, time.Minute, "", "kernel crash after boot: BUG: kernel NULL pointer dereference", 2},
-		{[]string{"oops", "oops"}, time.Minute, "kernel crash after boot, on the retry too: BUG: kernel NULL pointer dereference", "", 2},
+		{[]string{"oops", "oops", "ok"}, time.Minute, "", "kernel crash after boot: BUG: kernel NULL pointer dereference", 3},
+		{[]string{"oops", "oops", "oops"}, time.Minute, "kernel crash after boot, on the last of 3 boots: BUG: kernel NULL pointer dereference", "", 3},
+		{[]string{"oops", "hang", "ok"}, time.Minute, "", "kernel crash after boot: BUG: kernel NULL pointer dereference", 3},
+		{[]string{"oops", "hang", "hang"}, time.Minute, "boot failed twice: no init marker", "", 3},
+		{[]string{"oops", "oops", "hang"}, time.Minute, "boot failed on the last of 3 boots: no init marker", "", 3},
 	} {
 		t.Run(strings.Join(c.plan, ","), func(t *testing.T) {
 			t.Parallel()
@@ -180,7 +184,7 @@ func TestBootRetry(t *testing.T) {
 			if want := "fake-1: " + c.retried; len(l.Retries) != 1 || !strings.HasPrefix(l.Retries[0], want) {
 				t.Errorf("Retries = %q, want [%q...]", l.Retries, want)
 			}
-			if !strings.Contains(log.String(), "fake-1: boot failed ("+c.retried) || !strings.Contains(log.String(), "retrying once on a fresh boot") {
+			if !strings.Contains(log.String(), "fake-1: boot failed ("+c.retried) || !strings.Contains(log.String(), "retrying on a fresh boot (boot 2 of at most 3)") {
 				t.Errorf("the log does not say the boot was retried and why:\n%s", log)
 			}
 			if _, err := os.Stat(filepath.Join(l.Out, topo.Name, "console.1.log")); err != nil {
