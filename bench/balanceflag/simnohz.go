@@ -69,12 +69,7 @@ type NohzRow struct {
 }
 
 // A NohzLine is one line's accesses per second.
-type NohzLine struct {
-	Locked    float64 // locked read-modify-writes (atomic_inc/dec, set/clear_bit)
-	Stores    float64 // plain stores (WRITE_ONCE)
-	Reads     float64
-	Transfers float64 // accesses that moved the line between cpus
-}
+type NohzLine = bench.LineCounts
 
 // A NohzTable is contend simulate balanceflag -nohz's result.
 type NohzTable struct {
@@ -100,40 +95,6 @@ func SimulateNohz(cfg SimConfig) (*NohzTable, error) {
 	return tab, nil
 }
 
-// nohzLine is a line's coherence state: its last writer, whether another
-// cpu read it since, and which write each cpu's copy is of.
-type nohzLine struct {
-	gen        int64
-	owner      int
-	othersRead bool
-	seen       []int64 // the gen each cpu last read or wrote (0: never)
-	n          NohzLine
-}
-
-func (l *nohzLine) read(cpu int) {
-	l.n.Reads++
-	if l.seen[cpu] != l.gen {
-		l.n.Transfers++
-		l.seen[cpu] = l.gen
-		if cpu != l.owner {
-			l.othersRead = true
-		}
-	}
-}
-
-func (l *nohzLine) write(cpu int, locked bool) {
-	if locked {
-		l.n.Locked++
-	} else {
-		l.n.Stores++
-	}
-	if l.owner != cpu || l.othersRead || l.seen[cpu] != l.gen {
-		l.n.Transfers++
-	}
-	l.gen++
-	l.owner, l.othersRead, l.seen[cpu] = cpu, false, l.gen
-}
-
 // A nohzEvent is one cpu's nohz access at a time of a tick.
 type nohzEvent struct {
 	t    int64
@@ -143,8 +104,7 @@ type nohzEvent struct {
 
 func (s *bfSim) nohzRow(counter bool, variant string) NohzRow {
 	cpus := len(s.cpus)
-	mk := func() *nohzLine { return &nohzLine{owner: -1, seen: make([]int64, cpus), gen: 1} }
-	st, mask := mk(), mk()
+	st, mask := bench.NewLineState(cpus), bench.NewLineState(cpus)
 	idle := func(c int, j int64) bool { return bfIdleAt(s.cfg.Seed, s.cfg.Busy, c, j) }
 	stopped := make([]bool, cpus)
 	nStopped := 0
@@ -155,7 +115,7 @@ func (s *bfSim) nohzRow(counter bool, variant string) NohzRow {
 		}
 	}
 	var entries, exits, busyTicks, idleMoves int64
-	moves := func() int64 { return int64(st.n.Transfers + mask.n.Transfers) }
+	moves := func() int64 { return int64(st.N.Transfers + mask.N.Transfers) }
 	var evs []nohzEvent
 	for j := int64(1); j <= s.ticks; j++ {
 		evs = evs[:0]
@@ -186,43 +146,40 @@ func (s *bfSim) nohzRow(counter bool, variant string) NohzRow {
 					exits++
 					stopped[c] = false
 					nStopped--
-					mask.write(c, true)
+					mask.Write(c, true)
 					if counter {
-						st.write(c, true)
+						st.Write(c, true)
 					}
 					idleMoves += moves() - m0
 				}
 				if counter {
-					st.read(c)
+					st.Read(c)
 				} else {
-					mask.read(c)
+					mask.Read(c)
 				}
 				if nStopped > 0 {
-					st.read(c)
+					st.Read(c)
 				}
 			case !stopped[c]:
 				m0 := moves()
 				entries++
 				stopped[c] = true
 				nStopped++
-				mask.write(c, true)
+				mask.Write(c, true)
 				if counter {
-					st.write(c, true)
+					st.Write(c, true)
 				}
-				st.write(c, false)
+				st.Write(c, false)
 				idleMoves += moves() - m0
 			}
 		}
 	}
 	sec := float64(s.ticks) * float64(s.tickNs) / 1e9
-	per := func(l NohzLine) NohzLine {
-		return NohzLine{Locked: l.Locked / sec, Stores: l.Stores / sec, Reads: l.Reads / sec, Transfers: l.Transfers / sec}
-	}
 	r := NohzRow{Variant: variant, EntriesPerSec: float64(entries) / sec, ExitsPerSec: float64(exits) / sec,
-		Struct: per(st.n), Mask: per(mask.n),
+		Struct: st.N.PerSecond(sec), Mask: mask.N.PerSecond(sec),
 		IdleTransfers: float64(idleMoves) / sec, TickTransfers: float64(moves()-idleMoves) / sec}
 	if busyTicks > 0 {
-		r.CyclesPct = 100 * (st.n.Transfers + mask.n.Transfers) * float64(s.cfg.CAS) / (float64(busyTicks) * float64(s.tickNs))
+		r.CyclesPct = 100 * (st.N.Transfers + mask.N.Transfers) * float64(s.cfg.CAS) / (float64(busyTicks) * float64(s.tickNs))
 	}
 	return r
 }

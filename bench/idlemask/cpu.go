@@ -150,6 +150,7 @@ type imWorker struct {
 	nohzBase   int
 	nohzWrites int64
 	nohzSink   int64
+	nohzLines  *nohzLines // simulate -nohz only: the nohz lines' accesses (simnohz.go)
 	_          [bench.LinePad]byte
 }
 
@@ -254,8 +255,8 @@ func (w *imWorker) idleEntry(c int, rq *imCPU, loc *imLocal) {
 		if loc.tickStopped || loc.predicted >= w.tickNs {
 			loc.tickStopped = true
 			w.setIdle(c, rq)
-			if w.nohzMode != imNohzNone && !loc.nohzStopped {
-				w.nohzEnter(c, loc)
+			if w.nohzMode != imNohzNone {
+				w.nohzIdle(c, loc)
 			}
 		}
 	}

@@ -17,11 +17,22 @@ const (
 	imNohzWeight         // after it: the mask alone, its emptiness read
 )
 
-// nohzEnter is nohz_balance_enter_idle() on the cpu's first tick-stop of
-// an idle period (rq->nohz_tick_stopped guards the rest); see bench.Nohz.
-func (w *imWorker) nohzEnter(c int, loc *imLocal) {
-	w.nohzWrites += w.nohz.Enter(w.nohzBase + c)
-	loc.nohzStopped = true
+// nohzIdle is nohz_balance_enter_idle() on an idle entry that stops the
+// tick or finds it stopped, as tick_nohz_idle_stop_tick() calls it: the
+// first of an idle period (rq->nohz_tick_stopped unset; see bench.Nohz)
+// enters the mask, and every call stores nohz.has_blocked_load, which
+// only simulate -nohz's lines see.
+func (w *imWorker) nohzIdle(c int, loc *imLocal) {
+	if !loc.nohzStopped {
+		w.nohzWrites += w.nohz.Enter(w.nohzBase + c)
+		loc.nohzStopped = true
+		if l := w.nohzLines; l != nil {
+			l.enter(w.nohzBase + c)
+		}
+	}
+	if l := w.nohzLines; l != nil {
+		l.blocked(w.nohzBase + c)
+	}
 }
 
 // nohzKick is nohz_balancer_kick() on a busy tick: nohz_balance_exit_idle()
@@ -32,8 +43,15 @@ func (w *imWorker) nohzKick(c int, loc *imLocal) {
 	if loc.nohzStopped {
 		loc.nohzStopped = false
 		w.nohzWrites += w.nohz.Exit(w.nohzBase + c)
+		if l := w.nohzLines; l != nil {
+			l.exit(w.nohzBase + c)
+		}
 	}
-	w.nohzSink += w.nohz.Kick()
+	next := w.nohz.Kick()
+	w.nohzSink += next
+	if l := w.nohzLines; l != nil {
+		l.kick(w.nohzBase+c, next != 0)
+	}
 }
 
 // checkNohz verifies the nohz state once every worker has stopped: a cpu

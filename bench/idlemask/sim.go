@@ -46,6 +46,9 @@ type SimConfig struct {
 	// key. Default 2: seed 003's machine has two, and v5.11 on it runs
 	// select_idle_core() before the mask and select_idle_smt() after.
 	SMT int
+	// Nohz adds the nohz lines' accesses per second on v5's tick-stop
+	// path, nohz.nr_cpus kept and removed (simnohz.go).
+	Nohz bool
 }
 
 // The rows: the kernel before the patch, v5 as posted, v5 with Vincent
@@ -170,6 +173,8 @@ type SimTable struct {
 	Config SimConfig // with the defaults filled in
 	Tick   int       // the tick= the entries give
 	Rows   []SimRow
+	// Nohz are the nohz lines' rows (Config.Nohz), counter then weight.
+	Nohz []NohzRow `json:",omitempty"`
 }
 
 // Simulate runs each row's policy at the config's size: the scenario's own
@@ -183,23 +188,36 @@ func Simulate(cfg SimConfig) (*SimTable, error) {
 	}
 	t := &SimTable{Config: cfg, Tick: cfg.tick()}
 	for _, r := range simRows {
-		v := fmt.Sprintf("%s/sis=prop/busy=%d/wake=%d/llc=%d/tick=%d/hz=%d/early=on/prev=%s/smt=%d/probe=%d",
-			r.variant, cfg.Busy, cfg.Wake, cfg.LLC, t.Tick, cfg.HZ, cfg.Prev, cfg.SMT, cfg.Probe.Nanoseconds())
-		sc, err := newIdleMask(v)
+		sc, err := newIdleMask(simVariant(cfg, r.variant, t.Tick))
 		if err != nil {
 			return nil, fmt.Errorf("simulate %w", err)
 		}
-		row, err := sc.(*idleMask).simulate(cfg)
+		row, err := sc.(*idleMask).simulate(cfg, nil)
 		if err != nil {
 			return nil, fmt.Errorf("simulate %w", err)
 		}
 		row.Label = r.label
 		t.Rows = append(t.Rows, row)
 	}
+	if cfg.Nohz {
+		var err error
+		if t.Nohz, err = simulateNohz(cfg, t.Tick); err != nil {
+			return nil, err
+		}
+	}
 	return t, nil
 }
 
-func (s *idleMask) simulate(cfg SimConfig) (SimRow, error) {
+// simVariant is the scenario variant of a row: its update= and scan=
+// keys and the config's workload.
+func simVariant(cfg SimConfig, row string, tick int) string {
+	return fmt.Sprintf("%s/sis=prop/busy=%d/wake=%d/llc=%d/tick=%d/hz=%d/early=on/prev=%s/smt=%d/probe=%d",
+		row, cfg.Busy, cfg.Wake, cfg.LLC, tick, cfg.HZ, cfg.Prev, cfg.SMT, cfg.Probe.Nanoseconds())
+}
+
+// simulate runs the scenario at cfg's size and returns its row; lines, if
+// not nil, follows the nohz lines (nohz= other than none).
+func (s *idleMask) simulate(cfg SimConfig, lines *nohzLines) (SimRow, error) {
 	nllc := cfg.CPUs / cfg.LLC
 	// One worker per LLC, each on a real LLC of its own, so that each
 	// owns a whole simulated LLC.
@@ -216,6 +234,10 @@ func (s *idleMask) simulate(cfg SimConfig) (SimRow, error) {
 	for i := range s.llcs {
 		s.llcs[i] = newIMLLC(s.width)
 	}
+	if s.nohz != imNohzNone {
+		// Start sized it for the Env's cpus; the simulation's are these.
+		s.nohzState = bench.NewNohz(n*s.width, s.nohz == imNohzCounter)
+	}
 	for i := range nllc {
 		if _, err := s.Worker(bench.WorkerInfo{Index: i, Workers: nllc}); err != nil {
 			return SimRow{}, err
@@ -223,6 +245,7 @@ func (s *idleMask) simulate(cfg SimConfig) (SimRow, error) {
 		w := s.workers[i]
 		w.rng ^= cfg.Seed * 0xD1B54A32D192ED03
 		w.rng |= 1
+		w.nohzLines = lines
 	}
 	gap := s.workers[0].gap
 	rounds := int64(cfg.Duration) / gap * int64(cfg.LLC) // events per worker: every cpu Duration/gap
@@ -238,6 +261,9 @@ func (s *idleMask) simulate(cfg SimConfig) (SimRow, error) {
 		e.add(&w.imEarly)
 	}
 	span := float64(rounds/int64(cfg.LLC)) * float64(gap) // kernel ns per cpu
+	if lines != nil {
+		lines.sec = span / 1e9
+	}
 	ticks := span / float64(s.tickNs())
 	row := SimRow{
 		Variant: s.Variant(), Events: c.events, Wakeups: c.wakeups, Writes: c.writes,
@@ -291,6 +317,9 @@ func (t *SimTable) WriteText(w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(t.Nohz) > 0 {
+		writeNohz(&b, c, t.Nohz)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
