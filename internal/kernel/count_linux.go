@@ -61,6 +61,11 @@ type Counted struct {
 	Hierarchy    []string    `json:"cgroups"`
 	Undone       bool        `json:"undone"`
 	Elapsed      [2]float64  `json:"-"`
+
+	// BalanceCauses split the passes by what ran them (balance.go):
+	// the softirqs, the nohz balancer's walks and their callers, its
+	// kicks, and the passes it ran on an idle cpu's behalf.
+	BalanceCauses []Cause `json:"balance_causes,omitempty"`
 }
 
 // SiteCount is one site's hits: by a hardware execute breakpoint, and by
@@ -184,6 +189,17 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	if err := rep.Err(); err != nil {
 		return nil, err
 	}
+	balanceFn := ""
+	for _, fn := range []string{"sched_balance_domains", "rebalance_domains"} {
+		if _, ok := src.Syms.Lookup(fn); ok {
+			balanceFn = fn
+			break
+		}
+	}
+	causes, err := causeProbes(src.Input, balanceFn)
+	if err != nil {
+		return nil, err
+	}
 
 	if err := machine.Sysctl(u, cfg.Root, "kernel.sched_schedstats", "1"); err != nil {
 		return nil, err
@@ -225,6 +241,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 			break
 		}
 	}
+	c.BalanceCauses = addCauseProbes(u, tfs, causes)
 	cpus, err := onlineCPUs(cfg.Root)
 	if err != nil {
 		return nil, err
@@ -268,6 +285,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	}
 	c.Notes = append(c.Notes, r.notes...)
 	c.Counted, c.Threads, c.Sites, c.Enqueues, c.SelectRQ, c.Balances, c.BusyPct = r.Load, r.Threads, r.Sites, r.Enqueues, r.SelectRQ, r.Balances, r.BusyPct
+	readCauses(c.BalanceCauses, r.Probes, r.ProbesMissed)
 	if !cfg.Check {
 		return c, nil
 	}
@@ -331,7 +349,10 @@ type armed struct {
 	Enqueues, SelectRQ uint64
 	Balances           uint64
 	BusyPct            float64
-	notes              []string
+	// Probes and ProbesMissed are every kprobe's hits over the run, by
+	// event name: kprobe_profile's after less before.
+	Probes, ProbesMissed map[string]uint64
+	notes                []string
 }
 
 // run counts one run of the workload: breakpoints on the sites (as many
@@ -444,6 +465,11 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 	r.Enqueues = after["contend_enqueue"] - before["contend_enqueue"]
 	r.SelectRQ = after["contend_select"] - before["contend_select"]
 	r.Balances = after["contend_balance"] - before["contend_balance"]
+	r.Probes, r.ProbesMissed = map[string]uint64{}, map[string]uint64{}
+	for name, n := range after {
+		r.Probes[name] = n - before[name]
+		r.ProbesMissed[name] = missed1[name] - missed0[name]
+	}
 	for i := range r.Sites {
 		s := &r.Sites[i]
 		if b := bpOf[i]; b != nil {

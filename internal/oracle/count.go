@@ -109,6 +109,7 @@ func WriteText(w io.Writer, c *kernel.Counted) error {
 		ops, kind := flagOps(c)
 		fmt.Fprintf(w, "balancer: %d passes of %s (%.0f/s); %s %d (%.0f/s, %.3f per pass); cpus busy %.1f %% of the run\n",
 			c.Balances, c.BalanceProbe, rate(float64(c.Balances), c), kind, ops, rate(float64(ops), c), float64(ops)/float64(max(c.Balances, 1)), c.BusyPct)
+		writeCauses(w, c)
 	}
 	if tests, tmiss := kindHits(c, "tg-load-avg-limit"); c.RateLimit && tests > 0 {
 		fmt.Fprintf(w, "rate limit: %d 1 ms tests, %.3f writes per test (the rest blocked by the limit or by the 1/64 threshold)", tests, tg/float64(tests))

@@ -69,6 +69,7 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 			benchfmt.Value{Value: rate(float64(ops), c), Unit: "flag-ops/s"},
 			benchfmt.Value{Value: float64(ops) / math.Max(float64(c.Balances), 1), Unit: "flag-ops/balance"},
 			benchfmt.Value{Value: c.BusyPct, Unit: "busy-%"})
+		r.Values = append(r.Values, causeValues(c)...)
 	}
 	// The checking run, where there was one: the watchpoints' sum
 	// against the sites' in that run (the two methods), and each level's

@@ -1,0 +1,66 @@
+package oracle
+
+import (
+	"fmt"
+	"io"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/contend/contend/internal/kernel"
+)
+
+// causeUnits are the results units of the balancer's per-cause counts
+// (kernel.CauseWhat), per second of the counted run.
+var causeUnits = map[string]string{
+	"softirq":       "balance-softirqs/s",
+	"nohz-walk":     "nohz-walks/s",
+	"nohz-softirq":  "nohz-softirq-calls/s",
+	"nohz-run-idle": "nohz-run-idle/s",
+	"nohz-newidle":  "nohz-newidle/s",
+	"kick":          "nohz-kicks/s",
+	"on-behalf":     "nohz-balances/s",
+}
+
+// causeValues are a count's per-cause rates, each cause that was counted;
+// with the passes on an idle cpu's behalf counted, also the cpus' own
+// (own-balances/s: every pass less those).
+func causeValues(c *kernel.Counted) []benchfmt.Value {
+	var vs []benchfmt.Value
+	for _, k := range kernel.CauseWhat {
+		if n, ok := c.CauseHits(k.Name); ok {
+			vs = append(vs, benchfmt.Value{Value: rate(float64(n), c), Unit: causeUnits[k.Name]})
+		}
+	}
+	if n, ok := c.CauseHits("on-behalf"); ok && uint64(n) <= c.Balances {
+		vs = append(vs, benchfmt.Value{Value: rate(float64(c.Balances-uint64(n)), c), Unit: "own-balances/s"})
+	}
+	return vs
+}
+
+// writeCauses writes the balancer's passes by cause: a line per cause,
+// its hits and rate, or why it was not counted.
+func writeCauses(w io.Writer, c *kernel.Counted) {
+	if len(c.BalanceCauses) == 0 {
+		return
+	}
+	what := map[string]string{}
+	for _, k := range kernel.CauseWhat {
+		what[k.Name] = k.What
+	}
+	for _, x := range c.BalanceCauses {
+		if x.Hits < 0 {
+			fmt.Fprintf(w, "  %s: not counted: %s\n", x.Name, x.Why)
+			continue
+		}
+		fmt.Fprintf(w, "  %s: %d (%.0f/s) at %s: %s", x.Name, x.Hits, rate(float64(x.Hits), c), x.At, what[x.Name])
+		if x.Miss > 0 {
+			fmt.Fprintf(w, "; %d missed", x.Miss)
+		}
+		fmt.Fprintln(w)
+	}
+	if n, ok := c.CauseHits("on-behalf"); ok && uint64(n) <= c.Balances {
+		own := c.Balances - uint64(n)
+		fmt.Fprintf(w, "  own passes: %d (%.0f/s, %.0f %% of the passes): the passes less those on an idle cpu's behalf\n",
+			own, rate(float64(own), c), 100*float64(own)/float64(max(c.Balances, 1)))
+	}
+}
