@@ -202,6 +202,7 @@ type bfSim struct {
 	busyNs     int64 // non-idle time: busy ticks, and the nohz balancer's walks
 	flagNs     int64 // time CPUs spent in flag accesses, waiting included
 	nohzRuns   int64
+	nohzPasses int64 // the passes nohzWalk ran, on idle CPUs' behalf
 	nohzTick   int64 // the tick nohzILB and nohzDue were computed for
 	nohzILB    int   // the first idle CPU of that tick (-1: none)
 	nohzKicked bool  // some idle CPU's rq->next_balance was due, and someone busy to kick
@@ -474,6 +475,7 @@ func (p *simProc) nohzWalk(j int64) {
 			if s.onNohz != nil {
 				s.onNohz(j, p.CPU, b)
 			}
+			s.nohzPasses++
 			balanceDomains(c, p, bfIdleCPU)
 		}
 		return true

@@ -376,9 +376,18 @@ func balanceRows(kc CountResult, dur time.Duration) []modelRow {
 		return nil
 	}
 	m := tab.Rows[0]
-	return []modelRow{
+	rows := []modelRow{
 		{"balancer passes per s (busy " + strconv.Itoa(busy) + " %, newidle every " + strconv.Itoa(newidle) + " ticks)", kc.V["balances/s"], m.Softirqs},
-		{"flag attempts per s", kc.V["flag-ops/s"], m.CAS},
-		{"flag attempts per pass", kc.V["flag-ops/balance"], m.CAS / math.Max(m.Softirqs, 1)},
 	}
+	// By cause, where the count has _nohz_idle_balance()'s calls of the
+	// pass (kernel count's on-behalf probe): the cpus' own passes and the
+	// nohz balancer's on idle cpus' behalf.
+	if nb, ok := kc.V["nohz-balances/s"]; ok {
+		rows = append(rows,
+			modelRow{"  of which the cpus' own passes per s", kc.V["own-balances/s"], m.Softirqs - m.NohzPasses},
+			modelRow{"  of which on idle cpus' behalf (nohz) per s", nb, m.NohzPasses})
+	}
+	return append(rows,
+		modelRow{"flag attempts per s", kc.V["flag-ops/s"], m.CAS},
+		modelRow{"flag attempts per pass", kc.V["flag-ops/balance"], m.CAS / math.Max(m.Softirqs, 1)})
 }

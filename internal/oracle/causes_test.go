@@ -1,0 +1,82 @@
+package oracle
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/contend/contend/internal/kernel"
+)
+
+// TestWriteTextCauses: the passes by cause, one line each, the
+// uncounted ones with why; the cpus' own passes are every pass less the
+// nohz balancer's, and the results carry both.
+func TestWriteTextCauses(t *testing.T) {
+	k := countFixture()
+	k.Balances, k.BalanceProbe = 400, "sched_balance_domains"
+	k.BalanceCauses = []kernel.Cause{
+		{Name: "softirq", At: "sched_balance_softirq", Hits: 420},
+		{Name: "kick", Hits: -1, Why: "not in kallsyms (inlined): kick_ilb"},
+		{Name: "on-behalf", At: "_nohz_idle_balance.isra.0+0x2d0", Hits: 40},
+	}
+	var b strings.Builder
+	if err := WriteText(&b, k); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"  softirq: 420 (210/s) at sched_balance_softirq: SCHED_SOFTIRQ runs",
+		"  kick: not counted: not in kallsyms (inlined): kick_ilb",
+		"  on-behalf: 40 (20/s) at _nohz_idle_balance.isra.0+0x2d0: passes _nohz_idle_balance runs for an idle cpu",
+		"  own passes: 360 (180/s, 90 % of the passes)",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("count text lacks %q:\n%s", want, b.String())
+		}
+	}
+	path := t.TempDir() + "/k.txt"
+	if err := WriteResults(path, k, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.ReadFile(path)
+	if !strings.Contains(string(f), " 210 balance-softirqs/s 20 nohz-balances/s 180 own-balances/s") || strings.Contains(string(f), "nohz-kicks/s") {
+		t.Errorf("results lack the causes' units, or carry the uncounted kick's:\n%s", f)
+	}
+}
+
+// TestWriteModelTableCauses holds the balanceflag rows by cause against
+// the lab's oracle-2n counts with the per-cause probes
+// (testdata/count-oracle-2n-causes.txt: 6.1 then 6.12, pipe, 2 pairs,
+// 2 s): each kernel gets both rows, and on each side the own passes and
+// the nohz balancer's add up to the passes row (the kernel's by how the
+// count derives them, the model's by how it counts its walks).
+func TestWriteModelTableCauses(t *testing.T) {
+	counts, err := ReadCounts("testdata/count-oracle-2n-causes.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(counts) != 2 {
+		t.Fatalf("%d counts in the file, want 2 (6.1, 6.12)", len(counts))
+	}
+	for _, kc := range counts {
+		rows := balanceRows(kc, time.Second)
+		if len(rows) != 5 {
+			t.Fatalf("%s: %d balanceflag rows, want 5 (passes, own, on behalf, attempts, per pass)", kc.Kernel, len(rows))
+		}
+		pass, own, nohz := rows[0], rows[1], rows[2]
+		if !strings.Contains(own.name, "own") || !strings.Contains(nohz.name, "behalf") {
+			t.Fatalf("%s: rows 1 and 2 are %q and %q, want the own and the on-behalf passes", kc.Kernel, own.name, nohz.name)
+		}
+		for _, side := range []struct {
+			name          string
+			all, own, oth float64
+		}{{"kernel", pass.kernel, own.kernel, nohz.kernel}, {"model", pass.model, own.model, nohz.model}} {
+			if d := side.own + side.oth - side.all; d > 1e-6*side.all || d < -1e-6*side.all {
+				t.Errorf("%s %s: own %.1f + on behalf %.1f = %.1f passes/s, want the passes row's %.1f", kc.Kernel, side.name, side.own, side.oth, side.own+side.oth, side.all)
+			}
+			if side.oth <= 0 || side.own <= 0 {
+				t.Errorf("%s %s: own %.1f, on behalf %.1f: want both", kc.Kernel, side.name, side.own, side.oth)
+			}
+		}
+	}
+}
