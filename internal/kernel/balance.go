@@ -25,6 +25,11 @@ import (
 //	                                 set up by nohz_newidle_balance()
 //	kick_ilb(flags)                  a busy tick's nohz_balancer_kick()
 //	                                 choosing to kick (stats-only too)
+//	nohz_csd_func()                  the kick's IPI on the chosen cpu
+//	nohz_balance_enter_idle(cpu)     a tick stopped in idle: the cpu
+//	                                 leaves its LLC's nr_busy_cpus (the
+//	                                 kick's reason) until its next busy
+//	                                 tick's nohz_balance_exit_idle()
 //
 // Each is counted by a kprobe where kallsyms has the function (a static
 // function the compiler inlined has none; GCC's clones, name.isra.0, are
@@ -51,6 +56,8 @@ var CauseWhat = []struct{ Name, What string }{
 	{"nohz-run-idle", "nohz_run_idle_balance calls (do_idle; it walks, stats only, when nohz_newidle_balance set NOHZ_NEWILB_KICK)"},
 	{"nohz-newidle", "nohz_newidle_balance calls (the newidle walk's end)"},
 	{"kick", "kick_ilb calls: a busy tick's nohz_balancer_kick kicking, stats-only kicks too"},
+	{"kick-ipi", "nohz_csd_func calls: kicks that reached the chosen idle cpu (a kick whose flags it already has sends none)"},
+	{"tick-stop", "nohz_balance_enter_idle calls: a cpu's tick stopped in idle, out of its LLC's nr_busy_cpus until its next busy tick"},
 	{"on-behalf", "passes _nohz_idle_balance runs for an idle cpu: its calls of the pass function"},
 }
 
@@ -63,6 +70,8 @@ var causeFuncs = map[string][]string{
 	"nohz-run-idle": {"nohz_run_idle_balance"},
 	"nohz-newidle":  {"nohz_newidle_balance"},
 	"kick":          {"kick_ilb"},
+	"kick-ipi":      {"nohz_csd_func"},
+	"tick-stop":     {"nohz_balance_enter_idle"},
 }
 
 // causeProbe is where one cause's kprobe goes, or why it cannot.

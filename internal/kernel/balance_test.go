@@ -68,6 +68,8 @@ ffffffff81000140 T after_all
 		"nohz-run-idle": "nohz_run_idle_balance",
 		"nohz-newidle":  "",
 		"kick":          "",
+		"kick-ipi":      "",
+		"tick-stop":     "",
 		"on-behalf":     "_nohz_idle_balance.isra.0+0x4,_nohz_idle_balance.isra.0+0xf",
 	}
 	if len(probes) != len(CauseWhat) {

@@ -18,6 +18,8 @@ var causeUnits = map[string]string{
 	"nohz-run-idle": "nohz-run-idle/s",
 	"nohz-newidle":  "nohz-newidle/s",
 	"kick":          "nohz-kicks/s",
+	"kick-ipi":      "nohz-kick-ipis/s",
+	"tick-stop":     "nohz-tick-stops/s",
 	"on-behalf":     "nohz-balances/s",
 }
 

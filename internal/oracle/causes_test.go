@@ -60,8 +60,8 @@ func TestWriteModelTableCauses(t *testing.T) {
 	}
 	for _, kc := range counts {
 		rows := balanceRows(kc, time.Second)
-		if len(rows) != 5 {
-			t.Fatalf("%s: %d balanceflag rows, want 5 (passes, own, on behalf, attempts, per pass)", kc.Kernel, len(rows))
+		if len(rows) != 6 || !strings.Contains(rows[3].name, "tick stops") {
+			t.Fatalf("%s: %d balanceflag rows, want 6 (passes, own, on behalf, tick stops, attempts, per pass)", kc.Kernel, len(rows))
 		}
 		pass, own, nohz := rows[0], rows[1], rows[2]
 		if !strings.Contains(own.name, "own") || !strings.Contains(nohz.name, "behalf") {

@@ -368,10 +368,11 @@ func balanceRows(kc CountResult, dur time.Duration) []modelRow {
 	}
 	hz := countHZ(kc)
 	newidle := bfNewidle(kc, hz)
-	tab, err := balanceflag.Simulate(balanceflag.SimConfig{
+	cfg := balanceflag.SimConfig{
 		CPUs: kc.CPUs, Sockets: max(kc.Nodes, 1), SNC: 1, SMT: 1, HZ: hz, Busy: min(busy, 100), Newidle: newidle,
 		Duration: dur, CAS: bfCAS, Seed: 1, Orders: []string{"cmpxchg-first"},
-	})
+	}
+	tab, err := balanceflag.Simulate(cfg)
 	if err != nil || len(tab.Rows) == 0 {
 		return nil
 	}
@@ -386,6 +387,14 @@ func balanceRows(kc CountResult, dur time.Duration) []modelRow {
 		rows = append(rows,
 			modelRow{"  of which the cpus' own passes per s", kc.V["own-balances/s"], m.Softirqs - m.NohzPasses},
 			modelRow{"  of which on idle cpus' behalf (nohz) per s", nb, m.NohzPasses})
+	}
+	// The idle cpus the nohz balancer can walk: those whose tick stopped
+	// (nohz_balance_enter_idle(), the mask's entries). The model stops
+	// the tick of every cpu idle for a tick (SimulateNohz's stops).
+	if ts, ok := kc.V["nohz-tick-stops/s"]; ok {
+		if nt, err := balanceflag.SimulateNohz(cfg); err == nil && len(nt.Rows) > 0 {
+			rows = append(rows, modelRow{"  tick stops per s (nohz_balance_enter_idle)", ts, nt.Rows[0].EntriesPerSec})
+		}
 	}
 	return append(rows,
 		modelRow{"flag attempts per s", kc.V["flag-ops/s"], m.CAS},
