@@ -202,11 +202,19 @@ type bfSim struct {
 	busyNs     int64 // non-idle time: busy ticks, and the nohz balancer's walks
 	flagNs     int64 // time CPUs spent in flag accesses, waiting included
 	nohzRuns   int64
-	nohzPasses int64 // the passes nohzWalk ran, on idle CPUs' behalf
-	nohzTick   int64 // the tick nohzILB and nohzDue were computed for
-	nohzILB    int   // the first idle CPU of that tick (-1: none)
-	nohzKicked bool  // some idle CPU's rq->next_balance was due, and someone busy to kick
-	busyInLLC  []int // ilb's count of busy CPUs per LLC, kept between ticks so a tick allocates nothing
+	nohzPasses int64      // the passes nohzWalk ran, on idle CPUs' behalf
+	nohz       *ksim.Nohz // the nohz balancer's state (nohz.idle_cpus_mask, nr_busy_cpus, next_balance)
+	nohzTick   int64      // the tick nohzILB and nohzKicked were computed for
+	nohzILB    int        // that tick's kicked balancer, find_new_ilb() (-1: none kicked)
+	nohzKicked bool       // a busy CPU's nohz_balancer_kick() kicked it
+
+	// The nohz walk's view, set before each walk, and its callbacks,
+	// made once so that a walk allocates nothing.
+	walkJ       int64
+	walkP       *simProc
+	walkIdle    func(cpu int) bool
+	walkNext    func(cpu int) int64
+	walkBalance func(cpu int)
 
 	handoffs, remoteHandoffs int64 // the line's moves between CPUs, and those across sockets
 
@@ -230,6 +238,7 @@ func newSim(cfg SimConfig, order bfOrder) *bfSim {
 	s.m = bfModel{topo: cfg.topo(), order: order, hz: cfg.HZ, busy: cfg.Busy, seed: cfg.Seed}
 	s.cpus = make([]bfCPU, cfg.CPUs)
 	s.all = make([]int, cfg.CPUs)
+	llc := make([]int, cfg.CPUs)
 	for i := range s.cpus {
 		c := &s.cpus[i]
 		*c = bfCPU{m: &s.m, cpu: i, levels: s.m.topo.levels(i)}
@@ -237,6 +246,23 @@ func newSim(cfg SimConfig, order bfOrder) *bfSim {
 		c.initIdle()
 		c.spreadPhase(i, cfg.CPUs)
 		s.all[i] = i
+		// sd_llc_shared: the node's, none for a node of one CPU
+		// (its domain degenerates).
+		llc[i] = -1
+		if g := s.m.topo.group; g > 1 {
+			llc[i] = i / g
+		}
+	}
+	s.nohz = ksim.NewNohz(cfg.CPUs, llc)
+	s.walkIdle = func(b int) bool { return bfIdleAt(s.cfg.Seed, s.cfg.Busy, b, s.walkJ) }
+	s.walkNext = func(b int) int64 { return s.cpus[b].nextBalance }
+	s.walkBalance = func(b int) {
+		c := &s.cpus[b]
+		c.jiffies = s.walkJ
+		if s.onNohz != nil {
+			s.onNohz(s.walkJ, s.walkP.CPU, b)
+		}
+		balanceDomains(c, s.walkP, bfIdleCPU)
 	}
 	return s
 }
@@ -293,19 +319,10 @@ func (p *simProc) body() {
 	}
 }
 
-// tickStart is when CPU cpu's tick j fires: the jiffy's edge, plus with
-// skew_tick=1 tick_setup_sched_timer()'s offset,
-//
-//	u64 offset = TICK_NSEC >> 1;
-//	do_div(offset, num_possible_cpus());
-//	offset *= smp_processor_id();
-//	hrtimer_add_expires_ns(&ts->sched_timer, offset);
+// tickStart is when CPU cpu's tick j fires (ksim.HZ.TickStart, with
+// skew_tick=1 when SkewTick).
 func (s *bfSim) tickStart(cpu int, j int64) int64 {
-	t := s.hz.TickTime(j)
-	if s.cfg.SkewTick {
-		t += (s.tickNs >> 1) / int64(len(s.cpus)) * int64(cpu)
-	}
-	return t
+	return s.hz.TickStart(j, cpu, len(s.cpus), s.cfg.SkewTick)
 }
 
 // jitter is CPU cpu's delay of tick j's work, uniform in [0, Jitter), from
@@ -399,87 +416,59 @@ func (p *simProc) shortIdle(j int64) {
 	c.wokeUp(start + max(d, p.Now-start))
 }
 
-// ilb is the nohz balancer of tick j, the first idle CPU (ksim.FirstIdle,
-// find_new_ilb()), and whether it is kicked: nohz_balancer_kick() from a
-// busy CPU's tick, when nohz.next_balance (the earliest rq->next_balance of
-// the idle CPUs) is due, and the kicking CPU has a reason to:
-//
-//	if (rq->nr_running >= 2) { flags = NOHZ_STATS_KICK | NOHZ_BALANCE_KICK; goto out; }
-//	... check_cpu_capacity(), asym packing, misfit ...
-//	sds = rcu_dereference(per_cpu(sd_llc_shared, cpu));
-//	if (sds) {
-//		nr_busy = atomic_read(&sds->nr_busy_cpus);
-//		if (nr_busy > 1) { flags = NOHZ_KICK_MASK; goto unlock; }
-//	}
-//
-// The model has no nr_running, equal capacities and no asym domains, so the
-// reason is the LLC's: another CPU of the kicker's LLC busy (nr_busy_cpus
-// counts a CPU busy until its tick stops, and an idle CPU here has stopped
-// it). A CPU alone in its LLC has no sd_llc_shared and never kicks. Before
-// the oracle-2n check the model kicked whenever some CPU was busy; on a
-// machine whose LLCs have many CPUs that is the same (at busy=90 every LLC
-// of 8 or more has two busy nearly always), on the lab's 2-CPU nodes it
-// kicked about a third too often. Computed once a tick, at its start,
-// before any walk of it.
+// ilb is the nohz balancer kicked in tick j, -1 for none, computed once a
+// tick, at its start, before any walk of it. A CPU idle in a tick has
+// stopped its tick (nohz_balance_enter_idle(), ksim.Nohz.EnterIdle), a busy
+// one has restarted it (nohz_balance_exit_idle()), so the LLC's
+// nr_busy_cpus counts its CPUs busy this tick. nohz.next_balance is the
+// earliest rq->next_balance of the CPUs in the mask, as the
+// NOHZ_NEXT_KICK walks that every tick stop asks for (needs_update) leave
+// it. Then each busy CPU's nohz_balancer_kick() in CPU order
+// (ksim.Nohz.BalancerKick, the kernel's reasons in its order): the first
+// with a reason kicks (kick_ilb(): "nohz.next_balance = jiffies+1", so no
+// other CPU of the tick does) the balancer find_new_ilb() picks. The
+// model's CPUs run one task or none and have equal capacities, so of the
+// reasons only the LLC's nr_busy_cpus > 1 can hold; a CPU alone in its LLC
+// has no sd_llc_shared and never kicks.
 func (s *bfSim) ilb(j int64) int {
 	if s.nohzTick == j {
 		return s.nohzILB
 	}
-	idleAt := func(i int) bool { return bfIdleAt(s.cfg.Seed, s.cfg.Busy, i, j) }
-	s.nohzTick, s.nohzILB = j, ksim.FirstIdle(len(s.cpus), idleAt)
-	llc := s.m.topo.group
-	if n := (len(s.cpus) + llc - 1) / llc; len(s.busyInLLC) != n {
-		s.busyInLLC = make([]int, n)
-	}
-	clear(s.busyInLLC)
-	busyIn := s.busyInLLC
-	reason, due := false, false
+	n := s.nohz
+	s.nohzTick, s.nohzILB, s.nohzKicked, s.walkJ = j, -1, false, j
+	next := j + 60*int64(s.hz)
 	for i := range s.cpus {
-		if !idleAt(i) {
-			busyIn[i/llc]++
-			reason = reason || busyIn[i/llc] > 1
-		} else if j-s.cpus[i].nextBalance >= 0 {
-			due = true
+		if s.walkIdle(i) {
+			n.EnterIdle(i)
+			next = min(next, s.cpus[i].nextBalance)
+		} else {
+			n.ExitIdle(i)
 		}
 	}
-	s.nohzKicked = reason && due
+	n.NextBalance = next
+	for i := range s.cpus {
+		if n.Stopped(i) {
+			continue
+		}
+		if n.BalancerKick(i, j, ksim.KickRQ{}) != ksim.KickNone {
+			n.NextBalance = j + 1
+			s.nohzILB, s.nohzKicked = n.FindNewILB(i, s.walkIdle), true
+			break
+		}
+	}
 	return s.nohzILB
 }
 
-// nohzWalk is _nohz_idle_balance() on this CPU, the nohz balancer:
-//
-//	for_each_cpu_wrap(balance_cpu, nohz.idle_cpus_mask, this_cpu+1) {
-//		if (!idle_cpu(balance_cpu))
-//			continue;
-//		...
-//		rq = cpu_rq(balance_cpu);
-//		if (time_after_eq(jiffies, rq->next_balance)) {
-//			...
-//			if (flags & NOHZ_BALANCE_KICK)
-//				sched_balance_domains(rq, CPU_IDLE);
-//		}
-//		...
-//	}
-//
-// Every walk's flag accesses are this CPU's, one after another.
+// nohzWalk is _nohz_idle_balance() on this CPU, the nohz balancer
+// (ksim.Nohz.IdleBalance): every idle CPU of the mask whose
+// rq->next_balance has come gets sched_balance_domains(rq, CPU_IDLE), from
+// this CPU's successor round to itself. Every walk's flag accesses are
+// this CPU's, one after another.
 func (p *simProc) nohzWalk(j int64) {
 	s := p.s
 	s.nohzRuns++
-	ksim.WrapFrom(s.all, p.CPU+1, func(b int) bool {
-		if !bfIdleAt(s.cfg.Seed, s.cfg.Busy, b, j) {
-			return true
-		}
-		c := &s.cpus[b]
-		c.jiffies = j
-		if j-c.nextBalance >= 0 {
-			if s.onNohz != nil {
-				s.onNohz(j, p.CPU, b)
-			}
-			s.nohzPasses++
-			balanceDomains(c, p, bfIdleCPU)
-		}
-		return true
-	})
+	s.walkJ, s.walkP = j, p
+	s.nohzPasses += int64(s.nohz.IdleBalance(p.CPU, j, s.hz, s.walkIdle, s.walkNext, s.walkBalance))
 }
 
 func (p *simProc) takeFlag(l *bfLevel) bool {

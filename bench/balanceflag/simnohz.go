@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/ksim"
 )
 
 // The nohz struct's lines per second (contend simulate balanceflag -nohz):
@@ -30,9 +31,10 @@ import (
 //
 //   - nohz_balance_enter_idle(), when a busy cpu goes idle for the next
 //     tick (the newidle moment of the tick before): cpumask_set_cpu() on
-//     the mask, atomic_inc(&nohz.nr_cpus) (counter), and
-//     WRITE_ONCE(nohz.has_blocked_load, 1) on the struct's line, which
-//     the commit keeps: both variants store to the struct's line here.
+//     the mask, atomic_inc(&nohz.nr_cpus) (counter), and on the struct's
+//     line WRITE_ONCE(nohz.needs_update, 1) and
+//     WRITE_ONCE(nohz.has_blocked_load, 1), which the commit keeps: both
+//     variants store to the struct's line here.
 //   - nohz_balance_exit_idle(), from the first busy tick's
 //     nohz_balancer_kick(): cpumask_clear_cpu(), atomic_dec(&nohz.nr_cpus)
 //     (counter).
@@ -41,7 +43,8 @@ import (
 //     after; when one is, it reads has_blocked_load, next_blocked and
 //     next_balance on the struct's line.
 //
-// A line moves (a transfer, priced at SimConfig.CAS) when a cpu reads it
+// The state is ksim.Nohz's, the lines bench.NohzLines'. A line moves (a
+// transfer, priced at SimConfig.CAS) when a cpu reads it
 // after another cpu wrote it since this one last read it, or writes it
 // while another cpu holds a copy. Accesses are taken in kernel-time order,
 // ties by cpu number; a transfer waits for no other (no queue: a lower
@@ -49,24 +52,9 @@ import (
 // balancer's own reads of the mask (find_new_ilb(), its walk) and
 // kick_ilb()'s nohz.next_balance++, one cpu's accesses a tick at most.
 
-// A NohzRow is one nohz= variant's accesses, per second of kernel time.
-type NohzRow struct {
-	Variant string // counter (before 5d86d542f68f) or weight (after)
-	// Tick stops and restarts: nohz_balance_enter_idle() and
-	// nohz_balance_exit_idle() calls.
-	EntriesPerSec, ExitsPerSec float64
-	// Struct is the nohz struct's line (nr_cpus, has_blocked_load,
-	// next_balance), Mask the idle mask's.
-	Struct, Mask NohzLine
-	// IdleTransfers and TickTransfers split both lines' transfers per
-	// second by path, as the commit splits the cost: the tick stop and
-	// restart's writes (its "idle cost"), and the busy tick's
-	// nohz_balancer_kick() reads (its "scheduler tick cost").
-	IdleTransfers, TickTransfers float64
-	// CyclesPct is the transfers' time, both lines, at SimConfig.CAS,
-	// over the cpus' busy time: the profile's share the two lines take.
-	CyclesPct float64
-}
+// A NohzRow is one nohz= variant's accesses, per second of kernel time
+// (bench.NohzRow, the one idlemask's -nohz fills too).
+type NohzRow = bench.NohzRow
 
 // A NohzLine is one line's accesses per second.
 type NohzLine = bench.LineCounts
@@ -104,18 +92,16 @@ type nohzEvent struct {
 
 func (s *bfSim) nohzRow(counter bool, variant string) NohzRow {
 	cpus := len(s.cpus)
-	st, mask := bench.NewLineState(cpus), bench.NewLineState(cpus)
+	lines := bench.NewNohzLines(cpus, counter)
+	n := s.nohz
 	idle := func(c int, j int64) bool { return bfIdleAt(s.cfg.Seed, s.cfg.Busy, c, j) }
-	stopped := make([]bool, cpus)
-	nStopped := 0
 	for c := range cpus {
 		if idle(c, 0) {
-			stopped[c] = true
-			nStopped++
+			n.EnterIdle(c)
 		}
 	}
-	var entries, exits, busyTicks, idleMoves int64
-	moves := func() int64 { return int64(st.N.Transfers + mask.N.Transfers) }
+	n.Obs = lines
+	var busyTicks int64
 	var evs []nohzEvent
 	for j := int64(1); j <= s.ticks; j++ {
 		evs = evs[:0]
@@ -138,48 +124,17 @@ func (s *bfSim) nohzRow(counter bool, variant string) NohzRow {
 			return a.cpu - b.cpu
 		})
 		for _, e := range evs {
-			c := e.cpu
-			switch {
-			case e.exit:
-				if stopped[c] {
-					m0 := moves()
-					exits++
-					stopped[c] = false
-					nStopped--
-					mask.Write(c, true)
-					if counter {
-						st.Write(c, true)
-					}
-					idleMoves += moves() - m0
-				}
-				if counter {
-					st.Read(c)
-				} else {
-					mask.Read(c)
-				}
-				if nStopped > 0 {
-					st.Read(c)
-				}
-			case !stopped[c]:
-				m0 := moves()
-				entries++
-				stopped[c] = true
-				nStopped++
-				mask.Write(c, true)
-				if counter {
-					st.Write(c, true)
-				}
-				st.Write(c, false)
-				idleMoves += moves() - m0
+			if e.exit {
+				n.BalancerKick(e.cpu, j, ksim.KickRQ{})
+			} else {
+				n.EnterIdle(e.cpu)
 			}
 		}
 	}
 	sec := float64(s.ticks) * float64(s.tickNs) / 1e9
-	r := NohzRow{Variant: variant, EntriesPerSec: float64(entries) / sec, ExitsPerSec: float64(exits) / sec,
-		Struct: st.N.PerSecond(sec), Mask: mask.N.PerSecond(sec),
-		IdleTransfers: float64(idleMoves) / sec, TickTransfers: float64(moves()-idleMoves) / sec}
+	r := lines.Row(variant, sec)
 	if busyTicks > 0 {
-		r.CyclesPct = 100 * (st.N.Transfers + mask.N.Transfers) * float64(s.cfg.CAS) / (float64(busyTicks) * float64(s.tickNs))
+		r.CyclesPct = 100 * lines.Transfers() * float64(s.cfg.CAS) / (float64(busyTicks) * float64(s.tickNs))
 	}
 	return r
 }
@@ -200,7 +155,7 @@ func (t *NohzTable) Assumptions() []string {
 	c := t.Config
 	return []string{
 		fmt.Sprintf("%d cpus (the series' \"systems with 480+ cpus\"), HZ %d (nohz_balancer_kick() \"at scheduler (busy)tick frequency ... ~1 kHz\", the commit), %d%% busy per tick with the idle pattern of the flag's model: a cpu idle in a tick has stopped it", c.CPUs, c.HZ, c.Busy),
-		"CONFIG_CPUMASK_OFFSTACK=y: the mask on a line of its own, nr_cpus on the struct's line with has_blocked_load and next_balance; has_blocked_load stored at every tick stop in both variants",
+		"CONFIG_CPUMASK_OFFSTACK=y: the mask on a line of its own, nr_cpus on the struct's line with has_blocked_load and next_balance; needs_update and has_blocked_load stored at every tick stop in both variants",
 		fmt.Sprintf("a transfer costs %v (the flag's handoff) and waits for no other; the nohz balancer's own reads of the mask are left out", c.CAS),
 	}
 }
@@ -213,7 +168,7 @@ func (t *NohzTable) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "nohz lines: %d cpus, HZ %d, busy %d%%, %v of kernel time; per second:\n", c.CPUs, c.HZ, c.Busy, c.Duration)
 	fmt.Fprintf(&b, "  %-8s %8s %8s  %-29s %-24s %-13s %-13s %8s\n", "nohz", "stops", "restarts", "struct line lock/store/read", "mask line lock/read", "moves: idle", "moves: tick", "cycles")
 	for _, r := range t.Rows {
-		fmt.Fprintf(&b, "  %-8s %8s %8s  %-29s %-24s %-13s %-13s %7.3g%%\n", r.Variant, si(r.EntriesPerSec), si(r.ExitsPerSec),
+		fmt.Fprintf(&b, "  %-8s %8s %8s  %-29s %-24s %-13s %-13s %7.3g%%\n", r.Variant, si(r.StopsPerSec), si(r.RestartsPerSec),
 			fmt.Sprintf("%s/%s/%s → %s moves", si(r.Struct.Locked), si(r.Struct.Stores), si(r.Struct.Reads), si(r.Struct.Transfers)),
 			fmt.Sprintf("%s/%s → %s moves", si(r.Mask.Locked), si(r.Mask.Reads), si(r.Mask.Transfers)), si(r.IdleTransfers), si(r.TickTransfers), r.CyclesPct)
 	}

@@ -46,24 +46,25 @@ func TestSimulateNohzCounts(t *testing.T) {
 				t.Errorf("%s: %s = %g, want %g", tc.name, what, got, want)
 			}
 		}
-		if c.EntriesPerSec == 0 || math.Abs(c.EntriesPerSec-c.ExitsPerSec)*sec > float64(cfg.CPUs) {
-			t.Errorf("%s: %g stops and %g restarts a second: want some, within a stop per cpu of each other", tc.name, c.EntriesPerSec, c.ExitsPerSec)
+		if c.StopsPerSec == 0 || math.Abs(c.StopsPerSec-c.RestartsPerSec)*sec > float64(cfg.CPUs) {
+			t.Errorf("%s: %g stops and %g restarts a second: want some, within a stop per cpu of each other", tc.name, c.StopsPerSec, c.RestartsPerSec)
 		}
 		for _, r := range []*NohzRow{c, w} {
-			eq(r.Variant+" stops", r.EntriesPerSec, c.EntriesPerSec)
-			eq(r.Variant+" mask's locked writes", r.Mask.Locked, r.EntriesPerSec+r.ExitsPerSec)
-			eq(r.Variant+" has_blocked_load stores", r.Struct.Stores, r.EntriesPerSec)
+			eq(r.Variant+" stops", r.StopsPerSec, c.StopsPerSec)
+			eq(r.Variant+" mask's locked writes", r.Mask.Locked, r.StopsPerSec+r.RestartsPerSec)
+			eq(r.Variant+" calls", r.CallsPerSec, r.StopsPerSec)
+			eq(r.Variant+" needs_update and has_blocked_load stores", r.Struct.Stores, r.StopsPerSec+r.CallsPerSec)
 			eq(r.Variant+" moves by path", r.IdleTransfers+r.TickTransfers, r.Struct.Transfers+r.Mask.Transfers)
 		}
-		eq("counter's locked writes to nr_cpus", c.Struct.Locked, c.EntriesPerSec+c.ExitsPerSec)
+		eq("counter's locked writes to nr_cpus", c.Struct.Locked, c.StopsPerSec+c.RestartsPerSec)
 		eq("weight's locked writes to the struct's line", w.Struct.Locked, 0)
 		eq("counter's reads of the mask in the tick", c.Mask.Reads, 0)
 		eq("weight's cpumask_empty() reads", w.Mask.Reads, busyPerSec)
 		// A restart's atomic_dec() moves the struct's line unless the
 		// restarting cpu still holds it (its own stop the line's last
 		// access): rare at any size with more than a few cpus.
-		if saved := c.IdleTransfers - w.IdleTransfers; saved > c.ExitsPerSec || saved < 0.95*c.ExitsPerSec {
-			t.Errorf("%s: the counter's idle path moves %g more lines a second than the mask's; want one per restart (%g) at most, 95%% of them at least", tc.name, saved, c.ExitsPerSec)
+		if saved := c.IdleTransfers - w.IdleTransfers; saved > c.RestartsPerSec || saved < 0.95*c.RestartsPerSec {
+			t.Errorf("%s: the counter's idle path moves %g more lines a second than the mask's; want one per restart (%g) at most, 95%% of them at least", tc.name, saved, c.RestartsPerSec)
 		}
 	}
 }
@@ -76,7 +77,7 @@ func TestSimulateNohzAllBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range tab.Rows {
-		if r.EntriesPerSec != 0 || r.Struct.Locked+r.Struct.Stores+r.Mask.Locked != 0 || r.IdleTransfers != 0 || r.TickTransfers != 16/0.01 {
+		if r.StopsPerSec != 0 || r.Struct.Locked+r.Struct.Stores+r.Mask.Locked != 0 || r.IdleTransfers != 0 || r.TickTransfers != 16/0.01 {
 			t.Errorf("%s all busy: %+v; want no stops, no writes, 16 first reads", r.Variant, r)
 		}
 	}

@@ -94,10 +94,10 @@ type imLocal struct {
 	// avgScanCost is this CPU's sd_llc->avg_scan_cost: update_avg() of
 	// the time select_idle_cpu() took, when it did not stop on budget.
 	avgScanCost int64
-	// predicted is the cpuidle governor's expected idle duration: an
-	// update_avg() of this CPU's idle periods, uncapped (menu averages
-	// its recent intervals). The tick is stopped when it reaches a tick.
-	predicted int64
+	// gov is the cpuidle governor's expected idle duration, learnt from
+	// this CPU's idle periods (ksim.Governor: menu's test against the
+	// tick).
+	gov ksim.Governor
 	// stacked is the woken tasks queued on this CPU behind its running
 	// task, and stackedAt the sum of their enqueue times on its clock:
 	// they run when that task blocks (the CPU's next switch to idle), and
@@ -150,7 +150,7 @@ type imWorker struct {
 	nohzBase   int
 	nohzWrites int64
 	nohzSink   int64
-	nohzLines  *nohzLines // simulate -nohz only: the nohz lines' accesses (simnohz.go)
+	nohzLines  *bench.NohzLines // simulate -nohz only: the nohz lines' accesses (simnohz.go)
 	_          [bench.LinePad]byte
 }
 
@@ -252,10 +252,15 @@ func (w *imWorker) idleEntry(c int, rq *imCPU, loc *imLocal) {
 	case imLastState:
 		w.setIdle(c, rq)
 	case imTickStop:
-		if loc.tickStopped || loc.predicted >= w.tickNs {
+		if loc.gov.StopTick(w.tickNs, loc.tickStopped, -1) {
+			// nohz_balance_enter_idle() runs on the tick's
+			// transition to stopped only (tick-sched.c: "if
+			// (!was_stopped && ts->tick_stopped)"); an entry that
+			// finds it stopped updates the mask alone.
+			first := !loc.tickStopped
 			loc.tickStopped = true
 			w.setIdle(c, rq)
-			if w.nohzMode != imNohzNone {
+			if first && w.nohzMode != imNohzNone {
 				w.nohzIdle(c, loc)
 			}
 		}
@@ -283,7 +288,7 @@ func (w *imWorker) idleExit(c int, rq *imCPU, loc *imLocal) {
 	idle := loc.clock.Now() - loc.idleSince
 	ksim.UpdateAvg(&loc.avgIdle, idle)
 	loc.avgIdle = min(loc.avgIdle, imAvgIdleMax)
-	ksim.UpdateAvg(&loc.predicted, idle)
+	loc.gov.Idled(idle)
 	loc.idling = false
 	loc.tickStopped = false
 	// Under update=always a waker that placed a task here (imWoken)

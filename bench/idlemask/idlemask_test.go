@@ -207,7 +207,7 @@ func TestIdleMaskHooks(t *testing.T) {
 						// The governor expects a tick or more,
 						// whatever the hand-driven periods
 						// (which take no time) taught it.
-						loc.predicted = w.tickNs
+						loc.gov.Predicted = w.tickNs
 					}
 					w.idleEntry(c, rq, loc)
 				case 'b':
@@ -254,12 +254,12 @@ func TestIdleMaskTickStopLearns(t *testing.T) {
 	}
 	loc.clock.Advance(10 * w.tickNs)
 	w.idleExit(0, rq, loc)
-	if want := 10 * w.tickNs / 8; loc.predicted != want {
-		t.Fatalf("after ten ticks idle: predicted %d, want %d", loc.predicted, want)
+	if want := 10 * w.tickNs / 8; loc.gov.Predicted != want {
+		t.Fatalf("after ten ticks idle: predicted %d, want %d", loc.gov.Predicted, want)
 	}
 	w.idleEntry(0, rq, loc)
 	if !bit() || !loc.tickStopped || rq.last != 1 {
-		t.Errorf("idle entry expecting %d ns: bit %v, tick stopped %v, last %d; want the bit set", loc.predicted, bit(), loc.tickStopped, rq.last)
+		t.Errorf("idle entry expecting %d ns: bit %v, tick stopped %v, last %d; want the bit set", loc.gov.Predicted, bit(), loc.tickStopped, rq.last)
 	}
 	w.idleExit(0, rq, loc)
 	w.schedulerTick(0, rq)
@@ -267,8 +267,8 @@ func TestIdleMaskTickStopLearns(t *testing.T) {
 		idleFor(0)
 	}
 	w.schedulerTick(0, rq)
-	if loc.predicted >= w.tickNs || bit() {
-		t.Errorf("after short idle periods: predicted %d of a %d tick, bit %v; want under a tick and clear", loc.predicted, w.tickNs, bit())
+	if loc.gov.Predicted >= w.tickNs || bit() {
+		t.Errorf("after short idle periods: predicted %d of a %d tick, bit %v; want under a tick and clear", loc.gov.Predicted, w.tickNs, bit())
 	}
 }
 

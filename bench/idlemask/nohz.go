@@ -18,20 +18,21 @@ const (
 )
 
 // nohzIdle is nohz_balance_enter_idle() on an idle entry that stops the
-// tick or finds it stopped, as tick_nohz_idle_stop_tick() calls it: the
-// first of an idle period (rq->nohz_tick_stopped unset; see bench.Nohz)
-// enters the mask, and every call stores nohz.has_blocked_load, which
-// only simulate -nohz's lines see.
+// tick, as __tick_nohz_idle_stop_tick() calls it (on the transition to
+// stopped only): a CPU not in the mask yet (rq->nohz_tick_stopped unset;
+// see bench.Nohz) enters it, and every call stores
+// nohz.has_blocked_load, which only simulate -nohz's lines see
+// (bench.NohzLines, the ksim.NohzObserver of ksim.Nohz's EnterIdle).
 func (w *imWorker) nohzIdle(c int, loc *imLocal) {
 	if !loc.nohzStopped {
 		w.nohzWrites += w.nohz.Enter(w.nohzBase + c)
 		loc.nohzStopped = true
 		if l := w.nohzLines; l != nil {
-			l.enter(w.nohzBase + c)
+			l.Enter(w.nohzBase + c)
 		}
 	}
 	if l := w.nohzLines; l != nil {
-		l.blocked(w.nohzBase + c)
+		l.Blocked(w.nohzBase + c)
 	}
 }
 
@@ -44,13 +45,13 @@ func (w *imWorker) nohzKick(c int, loc *imLocal) {
 		loc.nohzStopped = false
 		w.nohzWrites += w.nohz.Exit(w.nohzBase + c)
 		if l := w.nohzLines; l != nil {
-			l.exit(w.nohzBase + c)
+			l.Exit(w.nohzBase + c)
 		}
 	}
 	next := w.nohz.Kick()
 	w.nohzSink += next
 	if l := w.nohzLines; l != nil {
-		l.kick(w.nohzBase+c, next != 0)
+		l.Kick(w.nohzBase+c, next != 0)
 	}
 }
 

@@ -166,6 +166,8 @@ type SimRow struct {
 	// CoreWritesPerSec the writes to has_idle_cores per kernel second
 	// (SMT 2; 0 otherwise).
 	IdleCore, CoreWritesPerSec float64
+
+	sec float64 // the kernel time simulated per cpu, s
 }
 
 // A SimTable is a simulation's results.
@@ -174,7 +176,7 @@ type SimTable struct {
 	Tick   int       // the tick= the entries give
 	Rows   []SimRow
 	// Nohz are the nohz lines' rows (Config.Nohz), counter then weight.
-	Nohz []NohzRow `json:",omitempty"`
+	Nohz []bench.NohzRow `json:",omitempty"`
 }
 
 // Simulate runs each row's policy at the config's size: the scenario's own
@@ -217,7 +219,7 @@ func simVariant(cfg SimConfig, row string, tick int) string {
 
 // simulate runs the scenario at cfg's size and returns its row; lines, if
 // not nil, follows the nohz lines (nohz= other than none).
-func (s *idleMask) simulate(cfg SimConfig, lines *nohzLines) (SimRow, error) {
+func (s *idleMask) simulate(cfg SimConfig, lines *bench.NohzLines) (SimRow, error) {
 	nllc := cfg.CPUs / cfg.LLC
 	// One worker per LLC, each on a real LLC of its own, so that each
 	// owns a whole simulated LLC.
@@ -261,9 +263,6 @@ func (s *idleMask) simulate(cfg SimConfig, lines *nohzLines) (SimRow, error) {
 		e.add(&w.imEarly)
 	}
 	span := float64(rounds/int64(cfg.LLC)) * float64(gap) // kernel ns per cpu
-	if lines != nil {
-		lines.sec = span / 1e9
-	}
 	ticks := span / float64(s.tickNs())
 	row := SimRow{
 		Variant: s.Variant(), Events: c.events, Wakeups: c.wakeups, Writes: c.writes,
@@ -271,6 +270,7 @@ func (s *idleMask) simulate(cfg SimConfig, lines *nohzLines) (SimRow, error) {
 		WritesPerCPUTick: float64(c.writes) / (float64(cfg.CPUs) * ticks),
 		ProbesPerWakeup:  float64(c.probes) / float64(max(c.wakeups, 1)),
 		Early:            100 * float64(e.total()) / float64(max(c.wakeups, 1)),
+		sec:              span / 1e9,
 	}
 	row.FoundIdle, _ = res.Metric(FoundIdle.Name)
 	row.Wrong, _ = res.Metric(Wrong.Name)

@@ -61,8 +61,28 @@
 //     the contended line. Nothing is timed: the same seed replays the same
 //     events.
 //
-//   - CPU walks (walk.go): for_each_cpu_wrap() (WrapFrom), and the nohz
-//     balancer's choice, find_new_ilb()'s first idle CPU (FirstIdle).
+//   - CPU walks (walk.go): for_each_cpu_wrap() (WrapFrom).
+//
+//   - The tick and the tick-stop decision (tick.go): when each CPU's tick
+//     fires, with skew_tick=1's offset (HZ.TickStart,
+//     tick_setup_sched_timer()); the cpuidle governor's expected idle
+//     duration, learnt from the idle intervals, and menu_select()'s
+//     "predicted_ns < TICK_NSEC" keeping the tick, with
+//     tick_nohz_next_event()'s timer within a tick (Governor.StopTick),
+//     and menu_update()'s rule for an idle the kept tick ended
+//     (Governor.TickWakeup).
+//
+//   - The nohz idle balancer (nohz.go): its state, Nohz —
+//     nohz.idle_cpus_mask and rq->nohz_tick_stopped, nohz.nr_cpus (the
+//     mask's weight after 5d86d542f68f), each LLC's
+//     nr_busy_cpus and sd->nohz_idle, nohz.next_balance —;
+//     nohz_balance_enter_idle() with set_cpu_sd_state_idle()
+//     (Nohz.EnterIdle), nohz_balance_exit_idle() with
+//     set_cpu_sd_state_busy() (Nohz.ExitIdle); nohz_balancer_kick()'s
+//     reasons in the kernel's order (Nohz.BalancerKick, KickReasonOf);
+//     find_new_ilb() (FindNewILB) and _nohz_idle_balance()'s walk
+//     (NohzIdleBalance). A NohzObserver hears each path's accesses, for
+//     the scenario that prices the nohz lines (bench.NohzLines).
 //
 // # What it does not hold
 //

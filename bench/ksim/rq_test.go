@@ -64,13 +64,6 @@ func TestWalks(t *testing.T) {
 			t.Errorf("WrapFrom(%v, %d) visited %v (%v), want %v (%v)", span, tc.start, got, all, tc.want, tc.all)
 		}
 	}
-	idle := func(c int) bool { return c == 4 || c == 6 }
-	if got := FirstIdle(8, idle); got != 4 {
-		t.Errorf("FirstIdle = %d, want 4", got)
-	}
-	if got := FirstIdle(4, idle); got != -1 {
-		t.Errorf("FirstIdle with none idle = %d, want -1", got)
-	}
 }
 
 func TestNohzBlockedEvery(t *testing.T) {

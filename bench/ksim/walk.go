@@ -17,20 +17,6 @@ func WrapFrom(span []int, start int, f func(cpu int) bool) bool {
 	return true
 }
 
-// FirstIdle is find_new_ilb()'s choice of the nohz idle balancer in every
-// version modelled: the first CPU of nohz.idle_cpus_mask (and the
-// housekeeping mask, all CPUs here) that is idle, "for_each_cpu_and(ilb_cpu,
-// nohz.idle_cpus_mask, hk_mask) { ... if (idle_cpu(ilb_cpu)) return ilb_cpu;
-// }"; -1 when none is. n is the number of CPUs.
-func FirstIdle(n int, idle func(cpu int) bool) int {
-	for c := range n {
-		if idle(c) {
-			return c
-		}
-	}
-	return -1
-}
-
 // LoadAvgPeriod is LOAD_AVG_PERIOD (kernel/sched/sched-pelt.h), PELT's
 // half-life in ms: 32.
 const LoadAvgPeriod = 32

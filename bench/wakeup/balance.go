@@ -470,8 +470,12 @@ func (k *ksys) tick() {
 }
 
 // nohzKickNeeded is 4.13's nohz_kick_needed() (6.1's nohz_balancer_kick()
-// tests alike): idle cpus with stopped ticks exist, and this one has two
-// tasks, or its LLC another busy cpu.
+// tests alike, ksim.KickReasonOf in their order): idle cpus with stopped
+// ticks exist, and this one has two tasks, or its LLC another busy cpu.
+// nr_busy_cpus here counts the LLC's cpus running a task; the kernel's
+// counts those whose tick is not stopped (sd->nohz_idle), which this
+// model clears as a cpu starts a task, so the two differ only while a
+// woken task waits for its cpu to pick it.
 func (k *ksys) nohzKickNeeded(c *kcpu) bool {
 	any := false
 	for _, x := range k.cpus {
@@ -483,51 +487,31 @@ func (k *ksys) nohzKickNeeded(c *kcpu) bool {
 	if !any {
 		return false
 	}
-	if c.nrRunning() >= 2 {
-		return true
-	}
+	busy := 0
 	if c.llcSize > 1 {
-		busy := 0
 		for i := range int32(c.llcSize) {
 			if k.cpus[c.llcID+i].curr >= 0 {
 				busy++
 			}
 		}
-		return busy > 1
 	}
-	return false
+	return ksim.KickReasonOf(ksim.KickRQ{NrRunning: c.nrRunning()}, busy, c.llcSize > 1) != ksim.KickNone
 }
 
 // nohzIdleBalance is nohz_idle_balance() on the first tickless idle cpu
-// (find_new_ilb()): rebalance_domains() for every tickless idle cpu whose
+// (ksim.FindNewILB): rebalance_domains() for every tickless idle cpu whose
 // rq->next_balance has come, each as CPU_IDLE (no busy_factor), then
-// nohz.next_balance is the earliest of theirs.
+// nohz.next_balance is the earliest of theirs (ksim.NohzIdleBalance).
 func (k *ksys) nohzIdleBalance() {
-	ilb := int32(ksim.FirstIdle(len(k.cpus), func(c int) bool { return k.cpus[c].nohzIdle && k.cpus[c].curr < 0 }))
+	walkable := func(c int) bool { x := k.cpus[c]; return x.nohzIdle && x.curr < 0 && !x.waking }
+	ilb := ksim.FindNewILB(len(k.cpus), -1, func(c int) bool { return k.cpus[c].nohzIdle && k.cpus[c].curr < 0 })
 	if ilb < 0 {
 		return
 	}
 	j := k.jiffies()
-	next := j + 60*int64(k.hz)
-	order := make([]int32, 0, len(k.cpus))
-	for _, x := range k.cpus {
-		if x.id != ilb {
-			order = append(order, x.id)
-		}
-	}
-	order = append(order, ilb) // the ilb balances itself last
-	update := false
-	for _, id := range order {
-		x := k.cpus[id]
-		if !x.nohzIdle || x.curr >= 0 || x.waking {
-			continue
-		}
-		if j >= x.nextBalance {
-			k.rebalanceDomains(x, cpuIdle, causeNohz, ilb)
-		}
-		next = min(next, x.nextBalance)
-		update = true
-	}
+	_, next, update := ksim.NohzIdleBalance(len(k.cpus), ilb, j, k.hz, walkable,
+		func(c int) int64 { return k.cpus[c].nextBalance },
+		func(c int) { k.rebalanceDomains(k.cpus[c], cpuIdle, causeNohz, int32(ilb)) })
 	if update {
 		k.nohzNext = next
 	}

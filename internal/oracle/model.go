@@ -393,7 +393,7 @@ func balanceRows(kc CountResult, dur time.Duration) []modelRow {
 	// the tick of every cpu idle for a tick (SimulateNohz's stops).
 	if ts, ok := kc.V["nohz-tick-stops/s"]; ok {
 		if nt, err := balanceflag.SimulateNohz(cfg); err == nil && len(nt.Rows) > 0 {
-			rows = append(rows, modelRow{"  tick stops per s (nohz_balance_enter_idle)", ts, nt.Rows[0].EntriesPerSec})
+			rows = append(rows, modelRow{"  tick stops per s (nohz_balance_enter_idle)", ts, nt.Rows[0].StopsPerSec})
 		}
 	}
 	return append(rows,

@@ -290,9 +290,9 @@ func simNohz(b SimBudget) *SimVerdict {
 	rule.Judge(v,
 		[]rule.Figure{{What: moves, Before: c.IdleTransfers, After: w.IdleTransfers, Kind: Lower, Min: noticeable}},
 		[][]rule.Figure{{{What: moves, Before: c.IdleTransfers, After: w.IdleTransfers, Kind: Lower, Min: small}}},
-		[]rule.Figure{{What: "tick stops per second", Before: c.EntriesPerSec, After: w.EntriesPerSec, Kind: NotBelow, Min: 0.9, Doing: "tracking tickless cpus"}})
+		[]rule.Figure{{What: "tick stops per second", Before: c.StopsPerSec, After: w.StopsPerSec, Kind: NotBelow, Min: 0.9, Doing: "tracking tickless cpus"}})
 	v.Measured += fmt.Sprintf("; locked writes per second to the struct's line %s → %s, tick restarts per second %s; line transfers per second in the busy tick's nohz_balancer_kick() %s → %s (%s); %% of busy cycles on the two lines %s → %s",
-		rule.Num(c.Struct.Locked), rule.Num(w.Struct.Locked), rule.Num(c.ExitsPerSec), rule.Num(c.TickTransfers), rule.Num(w.TickTransfers), rule.Change(c.TickTransfers, w.TickTransfers), rule.Num(c.CyclesPct), rule.Num(w.CyclesPct))
+		rule.Num(c.Struct.Locked), rule.Num(w.Struct.Locked), rule.Num(c.RestartsPerSec), rule.Num(c.TickTransfers), rule.Num(w.TickTransfers), rule.Change(c.TickTransfers, w.TickTransfers), rule.Num(c.CyclesPct), rule.Num(w.CyclesPct))
 	v.Why += "; the busy tick pays instead: has_blocked_load is still stored at every tick stop, so each busy tick's read of the struct's line still misses, and cpumask_empty() now misses on the mask's line too, which every stop and restart writes"
 	return v
 }

@@ -1,0 +1,130 @@
+package ksim
+
+import (
+	"slices"
+	"testing"
+)
+
+// recorder is a NohzObserver that writes down the paths it hears.
+type recorder struct{ got []string }
+
+func (r *recorder) Enter(cpu int)   { r.got = append(r.got, "enter") }
+func (r *recorder) Blocked(cpu int) { r.got = append(r.got, "blocked") }
+func (r *recorder) Exit(cpu int)    { r.got = append(r.got, "exit") }
+func (r *recorder) Kick(cpu int, tickless bool) {
+	if tickless {
+		r.got = append(r.got, "kick tickless")
+	} else {
+		r.got = append(r.got, "kick")
+	}
+}
+
+// TestNohzEnterExit: the mask, nr_cpus and nr_busy_cpus follow the tick
+// stops (nohz_balance_enter_idle()) and the busy ticks' restarts
+// (nohz_balance_exit_idle()), each path heard once, a repeated enter only
+// storing has_blocked_load.
+func TestNohzEnterExit(t *testing.T) {
+	// cpus 0-3 share an LLC, 4 is alone in its own (no sd_llc_shared).
+	n := NewNohz(5, []int{0, 0, 0, 0, -1})
+	rec := &recorder{}
+	n.Obs = rec
+	if busy, ok := n.NrBusy(0); busy != 4 || !ok {
+		t.Fatalf("at boot NrBusy(0) = %d, %v; want 4, true (sd_init: all busy)", busy, ok)
+	}
+	if _, ok := n.NrBusy(4); ok {
+		t.Fatalf("NrBusy(4) has an sd_llc_shared; want none for an LLC of one")
+	}
+	if !n.EnterIdle(1) || n.EnterIdle(1) {
+		t.Fatalf("EnterIdle(1) twice: want the first to enter the mask, the second not")
+	}
+	n.EnterIdle(4)
+	if !n.Tickless() || !n.Stopped(1) || !n.Stopped(4) || n.Stopped(0) {
+		t.Errorf("after stops on 1 and 4: tickless %v, stopped 0/1/4 %v/%v/%v", n.Tickless(), n.Stopped(0), n.Stopped(1), n.Stopped(4))
+	}
+	if busy, _ := n.NrBusy(0); busy != 3 {
+		t.Errorf("NrBusy(0) after cpu 1 stopped = %d, want 3 (set_cpu_sd_state_idle)", busy)
+	}
+	if n.ExitIdle(0) {
+		t.Errorf("ExitIdle(0) of a cpu never stopped: want false")
+	}
+	n.ExitIdle(1)
+	n.ExitIdle(4)
+	if n.Tickless() {
+		t.Errorf("every cpu restarted: want none tickless")
+	}
+	if busy, _ := n.NrBusy(0); busy != 4 {
+		t.Errorf("NrBusy(0) after cpu 1 restarted = %d, want 4 (set_cpu_sd_state_busy)", busy)
+	}
+	want := []string{"enter", "blocked", "blocked", "enter", "blocked", "exit", "exit"}
+	if !slices.Equal(rec.got, want) {
+		t.Errorf("paths heard %v, want %v", rec.got, want)
+	}
+}
+
+// TestBalancerKick: nohz_balancer_kick() exits nohz first, returns with
+// no cpu tickless or nohz.next_balance not due, then takes the reasons in
+// the kernel's order.
+func TestBalancerKick(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		stopped []int // cpus whose tick stopped, of 0-3 in one LLC
+		next    int64 // nohz.next_balance
+		rq      KickRQ
+		want    KickReason
+	}{
+		{"none tickless", nil, 0, KickRQ{NrRunning: 3}, KickNone},
+		{"not due", []int{2}, 11, KickRQ{NrRunning: 3}, KickNone},
+		{"two tasks", []int{2, 3}, 10, KickRQ{NrRunning: 2}, KickNrRunning},
+		{"capacity before the LLC", []int{3}, 10, KickRQ{NrRunning: 1, ReducedCapacity: true}, KickCapacity},
+		{"LLC busy", []int{3}, 10, KickRQ{NrRunning: 1}, KickLLCBusy},
+		{"LLC alone busy", []int{1, 2, 3}, 10, KickRQ{NrRunning: 1}, KickNone},
+		{"the kicker's restart counts it busy", []int{0, 1, 2}, 10, KickRQ{NrRunning: 1}, KickLLCBusy},
+	} {
+		n := NewNohz(4, []int{0, 0, 0, 0})
+		for _, c := range tc.stopped {
+			n.EnterIdle(c)
+		}
+		n.NextBalance = tc.next
+		if got := n.BalancerKick(0, 10, tc.rq); got != tc.want {
+			t.Errorf("%s: BalancerKick = %d, want %d", tc.name, got, tc.want)
+		}
+		if n.Stopped(0) {
+			t.Errorf("%s: the kicker is still in the mask", tc.name)
+		}
+	}
+	if got := KickReasonOf(KickRQ{NrRunning: 1}, 2, false); got != KickNone {
+		t.Errorf("KickReasonOf with no sd_llc_shared = %d, want none", got)
+	}
+}
+
+// TestFindNewILBAndIdleBalance: the balancer is the first idle cpu of the
+// mask other than the kicker; its walk goes from its successor round to
+// itself, balancing the due and leaving nohz.next_balance at the earliest.
+func TestFindNewILBAndIdleBalance(t *testing.T) {
+	n := NewNohz(8, make([]int, 8))
+	for _, c := range []int{1, 3, 4, 6} {
+		n.EnterIdle(c)
+	}
+	idle := func(c int) bool { return c != 4 } // 4 woke, not yet restarted
+	if got := n.FindNewILB(1, idle); got != 3 {
+		t.Errorf("FindNewILB(self 1) = %d, want 3", got)
+	}
+	if got := n.FindNewILB(0, idle); got != 1 {
+		t.Errorf("FindNewILB(self 0) = %d, want 1", got)
+	}
+	next := []int64{0, 100, 0, 50, 0, 0, 200, 0}
+	var walked []int
+	passes := n.IdleBalance(3, 100, 250, idle, func(c int) int64 { return next[c] }, func(c int) {
+		walked = append(walked, c)
+		next[c] = 100 + int64(c)
+	})
+	if want := []int{1, 3}; passes != 2 || !slices.Equal(walked, want) {
+		t.Errorf("IdleBalance from 3 balanced %v (%d passes), want %v: 6 not due, 4 not idle, order 6, 1, 3", walked, passes, want)
+	}
+	if n.NextBalance != 101 {
+		t.Errorf("nohz.next_balance = %d, want 101 (cpu 1's after its pass)", n.NextBalance)
+	}
+	if got := FindNewILB(4, -1, func(int) bool { return false }); got != -1 {
+		t.Errorf("FindNewILB with none idle = %d, want -1", got)
+	}
+}
