@@ -47,14 +47,19 @@ func (hz HZ) TickStart(j int64, cpu, cpus int, skew bool) int64 {
 // tick or more.
 type Governor struct {
 	// Predicted is the expected idle duration, ns.
-	Predicted int64
+	Predicted  int64
+	tickWakeup bool // the last sleep was ended by the kept tick (TickWakeup)
 }
 
 // Idled is the CPU leaving an idle period of ns: menu_update() learning
 // the measured interval.
-func (g *Governor) Idled(ns int64) { UpdateAvg(&g.Predicted, ns) }
+func (g *Governor) Idled(ns int64) {
+	g.tickWakeup = false
+	UpdateAvg(&g.Predicted, ns)
+}
 
-// TickWakeup is the kept tick waking the idle CPU: menu_update()'s
+// TickWakeup is the kept tick waking the idle CPU. menu_update() takes
+// such a sleep for a long one:
 //
 //	if (data->tick_wakeup && data->next_timer_ns > TICK_NSEC) {
 //		/*
@@ -65,17 +70,18 @@ func (g *Governor) Idled(ns int64) { UpdateAvg(&g.Predicted, ns) }
 //		 */
 //		measured_ns = 9 * MAX_INTERESTING / 10;
 //
-// MAX_INTERESTING is 50 ms: the sample alone takes the eight-interval
-// average past any tick (45 ms / 8 > TICK_NSEC at HZ 250), so the idle
-// loop's next selection, the one right after the tick, stops it. The
-// condition's next_timer_ns > TICK_NSEC is StopTick's own (no timer within
-// a tick), which the caller has already tested.
-func (g *Governor) TickWakeup() { g.Idled(MenuTickWakeupNs) }
-
-// MenuTickWakeupNs is menu_update()'s measured_ns for an idle period the
-// kept tick ended: 9 * MAX_INTERESTING / 10, MAX_INTERESTING being
-// 50000 µs (menu.c).
-const MenuTickWakeupNs = 9 * 50_000_000 / 10
+// and the idle loop's next selection, right after the tick, may stop it.
+// Whether it does is get_typical_interval()'s verdict on the eight
+// intervals with that 45 ms one among them: dropped as an outlier where
+// the others agree (the tick kept again), the typical interval given up
+// where they do not (the tick stopped). The model has no idle-duration
+// histogram to tell the two apart, so it takes the second, and as a
+// one-shot: the next selection stops the tick (StopTick), and the sample
+// does not enter Predicted, where an average would carry it into the
+// short idles after the CPU wakes, which menu's outlier pass would not.
+// That is the earliest the kernel stops the tick of a CPU that stays idle:
+// an upper bound on its stops.
+func (g *Governor) TickWakeup() { g.tickWakeup = true }
 
 // StopTick is the idle entry's decision, cpuidle_idle_call() with menu
 // then tick_nohz_idle_stop_tick(): the governor lets the tick stop when it
@@ -100,7 +106,9 @@ func (g *Governor) StopTick(tickNs int64, stopped bool, nextEventNs int64) bool 
 	if stopped {
 		return true
 	}
-	if g.Predicted < tickNs {
+	woke := g.tickWakeup
+	g.tickWakeup = false
+	if g.Predicted < tickNs && !woke {
 		return false
 	}
 	return nextEventNs < 0 || nextEventNs > tickNs

@@ -24,7 +24,8 @@ func TestTickStart(t *testing.T) {
 // TestGovernor: menu keeps the tick while it expects an idle shorter than
 // a tick, stops it once the intervals say a tick or more, keeps a stopped
 // tick stopped, and tick_nohz_next_event() keeps it for a timer within a
-// tick; a kept tick that wakes the cpu makes the next selection stop it.
+// tick; a kept tick that wakes the cpu makes the next selection stop it,
+// once.
 func TestGovernor(t *testing.T) {
 	const tick = 4_000_000 // HZ 250
 	var g Governor
@@ -41,13 +42,25 @@ func TestGovernor(t *testing.T) {
 		t.Errorf("after short idles (predicted %d): want the tick kept", g.Predicted)
 	}
 	g.TickWakeup()
-	if !g.StopTick(tick, false, -1) {
-		t.Errorf("after a tick wakeup (predicted %d): want the tick stopped", g.Predicted)
-	}
 	if g.StopTick(tick, false, tick/2) {
-		t.Errorf("with a timer due within a tick: want the tick kept")
+		t.Errorf("after a tick wakeup, a timer due within a tick: want the tick kept")
 	}
+	g.TickWakeup()
 	if !g.StopTick(tick, false, 2*tick) {
-		t.Errorf("with the next timer two ticks away: want the tick stopped")
+		t.Errorf("after a tick wakeup, the next timer two ticks away: want the tick stopped")
+	}
+	if g.StopTick(tick, false, -1) {
+		t.Errorf("the selection after that (predicted %d): want the tick kept, the wakeup counted once", g.Predicted)
+	}
+	g.TickWakeup()
+	g.Idled(300_000)
+	if g.StopTick(tick, false, -1) {
+		t.Errorf("a tick wakeup, then a short idle learnt: want the tick kept")
+	}
+	for range 40 {
+		g.Idled(2 * tick)
+	}
+	if !g.StopTick(tick, false, -1) {
+		t.Errorf("after idles of two ticks (predicted %d): want the tick stopped", g.Predicted)
 	}
 }

@@ -389,11 +389,13 @@ func balanceRows(kc CountResult, dur time.Duration) []modelRow {
 			modelRow{"  of which on idle cpus' behalf (nohz) per s", nb, m.NohzPasses})
 	}
 	// The idle cpus the nohz balancer can walk: those whose tick stopped
-	// (nohz_balance_enter_idle(), the mask's entries). The model stops
-	// the tick of every cpu idle for a tick (SimulateNohz's stops).
+	// (nohz_balance_enter_idle(), the mask's entries). The probe counts
+	// the function's calls, one per tick stop (tick-sched.c calls it on
+	// the transition only), SimulateNohz's calls. The model stops the tick
+	// of every cpu idle for a tick.
 	if ts, ok := kc.V["nohz-tick-stops/s"]; ok {
 		if nt, err := balanceflag.SimulateNohz(cfg); err == nil && len(nt.Rows) > 0 {
-			rows = append(rows, modelRow{"  tick stops per s (nohz_balance_enter_idle)", ts, nt.Rows[0].StopsPerSec})
+			rows = append(rows, modelRow{"  tick stops per s (nohz_balance_enter_idle)", ts, nt.Rows[0].CallsPerSec})
 		}
 	}
 	return append(rows,
