@@ -449,15 +449,23 @@ func (k *ksys) newidleBalance(c *kcpu) {
 	}
 }
 
-// tick is one jiffy's scheduler_tick() on every busy cpu (an idle cpu's
-// tick is stopped: NO_HZ_IDLE): trigger_load_balance() runs its periodic
-// balance when rq->next_balance has come, and kicks the nohz balancer when
-// it has two tasks (or, on an LLC, another busy cpu) and nohz.next_balance
-// has come.
+// tick is one jiffy's scheduler_tick() on every cpu whose tick runs: the
+// busy ones, and the idle ones whose tick the governor kept (stopTick).
+// On a busy cpu trigger_load_balance() runs its periodic balance when
+// rq->next_balance has come, and kicks the nohz balancer when it has two
+// tasks (or, on an LLC, another cpu whose tick runs) and nohz.next_balance
+// has come. An idle cpu balances itself, CPU_IDLE (run_rebalance_domains():
+// "idle = this_rq->idle_balance ? CPU_IDLE : CPU_NOT_IDLE"; it kicks no one,
+// "if (unlikely(rq->idle_balance)) return;"), then the idle loop asks the
+// governor again, which takes the tick's wakeup for a long idle
+// (ksim.Governor.TickWakeup) and stops the tick.
 func (k *ksys) tick() {
 	j := k.jiffies()
 	for _, c := range k.cpus {
 		if c.curr < 0 {
+			if !c.nohzIdle && !c.waking && len(c.queue) == 0 {
+				k.keptTick(c, j)
+			}
 			continue
 		}
 		if j >= c.nextBalance {
@@ -469,13 +477,51 @@ func (k *ksys) tick() {
 	}
 }
 
+// A tickGov is one cpu's tick-stop state: its cpuidle governor, and when
+// its current idle sleep began (idleFrom; 0: none yet).
+type tickGov struct {
+	g        ksim.Governor
+	idleFrom int64
+}
+
+// stopTick is cpuidle_idle_call() as c goes idle with nothing to pull:
+// the governor, having learnt the idle period before this one (from its
+// start to the task c last started), decides whether the tick stops
+// (ksim.Governor.StopTick: menu keeps it for an idle expected shorter than
+// a tick; the model has no timers, so none keeps it); a stop is
+// nohz_balance_enter_idle(), which puts c in the nohz mask (nohzIdle).
+func (k *ksys) stopTick(c *kcpu) bool {
+	if k.gov == nil {
+		k.gov = make([]tickGov, len(k.cpus))
+	}
+	g := &k.gov[c.id]
+	if g.idleFrom > 0 && c.lastStart > g.idleFrom {
+		g.g.Idled(c.lastStart - g.idleFrom)
+	}
+	g.idleFrom = max(k.now, 1)
+	return g.g.StopTick(k.hz.TickNs(), false, -1)
+}
+
+// keptTick is tick j on idle cpu c whose tick the governor kept.
+func (k *ksys) keptTick(c *kcpu, j int64) {
+	if j >= c.nextBalance {
+		k.rebalanceDomains(c, cpuIdle, causePeriodic, c.id)
+	}
+	if c.curr >= 0 || len(c.queue) > 0 {
+		return // it pulled a task
+	}
+	g := &k.gov[c.id]
+	g.g.TickWakeup()
+	c.nohzIdle = g.g.StopTick(k.hz.TickNs(), false, -1)
+	g.idleFrom = max(k.now, 1)
+}
+
 // nohzKickNeeded is 4.13's nohz_kick_needed() (6.1's nohz_balancer_kick()
 // tests alike, ksim.KickReasonOf in their order): idle cpus with stopped
 // ticks exist, and this one has two tasks, or its LLC another busy cpu.
-// nr_busy_cpus here counts the LLC's cpus running a task; the kernel's
-// counts those whose tick is not stopped (sd->nohz_idle), which this
-// model clears as a cpu starts a task, so the two differ only while a
-// woken task waits for its cpu to pick it.
+// nr_busy_cpus counts the LLC's cpus whose tick is not stopped
+// (sd->nohz_idle unset: set_cpu_sd_state_idle() from
+// nohz_balance_enter_idle(), busy again as the cpu runs a task).
 func (k *ksys) nohzKickNeeded(c *kcpu) bool {
 	any := false
 	for _, x := range k.cpus {
@@ -490,7 +536,7 @@ func (k *ksys) nohzKickNeeded(c *kcpu) bool {
 	busy := 0
 	if c.llcSize > 1 {
 		for i := range int32(c.llcSize) {
-			if k.cpus[c.llcID+i].curr >= 0 {
+			if !k.cpus[c.llcID+i].nohzIdle {
 				busy++
 			}
 		}

@@ -36,8 +36,11 @@
 //     preemption: bursts here are tens of µs, under CFS's slice; a woken
 //     task waits its turn), nr_running, rq->idle_stamp and rq->avg_idle
 //     (ttwu_do_wakeup()'s update, capped at 2·sysctl_sched_migration_cost),
-//     rq->next_balance, whether the cpu is in nohz.idle_cpus_mask (an idle
-//     cpu's tick is stopped: NO_HZ_IDLE), and an idle vCPU's wakeup cost
+//     rq->next_balance, whether the cpu is in nohz.idle_cpus_mask (its
+//     tick stopped: NO_HZ_IDLE; an idle cpu stops it when the cpuidle
+//     governor, ksim.Governor, learning from the cpu's own idle periods,
+//     expects an idle of a tick or more, or at its first kept tick), and
+//     an idle vCPU's wakeup cost
 //     (an IPI and the host's wakeup of a halted vCPU: idlewake).
 //   - PELT: each task's load_avg, a geometric series with y^32 = 1/2 over
 //     1024 µs periods, and each cpu's sums of its runnable and its blocked
@@ -74,9 +77,14 @@
 //     each jiffy runs rebalance_domains() when rq->next_balance has come
 //     (each level due at its last_balance + interval, busy_factor applied
 //     on a busy cpu) and kicks nohz_idle_balance() when it has two tasks
-//     (or its LLC another busy cpu) and nohz.next_balance has come; the
-//     first tickless idle cpu then balances every tickless idle cpu that
-//     is due, as CPU_IDLE. A cpu going idle runs idle_balance() (4.13:
+//     (or its LLC another cpu whose tick runs, nr_busy_cpus) and
+//     nohz.next_balance has come (ksim.KickReasonOf); the first tickless
+//     idle cpu (ksim.FindNewILB) then balances every tickless idle cpu
+//     that is due, as CPU_IDLE (ksim.NohzIdleBalance). An idle cpu whose
+//     tick the governor kept balances itself from it, as CPU_IDLE, then
+//     stops it (menu takes the tick's wakeup for a long idle; stopping at
+//     this first kept tick is the earliest the kernel would, the model
+//     having no count of the idle periods' spread to say how much later). A cpu going idle runs idle_balance() (4.13:
 //     skipped when avg_idle < sysctl_sched_migration_cost, 500 µs, or no
 //     cpu is overloaded) or newidle_balance() (6.1: skipped when avg_idle
 //     < max_newidle_lb_cost), level by level while avg_idle covers the

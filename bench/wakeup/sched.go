@@ -173,6 +173,7 @@ type ksys struct {
 	overload bool
 	// nohz.next_balance, jiffies.
 	nohzNext int64
+	gov      []tickGov // each cpu's tick-stop state (balance.go)
 	p        params
 	w        *workload
 	c        simCounts
@@ -331,7 +332,8 @@ func (k *ksys) runNext(c *kcpu) {
 }
 
 // goIdle is c going idle: idle_balance() may pull a task; if not, the
-// tick stops (nohz_balance_enter_idle()).
+// governor decides whether the tick stops (stopTick; a stop is
+// nohz_balance_enter_idle()).
 func (k *ksys) goIdle(c *kcpu) {
 	c.idleStamp = max(k.now, 1)
 	k.newidleBalance(c)
@@ -339,7 +341,7 @@ func (k *ksys) goIdle(c *kcpu) {
 		c.idleStamp = 0 // "if (pulled_task) this_rq->idle_stamp = 0"
 		return
 	}
-	c.nohzIdle = true
+	c.nohzIdle = k.stopTick(c)
 }
 
 // burstEnd is c's current task finishing its burst: the workload says what

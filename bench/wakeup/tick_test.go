@@ -1,0 +1,43 @@
+package wakeup
+
+import "testing"
+
+// A cpu going idle after short idle periods keeps its tick (menu: an idle
+// expected shorter than a tick) and stays out of the nohz mask; its kept
+// tick balances it as CPU_IDLE when rq->next_balance is due, and then
+// stops (the tick's wakeup taken for a long idle). Long idle periods stop
+// the tick at the idle entry.
+func TestTickStop(t *testing.T) {
+	k := newTestKernel(t, "v6.1", "s390", 4)
+	tick := k.hz.TickNs()
+	c := k.cpus[1]
+	// Short idle periods: each idle entry learns the one before.
+	for i := range 20 {
+		k.now = int64(i+1) * tick / 10
+		c.lastStart = k.now - tick/20
+		c.nohzIdle = k.stopTick(c)
+	}
+	if c.nohzIdle {
+		t.Fatalf("after idles of a twentieth of a tick (predicted %d ns): tick stopped; want it kept", k.gov[1].g.Predicted)
+	}
+	k.now += tick
+	j := k.jiffies()
+	c.nextBalance = j
+	k.tick()
+	if !c.nohzIdle {
+		t.Errorf("after its kept tick: cpu 1 not in the nohz mask; want the tick stopped")
+	}
+	if c.nextBalance <= j {
+		t.Errorf("after its kept tick with rq->next_balance due: next_balance %d, want past jiffy %d (an idle pass)", c.nextBalance, j)
+	}
+	// Long idle periods: the entry stops the tick.
+	d := k.cpus[2]
+	for range 20 {
+		k.now += 3 * tick
+		d.lastStart = k.now - tick/100
+		d.nohzIdle = k.stopTick(d)
+	}
+	if !d.nohzIdle {
+		t.Errorf("after idles of three ticks (predicted %d ns): tick kept; want it stopped at the entry", k.gov[2].g.Predicted)
+	}
+}
