@@ -221,6 +221,7 @@ type bfSim struct {
 type simProc struct {
 	*ksim.Proc
 	s *bfSim
+	bfWalker
 }
 
 func newSim(cfg SimConfig, order bfOrder) *bfSim {
@@ -342,7 +343,7 @@ func (p *simProc) tick(j int64) bool {
 	s.busyNs += s.tickNs
 	t0 := s.tickStart(p.CPU, j)
 	c.wokeUp(t0)
-	if j-c.nextBalance >= 0 {
+	if j-c.rq.NextBalance >= 0 {
 		balanceDomains(c, p, bfNotIdle)
 	}
 	h := bfMix(s.cfg.Seed ^ uint64(p.CPU)<<40 ^ uint64(j) ^ 0xdecade)
@@ -390,7 +391,7 @@ func (p *simProc) shortIdle(j int64) {
 	start := p.Now
 	c.idleStamp = start
 	newidleBalance(c, p)
-	d := 2 * c.maxIdleBalanceCost
+	d := 2 * c.rq.MaxIdleBalanceCost
 	if s.cfg.ShortIdle > 0 {
 		d = int64(s.cfg.ShortIdle)
 		s.busyNs -= max(0, start+d-p.Now)
@@ -438,7 +439,7 @@ func (s *bfSim) ilb(j int64) int {
 		if !idleAt(i) {
 			busyIn[i/llc]++
 			reason = reason || busyIn[i/llc] > 1
-		} else if j-s.cpus[i].nextBalance >= 0 {
+		} else if j-s.cpus[i].rq.NextBalance >= 0 {
 			due = true
 		}
 	}
@@ -471,7 +472,7 @@ func (p *simProc) nohzWalk(j int64) {
 		}
 		c := &s.cpus[b]
 		c.jiffies = j
-		if j-c.nextBalance >= 0 {
+		if j-c.rq.NextBalance >= 0 {
 			if s.onNohz != nil {
 				s.onNohz(j, p.CPU, b)
 			}
