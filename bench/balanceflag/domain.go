@@ -5,8 +5,11 @@ import "github.com/contend/contend/bench/ksim"
 // The balance softirq of one CPU: its sched_domain hierarchy on the kernel
 // clock and the walks that reach sched_balance_running: the periodic one,
 // sched_balance_domains(), for a busy or an idle CPU, and the newidle one,
-// sched_balance_newidle(). The walks are the kernel's control flow; what a
-// flag operation or a balancing pass costs is the bfOps a caller passes: the
+// sched_balance_newidle(). The walks are bench/ksim's, the kernel's control
+// flow, once for every scenario (ksim.Kernel.BalanceDomains and
+// NewidleBalance, with the flag where the order takes it: SerializeOrder);
+// what a flag operation or a balancing pass costs is the bfOps a caller
+// passes, hooked in through bfWalk: the
 // real LOCK CMPXCHG and a real spin on pinned workers (bfWorker), or a
 // cache-line queue on kernel time in the simulation (bfSim).
 

@@ -9,7 +9,7 @@ import (
 )
 
 // The simulation: the same walks as the pinned workers (balanceDomains,
-// newidleBalance) on every CPU of a machine of any size, on one thread, on
+// newidleBalance: ksim's walks over this package's hooks) on every CPU of a machine of any size, on one thread, on
 // kernel time, with the flag's cache line priced instead of contended for
 // real. It answers what the seed's machine spends on the flag, which the
 // workers of a small machine cannot.
