@@ -51,13 +51,21 @@ type Kernel struct {
 	// max_newidle_lb_cost, not sysctl_sched_migration_cost, and each
 	// domain's next balance taken before its cutoff test.
 	NewidleGateMaxCost bool
+	// NohzNextInWalk is rebalance_domains()'s tail up to v5.8, "if
+	// ((idle == CPU_IDLE) && time_after(nohz.next_balance,
+	// rq->next_balance)) nohz.next_balance = rq->next_balance;": the
+	// caller of BalanceDomains pulls nohz.next_balance in after an idle
+	// walk (Walk.Idle). Vincent Guittot's "sched/fair: Fix NOHZ next idle
+	// balance" (v5.9, backported to 4.19- and 5.4-stable) moved it to
+	// nohz_balance_enter_idle().
+	NohzNextInWalk bool
 }
 
 // The versions the seeds run.
 var (
 	// Linux413 is v4.13 (seed 004's guest: 4.13.0 with 90001d67be2f and
 	// a731ebe6f17b).
-	Linux413 = Kernel{Name: "4.13", BusyFactor: 32}
+	Linux413 = Kernel{Name: "4.13", BusyFactor: 32, NohzNextInWalk: true}
 	// Linux510 is v5.10, whose balance-interval rules mainline still has.
 	Linux510 = Kernel{Name: "5.10", BusyFactor: 16, BusyLess: true, NewidleKeepsInterval: true}
 	// Linux61 is v6.1 (the lab's Debian kernel): 5.10's intervals and

@@ -431,13 +431,14 @@ func (k *ksys) activeBalance(src, dst *kcpu, from int32) bool {
 }
 
 // rebalanceDomains is rebalance_domains(c, idle) (ksim's
-// Kernel.BalanceDomains) done by cpu from, then its nohz tail (4.13 and
-// 6.1): "if ((idle == CPU_IDLE) && time_after(nohz.next_balance,
-// rq->next_balance)) nohz.next_balance = rq->next_balance;", idle being
-// the walk's last idle type.
+// Kernel.BalanceDomains) done by cpu from, then 4.13's nohz tail
+// (ksim.Kernel.NohzNextInWalk: gone from 6.1, where
+// nohz_balance_enter_idle() does it): "if ((idle == CPU_IDLE) &&
+// time_after(nohz.next_balance, rq->next_balance)) nohz.next_balance =
+// rq->next_balance;", idle being the walk's last idle type.
 func (k *ksys) rebalanceDomains(c *kcpu, idle idleType, why cause, from int32) {
 	r := k.kern.BalanceDomains(k.walk(c, why, from), &c.RQBalance, k.jiffies(), k.hz, idle)
-	if r.Idle == cpuIdle {
+	if k.kern.NohzNextInWalk && r.Idle == cpuIdle {
 		k.nohzNext = min(k.nohzNext, c.NextBalance)
 	}
 }
