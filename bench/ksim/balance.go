@@ -27,7 +27,22 @@ const MigrationCost = 500_000
 
 // SerializeOrder is where a version takes SD_SERIALIZE's flag
 // (kernel/sched/fair.c's "balancing" spinlock up to v6.9,
-// sched_balance_running after).
+// sched_balance_running after Ingo Molnar's "sched/balancing: Change
+// 'balancing' spinlock into atomic flag", v6.10, "No change in
+// functionality intended").
+//
+// The walk's control flow is the same for the lock and the flag; what one
+// attempt does to the word differs, and is the scenario's to price
+// (Balancer.TakeFlag): 6.1's spin_trylock() is queued_spin_trylock(),
+//
+//	int val = atomic_read(&lock->val);
+//	if (unlikely(val))
+//		return 0;
+//	return likely(atomic_try_cmpxchg_acquire(&lock->val, &val, _Q_LOCKED_VAL));
+//
+// a read, and a locked cmpxchg only when the lock looked free, where 6.12's
+// atomic_cmpxchg_acquire() is a locked cmpxchg every time. A kprobe on
+// _raw_spin_trylock or on the cmpxchg's site counts attempts alike.
 type SerializeOrder int8
 
 const (

@@ -196,3 +196,51 @@ func TestNewidleBalance(t *testing.T) {
 		}
 	}
 }
+
+// The walks and should_we_balance() allocate nothing of their own: a
+// pinned benchmark runs them in its hot loop.
+func TestWalksDoNotAllocate(t *testing.T) {
+	f := newFake(3)
+	f.passes, f.levels = make([]IdleType, 0, 1024), make([]int, 0, 1024)
+	var rq RQBalance
+	rq.Init()
+	j := int64(0)
+	if a := testing.AllocsPerRun(50, func() {
+		j += 100
+		Mainline.BalanceDomains(f, &rq, j, 1000, CPUIdle)
+		Mainline.NewidleBalance(f, &rq, j, 1000)
+	}); a != 0 {
+		t.Errorf("BalanceDomains and NewidleBalance allocate %v times a run, want 0", a)
+	}
+	group, core := []int{0, 1, 2, 3, 4, 5, 6, 7}, [][]int{{0, 1}, {2, 3}, {4, 5}, {6, 7}}
+	busy := 3
+	if a := testing.AllocsPerRun(50, func() {
+		Mainline.ShouldWeBalance(4, group, false, func(c int) bool { return c != busy }, func(c int) []int { return core[c/2] })
+	}); a != 0 {
+		t.Errorf("ShouldWeBalance allocates %v times a call, want 0", a)
+	}
+}
+
+// should_we_balance() of mainline passes over an idle CPU of a busy core
+// for the first idle core's first CPU, and takes it only when no core is
+// idle; 6.1 takes the first idle CPU whatever its core.
+func TestShouldWeBalanceIdleCore(t *testing.T) {
+	group, core := []int{0, 1, 2, 3}, func(c int) []int { return []int{c &^ 1, c | 1} }
+	for _, tt := range []struct {
+		k    Kernel
+		idle [4]bool
+		want int
+	}{
+		{Mainline, [4]bool{false, true, true, true}, 2}, // cpu 1's core is busy
+		{Linux61, [4]bool{false, true, true, true}, 1},
+		{Mainline, [4]bool{false, true, true, false}, 1}, // no idle core: the first idle SMT
+		{Mainline, [4]bool{}, 0},                         // all busy: group_balance_cpu()
+	} {
+		for cpu := range 4 {
+			got := tt.k.ShouldWeBalance(cpu, group, false, func(c int) bool { return tt.idle[c] }, core)
+			if got != (cpu == tt.want) {
+				t.Errorf("%s, idle %v, cpu %d: %v; want only cpu %d", tt.k.Name, tt.idle, cpu, got, tt.want)
+			}
+		}
+	}
+}
