@@ -376,21 +376,26 @@ func TestBalanceFlagMutualExclusion(t *testing.T) {
 // be taken again, and two goroutines that take and release it in turn both
 // get it, never both at once. (release_amd64_test.go checks the assembly
 // store itself.)
+// tryTop counts and makes worker w's attempt on the flag at its top level.
+func tryTop(w *bfWorker) bool {
+	return startWalk(&w.bfCPU, w, true).TakeFlag(len(w.levels) - 1)
+}
+
 func TestBalanceFlagRelease(t *testing.T) {
 	for _, rel := range bfReleaseNames {
 		t.Run("release="+rel, func(t *testing.T) {
 			s, ws := bfSetup(t, "release="+rel+"/smt=1/group=1/cs=0", 2)
-			if !ws[0].tryFlag(ws[0], top(ws[0])) {
+			if !tryTop(ws[0]) {
 				t.Fatal("could not take a free flag")
 			}
-			if ws[1].tryFlag(ws[1], top(ws[1])) {
+			if tryTop(ws[1]) {
 				t.Fatal("took a flag that was held")
 			}
 			ws[0].releaseFlag(top(ws[0]))
 			if v := atomic.LoadInt32(&s.running.v); v != 0 {
 				t.Fatalf("after release the flag is %d", v)
 			}
-			if !ws[1].tryFlag(ws[1], top(ws[1])) {
+			if !tryTop(ws[1]) {
 				t.Fatal("could not take the released flag")
 			}
 			ws[1].releaseFlag(top(ws[1]))
@@ -406,7 +411,7 @@ func TestBalanceFlagRelease(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					for w.takes < want+1 && time.Now().Before(deadline) {
-						if w.tryFlag(w, top(w)) {
+						if tryTop(w) {
 							w.pass(top(w), true)
 							w.releaseFlag(top(w))
 						} else {
@@ -576,7 +581,7 @@ func TestBalanceFlagTimedSample(t *testing.T) {
 		var takes int
 		for range 8000 {
 			before := w.share
-			if !w.tryFlag(w, top(w)) {
+			if !tryTop(w) {
 				t.Fatal("could not take a free flag")
 			}
 			timed := w.share != before

@@ -53,7 +53,8 @@
 // NUMA domain", the changelog's racers); with more workers than nodes the
 // next ones are the second CPU of each node, and so on. should_we_balance()
 // picks the one CPU of a group that balances a domain for it
-// (bfShouldWeBalance): the first idle CPU of an idle core, else the first
+// (bfShouldWeBalance, ksim's Kernel.ShouldWeBalance of mainline over the
+// level's group): the first idle CPU of an idle core, else the first
 // idle CPU of a busy core, else, all busy, the group's first CPU
 // (group_balance_cpu()); a newidle pass always balances. With SNC only the
 // first node of each socket holds the machine level's designated CPUs.

@@ -6,11 +6,12 @@ import (
 	"github.com/contend/contend/bench/ksim"
 )
 
-// bfShouldWeBalance, the walks' fast copy on runs of consecutive CPUs, is
-// should_we_balance() as the shared model has it for mainline
-// (ksim.Domains.ShouldWeBalance), at every level of every CPU, on machines
-// with and without SNC and SMT and over idle patterns from all busy to all
-// idle.
+// bfShouldWeBalance, ksim's should_we_balance() over the scenario's levels
+// (each local group a run of consecutive CPUs, cores runs of smt), answers
+// as ksim's over the domains it builds (ksim.Domains.ShouldWeBalance) at
+// every level of every CPU, on machines with and without SNC and SMT and
+// over idle patterns from all busy to all idle: the levels' groups and
+// cores are the kernel's.
 func TestShouldWeBalanceIsKsim(t *testing.T) {
 	for _, topo := range []bfTopo{
 		{cpus: 32, smt: 2, group: 8, snc: 2},

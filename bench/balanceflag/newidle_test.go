@@ -3,6 +3,8 @@ package balanceflag
 import (
 	"testing"
 	"time"
+
+	"github.com/contend/contend/bench/ksim"
 )
 
 // bfTimedOps is bfCountOps on a clock: a pass of a domain costs 1 µs per
@@ -18,41 +20,14 @@ func (o *bfTimedOps) pass(l *bfLevel, serialized bool) {
 }
 func (o *bfTimedOps) now() int64 { return o.t }
 
-// update_newidle_cost(): a dearer pass raises the max at once; a cheaper
-// one decays it by 253/256, at most once a second (HZ jiffies after the
-// last change), and only then says need_decay.
-func TestUpdateNewidleCost(t *testing.T) {
-	c := walkCPU(bfCheckFirst, 0, 10, 0, 0, 0)
-	l := &c.levels[0]
-	for _, tt := range []struct {
-		j, cost   int64
-		max, last int64
-		decay     bool
-	}{
-		{10, 5000, 5000, 10, false},       // raised
-		{500, 4000, 5000, 10, false},      // cheaper, within the second
-		{1010, 0, 5000, 10, false},        // exactly HZ later: time_after is strict
-		{1011, 0, 4941, 1011, true},       // 5000*253/256
-		{1500, 4941, 4941, 1011, false},   // equal is not more
-		{2012, 100, 4883, 2012, true},     // 4941*253/256
-		{2013, 90000, 90000, 2013, false}, // raised again
-	} {
-		c.jiffies = tt.j
-		if got := c.updateNewidleCost(l, tt.cost); got != tt.decay || l.maxNewidleCost != tt.max || l.lastDecay != tt.last {
-			t.Errorf("jiffies %d, cost %d: need_decay %v, max %d, last_decay %d; want %v, %d, %d",
-				tt.j, tt.cost, got, l.maxNewidleCost, l.lastDecay, tt.decay, tt.max, tt.last)
-		}
-	}
-}
-
 // rq->avg_idle: 1/8 of each sample's distance, capped at twice
 // max_idle_balance_cost; a wakeup of a cpu that was not idle changes
 // nothing.
 func TestWokeUpAvgIdle(t *testing.T) {
 	c := walkCPU(bfCheckFirst, 0, 10, 0, 0, 0)
 	c.initIdle()
-	if c.avgIdle != 1_000_000 || c.maxIdleBalanceCost != 500_000 {
-		t.Fatalf("avg_idle %d, max_idle_balance_cost %d; want sched_init's 1 ms and 500 µs", c.avgIdle, c.maxIdleBalanceCost)
+	if c.rq.AvgIdle != 1_000_000 || c.rq.MaxIdleBalanceCost != 500_000 {
+		t.Fatalf("avg_idle %d, max_idle_balance_cost %d; want sched_init's 1 ms and 500 µs", c.rq.AvgIdle, c.rq.MaxIdleBalanceCost)
 	}
 	c.wokeUp(5_000_000) // not idle
 	for _, tt := range []struct{ stamp, wake, avg int64 }{
@@ -62,8 +37,8 @@ func TestWokeUpAvgIdle(t *testing.T) {
 	} {
 		c.idleStamp = tt.stamp
 		c.wokeUp(tt.wake)
-		if c.avgIdle != tt.avg || c.idleStamp != 0 {
-			t.Errorf("idle %d..%d: avg_idle %d, idle_stamp %d; want %d, 0", tt.stamp, tt.wake, c.avgIdle, c.idleStamp, tt.avg)
+		if c.rq.AvgIdle != tt.avg || c.idleStamp != 0 {
+			t.Errorf("idle %d..%d: avg_idle %d, idle_stamp %d; want %d, 0", tt.stamp, tt.wake, c.rq.AvgIdle, c.idleStamp, tt.avg)
 		}
 	}
 }
@@ -89,19 +64,19 @@ func TestNewidleAvgIdleCutoff(t *testing.T) {
 	} {
 		c := walkCPU(bfCheckFirstIdle, 0, 100, 90, 90, 90)
 		c.initIdle()
-		c.avgIdle = tt.avgIdle
+		c.rq.AvgIdle = tt.avgIdle
 		for i := range c.levels {
-			c.levels[i].maxNewidleCost = tt.max[i]
+			c.levels[i].bal.MaxNewidleLBCost = tt.max[i]
 		}
-		c.nextBalance = 1000
+		c.rq.NextBalance = 1000
 		var ops bfTimedOps
 		newidleBalance(c, &ops)
 		if ops.passes != tt.passes || c.newidleCut != tt.cut {
 			t.Errorf("%s: %d passes, %d cut; want %d, %d", tt.name, ops.passes, c.newidleCut, tt.passes, tt.cut)
 		}
 		// The SMT domain's idle interval: 90 + 2 jiffies.
-		if c.nextBalance != 92 {
-			t.Errorf("%s: next_balance %d, want 92 (the lowest domain's, pulled in cut or not)", tt.name, c.nextBalance)
+		if c.rq.NextBalance != 92 {
+			t.Errorf("%s: next_balance %d, want 92 (the lowest domain's, pulled in cut or not)", tt.name, c.rq.NextBalance)
 		}
 		// Every pass done measured its cost: 2, 4, 8 µs.
 		for i := range c.levels {
@@ -109,12 +84,12 @@ func TestNewidleAvgIdleCutoff(t *testing.T) {
 			if i < tt.passes {
 				want = max(want, int64(c.levels[i].weight)*1000)
 			}
-			if c.levels[i].maxNewidleCost != want {
-				t.Errorf("%s: level %d max_newidle_lb_cost %d, want %d", tt.name, i, c.levels[i].maxNewidleCost, want)
+			if c.levels[i].bal.MaxNewidleLBCost != want {
+				t.Errorf("%s: level %d max_newidle_lb_cost %d, want %d", tt.name, i, c.levels[i].bal.MaxNewidleLBCost, want)
 			}
 		}
 		u := walkCPU(bfCheckFirstIdle, 0, 100, 90, 90, 90)
-		u.avgIdle = tt.avgIdle
+		u.rq.AvgIdle = tt.avgIdle
 		var plain bfCountOps
 		newidleBalance(u, &plain)
 		if plain.passes != 3 || u.newidleCut != 0 {
@@ -134,25 +109,25 @@ func TestBalanceDomainsNeedDecay(t *testing.T) {
 		run := func(j, lastDecay int64) (*bfCPU, bfCountOps) {
 			c := walkCPU(order, 1, j, j-10, j-63, j-200)
 			for i := range c.levels {
-				c.levels[i].lastDecay = lastDecay
-				c.levels[i].maxNewidleCost = 25600
+				c.levels[i].bal.LastDecay = lastDecay
+				c.levels[i].bal.MaxNewidleLBCost = 25600
 			}
 			var ops bfCountOps
 			balanceDomains(c, &ops, bfNotIdle)
 			return c, ops
 		}
 		c, ops := run(2000, 1500)
-		if c.stops != 1 || c.decayVisits != 0 || ops.takes != 0 || c.levels[2].maxNewidleCost != 25600 {
+		if c.stops != 1 || c.decayVisits != 0 || ops.takes != 0 || c.levels[2].bal.MaxNewidleLBCost != 25600 {
 			t.Errorf("order %d, no decay due: %d stops, %d decay visits, %d cmpxchg, numa max %d; want 1, 0, 0, 25600",
-				order, c.stops, c.decayVisits, ops.takes, c.levels[2].maxNewidleCost)
+				order, c.stops, c.decayVisits, ops.takes, c.levels[2].bal.MaxNewidleLBCost)
 		}
 		c, ops = run(2000, 999)
-		if c.stops != 1 || c.decayVisits != 1 || ops.takes != 0 || c.levels[2].maxNewidleCost != 25300 || c.levels[2].passes != 0 {
+		if c.stops != 1 || c.decayVisits != 1 || ops.takes != 0 || c.levels[2].bal.MaxNewidleLBCost != 25300 || c.levels[2].passes != 0 {
 			t.Errorf("order %d, decay due: %d stops, %d decay visits, %d cmpxchg, numa max %d, %d passes; want 1, 1, 0, 25300, 0",
-				order, c.stops, c.decayVisits, ops.takes, c.levels[2].maxNewidleCost, c.levels[2].passes)
+				order, c.stops, c.decayVisits, ops.takes, c.levels[2].bal.MaxNewidleLBCost, c.levels[2].passes)
 		}
-		if c.maxIdleBalanceCost != bfMigrationCost {
-			t.Errorf("order %d: max_idle_balance_cost %d, want sysctl_sched_migration_cost (the costs sum to 76 µs)", order, c.maxIdleBalanceCost)
+		if c.rq.MaxIdleBalanceCost != ksim.MigrationCost {
+			t.Errorf("order %d: max_idle_balance_cost %d, want sysctl_sched_migration_cost (the costs sum to 76 µs)", order, c.rq.MaxIdleBalanceCost)
 		}
 	}
 }
@@ -202,8 +177,8 @@ func TestSimShortIdleCuts(t *testing.T) {
 		for i := range s.cpus {
 			c := &s.cpus[i]
 			walks, cut, cas = walks+c.newidleWalks, cut+c.newidleCut, cas+c.cas
-			if c.avgIdle > 2*c.maxIdleBalanceCost || c.avgIdle < 0 {
-				t.Errorf("cpu %d: avg_idle %d out of [0, %d]", i, c.avgIdle, 2*c.maxIdleBalanceCost)
+			if c.rq.AvgIdle > 2*c.rq.MaxIdleBalanceCost || c.rq.AvgIdle < 0 {
+				t.Errorf("cpu %d: avg_idle %d out of [0, %d]", i, c.rq.AvgIdle, 2*c.rq.MaxIdleBalanceCost)
 			}
 		}
 		return

@@ -9,7 +9,7 @@ import (
 )
 
 // The simulation: the same walks as the pinned workers (balanceDomains,
-// newidleBalance) on every CPU of a machine of any size, on one thread, on
+// newidleBalance: ksim's walks over this package's hooks) on every CPU of a machine of any size, on one thread, on
 // kernel time, with the flag's cache line priced instead of contended for
 // real. It answers what the seed's machine spends on the flag, which the
 // workers of a small machine cannot.
@@ -229,6 +229,7 @@ type bfSim struct {
 type simProc struct {
 	*ksim.Proc
 	s *bfSim
+	bfWalker
 }
 
 func newSim(cfg SimConfig, order bfOrder) *bfSim {
@@ -255,7 +256,7 @@ func newSim(cfg SimConfig, order bfOrder) *bfSim {
 	}
 	s.nohz = ksim.NewNohz(cfg.CPUs, llc)
 	s.walkIdle = func(b int) bool { return bfIdleAt(s.cfg.Seed, s.cfg.Busy, b, s.walkJ) }
-	s.walkNext = func(b int) int64 { return s.cpus[b].nextBalance }
+	s.walkNext = func(b int) int64 { return s.cpus[b].rq.NextBalance }
 	s.walkBalance = func(b int) {
 		c := &s.cpus[b]
 		c.jiffies = s.walkJ
@@ -359,7 +360,7 @@ func (p *simProc) tick(j int64) bool {
 	s.busyNs += s.tickNs
 	t0 := s.tickStart(p.CPU, j)
 	c.wokeUp(t0)
-	if j-c.nextBalance >= 0 {
+	if j-c.rq.NextBalance >= 0 {
 		balanceDomains(c, p, bfNotIdle)
 	}
 	h := bfMix(s.cfg.Seed ^ uint64(p.CPU)<<40 ^ uint64(j) ^ 0xdecade)
@@ -407,7 +408,7 @@ func (p *simProc) shortIdle(j int64) {
 	start := p.Now
 	c.idleStamp = start
 	newidleBalance(c, p)
-	d := 2 * c.maxIdleBalanceCost
+	d := 2 * c.rq.MaxIdleBalanceCost
 	if s.cfg.ShortIdle > 0 {
 		d = int64(s.cfg.ShortIdle)
 		s.busyNs -= max(0, start+d-p.Now)
@@ -440,7 +441,7 @@ func (s *bfSim) ilb(j int64) int {
 	for i := range s.cpus {
 		if s.walkIdle(i) {
 			n.EnterIdle(i)
-			next = min(next, s.cpus[i].nextBalance)
+			next = min(next, s.cpus[i].rq.NextBalance)
 		} else {
 			n.ExitIdle(i)
 		}

@@ -128,7 +128,7 @@ func TestSimulateNohzWalk(t *testing.T) {
 	}
 	// Every idle cpu it balanced was due, and is due no more.
 	for i := range s.cpus {
-		if s.cpus[i].nextBalance == 0 {
+		if s.cpus[i].rq.NextBalance == 0 {
 			t.Errorf("cpu %d never balanced in 50 ticks at busy 50%%", i)
 		}
 	}

@@ -118,15 +118,36 @@ func (t bfTopo) check() error {
 // leaves it: balance_interval = sd_weight ms, last_balance = jiffies (0), and
 // designated, should_we_balance()'s answer when every CPU is busy: "return
 // group_balance_cpu(sg) == env->dst_cpu", the first CPU of its local group.
+// Each level's local group is the run of groupW CPUs holding cpu (the last
+// one cut at the span).
 func (t bfTopo) levels(cpu int) []bfLevel {
+	all := t.cpuList()
 	var ls []bfLevel
 	for _, sh := range t.shapes() {
 		w := int64(sh.weight)
+		first := cpu - cpu%sh.groupW
 		ls = append(ls, bfLevel{bfShape: sh, designated: cpu%sh.groupW == 0,
-			bal: ksim.Balance{Interval: w, MinInterval: w, MaxInterval: 2 * w}})
+			bal:   ksim.Balance{Interval: w, MinInterval: w, MaxInterval: 2 * w},
+			group: all[first:min(first+sh.groupW, t.cpus)]})
 	}
 	return ls
 }
+
+// cpuList is the machine's CPUs, 0 to cpus-1, built once per size: every
+// level's local group and every core is a run of it.
+func (t bfTopo) cpuList() []int {
+	if l, ok := bfCPULists.Load(t.cpus); ok {
+		return l.([]int)
+	}
+	l := make([]int, t.cpus)
+	for i := range l {
+		l[i] = i
+	}
+	bfCPULists.Store(t.cpus, l)
+	return l
+}
+
+var bfCPULists sync.Map // cpus → []int
 
 // bfIdleAt says whether CPU cpu is idle in tick j when busy per cent of the
 // CPUs are busy: a hash of (seed, cpu, j), so that a CPU's state is a fact
@@ -162,59 +183,15 @@ func (h bfHashIdle) idle(cpu int) bool { return bfIdleAt(h.seed, h.busy, cpu, h.
 
 // bfShouldWeBalance is should_we_balance() for CPU cpu at level l, for a
 // periodic pass (busy or idle; newidle passes always balance), with the
-// CPUs in says are idle:
-//
-//	cpumask_copy(swb_cpus, group_balance_mask(sg));
-//	/* Try to find first idle CPU */
-//	for_each_cpu_and(cpu, swb_cpus, env->cpus) {
-//		if (!idle_cpu(cpu))
-//			continue;
-//		if (!(env->sd->flags & SD_SHARE_CPUCAPACITY) && !is_core_idle(cpu)) {
-//			if (idle_smt == -1)
-//				idle_smt = cpu;
-//			cpumask_andnot(swb_cpus, swb_cpus, cpu_smt_mask(cpu));
-//			continue;
-//		}
-//		return cpu == env->dst_cpu;
-//	}
-//	if (idle_smt != -1)
-//		return idle_smt == env->dst_cpu;
-//	/* Are we the first CPU of this group ? */
-//	return group_balance_cpu(sg) == env->dst_cpu;
-//
-// The local group is the run of groupW CPUs holding cpu: the first idle
-// core's first idle CPU balances for the group, else the first idle CPU of
-// a busy core, else (all busy) the group's first CPU, l.designated.
+// CPUs in says are idle: ksim's Kernel.ShouldWeBalance of mainline over the
+// level's local group, cores being runs of smt CPUs. The first idle core's
+// first idle CPU balances for the group, else the first idle CPU of a busy
+// core, else (all busy) the group's first CPU, l.designated.
 func bfShouldWeBalance[I bfIdler](t bfTopo, in I, cpu int, l *bfLevel) bool {
-	first := cpu - cpu%l.groupW
-	end := min(first+l.groupW, t.cpus)
-	idleSMT := -1
-	for c := first; c < end; c++ {
-		if !in.idle(c) {
-			continue
-		}
-		if l.kind != bfSMT && !bfCoreIdle(t, in, c) {
-			if idleSMT == -1 {
-				idleSMT = c
-			}
-			c = c - c%t.smt + t.smt - 1 // skip the rest of its core
-			continue
-		}
-		return c == cpu
+	all := t.cpuList()
+	core := func(c int) []int {
+		first := c - c%t.smt
+		return all[first : first+t.smt]
 	}
-	if idleSMT != -1 {
-		return idleSMT == cpu
-	}
-	return first == cpu
-}
-
-// bfCoreIdle is is_core_idle(): every thread of cpu's core is idle.
-func bfCoreIdle[I bfIdler](t bfTopo, in I, cpu int) bool {
-	first := cpu - cpu%t.smt
-	for c := first; c < first+t.smt; c++ {
-		if !in.idle(c) {
-			return false
-		}
-	}
-	return true
+	return bfKernel.ShouldWeBalance(cpu, l.group, l.kind == bfSMT, in.idle, core)
 }

@@ -4,7 +4,10 @@ import "testing"
 
 // bfCountOps is a flag that is always free and passes that cost nothing,
 // counting what the walks ask of them.
-type bfCountOps struct{ takes, releases, passes, serialized int }
+type bfCountOps struct {
+	takes, releases, passes, serialized int
+	bfWalker
+}
 
 func (o *bfCountOps) takeFlag(*bfLevel) bool { o.takes++; return true }
 func (o *bfCountOps) releaseFlag(*bfLevel)   { o.releases++ }
@@ -67,9 +70,9 @@ func TestBalanceDomainsDuePerLevel(t *testing.T) {
 		c := walkCPU(tt.order, tt.cpu, 100, tt.last[:]...)
 		var ops bfCountOps
 		balanceDomains(c, &ops, bfNotIdle)
-		if got := passes(c); got != tt.passes || c.cas != tt.cas || c.stops != tt.stops || c.nextBalance != tt.nextBalance {
+		if got := passes(c); got != tt.passes || c.cas != tt.cas || c.stops != tt.stops || c.rq.NextBalance != tt.nextBalance {
 			t.Errorf("%s: passes %v, cmpxchg %d, stops %d, next_balance %d; want %v, %d, %d, %d",
-				tt.name, got, c.cas, c.stops, c.nextBalance, tt.passes, tt.cas, tt.stops, tt.nextBalance)
+				tt.name, got, c.cas, c.stops, c.rq.NextBalance, tt.passes, tt.cas, tt.stops, tt.nextBalance)
 		}
 		if ops.takes != ops.releases || int64(ops.takes) != c.cas {
 			t.Errorf("%s: %d takes, %d releases, %d counted", tt.name, ops.takes, ops.releases, c.cas)
@@ -84,8 +87,8 @@ func TestBalanceDomainsDuePerLevel(t *testing.T) {
 func TestBalanceDomainsIdleIntervals(t *testing.T) {
 	idle := walkCPU(bfCheckFirst, 0, 10, 0, 0, 0)
 	balanceDomains(idle, &bfCountOps{}, bfIdleCPU)
-	if got := passes(idle); got != [3]int64{1, 1, 1} || idle.nextBalance != 14 {
-		t.Errorf("idle walk: passes %v, next_balance %d; want every level, 14", got, idle.nextBalance)
+	if got := passes(idle); got != [3]int64{1, 1, 1} || idle.rq.NextBalance != 14 {
+		t.Errorf("idle walk: passes %v, next_balance %d; want every level, 14", got, idle.rq.NextBalance)
 	}
 	for i, want := range []int64{4, 8, 16} {
 		if l := idle.levels[i]; l.bal.Interval != want || l.interval != want || l.bal.LastBalance != 10 {
@@ -95,8 +98,8 @@ func TestBalanceDomainsIdleIntervals(t *testing.T) {
 	}
 	busy := walkCPU(bfCheckFirst, 0, 10, 0, 0, 0)
 	balanceDomains(busy, &bfCountOps{}, bfNotIdle)
-	if got := passes(busy); got != [3]int64{} || busy.nextBalance != 31 {
-		t.Errorf("busy walk: passes %v, next_balance %d; want none, 31", got, busy.nextBalance)
+	if got := passes(busy); got != [3]int64{} || busy.rq.NextBalance != 31 {
+		t.Errorf("busy walk: passes %v, next_balance %d; want none, 31", got, busy.rq.NextBalance)
 	}
 }
 
@@ -110,7 +113,7 @@ func TestNewidleBalance(t *testing.T) {
 		cas   int64
 	}{{bfCmpxchgFirst, 0}, {bfCheckFirst, 0}, {bfCheckFirstIdle, 1}} {
 		c := walkCPU(tt.order, 1, 50, 0, 0, 0)
-		c.nextBalance = 31
+		c.rq.NextBalance = 31
 		var ops bfOps = &bfCountOps{}
 		newidleBalance(c, ops)
 		if got := passes(c); got != [3]int64{} {
@@ -123,9 +126,9 @@ func TestNewidleBalance(t *testing.T) {
 					bfOrderNames[tt.order], bfKindNames[l.kind], l.newidlePasses, l.bal.Interval, l.bal.LastBalance, l.weight)
 			}
 		}
-		if c.cas != tt.cas || c.newidleBalances != 1 || c.nextBalance != 2 {
+		if c.cas != tt.cas || c.newidleBalances != 1 || c.rq.NextBalance != 2 {
 			t.Errorf("%s: cmpxchg %d, serialized newidle passes %d, next_balance %d; want %d, 1, 2",
-				bfOrderNames[tt.order], c.cas, c.newidleBalances, c.nextBalance, tt.cas)
+				bfOrderNames[tt.order], c.cas, c.newidleBalances, c.rq.NextBalance, tt.cas)
 		}
 	}
 }

@@ -29,6 +29,7 @@ type bfWorker struct {
 	_ [bench.LinePad]byte
 
 	bfCPU
+	bfWalker
 	idleIn    int64 // ticks until this CPU next goes newly idle while busy
 	newidle   int64 // that period in ticks (0: never)
 	sink      uint64
@@ -106,7 +107,7 @@ func balanceTicks(w *bfWorker, n int) {
 		if !idle {
 			w.sink = bfTickWork(w.sink, w.work)
 		}
-		if w.jiffies-w.nextBalance >= 0 {
+		if w.jiffies-w.rq.NextBalance >= 0 {
 			if idle {
 				balanceDomains(&w.bfCPU, w, bfIdleCPU)
 			} else {

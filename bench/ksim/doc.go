@@ -21,9 +21,11 @@
 //   - Kernel versions (kernel.go). A Kernel names the rules that differ
 //     between the versions the seeds run: Linux413 (seed 004's guest:
 //     sd_init's busy_factor 32, no busy "-1"), Linux510 (busy_factor 16
-//     and the "interval -= 1" for a busy CPU, both Vincent Guittot's) and
-//     Mainline (5.10's intervals, and should_we_balance()'s preference
-//     for an idle core, IdleCore). Kernel.BalanceInterval is
+//     and the "interval -= 1" for a busy CPU, both Vincent Guittot's),
+//     Linux61 (the lab's 6.1: v5.16's newidle costs) and Mainline (6.1's
+//     rules, and should_we_balance()'s preference for an idle core,
+//     IdleCore); the balance walks' differences (where SD_SERIALIZE's
+//     flag is taken, the newidle gate and decay) are fields too. Kernel.BalanceInterval is
 //     get_sd_balance_interval() of that version, with the jiffies
 //     conversion and the clamp to max_load_balance_interval
 //     (MaxLoadBalanceInterval). A scenario picks its version by name; the
@@ -44,11 +46,26 @@
 //     (Balance: balance_interval = weight ms, between weight and 2·weight,
 //     last_balance). Domains.LLC is sd_llc, sd_llc_size, sd_llc_id and which
 //     sd_llc_shared a CPU shares (none for an LLC of one CPU, whose domain
-//     degenerates). Domains.ShouldWeBalance is should_we_balance() of a
-//     version: which CPU of a local group runs a periodic pass.
+//     degenerates). Kernel.ShouldWeBalance is should_we_balance() of a
+//     version, is_core_idle() with it: which CPU of a local group runs a
+//     periodic pass (Domains.ShouldWeBalance asks it of a built domain).
+//
+//   - The balance walks (balance.go), each over a scenario's Balancer
+//     hooks (its domains' state, SD_SERIALIZE's flag, the pass and its
+//     task moves, the clock): Kernel.BalanceDomains is
+//     sched_balance_domains() (rebalance_domains()) with its busy
+//     factor, next_balance, need_decay and the flag in each version's
+//     place (SerializeOrder); Kernel.NewidleBalance is
+//     sched_balance_newidle() (newidle_balance(), idle_balance()) with
+//     its avg_idle gate and cutoff; Kernel.BalanceRQ is
+//     sched_balance_rq()'s frame (should_we_balance(), the flag after
+//     3324b2180c17, out_balanced: Kernel.OutBalanced);
+//     Kernel.UpdateNewidleCost is update_newidle_cost(); RQBalance is
+//     rq->next_balance, avg_idle and max_idle_balance_cost, with
+//     ttwu_do_activate()'s avg_idle update (WokeUp).
 //
 //   - Runqueues and tasks (rq.go): an RQ with its FIFO of Tasks,
-//     nr_running, the CPU's idle stamp and avg_idle, rq->next_balance;
+//     nr_running, the CPU's idle stamp and its RQBalance;
 //     UpdateAvg is update_avg() of kernel/sched/sched.h.
 //
 //   - The driver (driver.go). Queue is the event queue: events in

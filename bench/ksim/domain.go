@@ -228,12 +228,22 @@ func (d *Domain) Has(f Flags) bool { return d.Flags&f == f }
 
 // Balance is a domain's load-balance state: sd_init() starts
 // balance_interval at min_interval = sd_weight ms, with max_interval =
-// 2·sd_weight, and last_balance at the jiffies of the build.
+// 2·sd_weight, last_balance and last_decay_max_lb_cost at the jiffies of
+// the build, max_newidle_lb_cost and nr_balance_failed at 0.
 type Balance struct {
 	Interval    int64 // sd->balance_interval, ms
 	MinInterval int64 // sd->min_interval, ms
 	MaxInterval int64 // sd->max_interval, ms
 	LastBalance int64 // sd->last_balance, jiffies
+	// MaxNewidleLBCost is sd->max_newidle_lb_cost (ns): the costliest
+	// newidle pass of the domain, decayed by 253/256 a second
+	// (Kernel.UpdateNewidleCost); LastDecay is
+	// sd->last_decay_max_lb_cost (jiffies; 4.13's next_decay_max_lb_cost
+	// less HZ).
+	MaxNewidleLBCost int64
+	LastDecay        int64
+	// NrBalanceFailed is sd->nr_balance_failed.
+	NrBalanceFailed int
 }
 
 // Due is time_after_eq(jiffies, sd->last_balance + interval), interval in
@@ -497,10 +507,20 @@ func (ds *Domains) Siblings(c int) []int {
 // ShouldWeBalance is should_we_balance() of version k for a periodic pass
 // (CPU_IDLE or CPU_NOT_IDLE; a newly idle pass always balances, "return 1")
 // of CPU cpu at its domain of index level, with idle saying which CPUs are
-// idle: the pass runs on one CPU of the local group only, the first idle
-// one, else the group's first (group_balance_cpu()). Mainline (k.IdleCore)
-// skips, at a level above SMT, an idle CPU whose core is busy, unless no
-// idle core has one:
+// idle (Kernel.ShouldWeBalance over the domain's local group).
+func (ds *Domains) ShouldWeBalance(k Kernel, cpu, level int, idle func(c int) bool) bool {
+	d := &ds.CPU[cpu][level]
+	return k.ShouldWeBalance(cpu, d.Groups[0], d.Has(SDShareCPUCapacity), idle, ds.Siblings)
+}
+
+// ShouldWeBalance is should_we_balance() of version k for a periodic pass
+// of CPU cpu whose local group is group (group_balance_mask(sg), ascending),
+// at an SMT domain (SD_SHARE_CPUCAPACITY) or not, with idle saying which
+// CPUs are idle and siblings(c) being cpu_smt_mask(c): the pass runs on one
+// CPU of the local group only, the first idle one, else the group's first
+// (group_balance_cpu()). From v6.6 (k.IdleCore, b1bfeab9b002) it skips, at
+// a level above SMT, an idle CPU whose core is busy, unless no idle core has
+// one:
 //
 //	for_each_cpu_and(cpu, swb_cpus, env->cpus) {
 //		if (!idle_cpu(cpu))
@@ -517,22 +537,19 @@ func (ds *Domains) Siblings(c int) []int {
 //		return idle_smt == env->dst_cpu;
 //	return group_balance_cpu(sg) == env->dst_cpu;
 //
-// The group's balance mask is taken to be its span (they differ only for
-// overlapping NUMA groups of machines whose distances do not nest).
-func (ds *Domains) ShouldWeBalance(k Kernel, cpu, level int, idle func(c int) bool) bool {
-	d := &ds.CPU[cpu][level]
-	g := d.Groups[0]
+// The cpumask_andnot() only saves work: a sibling it takes off the mask
+// would come to the same branch (its core is the same busy core) with
+// idle_smt already set. It allocates nothing, so a pinned walk can ask it.
+func (k Kernel) ShouldWeBalance(cpu int, group []int, smt bool, idle func(c int) bool, siblings func(c int) []int) bool {
 	idleSMT := -1
-	var skip []int // the cores of idle SMT CPUs already passed
-	for _, c := range g {
-		if !idle(c) || slices.Contains(skip, c) {
+	for _, c := range group {
+		if !idle(c) {
 			continue
 		}
-		if k.IdleCore && !d.Has(SDShareCPUCapacity) && !ds.coreIdle(c, idle) {
+		if k.IdleCore && !smt && !coreIdle(siblings(c), idle) {
 			if idleSMT == -1 {
 				idleSMT = c
 			}
-			skip = append(skip, ds.Siblings(c)...)
 			continue
 		}
 		return c == cpu
@@ -540,12 +557,13 @@ func (ds *Domains) ShouldWeBalance(k Kernel, cpu, level int, idle func(c int) bo
 	if idleSMT != -1 {
 		return idleSMT == cpu
 	}
-	return g[0] == cpu
+	return group[0] == cpu
 }
 
-// coreIdle is is_core_idle(): every SMT sibling of c is idle.
-func (ds *Domains) coreIdle(c int, idle func(int) bool) bool {
-	for _, s := range ds.Siblings(c) {
+// coreIdle is is_core_idle() of a CPU whose SMT siblings, itself included,
+// are core: every one idle.
+func coreIdle(core []int, idle func(int) bool) bool {
+	for _, s := range core {
 		if !idle(s) {
 			return false
 		}

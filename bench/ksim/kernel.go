@@ -26,18 +26,55 @@ type Kernel struct {
 	// in case no idle core is found"); 4.13 and 5.10 take the group's
 	// first idle CPU, whatever its core (Domains.ShouldWeBalance).
 	IdleCore bool
+
+	// The balance walks' differences (balance.go).
+	//
+	// Serialize is where SD_SERIALIZE's flag is taken: SerializeFirst in
+	// every release modelled (4.13 and 6.1 with spin_trylock(&balancing),
+	// 6.12 with the cmpxchg on sched_balance_running); the later orders
+	// are the seeds' patches, which a scenario sets.
+	Serialize SerializeOrder
+	// NewidleKeepsInterval is out_balanced's "if (env.idle ==
+	// CPU_NEWLY_IDLE) goto out;": a newidle pass leaves
+	// sd->balance_interval alone. Valentin Schneider's "sched/fair: Don't
+	// increase sd->balance_interval on newidle balance" (2019, in 5.10
+	// and backported to 4.19-stable; 4.13.0 lacks it).
+	NewidleKeepsInterval bool
+	// DecayWaits is update_newidle_cost() of v5.16, e60b56e46b38
+	// ("sched/fair: Wait before decaying max_newidle_lb_cost"): a new
+	// maximum restarts the second before the 253/256 decay, and the
+	// newidle walk decays too.
+	DecayWaits bool
+	// NewidleGateMaxCost is the newidle walk's gate of v5.16,
+	// 9d783c8dd112 ("sched/fair: Skip update_blocked_averages if we are
+	// defering load balance"): avg_idle against the lowest domain's
+	// max_newidle_lb_cost, not sysctl_sched_migration_cost, and each
+	// domain's next balance taken before its cutoff test.
+	NewidleGateMaxCost bool
+	// NohzNextInWalk is rebalance_domains()'s tail up to v5.8, "if
+	// ((idle == CPU_IDLE) && time_after(nohz.next_balance,
+	// rq->next_balance)) nohz.next_balance = rq->next_balance;": the
+	// caller of BalanceDomains pulls nohz.next_balance in after an idle
+	// walk (Walk.Idle). Vincent Guittot's "sched/fair: Fix NOHZ next idle
+	// balance" (v5.9, backported to 4.19- and 5.4-stable) moved it to
+	// nohz_balance_enter_idle().
+	NohzNextInWalk bool
 }
 
 // The versions the seeds run.
 var (
 	// Linux413 is v4.13 (seed 004's guest: 4.13.0 with 90001d67be2f and
 	// a731ebe6f17b).
-	Linux413 = Kernel{Name: "4.13", BusyFactor: 32}
+	Linux413 = Kernel{Name: "4.13", BusyFactor: 32, NohzNextInWalk: true}
 	// Linux510 is v5.10, whose balance-interval rules mainline still has.
-	Linux510 = Kernel{Name: "5.10", BusyFactor: 16, BusyLess: true}
-	// Mainline is the kernel the other seeds patch: 5.10's balance
-	// intervals, and should_we_balance()'s idle-core preference.
-	Mainline = Kernel{Name: "mainline", BusyFactor: 16, BusyLess: true, IdleCore: true}
+	Linux510 = Kernel{Name: "5.10", BusyFactor: 16, BusyLess: true, NewidleKeepsInterval: true}
+	// Linux61 is v6.1 (the lab's Debian kernel): 5.10's intervals and
+	// v5.16's newidle costs; should_we_balance()'s idle-core preference
+	// came in v6.6 (b1bfeab9b002).
+	Linux61 = Kernel{Name: "6.1", BusyFactor: 16, BusyLess: true, NewidleKeepsInterval: true, DecayWaits: true, NewidleGateMaxCost: true}
+	// Mainline is the kernel the other seeds patch: 6.1's rules, and
+	// should_we_balance()'s idle-core preference.
+	Mainline = Kernel{Name: "mainline", BusyFactor: 16, BusyLess: true, IdleCore: true, NewidleKeepsInterval: true, DecayWaits: true, NewidleGateMaxCost: true}
 )
 
 // MaxLoadBalanceInterval is max_load_balance_interval as

@@ -38,13 +38,11 @@ type RQ struct {
 	// Load is the sum of the weights of Curr and the queued tasks (a
 	// stand-in for cfs_rq->load.weight).
 	Load int64
-	// IdleStamp is rq->idle_stamp, when the CPU last went idle; AvgIdle
-	// rq->avg_idle, update_avg() of the idle periods ended by a wakeup
-	// (capped by the caller: 2*max_idle_balance_cost in ttwu_do_wakeup()).
+	// IdleStamp is rq->idle_stamp, when the CPU last went idle.
 	IdleStamp int64
-	AvgIdle   int64
-	// NextBalance is rq->next_balance, jiffies.
-	NextBalance int64
+	// RQBalance is what the balance walks keep (balance.go):
+	// rq->next_balance, rq->avg_idle and rq->max_idle_balance_cost.
+	RQBalance
 }
 
 // Idle is idle_cpu(): nothing runs or waits here.

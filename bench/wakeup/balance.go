@@ -1,6 +1,10 @@
 package wakeup
 
-import "github.com/contend/contend/bench/ksim"
+import (
+	"slices"
+
+	"github.com/contend/contend/bench/ksim"
+)
 
 // The load balancer: rebalance_domains() on a busy cpu's tick, idle_balance()
 // (6.1: newidle_balance()) as a cpu goes idle, nohz_idle_balance() for the
@@ -196,32 +200,74 @@ func (k *ksys) findBusiestGroup61(sd *domain, gs []sgStats, local int, idle idle
 	return balanceResult{busiest: bi, imbalance: imb}
 }
 
-// loadBalance is load_balance(c, sd, idle) done by cpu from (c itself, or
-// the nohz balancer on c's behalf). It returns the tasks moved and whether
-// should_we_balance() let it (continue_balancing).
-func (k *ksys) loadBalance(c *kcpu, sd *domain, idle idleType, why cause, from int32) (int, bool) {
-	k.c.balances[idle]++
-	local := 0
-	for i, g := range sd.groups {
-		if c.id >= g[0] && c.id <= g[len(g)-1] {
-			local = i
-		}
+// An lbWalk is one balance walk of cpu c's domains as ksim's walks see
+// them (ksim.Balancer), done by cpu from (c itself, or the nohz balancer
+// on c's behalf) with its moves counted under why. Its clock prices each
+// newidle pass at the lbcost= parameter (sched_clock_cpu() around
+// sched_balance_rq(), which update_newidle_cost() keeps the max of); a
+// periodic pass costs no time.
+type lbWalk struct {
+	k     *ksys
+	c     *kcpu
+	why   cause
+	from  int32
+	clock int64
+	moved int // the last pass's tasks moved, an active balance's included
+}
+
+func (k *ksys) walk(c *kcpu, why cause, from int32) *lbWalk {
+	return &lbWalk{k: k, c: c, why: why, from: from}
+}
+
+func (w *lbWalk) Levels() int                { return len(w.c.sd) }
+func (w *lbWalk) Domain(i int) *ksim.Balance { return &w.c.sd[i].Balance }
+func (w *lbWalk) Serialized(i int) bool      { return w.c.sd[i].Has(ksim.SDSerialize) }
+func (w *lbWalk) Interval(i int, busy bool) int64 {
+	return w.k.sdInterval(w.c.sd[i], busy)
+}
+func (w *lbWalk) Idle() bool           { return w.c.idle() }
+func (w *lbWalk) Overloaded() bool     { return w.k.overload }
+func (w *lbWalk) Runnable() bool       { return len(w.c.queue) > 0 }
+func (w *lbWalk) Clock() (int64, bool) { return w.clock, true }
+
+// TakeFlag is spin_trylock(&balancing) on a machine of one thread: free
+// (the guests have one node, so no SD_SERIALIZE domain either).
+func (w *lbWalk) TakeFlag(int) bool { return true }
+func (w *lbWalk) ReleaseFlag(int)   {}
+
+// ShouldWeBalance counts the load_balance() call (schedstat's lb_count,
+// before should_we_balance()) and asks ksim's should_we_balance() of the
+// version: a newly idle pass always balances; a periodic one runs on the
+// local group's first idle cpu, or its first.
+func (w *lbWalk) ShouldWeBalance(i int, idle ksim.IdleType) bool {
+	w.k.c.balances[idle]++
+	if idle == cpuNewlyIdle {
+		return true
 	}
-	if idle != cpuNewlyIdle {
-		// should_we_balance(): the local group's first idle cpu, or
-		// its first cpu.
-		g := sd.groups[local]
-		bc := g[0]
-		for _, x := range g {
-			if k.cpus[x].idle() {
-				bc = x
-				break
-			}
-		}
-		if bc != c.id {
-			return 0, false
-		}
+	d := w.c.sd[i].Domain
+	return w.k.kern.ShouldWeBalance(int(w.c.id), d.Groups[0], d.Has(ksim.SDShareCPUCapacity),
+		func(x int) bool { return w.k.cpus[x].idle() }, w.k.siblings)
+}
+
+// siblings is cpu_smt_mask(c): the span of c's SMT domain, or c alone
+// (the guests have no SMT).
+func (k *ksys) siblings(c int) []int {
+	if d := k.cpus[c].sd[0].Domain; d.Has(ksim.SDShareCPUCapacity) {
+		return d.Span
 	}
+	return []int{c}
+}
+
+// Pass is the rest of load_balance() at level i: the groups' statistics,
+// find_busiest_group(), find_busiest_queue(), the moves, and the tail of
+// an unbalanced pass (nr_balance_failed, active balance, the interval
+// reset); a balanced one is ksim's out_balanced.
+func (w *lbWalk) Pass(i int, idle ksim.IdleType, _ bool) (moved, balanced bool) {
+	k, c, sd := w.k, w.c, w.c.sd[i]
+	if idle == cpuNewlyIdle {
+		w.clock += k.p.lbCost
+	}
+	w.moved = 0
 	gs := make([]sgStats, len(sd.groups))
 	var total, capacity float64
 	var running int
@@ -243,6 +289,7 @@ func (k *ksys) loadBalance(c *kcpu, sd *domain, idle idleType, why cause, from i
 		k.overload = over
 	}
 	avg := total * nice0Load / capacity
+	const local = 0 // ksim puts the local group first
 	var r balanceResult
 	if k.ver == v61 {
 		r = k.findBusiestGroup61(sd, gs, local, idle, avg)
@@ -250,27 +297,27 @@ func (k *ksys) loadBalance(c *kcpu, sd *domain, idle idleType, why cause, from i
 		r = k.findBusiestGroup413(sd, gs, local, idle, avg)
 	}
 	if r.busiest < 0 {
-		return 0, k.balanced(sd, idle)
+		return false, true
 	}
 	src := k.findBusiestQueue(gs[r.busiest], r)
 	if src == nil {
-		return 0, k.balanced(sd, idle)
+		return false, true
 	}
-	moved := 0
+	n := 0
 	if src.nrRunning() > 1 {
-		moved = k.detachTasks(src, c, sd, idle, r, why, from)
+		n = k.detachTasks(src, c, sd, idle, r, w.why, w.from)
 	}
 	active := false
-	if moved == 0 {
+	if n == 0 {
 		if idle != cpuNewlyIdle {
-			sd.nrBalanceFailed++
+			sd.Balance.NrBalanceFailed++
 		}
-		if sd.nrBalanceFailed > sd.cacheNiceTries+2 { // need_active_balance()
-			active = k.activeBalance(src, c, from)
-			sd.nrBalanceFailed = sd.cacheNiceTries + 1
+		if sd.Balance.NrBalanceFailed > sd.cacheNiceTries+2 { // need_active_balance()
+			active = k.activeBalance(src, c, w.from)
+			sd.Balance.NrBalanceFailed = sd.cacheNiceTries + 1
 		}
 	} else {
-		sd.nrBalanceFailed = 0
+		sd.Balance.NrBalanceFailed = 0
 	}
 	if !active {
 		sd.Balance.Interval = sd.Balance.MinInterval // "We were unbalanced, so reset the balancing interval"
@@ -278,20 +325,19 @@ func (k *ksys) loadBalance(c *kcpu, sd *domain, idle idleType, why cause, from i
 		sd.Balance.Interval *= 2
 	}
 	if active {
-		moved++
+		n++
 	}
-	return moved, true
+	w.moved = n
+	return n > 0, false
 }
 
-// balanced is out_balanced: no failures, and the interval backs off (6.1
-// leaves a newly idle balance's interval alone).
-func (k *ksys) balanced(sd *domain, idle idleType) bool {
-	sd.nrBalanceFailed = 0
-	if k.ver == v61 && idle == cpuNewlyIdle {
-		return true
-	}
-	sd.Balance.OutBalanced()
-	return true
+// loadBalance is load_balance(c, sd, idle) done by cpu from: ksim's
+// sched_balance_rq() frame around Pass. It returns the tasks moved and
+// continue_balancing.
+func (k *ksys) loadBalance(c *kcpu, sd *domain, idle idleType, why cause, from int32) (int, bool) {
+	w := k.walk(c, why, from)
+	_, cont := k.kern.BalanceRQ(w, slices.Index(c.sd, sd), idle, false)
+	return w.moved, cont
 }
 
 // findBusiestQueue is find_busiest_queue(): the busiest group's cpu with
@@ -336,14 +382,14 @@ func (k *ksys) detachTasks(src, dst *kcpu, sd *domain, idle idleType, r balanceR
 		// task_hot(): ran less than sysctl_sched_migration_cost ago;
 		// a hot task goes only once the domain has failed more
 		// than cache_nice_tries times.
-		if k.now-t.execStart < migrationCost && sd.nrBalanceFailed <= sd.cacheNiceTries {
+		if k.now-t.execStart < migrationCost && sd.Balance.NrBalanceFailed <= sd.cacheNiceTries {
 			i++
 			continue
 		}
 		load := t.loadNow(k.now)
 		if !r.byTasks {
 			if k.ver == v61 {
-				if float64(int64(load)>>min(sd.nrBalanceFailed, 62)) > imb {
+				if float64(int64(load)>>min(sd.Balance.NrBalanceFailed, 62)) > imb {
 					i++
 					continue
 				}
@@ -384,69 +430,24 @@ func (k *ksys) activeBalance(src, dst *kcpu, from int32) bool {
 	return true
 }
 
-// rebalanceDomains is rebalance_domains(c, idle): each level whose interval
-// has passed is balanced, and rq->next_balance set to the earliest next.
+// rebalanceDomains is rebalance_domains(c, idle) (ksim's
+// Kernel.BalanceDomains) done by cpu from, then 4.13's nohz tail
+// (ksim.Kernel.NohzNextInWalk: gone from 6.1, where
+// nohz_balance_enter_idle() does it): "if ((idle == CPU_IDLE) &&
+// time_after(nohz.next_balance, rq->next_balance)) nohz.next_balance =
+// rq->next_balance;", idle being the walk's last idle type.
 func (k *ksys) rebalanceDomains(c *kcpu, idle idleType, why cause, from int32) {
-	j := k.jiffies()
-	next := j + 60*int64(k.hz)
-	for _, sd := range c.sd {
-		interval := k.sdInterval(sd, idle != cpuIdle)
-		cont := true
-		if sd.Balance.Due(j, interval) {
-			var moved int
-			moved, cont = k.loadBalance(c, sd, idle, why, from)
-			if moved > 0 {
-				idle = cpuNotIdle
-				if c.idle() {
-					idle = cpuIdle
-				}
-			}
-			sd.Balance.LastBalance = j
-			interval = k.sdInterval(sd, idle != cpuIdle)
-		}
-		next = min(next, sd.Balance.LastBalance+interval)
-		if !cont {
-			break
-		}
-	}
-	c.nextBalance = next
-	if idle == cpuIdle {
-		k.nohzNext = min(k.nohzNext, next)
+	r := k.kern.BalanceDomains(k.walk(c, why, from), &c.RQBalance, k.jiffies(), k.hz, idle)
+	if k.kern.NohzNextInWalk && r.Idle == cpuIdle {
+		k.nohzNext = min(k.nohzNext, c.NextBalance)
 	}
 }
 
-// newidleBalance is c going idle: 4.13's idle_balance() skips when
-// rq->avg_idle is under sysctl_sched_migration_cost or no cpu is
-// overloaded; 6.1's newidle_balance() when avg_idle is under the first
-// level's max_newidle_lb_cost or none is. Then each level while avg_idle
-// covers the balances' cost so far, until a task is pulled.
+// newidleBalance is c going idle: 4.13's idle_balance(), 6.1's
+// newidle_balance() (ksim's Kernel.NewidleBalance), each level's pass
+// priced at lbcost=.
 func (k *ksys) newidleBalance(c *kcpu) {
-	gate := int64(migrationCost)
-	if k.ver == v61 {
-		gate = k.p.lbCost
-	}
-	// update_next_balance() on the levels looked at, at their idle
-	// interval: an idle cpu is due sooner than a busy one.
-	next := c.nextBalance
-	due := func(sd *domain) { next = min(next, sd.Balance.LastBalance+k.sdInterval(sd, false)) }
-	defer func() { c.nextBalance = min(c.nextBalance, next) }()
-	if c.avgIdle < gate || !k.overload {
-		due(c.sd[0])
-		return
-	}
-	var cost int64
-	for _, sd := range c.sd {
-		if c.avgIdle < cost+k.p.lbCost {
-			due(sd)
-			break
-		}
-		moved, _ := k.loadBalance(c, sd, cpuNewlyIdle, causeNewidle, c.id)
-		cost += k.p.lbCost
-		due(sd)
-		if moved > 0 || len(c.queue) > 0 {
-			break
-		}
-	}
+	k.kern.NewidleBalance(k.walk(c, causeNewidle, c.id), &c.RQBalance, k.jiffies(), k.hz)
 }
 
 // tick is one jiffy's scheduler_tick() on every cpu whose tick runs: the
@@ -468,7 +469,7 @@ func (k *ksys) tick() {
 			}
 			continue
 		}
-		if j >= c.nextBalance {
+		if j >= c.NextBalance {
 			k.rebalanceDomains(c, cpuNotIdle, causePeriodic, c.id)
 		}
 		if j >= k.nohzNext && k.nohzKickNeeded(c) {
@@ -504,7 +505,7 @@ func (k *ksys) stopTick(c *kcpu) bool {
 
 // keptTick is tick j on idle cpu c whose tick the governor kept.
 func (k *ksys) keptTick(c *kcpu, j int64) {
-	if j >= c.nextBalance {
+	if j >= c.NextBalance {
 		k.rebalanceDomains(c, cpuIdle, causePeriodic, c.id)
 	}
 	if c.curr >= 0 || len(c.queue) > 0 {
@@ -556,7 +557,7 @@ func (k *ksys) nohzIdleBalance() {
 	}
 	j := k.jiffies()
 	_, next, update := ksim.NohzIdleBalance(len(k.cpus), ilb, j, k.hz, walkable,
-		func(c int) int64 { return k.cpus[c].nextBalance },
+		func(c int) int64 { return k.cpus[c].NextBalance },
 		func(c int) { k.rebalanceDomains(k.cpus[c], cpuIdle, causeNohz, int32(ilb)) })
 	if update {
 		k.nohzNext = next

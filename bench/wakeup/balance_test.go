@@ -23,22 +23,25 @@ func place(k *ksys, c int32, isCurr bool, ran int64) *ktask {
 
 // A cpu going idle pulls a queued task from an overloaded one: only a
 // cold task (task_hot(): ran 500 µs ago or more), only where avg_idle
-// passes the version's gate (4.13: sysctl_sched_migration_cost; 6.1:
-// max_newidle_lb_cost).
+// passes the version's gate (4.13: sysctl_sched_migration_cost; 6.1: the
+// lowest domain's max_newidle_lb_cost, measured is the lbcost= an earlier
+// newidle pass took, or sd_init()'s 0 before any).
 func TestNewidleBalance(t *testing.T) {
 	const now = 10_000_000
 	for _, tt := range []struct {
-		name    string
-		policy  string
-		avgIdle int64
-		ranAgo  int64
-		pulled  bool
+		name     string
+		policy   string
+		avgIdle  int64
+		ranAgo   int64
+		measured bool
+		pulled   bool
 	}{
-		{"4.13 cold task", "llcstats", 2 * migrationCost, migrationCost, true},
-		{"4.13 hot task", "llcstats", 2 * migrationCost, migrationCost - 1, false},
-		{"4.13 short idle", "llcstats", migrationCost - 1, migrationCost, false},
-		{"6.1 short idle, cold task", "v6.1", 10_000, migrationCost, true},
-		{"6.1 idle under the balance cost", "v6.1", 1_000, migrationCost, false},
+		{"4.13 cold task", "llcstats", 2 * migrationCost, migrationCost, false, true},
+		{"4.13 hot task", "llcstats", 2 * migrationCost, migrationCost - 1, false, false},
+		{"4.13 short idle", "llcstats", migrationCost - 1, migrationCost, false, false},
+		{"6.1 short idle, cold task", "v6.1", 10_000, migrationCost, true, true},
+		{"6.1 idle under the balance cost", "v6.1", 1_000, migrationCost, true, false},
+		{"6.1 idle under the balance cost, none measured yet", "v6.1", 1_000, migrationCost, false, true},
 	} {
 		k := newTestKernel(t, tt.policy, "s390", 4)
 		k.now = now
@@ -46,7 +49,12 @@ func TestNewidleBalance(t *testing.T) {
 		q := place(k, 0, false, now-tt.ranAgo)
 		k.overload = true
 		idle := k.cpus[2]
-		idle.avgIdle = tt.avgIdle
+		idle.AvgIdle = tt.avgIdle
+		if tt.measured {
+			for _, sd := range idle.sd {
+				sd.Balance.MaxNewidleLBCost = k.p.lbCost
+			}
+		}
 		k.goIdle(idle)
 		moved := q.cpu == 2
 		if moved != tt.pulled || (moved && k.c.migrations[causeNewidle] != 1) {
@@ -72,13 +80,13 @@ func TestBalanceFailuresAndIntervals(t *testing.T) {
 		if moved, _ := k.loadBalance(idle, sd, cpuIdle, causeNohz, 3); moved != 0 {
 			t.Fatalf("balance %d moved %d hot tasks", i, moved)
 		}
-		if sd.Balance.Interval != sd.Balance.MinInterval || sd.nrBalanceFailed != i+1 {
-			t.Errorf("balance %d: interval %d ms, nr_balance_failed %d; want min_interval %d and %d", i, sd.Balance.Interval, sd.nrBalanceFailed, sd.Balance.MinInterval, i+1)
+		if sd.Balance.Interval != sd.Balance.MinInterval || sd.Balance.NrBalanceFailed != i+1 {
+			t.Errorf("balance %d: interval %d ms, nr_balance_failed %d; want min_interval %d and %d", i, sd.Balance.Interval, sd.Balance.NrBalanceFailed, sd.Balance.MinInterval, i+1)
 		}
 	}
-	if moved, _ := k.loadBalance(idle, sd, cpuIdle, causeNohz, 3); moved != 1 || q.cpu != 1 || k.c.migrations[causeNohz] != 1 || sd.nrBalanceFailed != 0 {
+	if moved, _ := k.loadBalance(idle, sd, cpuIdle, causeNohz, 3); moved != 1 || q.cpu != 1 || k.c.migrations[causeNohz] != 1 || sd.Balance.NrBalanceFailed != 0 {
 		t.Errorf("after %d failures: moved %d, the hot task on cpu %d, nohz migrations %d, nr_balance_failed %d; want it moved to cpu 1, failures reset",
-			sd.cacheNiceTries+1, moved, q.cpu, k.c.migrations[causeNohz], sd.nrBalanceFailed)
+			sd.cacheNiceTries+1, moved, q.cpu, k.c.migrations[causeNohz], sd.Balance.NrBalanceFailed)
 	}
 	// Nothing queued anywhere: balanced, the interval doubles up to the max.
 	k2 := newTestKernel(t, "llcstats", "s390", 4)

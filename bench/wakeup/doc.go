@@ -73,7 +73,10 @@
 //     wake_affine_weight() with WA_BIAS. nr_wakeups_affine_attempts and
 //     nr_wakeups_affine are counted as schedstat counts them (6.1 counts an
 //     affine wakeup whenever either function chose a cpu, prev included).
-//   - The load balancer (balance.go): scheduler_tick() on every busy cpu
+//   - The load balancer (balance.go): the walks are bench/ksim's
+//     (Kernel.BalanceDomains, Kernel.NewidleBalance, Kernel.BalanceRQ,
+//     should_we_balance() of each version), over this package's domains
+//     and its load_balance() body (lbWalk). scheduler_tick() on every busy cpu
 //     each jiffy runs rebalance_domains() when rq->next_balance has come
 //     (each level due at its last_balance + interval, busy_factor applied
 //     on a busy cpu) and kicks nohz_idle_balance() when it has two tasks
@@ -87,8 +90,10 @@
 //     having no count of the idle periods' spread to say how much later). A cpu going idle runs idle_balance() (4.13:
 //     skipped when avg_idle < sysctl_sched_migration_cost, 500 µs, or no
 //     cpu is overloaded) or newidle_balance() (6.1: skipped when avg_idle
-//     < max_newidle_lb_cost), level by level while avg_idle covers the
-//     cost so far. load_balance() follows should_we_balance(),
+//     < the lowest level's max_newidle_lb_cost), level by level while
+//     avg_idle covers the cost so far (each level's max_newidle_lb_cost:
+//     0 from sd_init(), then the costliest pass measured, decayed 253/256
+//     a second; a pass costs lbcost=). load_balance() follows should_we_balance(),
 //     find_busiest_group() of each version (4.13: group type, avg_load,
 //     the force_balance for an idle cpu with capacity against an
 //     overloaded group, the CPU_IDLE idle-cpus test, imbalance_pct on a

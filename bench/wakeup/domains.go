@@ -48,11 +48,11 @@ const (
 	v61              // 6.1 (the lab's Debian kernel)
 )
 
-// ksimKernel is the shared model's version for v: its busy_factor and
-// get_sd_balance_interval() rules (6.1 has v5.10's).
+// ksimKernel is the shared model's version for v: its busy_factor,
+// get_sd_balance_interval() and balance walks' rules.
 func (v kver) ksimKernel() ksim.Kernel {
 	if v == v61 {
-		return ksim.Linux510
+		return ksim.Linux61
 	}
 	return ksim.Linux413
 }
@@ -69,7 +69,6 @@ type domain struct {
 	// sd_init() constants ksim does not hold yet: imbalance_pct and
 	// cache_nice_tries (see sdInit).
 	imbalancePct, cacheNiceTries int
-	nrBalanceFailed              int
 	// shared is sd->shared, the LLC level's sched_domain_shared: the
 	// pre-patch kernel's LLC statistics, which update_sd_lb_stats()
 	// writes at each balance of this level (90001d67be2f).

@@ -23,22 +23,20 @@ const (
 
 var causeNames = [nCauses]string{"wake_affine", "select_idle_sibling", "periodic", "newidle", "nohz", "active"}
 
-// idle types, as enum cpu_idle_type.
-type idleType int8
+// idle types, as enum cpu_idle_type (ksim's).
+type idleType = ksim.IdleType
 
 const (
-	cpuIdle idleType = iota
-	cpuNotIdle
-	cpuNewlyIdle
+	cpuIdle      = ksim.CPUIdle
+	cpuNotIdle   = ksim.CPUNotIdle
+	cpuNewlyIdle = ksim.CPUNewlyIdle
 )
 
 // Scheduler constants both versions share.
 const (
-	// sysctl_sched_migration_cost: 500 µs. task_hot() calls a task that
-	// ran less than this ago cache hot; 4.13's idle_balance() skips when
-	// rq->avg_idle is below it; rq->avg_idle starts at twice it and is
-	// capped at twice max_idle_balance_cost, which starts at it.
-	migrationCost = 500_000
+	// sysctl_sched_migration_cost (ksim.MigrationCost): task_hot()
+	// calls a task that ran less than this ago cache hot.
+	migrationCost = ksim.MigrationCost
 	// sysctl_sched_nr_migrate: at most 32 tasks looked at per balance.
 	nrMigrate = 32
 )
@@ -96,14 +94,14 @@ type kcpu struct {
 	// costs idleWake to start); it is not idle_cpu() meanwhile.
 	waking    bool
 	idleStamp int64 // rq->idle_stamp: when it went idle, 0 once woken
-	avgIdle   int64 // rq->avg_idle
 	nohzIdle  bool  // in nohz.idle_cpus_mask: tick stopped
-	// nextBalance is rq->next_balance, jiffies.
-	nextBalance int64
-	sd          []*domain
-	llcID       int32
-	llcSize     int
-	idleTask    *ktask // swapper/N: current for an interrupt on an idle cpu
+	// RQBalance is rq->next_balance (jiffies), rq->avg_idle and
+	// rq->max_idle_balance_cost, as ksim's balance walks keep them.
+	ksim.RQBalance
+	sd       []*domain
+	llcID    int32
+	llcSize  int
+	idleTask *ktask // swapper/N: current for an interrupt on an idle cpu
 	// PELT sums of the tasks whose task_cpu() is this cpu.
 	runnable, blocked pelt
 	activeBusy        bool // rq->active_balance: a stopper is on its way
@@ -191,7 +189,8 @@ func newKsys(p params) (*ksys, error) {
 	}
 	for i := range p.cpus {
 		c := &kcpu{id: int32(i), curr: -1, sd: sds[i], llcID: llcID[i], llcSize: llcSize[i],
-			avgIdle: 2 * migrationCost, idleStamp: 0, nohzIdle: true}
+			idleStamp: 0, nohzIdle: true}
+		c.RQBalance.Init()
 		c.idleTask = &ktask{id: -1 - int32(i), cpu: int32(i), lastWakee: -1, isIdle: true}
 		c.blocked.at, c.runnable.runnable = 0, true
 		k.cpus = append(k.cpus, c)
@@ -413,11 +412,8 @@ func (k *ksys) tryToWakeUp(p *ktask, current *ktask, c *kcpu, sync bool) {
 	}
 	dst := k.cpus[cpu]
 	// ttwu_do_wakeup(): an idle rq learns how long it was idle.
-	if dst.idleStamp != 0 {
-		ksim.UpdateAvg(&dst.avgIdle, k.now-dst.idleStamp)
-		dst.avgIdle = min(dst.avgIdle, 2*migrationCost)
-		dst.idleStamp = 0
-	}
+	dst.WokeUp(k.now, dst.idleStamp)
+	dst.idleStamp = 0
 	p.wokenAt = k.now
 	k.enqueue(p, dst, c.id)
 }

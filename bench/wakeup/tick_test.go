@@ -22,13 +22,13 @@ func TestTickStop(t *testing.T) {
 	}
 	k.now += tick
 	j := k.jiffies()
-	c.nextBalance = j
+	c.NextBalance = j
 	k.tick()
 	if !c.nohzIdle {
 		t.Errorf("after its kept tick: cpu 1 not in the nohz mask; want the tick stopped")
 	}
-	if c.nextBalance <= j {
-		t.Errorf("after its kept tick with rq->next_balance due: next_balance %d, want past jiffy %d (an idle pass)", c.nextBalance, j)
+	if c.NextBalance <= j {
+		t.Errorf("after its kept tick with rq->next_balance due: next_balance %d, want past jiffy %d (an idle pass)", c.NextBalance, j)
 	}
 	// Long idle periods: the entry stops the tick.
 	d := k.cpus[2]
