@@ -96,7 +96,7 @@ func TestIdleMaskSMTSearch(t *testing.T) {
 			s.llcs[0].rqs[c].state.Store(imIdle)
 		}
 		w.idleCores.flag.Store(tt.flag)
-		got := w.selectIdleSibling(0, &w.local[0])
+		got := w.placeWakee(0, &w.local[0])
 		if got != tt.landed || w.coreFound != tt.coreFound || w.local[0].stacked != tt.stackedOn0 {
 			t.Errorf("%s: landed on %d (core scan found %d, %d stacked on the target); want %d, %d, %d",
 				tt.name, got, w.coreFound, w.local[0].stacked, tt.landed, tt.coreFound, tt.stackedOn0)

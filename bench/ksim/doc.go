@@ -23,7 +23,9 @@
 //     sd_init's busy_factor 32, no busy "-1"), Linux510 (busy_factor 16
 //     and the "interval -= 1" for a busy CPU, both Vincent Guittot's) and
 //     Mainline (5.10's intervals, and should_we_balance()'s preference
-//     for an idle core, IdleCore). Kernel.BalanceInterval is
+//     for an idle core, IdleCore), with Linux511 (seed 003's) and Linux61
+//     (the lab's) for their wakeup paths, and Next20170926 (seed 004's
+//     patched kernel). Kernel.BalanceInterval is
 //     get_sd_balance_interval() of that version, with the jiffies
 //     conversion and the clamp to max_load_balance_interval
 //     (MaxLoadBalanceInterval). A scenario picks its version by name; the
@@ -60,6 +62,22 @@
 //     kernel-time order through the scenario's Serve function, which prices
 //     the contended line. Nothing is timed: the same seed replays the same
 //     events.
+//
+//   - The wakeup path. select_task_rq_fair() (fair.go: SelectTaskRqFair):
+//     record_wakee() (RecordWakee), wake_wide() (WakeWide), and each
+//     version's wake_affine() (WakeAffine: 4.13's wake_affine_llc() on the
+//     sd_llc_shared statistics, the seed 004 patch's "utter basics", and
+//     wake_affine_idle() then wake_affine_weight() from v4.14), then
+//     select_idle_sibling() (SelectIdleSibling). Its shortcuts (sis.go:
+//     SISShortcut: an idle target, an idle cache-affine prev, the per-cpu
+//     kthread's stack on prev, p->recent_used_cpu, each from the version
+//     that brought it) and select_idle_cpu()'s loop over a candidate mask
+//     within its budget (SelectIdleCPU; ScanStart; SISPropNr,
+//     SISUtilNr and update_idle_cpu_scan(), UpdateIdleCPUScan). A scenario
+//     answers what they read through an interface (Idler, SISView,
+//     FairView): bench/idlemask from its runqueue lines and its idle mask,
+//     bench/wakeup from its runqueues. SelectIdleCPU allocates nothing
+//     and stays a function of its own (idlemask's pinned hot loop).
 //
 //   - CPU walks (walk.go): for_each_cpu_wrap() (WrapFrom), and the nohz
 //     balancer's choice, find_new_ilb()'s first idle CPU (FirstIdle).

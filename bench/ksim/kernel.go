@@ -26,18 +26,51 @@ type Kernel struct {
 	// in case no idle core is found"); 4.13 and 5.10 take the group's
 	// first idle CPU, whatever its core (Domains.ShouldWeBalance).
 	IdleCore bool
+
+	// The wakeup path (fair.go, sis.go).
+
+	// Affine is the version's wake_affine() (WakeAffineKind, Kernel.WakeAffine).
+	Affine WakeAffineKind
+	// KthreadStack is select_idle_sibling()'s per-cpu-kthread shortcut,
+	// from v5.6, 52262ee567ad ("sched/fair: Allow a per-CPU kthread
+	// waking a task to stack on the same CPU, to fix XFS performance
+	// regression").
+	KthreadStack bool
+	// RecentUsed is what select_idle_sibling() does with
+	// p->recent_used_cpu (RecentUsedRule).
+	RecentUsed RecentUsedRule
+	// ScanFromNext is select_idle_cpu()'s "for_each_cpu_wrap(cpu, cpus,
+	// target + 1)", from v5.15, 56498cfb045d ("sched/fair: Avoid a
+	// second scan of target in select_idle_cpu"): before it the scan
+	// starts at the target, which the shortcuts found busy, and spends a
+	// unit of the budget on it again.
+	ScanFromNext bool
 }
 
 // The versions the seeds run.
 var (
 	// Linux413 is v4.13 (seed 004's guest: 4.13.0 with 90001d67be2f and
 	// a731ebe6f17b).
-	Linux413 = Kernel{Name: "4.13", BusyFactor: 32}
+	Linux413 = Kernel{Name: "4.13", BusyFactor: 32, Affine: WakeAffineLLC}
+	// Next20170926 is seed 004's patched kernel: 4.13's rules, and
+	// PeterZ's "utter basics" wake_affine() that the seed posts.
+	Next20170926 = Kernel{Name: "next-20170926", BusyFactor: 32, Affine: WakeAffineBasic}
 	// Linux510 is v5.10, whose balance-interval rules mainline still has.
-	Linux510 = Kernel{Name: "5.10", BusyFactor: 16, BusyLess: true}
+	Linux510 = Kernel{Name: "5.10", BusyFactor: 16, BusyLess: true,
+		Affine: WakeAffineIdleWeight, KthreadStack: true, RecentUsed: RecentOnHit}
+	// Linux511 is v5.11 (seed 003's kernel, bench/idlemask): 5.10's rules
+	// on the wakeup path.
+	Linux511 = Kernel{Name: "5.11", BusyFactor: 16, BusyLess: true,
+		Affine: WakeAffineIdleWeight, KthreadStack: true, RecentUsed: RecentOnHit}
+	// Linux61 is v6.1 (the lab's Debian kernel, bench/wakeup's v6.1
+	// policy): 5.10's balance intervals (should_we_balance()'s idle-core
+	// preference came later), and the wakeup path of 6.1.
+	Linux61 = Kernel{Name: "6.1", BusyFactor: 16, BusyLess: true,
+		Affine: WakeAffineIdleWeight, KthreadStack: true, RecentUsed: RecentAlways, ScanFromNext: true}
 	// Mainline is the kernel the other seeds patch: 5.10's balance
 	// intervals, and should_we_balance()'s idle-core preference.
-	Mainline = Kernel{Name: "mainline", BusyFactor: 16, BusyLess: true, IdleCore: true}
+	Mainline = Kernel{Name: "mainline", BusyFactor: 16, BusyLess: true, IdleCore: true,
+		Affine: WakeAffineIdleWeight, KthreadStack: true, RecentUsed: RecentAlways, ScanFromNext: true}
 )
 
 // MaxLoadBalanceInterval is max_load_balance_interval as

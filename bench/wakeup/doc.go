@@ -29,8 +29,11 @@
 // (ksim.Kernel.BalanceInterval: busy_factor 32 in 4.13, 16 and the busy
 // "interval -= 1" from v5.10, so in 6.1), max_load_balance_interval,
 // update_avg(), for_each_cpu_wrap() and find_new_ilb()'s first idle cpu,
-// and the event queue are bench/ksim's. This package adds what the wakeup
-// path reads (sched.go, fair.go, balance.go, kernel.go):
+// the event queue, and the wakeup path (select_task_rq_fair(), each
+// policy's wake_affine(), select_idle_sibling(), select_idle_cpu():
+// ksim's fair.go and sis.go, the policy's ksim.Kernel naming the version)
+// are bench/ksim's. This package adds what the wakeup path reads
+// (sched.go, fair.go, balance.go, kernel.go):
 //
 //   - Runqueues: the running task, a FIFO of queued ones (no wakeup
 //     preemption: bursts here are tens of µs, under CFS's slice; a woken
@@ -46,7 +49,8 @@
 //     (cfs_rq->avg.load_avg), which is why 6.1's wake_affine_weight() takes
 //     the wakee's own load off prev. A migration carries the task's load
 //     with it (6.1's migrate_task_rq_fair()).
-//   - try_to_wake_up() → select_task_rq_fair() (fair.go): record_wakee()
+//   - try_to_wake_up() → select_task_rq_fair() (ksim, on this package's
+//     runqueues through fair.go's ksim.FairView): record_wakee()
 //     on current (the waker, or the idle task swapper/N for an interrupt on
 //     an idle cpu, or the task an interrupt interrupted: the kernel charges
 //     current whatever it is); wake_wide() against this cpu's sd_llc_size,

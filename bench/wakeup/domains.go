@@ -48,15 +48,6 @@ const (
 	v61              // 6.1 (the lab's Debian kernel)
 )
 
-// ksimKernel is the shared model's version for v: its busy_factor and
-// get_sd_balance_interval() rules (6.1 has v5.10's).
-func (v kver) ksimKernel() ksim.Kernel {
-	if v == v61 {
-		return ksim.Linux510
-	}
-	return ksim.Linux413
-}
-
 // A domain is one cpu's sched_domain at one level: ksim's (span, groups
 // with the local one first, flags, balance interval state) and what the
 // wakeup model adds.
