@@ -132,7 +132,7 @@ func (k Kernel) WakeAffine(v FairView, pct, this, prev int, sync bool) (target i
 			return this, true
 		}
 	case WakeAffineIdleWeight:
-		t := wakeAffineIdle(v, this, prev, sync)
+		t := k.wakeAffineIdle(v, this, prev, sync)
 		if t < 0 {
 			t = wakeAffineWeight(v, pct, this, prev, sync)
 		}
@@ -179,8 +179,9 @@ func wakeAffineLLC(v FairView, pct, this, prev int, sync bool) bool {
 // pulls only within the LLC ("an interrupt intensive workload could force
 // all tasks onto one node depending on the IO topology or IRQ affinity
 // settings"), and prefers an idle prev there; a sync waker alone on its
-// CPU pulls. -1 is nr_cpumask_bits: no answer.
-func wakeAffineIdle(v FairView, this, prev int, sync bool) int {
+// CPU pulls; from v5.11 an idle prev anywhere is kept
+// (WakeAffineIdlePrev). -1 is nr_cpumask_bits: no answer.
+func (k Kernel) wakeAffineIdle(v FairView, this, prev int, sync bool) int {
 	if v.Idle(this) && v.SharesCache(this, prev) {
 		if v.Idle(prev) {
 			return prev
@@ -189,6 +190,9 @@ func wakeAffineIdle(v FairView, this, prev int, sync bool) int {
 	}
 	if sync && v.NrRunning(this) == 1 {
 		return this
+	}
+	if k.WakeAffineIdlePrev && v.Idle(prev) {
+		return prev
 	}
 	return -1
 }

@@ -138,6 +138,13 @@ func TestWakeAffineVersions(t *testing.T) {
 			fakeView{llc: 8, idle: map[int]bool{3: true, 5: true}}, false, 3, true},
 		{"6.1: idle waker within the LLC, busy prev: the waker", Linux61,
 			fakeView{llc: 8, idle: map[int]bool{5: true}}, false, 5, true},
+		// d8fcb81f1acf: a busy waker, an idle prev whose blocked load
+		// makes it look heavier. 5.10's wake_affine_weight() pulls;
+		// from 5.11 wake_affine_idle() keeps prev (and counts it affine).
+		{"5.10: idle prev, heavier by blocked load: pulled", Linux510,
+			fakeView{llc: 4, idle: map[int]bool{3: true}, nr: map[int]int{5: 2}, load: map[int]float64{3: 2048, 5: 1024}, wakee: 100}, false, 5, true},
+		{"6.1: idle prev, heavier by blocked load: kept", Linux61,
+			fakeView{llc: 4, idle: map[int]bool{3: true}, nr: map[int]int{5: 2}, load: map[int]float64{3: 2048, 5: 1024}, wakee: 100}, false, 3, true},
 		{"6.1: lighter prev keeps it", Linux61,
 			fakeView{llc: 4, nr: map[int]int{5: 2}, load: map[int]float64{3: 1024, 5: 2048}, wakee: 512}, false, 3, false},
 	} {

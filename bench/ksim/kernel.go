@@ -31,6 +31,13 @@ type Kernel struct {
 
 	// Affine is the version's wake_affine() (WakeAffineKind, Kernel.WakeAffine).
 	Affine WakeAffineKind
+	// WakeAffineIdlePrev is wake_affine_idle()'s last test, from v5.11,
+	// d8fcb81f1acf ("sched/fair: Check for idle core in wake_affine",
+	// Julia Lawall): "if (available_idle_cpu(prev_cpu)) return
+	// prev_cpu;" after the sync test, so that an idle prev in another LLC
+	// is kept rather than left to wake_affine_weight(), whose cpu_load()
+	// counts blocked load since v5.5 (11f10e5420f6, which it fixes).
+	WakeAffineIdlePrev bool
 	// KthreadStack is select_idle_sibling()'s per-cpu-kthread shortcut,
 	// from v5.6, 52262ee567ad ("sched/fair: Allow a per-CPU kthread
 	// waking a task to stack on the same CPU, to fix XFS performance
@@ -58,19 +65,19 @@ var (
 	// Linux510 is v5.10, whose balance-interval rules mainline still has.
 	Linux510 = Kernel{Name: "5.10", BusyFactor: 16, BusyLess: true,
 		Affine: WakeAffineIdleWeight, KthreadStack: true, RecentUsed: RecentOnHit}
-	// Linux511 is v5.11 (seed 003's kernel, bench/idlemask): 5.10's rules
-	// on the wakeup path.
+	// Linux511 is v5.11 (seed 003's kernel, bench/idlemask): 5.10's
+	// rules, and wake_affine_idle()'s idle prev.
 	Linux511 = Kernel{Name: "5.11", BusyFactor: 16, BusyLess: true,
-		Affine: WakeAffineIdleWeight, KthreadStack: true, RecentUsed: RecentOnHit}
+		Affine: WakeAffineIdleWeight, WakeAffineIdlePrev: true, KthreadStack: true, RecentUsed: RecentOnHit}
 	// Linux61 is v6.1 (the lab's Debian kernel, bench/wakeup's v6.1
 	// policy): 5.10's balance intervals (should_we_balance()'s idle-core
 	// preference came later), and the wakeup path of 6.1.
 	Linux61 = Kernel{Name: "6.1", BusyFactor: 16, BusyLess: true,
-		Affine: WakeAffineIdleWeight, KthreadStack: true, RecentUsed: RecentAlways, ScanFromNext: true}
+		Affine: WakeAffineIdleWeight, WakeAffineIdlePrev: true, KthreadStack: true, RecentUsed: RecentAlways, ScanFromNext: true}
 	// Mainline is the kernel the other seeds patch: 5.10's balance
 	// intervals, and should_we_balance()'s idle-core preference.
 	Mainline = Kernel{Name: "mainline", BusyFactor: 16, BusyLess: true, IdleCore: true,
-		Affine: WakeAffineIdleWeight, KthreadStack: true, RecentUsed: RecentAlways, ScanFromNext: true}
+		Affine: WakeAffineIdleWeight, WakeAffineIdlePrev: true, KthreadStack: true, RecentUsed: RecentAlways, ScanFromNext: true}
 )
 
 // MaxLoadBalanceInterval is max_load_balance_interval as
