@@ -38,6 +38,12 @@ type Kernel struct {
 	// is kept rather than left to wake_affine_weight(), whose cpu_load()
 	// counts blocked load since v5.5 (11f10e5420f6, which it fixes).
 	WakeAffineIdlePrev bool
+	// SISUtil is select_idle_cpu()'s budget from v6.0, 70fb5ccf2ebb
+	// ("sched/fair: Introduce SIS_UTIL to search idle CPU based on sum of
+	// util_avg", Chen Yu), which also turned SIS_PROP off by default:
+	// nr_idle_scan, which update_idle_cpu_scan() writes at each periodic
+	// balance of the LLC level (SISUtilNr, UpdateIdleCPUScan).
+	SISUtil bool
 	// KthreadStack is select_idle_sibling()'s per-cpu-kthread shortcut,
 	// from v5.6, 52262ee567ad ("sched/fair: Allow a per-CPU kthread
 	// waking a task to stack on the same CPU, to fix XFS performance
@@ -73,11 +79,13 @@ var (
 	// policy): 5.10's balance intervals (should_we_balance()'s idle-core
 	// preference came later), and the wakeup path of 6.1.
 	Linux61 = Kernel{Name: "6.1", BusyFactor: 16, BusyLess: true,
-		Affine: WakeAffineIdleWeight, WakeAffineIdlePrev: true, KthreadStack: true, RecentUsed: RecentAlways, ScanFromNext: true}
+		Affine: WakeAffineIdleWeight, WakeAffineIdlePrev: true, KthreadStack: true, RecentUsed: RecentAlways, ScanFromNext: true,
+		SISUtil: true}
 	// Mainline is the kernel the other seeds patch: 5.10's balance
 	// intervals, and should_we_balance()'s idle-core preference.
 	Mainline = Kernel{Name: "mainline", BusyFactor: 16, BusyLess: true, IdleCore: true,
-		Affine: WakeAffineIdleWeight, WakeAffineIdlePrev: true, KthreadStack: true, RecentUsed: RecentAlways, ScanFromNext: true}
+		Affine: WakeAffineIdleWeight, WakeAffineIdlePrev: true, KthreadStack: true, RecentUsed: RecentAlways, ScanFromNext: true,
+		SISUtil: true}
 )
 
 // MaxLoadBalanceInterval is max_load_balance_interval as

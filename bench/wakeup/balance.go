@@ -239,6 +239,7 @@ func (k *ksys) loadBalance(c *kcpu, sd *domain, idle idleType, why cause, from i
 		// 90001d67be2f's lines at the end of update_sd_lb_stats().
 		sh.nrRunning, sh.load, sh.capacity = int64(running), int64(total), int64(capacity)
 	}
+	k.updateIdleCPUScan(sd, idle) // 6.1's, at the end of update_sd_lb_stats()
 	if sd.top {
 		k.overload = over
 	}

@@ -241,9 +241,14 @@
 //     arithmetic after it is left out): fewer single-task moves.
 //   - A balance costs no time, and the active balance's stopper runs at
 //     once.
-//   - select_idle_cpu() scans the whole LLC (no SIS_PROP/SIS_UTIL budget):
-//     on LLCs over 4 cpus it finds idle cpus a little more often than the
-//     kernel: more select_idle_sibling() moves on llcN.
+//   - 4.13's select_idle_cpu() scans the whole LLC (its SIS_PROP budget
+//     needs avg_scan_cost, a probe's price the model has not measured): on
+//     LLCs over 4 cpus it finds idle cpus a little more often than the
+//     kernel. 6.1's has SIS_UTIL's budget, nr_idle_scan as
+//     update_idle_cpu_scan() writes it at each periodic or idle balance
+//     of the LLC level (fair.go), from each cpu's util_avg taken as PELT
+//     of its run time: no util_est, and a migrating task's util_avg does
+//     not move with it.
 //   - No SMT, no NUMA, no cgroups (task_h_load() is the task's load), one
 //     policy for all tasks, no per-cpu kthreads, no wakeup preemption,
 //     FIFO runqueues.

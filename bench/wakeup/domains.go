@@ -75,6 +75,10 @@ type llcShared struct {
 	nrRunning int64
 	load      int64
 	capacity  int64
+	// nrIdleScan is v6.0's nr_idle_scan (SIS_UTIL): the CPUs
+	// select_idle_cpu() may scan, as the last periodic or idle balance of
+	// the LLC level left it (fair.go's updateIdleCPUScan); 0 until then.
+	nrIdleScan int
 }
 
 // sdInit is sd_init()'s imbalance_pct and cache_nice_tries, which ksim's

@@ -1,6 +1,10 @@
 package wakeup
 
-import "github.com/contend/contend/bench/ksim"
+import (
+	"math"
+
+	"github.com/contend/contend/bench/ksim"
+)
 
 // Wakeup placement, select_task_rq_fair() of each policy's kernel, as
 // bench/ksim writes it (fair.go, sis.go) on this model's runqueues: 4.13's
@@ -142,16 +146,22 @@ func (k *ksys) CPULoad(cpu int) float64 { return k.cpuLoad(k.cpus[cpu]) }
 func (k *ksys) WakerLoad() float64 { return k.wk.current.loadNow(k.now) }
 func (k *ksys) WakeeLoad() float64 { return k.wk.p.loadNow(k.now) }
 
-// LLCStats is get_llc_stats(): false where per_cpu(sd_llc_shared, cpu) is
-// NULL (no LLC domain: the s390x guest).
-func (k *ksys) LLCStats(cpu int) (ksim.LLCStats, bool) {
-	c := k.cpus[cpu]
-	var sh *llcShared
+// llcShared is per_cpu(sd_llc_shared, cpu): nil where there is no LLC
+// domain (the s390x guest).
+func (c *kcpu) llcShared() *llcShared {
 	for _, sd := range c.sd {
 		if sd.llc {
-			sh = sd.shared
+			return sd.shared
 		}
 	}
+	return nil
+}
+
+// LLCStats is get_llc_stats(): false where per_cpu(sd_llc_shared, cpu) is
+// NULL.
+func (k *ksys) LLCStats(cpu int) (ksim.LLCStats, bool) {
+	c := k.cpus[cpu]
+	sh := c.llcShared()
 	if sh == nil {
 		return ksim.LLCStats{}, false
 	}
@@ -173,9 +183,68 @@ func (k *ksys) AffineDomain(this, prev int) (int, bool) {
 // LLCSize is sd_llc_size.
 func (k *ksys) LLCSize(cpu int) int { return k.cpus[cpu].llcSize }
 
-// IdleScan is select_idle_cpu()'s candidates, the target's LLC, with no
-// budget: 4.13's SIS_PROP (whose avg_scan_cost would need a probe's price
-// the model has not measured) and 6.1's SIS_UTIL are not modelled.
+// IdleScan is select_idle_cpu()'s candidates, the target's LLC, and its
+// budget: 6.1's SIS_UTIL, nr_idle_scan + 1 from the target's
+// sd_llc_shared (ksim.SISUtilNr); none on 4.13, whose SIS_PROP is not
+// modelled (its avg_scan_cost would need a probe's price the model has
+// not measured).
 func (k *ksys) IdleScan(target int) ([]uint64, int) {
-	return k.llcMask[k.cpus[target].llcID], ksim.NoBudget
+	c := k.cpus[target]
+	nr := ksim.NoBudget
+	if k.kern.SISUtil {
+		if sh := c.llcShared(); sh != nil {
+			nr = ksim.SISUtilNr(sh.nrIdleScan)
+		}
+	}
+	return k.llcMask[c.llcID], nr
+}
+
+// A cpuUtil is a cpu's cfs_rq util_avg, which SIS_UTIL's
+// update_idle_cpu_scan() sums over the LLC (cpu_util_cfs()): PELT of the
+// time the cpu ran a task. The kernel's average rises and decays through
+// every 1024 µs period; here it is brought to now only when read (each
+// balance of an LLC level, milliseconds apart), the time run since the
+// last read taken as spread evenly over it. Left out: a migrating task's
+// util_avg moving with it, and util_est (the enqueued tasks' estimates,
+// which cpu_util_cfs() takes when larger).
+type cpuUtil struct {
+	avg float64 // util_avg at at, of SCHED_CAPACITY_SCALE
+	at  int64
+	// ran, plus now - lastStart while a task runs, is the time run since
+	// at: burstEnd and preempt add each burst from its lastStart, and a
+	// read mid-burst takes off what it counted.
+	ran int64
+}
+
+// cpuUtilCFS is cpu_util_cfs(c) now.
+func (k *ksys) cpuUtilCFS(c *kcpu) float64 {
+	ran := c.util.ran
+	if c.curr >= 0 {
+		ran += k.now - c.lastStart
+	}
+	if dt := k.now - c.util.at; dt > 0 {
+		frac := min(max(float64(ran)/float64(dt), 0), 1)
+		d := math.Exp2(-float64(dt) / peltHalfLife)
+		c.util.avg = c.util.avg*d + nice0Load*frac*(1-d)
+	}
+	c.util.at, c.util.ran = k.now, 0
+	if c.curr >= 0 {
+		c.util.ran = c.lastStart - k.now
+	}
+	return c.util.avg
+}
+
+// updateIdleCPUScan is update_idle_cpu_scan() at the end of 6.1's
+// update_sd_lb_stats() (ksim.UpdateIdleCPUScan): a periodic or idle (not
+// newly idle) balance of the level whose span is the LLC writes the LLC's
+// nr_idle_scan from the sum of its cpus' utilisation.
+func (k *ksys) updateIdleCPUScan(sd *domain, idle idleType) {
+	if !k.kern.SISUtil || idle == cpuNewlyIdle || !sd.llc || sd.shared == nil {
+		return
+	}
+	var sum int64
+	for _, id := range sd.span {
+		sum += int64(k.cpuUtilCFS(k.cpus[id])) // util_avg is an integer
+	}
+	sd.shared.nrIdleScan = ksim.UpdateIdleCPUScan(sum, len(sd.span), sd.imbalancePct)
 }

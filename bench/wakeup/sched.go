@@ -106,6 +106,7 @@ type kcpu struct {
 	activeBusy        bool // rq->active_balance: a stopper is on its way
 	busyNs            int64
 	lastStart         int64
+	util              cpuUtil // cpu_util_cfs() for SIS_UTIL (fair.go)
 }
 
 // nrRunning is rq->nr_running: the running task and those queued.
@@ -358,6 +359,7 @@ func (k *ksys) burstEnd(c *kcpu) {
 	t := k.tasks[c.curr]
 	t.burst = 0
 	c.busyNs += k.now - c.lastStart
+	c.util.ran += k.now - c.lastStart
 	t.execStart = k.now
 	if k.w.act(k, t, c) {
 		// It goes on running: another burst, no sleep.
@@ -383,6 +385,7 @@ func (k *ksys) preempt(c *kcpu) *ktask {
 	t.burst = max(t.burst, 0)
 	t.execStart = k.now
 	c.busyNs += k.now - c.lastStart
+	c.util.ran += k.now - c.lastStart
 	t.state = queued
 	t.wokenAt = k.now
 	c.curr = -1
