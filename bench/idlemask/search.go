@@ -62,7 +62,7 @@ func (w *imWorker) placeWakee(target int, loc *imLocal) int {
 		}
 	}
 	if w.smt {
-		cpu, probes := w.selectIdleCore(target)
+		cpu, probes := w.idleCore(target)
 		w.probes += int64(probes)
 		if cpu >= 0 {
 			w.found++

@@ -34,9 +34,9 @@ func TestSelectIdleCore(t *testing.T) {
 			s.llcs[0].rqs[c].state.Store(imIdle)
 		}
 		w.idleCores.flag.Store(tt.flag)
-		cpu, probes := w.selectIdleCore(tt.target)
+		cpu, probes := w.idleCore(tt.target)
 		if cpu != tt.cpu || probes != tt.probes || w.idleCores.flag.Load() != tt.flagAfter || w.coreWrites != tt.coreWritesAft {
-			t.Errorf("%s: selectIdleCore(%d) = cpu %d, %d probes, flag %d, %d writes; want %d, %d, %d, %d",
+			t.Errorf("%s: idleCore(%d) = cpu %d, %d probes, flag %d, %d writes; want %d, %d, %d, %d",
 				tt.name, tt.target, cpu, probes, w.idleCores.flag.Load(), w.coreWrites, tt.cpu, tt.probes, tt.flagAfter, tt.coreWritesAft)
 		}
 	}

@@ -73,9 +73,11 @@
 //     kthread's stack on prev, p->recent_used_cpu, each from the version
 //     that brought it) and select_idle_cpu()'s loop over a candidate mask
 //     within its budget (SelectIdleCPU; ScanStart; SISPropNr,
-//     SISUtilNr and update_idle_cpu_scan(), UpdateIdleCPUScan). A scenario
+//     SISUtilNr and update_idle_cpu_scan(), UpdateIdleCPUScan), and on SMT
+//     machines v5.11's select_idle_core() and select_idle_smt()
+//     (SelectIdleCore, SelectIdleSMT). A scenario
 //     answers what they read through an interface (Idler, SISView,
-//     FairView): bench/idlemask from its runqueue lines and its idle mask,
+//     SMTView, FairView): bench/idlemask from its runqueue lines and its idle mask,
 //     bench/wakeup from its runqueues. SelectIdleCPU allocates nothing
 //     and stays a function of its own (idlemask's pinned hot loop).
 //

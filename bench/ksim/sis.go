@@ -252,3 +252,88 @@ func SelectIdleCPU(cpus []uint64, idle Idler, start, nr int) (cpu, probes int, o
 	}
 	return -1, probes, false
 }
+
+// An SMTView is what select_idle_core() and select_idle_smt() read of an
+// SMT machine, beside the runqueues.
+type SMTView interface {
+	Idler
+	// SMTMask is cpu_smt_mask(cpu), within the LLC, as the run of
+	// consecutive CPU ids first to last.
+	SMTMask(cpu int) (first, last int)
+	// Allowed is cpumask_test_cpu(cpu, p->cpus_ptr).
+	Allowed(cpu int) bool
+}
+
+// SelectIdleCore is v5.11's select_idle_core() once test_idle_cores()
+// has said yes (sd_llc_shared->has_idle_cores is the caller's word, and so
+// is the set_idle_cores(target, 0) a -1 calls for: "Failed to find an
+// idle core; stop looking for one."):
+//
+//	cpumask_and(cpus, sched_domain_span(sd), p->cpus_ptr);
+//	for_each_cpu_wrap(core, cpus, target) {
+//		bool idle = true;
+//		for_each_cpu(cpu, cpu_smt_mask(core)) {
+//			if (!available_idle_cpu(cpu)) {
+//				idle = false;
+//				break;
+//			}
+//		}
+//		cpumask_andnot(cpus, cpus, cpu_smt_mask(core));
+//		if (idle)
+//			return core;
+//	}
+//
+// over cpus, the candidate words of an LLC of n CPUs (which it clears as
+// it goes). It returns the CPU the loop is at when it finds a wholly idle
+// core (the core's first thread or not), or -1, and the CPUs probed.
+func SelectIdleCore(cpus []uint64, v SMTView, target, n int) (cpu, probes int) {
+	for i := range n {
+		core := (target + i) % n
+		if cpus[core/64]>>(core%64)&1 == 0 {
+			continue // a thread of a core already looked at
+		}
+		first, last := v.SMTMask(core)
+		idle := true
+		for c := first; c <= last; c++ {
+			probes++
+			if !v.Idle(c) {
+				idle = false
+				break
+			}
+		}
+		for c := first; c <= last; c++ {
+			cpus[c/64] &^= 1 << (c % 64)
+		}
+		if idle {
+			return core, probes
+		}
+	}
+	return -1, probes
+}
+
+// SelectIdleSMT is v5.11's select_idle_smt(), after select_idle_cpu()
+// found nothing: the target's core's threads in id order, the target's
+// included (available_idle_cpu() reads its runqueue too):
+//
+//	for_each_cpu(cpu, cpu_smt_mask(target)) {
+//		if (!cpumask_test_cpu(cpu, p->cpus_ptr) ||
+//		    !cpumask_test_cpu(cpu, sched_domain_span(sd)))
+//			continue;
+//		if (available_idle_cpu(cpu) || sched_idle_cpu(cpu))
+//			return cpu;
+//	}
+//
+// It returns the CPU or -1, and the CPUs probed.
+func SelectIdleSMT(v SMTView, target int) (cpu, probes int) {
+	first, last := v.SMTMask(target)
+	for c := first; c <= last; c++ {
+		if !v.Allowed(c) {
+			continue
+		}
+		probes++
+		if v.Idle(c) {
+			return c, probes
+		}
+	}
+	return -1, probes
+}

@@ -126,3 +126,49 @@ func TestUpdateIdleCPUScan(t *testing.T) {
 		t.Errorf("SISUtilNr(0) = %d, want 1 (no probe)", got)
 	}
 }
+
+// smtSet is an SMTView: cores of two threads 2k, 2k+1, all allowed but
+// those in notAllowed.
+type smtSet struct {
+	idleSet
+	notAllowed map[int]bool
+}
+
+func (s smtSet) SMTMask(cpu int) (int, int) { return cpu &^ 1, cpu | 1 }
+func (s smtSet) Allowed(cpu int) bool       { return !s.notAllowed[cpu] }
+
+// select_idle_core() and select_idle_smt() on cores {0,1} {2,3} {4,5}
+// {6,7}: the core scan probes each core's threads until one is busy, from
+// the target's round the LLC; select_idle_smt() the target's threads in id
+// order, the target's own included.
+func TestSelectIdleCoreSMT(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		idle          []int
+		target        int
+		core, cprobes int
+		smt, sprobes  int
+	}{
+		{"an idle core", []int{4, 5}, 0, 4, 4, -1, 2},
+		{"no idle core; the sibling idle after the busy target", []int{1, 3, 5}, 0, -1, 4, 1, 2},
+		{"odd target: the sibling first", []int{2}, 3, -1, 5, 2, 1},
+		{"wrapping from the target's core", []int{0, 1, 6, 7}, 3, 6, 4, -1, 2},
+		{"the core the loop is at", []int{0, 1}, 1, 1, 2, 0, 1},
+	} {
+		v := smtSet{idleSet: idleSet{}}
+		for _, c := range tt.idle {
+			v.idleSet[c] = true
+		}
+		cpus := []uint64{0xff}
+		core, cp := SelectIdleCore(cpus, v, tt.target, 8)
+		smt, sp := SelectIdleSMT(v, tt.target)
+		if core != tt.core || cp != tt.cprobes || smt != tt.smt || sp != tt.sprobes {
+			t.Errorf("%s: SelectIdleCore = %d, %d probes; SelectIdleSMT = %d, %d probes; want %d, %d; %d, %d",
+				tt.name, core, cp, smt, sp, tt.core, tt.cprobes, tt.smt, tt.sprobes)
+		}
+	}
+	v := smtSet{idleSet: idleSet{1: true}, notAllowed: map[int]bool{1: true}}
+	if smt, probes := SelectIdleSMT(v, 0); smt != -1 || probes != 1 {
+		t.Errorf("an idle sibling not allowed: SelectIdleSMT = %d, %d probes; want -1, 1", smt, probes)
+	}
+}
