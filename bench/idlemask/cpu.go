@@ -163,7 +163,7 @@ func (w *imWorker) Run(n int) { idleMaskEvents(w, n) }
 // idleMaskEvents is the hot loop: n events, each on the next of the worker's
 // CPUs, each moving that CPU's clock by one event's kernel time. perf
 // annotate finds the shared-word writes (LOCK OR/AND) here and the scan in
-// selectIdleCPU.
+// ksim.SelectIdleCPU.
 //
 //go:noinline
 func idleMaskEvents(w *imWorker, n int) {

@@ -190,8 +190,9 @@
 // has_idle_cores is set: a scan of the LLC's span, not the mask, with no
 // SIS_PROP budget, each core's threads probed until one is busy, that
 // returns the first wholly idle core or clears the flag; and
-// select_idle_smt(), the target's sibling, after select_idle_cpu() found
-// nothing. has_idle_cores is a shared word of its own: set by
+// select_idle_smt(), the target's core's threads (the target's too: its
+// runqueue is read again) after select_idle_cpu() found nothing (both
+// bench/ksim's, sis.go). has_idle_cores is a shared word of its own: set by
 // __update_idle_core() when a CPU switches to idle beside an idle sibling.
 // cpus-scanned/op counts the core scan's probes too; idle-core-% is the
 // wakeups it placed, core-flag-writes/op the flag's writes. The default
@@ -327,8 +328,8 @@
 // with smt=2 the idle cores found and has_idle_cores' writes, per update
 // policy. At its defaults v5 as posted (update=tickstop) keeps the mask
 // empty, but select_idle_core() still scans the LLC whenever
-// has_idle_cores is set: v5 probes 3.13 runqueues a wakeup against the
-// kernel before it's 5.30 (1.7× fewer, where without the SMT search it
+// has_idle_cores is set: v5 probes 3.86 runqueues a wakeup against the
+// kernel before it's 5.94 (1.5× fewer, where without the SMT search it
 // probed none against 2.40), finds an idle CPU for 29.9 % of wakeups
 // against 36.1 %, and stacks 70.1 % against 63.9 %: 8.75 µs of wait a
 // wakeup against 7.97 µs, 10 % more (with -smt 1: 21.8 % against 31.8 %

@@ -76,7 +76,7 @@ func init() {
 		BenchName:  "IdleMask",
 		Summary:    "per-LLC idle cpumask (seed 003): who writes the shared word how often, and what a scan of it saves",
 		Keys:       imKeys,
-		HotSymbols: []string{"idleMaskEvents", "selectIdleCPU"},
+		HotSymbols: []string{"idleMaskEvents", "github.com/contend/contend/bench/ksim.SelectIdleCPU"},
 		Quick: []string{
 			"update=always/scan=mask/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000",
 			"update=laststate/scan=mask/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000",

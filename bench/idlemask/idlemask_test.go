@@ -10,6 +10,7 @@ import (
 
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/benchtest"
+	"github.com/contend/contend/bench/ksim"
 )
 
 // imSetup builds an idlemask scenario and its workers without the runner or a
@@ -307,104 +308,22 @@ func TestIdleMaskKernelClock(t *testing.T) {
 	}
 }
 
-func TestSelectIdleCPU(t *testing.T) {
-	const width = 130 // three words: boundaries at 63/64 and 127/128
-	const inf = math.MaxInt
-	mk := func(cpus ...int) []uint64 {
-		w := make([]uint64, 3)
-		for _, c := range cpus {
-			w[c/64] |= 1 << (c % 64)
-		}
-		return w
-	}
-	rqs := make([]*imCPU, width)
-	for i := range rqs {
-		rqs[i] = new(imCPU)
-	}
-	tests := []struct {
-		cands  []int
-		idle   []int
-		target int
-		nr     int
-		cpu    int
-		probes int
-		out    bool
-	}{
-		{[]int{1, 63, 64, 129}, []int{1, 129}, 100, inf, 129, 1, false},
-		{[]int{1, 63, 64, 129}, []int{1, 129}, 0, inf, 1, 1, false},
-		{[]int{1, 63, 64, 129}, []int{1, 129}, 2, inf, 129, 3, false},
-		{[]int{1, 63, 64, 129}, []int{1}, 2, inf, 1, 4, false},    // wraps
-		{[]int{1, 63, 64, 129}, nil, 64, inf, -1, 4, false},       // none idle: every candidate once
-		{[]int{1, 63, 64, 129}, []int{63}, 64, inf, 63, 4, false}, // the target's word, below the target, last
-		{[]int{1, 63, 64, 129}, []int{64}, 64, inf, 64, 1, false}, // the target itself first
-		{[]int{128}, []int{128}, 129, inf, 128, 1, false},         // wrap into the last word
-		{nil, []int{5}, 7, inf, -1, 0, false},                     // no candidates, no probes
-		{[]int{2, 5, 7}, []int{2, 5, 7}, 127, inf, 2, 1, false},   // from 127 the wrap starts at 0
-		{[]int{0, 127, 128}, []int{0, 127}, 128, inf, 0, 2, false},
-		// SIS_PROP: "if (!--nr) return -1;" before each probe, so nr=4
-		// probes at most 3 CPUs.
-		{[]int{1, 2, 3, 4, 5}, nil, 0, 4, -1, 3, true},
-		{[]int{1, 2, 3, 4, 5}, []int{4}, 0, 4, -1, 3, true},     // the idle one is the 4th: out of budget
-		{[]int{1, 2, 3, 4, 5}, []int{3}, 0, 4, 3, 3, false},     // the 3rd: found on the last probe allowed
-		{[]int{1, 2, 3}, nil, 0, 4, -1, 3, false},               // three candidates: the loop ends first
-		{[]int{1, 2, 3, 4, 5}, nil, 0, 5, -1, 4, true},          // nr=5: four
-		{[]int{1, 2, 3, 4, 5}, nil, 0, 6, -1, 5, false},         // nr=6: all five, then the loop ends
-		{[]int{1, 2, 3, 4, 5}, []int{1}, 0, 1, -1, 0, true},     // nr=1: nothing probed
-		{[]int{1, 63, 64, 129}, nil, 100, 4, -1, 3, true},       // the budget spans the wrap: 129, 1, 63
-		{[]int{1, 63, 64, 129}, []int{64}, 100, 4, -1, 3, true}, // 64 would be 4th
-	}
-	for _, tt := range tests {
-		for _, rq := range rqs {
-			rq.state.Store(imBusy)
-		}
-		for _, c := range tt.idle {
-			rqs[c].state.Store(imIdle)
-		}
-		cpu, probes, out := selectIdleCPU(mk(tt.cands...), rqs, tt.target, tt.nr)
-		if cpu != tt.cpu || probes != tt.probes || out != tt.out {
-			t.Errorf("selectIdleCPU(%v, idle %v, target %d, nr %d) = %d, %d probes, out %v; want %d, %d, %v",
-				tt.cands, tt.idle, tt.target, tt.nr, cpu, probes, out, tt.cpu, tt.probes, tt.out)
+// The idlemask's Idle, as ksim.SelectIdleCPU reads it: a CPU with a woken
+// task queued is not idle. (The loop and the SIS_PROP budget are ksim's,
+// tested there.)
+func TestIdleMaskIdle(t *testing.T) {
+	w := &imWorker{rqs: []*imCPU{new(imCPU), new(imCPU), new(imCPU)}}
+	w.rqs[0].state.Store(imIdle)
+	w.rqs[1].state.Store(imWoken)
+	w.rqs[2].state.Store(imBusy)
+	for c, want := range []bool{true, false, false} {
+		if got := w.Idle(c); got != want {
+			t.Errorf("Idle(%d) = %v, want %v", c, got, want)
 		}
 	}
-	// A CPU with a woken task queued is not idle.
-	rqs[5].state.Store(imWoken)
-	if cpu, _, _ := selectIdleCPU(mk(5), rqs, 0, inf); cpu != -1 {
-		t.Errorf("selectIdleCPU over a woken cpu = %d, want -1", cpu)
-	}
-}
-
-// sisNr worked by hand from v5.11's select_idle_cpu(): avg_idle/512 against
-// avg_scan_cost+1, times the LLC's weight.
-func TestSisNr(t *testing.T) {
-	tests := []struct {
-		span, avgIdle, avgScanCost int64
-		want                       int
-	}{
-		// A fresh rq (avg_idle 1 ms): 1000000/512 = 1953; 48*1953 =
-		// 93744 > 4*301; 93744/301 = 311.
-		{48, 1_000_000, 300, 311},
-		// Busy: 10 us of average idle: 10000/512 = 19, 48*19 = 912,
-		// not above 4*301 = 1204: nr = 4.
-		{48, 10_000, 300, 4},
-		// 100 us: 195*48 = 9360 > 404; 9360/101 = 92.
-		{48, 100_000, 100, 92},
-		// Never idle, never scanned: 0 against 4*1.
-		{48, 0, 0, 4},
-		// Under 512 ns of idle rounds to nothing.
-		{4096, 511, 0, 4},
-		// At the boundary: span_avg must exceed 4*avg_cost, not equal it.
-		{4, 512 * 101, 100, 4},     // 404 = 4*101: nr = 4
-		{2, 512 * 203, 100, 4},     // 406 > 404: 406/101 = 4, by division
-		{4, 512 * 102, 100, 4},     // 408 > 404: 408/101 = 4
-		{48, 512 * 10, 100, 4},     // 480 > 404: 480/101 = 4
-		{48, 512 * 100, 100, 47},   // 4800/101 = 47
-		{48, 1_000_000, 0, 93_744}, // no scan cost yet: 93744/1
-		{1, 1_000_000, 0, 1953},    // an LLC of one
-	}
-	for _, tt := range tests {
-		if got := sisNr(tt.span, tt.avgIdle, tt.avgScanCost); got != tt.want {
-			t.Errorf("sisNr(span %d, avg_idle %d, avg_scan_cost %d) = %d, want %d", tt.span, tt.avgIdle, tt.avgScanCost, got, tt.want)
-		}
+	cpus := []uint64{0b111}
+	if cpu, probes, _ := ksim.SelectIdleCPU(cpus, w, 1, ksim.NoBudget); cpu != 0 || probes != 3 {
+		t.Errorf("SelectIdleCPU from cpu 1 over idle 0, woken 1, busy 2 = cpu %d, %d probes; want 0, 3", cpu, probes)
 	}
 }
 

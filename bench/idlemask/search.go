@@ -1,50 +1,27 @@
 package idlemask
 
 import (
-	"math"
-	"math/bits"
-
 	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/ktime"
 )
 
-// The wakeup side of the idlemask scenario: select_idle_cpu() of the seed's
-// kernel (v5.11) searching the idle mask, or every CPU of the LLC as it did
-// before the mask, within the SIS_PROP budget, and the woken task placed on
-// the CPU found.
+// The wakeup side of the idlemask scenario: select_idle_sibling() of the
+// seed's kernel (v5.11, ksim.Linux511: its shortcuts, ksim.SISShortcut)
+// and select_idle_cpu() (ksim.SelectIdleCPU within ksim.SISPropNr's
+// budget) searching the idle mask, or every CPU of the LLC as it did
+// before the mask, and the woken task placed on the CPU found. The kernel
+// functions are ksim's; what is here is the scenario's: the candidates
+// (the mask, its contended line), the runqueue lines ksim reads through
+// the worker (a ksim.SISView), and the scores.
+
+// imKernel is the seed's kernel: v5.11.
+var imKernel = ksim.Linux511
 
 // imTimeEvery: one wakeup search in this many is timed with the wall clock
 // for avg_scan_cost. The kernel times every one with cpu_clock(); two clock
 // reads (tens of ns under KVM) on every wakeup would add more to ns/op than
 // a short scan costs, and the average moves an eighth per sample either way.
 const imTimeEvery = 8
-
-// sisNr is the SIS_PROP scan budget of select_idle_cpu() in the seed's
-// kernel (v5.11, SIS_PROP on, SIS_AVG_CPU off by default):
-//
-//	avg_idle = this_rq()->avg_idle / 512;
-//	avg_cost = this_sd->avg_scan_cost + 1;
-//	...
-//	if (sched_feat(SIS_PROP)) {
-//		u64 span_avg = sd->span_weight * avg_idle;
-//		if (span_avg > 4*avg_cost)
-//			nr = div_u64(span_avg, avg_cost);
-//		else
-//			nr = 4;
-//	}
-//
-// avgIdle is the waking CPU's rq->avg_idle and avgScanCost its sd_llc's
-// avg_scan_cost, both in ns; span is the LLC's weight. The loop then stops
-// at "if (!--nr) return -1;", so at most nr-1 CPUs are probed: 3 when busy.
-func sisNr(span, avgIdle, avgScanCost int64) int {
-	avgIdle /= 512
-	avgCost := avgScanCost + 1
-	spanAvg := span * avgIdle
-	if spanAvg > 4*avgCost {
-		return int(min(spanAvg/avgCost, math.MaxInt32))
-	}
-	return 4
-}
 
 // wakeup is select_idle_sibling() for a task woken on CPU target (the
 // waking CPU): with early=on its shortcuts first (shortcut), then
@@ -56,29 +33,36 @@ func (w *imWorker) wakeup(target int, loc *imLocal) {
 	w.wakeups++
 	h := w.hist
 	if h == nil {
-		w.selectIdleSibling(target, loc)
+		w.placeWakee(target, loc)
 		return
 	}
 	h.begin(w.next())
-	h.end(w.lo, w.hi, target, w.selectIdleSibling(target, loc))
+	h.end(w.lo, w.hi, target, w.placeWakee(target, loc))
 }
 
-// selectIdleSibling is wakeup's search and placement; it returns the cpu
-// the task landed on.
-func (w *imWorker) selectIdleSibling(target int, loc *imLocal) int {
+// placeWakee is wakeup's search and placement, select_idle_sibling() on
+// this scenario's lines; it returns the cpu the task landed on.
+func (w *imWorker) placeWakee(target int, loc *imLocal) int {
 	if w.early {
-		switch cpu := w.shortcut(target, loc); {
-		case cpu == imStackOnPrev:
+		cpu, s := imKernel.SISShortcut(w, target, target)
+		switch s {
+		case ksim.ShortKthread:
+			// The kthread is the target's only task when nothing is
+			// stacked there; the wakee then waits behind it (the
+			// kthread is taken to run on as the cpu's duty cycle
+			// says: priced like any stacked task).
+			w.sisKthread++
 			w.stack(target)
 			return target
-		case cpu >= 0:
+		case ksim.ShortTarget, ksim.ShortPrev, ksim.ShortRecent:
+			w.imEarly.count(s)
 			w.found++
 			w.land(cpu)
 			return cpu
 		}
 	}
 	if w.smt {
-		cpu, probes := w.selectIdleCore(target)
+		cpu, probes := w.idleCore(target)
 		w.probes += int64(probes)
 		if cpu >= 0 {
 			w.found++
@@ -87,9 +71,9 @@ func (w *imWorker) selectIdleSibling(target int, loc *imLocal) int {
 			return cpu
 		}
 	}
-	nr := math.MaxInt
+	nr := ksim.NoBudget
 	if w.sisProp {
-		nr = sisNr(w.width, loc.avgIdle, loc.avgScanCost)
+		nr = ksim.SISPropNr(w.width, loc.avgIdle, loc.avgScanCost)
 	}
 	var t0 int64
 	w.timer++
@@ -115,7 +99,7 @@ func (w *imWorker) selectIdleSibling(target int, loc *imLocal) int {
 	// With early=on the target stays a candidate, as in the kernel:
 	// for_each_cpu_wrap() starts at it, so it is probed again (busy, or
 	// the shortcut would have taken it) and spends one unit of nr.
-	cpu, probes, out := selectIdleCPU(w.scratch, w.rqs, target, nr)
+	cpu, probes, out := ksim.SelectIdleCPU(w.scratch, w, imKernel.ScanStart(target), nr)
 	w.probes += int64(probes)
 	if timed {
 		w.timedNs += ktime.Wall() - t0
@@ -181,65 +165,53 @@ func (w *imWorker) scanCost(probes int) int64 {
 	return n * w.timedNs / w.timedProbes
 }
 
-// imStackOnPrev is shortcut's answer for the per-cpu-kthread case: the
-// wakee stacks on prev, the busy target.
-const imStackOnPrev = -2
+// The worker is the ksim.SISView of its LLC for the wakeup in progress:
+// every simulated CPU shares the target's LLC, and each test reads that
+// CPU's runqueue line.
 
-// shortcut is select_idle_sibling()'s early returns before it calls
-// select_idle_cpu() (v5.11; the capacity tests of asymmetric machines are
-// not modelled; the per-cpu-kthread case, below, with kthread=):
-//
-//	if (available_idle_cpu(target) || sched_idle_cpu(target)) return target;
-//	if (prev != target && cpus_share_cache(prev, target) &&
-//	    (available_idle_cpu(prev) || sched_idle_cpu(prev))) return prev;
-//	recent_used_cpu = p->recent_used_cpu;
-//	if (recent_used_cpu != prev && recent_used_cpu != target &&
-//	    cpus_share_cache(recent_used_cpu, target) &&
-//	    (available_idle_cpu(recent_used_cpu) || ...) &&
-//	    cpumask_test_cpu(p->recent_used_cpu, p->cpus_ptr)) return recent_used_cpu;
-//
-// With prev=draw, the default, the woken task's prev_cpu and
-// recent_used_cpu are drawn uniformly from the LLC (one draw for both): its
-// last cpu and the cpu it last woke another task from, anywhere in the LLC
-// the workload spreads over; with prev=history they are the task's own
-// (tasks.go). Every simulated CPU shares the target's LLC.
-// Each test reads that CPU's runqueue line; it returns -1 when none is
-// idle, imStackOnPrev when the per-cpu kthread case stacks the wakee.
-func (w *imWorker) shortcut(target int, loc *imLocal) int {
-	if w.rqs[target].state.Load() == imIdle {
-		w.sisTarget++
-		return target
-	}
-	var prev, recent int
+// Idle is available_idle_cpu(): the runqueue runs its idle task.
+func (w *imWorker) Idle(cpu int) bool { return w.rqs[cpu].state.Load() == imIdle }
+
+// SharesCache: the simulation is one LLC.
+func (w *imWorker) SharesCache(a, b int) bool { return true }
+
+// Allowed is the task's allowed CPUs (allowed=).
+func (w *imWorker) Allowed(cpu int) bool { return w.allowed[cpu/64]>>(cpu%64)&1 != 0 }
+
+// PrevRecent is the woken task's prev_cpu and recent_used_cpu: with
+// prev=draw, the default, drawn uniformly from the LLC (one draw for both):
+// its last cpu and the cpu it last woke another task from, anywhere in the
+// LLC the workload spreads over; with prev=history the task's own
+// (tasks.go).
+func (w *imWorker) PrevRecent() (prev, recent int) {
 	if w.hist != nil {
-		prev, recent = w.hist.prevRecent()
-	} else {
-		prev, recent = imPrevRecent(w.next(), w.width)
+		return w.hist.prevRecent()
 	}
-	if prev != target && w.rqs[prev].state.Load() == imIdle {
-		w.sisPrev++
-		return prev
+	return imPrevRecent(w.next(), w.width)
+}
+
+// SetRecent is "p->recent_used_cpu = prev;" (prev=history; a drawn task
+// keeps nothing).
+func (w *imWorker) SetRecent(prev int) {
+	if w.hist != nil {
+		w.hist.tasks[w.hist.wakee].recent = int32(prev)
 	}
-	// if (is_per_cpu_kthread(current) && prev == smp_processor_id() &&
-	//     this_rq()->nr_running <= 1)
-	//	return prev;
-	// The kthread is the target's only task when nothing is stacked
-	// there; the wakee then waits behind it (the kthread is taken to
-	// run on as the cpu's duty cycle says: priced like any stacked task).
-	if w.kthreadT > 0 && prev == target && loc.stacked == 0 && uint64(uint32(w.next())) < w.kthreadT {
-		w.sisKthread++
-		return imStackOnPrev
+}
+
+// NrRunning is rq->nr_running of one of this worker's CPUs: its running
+// task and those stacked behind it (the target is the only CPU asked).
+func (w *imWorker) NrRunning(cpu int) int {
+	n := int(w.local[cpu-w.lo].stacked)
+	if w.rqs[cpu].state.Load() != imIdle {
+		n++
 	}
-	if recent != prev && recent != target && w.allowed[recent/64]>>(recent%64)&1 != 0 &&
-		w.rqs[recent].state.Load() == imIdle {
-		w.sisRecent++
-		if w.hist != nil {
-			// p->recent_used_cpu = prev;
-			w.hist.tasks[w.hist.wakee].recent = int32(prev)
-		}
-		return recent
-	}
-	return -1
+	return n
+}
+
+// PerCPUKthread is is_per_cpu_kthread(current), drawn: the waker is a
+// per-cpu kthread on kthread= per cent of wakeups (0: never, no draw).
+func (w *imWorker) PerCPUKthread() bool {
+	return w.kthreadT > 0 && uint64(uint32(w.next())) < w.kthreadT
 }
 
 // land puts the woken task on cpu, the one select_idle_sibling() found
@@ -329,58 +301,6 @@ func (w *imWorker) missedIdle(target int) bool {
 	return false
 }
 
-// selectIdleCPU is the loop of select_idle_cpu(),
-//
-//	for_each_cpu_wrap(cpu, cpus, target) {
-//		if (!--nr)
-//			return -1;
-//		if (available_idle_cpu(cpu) || sched_idle_cpu(cpu))
-//			break;
-//	}
-//
-// over the candidate words cpus: the set bits from target up, then from 0 up
-// to target, word at a time. It returns the first candidate whose runqueue is
-// idle, or -1; how many runqueues it probed; and whether the budget nr ran
-// out first (math.MaxInt for no budget).
-//
-//go:noinline
-func selectIdleCPU(cpus []uint64, rqs []*imCPU, target, nr int) (cpu, probes int, out bool) {
-	tw, tb := target/64, uint(target%64)
-	for i := tw; i < len(cpus); i++ {
-		word := cpus[i]
-		if i == tw {
-			word &= ^uint64(0) << tb
-		}
-		for ; word != 0; word &= word - 1 {
-			if nr--; nr == 0 {
-				return -1, probes, true
-			}
-			c := i*64 + bits.TrailingZeros64(word)
-			probes++
-			if rqs[c].state.Load() == imIdle {
-				return c, probes, false
-			}
-		}
-	}
-	for i := 0; i <= tw && i < len(cpus); i++ {
-		word := cpus[i]
-		if i == tw {
-			word &= 1<<tb - 1
-		}
-		for ; word != 0; word &= word - 1 {
-			if nr--; nr == 0 {
-				return -1, probes, true
-			}
-			c := i*64 + bits.TrailingZeros64(word)
-			probes++
-			if rqs[c].state.Load() == imIdle {
-				return c, probes, false
-			}
-		}
-	}
-	return -1, probes, false
-}
-
 // imPrevRecent maps one draw r to a woken task's prev_cpu and
 // recent_used_cpu in an LLC of width CPUs: the low and high halves of r as
 // fractions of width.
@@ -400,6 +320,18 @@ func (e *imEarly) add(o *imEarly) {
 	e.sisPrev += o.sisPrev
 	e.sisRecent += o.sisRecent
 	e.sisKthread += o.sisKthread
+}
+
+// count counts a wakeup shortcut s placed on an idle cpu.
+func (e *imEarly) count(s ksim.Shortcut) {
+	switch s {
+	case ksim.ShortTarget:
+		e.sisTarget++
+	case ksim.ShortPrev:
+		e.sisPrev++
+	case ksim.ShortRecent:
+		e.sisRecent++
+	}
 }
 
 func (e *imEarly) total() int64 { return e.sisTarget + e.sisPrev + e.sisRecent + e.sisKthread }

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/ksim"
 )
 
 // SMT (smt=2): the seed's machine has two hardware threads a core, and on
@@ -67,64 +68,38 @@ func (w *imWorker) updateIdleCore(c int) {
 	w.coreWrites++
 }
 
-// selectIdleCore is v5.11's select_idle_core(): nothing unless
-// has_idle_cores is set; then every core of the LLC's span (AND the
-// task's allowed CPUs) from the target's, each core's threads probed until
-// one is busy, and the first wholly idle core returned (its first thread:
-// the core the loop is at). A scan that finds none clears has_idle_cores:
-// "Failed to find an idle core; stop looking for one." It returns the CPU
-// and the runqueues it probed.
-func (w *imWorker) selectIdleCore(target int) (cpu, probes int) {
+// idleCore is select_idle_core() (ksim.SelectIdleCore) on the LLC's span
+// AND the task's allowed CPUs, gated by has_idle_cores, which a scan that
+// finds no idle core clears. It returns the CPU and the runqueues it
+// probed.
+func (w *imWorker) idleCore(target int) (cpu, probes int) {
 	if w.idleCores.flag.Load() == 0 {
 		return -1, 0
 	}
 	for i := range w.scratch {
 		w.scratch[i] = w.span[i] & w.allowed[i]
 	}
-	n := int(w.width)
-	for i := range n {
-		core := (target + i) % n
-		if w.scratch[core/64]>>(core%64)&1 == 0 {
-			continue // a thread of a core already looked at
-		}
-		idle := true
-		for _, c := range [2]int{core &^ 1, core | 1} {
-			if c >= n {
-				continue
-			}
-			probes++
-			if w.rqs[c].state.Load() != imIdle {
-				idle = false
-				break
-			}
-		}
-		// cpumask_andnot(cpus, cpus, cpu_smt_mask(core));
-		for _, c := range [2]int{core &^ 1, core | 1} {
-			w.scratch[c/64] &^= 1 << (c % 64)
-		}
-		if idle {
-			return core, probes
-		}
+	cpu, probes = ksim.SelectIdleCore(w.scratch, w, target, int(w.width))
+	if cpu < 0 {
+		w.idleCores.flag.Store(0)
+		w.coreWrites++
 	}
-	w.idleCores.flag.Store(0)
-	w.coreWrites++
-	return -1, probes
+	return cpu, probes
 }
 
-// smtSibling is select_idle_smt() (smt=2) after select_idle_cpu() found
-// nothing: the target's sibling, if it is idle (the target itself is busy,
-// or a shortcut or the scan would have taken it).
+// SMTMask is cpu_smt_mask(): CPUs 2k and 2k+1 (the last CPU of an odd
+// LLC alone).
+func (w *imWorker) SMTMask(cpu int) (first, last int) {
+	return cpu &^ 1, min(cpu|1, int(w.width)-1)
+}
+
+// smtSibling is select_idle_smt() (ksim.SelectIdleSMT, smt=2) after
+// select_idle_cpu() found nothing: an idle thread of the target's core.
 func (w *imWorker) smtSibling(target int) int {
 	if !w.smt {
 		return -1
 	}
-	s := sibling(target)
-	if s >= int(w.width) || w.allowed[s/64]>>(s%64)&1 == 0 {
-		return -1
-	}
-	w.probes++
-	if w.rqs[s].state.Load() == imIdle {
-		return s
-	}
-	return -1
+	cpu, probes := ksim.SelectIdleSMT(w, target)
+	w.probes += int64(probes)
+	return cpu
 }

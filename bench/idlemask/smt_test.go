@@ -34,9 +34,9 @@ func TestSelectIdleCore(t *testing.T) {
 			s.llcs[0].rqs[c].state.Store(imIdle)
 		}
 		w.idleCores.flag.Store(tt.flag)
-		cpu, probes := w.selectIdleCore(tt.target)
+		cpu, probes := w.idleCore(tt.target)
 		if cpu != tt.cpu || probes != tt.probes || w.idleCores.flag.Load() != tt.flagAfter || w.coreWrites != tt.coreWritesAft {
-			t.Errorf("%s: selectIdleCore(%d) = cpu %d, %d probes, flag %d, %d writes; want %d, %d, %d, %d",
+			t.Errorf("%s: idleCore(%d) = cpu %d, %d probes, flag %d, %d writes; want %d, %d, %d, %d",
 				tt.name, tt.target, cpu, probes, w.idleCores.flag.Load(), w.coreWrites, tt.cpu, tt.probes, tt.flagAfter, tt.coreWritesAft)
 		}
 	}
@@ -96,7 +96,7 @@ func TestIdleMaskSMTSearch(t *testing.T) {
 			s.llcs[0].rqs[c].state.Store(imIdle)
 		}
 		w.idleCores.flag.Store(tt.flag)
-		got := w.selectIdleSibling(0, &w.local[0])
+		got := w.placeWakee(0, &w.local[0])
 		if got != tt.landed || w.coreFound != tt.coreFound || w.local[0].stacked != tt.stackedOn0 {
 			t.Errorf("%s: landed on %d (core scan found %d, %d stacked on the target); want %d, %d, %d",
 				tt.name, got, w.coreFound, w.local[0].stacked, tt.landed, tt.coreFound, tt.stackedOn0)

@@ -157,7 +157,7 @@ func TestIdleMaskKthreadStacks(t *testing.T) {
 		imDraw(t, w, func(p, r int) bool { return (p == 0) == tt.prevTarget && r != 5 && p != 5 })
 		s.llcs[0].rqs[5].state.Store(imIdle)
 		w.local[0].stack(tt.stackedHere)
-		got := w.selectIdleSibling(0, &w.local[0])
+		got := w.placeWakee(0, &w.local[0])
 		wantStacked := tt.stackedHere
 		if tt.wantOn == 0 {
 			wantStacked++

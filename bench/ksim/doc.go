@@ -22,10 +22,12 @@
 //     between the versions the seeds run: Linux413 (seed 004's guest:
 //     sd_init's busy_factor 32, no busy "-1"), Linux510 (busy_factor 16
 //     and the "interval -= 1" for a busy CPU, both Vincent Guittot's),
-//     Linux61 (the lab's 6.1: v5.16's newidle costs) and Mainline (6.1's
-//     rules, and should_we_balance()'s preference for an idle core,
-//     IdleCore); the balance walks' differences (where SD_SERIALIZE's
-//     flag is taken, the newidle gate and decay) are fields too. Kernel.BalanceInterval is
+//     Linux511 (seed 003's wakeup path), Linux61 (the lab's 6.1: v5.16's
+//     newidle costs and 6.1's wakeup path) and Mainline (6.1's rules, and
+//     should_we_balance()'s preference for an idle core, IdleCore), and
+//     Next20170926 (seed 004's patched kernel); the balance walks'
+//     differences (where SD_SERIALIZE's flag is taken, the newidle gate
+//     and decay) and the wakeup path's are fields too. Kernel.BalanceInterval is
 //     get_sd_balance_interval() of that version, with the jiffies
 //     conversion and the clamp to max_load_balance_interval
 //     (MaxLoadBalanceInterval). A scenario picks its version by name; the
@@ -100,6 +102,24 @@
 //     find_new_ilb() (FindNewILB) and _nohz_idle_balance()'s walk
 //     (NohzIdleBalance). A NohzObserver hears each path's accesses, for
 //     the scenario that prices the nohz lines (bench.NohzLines).
+//
+//   - The wakeup path. select_task_rq_fair() (fair.go: SelectTaskRqFair):
+//     record_wakee() (RecordWakee), wake_wide() (WakeWide), and each
+//     version's wake_affine() (WakeAffine: 4.13's wake_affine_llc() on the
+//     sd_llc_shared statistics, the seed 004 patch's "utter basics", and
+//     wake_affine_idle() then wake_affine_weight() from v4.14), then
+//     select_idle_sibling() (SelectIdleSibling). Its shortcuts (sis.go:
+//     SISShortcut: an idle target, an idle cache-affine prev, the per-cpu
+//     kthread's stack on prev, p->recent_used_cpu, each from the version
+//     that brought it) and select_idle_cpu()'s loop over a candidate mask
+//     within its budget (SelectIdleCPU; ScanStart; SISPropNr,
+//     SISUtilNr and update_idle_cpu_scan(), UpdateIdleCPUScan), and on SMT
+//     machines v5.11's select_idle_core() and select_idle_smt()
+//     (SelectIdleCore, SelectIdleSMT). A scenario
+//     answers what they read through an interface (Idler, SISView,
+//     SMTView, FairView): bench/idlemask from its runqueue lines and its idle mask,
+//     bench/wakeup from its runqueues. SelectIdleCPU allocates nothing
+//     and stays a function of its own (idlemask's pinned hot loop).
 //
 // # What it does not hold
 //

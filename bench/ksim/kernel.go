@@ -59,22 +59,67 @@ type Kernel struct {
 	// balance" (v5.9, backported to 4.19- and 5.4-stable) moved it to
 	// nohz_balance_enter_idle().
 	NohzNextInWalk bool
+
+	// The wakeup path (fair.go, sis.go).
+
+	// Affine is the version's wake_affine() (WakeAffineKind, Kernel.WakeAffine).
+	Affine WakeAffineKind
+	// WakeAffineIdlePrev is wake_affine_idle()'s last test, from v5.11,
+	// d8fcb81f1acf ("sched/fair: Check for idle core in wake_affine",
+	// Julia Lawall): "if (available_idle_cpu(prev_cpu)) return
+	// prev_cpu;" after the sync test, so that an idle prev in another LLC
+	// is kept rather than left to wake_affine_weight(), whose cpu_load()
+	// counts blocked load since v5.5 (11f10e5420f6, which it fixes).
+	WakeAffineIdlePrev bool
+	// SISUtil is select_idle_cpu()'s budget from v6.0, 70fb5ccf2ebb
+	// ("sched/fair: Introduce SIS_UTIL to search idle CPU based on sum of
+	// util_avg", Chen Yu), which also turned SIS_PROP off by default:
+	// nr_idle_scan, which update_idle_cpu_scan() writes at each periodic
+	// balance of the LLC level (SISUtilNr, UpdateIdleCPUScan).
+	SISUtil bool
+	// KthreadStack is select_idle_sibling()'s per-cpu-kthread shortcut,
+	// from v5.6, 52262ee567ad ("sched/fair: Allow a per-CPU kthread
+	// waking a task to stack on the same CPU, to fix XFS performance
+	// regression").
+	KthreadStack bool
+	// RecentUsed is what select_idle_sibling() does with
+	// p->recent_used_cpu (RecentUsedRule).
+	RecentUsed RecentUsedRule
+	// ScanFromNext is select_idle_cpu()'s "for_each_cpu_wrap(cpu, cpus,
+	// target + 1)", from v5.15, 56498cfb045d ("sched/fair: Avoid a
+	// second scan of target in select_idle_cpu"): before it the scan
+	// starts at the target, which the shortcuts found busy, and spends a
+	// unit of the budget on it again.
+	ScanFromNext bool
 }
 
 // The versions the seeds run.
 var (
 	// Linux413 is v4.13 (seed 004's guest: 4.13.0 with 90001d67be2f and
 	// a731ebe6f17b).
-	Linux413 = Kernel{Name: "4.13", BusyFactor: 32, NohzNextInWalk: true}
+	Linux413 = Kernel{Name: "4.13", BusyFactor: 32, NohzNextInWalk: true, Affine: WakeAffineLLC}
+	// Next20170926 is seed 004's patched kernel: 4.13's rules, and
+	// PeterZ's "utter basics" wake_affine() that the seed posts.
+	Next20170926 = Kernel{Name: "next-20170926", BusyFactor: 32, NohzNextInWalk: true, Affine: WakeAffineBasic}
 	// Linux510 is v5.10, whose balance-interval rules mainline still has.
-	Linux510 = Kernel{Name: "5.10", BusyFactor: 16, BusyLess: true, NewidleKeepsInterval: true}
-	// Linux61 is v6.1 (the lab's Debian kernel): 5.10's intervals and
-	// v5.16's newidle costs; should_we_balance()'s idle-core preference
-	// came in v6.6 (b1bfeab9b002).
-	Linux61 = Kernel{Name: "6.1", BusyFactor: 16, BusyLess: true, NewidleKeepsInterval: true, DecayWaits: true, NewidleGateMaxCost: true}
+	Linux510 = Kernel{Name: "5.10", BusyFactor: 16, BusyLess: true, NewidleKeepsInterval: true,
+		Affine: WakeAffineIdleWeight, KthreadStack: true, RecentUsed: RecentOnHit}
+	// Linux511 is v5.11 (seed 003's kernel, bench/idlemask): 5.10's
+	// rules, and wake_affine_idle()'s idle prev.
+	Linux511 = Kernel{Name: "5.11", BusyFactor: 16, BusyLess: true, NewidleKeepsInterval: true,
+		Affine: WakeAffineIdleWeight, WakeAffineIdlePrev: true, KthreadStack: true, RecentUsed: RecentOnHit}
+	// Linux61 is v6.1 (the lab's Debian kernel, bench/wakeup's v6.1
+	// policy): 5.10's intervals and v5.16's newidle costs
+	// (should_we_balance()'s idle-core preference came in v6.6,
+	// b1bfeab9b002), and the wakeup path of 6.1.
+	Linux61 = Kernel{Name: "6.1", BusyFactor: 16, BusyLess: true, NewidleKeepsInterval: true, DecayWaits: true, NewidleGateMaxCost: true,
+		Affine: WakeAffineIdleWeight, WakeAffineIdlePrev: true, KthreadStack: true, RecentUsed: RecentAlways, ScanFromNext: true,
+		SISUtil: true}
 	// Mainline is the kernel the other seeds patch: 6.1's rules, and
 	// should_we_balance()'s idle-core preference.
-	Mainline = Kernel{Name: "mainline", BusyFactor: 16, BusyLess: true, IdleCore: true, NewidleKeepsInterval: true, DecayWaits: true, NewidleGateMaxCost: true}
+	Mainline = Kernel{Name: "mainline", BusyFactor: 16, BusyLess: true, IdleCore: true, NewidleKeepsInterval: true, DecayWaits: true, NewidleGateMaxCost: true,
+		Affine: WakeAffineIdleWeight, WakeAffineIdlePrev: true, KthreadStack: true, RecentUsed: RecentAlways, ScanFromNext: true,
+		SISUtil: true}
 )
 
 // MaxLoadBalanceInterval is max_load_balance_interval as

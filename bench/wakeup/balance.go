@@ -285,6 +285,7 @@ func (w *lbWalk) Pass(i int, idle ksim.IdleType, _ bool) (moved, balanced bool) 
 		// 90001d67be2f's lines at the end of update_sd_lb_stats().
 		sh.nrRunning, sh.load, sh.capacity = int64(running), int64(total), int64(capacity)
 	}
+	k.updateIdleCPUScan(sd, idle) // 6.1's, at the end of update_sd_lb_stats()
 	if sd.top {
 		k.overload = over
 	}

@@ -98,38 +98,3 @@ func TestBalanceFailuresAndIntervals(t *testing.T) {
 		t.Errorf("interval %d ms after balanced passes, want max_interval %d", sd2.Balance.Interval, sd2.Balance.MaxInterval)
 	}
 }
-
-// wake_affine_llc() line for line, on LLC statistics given by hand: the
-// sync waker's load comes off this LLC, prev's capacity keeps the task,
-// this LLC's pulls it, else the imbalance_pct comparison.
-func TestWakeAffineLLC(t *testing.T) {
-	const w = nice0Load
-	for _, tt := range []struct {
-		name       string
-		prev, this llcShared
-		sync       bool
-		want       bool
-	}{
-		{"this LLC idle once the sync waker leaves", llcShared{4, 4 * w, 4 * w}, llcShared{1, w / 2, 4 * w}, true, true},
-		{"prev has capacity", llcShared{2, 2 * w, 4 * w}, llcShared{2, 2 * w, 4 * w}, false, false},
-		{"this has capacity, prev full", llcShared{4, 4 * w, 4 * w}, llcShared{1, w, 4 * w}, false, true},
-		{"both full, equal: 112% margin keeps it", llcShared{4, 4 * w, 4 * w}, llcShared{4, 4 * w, 4 * w}, false, false},
-		{"both full, prev far heavier", llcShared{8, 8 * w, 4 * w}, llcShared{4, 4 * w, 4 * w}, false, true},
-	} {
-		k := newTestKernel(t, "llcstats", "llc4", 8)
-		*k.cpus[0].sd[0].shared = tt.prev
-		*k.cpus[4].sd[0].shared = tt.this
-		p, cur := k.addTask(0), k.addTask(4)
-		p.la, cur.la = w, w
-		p.state, cur.state = queued, running // full weight, no decay in the test
-		got := k.wakeAffineLLC(k.cpus[4].sd[1], p, cur, 4, 0, tt.sync)
-		if got != tt.want {
-			t.Errorf("%s: wake_affine_llc() = %v, want %v", tt.name, got, tt.want)
-		}
-	}
-	// No sd_llc_shared (the s390x guest): always no.
-	k := newTestKernel(t, "llcstats", "s390", 8)
-	if k.wakeAffineLLC(k.cpus[4].sd[0], k.addTask(0), k.addTask(4), 4, 0, true) {
-		t.Error("wake_affine_llc() without sd_llc_shared = true, want false")
-	}
-}

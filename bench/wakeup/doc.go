@@ -29,8 +29,11 @@
 // (ksim.Kernel.BalanceInterval: busy_factor 32 in 4.13, 16 and the busy
 // "interval -= 1" from v5.10, so in 6.1), max_load_balance_interval,
 // update_avg(), for_each_cpu_wrap() and find_new_ilb()'s first idle cpu,
-// and the event queue are bench/ksim's. This package adds what the wakeup
-// path reads (sched.go, fair.go, balance.go, kernel.go):
+// the event queue, and the wakeup path (select_task_rq_fair(), each
+// policy's wake_affine(), select_idle_sibling(), select_idle_cpu():
+// ksim's fair.go and sis.go, the policy's ksim.Kernel naming the version)
+// are bench/ksim's. This package adds what the wakeup path reads
+// (sched.go, fair.go, balance.go, kernel.go):
 //
 //   - Runqueues: the running task, a FIFO of queued ones (no wakeup
 //     preemption: bursts here are tens of µs, under CFS's slice; a woken
@@ -49,7 +52,8 @@
 //     (cfs_rq->avg.load_avg), which is why 6.1's wake_affine_weight() takes
 //     the wakee's own load off prev. A migration carries the task's load
 //     with it (6.1's migrate_task_rq_fair()).
-//   - try_to_wake_up() → select_task_rq_fair() (fair.go): record_wakee()
+//   - try_to_wake_up() → select_task_rq_fair() (ksim, on this package's
+//     runqueues through fair.go's ksim.FairView): record_wakee()
 //     on current (the waker, or the idle task swapper/N for an interrupt on
 //     an idle cpu, or the task an interrupt interrupted: the kernel charges
 //     current whatever it is); wake_wide() against this cpu's sd_llc_size,
@@ -250,9 +254,14 @@
 //     arithmetic after it is left out): fewer single-task moves.
 //   - A balance costs no time, and the active balance's stopper runs at
 //     once.
-//   - select_idle_cpu() scans the whole LLC (no SIS_PROP/SIS_UTIL budget):
-//     on LLCs over 4 cpus it finds idle cpus a little more often than the
-//     kernel: more select_idle_sibling() moves on llcN.
+//   - 4.13's select_idle_cpu() scans the whole LLC (its SIS_PROP budget
+//     needs avg_scan_cost, a probe's price the model has not measured): on
+//     LLCs over 4 cpus it finds idle cpus a little more often than the
+//     kernel. 6.1's has SIS_UTIL's budget, nr_idle_scan as
+//     update_idle_cpu_scan() writes it at each periodic or idle balance
+//     of the LLC level (fair.go), from each cpu's util_avg taken as PELT
+//     of its run time: no util_est, and a migrating task's util_avg does
+//     not move with it.
 //   - No SMT, no NUMA, no cgroups (task_h_load() is the task's load), one
 //     policy for all tasks, no per-cpu kthreads, no wakeup preemption,
 //     FIFO runqueues.

@@ -48,15 +48,6 @@ const (
 	v61              // 6.1 (the lab's Debian kernel)
 )
 
-// ksimKernel is the shared model's version for v: its busy_factor,
-// get_sd_balance_interval() and balance walks' rules.
-func (v kver) ksimKernel() ksim.Kernel {
-	if v == v61 {
-		return ksim.Linux61
-	}
-	return ksim.Linux413
-}
-
 // A domain is one cpu's sched_domain at one level: ksim's (span, groups
 // with the local one first, flags, balance interval state) and what the
 // wakeup model adds.
@@ -83,6 +74,10 @@ type llcShared struct {
 	nrRunning int64
 	load      int64
 	capacity  int64
+	// nrIdleScan is v6.0's nr_idle_scan (SIS_UTIL): the CPUs
+	// select_idle_cpu() may scan, as the last periodic or idle balance of
+	// the LLC level left it (fair.go's updateIdleCPUScan); 0 until then.
+	nrIdleScan int
 }
 
 // sdInit is sd_init()'s imbalance_pct and cache_nice_tries, which ksim's

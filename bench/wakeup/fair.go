@@ -1,8 +1,13 @@
 package wakeup
 
-import "github.com/contend/contend/bench/ksim"
+import (
+	"math"
 
-// Wakeup placement, select_task_rq_fair() of each policy's kernel: 4.13's
+	"github.com/contend/contend/bench/ksim"
+)
+
+// Wakeup placement, select_task_rq_fair() of each policy's kernel, as
+// bench/ksim writes it (fair.go, sis.go) on this model's runqueues: 4.13's
 // (the pre-patch wake_affine_llc(), and PeterZ's "utter basics" patch of
 // seed 004, which next-20170926 carried) and 6.1's (wake_affine_idle()
 // then wake_affine_weight()). Both kernels walk the waking cpu's domains
@@ -63,268 +68,183 @@ func (p policy) kver() kver {
 	return v413
 }
 
-// recordWakee is record_wakee(p), on current:
-//
-//	if (time_after(jiffies, current->wakee_flip_decay_ts + HZ)) {
-//		current->wakee_flips >>= 1;
-//		current->wakee_flip_decay_ts = jiffies;
-//	}
-//	if (current->last_wakee != p) {
-//		current->last_wakee = p;
-//		current->wakee_flips++;
-//	}
-func recordWakee(current, p *ktask, jiffies, hz int64) {
-	if jiffies > current.flipDecay+hz {
-		current.wakeeFlips >>= 1
-		current.flipDecay = jiffies
+// kernel is the ksim version whose wakeup path the policy runs: 4.13 with
+// wake_affine_llc() (llcstats), next-20170926 with the seed's patch
+// (basic), 6.1. Their balance intervals are the kver's too.
+func (p policy) kernel() ksim.Kernel {
+	switch p {
+	case polBasic:
+		return ksim.Next20170926
+	case pol61:
+		return ksim.Linux61
 	}
-	if current.lastWakee != p.id {
-		current.lastWakee = p.id
-		current.wakeeFlips++
-	}
+	return ksim.Linux413
 }
 
-// wakeWide is wake_wide(p): a waker flipping between many wakees, each
-// flipping too, is a 1:N relationship to spread rather than pull in.
-// factor is this cpu's sd_llc_size, 1 where there is no LLC domain (the
-// s390x guest), so there any two tasks that each wake more than one other
-// count as wide.
-//
-//	if (master < slave)
-//		swap(master, slave);
-//	if (slave < factor || master < slave * factor)
-//		return 0;
-//	return 1;
-func wakeWide(current, p *ktask, factor int) bool {
-	master, slave := current.wakeeFlips, p.wakeeFlips
-	if master < slave {
-		master, slave = slave, master
-	}
-	f := uint32(factor)
-	return !(slave < f || master < slave*f)
+// A waking is the wakeup in progress, as select_task_rq_fair() reads it
+// through the ksim.FairView the ksys is (below).
+type waking struct {
+	p, current *ktask
 }
 
 // selectTaskRq is select_task_rq_fair(p, prev, SD_BALANCE_WAKE, sync) run
-// by current on c: the cpu p is to run on, and what to call the move if it
-// is one.
+// by current on c (ksim's, on this model's runqueues): the cpu p is to run
+// on, and what to call the move if it is one. It keeps the counts
+// schedstat keeps: nr_wakeups_affine_attempts and nr_wakeups_affine.
 func (k *ksys) selectTaskRq(p, current *ktask, c *kcpu, prev int32, sync bool) (int32, cause) {
-	recordWakee(current, p, k.jiffies(), int64(k.hz))
-	wantAffine := !wakeWide(current, p, c.llcSize)
-	if !wantAffine {
+	k.wk = waking{p: p, current: current}
+	pl := k.kern.SelectTaskRqFair(k, &current.flips, &p.flips, p.id, k.jiffies(), k.hz, int(c.id), int(prev), sync)
+	k.wk = waking{}
+	if pl.Wide {
 		k.c.wakeWide++
 	}
-	var affineSD *domain
-	if wantAffine {
-		for _, sd := range c.sd {
-			if spans(sd, prev) {
-				affineSD = sd
-				break
-			}
-		}
+	if pl.Attempted {
+		k.c.affineAttempts++
+		p.affineAttempts++
 	}
-	newCPU, why := prev, causeSIS
-	if affineSD != nil && c.id != prev {
-		if t := k.wakeAffine(affineSD, p, current, c, prev, sync); t != prev {
-			newCPU, why = t, causeWakeAffine
-		}
+	if pl.Affine {
+		k.c.affine++
+		p.affine++
 	}
-	cpu := k.selectIdleSibling(p, prev, newCPU)
-	if cpu != newCPU {
-		why = causeSIS
+	why := causeSIS
+	if pl.Target != int(prev) && pl.CPU == pl.Target {
+		why = causeWakeAffine
 	}
-	return cpu, why
+	return int32(pl.CPU), why
 }
 
-// llcSpan is sched_domain_span(sd_llc) of cpu, which has one.
-func (k *ksys) llcSpan(cpu int32) []int {
-	for _, sd := range k.cpus[cpu].sd {
+// The ksim.FairView of the model's runqueues, for the wakeup in k.wk.
+
+// Idle is idle_cpu(): nothing running, nothing queued, no wakeup pending.
+func (k *ksys) Idle(cpu int) bool { return k.cpus[cpu].idle() }
+
+// SharesCache is cpus_share_cache(): the same sd_llc_id.
+func (k *ksys) SharesCache(a, b int) bool { return k.cpus[a].llcID == k.cpus[b].llcID }
+
+// Allowed: every task may run anywhere.
+func (k *ksys) Allowed(int) bool { return true }
+
+// PrevRecent is the wakee's task_cpu() and p->recent_used_cpu.
+func (k *ksys) PrevRecent() (prev, recent int) {
+	return int(k.wk.p.cpu), int(k.wk.p.recentUsedCPU)
+}
+
+// SetRecent is "p->recent_used_cpu = prev;".
+func (k *ksys) SetRecent(prev int) { k.wk.p.recentUsedCPU = int32(prev) }
+
+// NrRunning is rq->nr_running.
+func (k *ksys) NrRunning(cpu int) int { return k.cpus[cpu].nrRunning() }
+
+// PerCPUKthread: the model has no per-cpu kthreads.
+func (k *ksys) PerCPUKthread() bool { return false }
+
+// CPULoad is the version's cpu load (cpuLoad).
+func (k *ksys) CPULoad(cpu int) float64 { return k.cpuLoad(k.cpus[cpu]) }
+
+// WakerLoad and WakeeLoad are the tasks' load_avg now (one level: no
+// task groups, so task_h_load() is the task's own).
+func (k *ksys) WakerLoad() float64 { return k.wk.current.loadNow(k.now) }
+func (k *ksys) WakeeLoad() float64 { return k.wk.p.loadNow(k.now) }
+
+// llcShared is per_cpu(sd_llc_shared, cpu): nil where there is no LLC
+// domain (the s390x guest).
+func (c *kcpu) llcShared() *llcShared {
+	for _, sd := range c.sd {
 		if sd.llc {
-			return sd.Span
+			return sd.shared
 		}
 	}
 	return nil
 }
 
-func spans(sd *domain, cpu int32) bool {
-	// Spans are runs of consecutive ids.
-	return cpu >= sd.span[0] && cpu <= sd.span[len(sd.span)-1]
-}
-
-// sharesCache is cpus_share_cache(): the same sd_llc_id.
-func (k *ksys) sharesCache(a, b int32) bool { return k.cpus[a].llcID == k.cpus[b].llcID }
-
-// wakeAffine is the policy's wake_affine(sd, p, prev, sync) on c (c is not
-// prev): the cpu to wake on, counted as schedstat's
-// nr_wakeups_affine_attempts and nr_wakeups_affine count.
-func (k *ksys) wakeAffine(sd *domain, p, current *ktask, c *kcpu, prev int32, sync bool) int32 {
-	k.c.affineAttempts++
-	p.affineAttempts++
-	target, affine := prev, false
-	switch k.pol {
-	case polLLCStats:
-		// "If the wakeup is across cache domains, try to evaluate
-		// if movement makes sense, otherwise rely on
-		// select_idle_siblings() to do placement inside the cache
-		// domain."
-		if !k.sharesCache(prev, c.id) && k.wakeAffineLLC(sd, p, current, c.id, prev, sync) {
-			target, affine = c.id, true
-		}
-	case polBasic:
-		// "If we can run _now_ on the waking CPU, go there,
-		// otherwise meh."
-		if c.idle() || (sync && c.nrRunning() == 1) {
-			target, affine = c.id, true
-		}
-	case pol61:
-		t, ok := k.wakeAffineIdle(c, prev, sync)
-		if !ok {
-			t, ok = k.wakeAffineWeight(sd, p, current, c, prev, sync)
-		}
-		if ok {
-			// 6.1 counts an affine wakeup whenever either
-			// returned a cpu, prev included.
-			target, affine = t, true
-		}
-	}
-	if affine {
-		k.c.affine++
-		p.affine++
-	}
-	return target
-}
-
-// An llcStats is struct llc_stats as get_llc_stats() fills it.
-type llcStats struct {
-	nrRunning, load, capacity int64
-	hasCapacity               bool
-}
-
-// llcStatsOf is get_llc_stats(): false where per_cpu(sd_llc_shared, cpu)
-// is NULL (no LLC domain: the s390x guest).
-func (k *ksys) llcStatsOf(cpu int32) (llcStats, bool) {
+// LLCStats is get_llc_stats(): false where per_cpu(sd_llc_shared, cpu) is
+// NULL.
+func (k *ksys) LLCStats(cpu int) (ksim.LLCStats, bool) {
 	c := k.cpus[cpu]
-	var sh *llcShared
-	for _, sd := range c.sd {
-		if sd.llc {
-			sh = sd.shared
-		}
-	}
+	sh := c.llcShared()
 	if sh == nil {
-		return llcStats{}, false
+		return ksim.LLCStats{}, false
 	}
-	return llcStats{sh.nrRunning, sh.load, sh.capacity, sh.nrRunning < int64(c.llcSize)}, true
+	return ksim.LLCStats{NrRunning: sh.nrRunning, Load: sh.load, Capacity: sh.capacity, HasCapacity: sh.nrRunning < int64(c.llcSize)}, true
 }
 
-// wakeAffineLLC is the pre-patch kernel's wake_affine_llc(), line for line
-// (the seed's diff removes it): "Can a task be moved from prev_cpu to
-// this_cpu without causing a load imbalance that would trigger the load
-// balancer?"
-func (k *ksys) wakeAffineLLC(sd *domain, p, current *ktask, this, prev int32, sync bool) bool {
-	ps, ok := k.llcStatsOf(prev)
-	if !ok {
-		return false
-	}
-	ts, ok := k.llcStatsOf(this)
-	if !ok {
-		return false
-	}
-	if sync {
-		cur := int64(current.loadNow(k.now))
-		if cur > ts.load { // "in this case load hits 0 and this LLC is considered 'idle'"
-			return true
+// AffineDomain is the lowest of this cpu's domains whose span holds prev
+// (every level has SD_WAKE_AFFINE: see the top of this file).
+func (k *ksys) AffineDomain(this, prev int) (int, bool) {
+	for _, sd := range k.cpus[this].sd {
+		// Spans are runs of consecutive ids.
+		if int32(prev) >= sd.span[0] && int32(prev) <= sd.span[len(sd.span)-1] {
+			return sd.imbalancePct, true
 		}
-		ts.load -= cur
-	}
-	if ps.hasCapacity && ps.nrRunning < ts.nrRunning+1 { // "if the old cache has capacity, stay there"
-		return false
-	}
-	if ts.hasCapacity && ts.nrRunning+1 < ps.nrRunning { // "if this cache has capacity, come here"
-		return true
-	}
-	taskLoad := int64(p.loadNow(k.now))
-	thisEff := 100 * ps.capacity * (ts.load + taskLoad)
-	prevEff := int64(100+(sd.imbalancePct-100)/2) * ts.capacity * (ps.load - taskLoad)
-	return thisEff <= prevEff
-}
-
-// wakeAffineIdle is 6.1's wake_affine_idle(): an idle waking cpu (an
-// interrupt) pulls only within the LLC ("an interrupt intensive workload
-// could force all tasks onto one node depending on the IO topology or IRQ
-// affinity settings"), and prefers an idle prev there; a sync waker alone
-// on its cpu pulls.
-func (k *ksys) wakeAffineIdle(c *kcpu, prev int32, sync bool) (int32, bool) {
-	if c.idle() && k.sharesCache(c.id, prev) {
-		if k.cpus[prev].idle() {
-			return prev, true
-		}
-		return c.id, true
-	}
-	if sync && c.nrRunning() == 1 {
-		return c.id, true
 	}
 	return 0, false
 }
 
-// wakeAffineWeight is 6.1's wake_affine_weight() with WA_BIAS: this cpu's
-// load (less the waker's on a sync wakeup) plus the task's, against prev's
-// less the task's, prev's side given half the domain's imbalance_pct.
-// cpu_load() is the cfs_rq's load_avg, blocked load included: p's own
-// decaying load is still prev's, which is why it is taken off.
-func (k *ksys) wakeAffineWeight(sd *domain, p, current *ktask, c *kcpu, prev int32, sync bool) (int32, bool) {
-	thisEff := k.cpuLoad(c)
-	if sync {
-		cur := current.loadNow(k.now)
-		if cur > thisEff {
-			return c.id, true
+// LLCSize is sd_llc_size.
+func (k *ksys) LLCSize(cpu int) int { return k.cpus[cpu].llcSize }
+
+// IdleScan is select_idle_cpu()'s candidates, the target's LLC, and its
+// budget: 6.1's SIS_UTIL, nr_idle_scan + 1 from the target's
+// sd_llc_shared (ksim.SISUtilNr); none on 4.13, whose SIS_PROP is not
+// modelled (its avg_scan_cost would need a probe's price the model has
+// not measured).
+func (k *ksys) IdleScan(target int) ([]uint64, int) {
+	c := k.cpus[target]
+	nr := ksim.NoBudget
+	if k.kern.SISUtil {
+		if sh := c.llcShared(); sh != nil {
+			nr = ksim.SISUtilNr(sh.nrIdleScan)
 		}
-		thisEff -= cur
 	}
-	taskLoad := p.loadNow(k.now)
-	thisEff = (thisEff + taskLoad) * 100 * nice0Load
-	prevEff := (k.cpuLoad(k.cpus[prev]) - taskLoad) * float64(100+(sd.imbalancePct-100)/2) * nice0Load
-	if sync {
-		prevEff++
-	}
-	if thisEff < prevEff {
-		return c.id, true
-	}
-	return 0, false
+	return k.llcMask[c.llcID], nr
 }
 
-// selectIdleSibling is select_idle_sibling(p, prev, target): the target if
-// idle; prev if it shares the target's LLC and is idle; (6.1) p's
-// recent_used_cpu on the same terms; where the target has no sd_llc (the
-// s390x guest) the target; else the first idle cpu of the target's LLC in
-// for_each_cpu_wrap() order from the target (select_idle_cpu(); no SMT, so
-// select_idle_core() and select_idle_smt() find nothing), else the target.
-// The scan is not cut short: 4.13's SIS_PROP and 6.1's SIS_UTIL budgets
-// are not modelled (they bind only on LLCs larger than the scan finds an
-// idle cpu in).
-func (k *ksys) selectIdleSibling(p *ktask, prev, target int32) int32 {
-	if k.cpus[target].idle() {
-		return target
+// A cpuUtil is a cpu's cfs_rq util_avg, which SIS_UTIL's
+// update_idle_cpu_scan() sums over the LLC (cpu_util_cfs()): PELT of the
+// time the cpu ran a task. The kernel's average rises and decays through
+// every 1024 µs period; here it is brought to now only when read (each
+// balance of an LLC level, milliseconds apart), the time run since the
+// last read taken as spread evenly over it. Left out: a migrating task's
+// util_avg moving with it, and util_est (the enqueued tasks' estimates,
+// which cpu_util_cfs() takes when larger).
+type cpuUtil struct {
+	avg float64 // util_avg at at, of SCHED_CAPACITY_SCALE
+	at  int64
+	// ran, plus now - lastStart while a task runs, is the time run since
+	// at: burstEnd and preempt add each burst from its lastStart, and a
+	// read mid-burst takes off what it counted.
+	ran int64
+}
+
+// cpuUtilCFS is cpu_util_cfs(c) now.
+func (k *ksys) cpuUtilCFS(c *kcpu) float64 {
+	ran := c.util.ran
+	if c.curr >= 0 {
+		ran += k.now - c.lastStart
 	}
-	if prev != target && k.sharesCache(prev, target) && k.cpus[prev].idle() {
-		return prev
+	if dt := k.now - c.util.at; dt > 0 {
+		frac := min(max(float64(ran)/float64(dt), 0), 1)
+		d := math.Exp2(-float64(dt) / peltHalfLife)
+		c.util.avg = c.util.avg*d + nice0Load*frac*(1-d)
 	}
-	if k.ver == v61 {
-		recent := p.recentUsedCPU
-		p.recentUsedCPU = prev
-		if recent != prev && recent != target && k.sharesCache(recent, target) && k.cpus[recent].idle() {
-			return recent
-		}
+	c.util.at, c.util.ran = k.now, 0
+	if c.curr >= 0 {
+		c.util.ran = c.lastStart - k.now
 	}
-	tc := k.cpus[target]
-	if tc.llcSize == 1 {
-		return target
+	return c.util.avg
+}
+
+// updateIdleCPUScan is update_idle_cpu_scan() at the end of 6.1's
+// update_sd_lb_stats() (ksim.UpdateIdleCPUScan): a periodic or idle (not
+// newly idle) balance of the level whose span is the LLC writes the LLC's
+// nr_idle_scan from the sum of its cpus' utilisation.
+func (k *ksys) updateIdleCPUScan(sd *domain, idle idleType) {
+	if !k.kern.SISUtil || idle == cpuNewlyIdle || !sd.llc || sd.shared == nil {
+		return
 	}
-	found := target
-	ksim.WrapFrom(k.llcSpan(target), int(target), func(cpu int) bool {
-		if k.cpus[cpu].idle() {
-			found = int32(cpu)
-			return false
-		}
-		return true
-	})
-	return found
+	var sum int64
+	for _, id := range sd.span {
+		sum += int64(k.cpuUtilCFS(k.cpus[id])) // util_avg is an integer
+	}
+	sd.shared.nrIdleScan = ksim.UpdateIdleCPUScan(sum, len(sd.span), sd.imbalancePct)
 }

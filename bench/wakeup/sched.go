@@ -51,15 +51,12 @@ const (
 
 // A ktask is a task_struct, as far as placement and balancing read it.
 type ktask struct {
-	id    int32
-	cpu   int32 // task_cpu(p)
-	state tstate
-	// record_wakee()/wake_wide() state.
-	wakeeFlips     uint32
-	flipDecay      int64 // wakee_flip_decay_ts, jiffies
-	lastWakee      int32 // -1: none
-	recentUsedCPU  int32 // p->recent_used_cpu (6.1's select_idle_sibling)
-	execStart      int64 // when it last ran (se.exec_start): task_hot()
+	id             int32
+	cpu            int32 // task_cpu(p)
+	state          tstate
+	flips          ksim.WakeeFlips // record_wakee()/wake_wide() state
+	recentUsedCPU  int32           // p->recent_used_cpu (6.1's select_idle_sibling)
+	execStart      int64           // when it last ran (se.exec_start): task_hot()
 	la             float64
 	laAt           int64
 	burst          int64 // ns of work left in its current burst
@@ -107,6 +104,7 @@ type kcpu struct {
 	activeBusy        bool // rq->active_balance: a stopper is on its way
 	busyNs            int64
 	lastStart         int64
+	util              cpuUtil // cpu_util_cfs() for SIS_UTIL (fair.go)
 }
 
 // nrRunning is rq->nr_running: the running task and those queued.
@@ -176,13 +174,17 @@ type ksys struct {
 	w        *workload
 	c        simCounts
 	trace    func(task, cpu int32) // each run's start, for the pinned replay; nil: none
+	// llcMask is each LLC's span as CPU-id bits, at its sd_llc_id (its
+	// first cpu): select_idle_cpu()'s candidates.
+	llcMask [][]uint64
+	wk      waking // the wakeup select_task_rq_fair() is placing
 }
 
 // newKsys builds the kernel for the config: cpus, their domains, the idle
 // tasks.
 func newKsys(p params) (*ksys, error) {
 	k := &ksys{hz: ksim.HZ(p.hz), ver: p.pol.kver(), pol: p.pol, p: p}
-	k.kern = k.ver.ksimKernel()
+	k.kern = p.pol.kernel()
 	sds, llcID, llcSize, err := buildDomains(k.ver, p.topo, p.cpus)
 	if err != nil {
 		return nil, err
@@ -191,9 +193,18 @@ func newKsys(p params) (*ksys, error) {
 		c := &kcpu{id: int32(i), curr: -1, sd: sds[i], llcID: llcID[i], llcSize: llcSize[i],
 			idleStamp: 0, nohzIdle: true}
 		c.RQBalance.Init()
-		c.idleTask = &ktask{id: -1 - int32(i), cpu: int32(i), lastWakee: -1, isIdle: true}
+		c.idleTask = &ktask{id: -1 - int32(i), cpu: int32(i), flips: ksim.WakeeFlips{Last: -1}, isIdle: true}
 		c.blocked.at, c.runnable.runnable = 0, true
 		k.cpus = append(k.cpus, c)
+	}
+	k.llcMask = make([][]uint64, p.cpus)
+	for _, c := range k.cpus {
+		m := k.llcMask[c.llcID]
+		if m == nil {
+			m = make([]uint64, (p.cpus+63)/64)
+			k.llcMask[c.llcID] = m
+		}
+		m[c.id/64] |= 1 << (c.id % 64)
 	}
 	return k, nil
 }
@@ -208,7 +219,7 @@ func (k *ksys) push(at int64, kind ksim.Kind, cpu int32, arg int64) {
 
 // addTask creates a sleeping task whose task_cpu() is cpu.
 func (k *ksys) addTask(cpu int32) *ktask {
-	t := &ktask{id: int32(len(k.tasks)), cpu: cpu, ran: cpu, lastWakee: -1, recentUsedCPU: cpu}
+	t := &ktask{id: int32(len(k.tasks)), cpu: cpu, ran: cpu, flips: ksim.WakeeFlips{Last: -1}, recentUsedCPU: cpu}
 	k.tasks = append(k.tasks, t)
 	k.cpus[cpu].blocked.add(k.now, 0)
 	return t
@@ -349,6 +360,7 @@ func (k *ksys) burstEnd(c *kcpu) {
 	t := k.tasks[c.curr]
 	t.burst = 0
 	c.busyNs += k.now - c.lastStart
+	c.util.ran += k.now - c.lastStart
 	t.execStart = k.now
 	if k.w.act(k, t, c) {
 		// It goes on running: another burst, no sleep.
@@ -374,6 +386,7 @@ func (k *ksys) preempt(c *kcpu) *ktask {
 	t.burst = max(t.burst, 0)
 	t.execStart = k.now
 	c.busyNs += k.now - c.lastStart
+	c.util.ran += k.now - c.lastStart
 	t.state = queued
 	t.wokenAt = k.now
 	c.curr = -1

@@ -68,52 +68,6 @@ func TestBuildDomains(t *testing.T) {
 	}
 }
 
-// wake_wide() against sd_llc_size: on one-cpu LLCs (factor 1) a pair whose
-// members each flipped once is already "wide".
-func TestWakeWide(t *testing.T) {
-	for _, tt := range []struct {
-		waker, wakee uint32
-		factor       int
-		want         bool
-	}{
-		{0, 0, 1, false},
-		{1, 0, 1, false},
-		{1, 1, 1, true},
-		{5, 1, 1, true},
-		{1, 1, 4, false},
-		{8, 2, 4, false},
-		{8, 4, 4, false},
-		{16, 4, 4, true},
-		{4, 16, 4, true}, // master is the larger either way
-	} {
-		got := wakeWide(&ktask{wakeeFlips: tt.waker}, &ktask{wakeeFlips: tt.wakee}, tt.factor)
-		if got != tt.want {
-			t.Errorf("wakeWide(waker flips %d, wakee flips %d, factor %d) = %v, want %v", tt.waker, tt.wakee, tt.factor, got, tt.want)
-		}
-	}
-}
-
-// record_wakee(): a flip per change of wakee, halved once a second.
-func TestRecordWakee(t *testing.T) {
-	const hz = 100
-	w, a, b := &ktask{lastWakee: -1}, &ktask{id: 1}, &ktask{id: 2}
-	for _, step := range []struct {
-		jiffies int64
-		p       *ktask
-		want    uint32
-	}{
-		{1, a, 1}, {2, a, 1}, {3, b, 2}, {4, a, 3}, {50, b, 4},
-		{102, b, 2}, // decay: 4 >> 1, same wakee
-		{150, a, 3},
-		{203, a, 1}, // decay again
-	} {
-		recordWakee(w, step.p, step.jiffies, hz)
-		if w.wakeeFlips != step.want {
-			t.Fatalf("after waking task %d at jiffy %d: wakee_flips = %d, want %d", step.p.id, step.jiffies, w.wakeeFlips, step.want)
-		}
-	}
-}
-
 // The seed's guest before the patch: no sd_llc_shared, so wake_affine_llc()
 // refuses every wakeup and select_idle_sibling() has no LLC to search: not
 // one wakeup migration, whatever the load. The patch moves some.

@@ -1,0 +1,339 @@
+package ksim
+
+import (
+	"math"
+	"math/bits"
+)
+
+// select_idle_sibling() and select_idle_cpu() (kernel/sched/fair.c): where
+// a woken task runs within the LLC of the target wake_affine() chose. The
+// kernel reads runqueues, sd_llc and the task; a scenario answers for them
+// through a SISView (bench/idlemask from its runqueue lines and its idle
+// mask, bench/wakeup from its runqueues), and hands select_idle_cpu() the
+// candidates it scans (the idle mask, or sched_domain_span(sd_llc)).
+
+// An Idler says which CPUs are idle as the scenario knows them:
+// available_idle_cpu(cpu) || sched_idle_cpu(cpu).
+type Idler interface {
+	Idle(cpu int) bool
+}
+
+// A SISView is what select_idle_sibling()'s shortcuts read of the machine,
+// the wakee and the waker.
+type SISView interface {
+	Idler
+	// SharesCache is cpus_share_cache(a, b): the same sd_llc_id.
+	SharesCache(a, b int) bool
+	// Allowed is cpumask_test_cpu(cpu, p->cpus_ptr).
+	Allowed(cpu int) bool
+	// PrevRecent is the wakee's prev_cpu and p->recent_used_cpu, asked
+	// only once the target is found busy (a scenario that draws them
+	// draws no more than it uses).
+	PrevRecent() (prev, recent int)
+	// SetRecent is "p->recent_used_cpu = prev;".
+	SetRecent(prev int)
+	// NrRunning is cpu_rq(cpu)->nr_running.
+	NrRunning(cpu int) int
+	// PerCPUKthread is is_per_cpu_kthread(current) && in_task(): the
+	// waker is a kthread bound to this CPU (asked last: a scenario may
+	// draw it).
+	PerCPUKthread() bool
+}
+
+// A Shortcut names which of select_idle_sibling()'s early returns placed a
+// wakeup.
+type Shortcut int8
+
+const (
+	NoShortcut   Shortcut = iota // none: select_idle_cpu() is next
+	ShortTarget                  // "if (available_idle_cpu(target) ...) return target;"
+	ShortPrev                    // prev shares the target's cache and is idle
+	ShortKthread                 // a per-cpu kthread woke it on its own CPU, prev: it stacks there
+	ShortRecent                  // p->recent_used_cpu shares the cache and is idle
+)
+
+// RecentUsedRule is what a version's select_idle_sibling() does with
+// p->recent_used_cpu.
+type RecentUsedRule int8
+
+const (
+	// RecentNone: no recent_used_cpu (before v4.16).
+	RecentNone RecentUsedRule = iota
+	// RecentOnHit: v4.16 (Mel Gorman's "sched/fair: Use a recently used
+	// CPU as an idle candidate and the basis for SIS") up to v5.14:
+	// "p->recent_used_cpu = prev;" only when it returns recent_used_cpu.
+	RecentOnHit
+	// RecentAlways: from v5.15, 89aafd67f28c ("sched/fair: Use prev
+	// instead of new target as recent_used_cpu"): set to prev on every
+	// wakeup that reaches the test, before it.
+	RecentAlways
+)
+
+// SISShortcut is select_idle_sibling(p, prev, target)'s early returns of
+// version k, run on CPU this (smp_processor_id()), before sd_llc is looked
+// at (the capacity tests of asymmetric machines are not modelled; every
+// CPU fits):
+//
+//	if (available_idle_cpu(target) || sched_idle_cpu(target)) return target;
+//	if (prev != target && cpus_share_cache(prev, target) &&
+//	    (available_idle_cpu(prev) || sched_idle_cpu(prev))) return prev;
+//	if (is_per_cpu_kthread(current) && in_task() &&	// v5.6 on
+//	    prev == smp_processor_id() && this_rq()->nr_running <= 1) return prev;
+//	recent_used_cpu = p->recent_used_cpu;			// v4.16 on
+//	p->recent_used_cpu = prev;				// v5.15 on
+//	if (recent_used_cpu != prev && recent_used_cpu != target &&
+//	    cpus_share_cache(recent_used_cpu, target) &&
+//	    (available_idle_cpu(recent_used_cpu) || ...) &&
+//	    cpumask_test_cpu(p->recent_used_cpu, p->cpus_ptr)) {
+//		p->recent_used_cpu = prev;			// v4.16 to v5.14
+//		return recent_used_cpu;
+//	}
+//
+// It returns the CPU and which shortcut gave it, or -1 and NoShortcut.
+// (v5.15 to v6.4 test p->recent_used_cpu, prev by then, against cpus_ptr,
+// which ae2ad293d6be fixed in v6.5; recent_used_cpu is tested here, which
+// is the same wherever prev is allowed.)
+func (k Kernel) SISShortcut(v SISView, this, target int) (int, Shortcut) {
+	if v.Idle(target) {
+		return target, ShortTarget
+	}
+	prev, recent := v.PrevRecent()
+	if prev != target && v.SharesCache(prev, target) && v.Idle(prev) {
+		return prev, ShortPrev
+	}
+	if k.KthreadStack && prev == this && v.NrRunning(this) <= 1 && v.PerCPUKthread() {
+		return prev, ShortKthread
+	}
+	if k.RecentUsed == RecentNone {
+		return -1, NoShortcut
+	}
+	if k.RecentUsed == RecentAlways {
+		v.SetRecent(prev)
+	}
+	if recent != prev && recent != target && v.SharesCache(recent, target) && v.Allowed(recent) && v.Idle(recent) {
+		if k.RecentUsed == RecentOnHit {
+			v.SetRecent(prev)
+		}
+		return recent, ShortRecent
+	}
+	return -1, NoShortcut
+}
+
+// ScanStart is where version k's select_idle_cpu() starts its
+// for_each_cpu_wrap() for a wakeup on target: the target itself, or from
+// v5.15 the CPU after it (ScanFromNext).
+func (k Kernel) ScanStart(target int) int {
+	if k.ScanFromNext {
+		return target + 1
+	}
+	return target
+}
+
+// SISPropNr is the SIS_PROP scan budget of select_idle_cpu() from v4.11
+// (1ad3aaf3fcd2, "sched/core: Implement new approach to scale
+// select_idle_cpu()") to v5.12, SIS_AVG_CPU off as by default:
+//
+//	avg_idle = this_rq()->avg_idle / 512;
+//	avg_cost = this_sd->avg_scan_cost + 1;
+//	...
+//	if (sched_feat(SIS_PROP)) {
+//		u64 span_avg = sd->span_weight * avg_idle;
+//		if (span_avg > 4*avg_cost)
+//			nr = div_u64(span_avg, avg_cost);
+//		else
+//			nr = 4;
+//	}
+//
+// avgIdle is the waking CPU's rq->avg_idle and avgScanCost its sd_llc's
+// avg_scan_cost, both in ns; span is the LLC's weight. The loop then stops
+// at "if (!--nr) return -1;", so at most nr-1 CPUs are probed: 3 when busy.
+// (v6.0 turned SIS_PROP off by default for SIS_UTIL, SISUtilNr.)
+func SISPropNr(span, avgIdle, avgScanCost int64) int {
+	avgIdle /= 512
+	avgCost := avgScanCost + 1
+	spanAvg := span * avgIdle
+	if spanAvg > 4*avgCost {
+		return int(min(spanAvg/avgCost, math.MaxInt32))
+	}
+	return 4
+}
+
+// SISUtilNr is the SIS_UTIL scan budget of select_idle_cpu(), on by default
+// from v6.0 (70fb5ccf2ebb, "sched/fair: Introduce SIS_UTIL to search idle
+// CPU based on sum of util_avg"), from the LLC's sd_llc_shared:
+//
+//	/* because !--nr is the condition to stop scan */
+//	nr = READ_ONCE(sd_share->nr_idle_scan) + 1;
+//	/* overloaded LLC is unlikely to have idle cpu/core */
+//	if (nr == 1)
+//		return -1;
+//
+// (nr 1 makes SelectIdleCPU return at once, budget out, no probe.)
+// nr_idle_scan starts at 0 (sd_llc_shared is kzalloc'd), so no wakeup
+// scans before the LLC's first periodic balance: UpdateIdleCPUScan.
+func SISUtilNr(nrIdleScan int) int { return nrIdleScan + 1 }
+
+// UpdateIdleCPUScan is update_idle_cpu_scan() (v6.0 on): the LLC's
+// nr_idle_scan, as a periodic or idle balance of the level whose span is
+// the LLC (span_weight == sd_llc_size; not a newly idle one) leaves it, from
+// the sum of its CPUs' cpu_util_cfs() (sumUtil, SCHED_CAPACITY_SCALE per
+// CPU at full use) and the level's imbalance_pct:
+//
+//	x = sum_util;
+//	do_div(x, llc_weight);
+//	pct = env->sd->imbalance_pct;
+//	tmp = x * x * pct * pct;
+//	do_div(tmp, 10000 * SCHED_CAPACITY_SCALE);
+//	tmp = min_t(long, tmp, SCHED_CAPACITY_SCALE);
+//	y = SCHED_CAPACITY_SCALE - tmp;
+//	y *= llc_weight;
+//	do_div(y, SCHED_CAPACITY_SCALE);
+//
+// "The number of CPUs to search drops as sum_util increases, when sum_util
+// hits 85% or above, the scan stops": on an LLC of 4 at imbalance_pct 117,
+// 2 at half use, 0 from 85 %.
+func UpdateIdleCPUScan(sumUtil int64, llcWeight, imbalancePct int) int {
+	const scale = 1024 // SCHED_CAPACITY_SCALE
+	x := uint64(max(sumUtil, 0)) / uint64(llcWeight)
+	pct := uint64(imbalancePct)
+	tmp := min(x*x*pct*pct/(10000*scale), scale)
+	y := (scale - tmp) * uint64(llcWeight) / scale
+	return int(y)
+}
+
+// SelectIdleCPU is the loop of select_idle_cpu(),
+//
+//	for_each_cpu_wrap(cpu, cpus, start) {
+//		if (!--nr)
+//			return -1;
+//		if (available_idle_cpu(cpu) || sched_idle_cpu(cpu))
+//			break;
+//	}
+//
+// over the candidate words cpus (the bits of CPU ids; the idle mask, or
+// sched_domain_span(sd_llc) and p->cpus_ptr): the set bits from start up,
+// then from 0 up to start, word at a time. start is ScanStart's (a start
+// past the last word wraps to 0). It returns the first candidate idle
+// reports idle, or -1; how many CPUs it probed; and whether the budget nr
+// ran out first (math.MaxInt for no budget). It allocates nothing:
+// bench/idlemask's pinned run calls it in its hot loop.
+//
+//go:noinline
+func SelectIdleCPU(cpus []uint64, idle Idler, start, nr int) (cpu, probes int, out bool) {
+	n := len(cpus)
+	if start >= n*64 {
+		start = 0
+	}
+	tw, tb := start/64, uint(start%64)
+	// Step k visits word tw+k (mod n): at k 0 the start's word from the
+	// start up, at k n the same word below the start.
+	for k := 0; k <= n && n > 0; k++ {
+		i := tw + k
+		if i >= n {
+			i -= n
+		}
+		word := cpus[i]
+		switch k {
+		case 0:
+			word &= ^uint64(0) << tb
+		case n:
+			word &= 1<<tb - 1
+		}
+		for ; word != 0; word &= word - 1 {
+			if nr--; nr == 0 {
+				return -1, probes, true
+			}
+			c := i*64 + bits.TrailingZeros64(word)
+			probes++
+			if idle.Idle(c) {
+				return c, probes, false
+			}
+		}
+	}
+	return -1, probes, false
+}
+
+// An SMTView is what select_idle_core() and select_idle_smt() read of an
+// SMT machine, beside the runqueues.
+type SMTView interface {
+	Idler
+	// SMTMask is cpu_smt_mask(cpu), within the LLC, as the run of
+	// consecutive CPU ids first to last.
+	SMTMask(cpu int) (first, last int)
+	// Allowed is cpumask_test_cpu(cpu, p->cpus_ptr).
+	Allowed(cpu int) bool
+}
+
+// SelectIdleCore is v5.11's select_idle_core() once test_idle_cores()
+// has said yes (sd_llc_shared->has_idle_cores is the caller's word, and so
+// is the set_idle_cores(target, 0) a -1 calls for: "Failed to find an
+// idle core; stop looking for one."):
+//
+//	cpumask_and(cpus, sched_domain_span(sd), p->cpus_ptr);
+//	for_each_cpu_wrap(core, cpus, target) {
+//		bool idle = true;
+//		for_each_cpu(cpu, cpu_smt_mask(core)) {
+//			if (!available_idle_cpu(cpu)) {
+//				idle = false;
+//				break;
+//			}
+//		}
+//		cpumask_andnot(cpus, cpus, cpu_smt_mask(core));
+//		if (idle)
+//			return core;
+//	}
+//
+// over cpus, the candidate words of an LLC of n CPUs (which it clears as
+// it goes). It returns the CPU the loop is at when it finds a wholly idle
+// core (the core's first thread or not), or -1, and the CPUs probed.
+func SelectIdleCore(cpus []uint64, v SMTView, target, n int) (cpu, probes int) {
+	for i := range n {
+		core := (target + i) % n
+		if cpus[core/64]>>(core%64)&1 == 0 {
+			continue // a thread of a core already looked at
+		}
+		first, last := v.SMTMask(core)
+		idle := true
+		for c := first; c <= last; c++ {
+			probes++
+			if !v.Idle(c) {
+				idle = false
+				break
+			}
+		}
+		for c := first; c <= last; c++ {
+			cpus[c/64] &^= 1 << (c % 64)
+		}
+		if idle {
+			return core, probes
+		}
+	}
+	return -1, probes
+}
+
+// SelectIdleSMT is v5.11's select_idle_smt(), after select_idle_cpu()
+// found nothing: the target's core's threads in id order, the target's
+// included (available_idle_cpu() reads its runqueue too):
+//
+//	for_each_cpu(cpu, cpu_smt_mask(target)) {
+//		if (!cpumask_test_cpu(cpu, p->cpus_ptr) ||
+//		    !cpumask_test_cpu(cpu, sched_domain_span(sd)))
+//			continue;
+//		if (available_idle_cpu(cpu) || sched_idle_cpu(cpu))
+//			return cpu;
+//	}
+//
+// It returns the CPU or -1, and the CPUs probed.
+func SelectIdleSMT(v SMTView, target int) (cpu, probes int) {
+	first, last := v.SMTMask(target)
+	for c := first; c <= last; c++ {
+		if !v.Allowed(c) {
+			continue
+		}
+		probes++
+		if v.Idle(c) {
+			return c, probes
+		}
+	}
+	return -1, probes
+}
