@@ -47,6 +47,17 @@
 //     degenerates). Domains.ShouldWeBalance is should_we_balance() of a
 //     version: which CPU of a local group runs a periodic pass.
 //
+//   - PELT (pelt.go): struct sched_avg's load half (SchedAvg) with
+//     decay_load() (DecayLoad), accumulate_sum(), ___update_load_sum()
+//     (SchedAvg.UpdateLoadSum), ___update_load_avg() (UpdateLoadAvg) and
+//     get_pelt_divider() (Divider) of kernel/sched/pelt.c, in the kernel's
+//     integer arithmetic, which package counter's cfs_rqs run on; the
+//     scheduler's load units, NICE_0_LOAD (Nice0Load), scale_load() and
+//     scale_load_down(), LOAD_AVG_MAX and PELT_MIN_DIVIDER; and the same
+//     decay in continuous time (Decay, PeltSet) for the float models.
+//     LOAD_AVG_PERIOD is walk.go's LoadAvgPeriod, beside the nohz cadence
+//     it also sets.
+//
 //   - Runqueues and tasks (rq.go): an RQ with its FIFO of Tasks,
 //     nr_running, the CPU's idle stamp and avg_idle, rq->next_balance;
 //     UpdateAvg is update_avg() of kernel/sched/sched.h.

@@ -4,7 +4,7 @@ import "testing"
 
 func TestRQ(t *testing.T) {
 	rq := RQ{CPU: 3}
-	a, b, c := &Task{ID: 1, Weight: NiceZeroLoad}, &Task{ID: 2, Weight: NiceZeroLoad}, &Task{ID: 3, Weight: 512}
+	a, b, c := &Task{ID: 1, Weight: Nice0LoadDown}, &Task{ID: 2, Weight: Nice0LoadDown}, &Task{ID: 3, Weight: 512}
 	if !rq.Idle() || rq.Block() != nil {
 		t.Fatal("a new rq is idle, with nothing to block")
 	}

@@ -436,7 +436,7 @@ func (row *SimRow) rate(e *simErrs, span int64, n int) {
 // read, which patch 4 may have skipped since, against the weight the true
 // tg_weight gives.
 func laErr(rq *counter.CfsRq, trueOthers, pushedOthers int64) (tgw, shares float64, ok, queued bool) {
-	load := max(counter.ScaleLoadDown(rq.Weight()), rq.Load())
+	load := max(ksim.ScaleLoadDown(rq.Weight()), rq.Load())
 	trueW := trueOthers + load
 	if trueW <= 0 {
 		return 0, 0, false, false
