@@ -58,9 +58,13 @@
 //     LOAD_AVG_PERIOD is walk.go's LoadAvgPeriod, beside the nohz cadence
 //     it also sets.
 //
-//   - Runqueues and tasks (rq.go): an RQ with its FIFO of Tasks,
-//     nr_running, the CPU's idle stamp and avg_idle, rq->next_balance;
-//     UpdateAvg is update_avg() of kernel/sched/sched.h.
+//   - Runqueues and tasks (rq.go): an RQ with its current Task and the
+//     FIFO of Tasks waiting for it, nr_running, the CPU's idle stamp and
+//     avg_idle, rq->next_balance; tasks run (Curr), wait (Enqueue behind
+//     Curr), block (Block: the next waiting one runs) and wake (Enqueue),
+//     without allocating once the queue has grown. bench/loadavg's pairs
+//     workload runs its tasks on them. UpdateAvg is update_avg() of
+//     kernel/sched/sched.h.
 //
 //   - The driver (driver.go). Queue is the event queue: events in
 //     kernel-time order, ties by CPU, then by the order they were pushed. A

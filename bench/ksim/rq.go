@@ -73,10 +73,15 @@ func (rq *RQ) Block() *Task {
 	rq.NrRunning--
 	rq.Load -= t.Weight
 	rq.Curr = nil
-	if len(rq.Queue) > 0 {
+	if n := len(rq.Queue); n > 0 {
 		rq.Curr = rq.Queue[0]
 		rq.Curr.State = TaskRunning
-		rq.Queue = rq.Queue[1:]
+		// Shift in place rather than reslice from the front, so that
+		// the queue's array is reused and a run that blocks and wakes
+		// forever never allocates.
+		copy(rq.Queue, rq.Queue[1:])
+		rq.Queue[n-1] = nil
+		rq.Queue = rq.Queue[:n-1]
 	}
 	return t
 }

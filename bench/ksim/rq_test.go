@@ -26,6 +26,22 @@ func TestRQ(t *testing.T) {
 	}
 }
 
+// TestRQNoAlloc: tasks that run, block and wake on one runqueue forever
+// reuse its queue's array (the models' hot loops must not allocate).
+func TestRQNoAlloc(t *testing.T) {
+	rq := RQ{CPU: 1, Queue: make([]*Task, 0, 4)}
+	ts := []*Task{{ID: 1, Weight: Nice0LoadDown}, {ID: 2, Weight: Nice0LoadDown}, {ID: 3, Weight: Nice0LoadDown}}
+	for _, tk := range ts {
+		rq.Enqueue(tk)
+	}
+	allocs := testing.AllocsPerRun(1000, func() {
+		rq.Enqueue(rq.Block())
+	})
+	if allocs != 0 || rq.NrRunning != 3 || len(rq.Queue) != 2 {
+		t.Errorf("block and wake: %v allocations per run, nr %d, %d queued; want 0, 3, 2", allocs, rq.NrRunning, len(rq.Queue))
+	}
+}
+
 func TestUpdateAvg(t *testing.T) {
 	for _, tc := range []struct{ avg, sample, want int64 }{
 		{0, 800, 100}, {100, 0, 88}, {1000, 1007, 1000}, {-7, 0, -7}, {0, -15, -1},

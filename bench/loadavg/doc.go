@@ -288,6 +288,27 @@
 // cfs_rq was throttled. contend kernel counts the writes on a real 6.1 and 6.12 kernel; the
 // reproduce table's simulated verdict for finding 1 says the same.
 //
+// # The pairs workload, for counts
+//
+// SimConfig.Pairs (pairs.go) replaces the coin with the lab's pipe and
+// migrate shapes as tasks on ksim's runqueues (ksim.RQ, ksim.Task) that
+// run, sleep and wake: pairs of pingers, each run ending in "wake the
+// partner" and "block" in the same instant (so in the same PELT period, as
+// the kernel's pipe write and read), the partner waiting runnable, then
+// running. kernel model feeds it what the count measured: the workload's
+// wakeups per second (each task wakes once a cycle of 2·pairs / wakeups
+// per second, on a grid a late wakeup catches up on, so the model realises
+// the wakeups it is fed: the coin left a fifth to a third of its slots
+// idle, 6.12 pipe 1000 realised of 1352 fed), the pingers' run and
+// runnable shares (run-%, runnable-%), and the migrations per wakeup
+// (migrations/wakeup; the rest are local wakeups, on the task's previous
+// CPU; a migration goes to the waker's CPU, wake_affine()'s WF_SYNC pull,
+// which stacks the pair, or from a stacked pair to another CPU). Its own
+// defaults, not measured: runs and waits spread uniformly over ±50 % of
+// their means, tasks starting on CPU i mod cpus. The model's realised
+// wakeups, run and runnable shares are printed beside what it was fed
+// (kernel model's "model inputs" lines).
+//
 // Held against a kernel (contend kernel model, a lab count's rates fed in):
 // the old comparison divided the kernel's writes by every
 // enqueue_task_fair call, and in the lab's guest the workload's own

@@ -71,16 +71,13 @@ func WriteModelTable(w io.Writer, files []string, dur time.Duration) error {
 	for _, r := range runs {
 		writePaths(w, r.kc, r.cfg, r.row)
 	}
-	// What the model is not fed: how long each task stays runnable. Its
-	// tasks are queued about half the time by construction (at each event
-	// a queued task sleeps with probability 1/2); bench/loadavg/doc.go
-	// says what that does to writes per enqueue.
-	for _, path := range files {
-		counts, _ := ReadCounts(path)
-		for _, kc := range counts {
-			if r, ok := kc.V["runnable-%"]; ok {
-				fmt.Fprintf(w, "duty: %s %s: the pingers were runnable %.1f %% of their time (the model's tasks: about 50 %%)\n", kc.Kernel, kc.Workload, r)
-			}
+	// Where the model was not fed how long each task stays runnable (no
+	// pairs workload: the seed's coin, whose tasks are queued about half
+	// the time by construction), say so; bench/loadavg/doc.go says what
+	// that does to writes per enqueue.
+	for _, r := range runs {
+		if v, ok := r.kc.V["runnable-%"]; ok && r.cfg.Pairs == 0 {
+			fmt.Fprintf(w, "duty: %s %s: the pingers were runnable %.1f %% of their time (the model's tasks: about 50 %%)\n", r.kc.Kernel, r.kc.Workload, v)
 		}
 	}
 	return nil
@@ -179,13 +176,21 @@ func modelConfigAt(kc CountResult, enqPerSec float64, dur time.Duration) (loadav
 		variant = "rate"
 	}
 	hz := countHZ(kc)
-	return loadavg.SimConfig{
+	cfg := loadavg.SimConfig{
 		CPUs: kc.CPUs, Nodes: 1, Levels: kc.Levels, Duration: dur,
 		Gap:   time.Duration(float64(time.Second) / perCPU),
 		Mig:   mig,
 		Tasks: max(1, int(math.Round(float64(threads)/float64(kc.CPUs)))),
 		HZ:    hz, Seed: 1, Variants: []string{variant},
-	}, nil
+	}
+	// The pipe and migrate shapes are pairs of pingers: where the count
+	// measured their run and runnable shares, the model runs them as
+	// pairs (loadavg's pairs workload), which realises the wakeups fed.
+	run, runnable := kc.V["run-%"]/100, kc.V["runnable-%"]/100
+	if (kc.Shape == "pipe" || kc.Shape == "migrate") && run > 0 && runnable >= run && runnable <= 1 {
+		cfg.Pairs, cfg.Run, cfg.Runnable = kc.Pairs, run, runnable
+	}
+	return cfg, nil
 }
 
 // A modelRun is the loadavg simulation one count's first rows came from.
@@ -310,9 +315,16 @@ func pathRows(kc CountResult, row loadavg.SimRow) []modelRow {
 // share of them that wrote.
 func writePaths(w io.Writer, kc CountResult, cfg loadavg.SimConfig, row loadavg.SimRow) {
 	wk := math.Max(float64(row.Wakeups), 1)
-	fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d tasks per cpu, %d levels, HZ %d, %s; model idle %.0f %% of event slots; not fed: the pingers ran %.1f %% and waited runnable %.1f %% of their time\n",
-		kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), cfg.Mig, cfg.Tasks, cfg.Levels, cfg.HZ, cfg.Variants[0],
-		100*float64(row.Idle)/math.Max(float64(row.Idle+row.Events), 1), kc.V["run-%"], kc.V["runnable-%"]-kc.V["run-%"])
+	realised := float64(row.Wakeups) / (float64(cfg.CPUs) * cfg.Duration.Seconds())
+	if cfg.Pairs > 0 {
+		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d pairs pinging, run %.1f %% and runnable %.1f %% of their time, %d levels, HZ %d, %s; the model realised %.0f wakeups per cpu per s, its pingers ran %.1f %% and were runnable %.1f %% of their time\n",
+			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), cfg.Mig, cfg.Pairs, 100*cfg.Run, 100*cfg.Runnable, cfg.Levels, cfg.HZ, cfg.Variants[0],
+			realised, row.RunPct, row.RunnablePct)
+	} else {
+		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d tasks per cpu, %d levels, HZ %d, %s; model idle %.0f %% of event slots, realised %.0f wakeups per cpu per s; not fed: the pingers ran %.1f %% and waited runnable %.1f %% of their time\n",
+			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), cfg.Mig, cfg.Tasks, cfg.Levels, cfg.HZ, cfg.Variants[0],
+			100*float64(row.Idle)/math.Max(float64(row.Idle+row.Events), 1), realised, kc.V["run-%"], kc.V["runnable-%"]-kc.V["run-%"])
+	}
 	var parts []string
 	for p, ps := range row.Paths {
 		parts = append(parts, fmt.Sprintf("%s %.3f (%.3f calls, %.0f %% wrote)", counter.Path(p), float64(ps.Writes)/wk,
