@@ -46,9 +46,11 @@ import (
 // wait is cut so that the cycle, and so the wakeup rate, is the count's.
 //
 // Each CPU's tick (entity_tick() of the running group task, on every
-// level) runs while a group task is current; a CPU with none of the
-// group's tasks queued has its blocked load updated every 32 ms
-// (ksim.NohzBlockedEvery), as the seed workload's idle CPUs do.
+// level) runs while a group task is current. With SimConfig.DomainCPUs set,
+// every tick also runs trigger_load_balance()'s test, and the balance
+// softirq its update_blocked_averages() (balance.go); without it, a CPU
+// with none of the group's tasks queued has its blocked load updated every
+// 32 ms (ksim.NohzBlockedEvery), as the seed workload's idle CPUs do.
 
 // Event kinds of the pairs workload, after ksim's own.
 const (
@@ -68,7 +70,8 @@ type pairSim struct {
 	cycle int64  // each task's time from one wakeup to the next, ns
 	run   int64  // mean run, ns
 	wait  int64  // mean wait runnable, ns
-	every int64  // blocked-load cadence of an idle CPU
+	every int64  // blocked-load cadence of an idle CPU, without the softirq
+	bal   *pairBalance
 	tick  int64
 	// Measured in the model, for its duty line: the tasks' time running
 	// and waiting runnable, and the cycles they took.
@@ -152,6 +155,11 @@ func (s *pairSim) runUntil(end int64) {
 func (s *pairSim) tickAt(now int64, cpu int) {
 	c, rq := s.cpus[cpu], &s.rqs[cpu]
 	switch {
+	case s.bal != nil:
+		if rq.Curr != nil {
+			c.rq.Tick(now, &s.tasks[rq.Curr.ID].se)
+		}
+		s.bal.tick(now, cpu, c.rq)
 	case rq.Curr != nil:
 		c.rq.Tick(now, &s.tasks[rq.Curr.ID].se)
 	case c.rq.NrRunning() == 0 && now >= c.blocked:
@@ -233,6 +241,9 @@ func (s *pairSim) block(now int64, id int) {
 	c.rq.Dequeue(now, &t.se, false)
 	laRemove(&c.queued, t)
 	c.local = append(c.local, t)
+	if s.bal != nil && c.rq.NrRunning() == 0 {
+		s.bal.newidle(cpu)
+	}
 	rq := &s.rqs[cpu]
 	rq.Block()
 	if rq.Curr != nil {
@@ -243,13 +254,13 @@ func (s *pairSim) block(now int64, id int) {
 // simulatePairs runs variant v's stores under the pairs workload for
 // cfg.Duration of kernel time and returns the CPUs, for the row's counts,
 // and the run and runnable shares the tasks had.
-func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cpus []*laCPU, run, runnable float64, err error) {
+func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cpus []*laCPU, run, runnable float64, softirqs int64, err error) {
 	n := cfg.CPUs
 	cpus = make([]*laCPU, n)
 	for i := range cpus {
 		rq, err := counter.NewCfsRqPath(stores, v.Write, v.Read, i, i*cfg.Nodes/n)
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, 0, 0, 0, err
 		}
 		r := laSeed(i, cfg.Seed)
 		// Each CPU's PELT periods and ticks at a phase of its own, as
@@ -259,11 +270,19 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	}
 	s, err := newPairSim(cpus, cfg.Pairs, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), cfg.Run, cfg.Runnable, ksim.HZ(cfg.HZ), laSeed(n, cfg.Seed))
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, 0, 0, err
+	}
+	if cfg.DomainCPUs > 0 {
+		s.bal = newPairBalance(n, cfg.DomainCPUs, ksim.HZ(cfg.HZ), s.tick)
 	}
 	s.runUntil(laClockBase + int64(cfg.Duration))
+	if s.bal != nil {
+		for _, k := range s.bal.softirqs {
+			softirqs += k
+		}
+	}
 	span := float64(2*cfg.Pairs) * float64(cfg.Duration)
-	return cpus, float64(s.ran) / span, float64(s.ran+s.waited) / span, nil
+	return cpus, float64(s.ran) / span, float64(s.ran+s.waited) / span, softirqs, nil
 }
 
 // laRemove takes t out of the list ts, order kept.

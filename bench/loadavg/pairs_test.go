@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contend/contend/counter"
 )
 
 // pairsConfig is a pipe count's shape: 2 pairs on 4 cpus, 2 levels, HZ 250,
@@ -82,5 +84,62 @@ func TestPairsValidate(t *testing.T) {
 	cfg.Pairs = -1
 	if _, err := Simulate(cfg); err == nil || !strings.Contains(err.Error(), "pairs -1") {
 		t.Errorf("pairs -1: err %v", err)
+	}
+}
+
+// TestPairBalance: the softirq's cadence as next_balance makes it. At HZ
+// 250 on a domain of 2 cpus the idle interval is 1 jiffy (2 ms) and the
+// busy one 7 (2 ms × busy_factor 16 = 8 jiffies, less 1): a cpu busy at
+// every tick runs the softirq every 7th tick, an idle one, or a busy one
+// going newly idle between ticks, at every tick; each softirq is an
+// update_blocked_averages() of the cpu's cfs_rqs (counter's blocked path).
+func TestPairBalance(t *testing.T) {
+	const tick = 4_000_000
+	for _, tc := range []struct {
+		name          string
+		busy, newidle bool
+		want          int64
+	}{{"busy", true, false, 100 / 7}, {"busy, newly idle each tick", true, true, 100}, {"idle", false, false, 100}} {
+		store, err := counter.New(counter.StoreAtomic, counter.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rq, err := counter.NewCfsRq(store, counter.WritePolicy{}, counter.ReadPolicy{}, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rq.Init(laClockBase)
+		var se counter.Entity
+		if err := se.Init(laNice0); err != nil {
+			t.Fatal(err)
+		}
+		rq.Seed(&se, laNice0/2, tc.busy)
+		b := newPairBalance(4, 2, 250, tick)
+		for j := range int64(100) {
+			b.tick(laClockBase+(j+1)*tick, 0, rq)
+			if tc.newidle {
+				b.newidle(0)
+			}
+		}
+		if got := b.softirqs[0]; got < tc.want || got > tc.want+1 {
+			t.Errorf("%s: %d softirqs in 100 ticks, want %d", tc.name, got, tc.want)
+		}
+		if got := rq.Stats().Paths[counter.PathBlocked].Updates; got == 0 {
+			t.Errorf("%s: the softirqs' blocked updates never called update_tg_load_avg", tc.name)
+		}
+		store.Close()
+	}
+	cfg := pairsConfig(370*time.Microsecond, NoMig)
+	cfg.DomainCPUs = 5
+	if _, err := Simulate(cfg); err == nil || !strings.Contains(err.Error(), "domain cpus 5") {
+		t.Errorf("domain cpus 5 of 4: err %v", err)
+	}
+	cfg.DomainCPUs = 2
+	tab, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := tab.Rows[0]; r.SoftirqsPerCPUSec < 250/7 || r.SoftirqsPerCPUSec > 250 {
+		t.Errorf("pairs with the softirq: %.0f softirqs per cpu per s, want between the busy cadence (35) and HZ (250)", r.SoftirqsPerCPUSec)
 	}
 }

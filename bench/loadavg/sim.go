@@ -56,6 +56,13 @@ type SimConfig struct {
 	// seed's workload, where Tasks and the coin decide.
 	Pairs         int
 	Run, Runnable float64
+	// DomainCPUs, with Pairs, is the weight of each cpu's lowest sched
+	// domain (the cpus of its node on the lab's machines): its
+	// balance_interval, sd_init's weight in ms, sets when the tick raises
+	// the balance softirq, whose update_blocked_averages() updates every
+	// cfs_rq of the cpu, busy or idle (pairs.go, balance.go). Zero: no
+	// softirq, only the idle cpus' blocked updates every 32 ms.
+	DomainCPUs int
 	// Seed picks the random draws; the same config and seed replay the
 	// same events (default 1).
 	Seed uint64
@@ -127,6 +134,8 @@ func (c SimConfig) validate() error {
 		return fmt.Errorf("simulate loadavg: tasks %d out of range [1, %d]", c.Tasks, laMaxTasks)
 	case c.Pairs < 0 || c.Pairs > laMaxTasks*c.CPUs:
 		return fmt.Errorf("simulate loadavg: pairs %d out of range [0, %d]", c.Pairs, laMaxTasks*c.CPUs)
+	case c.DomainCPUs < 0 || c.DomainCPUs > c.CPUs:
+		return fmt.Errorf("simulate loadavg: domain cpus %d out of range [0, cpus %d]", c.DomainCPUs, c.CPUs)
 	case c.Pairs > 0 && !(c.Run > 0 && c.Run <= c.Runnable && c.Runnable <= 1):
 		return fmt.Errorf("simulate loadavg: run share %g and runnable share %g: want 0 < run <= runnable <= 1", c.Run, c.Runnable)
 	case c.HZ != 1000 && c.HZ != 250:
@@ -150,12 +159,15 @@ type SimRow struct {
 	// RunPct and RunnablePct are the pairs workload's tasks' shares of
 	// their time running and runnable (0 for the seed's workload).
 	RunPct, RunnablePct float64
-	Idle                int64 // event slots a CPU had nothing to do in
-	Wakeups             int64
-	Migrations          int64
-	Calls               int64 // update_tg_load_avg calls
-	Writes              int64 // tg->load_avg writes
-	Reads               int64 // calc_group_shares runs
+	// SoftirqsPerCPUSec is the pairs workload's balance softirqs per cpu
+	// per second, each an update_blocked_averages() (0 without them).
+	SoftirqsPerCPUSec float64
+	Idle              int64 // event slots a CPU had nothing to do in
+	Wakeups           int64
+	Migrations        int64
+	Calls             int64 // update_tg_load_avg calls
+	Writes            int64 // tg->load_avg writes
+	Reads             int64 // calc_group_shares runs
 	// Paths splits Calls and Writes, summed over the levels, by the
 	// caller that issued them (counter.Path): the model's output that
 	// kernel model sets beside the kernel's per-site counts.
@@ -295,7 +307,7 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 		stores = append(stores, store)
 	}
 	if cfg.Pairs > 0 {
-		cpus, run, runnable, err := simulatePairs(cfg, v, stores)
+		cpus, run, runnable, softirqs, err := simulatePairs(cfg, v, stores)
 		if err != nil {
 			return row, err
 		}
@@ -305,6 +317,7 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 		}
 		row.rate(&simErrs{}, int64(cfg.Duration), cfg.CPUs)
 		row.RunPct, row.RunnablePct = 100*run, 100*runnable
+		row.SoftirqsPerCPUSec = ksim.PerSecond(softirqs, int64(cfg.Duration)*int64(cfg.CPUs))
 		return row, nil
 	}
 	cpus, err := simCPUs(cfg, v, stores)

@@ -189,6 +189,10 @@ func modelConfigAt(kc CountResult, enqPerSec float64, dur time.Duration) (loadav
 	run, runnable := kc.V["run-%"]/100, kc.V["runnable-%"]/100
 	if (kc.Shape == "pipe" || kc.Shape == "migrate") && run > 0 && runnable >= run && runnable <= 1 {
 		cfg.Pairs, cfg.Run, cfg.Runnable = kc.Pairs, run, runnable
+		// The balance softirq's update_blocked_averages(), on busy and
+		// idle cpus: its cadence from the lowest sched domain, a node's
+		// cpus on the lab's machines (the count's nodes).
+		cfg.DomainCPUs = max(kc.CPUs/max(kc.Nodes, 1), 1)
 	}
 	return cfg, nil
 }
@@ -317,9 +321,13 @@ func writePaths(w io.Writer, kc CountResult, cfg loadavg.SimConfig, row loadavg.
 	wk := math.Max(float64(row.Wakeups), 1)
 	realised := float64(row.Wakeups) / (float64(cfg.CPUs) * cfg.Duration.Seconds())
 	if cfg.Pairs > 0 {
-		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d pairs pinging, run %.1f %% and runnable %.1f %% of their time, %d levels, HZ %d, %s; the model realised %.0f wakeups per cpu per s, its pingers ran %.1f %% and were runnable %.1f %% of their time\n",
+		counted := "not counted"
+		if v, ok := kc.V["balance-softirqs/s"]; ok {
+			counted = fmt.Sprintf("%.0f counted", v/float64(kc.CPUs))
+		}
+		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d pairs pinging, run %.1f %% and runnable %.1f %% of their time, %d levels, HZ %d, %s; the model realised %.0f wakeups per cpu per s, its pingers ran %.1f %% and were runnable %.1f %% of their time; balance softirqs (update_blocked_averages) per cpu per s: model %.0f, %s\n",
 			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), cfg.Mig, cfg.Pairs, 100*cfg.Run, 100*cfg.Runnable, cfg.Levels, cfg.HZ, cfg.Variants[0],
-			realised, row.RunPct, row.RunnablePct)
+			realised, row.RunPct, row.RunnablePct, row.SoftirqsPerCPUSec, counted)
 	} else {
 		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d tasks per cpu, %d levels, HZ %d, %s; model idle %.0f %% of event slots, realised %.0f wakeups per cpu per s; not fed: the pingers ran %.1f %% and waited runnable %.1f %% of their time\n",
 			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), cfg.Mig, cfg.Tasks, cfg.Levels, cfg.HZ, cfg.Variants[0],
