@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"sync/atomic"
+
+	"github.com/contend/contend/bench/ksim"
 )
 
 // CfsRq is one CPU's cfs_rq of the task group: the private half of
@@ -111,7 +113,7 @@ type cfsRqState struct {
 	oneInCnt int
 
 	// The cfs_rq.
-	avg        SchedAvg
+	avg        ksim.SchedAvg
 	weight     uint64 // load.weight, unscaled: the queued entities' weights
 	nrRunning  int
 	contrib    int64 // tg_load_avg_contrib
@@ -294,7 +296,7 @@ func NewCfsRq(s Store, w WritePolicy, r ReadPolicy, cpu, node int) (*CfsRq, erro
 // with nothing attached.
 func (rq *CfsRq) Init(now int64) {
 	for c := rq; c != nil; c = c.parent {
-		c.avg = SchedAvg{LastUpdateTime: uint64(now)}
+		c.avg = ksim.SchedAvg{LastUpdateTime: uint64(now)}
 		c.lastUpdatePub.Store(uint64(now))
 	}
 }
@@ -305,7 +307,7 @@ func (rq *CfsRq) Init(now int64) {
 // or counting anything: the starting state of a run. Push the seeded load
 // with Flush.
 func (rq *CfsRq) Seed(se *Entity, loadAvg uint64, queued bool) {
-	se.avg = SchedAvg{LoadAvg: loadAvg}
+	se.avg = ksim.SchedAvg{LoadAvg: loadAvg}
 	rq.attachEntityLoadAvg(se)
 	if queued {
 		rq.accountEnqueue(se)
@@ -540,7 +542,7 @@ func (rq *CfsRq) updateLoadAvg(now int64, se *Entity, flags int) {
 func (rq *CfsRq) updateCfsRqLoadAvg(now uint64) bool {
 	decayed := false
 	if rq.removed.Count() != 0 {
-		divider := rq.avg.divider()
+		divider := rq.avg.Divider()
 		rq.removed.Lock()
 		r, run := rq.removed.load, rq.removed.runnable
 		rq.removed.load, rq.removed.runnable = 0, 0
@@ -553,7 +555,7 @@ func (rq *CfsRq) updateCfsRqLoadAvg(now uint64) bool {
 		// add_tg_cfs_propagate(cfs_rq, -(long)(removed_runnable *
 		// divider) >> SCHED_CAPACITY_SHIFT), which patch 3 keeps in
 		// prop_removed_sum until the next propagation.
-		prop := -int64(run*divider) >> SchedFixedpointShift
+		prop := -int64(run*divider) >> ksim.SchedFixedpointShift
 		if rq.write == WriteDelay {
 			rq.stats.Delayed++
 			rq.propRemovedSum += prop
@@ -566,8 +568,8 @@ func (rq *CfsRq) updateCfsRqLoadAvg(now uint64) bool {
 	}
 	// __update_load_avg_cfs_rq(): the sum grows by the queued weight.
 	last := rq.avg.LastUpdateTime
-	if rq.avg.updateLoadSum(now, rq.weight) {
-		rq.avg.updateLoadAvg(1)
+	if rq.avg.UpdateLoadSum(now, rq.weight) {
+		rq.avg.UpdateLoadAvg(1)
 		rq.stats.Decays++
 		decayed = true
 	}
@@ -577,19 +579,28 @@ func (rq *CfsRq) updateCfsRqLoadAvg(now uint64) bool {
 	return decayed
 }
 
+// subPositive is fair.c's sub_positive(): subtract, clamping at zero.
+func subPositive(x *uint64, y uint64) {
+	if *x > y {
+		*x -= y
+	} else {
+		*x = 0
+	}
+}
+
 // syncLoadSum is "load_sum = max_t(u32, load_sum, load_avg *
 // PELT_MIN_DIVIDER)". max_t(u32) compares (and keeps) the low 32 bits, as
 // the kernel does; a cfs_rq's load_sum stays far below 2^32 unless its
 // queued weight passes 89000, about 87 nice-0 tasks at once.
 func syncLoadSum(sum, avg uint64) uint64 {
-	return uint64(max(uint32(sum), uint32(avg*PeltMinDivider)))
+	return uint64(max(uint32(sum), uint32(avg*ksim.PeltMinDivider)))
 }
 
 // attachEntityLoadAvg is attach_entity_load_avg(), load only: the entity
 // takes the cfs_rq's clock and period, its sum is rebuilt from its average,
 // and both are added to the cfs_rq's (enqueue_load_avg).
 func (rq *CfsRq) attachEntityLoadAvg(se *Entity) {
-	divider := rq.avg.divider()
+	divider := rq.avg.Divider()
 	se.avg.LastUpdateTime = rq.avg.LastUpdateTime
 	se.avg.PeriodContrib = rq.avg.PeriodContrib
 	se.avg.LoadSum = se.avg.LoadAvg * divider
@@ -638,14 +649,14 @@ func (rq *CfsRq) dequeueLoadAvg(se *Entity) {
 func RemoveEntityLoadAvg(se *Entity) uint64 {
 	rq := se.cfsRq
 	// sync_entity_load_avg(): __update_load_avg_blocked_se(last_update, se).
-	if se.avg.updateLoadSum(rq.lastUpdatePub.Load(), 0) {
-		se.avg.updateLoadAvg(se.weight)
+	if se.avg.UpdateLoadSum(rq.lastUpdatePub.Load(), 0) {
+		se.avg.UpdateLoadAvg(se.weight)
 	}
 	load := se.avg.LoadAvg
 	// runnable_avg, which PELT keeps beside load_avg for the parent's
 	// estimate; for a task it is load_avg at weight 1024 (exactly so at
 	// nice 0, the model's tasks, up to its own rounding).
-	runnable := load << SchedFixedpointShift / se.weight
+	runnable := load << ksim.SchedFixedpointShift / se.weight
 	nr := rq.removed.Lock()
 	rq.removed.load += load
 	rq.removed.runnable += runnable
@@ -784,7 +795,7 @@ func (rq *CfsRq) calcGroupShares() int64 {
 		rq.tgShares = rq.store.ReadMostly()
 		tgLoad = rq.store.Sum()
 	}
-	return CalcGroupShares(rq.tgShares, tgLoad, rq.contrib, ScaleLoad(int64(rq.weight)), int64(rq.avg.LoadAvg))
+	return CalcGroupShares(rq.tgShares, tgLoad, rq.contrib, ksim.ScaleLoad(int64(rq.weight)), int64(rq.avg.LoadAvg))
 }
 
 // Time makes the next event time its write and read paths with clock
@@ -836,7 +847,7 @@ func (rq *CfsRq) ResetStats() { rq.stats = Stats{} }
 func (rq *CfsRq) Load() int64 { return int64(rq.avg.LoadAvg) }
 
 // Avg returns the cfs_rq's PELT state.
-func (rq *CfsRq) Avg() SchedAvg { return rq.avg }
+func (rq *CfsRq) Avg() ksim.SchedAvg { return rq.avg }
 
 // RemovedLoad returns the load other CPUs have put in cfs_rq->removed and
 // the owner has not drained yet. Any goroutine may call it (after
@@ -856,7 +867,7 @@ func (rq *CfsRq) Contrib() int64 { return rq.contrib }
 func (rq *CfsRq) Pending() int64 { return int64(rq.avg.LoadAvg) - rq.contrib }
 
 // Weight returns load.weight, scaled: the queued tasks' weights.
-func (rq *CfsRq) Weight() int64 { return ScaleLoad(int64(rq.weight)) }
+func (rq *CfsRq) Weight() int64 { return ksim.ScaleLoad(int64(rq.weight)) }
 
 // NrRunning returns the number of queued tasks.
 func (rq *CfsRq) NrRunning() int { return rq.nrRunning }

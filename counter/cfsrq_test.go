@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/benchname"
 )
 
@@ -56,7 +57,7 @@ func newRq(t testing.TB, s Store, write, read string) *CfsRq {
 func newTask(t testing.TB) *Entity {
 	t.Helper()
 	se := &Entity{}
-	if err := se.Init(NiceZeroLoad >> SchedFixedpointShift); err != nil {
+	if err := se.Init(ksim.Nice0Load >> ksim.SchedFixedpointShift); err != nil {
 		t.Fatal(err)
 	}
 	return se
@@ -295,7 +296,7 @@ func TestDelay(t *testing.T) {
 			t.Fatalf("write=every: pending %d after the drain, want 0", src.Pending())
 		}
 		// The next period crossing pushes it.
-		now += PeltPeriod
+		now += ksim.PeltPeriod
 		src.Enqueue(now, stay)
 		if src.Pending() != 0 || a.Sum() != src.Contrib()+dst.Contrib() {
 			t.Errorf("write=%s: after the next period pending %d, store %d, contribs %d+%d", write, src.Pending(), a.Sum(), src.Contrib(), dst.Contrib())
@@ -392,11 +393,11 @@ func TestEventShares(t *testing.T) {
 		}
 		for i, rq := range rqs {
 			rq.Tick(t0+2, tasks[i])
-			// With contrib and load 1024, shares of exactly NiceZeroLoad/n
+			// With contrib and load 1024, shares of exactly ksim.Nice0Load/n
 			// (2^30/tg_weight, truncated) mean the read saw tg->load_avg
 			// 1024*n exactly.
-			if got := rq.Shares(); got != NiceZeroLoad/n || rq.Contrib() != 1024 || s.Sum() != 1024*n {
-				t.Errorf("store=%v: cfs_rq %d: shares %d, contrib %d, store %d, want %d, 1024, %d", s, i, got, rq.Contrib(), s.Sum(), NiceZeroLoad/n, 1024*n)
+			if got := rq.Shares(); got != ksim.Nice0Load/n || rq.Contrib() != 1024 || s.Sum() != 1024*n {
+				t.Errorf("store=%v: cfs_rq %d: shares %d, contrib %d, store %d, want %d, 1024, %d", s, i, got, rq.Contrib(), s.Sum(), ksim.Nice0Load/n, 1024*n)
 			}
 		}
 	}
@@ -635,7 +636,7 @@ type refStore struct {
 
 func (r *refStore) AddAt(cpu, node int, d int64) { r.mu.Lock(); r.v += d; r.mu.Unlock() }
 func (r *refStore) Sum() int64                   { r.mu.Lock(); defer r.mu.Unlock(); return r.v }
-func (r *refStore) ReadMostly() int64            { return NiceZeroLoad }
+func (r *refStore) ReadMostly() int64            { return ksim.Nice0Load }
 func (r *refStore) Layout() Layout               { return Layout{} }
 func (r *refStore) Close() error                 { return nil }
 func (r *refStore) String() string               { return "ref" }
@@ -646,13 +647,27 @@ func TestForeignStore(t *testing.T) {
 	se := newTask(t)
 	rq.Seed(se, 1024, false)
 	rq.Enqueue(t0+1, se) // one task alone: no decay, no attach, no write yet
-	if rq.Shares() != NiceZeroLoad || s.Sum() != 0 {
-		t.Errorf("first enqueue on a foreign store: shares %d, store %d; want %d, 0", rq.Shares(), s.Sum(), NiceZeroLoad)
+	if rq.Shares() != ksim.Nice0Load || s.Sum() != 0 {
+		t.Errorf("first enqueue on a foreign store: shares %d, store %d; want %d, 0", rq.Shares(), s.Sum(), ksim.Nice0Load)
 	}
 	if d := rq.Flush(); d != 1024 || s.Sum() != 1024 {
 		t.Errorf("Flush pushed %d, the foreign store holds %d, want 1024, 1024", d, s.Sum())
 	}
-	if rq.NrRunning() != 1 || rq.Weight() != NiceZeroLoad || se.CfsRq() != rq {
-		t.Errorf("after one enqueue: nr_running %d, load.weight %d, attached to %p; want 1, %d, %p", rq.NrRunning(), rq.Weight(), se.CfsRq(), NiceZeroLoad, rq)
+	if rq.NrRunning() != 1 || rq.Weight() != ksim.Nice0Load || se.CfsRq() != rq {
+		t.Errorf("after one enqueue: nr_running %d, load.weight %d, attached to %p; want 1, %d, %p", rq.NrRunning(), rq.Weight(), se.CfsRq(), ksim.Nice0Load, rq)
+	}
+}
+
+func TestSyncLoadSum(t *testing.T) {
+	if got := syncLoadSum(100, 0); got != 100 {
+		t.Errorf("syncLoadSum(100, 0) = %d", got)
+	}
+	if got := syncLoadSum(0, 2); got != 2*ksim.PeltMinDivider {
+		t.Errorf("syncLoadSum(0, 2) = %d, want %d", got, 2*ksim.PeltMinDivider)
+	}
+	var x uint64 = 5
+	subPositive(&x, 7)
+	if x != 0 {
+		t.Errorf("subPositive(5, 7) = %d, want 0", x)
 	}
 }

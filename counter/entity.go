@@ -1,6 +1,10 @@
 package counter
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/contend/contend/bench/ksim"
+)
 
 // maxWeight is sched_prio_to_weight[0], the weight of a nice -20 task: the
 // heaviest a task's load.weight gets, unscaled.
@@ -14,14 +18,14 @@ const maxWeight = 88761
 type Entity struct {
 	noCopy noCopy
 	weight uint64 // se_weight(): load.weight, unscaled
-	avg    SchedAvg
+	avg    ksim.SchedAvg
 	onRq   bool
 	cfsRq  *CfsRq // cfs_rq_of(se) while its load is attached; nil in flight
 	my     *CfsRq // group_cfs_rq(se): the cfs_rq a group entity stands for; nil for a task
 	// run is a group entity's running sum, the time it ran on its CPU
 	// decayed as PELT decays (LoadSum, unweighted), for
 	// update_tg_cfs_load()'s floor (group.go).
-	run SchedAvg
+	run ksim.SchedAvg
 }
 
 // Init sets up the entity of a task of weight w (unscaled, a nice level's
@@ -51,8 +55,8 @@ func (se *Entity) LoadAt(now int64) uint64 {
 	if se.onRq {
 		load = 1
 	}
-	if avg.LastUpdateTime != 0 && avg.updateLoadSum(uint64(now), load) {
-		avg.updateLoadAvg(se.weight)
+	if avg.LastUpdateTime != 0 && avg.UpdateLoadSum(uint64(now), load) {
+		avg.UpdateLoadAvg(se.weight)
 	}
 	return avg.LoadAvg
 }
@@ -66,9 +70,9 @@ func (se *Entity) updateLoadAvgSe(now uint64) {
 		load = 1
 	}
 	if se.my != nil {
-		se.run.updateLoadSum(now, load)
+		se.run.UpdateLoadSum(now, load)
 	}
-	if se.avg.updateLoadSum(now, load) {
-		se.avg.updateLoadAvg(se.weight)
+	if se.avg.UpdateLoadSum(now, load) {
+		se.avg.UpdateLoadAvg(se.weight)
 	}
 }

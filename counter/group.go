@@ -1,6 +1,10 @@
 package counter
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/contend/contend/bench/ksim"
+)
 
 // The task-group hierarchy on one CPU. A task in a group two levels below
 // the root (a docker container's scope under system.slice) is queued on
@@ -101,13 +105,13 @@ func (rq *CfsRq) SeedGroups(shares int64) {
 	for c := rq; c.parent != nil; c = c.parent {
 		p, se := c.parent, &c.gse
 		c.shares = min(max(shares, MinShares), c.tgShares)
-		se.weight = uint64(ScaleLoadDown(c.shares))
-		divider := p.avg.divider()
+		se.weight = uint64(ksim.ScaleLoadDown(c.shares))
+		divider := p.avg.Divider()
 		run := uint64(min(max(c.propRunnableSum, 0), int64(divider)))
 		c.propagate, c.propRunnableSum = false, 0
-		se.avg = SchedAvg{LoadAvg: se.weight * run / divider}
+		se.avg = ksim.SchedAvg{LoadAvg: se.weight * run / divider}
 		p.attachEntityLoadAvg(se)
-		se.run = SchedAvg{LastUpdateTime: se.avg.LastUpdateTime, PeriodContrib: se.avg.PeriodContrib, LoadSum: run}
+		se.run = ksim.SchedAvg{LastUpdateTime: se.avg.LastUpdateTime, PeriodContrib: se.avg.PeriodContrib, LoadSum: run}
 		if c.nrRunning > 0 {
 			p.accountEnqueue(se)
 		}
@@ -195,7 +199,7 @@ func (rq *CfsRq) updateTgCfsLoad(se *Entity, g *CfsRq) {
 		return
 	}
 	g.propRunnableSum = 0
-	divider := rq.avg.divider()
+	divider := rq.avg.Divider()
 	if runnable >= 0 {
 		runnable = min(runnable+int64(se.avg.LoadSum), int64(divider))
 	} else {
@@ -242,8 +246,8 @@ func (rq *CfsRq) reweightEntity(shares int64) {
 		p.weight -= se.weight
 	}
 	p.dequeueLoadAvg(se)
-	se.weight = uint64(ScaleLoadDown(shares))
-	se.avg.LoadAvg = se.weight * se.avg.LoadSum / se.avg.divider()
+	se.weight = uint64(ksim.ScaleLoadDown(shares))
+	se.avg.LoadAvg = se.weight * se.avg.LoadSum / se.avg.Divider()
 	p.enqueueLoadAvg(se)
 	if se.onRq {
 		p.weight += se.weight

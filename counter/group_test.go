@@ -1,6 +1,7 @@
 package counter
 
 import (
+	"github.com/contend/contend/bench/ksim"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -75,10 +76,10 @@ func TestPropagationReplay(t *testing.T) {
 	p := rq.Parent()
 	a := newTask(t)
 	rq.Seed(a, 512, true)
-	rq.SeedGroups(NiceZeroLoad) // the whole group on this one CPU
+	rq.SeedGroups(ksim.Nice0Load) // the whole group on this one CPU
 	rq.Flush()
 	p.Flush()
-	div := rq.avg.divider()
+	div := rq.avg.Divider()
 	// a: load_sum = 512 × div / 1024; the group entity runs what it
 	// propagated, half a period's worth: load 1024 × (div/2) / div.
 	if gl, q := rq.GroupLoad(); gl != 512 || !q || p.Load() != 512 || stores[1].Sum() != 512 || rq.gse.run.LoadSum != div/2 {
@@ -97,8 +98,8 @@ func TestPropagationReplay(t *testing.T) {
 		t.Fatalf("after b's attach: stores %d, %d; parent %+v; want 1024, 1024, one propagation, call and write",
 			stores[0].Sum(), stores[1].Sum(), ps)
 	}
-	if gl, _ := rq.GroupLoad(); gl != 1024 || rq.Shares() != NiceZeroLoad {
-		t.Fatalf("after b's attach: group entity load %d, weight %d; want 1024, %d (all of the group is here)", gl, rq.Shares(), NiceZeroLoad)
+	if gl, _ := rq.GroupLoad(); gl != 1024 || rq.Shares() != ksim.Nice0Load {
+		t.Fatalf("after b's attach: group entity load %d, weight %d; want 1024, %d (all of the group is here)", gl, rq.Shares(), ksim.Nice0Load)
 	}
 
 	// c, a sliver of load (8), arrives: the leaf writes (8 > 1024/64 is
@@ -142,7 +143,7 @@ func TestPropagationDelay(t *testing.T) {
 		x, y := newTask(t), newTask(t)
 		rq.Seed(x, 512, false)
 		rq.Seed(y, 512, true)
-		rq.SeedGroups(NiceZeroLoad)
+		rq.SeedGroups(ksim.Nice0Load)
 		rq.ResetStats()
 		p.ResetStats()
 		RemoveEntityLoadAvg(x)        // woken elsewhere
@@ -189,7 +190,7 @@ func TestPropagationRule(t *testing.T) {
 			tasks = append(tasks, tk)
 		}
 		for _, rq := range rqs {
-			rq.SeedGroups(NiceZeroLoad / 2)
+			rq.SeedGroups(ksim.Nice0Load / 2)
 			rq.Flush()
 			rq.Parent().Flush()
 		}

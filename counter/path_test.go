@@ -1,6 +1,7 @@
 package counter
 
 import (
+	"github.com/contend/contend/bench/ksim"
 	"testing"
 	"time"
 )
@@ -27,7 +28,7 @@ func TestPaths(t *testing.T) {
 			a, b := newTask(t), newTask(t)
 			rq.Seed(a, 512, true)
 			rq.Seed(b, 512, false)
-			rq.SeedGroups(NiceZeroLoad)
+			rq.SeedGroups(ksim.Nice0Load)
 			for c := rq; c != nil; c = c.Parent() {
 				c.Flush()
 				c.ResetStats()

@@ -1,46 +1,21 @@
 package counter
 
-// The scheduler's load units on a 64-bit kernel (kernel/sched/sched.h).
-// Weights (load.weight, tg->shares) carry SCHED_FIXEDPOINT_SHIFT extra bits
-// of resolution; PELT averages (avg.load_avg, tg->load_avg) do not:
+import "github.com/contend/contend/bench/ksim"
+
+// The scheduler's load units (NICE_0_LOAD, scale_load(), scale_load_down())
+// are ksim's (bench/ksim/pelt.go), the models' one declaration of them; the
+// share limits, which only calc_group_shares() and the stores use, are
+// here (kernel/sched/sched.h):
 //
-//	# define NICE_0_LOAD_SHIFT	(SCHED_FIXEDPOINT_SHIFT + SCHED_FIXEDPOINT_SHIFT)
-//	# define scale_load(w)		((w) << SCHED_FIXEDPOINT_SHIFT)
-//	#define NICE_0_LOAD		(1L << NICE_0_LOAD_SHIFT)
 //	#define MIN_SHARES		(1UL <<  1)
 //	#define MAX_SHARES		(1UL << 18)
-//
-// We use the 64-bit values because the thread's machines (SPR, ICL, CSL)
-// and ours are 64-bit. A nice-0 task has load.weight NiceZeroLoad and, when
-// always runnable, avg.load_avg 1024.
 const (
-	SchedFixedpointShift = 10
-	NiceZeroLoadShift    = 2 * SchedFixedpointShift
-	// NiceZeroLoad is NICE_0_LOAD, scale_load(1024): a nice-0 task's
-	// load.weight and the tg->shares a new group gets.
-	NiceZeroLoad = 1 << NiceZeroLoadShift
 	// MinShares is MIN_SHARES, unscaled: the floor of calc_group_shares.
 	MinShares = 2
 	// MaxShares is scale_load(MAX_SHARES), the largest tg->shares
 	// sched_group_set_shares accepts.
-	MaxShares = (1 << 18) << SchedFixedpointShift
+	MaxShares = (1 << 18) << ksim.SchedFixedpointShift
 )
-
-// ScaleLoad is scale_load(): unscaled weight to scaled.
-func ScaleLoad(w int64) int64 { return w << SchedFixedpointShift }
-
-// ScaleLoadDown is the 64-bit scale_load_down(), which keeps a non-zero
-// weight from rounding to zero:
-//
-//	unsigned long __w = (w);
-//	if (__w)
-//		__w = max(2UL, __w >> SCHED_FIXEDPOINT_SHIFT);
-func ScaleLoadDown(w int64) int64 {
-	if w != 0 {
-		w = max(2, w>>SchedFixedpointShift)
-	}
-	return w
-}
 
 // CalcGroupShares is the arithmetic of the kernel's calc_group_shares(),
 // given what it reads: tgShares is READ_ONCE(tg->shares) (scaled), tgLoad
@@ -68,7 +43,7 @@ func ScaleLoadDown(w int64) int64 {
 // done (PerNode, PerCPU) can make tg_weight small or negative; the clamp
 // then returns tgShares or MinShares, as the kernel would.
 func CalcGroupShares(tgShares, tgLoad, contrib, weight, loadAvg int64) int64 {
-	load := max(ScaleLoadDown(weight), loadAvg)
+	load := max(ksim.ScaleLoadDown(weight), loadAvg)
 	tgWeight := tgLoad - contrib + load
 	shares := tgShares * load
 	if tgWeight != 0 {

@@ -3,6 +3,8 @@ package counter
 import (
 	"fmt"
 	"sync/atomic"
+
+	"github.com/contend/contend/bench/ksim"
 )
 
 // Store is the shared half of tg->load_avg: one per task group, written by
@@ -47,7 +49,7 @@ type Options struct {
 	// guards against the adjacent-line prefetcher.
 	Stride Stride
 	// Shares is tg->shares, the group's weight in scaled units; zero means
-	// NiceZeroLoad, what a new cgroup gets.
+	// ksim.Nice0Load, what a new cgroup gets.
 	Shares int64
 
 	// Nodes are the node ids of the node mask (node_possible_map), each
@@ -75,7 +77,7 @@ type Options struct {
 
 func (o Options) shares() int64 {
 	if o.Shares == 0 {
-		return NiceZeroLoad
+		return ksim.Nice0Load
 	}
 	return o.Shares
 }
@@ -86,8 +88,8 @@ func (o Options) validate() error {
 	}
 	// sched_group_set_shares clamps to [scale_load(MIN_SHARES),
 	// scale_load(MAX_SHARES)]; we refuse instead of clamping silently.
-	if o.Shares != 0 && (o.Shares < ScaleLoad(MinShares) || o.Shares > MaxShares) {
-		return fmt.Errorf("shares %d out of range [%d, %d]", o.Shares, ScaleLoad(MinShares), MaxShares)
+	if o.Shares != 0 && (o.Shares < ksim.ScaleLoad(MinShares) || o.Shares > MaxShares) {
+		return fmt.Errorf("shares %d out of range [%d, %d]", o.Shares, ksim.ScaleLoad(MinShares), MaxShares)
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"unsafe"
+
+	"github.com/contend/contend/bench/ksim"
 )
 
 // fakeNodes is the fake topology the tests use on a 1-node machine.
@@ -140,14 +142,14 @@ func TestTypedAdd(t *testing.T) {
 	if got := a.Load(); got != 3 {
 		t.Errorf("Atomic: Load() = %d after Add(5), Add(-2), want 3", got)
 	}
-	f, err := NewFalseShare(Options{Shares: ScaleLoad(15)})
+	f, err := NewFalseShare(Options{Shares: ksim.ScaleLoad(15)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	f.Add(7)
-	if got, rm := f.Load(), f.ReadMostly(); got != 7 || rm != ScaleLoad(15) {
-		t.Errorf("FalseShare: Load(), ReadMostly() = %d, %d, want 7, %d", got, rm, ScaleLoad(15))
+	if got, rm := f.Load(), f.ReadMostly(); got != 7 || rm != ksim.ScaleLoad(15) {
+		t.Errorf("FalseShare: Load(), ReadMostly() = %d, %d, want 7, %d", got, rm, ksim.ScaleLoad(15))
 	}
 	p, err := NewPerNode(Options{Nodes: []int{0, 2}, Fake: true})
 	if err != nil {
@@ -170,8 +172,8 @@ func TestTypedAdd(t *testing.T) {
 	if got := c.Sum(); got != 6 || c.CPUs() != 3 {
 		t.Errorf("PerCPU: Sum(), CPUs() = %d, %d, want 6, 3", got, c.CPUs())
 	}
-	if got := c.ReadMostly(); got != NiceZeroLoad {
-		t.Errorf("PerCPU: ReadMostly() = %d, want NiceZeroLoad %d", got, NiceZeroLoad)
+	if got := c.ReadMostly(); got != ksim.Nice0Load {
+		t.Errorf("PerCPU: ReadMostly() = %d, want ksim.Nice0Load %d", got, ksim.Nice0Load)
 	}
 }
 

@@ -66,9 +66,24 @@
 //     rq->next_balance, avg_idle and max_idle_balance_cost, with
 //     ttwu_do_activate()'s avg_idle update (WokeUp).
 //
-//   - Runqueues and tasks (rq.go): an RQ with its FIFO of Tasks,
-//     nr_running, the CPU's idle stamp and its RQBalance;
-//     UpdateAvg is update_avg() of kernel/sched/sched.h.
+//   - PELT (pelt.go): struct sched_avg's load half (SchedAvg) with
+//     decay_load() (DecayLoad), accumulate_sum(), ___update_load_sum()
+//     (SchedAvg.UpdateLoadSum), ___update_load_avg() (UpdateLoadAvg) and
+//     get_pelt_divider() (Divider) of kernel/sched/pelt.c, in the kernel's
+//     integer arithmetic, which package counter's cfs_rqs run on; the
+//     scheduler's load units, NICE_0_LOAD (Nice0Load), scale_load() and
+//     scale_load_down(), LOAD_AVG_MAX and PELT_MIN_DIVIDER; and the same
+//     decay in continuous time (Decay, PeltSet) for the float models.
+//     LOAD_AVG_PERIOD is walk.go's LoadAvgPeriod, beside the nohz cadence
+//     it also sets.
+//
+//   - Runqueues and tasks (rq.go): an RQ with its current Task and the
+//     FIFO of Tasks waiting for it, nr_running, the CPU's idle stamp and
+//     its RQBalance (avg_idle, rq->next_balance); tasks run (Curr), wait (Enqueue behind
+//     Curr), block (Block: the next waiting one runs) and wake (Enqueue),
+//     without allocating once the queue has grown. bench/loadavg's pairs
+//     workload runs its tasks on them. UpdateAvg is update_avg() of
+//     kernel/sched/sched.h.
 //
 //   - The driver (driver.go). Queue is the event queue: events in
 //     kernel-time order, ties by CPU, then by the order they were pushed. A

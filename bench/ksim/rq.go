@@ -1,9 +1,5 @@
 package ksim
 
-// NiceZeroLoad is NICE_0_LOAD's weight as the models use it,
-// scale_load_down(NICE_0_LOAD) = 1024: a nice-0 task's load.weight.
-const NiceZeroLoad = 1024
-
 // A TaskState is what a task is doing.
 type TaskState int
 
@@ -17,7 +13,7 @@ const (
 type Task struct {
 	ID     int
 	CPU    int   // task_cpu(p): the CPU it last ran on or is queued on
-	Weight int64 // se.load.weight (NiceZeroLoad for nice 0)
+	Weight int64 // se.load.weight (Nice0LoadDown for nice 0)
 	State  TaskState
 	WakeAt int64 // a sleeping task's next wakeup, ns of kernel time (the model's, not the kernel's)
 	// Seq counts the task's wakeups, for models that draw from it.
@@ -75,10 +71,15 @@ func (rq *RQ) Block() *Task {
 	rq.NrRunning--
 	rq.Load -= t.Weight
 	rq.Curr = nil
-	if len(rq.Queue) > 0 {
+	if n := len(rq.Queue); n > 0 {
 		rq.Curr = rq.Queue[0]
 		rq.Curr.State = TaskRunning
-		rq.Queue = rq.Queue[1:]
+		// Shift in place rather than reslice from the front, so that
+		// the queue's array is reused and a run that blocks and wakes
+		// forever never allocates.
+		copy(rq.Queue, rq.Queue[1:])
+		rq.Queue[n-1] = nil
+		rq.Queue = rq.Queue[:n-1]
 	}
 	return t
 }

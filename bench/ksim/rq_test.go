@@ -4,7 +4,7 @@ import "testing"
 
 func TestRQ(t *testing.T) {
 	rq := RQ{CPU: 3}
-	a, b, c := &Task{ID: 1, Weight: NiceZeroLoad}, &Task{ID: 2, Weight: NiceZeroLoad}, &Task{ID: 3, Weight: 512}
+	a, b, c := &Task{ID: 1, Weight: Nice0LoadDown}, &Task{ID: 2, Weight: Nice0LoadDown}, &Task{ID: 3, Weight: 512}
 	if !rq.Idle() || rq.Block() != nil {
 		t.Fatal("a new rq is idle, with nothing to block")
 	}
@@ -23,6 +23,22 @@ func TestRQ(t *testing.T) {
 	rq.Block()
 	if !rq.Idle() || rq.Curr != nil || rq.Load != 0 {
 		t.Fatalf("after blocking both: nr %d, load %d", rq.NrRunning, rq.Load)
+	}
+}
+
+// TestRQNoAlloc: tasks that run, block and wake on one runqueue forever
+// reuse its queue's array (the models' hot loops must not allocate).
+func TestRQNoAlloc(t *testing.T) {
+	rq := RQ{CPU: 1, Queue: make([]*Task, 0, 4)}
+	ts := []*Task{{ID: 1, Weight: Nice0LoadDown}, {ID: 2, Weight: Nice0LoadDown}, {ID: 3, Weight: Nice0LoadDown}}
+	for _, tk := range ts {
+		rq.Enqueue(tk)
+	}
+	allocs := testing.AllocsPerRun(1000, func() {
+		rq.Enqueue(rq.Block())
+	})
+	if allocs != 0 || rq.NrRunning != 3 || len(rq.Queue) != 2 {
+		t.Errorf("block and wake: %v allocations per run, nr %d, %d queued; want 0, 3, 2", allocs, rq.NrRunning, len(rq.Queue))
 	}
 }
 

@@ -24,7 +24,7 @@ const (
 	laClockBase = 1 << 32
 	// laNice0 is the weight of the group's tasks: postgres, its clients
 	// and netperf run at nice 0.
-	laNice0 = 1024
+	laNice0 = ksim.Nice0LoadDown
 	// laMaxWeight is the heaviest task the model takes, nice -10
 	// (sched_prio_to_weight): laPair packs 64 of them in 31 bits.
 	laMaxWeight = 9548
@@ -127,7 +127,7 @@ func (c *laCPU) init(rq *counter.CfsRq, self int, peers []*laSleepers, tasks, mi
 	c.blockedEvery = ksim.NohzBlockedEvery(hz)
 	c.rng = seed
 	c.migAt = uint64(mig) << 32 / 100
-	c.clock.Set(laClockBase + int64(laNext(&c.rng)%counter.PeltPeriod))
+	c.clock.Set(laClockBase + int64(laNext(&c.rng)%ksim.PeltPeriod))
 	c.next = laClockBase + int64(laNext(&c.rng)%uint64(tick))
 	rq.Init(c.clock.Now())
 	// Room for every task of the group in each list, so that the hot

@@ -48,6 +48,21 @@ type SimConfig struct {
 	Mig   SimMig
 	Tasks int
 	HZ    int
+	// Pairs, Run and Runnable choose the pairs workload (pairs.go), the
+	// lab's pipe and migrate shapes, in place of the seed's: Pairs pairs
+	// of tasks pinging each other, each task running Run and runnable
+	// Runnable of its time (shares, as a count measures them), waking
+	// once per 2·Pairs/(CPUs/(2·Gap)) of kernel time. Zero Pairs is the
+	// seed's workload, where Tasks and the coin decide.
+	Pairs         int
+	Run, Runnable float64
+	// DomainCPUs, with Pairs, is the weight of each cpu's lowest sched
+	// domain (the cpus of its node on the lab's machines): its
+	// balance_interval, sd_init's weight in ms, sets when the tick raises
+	// the balance softirq, whose update_blocked_averages() updates every
+	// cfs_rq of the cpu, busy or idle (pairs.go, balance.go). Zero: no
+	// softirq, only the idle cpus' blocked updates every 32 ms.
+	DomainCPUs int
 	// Seed picks the random draws; the same config and seed replay the
 	// same events (default 1).
 	Seed uint64
@@ -117,6 +132,12 @@ func (c SimConfig) validate() error {
 		return fmt.Errorf("simulate loadavg: mig %d out of range [0, 100] (NoMig for 0)", int(c.Mig))
 	case c.Tasks < 1 || c.Tasks > laMaxTasks:
 		return fmt.Errorf("simulate loadavg: tasks %d out of range [1, %d]", c.Tasks, laMaxTasks)
+	case c.Pairs < 0 || c.Pairs > laMaxTasks*c.CPUs:
+		return fmt.Errorf("simulate loadavg: pairs %d out of range [0, %d]", c.Pairs, laMaxTasks*c.CPUs)
+	case c.DomainCPUs < 0 || c.DomainCPUs > c.CPUs:
+		return fmt.Errorf("simulate loadavg: domain cpus %d out of range [0, cpus %d]", c.DomainCPUs, c.CPUs)
+	case c.Pairs > 0 && !(c.Run > 0 && c.Run <= c.Runnable && c.Runnable <= 1):
+		return fmt.Errorf("simulate loadavg: run share %g and runnable share %g: want 0 < run <= runnable <= 1", c.Run, c.Runnable)
 	case c.HZ != 1000 && c.HZ != 250:
 		return fmt.Errorf("simulate loadavg: hz %d: want 1000 or 250", c.HZ)
 	}
@@ -134,13 +155,19 @@ type SimRow struct {
 	Label   string // the row's label in the seed's tables, "" for a non-preset
 	Variant counter.Variant
 
-	Events     int64 // en/dequeue events (idle slots not counted)
-	Idle       int64 // event slots a CPU had nothing to do in
-	Wakeups    int64
-	Migrations int64
-	Calls      int64 // update_tg_load_avg calls
-	Writes     int64 // tg->load_avg writes
-	Reads      int64 // calc_group_shares runs
+	Events int64 // en/dequeue events (idle slots not counted)
+	// RunPct and RunnablePct are the pairs workload's tasks' shares of
+	// their time running and runnable (0 for the seed's workload).
+	RunPct, RunnablePct float64
+	// SoftirqsPerCPUSec is the pairs workload's balance softirqs per cpu
+	// per second, each an update_blocked_averages() (0 without them).
+	SoftirqsPerCPUSec float64
+	Idle              int64 // event slots a CPU had nothing to do in
+	Wakeups           int64
+	Migrations        int64
+	Calls             int64 // update_tg_load_avg calls
+	Writes            int64 // tg->load_avg writes
+	Reads             int64 // calc_group_shares runs
 	// Paths splits Calls and Writes, summed over the levels, by the
 	// caller that issued them (counter.Path): the model's output that
 	// kernel model sets beside the kernel's per-site counts.
@@ -278,6 +305,20 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 			return row, err
 		}
 		stores = append(stores, store)
+	}
+	if cfg.Pairs > 0 {
+		cpus, run, runnable, softirqs, err := simulatePairs(cfg, v, stores)
+		if err != nil {
+			return row, err
+		}
+		row.count(cpus, cfg.Levels)
+		if err := laConserved(cpus, stores); err != nil {
+			return row, err
+		}
+		row.rate(&simErrs{}, int64(cfg.Duration), cfg.CPUs)
+		row.RunPct, row.RunnablePct = 100*run, 100*runnable
+		row.SoftirqsPerCPUSec = ksim.PerSecond(softirqs, int64(cfg.Duration)*int64(cfg.CPUs))
+		return row, nil
 	}
 	cpus, err := simCPUs(cfg, v, stores)
 	if err != nil {
@@ -436,7 +477,7 @@ func (row *SimRow) rate(e *simErrs, span int64, n int) {
 // read, which patch 4 may have skipped since, against the weight the true
 // tg_weight gives.
 func laErr(rq *counter.CfsRq, trueOthers, pushedOthers int64) (tgw, shares float64, ok, queued bool) {
-	load := max(counter.ScaleLoadDown(rq.Weight()), rq.Load())
+	load := max(ksim.ScaleLoadDown(rq.Weight()), rq.Load())
 	trueW := trueOthers + load
 	if trueW <= 0 {
 		return 0, 0, false, false

@@ -9,8 +9,8 @@ func place(k *ksys, c int32, isCurr bool, ran int64) *ktask {
 	t.wokenAt, t.execStart = k.now, ran
 	cpu := k.cpus[c]
 	la := t.loadNow(k.now)
-	cpu.blocked.remove(k.now, la)
-	cpu.runnable.add(k.now, la)
+	cpu.blocked.Remove(k.now, la)
+	cpu.runnable.Add(k.now, la)
 	if isCurr {
 		t.state, cpu.curr = running, t.id
 		cpu.nohzIdle = false

@@ -1,8 +1,6 @@
 package wakeup
 
 import (
-	"math"
-
 	"github.com/contend/contend/bench/ksim"
 )
 
@@ -224,7 +222,7 @@ func (k *ksys) cpuUtilCFS(c *kcpu) float64 {
 	}
 	if dt := k.now - c.util.at; dt > 0 {
 		frac := min(max(float64(ran)/float64(dt), 0), 1)
-		d := math.Exp2(-float64(dt) / peltHalfLife)
+		d := ksim.Decay(dt)
 		c.util.avg = c.util.avg*d + nice0Load*frac*(1-d)
 	}
 	c.util.at, c.util.ran = k.now, 0

@@ -13,7 +13,7 @@ func TestCPUUtilCFS(t *testing.T) {
 	k := newTestKernel(t, "v6.1", "llc4", 8)
 	c := k.cpus[0]
 	c.curr, c.lastStart = 0, 0
-	k.now = 32_768_000 // one half-life, read mid-burst
+	k.now = ksim.LoadAvgPeriod * ksim.PeltPeriod // one half-life (32 periods of 1024·1024 ns), read mid-burst
 	if got := k.cpuUtilCFS(c); got < 511 || got > 513 {
 		t.Errorf("running for one half-life: util %.1f, want 512", got)
 	}
@@ -23,7 +23,7 @@ func TestCPUUtilCFS(t *testing.T) {
 	if got := k.cpuUtilCFS(c); got < 767 || got > 769 {
 		t.Errorf("running for two half-lives: util %.1f, want 768 (the burst counted once)", got)
 	}
-	k.now += 32_768_000
+	k.now += ksim.LoadAvgPeriod * ksim.PeltPeriod
 	if got := k.cpuUtilCFS(c); got < 383 || got > 385 {
 		t.Errorf("then idle for one: util %.1f, want 384", got)
 	}

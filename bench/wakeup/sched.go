@@ -71,7 +71,7 @@ type ktask struct {
 
 // loadNow is the task's load_avg at now.
 func (t *ktask) loadNow(now int64) float64 {
-	d := peltDecay(now - t.laAt)
+	d := ksim.Decay(now - t.laAt)
 	t.laAt = now
 	if t.state != sleeping {
 		t.la = nice0Load - (nice0Load-t.la)*d
@@ -100,7 +100,7 @@ type kcpu struct {
 	llcSize  int
 	idleTask *ktask // swapper/N: current for an interrupt on an idle cpu
 	// PELT sums of the tasks whose task_cpu() is this cpu.
-	runnable, blocked pelt
+	runnable, blocked ksim.PeltSet
 	activeBusy        bool // rq->active_balance: a stopper is on its way
 	busyNs            int64
 	lastStart         int64
@@ -194,7 +194,7 @@ func newKsys(p params) (*ksys, error) {
 			idleStamp: 0, nohzIdle: true}
 		c.RQBalance.Init()
 		c.idleTask = &ktask{id: -1 - int32(i), cpu: int32(i), flips: ksim.WakeeFlips{Last: -1}, isIdle: true}
-		c.blocked.at, c.runnable.runnable = 0, true
+		c.blocked.At, c.runnable.Runnable = 0, true
 		k.cpus = append(k.cpus, c)
 	}
 	k.llcMask = make([][]uint64, p.cpus)
@@ -221,7 +221,7 @@ func (k *ksys) push(at int64, kind ksim.Kind, cpu int32, arg int64) {
 func (k *ksys) addTask(cpu int32) *ktask {
 	t := &ktask{id: int32(len(k.tasks)), cpu: cpu, ran: cpu, flips: ksim.WakeeFlips{Last: -1}, recentUsedCPU: cpu}
 	k.tasks = append(k.tasks, t)
-	k.cpus[cpu].blocked.add(k.now, 0)
+	k.cpus[cpu].blocked.Add(k.now, 0)
 	return t
 }
 
@@ -235,11 +235,11 @@ func (k *ksys) setTaskCPU(t *ktask, to int32, why cause) {
 	la := t.loadNow(k.now)
 	from, dst := k.cpus[t.cpu], k.cpus[to]
 	if t.state == sleeping {
-		from.blocked.remove(k.now, la)
-		dst.blocked.add(k.now, la)
+		from.blocked.Remove(k.now, la)
+		dst.blocked.Add(k.now, la)
 	} else {
-		from.runnable.remove(k.now, la)
-		dst.runnable.add(k.now, la)
+		from.runnable.Remove(k.now, la)
+		dst.runnable.Add(k.now, la)
 	}
 	t.cpu = to
 	t.nrMigrations++
@@ -256,9 +256,9 @@ func (k *ksys) counted(t *ktask) bool { return k.w == nil || !k.w.other[t.id] }
 // weighted_cpuload() (runnable_load_avg: runnable tasks only), 6.1's
 // cpu_load() (cfs_rq load_avg: blocked tasks' decaying load too).
 func (k *ksys) cpuLoad(c *kcpu) float64 {
-	l := c.runnable.value(k.now)
+	l := c.runnable.Value(k.now)
 	if k.ver == v61 {
-		l += c.blocked.value(k.now)
+		l += c.blocked.Value(k.now)
 	}
 	return l
 }
@@ -267,9 +267,9 @@ func (k *ksys) cpuLoad(c *kcpu) float64 {
 // turns from blocked to runnable.
 func (k *ksys) enqueue(t *ktask, c *kcpu, from int32) {
 	la := t.loadNow(k.now)
-	c.blocked.remove(k.now, la)
+	c.blocked.Remove(k.now, la)
 	t.state = queued
-	c.runnable.add(k.now, la)
+	c.runnable.Add(k.now, la)
 	k.attach(t, c, from)
 }
 
@@ -371,9 +371,9 @@ func (k *ksys) burstEnd(c *kcpu) {
 	}
 	// The task blocks: dequeue_task(), its load now blocked.
 	la := t.loadNow(k.now)
-	c.runnable.remove(k.now, la)
+	c.runnable.Remove(k.now, la)
 	t.state = sleeping
-	c.blocked.add(k.now, la)
+	c.blocked.Add(k.now, la)
 	c.curr = -1
 	k.runNext(c)
 }

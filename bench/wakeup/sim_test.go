@@ -1,7 +1,6 @@
 package wakeup
 
 import (
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -171,9 +170,9 @@ func TestBookkeeping(t *testing.T) {
 					}
 				}
 			}
-			if runnable != c.runnable.n || blocked != c.blocked.n || runnable != c.nrRunning() {
+			if runnable != c.runnable.N || blocked != c.blocked.N || runnable != c.nrRunning() {
 				t.Errorf("%+v: cpu %d has %d runnable and %d blocked tasks, PELT sets %d and %d, nr_running %d",
-					cfg, c.id, runnable, blocked, c.runnable.n, c.blocked.n, c.nrRunning())
+					cfg, c.id, runnable, blocked, c.runnable.N, c.blocked.N, c.nrRunning())
 			}
 		}
 		again := simRun(t, cfg)
@@ -254,16 +253,6 @@ func TestS390Throughput(t *testing.T) {
 	if after.TPS < 1.5*before.TPS || before.IPIPct < 50 || after.IPIPct > 1 {
 		t.Errorf("8 vCPUs, 4 threads: tps %.0f → %.0f, idle-vCPU wakeups %.0f%% → %.0f%%; want the patch 1.5× faster, paying almost none",
 			before.TPS, after.TPS, before.IPIPct, after.IPIPct)
-	}
-}
-
-// peltDecay's tables against the series' closed form, y^(dt/1024µs).
-func TestPeltDecay(t *testing.T) {
-	for _, dt := range []int64{0, 1, 31_999, 32_000, 1_024_000, peltHalfLife, 3 * peltHalfLife / 2, 10 * peltHalfLife, 70 * peltHalfLife} {
-		want := math.Exp2(-float64(dt) / peltHalfLife)
-		if got := peltDecay(dt); math.Abs(got-want) > 1e-3*want+1e-18 {
-			t.Errorf("peltDecay(%d) = %g, want %g", dt, got, want)
-		}
 	}
 }
 

@@ -10,9 +10,9 @@ import (
 	"math/bits"
 	"runtime"
 
-	"github.com/puzpuzpuz/xsync/v4"
-
+	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/counter"
+	"github.com/puzpuzpuz/xsync/v4"
 )
 
 // Store is an xsync.Counter behind counter.Store.
@@ -23,7 +23,7 @@ func New() Store { return Store{xsync.NewCounter()} }
 
 func (x Store) AddAt(cpu, node int, d int64) { x.c.Add(d) }
 func (x Store) Sum() int64                   { return x.c.Value() }
-func (x Store) ReadMostly() int64            { return counter.NiceZeroLoad }
+func (x Store) ReadMostly() int64            { return ksim.Nice0Load }
 func (x Store) Layout() counter.Layout       { return counter.Layout{} }
 func (x Store) Close() error                 { return nil }
 func (x Store) String() string               { return "xsync" }

@@ -1,4 +1,4 @@
-package counter
+package ksim
 
 import (
 	"math"
@@ -45,9 +45,9 @@ func TestDecayLoad(t *testing.T) {
 		{LoadAvgPeriod*63 + 1, 0, 0},
 	}
 	for _, tt := range tests {
-		got := decayLoad(v, tt.n)
+		got := DecayLoad(v, tt.n)
 		if got+tt.tol < tt.want || got > tt.want+tt.tol {
-			t.Errorf("decayLoad(%d, %d) = %d, want %d ± %d", uint64(v), tt.n, got, tt.want, tt.tol)
+			t.Errorf("DecayLoad(%d, %d) = %d, want %d ± %d", uint64(v), tt.n, got, tt.want, tt.tol)
 		}
 	}
 }
@@ -59,15 +59,15 @@ func TestPeltDecayedOnlyAtPeriods(t *testing.T) {
 	for _, step := range []uint64{1000, 40_000, 333_333, 2_500_000} {
 		sa := SchedAvg{LastUpdateTime: 5 * PeltPeriod}
 		sa.LoadSum = 20000 * 512
-		sa.updateLoadAvg(1)
+		sa.UpdateLoadAvg(1)
 		now := sa.LastUpdateTime
 		for range 2000 {
 			before := sa.LastUpdateTime / PeltPeriod
 			avg := sa.LoadAvg
 			now += step
-			decayed := sa.updateLoadSum(now, 512)
+			decayed := sa.UpdateLoadSum(now, 512)
 			if decayed {
-				sa.updateLoadAvg(1)
+				sa.UpdateLoadAvg(1)
 			}
 			crossed := sa.LastUpdateTime/PeltPeriod != before
 			if decayed != crossed {
@@ -89,8 +89,8 @@ func TestPeltConverges(t *testing.T) {
 	now := sa.LastUpdateTime
 	for range 400 {
 		now += PeltPeriod
-		if sa.updateLoadSum(now, w) {
-			sa.updateLoadAvg(1)
+		if sa.UpdateLoadSum(now, w) {
+			sa.UpdateLoadAvg(1)
 		}
 	}
 	if d := int64(sa.LoadAvg) - w; d < -w/50 || d > 0 {
@@ -98,8 +98,8 @@ func TestPeltConverges(t *testing.T) {
 	}
 	full := sa.LoadAvg
 	now += 32 * PeltPeriod
-	if sa.updateLoadSum(now, 0) {
-		sa.updateLoadAvg(1)
+	if sa.UpdateLoadSum(now, 0) {
+		sa.UpdateLoadAvg(1)
 	}
 	if d := int64(sa.LoadAvg) - int64(full/2); d < -2 || d > 2 {
 		t.Errorf("32 idle periods after %d: load_avg = %d, want half", full, sa.LoadAvg)
@@ -112,10 +112,10 @@ func TestPeltSplitIntervals(t *testing.T) {
 	one := SchedAvg{LastUpdateTime: 3 * PeltPeriod, LoadSum: 1e7}
 	many := one
 	end := one.LastUpdateTime + 7*PeltPeriod + 12345
-	one.updateLoadSum(end, 1024)
+	one.UpdateLoadSum(end, 1024)
 	for now := many.LastUpdateTime; now < end; {
 		now = min(now+77_777, end)
-		many.updateLoadSum(now, 1024)
+		many.UpdateLoadSum(now, 1024)
 	}
 	if one.PeriodContrib != many.PeriodContrib || one.LastUpdateTime != many.LastUpdateTime {
 		t.Fatalf("one step: %+v, many: %+v", one, many)
@@ -125,16 +125,67 @@ func TestPeltSplitIntervals(t *testing.T) {
 	}
 }
 
-func TestSyncLoadSum(t *testing.T) {
-	if got := syncLoadSum(100, 0); got != 100 {
-		t.Errorf("syncLoadSum(100, 0) = %d", got)
+// TestDecayMatchesDecayLoad: Decay, the float models' continuous form, is
+// decay_load()'s factor at whole periods, to the tables' rounding.
+func TestDecayMatchesDecayLoad(t *testing.T) {
+	const v = 1 << 40
+	for _, n := range []uint64{0, 1, 7, 16, 31, 32, 33, 100, 500, 2015} {
+		want := float64(DecayLoad(v, n)) / v
+		if got := Decay(int64(n) * PeltPeriod); math.Abs(got-want) > 1e-3*want+1e-12 {
+			t.Errorf("Decay(%d periods) = %g, decay_load gives %g", n, got, want)
+		}
 	}
-	if got := syncLoadSum(0, 2); got != 2*PeltMinDivider {
-		t.Errorf("syncLoadSum(0, 2) = %d, want %d", got, 2*PeltMinDivider)
+	if Decay(-5) != 1 || Decay(0) != 1 || Decay(64*LoadAvgPeriod*PeltPeriod) != 0 {
+		t.Error("Decay: no decay at or before 0, none left after 64 half-lives")
 	}
-	var x uint64 = 5
-	subPositive(&x, 7)
-	if x != 0 {
-		t.Errorf("subPositive(5, 7) = %d, want 0", x)
+}
+
+// TestPeltSet: a runnable set rises toward N × 1024 and a blocked one
+// halves every LOAD_AVG_PERIOD periods; emptying a set leaves no residue.
+func TestPeltSet(t *testing.T) {
+	const half = LoadAvgPeriod * PeltPeriod
+	run := PeltSet{Runnable: true}
+	run.Add(0, 0)
+	run.Add(0, 0)
+	if got := run.Value(half); math.Abs(got-1024) > 2 {
+		t.Errorf("two tasks runnable one half-life from 0: %g, want 1024", got)
+	}
+	blocked := PeltSet{}
+	blocked.Add(0, 800)
+	if got := blocked.Value(half); math.Abs(got-400) > 1 {
+		t.Errorf("800 blocked one half-life: %g, want 400", got)
+	}
+	blocked.Remove(half, 399.9)
+	if blocked.N != 0 || blocked.Sum != 0 {
+		t.Errorf("after the last Remove: N %d, Sum %g, want 0, 0", blocked.N, blocked.Sum)
+	}
+}
+
+// TestScaleLoadDown: the 64-bit scale_load_down() keeps a non-zero weight
+// at 2 or more.
+func TestScaleLoadDown(t *testing.T) {
+	tests := []struct{ in, want int64 }{
+		{0, 0},
+		{1, 2}, // non-zero never rounds to zero: max(2, 1>>10)
+		{2047, 2},
+		{3072, 3},
+		{Nice0Load, Nice0LoadDown},
+		{ScaleLoad(88761), 88761}, // nice -20
+	}
+	for _, tt := range tests {
+		if got := ScaleLoadDown(tt.in); got != tt.want {
+			t.Errorf("ScaleLoadDown(%d) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestDecayTables: Decay's tables against the closed form,
+// 2^(-dt/half-life).
+func TestDecayTables(t *testing.T) {
+	for _, dt := range []int64{0, 1, 31_999, 32_000, 1_024_000, peltHalfLife, 3 * peltHalfLife / 2, 10 * peltHalfLife, 70 * peltHalfLife} {
+		want := math.Exp2(-float64(dt) / peltHalfLife)
+		if got := Decay(dt); math.Abs(got-want) > 1e-3*want+1e-18 {
+			t.Errorf("Decay(%d) = %g, want %g", dt, got, want)
+		}
 	}
 }

@@ -1,0 +1,145 @@
+package loadavg
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/contend/contend/counter"
+)
+
+// pairsConfig is a pipe count's shape: 2 pairs on 4 cpus, 2 levels, HZ 250,
+// the measured shares of 6.1's pipe run (kernel-6.1-6.12.txt).
+func pairsConfig(gap time.Duration, mig SimMig) SimConfig {
+	return SimConfig{CPUs: 4, Nodes: 1, Levels: 2, Duration: time.Second, Gap: gap, Mig: mig,
+		Pairs: 2, Run: .354, Runnable: .530, HZ: 250, Seed: 1, Variants: []string{"base"}}
+}
+
+// TestPairsRealiseFedWakeups: the pairs workload wakes each task once per
+// cycle, so the wakeups it realises are those it was fed (one per 2·gap
+// per cpu), within the few per cent that two pairs stacked on one cpu
+// cost; a lone pair, which nothing delays, realises them to the unit. The
+// run share is the one fed.
+func TestPairsRealiseFedWakeups(t *testing.T) {
+	for _, tc := range []struct {
+		pairs, cpus int
+		tol         float64
+	}{{1, 2, 0.01}, {2, 4, 0.06}} {
+		for _, gap := range []time.Duration{370 * time.Microsecond, 2647 * time.Microsecond} {
+			cfg := pairsConfig(gap, NoMig)
+			cfg.Pairs, cfg.CPUs = tc.pairs, tc.cpus
+			tab, err := Simulate(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := tab.Rows[0]
+			fed := float64(cfg.CPUs) * cfg.Duration.Seconds() / (2 * gap.Seconds())
+			if got := float64(r.Wakeups); math.Abs(got/fed-1) > tc.tol {
+				t.Errorf("%d pairs on %d cpus, gap %v: %v wakeups realised, %.0f fed", tc.pairs, tc.cpus, gap, got, fed)
+			}
+			if math.Abs(r.RunPct/(100*cfg.Run)-1) > 0.05 || r.RunnablePct < r.RunPct { // 5 %: a second holds only a few hundred runs
+				t.Errorf("%d pairs, gap %v: run %.1f %%, runnable %.1f %%; fed run %.1f %% (%d wakeups, %.0f fed)", tc.pairs, gap, r.RunPct, r.RunnablePct, 100*cfg.Run, r.Wakeups, fed)
+			}
+			if r.Migrations != 0 {
+				t.Errorf("mig=0: %d migrations", r.Migrations)
+			}
+		}
+	}
+}
+
+// TestPairsMigrations: the share of wakeups that land on another cpu is
+// the one fed, and the run is a deterministic replay of its seed.
+func TestPairsMigrations(t *testing.T) {
+	cfg := pairsConfig(370*time.Microsecond, 15)
+	a, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := a.Rows[0]
+	if share := float64(r.Migrations) / float64(r.Wakeups); math.Abs(share-0.15) > 0.02 {
+		t.Errorf("mig=15: %d migrations of %d wakeups (%.3f)", r.Migrations, r.Wakeups, share)
+	}
+	b, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a.Rows, b.Rows) {
+		t.Error("the same config and seed gave two different rows")
+	}
+}
+
+// TestPairsValidate: the shares must be a run share within the runnable
+// one, both within the task's time.
+func TestPairsValidate(t *testing.T) {
+	for _, tc := range []struct{ run, runnable float64 }{{0, .5}, {.6, .5}, {.3, 1.2}, {-.1, .2}} {
+		cfg := pairsConfig(370*time.Microsecond, NoMig)
+		cfg.Run, cfg.Runnable = tc.run, tc.runnable
+		if _, err := Simulate(cfg); err == nil || !strings.Contains(err.Error(), "runnable share") {
+			t.Errorf("run %g, runnable %g: err %v, want a shares error", tc.run, tc.runnable, err)
+		}
+	}
+	cfg := pairsConfig(370*time.Microsecond, NoMig)
+	cfg.Pairs = -1
+	if _, err := Simulate(cfg); err == nil || !strings.Contains(err.Error(), "pairs -1") {
+		t.Errorf("pairs -1: err %v", err)
+	}
+}
+
+// TestPairBalance: the softirq's cadence as next_balance makes it. At HZ
+// 250 on a domain of 2 cpus the idle interval is 1 jiffy (2 ms) and the
+// busy one 7 (2 ms × busy_factor 16 = 8 jiffies, less 1): a cpu busy at
+// every tick runs the softirq every 7th tick, an idle one, or a busy one
+// going newly idle between ticks, at every tick; each softirq is an
+// update_blocked_averages() of the cpu's cfs_rqs (counter's blocked path).
+func TestPairBalance(t *testing.T) {
+	const tick = 4_000_000
+	for _, tc := range []struct {
+		name          string
+		busy, newidle bool
+		want          int64
+	}{{"busy", true, false, 100 / 7}, {"busy, newly idle each tick", true, true, 100}, {"idle", false, false, 100}} {
+		store, err := counter.New(counter.StoreAtomic, counter.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rq, err := counter.NewCfsRq(store, counter.WritePolicy{}, counter.ReadPolicy{}, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rq.Init(laClockBase)
+		var se counter.Entity
+		if err := se.Init(laNice0); err != nil {
+			t.Fatal(err)
+		}
+		rq.Seed(&se, laNice0/2, tc.busy)
+		b := newPairBalance(4, 2, 250, tick)
+		for j := range int64(100) {
+			b.tick(laClockBase+(j+1)*tick, 0, rq)
+			if tc.newidle {
+				b.newidle(0)
+			}
+		}
+		if got := b.softirqs[0]; got < tc.want || got > tc.want+1 {
+			t.Errorf("%s: %d softirqs in 100 ticks, want %d", tc.name, got, tc.want)
+		}
+		if got := rq.Stats().Paths[counter.PathBlocked].Updates; got == 0 {
+			t.Errorf("%s: the softirqs' blocked updates never called update_tg_load_avg", tc.name)
+		}
+		store.Close()
+	}
+	cfg := pairsConfig(370*time.Microsecond, NoMig)
+	cfg.DomainCPUs = 5
+	if _, err := Simulate(cfg); err == nil || !strings.Contains(err.Error(), "domain cpus 5") {
+		t.Errorf("domain cpus 5 of 4: err %v", err)
+	}
+	cfg.DomainCPUs = 2
+	tab, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := tab.Rows[0]; r.SoftirqsPerCPUSec < 250/7 || r.SoftirqsPerCPUSec > 250 {
+		t.Errorf("pairs with the softirq: %.0f softirqs per cpu per s, want between the busy cadence (35) and HZ (250)", r.SoftirqsPerCPUSec)
+	}
+}
