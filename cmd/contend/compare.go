@@ -52,9 +52,9 @@ func compareCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return fmt.Errorf("compare: -format: %w", err)
 	}
-	rs, err := results.Read(pos)
+	rs, err := readResults(stderr, "compare", pos)
 	if err != nil {
-		return fmt.Errorf("compare: %w", err)
+		return err
 	}
 	rep, err := report.Build(rs, sf.opts(*alpha, true))
 	if err != nil {
@@ -130,4 +130,17 @@ func (f *statFlags) check(cmd string) error {
 func (f *statFlags) opts(alpha float64, compare bool) report.Options {
 	return report.Options{Row: f.row, Col: f.col, Filter: f.filter, Ignore: f.ignore, Units: f.unit,
 		Alpha: alpha, Confidence: f.confidence, Compare: compare, FullNames: f.fullNames}
+}
+
+// readResults reads the results files of command cmd, saying on stderr,
+// one line each, what it read past (a last line cut mid-write, left out).
+func readResults(stderr io.Writer, cmd string, paths []string) (*results.Set, error) {
+	rs, err := results.Read(paths)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	for _, w := range rs.Warnings {
+		fmt.Fprintf(stderr, "%s: %s\n", cmd, w)
+	}
+	return rs, nil
 }

@@ -141,3 +141,32 @@ func FuzzPercentFlag(f *testing.F) {
 		}
 	})
 }
+
+// A results file cut mid-line is read without its half line, and table,
+// compare and plot each say so in one line naming the file and line.
+func TestCutResultsFile(t *testing.T) {
+	cut := res("cut.txt")
+	for _, args := range [][]string{
+		{"table", cut},
+		{"compare", res("new.txt"), cut},
+		{"plot", "-o", filepath.Join(t.TempDir(), "cut.svg"), cut},
+	} {
+		var stdout, stderr bytes.Buffer
+		if err := run(&stdout, &stderr, args); err != nil {
+			t.Fatalf("contend %s: %v", strings.Join(args, " "), err)
+		}
+		want := args[0] + ": " + cut + ":54: the last line is cut short"
+		if got := strings.TrimSpace(stderr.String()); !strings.HasPrefix(got, want) || strings.Count(got, "\n") != 0 {
+			t.Errorf("contend %s: stderr %q, want one line starting %q", strings.Join(args, " "), got, want)
+		}
+	}
+	// The half line is no sample: the cut file's last cell has 5 of 6.
+	var stdout, stderr bytes.Buffer
+	if err := run(&stdout, &stderr, []string{"table", "-json", "-unit", "ns/op", "-row", ".fullname", "-col", ".file", cut}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, "store=pernode/write=ratelimit/threads=4") || !strings.Contains(last, `"n":5`) {
+		t.Errorf("last cell %s: want store=pernode threads=4 with 5 samples", last)
+	}
+}

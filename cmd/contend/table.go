@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/contend/contend/internal/report"
-	"github.com/contend/contend/internal/results"
 )
 
 func init() {
@@ -34,9 +33,9 @@ func tableCmd(stdout, stderr io.Writer, args []string) error {
 	if err := sf.check(fs.Name()); err != nil {
 		return err
 	}
-	rs, err := results.Read(pos)
+	rs, err := readResults(stderr, "table", pos)
 	if err != nil {
-		return fmt.Errorf("table: %w", err)
+		return err
 	}
 	// A file without thread counts (a go test file of some other
 	// benchmark, a core-to-core matrix) still makes a table: one column.
