@@ -461,6 +461,13 @@ type Regression struct {
 	DeltaPct  float64
 	P         float64
 	Column    string
+	// Paired, from Gate: the median per-round change (%), how many
+	// rounds paired and how many were worse than the threshold, and the
+	// sign test's p of that many.
+	Paired       bool
+	PairedPct    float64
+	Pairs, Worse int
+	SignP        float64
 }
 
 // Regressions returns every compared metric whose direction is known and
@@ -489,5 +496,5 @@ func (rep *Report) Regressions(pct float64) []Regression {
 
 // String writes the regression as one line.
 func (r Regression) String() string {
-	return fmt.Sprintf("%s: %s → %s (%+.1f%%, p=%.3f) in %s", r.Metric, mailNumber(r.Base), mailNumber(r.New), r.DeltaPct, r.P, r.Column)
+	return fmt.Sprintf("%s: %s → %s (%+.1f%%, p=%.3f) in %s%s", r.Metric, mailNumber(r.Base), mailNumber(r.New), r.DeltaPct, r.P, r.Column, r.pairedString())
 }

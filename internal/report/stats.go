@@ -25,7 +25,11 @@ type Options struct {
 	Alpha      float64 // significance level of comparisons
 	Confidence float64 // confidence level of the ± ranges
 	Compare    bool    // compare columns with the first, with a geomean row
-	FullNames  bool    // label rows with whole benchmark names, not only the keys that vary
+	// Paired says the columns were measured in one session, interleaved
+	// round by round, so that the i-th samples of a row's cells pair
+	// (Report.Gate judges only such a report).
+	Paired    bool
+	FullNames bool // label rows with whole benchmark names, not only the keys that vary
 }
 
 // A Report is the tables of one compare or table run, and the results
@@ -35,6 +39,7 @@ type Report struct {
 	results []*benchfmt.Result
 	ignore  map[string]bool
 	compare bool
+	paired  bool
 
 	fullNames bool
 	el        *elider // the row names' elider, built on first use
@@ -86,7 +91,7 @@ func Build(rs *results.Set, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{ignore: p.ignore, compare: o.Compare, fullNames: o.FullNames, alpha: cmp.Or(o.Alpha, 0.05)}
+	rep := &Report{ignore: p.ignore, compare: o.Compare, paired: o.Paired, fullNames: o.FullNames, alpha: cmp.Or(o.Alpha, 0.05)}
 	// Each result filtered once (a copy: a filter on .unit edits Values),
 	// then stripped to the units shown, which by default depend on what
 	// the filter kept.

@@ -18,9 +18,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchproc"
@@ -354,4 +356,35 @@ func Parse(r io.Reader, name string) (*Set, error) {
 		return nil, err
 	}
 	return rs, nil
+}
+
+// The configuration keys that say how results were measured, for the gate
+// of contend compare -fail-on (report.Gate). SessionKey is one id per
+// sweep or contend ab run, on every result: results that share one were
+// measured interleaved round by round (a sweep runs its whole matrix each
+// round; ab alternates its two sides), so that drift of the host falls on
+// all alike and the i-th samples of two configurations pair. SideKey is
+// contend ab's side of a result: old or new.
+const (
+	SessionKey = "session"
+	SideKey    = "side"
+)
+
+// NewSession returns a session id: the UTC time and a random suffix, so
+// that two runs started in the same second differ.
+func NewSession() string {
+	return fmt.Sprintf("%s-%04x", time.Now().UTC().Format("20060102T150405Z"), rand.Uint32()&0xffff)
+}
+
+// Sessions returns the distinct session ids of the results, in order of
+// first appearance, "" standing for results that carry none (go test
+// output, files from before sessions were recorded).
+func (rs *Set) Sessions() []string {
+	var ids []string
+	for _, r := range rs.Results {
+		if id := r.GetConfig(SessionKey); !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
