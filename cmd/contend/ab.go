@@ -29,8 +29,8 @@ func init() {
 const abUsage = "-old BIN -new BIN [-fail-on PCT] [-quick | -full] [-scenarios LIST] [-variant LIST] [-threads LIST] [-place LIST] [-cpus LIST] [-count N] [-duration D] [-o FILE] [-oversubscribe] [-fake-nodes K]"
 
 // abCount is ab's default number of rounds: enough pairs for the sign test
-// of compare -fail-on to show one of 51 metrics worse at α = 0.05
-// (2⁻¹⁰ < 0.05/51), and even, so each side runs first in half the rounds.
+// of compare -fail-on to show one of 10 metrics worse at its α of 0.01
+// (2⁻¹⁰ < 0.01/10), and even, so each side runs first in half the rounds.
 const abCount = 10
 
 func abCmd(stdout, stderr io.Writer, args []string) error {
@@ -105,7 +105,7 @@ func abCmd(stdout, stderr io.Writer, args []string) error {
 	if o.Pairs == 0 {
 		return fmt.Errorf("ab: every configuration failed (the file's \"# failed:\" lines say why)")
 	}
-	cmp := []string{"-unit", "ns/op", *out}
+	cmp := []string{*out}
 	if flagSet(fs, "fail-on") {
 		cmp = []string{"-fail-on", failOn.String(), *out}
 	}

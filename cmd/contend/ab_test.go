@@ -38,13 +38,13 @@ func TestAB(t *testing.T) {
 	old, slow := fakeBin(t, dir, "old", 100), fakeBin(t, dir, "slow", 130)
 	args := func(newBin, out string, more ...string) []string {
 		return append([]string{"ab", "-old", old, "-new", newBin, "-scenarios", "atomicadd", "-variant", "line=shared/work=0",
-			"-threads", "1", "-count", "6", "-o", filepath.Join(dir, out)}, more...)
+			"-threads", "1", "-count", "8", "-o", filepath.Join(dir, out)}, more...)
 	}
 	out, stderr, err := runContend(args(old, "aa.txt", "-fail-on", "5")...)
 	if err != nil || !strings.Contains(out, "no metric got worse by more than 5% (paired by round in session") {
 		t.Fatalf("ab A/A -fail-on 5: %v, stdout %q, stderr %q", err, out, stderr)
 	}
-	if !strings.Contains(stderr, "ab: 6 pairs in "+filepath.Join(dir, "aa.txt")) {
+	if !strings.Contains(stderr, "ab: 8 pairs in "+filepath.Join(dir, "aa.txt")) {
 		t.Errorf("stderr %q: want the pairs and the file", stderr)
 	}
 	rs, err := results.Read([]string{filepath.Join(dir, "aa.txt")})
@@ -55,8 +55,8 @@ func TestAB(t *testing.T) {
 	for _, r := range rs.Results {
 		sides[r.GetConfig(results.SideKey)]++
 	}
-	if sessions := rs.Sessions(); sides["old"] != 6 || sides["new"] != 6 || len(sessions) != 1 || sessions[0] == "" {
-		t.Errorf("file has results by side %v and sessions %q, want 6 of each side in one session", sides, sessions)
+	if sessions := rs.Sessions(); sides["old"] != 8 || sides["new"] != 8 || len(sessions) != 1 || sessions[0] == "" {
+		t.Errorf("file has results by side %v and sessions %q, want 8 of each side in one session", sides, sessions)
 	}
 	out, _, err = runContend(args(slow, "slow.txt", "-fail-on", "5")...)
 	if err == nil || !strings.Contains(err.Error(), "1 metrics got worse by more than 5%") || !strings.Contains(out, "+30.0%") {

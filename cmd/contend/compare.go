@@ -31,7 +31,7 @@ func compareCmd(stdout, stderr io.Writer, args []string) error {
 	asJSON := fs.Bool("json", false, "print the cells as JSON, one object per line (median, interval, samples, delta and p against the first column, disturbed runs)")
 	format := fs.String("format", "text", "layout: text (benchstat's tables), lkp (the 0-day robot's comparison), seed (the seeds' mail style) or markdown")
 	var failOn percentFlag
-	fs.Var(&failOn, "fail-on", "exit non-zero when a metric whose direction is known got worse by more than `PCT` per cent (5 or 5%), printing just those metrics (for CI); judged only on columns measured in one session, interleaved round by round (contend ab, or one sweep's configurations): by the median of the per-round changes and a sign test over the rounds at α over the number of metrics")
+	fs.Var(&failOn, "fail-on", "exit non-zero when a metric whose direction is known got worse by more than `PCT` per cent (5 or 5%), printing just those metrics (for CI); judged only on columns measured in one session, interleaved round by round (contend ab, or one sweep's configurations): by the median of the per-round changes and a sign test over the rounds at α over the number of metrics gated (α 0.01 unless -alpha is given; the run figures, latency quantiles and the workers' spread, only if -unit names them)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -76,13 +76,22 @@ func compareCmd(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("compare: %w", err)
 	}
 	if flagSet(fs, "fail-on") {
-		return failOnRegressions(stdout, rep, float64(failOn), sessions)
+		gateAlpha := *alpha
+		if !flagSet(fs, "alpha") {
+			gateAlpha = failOnAlpha
+		}
+		return failOnRegressions(stdout, rep, float64(failOn), gateAlpha, sessions)
 	}
 	if *asJSON {
 		return rep.WriteJSON(stdout)
 	}
 	return rep.WriteFormat(stdout, f)
 }
+
+// failOnAlpha is -fail-on's family-wise level where -alpha is not given:
+// at most one A/A run in a hundred fails, whatever the noise (fewer where
+// the noise is small against the threshold), a CI job's false alarm.
+const failOnAlpha = 0.01
 
 // abColumns are the columns of a contend ab file: its sides, old first.
 const abColumns = results.SideKey + "@(old new)"
@@ -121,8 +130,8 @@ func driftNote(sessions []string) string {
 // paired comparison of one interleaved session shows worse by more than
 // pct (report.Gate), and fails if there are any. Columns from different
 // sessions are not judged: it says why in one line (driftNote) and passes.
-func failOnRegressions(w io.Writer, rep *report.Report, pct float64, sessions []string) error {
-	g := rep.Gate(pct)
+func failOnRegressions(w io.Writer, rep *report.Report, pct, alpha float64, sessions []string) error {
+	g := rep.Gate(pct, alpha)
 	switch {
 	case !g.Paired:
 		fmt.Fprintln(w, driftNote(sessions))
@@ -131,8 +140,8 @@ func failOnRegressions(w io.Writer, rep *report.Report, pct float64, sessions []
 		fmt.Fprintf(w, "compare: -fail-on %g%%: no compared metric has a known direction (Unit ... better=)\n", pct)
 		return nil
 	case g.Pairs < g.NeedPairs:
-		return fmt.Errorf("compare: -fail-on: %d rounds pair the fewest-sampled metric; showing one of %d metrics worse needs p < %.2g (α over the metrics), which takes at least %d rounds: run contend ab -count %d, or gate fewer metrics (-unit ns/op)",
-			g.Pairs, g.Metrics, g.Level, g.NeedPairs, g.NeedPairs)
+		return fmt.Errorf("compare: -fail-on: %d rounds pair the fewest-sampled metric; showing one of %d metrics worse needs p < %.2g (α %g over the metrics), which takes at least %d rounds: run contend ab -count %d, or gate fewer metrics (-unit ns/op)",
+			g.Pairs, g.Metrics, g.Level, alpha, g.NeedPairs, g.NeedPairs)
 	}
 	how := fmt.Sprintf("paired by round in session %s: %d metrics, %d+ rounds each, sign test at p < %.2g", sessions[0], g.Metrics, g.Pairs, g.Level)
 	if len(g.Regressions) == 0 {

@@ -204,7 +204,7 @@ func TestRatioPhrases(t *testing.T) {
 	if b, err := os.ReadFile(fix); err != nil || os.WriteFile(session, append([]byte("session: 20261204T230000Z-0001\n"), b...), 0o644) != nil {
 		t.Fatal(err)
 	}
-	out, _, err := runContend("compare", "-col", "/fix", "-row", "/threads", "-unit", "ns/op", "-fail-on", "10", session)
+	out, _, err := runContend("compare", "-col", "/fix", "-row", "/threads", "-unit", "ns/op", "-alpha", "0.05", "-fail-on", "10", session)
 	if err == nil || !strings.Contains(out, "(+30.0%, p=0.002) in fix=slow") || strings.Contains(out, "fix=fast") {
 		t.Errorf("compare -fail-on 10: %v, printed:\n%s\nwant the slow fix's +30.0%% alone", err, out)
 	}

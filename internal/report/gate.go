@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/contend/contend/bench"
+	"github.com/contend/contend/internal/results"
 )
 
 // The gate of contend compare -fail-on: a CI job's question, "did this
@@ -29,6 +32,11 @@ import (
 //     or more of n rounds being so. Its level is α over the number of
 //     metrics gated (Bonferroni), because a gate that checks 30 figures at
 //     α = 0.05 each cries wolf on one A/A run in five.
+//
+// Gated are the units with a known direction but the run's own figures
+// (bench.RunUnits: the latency quantiles, the workers' spread), which on a
+// shared host follow its scheduling more than the code (an A/A run's
+// p99.9 read 0.15 to 26400 µs), unless -unit names them.
 //
 // The U-test of the tables (its p is printed beside) is not asked: it
 // treats the two columns as unpaired samples, so drift within the session
@@ -69,16 +77,16 @@ type pairedChange struct {
 // each: their order in the file), and counts the rounds worse than pct in
 // the unit's direction better.
 func paired(c *cell, better int, pct float64) pairedChange {
-	n := min(len(c.values), len(c.base.values))
+	n := min(len(c.ordered), len(c.base.ordered))
 	pc := pairedChange{n: n, comparable: n > 0}
 	changes := make([]float64, 0, n)
 	for i := range n {
-		o := c.base.values[i]
+		o := c.base.ordered[i]
 		if o == 0 {
 			pc.comparable = false
 			return pc
 		}
-		ch := (c.values[i] - o) / math.Abs(o) * 100
+		ch := (c.ordered[i] - o) / math.Abs(o) * 100
 		changes = append(changes, ch)
 		if ch*float64(-better) > pct {
 			pc.worse++
@@ -119,10 +127,11 @@ func needPairs(level float64) int {
 	return n
 }
 
-// Gate judges every compared cell of a unit with a known direction for a
-// regression of more than pct per cent (see the package's note on the
-// gate). Without Options.Paired it gates nothing and says so.
-func (rep *Report) Gate(pct float64) Gate {
+// Gate judges every gated compared cell (a unit with a known direction,
+// not a run figure unless Options.Units named it) for a regression of more
+// than pct per cent, at the family-wise level alpha (see the note on the
+// gate above). Without Options.Paired it gates nothing and says so.
+func (rep *Report) Gate(pct, alpha float64) Gate {
 	g := Gate{Paired: rep.paired}
 	if !rep.paired {
 		return g
@@ -140,7 +149,7 @@ func (rep *Report) Gate(pct float64) Gate {
 		for _, row := range t.rows {
 			mr := rows[ri]
 			ri++
-			if t.better == 0 {
+			if t.better == 0 || !rep.unitsNamed && runUnit(t.unit) {
 				continue
 			}
 			for i, col := range t.cols {
@@ -160,7 +169,7 @@ func (rep *Report) Gate(pct float64) Gate {
 	if g.Metrics == 0 {
 		return g
 	}
-	g.Level = rep.alpha / float64(g.Metrics)
+	g.Level = alpha / float64(g.Metrics)
 	g.NeedPairs = needPairs(g.Level)
 	for _, cd := range cands {
 		mc := cd.row.cols[cd.col]
@@ -181,4 +190,10 @@ func (r Regression) pairedString() string {
 		return ""
 	}
 	return fmt.Sprintf("; paired by round: median %+.1f%%, %d of %d rounds worse, sign test p=%.2g", r.PairedPct, r.Worse, r.Pairs, r.SignP)
+}
+
+// runUnit says whether a tidied unit is one of the run's own figures
+// (bench.RunUnits), which the gate leaves out unless -unit names them.
+func runUnit(unit string) bool {
+	return slices.ContainsFunc(bench.RunUnits, func(u bench.Unit) bool { return results.TidyUnit(u.Name) == unit })
 }

@@ -70,7 +70,7 @@ func TestGateAANeverFails(t *testing.T) {
 			}
 			return v
 		})
-		g := gateReport(t, text, true).Gate(5)
+		g := gateReport(t, text, true).Gate(5, 0.05)
 		if !g.Paired || g.Metrics != 2*metrics || g.Pairs != rounds {
 			t.Fatalf("seed %d: gate %+v, want paired, %d metrics of %d rounds", seed, g, 2*metrics, rounds)
 		}
@@ -93,7 +93,7 @@ func TestGateCatchesRegression(t *testing.T) {
 		}
 		return v
 	})
-	g := gateReport(t, text, true).Gate(5)
+	g := gateReport(t, text, true).Gate(5, 0.05)
 	if len(g.Regressions) != 2 {
 		t.Fatalf("%d regressions, want m=3's ns/op and hits/op: %v", len(g.Regressions), g.Regressions)
 	}
@@ -106,11 +106,11 @@ func TestGateCatchesRegression(t *testing.T) {
 		}
 	}
 	// At 15% it is within the threshold.
-	if g := gateReport(t, text, true).Gate(15); len(g.Regressions) != 0 {
+	if g := gateReport(t, text, true).Gate(15, 0.05); len(g.Regressions) != 0 {
 		t.Errorf("gate at 15%%: %v, want none", g.Regressions)
 	}
 	// Unpaired (two sessions), nothing is gated.
-	if g := gateReport(t, text, false).Gate(5); g.Paired || len(g.Regressions) != 0 {
+	if g := gateReport(t, text, false).Gate(5, 0.05); g.Paired || len(g.Regressions) != 0 {
 		t.Errorf("unpaired gate %+v, want nothing gated", g)
 	}
 }
@@ -124,7 +124,7 @@ func TestGateNeedsRounds(t *testing.T) {
 		}
 		return 100
 	})
-	g := gateReport(t, text, true).Gate(5)
+	g := gateReport(t, text, true).Gate(5, 0.05)
 	if g.Pairs != 6 || g.NeedPairs != 10 || len(g.Regressions) != 0 {
 		t.Errorf("gate %+v: want 6 pairs, 10 needed (α/32 = 0.0016 > 2⁻¹⁰), and no verdict", g)
 	}
@@ -138,5 +138,35 @@ func TestBinomTail(t *testing.T) {
 		if got := binomTail(tc.n, tc.k); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("binomTail(%d, %d) = %v, want %v", tc.n, tc.k, got, tc.want)
 		}
+	}
+}
+
+// Pairs are rounds, not ranks: each round's new is set against the same
+// round's old. Old alternates 100, 200; new 210, 95: paired, half the
+// rounds are 110% worse (median +28.75%); ranked (sorted, as the
+// statistics keep the samples) they would be ±5%.
+func TestGatePairsRounds(t *testing.T) {
+	text := abFile(8, 1, func(m, r int, new bool) float64 {
+		switch {
+		case !new && r%2 == 0:
+			return 100
+		case !new:
+			return 200
+		case r%2 == 0:
+			return 210
+		}
+		return 95
+	})
+	rep := gateReport(t, text, true)
+	tb := rep.tables[0] // sec/op
+	var c *cell
+	for _, cl := range tb.cells {
+		if cl.base != nil {
+			c = cl
+		}
+	}
+	pc := paired(c, -1, 50)
+	if pc.n != 8 || pc.worse != 4 || math.Abs(pc.medianPct-28.75) > 1e-9 {
+		t.Errorf("paired = %+v, want 8 pairs, 4 worse by over 50%%, median +28.75%%", pc)
 	}
 }

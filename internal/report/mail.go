@@ -65,10 +65,9 @@ type mailRow struct {
 
 type mailCell struct {
 	ok          bool
-	center      float64   // in the file's unit
-	stddevPct   float64   // relative standard deviation, %
-	notes       []error   // the cell's notes, as the text tables mark them
-	values      []float64 // the samples, in file order (pairs with the base's in an interleaved run)
+	center      float64 // in the file's unit
+	stddevPct   float64 // relative standard deviation, %
+	notes       []error // the cell's notes, as the text tables mark them
 	n           int
 	deltaPct    float64 // against the base column
 	p           float64
@@ -91,7 +90,7 @@ func (rep *Report) mailRows() []mailRow {
 					mr.cols = append(mr.cols, mailCell{})
 					continue
 				}
-				mc := mailCell{ok: true, center: c.sum.Center * scale, n: len(c.values), notes: provenanceNotes(c.notes), values: c.values}
+				mc := mailCell{ok: true, center: c.sum.Center * scale, n: len(c.values), notes: provenanceNotes(c.notes)}
 				s := stats.Sample{Xs: c.values}
 				if m := s.Mean(); m != 0 && len(c.values) > 1 {
 					mc.stddevPct = math.Abs(s.StdDev() / m * 100)
