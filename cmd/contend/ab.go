@@ -41,10 +41,8 @@ func abCmd(stdout, stderr io.Writer, args []string) error {
 		"the full preset instead of the quick one (see contend sweep -full)")
 	oldBin := fs.String("old", "", "the old contend `binary` (go build -o old ./cmd/contend at the old revision)")
 	newBin := fs.String("new", "", "the new contend `binary`")
-	scenarios := fs.String("scenarios", "all", "comma-separated `scenarios`, or all")
-	variants := fs.String("variant", "", "`variants` to run, separated by commas (one scenario only; default: the preset's)")
-	threads := fs.String("threads", "", "comma-separated worker `counts` (default: the preset's)")
-	places := fs.String("place", "", "comma-separated `placements` (default: the preset's)")
+	var mf matrixFlags
+	mf.register(fs)
 	out := fs.String("o", "", "results `file` (default out/ab-<time>.txt)")
 	oversubscribe := fs.Bool("oversubscribe", false, "allow more workers than usable cpus")
 	var failOn percentFlag
@@ -71,7 +69,7 @@ func abCmd(stdout, stderr io.Writer, args []string) error {
 	if pf.full {
 		preset = sweep.Full
 	}
-	m, err := sweep.ParseMatrix(t, preset, sweep.Lists{Scenarios: *scenarios, Variants: *variants, Threads: *threads, Places: *places})
+	m, err := sweep.ParseMatrix(t, preset, mf.lists())
 	if err != nil {
 		return fmt.Errorf("ab: %w", err)
 	}
