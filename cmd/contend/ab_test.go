@@ -64,7 +64,7 @@ func TestAB(t *testing.T) {
 	}
 	// Without -fail-on: the comparison's tables.
 	out, _, err = runContend(args(slow, "cmp.txt")...)
-	if err != nil || !strings.Contains(out, "side=old") || !strings.Contains(out, "+30.00%") {
+	if err != nil || !strings.Contains(out, "side=old") || !strings.Contains(out, "+30.00%") || !strings.Contains(out, "paired by round") {
 		t.Errorf("ab without -fail-on: %v, stdout %q", err, out)
 	}
 	// compare reads the file alone, its sides as columns.

@@ -85,7 +85,15 @@ func compareCmd(stdout, stderr io.Writer, args []string) error {
 	if *asJSON {
 		return rep.WriteJSON(stdout)
 	}
-	return rep.WriteFormat(stdout, f)
+	if err := rep.WriteFormat(stdout, f); err != nil {
+		return err
+	}
+	if paired && f == report.FormatText {
+		// What the rounds say, which the unpaired tables cannot.
+		fmt.Fprintln(stdout)
+		return rep.WritePaired(stdout)
+	}
+	return nil
 }
 
 // failOnAlpha is -fail-on's family-wise level where -alpha is not given:

@@ -2,8 +2,11 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/internal/results"
@@ -68,6 +71,7 @@ type Gate struct {
 // against its base.
 type pairedChange struct {
 	n, worse   int     // pairs, and pairs worse than the threshold
+	same       int     // pairs neither worse nor better (at threshold 0: equal)
 	medianPct  float64 // median per-round change, %
 	signP      float64 // P(Bin(n, ½) ≥ worse)
 	comparable bool    // n > 0 and no base value is 0
@@ -88,8 +92,11 @@ func paired(c *cell, better int, pct float64) pairedChange {
 		}
 		ch := (c.ordered[i] - o) / math.Abs(o) * 100
 		changes = append(changes, ch)
-		if ch*float64(-better) > pct {
+		switch w := ch * float64(-better); {
+		case w > pct:
 			pc.worse++
+		case w >= -pct:
+			pc.same++
 		}
 	}
 	slices.Sort(changes)
@@ -137,12 +144,44 @@ func (rep *Report) Gate(pct, alpha float64) Gate {
 		return g
 	}
 	names := rep.colNames()
-	type candidate struct {
-		row mailRow
-		col int
-		pc  pairedChange
+	cands := rep.pairedCells(0)
+	for _, cd := range cands {
+		g.Metrics++
+		if g.Pairs == 0 || cd.pc.n < g.Pairs {
+			g.Pairs = cd.pc.n
+		}
 	}
-	var cands []candidate
+	if g.Metrics == 0 {
+		return g
+	}
+	g.Level = alpha / float64(g.Metrics)
+	g.NeedPairs = needPairs(g.Level)
+	for _, cd := range rep.pairedCells(pct) {
+		mc := cd.row.cols[cd.col]
+		medWorse := cd.pc.medianPct * float64(-cd.row.better)
+		if !cd.pc.comparable || medWorse <= pct || cd.pc.signP >= g.Level {
+			continue
+		}
+		g.Regressions = append(g.Regressions, Regression{Metric: cd.row.metric, Base: cd.row.cols[0].center, New: mc.center,
+			DeltaPct: mc.deltaPct, P: mc.p, Column: names[cd.col],
+			Paired: true, PairedPct: cd.pc.medianPct, Pairs: cd.pc.n, Worse: cd.pc.worse, SignP: cd.pc.signP})
+	}
+	return g
+}
+
+// A pairedCell is a gated compared cell and what its rounds say against
+// its base.
+type pairedCell struct {
+	row mailRow
+	col int
+	pc  pairedChange
+}
+
+// pairedCells returns the gated compared cells (units with a known
+// direction, not run figures unless -unit named them), their rounds paired
+// and counted worse than pct.
+func (rep *Report) pairedCells(pct float64) []pairedCell {
+	var cells []pairedCell
 	rows := rep.mailRows()
 	ri := 0
 	for _, t := range rep.tables {
@@ -157,31 +196,35 @@ func (rep *Report) Gate(pct, alpha float64) Gate {
 				if i == 0 || c == nil || c.base == nil {
 					continue
 				}
-				pc := paired(c, t.better, pct)
-				g.Metrics++
-				if g.Pairs == 0 || pc.n < g.Pairs {
-					g.Pairs = pc.n
-				}
-				cands = append(cands, candidate{mr, i, pc})
+				cells = append(cells, pairedCell{mr, i, paired(c, t.better, pct)})
 			}
 		}
 	}
-	if g.Metrics == 0 {
-		return g
+	return cells
+}
+
+// WritePaired writes what a paired report's rounds say, one line per gated
+// metric and compared column: the median per-round change against the base
+// column, and in how many rounds it was worse and better. It is what the
+// tables' unpaired intervals and U-tests cannot show under drift.
+func (rep *Report) WritePaired(w io.Writer) error {
+	if !rep.paired {
+		return nil
 	}
-	g.Level = alpha / float64(g.Metrics)
-	g.NeedPairs = needPairs(g.Level)
-	for _, cd := range cands {
-		mc := cd.row.cols[cd.col]
-		medWorse := cd.pc.medianPct * float64(-cd.row.better)
-		if !cd.pc.comparable || medWorse <= pct || cd.pc.signP >= g.Level {
+	names := rep.colNames()
+	var g textGrid
+	g.add("paired by round", "", "median change", "rounds worse", "better", "of")
+	for _, cd := range rep.pairedCells(0) {
+		if !cd.pc.comparable {
 			continue
 		}
-		g.Regressions = append(g.Regressions, Regression{Metric: cd.row.metric, Base: cd.row.cols[0].center, New: mc.center,
-			DeltaPct: mc.deltaPct, P: mc.p, Column: names[cd.col],
-			Paired: true, PairedPct: cd.pc.medianPct, Pairs: cd.pc.n, Worse: cd.pc.worse, SignP: cd.pc.signP})
+		better := cd.pc.n - cd.pc.worse - cd.pc.same
+		g.add(cd.row.metric, names[cd.col], fmt.Sprintf("%+.1f%%", cd.pc.medianPct), strconv.Itoa(cd.pc.worse), strconv.Itoa(better), strconv.Itoa(cd.pc.n))
 	}
-	return g
+	var out strings.Builder
+	g.write(&out, "", []bool{false, false, true, true, true, true}, []int{0, 2, 2, 2, 2, 2})
+	_, err := io.WriteString(w, out.String())
+	return err
 }
 
 // pairedString is the paired part of a regression's line.

@@ -170,3 +170,34 @@ func TestGatePairsRounds(t *testing.T) {
 		t.Errorf("paired = %+v, want 8 pairs, 4 worse by over 50%%, median +28.75%%", pc)
 	}
 }
+
+// WritePaired lists each gated metric's median per-round change and its
+// rounds worse and better; an unpaired report writes nothing.
+func TestWritePaired(t *testing.T) {
+	text := abFile(8, 2, func(m, r int, new bool) float64 {
+		v := 100 * (1 + float64(r))
+		if new && m == 1 {
+			v *= 1.10
+		}
+		return v
+	})
+	var b strings.Builder
+	if err := gateReport(t, text, true).WritePaired(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"paired by round", "X/m=1 ns/op", "+10.0%"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("WritePaired lacks %q:\n%s", want, b.String())
+		}
+	}
+	if l := lineWith(b.String(), "X/m=1 ns/op"); !strings.HasSuffix(strings.Join(strings.Fields(l), " "), "+10.0% 8 0 8") {
+		t.Errorf("line %q: want +10.0%%, 8 rounds worse, 0 better, of 8", l)
+	}
+	if l := lineWith(b.String(), "X/m=0 ns/op"); !strings.HasSuffix(strings.Join(strings.Fields(l), " "), "+0.0% 0 0 8") {
+		t.Errorf("line %q: want no change, of 8", l)
+	}
+	b.Reset()
+	if err := gateReport(t, text, false).WritePaired(&b); err != nil || b.Len() != 0 {
+		t.Errorf("unpaired WritePaired: %v, %q", err, b.String())
+	}
+}
