@@ -92,6 +92,7 @@ func abCmd(stdout, stderr io.Writer, args []string) error {
 	if flagSet(fs, "fake-nodes") {
 		extra = append(extra, "-fake-nodes", strconv.Itoa(pf.topo.fake))
 	}
+	plan.Command = os.Args
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	sides := [2]sweep.Side{binSide("old", *oldBin, extra), binSide("new", *newBin, extra)}

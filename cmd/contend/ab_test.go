@@ -67,6 +67,16 @@ func TestAB(t *testing.T) {
 	if err != nil || !strings.Contains(out, "side=old") || !strings.Contains(out, "+30.00%") || !strings.Contains(out, "paired by round") {
 		t.Errorf("ab without -fail-on: %v, stdout %q", err, out)
 	}
+	// The file's command is the ab run's (here the test binary's), not
+	// each side's contend run; table lays its sides out as columns.
+	for _, r := range rs.Results {
+		if cmd := r.GetConfig("command"); cmd != rs.Results[0].GetConfig("command") || strings.Contains(cmd, "run atomicadd") {
+			t.Fatalf("result's command %q, want the ab run's on every result", cmd)
+		}
+	}
+	if out, _, err := runContend("table", filepath.Join(dir, "cmp.txt")); err != nil || !strings.Contains(out, "side=old") || !strings.Contains(out, "side=new") || strings.Contains(out, "results vary in") {
+		t.Errorf("table of an ab file: %v, want a column per side:\n%s", err, out)
+	}
 	// compare reads the file alone, its sides as columns.
 	if out, _, err := runContend("compare", "-fail-on", "5", filepath.Join(dir, "aa.txt")); err != nil || !strings.Contains(out, "no metric got worse") {
 		t.Errorf("compare -fail-on 5 aa.txt: %v, %q", err, out)

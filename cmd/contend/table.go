@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/contend/contend/internal/report"
+	"github.com/contend/contend/internal/results"
 )
 
 func init() {
@@ -39,7 +40,13 @@ func tableCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	// A file without thread counts (a go test file of some other
 	// benchmark, a core-to-core matrix) still makes a table: one column.
-	if !flagSet(fs, "col") && !slices.Contains(rs.NameKeys(), "/threads") {
+	// contend ab's file has a column per side, old and new, which a cell
+	// must not mix.
+	switch {
+	case flagSet(fs, "col"):
+	case rs.Results[0].GetConfig(results.SideKey) != "":
+		sf.col = abColumns
+	case !slices.Contains(rs.NameKeys(), "/threads"):
 		sf.col = ".file"
 	}
 	rep, err := report.Build(rs, sf.opts(0, false))

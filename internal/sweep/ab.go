@@ -69,6 +69,14 @@ func (p *Plan) RunAB(ctx context.Context, out, session string, sides [2]Side, pr
 		rf.Abandon()
 		return o, err
 	}
+	// The file's command is the ab run's (Plan.Command), not each side's
+	// own contend run; the side's contend line (its binary's commit) stays.
+	var command string
+	for _, c := range resultfmt.FileConfig(p.Topology, p.Command) {
+		if c.Key == "command" {
+			command = string(c.Value)
+		}
+	}
 	failed := map[string]bool{}
 	for round := range p.Count {
 		fmt.Fprintf(progress, "ab: round %d of %d (%d configurations × old, new)\n", round+1, p.Count, len(p.Jobs))
@@ -91,6 +99,9 @@ func (p *Plan) RunAB(ctx context.Context, out, session string, sides [2]Side, pr
 				if err != nil {
 					ferr = fmt.Errorf("%s: %w", s.Name, err)
 					break
+				}
+				if command != "" {
+					setFileConfig(rec, "command", command)
 				}
 				setFileConfig(rec, results.SessionKey, session)
 				setFileConfig(rec, results.SideKey, s.Name)
