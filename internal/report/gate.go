@@ -34,7 +34,8 @@ import (
 //     the noise's distribution, so P(Bin(n, ½) ≥ k) bounds the chance of k
 //     or more of n rounds being so. Its level is α over the number of
 //     metrics gated (Bonferroni), because a gate that checks 30 figures at
-//     α = 0.05 each cries wolf on one A/A run in five.
+//     α = 0.05 each may cry wolf on up to four A/A runs in five
+//     (1 - 0.95³⁰ = 0.79).
 //
 // Gated are the units with a known direction but the run's own figures
 // (bench.RunUnits: the latency quantiles, the workers' spread), which on a
@@ -57,7 +58,8 @@ type Gate struct {
 	// (Options.Paired); without it nothing is gated.
 	Paired bool
 	// Metrics is how many cells were gated (every compared cell of a
-	// unit with a known direction), Pairs the fewest rounds one of them
+	// unit with a known direction, run figures only where -unit named
+	// them), Pairs the fewest rounds one of them
 	// pairs, and Level the sign test's level for each, α / Metrics.
 	Metrics, Pairs int
 	Level          float64
