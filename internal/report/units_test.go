@@ -83,6 +83,30 @@ func TestFormatsKeepFileUnits(t *testing.T) {
 	}
 }
 
+// -fail-on's lines speak the file's units too: ns/op in ns, p50-sec in s.
+func TestRegressionsKeepFileUnits(t *testing.T) {
+	rep := compareReport(t, false, "old=testdata/units-old.txt", "new=testdata/units-new.txt")
+	regs := rep.Regressions(5)
+	if len(regs) != 4 {
+		t.Fatalf("%d regressions, want ns/op and p50-sec at 1 and 2 threads: %v", len(regs), regs)
+	}
+	for _, r := range regs {
+		s := r.String()
+		switch {
+		case strings.HasSuffix(r.Metric, " ns/op"):
+			if r.Base < 10 || r.Base > 1000 {
+				t.Errorf("%s: base %v, want nanoseconds", s, r.Base)
+			}
+		case strings.HasSuffix(r.Metric, " p50-sec"):
+			if r.Base > 1e-6 {
+				t.Errorf("%s: base %v, want seconds", s, r.Base)
+			}
+		default:
+			t.Errorf("%s: unit not the file's", s)
+		}
+	}
+}
+
 // lineWith returns the first line of s holding sub.
 func lineWith(s, sub string) string {
 	for _, l := range strings.Split(s, "\n") {
