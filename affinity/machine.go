@@ -2,6 +2,7 @@ package affinity
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/klauspost/cpuid/v2"
@@ -136,7 +137,8 @@ func (m Machine) known() bool { return m.Vendor != "" || m.Brand != "" }
 // HypervisorName names a hypervisor for people from its CPUID vendor
 // signature ("KVMKVMKVM" is KVM); an empty or unknown signature ("yes", as
 // results files write an unnamed one) is "a hypervisor", and any other
-// signature is shown as it is.
+// signature is shown trimmed, a word said twice said once ("bhyve bhyve ",
+// bhyve's 12 bytes, is bhyve).
 func HypervisorName(vendor string) string {
 	switch vendor {
 	case "KVMKVMKVM":
@@ -152,5 +154,12 @@ func HypervisorName(vendor string) string {
 	case "", "yes":
 		return "a hypervisor"
 	}
-	return vendor
+	words := strings.Fields(vendor)
+	if len(words) == 2 && words[0] == words[1] {
+		return words[0]
+	}
+	if len(words) == 0 {
+		return "a hypervisor"
+	}
+	return strings.Join(words, " ")
 }

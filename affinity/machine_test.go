@@ -127,6 +127,7 @@ func TestHypervisorName(t *testing.T) {
 	for _, tt := range []struct{ vendor, want string }{
 		{"KVMKVMKVM", "KVM"}, {"Microsoft Hv", "Hyper-V"}, {"VMwareVMware", "VMware"}, {"XenVMMXenVMM", "Xen"}, {"TCGTCGTCGTCG", "QEMU TCG"},
 		{"", "a hypervisor"}, {"yes", "a hypervisor"}, {"ACRNACRNACRN", "ACRNACRNACRN"},
+		{"bhyve bhyve ", "bhyve"}, {" lrpepyh  vr", "lrpepyh vr"}, {"   ", "a hypervisor"},
 	} {
 		if got := HypervisorName(tt.vendor); got != tt.want {
 			t.Errorf("HypervisorName(%q) = %q, want %q", tt.vendor, got, tt.want)

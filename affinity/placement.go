@@ -137,7 +137,7 @@ func take(order []int, n int, oversubscribe bool, what string) ([]int, error) {
 		return nil, fmt.Errorf("affinity: placement %s has no usable cpus", what)
 	}
 	if n > len(order) && !oversubscribe {
-		return nil, fmt.Errorf("affinity: %d workers but placement %s has only %d usable cpus (%s); pass --oversubscribe to time-share cpus", n, what, len(order), listString(order))
+		return nil, fmt.Errorf("affinity: %d workers but placement %s has only %d usable cpus (%s); pass -oversubscribe to time-share cpus", n, what, len(order), listString(order))
 	}
 	cpus := make([]int, n)
 	for i := range cpus {

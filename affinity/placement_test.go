@@ -110,8 +110,8 @@ func TestPlacementRespectsAllowedAndOversubscribe(t *testing.T) {
 	if err != nil || fmt.Sprint(cpus) != "[4 5 9]" {
 		t.Errorf("compact within allowed 4,5,9 = %v, %v; want [4 5 9]", cpus, err)
 	}
-	if _, err := (Placement{Policy: Compact}).Assign(topo, 4, false); err == nil || !strings.Contains(err.Error(), "--oversubscribe") {
-		t.Errorf("4 workers on 3 allowed cpus: error = %v, want one suggesting --oversubscribe", err)
+	if _, err := (Placement{Policy: Compact}).Assign(topo, 4, false); err == nil || !strings.Contains(err.Error(), "pass -oversubscribe") {
+		t.Errorf("4 workers on 3 allowed cpus: error = %v, want one suggesting -oversubscribe (the flag's spelling)", err)
 	}
 	cpus, err = Placement{Policy: Compact}.Assign(topo, 4, true)
 	if err != nil || fmt.Sprint(cpus) != "[4 5 9 4]" {

@@ -15,6 +15,9 @@ func (t *Topology) Within(cpus nodemask.Bitmap) (*Topology, error) {
 		return nil, fmt.Errorf("affinity: an empty cpu list")
 	}
 	if extra := cpus.AndNot(t.AllowedCPUs); !extra.Empty() {
+		if extra.Weight() == 1 {
+			return nil, fmt.Errorf("affinity: cpu %s is not among the allowed cpus %s", extra, t.AllowedCPUs)
+		}
 		return nil, fmt.Errorf("affinity: cpus %s are not among the allowed cpus %s", extra, t.AllowedCPUs)
 	}
 	w := *t

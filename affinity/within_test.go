@@ -31,9 +31,16 @@ func TestWithin(t *testing.T) {
 	if _, err := (Placement{Policy: Compact}).Assign(w, 5, false); err == nil {
 		t.Errorf("5 workers on 4 allowed cpus: no error")
 	}
-	for _, bad := range []nodemask.Bitmap{nodemask.BitmapOf(), nodemask.BitmapOf(0, 64)} {
-		if _, err := topo.Within(bad); err == nil || strings.Contains(err.Error(), "\n") {
-			t.Errorf("Within(%s) error = %v, want one line", bad, err)
+	for _, tc := range []struct {
+		bad  nodemask.Bitmap
+		want string
+	}{
+		{nodemask.BitmapOf(), "empty"},
+		{nodemask.BitmapOf(0, 64), "cpu 64 is not among"}, // one cpu: "cpus 64 are" read wrong
+		{nodemask.BitmapOf(0, 64, 65), "cpus 64-65 are not among"},
+	} {
+		if _, err := topo.Within(tc.bad); err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Within(%s) error = %v, want one line with %q", tc.bad, err, tc.want)
 		}
 	}
 }

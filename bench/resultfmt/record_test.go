@@ -3,6 +3,7 @@ package resultfmt_test
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -98,6 +99,7 @@ func TestUnits(t *testing.T) {
 	want := []string{
 		"Unit balances/op role=check",
 		"Unit clock-sec role=check",
+		"Unit cpu-ns/op better=lower",
 		"Unit lost-% better=lower",
 		"Unit max-sec better=lower",
 		"Unit p50-sec better=lower",
@@ -121,5 +123,26 @@ func TestUnits(t *testing.T) {
 		if !slices.Contains(all, l) {
 			t.Errorf("AllUnits lacks %q", l)
 		}
+	}
+}
+
+// cpu-ns/op is ns/op less the workers' time off their cpus: two workers of
+// 2 s each, one off its cpu 10 ms and the other 1 s, ran 2.99 s of 4.
+func TestCPUNsPerOp(t *testing.T) {
+	_, res := twoWorkers(t)
+	got, ok := resultfmt.CPUNsPerOp(res)
+	if want := res.NsPerOp() * 2.99 / 4; !ok || math.Abs(got-want) > 1e-9 {
+		t.Errorf("CPUNsPerOp = %v, %v; want %v", got, ok, want)
+	}
+	r := resultfmt.Record("X", res, nil)
+	if v, ok := r.Value("cpu-ns/op"); !ok || v != got {
+		t.Errorf("Record cpu-ns/op = %v, %v; want %v", v, ok, got)
+	}
+	res.Workers[1].Accounted = false // no schedstat: no figure
+	if _, ok := resultfmt.CPUNsPerOp(res); ok {
+		t.Error("CPUNsPerOp without the run time accounted: ok")
+	}
+	if _, ok := resultfmt.Record("X", res, nil).Value("cpu-ns/op"); ok {
+		t.Error("Record has cpu-ns/op without the run time accounted")
 	}
 }

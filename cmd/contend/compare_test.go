@@ -75,7 +75,7 @@ func TestCompareErrors(t *testing.T) {
 		want []string
 	}{
 		{"no files", []string{"compare"}, []string{"compare: want results files"}},
-		{"one file", []string{"compare", old}, []string{"at least two results files"}},
+		{"one file", []string{"compare", old}, []string{"at least two results files", "one file of contend ab"}},
 		{"missing file", []string{"compare", old, res("nope.txt")}, []string{"compare: open testdata/results/nope.txt: no such file"}},
 		{"bad iteration count", []string{"compare", old, res("bad-iters.txt")}, []string{"testdata/results/bad-iters.txt:4: parsing iteration count"}},
 		{"missing measurements", []string{"compare", res("bad-missing.txt"), old}, []string{"testdata/results/bad-missing.txt:3: missing measurements"}},
@@ -101,7 +101,7 @@ func TestCompareErrors(t *testing.T) {
 // one, with or without its %, through the real flag parsing; anything else
 // is a one-line error that says what form is wanted.
 func TestCompareFailOnValues(t *testing.T) {
-	files := []string{"-unit", "ns/op", "old=" + res("old.txt"), "new=" + res("new.txt")}
+	files := []string{"-unit", "ns/op", res("ab-aa.txt")}
 	for _, tt := range []struct {
 		value, want string // want: the threshold compare reports
 	}{
@@ -140,4 +140,43 @@ func FuzzPercentFlag(f *testing.F) {
 			t.Errorf("Set(%q) = %v, whose String %q sets %v, %v", s, p, p.String(), again, err)
 		}
 	})
+}
+
+// A results file cut mid-line is read without its half line, and table,
+// compare and plot each say so in one line naming the file and line.
+func TestCutResultsFile(t *testing.T) {
+	cut := res("cut.txt")
+	for _, args := range [][]string{
+		{"table", cut},
+		{"compare", res("new.txt"), cut},
+		{"plot", "-o", filepath.Join(t.TempDir(), "cut.svg"), cut},
+	} {
+		var stdout, stderr bytes.Buffer
+		if err := run(&stdout, &stderr, args); err != nil {
+			t.Fatalf("contend %s: %v", strings.Join(args, " "), err)
+		}
+		want := args[0] + ": " + cut + ":54: the last line is cut short"
+		if got := lineWith(stderr.String(), "cut short"); !strings.HasPrefix(got, want) {
+			t.Errorf("contend %s: stderr %q, want a line starting %q", strings.Join(args, " "), stderr.String(), want)
+		}
+	}
+	// The half line is no sample: the cut file's last cell has 5 of 6.
+	var stdout, stderr bytes.Buffer
+	if err := run(&stdout, &stderr, []string{"table", "-json", "-unit", "ns/op", "-row", ".fullname", "-col", ".file", cut}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, "store=pernode/write=ratelimit/threads=4") || !strings.Contains(last, `"n":5`) {
+		t.Errorf("last cell %s: want store=pernode threads=4 with 5 samples", last)
+	}
+}
+
+// lineWith returns the first line of s holding sub ("" if none).
+func lineWith(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
 }

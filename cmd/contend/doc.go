@@ -42,7 +42,8 @@
 //
 //	contend sweep [-quick | -full] [-scenarios LIST] [-variant LIST] [-threads LIST] [-place LIST] [-count N] [-o FILE] [-resume [-retry-failed]] [-plan]
 //	contend table [-full-names] results.txt
-//	contend compare [-format text|lkp|seed|markdown] [-fail-on PCT] old.txt new.txt
+//	contend compare [-format text|lkp|seed|markdown] [-fail-on PCT] old.txt new.txt | ab.txt
+//	contend ab -old BIN -new BIN [-fail-on PCT] [sweep's -scenarios -variant -threads -place -count -duration] [-o ab.txt]
 //	contend plot [-o out.svg] results.txt
 //
 // sweep runs a matrix of scenarios × variants × thread counts × placements
@@ -65,9 +66,22 @@
 // between files and names the configuration keys that differ; both label rows
 // with the keys that vary only (-full-names keeps whole names). compare
 // -format lkp writes the 0-day robot's layout and -format seed the seeds'
-// mail style, ready to paste into a mail; -fail-on PCT exits non-zero when a
-// metric whose direction is known got worse by more than PCT per cent (5 or
-// 5%) with p < α, for a kernel CI job. plot draws a panel per scenario
+// mail style, ready to paste into a mail, each in the file's own units with
+// the tables' marks. A last line cut mid-write is left out and named.
+//
+// Two results files measured minutes apart on a shared host differ by more
+// than either's interval (one binary's LoadAvg base read 261.7 ns, then
+// 76.7 ns), so compare says it cannot tell their drift from a change, and
+// -fail-on fails on neither. ab measures two binaries (two revisions, each
+// go build -o'd) in one session: every round runs each configuration once
+// on each side, back to back, the side that goes first alternating, into
+// one file whose results carry a session id and their side. compare of that
+// file (or -fail-on PCT, for a kernel CI job) pairs each round's old and new
+// and fails only on a metric whose median per-round change is worse than
+// PCT in more rounds than chance allows (a sign test at α 0.01 over the
+// metrics gated), so an A/A run does not fail. cpu-ns/op, the time per
+// operation the workers were on their CPUs, is the figure to gate on a
+// shared host, where ns/op moves with the load. plot draws a panel per scenario
 // (scaling curves, or dots per variant) or core-to-core heatmaps. run,
 // sweep, table and compare print JSON with -json.
 //

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/contend/contend/internal/kernel"
 )
@@ -11,9 +12,22 @@ import (
 func init() {
 	register(&command{
 		name:    "kernel",
-		summary: "hold the running kernel up as the oracle: find its contended sites (kernel sites)",
+		summary: "hold the running kernel up as the oracle: its contended sites, their writes under a workload, and the models held to them (sites, count, model, wakeups, wakeups-model)",
 		run:     kernelCmd,
 	})
+}
+
+// kernelSubList names the subcommands for people (load and wakeup-worker
+// are processes count and wakeups start, not for use by hand).
+const kernelSubList = "sites, count, model, wakeups, wakeups-model"
+
+// kernelSummaries say what each subcommand does, for its -h.
+var kernelSummaries = map[string]string{
+	"sites":         "find the running kernel's contended sites: the scheduler's hot shared words and the functions that write them",
+	"count":         "count the sites' writes on the running kernel under a workload (kprobes; root), bare and counted runs, and a watchpoint check",
+	"model":         "hold simulate loadavg, fed a count's measured rates, against the count: kernel, model, model/kernel per quantity",
+	"wakeups":       "run the wakeup model's client/server workload on the running kernel and report its threads' schedstats",
+	"wakeups-model": "hold simulate wakeup (6.1's policy), fed each wakeups run's measured inputs, against the run",
 }
 
 // kernelSubs are kernel's subcommands.
@@ -23,15 +37,23 @@ var kernelSubs = map[string]func(stdout, stderr io.Writer, args []string) error{
 
 func kernelCmd(stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("kernel: want a subcommand (sites, count)")
+		return fmt.Errorf("kernel: want a subcommand (%s)", kernelSubList)
 	}
 	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
-		fmt.Fprintf(stdout, "Usage: contend kernel sites [-root DIR] [-json]\n\n%s\n", commands["kernel"].summary)
+		fmt.Fprintf(stdout, "Usage: contend kernel SUBCOMMAND [flags] (contend kernel SUBCOMMAND -h for its flags)\n\n%s\n\nSubcommands:\n", commands["kernel"].summary)
+		for _, name := range strings.Split(kernelSubList, ", ") {
+			fmt.Fprintf(stdout, "  %-14s %s\n", name, kernelSummaries[name])
+		}
 		return flag.ErrHelp
 	}
 	sub, ok := kernelSubs[args[0]]
 	if !ok {
-		return fmt.Errorf("kernel: unknown subcommand %q (want sites, count)", args[0])
+		return fmt.Errorf("kernel: unknown subcommand %q (want %s)", args[0], kernelSubList)
+	}
+	// A subcommand's -h prints its own line, not kernel's.
+	if line, ok := kernelSummaries[args[0]]; ok {
+		defer func(kernel string) { commands["kernel"].summary = kernel }(commands["kernel"].summary)
+		commands["kernel"].summary = line
 	}
 	return sub(stdout, stderr, args[1:])
 }

@@ -100,12 +100,22 @@ func newFlags(stdout io.Writer, name, synopsis string) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
 		fmt.Fprintf(stdout, "Usage: contend %s %s\n\n%s\n\nFlags:\n", name, synopsis, commands[name].summary)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+		shown := flag.NewFlagSet(name, flag.ContinueOnError)
+		fs.VisitAll(func(f *flag.Flag) {
+			if _, hidden := f.Value.(hiddenFlag); !hidden {
+				shown.Var(f.Value, f.Name, f.Usage)
+				shown.Lookup(f.Name).DefValue = f.DefValue // not what earlier flags set
+			}
+		})
+		shown.SetOutput(stdout)
+		shown.PrintDefaults()
 	}
 	return fs
 }
+
+// A hiddenFlag is another spelling of a flag, which parses as that flag
+// does but which -h does not list (sweep's -variants, for -variant).
+type hiddenFlag struct{ flag.Value }
 
 // parseFlags parses args, allowing flags after positional arguments
 // ("contend run loadavg --threads 2"), and returns the positional ones.

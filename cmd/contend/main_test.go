@@ -90,7 +90,10 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "atomicadd", "-cpus", "1,,2"}, "1,,2"},
 		{[]string{"run", "atomicadd", "-cpus", "-1"}, "-1"},
 		{[]string{"run", "atomicadd", "-cpus", "4000"}, "cpu 4000 does not exist"},
-		{[]string{"run", "atomicadd", "-threads", fmt.Sprint(runtime.NumCPU() + 1)}, "--oversubscribe"},
+		{[]string{"run", "atomicadd", "-threads", fmt.Sprint(runtime.NumCPU() + 1)}, "; pass -oversubscribe to"}, // the flag has one dash (it said --)
+		{[]string{"run", "atomicadd", "-threads", "0"}, "run: -threads 0: want at least 1 worker"},               // it ran 2
+		{[]string{"run", "atomicadd", "-duration", "0"}, "-duration 0s: want a duration above 0 and at most 24h"},
+		{[]string{"run", "atomicadd", "-cpus", "0", "-threads", "0"}, "-threads 0: want at least 1 worker"},
 		{[]string{"run", "atomicadd", "-threads", "-2"}, "at least"},
 		{[]string{"run", "atomicadd", "-variant", "line=both"}, `line="both": unknown value`},
 		{[]string{"run", "atomicadd", "-variant", "color=red"}, "unknown variant key"},

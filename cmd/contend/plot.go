@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/contend/contend/internal/figure"
-	"github.com/contend/contend/internal/results"
 )
 
 func init() {
@@ -45,9 +44,9 @@ func plotCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
-	rs, err := results.Read(pos)
+	rs, err := readResults(stderr, "plot", pos)
 	if err != nil {
-		return fmt.Errorf("plot: %w", err)
+		return err
 	}
 	fig, err := figure.New(rs, figure.Options{Filter: f.filter, Unit: f.unit, X: f.x, A: f.a, B: f.b,
 		XSet: flagSet(fs, "x"), ABSet: flagSet(fs, "a") || flagSet(fs, "b"), Scale: f.scale, Style: f.style})

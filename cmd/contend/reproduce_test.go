@@ -83,9 +83,9 @@ func TestReproduceBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"reproduce", "-count", "0"}, "-count 0"},
-		{[]string{"reproduce", "-duration", "2h"}, "reproduce: -duration 2h0m0s: want a duration between 0 and 1h"},
+		{[]string{"reproduce", "-duration", "2h"}, "reproduce: -duration 2h0m0s: want a duration above 0 and at most 1h"},
 		{[]string{"reproduce", "-cpus", "0-3,x"}, `reproduce: -cpus "0-3,x"`},
-		{[]string{"reproduce", "-cpus", "4000"}, "are not among the allowed cpus"},
+		{[]string{"reproduce", "-cpus", "4000"}, "is not among the allowed cpus"},
 		{[]string{"reproduce", "-quick", "-full"}, "exclude"},
 		{[]string{"reproduce", "-fake-nodes", "0"}, "at least 1 node"},
 		{[]string{"reproduce", "x"}, "unexpected argument"},

@@ -72,7 +72,12 @@ func runCmd(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("run: -ops %d: must not be negative", *ops)
 	}
 	if *ops == 0 && (*duration <= 0 || *duration > 24*time.Hour) {
-		return fmt.Errorf("run: -duration %v: want a duration between 0 and 24h", *duration)
+		return fmt.Errorf("run: -duration %v: want a duration above 0 and at most 24h", *duration)
+	}
+	// 0 is the default's stand-in (2, or the -cpus count) only unset: set,
+	// it is refused, as sweep -threads 0 is.
+	if flagSet(fs, "threads") && rf.threads < 1 {
+		return fmt.Errorf("run: -threads %d: want at least 1 worker", rf.threads)
 	}
 	if *count < 1 || *count > 1000 {
 		return fmt.Errorf("run: -count %d: want 1 to 1000 runs", *count)

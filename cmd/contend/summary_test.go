@@ -38,31 +38,48 @@ func TestCompareFormats(t *testing.T) {
 	badRun(t, []string{"compare", "-fail-on", "-3", res("old.txt"), res("new.txt")}, "-fail-on", "-3")
 }
 
-// TestCompareFailOn: -fail-on exits non-zero exactly when a metric got worse
-// by more than the threshold, printing only those metrics.
+// TestCompareFailOn: -fail-on exits non-zero exactly when a metric of one
+// interleaved session (contend ab's file) got worse by more than the
+// threshold round by round, printing only those metrics; an A/A session
+// under drift passes at any threshold; two files from different sessions
+// are not judged, in one line.
 func TestCompareFailOn(t *testing.T) {
-	// new.txt is faster than old.txt: read backwards, ns/op got worse by
-	// 42-45% at the global store.
-	out, _, err := runContend("compare", "-fail-on", "10", "-unit", "ns/op", "new="+res("new.txt"), "old="+res("old.txt"))
-	if err == nil || !strings.Contains(err.Error(), "3 metrics got worse by more than 10%") || strings.Contains(err.Error(), "\n") {
-		t.Errorf("compare -fail-on 10 of a regression: error %v, want a one-line count of 3", err)
+	// ab-slow.txt: new is 30% slower at store=global, under a drift that
+	// triples every figure across the session (the unpaired U-test sees
+	// nothing: p ≈ 0.1).
+	out, _, err := runContend("compare", "-fail-on", "10", res("ab-slow.txt"))
+	if err == nil || !strings.Contains(err.Error(), "2 metrics got worse by more than 10% (paired by round in session") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("compare -fail-on 10 of a regression: error %v, want a one-line count of 2", err)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 3 {
-		t.Errorf("compare -fail-on printed %d lines, want the 3 regressions:\n%s", len(lines), out)
+	if len(lines) != 2 {
+		t.Errorf("compare -fail-on printed %d lines, want the 2 regressions:\n%s", len(lines), out)
 	}
 	for _, l := range lines {
-		if !strings.Contains(l, "store=global") || !strings.Contains(l, "ns/op") {
+		if !strings.Contains(l, "store=global") || !strings.Contains(l, "ns/op") || !strings.Contains(l, "10 of 10 rounds worse") {
 			t.Errorf("unexpected regression line %q", l)
 		}
 	}
-	if _, _, err := runContend("compare", "-fail-on", "50", "-unit", "ns/op", "new="+res("new.txt"), "old="+res("old.txt")); err != nil {
+	if _, _, err := runContend("compare", "-fail-on", "50", res("ab-slow.txt")); err != nil {
 		t.Errorf("compare -fail-on 50: %v, want success (no regression over 50%%)", err)
 	}
-	// The improvement is no regression however low the threshold.
-	if _, _, err := runContend("compare", "-fail-on", "0", "old="+res("old.txt"), "new="+res("new.txt")); err != nil {
-		t.Errorf("compare -fail-on 0 of an improvement: %v", err)
+	// A/A: the same drift, no change: passes however low the threshold.
+	for _, pct := range []string{"0", "5"} {
+		if out, _, err := runContend("compare", "-fail-on", pct, res("ab-aa.txt")); err != nil || !strings.Contains(out, "no metric got worse") {
+			t.Errorf("compare -fail-on %s of an A/A session: %v, printed %q", pct, err, out)
+		}
 	}
+	// Two files of different sessions: 42-45% worse read backwards, and
+	// still not judged: one line, success.
+	for _, files := range [][]string{{"new=" + res("new.txt"), "old=" + res("old.txt")}, {res("ab-aa.txt"), res("ab-slow.txt")}} {
+		out, stderr, err := runContend(append([]string{"compare", "-fail-on", "10", "-unit", "ns/op"}, files...)...)
+		if err != nil || strings.Count(out, "\n") != 1 || !strings.Contains(out, "not measured in one session") || !strings.Contains(out, "drift") || stderr != "" {
+			t.Errorf("compare -fail-on 10 %v: %v, printed %q, stderr %q; want one line that it cannot tell drift from change", files, err, out, stderr)
+		}
+	}
+	// Too few rounds for the metrics gated at this α: an error saying how
+	// many rounds it takes (10 rounds, 8 metrics, α 0.0001: 2⁻¹⁷ < 0.0001/8).
+	badRun(t, []string{"compare", "-alpha", "0.0001", "-fail-on", "5", res("ab-aa.txt")}, "10 rounds", "8 metrics", "at least 17 rounds", "contend ab -count 17")
 }
 
 // TestRunCountSummary: several runs end with their summary on stderr.
@@ -181,8 +198,13 @@ func TestRatioPhrases(t *testing.T) {
 		}
 		checkRatios(t, fmt.Sprint(args), out)
 	}
-	// -fail-on prints the regressions as signed changes: the slow fix's.
-	out, _, err := runContend("compare", "-col", "/fix", "-row", "/threads", "-unit", "ns/op", "-fail-on", "10", fix)
+	// -fail-on prints the regressions as signed changes: the slow fix's,
+	// in one session (the fixture's runs, given a session id).
+	session := filepath.Join(t.TempDir(), "speedup.txt")
+	if b, err := os.ReadFile(fix); err != nil || os.WriteFile(session, append([]byte("session: 20261204T230000Z-0001\n"), b...), 0o644) != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runContend("compare", "-col", "/fix", "-row", "/threads", "-unit", "ns/op", "-alpha", "0.05", "-fail-on", "10", session)
 	if err == nil || !strings.Contains(out, "(+30.0%, p=0.002) in fix=slow") || strings.Contains(out, "fix=fast") {
 		t.Errorf("compare -fail-on 10: %v, printed:\n%s\nwant the slow fix's +30.0%% alone", err, out)
 	}

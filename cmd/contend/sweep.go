@@ -25,7 +25,7 @@ func init() {
 }
 
 func sweepCmd(stdout, stderr io.Writer, args []string) error {
-	fs := newFlags(stdout, "sweep", "[-quick | -full] [-scenarios LIST] [-variant LIST] [-threads LIST] [-place LIST] [-cpus LIST] [-count N] [-ci PCT] [-budget D] [-duration D] [-o FILE] [-resume [-retry-failed]] [-json] [-plan]")
+	fs := newFlags(stdout, "sweep", "[-quick | -full] [-scenarios LIST] [-variant LIST] [-threads LIST] [-place LIST] [-cpus LIST] [-count N] [-ci PCT] [-budget D] [-duration D] [-o FILE] [-resume [-retry-failed]] [-oversubscribe] [-no-floor] [-no-table] [-json] [-fake-nodes K] [-plan [-sysfs ROOT]]")
 	var pf presetFlags
 	pf.register(fs,
 		"the quick preset, the default: every scenario's quick variants at 1 and 2 threads, compact, 6 to 10 rounds of 100ms (under a minute on 2 cpus)",
@@ -33,13 +33,9 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	ci := percentFlag(2)
 	fs.Var(&ci, "ci", "stop a configuration once the 95% confidence interval of its ns/op median is within ±`PCT`% of it (2 or 2%; after 6 rounds, the fewest with one; at most -count); 0: every configuration runs -count rounds (6 quick, 10 full)")
 	budget := fs.Duration("budget", 0, "fit the plan to this `duration` (even if no configuration stops early): drop the ladder's extra rungs, then rounds down to 6, then the 25% and 75% rungs, saying what it trimmed")
-	scenarios := fs.String("scenarios", "all", "comma-separated `scenarios`, or all")
-	var variants string
-	fs.StringVar(&variants, "variant", "", "`variants` to run, separated by commas (one scenario only; default: the preset's)")
-	fs.StringVar(&variants, "variants", "", "the same as -variant")
+	var mf matrixFlags
+	mf.register(fs)
 	planOnly := fs.Bool("plan", false, "print the matrix (every configuration with its cpus) and the estimated wall time, and run nothing; works with -sysfs")
-	threads := fs.String("threads", "", "comma-separated worker `counts`; max is every usable cpu, ladder 1, 2, 4, ... all of them (default: the preset's)")
-	places := fs.String("place", "", "comma-separated `placements`, a cpu list set apart by ';' (compact,spread;0-3) (default: the preset's)")
 	out := fs.String("o", "", "results `file` (default out/sweep-<time>.txt)")
 	resume := fs.Bool("resume", false, "continue an interrupted sweep: skip results the file (or FILE.partial) already holds, and configurations it records as failed")
 	retryFailed := fs.Bool("retry-failed", false, "with -resume, run again the configurations the file records as failed")
@@ -61,7 +57,7 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	if pf.full {
 		preset = sweep.Full
 	}
-	m, err := sweep.ParseMatrix(t, preset, sweep.Lists{Scenarios: *scenarios, Variants: variants, Threads: *threads, Places: *places})
+	m, err := sweep.ParseMatrix(t, preset, mf.lists())
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
@@ -127,6 +123,24 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	return nil
 }
 
+// matrixFlags are the flags sweep and ab share that choose the matrix's
+// scenarios, variants, worker counts and placements.
+type matrixFlags struct{ scenarios, variants, threads, places string }
+
+func (f *matrixFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.scenarios, "scenarios", "all", "comma-separated `scenarios`, or all")
+	fs.StringVar(&f.variants, "variant", "", "`variants` to run, separated by commas (one scenario only; default: the preset's)")
+	// -variants, the older spelling, still works; the flag list shows
+	// -variant alone (hiddenFlag).
+	fs.Var(hiddenFlag{fs.Lookup("variant").Value}, "variants", "")
+	fs.StringVar(&f.threads, "threads", "", "comma-separated worker `counts`; max is every usable cpu, ladder 1, 2, 4, ... all of them (default: the preset's)")
+	fs.StringVar(&f.places, "place", "", "comma-separated `placements`, a cpu list set apart by ';' (compact,spread;0-3) (default: the preset's)")
+}
+
+func (f *matrixFlags) lists() sweep.Lists {
+	return sweep.Lists{Scenarios: f.scenarios, Variants: f.variants, Threads: f.threads, Places: f.places}
+}
+
 // presetFlags are the flags sweep and reproduce share: the machine, the
 // preset, what overrides its size, and the cpus to use.
 type presetFlags struct {
@@ -157,7 +171,7 @@ func (f *presetFlags) topology(fs *flag.FlagSet, forRun bool) (*affinity.Topolog
 		return nil, fmt.Errorf("%s: -count %d: need at least 1", fs.Name(), f.count)
 	}
 	if flagSet(fs, "duration") && (f.duration <= 0 || f.duration > time.Hour) {
-		return nil, fmt.Errorf("%s: -duration %v: want a duration between 0 and 1h", fs.Name(), f.duration)
+		return nil, fmt.Errorf("%s: -duration %v: want a duration above 0 and at most 1h", fs.Name(), f.duration)
 	}
 	t, err := f.topo.load(fs, forRun)
 	if err != nil || f.cpus == "" {
@@ -174,7 +188,10 @@ func (f *presetFlags) topology(fs *flag.FlagSet, forRun bool) (*affinity.Topolog
 	return w, nil
 }
 
-// defaultOut names the results file of a sweep or reproduce run started now.
+// defaultOut names the results file of a sweep, ab or reproduce run
+// started now, in out/, which it creates: a directory the user names with
+// -o must exist (results.Open), this one is contend's own.
 func defaultOut(cmd string) string {
+	os.MkdirAll("out", 0o777) // if it fails, opening the file says why
 	return fmt.Sprintf("out/%s-%s.txt", cmd, time.Now().Format("20060102-150405"))
 }

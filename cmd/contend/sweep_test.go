@@ -148,13 +148,18 @@ func TestSweepBadInput(t *testing.T) {
 	}{
 		{[]string{"-count", "0"}, "-count 0"},
 		{[]string{"-scenarios", "nosuch"}, `unknown scenario "nosuch"`},
-		{[]string{"-variants", "line=both", "-scenarios", "atomicadd"}, `line="both": unknown value`},
+		{[]string{"-variants", "line=both", "-scenarios", "atomicadd"}, `line="both": unknown value`}, // the old spelling
+		{[]string{"-variant", "line=both", "-scenarios", "atomicadd"}, `line="both": unknown value`},
+		{[]string{"-variant", "line=shared/work=0"}, "-variant needs exactly one scenario"},
 		{[]string{"-threads", "two"}, "not a positive worker count"},
 		{[]string{"-place", "sideways"}, "unknown placement"},
 		{[]string{"-duration", "-1s"}, "-duration"},
 		{[]string{"-quick", "-full"}, "exclude"},
 		{[]string{"-fake-nodes", "0"}, "at least 1 node"},
 		{[]string{"-o", "/proc/nonexistent/r.txt", "-scenarios", "atomicadd", "-duration", "1ms", "-count", "1"}, "r.txt"},
+		{[]string{"-o", filepath.Join(dir, "no", "such", "r.txt"), "-scenarios", "atomicadd", "-duration", "1ms", "-count", "1"},
+			"results file " + filepath.Join(dir, "no", "such", "r.txt") + ": directory " + filepath.Join(dir, "no", "such") + " does not exist"},
+		{[]string{"-duration", "2h"}, "-duration 2h0m0s: want a duration above 0 and at most 1h"},
 		{[]string{"stray"}, "unexpected argument"},
 	}
 	for _, tt := range tests {
@@ -192,7 +197,9 @@ func TestSweepPlan(t *testing.T) {
 	}{
 		{[]string{"sweep", "-sysfs", fixture.Root(fixture.AMD4Sockets)}, "-sysfs describes another machine"},
 		{[]string{"sweep", "-plan", "-cpus", "0-3,x"}, `-cpus "0-3,x"`},
-		{[]string{"sweep", "-plan", "-cpus", "4000"}, "are not among the allowed cpus"},
+		{[]string{"sweep", "-plan", "-cpus", "4000"}, "affinity: cpu 4000 is not among the allowed cpus"},
+		{[]string{"sweep", "-plan", "-cpus", "4000-4001"}, "affinity: cpus 4000-4001 are not among the allowed cpus"},
+		{[]string{"sweep", "-plan", "-scenarios", "wakeup", "-threads", "1"}, "-threads 1: wakeup needs at least 2 workers"},
 	} {
 		if _, _, err := runContend(tt.args...); err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("contend %v: error = %v, want one line containing %q", tt.args, err, tt.want)
@@ -372,4 +379,24 @@ func (w *interruptAt) Write(p []byte) (int, error) {
 		<-taken
 	}
 	return w.Buffer.Write(p)
+}
+
+// The usage line names every flag the list shows; the older spelling
+// -variants parses (TestSweepBadInput) but is not listed beside -variant.
+func TestSweepUsageNamesFlags(t *testing.T) {
+	out, _, _ := runContend("sweep", "-h")
+	usage, list, _ := strings.Cut(out, "\n")
+	for _, l := range strings.Split(list, "\n") {
+		name, ok := strings.CutPrefix(strings.TrimSpace(l), "-")
+		if !ok {
+			continue
+		}
+		name, _, _ = strings.Cut(name, " ")
+		if !strings.Contains(usage, "-"+name+" ") && !strings.Contains(usage, "-"+name+"]") {
+			t.Errorf("usage line lacks -%s: %s", name, usage)
+		}
+	}
+	if strings.Contains(out, "-variants") {
+		t.Errorf("sweep -h lists -variants beside -variant:\n%s", out)
+	}
 }

@@ -34,13 +34,19 @@ func tableCmd(stdout, stderr io.Writer, args []string) error {
 	if err := sf.check(fs.Name()); err != nil {
 		return err
 	}
-	rs, err := results.Read(pos)
+	rs, err := readResults(stderr, "table", pos)
 	if err != nil {
-		return fmt.Errorf("table: %w", err)
+		return err
 	}
 	// A file without thread counts (a go test file of some other
 	// benchmark, a core-to-core matrix) still makes a table: one column.
-	if !flagSet(fs, "col") && !slices.Contains(rs.NameKeys(), "/threads") {
+	// contend ab's file has a column per side, old and new, which a cell
+	// must not mix.
+	switch {
+	case flagSet(fs, "col"):
+	case rs.Results[0].GetConfig(results.SideKey) != "":
+		sf.col = abColumns
+	case !slices.Contains(rs.NameKeys(), "/threads"):
 		sf.col = ".file"
 	}
 	rep, err := report.Build(rs, sf.opts(0, false))

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchunit"
 )
 
 // Comparisons for mail. Kernel engineers paste results into LKML threads,
@@ -63,8 +65,9 @@ type mailRow struct {
 
 type mailCell struct {
 	ok          bool
-	center      float64 // in the display unit
+	center      float64 // in the file's unit
 	stddevPct   float64 // relative standard deviation, %
+	notes       []error // the cell's notes, as the text tables mark them
 	n           int
 	deltaPct    float64 // against the base column
 	p           float64
@@ -73,12 +76,12 @@ type mailCell struct {
 }
 
 // mailRows flattens the report's tables into one row per unit and table
-// row, the metric named by the row's elided label and its display unit.
+// row, the metric named by the row's elided label and the file's unit.
 func (rep *Report) mailRows() []mailRow {
 	el := rep.elider()
 	var rows []mailRow
 	for _, t := range rep.tables {
-		unit, scale := displayUnit(t.unit)
+		unit, scale := fileUnit(rep.results, t.unit)
 		for _, row := range t.rows {
 			mr := mailRow{metric: rep.label(el, row) + " " + unit, better: t.better}
 			for _, col := range t.cols {
@@ -87,7 +90,7 @@ func (rep *Report) mailRows() []mailRow {
 					mr.cols = append(mr.cols, mailCell{})
 					continue
 				}
-				mc := mailCell{ok: true, center: c.sum.Center * scale, n: len(c.values)}
+				mc := mailCell{ok: true, center: c.sum.Center * scale, n: len(c.values), notes: provenanceNotes(c.notes)}
 				s := stats.Sample{Xs: c.values}
 				if m := s.Mean(); m != 0 && len(c.values) > 1 {
 					mc.stddevPct = math.Abs(s.StdDev() / m * 100)
@@ -108,14 +111,27 @@ func (rep *Report) mailRows() []mailRow {
 	return rows
 }
 
-// displayUnit returns the unit a mail shows a tidied unit in, and the factor
-// from one to the other: times per operation in ns, as go test writes them,
-// the rest as they are.
-func displayUnit(unit string) (string, float64) {
-	if strings.HasPrefix(unit, "sec/") || strings.HasSuffix(unit, "-sec") || strings.Contains(unit, "-sec/") {
-		return strings.Replace(unit, "sec", "ns", 1), 1e9
+// fileUnit returns the unit the results files wrote a tidied unit in (ns/op
+// for sec/op, cas/kernel-sec as it is) and the factor from the tidied value
+// to the file's (1e9 for ns/op): mail shows figures as the file has them. Only the units
+// benchunit.Tidy rewrote differ (ns to sec and MB to B in the numerator); a
+// rate per second of kernel time is not a time, and guessing from the unit's
+// spelling once scaled cas/kernel-sec 17.6 to 1.76e+10 cas/kernel-ns.
+func fileUnit(rs []*benchfmt.Result, tidied string) (string, float64) {
+	for _, r := range rs {
+		for _, v := range r.Values {
+			if v.Unit != tidied || v.OrigUnit == "" || v.OrigUnit == tidied {
+				continue
+			}
+			// Tidy's factors are powers of ten (ns→sec 1e-9, MB→B
+			// 1e6): 1/1e-9 is 999999999.9999999, which would move a
+			// median of 85.535 ns from 85.54 to 85.53.
+			if f, _ := benchunit.Tidy(1, v.OrigUnit); f > 0 {
+				return v.OrigUnit, math.Pow(10, math.Round(-math.Log10(f)))
+			}
+		}
 	}
-	return unit, 1
+	return tidied, 1
 }
 
 // mailNumber writes a figure to four significant digits, without exponent
@@ -135,6 +151,46 @@ func mailNumber(v float64) string {
 		return strconv.FormatFloat(v, 'f', 0, 64) // 9999.6 rounds to 10000, not "1e+04"
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// provenanceNotes keeps the notes on where a cell's samples come from
+// (disturbed runs, unconverged rounds, the clock's floor, results that
+// differ in configuration), which mail marks as the tables do; the
+// statistics' own remarks ("all samples are equal") stay in the tables.
+func provenanceNotes(notes []error) []error {
+	var keep []error
+	for _, n := range notes {
+		if n == errDisturbed || n == errUnconverged || n == errBelowClock || strings.HasPrefix(n.Error(), "results vary in ") {
+			keep = append(keep, n)
+		}
+	}
+	return keep
+}
+
+// footnotes numbers the distinct notes of the cells a mail shows, as the
+// text tables do: a disturbed or unconverged cell carries the same ¹ or ²
+// in every format, and the notes follow the table.
+type footnotes []string
+
+// mark returns errs' marks ("¹ ²"), numbering notes not seen before.
+func (f *footnotes) mark(errs []error) string {
+	var ms []string
+	for _, e := range errs {
+		i := slices.Index(*f, e.Error())
+		if i < 0 {
+			i = len(*f)
+			*f = append(*f, e.Error())
+		}
+		ms = append(ms, superscript(i+1))
+	}
+	return strings.Join(ms, "")
+}
+
+// write writes one line per note.
+func (f footnotes) write(out *strings.Builder) {
+	for i, n := range f {
+		fmt.Fprintf(out, "%s %s\n", superscript(i+1), n)
+	}
 }
 
 func (c mailCell) change() string {
@@ -234,17 +290,19 @@ func (rep *Report) writeLKP(w io.Writer) error {
 		out.WriteString("        |                \\  ")
 	}
 	out.WriteString("\n")
+	var notes footnotes
 	for _, r := range rows {
 		for i, c := range r.cols {
 			if i > 0 {
 				fmt.Fprintf(&out, " %10s ", c.change())
 			}
-			out.WriteString(lkpValue(c))
+			out.WriteString(lkpValue(c, notes.mark(c.notes)))
 		}
 		fmt.Fprintf(&out, "  %s\n", r.metric)
 	}
 	fmt.Fprintf(&out, "\n~: no significant change (Mann-Whitney U-test, p ≥ %g); centres are medians, ± the relative standard deviation where ≥ %g%%\n",
 		rep.alpha, lkpStddevShown)
+	notes.write(&out)
 	_, err := io.WriteString(w, trimLines(out.String()))
 	return err
 }
@@ -258,9 +316,9 @@ func trimLines(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// lkpValue writes one column of an lkp row: the figure in 10 columns, then
-// " ± NN%" or as many spaces.
-func lkpValue(c mailCell) string {
+// lkpValue writes one column of an lkp row: the figure and its notes' marks
+// in 10 columns, then " ± NN%" or as many spaces.
+func lkpValue(c mailCell, marks string) string {
 	if !c.ok {
 		return fmt.Sprintf("%10s%6s", "", "")
 	}
@@ -268,7 +326,7 @@ func lkpValue(c mailCell) string {
 	if c.stddevPct >= lkpStddevShown {
 		sd = fmt.Sprintf(" ±%3.0f%%", c.stddevPct)
 	}
-	return fmt.Sprintf("%10s%-6s", mailNumber(c.center), sd)
+	return fmt.Sprintf("%10s%-6s", mailNumber(c.center)+marks, sd)
 }
 
 func (rep *Report) writeSeed(w io.Writer) error {
@@ -288,13 +346,14 @@ func (rep *Report) writeSeed(w io.Writer) error {
 	for _, r := range rows {
 		mw = max(mw, width(r.metric))
 	}
+	var notes footnotes
 	for _, r := range rows {
 		fmt.Fprintf(&out, "%-*s", mw, r.metric)
 		for i, c := range r.cols {
 			if !c.ok {
 				continue
 			}
-			fmt.Fprintf(&out, "  %s: %s±%.2f%%", names[i], mailNumber(c.center), c.stddevPct)
+			fmt.Fprintf(&out, "  %s: %s±%.2f%%%s", names[i], mailNumber(c.center), c.stddevPct, notes.mark(c.notes))
 			if ch := c.change(); ch != "" {
 				fmt.Fprintf(&out, " %s", ch)
 			}
@@ -302,6 +361,7 @@ func (rep *Report) writeSeed(w io.Writer) error {
 		out.WriteString("\n")
 	}
 	fmt.Fprintf(&out, "\n~: no significant change (Mann-Whitney U-test, p ≥ %g); medians ± relative standard deviation\n", rep.alpha)
+	notes.write(&out)
 	_, err := io.WriteString(w, out.String())
 	return err
 }
@@ -324,6 +384,7 @@ func (rep *Report) writeMarkdown(w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(&out, "\n%s\n", sep)
+	var notes footnotes
 	for _, r := range rows {
 		fmt.Fprintf(&out, "| %s |", strings.ReplaceAll(r.metric, "|", `\|`))
 		for i, c := range r.cols {
@@ -334,7 +395,7 @@ func (rep *Report) writeMarkdown(w io.Writer) error {
 				}
 				continue
 			}
-			fmt.Fprintf(&out, " %s ±%.1f%% |", mailNumber(c.center), c.stddevPct)
+			fmt.Fprintf(&out, " %s ±%.1f%%%s |", mailNumber(c.center), c.stddevPct, notes.mark(c.notes))
 			if i > 0 {
 				p := ""
 				if c.compared {
@@ -346,6 +407,7 @@ func (rep *Report) writeMarkdown(w io.Writer) error {
 		out.WriteString("\n")
 	}
 	fmt.Fprintf(&out, "\n~: no significant change (Mann-Whitney U-test, p ≥ %g); medians ± relative standard deviation\n", rep.alpha)
+	notes.write(&out)
 	_, err := io.WriteString(w, out.String())
 	return err
 }
@@ -398,6 +460,13 @@ type Regression struct {
 	DeltaPct  float64
 	P         float64
 	Column    string
+	// Paired, from Gate: the median per-round change (%), how many
+	// rounds paired and how many were worse than the threshold, and the
+	// sign test's p of that many.
+	Paired       bool
+	PairedPct    float64
+	Pairs, Worse int
+	SignP        float64
 }
 
 // Regressions returns every compared metric whose direction is known and
@@ -426,5 +495,5 @@ func (rep *Report) Regressions(pct float64) []Regression {
 
 // String writes the regression as one line.
 func (r Regression) String() string {
-	return fmt.Sprintf("%s: %s → %s (%+.1f%%, p=%.3f) in %s", r.Metric, mailNumber(r.Base), mailNumber(r.New), r.DeltaPct, r.P, r.Column)
+	return fmt.Sprintf("%s: %s → %s (%+.1f%%, p=%.3f) in %s%s", r.Metric, mailNumber(r.Base), mailNumber(r.New), r.DeltaPct, r.P, r.Column, r.pairedString())
 }

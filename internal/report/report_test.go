@@ -107,7 +107,9 @@ func TestTextTable(t *testing.T) {
 // that reads a results file: the reader, compare's statistics and text
 // layout (package figure's FuzzFigure does the same for the plots). Whatever
 // the input, nothing may panic; an error is one line naming the file; a
-// success holds finite values that survive a benchfmt write and re-read.
+// success holds finite values that survive a benchfmt write and re-read; a
+// last line cut mid-write (no newline) is left out with one warning line
+// naming the file and line, so the results are those of the whole lines.
 func FuzzReadResults(f *testing.F) {
 	paths, _ := filepath.Glob(filepath.Join("..", "results", "testdata", "results", "*.txt"))
 	for _, p := range paths {
@@ -125,6 +127,17 @@ func FuzzReadResults(f *testing.F) {
 		}
 		if len(rs.Results) == 0 {
 			t.Fatal("no error and no results")
+		}
+		for _, w := range rs.Warnings {
+			if !strings.HasPrefix(w, "fuzz.txt:") || strings.Contains(w, "\n") {
+				t.Fatalf("warning %q is not one line naming fuzz.txt and a line", w)
+			}
+		}
+		if i := bytes.LastIndexByte(data, '\n'); len(bytes.TrimSpace(data[i+1:])) > 0 {
+			whole, err := results.Parse(bytes.NewReader(data[:i+1]), "fuzz.txt")
+			if err != nil || len(whole.Results) != len(rs.Results) || len(rs.Warnings) == 0 {
+				t.Fatalf("a cut last line: %d results, warnings %q; the whole lines alone give %v, %v", len(rs.Results), rs.Warnings, whole, err)
+			}
 		}
 		var buf bytes.Buffer
 		w := benchfmt.NewWriter(&buf)

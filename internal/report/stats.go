@@ -25,7 +25,11 @@ type Options struct {
 	Alpha      float64 // significance level of comparisons
 	Confidence float64 // confidence level of the ± ranges
 	Compare    bool    // compare columns with the first, with a geomean row
-	FullNames  bool    // label rows with whole benchmark names, not only the keys that vary
+	// Paired says the columns were measured in one session, interleaved
+	// round by round, so that the i-th samples of a row's cells pair
+	// (Report.Gate judges only such a report).
+	Paired    bool
+	FullNames bool // label rows with whole benchmark names, not only the keys that vary
 }
 
 // A Report is the tables of one compare or table run, and the results
@@ -35,6 +39,10 @@ type Report struct {
 	results []*benchfmt.Result
 	ignore  map[string]bool
 	compare bool
+	paired  bool
+	// unitsNamed says Options.Units chose the units (the gate then
+	// judges run figures too).
+	unitsNamed bool
 
 	fullNames bool
 	el        *elider // the row names' elider, built on first use
@@ -56,7 +64,8 @@ type table struct {
 type cellKey struct{ row, col benchproc.Key }
 
 type cell struct {
-	values    []float64
+	values    []float64 // sorted once summarized
+	ordered   []float64 // the values in file order: a session's rounds (Gate pairs them)
 	disturbed int       // how many of the values come from disturbed runs
 	clock     []float64 // each value's run's clock-sec, where it has one
 	residue   map[benchproc.Key]bool
@@ -86,7 +95,7 @@ func Build(rs *results.Set, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{ignore: p.ignore, compare: o.Compare, fullNames: o.FullNames, alpha: cmp.Or(o.Alpha, 0.05)}
+	rep := &Report{ignore: p.ignore, compare: o.Compare, paired: o.Paired, unitsNamed: o.Units != "", fullNames: o.FullNames, alpha: cmp.Or(o.Alpha, 0.05)}
 	// Each result filtered once (a copy: a filter on .unit edits Values),
 	// then stripped to the units shown, which by default depend on what
 	// the filter kept.
@@ -292,6 +301,7 @@ func (t *table) summarize(a benchmath.Assumption, th *benchmath.Thresholds, o Op
 	benchproc.SortKeys(t.rows)
 	benchproc.SortKeys(t.cols)
 	for _, c := range t.cells {
+		c.ordered = slices.Clone(c.values) // Summarize sorts values in place
 		c.sum = results.Summarize(c.values, a, th, o.Confidence)
 		c.notes = append(c.notes, c.sum.Sample.Warnings...)
 		c.notes = append(c.notes, c.sum.Warnings...)

@@ -124,7 +124,10 @@ func WriteSummary(w io.Writer, rs *results.Set, o SummaryOptions) error {
 		fmt.Fprintf(&out, "² %d %s never converged: all rounds ran, the 95%% interval still over its target (the file's \"# rounds:\" lines say how far)\n", n, cells)
 	}
 	if slices.ContainsFunc(blocks, func(b *summaryBlock) bool { return len(b.rows) > 1 }) {
-		fmt.Fprintf(&out, "vs base: the row against its scenario's first row at the largest thread count, N× faster: base time over the row's; ~: the U-test finds no difference (p ≥ %g)\n", o.Alpha)
+		// Not "the scenario's first row": balanceflag's pace=on rows
+		// have their own base, as cpumask's several workloads do.
+		fmt.Fprintf(&out, "vs base: each row against the row marked base above it: its scenario's first with the same workload (keys beside the fix,\n"+
+			"  such as pace=) and placement, at the largest thread count; N× faster: base time over the row's; ~: the U-test finds no difference (p ≥ %g)\n", o.Alpha)
 	}
 	if o.File != "" {
 		fmt.Fprintf(&out, "every table: contend table %s   (whole names: -full-names; JSON: -json)\n", o.File)
@@ -498,7 +501,9 @@ func machineLine(rs []*benchfmt.Result) string {
 	r := rs[0]
 	get := func(k string) string { return r.GetConfig(k) }
 	var parts []string
-	if cpu := get("cpu"); cpu != "" {
+	if cpu := strings.Join(strings.Fields(get("cpu")), " "); cpu != "" {
+		// CPUID pads a brand with spaces ("Oxide Virtual Turin-like
+		// Processor              "), which the file keeps as it is.
 		id := cpu
 		if f, m := get("cpu_family"), get("cpu_model"); f != "" && m != "" {
 			id += fmt.Sprintf(" (family %s model %s)", f, m)

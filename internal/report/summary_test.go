@@ -292,3 +292,18 @@ func TestBusy(t *testing.T) {
 		}
 	}
 }
+
+// The machine line collapses the spaces CPUID pads a brand with and names
+// the hypervisor once, with no space before the next comma.
+func TestMachineLineBhyve(t *testing.T) {
+	r := &benchfmt.Result{Name: benchfmt.Name("X")}
+	for _, kv := range [][2]string{{"cpu", "Oxide Virtual Turin-like Processor              "}, {"cpu_family", "26"}, {"cpu_model", "2"},
+		{"cpus", "0..1"}, {"nodes", "1"}, {"hypervisor", "bhyve bhyve "}, {"kernel", "6.12.0"}} {
+		r.SetConfig(kv[0], kv[1])
+	}
+	got := machineLine([]*benchfmt.Result{r})
+	want := "machine: Oxide Virtual Turin-like Processor (family 26 model 2), cpus 0..1, 1 node, under bhyve, kernel 6.12.0"
+	if got != want {
+		t.Errorf("machineLine = %q\nwant           %q", got, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -326,11 +327,13 @@ type jsonCell struct {
 	Col     string            `json:"col"`
 	ColKeys map[string]string `json:"col_keys"`
 	Center  float64           `json:"center"` // the median
-	Lo      float64           `json:"lo"`     // the confidence interval around it
-	Hi      float64           `json:"hi"`
-	N       int               `json:"n"`
-	Samples []float64         `json:"samples"`
-	Disturb int               `json:"disturbed"` // how many samples come from disturbed runs
+	// Lo and Hi are the confidence interval around it, absent where
+	// too few samples make none (JSON has no infinity).
+	Lo      *float64  `json:"lo,omitempty"`
+	Hi      *float64  `json:"hi,omitempty"`
+	N       int       `json:"n"`
+	Samples []float64 `json:"samples"`
+	Disturb int       `json:"disturbed"` // how many samples come from disturbed runs
 	// Unconverged: a sweep's adaptive rounds ran out before this cell's
 	// confidence interval reached their target.
 	Unconverged bool `json:"unconverged,omitempty"`
@@ -359,7 +362,7 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 				jc := jsonCell{
 					Unit: t.unit, Better: betterWord(t.better),
 					Row: keyLabel(row), RowKeys: keyMap(row), Col: keyLabel(col), ColKeys: keyMap(col),
-					Center: c.sum.Center, Lo: c.sum.Lo, Hi: c.sum.Hi, N: len(c.values),
+					Center: c.sum.Center, Lo: finite(c.sum.Lo), Hi: finite(c.sum.Hi), N: len(c.values),
 					Samples: c.sum.Sample.Values, Disturb: c.disturbed, BelowClock: c.belowClock, Unconverged: c.unconverged,
 				}
 				for _, n := range c.notes {
@@ -378,6 +381,14 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// finite is &x, or nil for an infinite x.
+func finite(x float64) *float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return nil
+	}
+	return &x
 }
 
 func betterWord(better int) string {

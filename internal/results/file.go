@@ -192,8 +192,14 @@ func parseShared(line string) (Shared, bool) {
 func Open(path string, resume bool) (_ *File, err error) {
 	rf := &File{path: path, partial: path + ".partial", done: map[string]int{}, failed: map[string]Failure{},
 		samples: map[string][]float64{}, rounds: map[string]Convergence{}, shared: map[string]string{}}
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return nil, fmt.Errorf("results file %s: %w", path, err)
+	// A directory that does not exist is refused, not made: a mistyped
+	// -o would otherwise leave results where nobody looks for them.
+	if dir := filepath.Dir(path); dir != "" {
+		if fi, err := os.Stat(dir); err != nil {
+			return nil, fmt.Errorf("results file %s: directory %s does not exist", path, dir)
+		} else if !fi.IsDir() {
+			return nil, fmt.Errorf("results file %s: %s is not a directory", path, dir)
+		}
 	}
 	var keep []byte
 	if resume {

@@ -35,7 +35,12 @@ func names(t *testing.T, path string) []string {
 // A sweep's results go to FILE.partial, durable after each Write, and
 // replace FILE only on Commit.
 func TestFileCommit(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "sub", "out.txt") // Open makes the directory
+	path := filepath.Join(t.TempDir(), "out.txt")
+	// A directory that does not exist is refused (a mistyped -o), in one
+	// line naming it; Open used to make it.
+	if _, err := Open(filepath.Join(t.TempDir(), "sub", "out.txt"), false); err == nil || !strings.Contains(err.Error(), "sub does not exist") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("Open in a missing directory: %v, want it refused", err)
+	}
 	rf, err := Open(path, false)
 	if err != nil {
 		t.Fatal(err)

@@ -18,9 +18,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchproc"
@@ -38,6 +40,10 @@ type Set struct {
 	// Shared holds the "# shared:" lines: by file label and the name of a
 	// configuration that had another's run, that run's name.
 	Shared map[FileName]string
+	// Warnings are what reading found amiss but could read past, one
+	// line each naming the file and line (a last line cut mid-write);
+	// commands print them on stderr.
+	Warnings []string
 
 	// One reader for all files: unit metadata carries across files,
 	// as in benchstat, and contradicting metadata (better=lower in one
@@ -151,8 +157,16 @@ func (rs *Set) readFile(path, label string) error {
 // read appends the results of one input. name is the file name errors
 // report; label is its .file key.
 func (rs *Set) read(r io.Reader, name, label string) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	data, cut := cutLastLine(data)
+	if cut > 0 {
+		rs.Warnings = append(rs.Warnings, fmt.Sprintf("%s:%d: the last line is cut short (no newline at its end: a write cut off mid-line); left out", name, cut))
+	}
 	cm := &comments{rs: rs, label: label}
-	rs.rd.Reset(io.TeeReader(r, cm), name, ".file", label)
+	rs.rd.Reset(io.TeeReader(bytes.NewReader(data), cm), name, ".file", label)
 	defer func() { cm.line(string(cm.partial)) }() // a last line without its newline
 	n := 0
 	for rs.rd.Scan() {
@@ -175,6 +189,21 @@ func (rs *Set) read(r io.Reader, name, label string) error {
 		return fmt.Errorf("%s: no benchmark results", name)
 	}
 	return nil
+}
+
+// cutLastLine returns data without a last line that has no newline, and
+// that line's number (0 when every line is whole). Every writer of results
+// files ends each line with one (benchfmt.Writer, go test, results.File);
+// a line without is one cut mid-write (a full disk, a killed tee, a copy
+// stopped short), and what it holds cannot be trusted: "12.3 cas/op" cut
+// to "12.3 cas/o" or "123.4 ns/op" to "12" still parses, as another unit or
+// a wrong figure. Blank space at the end is not a line.
+func cutLastLine(data []byte) ([]byte, int) {
+	i := bytes.LastIndexByte(data, '\n')
+	if len(bytes.TrimSpace(data[i+1:])) == 0 {
+		return data, 0
+	}
+	return data[:i+1], bytes.Count(data, []byte("\n")) + 1
 }
 
 // checkValues rejects measurements the statistics cannot use. benchfmt
@@ -327,4 +356,35 @@ func Parse(r io.Reader, name string) (*Set, error) {
 		return nil, err
 	}
 	return rs, nil
+}
+
+// The configuration keys that say how results were measured, for the gate
+// of contend compare -fail-on (report.Gate). SessionKey is one id per
+// sweep or contend ab run, on every result: results that share one were
+// measured interleaved round by round (a sweep runs its whole matrix each
+// round; ab alternates its two sides), so that drift of the host falls on
+// all alike and the i-th samples of two configurations pair. SideKey is
+// contend ab's side of a result: old or new.
+const (
+	SessionKey = "session"
+	SideKey    = "side"
+)
+
+// NewSession returns a session id: the UTC time and a random suffix, so
+// that two runs started in the same second differ.
+func NewSession() string {
+	return fmt.Sprintf("%s-%04x", time.Now().UTC().Format("20060102T150405Z"), rand.Uint32()&0xffff)
+}
+
+// Sessions returns the distinct session ids of the results, in order of
+// first appearance, "" standing for results that carry none (go test
+// output, files from before sessions were recorded).
+func (rs *Set) Sessions() []string {
+	var ids []string
+	for _, r := range rs.Results {
+		if id := r.GetConfig(SessionKey); !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }

@@ -44,14 +44,15 @@ func TestCommentLines(t *testing.T) {
 	}
 }
 
-// A results file's comment lines reach the Set by file and name, a last
-// line without its newline too; benchfmt still skips them.
+// A results file's comment lines reach the Set by file and name; benchfmt
+// still skips them. (A last line without its newline is a cut one, left
+// out: TestCutLastLine.)
 func TestSetComments(t *testing.T) {
 	text := "BenchmarkX/threads=1/place=compact-2\t10\t5 ns/op\n" +
 		"# shared: X/threads=1/place=compact-2 also=X/threads=1/place=spread-2\n" +
 		"BenchmarkX/threads=1/place=spread-2\t10\t5 ns/op\n" +
 		"# rounds: X/threads=1/place=compact-2 rounds=10 ci=3.5% target=2% not-converged\n" +
-		"# rounds: X/threads=1/place=spread-2 rounds=6 ci=1% target=2% converged"
+		"# rounds: X/threads=1/place=spread-2 rounds=6 ci=1% target=2% converged\n"
 	rs, err := Parse(strings.NewReader(text), "a.txt")
 	if err != nil {
 		t.Fatal(err)

@@ -27,5 +27,13 @@
 // any that moved (the host moved the CPUs under the sweep) and compare the
 // wall time with the plan's estimate. Plan.Write prints a plan with every
 // CPU list and Plan.Estimate's wall time, a range with adaptive rounds,
-// before anything runs.
+// before anything runs. Every result carries the sweep's session id
+// (results.SessionKey): one sweep's configurations were interleaved round
+// by round, which lets contend compare -fail-on pair them.
+//
+// Plan.RunAB (contend ab) runs the plan's jobs on two sides instead, two
+// contend binaries, each round running every job once on each side back to
+// back, the side that goes first alternating, so that the host's drift
+// falls on both alike and each round's two results pair: the measurement a
+// regression gate can trust on a shared host (see report.Gate).
 package sweep

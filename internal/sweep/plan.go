@@ -57,7 +57,7 @@ func NewJob(t *affinity.Topology, spec *bench.Spec, variant string, threads int,
 // canonical.
 func newJob(t *affinity.Topology, spec *bench.Spec, variant, canonical string, threads int, place affinity.Placement, oversubscribe bool) (Job, error) {
 	if threads < spec.MinWorkers {
-		return Job{}, fmt.Errorf("-threads %d: %s needs at least %d workers", threads, spec.Name, spec.MinWorkers)
+		return Job{}, fmt.Errorf("-threads %d: %s needs at least %s", threads, spec.Name, workers(spec.MinWorkers))
 	}
 	cpus, err := place.Assign(t, threads, oversubscribe)
 	if err != nil {
@@ -311,7 +311,7 @@ func Build(t *affinity.Topology, m Matrix) (*Plan, error) {
 		return nil, errors.New("no scenarios to run")
 	}
 	if m.Variants != nil && len(m.Scenarios) != 1 {
-		return nil, errors.New("-variants needs exactly one scenario in -scenarios")
+		return nil, errors.New("-variant needs exactly one scenario in -scenarios")
 	}
 	p := &Plan{Topology: t, Count: m.Count, Duration: m.Duration, Target: m.Target}
 	count, d := m.Preset.Size()
@@ -384,14 +384,14 @@ func (p *Plan) expand(m Matrix, s *bench.Spec, rungs []presetRung, only bool) er
 	for _, v := range vs {
 		scen, err := s.New(v)
 		if err != nil {
-			return fmt.Errorf("-variants: %w", err)
+			return fmt.Errorf("-variant: %w", err)
 		}
 		runs := map[string]int{} // worker cpus → index in p.Jobs
 		for _, r := range rungs {
 			n := r.Threads
 			if n < s.MinWorkers {
 				if m.Threads != nil && only {
-					return fmt.Errorf("-threads %d: %s needs at least %d workers", n, s.Name, s.MinWorkers)
+					return fmt.Errorf("-threads %d: %s needs at least %s", n, s.Name, workers(s.MinWorkers))
 				}
 				continue
 			}
@@ -425,4 +425,12 @@ func (p *Plan) Configurations() int {
 		n += 1 + len(j.Also)
 	}
 	return n
+}
+
+// workers is "1 worker", "2 workers".
+func workers(n int) string {
+	if n == 1 {
+		return "1 worker"
+	}
+	return fmt.Sprintf("%d workers", n)
 }

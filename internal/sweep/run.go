@@ -142,6 +142,10 @@ func (p *Plan) RunAll(ctx context.Context, out string, resume bool, progress, js
 	// The configuration lines, once: every record of a scenario carries
 	// the same ones.
 	cfg := resultfmt.FileConfig(p.Topology, p.Command)
+	// One session id per invocation: a sweep runs its whole matrix each
+	// round, so its configurations are interleaved and compare can gate
+	// on them (results.SessionKey); a resumed sweep is another session.
+	cfg = append(cfg, benchfmt.Config{Key: results.SessionKey, Value: []byte(results.NewSession()), File: true})
 	cfgs := map[*bench.Spec][]benchfmt.Config{}
 	for _, j := range p.Jobs {
 		if cfgs[j.Spec] == nil {
