@@ -108,6 +108,11 @@ func Figures(cfg FigConfig) (*FigTable, error) {
 	if cfg.Chip < 2 || cfg.Chip > 64 {
 		return nil, fmt.Errorf("simulate wakeup: chip %d out of range [2, 64]", cfg.Chip)
 	}
+	for _, c := range cfg.IvbCores {
+		if c < 1 || c > 32 {
+			return nil, fmt.Errorf("simulate wakeup: ivb-ex cores %d out of range [1, 32]", c)
+		}
+	}
 	t := &FigTable{Config: cfg}
 	pair := func(sc SimConfig) (b, a SimRow, err error) {
 		sc.Policies = []string{"llcstats", "basic"}
@@ -179,9 +184,6 @@ func figThreads(name string, b, a SimRow) FigRow {
 // collapse is the pre-patch kernel's 40 and 80 threads below its 20, the
 // cure the patched kernel's 40 above the pre-patch peak.
 func figIvb(cores int, cfg FigConfig) (FigRow, error) {
-	if cores < 1 || cores > 32 {
-		return FigRow{}, fmt.Errorf("simulate wakeup: ivb-ex cores %d out of range [1, 32]", cores)
-	}
 	name := fmt.Sprintf("ivb-ex 4×%d×2 (llc%d/%d)", cores, 2*cores, 8*cores)
 	before, after := map[int]SimRow{}, map[int]SimRow{}
 	var model []string

@@ -537,7 +537,7 @@ func wakeupModelGap(cpus int) string {
 		why = fmt.Sprintf("not reproduced by this model: on the seed's guest topology at %d vCPUs it makes %.0f → %.0f migrations per 5 s (seed ~27K → ~2K) and %.0f → %.0f transactions/s (seed 5655 → 9618). "+
 			"Before the patch every wakeup stays on prev, as the guest's topology dictates (no sd_llc_shared: wake_affine_llc() refuses; no sd_llc: select_idle_sibling() returns prev), "+
 			"so the seed's ~27K must be the balancer's, and the model's balancer moves little: its queued tasks ran under 0.5 ms ago (task_hot()), 4.13's newidle balance is off below 0.5 ms of avg_idle, and its busy interval at HZ 100 is hundreds of ms. "+
-			"Missing from the model: the guest's other threads (mysqld's background threads, kworkers, sysbench's own), the host preempting vCPUs, and the seed's thread count and guest size; contend simulate wakeup shows each cause and the sweep",
+			"Missing from the model: the guest's other threads (mysqld's background threads, kworkers, sysbench's own), the host preempting vCPUs, and the seed's thread count and guest size; contend simulate wakeup shows each cause and the sweep, and with -figures the seed's four figures on s390 with LLCs too (the host LPAR's chips: an order above ~27K before, an order below ~2K after) and on ivb-ex",
 			cpus, b.Total, a.Total, b.TPS, a.TPS)
 	}
 	wakeupGaps[cpus] = why
