@@ -1,6 +1,8 @@
 package wakeup
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,5 +36,27 @@ func BenchmarkSimulate(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkFigures is the seed's four figures at -figures' defaults (s390
+// and s390llc8 guests of 16 vCPUs, ivb-ex 4×15×2), reporting each figure's
+// model before and after as metrics beside the time it takes. One
+// iteration is every run: use -benchtime=1x.
+func BenchmarkFigures(b *testing.B) {
+	var tab *FigTable
+	for range b.N {
+		var err error
+		if tab, err = Figures(FigConfig{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, r := range tab.Rows {
+		if r.Model == "not run" {
+			continue
+		}
+		name := strings.NewReplacer(" ", "", "/", "-").Replace(fmt.Sprintf("fig%d-%s", r.Figure, r.Topo))
+		b.ReportMetric(r.Before, name+"-before")
+		b.ReportMetric(r.After, name+"-after")
 	}
 }

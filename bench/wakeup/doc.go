@@ -176,9 +176,74 @@
 // 6.0); without it arch/s390's cpu_group_map() gives every cpu masks of
 // itself, so SMT, MC, BOOK and DRAWER each span one cpu and degenerate, the
 // package level (DIE) alone is left, and sd_llc and sd_llc_shared are NULL
-// with sd_llc_size 1. llcN is an x86 guest of LLCs (sockets) of N cpus in
-// one node: MC over each LLC, the package level over all. The vCPU count is
-// swept (-cpus): the seed does not give it.
+// with sd_llc_size 1. s390llcN is s390 with the topology facility, as the
+// host LPAR has it (and a guest from 6.0 on): cpu_coregroup_mask() is the
+// cpus of one chip, so MC spans a chip of N cpus with
+// SD_SHARE_PKG_RESOURCES (the chip's shared L3), it is sd_llc with an
+// sd_llc_shared for wake_affine_llc() to read, and the levels above it
+// (BOOK, DRAWER) are the model's one package level; HZ 100 and floating
+// interrupts as on s390 (a z13 chip has 8 cores, a z14's 10; no SMT).
+// llcN is an x86 guest of LLCs (sockets) of N cpus in one node: MC over
+// each LLC, the package level over all. The vCPU count is swept (-cpus):
+// the seed does not give it.
+//
+// # The threads test
+//
+// -test threads is the seed's second workload, sysbench --test=threads
+// (src/tests/threads/sb_threads.c): each thread's event is --thread-yields
+// rounds (1000) of pthread_mutex_lock(), sched_yield(), unlock on one of
+// --thread-locks mutexes (8), the mutex the events handed out so far modulo
+// the locks (threads.go). The unlock wakes a waiter with futex_wake(),
+// try_to_wake_up() without WF_SYNC from the running unlocker; the woken
+// waiter retries and may sleep again (glibc's mutex is not fair);
+// sched_yield() with the lock held runs the cpu's queued tasks first
+// (yield_task_fair()'s skip buddy; FIFO here) and does nothing on a cpu
+// with none. An unlock to the next lock attempt costs -lock (200 ns) and a
+// sched_yield() -yield (1 µs): estimates. Events per second are the rows'
+// tps.
+//
+// # The seed's four figures
+//
+// contend simulate wakeup -figures runs them per topology, each beside the
+// seed's, with no input set from the seed's numbers (figures.go): 1, oltp
+// migrations and transactions/s, and 2, threads events/s, on s390 and on
+// s390llcN at the guest sizes -cpus (default 16); 3, PeterZ's ivb-ex table,
+// on 4 sockets of -ivb-cores cores (default 15) of 2 threads, as LLCs of
+// 2·cores cpus (no SMT, no NUMA level here), HZ 250; 4, NAS lu.C.x, is
+// not run (the model has no OpenMP barriers or spin-then-sleep waits). At
+// 40 threads, 1 s after 3 s (threads test a tenth of each), chips of 8:
+//
+//	topology/cpus  1: migrations/5s; tps            2: events/s
+//	s390/8         10 → 15; 8501 → 8544             2660 → 2660 (+0%)
+//	s390/16        70 → 45; 15767 → 17096           4040 → 4040 (+0%)
+//	s390/32        170 → 0; 26077 → 34186           5220 → 5220 (+0%)
+//	s390llc8/8     4.66K → 20; 8498 → 8551          3280 → 3280 (+0%)
+//	s390llc8/16    233K → 30; 15114 → 17108         3310 → 4740 (+43%)
+//	s390llc8/32    1.78M → 25; 19122 → 34190        3630 → 6410 (+77%)
+//	seed           ~27K → ~2K; 5655 → 9618          25483 → 29578 (+16%)
+//
+// and on ivb-ex 4×15×2 (4×12×2 alike up to 40 threads) transactions/s by
+// threads 2: 1153, 5: 2880, 10: 5759, 20: 11521, 40: 23053 before and
+// after alike, 80: 41332 → 59548, against the seed's peak at 20 (13955)
+// and fall at 40 (10690) and 80 (11834) before, 22327 and 21056 after.
+// So no topology reproduces any figure. Without LLCs the two kernels
+// agree on every non-sync wakeup from a running waker (the threads
+// test's: +0% at every size), and the pre-patch kernel's only moves are
+// the balancer's, tens per 5 s. With LLCs, 4.13's select_idle_sibling()
+// moves a wakee whose prev is busy to an idle cpu of the chip at every
+// chance, an order above ~27K from 16 vCPUs up, and the patch's sync pull
+// puts each pair on one cpu for good, an order below ~2K; the threads
+// test gains, but 3–5× the seed's 16%. On ivb-ex every pair starts in one
+// socket (consecutive cpus), no wakeup crosses an LLC, and wake_affine_llc()
+// is never asked: the pre-patch kernel has nothing to collapse on; spreading
+// the new tasks over the sockets instead (fork balancing's
+// find_idlest_group(), tried by hand, not an option) makes no move at 20
+// threads, and at 40 2.6M (before) and 2.3M (after) select_idle_sibling()
+// moves per 5 s with throughput within 2%: no collapse either. What the model lacks for figure 1: the guest's other
+// threads and the host preempting vCPUs (which would break the patched
+// kernel's pairs apart now and then: its ~2K), cpu_load[] and utilisation
+// in the balancer's tests, SIS_PROP's budget, a NUMA level and SMT, and
+// the seed's thread count and guest size.
 //
 // # What the model finds
 //

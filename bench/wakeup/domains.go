@@ -18,6 +18,9 @@ type topo struct {
 	// llc is the cpus per last-level cache, consecutive ids sharing one;
 	// 1 is the s390x KVM guest without the topology facility.
 	llc int
+	// s390 is an s390 machine (HZ 100, floating I/O interrupts), with
+	// or without the topology facility.
+	s390 bool
 }
 
 // parseTopo reads a preset: "s390" (every vCPU its own core: KVM gave an
@@ -25,18 +28,25 @@ type topo struct {
 // Linux 6.0, so a 2017 guest's MC, BOOK and DRAWER levels each span one
 // cpu and degenerate, DIE alone is left, and sd_llc is NULL with
 // sd_llc_size 1), or "llcN" (an x86 guest of sockets of N cpus each, one
-// LLC per socket, no SMT, one node: MC over the socket, DIE over all).
+// LLC per socket, no SMT, one node: MC over the socket, DIE over all), or
+// "s390llcN" (s390 with the topology facility, as the host LPAR has it and
+// a guest from Linux 6.0 on: arch/s390's cpu_coregroup_mask() is the chip's
+// cores, so MC spans a chip of N cpus and carries
+// SD_SHARE_PKG_RESOURCES, the chip's shared L3, making it sd_llc with an
+// sd_llc_shared; BOOK and DRAWER over all the guest's cpus are one level
+// here, the model's DIE. A z13 chip has 8 cores, a z14's 10; no SMT).
 func parseTopo(s string) (topo, error) {
 	if s == "s390" {
-		return topo{name: s, llc: 1}, nil
+		return topo{name: s, llc: 1, s390: true}, nil
 	}
-	if n, ok := strings.CutPrefix(s, "llc"); ok {
+	rest, s390 := strings.CutPrefix(s, "s390")
+	if n, ok := strings.CutPrefix(rest, "llc"); ok {
 		v, err := strconv.Atoi(n)
 		if err == nil && v >= 2 && v <= 64 && strconv.Itoa(v) == n {
-			return topo{name: s, llc: v}, nil
+			return topo{name: s, llc: v, s390: s390}, nil
 		}
 	}
-	return topo{}, fmt.Errorf("topology %q: want s390 or llcN with N in [2, 64] (cpus per LLC)", s)
+	return topo{}, fmt.Errorf("topology %q: want s390, s390llcN or llcN with N in [2, 64] (cpus per LLC)", s)
 }
 
 // kver is the kernel whose code a policy runs: its sd_init() constants and

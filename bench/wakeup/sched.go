@@ -63,6 +63,7 @@ type ktask struct {
 	ran            int32 // the cpu whose cache holds its working set
 	wokenAt        int64 // when it was last woken (the wait it sees)
 	isIdle         bool  // one of the per-cpu idle tasks (swapper/N): a waker only
+	yielded        bool  // queued by sched_yield(), not by a wakeup
 	nrMigrations   int64
 	wakeups        int64 // schedstat nr_wakeups
 	affineAttempts int64 // nr_wakeups_affine_attempts
@@ -324,9 +325,10 @@ func (k *ksys) runNext(c *kcpu) {
 	c.curr = id
 	c.nohzIdle = false
 	c.lastStart = k.now
-	if k.counted(t) {
+	if k.counted(t) && !t.yielded {
 		k.c.waitNs += k.now - t.wokenAt
 	}
+	t.yielded = false
 	if t.ran != c.id && k.counted(t) {
 		// The working set follows the task: its first run here pulls
 		// it from the cache of the cpu it last ran on.
@@ -362,20 +364,35 @@ func (k *ksys) burstEnd(c *kcpu) {
 	c.busyNs += k.now - c.lastStart
 	c.util.ran += k.now - c.lastStart
 	t.execStart = k.now
-	if k.w.act(k, t, c) {
-		// It goes on running: another burst, no sleep.
-		c.lastStart = k.now
-		c.gen++
-		k.push(k.now+t.burst, evBurstEnd, c.id, int64(c.gen))
+	switch k.w.act(k, t, c) {
+	case yieldCPU:
+		if len(c.queue) == 0 {
+			break // yield_task_fair(): "if (unlikely(rq->nr_running == 1)) return;"
+		}
+		// yield_task_fair() makes t the skip buddy, so pick_next_entity()
+		// runs another first: on FIFO queues, t goes behind them. Not a
+		// wakeup: its wait is not counted as one. (Its run was counted in
+		// busyNs above.)
+		t.state = queued
+		t.yielded = true
+		c.curr = -1
+		c.queue = append(c.queue, t.id)
+		k.runNext(c)
+		return
+	case block:
+		// The task blocks: dequeue_task(), its load now blocked.
+		la := t.loadNow(k.now)
+		c.runnable.Remove(k.now, la)
+		t.state = sleeping
+		c.blocked.Add(k.now, la)
+		c.curr = -1
+		k.runNext(c)
 		return
 	}
-	// The task blocks: dequeue_task(), its load now blocked.
-	la := t.loadNow(k.now)
-	c.runnable.Remove(k.now, la)
-	t.state = sleeping
-	c.blocked.Add(k.now, la)
-	c.curr = -1
-	k.runNext(c)
+	// It goes on running: another burst, no sleep.
+	c.lastStart = k.now
+	c.gen++
+	k.push(k.now+t.burst, evBurstEnd, c.id, int64(c.gen))
 }
 
 // preempt stops c's running task early (the stopper of an active

@@ -15,9 +15,11 @@ type SimConfig struct {
 	// CPUs are the guest sizes swept (default 4, 8, 16, 32): seed 004
 	// does not give its guest's vCPU count.
 	CPUs []int
-	// Topology is the guest's: "s390" (default; the seed's guest, every
-	// vCPU its own core, DIE the only level, no sd_llc) or "llcN" (x86
-	// sockets of N cpus, one LLC each).
+	// Topology is the guest's: "s390" (default; the seed's guest as
+	// read so far, every vCPU its own core, DIE the only level, no
+	// sd_llc), "s390llcN" (s390 with the topology facility, the host
+	// LPAR's: MC over chips of N cpus, the LLC) or "llcN" (x86 sockets
+	// of N cpus, one LLC each).
 	Topology string
 	// Policies are the rows (default llcstats, basic, v6.1).
 	Policies []string
@@ -96,6 +98,21 @@ type SimConfig struct {
 	// each burst is Think (or Service) less Tail, then the send, then
 	// Tail.
 	Tail time.Duration
+	// Test is sysbench's --test: "oltp" (default: clients and server
+	// threads, above) or "threads" (Threads threads, each event
+	// Yields rounds of lock a mutex, sched_yield(), unlock, over
+	// Locks mutexes: threads.go; Servers, Think, Service, Statements,
+	// IO do not apply).
+	Test string
+	// Locks and Yields are sysbench's --thread-locks and
+	// --thread-yields (default 8 and 1000, sb_threads.c's defaults; the
+	// seed gives neither).
+	Locks, Yields int
+	// Lock is the cpu a threads-test thread runs from its unlock to its
+	// next lock attempt, the loop and the uncontended pthread calls
+	// (default 200 ns, estimated), and Yield the sched_yield() syscall's
+	// round trip with its schedule() (default 1 µs, estimated).
+	Lock, Yield time.Duration
 }
 
 // Limits of a simulation: beyond them it is a typo or would run for hours.
@@ -125,6 +142,9 @@ type params struct {
 	othersPeriod          int64
 	othersBurst           int64
 	topoName, policyLabel string
+	test                  int
+	locks, yields         int
+	lock, yield           int64
 }
 
 func (c SimConfig) withDefaults() SimConfig {
@@ -137,7 +157,7 @@ func (c SimConfig) withDefaults() SimConfig {
 	if len(c.Policies) == 0 {
 		c.Policies = slices.Clone(policyNames)
 	}
-	s390 := c.Topology == "s390"
+	s390 := strings.HasPrefix(c.Topology, "s390")
 	if c.HZ == 0 {
 		c.HZ = 250
 		if s390 {
@@ -181,6 +201,17 @@ func (c SimConfig) withDefaults() SimConfig {
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
+	if c.Test == "" {
+		c.Test = testNames[testOLTP]
+	}
+	if c.Locks == 0 {
+		c.Locks = 8
+	}
+	if c.Yields == 0 {
+		c.Yields = 1000
+	}
+	def(&c.Lock, 200*time.Nanosecond)
+	def(&c.Yield, time.Microsecond)
 	return c
 }
 
@@ -228,6 +259,17 @@ func (c SimConfig) runs() ([]params, error) {
 	if c.Think+c.Service <= 0 {
 		return nil, fmt.Errorf("simulate wakeup: think %s and service %s: a statement needs some cpu time", c.Think, c.Service)
 	}
+	test := slices.Index(testNames, c.Test)
+	switch {
+	case test < 0:
+		return nil, fmt.Errorf("simulate wakeup: test %q: want one of %s", c.Test, strings.Join(testNames, ", "))
+	case c.Locks < 1 || c.Locks > simMaxThreads:
+		return nil, fmt.Errorf("simulate wakeup: locks %d out of range [1, %d]", c.Locks, simMaxThreads)
+	case c.Yields < 1 || c.Yields > 1_000_000:
+		return nil, fmt.Errorf("simulate wakeup: yields %d out of range [1, 1000000]", c.Yields)
+	case c.Lock <= 0 || c.Lock > time.Second || c.Yield <= 0 || c.Yield > time.Second:
+		return nil, fmt.Errorf("simulate wakeup: lock %s, yield %s: want each in (0, 1s]", c.Lock, c.Yield)
+	}
 	if c.IO < 0 || c.IO > time.Second {
 		return nil, fmt.Errorf("simulate wakeup: io %s out of range [0, 1s]", c.IO)
 	}
@@ -246,7 +288,8 @@ func (c SimConfig) runs() ([]params, error) {
 				think: int64(c.Think), service: int64(c.Service), io: int64(c.IO), irq: irqMode(irq),
 				idleWake: int64(c.IdleWake), pull: int64(c.Pull), lbCost: int64(c.LBCost),
 				duration: int64(c.Duration), warmup: int64(c.Warmup), seed: c.Seed,
-				others: c.Others, tail: int64(c.Tail), othersPeriod: int64(c.OthersPeriod), othersBurst: int64(c.OthersBurst), topoName: t.name, policyLabel: name})
+				others: c.Others, tail: int64(c.Tail), othersPeriod: int64(c.OthersPeriod), othersBurst: int64(c.OthersBurst), topoName: t.name, policyLabel: name,
+				test: test, locks: c.Locks, yields: c.Yields, lock: int64(c.Lock), yield: int64(c.Yield)})
 		}
 	}
 	return ps, nil
@@ -300,7 +343,8 @@ type SimRow struct {
 	// (schedstat's nr_wakeups_local).
 	LocalWakeups          float64
 	SyncPct, IdleWakerPct float64
-	// TPS is transactions per second of kernel time; WaitUs the mean
+	// TPS is transactions per second of kernel time (the threads
+	// test's events per second); WaitUs the mean
 	// time from a wakeup to the run, µs; IPIPct the wakeups that had to
 	// wake an idle vCPU, per cent; Busy the cpus' mean busy share.
 	TPS, WaitUs, IPIPct, BusyPct float64
@@ -333,6 +377,13 @@ func row(k *ksys, p params) SimRow {
 	}
 	r.BusyPct = 100 * float64(busy) / float64(p.duration) / float64(p.cpus)
 	return r
+}
+
+// BalancerMigrations are the row's migrations per 5 s by the load
+// balancer's causes (periodic, newidle, nohz, active): on a guest without
+// LLCs, every migration the pre-patch kernel makes.
+func (r SimRow) BalancerMigrations() float64 {
+	return r.Migrations[causePeriodic] + r.Migrations[causeNewidle] + r.Migrations[causeNohz] + r.Migrations[causeActive]
 }
 
 func pct(a, b int64) float64 { return 100 * float64(a) / float64(max(b, 1)) }

@@ -39,6 +39,9 @@ func TestBuildDomains(t *testing.T) {
 		{"s390", 8, []string{"PKG"}, []int{8}, 1, 5, false},
 		{"llc4", 8, []string{"MC", "PKG"}, []int{4, 2}, 4, 4, true},
 		{"llc8", 8, []string{"MC"}, []int{8}, 8, 0, true},
+		// The host LPAR's s390: MC over a chip of 4 (SD_SHARE_PKG_RESOURCES,
+		// the chip's L3), the level above over the chips.
+		{"s390llc4", 8, []string{"MC", "PKG"}, []int{4, 2}, 4, 4, true},
 	} {
 		tp, err := parseTopo(tt.topo)
 		if err != nil {
@@ -207,6 +210,11 @@ func TestSimConfigErrors(t *testing.T) {
 		{SimConfig{OthersBurst: 2 * time.Second}, "others-burst 2s"},
 		{SimConfig{Tail: 9 * time.Microsecond}, "tail 9µs out of range"},
 		{SimConfig{Tail: -time.Microsecond}, "tail -1µs"},
+		{SimConfig{Topology: "s390llc1"}, `topology "s390llc1"`},
+		{SimConfig{Test: "cpu"}, `test "cpu"`},
+		{SimConfig{Locks: -1}, "locks -1"},
+		{SimConfig{Yields: 2_000_000}, "yields 2000000"},
+		{SimConfig{Yield: -time.Microsecond}, "yield -1µs"},
 	} {
 		_, err := Simulate(tt.cfg)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "simulate wakeup: ") || strings.Contains(err.Error(), "\n") {
@@ -301,5 +309,76 @@ func TestTailQueuesThePartner(t *testing.T) {
 	}
 	if b, tl := bare.Rows[0].WaitUs, tailed.Rows[0].WaitUs; !(tl > b+50) {
 		t.Errorf("mean wait %.1f µs with a 150 µs tail, %.1f µs without: want the partner queued behind the tail", tl, b)
+	}
+}
+
+// s390 with the topology facility keeps s390's HZ and floating interrupts.
+func TestS390LLCDefaults(t *testing.T) {
+	c := SimConfig{Topology: "s390llc8"}.withDefaults()
+	if c.HZ != 100 || c.IRQ != "idle" {
+		t.Errorf("s390llc8 defaults: HZ %d, irq %s; want 100, idle", c.HZ, c.IRQ)
+	}
+}
+
+// sysbench --test=threads: every event is Yields rounds on one mutex, so
+// events × Yields never exceed the rounds the threads ran, and with fewer
+// threads than mutexes (each event a mutex of its own in turn) nobody
+// waits long. On the s390 guest without LLCs the unlock's futex wakeup
+// (no WF_SYNC, the waker running) gets the same answer before and after
+// the patch: wake_affine_llc() finds no sd_llc_shared, and the patch's
+// idle_cpu(this_cpu) and sync tests both fail; so the two kernels run the
+// same schedule.
+func TestThreadsTest(t *testing.T) {
+	run := func(topo, pol string) *ksys {
+		return simRun(t, SimConfig{CPUs: []int{4}, Topology: topo, Policies: []string{pol}, Test: "threads", Threads: 8, Locks: 2, Yields: 10,
+			Duration: 20 * time.Millisecond, Warmup: -1})
+	}
+	b, a := run("s390", "llcstats"), run("s390", "basic")
+	if b.c.transactions == 0 || b.c.wakeups == 0 {
+		t.Fatalf("threads test, s390: %d events, %d wakeups; want some of each", b.c.transactions, b.c.wakeups)
+	}
+	if b.c.syncWakeups != 0 {
+		t.Errorf("threads test: %d sync wakeups; futex_wake() has no WF_SYNC", b.c.syncWakeups)
+	}
+	if b.c.transactions != a.c.transactions || b.c.totalMigrations() != a.c.totalMigrations() || a.c.affine != 0 {
+		t.Errorf("threads test, s390: llcstats %d events %d migrations, basic %d events %d migrations %d affine; want the same schedule, none affine",
+			b.c.transactions, b.c.totalMigrations(), a.c.transactions, a.c.totalMigrations(), a.c.affine)
+	}
+	m := b.w.mx
+	for i, o := range m.owner {
+		if o >= 0 && !m.holding[o] {
+			t.Errorf("mutex %d owned by task %d, which does not hold it", i, o)
+		}
+	}
+	// With LLCs, 4.13 may pull a futex wakee across them; the patch
+	// never does (the waker runs, and the wakeup is not sync).
+	if l := run("s390llc2", "basic"); l.c.migrations[causeWakeAffine] != 0 {
+		t.Errorf("threads test, s390llc2, basic: %d wake_affine migrations; want none", l.c.migrations[causeWakeAffine])
+	}
+}
+
+// The figures' rules, on made-up rows: figure 1 wants both migration
+// counts within 3× of the seed's and tps up; figure 2 a gain within a
+// factor 2 of the seed's 16%.
+func TestFigureRules(t *testing.T) {
+	for _, tt := range []struct {
+		fig           int
+		before, after SimRow
+		want          bool
+	}{
+		{1, SimRow{Total: 27000, TPS: 5000}, SimRow{Total: 2000, TPS: 9000}, true},
+		{1, SimRow{Total: 233000, TPS: 5000}, SimRow{Total: 30, TPS: 9000}, false},
+		{1, SimRow{Total: 27000, TPS: 9000}, SimRow{Total: 2000, TPS: 9000}, false},
+		{2, SimRow{TPS: 100}, SimRow{TPS: 116}, true},
+		{2, SimRow{TPS: 100}, SimRow{TPS: 143}, false},
+		{2, SimRow{TPS: 100}, SimRow{TPS: 100}, false},
+	} {
+		r := figOLTP("x", tt.before, tt.after)
+		if tt.fig == 2 {
+			r = figThreads("x", tt.before, tt.after)
+		}
+		if r.Reproduced != tt.want || r.Why == "" {
+			t.Errorf("figure %d, %v → %v: reproduced %v (%s); want %v", tt.fig, tt.before, tt.after, r.Reproduced, r.Why, tt.want)
+		}
 	}
 }

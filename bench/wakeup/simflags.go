@@ -11,9 +11,9 @@ import (
 )
 
 // SimUsage is the synopsis of contend simulate wakeup.
-const SimUsage = "wakeup [-cpus 4,8,16,32] [-topo s390|llcN] [-policies llcstats,basic,v6.1] [-threads 40] [-servers N] [-hz N] " +
+const SimUsage = "wakeup [-cpus 4,8,16,32] [-topo s390|s390llcN|llcN] [-policies llcstats,basic,v6.1] [-threads 40] [-servers N] [-hz N] " +
 	"[-think 8.8us] [-service 38us] [-statements 20] [-io 0] [-irq idle|cpu0|local] [-idlewake 20us] [-pull 10us] [-lbcost 5us] " +
-	"[-tail 0] [-others 0] [-others-period 10ms] [-others-burst 5us] [-duration 5s] [-warmup 3s] [-seed 1] [-json]"
+	"[-tail 0] [-others 0] [-others-period 10ms] [-others-burst 5us] [-duration 5s] [-warmup 3s] [-seed 1] [-test oltp|threads] [-locks 8] [-yields 1000] [-lock 200ns] [-yield 1us] [-figures [-chip 8] [-ivb-cores 15]] [-json]"
 
 // SimFlags declares contend simulate wakeup's flags on fs and returns the
 // function that runs the simulation they ask for once fs has parsed a
@@ -24,7 +24,7 @@ const SimUsage = "wakeup [-cpus 4,8,16,32] [-topo s390|llcN] [-policies llcstats
 // it comes from.
 func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	cpus := fs.String("cpus", "4,8,16,32", "comma-separated guest `sizes` in vCPUs (seed 004 does not give its guest's)")
-	topo := fs.String("topo", "s390", "guest `topology`: s390 (every vCPU its own core, no LLC domain: seed 004's guest) or llcN (x86 LLCs of N cpus)")
+	topo := fs.String("topo", "s390", "guest `topology`: s390 (every vCPU its own core, no LLC domain), s390llcN (s390 with the topology facility: MC over chips of N cpus, the host LPAR's) or llcN (x86 LLCs of N cpus)")
 	policies := fs.String("policies", "", "comma-separated `policies`: llcstats (4.13 before the patch), basic (the patch), v6.1 (default: all)")
 	threads := fs.Int("threads", 0, "sysbench client `threads`, each with a server thread (default 40)")
 	servers := fs.Int("servers", 0, "server `threads` (default one per client thread, MySQL's; 1: one server answering every client)")
@@ -44,18 +44,27 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	duration := fs.Duration("duration", 0, "kernel time counted per run (default 5s, the seed's window)")
 	warmup := fs.Duration("warmup", 0, "kernel time run before counting (default 3s)")
 	seed := fs.Uint64("seed", 1, "random `seed`: the same seed replays the same runs")
+	test := fs.String("test", "", "sysbench `test`: oltp (clients and server threads) or threads (lock, sched_yield(), unlock) (default oltp)")
+	locks := fs.Int("locks", 0, "threads test: mutexes, --thread-locks (default 8)")
+	yields := fs.Int("yields", 0, "threads test: rounds per event, --thread-yields (default 1000)")
+	lock := fs.Duration("lock", 0, "threads test: cpu from an unlock to the next lock attempt (default 200ns)")
+	yield := fs.Duration("yield", 0, "threads test: cpu of a sched_yield() round trip (default 1µs)")
+	figures := fs.Bool("figures", false, "run the seed's four figures per topology (s390, s390llcN, ivb-ex) beside the seed's numbers; -cpus are the s390 guest sizes (default 16), -threads the sysbench threads, -duration and -warmup each oltp run's (default 1s, 3s)")
+	chip := fs.Int("chip", 0, "with -figures: cpus per chip of the s390llcN topology (default 8, a z13's cores per chip)")
+	ivbCores := fs.String("ivb-cores", "", "with -figures: comma-separated cores per socket of figure 3's 4-socket, 2-thread ivb-ex (default 15)")
 	asJSON := fs.Bool("json", false, "print the rows as JSON")
 	return func(w io.Writer) error {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		cfg := SimConfig{Topology: *topo, Threads: *threads, Servers: *servers, HZ: *hz, Think: *think, Service: *service,
 			Statements: *statements, IO: *ioLat, IRQ: *irq, IdleWake: *idleWake, Pull: *pull, LBCost: *lbCost,
-			Duration: *duration, Warmup: *warmup, Seed: *seed, Others: *others, OthersPeriod: *othersPeriod, OthersBurst: *othersBurst, Tail: *tail}
+			Duration: *duration, Warmup: *warmup, Seed: *seed, Others: *others, OthersPeriod: *othersPeriod, OthersBurst: *othersBurst, Tail: *tail,
+			Test: *test, Locks: *locks, Yields: *yields, Lock: *lock, Yield: *yield}
 		given := func(n string) bool { return set[n] }
-		if err := bench.RequirePositive("wakeup", []bench.FlagValue[int]{bench.Flag("threads", *threads), bench.Flag("servers", *servers), bench.Flag("hz", *hz), bench.Flag("statements", *statements)}, given); err != nil {
+		if err := bench.RequirePositive("wakeup", []bench.FlagValue[int]{bench.Flag("threads", *threads), bench.Flag("servers", *servers), bench.Flag("hz", *hz), bench.Flag("statements", *statements), bench.Flag("locks", *locks), bench.Flag("yields", *yields), bench.Flag("chip", *chip)}, given); err != nil {
 			return err
 		}
-		if err := bench.RequirePositive("wakeup", []bench.FlagValue[time.Duration]{bench.Flag("think", *think), bench.Flag("service", *service), bench.Flag("idlewake", *idleWake), bench.Flag("pull", *pull), bench.Flag("lbcost", *lbCost), bench.Flag("duration", *duration), bench.Flag("others-period", *othersPeriod)}, given); err != nil {
+		if err := bench.RequirePositive("wakeup", []bench.FlagValue[time.Duration]{bench.Flag("think", *think), bench.Flag("service", *service), bench.Flag("idlewake", *idleWake), bench.Flag("pull", *pull), bench.Flag("lbcost", *lbCost), bench.Flag("duration", *duration), bench.Flag("others-period", *othersPeriod), bench.Flag("lock", *lock), bench.Flag("yield", *yield)}, given); err != nil {
 			return err
 		}
 		if *others < 0 || *othersBurst < 0 || *tail < 0 {
@@ -80,6 +89,9 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		if *policies != "" {
 			cfg.Policies = strings.Split(*policies, ",")
 		}
+		if *figures {
+			return runFigures(w, cfg, set["cpus"], *chip, *ivbCores, *asJSON)
+		}
 		tab, err := Simulate(cfg)
 		if err != nil {
 			return err // one line, "simulate wakeup: ..."
@@ -89,4 +101,32 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		}
 		return tab.WriteText(w)
 	}
+}
+
+// runFigures is -figures: the seed's four figures at the flags' sizes.
+func runFigures(w io.Writer, cfg SimConfig, cpusSet bool, chip int, ivbCores string, asJSON bool) error {
+	fc := FigConfig{Chip: chip, Threads: cfg.Threads, Duration: cfg.Duration, Warmup: max(cfg.Warmup, 0)}
+	if cfg.Warmup < 0 {
+		fc.Warmup = time.Nanosecond // SimConfig's -1: none, as near as FigConfig's zero default allows
+	}
+	if cpusSet {
+		fc.GuestCPUs = cfg.CPUs
+	}
+	if ivbCores != "" {
+		for _, f := range strings.Split(ivbCores, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return fmt.Errorf("simulate wakeup: -ivb-cores %q: %q is not a whole number", ivbCores, f)
+			}
+			fc.IvbCores = append(fc.IvbCores, n)
+		}
+	}
+	tab, err := Figures(fc)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return bench.WriteJSON(w, tab.Rows)
+	}
+	return tab.WriteText(w)
 }

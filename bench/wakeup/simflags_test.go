@@ -55,5 +55,11 @@ func TestSimFlagsBadInput(t *testing.T) {
 		{Args: []string{"-warmup", "-1s"}, Want: "-warmup -1s"},
 		{Args: []string{"-irq", "msi"}, Want: `irq "msi"`},
 		{Args: []string{"-policies", "fancy"}, Want: `policy "fancy"`},
+		{Args: []string{"-test", "cpu"}, Want: `test "cpu"`},
+		{Args: []string{"-locks", "0"}, Want: "-locks 0: want a positive value"},
+		{Args: []string{"-yield", "0s"}, Want: "-yield 0s: want a positive duration"},
+		{Args: []string{"-figures", "-chip", "1"}, Want: "chip 1 out of range"},
+		{Args: []string{"-figures", "-ivb-cores", "15,x"}, Want: `"x" is not a whole number`},
+		{Args: []string{"-figures", "-ivb-cores", "40"}, Want: "ivb-ex cores 40 out of range"},
 	})
 }

@@ -24,6 +24,12 @@ var (
 		Doc: "the model's migrations (set_task_cpu(), every cause) in 5 s of kernel time (seed 004's ~27K before, ~2K after)"}
 	Affine = bench.Unit{Name: "affine-%", Better: bench.Lower,
 		Doc: "the model's wake_affine() calls that chose a cpu, per cent of attempts (schedstat nr_wakeups_affine / nr_wakeups_affine_attempts)"}
+	AffineWakeups = bench.Unit{Name: "affine-wakeups/5s", Better: bench.Higher,
+		Doc: "the model's wakeups that wake_affine() sent to the waking cpu, in 5 s of kernel time (schedstat nr_wakeups_affine summed over the tasks): what the patch changes"}
+	WaitPerWakeup = bench.Unit{Name: "wait-sec/wakeup", Better: bench.Lower,
+		Doc: "the model's mean time from try_to_wake_up() to the woken task running, seconds (queued behind another task, or an idle vCPU's wakeup)"}
+	BalanceMigrations = bench.Unit{Name: "balance-migrations/5s", Better: bench.Lower,
+		Doc: "the model's migrations by the load balancer (periodic, newidle, nohz, active) in 5 s of kernel time: all a guest without LLCs makes before the patch"}
 	TPS = bench.Unit{Name: "tps", Better: bench.Higher,
 		Doc: "the model's sysbench transactions per second of kernel time, priced by its waits and pulls (seed 004's 5655 before, 9618 after)"}
 )
@@ -44,8 +50,8 @@ const (
 var keys = []bench.Key{
 	{Name: "wake", Default: "llcstats", Domain: bench.OneOf(policyNames...),
 		Doc: "the kernel whose select_task_rq_fair() and balancer the model runs: llcstats, 4.13 before seed 004's patch (wake_affine_llc()); basic, with it; v6.1, wake_affine_idle() and wake_affine_weight()"},
-	{Name: "topo", Default: "s390", Domain: bench.Form("s390|llcN", "N 2..64, cpus per LLC", canonTopo),
-		Doc: "the guest's topology: s390, every vCPU its own core and only DIE left (seed 004's guest); llcN, x86 LLCs of N cpus"},
+	{Name: "topo", Default: "s390", Domain: bench.Form("s390|s390llcN|llcN", "N 2..64, cpus per LLC", canonTopo),
+		Doc: "the guest's topology: s390, every vCPU its own core and only DIE left (seed 004's guest without the topology facility); s390llcN, with it (MC over chips of N cpus); llcN, x86 LLCs of N cpus"},
 	{Name: "pairs", Default: "40", Domain: bench.IntRange(1, simMaxThreads),
 		Doc: "sysbench client threads (--num-threads), each with its own server thread (40: PeterZ's smallest thread count in the seed where the patch helped)"},
 	{Name: "lines", Default: "256", Domain: bench.IntRange(1, maxLines),
@@ -74,7 +80,7 @@ func init() {
 			"wake=basic/topo=s390/pairs=4/lines=256",
 		},
 		Full:       fullVariants(),
-		Units:      []bench.Unit{Migrations, LinesPulled, MigrationCost, PerFiveSec, Affine, TPS},
+		Units:      []bench.Unit{Migrations, LinesPulled, MigrationCost, PerFiveSec, Affine, TPS, AffineWakeups, WaitPerWakeup, BalanceMigrations},
 		MinWorkers: 2,
 		New:        func(v string) (bench.Scenario, error) { return newWakeup(v) },
 		Simulate:   &bench.Simulation{Usage: SimUsage, Flags: SimFlags},
@@ -181,6 +187,9 @@ func (s *wakeup) Finish(res *bench.Result) error {
 	res.AddMetric(LinesPulled, float64(moved*int64(s.cfg.lines))/n)
 	res.AddMetric(PerFiveSec, s.sim.Total)
 	res.AddMetric(TPS, s.sim.TPS)
+	res.AddMetric(AffineWakeups, s.sim.Affine)
+	res.AddMetric(WaitPerWakeup, s.sim.WaitUs/1e6)
+	res.AddMetric(BalanceMigrations, s.sim.BalancerMigrations())
 	if s.sim.AffineAttempts > 0 {
 		res.AddMetric(Affine, 100*s.sim.Affine/s.sim.AffineAttempts)
 	}

@@ -15,7 +15,7 @@ func TestVariants(t *testing.T) {
 		{"wake=v6.1/pairs=1/lines=1/io=0", "wake=v6.1/topo=s390/pairs=1/lines=1"},
 		{"io=100", "wake=llcstats/topo=s390/pairs=40/lines=256/io=100"},
 		{"wake=affine", `!wake="affine": unknown value (want llcstats|basic|v6.1)`},
-		{"topo=llc1", `!topo="llc1": not a topology preset (want s390|llcN; N 2..64, cpus per LLC)`},
+		{"topo=llc1", `!topo="llc1": not a topology preset (want s390|s390llcN|llcN; N 2..64, cpus per LLC)`},
 		{"topo=llc04", "!not a topology preset"},
 		{"topo=x86", "!not a topology preset"},
 		{"pairs=0", `!pairs="0": out of range (want 1..8192)`},

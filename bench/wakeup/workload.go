@@ -44,7 +44,8 @@ type workload struct {
 	stmt    []int     // per client: the statement of its transaction it is on
 	ioDone  []bool    // per client: this transaction's commit flush is done
 	clients []int32
-	rr      int32 // the round-robin cpu for irqIdle
+	mx      *mutexTest // sysbench --test=threads; nil: oltp
+	rr      int32      // the round-robin cpu for irqIdle
 	rng     uint64
 	p       *params
 }
@@ -69,8 +70,14 @@ func newWorkload(k *ksys, p *params) *workload {
 		w.ioDone = append(w.ioDone, false)
 		return t
 	}
+	if p.test == testThreads {
+		w.mx = newMutexTest(p)
+		for range p.threads {
+			w.clients = append(w.clients, add(false).id)
+		}
+	}
 	servers := make([]int32, p.servers)
-	for i := range p.threads {
+	for i := range p.threads * btoi(w.mx == nil) {
 		cl := add(false)
 		w.clients = append(w.clients, cl.id)
 		if i < p.servers {
@@ -89,10 +96,20 @@ func newWorkload(k *ksys, p *params) *workload {
 	for _, id := range w.clients {
 		t := k.tasks[id]
 		t.burst = w.burst(p.think)
+		if w.mx != nil {
+			t.burst = w.draw(p.lock)
+		}
 		t.wokenAt = k.now
 		k.enqueue(t, k.cpus[t.cpu], t.cpu)
 	}
 	return w
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // draw is a burst of mean ns: uniform in [mean/2, 3·mean/2), so that
@@ -106,16 +123,36 @@ func (w *workload) draw(mean int64) int64 {
 // that follows the send.
 func (w *workload) burst(mean int64) int64 { return w.draw(mean - w.p.tail) }
 
-// act is what task t does at the end of its burst on c. It reports whether
-// t goes on running (a server with another statement waiting, its next
-// burst set) rather than blocking.
-func (w *workload) act(k *ksys, t *ktask, c *kcpu) bool {
+// A next is what a task does once its burst is done.
+type next int8
+
+const (
+	block    next = iota // it sleeps
+	runOn                // it goes on running its next burst (set)
+	yieldCPU             // sched_yield(): behind the cpu's queued tasks, then its next burst (set)
+)
+
+// act is what task t does at the end of its burst on c.
+func (w *workload) act(k *ksys, t *ktask, c *kcpu) next {
 	if w.other[t.id] {
 		// Back to sleep on a timer, armed on this cpu (an hrtimer fires
 		// where it was started).
 		k.push(k.now+w.draw(w.p.othersPeriod), evIRQ, c.id, int64(t.id))
-		return false
+		return block
 	}
+	if w.mx != nil {
+		return w.mx.act(k, t, c)
+	}
+	if w.oltp(k, t, c) {
+		return runOn
+	}
+	return block
+}
+
+// oltp is act for sysbench oltp's clients and servers: it reports whether
+// t goes on running (a server with another statement waiting, its next
+// burst set) rather than blocking.
+func (w *workload) oltp(k *ksys, t *ktask, c *kcpu) bool {
 	if w.tailing[t.id] {
 		// The tail is done: the task blocks, or a server with another
 		// statement waiting goes on to it.

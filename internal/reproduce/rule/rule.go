@@ -222,6 +222,16 @@ func (c Figure) holds() (ok bool, short string) {
 			return false, fmt.Sprintf("%s → %s, %s more, allows %s", Num(b), Num(a), Trim(a-b), Trim(c.Min))
 		}
 		return true, ""
+	case Fewer:
+		if a >= b {
+			return false, Change(b, a) + ", not lower"
+		}
+		return true, ""
+	case More:
+		if a <= b {
+			return false, Change(b, a) + ", not higher"
+		}
+		return true, ""
 	}
 	return false, "unknown kind"
 }

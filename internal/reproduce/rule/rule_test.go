@@ -31,6 +31,10 @@ func TestSimJudge(t *testing.T) {
 		{"error within slack", []Figure{lower(10, 1, 10)}, nil, []Figure{{What: "err", Before: 1, After: 4.5, Kind: NoWorseBy, Min: 3.5, Doing: "keeping"}}, "yes", ""},
 		{"wait within its factor", []Figure{lower(10, 1, 10)}, nil, []Figure{{What: "wait", Before: 8, After: 8.8, Kind: NotAbove, Min: 1.1, Doing: "placing"}}, "yes", ""},
 		{"wait past it", []Figure{lower(10, 1, 10)}, nil, []Figure{{What: "wait", Before: 8, After: 8.875, Kind: NotAbove, Min: 1.1, Doing: "placing"}}, "no (wins by not placing)", "allows ≤110%"},
+		{"fewer kept", []Figure{lower(10, 1, 10)}, nil, []Figure{{What: "probes", Before: 8, After: 7.875, Kind: Fewer, Doing: "probing less"}}, "yes", ""},
+		{"fewer lost", []Figure{lower(10, 1, 10)}, nil, []Figure{{What: "probes", Before: 8, After: 8, Kind: Fewer, Doing: "probing less"}}, "no (wins by not probing less)", "not lower"},
+		{"more kept", []Figure{lower(10, 1, 10)}, nil, []Figure{{What: "affine", Before: 8, After: 8.125, Kind: More, Doing: "pulling"}}, "yes", ""},
+		{"more lost", []Figure{lower(10, 1, 10)}, nil, []Figure{{What: "affine", Before: 8, After: 8, Kind: More, Doing: "pulling"}}, "no (wins by not pulling)", "not higher"},
 		{"error past slack", []Figure{lower(10, 1, 10)}, nil, []Figure{{What: "err", Before: 1, After: 4.625, Kind: NoWorseBy, Min: 3.5, Doing: "keeping"}}, "no (wins by not keeping)", "allows 3.5"},
 	} {
 		v := &SimVerdict{}

@@ -1,0 +1,93 @@
+package wakeup
+
+// sysbench --test=threads, the seed's second workload (25482.9 → 29577.9
+// events/s): sysbench's threads test (src/tests/threads/sb_threads.c), whose
+// every event is
+//
+//	for (i = 0; i < thread_yields; i++) {
+//		pthread_mutex_lock(&test_mutexes[lock_num]);
+//		YIELD();	/* sched_yield() */
+//		pthread_mutex_unlock(&test_mutexes[lock_num]);
+//	}
+//
+// with lock_num the events handed out so far modulo thread_locks
+// (ck_pr_faa_uint(&req_performed, 1) % thread_locks), thread_yields 1000
+// and thread_locks 8 by default. A glibc mutex is not fair: the holder's
+// unlock, seeing waiters, wakes one (futex_wake(): try_to_wake_up() without
+// WF_SYNC, from the unlocking task on its cpu) and goes on; the woken
+// waiter retries when it runs and sleeps again if the lock is taken by
+// then. sched_yield() with the lock held lets the cpu's queued tasks run
+// first (yield_task_fair()'s skip buddy), and does nothing on a cpu with
+// nothing queued.
+
+// The workloads: sysbench's oltp and threads tests.
+const (
+	testOLTP = iota
+	testThreads
+)
+
+var testNames = []string{"oltp", "threads"}
+
+// A mutexTest is the threads test's state.
+type mutexTest struct {
+	owner   []int32   // per mutex: the holder, -1 free
+	waiters [][]int32 // per mutex: the tasks asleep in futex_wait(), oldest first
+	mutex   []int     // per task: the mutex of its current event
+	iter    []int     // per task: the loop's i
+	holding []bool    // per task: it holds its mutex and has yielded (its burst is the yield's return and the unlock)
+	handed  int       // req_performed: events handed out
+	p       *params
+}
+
+func newMutexTest(p *params) *mutexTest {
+	m := &mutexTest{owner: make([]int32, p.locks), waiters: make([][]int32, p.locks), p: p}
+	for i := range m.owner {
+		m.owner[i] = -1
+	}
+	return m
+}
+
+// grow gives task id its state, its first event's mutex handed out.
+func (m *mutexTest) grow(id int32) {
+	for int(id) >= len(m.mutex) {
+		m.mutex = append(m.mutex, m.handed%m.p.locks)
+		m.handed++
+		m.iter = append(m.iter, 0)
+		m.holding = append(m.holding, false)
+	}
+}
+
+// act is what thread t does at the end of its burst on c: after the lock's
+// burst it takes the mutex and yields, or sleeps on it; after the yield's
+// burst it unlocks, waking a waiter, and goes round.
+func (m *mutexTest) act(k *ksys, t *ktask, c *kcpu) next {
+	m.grow(t.id)
+	w := k.w
+	mx := m.mutex[t.id]
+	if !m.holding[t.id] {
+		if m.owner[mx] >= 0 {
+			m.waiters[mx] = append(m.waiters[mx], t.id)
+			t.burst = w.draw(m.p.lock) // the retry when woken
+			return block
+		}
+		m.owner[mx] = t.id
+		m.holding[t.id] = true
+		t.burst = w.draw(m.p.yield)
+		return yieldCPU
+	}
+	m.holding[t.id] = false
+	m.owner[mx] = -1
+	if ws := m.waiters[mx]; len(ws) > 0 {
+		wt := k.tasks[ws[0]]
+		m.waiters[mx] = ws[1:]
+		k.tryToWakeUp(wt, t, c, false)
+	}
+	if m.iter[t.id]++; m.iter[t.id] == m.p.yields {
+		m.iter[t.id] = 0
+		k.c.transactions++ // an event
+		m.mutex[t.id] = m.handed % m.p.locks
+		m.handed++
+	}
+	t.burst = w.draw(m.p.lock)
+	return runOn
+}
