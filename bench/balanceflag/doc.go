@@ -53,14 +53,14 @@
 // NUMA domain", the changelog's racers); with more workers than nodes the
 // next ones are the second CPU of each node, and so on. should_we_balance()
 // picks the one CPU of a group that balances a domain for it
-// (bfShouldWeBalance, ksim's Kernel.ShouldWeBalance of mainline over the
+// (shouldWeBalanceOver, ksim's Kernel.ShouldWeBalance of mainline over the
 // level's group): the first idle CPU of an idle core, else the first
 // idle CPU of a busy core, else, all busy, the group's first CPU
 // (group_balance_cpu()); a newidle pass always balances. With SNC only the
 // first node of each socket holds the machine level's designated CPUs.
 //
 // busy= per cent of the CPUs are busy in a tick, drawn per CPU and tick by a
-// hash every worker computes alike (bfIdleAt), so should_we_balance() can
+// hash every worker computes alike (idleAt), so should_we_balance() can
 // ask whether another CPU is idle without reading a shared line (the
 // kernel reads each group CPU's rq; that cost is left out). An idle CPU
 // runs no task and balances as CPU_IDLE: get_sd_balance_interval(sd, 0),

@@ -78,7 +78,7 @@ func SimulateNohz(cfg SimConfig) (*NohzTable, error) {
 	}
 	tab := &NohzTable{Config: cfg}
 	for _, v := range nohzVariants {
-		tab.Rows = append(tab.Rows, newSim(cfg, bfOrder(0)).nohzRow(v == "counter", v))
+		tab.Rows = append(tab.Rows, newSim(cfg, flagOrder(0)).nohzRow(v == "counter", v))
 	}
 	return tab, nil
 }
@@ -90,11 +90,11 @@ type nohzEvent struct {
 	exit bool // the busy tick's exit and kick; else the entry
 }
 
-func (s *bfSim) nohzRow(counter bool, variant string) NohzRow {
+func (s *sim) nohzRow(counter bool, variant string) NohzRow {
 	cpus := len(s.cpus)
 	lines := bench.NewNohzLines(cpus, counter)
 	n := s.nohz
-	idle := func(c int, j int64) bool { return bfIdleAt(s.cfg.Seed, s.cfg.Busy, c, j) }
+	idle := func(c int, j int64) bool { return idleAt(s.cfg.Seed, s.cfg.Busy, c, j) }
 	for c := range cpus {
 		if idle(c, 0) {
 			n.EnterIdle(c)
@@ -113,7 +113,7 @@ func (s *bfSim) nohzRow(counter bool, variant string) NohzRow {
 			evs = append(evs, nohzEvent{t: s.tickStart(c, j) + s.jitter(c, j), cpu: c, exit: true})
 			if idle(c, j+1) {
 				// The moment it goes idle, as tick() draws it.
-				h := bfMix(s.cfg.Seed ^ uint64(c)<<40 ^ uint64(j) ^ 0xdecade)
+				h := mix(s.cfg.Seed ^ uint64(c)<<40 ^ uint64(j) ^ 0xdecade)
 				evs = append(evs, nohzEvent{t: s.tickStart(c, j) + s.tickNs/2 + int64((h>>32)%uint64(s.tickNs/2)), cpu: c})
 			}
 		}

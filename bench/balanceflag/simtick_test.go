@@ -21,7 +21,7 @@ func TestSimTickStart(t *testing.T) {
 		{250, 512, 3906},
 	} {
 		cfg := SimConfig{CPUs: tt.cpus, HZ: tt.hz, CAS: 100, SkewTick: true, SNC: 1}.withDefaults()
-		s := newSim(cfg, bfCheckFirst)
+		s := newSim(cfg, checkFirst)
 		for _, cpu := range []int{0, 1, tt.cpus - 1} {
 			if got, want := s.tickStart(cpu, 7), 7*s.tickNs+int64(cpu)*tt.step; got != want {
 				t.Errorf("hz %d, %d cpus: cpu %d's tick 7 at %d ns, want %d", tt.hz, tt.cpus, cpu, got, want)
@@ -31,12 +31,12 @@ func TestSimTickStart(t *testing.T) {
 			t.Errorf("hz %d, %d cpus: the last cpu's offset %d ns is past half a tick", tt.hz, tt.cpus, last)
 		}
 		cfg.SkewTick = false
-		if got := newSim(cfg, bfCheckFirst).tickStart(tt.cpus-1, 7); got != 7*s.tickNs {
+		if got := newSim(cfg, checkFirst).tickStart(tt.cpus-1, 7); got != 7*s.tickNs {
 			t.Errorf("skew_tick=0: cpu %d's tick 7 at %d ns, want the jiffy's edge %d", tt.cpus-1, got, 7*s.tickNs)
 		}
 	}
 	cfg := SimConfig{CPUs: 64, CAS: 100, Jitter: 20 * time.Microsecond}.withDefaults()
-	s, s2 := newSim(cfg, bfCheckFirst), newSim(cfg, bfCheckFirst)
+	s, s2 := newSim(cfg, checkFirst), newSim(cfg, checkFirst)
 	var sum, n int64
 	for cpu := range 64 {
 		for j := int64(1); j < 200; j++ {
@@ -61,7 +61,7 @@ func TestSimTickStart(t *testing.T) {
 func TestSimSkewTickNoQueue(t *testing.T) {
 	cfg := SimConfig{CPUs: 16, Sockets: 2, SNC: 1, SMT: 1, Busy: 100, HZ: 1000, Duration: 300 * time.Millisecond,
 		CAS: 100 * time.Nanosecond, Local: 10 * time.Nanosecond}
-	count := func(s *bfSim) (cas, softirqs int64) {
+	count := func(s *sim) (cas, softirqs int64) {
 		for i := range s.cpus {
 			cas, softirqs = cas+s.cpus[i].cas, softirqs+s.cpus[i].softirqs
 		}
