@@ -20,7 +20,7 @@
 // # The model
 //
 // A simulated LLC of llc= CPUs. Each simulated CPU has a runqueue line of its
-// own (imCPU: its state as remote wakeups see it, as available_idle_cpu()
+// own (runqueue: its state as remote wakeups see it, as available_idle_cpu()
 // reads a remote rq, and rq->last_idle_state), and the LLC has one idle
 // mask: real 64-bit words, set and cleared with atomic OR and AND (LOCK OR /
 // LOCK AND, the kernel's set_bit/clear_bit), padded by 128 bytes on each
@@ -305,7 +305,7 @@
 // was busy (a wasted probe, Aubrey's "the wakeup task likely needs to wait"),
 // or it offered none while an idle CPU existed. The second is checked by an
 // audit of every allowed runqueue after one failed mask search in
-// imAuditEvery (not on every one, so that the audit does not swamp the cost
+// defaultAuditEvery (not on every one, so that the audit does not swamp the cost
 // it audits) and scaled up. Races between a search and the owners' writes
 // count as wrong answers too, as they are in the kernel. scan=all takes no
 // answer from the mask, so its wrong-% is 0. cpus-scanned/op counts
