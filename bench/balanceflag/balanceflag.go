@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/ktime"
 )
 
@@ -139,16 +140,11 @@ func fullSweep() []string {
 	return vs
 }
 
-// The orders of sched_balance_domains() and sched_balance_rq().
-type flagOrder int
-
-const (
-	cmpxchgFirst      flagOrder = iota // before 3324b2180c17: cmpxchg, then the interval check
-	checkFirst                         // after it: interval, should_we_balance, then try_cmpxchg
-	checkFirstNewidle                  // after 522fb20fbdbe too: newidle passes take the flag
-)
-
-// orderNames are the order= values, indexed by flagOrder.
+// orderNames are the order= values, indexed by ksim.SerializeOrder, where
+// the walk takes the flag: SerializeFirst (before 3324b2180c17: cmpxchg,
+// then the interval check), SerializeInRQ (after it: interval,
+// should_we_balance, then try_cmpxchg), SerializeInRQNewidle (after
+// 522fb20fbdbe too: newidle passes take the flag).
 var orderNames = []string{"cmpxchg-first", "check-first", "check-first+newidle"}
 
 // A paddedWord is an atomic word alone on its line. sched_balance_running is one,
@@ -163,7 +159,7 @@ type paddedWord struct {
 
 type balanceFlag struct {
 	params   *bench.Params
-	order    flagOrder
+	order    ksim.SerializeOrder
 	pace     bool
 	aligned  bool // phase=aligned
 	hz       int
@@ -207,7 +203,7 @@ func newBalanceFlag(variant string) (bench.Scenario, error) {
 		return nil, err
 	}
 	s := &balanceFlag{params: p,
-		order:   flagOrder(p.Index("order")),
+		order:   ksim.SerializeOrder(p.Index("order")),
 		pace:    p.Get("pace") == "on",
 		aligned: p.Get("phase") == "aligned",
 		hz:      p.Int("hz"),
@@ -379,6 +375,6 @@ func (s *balanceFlag) Finish(res *bench.Result) error {
 		}
 		res.AddMetric(NohzWrites, float64(nw)/ops)
 	}
-	s.levelMetrics(res)
+	s.levelMetrics(res, ticks, cas, fails)
 	return nil
 }

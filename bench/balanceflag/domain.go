@@ -2,16 +2,13 @@ package balanceflag
 
 import "github.com/contend/contend/bench/ksim"
 
-// The balance softirq of one CPU: its sched_domain hierarchy on the kernel
-// clock and the walks that reach sched_balance_running: the periodic one,
-// sched_balance_domains(), for a busy or an idle CPU, and the newidle one,
-// sched_balance_newidle(). The walks are bench/ksim's, the kernel's control
-// flow, once for every scenario (ksim.Kernel.BalanceDomains and
-// NewidleBalance, with the flag where the order takes it: SerializeOrder);
-// what a flag operation or a balancing pass costs is the walkOps a caller
-// passes, hooked in through walk: the
-// real LOCK CMPXCHG and a real spin on pinned workers (worker), or a
-// cache-line queue on kernel time in the simulation (sim).
+// The balance softirq of one CPU: its sched_domains on the kernel clock and
+// the walks that reach sched_balance_running, sched_balance_domains() (busy
+// or idle) and sched_balance_newidle(). The walks are bench/ksim's
+// (Kernel.BalanceDomains and NewidleBalance, the flag where SerializeOrder
+// takes it); what a flag operation or a pass costs is the walkOps hooked in
+// through walk: the real LOCK CMPXCHG and a real spin on pinned workers
+// (worker), or a cache-line queue on kernel time in the simulation (sim).
 
 // The intervals are mainline's (ksim.Mainline: busy_factor 16 and the busy
 // "-1" of v5.10, the jiffies conversion and the clamp to
@@ -53,7 +50,7 @@ const (
 // where the flag is taken, and the kernel's clock.
 type model struct {
 	topo     topology
-	order    flagOrder
+	order    ksim.SerializeOrder
 	hz       int
 	interval int    // the serialized domains' fixed interval in jiffies; 0: the kernel's
 	busy     int    // per cent of CPUs busy in a tick (idleAt)
@@ -95,9 +92,6 @@ type cpuState struct {
 // newidle walks are not cut); the simulation's do.
 type clocked interface{ now() int64 }
 
-// initIdle starts the CPU's idle statistics as sched_init() does.
-func (c *cpuState) initIdle() { c.rq.Init() }
-
 // wokeUp is ttwu_do_activate()'s update of rq->avg_idle when a task wakes
 // the idle CPU at time t (ksim.RQBalance.WokeUp).
 func (c *cpuState) wokeUp(t int64) {
@@ -119,12 +113,10 @@ type walkOps interface {
 	walker() *walk
 }
 
-// kernel is mainline with the flag where the order takes it: flagOrder's
-// values are ksim's SerializeOrder's (cmpxchg-first, check-first,
-// check-first+newidle).
+// kernel is mainline with the flag where the order takes it.
 func (m *model) kernel() ksim.Kernel {
 	k := mainline
-	k.Serialize = ksim.SerializeOrder(m.order)
+	k.Serialize = m.order
 	return k
 }
 
@@ -279,7 +271,8 @@ func (c *cpuState) shouldWeBalance(l *level, idle idleType) bool {
 	if c.m.busy >= 100 {
 		return l.designated // nobody idle: the group's first CPU, read from no one
 	}
-	return shouldWeBalanceOver(c.m.topo, hashIdle{c.m.seed, c.m.busy, c.jiffies}, c.cpu, l)
+	seed, busy, j := c.m.seed, c.m.busy, c.jiffies
+	return shouldWeBalanceOver(c.m.topo, func(cpu int) bool { return idleAt(seed, busy, cpu, j) }, c.cpu, l)
 }
 
 // spreadPhase starts CPU i of n a share i/n of each interval early: sd_init()

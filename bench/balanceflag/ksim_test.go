@@ -28,14 +28,14 @@ func TestShouldWeBalanceIsKsim(t *testing.T) {
 		}
 		for _, busy := range []int{1, 50, 90, 100} {
 			for j := int64(1); j <= 20; j++ {
-				in := hashIdle{seed: 7, busy: busy, j: j}
+				in := func(cpu int) bool { return idleAt(7, busy, cpu, j) }
 				for cpu := range topo.cpus {
 					ls := topo.levels(cpu)
 					if len(ls) != len(ds.CPU[cpu]) {
 						t.Fatalf("%+v cpu %d: %d levels, ksim builds %d", topo, cpu, len(ls), len(ds.CPU[cpu]))
 					}
 					for i := range ls {
-						want := ds.ShouldWeBalance(ksim.Mainline, cpu, i, in.idle)
+						want := ds.ShouldWeBalance(ksim.Mainline, cpu, i, in)
 						if got := shouldWeBalanceOver(topo, in, cpu, &ls[i]); got != want {
 							t.Errorf("%+v busy=%d tick %d cpu %d %s: shouldWeBalanceOver %v, ksim %v", topo, busy, j, cpu, kindNames[ls[i].kind], got, want)
 						}

@@ -68,19 +68,16 @@ func sumLevels(cpus []*cpuState) map[levelKind]*levelSum {
 	return sums
 }
 
-// levelMetrics adds the per-kernel-second figures. The workers' kernel time
-// is their ticks over HZ, each worker's own: the workers together ran
+// levelMetrics adds the per-kernel-second figures from the workers' ticks,
+// cmpxchg and failures (summed by Finish). The workers' kernel time is
+// their ticks over HZ, each worker's own: the workers together ran
 // ticks/workers seconds of kernel time each. A level the machine does not
 // have (the socket's, without SNC) reports nothing.
-func (s *balanceFlag) levelMetrics(res *bench.Result) {
+func (s *balanceFlag) levelMetrics(res *bench.Result, ticks, cas, fails int64) {
 	var cpus []*cpuState
-	var ticks, cas, fails int64
 	var wall int64
 	for _, w := range s.workers {
 		cpus = append(cpus, &w.cpuState)
-		ticks += w.jiffies
-		cas += w.cas
-		fails += w.casFails
 		wall += w.wallNs
 	}
 	if ticks == 0 || len(s.workers) == 0 {

@@ -24,8 +24,8 @@ func (o *timedOps) now() int64 { return o.t }
 // max_idle_balance_cost; a wakeup of a cpu that was not idle changes
 // nothing.
 func TestWokeUpAvgIdle(t *testing.T) {
-	c := walkCPU(checkFirst, 0, 10, 0, 0, 0)
-	c.initIdle()
+	c := walkCPU(ksim.SerializeInRQ, 0, 10, 0, 0, 0)
+	c.rq.Init()
 	if c.rq.AvgIdle != 1_000_000 || c.rq.MaxIdleBalanceCost != 500_000 {
 		t.Fatalf("avg_idle %d, max_idle_balance_cost %d; want sched_init's 1 ms and 500 µs", c.rq.AvgIdle, c.rq.MaxIdleBalanceCost)
 	}
@@ -62,8 +62,8 @@ func TestNewidleAvgIdleCutoff(t *testing.T) {
 		{"stops below the llc", 5_000, [3]int64{2000, 4000, 8000}, 1, 1},              // 2+4 > 5 µs
 		{"early out", 1_500, [3]int64{2000, 4000, 8000}, 0, 1},                        // 1.5 < 2 µs
 	} {
-		c := walkCPU(checkFirstNewidle, 0, 100, 90, 90, 90)
-		c.initIdle()
+		c := walkCPU(ksim.SerializeInRQNewidle, 0, 100, 90, 90, 90)
+		c.rq.Init()
 		c.rq.AvgIdle = tt.avgIdle
 		for i := range c.levels {
 			c.levels[i].bal.MaxNewidleLBCost = tt.max[i]
@@ -88,7 +88,7 @@ func TestNewidleAvgIdleCutoff(t *testing.T) {
 				t.Errorf("%s: level %d max_newidle_lb_cost %d, want %d", tt.name, i, c.levels[i].bal.MaxNewidleLBCost, want)
 			}
 		}
-		u := walkCPU(checkFirstNewidle, 0, 100, 90, 90, 90)
+		u := walkCPU(ksim.SerializeInRQNewidle, 0, 100, 90, 90, 90)
 		u.rq.AvgIdle = tt.avgIdle
 		var plain countOps
 		newidleBalance(u, &plain)
@@ -102,7 +102,7 @@ func TestNewidleAvgIdleCutoff(t *testing.T) {
 // goes on to the domains above only in a jiffy one of them is due its
 // decay, and there it balances nothing and takes no flag, in either order.
 func TestBalanceDomainsNeedDecay(t *testing.T) {
-	for _, order := range []flagOrder{cmpxchgFirst, checkFirst} {
+	for _, order := range []ksim.SerializeOrder{ksim.SerializeFirst, ksim.SerializeInRQ} {
 		// CPU 1 (CPU 0's sibling): the LLC is due and not its to balance,
 		// so the walk stops before the NUMA domain (as in
 		// TestBalanceDomainsDuePerLevel).

@@ -8,23 +8,18 @@ import (
 	"github.com/contend/contend/bench/ksim"
 )
 
-// The simulation: the same walks as the pinned workers (balanceDomains,
-// newidleBalance: ksim's walks over this package's hooks) on every CPU of a machine of any size, on one thread, on
-// kernel time, with the flag's cache line priced instead of contended for
-// real. It answers what the seed's machine spends on the flag, which the
-// workers of a small machine cannot.
-//
-// Each CPU is a coroutine of the shared driver (ksim.Driver) that runs its
-// ticks and yields at every event that touches the line or must wait for a
-// time; the driver serves the events in kernel-time order (ties by CPU
-// number). The line is
-// one FIFO server: an access that finds it owned by another CPU waits until
-// the line is free, then takes SimConfig.CAS (one contended handoff); one
-// that finds it free and already its own takes SimConfig.Local. A cmpxchg
-// succeeds when the flag is clear at the end of its access; a release is a
-// store that holds the line like any access but costs its CPU nothing (the
-// store buffer), and clears the flag when served. A pass costs CS per CPU of
-// its span.
+// The simulation: the pinned workers' walks (balanceDomains,
+// newidleBalance) on every CPU of a machine of any size, one thread, kernel
+// time, the flag's line priced instead of contended for real. Each CPU is a
+// coroutine of ksim.Driver, yielding at every event that touches the line
+// or waits for a time; the driver serves them in kernel-time order (ties by
+// CPU number). The line is one FIFO server: an access that finds it owned
+// by another CPU waits until it is free, then takes SimConfig.CAS (one
+// handoff); one that finds it free and its own takes SimConfig.Local. A
+// cmpxchg succeeds when the flag is clear at the end of its access; a
+// release holds the line like any access but costs its CPU nothing (the
+// store buffer), and clears the flag when served. A pass costs CS per CPU
+// of its span.
 
 // SimConfig describes a simulation. Zero fields take the defaults, except
 // Newidle, where zero means never.
@@ -178,7 +173,7 @@ func Simulate(cfg SimConfig) (*SimTable, error) {
 	}
 	tab := &SimTable{Config: cfg}
 	for _, o := range cfg.Orders {
-		s := newSim(cfg, flagOrder(slices.Index(orderNames, o)))
+		s := newSim(cfg, ksim.SerializeOrder(slices.Index(orderNames, o)))
 		s.run()
 		tab.Rows = append(tab.Rows, s.row(o))
 	}
@@ -232,7 +227,7 @@ type simProc struct {
 	walkOwner
 }
 
-func newSim(cfg SimConfig, order flagOrder) *sim {
+func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
 	s := &sim{cfg: cfg, lineOwner: -1, nohzTick: -1, hz: ksim.HZ(cfg.HZ)}
 	s.tickNs = s.hz.TickNs()
 	s.ticks = s.hz.Ticks(int64(cfg.Duration))
@@ -244,7 +239,7 @@ func newSim(cfg SimConfig, order flagOrder) *sim {
 		c := &s.cpus[i]
 		*c = cpuState{m: &s.m, cpu: i, levels: s.m.topo.levels(i)}
 		c.initIntervals()
-		c.initIdle()
+		c.rq.Init() // the idle statistics, as sched_init() starts them
 		c.spreadPhase(i, cfg.CPUs)
 		s.all[i] = i
 		// sd_llc_shared: the node's, none for a node of one CPU

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contend/contend/bench/ksim"
 )
 
 // simFor runs one order of cfg and returns the run.
@@ -14,7 +16,7 @@ func simFor(t *testing.T, cfg SimConfig, order string) *sim {
 	if err := cfg.validate(); err != nil {
 		t.Fatal(err)
 	}
-	s := newSim(cfg, flagOrder(indexOf(orderNames, order)))
+	s := newSim(cfg, ksim.SerializeOrder(indexOf(orderNames, order)))
 	s.run()
 	return s
 }
@@ -89,7 +91,7 @@ func TestSimulateHandCase(t *testing.T) {
 func TestSimulateNohzWalk(t *testing.T) {
 	cfg := SimConfig{CPUs: 16, Sockets: 2, SNC: 1, SMT: 2, Busy: 50, HZ: 1000, Duration: 50 * time.Millisecond,
 		CAS: 100 * time.Nanosecond}.withDefaults()
-	s := newSim(cfg, checkFirst)
+	s := newSim(cfg, ksim.SerializeInRQ)
 	type visit struct {
 		ilb, cpu int
 	}

@@ -3,6 +3,8 @@ package balanceflag
 import (
 	"testing"
 	"time"
+
+	"github.com/contend/contend/bench/ksim"
 )
 
 // TestSimulatePassesByCause splits the periodic walks of the lab's
@@ -26,7 +28,7 @@ func TestSimulatePassesByCause(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := newSim(cfg, cmpxchgFirst)
+		s := newSim(cfg, ksim.SerializeFirst)
 		onBehalf := make([]int64, cfg.CPUs)
 		last := make([]int64, cfg.CPUs)
 		s.onNohz = func(j int64, _, cpu int) {

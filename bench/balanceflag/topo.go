@@ -168,30 +168,18 @@ func mix(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// An idler says which CPUs are idle: the hash of one tick in a run
-// (hashIdle), or a test's own pattern.
-type idler interface{ idle(cpu int) bool }
-
-// hashIdle is idleAt in tick j.
-type hashIdle struct {
-	seed uint64
-	busy int
-	j    int64
-}
-
-func (h hashIdle) idle(cpu int) bool { return idleAt(h.seed, h.busy, cpu, h.j) }
-
 // shouldWeBalanceOver is should_we_balance() for CPU cpu at level l, for a
 // periodic pass (busy or idle; newidle passes always balance), with the
-// CPUs in says are idle: ksim's Kernel.ShouldWeBalance of mainline over the
+// CPUs idle says are idle (the hash of one tick in a run, idleAt, or a
+// test's own pattern): ksim's Kernel.ShouldWeBalance of mainline over the
 // level's local group, cores being runs of smt CPUs. The first idle core's
 // first idle CPU balances for the group, else the first idle CPU of a busy
 // core, else (all busy) the group's first CPU, l.designated.
-func shouldWeBalanceOver[I idler](t topology, in I, cpu int, l *level) bool {
+func shouldWeBalanceOver(t topology, idle func(cpu int) bool, cpu int, l *level) bool {
 	all := t.cpuList()
 	core := func(c int) []int {
 		first := c - c%t.smt
 		return all[first : first+t.smt]
 	}
-	return mainline.ShouldWeBalance(cpu, l.group, l.kind == kindSMT, in.idle, core)
+	return mainline.ShouldWeBalance(cpu, l.group, l.kind == kindSMT, idle, core)
 }

@@ -92,8 +92,6 @@ func b2i(b bool) int {
 // idleSet is a test's idle pattern.
 type idleSet map[int]bool
 
-func (s idleSet) idle(cpu int) bool { return s[cpu] }
-
 // should_we_balance() with idle CPUs: the first idle CPU of an idle core,
 // else the first idle CPU of a busy core, else the group's first CPU; at the
 // SMT level every CPU is its own group.
@@ -123,11 +121,11 @@ func TestBfShouldWeBalance(t *testing.T) {
 		var llc, all []byte
 		for cpu := range topo.cpus {
 			ls := topo.levels(cpu)
-			if !shouldWeBalanceOver(topo, in, cpu, &ls[0]) {
+			if !shouldWeBalanceOver(topo, func(c int) bool { return in[c] }, cpu, &ls[0]) {
 				t.Errorf("idle %v: cpu %d not designated at the SMT level, its own group", tt.idle, cpu)
 			}
-			llc = append(llc, ".t"[b2i(shouldWeBalanceOver(topo, in, cpu, &ls[1]))])
-			all = append(all, ".t"[b2i(shouldWeBalanceOver(topo, in, cpu, &ls[2]))])
+			llc = append(llc, ".t"[b2i(shouldWeBalanceOver(topo, func(c int) bool { return in[c] }, cpu, &ls[1]))])
+			all = append(all, ".t"[b2i(shouldWeBalanceOver(topo, func(c int) bool { return in[c] }, cpu, &ls[2]))])
 		}
 		if got := string(llc) + " " + string(all); got != tt.want {
 			t.Errorf("idle %v: designated at llc, all = %s, want %s", tt.idle, got, tt.want)

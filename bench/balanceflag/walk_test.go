@@ -1,6 +1,10 @@
 package balanceflag
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/contend/contend/bench/ksim"
+)
 
 // countOps is a flag that is always free and passes that cost nothing,
 // counting what the walks ask of them.
@@ -20,7 +24,7 @@ func (o *countOps) pass(_ *level, serialized bool) {
 
 // walkCPU is CPU cpu of an 8-CPU machine (cores of 2, nodes of 4, one NUMA
 // level) at jiffies j, with each level's last_balance given.
-func walkCPU(order flagOrder, cpu int, j int64, last ...int64) *cpuState {
+func walkCPU(order ksim.SerializeOrder, cpu int, j int64, last ...int64) *cpuState {
 	m := &model{topo: topology{cpus: 8, smt: 2, group: 4, snc: 1}, order: order, hz: 1000, busy: 100}
 	c := &cpuState{m: m, cpu: cpu, jiffies: j, levels: m.topo.levels(cpu)}
 	c.initIntervals()
@@ -40,7 +44,7 @@ func passes(c *cpuState) [3]int64 {
 func TestBalanceDomainsDuePerLevel(t *testing.T) {
 	for _, tt := range []struct {
 		name        string
-		order       flagOrder
+		order       ksim.SerializeOrder
 		cpu         int
 		last        [3]int64 // smt, llc, all
 		passes      [3]int64
@@ -50,22 +54,22 @@ func TestBalanceDomainsDuePerLevel(t *testing.T) {
 		// SMT due exactly (69+31 = 100), LLC one jiffy short (38+63),
 		// NUMA overdue: CPU 0 balances SMT and NUMA; next_balance is
 		// the LLC's 101.
-		{"cpu 0 check-first", checkFirst, 0, [3]int64{69, 38, -27}, [3]int64{1, 0, 1}, 1, 0, 101},
-		{"cpu 0 cmpxchg-first", cmpxchgFirst, 0, [3]int64{69, 38, -27}, [3]int64{1, 0, 1}, 1, 0, 101},
+		{"cpu 0 check-first", ksim.SerializeInRQ, 0, [3]int64{69, 38, -27}, [3]int64{1, 0, 1}, 1, 0, 101},
+		{"cpu 0 cmpxchg-first", ksim.SerializeFirst, 0, [3]int64{69, 38, -27}, [3]int64{1, 0, 1}, 1, 0, 101},
 		// Nothing due: the old order still takes the flag, the new not.
-		{"cpu 0 none due, cmpxchg-first", cmpxchgFirst, 0, [3]int64{90, 90, 90}, [3]int64{}, 1, 0, 121},
-		{"cpu 0 none due, check-first", checkFirst, 0, [3]int64{90, 90, 90}, [3]int64{}, 0, 0, 121},
+		{"cpu 0 none due, cmpxchg-first", ksim.SerializeFirst, 0, [3]int64{90, 90, 90}, [3]int64{}, 1, 0, 121},
+		{"cpu 0 none due, check-first", ksim.SerializeInRQ, 0, [3]int64{90, 90, 90}, [3]int64{}, 0, 0, 121},
 		// CPU 1, CPU 0's sibling: its own SMT group's first, not its
 		// core's or node's. LLC due: should_we_balance() fails there and
 		// the walk stops before the NUMA domain, in either order; the
 		// LLC's last_balance still moves to 100 and its interval doubles
 		// (to 127), so next_balance is the SMT level's 90+31.
-		{"cpu 1 llc due, cmpxchg-first", cmpxchgFirst, 1, [3]int64{90, 37, -27}, [3]int64{}, 0, 1, 121},
-		{"cpu 1 llc due, check-first", checkFirst, 1, [3]int64{90, 37, -27}, [3]int64{}, 0, 1, 121},
+		{"cpu 1 llc due, cmpxchg-first", ksim.SerializeFirst, 1, [3]int64{90, 37, -27}, [3]int64{}, 0, 1, 121},
+		{"cpu 1 llc due, check-first", ksim.SerializeInRQ, 1, [3]int64{90, 37, -27}, [3]int64{}, 0, 1, 121},
 		// LLC not due, NUMA due: the old order takes the flag and fails
 		// should_we_balance() under it; the new never takes it.
-		{"cpu 1 numa due, cmpxchg-first", cmpxchgFirst, 1, [3]int64{90, 90, -27}, [3]int64{}, 1, 0, 121},
-		{"cpu 1 numa due, check-first", checkFirst, 1, [3]int64{90, 90, -27}, [3]int64{}, 0, 0, 121},
+		{"cpu 1 numa due, cmpxchg-first", ksim.SerializeFirst, 1, [3]int64{90, 90, -27}, [3]int64{}, 1, 0, 121},
+		{"cpu 1 numa due, check-first", ksim.SerializeInRQ, 1, [3]int64{90, 90, -27}, [3]int64{}, 0, 0, 121},
 	} {
 		c := walkCPU(tt.order, tt.cpu, 100, tt.last[:]...)
 		var ops countOps
@@ -85,7 +89,7 @@ func TestBalanceDomainsDuePerLevel(t *testing.T) {
 // busy (31, 63, 127). After the idle passes each balance_interval has
 // doubled, and next_balance is the SMT level's 10+4.
 func TestBalanceDomainsIdleIntervals(t *testing.T) {
-	idle := walkCPU(checkFirst, 0, 10, 0, 0, 0)
+	idle := walkCPU(ksim.SerializeInRQ, 0, 10, 0, 0, 0)
 	balanceDomains(idle, &countOps{}, idleCPU)
 	if got := passes(idle); got != [3]int64{1, 1, 1} || idle.rq.NextBalance != 14 {
 		t.Errorf("idle walk: passes %v, next_balance %d; want every level, 14", got, idle.rq.NextBalance)
@@ -96,7 +100,7 @@ func TestBalanceDomainsIdleIntervals(t *testing.T) {
 				kindNames[l.kind], l.bal.Interval, l.interval, l.bal.LastBalance, want, want)
 		}
 	}
-	busy := walkCPU(checkFirst, 0, 10, 0, 0, 0)
+	busy := walkCPU(ksim.SerializeInRQ, 0, 10, 0, 0, 0)
 	balanceDomains(busy, &countOps{}, notIdle)
 	if got := passes(busy); got != [3]int64{} || busy.rq.NextBalance != 31 {
 		t.Errorf("busy walk: passes %v, next_balance %d; want none, 31", got, busy.rq.NextBalance)
@@ -109,9 +113,9 @@ func TestBalanceDomainsIdleIntervals(t *testing.T) {
 // interval (the SMT level's last_balance 0 + 2).
 func TestNewidleBalance(t *testing.T) {
 	for _, tt := range []struct {
-		order flagOrder
+		order ksim.SerializeOrder
 		cas   int64
-	}{{cmpxchgFirst, 0}, {checkFirst, 0}, {checkFirstNewidle, 1}} {
+	}{{ksim.SerializeFirst, 0}, {ksim.SerializeInRQ, 0}, {ksim.SerializeInRQNewidle, 1}} {
 		c := walkCPU(tt.order, 1, 50, 0, 0, 0)
 		c.rq.NextBalance = 31
 		var ops walkOps = &countOps{}
