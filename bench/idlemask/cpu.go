@@ -11,18 +11,12 @@ import (
 // each simulated CPU's own state on the kernel clock, and the hooks that go
 // idle, leave idle and tick.
 
-// Kernel constants of the seed's era (v5.11, kernel/sched/core.c and
-// fair.c), in nanoseconds.
-const (
-	// migrationCost is sysctl_sched_migration_cost, which
-	// rq->max_idle_balance_cost starts at (and stays at here: it only
-	// grows when a newidle balance costs more).
-	migrationCost = 500_000
-	// avgIdleMax is both sched_init's rq->avg_idle
-	// (2*sysctl_sched_migration_cost) and the cap ttwu_do_wakeup puts on
-	// it (2*rq->max_idle_balance_cost).
-	avgIdleMax = 2 * migrationCost
-)
+// avgIdleMax is both sched_init's rq->avg_idle
+// (2*sysctl_sched_migration_cost, ksim.MigrationCost) and the cap
+// ttwu_do_wakeup puts on it (2*rq->max_idle_balance_cost, which starts at
+// sysctl_sched_migration_cost and stays there: it only grows when a
+// newidle balance costs more, and the model has none).
+const avgIdleMax = 2 * ksim.MigrationCost
 
 // The states of a runqueue as a remote wakeup sees it.
 const (
