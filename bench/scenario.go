@@ -89,7 +89,7 @@ type Spec struct {
 	// named //go:noinline function, for perf annotate
 	// (scripts/perf-annotate.sh reads them from contend list -json). A name
 	// without a "/" is in the scenario's package ("balanceTicks",
-	// "(*bfWorker).takeFlag"), and Register qualifies it with Package, as
+	// "(*worker).takeFlag"), and Register qualifies it with Package, as
 	// the binary's symbol table spells it; a name in another package is
 	// given whole ("github.com/contend/contend/counter.(*CfsRq).calcGroupShares").
 	HotSymbols []string

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/ktime"
 )
 
@@ -38,16 +39,16 @@ func init() {
 		Name:       "balanceflag",
 		BenchName:  "BalanceFlag",
 		Summary:    "sched_balance_running: cmpxchg on every balance softirq that reaches the NUMA domain, or only when due and designated",
-		Keys:       bfKeys,
-		HotSymbols: []string{"balanceTicks", "(*bfWorker).takeFlag", "(*bfWorker).releaseFlag"},
+		Keys:       keys,
+		HotSymbols: []string{"balanceTicks", "(*worker).takeFlag", "(*worker).releaseFlag"},
 		Quick: []string{
-			bfDefaults("order=cmpxchg-first", "pace=off"),
-			bfDefaults("order=check-first", "pace=off"),
-			bfDefaults("order=cmpxchg-first", "pace=on"),
-			bfDefaults("order=check-first", "pace=on"),
+			variantWith("order=cmpxchg-first", "pace=off"),
+			variantWith("order=check-first", "pace=off"),
+			variantWith("order=cmpxchg-first", "pace=on"),
+			variantWith("order=check-first", "pace=on"),
 		},
-		Full:     bfFull(),
-		Units:    append([]bench.Unit{CAS, CASFails, Balances, NewidleBalances, Stops, Softirqs, Hold, Held, FlagShare, NohzWrites}, bfKernelSecUnits...),
+		Full:     fullSweep(),
+		Units:    append([]bench.Unit{CAS, CASFails, Balances, NewidleBalances, Stops, Softirqs, Hold, Held, FlagShare, NohzWrites}, kernelSecUnits...),
 		New:      newBalanceFlag,
 		Simulate: &bench.Simulation{Usage: SimUsage, Flags: SimFlags},
 		// release= defaults to the arch's kernel instruction: mov on
@@ -57,9 +58,9 @@ func init() {
 	})
 }
 
-// bfKeys are the variant's keys, in canonical order.
-var bfKeys = []bench.Key{
-	{Name: "order", Default: "cmpxchg-first", Domain: bench.OneOf(bfOrderNames...),
+// keys are the variant's keys, in canonical order.
+var keys = []bench.Key{
+	{Name: "order", Default: "cmpxchg-first", Domain: bench.OneOf(orderNames...),
 		Doc: "before 3324b2180c17, after it, after 522fb20fbdbe too"},
 	{Name: "pace", Default: "off", Domain: bench.OneOf("off", "on"),
 		Doc: "off: ticks back to back (stress); on: one tick per 1/HZ of wall time, aligned across workers (the kernel's rate)"},
@@ -67,7 +68,7 @@ var bfKeys = []bench.Key{
 		Doc: "the workers' domains start spread over their intervals, as CPUs drift apart after boot, or all in phase, as sd_init leaves them"},
 	{Name: "hz", Default: "1000", Domain: bench.OneOf("1000", "250"),
 		Doc: "CONFIG_HZ: the jiffy, and the balance intervals in jiffies"},
-	{Name: "span", Default: "auto", Domain: bfAuto(2, 8192),
+	{Name: "span", Default: "auto", Domain: autoOr(2, 8192),
 		Doc: "CPUs in the serialized (NUMA) domain; auto: one group per worker (workers x group)"},
 	{Name: "group", Default: "16", Domain: bench.IntRange(1, 4096),
 		Doc: "CPUs per group of the NUMA domain (the LLC/node below it); its first CPU is the designated balancer"},
@@ -75,13 +76,13 @@ var bfKeys = []bench.Key{
 		Doc: "threads per core: 2 adds the SMT domain below the LLC, whose short interval drives the softirq"},
 	{Name: "cs", Default: "100ns", Domain: bench.DurationRange(0, 100*time.Microsecond),
 		Doc: "update_sd_lb_stats() cost per CPU of a balanced domain's span (a pass over N CPUs spins N*D)"},
-	{Name: "interval", Default: "auto", Domain: bfAuto(1, 1_000_000),
+	{Name: "interval", Default: "auto", Domain: autoOr(1, 1_000_000),
 		Doc: "the serialized domain's balance interval in jiffies: the kernel's (auto), or N"},
 	{Name: "newidle", Default: "0", Domain: bench.IntRange(0, 1_000_000),
 		Doc: "the worker goes newly idle every N ticks (0: never)"},
 	{Name: "work", Default: "100", Domain: bench.IntRange(0, 100_000),
 		Doc: "the task's local work (dependent arithmetic steps) per tick"},
-	{Name: "release", Default: bfReleaseNames[0], Domain: bench.OneOf(bfReleaseNames...),
+	{Name: "release", Default: releaseNames[0], Domain: bench.OneOf(releaseNames...),
 		Doc: "atomic_set_release: mov is the kernel's plain MOV on x86, xchg Go's atomic store (XCHG); on arm64 stlr is the kernel's STLR (Go's atomic store too), dmb a full barrier and a plain store; store elsewhere"},
 	// Issue 23's keys, left out of the name at their defaults so that
 	// every result recorded before them keeps its name.
@@ -93,69 +94,64 @@ var bfKeys = []bench.Key{
 		Doc: "the nohz struct's words as idle ticks stop and busy ones restart (nohz.go): none (not modelled); counter: nohz.idle_cpus_mask and the atomic nohz.nr_cpus, before 5d86d542f68f; weight: the mask alone, the kick testing cpumask_empty(), after it"},
 }
 
-// bfAuto is a domain of auto (0 to the constructor) or a count in [lo, hi].
-func bfAuto(lo, hi int) bench.Domain { return bench.Or(bench.OneOf("auto"), bench.IntRange(lo, hi)) }
+// autoOr is a domain of auto (0 to the constructor) or a count in [lo, hi].
+func autoOr(lo, hi int) bench.Domain { return bench.Or(bench.OneOf("auto"), bench.IntRange(lo, hi)) }
 
-// bfDefaults is the canonical variant with the given key=value parts set.
-func bfDefaults(parts ...string) string {
-	p, err := bench.ParseParams("balanceflag", strings.Join(parts, "/"), bfKeys)
+// variantWith is the canonical variant with the given key=value parts set.
+func variantWith(parts ...string) string {
+	p, err := bench.ParseParams("balanceflag", strings.Join(parts, "/"), keys)
 	if err != nil {
 		panic(err)
 	}
 	return p.String()
 }
 
-// bfFull is a full sweep: both orders stressed on the default machine and on
+// fullSweep is a full sweep: both orders stressed on the default machine and on
 // a domain the size of the seed's (a 2-socket Granite Rapids with SNC: 512
 // CPUs, nodes of 86), paced with the domains spread and in step, stressed
 // with local work enough to keep the flag held for a small share of a tick,
 // and with newidle passes. (A paced variant takes its ticks' wall time: a
 // second per thousand ticks a worker, four at HZ=250.)
-func bfFull() []string {
+func fullSweep() []string {
 	var vs []string
 	for _, order := range []string{"cmpxchg-first", "check-first"} {
 		vs = append(vs,
-			bfDefaults("order="+order, "pace=off"),
-			bfDefaults("order="+order, "pace=off", "span=512", "group=86"),
-			bfDefaults("order="+order, "pace=on"),
-			bfDefaults("order="+order, "pace=on", "phase=aligned"),
-			bfDefaults("order="+order, "work=1000"))
+			variantWith("order="+order, "pace=off"),
+			variantWith("order="+order, "pace=off", "span=512", "group=86"),
+			variantWith("order="+order, "pace=on"),
+			variantWith("order="+order, "pace=on", "phase=aligned"),
+			variantWith("order="+order, "work=1000"))
 	}
-	for _, order := range bfOrderNames {
-		vs = append(vs, bfDefaults("order="+order, "newidle=16"))
+	for _, order := range orderNames {
+		vs = append(vs, variantWith("order="+order, "newidle=16"))
 	}
 	// The seed's machine as the kernel balances it (issue 23): 2 sockets
 	// of SNC-2 nodes of 128 CPUs, so two SD_SERIALIZE levels; an OLTP
 	// load leaving a tenth of the CPUs idle in a tick and sending busy
 	// ones newly idle every other tick.
 	for _, order := range []string{"cmpxchg-first", "check-first"} {
-		vs = append(vs, bfDefaults("order="+order, "span=512", "group=128", "snc=2", "busy=90", "newidle=2"))
+		vs = append(vs, variantWith("order="+order, "span=512", "group=128", "snc=2", "busy=90", "newidle=2"))
 	}
 	// nohz.nr_cpus before and after 5d86d542f68f, on that machine and
 	// load, after the flag's fix.
 	for _, nohz := range []string{"counter", "weight"} {
-		vs = append(vs, bfDefaults("order=check-first", "span=512", "group=128", "snc=2", "busy=90", "newidle=2", "nohz="+nohz))
+		vs = append(vs, variantWith("order=check-first", "span=512", "group=128", "snc=2", "busy=90", "newidle=2", "nohz="+nohz))
 	}
 	return vs
 }
 
-// The orders of sched_balance_domains() and sched_balance_rq().
-type bfOrder int
+// orderNames are the order= values, indexed by ksim.SerializeOrder, where
+// the walk takes the flag: SerializeFirst (before 3324b2180c17: cmpxchg,
+// then the interval check), SerializeInRQ (after it: interval,
+// should_we_balance, then try_cmpxchg), SerializeInRQNewidle (after
+// 522fb20fbdbe too: newidle passes take the flag).
+var orderNames = []string{"cmpxchg-first", "check-first", "check-first+newidle"}
 
-const (
-	bfCmpxchgFirst   bfOrder = iota // before 3324b2180c17: cmpxchg, then the interval check
-	bfCheckFirst                    // after it: interval, should_we_balance, then try_cmpxchg
-	bfCheckFirstIdle                // after 522fb20fbdbe too: newidle passes take the flag
-)
-
-// bfOrderNames are the order= values, indexed by bfOrder.
-var bfOrderNames = []string{"cmpxchg-first", "check-first", "check-first+newidle"}
-
-// A bfWord is an atomic word alone on its line. sched_balance_running is one,
+// A paddedWord is an atomic word alone on its line. sched_balance_running is one,
 // and so is the mutual-exclusion checker, so that neither shares a line with
 // anything a worker writes on every tick. v is a plain int32 reached only
 // through sync/atomic and, for release=mov, the assembly store.
-type bfWord struct {
+type paddedWord struct {
 	_ [bench.LinePad]byte
 	v int32
 	_ [bench.LinePad - 4]byte
@@ -163,7 +159,7 @@ type bfWord struct {
 
 type balanceFlag struct {
 	params   *bench.Params
-	order    bfOrder
+	order    ksim.SerializeOrder
 	pace     bool
 	aligned  bool // phase=aligned
 	hz       int
@@ -174,7 +170,7 @@ type balanceFlag struct {
 	interval int           // fixed interval in jiffies; 0 means the kernel's (auto)
 	newidle  int
 	work     int
-	release  int // index into bfReleaseNames
+	release  int // index into releaseNames
 	snc      int // nodes per socket
 	busy     int // per cent of CPUs busy in a tick
 	nohz     int // nohz= (nohz.go)
@@ -183,18 +179,18 @@ type balanceFlag struct {
 	nohzState *bench.Nohz
 
 	// model is what every worker's walks share, read only, set by Start.
-	model bfModel
+	model model
 
 	// running is sched_balance_running. Taken with LOCK CMPXCHG
 	// (atomic.CompareAndSwapInt32), the kernel's instruction; released
-	// with bfStore.
-	running *bfWord
+	// with storeRelease.
+	running *paddedWord
 	// inCS counts workers inside a serialized critical section; whoever
 	// finds another already there has seen mutual exclusion fail.
-	inCS    *bfWord
-	workers []*bfWorker
+	inCS    *paddedWord
+	workers []*worker
 	cpus    int // CPUs of the simulated machine: the serialized domain's span
-	// clockCost is bfClockCost, read before the run.
+	// clockCost is clockReadCost, read before the run.
 	clockCost int64
 
 	// csHook, when set by a test, runs inside every critical section.
@@ -202,21 +198,21 @@ type balanceFlag struct {
 }
 
 func newBalanceFlag(variant string) (bench.Scenario, error) {
-	p, err := bench.ParseParams("balanceflag", variant, bfKeys)
+	p, err := bench.ParseParams("balanceflag", variant, keys)
 	if err != nil {
 		return nil, err
 	}
 	s := &balanceFlag{params: p,
-		order:   bfOrder(p.Index("order")),
+		order:   ksim.SerializeOrder(p.Index("order")),
 		pace:    p.Get("pace") == "on",
 		aligned: p.Get("phase") == "aligned",
 		hz:      p.Int("hz"),
-		span:    bfAutoValue(p, "span"),
+		span:    autoValue(p, "span"),
 		group:   p.Int("group"),
 		smt:     p.Int("smt"),
 		cs:      p.Duration("cs"),
 		// 0 is the kernel's interval (auto).
-		interval: bfAutoValue(p, "interval"),
+		interval: autoValue(p, "interval"),
 		newidle:  p.Int("newidle"),
 		work:     p.Int("work"),
 		release:  p.Index("release"),
@@ -225,7 +221,7 @@ func newBalanceFlag(variant string) (bench.Scenario, error) {
 		nohz:     p.Index("nohz"),
 	}
 	if s.span > 0 {
-		if err := (bfTopo{cpus: s.span, smt: s.smt, group: s.group, snc: s.snc}).check(); err != nil {
+		if err := (topology{cpus: s.span, smt: s.smt, group: s.group, snc: s.snc}).check(); err != nil {
 			return nil, err
 		}
 	} else if s.group%s.smt != 0 {
@@ -234,8 +230,8 @@ func newBalanceFlag(variant string) (bench.Scenario, error) {
 	return s, nil
 }
 
-// bfAutoValue is a bfAuto key's count, 0 for auto.
-func bfAutoValue(p *bench.Params, key string) int {
+// autoValue is an autoOr key's count, 0 for auto.
+func autoValue(p *bench.Params, key string) int {
 	if p.Get(key) == "auto" {
 		return 0
 	}
@@ -246,11 +242,11 @@ func (s *balanceFlag) Variant() string { return s.params.String() }
 
 // Notes says which release instruction ran, for the results' notes.
 func (s *balanceFlag) Notes() []string {
-	return []string{"release=" + bfReleaseNames[s.release] + ": " + bfReleaseDoc[bfReleaseNames[s.release]]}
+	return []string{"release=" + releaseNames[s.release] + ": " + releaseDoc[releaseNames[s.release]]}
 }
 
-// bfReleaseDoc says what each release= value executes.
-var bfReleaseDoc = map[string]string{
+// releaseDoc says what each release= value executes.
+var releaseDoc = map[string]string{
 	"mov":   "a plain MOV (Go assembly), the kernel's atomic_set_release on x86",
 	"xchg":  "Go's atomic store, an XCHG on amd64 (a full barrier the kernel does not pay)",
 	"stlr":  "a store-release STLR (Go assembly), the kernel's atomic_set_release on arm64, and Go's atomic store there",
@@ -272,19 +268,19 @@ func (s *balanceFlag) Start(env *bench.Env) error {
 	if groups := s.cpus / s.group; w > groups*s.group {
 		return fmt.Errorf("balanceflag: span=%d in groups of %d holds %d CPUs, fewer than the %d workers", s.cpus, s.group, groups*s.group, w)
 	}
-	s.model = bfModel{topo: bfTopo{cpus: s.cpus, smt: s.smt, group: s.group, snc: s.snc},
-		order: s.order, hz: s.hz, interval: s.interval, busy: s.busy, seed: bfIdleSeed}
+	s.model = model{topo: topology{cpus: s.cpus, smt: s.smt, group: s.group, snc: s.snc},
+		order: s.order, hz: s.hz, interval: s.interval, busy: s.busy, seed: idleSeed}
 	if err := s.model.topo.check(); err != nil {
 		return err
 	}
-	s.running = new(bfWord)
-	s.inCS = new(bfWord)
-	s.workers = make([]*bfWorker, w)
+	s.running = new(paddedWord)
+	s.inCS = new(paddedWord)
+	s.workers = make([]*worker, w)
 	s.nohzState = nil
-	if s.nohz != bfNohzNone {
-		s.nohzState = bench.NewNohz(s.cpus, s.nohz == bfNohzCounter)
+	if s.nohz != nohzNone {
+		s.nohzState = bench.NewNohz(s.cpus, s.nohz == nohzCounter)
 	}
-	s.clockCost = bfClockCost()
+	s.clockCost = clockReadCost()
 	return nil
 }
 
@@ -299,8 +295,8 @@ func (s *balanceFlag) cpuOf(i int) int {
 
 func (s *balanceFlag) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 	cpu := s.cpuOf(info.Index)
-	w := &bfWorker{
-		bfCPU:     bfCPU{m: &s.model, cpu: cpu, levels: s.model.topo.levels(cpu)},
+	w := &worker{
+		cpuState:  cpuState{m: &s.model, cpu: cpu, levels: s.model.topo.levels(cpu)},
 		s:         s,
 		running:   &s.running.v,
 		work:      s.work,
@@ -311,10 +307,10 @@ func (s *balanceFlag) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		tickNs:    int64(time.Second) / int64(s.hz),
 		release:   s.release,
 		clockCost: s.clockCost,
-		holdCap:   4*int64(s.cpus)*int64(s.cs) + bfHoldSlack,
+		holdCap:   4*int64(s.cpus)*int64(s.cs) + holdSlack,
 		nohz:      s.nohzState,
 	}
-	w.every = bfFlagEvery
+	w.every = flagEvery
 	if s.pace {
 		w.every = 1
 	}
@@ -379,6 +375,6 @@ func (s *balanceFlag) Finish(res *bench.Result) error {
 		}
 		res.AddMetric(NohzWrites, float64(nw)/ops)
 	}
-	s.levelMetrics(res)
+	s.levelMetrics(res, ticks, cas, fails)
 	return nil
 }

@@ -14,20 +14,20 @@ import (
 	"github.com/contend/contend/bench/benchtest"
 )
 
-// bfSetup builds a balanceflag scenario and its workers without the runner:
+// setup builds a balanceflag scenario and its workers without the runner:
 // no pinning and no threads, so a test can drive each worker's ticks itself
 // and know exactly what it should have done.
-func bfSetup(t testing.TB, variant string, workers int) (*balanceFlag, []*bfWorker) {
+func setup(t testing.TB, variant string, workers int) (*balanceFlag, []*worker) {
 	t.Helper()
 	s := benchtest.StartUnpinned[*balanceFlag](t, "balanceflag", variant, workers)
 	return s, s.workers
 }
 
 // top is the worker's serialized domain.
-func top(w *bfWorker) *bfLevel { return &w.levels[len(w.levels)-1] }
+func top(w *worker) *level { return &w.levels[len(w.levels)-1] }
 
 func TestBalanceFlagVariants(t *testing.T) {
-	rel := bfReleaseNames[0]
+	rel := releaseNames[0]
 	def := "order=cmpxchg-first/pace=off/phase=spread/hz=1000/span=auto/group=16/smt=2/cs=100ns/interval=auto/newidle=0/work=100/release=" + rel
 	with := func(old, new string) string { return strings.Replace(def, old, new, 1) }
 	tests := [][2]string{
@@ -65,7 +65,7 @@ func TestBalanceFlagVariants(t *testing.T) {
 		{"interval=07", `!interval="07"`},
 		{"newidle=-1", "!newidle=\"-1\": out of range (want 0..1000000)"},
 		{"work=-1", "!work=\"-1\": out of range (want 0..100000)"},
-		{"release=lock", fmt.Sprintf(`!release="lock": unknown value (want %s)`, strings.Join(bfReleaseNames, "|"))},
+		{"release=lock", fmt.Sprintf(`!release="lock": unknown value (want %s)`, strings.Join(releaseNames, "|"))},
 		{"release=MOV", `!release="MOV": unknown value`},
 		{"place=compact", `!unknown variant key "place"`},
 		{"order", "!malformed variant part"},
@@ -114,7 +114,7 @@ func TestBalanceFlagTopology(t *testing.T) {
 				"2:t 86:f 512:f", "2:t 86:f 512:f", "2:t 86:f 512:f", "2:t 86:f 512:f", "2:t 86:f 512:f", "2:t 86:t 512:f"}},
 	}
 	for _, tt := range tests {
-		_, ws := bfSetup(t, tt.variant, tt.workers)
+		_, ws := setup(t, tt.variant, tt.workers)
 		for i, w := range ws {
 			var ls []string
 			for _, l := range w.levels {
@@ -203,7 +203,7 @@ func TestBalanceFlagWorkPerTick(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/workers=%d", tt.variant, tt.workers), func(t *testing.T) {
-			s, ws := bfSetup(t, tt.variant+"/cs=0", tt.workers)
+			s, ws := setup(t, tt.variant+"/cs=0", tt.workers)
 			// Interleave the workers tick by tick: each pass releases the
 			// flag before the next worker looks, so nobody ever fails.
 			for range tt.ticks {
@@ -242,7 +242,7 @@ func TestBalanceFlagCASPerPass(t *testing.T) {
 		{"/span=512/group=86", 200},
 	} {
 		count := func(order string) (cas, balances, softirqs int64) {
-			_, ws := bfSetup(t, "order="+order+"/cs=0/work=0"+tt.extra, 2)
+			_, ws := setup(t, "order="+order+"/cs=0/work=0"+tt.extra, 2)
 			for range 100_000 {
 				for _, w := range ws {
 					w.Run(1)
@@ -343,8 +343,8 @@ func TestBalanceFlagSameWorkBothOrders(t *testing.T) {
 // taken.
 func TestBalanceFlagMutualExclusion(t *testing.T) {
 	topo, cpus := benchtest.HostCPUs(t, 2)
-	for _, order := range bfOrderNames {
-		for _, rel := range bfReleaseNames {
+	for _, order := range orderNames {
+		for _, rel := range releaseNames {
 			v := "order=" + order + "/release=" + rel + "/smt=1/group=1/interval=2/cs=300ns/newidle=3/work=0"
 			t.Run(v, func(t *testing.T) {
 				s := benchtest.New(t, "balanceflag", v).(*balanceFlag)
@@ -377,14 +377,14 @@ func TestBalanceFlagMutualExclusion(t *testing.T) {
 // get it, never both at once. (release_amd64_test.go checks the assembly
 // store itself.)
 // tryTop counts and makes worker w's attempt on the flag at its top level.
-func tryTop(w *bfWorker) bool {
-	return startWalk(&w.bfCPU, w, true).TakeFlag(len(w.levels) - 1)
+func tryTop(w *worker) bool {
+	return startWalk(&w.cpuState, w, true).TakeFlag(len(w.levels) - 1)
 }
 
 func TestBalanceFlagRelease(t *testing.T) {
-	for _, rel := range bfReleaseNames {
+	for _, rel := range releaseNames {
 		t.Run("release="+rel, func(t *testing.T) {
-			s, ws := bfSetup(t, "release="+rel+"/smt=1/group=1/cs=0", 2)
+			s, ws := setup(t, "release="+rel+"/smt=1/group=1/cs=0", 2)
 			if !tryTop(ws[0]) {
 				t.Fatal("could not take a free flag")
 			}
@@ -431,8 +431,8 @@ func TestBalanceFlagRelease(t *testing.T) {
 			}
 		})
 	}
-	s := benchtest.New(t, "balanceflag", "release="+bfReleaseNames[0]).(*balanceFlag)
-	if n := s.Notes(); len(n) != 1 || !strings.HasPrefix(n[0], "release="+bfReleaseNames[0]+": ") {
+	s := benchtest.New(t, "balanceflag", "release="+releaseNames[0]).(*balanceFlag)
+	if n := s.Notes(); len(n) != 1 || !strings.HasPrefix(n[0], "release="+releaseNames[0]+": ") {
 		t.Errorf("Notes() = %q, want the release instruction named", n)
 	}
 }
@@ -440,7 +440,7 @@ func TestBalanceFlagRelease(t *testing.T) {
 // The checker must be able to fail: two passes forced into the critical
 // section together, with no flag taken, are caught.
 func TestBalanceFlagCheckerCatchesOverlap(t *testing.T) {
-	s, ws := bfSetup(t, "cs=0", 2)
+	s, ws := setup(t, "cs=0", 2)
 	var inside sync.WaitGroup
 	inside.Add(2)
 	s.csHook = func() {
@@ -479,7 +479,7 @@ func TestBalanceFlagReleasedOnPanic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, ws := bfSetup(t, tt.variant+"/smt=1/group=1/cs=0", 1)
+			s, ws := setup(t, tt.variant+"/smt=1/group=1/cs=0", 1)
 			w := ws[0]
 			s.csHook = func() { panic("injected") }
 			func() {
@@ -510,15 +510,15 @@ func TestBalanceFlagReleasedOnPanic(t *testing.T) {
 
 // hold-sec/op is in seconds: a worker that takes the flag every tick for a
 // pass of 2 CPUs at 10us a CPU holds it for at least 20us a take. The
-// figure is the timed holds' sum (one attempt in bfFlagEvery drawn from the
-// worker's seeded rng, each hold clipped at holdCap) times bfFlagEvery over
+// figure is the timed holds' sum (one attempt in flagEvery drawn from the
+// worker's seeded rng, each hold clipped at holdCap) times flagEvery over
 // the ticks, so the test counts what it sums: the timed holds with a pass in
 // them (csHook sees the hold's draw) and every timed attempt (the draws
 // replayed). Each timed pass's hold is at least its 20us spin and no hold
 // more than holdCap, whatever the machine's load does to the spin: the
 // bounds are the code's, not a guess at how long 20us takes here.
 func TestBalanceFlagHoldSeconds(t *testing.T) {
-	s, ws := bfSetup(t, "smt=1/group=1/interval=1/cs=10us/work=0", 1)
+	s, ws := setup(t, "smt=1/group=1/interval=1/cs=10us/work=0", 1)
 	w := ws[0]
 	passes, timedPasses := 0, 0
 	s.csHook = func() {
@@ -532,7 +532,7 @@ func TestBalanceFlagHoldSeconds(t *testing.T) {
 	rng := w.rng
 	w.Run(200)
 	s.csHook = nil
-	timed := bfTimedAttempts(rng, w.cas, w.timeShift)
+	timed := timedAttempts(rng, w.cas, w.timeShift)
 	if passes != int(w.takes) || timedPasses == 0 || timedPasses > timed {
 		t.Fatalf("%d passes in %d takes, %d of them timed, of %d timed attempts: want a pass in every take, some timed", passes, w.takes, timedPasses, timed)
 	}
@@ -561,7 +561,7 @@ func TestBalanceFlagHoldSeconds(t *testing.T) {
 	}
 }
 
-// The timed sample: in stress mode one cmpxchg attempt in bfFlagEvery, drawn
+// The timed sample: in stress mode one cmpxchg attempt in flagEvery, drawn
 // at random, is timed with the hold and the release that follow it; paced,
 // every one. Takes and releases alternate, so a sampler that counted both on
 // one period would time only one kind; and a due pass every eighth softirq
@@ -573,10 +573,10 @@ func TestBalanceFlagTimedSample(t *testing.T) {
 		variant string
 		lo, hi  int // timed takes of 8000
 	}{
-		{"smt=1/group=1/cs=0", 8000/bfFlagEvery - 200, 8000/bfFlagEvery + 200},
+		{"smt=1/group=1/cs=0", 8000/flagEvery - 200, 8000/flagEvery + 200},
 		{"smt=1/group=1/cs=0/pace=on", 8000, 8000},
 	} {
-		_, ws := bfSetup(t, tt.variant, 1)
+		_, ws := setup(t, tt.variant, 1)
 		w := ws[0]
 		var takes int
 		for range 8000 {
@@ -598,7 +598,7 @@ func TestBalanceFlagTimedSample(t *testing.T) {
 			t.Errorf("%s: %d of 8000 cmpxchg timed, want %d to %d", tt.variant, takes, tt.lo, tt.hi)
 		}
 	}
-	s, ws := bfSetup(t, "order=cmpxchg-first/smt=2/group=2/interval=441/cs=10us/work=0", 1)
+	s, ws := setup(t, "order=cmpxchg-first/smt=2/group=2/interval=441/cs=10us/work=0", 1)
 	w := ws[0]
 	timedPasses := 0
 	s.csHook = func() { // every level's pass; the flag is held in the serialized one's
@@ -613,24 +613,24 @@ func TestBalanceFlagTimedSample(t *testing.T) {
 		t.Fatalf("%d softirqs for %d passes, want a pass every eighth softirq", w.softirqs, w.balances)
 	}
 	// A sampler that timed every eighth attempt would time every pass or
-	// none; drawn at random, about one pass in bfFlagEvery is timed.
-	if lo, hi := int(w.balances)/(2*bfFlagEvery), 2*int(w.balances)/bfFlagEvery; timedPasses < lo || timedPasses > hi {
-		t.Errorf("%d of %d passes timed, want about one in %d (%d to %d)", timedPasses, w.balances, bfFlagEvery, lo, hi)
+	// none; drawn at random, about one pass in flagEvery is timed.
+	if lo, hi := int(w.balances)/(2*flagEvery), 2*int(w.balances)/flagEvery; timedPasses < lo || timedPasses > hi {
+		t.Errorf("%d of %d passes timed, want about one in %d (%d to %d)", timedPasses, w.balances, flagEvery, lo, hi)
 	}
 	// Each timed pass holds the flag for its 2 CPUs at 10us at least; no
 	// timed hold counts for more than holdCap. Between those the estimate
 	// is the machine's, whose load stretches the spins.
 	spin := int64(top(w).weight) * int64(s.cs)
-	timed := bfTimedAttempts(rng, w.cas, w.timeShift)
+	timed := timedAttempts(rng, w.cas, w.timeShift)
 	t.Logf("%d passes, %d timed, %d attempts timed in all: %d ns held (estimated)", w.balances, timedPasses, timed, w.holdSum)
 	if lo, hi := int64(timedPasses)*w.every*spin, int64(timed)*w.every*w.holdCap; w.holdSum < lo || w.holdSum > hi {
 		t.Errorf("%d passes, %d timed (%d attempts timed in all): %d ns held, estimated from the timed holds; want %d to %d", w.balances, timedPasses, timed, w.holdSum, lo, hi)
 	}
 }
 
-// bfTimedAttempts replays takeFlag's draws from rng for n attempts and
+// timedAttempts replays takeFlag's draws from rng for n attempts and
 // counts those it timed.
-func bfTimedAttempts(rng uint64, n int64, shift uint) int {
+func timedAttempts(rng uint64, n int64, shift uint) int {
 	timed := 0
 	for range n {
 		if bench.XorShift(&rng)>>shift == 0 {
@@ -645,7 +645,7 @@ func bfTimedAttempts(rng uint64, n int64, shift uint) int {
 // sum over the sum when Finish merges workers.
 func TestBalanceFlagShare(t *testing.T) {
 	pct := func(variant string) float64 {
-		s, ws := bfSetup(t, variant, 1)
+		s, ws := setup(t, variant, 1)
 		ws[0].Run(20_000)
 		res := &bench.Result{Ops: ws[0].jiffies}
 		if err := s.Finish(res); err != nil {
@@ -659,7 +659,7 @@ func TestBalanceFlagShare(t *testing.T) {
 	if got := pct("order=cmpxchg-first/smt=1/group=1/interval=1/cs=0/work=0"); got <= 0 || got >= 100 {
 		t.Errorf("a take and a release every tick: flag-%% = %v, want a share in (0, 100)", got)
 	}
-	s, ws := bfSetup(t, "", 2)
+	s, ws := setup(t, "", 2)
 	ws[0].share.Add(30, 1000)
 	ws[1].share.Add(10, 1000)
 	res := &bench.Result{}
@@ -756,22 +756,22 @@ func TestBalanceFlagPacedSameWork(t *testing.T) {
 // own on each side of a word put its 64-byte line, and the 128-byte pair the
 // adjacent-line prefetcher fetches, inside the allocation wherever it starts.
 func TestBalanceFlagLayout(t *testing.T) {
-	var word bfWord
+	var word paddedWord
 	if off, size := unsafe.Offsetof(word.v), unsafe.Sizeof(word); off < bench.LinePad || size-off < bench.LinePad {
-		t.Errorf("bfWord: word at %d in %d bytes, want %d bytes of pad on each side", off, size, bench.LinePad)
+		t.Errorf("paddedWord: word at %d in %d bytes, want %d bytes of pad on each side", off, size, bench.LinePad)
 	}
-	var w bfWorker
-	if off := unsafe.Offsetof(w.bfCPU); off != bench.LinePad {
-		t.Errorf("bfWorker: first field at %d, want %d", off, bench.LinePad)
+	var w worker
+	if off := unsafe.Offsetof(w.cpuState); off != bench.LinePad {
+		t.Errorf("worker: first field at %d, want %d", off, bench.LinePad)
 	}
 	if tail := unsafe.Sizeof(w) - (unsafe.Offsetof(w.release) + unsafe.Sizeof(w.release)); tail < bench.LinePad {
-		t.Errorf("bfWorker: %d bytes after the last field, want at least %d", tail, bench.LinePad)
+		t.Errorf("worker: %d bytes after the last field, want at least %d", tail, bench.LinePad)
 	}
 }
 
 // A run's counts must add up, and the flag must be free after it.
 func TestBalanceFlagFinishChecks(t *testing.T) {
-	s, ws := bfSetup(t, "", 1)
+	s, ws := setup(t, "", 1)
 	ws[0].Run(10)
 	if err := s.Finish(&bench.Result{Ops: 11}); err == nil || !strings.Contains(err.Error(), "10 ticks") {
 		t.Errorf("Finish with a wrong op count: error = %v, want one naming the 10 ticks", err)
@@ -785,7 +785,7 @@ func TestBalanceFlagFinishChecks(t *testing.T) {
 func TestBalanceFlagDoesNotAllocate(t *testing.T) {
 	for _, v := range []string{"order=cmpxchg-first/interval=1/cs=0", "order=check-first+newidle/newidle=3/interval=2/cs=0",
 		"order=cmpxchg-first/snc=2/group=4/span=16/busy=50/newidle=2/cs=0"} {
-		_, ws := bfSetup(t, v, 1)
+		_, ws := setup(t, v, 1)
 		if allocs := testing.AllocsPerRun(20, func() { ws[0].Run(1000) }); allocs != 0 {
 			t.Errorf("%s: Run(1000) allocates %v times, want 0", v, allocs)
 		}

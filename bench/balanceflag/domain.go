@@ -2,27 +2,24 @@ package balanceflag
 
 import "github.com/contend/contend/bench/ksim"
 
-// The balance softirq of one CPU: its sched_domain hierarchy on the kernel
-// clock and the walks that reach sched_balance_running: the periodic one,
-// sched_balance_domains(), for a busy or an idle CPU, and the newidle one,
-// sched_balance_newidle(). The walks are bench/ksim's, the kernel's control
-// flow, once for every scenario (ksim.Kernel.BalanceDomains and
-// NewidleBalance, with the flag where the order takes it: SerializeOrder);
-// what a flag operation or a balancing pass costs is the bfOps a caller
-// passes, hooked in through bfWalk: the
-// real LOCK CMPXCHG and a real spin on pinned workers (bfWorker), or a
-// cache-line queue on kernel time in the simulation (bfSim).
+// The balance softirq of one CPU: its sched_domains on the kernel clock and
+// the walks that reach sched_balance_running, sched_balance_domains() (busy
+// or idle) and sched_balance_newidle(). The walks are bench/ksim's
+// (Kernel.BalanceDomains and NewidleBalance, the flag where SerializeOrder
+// takes it); what a flag operation or a pass costs is the walkOps hooked in
+// through walk: the real LOCK CMPXCHG and a real spin on pinned workers
+// (worker), or a cache-line queue on kernel time in the simulation (sim).
 
 // The intervals are mainline's (ksim.Mainline: busy_factor 16 and the busy
 // "-1" of v5.10, the jiffies conversion and the clamp to
 // max_load_balance_interval), the kernel the seed patches.
-var bfKernel = ksim.Mainline
+var mainline = ksim.Mainline
 
-// A bfLevel is one sched_domain of a CPU, as that CPU's own copy of it
+// A level is one sched_domain of a CPU, as that CPU's own copy of it
 // holds it (sched domains are per CPU; only sd->shared is shared), with
 // what happened at it.
-type bfLevel struct {
-	bfShape
+type level struct {
+	shape
 	// designated is should_we_balance()'s answer when every CPU is
 	// busy: this CPU is the first of its local group at this level.
 	designated bool
@@ -41,33 +38,33 @@ type bfLevel struct {
 }
 
 // The cpu_idle_type values sched_balance_rq() is called with.
-type bfIdle = ksim.IdleType
+type idleType = ksim.IdleType
 
 const (
-	bfNotIdle   = ksim.CPUNotIdle   // CPU_NOT_IDLE: the periodic pass of a busy CPU
-	bfIdleCPU   = ksim.CPUIdle      // CPU_IDLE: the periodic pass of an idle CPU
-	bfNewlyIdle = ksim.CPUNewlyIdle // CPU_NEWLY_IDLE: about to go idle
+	notIdle   = ksim.CPUNotIdle   // CPU_NOT_IDLE: the periodic pass of a busy CPU
+	idleCPU   = ksim.CPUIdle      // CPU_IDLE: the periodic pass of an idle CPU
+	newlyIdle = ksim.CPUNewlyIdle // CPU_NEWLY_IDLE: about to go idle
 )
 
-// A bfModel is what every CPU of one run shares, read only: the machine,
+// A model is what every CPU of one run shares, read only: the machine,
 // where the flag is taken, and the kernel's clock.
-type bfModel struct {
-	topo     bfTopo
-	order    bfOrder
+type model struct {
+	topo     topology
+	order    ksim.SerializeOrder
 	hz       int
 	interval int    // the serialized domains' fixed interval in jiffies; 0: the kernel's
-	busy     int    // per cent of CPUs busy in a tick (bfIdleAt)
-	seed     uint64 // of bfIdleAt
+	busy     int    // per cent of CPUs busy in a tick (idleAt)
+	seed     uint64 // of idleAt
 }
 
-// A bfCPU is one simulated CPU's balancing state and counts. Only the walks
+// A cpuState is one simulated CPU's balancing state and counts. Only the walks
 // below write it, on one thread at a time: the CPU's own, or the nohz
 // balancer's in the simulation.
-type bfCPU struct {
-	m       *bfModel
+type cpuState struct {
+	m       *model
 	cpu     int
 	jiffies int64 // the tick this CPU is in
-	levels  []bfLevel
+	levels  []level
 	wasIdle bool // idle in the tick before
 
 	softirqs        int64 // sched_balance_domains() walks
@@ -82,81 +79,76 @@ type bfCPU struct {
 	decayVisits     int64 // domains a stopped walk visited only to decay (need_decay)
 
 	// rq is rq->next_balance, and rq->avg_idle and
-	// rq->max_idle_balance_cost (ns), which only timed walks (bfTimed:
+	// rq->max_idle_balance_cost (ns), which only timed walks (clocked:
 	// the simulation) read; idleStamp is rq->idle_stamp (ns, 0: not
 	// idle), kept by the simulation.
 	rq        ksim.RQBalance
 	idleStamp int64
 }
 
-// bfTimed is what a bfOps that keeps the walking CPU's kernel time adds:
+// clocked is what a walkOps that keeps the walking CPU's kernel time adds:
 // sched_clock_cpu(), which sched_balance_newidle() reads around every
 // pass to price it. The pinned workers' ops do not implement it (their
 // newidle walks are not cut); the simulation's do.
-type bfTimed interface{ now() int64 }
-
-// initIdle starts the CPU's idle statistics as sched_init() does.
-func (c *bfCPU) initIdle() { c.rq.Init() }
+type clocked interface{ now() int64 }
 
 // wokeUp is ttwu_do_activate()'s update of rq->avg_idle when a task wakes
 // the idle CPU at time t (ksim.RQBalance.WokeUp).
-func (c *bfCPU) wokeUp(t int64) {
+func (c *cpuState) wokeUp(t int64) {
 	c.rq.WokeUp(t, c.idleStamp)
 	c.idleStamp = 0
 }
 
-// bfOps is what a flag operation and a balancing pass cost, on the CPU that
+// walkOps is what a flag operation and a balancing pass cost, on the CPU that
 // runs the walk (for the nohz balancer, not the CPU walked).
-type bfOps interface {
+type walkOps interface {
 	// takeFlag is the cmpxchg on sched_balance_running for level l.
-	takeFlag(l *bfLevel) bool
+	takeFlag(l *level) bool
 	// releaseFlag is atomic_set_release(&sched_balance_running, 0).
-	releaseFlag(l *bfLevel)
+	releaseFlag(l *level)
 	// pass is update_sd_lb_stats() and sched_balance_find_src_group()
 	// over l's span; serialized says it holds the flag.
-	pass(l *bfLevel, serialized bool)
-	// walker is the ops' own walk (bfWalker).
-	walker() *bfWalk
+	pass(l *level, serialized bool)
+	// walker is the ops' own walk (walkOwner).
+	walker() *walk
 }
 
-// kernel is mainline with the flag where the order takes it: bfOrder's
-// values are ksim's SerializeOrder's (cmpxchg-first, check-first,
-// check-first+newidle).
-func (m *bfModel) kernel() ksim.Kernel {
-	k := bfKernel
-	k.Serialize = ksim.SerializeOrder(m.order)
+// kernel is mainline with the flag where the order takes it.
+func (m *model) kernel() ksim.Kernel {
+	k := mainline
+	k.Serialize = m.order
 	return k
 }
 
-// A bfWalk is one walk of CPU c's domains as ksim's walks see them
+// A walk is one walk of CPU c's domains as ksim's walks see them
 // (ksim.Balancer): the flag and the passes are ops', the clock tm's (nil:
 // untimed), no task ever moves and the root domain is always overloaded
 // (some CPU has a task waiting: the model has no nr_running). Each walker
 // (a worker, a simulated CPU's coroutine, a test's ops) owns one
-// (bfWalker), on the heap already, and runs one walk at a time: handing it
+// (walkOwner), on the heap already, and runs one walk at a time: handing it
 // to ksim (an interface, whose calls Go's escape analysis cannot see
 // through) allocates nothing, and two walkers walking the same CPU (the
 // nohz balancer and the CPU itself, a tick apart) each keep their own.
-type bfWalk struct {
-	c        *bfCPU
-	ops      bfOps
-	tm       bfTimed
-	periodic bool // the periodic walk, whose intervals the levels keep (bfLevel.interval)
+type walk struct {
+	c        *cpuState
+	ops      walkOps
+	tm       clocked
+	periodic bool // the periodic walk, whose intervals the levels keep (level.interval)
 }
 
-// A bfWalker is what a bfOps embeds to own its walk.
-type bfWalker struct{ w bfWalk }
+// A walkOwner is what a walkOps embeds to own its walk.
+type walkOwner struct{ w walk }
 
-func (x *bfWalker) walker() *bfWalk { return &x.w }
+func (x *walkOwner) walker() *walk { return &x.w }
 
-func (w *bfWalk) Levels() int                { return len(w.c.levels) }
-func (w *bfWalk) Domain(i int) *ksim.Balance { return &w.c.levels[i].bal }
-func (w *bfWalk) Serialized(i int) bool      { return w.c.levels[i].serialize }
-func (w *bfWalk) Idle() bool                 { return false }
-func (w *bfWalk) Overloaded() bool           { return true }
-func (w *bfWalk) Runnable() bool             { return false }
+func (w *walk) Levels() int                { return len(w.c.levels) }
+func (w *walk) Domain(i int) *ksim.Balance { return &w.c.levels[i].bal }
+func (w *walk) Serialized(i int) bool      { return w.c.levels[i].serialize }
+func (w *walk) Idle() bool                 { return false }
+func (w *walk) Overloaded() bool           { return true }
+func (w *walk) Runnable() bool             { return false }
 
-func (w *bfWalk) Interval(i int, busy bool) int64 {
+func (w *walk) Interval(i int, busy bool) int64 {
 	l := &w.c.levels[i]
 	v := w.c.sdInterval(l, busy)
 	if w.periodic {
@@ -165,12 +157,12 @@ func (w *bfWalk) Interval(i int, busy bool) int64 {
 	return v
 }
 
-func (w *bfWalk) ShouldWeBalance(i int, idle ksim.IdleType) bool {
+func (w *walk) ShouldWeBalance(i int, idle ksim.IdleType) bool {
 	return w.c.shouldWeBalance(&w.c.levels[i], idle)
 }
 
 // TakeFlag counts a cmpxchg attempt at level i and makes it.
-func (w *bfWalk) TakeFlag(i int) bool {
+func (w *walk) TakeFlag(i int) bool {
 	c, l := w.c, &w.c.levels[i]
 	c.cas++
 	l.cas++
@@ -183,20 +175,20 @@ func (w *bfWalk) TakeFlag(i int) bool {
 	return true
 }
 
-func (w *bfWalk) ReleaseFlag(i int) { w.ops.releaseFlag(&w.c.levels[i]) }
+func (w *walk) ReleaseFlag(i int) { w.ops.releaseFlag(&w.c.levels[i]) }
 
 // Pass is the pass itself, counted; it never moves a task, so the domain
 // is always found balanced.
-func (w *bfWalk) Pass(i int, idle ksim.IdleType, serialized bool) (moved, balanced bool) {
+func (w *walk) Pass(i int, idle ksim.IdleType, serialized bool) (moved, balanced bool) {
 	c, l := w.c, &w.c.levels[i]
 	w.ops.pass(l, serialized)
-	if idle == bfNewlyIdle {
+	if idle == newlyIdle {
 		l.newidlePasses++
 	} else {
 		l.passes++
 	}
 	if l.serialize {
-		if idle == bfNewlyIdle {
+		if idle == newlyIdle {
 			c.newidleBalances++
 		} else {
 			c.balances++
@@ -205,7 +197,7 @@ func (w *bfWalk) Pass(i int, idle ksim.IdleType, serialized bool) (moved, balanc
 	return false, true
 }
 
-func (w *bfWalk) Clock() (int64, bool) {
+func (w *walk) Clock() (int64, bool) {
 	if w.tm == nil {
 		return 0, false
 	}
@@ -213,11 +205,11 @@ func (w *bfWalk) Clock() (int64, bool) {
 }
 
 // start readies ops' walk of c.
-func startWalk(c *bfCPU, ops bfOps, periodic bool) *bfWalk {
+func startWalk(c *cpuState, ops walkOps, periodic bool) *walk {
 	w := ops.walker()
-	*w = bfWalk{c: c, ops: ops, periodic: periodic}
+	*w = walk{c: c, ops: ops, periodic: periodic}
 	if !periodic {
-		if tm, ok := ops.(bfTimed); ok {
+		if tm, ok := ops.(clocked); ok {
 			w.tm = tm
 		}
 	}
@@ -225,12 +217,12 @@ func startWalk(c *bfCPU, ops bfOps, periodic bool) *bfWalk {
 }
 
 // balanceDomains is sched_balance_domains(rq, idle) (ksim's
-// Kernel.BalanceDomains) for a busy CPU (bfNotIdle, run from its own tick)
-// or an idle one (bfIdleCPU: from its tick, or from _nohz_idle_balance()
+// Kernel.BalanceDomains) for a busy CPU (notIdle, run from its own tick)
+// or an idle one (idleCPU: from its tick, or from _nohz_idle_balance()
 // on the nohz balancer), with its counts.
 //
 //go:noinline
-func balanceDomains(c *bfCPU, ops bfOps, idle bfIdle) {
+func balanceDomains(c *cpuState, ops walkOps, idle idleType) {
 	c.softirqs++
 	r := c.m.kernel().BalanceDomains(startWalk(c, ops, true), &c.rq, c.jiffies, ksim.HZ(c.m.hz), idle)
 	if r.Stopped {
@@ -241,17 +233,17 @@ func balanceDomains(c *bfCPU, ops bfOps, idle bfIdle) {
 
 // sdInterval is get_sd_balance_interval(sd, busy) of this CPU's domain l,
 // or the fixed interval= of a serialized domain.
-func (c *bfCPU) sdInterval(l *bfLevel, busy bool) int64 {
+func (c *cpuState) sdInterval(l *level, busy bool) int64 {
 	if l.serialize && c.m.interval > 0 {
 		return int64(c.m.interval)
 	}
 	hz := ksim.HZ(c.m.hz)
-	return bfKernel.BalanceInterval(l.bal.Interval, busy, hz, ksim.MaxLoadBalanceInterval(hz, c.m.topo.cpus))
+	return mainline.BalanceInterval(l.bal.Interval, busy, hz, ksim.MaxLoadBalanceInterval(hz, c.m.topo.cpus))
 }
 
 // newidleBalance is sched_balance_newidle() (ksim's
 // Kernel.NewidleBalance), with its counts. Nothing is ever pulled. The
-// cutoff needs the walk's time, so only a timed walk (bfTimed: the
+// cutoff needs the walk's time, so only a timed walk (clocked: the
 // simulation) has it; the pinned workers' walks always reach the top, as
 // one of an idle period longer than the domains' newidle cost does. Going
 // newly idle brings the next periodic softirq to within an idle interval,
@@ -260,7 +252,7 @@ func (c *bfCPU) sdInterval(l *bfLevel, busy bool) int64 {
 // most ticks run it.
 //
 //go:noinline
-func newidleBalance(c *bfCPU, ops bfOps) {
+func newidleBalance(c *cpuState, ops walkOps) {
 	c.newidleWalks++
 	if r := c.m.kernel().NewidleBalance(startWalk(c, ops, false), &c.rq, c.jiffies, ksim.HZ(c.m.hz)); r.Cut {
 		c.newidleCut++
@@ -272,21 +264,22 @@ func newidleBalance(c *bfCPU, ops bfOps) {
 // the group designates (ksim's Kernel.ShouldWeBalance over the hashed idle
 // pattern of this tick). Its cost, a read of each group CPU's rq when some
 // are idle, is left out.
-func (c *bfCPU) shouldWeBalance(l *bfLevel, idle bfIdle) bool {
-	if idle == bfNewlyIdle {
+func (c *cpuState) shouldWeBalance(l *level, idle idleType) bool {
+	if idle == newlyIdle {
 		return true
 	}
 	if c.m.busy >= 100 {
 		return l.designated // nobody idle: the group's first CPU, read from no one
 	}
-	return bfShouldWeBalance(c.m.topo, bfHashIdle{c.m.seed, c.m.busy, c.jiffies}, c.cpu, l)
+	seed, busy, j := c.m.seed, c.m.busy, c.jiffies
+	return shouldWeBalanceOver(c.m.topo, func(cpu int) bool { return idleAt(seed, busy, cpu, j) }, c.cpu, l)
 }
 
 // spreadPhase starts CPU i of n a share i/n of each interval early: sd_init()
 // sets every CPU's last_balance to the same jiffies, but idle periods,
 // newidle passes and lost flags soon put CPUs out of step, and CPUs in step
 // are all due in the same tick.
-func (c *bfCPU) spreadPhase(i, n int) {
+func (c *cpuState) spreadPhase(i, n int) {
 	for k := range c.levels {
 		l := &c.levels[k]
 		l.bal.LastBalance = -int64(i) * l.interval / int64(n)
@@ -294,7 +287,7 @@ func (c *bfCPU) spreadPhase(i, n int) {
 }
 
 // initIntervals sets each level's interval as a busy CPU first computes it.
-func (c *bfCPU) initIntervals() {
+func (c *cpuState) initIntervals() {
 	for k := range c.levels {
 		l := &c.levels[k]
 		l.interval = c.sdInterval(l, true)

@@ -28,7 +28,7 @@ import (
 // timed hold.
 //
 //go:noinline
-func (w *bfWorker) takeFlag(l *bfLevel) bool {
+func (w *worker) takeFlag(l *level) bool {
 	var ok bool
 	if w.holdTimed = bench.XorShift(&w.rng)>>w.timeShift == 0; w.holdTimed {
 		t := ktime.Wall()
@@ -47,32 +47,32 @@ func (w *bfWorker) takeFlag(l *bfLevel) bool {
 // instruction release= names, and the end of the hold if it was timed.
 //
 //go:noinline
-func (w *bfWorker) releaseFlag(l *bfLevel) {
+func (w *worker) releaseFlag(l *level) {
 	if !w.holdTimed {
-		bfStore(w.running, w.release)
+		storeRelease(w.running, w.release)
 		return
 	}
 	t := ktime.Wall()
 	w.holdSum += min(max(t-w.holdStart-w.clockCost, 0), w.holdCap) * w.every
-	bfStore(w.running, w.release)
+	storeRelease(w.running, w.release)
 	d := w.flagTime(ktime.Wall() - t)
 	w.share.Add(d, 0)
 	l.flagNs += d
 }
 
 // flagTime is the time one timed flag operation stands for: its clock
-// interval less the clock read inside it, clipped at bfHoldSlack (a
+// interval less the clock read inside it, clipped at holdSlack (a
 // preemption between the reads is the machine's, not the flag's; even a
 // cmpxchg queued behind every other worker takes microseconds), times the
 // operations it samples.
-func (w *bfWorker) flagTime(d int64) int64 {
-	return min(max(d-w.clockCost, 0), bfHoldSlack) * w.every
+func (w *worker) flagTime(d int64) int64 {
+	return min(max(d-w.clockCost, 0), holdSlack) * w.every
 }
 
-// bfClockCost is what one clock read costs here: the least gap between two
+// clockReadCost is what one clock read costs here: the least gap between two
 // back-to-back reads. A timed interval spans one read beyond what it times,
 // so each sample has it taken off.
-var bfClockCost = sync.OnceValue(func() int64 {
+var clockReadCost = sync.OnceValue(func() int64 {
 	best := int64(math.MaxInt64)
 	prev := ktime.Wall()
 	for range 1000 {

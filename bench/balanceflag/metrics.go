@@ -5,7 +5,7 @@ import (
 )
 
 // The figures per second of kernel time, the machine's and each serialized
-// level's: what a reader compares with the simulation (bfSim) and with a
+// level's: what a reader compares with the simulation (sim) and with a
 // kernel's own counts, whatever the worker count or the pace.
 var (
 	CASPerSec = bench.Unit{Name: "cas/kernel-sec", Better: bench.Lower,
@@ -26,36 +26,36 @@ var (
 		Doc: "share of the workers' time on the flag for the NUMA level spanning every node, per cent"}
 )
 
-// bfKernelSecUnits are the units above, in the order results carry them.
-var bfKernelSecUnits = []bench.Unit{CASPerSec, CASFailsPerSec,
+// kernelSecUnits are the units above, in the order results carry them.
+var kernelSecUnits = []bench.Unit{CASPerSec, CASFailsPerSec,
 	SocketCASPerSec, SocketCASFailsPerSec, SocketFlagShare,
 	AllCASPerSec, AllCASFailsPerSec, AllFlagShare}
 
-// bfLevelUnits are each serialized level's cmpxchg, fails and flag share
-// units, indexed by bfKind.
-var bfLevelUnits = map[bfKind][3]bench.Unit{
-	bfSocket: {SocketCASPerSec, SocketCASFailsPerSec, SocketFlagShare},
-	bfAll:    {AllCASPerSec, AllCASFailsPerSec, AllFlagShare},
+// levelUnits are each serialized level's cmpxchg, fails and flag share
+// units, indexed by levelKind.
+var levelUnits = map[levelKind][3]bench.Unit{
+	kindSocket: {SocketCASPerSec, SocketCASFailsPerSec, SocketFlagShare},
+	kindAll:    {AllCASPerSec, AllCASFailsPerSec, AllFlagShare},
 }
 
-// bfIdleSeed is the seed of bfIdleAt for every run: the idle pattern is
+// idleSeed is the seed of idleAt for every run: the idle pattern is
 // part of the variant, the same in every run and both orders.
-const bfIdleSeed = 0x5eed0023
+const idleSeed = 0x5eed0023
 
-// A bfLevelSum is one kind of level summed over CPUs.
-type bfLevelSum struct {
+// A levelSum is one kind of level summed over CPUs.
+type levelSum struct {
 	cas, fails, passes, newidlePasses, flagNs int64
 }
 
 // sumLevels sums each kind of level over cpus.
-func sumLevels(cpus []*bfCPU) map[bfKind]*bfLevelSum {
-	sums := map[bfKind]*bfLevelSum{}
+func sumLevels(cpus []*cpuState) map[levelKind]*levelSum {
+	sums := map[levelKind]*levelSum{}
 	for _, c := range cpus {
 		for i := range c.levels {
 			l := &c.levels[i]
 			s := sums[l.kind]
 			if s == nil {
-				s = &bfLevelSum{}
+				s = &levelSum{}
 				sums[l.kind] = s
 			}
 			s.cas += l.cas
@@ -68,19 +68,16 @@ func sumLevels(cpus []*bfCPU) map[bfKind]*bfLevelSum {
 	return sums
 }
 
-// levelMetrics adds the per-kernel-second figures. The workers' kernel time
-// is their ticks over HZ, each worker's own: the workers together ran
+// levelMetrics adds the per-kernel-second figures from the workers' ticks,
+// cmpxchg and failures (summed by Finish). The workers' kernel time is
+// their ticks over HZ, each worker's own: the workers together ran
 // ticks/workers seconds of kernel time each. A level the machine does not
 // have (the socket's, without SNC) reports nothing.
-func (s *balanceFlag) levelMetrics(res *bench.Result) {
-	var cpus []*bfCPU
-	var ticks, cas, fails int64
+func (s *balanceFlag) levelMetrics(res *bench.Result, ticks, cas, fails int64) {
+	var cpus []*cpuState
 	var wall int64
 	for _, w := range s.workers {
-		cpus = append(cpus, &w.bfCPU)
-		ticks += w.jiffies
-		cas += w.cas
-		fails += w.casFails
+		cpus = append(cpus, &w.cpuState)
 		wall += w.wallNs
 	}
 	if ticks == 0 || len(s.workers) == 0 {
@@ -90,7 +87,7 @@ func (s *balanceFlag) levelMetrics(res *bench.Result) {
 	res.AddMetric(CASPerSec, float64(cas)/kernelSec)
 	res.AddMetric(CASFailsPerSec, float64(fails)/kernelSec)
 	for kind, sum := range sumLevels(cpus) {
-		u, ok := bfLevelUnits[kind]
+		u, ok := levelUnits[kind]
 		if !ok {
 			continue
 		}

@@ -7,25 +7,25 @@ import (
 	"github.com/contend/contend/bench/ksim"
 )
 
-// bfTimedOps is bfCountOps on a clock: a pass of a domain costs 1 µs per
+// timedOps is countOps on a clock: a pass of a domain costs 1 µs per
 // cpu of its span, so an 8-cpu machine's newidle passes cost 2, 4 and 8 µs.
-type bfTimedOps struct {
-	bfCountOps
+type timedOps struct {
+	countOps
 	t int64
 }
 
-func (o *bfTimedOps) pass(l *bfLevel, serialized bool) {
-	o.bfCountOps.pass(l, serialized)
+func (o *timedOps) pass(l *level, serialized bool) {
+	o.countOps.pass(l, serialized)
 	o.t += int64(l.weight) * 1000
 }
-func (o *bfTimedOps) now() int64 { return o.t }
+func (o *timedOps) now() int64 { return o.t }
 
 // rq->avg_idle: 1/8 of each sample's distance, capped at twice
 // max_idle_balance_cost; a wakeup of a cpu that was not idle changes
 // nothing.
 func TestWokeUpAvgIdle(t *testing.T) {
-	c := walkCPU(bfCheckFirst, 0, 10, 0, 0, 0)
-	c.initIdle()
+	c := walkCPU(ksim.SerializeInRQ, 0, 10, 0, 0, 0)
+	c.rq.Init()
 	if c.rq.AvgIdle != 1_000_000 || c.rq.MaxIdleBalanceCost != 500_000 {
 		t.Fatalf("avg_idle %d, max_idle_balance_cost %d; want sched_init's 1 ms and 500 µs", c.rq.AvgIdle, c.rq.MaxIdleBalanceCost)
 	}
@@ -62,14 +62,14 @@ func TestNewidleAvgIdleCutoff(t *testing.T) {
 		{"stops below the llc", 5_000, [3]int64{2000, 4000, 8000}, 1, 1},              // 2+4 > 5 µs
 		{"early out", 1_500, [3]int64{2000, 4000, 8000}, 0, 1},                        // 1.5 < 2 µs
 	} {
-		c := walkCPU(bfCheckFirstIdle, 0, 100, 90, 90, 90)
-		c.initIdle()
+		c := walkCPU(ksim.SerializeInRQNewidle, 0, 100, 90, 90, 90)
+		c.rq.Init()
 		c.rq.AvgIdle = tt.avgIdle
 		for i := range c.levels {
 			c.levels[i].bal.MaxNewidleLBCost = tt.max[i]
 		}
 		c.rq.NextBalance = 1000
-		var ops bfTimedOps
+		var ops timedOps
 		newidleBalance(c, &ops)
 		if ops.passes != tt.passes || c.newidleCut != tt.cut {
 			t.Errorf("%s: %d passes, %d cut; want %d, %d", tt.name, ops.passes, c.newidleCut, tt.passes, tt.cut)
@@ -88,9 +88,9 @@ func TestNewidleAvgIdleCutoff(t *testing.T) {
 				t.Errorf("%s: level %d max_newidle_lb_cost %d, want %d", tt.name, i, c.levels[i].bal.MaxNewidleLBCost, want)
 			}
 		}
-		u := walkCPU(bfCheckFirstIdle, 0, 100, 90, 90, 90)
+		u := walkCPU(ksim.SerializeInRQNewidle, 0, 100, 90, 90, 90)
 		u.rq.AvgIdle = tt.avgIdle
-		var plain bfCountOps
+		var plain countOps
 		newidleBalance(u, &plain)
 		if plain.passes != 3 || u.newidleCut != 0 {
 			t.Errorf("%s, untimed: %d passes, %d cut; want 3, 0", tt.name, plain.passes, u.newidleCut)
@@ -102,18 +102,18 @@ func TestNewidleAvgIdleCutoff(t *testing.T) {
 // goes on to the domains above only in a jiffy one of them is due its
 // decay, and there it balances nothing and takes no flag, in either order.
 func TestBalanceDomainsNeedDecay(t *testing.T) {
-	for _, order := range []bfOrder{bfCmpxchgFirst, bfCheckFirst} {
+	for _, order := range []ksim.SerializeOrder{ksim.SerializeFirst, ksim.SerializeInRQ} {
 		// CPU 1 (CPU 0's sibling): the LLC is due and not its to balance,
 		// so the walk stops before the NUMA domain (as in
 		// TestBalanceDomainsDuePerLevel).
-		run := func(j, lastDecay int64) (*bfCPU, bfCountOps) {
+		run := func(j, lastDecay int64) (*cpuState, countOps) {
 			c := walkCPU(order, 1, j, j-10, j-63, j-200)
 			for i := range c.levels {
 				c.levels[i].bal.LastDecay = lastDecay
 				c.levels[i].bal.MaxNewidleLBCost = 25600
 			}
-			var ops bfCountOps
-			balanceDomains(c, &ops, bfNotIdle)
+			var ops countOps
+			balanceDomains(c, &ops, notIdle)
 			return c, ops
 		}
 		c, ops := run(2000, 1500)
@@ -150,7 +150,7 @@ func TestSimNewidlePerTick(t *testing.T) {
 	var shortTicks int64
 	for cpu := range c.CPUs {
 		for j := int64(1); j <= 50; j++ {
-			if !bfIdleAt(c.Seed, c.Busy, cpu, j) && (j+int64(cpu))%3 == 0 {
+			if !idleAt(c.Seed, c.Busy, cpu, j) && (j+int64(cpu))%3 == 0 {
 				shortTicks++
 			}
 		}
@@ -173,7 +173,7 @@ func TestSimShortIdleCuts(t *testing.T) {
 	long := simFor(t, cfg, "check-first+newidle")
 	cfg.ShortIdle = time.Microsecond
 	short := simFor(t, cfg, "check-first+newidle")
-	sum := func(s *bfSim) (walks, cut, cas int64) {
+	sum := func(s *sim) (walks, cut, cas int64) {
 		for i := range s.cpus {
 			c := &s.cpus[i]
 			walks, cut, cas = walks+c.newidleWalks, cut+c.newidleCut, cas+c.cas

@@ -12,9 +12,9 @@ var NohzWrites = bench.Unit{Name: "nohz-writes/op", Better: bench.Lower,
 
 // The values of nohz=, in its key's order.
 const (
-	bfNohzNone    = iota // no nohz bookkeeping (the model before the key)
-	bfNohzCounter        // before 5d86d542f68f: the mask and nohz.nr_cpus
-	bfNohzWeight         // after it: the mask alone, its emptiness read
+	nohzNone    = iota // no nohz bookkeeping (the model before the key)
+	nohzCounter        // before 5d86d542f68f: the mask and nohz.nr_cpus
+	nohzWeight         // after it: the mask alone, its emptiness read
 )
 
 // nohzTick is the nohz bookkeeping of this tick (nohz=counter|weight; see
@@ -25,7 +25,7 @@ const (
 // and reads nohz.next_balance. The worker still balances itself from its
 // idle ticks (there is no nohz balancer here): what nohz= adds is the
 // nohz struct's words, written and read by every worker.
-func (w *bfWorker) nohzTick(idle bool) {
+func (w *worker) nohzTick(idle bool) {
 	switch {
 	case idle && !w.nohzStopped:
 		w.nohzWrites += w.nohz.Enter(w.cpu)

@@ -5,9 +5,9 @@ import "sync/atomic"
 // The release of sched_balance_running on amd64: the kernel's instruction
 // (release=mov) or Go's atomic store (release=xchg).
 
-// bfReleaseNames are the release= values on this architecture; the first is
+// releaseNames are the release= values on this architecture; the first is
 // the default, the kernel's own instruction.
-var bfReleaseNames = []string{"mov", "xchg"}
+var releaseNames = []string{"mov", "xchg"}
 
 // movStore stores v at addr with one plain MOV (release_amd64.s). A Go
 // assembly function is opaque to the compiler, so no Go load or store
@@ -17,9 +17,9 @@ var bfReleaseNames = []string{"mov", "xchg"}
 //go:noescape
 func movStore(addr *int32, v int32)
 
-// bfStore releases the flag: atomic_set_release(&sched_balance_running, 0).
-// release is the index into bfReleaseNames.
-func bfStore(flag *int32, release int) {
+// storeRelease releases the flag: atomic_set_release(&sched_balance_running, 0).
+// release is the index into releaseNames.
+func storeRelease(flag *int32, release int) {
 	if release == 0 {
 		movStore(flag, 0)
 		return

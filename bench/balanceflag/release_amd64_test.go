@@ -18,15 +18,15 @@ func TestMovStore(t *testing.T) {
 	if got := atomic.LoadInt32(&x[1]); got != -7 || x[0] != -1 || x[2] != -1 {
 		t.Errorf("movStore(&x[1], -7): x = %v, want [-1 -7 -1]", x)
 	}
-	var w bfWord
+	var w paddedWord
 	atomic.StoreInt32(&w.v, 1)
-	bfStore(&w.v, 0) // release=mov
+	storeRelease(&w.v, 0) // release=mov
 	if got := atomic.LoadInt32(&w.v); got != 0 {
-		t.Errorf("bfStore(release=mov) left %d", got)
+		t.Errorf("storeRelease(release=mov) left %d", got)
 	}
 	atomic.StoreInt32(&w.v, 1)
-	bfStore(&w.v, 1) // release=xchg
+	storeRelease(&w.v, 1) // release=xchg
 	if got := atomic.LoadInt32(&w.v); got != 0 {
-		t.Errorf("bfStore(release=xchg) left %d", got)
+		t.Errorf("storeRelease(release=xchg) left %d", got)
 	}
 }

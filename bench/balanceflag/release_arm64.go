@@ -6,9 +6,9 @@ package balanceflag
 // atomic.StoreInt32 is STLRW, the same instruction as release=stlr, which
 // runs it from assembly as release=mov does on amd64.
 
-// bfReleaseNames are the release= values on this architecture; the first is
+// releaseNames are the release= values on this architecture; the first is
 // the default, the kernel's own instruction.
-var bfReleaseNames = []string{"stlr", "dmb"}
+var releaseNames = []string{"stlr", "dmb"}
 
 // stlrStore stores v at addr with one STLRW (release_arm64.s): what
 // atomic_set_release (smp_store_release, arch/arm64/include/asm/barrier.h
@@ -26,9 +26,9 @@ func stlrStore(addr *int32, v int32)
 //go:noescape
 func dmbStore(addr *int32, v int32)
 
-// bfStore releases the flag: atomic_set_release(&sched_balance_running, 0).
-// release is the index into bfReleaseNames.
-func bfStore(flag *int32, release int) {
+// storeRelease releases the flag: atomic_set_release(&sched_balance_running, 0).
+// release is the index into releaseNames.
+func storeRelease(flag *int32, release int) {
 	if release == 0 {
 		stlrStore(flag, 0)
 		return

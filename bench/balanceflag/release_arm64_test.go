@@ -9,7 +9,7 @@ import (
 )
 
 // Each assembly store writes what it is given, all 32 bits, and nothing
-// beside it; bfStore releases with either.
+// beside it; storeRelease releases with either.
 func TestArm64Stores(t *testing.T) {
 	for _, st := range []struct {
 		name  string
@@ -26,12 +26,12 @@ func TestArm64Stores(t *testing.T) {
 			t.Errorf("%sStore(&x[1], -7): x = %v, want [-1 -7 -1]", st.name, x)
 		}
 	}
-	for i, name := range bfReleaseNames {
-		var w bfWord
+	for i, name := range releaseNames {
+		var w paddedWord
 		atomic.StoreInt32(&w.v, 1)
-		bfStore(&w.v, i)
+		storeRelease(&w.v, i)
 		if got := atomic.LoadInt32(&w.v); got != 0 {
-			t.Errorf("bfStore(release=%s) left %d", name, got)
+			t.Errorf("storeRelease(release=%s) left %d", name, got)
 		}
 	}
 }

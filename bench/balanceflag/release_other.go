@@ -8,8 +8,8 @@ import "sync/atomic"
 // Go's atomic store. On arm64 that is STLR, which is also what the kernel's
 // atomic_set_release (smp_store_release) compiles to there.
 
-// bfReleaseNames are the release= values on this architecture.
-var bfReleaseNames = []string{"store"}
+// releaseNames are the release= values on this architecture.
+var releaseNames = []string{"store"}
 
-// bfStore releases the flag: atomic_set_release(&sched_balance_running, 0).
-func bfStore(flag *int32, release int) { atomic.StoreInt32(flag, 0) }
+// storeRelease releases the flag: atomic_set_release(&sched_balance_running, 0).
+func storeRelease(flag *int32, release int) { atomic.StoreInt32(flag, 0) }

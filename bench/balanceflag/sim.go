@@ -8,23 +8,18 @@ import (
 	"github.com/contend/contend/bench/ksim"
 )
 
-// The simulation: the same walks as the pinned workers (balanceDomains,
-// newidleBalance: ksim's walks over this package's hooks) on every CPU of a machine of any size, on one thread, on
-// kernel time, with the flag's cache line priced instead of contended for
-// real. It answers what the seed's machine spends on the flag, which the
-// workers of a small machine cannot.
-//
-// Each CPU is a coroutine of the shared driver (ksim.Driver) that runs its
-// ticks and yields at every event that touches the line or must wait for a
-// time; the driver serves the events in kernel-time order (ties by CPU
-// number). The line is
-// one FIFO server: an access that finds it owned by another CPU waits until
-// the line is free, then takes SimConfig.CAS (one contended handoff); one
-// that finds it free and already its own takes SimConfig.Local. A cmpxchg
-// succeeds when the flag is clear at the end of its access; a release is a
-// store that holds the line like any access but costs its CPU nothing (the
-// store buffer), and clears the flag when served. A pass costs CS per CPU of
-// its span.
+// The simulation: the pinned workers' walks (balanceDomains,
+// newidleBalance) on every CPU of a machine of any size, one thread, kernel
+// time, the flag's line priced instead of contended for real. Each CPU is a
+// coroutine of ksim.Driver, yielding at every event that touches the line
+// or waits for a time; the driver serves them in kernel-time order (ties by
+// CPU number). The line is one FIFO server: an access that finds it owned
+// by another CPU waits until it is free, then takes SimConfig.CAS (one
+// handoff); one that finds it free and its own takes SimConfig.Local. A
+// cmpxchg succeeds when the flag is clear at the end of its access; a
+// release holds the line like any access but costs its CPU nothing (the
+// store buffer), and clears the flag when served. A pass costs CS per CPU
+// of its span.
 
 // SimConfig describes a simulation. Zero fields take the defaults, except
 // Newidle, where zero means never.
@@ -112,7 +107,7 @@ func (c SimConfig) withDefaults() SimConfig {
 		c.Seed = 1
 	}
 	if len(c.Orders) == 0 {
-		c.Orders = bfOrderNames
+		c.Orders = orderNames
 	}
 	return c
 }
@@ -146,16 +141,16 @@ func (c SimConfig) validate() error {
 		return bad("jitter %v out of range [0, %v): a tick's work must start within its tick", c.Jitter, time.Duration(ksim.HZ(c.HZ).TickNs()))
 	}
 	for _, o := range c.Orders {
-		if !slices.Contains(bfOrderNames, o) {
-			return bad("unknown order %q (want %v)", o, bfOrderNames)
+		if !slices.Contains(orderNames, o) {
+			return bad("unknown order %q (want %v)", o, orderNames)
 		}
 	}
 	return nil
 }
 
 // topo is the machine the config describes.
-func (c SimConfig) topo() bfTopo {
-	return bfTopo{cpus: c.CPUs, smt: c.SMT, group: c.CPUs / (c.Sockets * c.SNC), snc: c.SNC}
+func (c SimConfig) topo() topology {
+	return topology{cpus: c.CPUs, smt: c.SMT, group: c.CPUs / (c.Sockets * c.SNC), snc: c.SNC}
 }
 
 // checked is c with its defaults, or why it cannot be simulated.
@@ -178,18 +173,18 @@ func Simulate(cfg SimConfig) (*SimTable, error) {
 	}
 	tab := &SimTable{Config: cfg}
 	for _, o := range cfg.Orders {
-		s := newSim(cfg, bfOrder(slices.Index(bfOrderNames, o)))
+		s := newSim(cfg, ksim.SerializeOrder(slices.Index(orderNames, o)))
 		s.run()
 		tab.Rows = append(tab.Rows, s.row(o))
 	}
 	return tab, nil
 }
 
-// A bfSim is one order's run.
-type bfSim struct {
+// A sim is one order's run.
+type sim struct {
 	cfg    SimConfig
-	m      bfModel
-	cpus   []bfCPU
+	m      model
+	cpus   []cpuState
 	all    []int // every CPU's number, the span of the nohz walk
 	hz     ksim.HZ
 	ticks  int64
@@ -224,27 +219,27 @@ type bfSim struct {
 }
 
 // A simProc is one CPU's coroutine in the driver (ksim.Proc: its kernel
-// time, and the line's answer to its last access) and the bfOps of the
+// time, and the line's answer to its last access) and the walkOps of the
 // walks it runs.
 type simProc struct {
 	*ksim.Proc
-	s *bfSim
-	bfWalker
+	s *sim
+	walkOwner
 }
 
-func newSim(cfg SimConfig, order bfOrder) *bfSim {
-	s := &bfSim{cfg: cfg, lineOwner: -1, nohzTick: -1, hz: ksim.HZ(cfg.HZ)}
+func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
+	s := &sim{cfg: cfg, lineOwner: -1, nohzTick: -1, hz: ksim.HZ(cfg.HZ)}
 	s.tickNs = s.hz.TickNs()
 	s.ticks = s.hz.Ticks(int64(cfg.Duration))
-	s.m = bfModel{topo: cfg.topo(), order: order, hz: cfg.HZ, busy: cfg.Busy, seed: cfg.Seed}
-	s.cpus = make([]bfCPU, cfg.CPUs)
+	s.m = model{topo: cfg.topo(), order: order, hz: cfg.HZ, busy: cfg.Busy, seed: cfg.Seed}
+	s.cpus = make([]cpuState, cfg.CPUs)
 	s.all = make([]int, cfg.CPUs)
 	llc := make([]int, cfg.CPUs)
 	for i := range s.cpus {
 		c := &s.cpus[i]
-		*c = bfCPU{m: &s.m, cpu: i, levels: s.m.topo.levels(i)}
+		*c = cpuState{m: &s.m, cpu: i, levels: s.m.topo.levels(i)}
 		c.initIntervals()
-		c.initIdle()
+		c.rq.Init() // the idle statistics, as sched_init() starts them
 		c.spreadPhase(i, cfg.CPUs)
 		s.all[i] = i
 		// sd_llc_shared: the node's, none for a node of one CPU
@@ -255,7 +250,7 @@ func newSim(cfg SimConfig, order bfOrder) *bfSim {
 		}
 	}
 	s.nohz = ksim.NewNohz(cfg.CPUs, llc)
-	s.walkIdle = func(b int) bool { return bfIdleAt(s.cfg.Seed, s.cfg.Busy, b, s.walkJ) }
+	s.walkIdle = func(b int) bool { return idleAt(s.cfg.Seed, s.cfg.Busy, b, s.walkJ) }
 	s.walkNext = func(b int) int64 { return s.cpus[b].rq.NextBalance }
 	s.walkBalance = func(b int) {
 		c := &s.cpus[b]
@@ -263,21 +258,21 @@ func newSim(cfg SimConfig, order bfOrder) *bfSim {
 		if s.onNohz != nil {
 			s.onNohz(s.walkJ, s.walkP.CPU, b)
 		}
-		balanceDomains(c, s.walkP, bfIdleCPU)
+		balanceDomains(c, s.walkP, idleCPU)
 	}
 	return s
 }
 
 // run runs every CPU's coroutine to the end on the shared driver, which
 // serves their line accesses in kernel-time order (ties by CPU number).
-func (s *bfSim) run() {
+func (s *sim) run() {
 	d := ksim.Driver{Serve: s.serve}
 	d.Run(len(s.cpus), func(p *ksim.Proc) { (&simProc{Proc: p, s: s}).body() })
 }
 
 // serve is the line's answer to one access: a cmpxchg (ksim.Access) or the
 // release store (ksim.Release).
-func (s *bfSim) serve(p *ksim.Proc, e ksim.Event) {
+func (s *sim) serve(p *ksim.Proc, e ksim.Event) {
 	start := max(e.T, s.lineFree)
 	var done int64
 	switch {
@@ -306,7 +301,7 @@ func (s *bfSim) serve(p *ksim.Proc, e ksim.Event) {
 }
 
 // socket is the socket of CPU cpu (CPUs are numbered socket by socket).
-func (s *bfSim) socket(cpu int) int { return cpu / (s.cfg.CPUs / s.cfg.Sockets) }
+func (s *sim) socket(cpu int) int { return cpu / (s.cfg.CPUs / s.cfg.Sockets) }
 
 // body is a CPU's life: tick by tick, each at its tickStart and its work
 // after its jitter (by default all CPUs' ticks at the same instant,
@@ -322,17 +317,17 @@ func (p *simProc) body() {
 
 // tickStart is when CPU cpu's tick j fires (ksim.HZ.TickStart, with
 // skew_tick=1 when SkewTick).
-func (s *bfSim) tickStart(cpu int, j int64) int64 {
+func (s *sim) tickStart(cpu int, j int64) int64 {
 	return s.hz.TickStart(j, cpu, len(s.cpus), s.cfg.SkewTick)
 }
 
 // jitter is CPU cpu's delay of tick j's work, uniform in [0, Jitter), from
 // a hash of its own (the idle pattern's draws are left as they are).
-func (s *bfSim) jitter(cpu int, j int64) int64 {
+func (s *sim) jitter(cpu int, j int64) int64 {
 	if s.cfg.Jitter <= 0 {
 		return 0
 	}
-	return int64(bfMix(s.cfg.Seed^uint64(cpu)<<40^uint64(j)^0x5eed7117) % uint64(s.cfg.Jitter))
+	return int64(mix(s.cfg.Seed^uint64(cpu)<<40^uint64(j)^0x5eed7117) % uint64(s.cfg.Jitter))
 }
 
 // tick is tick j of this CPU. A busy CPU runs sched_balance_trigger()'s
@@ -348,7 +343,7 @@ func (p *simProc) tick(j int64) bool {
 	s := p.s
 	c := &s.cpus[p.CPU]
 	c.jiffies = j
-	idle := bfIdleAt(s.cfg.Seed, s.cfg.Busy, p.CPU, j)
+	idle := idleAt(s.cfg.Seed, s.cfg.Busy, p.CPU, j)
 	if idle {
 		if p.CPU == s.ilb(j) && s.nohzKicked {
 			start := p.Now
@@ -361,9 +356,9 @@ func (p *simProc) tick(j int64) bool {
 	t0 := s.tickStart(p.CPU, j)
 	c.wokeUp(t0)
 	if j-c.rq.NextBalance >= 0 {
-		balanceDomains(c, p, bfNotIdle)
+		balanceDomains(c, p, notIdle)
 	}
-	h := bfMix(s.cfg.Seed ^ uint64(p.CPU)<<40 ^ uint64(j) ^ 0xdecade)
+	h := mix(s.cfg.Seed ^ uint64(p.CPU)<<40 ^ uint64(j) ^ 0xdecade)
 	if n := int64(s.cfg.Newidle); n > 0 && (j+int64(p.CPU))%n == 0 {
 		for _, off := range s.shortIdles(h) {
 			if !p.WaitUntil(t0 + off) {
@@ -372,7 +367,7 @@ func (p *simProc) tick(j int64) bool {
 			p.shortIdle(j)
 		}
 	}
-	if bfIdleAt(s.cfg.Seed, s.cfg.Busy, p.CPU, j+1) {
+	if idleAt(s.cfg.Seed, s.cfg.Busy, p.CPU, j+1) {
 		if !p.WaitUntil(t0 + s.tickNs/2 + int64((h>>32)%uint64(s.tickNs/2))) {
 			return false
 		}
@@ -386,11 +381,11 @@ func (p *simProc) tick(j int64) bool {
 // shortIdles are the offsets into a tick of a busy CPU's short idle
 // periods, from the tick's hash h: NewidlePerTick of them in its first
 // half, ascending (the first is h's own draw, as with one a tick).
-func (s *bfSim) shortIdles(h uint64) []int64 {
+func (s *sim) shortIdles(h uint64) []int64 {
 	half := uint64(s.tickNs / 2)
 	offs := []int64{int64(h % half)}
 	for k := 1; k < s.cfg.NewidlePerTick; k++ {
-		offs = append(offs, int64(bfMix(h^uint64(k)*0x9e3779b97f4a7c15)%half))
+		offs = append(offs, int64(mix(h^uint64(k)*0x9e3779b97f4a7c15)%half))
 	}
 	slices.Sort(offs)
 	return offs
@@ -431,7 +426,7 @@ func (p *simProc) shortIdle(j int64) {
 // model's CPUs run one task or none and have equal capacities, so of the
 // reasons only the LLC's nr_busy_cpus > 1 can hold; a CPU alone in its LLC
 // has no sd_llc_shared and never kicks.
-func (s *bfSim) ilb(j int64) int {
+func (s *sim) ilb(j int64) int {
 	if s.nohzTick == j {
 		return s.nohzILB
 	}
@@ -472,7 +467,7 @@ func (p *simProc) nohzWalk(j int64) {
 	s.nohzPasses += int64(s.nohz.IdleBalance(p.CPU, j, s.hz, s.walkIdle, s.walkNext, s.walkBalance))
 }
 
-func (p *simProc) takeFlag(l *bfLevel) bool {
+func (p *simProc) takeFlag(l *level) bool {
 	t := p.Now
 	p.Do(ksim.Event{T: t, Kind: ksim.Access})
 	p.Now = p.Done
@@ -481,9 +476,9 @@ func (p *simProc) takeFlag(l *bfLevel) bool {
 	return p.OK
 }
 
-func (p *simProc) releaseFlag(*bfLevel) { p.Do(ksim.Event{T: p.Now, Kind: ksim.Release}) }
+func (p *simProc) releaseFlag(*level) { p.Do(ksim.Event{T: p.Now, Kind: ksim.Release}) }
 
-func (p *simProc) pass(l *bfLevel, _ bool) { p.Now += int64(l.weight) * int64(p.s.cfg.CS) }
+func (p *simProc) pass(l *level, _ bool) { p.Now += int64(l.weight) * int64(p.s.cfg.CS) }
 
-// now is the walking CPU's kernel time, sched_clock_cpu() (bfTimed).
+// now is the walking CPU's kernel time, sched_clock_cpu() (clocked).
 func (p *simProc) now() int64 { return p.Now }

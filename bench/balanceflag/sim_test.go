@@ -5,16 +5,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contend/contend/bench/ksim"
 )
 
 // simFor runs one order of cfg and returns the run.
-func simFor(t *testing.T, cfg SimConfig, order string) *bfSim {
+func simFor(t *testing.T, cfg SimConfig, order string) *sim {
 	t.Helper()
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		t.Fatal(err)
 	}
-	s := newSim(cfg, bfOrder(indexOf(bfOrderNames, order)))
+	s := newSim(cfg, ksim.SerializeOrder(indexOf(orderNames, order)))
 	s.run()
 	return s
 }
@@ -89,7 +91,7 @@ func TestSimulateHandCase(t *testing.T) {
 func TestSimulateNohzWalk(t *testing.T) {
 	cfg := SimConfig{CPUs: 16, Sockets: 2, SNC: 1, SMT: 2, Busy: 50, HZ: 1000, Duration: 50 * time.Millisecond,
 		CAS: 100 * time.Nanosecond}.withDefaults()
-	s := newSim(cfg, bfCheckFirst)
+	s := newSim(cfg, ksim.SerializeInRQ)
 	type visit struct {
 		ilb, cpu int
 	}
@@ -102,7 +104,7 @@ func TestSimulateNohzWalk(t *testing.T) {
 	for j, vs := range walks {
 		first := -1
 		for c := range cfg.CPUs {
-			if bfIdleAt(cfg.Seed, cfg.Busy, c, j) {
+			if idleAt(cfg.Seed, cfg.Busy, c, j) {
 				first = c
 				break
 			}
@@ -112,7 +114,7 @@ func TestSimulateNohzWalk(t *testing.T) {
 			if v.ilb != first {
 				t.Fatalf("tick %d: balancer %d, want the first idle cpu %d", j, v.ilb, first)
 			}
-			if !bfIdleAt(cfg.Seed, cfg.Busy, v.cpu, j) {
+			if !idleAt(cfg.Seed, cfg.Busy, v.cpu, j) {
 				t.Fatalf("tick %d: balanced busy cpu %d", j, v.cpu)
 			}
 			// Order after the balancer: (cpu - ilb - 1) mod n rises.

@@ -13,7 +13,7 @@ import (
 // benchstat. ns/op is the simulation's wall time; walks/s the model's
 // count of balancing walks.
 func BenchmarkSimulate(b *testing.B) {
-	for _, o := range bfOrderNames {
+	for _, o := range orderNames {
 		cfg := SimConfig{CPUs: 512, Sockets: 2, SNC: 2, SMT: 2, Busy: 90, Newidle: 2,
 			Duration: 100 * time.Millisecond, CAS: 56 * time.Nanosecond, Orders: []string{o}}
 		b.Run("cpus=512/order="+o, func(b *testing.B) {

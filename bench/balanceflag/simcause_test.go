@@ -3,6 +3,8 @@ package balanceflag
 import (
 	"testing"
 	"time"
+
+	"github.com/contend/contend/bench/ksim"
 )
 
 // TestSimulatePassesByCause splits the periodic walks of the lab's
@@ -26,13 +28,13 @@ func TestSimulatePassesByCause(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := newSim(cfg, bfCmpxchgFirst)
+		s := newSim(cfg, ksim.SerializeFirst)
 		onBehalf := make([]int64, cfg.CPUs)
 		last := make([]int64, cfg.CPUs)
 		s.onNohz = func(j int64, _, cpu int) {
 			two := false
 			for llc := 0; llc < cfg.CPUs; llc += cfg.CPUs / cfg.Sockets {
-				if !bfIdleAt(cfg.Seed, busy, llc, j) && !bfIdleAt(cfg.Seed, busy, llc+1, j) {
+				if !idleAt(cfg.Seed, busy, llc, j) && !idleAt(cfg.Seed, busy, llc+1, j) {
 					two = true
 				}
 			}
@@ -51,7 +53,7 @@ func TestSimulatePassesByCause(t *testing.T) {
 			c := &s.cpus[cpu]
 			var b int64
 			for j := int64(1); j <= s.ticks; j++ {
-				if !bfIdleAt(cfg.Seed, cfg.Busy, cpu, j) {
+				if !idleAt(cfg.Seed, cfg.Busy, cpu, j) {
 					b++
 				}
 			}

@@ -11,46 +11,11 @@ import (
 )
 
 // The nohz struct's lines per second (contend simulate balanceflag -nohz):
-// nohz.nr_cpus before and after Shrikanth Hegde's 5d86d542f68f ("Remove
-// nohz.nr_cpus and use weight of cpumask instead", merged 2026-01), on
-// the model's own idle pattern. The pinned benchmark (nohz=counter|weight)
-// counts the locked writes per tick of a few workers; this counts, per
-// second of a machine of the thread's size (480+ cpus), every access to
-// the two lines and how many of them move a line between cpus.
-//
-// The lines, as bench.Nohz lays them out (CONFIG_CPUMASK_OFFSTACK=y,
-// the large machines' config, which the commit names: the mask's bits are
-// an allocation of their own):
-//
-//   - the struct's ____cacheline_aligned line: nr_cpus (counter only),
-//     has_blocked_load, next_blocked, next_balance;
-//   - the mask's line: nohz.idle_cpus_mask's bits (up to 512 cpus).
-//
-// And the accesses, at the model's times (tick): a cpu idle in a tick
-// has stopped its tick.
-//
-//   - nohz_balance_enter_idle(), when a busy cpu goes idle for the next
-//     tick (the newidle moment of the tick before): cpumask_set_cpu() on
-//     the mask, atomic_inc(&nohz.nr_cpus) (counter), and on the struct's
-//     line WRITE_ONCE(nohz.needs_update, 1) and
-//     WRITE_ONCE(nohz.has_blocked_load, 1), which the commit keeps: both
-//     variants store to the struct's line here.
-//   - nohz_balance_exit_idle(), from the first busy tick's
-//     nohz_balancer_kick(): cpumask_clear_cpu(), atomic_dec(&nohz.nr_cpus)
-//     (counter).
-//   - nohz_balancer_kick() on every busy tick: "is any cpu tickless",
-//     atomic_read(&nohz.nr_cpus) before, cpumask_empty() of the mask
-//     after; when one is, it reads has_blocked_load, next_blocked and
-//     next_balance on the struct's line.
-//
-// The state is ksim.Nohz's, the lines bench.NohzLines'. A line moves (a
-// transfer, priced at SimConfig.CAS) when a cpu reads it
-// after another cpu wrote it since this one last read it, or writes it
-// while another cpu holds a copy. Accesses are taken in kernel-time order,
-// ties by cpu number; a transfer waits for no other (no queue: a lower
-// bound of the lines' cost where they are busy). Left out: the nohz
-// balancer's own reads of the mask (find_new_ilb(), its walk) and
-// kick_ilb()'s nohz.next_balance++, one cpu's accesses a tick at most.
+// nohz.nr_cpus before and after Shrikanth Hegde's 5d86d542f68f, on the
+// model's own idle pattern: every access to the struct's line and the idle
+// mask's (bench.NohzLines, on ksim.Nohz's state) at the model's times, and
+// the transfers they cause, priced at SimConfig.CAS. docs/balanceflag.md
+// ("The nohz lines") lists the lines and the accesses.
 
 // A NohzRow is one nohz= variant's accesses, per second of kernel time
 // (bench.NohzRow, the one idlemask's -nohz fills too).
@@ -78,7 +43,7 @@ func SimulateNohz(cfg SimConfig) (*NohzTable, error) {
 	}
 	tab := &NohzTable{Config: cfg}
 	for _, v := range nohzVariants {
-		tab.Rows = append(tab.Rows, newSim(cfg, bfOrder(0)).nohzRow(v == "counter", v))
+		tab.Rows = append(tab.Rows, newSim(cfg, ksim.SerializeOrder(0)).nohzRow(v == "counter", v))
 	}
 	return tab, nil
 }
@@ -90,11 +55,11 @@ type nohzEvent struct {
 	exit bool // the busy tick's exit and kick; else the entry
 }
 
-func (s *bfSim) nohzRow(counter bool, variant string) NohzRow {
+func (s *sim) nohzRow(counter bool, variant string) NohzRow {
 	cpus := len(s.cpus)
 	lines := bench.NewNohzLines(cpus, counter)
 	n := s.nohz
-	idle := func(c int, j int64) bool { return bfIdleAt(s.cfg.Seed, s.cfg.Busy, c, j) }
+	idle := func(c int, j int64) bool { return idleAt(s.cfg.Seed, s.cfg.Busy, c, j) }
 	for c := range cpus {
 		if idle(c, 0) {
 			n.EnterIdle(c)
@@ -113,7 +78,7 @@ func (s *bfSim) nohzRow(counter bool, variant string) NohzRow {
 			evs = append(evs, nohzEvent{t: s.tickStart(c, j) + s.jitter(c, j), cpu: c, exit: true})
 			if idle(c, j+1) {
 				// The moment it goes idle, as tick() draws it.
-				h := bfMix(s.cfg.Seed ^ uint64(c)<<40 ^ uint64(j) ^ 0xdecade)
+				h := mix(s.cfg.Seed ^ uint64(c)<<40 ^ uint64(j) ^ 0xdecade)
 				evs = append(evs, nohzEvent{t: s.tickStart(c, j) + s.tickNs/2 + int64((h>>32)%uint64(s.tickNs/2)), cpu: c})
 			}
 		}
@@ -168,9 +133,9 @@ func (t *NohzTable) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "nohz lines: %d cpus, HZ %d, busy %d%%, %v of kernel time; per second:\n", c.CPUs, c.HZ, c.Busy, c.Duration)
 	fmt.Fprintf(&b, "  %-8s %8s %8s  %-29s %-24s %-13s %-13s %8s\n", "nohz", "stops", "restarts", "struct line lock/store/read", "mask line lock/read", "moves: idle", "moves: tick", "cycles")
 	for _, r := range t.Rows {
-		fmt.Fprintf(&b, "  %-8s %8s %8s  %-29s %-24s %-13s %-13s %7.3g%%\n", r.Variant, si(r.StopsPerSec), si(r.RestartsPerSec),
-			fmt.Sprintf("%s/%s/%s → %s moves", si(r.Struct.Locked), si(r.Struct.Stores), si(r.Struct.Reads), si(r.Struct.Transfers)),
-			fmt.Sprintf("%s/%s → %s moves", si(r.Mask.Locked), si(r.Mask.Reads), si(r.Mask.Transfers)), si(r.IdleTransfers), si(r.TickTransfers), r.CyclesPct)
+		fmt.Fprintf(&b, "  %-8s %8s %8s  %-29s %-24s %-13s %-13s %7.3g%%\n", r.Variant, bench.SeedCount(r.StopsPerSec), bench.SeedCount(r.RestartsPerSec),
+			fmt.Sprintf("%s/%s/%s → %s moves", bench.SeedCount(r.Struct.Locked), bench.SeedCount(r.Struct.Stores), bench.SeedCount(r.Struct.Reads), bench.SeedCount(r.Struct.Transfers)),
+			fmt.Sprintf("%s/%s → %s moves", bench.SeedCount(r.Mask.Locked), bench.SeedCount(r.Mask.Reads), bench.SeedCount(r.Mask.Transfers)), bench.SeedCount(r.IdleTransfers), bench.SeedCount(r.TickTransfers), r.CyclesPct)
 	}
 	fmt.Fprintf(&b, "idle: the tick stop's and restart's writes (the commit's \"idle cost\"); tick: nohz_balancer_kick()'s reads on every busy tick (its \"scheduler tick cost\"); a move is a transfer of a line between cpus\n")
 	for _, a := range t.Assumptions() {
@@ -187,15 +152,4 @@ func (t *NohzTable) WriteJSON(w io.Writer, cas string) error {
 		Assumptions []string
 		*NohzTable
 	}{cas, t.Assumptions(), t})
-}
-
-// si prints a per-second count in three figures: 86.4k, 1.2M.
-func si(x float64) string {
-	switch {
-	case x >= 1e6:
-		return fmt.Sprintf("%.3gM", x/1e6)
-	case x >= 1e3:
-		return fmt.Sprintf("%.3gk", x/1e3)
-	}
-	return fmt.Sprintf("%.3g", x)
 }

@@ -34,7 +34,7 @@ func TestSimulateNohzCounts(t *testing.T) {
 		busyPerSec := 0.0
 		for cpu := range cfg.CPUs {
 			for j := int64(1); j <= int64(sec*float64(cfg.HZ)); j++ {
-				if !bfIdleAt(cfg.Seed, cfg.Busy, cpu, j) {
+				if !idleAt(cfg.Seed, cfg.Busy, cpu, j) {
 					busyPerSec++
 				}
 			}

@@ -45,7 +45,7 @@ func TestSimCrossSocketBounds(t *testing.T) {
 	base := SimConfig{CPUs: 64, Duration: 100 * time.Millisecond, Newidle: 2, Orders: []string{"cmpxchg-first"}}
 	var crossShare [2]float64
 	for k, jitter := range []time.Duration{0, 20 * time.Microsecond} {
-		flag := func(cas, remote time.Duration) (float64, *bfSim) {
+		flag := func(cas, remote time.Duration) (float64, *sim) {
 			c := base
 			c.CAS, c.CASRemote, c.Jitter = cas, remote, jitter
 			s := simFor(t, c, "cmpxchg-first")

@@ -19,7 +19,7 @@ import (
 // A SimLevel is one serialized level's figures, per second of kernel time,
 // the whole machine's.
 type SimLevel struct {
-	Level   string  // socket or all (bfKindNames)
+	Level   string  // socket or all (kindNames)
 	Weight  int     // CPUs in its span
 	CAS     float64 // cmpxchg attempts per second
 	Fails   float64 // attempts that found the flag taken, per second
@@ -59,14 +59,14 @@ type SimTable struct {
 }
 
 // row sums the run's counts per second of kernel time.
-func (s *bfSim) row(order string) SimRow {
+func (s *sim) row(order string) SimRow {
 	sec := float64(s.ticks) * float64(s.tickNs) / 1e9
 	pct := func(ns int64) float64 { return 100 * float64(ns) / float64(max(s.busyNs, 1)) }
 	r := SimRow{Order: order, FlagPct: pct(s.flagNs), NohzRuns: float64(s.nohzRuns) / sec, NohzPasses: float64(s.nohzPasses) / sec}
 	if s.cfg.CASRemote > 0 {
 		r.Handoffs, r.RemoteHandoffs = float64(s.handoffs)/sec, float64(s.remoteHandoffs)/sec
 	}
-	cpus := make([]*bfCPU, len(s.cpus))
+	cpus := make([]*cpuState, len(s.cpus))
 	for i := range s.cpus {
 		c := &s.cpus[i]
 		cpus[i] = c
@@ -82,7 +82,7 @@ func (s *bfSim) row(order string) SimRow {
 			continue
 		}
 		sum := sums[sh.kind]
-		r.Levels = append(r.Levels, SimLevel{Level: bfKindNames[sh.kind], Weight: sh.weight,
+		r.Levels = append(r.Levels, SimLevel{Level: kindNames[sh.kind], Weight: sh.weight,
 			CAS: float64(sum.cas) / sec, Fails: float64(sum.fails) / sec,
 			Passes: float64(sum.passes) / sec, Newidle: float64(sum.newidlePasses) / sec,
 			FlagPct: pct(sum.flagNs)})
@@ -96,7 +96,7 @@ func (t *SimTable) Topology() string {
 	tp := c.topo()
 	var ls []string
 	for _, sh := range tp.shapes() {
-		l := fmt.Sprintf("%s %d", bfKindNames[sh.kind], sh.weight)
+		l := fmt.Sprintf("%s %d", kindNames[sh.kind], sh.weight)
 		if sh.serialize {
 			l += " (SD_SERIALIZE)"
 		}

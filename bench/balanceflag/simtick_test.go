@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/contend/contend/bench/benchtest"
+	"github.com/contend/contend/bench/ksim"
 )
 
 // skew_tick=1 spreads the ticks over the first half of the jiffy, cpu i at
@@ -21,7 +22,7 @@ func TestSimTickStart(t *testing.T) {
 		{250, 512, 3906},
 	} {
 		cfg := SimConfig{CPUs: tt.cpus, HZ: tt.hz, CAS: 100, SkewTick: true, SNC: 1}.withDefaults()
-		s := newSim(cfg, bfCheckFirst)
+		s := newSim(cfg, ksim.SerializeInRQ)
 		for _, cpu := range []int{0, 1, tt.cpus - 1} {
 			if got, want := s.tickStart(cpu, 7), 7*s.tickNs+int64(cpu)*tt.step; got != want {
 				t.Errorf("hz %d, %d cpus: cpu %d's tick 7 at %d ns, want %d", tt.hz, tt.cpus, cpu, got, want)
@@ -31,12 +32,12 @@ func TestSimTickStart(t *testing.T) {
 			t.Errorf("hz %d, %d cpus: the last cpu's offset %d ns is past half a tick", tt.hz, tt.cpus, last)
 		}
 		cfg.SkewTick = false
-		if got := newSim(cfg, bfCheckFirst).tickStart(tt.cpus-1, 7); got != 7*s.tickNs {
+		if got := newSim(cfg, ksim.SerializeInRQ).tickStart(tt.cpus-1, 7); got != 7*s.tickNs {
 			t.Errorf("skew_tick=0: cpu %d's tick 7 at %d ns, want the jiffy's edge %d", tt.cpus-1, got, 7*s.tickNs)
 		}
 	}
 	cfg := SimConfig{CPUs: 64, CAS: 100, Jitter: 20 * time.Microsecond}.withDefaults()
-	s, s2 := newSim(cfg, bfCheckFirst), newSim(cfg, bfCheckFirst)
+	s, s2 := newSim(cfg, ksim.SerializeInRQ), newSim(cfg, ksim.SerializeInRQ)
 	var sum, n int64
 	for cpu := range 64 {
 		for j := int64(1); j < 200; j++ {
@@ -61,7 +62,7 @@ func TestSimTickStart(t *testing.T) {
 func TestSimSkewTickNoQueue(t *testing.T) {
 	cfg := SimConfig{CPUs: 16, Sockets: 2, SNC: 1, SMT: 1, Busy: 100, HZ: 1000, Duration: 300 * time.Millisecond,
 		CAS: 100 * time.Nanosecond, Local: 10 * time.Nanosecond}
-	count := func(s *bfSim) (cas, softirqs int64) {
+	count := func(s *sim) (cas, softirqs int64) {
 		for i := range s.cpus {
 			cas, softirqs = cas+s.cpus[i].cas, softirqs+s.cpus[i].softirqs
 		}

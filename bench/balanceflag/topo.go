@@ -12,31 +12,31 @@ import (
 // and should_we_balance()'s choice of the one CPU of a group that balances a
 // domain.
 
-// A bfKind says which sched_domain a level is.
-type bfKind int
+// A levelKind says which sched_domain a level is.
+type levelKind int
 
 const (
-	bfSMT    bfKind = iota // the threads of a core (SD_SHARE_CPUCAPACITY)
-	bfLLC                  // a node's CPUs sharing the last-level cache (MC)
-	bfSocket               // NUMA: the socket's other SNC clusters (only with snc > 1)
-	bfAll                  // NUMA: every node
+	kindSMT    levelKind = iota // the threads of a core (SD_SHARE_CPUCAPACITY)
+	kindLLC                     // a node's CPUs sharing the last-level cache (MC)
+	kindSocket                  // NUMA: the socket's other SNC clusters (only with snc > 1)
+	kindAll                     // NUMA: every node
 )
 
-// bfKindNames name the levels in metrics and tables, indexed by bfKind.
-var bfKindNames = []string{"smt", "llc", "socket", "all"}
+// kindNames name the levels in metrics and tables, indexed by levelKind.
+var kindNames = []string{"smt", "llc", "socket", "all"}
 
-// A bfTopo is the simulated machine: cpus CPUs (num_online_cpus()) in
+// A topology is the simulated machine: cpus CPUs (num_online_cpus()) in
 // cores of smt threads, nodes (LLCs) of group CPUs, snc nodes to a socket.
 // CPUs are numbered core by core, node by node, socket by socket, so every
 // group of every level is a run of consecutive CPUs.
-type bfTopo struct {
+type topology struct {
 	cpus, smt, group, snc int
 }
 
-// A bfShape is one level of every CPU's hierarchy: its span's weight and
+// A shape is one level of every CPU's hierarchy: its span's weight and
 // the weight of its groups (its child's span).
-type bfShape struct {
-	kind      bfKind
+type shape struct {
+	kind      levelKind
 	weight    int  // sd->span_weight
 	groupW    int  // CPUs per sched_group: the child domain's span
 	serialize bool // SD_SERIALIZE
@@ -56,9 +56,9 @@ type bfShape struct {
 // dropped, as the kernel's sd_degenerate() drops it. A machine of one node
 // has no NUMA level; the scenario adds its serialized level over the span
 // all the same (see below). Built once per topology.
-func (t bfTopo) shapes() []bfShape {
-	if s, ok := bfShapes.Load(t); ok {
-		return s.([]bfShape)
+func (t topology) shapes() []shape {
+	if s, ok := shapeCache.Load(t); ok {
+		return s.([]shape)
 	}
 	m, err := ksim.Grid{CPUs: t.cpus, SMT: t.smt, LLC: t.group, Node: t.group, Socket: t.group * t.snc}.Machine()
 	if err != nil {
@@ -68,18 +68,18 @@ func (t bfTopo) shapes() []bfShape {
 	if err != nil {
 		panic("balanceflag: " + err.Error())
 	}
-	var s []bfShape
+	var s []shape
 	for _, d := range ds.CPU[0] {
-		sh := bfShape{weight: d.Weight(), groupW: len(d.Groups[0]), serialize: d.Has(ksim.SDSerialize)}
+		sh := shape{weight: d.Weight(), groupW: len(d.Groups[0]), serialize: d.Has(ksim.SDSerialize)}
 		switch {
 		case d.Has(ksim.SDShareCPUCapacity):
-			sh.kind = bfSMT
+			sh.kind = kindSMT
 		case !d.Has(ksim.SDNUMA):
-			sh.kind = bfLLC
+			sh.kind = kindLLC
 		case d.Weight() < t.cpus:
-			sh.kind = bfSocket
+			sh.kind = kindSocket
 		default:
-			sh.kind = bfAll
+			sh.kind = kindAll
 		}
 		s = append(s, sh)
 	}
@@ -89,20 +89,20 @@ func (t bfTopo) shapes() []bfShape {
 		// the span, grouped by node, as it always has: span= names the
 		// serialized domain's span, and a box of one LLC runs its
 		// workers as that domain's CPUs (the model, not a kernel).
-		s = append(s, bfShape{bfAll, t.cpus, t.group, true})
+		s = append(s, shape{kindAll, t.cpus, t.group, true})
 	}
-	bfShapes.Store(t, s)
+	shapeCache.Store(t, s)
 	return s
 }
 
-// bfShapes holds each topology's shapes once built: workers and the
+// shapeCache holds each topology's shapes once built: workers and the
 // simulation ask for every CPU's levels.
-var bfShapes sync.Map // bfTopo → []bfShape
+var shapeCache sync.Map // topology → []shape
 
 // check says what is wrong with the topology, if anything. With snc=1 the
 // span need not be whole nodes (a last, smaller group, as span=512/group=86
 // has always had); with SNC it must be whole sockets.
-func (t bfTopo) check() error {
+func (t topology) check() error {
 	switch {
 	case t.group%t.smt != 0:
 		return fmt.Errorf("balanceflag: group=%d is not a whole number of smt=%d cores", t.group, t.smt)
@@ -120,13 +120,13 @@ func (t bfTopo) check() error {
 // group_balance_cpu(sg) == env->dst_cpu", the first CPU of its local group.
 // Each level's local group is the run of groupW CPUs holding cpu (the last
 // one cut at the span).
-func (t bfTopo) levels(cpu int) []bfLevel {
+func (t topology) levels(cpu int) []level {
 	all := t.cpuList()
-	var ls []bfLevel
+	var ls []level
 	for _, sh := range t.shapes() {
 		w := int64(sh.weight)
 		first := cpu - cpu%sh.groupW
-		ls = append(ls, bfLevel{bfShape: sh, designated: cpu%sh.groupW == 0,
+		ls = append(ls, level{shape: sh, designated: cpu%sh.groupW == 0,
 			bal:   ksim.Balance{Interval: w, MinInterval: w, MaxInterval: 2 * w},
 			group: all[first:min(first+sh.groupW, t.cpus)]})
 	}
@@ -135,63 +135,51 @@ func (t bfTopo) levels(cpu int) []bfLevel {
 
 // cpuList is the machine's CPUs, 0 to cpus-1, built once per size: every
 // level's local group and every core is a run of it.
-func (t bfTopo) cpuList() []int {
-	if l, ok := bfCPULists.Load(t.cpus); ok {
+func (t topology) cpuList() []int {
+	if l, ok := cpuLists.Load(t.cpus); ok {
 		return l.([]int)
 	}
 	l := make([]int, t.cpus)
 	for i := range l {
 		l[i] = i
 	}
-	bfCPULists.Store(t.cpus, l)
+	cpuLists.Store(t.cpus, l)
 	return l
 }
 
-var bfCPULists sync.Map // cpus → []int
+var cpuLists sync.Map // cpus → []int
 
-// bfIdleAt says whether CPU cpu is idle in tick j when busy per cent of the
+// idleAt says whether CPU cpu is idle in tick j when busy per cent of the
 // CPUs are busy: a hash of (seed, cpu, j), so that a CPU's state is a fact
 // every worker and the simulation compute alike without sharing a line, and
 // changes from one tick to the next as an OLTP server's CPUs do.
-func bfIdleAt(seed uint64, busy int, cpu int, j int64) bool {
+func idleAt(seed uint64, busy int, cpu int, j int64) bool {
 	if busy >= 100 {
 		return false
 	}
-	return bfMix(seed^uint64(cpu)<<40^uint64(j))%100 >= uint64(busy)
+	return mix(seed^uint64(cpu)<<40^uint64(j))%100 >= uint64(busy)
 }
 
-// bfMix is splitmix64's finalizer: a bijection that spreads nearby inputs.
-func bfMix(x uint64) uint64 {
+// mix is splitmix64's finalizer: a bijection that spreads nearby inputs.
+func mix(x uint64) uint64 {
 	x += 0x9e3779b97f4a7c15
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
 }
 
-// A bfIdler says which CPUs are idle: the hash of one tick in a run
-// (bfHashIdle), or a test's own pattern.
-type bfIdler interface{ idle(cpu int) bool }
-
-// bfHashIdle is bfIdleAt in tick j.
-type bfHashIdle struct {
-	seed uint64
-	busy int
-	j    int64
-}
-
-func (h bfHashIdle) idle(cpu int) bool { return bfIdleAt(h.seed, h.busy, cpu, h.j) }
-
-// bfShouldWeBalance is should_we_balance() for CPU cpu at level l, for a
+// shouldWeBalanceOver is should_we_balance() for CPU cpu at level l, for a
 // periodic pass (busy or idle; newidle passes always balance), with the
-// CPUs in says are idle: ksim's Kernel.ShouldWeBalance of mainline over the
+// CPUs idle says are idle (the hash of one tick in a run, idleAt, or a
+// test's own pattern): ksim's Kernel.ShouldWeBalance of mainline over the
 // level's local group, cores being runs of smt CPUs. The first idle core's
 // first idle CPU balances for the group, else the first idle CPU of a busy
 // core, else (all busy) the group's first CPU, l.designated.
-func bfShouldWeBalance[I bfIdler](t bfTopo, in I, cpu int, l *bfLevel) bool {
+func shouldWeBalanceOver(t topology, idle func(cpu int) bool, cpu int, l *level) bool {
 	all := t.cpuList()
 	core := func(c int) []int {
 		first := c - c%t.smt
 		return all[first : first+t.smt]
 	}
-	return bfKernel.ShouldWeBalance(cpu, l.group, l.kind == bfSMT, in.idle, core)
+	return mainline.ShouldWeBalance(cpu, l.group, l.kind == kindSMT, idle, core)
 }

@@ -10,10 +10,10 @@ import (
 
 // shapeString is a topology's levels, lowest first: kind weight/group
 // weight, and S for SD_SERIALIZE.
-func shapeString(t bfTopo) string {
+func shapeString(t topology) string {
 	var ss []string
 	for _, sh := range t.shapes() {
-		s := fmt.Sprintf("%s %d/%d", bfKindNames[sh.kind], sh.weight, sh.groupW)
+		s := fmt.Sprintf("%s %d/%d", kindNames[sh.kind], sh.weight, sh.groupW)
 		if sh.serialize {
 			s += " S"
 		}
@@ -26,16 +26,16 @@ func shapeString(t bfTopo) string {
 // (grouped by node) and the machine's (grouped by socket).
 func TestBfShapes(t *testing.T) {
 	for _, tt := range []struct {
-		topo bfTopo
+		topo topology
 		want string
 	}{
-		{bfTopo{cpus: 32, smt: 2, group: 16, snc: 1}, "smt 2/1, llc 16/2, all 32/16 S"},
-		{bfTopo{cpus: 512, smt: 2, group: 128, snc: 2}, "smt 2/1, llc 128/2, socket 256/128 S, all 512/256 S"},
-		{bfTopo{cpus: 504, smt: 2, group: 84, snc: 3}, "smt 2/1, llc 84/2, socket 252/84 S, all 504/252 S"},
+		{topology{cpus: 32, smt: 2, group: 16, snc: 1}, "smt 2/1, llc 16/2, all 32/16 S"},
+		{topology{cpus: 512, smt: 2, group: 128, snc: 2}, "smt 2/1, llc 128/2, socket 256/128 S, all 512/256 S"},
+		{topology{cpus: 504, smt: 2, group: 84, snc: 3}, "smt 2/1, llc 84/2, socket 252/84 S, all 504/252 S"},
 		// One socket: its clusters are the machine, one NUMA level.
-		{bfTopo{cpus: 256, smt: 2, group: 128, snc: 2}, "smt 2/1, llc 128/2, all 256/128 S"},
-		{bfTopo{cpus: 2, smt: 1, group: 1, snc: 1}, "all 2/1 S"},
-		{bfTopo{cpus: 8, smt: 2, group: 2, snc: 1}, "smt 2/1, all 8/2 S"},
+		{topology{cpus: 256, smt: 2, group: 128, snc: 2}, "smt 2/1, llc 128/2, all 256/128 S"},
+		{topology{cpus: 2, smt: 1, group: 1, snc: 1}, "all 2/1 S"},
+		{topology{cpus: 8, smt: 2, group: 2, snc: 1}, "smt 2/1, all 8/2 S"},
 	} {
 		if got := shapeString(tt.topo); got != tt.want {
 			t.Errorf("%+v: levels %s, want %s", tt.topo, got, tt.want)
@@ -45,12 +45,12 @@ func TestBfShapes(t *testing.T) {
 		}
 	}
 	for _, tt := range []struct {
-		topo bfTopo
+		topo topology
 		want string
 	}{
-		{bfTopo{cpus: 32, smt: 2, group: 3, snc: 1}, "not a whole number of smt=2 cores"},
-		{bfTopo{cpus: 8, smt: 1, group: 16, snc: 1}, "smaller than one group=16"},
-		{bfTopo{cpus: 500, smt: 2, group: 84, snc: 3}, "not a whole number of sockets"},
+		{topology{cpus: 32, smt: 2, group: 3, snc: 1}, "not a whole number of smt=2 cores"},
+		{topology{cpus: 8, smt: 1, group: 16, snc: 1}, "smaller than one group=16"},
+		{topology{cpus: 500, smt: 2, group: 84, snc: 3}, "not a whole number of sockets"},
 	} {
 		if err := tt.topo.check(); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: check() = %v, want an error containing %q", tt.topo, err, tt.want)
@@ -62,7 +62,7 @@ func TestBfShapes(t *testing.T) {
 // local group: the SMT level's groups are single CPUs, the LLC's cores, the
 // socket's nodes, the machine's sockets.
 func TestBfDesignatedPerLevel(t *testing.T) {
-	topo := bfTopo{cpus: 512, smt: 2, group: 128, snc: 2}
+	topo := topology{cpus: 512, smt: 2, group: 128, snc: 2}
 	for _, tt := range []struct {
 		cpu  int
 		want string // smt llc socket all
@@ -73,7 +73,7 @@ func TestBfDesignatedPerLevel(t *testing.T) {
 		for _, l := range topo.levels(tt.cpu) {
 			got = append(got, "ft"[b2i(l.designated)])
 			if l.bal.Interval != int64(l.weight) || l.bal.LastBalance != 0 {
-				t.Errorf("cpu %d %s: balance_interval %d, last_balance %d, want sd_init's %d and 0", tt.cpu, bfKindNames[l.kind], l.bal.Interval, l.bal.LastBalance, l.weight)
+				t.Errorf("cpu %d %s: balance_interval %d, last_balance %d, want sd_init's %d and 0", tt.cpu, kindNames[l.kind], l.bal.Interval, l.bal.LastBalance, l.weight)
 			}
 		}
 		if string(got) != tt.want {
@@ -89,16 +89,14 @@ func b2i(b bool) int {
 	return 0
 }
 
-// bfSetIdle is a test's idle pattern.
-type bfSetIdle map[int]bool
-
-func (s bfSetIdle) idle(cpu int) bool { return s[cpu] }
+// idleSet is a test's idle pattern.
+type idleSet map[int]bool
 
 // should_we_balance() with idle CPUs: the first idle CPU of an idle core,
 // else the first idle CPU of a busy core, else the group's first CPU; at the
 // SMT level every CPU is its own group.
 func TestBfShouldWeBalance(t *testing.T) {
-	topo := bfTopo{cpus: 8, smt: 2, group: 4, snc: 1} // smt 2/1, llc 4/2, all 8/4
+	topo := topology{cpus: 8, smt: 2, group: 4, snc: 1} // smt 2/1, llc 4/2, all 8/4
 	for _, tt := range []struct {
 		idle []int
 		want string // per cpu 0..7 at llc, then at all
@@ -116,18 +114,18 @@ func TestBfShouldWeBalance(t *testing.T) {
 		// Only 6 idle in the second node: it balances for the node.
 		{[]int{6}, "t.t.t.t. t.....t."},
 	} {
-		in := bfSetIdle{}
+		in := idleSet{}
 		for _, c := range tt.idle {
 			in[c] = true
 		}
 		var llc, all []byte
 		for cpu := range topo.cpus {
 			ls := topo.levels(cpu)
-			if !bfShouldWeBalance(topo, in, cpu, &ls[0]) {
+			if !shouldWeBalanceOver(topo, func(c int) bool { return in[c] }, cpu, &ls[0]) {
 				t.Errorf("idle %v: cpu %d not designated at the SMT level, its own group", tt.idle, cpu)
 			}
-			llc = append(llc, ".t"[b2i(bfShouldWeBalance(topo, in, cpu, &ls[1]))])
-			all = append(all, ".t"[b2i(bfShouldWeBalance(topo, in, cpu, &ls[2]))])
+			llc = append(llc, ".t"[b2i(shouldWeBalanceOver(topo, func(c int) bool { return in[c] }, cpu, &ls[1]))])
+			all = append(all, ".t"[b2i(shouldWeBalanceOver(topo, func(c int) bool { return in[c] }, cpu, &ls[2]))])
 		}
 		if got := string(llc) + " " + string(all); got != tt.want {
 			t.Errorf("idle %v: designated at llc, all = %s, want %s", tt.idle, got, tt.want)
@@ -138,7 +136,7 @@ func TestBfShouldWeBalance(t *testing.T) {
 // A busy CPU's interval is sixteen times an idle one's, less a jiffy, at
 // every level, before and after balance_interval doubles to max_interval.
 func TestBfIntervalsPerLevel(t *testing.T) {
-	topo := bfTopo{cpus: 512, smt: 2, group: 128, snc: 2}
+	topo := topology{cpus: 512, smt: 2, group: 128, snc: 2}
 	for _, tt := range []struct {
 		hz                int
 		busy, idle        []int64 // smt llc socket all, at sd_init's balance_interval
@@ -150,11 +148,11 @@ func TestBfIntervalsPerLevel(t *testing.T) {
 		{250, []int64{7, 511, 1023, 2047}, []int64{1, 32, 64, 128},
 			[]int64{15, 1023, 2047, 4095}, []int64{1, 64, 128, 256}, 12800},
 	} {
-		m := &bfModel{topo: topo, hz: tt.hz, busy: 100}
-		c := &bfCPU{m: m, levels: topo.levels(0)}
+		m := &model{topo: topo, hz: tt.hz, busy: 100}
+		c := &cpuState{m: m, levels: topo.levels(0)}
 		for i := range c.levels {
 			l := &c.levels[i]
-			name := fmt.Sprintf("HZ=%d %s", tt.hz, bfKindNames[l.kind])
+			name := fmt.Sprintf("HZ=%d %s", tt.hz, kindNames[l.kind])
 			if b, id := c.sdInterval(l, true), c.sdInterval(l, false); b != tt.busy[i] || id != tt.idle[i] {
 				t.Errorf("%s: busy, idle interval %d, %d; want %d, %d", name, b, id, tt.busy[i], tt.idle[i])
 			}
@@ -177,7 +175,7 @@ func TestBfIdleAt(t *testing.T) {
 		const cpus, ticks = 64, 1000
 		for c := range cpus {
 			for j := range int64(ticks) {
-				if bfIdleAt(7, busy, c, j) {
+				if idleAt(7, busy, c, j) {
 					idle++
 				}
 			}

@@ -10,26 +10,26 @@ import (
 // A pinned worker: one CPU of the simulated machine on one real CPU, its
 // ticks on the kernel clock, taking the real flag.
 
-// bfHoldSlack is what a timed hold may exceed the pass it holds the flag for
+// holdSlack is what a timed hold may exceed the pass it holds the flag for
 // by before it is clipped: a user thread can be preempted holding the flag (a
 // softirq cannot), and one such hold would outweigh a thousand ordinary ones.
-const bfHoldSlack = 20_000 // ns
+const holdSlack = 20_000 // ns
 
-// bfFlagEvery: in stress mode one cmpxchg attempt in this many (a power of
+// flagEvery: in stress mode one cmpxchg attempt in this many (a power of
 // two) is timed, with the hold and the release that follow it, for flag-%
 // and hold-sec/op (and scaled up). Paced, every one is: a tick is a
 // millisecond there, and four clock reads are nothing against it.
-const bfFlagEvery = 8
+const flagEvery = 8
 
-// A bfWorker is one CPU: its balancing state (bfCPU) and its timing, written
+// A worker is one CPU: its balancing state (cpuState) and its timing, written
 // only by its own thread, padded so no other worker's line and neither
 // shared word sits next to them. Counters are summed in Finish, after the
 // runner has stopped every worker.
-type bfWorker struct {
+type worker struct {
 	_ [bench.LinePad]byte
 
-	bfCPU
-	bfWalker
+	cpuState
+	walkOwner
 	idleIn    int64 // ticks until this CPU next goes newly idle while busy
 	newidle   int64 // that period in ticks (0: never)
 	sink      uint64
@@ -45,12 +45,12 @@ type bfWorker struct {
 	// Timing: one cmpxchg attempt in every, drawn from rng, and the hold
 	// and release that follow it (see takeFlag).
 	rng       uint64
-	every     int64 // bfFlagEvery stressed, 1 paced
+	every     int64 // flagEvery stressed, 1 paced
 	timeShift uint  // an attempt is timed when its draw >> timeShift is 0: one in every
 	holdTimed bool  // the current hold is timed
 	holdStart int64 // ktime.Wall() when a timed hold began
 	holdSum   int64 // ns the flag was held, estimated: timed holds, each clipped at holdCap, times every
-	holdCap   int64 // four times the serialized pass, plus bfHoldSlack
+	holdCap   int64 // four times the serialized pass, plus holdSlack
 	clockCost int64
 	share     ktime.Share // the timed flag operations' time, and every batch's
 	wallNs    int64       // every batch's time, the per-level flag shares' whole
@@ -69,7 +69,7 @@ type bfWorker struct {
 	_ [bench.LinePad]byte
 }
 
-func (w *bfWorker) Run(n int) { balanceTicks(w, n) }
+func (w *worker) Run(n int) { balanceTicks(w, n) }
 
 // balanceTicks is n ticks of this CPU. A CPU that went idle since its last
 // tick first runs sched_balance_newidle(); then a busy CPU runs its task's
@@ -85,7 +85,7 @@ func (w *bfWorker) Run(n int) { balanceTicks(w, n) }
 // clock.
 //
 //go:noinline
-func balanceTicks(w *bfWorker, n int) {
+func balanceTicks(w *worker, n int) {
 	start := ktime.Wall()
 	if w.pacer.On && w.t0 == 0 {
 		// The first tick starts on the next tick boundary of the
@@ -105,13 +105,13 @@ func balanceTicks(w *bfWorker, n int) {
 			w.nohzTick(idle)
 		}
 		if !idle {
-			w.sink = bfTickWork(w.sink, w.work)
+			w.sink = tickWork(w.sink, w.work)
 		}
 		if w.jiffies-w.rq.NextBalance >= 0 {
 			if idle {
-				balanceDomains(&w.bfCPU, w, bfIdleCPU)
+				balanceDomains(&w.cpuState, w, idleCPU)
 			} else {
-				balanceDomains(&w.bfCPU, w, bfNotIdle)
+				balanceDomains(&w.cpuState, w, notIdle)
 			}
 		}
 		if w.newidle != 0 && !idle {
@@ -128,33 +128,33 @@ func balanceTicks(w *bfWorker, n int) {
 
 // idleTick says whether this CPU is idle in this tick, and runs the newidle
 // walk of a CPU that went idle since the last one.
-func (w *bfWorker) idleTick() bool {
-	idle := bfIdleAt(w.m.seed, w.m.busy, w.cpu, w.jiffies)
+func (w *worker) idleTick() bool {
+	idle := idleAt(w.m.seed, w.m.busy, w.cpu, w.jiffies)
 	if idle {
 		w.idleTicks++
 		if !w.wasIdle {
-			newidleBalance(&w.bfCPU, w)
+			newidleBalance(&w.cpuState, w)
 		}
 	}
 	w.wasIdle = idle
 	return idle
 }
 
-// bfTickWork is the rest of a tick: the running task's work and
+// tickWork is the rest of a tick: the running task's work and
 // sched_tick()'s. It stays out of line so that a profile charges it to
 // itself, as the kernel's profile charges the tick's work to the tick's own
 // functions.
 //
 //go:noinline
-func bfTickWork(x uint64, steps int) uint64 { return bench.LocalWork(x, steps) }
+func tickWork(x uint64, steps int) uint64 { return bench.LocalWork(x, steps) }
 
 // newidleTick counts down to this busy CPU's next short idle period: every
 // newidle= ticks it goes newly idle between two ticks and runs
 // sched_balance_newidle().
-func (w *bfWorker) newidleTick() {
+func (w *worker) newidleTick() {
 	if w.idleIn--; w.idleIn == 0 {
 		w.idleIn = w.newidle
-		newidleBalance(&w.bfCPU, w)
+		newidleBalance(&w.cpuState, w)
 	}
 }
 
@@ -163,7 +163,7 @@ func (w *bfWorker) newidleTick() {
 // CPU's runqueue, as cs= per CPU of wall time spent spinning. A serialized
 // pass checks that it is alone, and leaves the checker balanced even if it
 // panics.
-func (w *bfWorker) pass(l *bfLevel, serialized bool) {
+func (w *worker) pass(l *level, serialized bool) {
 	if serialized {
 		if atomic.AddInt32(&w.s.inCS.v, 1) != 1 {
 			w.overlaps++

@@ -11,63 +11,57 @@ import (
 // each simulated CPU's own state on the kernel clock, and the hooks that go
 // idle, leave idle and tick.
 
-// Kernel constants of the seed's era (v5.11, kernel/sched/core.c and
-// fair.c), in nanoseconds.
-const (
-	// imMigrationCost is sysctl_sched_migration_cost, which
-	// rq->max_idle_balance_cost starts at (and stays at here: it only
-	// grows when a newidle balance costs more).
-	imMigrationCost = 500_000
-	// imAvgIdleMax is both sched_init's rq->avg_idle
-	// (2*sysctl_sched_migration_cost) and the cap ttwu_do_wakeup puts on
-	// it (2*rq->max_idle_balance_cost).
-	imAvgIdleMax = 2 * imMigrationCost
-)
+// avgIdleMax is both sched_init's rq->avg_idle
+// (2*sysctl_sched_migration_cost, ksim.MigrationCost) and the cap
+// ttwu_do_wakeup puts on it (2*rq->max_idle_balance_cost, which starts at
+// sysctl_sched_migration_cost and stays there: it only grows when a
+// newidle balance costs more, and the model has none).
+const avgIdleMax = 2 * ksim.MigrationCost
 
 // The states of a runqueue as a remote wakeup sees it.
 const (
-	imBusy  = 0 // running a task
-	imIdle  = 1 // running its idle task: available_idle_cpu() says yes
-	imWoken = 2 // a waker has queued a task here that has not run yet: nr_running > 0, so not idle
-	// imPlacing: under update=always, a waker holds this runqueue, as
+	rqBusy  = 0 // running a task
+	rqIdle  = 1 // running its idle task: available_idle_cpu() says yes
+	rqWoken = 2 // a waker has queued a task here that has not run yet: nr_running > 0, so not idle
+	// rqPlacing: under update=always, a waker holds this runqueue, as
 	// try_to_wake_up() holds the remote rq's lock, from its claim of the
 	// idle CPU until its clear of the CPU's mask bit has landed; then it
-	// stores imWoken. The owner waits it out before it switches tasks, as
+	// stores rqWoken. The owner waits it out before it switches tasks, as
 	// __schedule() waits for rq->lock (see takeRQ). Not idle to a probe.
-	imPlacing = 3
+	rqPlacing = 3
 )
 
-// An imLLC is one simulated last-level cache: its idle mask, the runqueue of
+// A sharedLLC is one simulated last-level cache: its idle mask, the runqueue of
 // each of its CPUs, and its span.
-type imLLC struct {
+type sharedLLC struct {
 	// mask is sds_idle_cpus(sd->shared): the middle of a buffer with
 	// bench.LinePad bytes of unused words on each side.
 	mask []atomic.Uint64
 	buf  []atomic.Uint64 // mask and its padding
 	// rqs is cpu_rq(cpu) for each CPU, filled in by the CPU's owner.
-	rqs   []*imCPU
+	rqs   []*runqueue
 	width int
 	// idleCores is sd_llc_shared->has_idle_cores (smt=2).
-	idleCores *imIdleCores
+	idleCores *hasIdleCores
 }
 
-func newIMLLC(width int) *imLLC {
+func newSharedLLC(width int) *sharedLLC {
 	nw := (width + 63) / 64
 	pad := bench.LinePad / 8
 	buf := make([]atomic.Uint64, pad+nw+pad)
-	return &imLLC{mask: buf[pad : pad+nw : pad+nw], buf: buf, rqs: make([]*imCPU, width), width: width, idleCores: new(imIdleCores)}
+	return &sharedLLC{mask: buf[pad : pad+nw : pad+nw], buf: buf, rqs: make([]*runqueue, width), width: width, idleCores: new(hasIdleCores)}
 }
 
-// An imCPU is the part of one simulated CPU's runqueue that remote CPUs
+// A runqueue is the part of one simulated CPU's runqueue that remote CPUs
 // touch, on lines of its own: wakeups read state (available_idle_cpu()) and
 // write it when they queue a task there (ttwu within an LLC takes the
 // remote rq's lock and enqueues directly); everything else is the owner's.
-type imCPU struct {
+type runqueue struct {
 	_ [bench.LinePad]byte
-	// state is imBusy, imIdle, imWoken or imPlacing. The owner stores it
+	// state is rqBusy, rqIdle, rqWoken or rqPlacing. The owner stores it
 	// only when the state changes, as the kernel writes rq->curr only at a
-	// context switch; a waker moves it from imIdle to imWoken with a CAS
-	// (under update=always through imPlacing, see place).
+	// context switch; a waker moves it from rqIdle to rqWoken with a CAS
+	// (under update=always through rqPlacing, see place).
 	state atomic.Uint32
 	// last is rq->last_idle_state (update=laststate and tickstop), the
 	// mask bit as this CPU last wrote it. sched_init() starts it at 1;
@@ -76,20 +70,20 @@ type imCPU struct {
 	// queued counts the woken tasks a waker on another worker queued here
 	// behind a running task (the CPU it found idle was busy again when the
 	// task got there); the owner takes them into its own count of stacked
-	// tasks at its next event (see imLocal.stacked).
+	// tasks at its next event (see cpuLocal.stacked).
 	queued atomic.Uint32
 	_      [bench.LinePad - 12]byte
 }
 
-// An imLocal is what only a simulated CPU itself reads and writes, kept in
+// A cpuLocal is what only a simulated CPU itself reads and writes, kept in
 // its owner's memory: its clock and the averages the kernel keeps in its rq
 // and its sched_domain.
-type imLocal struct {
+type cpuLocal struct {
 	clock     ksim.Clock // this CPU's clock, ns of kernel time: gap per event
 	nextTick  int64      // when its next scheduler tick is due
 	idleSince int64      // rq->idle_stamp: when it last went idle
 	// avgIdle is rq->avg_idle: update_avg() of the idle periods a wakeup
-	// ended, capped at imAvgIdleMax (ttwu_do_wakeup).
+	// ended, capped at avgIdleMax (ttwu_do_wakeup).
 	avgIdle int64
 	// avgScanCost is this CPU's sd_llc->avg_scan_cost: update_avg() of
 	// the time select_idle_cpu() took, when it did not stop on budget.
@@ -103,36 +97,36 @@ type imLocal struct {
 	// they run when that task blocks (the CPU's next switch to idle), and
 	// each waited from its enqueue until then. See wait.
 	stacked, stackedAt int64
-	idling             bool // in an idle period (state imIdle, or imWoken not yet run)
+	idling             bool // in an idle period (state rqIdle, or rqWoken not yet run)
 	tickStopped        bool // this idle period stopped the tick (update=tickstop)
 	nohzStopped        bool // rq->nohz_tick_stopped: in nohz.idle_cpus_mask (nohz.go)
 }
 
-// An imWorker owns CPUs [lo, hi) of one simulated LLC. Everything here is
+// A worker owns CPUs [lo, hi) of one simulated LLC. Everything here is
 // written only by its own thread and padded from its neighbours; the shared
 // state is what mask and rqs point to.
-type imWorker struct {
+type worker struct {
 	_ [bench.LinePad]byte
-	imCounts
+	counts
 	rng   uint64
-	cur   int       // the CPU of the next event
-	local []imLocal // each owned CPU's own state, indexed c-lo
-	timer uint32    // counts wakeups to pick the timed scans
+	cur   int        // the CPU of the next event
+	local []cpuLocal // each owned CPU's own state, indexed c-lo
+	timer uint32     // counts wakeups to pick the timed scans
 
 	mask                   []atomic.Uint64
-	rqs                    []*imCPU
+	rqs                    []*runqueue
 	span, allowed, scratch []uint64
 	lo, hi                 int
 	width                  int64 // sd->span_weight of the LLC domain
 	busyT, wakeT, kthreadT uint64
 	tickNs, gap            int64 // TICK_NSEC; kernel time per event of one CPU
 	auditEvery             int64
-	scanNs                 int64        // probe=: kernel ns per cpu probed, or 0 (probe=auto): timed
-	early                  bool         // early=on: select_idle_sibling()'s shortcuts before the scan
-	hist                   *imHistory   // prev=history: the worker's tasks; nil with prev=draw
-	smt                    bool         // smt=2: select_idle_core() and select_idle_smt(), has_idle_cores
-	idleCores              *imIdleCores // the LLC's has_idle_cores
-	imEarly
+	scanNs                 int64         // probe=: kernel ns per cpu probed, or 0 (probe=auto): timed
+	early                  bool          // early=on: select_idle_sibling()'s shortcuts before the scan
+	hist                   *history      // prev=history: the worker's tasks; nil with prev=draw
+	smt                    bool          // smt=2: select_idle_core() and select_idle_smt(), has_idle_cores
+	idleCores              *hasIdleCores // the LLC's has_idle_cores
+	earlyCounts
 	timedNs, timedProbes int64 // probe=auto: the timed scans' wall time and probes
 	// placeHook and heldHook, when a test sets them, run in place
 	// between the waker's claim of a CPU and its clear of the bit, and in
@@ -140,7 +134,7 @@ type imWorker struct {
 	// stops one worker there to force an interleaving. Nil in runs.
 	placeHook func(cpu int)
 	heldHook  func()
-	update    imUpdate
+	update    updatePolicy
 	scanMask  bool
 	sisProp   bool
 	// nohz= (nohz.go): the mode, the machine's nohz struct, this LLC's
@@ -156,9 +150,9 @@ type imWorker struct {
 
 // next is xorshift64*: cheap, deterministic per worker, good enough to
 // schedule events.
-func (w *imWorker) next() uint64 { return bench.XorShift(&w.rng) }
+func (w *worker) next() uint64 { return bench.XorShift(&w.rng) }
 
-func (w *imWorker) Run(n int) { idleMaskEvents(w, n) }
+func (w *worker) Run(n int) { idleMaskEvents(w, n) }
 
 // idleMaskEvents is the hot loop: n events, each on the next of the worker's
 // CPUs, each moving that CPU's clock by one event's kernel time. perf
@@ -166,7 +160,7 @@ func (w *imWorker) Run(n int) { idleMaskEvents(w, n) }
 // ksim.SelectIdleCPU.
 //
 //go:noinline
-func idleMaskEvents(w *imWorker, n int) {
+func idleMaskEvents(w *worker, n int) {
 	for range n {
 		c := w.cur
 		if w.cur++; w.cur == w.hi {
@@ -185,7 +179,7 @@ func idleMaskEvents(w *imWorker, n int) {
 		}
 		loc.clock.Advance(w.gap)
 		r := w.next()
-		if loc.idling && rq.state.Load() == imWoken {
+		if loc.idling && rq.state.Load() == rqWoken {
 			// A waker queued a task here: it runs now.
 			w.idleExit(c, rq, loc)
 		}
@@ -207,13 +201,13 @@ func idleMaskEvents(w *imWorker, n int) {
 
 // setBit is cpumask_set_cpu() on the shared mask: a locked OR, which takes the
 // line exclusive whether or not the bit changes.
-func (w *imWorker) setBit(c int) {
+func (w *worker) setBit(c int) {
 	w.mask[c/64].Or(1 << (c % 64))
 	w.writes++
 }
 
 // clearBit is cpumask_clear_cpu(): a locked AND.
-func (w *imWorker) clearBit(c int) {
+func (w *worker) clearBit(c int) {
 	w.mask[c/64].And(^(uint64(1) << (c % 64)))
 	w.writes++
 }
@@ -229,12 +223,12 @@ func (w *imWorker) clearBit(c int) {
 //
 // where the governor stops the tick when it expects the CPU to stay idle at
 // least a tick (menu: predicted_ns >= TICK_NSEC).
-func (w *imWorker) idleEntry(c int, rq *imCPU, loc *imLocal) {
+func (w *worker) idleEntry(c int, rq *runqueue, loc *cpuLocal) {
 	switched := !loc.idling
 	if switched {
 		// The switch to the idle task; newidle balancing (not
 		// modelled) stamps rq->idle_stamp.
-		rq.state.Store(imIdle)
+		rq.state.Store(rqIdle)
 		loc.idling = true
 		loc.idleSince = loc.clock.Now()
 		loc.tickStopped = false
@@ -247,11 +241,11 @@ func (w *imWorker) idleEntry(c int, rq *imCPU, loc *imLocal) {
 		w.updateIdleCore(c)
 	}
 	switch w.update {
-	case imAlways, imTick:
+	case updateAlways, updateTick:
 		w.setBit(c)
-	case imLastState:
+	case updateLastState:
 		w.setIdle(c, rq)
-	case imTickStop:
+	case updateTickStop:
 		if loc.gov.StopTick(w.tickNs, loc.tickStopped, -1) {
 			// nohz_balance_enter_idle() runs on the tick's
 			// transition to stopped only (tick-sched.c: "if
@@ -260,7 +254,7 @@ func (w *imWorker) idleEntry(c int, rq *imCPU, loc *imLocal) {
 			first := !loc.tickStopped
 			loc.tickStopped = true
 			w.setIdle(c, rq)
-			if first && w.nohzMode != imNohzNone {
+			if first && w.nohzMode != nohzNone {
 				w.nohzIdle(c, loc)
 			}
 		}
@@ -272,7 +266,7 @@ func (w *imWorker) idleEntry(c int, rq *imCPU, loc *imLocal) {
 //	idle_state = set_idle || sched_idle_cpu(cpu);
 //	if (rq->last_idle_state == idle_state)
 //		return;
-func (w *imWorker) setIdle(c int, rq *imCPU) {
+func (w *worker) setIdle(c int, rq *runqueue) {
 	if rq.last != 1 {
 		w.setBit(c)
 		rq.last = 1
@@ -280,41 +274,41 @@ func (w *imWorker) setIdle(c int, rq *imCPU) {
 }
 
 // idleExit is the CPU picking a task after idle: the one a remote waker
-// queued (state imWoken), or one of its own. ttwu_do_wakeup() folds the idle
+// queued (state rqWoken), or one of its own. ttwu_do_wakeup() folds the idle
 // period into rq->avg_idle; the governor learns it too. Only the exact mask
 // hears of the exit; the patch leaves the bit set until the tick.
-func (w *imWorker) idleExit(c int, rq *imCPU, loc *imLocal) {
+func (w *worker) idleExit(c int, rq *runqueue, loc *cpuLocal) {
 	old := w.takeRQ(rq)
 	idle := loc.clock.Now() - loc.idleSince
 	ksim.UpdateAvg(&loc.avgIdle, idle)
-	loc.avgIdle = min(loc.avgIdle, imAvgIdleMax)
+	loc.avgIdle = min(loc.avgIdle, avgIdleMax)
 	loc.gov.Idled(idle)
 	loc.idling = false
 	loc.tickStopped = false
-	// Under update=always a waker that placed a task here (imWoken)
+	// Under update=always a waker that placed a task here (rqWoken)
 	// has already cleared the bit (takeRQ waited for it), unless this
 	// CPU's own idle re-entry or tick set it again between the waker's
 	// claim and its clear (a race the kernel has too); the exit clears
 	// what is left.
-	if w.update == imAlways && (old == imIdle || w.mask[c/64].Load()>>(c%64)&1 != 0) {
+	if w.update == updateAlways && (old == rqIdle || w.mask[c/64].Load()>>(c%64)&1 != 0) {
 		w.clearBit(c)
 	}
 }
 
 // takeRQ is the owner switching its CPU to a task (the one a waker queued,
 // or its own): it marks the runqueue busy and returns the state it left.
-// While a waker holds the runqueue (imPlacing) it waits, as __schedule()
+// While a waker holds the runqueue (rqPlacing) it waits, as __schedule()
 // spins on the rq->lock that try_to_wake_up() holds; the waker is inside
 // one event, between two writes, so the wait is short and always ends.
 // Without it, under update=always, the owner could run the woken task and
 // go idle again (setting its bit) before the waker's clear landed, leaving
 // an idle CPU out of the exact mask until its next idle entry or tick.
-func (w *imWorker) takeRQ(rq *imCPU) uint32 {
+func (w *worker) takeRQ(rq *runqueue) uint32 {
 	held := false
 	for {
 		old := rq.state.Load()
-		if old != imPlacing {
-			if rq.state.CompareAndSwap(old, imBusy) {
+		if old != rqPlacing {
+			if rq.state.CompareAndSwap(old, rqBusy) {
 				return old
 			}
 			continue // a waker claimed it since the load
@@ -338,25 +332,25 @@ func (w *imWorker) takeRQ(rq *imCPU) uint32 {
 //
 // update=always rewrites the bit either way. A CPU with a woken task queued
 // is not idle_cpu().
-func (w *imWorker) schedulerTick(c int, rq *imCPU) {
-	idle := rq.state.Load() == imIdle
-	if !idle && w.nohzMode != imNohzNone {
+func (w *worker) schedulerTick(c int, rq *runqueue) {
+	idle := rq.state.Load() == rqIdle
+	if !idle && w.nohzMode != nohzNone {
 		w.nohzKick(c, &w.local[c-w.lo])
 	}
 	switch w.update {
-	case imAlways:
+	case updateAlways:
 		if idle {
 			w.setBit(c)
 		} else {
 			w.clearBit(c)
 		}
-	case imLastState, imTickStop:
+	case updateLastState, updateTickStop:
 		if idle || rq.last == 0 {
 			return
 		}
 		w.clearBit(c)
 		rq.last = 0
-	case imTick:
+	case updateTick:
 		if !idle {
 			w.clearBit(c)
 		}
@@ -364,11 +358,11 @@ func (w *imWorker) schedulerTick(c int, rq *imCPU) {
 }
 
 // stack queues n woken tasks on this CPU behind its running task, now.
-func (loc *imLocal) stack(n int64) {
+func (loc *cpuLocal) stack(n int64) {
 	loc.stacked += n
 	loc.stackedAt += n * loc.clock.Now()
 }
 
 // waited is the kernel time the tasks stacked on this CPU have waited by
 // now, summed.
-func (loc *imLocal) waited(now int64) int64 { return loc.stacked*now - loc.stackedAt }
+func (loc *cpuLocal) waited(now int64) int64 { return loc.stacked*now - loc.stackedAt }

@@ -9,13 +9,13 @@ import (
 	"github.com/contend/contend/bench/benchtest"
 )
 
-// imDraw advances w's generator until the next wakeup's prev_cpu and
+// draw advances w's generator until the next wakeup's prev_cpu and
 // recent_used_cpu satisfy ok, and returns them.
-func imDraw(t *testing.T, w *imWorker, ok func(prev, recent int) bool) (prev, recent int) {
+func draw(t *testing.T, w *worker, ok func(prev, recent int) bool) (prev, recent int) {
 	t.Helper()
 	for range 10000 {
 		r := w.rng
-		prev, recent = imPrevRecent(bench.XorShift(&r), w.width)
+		prev, recent = drawPrevRecent(bench.XorShift(&r), w.width)
 		if ok(prev, recent) {
 			return prev, recent
 		}
@@ -49,12 +49,12 @@ func TestIdleMaskShortcuts(t *testing.T) {
 		{"none idle among them: the scan, from the target", func(p, r int) []int { return []int{7} },
 			func(p, r int) bool { return p != 0 && p != 7 && r != 7 }, func(p, r int) int { return 7 }, 0, 0, 0, 1},
 	} {
-		s, ws := imSetup(t, "update=always/scan=all/sis=none/busy=100/llc=8", 1)
+		s, ws := setup(t, "update=always/scan=all/sis=none/busy=100/llc=8", 1)
 		w := ws[0]
 		w.early = true
-		prev, recent := imDraw(t, w, tt.fits)
+		prev, recent := draw(t, w, tt.fits)
 		for _, c := range tt.idle(prev, recent) {
-			s.llcs[0].rqs[c].state.Store(imIdle)
+			s.llcs[0].rqs[c].state.Store(rqIdle)
 		}
 		w.wakeup(0, &w.local[0])
 		want := tt.want(prev, recent)
@@ -63,7 +63,7 @@ func TestIdleMaskShortcuts(t *testing.T) {
 		if tt.scans > 0 {
 			scanProbes = int64(want) + 1 // cpus 0 (the target) to want
 		}
-		if st := s.llcs[0].rqs[want].state.Load(); st != imWoken || !slices.Equal(got, []int64{tt.target, tt.pr, tt.rc, scanProbes, 1}) {
+		if st := s.llcs[0].rqs[want].state.Load(); st != rqWoken || !slices.Equal(got, []int64{tt.target, tt.pr, tt.rc, scanProbes, 1}) {
 			t.Errorf("%s (prev %d, recent %d): cpu %d state %d; target, prev, recent, scan probes, found = %v; want cpu %d woken, %v",
 				tt.name, prev, recent, want, st, got, want, []int64{tt.target, tt.pr, tt.rc, scanProbes, 1})
 		}
@@ -76,11 +76,11 @@ func TestIdleMaskShortcuts(t *testing.T) {
 // idle CPU 3.
 func TestIdleMaskTargetCharged(t *testing.T) {
 	for _, early := range []bool{false, true} {
-		s, ws := imSetup(t, "update=always/scan=all/sis=prop/busy=100/llc=48", 1)
+		s, ws := setup(t, "update=always/scan=all/sis=prop/busy=100/llc=48", 1)
 		w, loc := ws[0], &ws[0].local[0]
 		w.early = early
-		imDraw(t, w, func(p, r int) bool { return p != 3 && r != 3 })
-		s.llcs[0].rqs[3].state.Store(imIdle)
+		draw(t, w, func(p, r int) bool { return p != 3 && r != 3 })
+		s.llcs[0].rqs[3].state.Store(rqIdle)
 		loc.avgIdle, loc.avgScanCost = 10_000, 300 // nr = 4
 		w.wakeup(0, loc)
 		wantFound, wantOut := int64(1), int64(0)
@@ -96,13 +96,13 @@ func TestIdleMaskTargetCharged(t *testing.T) {
 // avg_scan_cost is kernel time: probes × the cost of one (at least one
 // probe's worth), given or, with probe=auto, the timed scans' ratio.
 func TestIdleMaskScanCost(t *testing.T) {
-	w := &imWorker{scanNs: 50}
+	w := &worker{scanNs: 50}
 	for _, tt := range []struct{ probes, want int }{{0, 50}, {1, 50}, {7, 350}} {
 		if got := w.scanCost(tt.probes); got != int64(tt.want) {
 			t.Errorf("probe=50: scanCost(%d) = %d, want %d", tt.probes, got, tt.want)
 		}
 	}
-	w = &imWorker{}
+	w = &worker{}
 	if got := w.scanCost(5); got != 0 {
 		t.Errorf("probe=auto before any timed scan: scanCost(5) = %d, want 0", got)
 	}

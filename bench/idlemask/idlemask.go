@@ -34,9 +34,9 @@ var (
 		Doc: "kernel time a woken task waited queued behind a running task until it blocked, mean over all wakeups (0 for a task placed on an idle cpu)"}
 )
 
-// imKeys are the variant's keys, in canonical order.
-var imKeys = []bench.Key{
-	{Name: "update", Default: "laststate", Domain: bench.OneOf(imUpdateNames...),
+// keys are the variant's keys, in canonical order.
+var keys = []bench.Key{
+	{Name: "update", Default: "laststate", Domain: bench.OneOf(updateNames...),
 		Doc: "always: exact mask; laststate: v5 with Vincent's change (set at every idle entry); " +
 			"tickstop: v5 as posted, the set gated on the tick being stopped (the seed's uperf figures were measured with this one); " +
 			"tick: laststate without the last_idle_state filter; none: no mask (scan=all only)"},
@@ -48,7 +48,7 @@ var imKeys = []bench.Key{
 		Doc: "duty cycle: percent of non-wakeup events that find the CPU busy"},
 	{Name: "wake", Default: "10", Domain: bench.IntRange(0, 100),
 		Doc: "percent of events that are wakeups searching for an idle CPU"},
-	{Name: "llc", Default: "48", Domain: bench.IntRange(1, imMaxLLC),
+	{Name: "llc", Default: "48", Domain: bench.IntRange(1, maxLLC),
 		Doc: "simulated LLC width in CPUs; the workers of one real LLC own contiguous shares of it"},
 	{Name: "tick", Default: "100", Domain: bench.IntRange(1, 1_000_000),
 		Doc: "events of one simulated CPU per scheduler tick (an event is 1/N of a tick of kernel time)"},
@@ -75,7 +75,7 @@ func init() {
 		Name:       "idlemask",
 		BenchName:  "IdleMask",
 		Summary:    "per-LLC idle cpumask (seed 003): who writes the shared word how often, and what a scan of it saves",
-		Keys:       imKeys,
+		Keys:       keys,
 		HotSymbols: []string{"idleMaskEvents", "github.com/contend/contend/bench/ksim.SelectIdleCPU"},
 		Quick: []string{
 			"update=always/scan=mask/sis=prop/busy=90/wake=10/llc=48/tick=100/hz=1000",
@@ -138,30 +138,30 @@ func idleMaskFull() []string {
 	return vs
 }
 
-// The update policies, indexing imUpdateNames.
-type imUpdate int
+// The update policies, indexing updateNames.
+type updatePolicy int
 
 const (
-	imAlways imUpdate = iota
-	imLastState
-	imTickStop
-	imTick
-	imNone
+	updateAlways updatePolicy = iota
+	updateLastState
+	updateTickStop
+	updateTick
+	updateNone
 )
 
-var imUpdateNames = []string{"always", "laststate", "tickstop", "tick", "none"}
+var updateNames = []string{"always", "laststate", "tickstop", "tick", "none"}
 
-// imMaxLLC bounds llc=: CONFIG_NR_CPUS is at most 8192, and an LLC of 4096
+// maxLLC bounds llc=: CONFIG_NR_CPUS is at most 8192, and an LLC of 4096
 // CPUs is already far beyond any machine.
-const imMaxLLC = 4096
+const maxLLC = 4096
 
-// imAuditEvery: one failed mask search in this many is audited for an idle
+// defaultAuditEvery: one failed mask search in this many is audited for an idle
 // CPU the mask missed.
-const imAuditEvery = 64
+const defaultAuditEvery = 64
 
 type idleMask struct {
 	params   *bench.Params
-	update   imUpdate
+	update   updatePolicy
 	scanMask bool
 	sisProp  bool
 	busy     int // percent
@@ -170,10 +170,10 @@ type idleMask struct {
 	tick     int
 	hz       int
 
-	llcs    []*imLLC
-	shares  []imShare
-	workers []*imWorker
-	// auditEvery is imAuditEvery; tests set 1 to audit every failure.
+	llcs    []*sharedLLC
+	shares  []share
+	workers []*worker
+	// auditEvery is defaultAuditEvery; tests set 1 to audit every failure.
 	auditEvery int64
 	// scanNs is probe= in ns, or 0 for auto (timed); tests set it so
 	// that runs are reproducible.
@@ -188,12 +188,12 @@ type idleMask struct {
 }
 
 func newIdleMask(variant string) (bench.Scenario, error) {
-	p, err := bench.ParseParams("idlemask", variant, imKeys)
+	p, err := bench.ParseParams("idlemask", variant, keys)
 	if err != nil {
 		return nil, err
 	}
-	s := &idleMask{params: p, auditEvery: imAuditEvery,
-		update: imUpdate(p.Index("update")), scanMask: p.Get("scan") == "mask", sisProp: p.Get("sis") == "prop",
+	s := &idleMask{params: p, auditEvery: defaultAuditEvery,
+		update: updatePolicy(p.Index("update")), scanMask: p.Get("scan") == "mask", sisProp: p.Get("sis") == "prop",
 		busy: p.Int("busy"), wake: p.Int("wake"), width: p.Int("llc"), tick: p.Int("tick"), hz: p.Int("hz")}
 	s.early = p.Get("early") == "on"
 	s.history = p.Get("prev") == "history"
@@ -203,13 +203,13 @@ func newIdleMask(variant string) (bench.Scenario, error) {
 		return nil, fmt.Errorf("idlemask: smt=2 pairs cpus into cores: llc=%d is odd", s.width)
 	}
 	s.nohz = p.Index("nohz")
-	if s.nohz != imNohzNone && s.update != imTickStop {
+	if s.nohz != nohzNone && s.update != updateTickStop {
 		return nil, fmt.Errorf("idlemask: nohz=%s needs update=tickstop: the tick-stop path is where nohz_balance_enter_idle() runs", p.Get("nohz"))
 	}
 	if v := p.Get("probe"); v != "auto" {
 		s.scanNs, _ = strconv.ParseInt(v, 10, 64) // canonical, so valid
 	}
-	if s.update == imNone && s.scanMask {
+	if s.update == updateNone && s.scanMask {
 		return nil, fmt.Errorf("idlemask: update=none keeps no mask for scan=mask to read (use scan=all)")
 	}
 	return s, nil
@@ -220,16 +220,16 @@ func (s *idleMask) Variant() string { return s.params.String() }
 // tickNs is TICK_NSEC at the variant's HZ.
 func (s *idleMask) tickNs() int64 { return ksim.HZ(s.hz).TickNs() }
 
-// An imShare is one worker's part of the simulated LLCs: CPUs [lo, hi) of
+// A share is one worker's part of the simulated LLCs: CPUs [lo, hi) of
 // LLC llc.
-type imShare struct{ llc, lo, hi int }
+type share struct{ llc, lo, hi int }
 
-// imPlan divides simulated LLCs of width CPUs among workers whose real LLCs
+// planShares divides simulated LLCs of width CPUs among workers whose real LLCs
 // are realLLC (one entry per worker; -1 when unknown). The workers of one real
 // LLC, in index order, share ceil(n/width) simulated LLCs as evenly as
 // possible, and the workers of one simulated LLC own contiguous shares of it,
 // at least one CPU each.
-func imPlan(realLLC []int, width int) (shares []imShare, nllc int) {
+func planShares(realLLC []int, width int) (shares []share, nllc int) {
 	var order []int
 	groups := map[int][]int{}
 	for i, l := range realLLC {
@@ -238,14 +238,14 @@ func imPlan(realLLC []int, width int) (shares []imShare, nllc int) {
 		}
 		groups[l] = append(groups[l], i)
 	}
-	shares = make([]imShare, len(realLLC))
+	shares = make([]share, len(realLLC))
 	for _, l := range order {
 		ws := groups[l]
 		k := (len(ws) + width - 1) / width
 		for j := range k {
 			chunk := ws[j*len(ws)/k : (j+1)*len(ws)/k]
 			for m, wi := range chunk {
-				shares[wi] = imShare{llc: nllc, lo: m * width / len(chunk), hi: (m + 1) * width / len(chunk)}
+				shares[wi] = share{llc: nllc, lo: m * width / len(chunk), hi: (m + 1) * width / len(chunk)}
 			}
 			nllc++
 		}
@@ -262,28 +262,28 @@ func (s *idleMask) Start(env *bench.Env) error {
 		}
 	}
 	var n int
-	s.shares, n = imPlan(realLLC, s.width)
-	s.llcs = make([]*imLLC, n)
+	s.shares, n = planShares(realLLC, s.width)
+	s.llcs = make([]*sharedLLC, n)
 	for i := range s.llcs {
-		s.llcs[i] = newIMLLC(s.width)
+		s.llcs[i] = newSharedLLC(s.width)
 	}
-	s.workers = make([]*imWorker, len(env.CPUs))
-	if s.nohz != imNohzNone {
-		s.nohzState = bench.NewNohz(n*s.width, s.nohz == imNohzCounter)
+	s.workers = make([]*worker, len(env.CPUs))
+	if s.nohz != nohzNone {
+		s.nohzState = bench.NewNohz(n*s.width, s.nohz == nohzCounter)
 	}
 	return nil
 }
 
-// imPercent scales a percentage to a threshold for the top or bottom 32 bits
+// fixedPercent scales a percentage to a threshold for the top or bottom 32 bits
 // of a random word: a 32-bit draw below it happens with probability p/100.
-func imPercent(p int) uint64 { return uint64(p) << 32 / 100 }
+func fixedPercent(p int) uint64 { return uint64(p) << 32 / 100 }
 
 func (s *idleMask) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 	sh := s.shares[info.Index]
 	llc := s.llcs[sh.llc]
 	nw := len(llc.mask)
 	tickNs := s.tickNs()
-	w := &imWorker{
+	w := &worker{
 		mask:       llc.mask,
 		rqs:        llc.rqs,
 		lo:         sh.lo,
@@ -293,9 +293,9 @@ func (s *idleMask) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		update:     s.update,
 		scanMask:   s.scanMask,
 		sisProp:    s.sisProp,
-		busyT:      imPercent(s.busy),
-		wakeT:      imPercent(s.wake),
-		kthreadT:   imPercent(s.kthread),
+		busyT:      fixedPercent(s.busy),
+		wakeT:      fixedPercent(s.wake),
+		kthreadT:   fixedPercent(s.kthread),
 		tickNs:     tickNs,
 		gap:        max(tickNs/int64(s.tick), 1),
 		auditEvery: s.auditEvery,
@@ -313,33 +313,33 @@ func (s *idleMask) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		span:    make([]uint64, nw),
 		allowed: make([]uint64, nw),
 		scratch: make([]uint64, nw),
-		local:   make([]imLocal, sh.hi-sh.lo),
+		local:   make([]cpuLocal, sh.hi-sh.lo),
 		rng:     0x9e3779b97f4a7c15 * uint64(info.Index+1),
 	}
 	if s.history {
-		w.hist = newIMHistory(sh.lo, sh.hi)
+		w.hist = newHistory(sh.lo, sh.hi)
 	}
 	for c := range llc.width {
 		w.span[c/64] |= 1 << (c % 64)
 	}
 	copy(w.allowed, w.span)
 	// The worker's runqueues, allocated and first touched on its thread.
-	rqs := make([]imCPU, sh.hi-sh.lo)
+	rqs := make([]runqueue, sh.hi-sh.lo)
 	for c := sh.lo; c < sh.hi; c++ {
 		rq, loc := &rqs[c-sh.lo], &w.local[c-sh.lo]
 		r := w.next()
 		// rq->avg_idle starts at 2*sysctl_sched_migration_cost
 		// (sched_init), avg_scan_cost at 0 (the domain is zeroed).
-		loc.avgIdle = imAvgIdleMax
+		loc.avgIdle = avgIdleMax
 		// Start each CPU in a state drawn from the duty cycle, with an
 		// exact mask, so the run does not begin with a warm-up from
 		// sd_init's all-idle mask; stagger the ticks over one tick.
 		// update=tickstop starts with no tick stopped (nothing idle
 		// long enough yet), so its idle CPUs start out of the mask.
 		if uint64(uint32(r)) >= w.busyT {
-			rq.state.Store(imIdle)
+			rq.state.Store(rqIdle)
 			loc.idling = true
-			if s.update != imNone && s.update != imTickStop {
+			if s.update != updateNone && s.update != updateTickStop {
 				rq.last = 1
 				w.mask[c/64].Or(1 << (c % 64))
 			}
@@ -352,13 +352,13 @@ func (s *idleMask) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 }
 
 func (s *idleMask) Finish(res *bench.Result) error {
-	var t imCounts
-	var e imEarly
+	var t counts
+	var e earlyCounts
 	var timedNs, timedProbes int64
 	var pending int64 // the waits of tasks still stacked when the run stopped, so far
 	for _, w := range s.workers {
-		t.add(&w.imCounts)
-		e.add(&w.imEarly)
+		t.add(&w.counts)
+		e.add(&w.earlyCounts)
 		timedNs += w.timedNs
 		timedProbes += w.timedProbes
 		for i := range w.local {
@@ -397,7 +397,7 @@ func (s *idleMask) Finish(res *bench.Result) error {
 		res.AddMetric(IdleCore, 100*float64(t.coreFound)/wakeups)
 		res.AddMetric(CoreWrites, float64(t.coreWrites)/ops)
 	}
-	if s.nohz != imNohzNone {
+	if s.nohz != nohzNone {
 		var nw int64
 		for _, w := range s.workers {
 			nw += w.nohzWrites
@@ -426,14 +426,14 @@ func (s *idleMask) Finish(res *bench.Result) error {
 //     task. An idle CPU is never out of the mask: the waker's clear lands
 //     before it publishes the task, and the owner waits for that before
 //     running it (takeRQ), so the clear cannot follow a later idle entry;
-//   - every policy: no runqueue still held by a waker (imPlacing), since
+//   - every policy: no runqueue still held by a waker (rqPlacing), since
 //     workers stop between whole events;
 //   - laststate and tick: a superset of the idle CPUs (only a tick clears a
 //     bit, and only for a CPU that is not idle);
 //   - tickstop: every idle CPU whose tick is stopped is in the mask;
 //   - laststate and tickstop: the bit equal to rq->last_idle_state.
 func (s *idleMask) check() error {
-	if s.update == imNone {
+	if s.update == updateNone {
 		return nil
 	}
 	for li, llc := range s.llcs {
@@ -442,26 +442,26 @@ func (s *idleMask) check() error {
 				continue // no worker owned it (a failed start)
 			}
 			bit := llc.mask[c/64].Load()>>(c%64)&1 != 0
-			idle := rq.state.Load() == imIdle
-			name := imUpdateNames[s.update]
-			if rq.state.Load() == imPlacing {
+			idle := rq.state.Load() == rqIdle
+			name := updateNames[s.update]
+			if rq.state.Load() == rqPlacing {
 				return fmt.Errorf("idlemask: update=%s: llc %d cpu %d: a waker still holds the runqueue after the run", name, li, c)
 			}
 			switch s.update {
-			case imAlways:
-				if bit != idle && rq.state.Load() != imWoken {
+			case updateAlways:
+				if bit != idle && rq.state.Load() != rqWoken {
 					return fmt.Errorf("idlemask: update=always: llc %d cpu %d: mask bit %v, cpu idle %v after the run", li, c, bit, idle)
 				}
-			case imLastState, imTick:
+			case updateLastState, updateTick:
 				if idle && !bit {
 					return fmt.Errorf("idlemask: update=%s: llc %d cpu %d is idle but not in the mask after the run", name, li, c)
 				}
-			case imTickStop:
+			case updateTickStop:
 				if idle && s.local(li, c).tickStopped && !bit {
 					return fmt.Errorf("idlemask: update=tickstop: llc %d cpu %d is idle with its tick stopped but not in the mask after the run", li, c)
 				}
 			}
-			if (s.update == imLastState || s.update == imTickStop) && bit != (rq.last != 0) {
+			if (s.update == updateLastState || s.update == updateTickStop) && bit != (rq.last != 0) {
 				return fmt.Errorf("idlemask: update=%s: llc %d cpu %d: mask bit %v, last_idle_state %d", name, li, c, bit, rq.last)
 			}
 		}
@@ -470,17 +470,17 @@ func (s *idleMask) check() error {
 }
 
 // local returns the owner's private state of CPU c of simulated LLC li.
-func (s *idleMask) local(li, c int) *imLocal {
+func (s *idleMask) local(li, c int) *cpuLocal {
 	for i, w := range s.workers {
 		if sh := s.shares[i]; w != nil && sh.llc == li && c >= sh.lo && c < sh.hi {
 			return &w.local[c-sh.lo]
 		}
 	}
-	return &imLocal{}
+	return &cpuLocal{}
 }
 
-// imCounts are one worker's statistics.
-type imCounts struct {
+// counts are one worker's statistics.
+type counts struct {
 	events       int64 // operations
 	writes       int64 // atomic writes to the mask words
 	probes       int64 // runqueues a search looked at
@@ -498,7 +498,7 @@ type imCounts struct {
 	waitNs       int64 // kernel time stacked tasks waited until their cpu's task blocked (counted by the cpu's owner)
 }
 
-func (c *imCounts) add(o *imCounts) {
+func (c *counts) add(o *counts) {
 	c.events += o.events
 	c.writes += o.writes
 	c.probes += o.probes

@@ -13,26 +13,26 @@ import (
 	"github.com/contend/contend/bench/ksim"
 )
 
-// imSetup builds an idlemask scenario and its workers without the runner or a
+// setup builds an idlemask scenario and its workers without the runner or a
 // topology (so all workers are of one real LLC): a test can drive events and
 // hooks itself, deterministically. The scan cost that feeds SIS_PROP is
-// imTestScanNs per probe instead of a timing, so the budget is reproducible.
-func imSetup(t testing.TB, variant string, workers int) (*idleMask, []*imWorker) {
+// testScanNs per probe instead of a timing, so the budget is reproducible.
+func setup(t testing.TB, variant string, workers int) (*idleMask, []*worker) {
 	t.Helper()
 	s := benchtest.StartUnpinned[*idleMask](t, "idlemask", variant, workers)
 	for _, w := range s.workers {
-		w.scanNs = imTestScanNs
+		w.scanNs = testScanNs
 	}
 	return s, s.workers
 }
 
-// imTestScanNs is the deterministic scan cost per probe of imSetup's
+// testScanNs is the deterministic scan cost per probe of setup's
 // workers: about what a remote runqueue probe costs.
-const imTestScanNs = 50
+const testScanNs = 50
 
-// imFlush is a quiescent flush: one scheduler tick on every simulated CPU,
+// flush is a quiescent flush: one scheduler tick on every simulated CPU,
 // with no events in between.
-func imFlush(s *idleMask) {
+func flush(s *idleMask) {
 	for _, w := range s.workers {
 		for c := w.lo; c < w.hi; c++ {
 			w.schedulerTick(c, w.rqs[c])
@@ -40,13 +40,13 @@ func imFlush(s *idleMask) {
 	}
 }
 
-// imStale returns the CPUs of simulated LLC 0 whose mask bit disagrees with
+// stale returns the CPUs of simulated LLC 0 whose mask bit disagrees with
 // their runqueue: busy CPUs in the mask, and idle CPUs missing from it.
-func imStale(s *idleMask) (busyInMask, idleMissing []int) {
+func stale(s *idleMask) (busyInMask, idleMissing []int) {
 	llc := s.llcs[0]
 	for c, rq := range llc.rqs {
 		bit := llc.mask[c/64].Load()>>(c%64)&1 != 0
-		idle := rq.state.Load() == imIdle
+		idle := rq.state.Load() == rqIdle
 		switch {
 		case bit && !idle:
 			busyInMask = append(busyInMask, c)
@@ -98,24 +98,24 @@ func TestIMPlan(t *testing.T) {
 	tests := []struct {
 		real  []int
 		width int
-		want  []imShare
+		want  []share
 		nllc  int
 	}{
-		{[]int{-1}, 48, []imShare{{0, 0, 48}}, 1},
-		{[]int{-1, -1}, 48, []imShare{{0, 0, 24}, {0, 24, 48}}, 1},
-		{[]int{0, 0, 0}, 48, []imShare{{0, 0, 16}, {0, 16, 32}, {0, 32, 48}}, 1},
-		{[]int{0, 0}, 3, []imShare{{0, 0, 1}, {0, 1, 3}}, 1},
-		{[]int{0}, 1, []imShare{{0, 0, 1}}, 1},
+		{[]int{-1}, 48, []share{{0, 0, 48}}, 1},
+		{[]int{-1, -1}, 48, []share{{0, 0, 24}, {0, 24, 48}}, 1},
+		{[]int{0, 0, 0}, 48, []share{{0, 0, 16}, {0, 16, 32}, {0, 32, 48}}, 1},
+		{[]int{0, 0}, 3, []share{{0, 0, 1}, {0, 1, 3}}, 1},
+		{[]int{0}, 1, []share{{0, 0, 1}}, 1},
 		// Two real LLCs never share a mask.
-		{[]int{0, 1, 0, 1}, 48, []imShare{{0, 0, 24}, {1, 0, 24}, {0, 24, 48}, {1, 24, 48}}, 2},
+		{[]int{0, 1, 0, 1}, 48, []share{{0, 0, 24}, {1, 0, 24}, {0, 24, 48}, {1, 24, 48}}, 2},
 		// More workers than llc=: one CPU each over several simulated LLCs.
-		{[]int{0, 0, 0}, 2, []imShare{{0, 0, 2}, {1, 0, 1}, {1, 1, 2}}, 2},
-		{[]int{5, 5, 5, 5, 5}, 1, []imShare{{0, 0, 1}, {1, 0, 1}, {2, 0, 1}, {3, 0, 1}, {4, 0, 1}}, 5},
+		{[]int{0, 0, 0}, 2, []share{{0, 0, 2}, {1, 0, 1}, {1, 1, 2}}, 2},
+		{[]int{5, 5, 5, 5, 5}, 1, []share{{0, 0, 1}, {1, 0, 1}, {2, 0, 1}, {3, 0, 1}, {4, 0, 1}}, 5},
 	}
 	for _, tt := range tests {
-		got, n := imPlan(tt.real, tt.width)
+		got, n := planShares(tt.real, tt.width)
 		if !slices.Equal(got, tt.want) || n != tt.nllc {
-			t.Errorf("imPlan(%v, %d) = %v, %d; want %v, %d", tt.real, tt.width, got, n, tt.want, tt.nllc)
+			t.Errorf("planShares(%v, %d) = %v, %d; want %v, %d", tt.real, tt.width, got, n, tt.want, tt.nllc)
 		}
 	}
 	// Every simulated CPU has exactly one owner, whatever the shape.
@@ -125,14 +125,14 @@ func TestIMPlan(t *testing.T) {
 			for i := range real {
 				real[i] = i % 3
 			}
-			shares, n := imPlan(real, width)
+			shares, n := planShares(real, width)
 			owners := make([][]int, n)
 			for i := range owners {
 				owners[i] = make([]int, width)
 			}
 			for _, sh := range shares {
 				if sh.hi <= sh.lo {
-					t.Errorf("imPlan(%v, %d): empty share %v", real, width, sh)
+					t.Errorf("planShares(%v, %d): empty share %v", real, width, sh)
 				}
 				for c := sh.lo; c < sh.hi; c++ {
 					owners[sh.llc][c]++
@@ -141,7 +141,7 @@ func TestIMPlan(t *testing.T) {
 			for l, os := range owners {
 				for c, k := range os {
 					if k != 1 {
-						t.Errorf("imPlan(%v, %d): llc %d cpu %d has %d owners", real, width, l, c, k)
+						t.Errorf("planShares(%v, %d): llc %d cpu %d has %d owners", real, width, l, c, k)
 					}
 				}
 			}
@@ -194,10 +194,10 @@ func TestIdleMaskHooks(t *testing.T) {
 			if tt.update == "none" {
 				scan = "all"
 			}
-			s, ws := imSetup(t, "update="+tt.update+"/scan="+scan+"/llc=2/busy=100", 1)
+			s, ws := setup(t, "update="+tt.update+"/scan="+scan+"/llc=2/busy=100", 1)
 			w, c := ws[0], 0
 			rq, loc := w.rqs[c], &w.local[c]
-			if rq.state.Load() != imBusy || s.llcs[0].mask[0].Load() != 0 {
+			if rq.state.Load() != rqBusy || s.llcs[0].mask[0].Load() != 0 {
 				t.Fatal("busy=100 should start every CPU busy with an empty mask")
 			}
 			bit := func() bool { return s.llcs[0].mask[0].Load()&1 != 0 }
@@ -218,7 +218,7 @@ func TestIdleMaskHooks(t *testing.T) {
 				case 't':
 					w.schedulerTick(c, rq)
 				}
-				if tt.update == "always" && bit() != (rq.state.Load() == imIdle) {
+				if tt.update == "always" && bit() != (rq.state.Load() == rqIdle) {
 					t.Errorf("update=always: after event %d (%c) the bit is %v, the cpu state %d", i, e, bit(), rq.state.Load())
 				}
 			}
@@ -229,7 +229,7 @@ func TestIdleMaskHooks(t *testing.T) {
 			if w.writes != tt.flushed {
 				t.Errorf("after %q and a tick: %d writes, want %d", tt.events, w.writes, tt.flushed)
 			}
-			if tt.update != "none" && (tt.update != "tickstop" || tt.long) && bit() != (rq.state.Load() == imIdle) {
+			if tt.update != "none" && (tt.update != "tickstop" || tt.long) && bit() != (rq.state.Load() == rqIdle) {
 				t.Errorf("after %q and a tick: bit %v, cpu state %d; the tick must leave the mask exact", tt.events, bit(), rq.state.Load())
 			}
 		})
@@ -241,7 +241,7 @@ func TestIdleMaskHooks(t *testing.T) {
 // 0, 1.25 ticks) reaches a tick, so the next idle entry stops the tick and
 // v5 sets the bit; short periods then pull the prediction back under a tick.
 func TestIdleMaskTickStopLearns(t *testing.T) {
-	s, ws := imSetup(t, "update=tickstop/llc=1/busy=100/tick=1", 1)
+	s, ws := setup(t, "update=tickstop/llc=1/busy=100/tick=1", 1)
 	w, rq, loc := ws[0], ws[0].rqs[0], &ws[0].local[0]
 	bit := func() bool { return s.llcs[0].mask[0].Load()&1 != 0 }
 	idleFor := func(ticks int64) {
@@ -285,7 +285,7 @@ func TestIdleMaskKernelClock(t *testing.T) {
 		{"tick=100/hz=250", 4_000_000, 40_000},
 		{"tick=3/hz=1000", 1_000_000, 333_333},
 	} {
-		_, ws := imSetup(t, "update=always/busy=50/wake=0/llc=4/"+tt.variant, 1)
+		_, ws := setup(t, "update=always/busy=50/wake=0/llc=4/"+tt.variant, 1)
 		w := ws[0]
 		if w.tickNs != tt.tickNs || w.gap != tt.gap {
 			t.Errorf("%s: tick %d ns, event %d ns; want %d, %d", tt.variant, w.tickNs, w.gap, tt.tickNs, tt.gap)
@@ -312,10 +312,10 @@ func TestIdleMaskKernelClock(t *testing.T) {
 // task queued is not idle. (The loop and the SIS_PROP budget are ksim's,
 // tested there.)
 func TestIdleMaskIdle(t *testing.T) {
-	w := &imWorker{rqs: []*imCPU{new(imCPU), new(imCPU), new(imCPU)}}
-	w.rqs[0].state.Store(imIdle)
-	w.rqs[1].state.Store(imWoken)
-	w.rqs[2].state.Store(imBusy)
+	w := &worker{rqs: []*runqueue{new(runqueue), new(runqueue), new(runqueue)}}
+	w.rqs[0].state.Store(rqIdle)
+	w.rqs[1].state.Store(rqWoken)
+	w.rqs[2].state.Store(rqBusy)
 	for c, want := range []bool{true, false, false} {
 		if got := w.Idle(c); got != want {
 			t.Errorf("Idle(%d) = %v, want %v", c, got, want)
@@ -349,7 +349,7 @@ func TestIdleMaskWakeupScores(t *testing.T) {
 		{"all", nil, nil, 7, 0, 0, 0},                  // every other CPU
 	}
 	for _, tt := range tests {
-		s, ws := imSetup(t, "update=laststate/sis=none/busy=100/llc=8/scan="+tt.scan, 1)
+		s, ws := setup(t, "update=laststate/sis=none/busy=100/llc=8/scan="+tt.scan, 1)
 		s.workers[0].auditEvery = 1
 		w := ws[0]
 		llc := s.llcs[0]
@@ -357,7 +357,7 @@ func TestIdleMaskWakeupScores(t *testing.T) {
 			llc.mask[0].Or(1 << c)
 		}
 		for _, c := range tt.idle {
-			llc.rqs[c].state.Store(imIdle)
+			llc.rqs[c].state.Store(rqIdle)
 		}
 		w.wakeup(0, &w.local[0])
 		got := []int64{w.probes, w.found, w.placed, w.staleWakeups, w.missed, w.wakeups}
@@ -368,7 +368,7 @@ func TestIdleMaskWakeupScores(t *testing.T) {
 		}
 		res := &bench.Result{Ops: 0}
 		w.events = 0
-		s.update = imNone // the hand-made mask is inconsistent on purpose
+		s.update = updateNone // the hand-made mask is inconsistent on purpose
 		if err := s.Finish(res); err != nil {
 			t.Fatal(err)
 		}
@@ -388,12 +388,12 @@ func TestIdleMaskWakeupScores(t *testing.T) {
 // same CPU idle again and nothing would ever look stale.
 func TestIdleMaskPlacementMakesStaleBits(t *testing.T) {
 	for _, update := range []string{"laststate", "tick", "always"} {
-		s, ws := imSetup(t, "update="+update+"/sis=none/busy=100/llc=8", 1)
+		s, ws := setup(t, "update="+update+"/sis=none/busy=100/llc=8", 1)
 		w, llc := ws[0], s.llcs[0]
 		// CPU 5 goes idle by its own hooks, so the mask holds it.
 		w.idleEntry(5, llc.rqs[5], &w.local[5])
 		w.wakeup(0, &w.local[0])
-		if w.found != 1 || w.placed != 1 || llc.rqs[5].state.Load() != imWoken {
+		if w.found != 1 || w.placed != 1 || llc.rqs[5].state.Load() != rqWoken {
 			t.Fatalf("update=%s: first wakeup: found %d, placed %d, cpu 5 state %d; want cpu 5 found and woken",
 				update, w.found, w.placed, llc.rqs[5].state.Load())
 		}
@@ -416,7 +416,7 @@ func TestIdleMaskPlacementMakesStaleBits(t *testing.T) {
 		w.cur = 5
 		w.busyT, w.wakeT = 1<<32, 0 // every event busy
 		w.Run(1)
-		if llc.rqs[5].state.Load() != imBusy || w.local[5].idling {
+		if llc.rqs[5].state.Load() != rqBusy || w.local[5].idling {
 			t.Errorf("update=%s: after cpu 5's next event: state %d, idling %v; want busy", update, llc.rqs[5].state.Load(), w.local[5].idling)
 		}
 		w.schedulerTick(5, llc.rqs[5])
@@ -430,9 +430,9 @@ func TestIdleMaskPlacementMakesStaleBits(t *testing.T) {
 // three CPUs of a full scan, and the cut-short scan leaves avg_scan_cost
 // alone; a completed scan feeds it.
 func TestIdleMaskBudget(t *testing.T) {
-	s, ws := imSetup(t, "update=always/scan=all/busy=100/llc=48", 1)
+	s, ws := setup(t, "update=always/scan=all/busy=100/llc=48", 1)
 	w, loc := ws[0], &ws[0].local[0]
-	s.llcs[0].rqs[40].state.Store(imIdle)
+	s.llcs[0].rqs[40].state.Store(rqIdle)
 	loc.avgIdle, loc.avgScanCost = 10_000, 300 // nr = 4
 	w.wakeup(0, loc)
 	if w.probes != 3 || w.found != 0 || w.budgetOut != 1 || loc.avgScanCost != 300 {
@@ -444,12 +444,12 @@ func TestIdleMaskBudget(t *testing.T) {
 	if w.found != 1 || w.budgetOut != 1 || w.probes != 3+40 {
 		t.Errorf("nr=311: found %d, out %d, probes %d; want cpu 40 found after 40 probes", w.found, w.budgetOut, w.probes)
 	}
-	if want := int64(300 + (40*imTestScanNs-300)/8); loc.avgScanCost != want {
+	if want := int64(300 + (40*testScanNs-300)/8); loc.avgScanCost != want {
 		t.Errorf("after a 40-probe scan: avg_scan_cost %d, want %d", loc.avgScanCost, want)
 	}
 	// The mask search finds the idle CPU on its first probe even at nr=4:
 	// the gain the patch is for.
-	s, ws = imSetup(t, "update=always/scan=mask/busy=100/llc=48", 1)
+	s, ws = setup(t, "update=always/scan=mask/busy=100/llc=48", 1)
 	w, loc = ws[0], &ws[0].local[0]
 	w.idleEntry(40, s.llcs[0].rqs[40], &w.local[40])
 	loc.avgIdle, loc.avgScanCost = 10_000, 300
@@ -461,10 +461,10 @@ func TestIdleMaskBudget(t *testing.T) {
 
 // The idle periods an exit ends feed rq->avg_idle, capped at 1 ms.
 func TestIdleMaskAvgIdle(t *testing.T) {
-	_, ws := imSetup(t, "update=laststate/busy=100/llc=1", 1)
+	_, ws := setup(t, "update=laststate/busy=100/llc=1", 1)
 	w, rq, loc := ws[0], ws[0].rqs[0], &ws[0].local[0]
-	if loc.avgIdle != imAvgIdleMax {
-		t.Fatalf("avg_idle starts at %d, want 2*sysctl_sched_migration_cost = %d", loc.avgIdle, imAvgIdleMax)
+	if loc.avgIdle != avgIdleMax {
+		t.Fatalf("avg_idle starts at %d, want 2*sysctl_sched_migration_cost = %d", loc.avgIdle, avgIdleMax)
 	}
 	w.idleEntry(0, rq, loc)
 	loc.clock.Advance(200_000)
@@ -475,8 +475,8 @@ func TestIdleMaskAvgIdle(t *testing.T) {
 	w.idleEntry(0, rq, loc)
 	loc.clock.Advance(50_000_000)
 	w.idleExit(0, rq, loc)
-	if loc.avgIdle != imAvgIdleMax {
-		t.Errorf("after 50 ms idle: avg_idle %d, want the cap %d", loc.avgIdle, imAvgIdleMax)
+	if loc.avgIdle != avgIdleMax {
+		t.Errorf("after 50 ms idle: avg_idle %d, want the cap %d", loc.avgIdle, avgIdleMax)
 	}
 }
 
@@ -487,12 +487,12 @@ func TestIdleMaskAvgIdle(t *testing.T) {
 func TestIdleMaskStaleUntilTick(t *testing.T) {
 	for _, update := range []string{"always", "laststate", "tick", "tickstop"} {
 		t.Run("update="+update, func(t *testing.T) {
-			s, ws := imSetup(t, "update="+update+"/busy=90/wake=10/llc=48/tick=100", 1)
+			s, ws := setup(t, "update="+update+"/busy=90/wake=10/llc=48/tick=100", 1)
 			ws[0].Run(20_000)
 			if err := s.check(); err != nil {
 				t.Fatal(err)
 			}
-			busyInMask, idleMissing := imStale(s)
+			busyInMask, idleMissing := stale(s)
 			switch update {
 			case "always":
 				if len(busyInMask)+len(idleMissing) > 0 {
@@ -511,8 +511,8 @@ func TestIdleMaskStaleUntilTick(t *testing.T) {
 					t.Errorf("update=%s: no busy cpu in the mask before the tick; the model should show the staleness", update)
 				}
 			}
-			imFlush(s)
-			if busyInMask, idleMissing = imStale(s); len(busyInMask)+len(idleMissing) > 0 {
+			flush(s)
+			if busyInMask, idleMissing = stale(s); len(busyInMask)+len(idleMissing) > 0 {
 				t.Errorf("after a flush: busy in mask %v, idle missing %v; want an exact mask", busyInMask, idleMissing)
 			}
 		})
@@ -525,15 +525,15 @@ func TestIdleMaskStaleUntilTick(t *testing.T) {
 // that is exact probes far fewer runqueues than the full scan when most CPUs
 // are busy. These are counts, not times.
 func TestIdleMaskCounts(t *testing.T) {
-	run := func(variant string) imCounts {
-		_, ws := imSetup(t, variant, 2)
+	run := func(variant string) counts {
+		_, ws := setup(t, variant, 2)
 		for range 10 {
 			ws[0].Run(2000)
 			ws[1].Run(2000)
 		}
-		var c imCounts
-		c.add(&ws[0].imCounts)
-		c.add(&ws[1].imCounts)
+		var c counts
+		c.add(&ws[0].counts)
+		c.add(&ws[1].counts)
 		return c
 	}
 	for _, busy := range []string{"50", "90", "99"} {
@@ -562,12 +562,12 @@ func TestIdleMaskCounts(t *testing.T) {
 
 // Runs are reproducible: the same variant and worker gives the same counts.
 func TestIdleMaskDeterministic(t *testing.T) {
-	_, a := imSetup(t, "update=tick/busy=70/wake=30", 1)
-	_, b := imSetup(t, "update=tick/busy=70/wake=30", 1)
+	_, a := setup(t, "update=tick/busy=70/wake=30", 1)
+	_, b := setup(t, "update=tick/busy=70/wake=30", 1)
 	a[0].Run(5000)
 	b[0].Run(5000)
-	if a[0].imCounts != b[0].imCounts {
-		t.Errorf("two runs of the same worker: %+v and %+v", a[0].imCounts, b[0].imCounts)
+	if a[0].counts != b[0].counts {
+		t.Errorf("two runs of the same worker: %+v and %+v", a[0].counts, b[0].counts)
 	}
 }
 
@@ -580,7 +580,7 @@ func TestIdleMaskFinishChecks(t *testing.T) {
 	}{
 		{"always", func(s *idleMask, idle, busy int) { s.llcs[0].mask[0].Or(1 << busy) }, "mask bit true, cpu idle false"},
 		{"always", func(s *idleMask, idle, busy int) { s.llcs[0].mask[0].And(^uint64(1 << idle)) }, "mask bit false, cpu idle true"},
-		{"always", func(s *idleMask, idle, busy int) { s.llcs[0].rqs[idle].state.Store(imPlacing) }, "a waker still holds the runqueue"},
+		{"always", func(s *idleMask, idle, busy int) { s.llcs[0].rqs[idle].state.Store(rqPlacing) }, "a waker still holds the runqueue"},
 		{"laststate", func(s *idleMask, idle, busy int) { s.llcs[0].mask[0].And(^uint64(1 << idle)) }, "is idle but not in the mask"},
 		{"tick", func(s *idleMask, idle, busy int) { s.llcs[0].mask[0].And(^uint64(1 << idle)) }, "is idle but not in the mask"},
 		{"laststate", func(s *idleMask, idle, busy int) { s.llcs[0].rqs[busy].last = 1 }, "last_idle_state 1"},
@@ -588,12 +588,12 @@ func TestIdleMaskFinishChecks(t *testing.T) {
 		{"tickstop", func(s *idleMask, idle, busy int) { s.local(0, idle).tickStopped = true }, "idle with its tick stopped but not in the mask"},
 	}
 	for _, tt := range tests {
-		s, ws := imSetup(t, "update="+tt.update+"/busy=50/llc=16", 1)
+		s, ws := setup(t, "update="+tt.update+"/busy=50/llc=16", 1)
 		ws[0].Run(100)
-		imFlush(s)
+		flush(s)
 		idle, busy := -1, -1
 		for c, rq := range s.llcs[0].rqs {
-			if rq.state.Load() == imIdle {
+			if rq.state.Load() == rqIdle {
 				idle = c
 			} else {
 				busy = c
@@ -610,7 +610,7 @@ func TestIdleMaskFinishChecks(t *testing.T) {
 			t.Errorf("update=%s: Finish on a spoiled mask: error = %v, want one containing %q", tt.update, err, tt.want)
 		}
 	}
-	s, ws := imSetup(t, "", 1)
+	s, ws := setup(t, "", 1)
 	ws[0].Run(10)
 	if err := s.Finish(&bench.Result{Ops: 11}); err == nil || !strings.Contains(err.Error(), "10 events") {
 		t.Errorf("Finish with a wrong op count: error = %v, want one naming the 10 events", err)
@@ -620,7 +620,7 @@ func TestIdleMaskFinishChecks(t *testing.T) {
 func TestIdleMaskDoesNotAllocate(t *testing.T) {
 	for _, v := range []string{"update=always/scan=mask/wake=50", "update=laststate/scan=all/wake=50/llc=200", "update=tickstop/wake=50",
 		"update=laststate/wake=50/early=on/prev=history/smt=2/kthread=50"} {
-		_, ws := imSetup(t, v, 1)
+		_, ws := setup(t, v, 1)
 		ws[0].scanNs = 0 // the timed scans too
 		if allocs := testing.AllocsPerRun(20, func() { ws[0].Run(1000) }); allocs != 0 {
 			t.Errorf("%s: Run(1000) allocates %v times, want 0", v, allocs)
@@ -664,25 +664,25 @@ func TestIdleMaskRun(t *testing.T) {
 
 // The shared words and the runqueue lines sit alone on their lines.
 func TestIdleMaskLayout(t *testing.T) {
-	var rq imCPU
+	var rq runqueue
 	if off, size := unsafe.Offsetof(rq.state), unsafe.Sizeof(rq); off < bench.LinePad || size-off < bench.LinePad {
-		t.Errorf("imCPU: state at %d of %d bytes, want %d bytes of pad on each side", off, size, bench.LinePad)
+		t.Errorf("runqueue: state at %d of %d bytes, want %d bytes of pad on each side", off, size, bench.LinePad)
 	}
-	var w imWorker
-	if off := unsafe.Offsetof(w.imCounts); off != bench.LinePad {
-		t.Errorf("imWorker: first field at %d, want %d", off, bench.LinePad)
+	var w worker
+	if off := unsafe.Offsetof(w.counts); off != bench.LinePad {
+		t.Errorf("worker: first field at %d, want %d", off, bench.LinePad)
 	}
 	if tail := unsafe.Sizeof(w) - (unsafe.Offsetof(w.sisProp) + unsafe.Sizeof(w.sisProp)); tail < bench.LinePad {
-		t.Errorf("imWorker: %d bytes after the last field, want at least %d", tail, bench.LinePad)
+		t.Errorf("worker: %d bytes after the last field, want at least %d", tail, bench.LinePad)
 	}
 	for _, width := range []int{1, 64, 65, 4096} {
-		llc := newIMLLC(width)
+		llc := newSharedLLC(width)
 		first := uintptr(unsafe.Pointer(&llc.mask[0]))
 		start := uintptr(unsafe.Pointer(&llc.buf[0]))
 		end := uintptr(unsafe.Pointer(unsafe.SliceData(llc.buf))) + uintptr(len(llc.buf))*8
 		last := uintptr(unsafe.Pointer(&llc.mask[len(llc.mask)-1])) + 8
 		if first-start < bench.LinePad || end-last < bench.LinePad || len(llc.mask) != (width+63)/64 {
-			t.Errorf("newIMLLC(%d): %d words with %d bytes before and %d after, want %d words padded by %d",
+			t.Errorf("newSharedLLC(%d): %d words with %d bytes before and %d after, want %d words padded by %d",
 				width, len(llc.mask), first-start, end-last, (width+63)/64, bench.LinePad)
 		}
 	}
@@ -735,7 +735,7 @@ func TestIdleMaskAlwaysPlacementRace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, ws := imSetup(t, "update=always/scan=mask/sis=none/wake=0/llc=2/busy="+tt.busy, 2)
+			s, ws := setup(t, "update=always/scan=mask/sis=none/wake=0/llc=2/busy="+tt.busy, 2)
 			owner, waker := ws[0], ws[1]
 			for _, w := range ws {
 				for i := range w.local {
@@ -746,7 +746,7 @@ func TestIdleMaskAlwaysPlacementRace(t *testing.T) {
 			if rq := owner.rqs[c]; !owner.local[c].idling {
 				owner.idleEntry(c, rq, &owner.local[c])
 			}
-			if err := s.check(); err != nil || owner.rqs[c].state.Load() != imIdle {
+			if err := s.check(); err != nil || owner.rqs[c].state.Load() != rqIdle {
 				t.Fatalf("before the wakeup: cpu %d state %d, check: %v; want idle and a consistent mask", c, owner.rqs[c].state.Load(), err)
 			}
 
@@ -778,7 +778,7 @@ func TestIdleMaskAlwaysPlacementRace(t *testing.T) {
 			if err := s.check(); err != nil {
 				t.Fatal(err)
 			}
-			if busyIn, idleOut := imStale(s); len(busyIn)+len(idleOut) > 0 || owner.rqs[c].state.Load() == imWoken {
+			if busyIn, idleOut := stale(s); len(busyIn)+len(idleOut) > 0 || owner.rqs[c].state.Load() == rqWoken {
 				t.Errorf("after the owner's next event: busy cpus in the mask %v, idle cpus out of it %v, cpu %d state %d", busyIn, idleOut, c, owner.rqs[c].state.Load())
 			}
 		})

@@ -12,9 +12,9 @@ var NohzWrites = bench.Unit{Name: "nohz-writes/op", Better: bench.Lower,
 
 // The values of nohz=, in its key's order.
 const (
-	imNohzNone    = iota // no nohz bookkeeping (the model before the key)
-	imNohzCounter        // before 5d86d542f68f: the mask and nohz.nr_cpus
-	imNohzWeight         // after it: the mask alone, its emptiness read
+	nohzNone    = iota // no nohz bookkeeping (the model before the key)
+	nohzCounter        // before 5d86d542f68f: the mask and nohz.nr_cpus
+	nohzWeight         // after it: the mask alone, its emptiness read
 )
 
 // nohzIdle is nohz_balance_enter_idle() on an idle entry that stops the
@@ -23,7 +23,7 @@ const (
 // see bench.Nohz) enters it, and every call stores
 // nohz.has_blocked_load, which only simulate -nohz's lines see
 // (bench.NohzLines, the ksim.NohzObserver of ksim.Nohz's EnterIdle).
-func (w *imWorker) nohzIdle(c int, loc *imLocal) {
+func (w *worker) nohzIdle(c int, loc *cpuLocal) {
 	if !loc.nohzStopped {
 		w.nohzWrites += w.nohz.Enter(w.nohzBase + c)
 		loc.nohzStopped = true
@@ -40,7 +40,7 @@ func (w *imWorker) nohzIdle(c int, loc *imLocal) {
 // first, if the tick was stopped since the last busy one, then the test
 // for a tickless cpu and the read of nohz.next_balance (the balancer
 // itself is not modelled).
-func (w *imWorker) nohzKick(c int, loc *imLocal) {
+func (w *worker) nohzKick(c int, loc *cpuLocal) {
 	if loc.nohzStopped {
 		loc.nohzStopped = false
 		w.nohzWrites += w.nohz.Exit(w.nohzBase + c)
@@ -59,7 +59,7 @@ func (w *imWorker) nohzKick(c int, loc *imLocal) {
 // is in nohz.idle_cpus_mask exactly when its rq->nohz_tick_stopped is set,
 // and nohz.nr_cpus counts them.
 func (s *idleMask) checkNohz() error {
-	if s.nohz == imNohzNone {
+	if s.nohz == nohzNone {
 		return nil
 	}
 	stopped := func(g int) bool {

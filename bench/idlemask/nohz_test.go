@@ -15,7 +15,7 @@ func TestNohzCounterWrites(t *testing.T) {
 	const v = "update=tickstop/busy=50/wake=10/llc=8/tick=4/nohz="
 	writes := map[string]int64{}
 	for _, mode := range []string{"counter", "weight"} {
-		s, ws := imSetup(t, v+mode, 2)
+		s, ws := setup(t, v+mode, 2)
 		for _, w := range ws {
 			w.Run(20000)
 		}
@@ -38,7 +38,7 @@ func TestNohzCounterWrites(t *testing.T) {
 // TestNohzCheck: Finish catches a bit without its cpu's
 // nohz_tick_stopped (bench's TestNohz checks the counter's drift).
 func TestNohzCheck(t *testing.T) {
-	s, ws := imSetup(t, "update=tickstop/busy=50/llc=8/tick=4/nohz=counter", 1)
+	s, ws := setup(t, "update=tickstop/busy=50/llc=8/tick=4/nohz=counter", 1)
 	ws[0].Run(5000)
 	if err := s.Finish(&bench.Result{Ops: 5000}); err != nil {
 		t.Fatal(err)

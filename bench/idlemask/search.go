@@ -14,14 +14,14 @@ import (
 // (the mask, its contended line), the runqueue lines ksim reads through
 // the worker (a ksim.SISView), and the scores.
 
-// imKernel is the seed's kernel: v5.11.
-var imKernel = ksim.Linux511
+// seedKernel is the seed's kernel: v5.11.
+var seedKernel = ksim.Linux511
 
-// imTimeEvery: one wakeup search in this many is timed with the wall clock
+// timeEvery: one wakeup search in this many is timed with the wall clock
 // for avg_scan_cost. The kernel times every one with cpu_clock(); two clock
 // reads (tens of ns under KVM) on every wakeup would add more to ns/op than
 // a short scan costs, and the average moves an eighth per sample either way.
-const imTimeEvery = 8
+const timeEvery = 8
 
 // wakeup is select_idle_sibling() for a task woken on CPU target (the
 // waking CPU): with early=on its shortcuts first (shortcut), then
@@ -29,7 +29,7 @@ const imTimeEvery = 8
 // the target, place the task on the CPU found, and keep the score. With
 // early=off only the scan runs, the target left out of it: the model before
 // the shortcuts, kept so that its figures stay reachable.
-func (w *imWorker) wakeup(target int, loc *imLocal) {
+func (w *worker) wakeup(target int, loc *cpuLocal) {
 	w.wakeups++
 	h := w.hist
 	if h == nil {
@@ -42,9 +42,9 @@ func (w *imWorker) wakeup(target int, loc *imLocal) {
 
 // placeWakee is wakeup's search and placement, select_idle_sibling() on
 // this scenario's lines; it returns the cpu the task landed on.
-func (w *imWorker) placeWakee(target int, loc *imLocal) int {
+func (w *worker) placeWakee(target int, loc *cpuLocal) int {
 	if w.early {
-		cpu, s := imKernel.SISShortcut(w, target, target)
+		cpu, s := seedKernel.SISShortcut(w, target, target)
 		switch s {
 		case ksim.ShortKthread:
 			// The kthread is the target's only task when nothing is
@@ -55,7 +55,7 @@ func (w *imWorker) placeWakee(target int, loc *imLocal) int {
 			w.stack(target)
 			return target
 		case ksim.ShortTarget, ksim.ShortPrev, ksim.ShortRecent:
-			w.imEarly.count(s)
+			w.earlyCounts.count(s)
 			w.found++
 			w.land(cpu)
 			return cpu
@@ -77,7 +77,7 @@ func (w *imWorker) placeWakee(target int, loc *imLocal) int {
 	}
 	var t0 int64
 	w.timer++
-	timed := w.scanNs == 0 && w.timer%imTimeEvery == 0
+	timed := w.scanNs == 0 && w.timer%timeEvery == 0
 	if timed {
 		t0 = ktime.Wall()
 	}
@@ -99,7 +99,7 @@ func (w *imWorker) placeWakee(target int, loc *imLocal) int {
 	// With early=on the target stays a candidate, as in the kernel:
 	// for_each_cpu_wrap() starts at it, so it is probed again (busy, or
 	// the shortcut would have taken it) and spends one unit of nr.
-	cpu, probes, out := ksim.SelectIdleCPU(w.scratch, w, imKernel.ScanStart(target), nr)
+	cpu, probes, out := ksim.SelectIdleCPU(w.scratch, w, seedKernel.ScanStart(target), nr)
 	w.probes += int64(probes)
 	if timed {
 		w.timedNs += ktime.Wall() - t0
@@ -154,7 +154,7 @@ func (w *imWorker) placeWakee(target int, loc *imLocal) int {
 // times the cost of one, probe= ns, or with probe=auto what this worker's
 // timed scans took per probe so far (0 before the first: avg_scan_cost
 // starts at 0 too).
-func (w *imWorker) scanCost(probes int) int64 {
+func (w *worker) scanCost(probes int) int64 {
 	n := int64(max(probes, 1))
 	if w.scanNs > 0 {
 		return n * w.scanNs
@@ -170,29 +170,29 @@ func (w *imWorker) scanCost(probes int) int64 {
 // CPU's runqueue line.
 
 // Idle is available_idle_cpu(): the runqueue runs its idle task.
-func (w *imWorker) Idle(cpu int) bool { return w.rqs[cpu].state.Load() == imIdle }
+func (w *worker) Idle(cpu int) bool { return w.rqs[cpu].state.Load() == rqIdle }
 
 // SharesCache: the simulation is one LLC.
-func (w *imWorker) SharesCache(a, b int) bool { return true }
+func (w *worker) SharesCache(a, b int) bool { return true }
 
 // Allowed is the task's allowed CPUs (allowed=).
-func (w *imWorker) Allowed(cpu int) bool { return w.allowed[cpu/64]>>(cpu%64)&1 != 0 }
+func (w *worker) Allowed(cpu int) bool { return w.allowed[cpu/64]>>(cpu%64)&1 != 0 }
 
 // PrevRecent is the woken task's prev_cpu and recent_used_cpu: with
 // prev=draw, the default, drawn uniformly from the LLC (one draw for both):
 // its last cpu and the cpu it last woke another task from, anywhere in the
 // LLC the workload spreads over; with prev=history the task's own
 // (tasks.go).
-func (w *imWorker) PrevRecent() (prev, recent int) {
+func (w *worker) PrevRecent() (prev, recent int) {
 	if w.hist != nil {
 		return w.hist.prevRecent()
 	}
-	return imPrevRecent(w.next(), w.width)
+	return drawPrevRecent(w.next(), w.width)
 }
 
 // SetRecent is "p->recent_used_cpu = prev;" (prev=history; a drawn task
 // keeps nothing).
-func (w *imWorker) SetRecent(prev int) {
+func (w *worker) SetRecent(prev int) {
 	if w.hist != nil {
 		w.hist.tasks[w.hist.wakee].recent = int32(prev)
 	}
@@ -200,9 +200,9 @@ func (w *imWorker) SetRecent(prev int) {
 
 // NrRunning is rq->nr_running of one of this worker's CPUs: its running
 // task and those stacked behind it (the target is the only CPU asked).
-func (w *imWorker) NrRunning(cpu int) int {
+func (w *worker) NrRunning(cpu int) int {
 	n := int(w.local[cpu-w.lo].stacked)
-	if w.rqs[cpu].state.Load() != imIdle {
+	if w.rqs[cpu].state.Load() != rqIdle {
 		n++
 	}
 	return n
@@ -210,14 +210,14 @@ func (w *imWorker) NrRunning(cpu int) int {
 
 // PerCPUKthread is is_per_cpu_kthread(current), drawn: the waker is a
 // per-cpu kthread on kthread= per cent of wakeups (0: never, no draw).
-func (w *imWorker) PerCPUKthread() bool {
+func (w *worker) PerCPUKthread() bool {
 	return w.kthreadT > 0 && uint64(uint32(w.next())) < w.kthreadT
 }
 
 // land puts the woken task on cpu, the one select_idle_sibling() found
 // idle: it runs there (place) unless the cpu stopped being idle between the
 // probe and the enqueue, when it is stacked there instead.
-func (w *imWorker) land(cpu int) {
+func (w *worker) land(cpu int) {
 	if !w.place(cpu) {
 		w.stack(cpu)
 	}
@@ -227,8 +227,8 @@ func (w *imWorker) land(cpu int) {
 // found: the task is stacked on the target, busy. A target left idle
 // (early=off, which took it out of the scan) is not placed on, as before
 // the wait was modelled: nothing waits there.
-func (w *imWorker) fallback(target int) {
-	if w.rqs[target].state.Load() != imIdle {
+func (w *worker) fallback(target int) {
+	if w.rqs[target].state.Load() != rqIdle {
 		w.stack(target)
 	}
 }
@@ -239,7 +239,7 @@ func (w *imWorker) fallback(target int) {
 // target is this worker, or, for a cpu of another worker (only a lost race
 // for an idle cpu lands there), counted in its runqueue line's queued and
 // taken in at its next event.
-func (w *imWorker) stack(cpu int) {
+func (w *worker) stack(cpu int) {
 	w.stacked++
 	if cpu >= w.lo && cpu < w.hi {
 		w.local[cpu-w.lo].stack(1)
@@ -257,22 +257,22 @@ func (w *imWorker) stack(cpu int) {
 // it would in the kernel, and land stacks it there.
 //
 // update=always, the exact mask, clears the bit here, inside the rq lock:
-// the claim moves the runqueue to imPlacing, and only after the clear does
-// the waker publish imWoken, which the owner waits for (takeRQ) before it
-// runs the task. A claim straight to imWoken would let the owner run the
+// the claim moves the runqueue to rqPlacing, and only after the clear does
+// the waker publish rqWoken, which the owner waits for (takeRQ) before it
+// runs the task. A claim straight to rqWoken would let the owner run the
 // task and go idle again, setting its bit, before this clear landed: an
 // idle CPU out of the mask, which the post-run check caught once in ~400
 // sweep runs (issue 28).
-func (w *imWorker) place(cpu int) bool {
+func (w *worker) place(cpu int) bool {
 	rq := w.rqs[cpu]
-	if w.update != imAlways {
-		if rq.state.CompareAndSwap(imIdle, imWoken) {
+	if w.update != updateAlways {
+		if rq.state.CompareAndSwap(rqIdle, rqWoken) {
 			w.placed++
 			return true
 		}
 		return false
 	}
-	if !rq.state.CompareAndSwap(imIdle, imPlacing) {
+	if !rq.state.CompareAndSwap(rqIdle, rqPlacing) {
 		return false
 	}
 	w.placed++
@@ -280,7 +280,7 @@ func (w *imWorker) place(cpu int) bool {
 		w.placeHook(cpu)
 	}
 	w.clearBit(cpu)
-	rq.state.Store(imWoken)
+	rq.state.Store(rqWoken)
 	return true
 }
 
@@ -289,9 +289,9 @@ func (w *imWorker) place(cpu int) bool {
 // its mask bit is clear? Reading the bit again, rather than trusting the
 // search's snapshot, keeps a CPU that went idle (and set its bit) after the
 // search from counting as the mask's mistake.
-func (w *imWorker) missedIdle(target int) bool {
+func (w *worker) missedIdle(target int) bool {
 	for c, rq := range w.rqs {
-		if c == target || w.allowed[c/64]>>(c%64)&1 == 0 || rq.state.Load() != imIdle {
+		if c == target || w.allowed[c/64]>>(c%64)&1 == 0 || rq.state.Load() != rqIdle {
 			continue
 		}
 		if w.mask[c/64].Load()>>(c%64)&1 == 0 {
@@ -301,21 +301,21 @@ func (w *imWorker) missedIdle(target int) bool {
 	return false
 }
 
-// imPrevRecent maps one draw r to a woken task's prev_cpu and
+// drawPrevRecent maps one draw r to a woken task's prev_cpu and
 // recent_used_cpu in an LLC of width CPUs: the low and high halves of r as
 // fractions of width.
-func imPrevRecent(r uint64, width int64) (prev, recent int) {
+func drawPrevRecent(r uint64, width int64) (prev, recent int) {
 	return int(uint64(uint32(r)) * uint64(width) >> 32), int((r >> 32) * uint64(width) >> 32)
 }
 
-// imEarly counts the wakeups select_idle_sibling()'s shortcuts answered, by
+// earlyCounts counts the wakeups select_idle_sibling()'s shortcuts answered, by
 // which one.
-type imEarly struct {
+type earlyCounts struct {
 	sisTarget, sisPrev, sisRecent int64
 	sisKthread                    int64 // stacked on prev by the per-cpu-kthread case (kthread=)
 }
 
-func (e *imEarly) add(o *imEarly) {
+func (e *earlyCounts) add(o *earlyCounts) {
 	e.sisTarget += o.sisTarget
 	e.sisPrev += o.sisPrev
 	e.sisRecent += o.sisRecent
@@ -323,7 +323,7 @@ func (e *imEarly) add(o *imEarly) {
 }
 
 // count counts a wakeup shortcut s placed on an idle cpu.
-func (e *imEarly) count(s ksim.Shortcut) {
+func (e *earlyCounts) count(s ksim.Shortcut) {
 	switch s {
 	case ksim.ShortTarget:
 		e.sisTarget++
@@ -334,4 +334,4 @@ func (e *imEarly) count(s ksim.Shortcut) {
 	}
 }
 
-func (e *imEarly) total() int64 { return e.sisTarget + e.sisPrev + e.sisRecent + e.sisKthread }
+func (e *earlyCounts) total() int64 { return e.sisTarget + e.sisPrev + e.sisRecent + e.sisKthread }

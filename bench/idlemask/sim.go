@@ -112,8 +112,8 @@ func (c SimConfig) validate() error {
 	switch {
 	case c.CPUs < 1 || c.CPUs > simMaxCPUs:
 		return fmt.Errorf("simulate idlemask: cpus %d out of range [1, %d]", c.CPUs, simMaxCPUs)
-	case c.LLC < 1 || c.LLC > min(c.CPUs, imMaxLLC) || c.CPUs%c.LLC != 0:
-		return fmt.Errorf("simulate idlemask: llc %d: want a divisor of cpus %d in [1, %d]", c.LLC, c.CPUs, imMaxLLC)
+	case c.LLC < 1 || c.LLC > min(c.CPUs, maxLLC) || c.CPUs%c.LLC != 0:
+		return fmt.Errorf("simulate idlemask: llc %d: want a divisor of cpus %d in [1, %d]", c.LLC, c.CPUs, maxLLC)
 	case c.Busy < 0 || c.Busy > 100 || c.Wake < 0 || c.Wake > 100:
 		return fmt.Errorf("simulate idlemask: busy %d, wake %d: want percentages in [0, 100]", c.Busy, c.Wake)
 	case c.Busy == 100 || c.Wake == 100:
@@ -231,14 +231,14 @@ func (s *idleMask) simulate(cfg SimConfig, lines *bench.NohzLines) (SimRow, erro
 		real[i] = i
 	}
 	var n int
-	s.shares, n = imPlan(real, s.width)
-	s.llcs = make([]*imLLC, n)
+	s.shares, n = planShares(real, s.width)
+	s.llcs = make([]*sharedLLC, n)
 	for i := range s.llcs {
-		s.llcs[i] = newIMLLC(s.width)
+		s.llcs[i] = newSharedLLC(s.width)
 	}
-	if s.nohz != imNohzNone {
+	if s.nohz != nohzNone {
 		// Start sized it for the Env's cpus; the simulation's are these.
-		s.nohzState = bench.NewNohz(n*s.width, s.nohz == imNohzCounter)
+		s.nohzState = bench.NewNohz(n*s.width, s.nohz == nohzCounter)
 	}
 	for i := range nllc {
 		if _, err := s.Worker(bench.WorkerInfo{Index: i, Workers: nllc}); err != nil {
@@ -256,11 +256,11 @@ func (s *idleMask) simulate(cfg SimConfig, lines *bench.NohzLines) (SimRow, erro
 	if err := s.Finish(res); err != nil {
 		return SimRow{}, err
 	}
-	var c imCounts
-	var e imEarly
+	var c counts
+	var e earlyCounts
 	for _, w := range s.workers {
-		c.add(&w.imCounts)
-		e.add(&w.imEarly)
+		c.add(&w.counts)
+		e.add(&w.earlyCounts)
 	}
 	span := float64(rounds/int64(cfg.LLC)) * float64(gap) // kernel ns per cpu
 	ticks := span / float64(s.tickNs())
@@ -295,7 +295,7 @@ func (t *SimTable) WriteText(w io.Writer) error {
 		b.WriteString("2 threads a core: select_idle_core() (whole LLC, unbudgeted, gated by has_idle_cores) before select_idle_cpu(), select_idle_smt() after; probes/wakeup counts both\n")
 	}
 	if c.Prev == "history" {
-		fmt.Fprintf(&b, "prev_cpu and recent_used_cpu from each task's history (%d tasks a cpu), as v5.11 sets them\n", imTasksPerCPU)
+		fmt.Fprintf(&b, "prev_cpu and recent_used_cpu from each task's history (%d tasks a cpu), as v5.11 sets them\n", tasksPerCPU)
 	}
 	b.WriteString("seed 003: 192 cpus, 4 sockets × 24 cores × 2 threads; \"uperf enters and exits 80 times between two ticks\";\n")
 	b.WriteString("          uperf v5 vs before +23% / +67% / +81% / +51% at 96 / 144 / 192 / 240 threads; v5's last_idle_state filter\n")
@@ -307,7 +307,7 @@ func (t *SimTable) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(tw, head)
 	for _, r := range t.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2fµs\t", r.Label, imRowName(r.Variant),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2fµs\t", r.Label, rowName(r.Variant),
 			bench.SeedCount(r.WritesPerSec), r.WritesPerCPUTick, r.ProbesPerWakeup, r.FoundIdle, r.Early, r.Wrong, r.BudgetOut,
 			r.Stacked, float64(r.Wait)/1e3)
 		if c.SMT == 2 {
@@ -325,6 +325,6 @@ func (t *SimTable) WriteText(w io.Writer) error {
 	return err
 }
 
-// imRowName is the part of a row's variant that sets it apart: its update=
+// rowName is the part of a row's variant that sets it apart: its update=
 // and scan= keys.
-func imRowName(v string) string { return strings.SplitN(v, "/sis=", 2)[0] }
+func rowName(v string) string { return strings.SplitN(v, "/sis=", 2)[0] }

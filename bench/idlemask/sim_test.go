@@ -19,7 +19,7 @@ func TestSimulate(t *testing.T) {
 	}
 	rows := map[string]SimRow{}
 	for _, r := range tab.Rows {
-		rows[imRowName(r.Variant)] = r
+		rows[rowName(r.Variant)] = r
 		if r.Wakeups == 0 || r.Events == 0 {
 			t.Errorf("%s: %d events, %d wakeups", r.Variant, r.Events, r.Wakeups)
 		}

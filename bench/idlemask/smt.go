@@ -36,8 +36,8 @@ import (
 // word; here it has a line of its own, so its writes do not disturb the
 // mask's (the model understates that traffic).
 
-// imIdleCores is sd_llc_shared->has_idle_cores, alone on its line.
-type imIdleCores struct {
+// hasIdleCores is sd_llc_shared->has_idle_cores, alone on its line.
+type hasIdleCores struct {
 	_    [bench.LinePad]byte
 	flag atomic.Uint32
 	_    [bench.LinePad - 4]byte
@@ -57,11 +57,11 @@ func sibling(c int) int { return c ^ 1 }
 //			goto unlock;
 //	}
 //	set_idle_cores(core, 1);
-func (w *imWorker) updateIdleCore(c int) {
+func (w *worker) updateIdleCore(c int) {
 	if w.idleCores.flag.Load() != 0 {
 		return
 	}
-	if w.rqs[sibling(c)].state.Load() != imIdle {
+	if w.rqs[sibling(c)].state.Load() != rqIdle {
 		return
 	}
 	w.idleCores.flag.Store(1)
@@ -72,7 +72,7 @@ func (w *imWorker) updateIdleCore(c int) {
 // AND the task's allowed CPUs, gated by has_idle_cores, which a scan that
 // finds no idle core clears. It returns the CPU and the runqueues it
 // probed.
-func (w *imWorker) idleCore(target int) (cpu, probes int) {
+func (w *worker) idleCore(target int) (cpu, probes int) {
 	if w.idleCores.flag.Load() == 0 {
 		return -1, 0
 	}
@@ -89,13 +89,13 @@ func (w *imWorker) idleCore(target int) (cpu, probes int) {
 
 // SMTMask is cpu_smt_mask(): CPUs 2k and 2k+1 (the last CPU of an odd
 // LLC alone).
-func (w *imWorker) SMTMask(cpu int) (first, last int) {
+func (w *worker) SMTMask(cpu int) (first, last int) {
 	return cpu &^ 1, min(cpu|1, int(w.width)-1)
 }
 
 // smtSibling is select_idle_smt() (ksim.SelectIdleSMT, smt=2) after
 // select_idle_cpu() found nothing: an idle thread of the target's core.
-func (w *imWorker) smtSibling(target int) int {
+func (w *worker) smtSibling(target int) int {
 	if !w.smt {
 		return -1
 	}

@@ -28,10 +28,10 @@ func TestSelectIdleCore(t *testing.T) {
 		{"from the target's core, wrapping", 1, 3, []int{0, 1, 6, 7}, 6, 4, 1, 0},
 		{"an idle core from its second thread: the core the loop is at", 1, 1, []int{0, 1}, 1, 2, 1, 0},
 	} {
-		s, ws := imSetup(t, "update=tickstop/scan=mask/busy=100/wake=0/llc=8/early=on/smt=2", 1)
+		s, ws := setup(t, "update=tickstop/scan=mask/busy=100/wake=0/llc=8/early=on/smt=2", 1)
 		w := ws[0]
 		for _, c := range tt.idle {
-			s.llcs[0].rqs[c].state.Store(imIdle)
+			s.llcs[0].rqs[c].state.Store(rqIdle)
 		}
 		w.idleCores.flag.Store(tt.flag)
 		cpu, probes := w.idleCore(tt.target)
@@ -56,10 +56,10 @@ func TestUpdateIdleCore(t *testing.T) {
 		{"sibling busy: left clear", 0, false, 0, 0},
 		{"already set: not written", 1, true, 1, 0},
 	} {
-		s, ws := imSetup(t, "update=laststate/busy=100/wake=0/llc=8/smt=2", 1)
+		s, ws := setup(t, "update=laststate/busy=100/wake=0/llc=8/smt=2", 1)
 		w := ws[0]
 		if tt.siblingIdle {
-			s.llcs[0].rqs[5].state.Store(imIdle)
+			s.llcs[0].rqs[5].state.Store(rqIdle)
 		}
 		w.idleCores.flag.Store(tt.flag)
 		w.idleEntry(4, s.llcs[0].rqs[4], &w.local[4])
@@ -86,14 +86,18 @@ func TestIdleMaskSMTSearch(t *testing.T) {
 		{"has_idle_cores clear, the sibling idle", 0, []int{1, 6, 7}, 1, 0, 0},
 		{"nothing: the target", 1, nil, 0, 0, 1},
 	} {
-		s, ws := imSetup(t, "update=tickstop/scan=mask/busy=100/wake=0/llc=8/early=on/smt=2", 1)
+		s, ws := setup(t, "update=tickstop/scan=mask/busy=100/wake=0/llc=8/early=on/smt=2", 1)
 		w := ws[0]
 		// prev and recent_used_cpu: the busy cpu 2, so no shortcut.
-		for w.rqs[0].state.Load() == imIdle || func() bool { r := w.rng; p, rc := imPrevRecent(bench.XorShift(&r), w.width); return p != 2 || rc != 2 }() {
+		for w.rqs[0].state.Load() == rqIdle || func() bool {
+			r := w.rng
+			p, rc := drawPrevRecent(bench.XorShift(&r), w.width)
+			return p != 2 || rc != 2
+		}() {
 			w.next()
 		}
 		for _, c := range tt.idle {
-			s.llcs[0].rqs[c].state.Store(imIdle)
+			s.llcs[0].rqs[c].state.Store(rqIdle)
 		}
 		w.idleCores.flag.Store(tt.flag)
 		got := w.placeWakee(0, &w.local[0])

@@ -27,11 +27,11 @@ func TestIdleMaskStackedWait(t *testing.T) {
 		{"the target idle, shortcuts on: placed on it", true, []int{0}, -1},
 		{"early=off leaves an idle target out of the scan and nothing waits on it", false, []int{0}, -1},
 	} {
-		s, ws := imSetup(t, "update=always/scan=all/sis=none/busy=100/wake=0/llc=8", 1)
+		s, ws := setup(t, "update=always/scan=all/sis=none/busy=100/wake=0/llc=8", 1)
 		w := ws[0]
 		w.early = tt.early
 		for _, c := range tt.idle {
-			s.llcs[0].rqs[c].state.Store(imIdle)
+			s.llcs[0].rqs[c].state.Store(rqIdle)
 		}
 		w.wakeup(0, &w.local[0])
 		var got int64
@@ -63,10 +63,10 @@ func TestIdleMaskStackedWait(t *testing.T) {
 // that cpu's runqueue line; its owner takes it in at the cpu's next event and
 // counts the wait from there, on its own clock.
 func TestIdleMaskStackedRemote(t *testing.T) {
-	s, ws := imSetup(t, "update=laststate/scan=mask/busy=100/wake=0/llc=8", 2)
+	s, ws := setup(t, "update=laststate/scan=mask/busy=100/wake=0/llc=8", 2)
 	w0, w1 := ws[0], ws[1]
 	const cpu = 5 // worker 1's, busy
-	if w1.lo > cpu || w1.hi <= cpu || s.llcs[0].rqs[cpu].state.Load() == imIdle {
+	if w1.lo > cpu || w1.hi <= cpu || s.llcs[0].rqs[cpu].state.Load() == rqIdle {
 		t.Fatalf("worker 1 owns cpus [%d, %d); cpu %d state %d: want it worker 1's and busy", w1.lo, w1.hi, cpu, s.llcs[0].rqs[cpu].state.Load())
 	}
 	w0.land(cpu)
@@ -106,14 +106,14 @@ func TestIdleMaskStackedCounts(t *testing.T) {
 		"update=none/scan=all/early=on/busy=50/wake=30",
 		"update=laststate/scan=mask/busy=99",
 	} {
-		s, ws := imSetup(t, v+"/llc=16", 2)
+		s, ws := setup(t, v+"/llc=16", 2)
 		for range 20 {
 			ws[0].Run(500)
 			ws[1].Run(500)
 		}
-		var c imCounts
-		c.add(&ws[0].imCounts)
-		c.add(&ws[1].imCounts)
+		var c counts
+		c.add(&ws[0].counts)
+		c.add(&ws[1].counts)
 		res := &bench.Result{Ops: c.events}
 		if err := s.Finish(res); err != nil {
 			t.Fatal(err)
@@ -152,10 +152,10 @@ func TestIdleMaskKthreadStacks(t *testing.T) {
 		{"nr_running > 1 on prev: the scan", "100", true, 1, 5},
 		{"no kthread wakers (kthread=0): the scan", "0", true, 0, 5},
 	} {
-		s, ws := imSetup(t, "update=always/scan=all/sis=none/busy=100/wake=0/llc=8/early=on/kthread="+tt.kthread, 1)
+		s, ws := setup(t, "update=always/scan=all/sis=none/busy=100/wake=0/llc=8/early=on/kthread="+tt.kthread, 1)
 		w := ws[0]
-		imDraw(t, w, func(p, r int) bool { return (p == 0) == tt.prevTarget && r != 5 && p != 5 })
-		s.llcs[0].rqs[5].state.Store(imIdle)
+		draw(t, w, func(p, r int) bool { return (p == 0) == tt.prevTarget && r != 5 && p != 5 })
+		s.llcs[0].rqs[5].state.Store(rqIdle)
 		w.local[0].stack(tt.stackedHere)
 		got := w.placeWakee(0, &w.local[0])
 		wantStacked := tt.stackedHere

@@ -22,7 +22,7 @@ package idlemask
 //     recent_used_cpu", v5.15, moved the write into select_idle_sibling()
 //     for every wakeup; not the seed's kernel.)
 //
-// Each worker has imTasksPerCPU tasks for each CPU it owns, all its own
+// Each worker has tasksPerCPU tasks for each CPU it owns, all its own
 // (only its CPUs wake them, though they may land on any CPU of the LLC):
 // one current on each CPU, the rest asleep. The waker is its CPU's current
 // task, the wakee one of the sleeping ones, uniformly; a wakee that lands
@@ -41,19 +41,19 @@ package idlemask
 // through where tasks land: a woken task's prev is a CPU that took it,
 // and was therefore busy since.
 
-// imTasksPerCPU is the tasks each simulated CPU brings: a running one and a
+// tasksPerCPU is the tasks each simulated CPU brings: a running one and a
 // sleeping one, as a uperf pair per CPU. Seed 003 ran 96 to 240 threads on
 // 192 CPUs, 0.5 to 1.25 a CPU; with one a CPU no task would be asleep to
 // wake. A model choice, not the seed's.
-const imTasksPerCPU = 2
+const tasksPerCPU = 2
 
-// An imTask is the part of a task_struct select_idle_sibling() reads:
+// A task is the part of a task_struct select_idle_sibling() reads:
 // task_cpu(p) and p->recent_used_cpu.
-type imTask struct{ prev, recent int32 }
+type task struct{ prev, recent int32 }
 
-// An imHistory is one worker's tasks, touched only by its thread.
-type imHistory struct {
-	tasks []imTask
+// A history is one worker's tasks, touched only by its thread.
+type history struct {
+	tasks []task
 	curr  []int32 // per owned CPU (index c-lo): the task it runs, the waker of its wakeups
 	// asleep is the tasks no CPU of the worker runs: the wakees.
 	asleep []int32
@@ -61,12 +61,12 @@ type imHistory struct {
 	slot   int   // its index in asleep
 }
 
-func newIMHistory(lo, hi int) *imHistory {
+func newHistory(lo, hi int) *history {
 	n := hi - lo
-	h := &imHistory{tasks: make([]imTask, imTasksPerCPU*n), curr: make([]int32, n), asleep: make([]int32, (imTasksPerCPU-1)*n)}
+	h := &history{tasks: make([]task, tasksPerCPU*n), curr: make([]int32, n), asleep: make([]int32, (tasksPerCPU-1)*n)}
 	for i := range h.tasks {
 		c := int32(lo + i%n)
-		h.tasks[i] = imTask{prev: c, recent: c}
+		h.tasks[i] = task{prev: c, recent: c}
 	}
 	for i := range h.curr {
 		h.curr[i] = int32(i)
@@ -79,13 +79,13 @@ func newIMHistory(lo, hi int) *imHistory {
 
 // begin picks the task a wakeup wakes, from the draw r: one of the
 // sleeping tasks, uniformly.
-func (h *imHistory) begin(r uint64) {
+func (h *history) begin(r uint64) {
 	h.slot = int(uint64(uint32(r)) * uint64(len(h.asleep)) >> 32)
 	h.wakee = h.asleep[h.slot]
 }
 
 // prevRecent is the wakee's prev_cpu and recent_used_cpu.
-func (h *imHistory) prevRecent() (prev, recent int) {
+func (h *history) prevRecent() (prev, recent int) {
 	t := h.tasks[h.wakee]
 	return int(t.prev), int(t.recent)
 }
@@ -94,7 +94,7 @@ func (h *imHistory) prevRecent() (prev, recent int) {
 // task_cpu() from now on; the waker's recent_used_cpu becomes the target
 // (current->recent_used_cpu = cpu); and a CPU of the worker's that took
 // the wakee runs it next, the task it displaces asleep.
-func (h *imHistory) end(lo, hi, target, landed int) {
+func (h *history) end(lo, hi, target, landed int) {
 	h.tasks[h.curr[target-lo]].recent = int32(target)
 	h.tasks[h.wakee].prev = int32(landed)
 	if landed >= lo && landed < hi {

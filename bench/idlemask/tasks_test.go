@@ -8,7 +8,7 @@ import (
 )
 
 // nextWakee is the task w's next wakeup will wake (prev=history).
-func nextWakee(w *imWorker) int32 {
+func nextWakee(w *worker) int32 {
 	r, h := w.rng, *w.hist
 	h.begin(bench.XorShift(&r))
 	return h.wakee
@@ -33,14 +33,14 @@ func TestIdleMaskHistory(t *testing.T) {
 		{"recent_used_cpu idle: it becomes the old prev", 3, 6, []int{6}, 6, 3},
 		{"recent_used_cpu == prev, idle: the prev shortcut", 6, 6, []int{6}, 6, 6},
 	} {
-		s, ws := imSetup(t, "update=always/scan=all/sis=none/busy=100/wake=0/llc=8/early=on/prev=history", 1)
+		s, ws := setup(t, "update=always/scan=all/sis=none/busy=100/wake=0/llc=8/early=on/prev=history", 1)
 		w := ws[0]
 		h := w.hist
 		for _, c := range tt.idle {
-			s.llcs[0].rqs[c].state.Store(imIdle)
+			s.llcs[0].rqs[c].state.Store(rqIdle)
 		}
 		wakee, waker, displaced := nextWakee(w), h.curr[0], h.curr[tt.landed]
-		h.tasks[wakee] = imTask{prev: tt.prev, recent: tt.recent}
+		h.tasks[wakee] = task{prev: tt.prev, recent: tt.recent}
 		w.wakeup(0, &w.local[0])
 		got := h.tasks[wakee]
 		if got.prev != int32(tt.landed) || got.recent != tt.wantRecent || h.curr[tt.landed] != wakee {
@@ -64,7 +64,7 @@ func TestIdleMaskHistoryInvariants(t *testing.T) {
 		"update=none/scan=all/early=on/prev=history/busy=50/wake=40/llc=7",
 		"update=tickstop/scan=mask/early=off/prev=history/llc=16",
 	} {
-		_, ws := imSetup(t, v, 2)
+		_, ws := setup(t, v, 2)
 		for range 20 {
 			ws[0].Run(500)
 			ws[1].Run(500)
