@@ -61,6 +61,8 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 					dst.Dequeue(now+3, x, true)
 					src.Enqueue(now+4, x)
 					src.Dequeue(now+5, x, false)
+					src.DelayDequeue(now+6, y)
+					src.RequeueDelayed(now+7, y)
 					dst.UpdateBlocked(now + 6)
 				})
 				check("Flush", func() { src.Flush() })

@@ -403,6 +403,53 @@ func (rq *CfsRq) Dequeue(now int64, se *Entity, migrating bool) {
 	}
 }
 
+// DelayDequeue is v6.12's delayed dequeue of a sleeping task of the group
+// that is not eligible (152e11f6df29, "sched/fair: Implement delayed
+// dequeue", v6.12): dequeue_entity() keeps it queued, sched_delayed,
+//
+//	if (sched_feat(DELAY_DEQUEUE) && delay &&
+//	    !entity_eligible(cfs_rq, se)) {
+//		...
+//		update_load_avg(cfs_rq, se, 0);
+//		se->sched_delayed = 1;
+//		return false;
+//	}
+//
+// and dequeue_entities() returns at once ("if (p && &p->se == se) return
+// -1;"): one update_load_avg() without UPDATE_TG on this cfs_rq, no walk
+// of the ancestors, no read. The entity stays accounted (its weight in
+// load.weight) until RequeueDelayed wakes it or Dequeue takes it off when
+// it is picked (pick_next_entity(): dequeue_entities(rq, se, DEQUEUE_SLEEP
+// | DEQUEUE_DELAYED), the full dequeue).
+func (rq *CfsRq) DelayDequeue(now int64, se *Entity) {
+	rq.updateEntity(now, se, PathDequeue)
+}
+
+// RequeueDelayed is the wakeup of a delayed task (ttwu_runnable():
+// enqueue_task(rq, p, ENQUEUE_NOCLOCK | ENQUEUE_DELAYED)), which
+// enqueue_task_fair() ends early, v6.12:
+//
+//	if (flags & ENQUEUE_DELAYED) {
+//		requeue_delayed_entity(se);
+//		return;
+//	}
+//
+// requeue_delayed_entity()'s update_load_avg(cfs_rq, se, 0), and nothing
+// above: the entity never left.
+func (rq *CfsRq) RequeueDelayed(now int64, se *Entity) {
+	rq.updateEntity(now, se, PathEnqueue)
+}
+
+// updateEntity is one update_load_avg(cfs_rq, se, 0) on this cfs_rq for
+// caller p: the sums brought to now, removed load drained, and no
+// update_tg_load_avg() whatever decayed.
+func (rq *CfsRq) updateEntity(now int64, se *Entity, p Path) {
+	rq.updateRqClock(now)
+	rq.stats.Events++
+	rq.path = p
+	rq.updateLoadAvg(now, se, 0)
+}
+
 // Tick is entity_tick() on this CPU at now while se, a queued task of the
 // group, is running: update_load_avg(UPDATE_TG) of se, which calls
 // update_tg_load_avg() only if the cfs_rq's sums crossed a period boundary

@@ -325,6 +325,20 @@
 // preset, else base); the balance softirq's domain is a node's cpus (the
 // count's cpus / nodes), its intervals sd_init()'s (weight ms, busy_factor
 // 16) through get_sd_balance_interval() (ksim.Kernel.BalanceInterval).
+// DELAY_DEQUEUE is the kernel's version's (6.12 and later; 152e11f6df29,
+// "sched/fair: Implement delayed dequeue", on by default): a blocking task
+// its group's cfs_rq does not find eligible (EEVDF's entity_eligible(),
+// ksim.Fair: every task's vruntime, lag and placement on its cpu's group
+// cfs_rq, the lag limit max(2·slice, TICK_NSEC) with sysctl_sched_base_slice
+// 0.75 ms × (1 + ilog2(min(cpus, 8)))) stays queued: dequeue_entity()'s
+// update_load_avg(…, 0) on the leaf only (counter.CfsRq.DelayDequeue). A
+// wakeup of it is ttwu_runnable(): it stays on its cpu (a migration drawn
+// for it goes to the next wakeup that can take one), and
+// requeue_delayed_entity()'s update_load_avg(…, 0) is all
+// enqueue_task_fair() does (counter.CfsRq.RequeueDelayed); when its cpu
+// has none of the group's tasks left to run, the pick dequeues it fully
+// (pick_next_entity(): dequeue_entities(…, DEQUEUE_SLEEP |
+// DEQUEUE_DELAYED)), every level's update_load_avg(UPDATE_TG).
 // The model's own, not measured: the ±50 % spread of runs and waits, the
 // tasks' starting cpus, a migration's target (the waker's cpu, else a
 // random other), every tick running (the guests stopped it on ~2 % of
@@ -337,6 +351,7 @@
 //	the coin workload                         3/3  6/16  4/16  16/32   29 of 67
 //	pairs fed the count (realised = fed)      3/3  7/16  8/16   9/32   27 of 67
 //	+ update_blocked_averages() per softirq   3/3  2/16  3/16   8/32   16 of 67
+//	+ 6.12's DELAY_DEQUEUE                    3/3  2/16  3/16   9/32   17 of 67
 //
 // The pairs put the 6.1 pipe run's update_load_avg site from 3.43× to
 // 1.11× and 6.12 migrate's from 2.58× to 1.42×; the coin's extra writes
@@ -365,15 +380,17 @@
 //     and put_prev_entity()'s update_load_avg(…, 0) (v6.1 and v6.12
 //     fair.c) act on the leaf cfs_rq alone when the tasks switched share
 //     the group, which is where the container's writes are short.
-//   - 6.12 migrate (kernel-6.1-6.12.txt) over, 1.63–1.70×: 6.12's
-//     DELAY_DEQUEUE is not modelled. A sleeping task's dequeue is
-//     delayed (dequeue_entity() leaves it sched_delayed on the rq), and
-//     its wakeup's enqueue_task_fair() takes "if (flags &
-//     ENQUEUE_DELAYED) { requeue_delayed_entity(se); return; }":
-//     requeue_delayed_entity()'s update_load_avg(cfs_rq, se, 0), and no
-//     walk of the ancestors with UPDATE_TG, where the model walks every
-//     level. 6.1 migrate, the same workload without it, is within
-//     (0.86–0.96×).
+//   - 6.12 migrate (kernel-6.1-6.12.txt) over, 1.63–1.73×, and its
+//     system.slice/container ratio (1.52×): 6.12's DELAY_DEQUEUE is
+//     modelled (SimConfig.DelayDequeue, below) and moved these rows by
+//     2 % or less, up as often as down: its delayed tasks are mostly
+//     picked, and so fully dequeued, at once (0.17 delayed dequeues per
+//     wakeup, 0.007 requeues: their cpu has nothing else of the group
+//     to run). The migrate shape's own moves (sched_setaffinity() after
+//     every transaction, the stopper's move_queued_task(): a detach and
+//     an attach of the running task) run as wakeup migrations here;
+//     not named further. 6.1 migrate, the same workload, is within
+//     (0.82–0.96×).
 //   - count-oracle-2n-causes 6.1, the other sites over, 2.60×: the model's
 //     softirqs (232 per cpu per second, 209 counted) do not explain it;
 //     its update_blocked_averages() keeps updating cfs_rqs the kernel's

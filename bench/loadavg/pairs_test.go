@@ -143,3 +143,28 @@ func TestPairBalance(t *testing.T) {
 		t.Errorf("pairs with the softirq: %.0f softirqs per cpu per s, want between the busy cadence (35) and HZ (250)", r.SoftirqsPerCPUSec)
 	}
 }
+
+// TestPairsDelayDequeue: with 6.12's DELAY_DEQUEUE, pairs stacked on a
+// cpu (mig 100: every wakeup pulled to the waker) delay dequeues of tasks
+// their cfs_rq finds ineligible, some wakeups requeue them, and the run
+// still conserves every unit of load (Simulate's laConserved); without
+// it, none is delayed. The wakeups realised move by under 10 %.
+func TestPairsDelayDequeue(t *testing.T) {
+	var wakeups [2]float64
+	for i, dd := range []bool{false, true} {
+		cfg := pairsConfig(370*time.Microsecond, 100)
+		cfg.DelayDequeue = dd
+		tab, err := Simulate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := tab.Rows[0]
+		if dd != (r.Delayed > 0) || r.Requeued > r.Delayed || dd != (r.Requeued > 0) {
+			t.Errorf("DelayDequeue %v: %d delayed, %d requeued", dd, r.Delayed, r.Requeued)
+		}
+		wakeups[i] = float64(r.Wakeups)
+	}
+	if math.Abs(wakeups[1]/wakeups[0]-1) > 0.1 {
+		t.Errorf("wakeups realised: %v without DELAY_DEQUEUE, %v with", wakeups[0], wakeups[1])
+	}
+}

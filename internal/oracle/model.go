@@ -200,8 +200,22 @@ func modelConfigAt(kc CountResult, enqPerSec float64, dur time.Duration) (loadav
 		// idle cpus: its cadence from the lowest sched domain, a node's
 		// cpus on the lab's machines (the count's nodes).
 		cfg.DomainCPUs = max(kc.CPUs/max(kc.Nodes, 1), 1)
+		// v6.12's DELAY_DEQUEUE (152e11f6df29, "sched/fair: Implement
+		// delayed dequeue"), on by default (features.h:
+		// SCHED_FEAT(DELAY_DEQUEUE, true)): the counted kernel's version.
+		cfg.DelayDequeue = kernelAtLeast(kc.Kernel, 6, 12)
 	}
 	return cfg, nil
+}
+
+// kernelAtLeast says whether a kernel release ("6.12.117+deb12-amd64",
+// uname -r) is major.minor or later; an unreadable one is not.
+func kernelAtLeast(release string, major, minor int) bool {
+	var ma, mi int
+	if _, err := fmt.Sscanf(release, "%d.%d", &ma, &mi); err != nil {
+		return false
+	}
+	return ma > major || ma == major && mi >= minor
 }
 
 // A modelRun is the loadavg simulation one count's first rows came from.
@@ -295,8 +309,8 @@ func loadavgMissing(cfg loadavg.SimConfig, r modelRow) string {
 		return "a ratio: it moves with the container's writes of the same checking run, whose row says what they lack"
 	case strings.Contains(r.name, "other sites") && over:
 		return "the kernel's update_blocked_averages() skips what the model's does not: fully decayed cfs_rqs leave the leaf list (cfs_rq_is_decayed()), and stopped ticks raise no softirq; the model's softirqs beside the count's are in the inputs line"
-	case cfg.Variants[0] == "rate" && over: // v6.7+: 6.12 among the counts
-		return "6.12's DELAY_DEQUEUE: a sleeping task's dequeue is delayed, and its wakeup's enqueue_task_fair() runs requeue_delayed_entity(), update_load_avg(…, 0), and returns with no ancestor update, where the model walks every level with UPDATE_TG"
+	case cfg.DelayDequeue && over: // 6.12 among the counts
+		return "not named: 6.12's DELAY_DEQUEUE is modelled (the inputs line has its delayed dequeues and requeues per wakeup; a delayed task whose cpu has nothing else to run is picked and fully dequeued at once, as pick_next_entity() does), and moved this row by 2 % or less; the migrate shape's own moves (sched_setaffinity() after every transaction: the stopper's move_queued_task(), a detach and attach of the running task) run as wakeup migrations here"
 	case !over:
 		return "the switch updates, set_next_entity()'s update_load_avg(UPDATE_TG) and put_prev_entity()'s update_load_avg(…, 0), not modelled"
 	}
@@ -360,9 +374,9 @@ func writePaths(w io.Writer, kc CountResult, cfg loadavg.SimConfig, row loadavg.
 		if v, ok := kc.V["balance-softirqs/s"]; ok {
 			counted = fmt.Sprintf("%.0f counted", v/float64(kc.CPUs))
 		}
-		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d pairs pinging, run %.1f %% and runnable %.1f %% of their time, %d levels, HZ %d, %s; the model realised %.0f wakeups per cpu per s, its pingers ran %.1f %% and were runnable %.1f %% of their time; balance softirqs (update_blocked_averages) per cpu per s: model %.0f, %s\n",
+		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d pairs pinging, run %.1f %% and runnable %.1f %% of their time, %d levels, HZ %d, %s; the model realised %.0f wakeups per cpu per s, its pingers ran %.1f %% and were runnable %.1f %% of their time; balance softirqs (update_blocked_averages) per cpu per s: model %.0f, %s%s\n",
 			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), cfg.Mig, cfg.Pairs, 100*cfg.Run, 100*cfg.Runnable, cfg.Levels, cfg.HZ, cfg.Variants[0],
-			realised, row.RunPct, row.RunnablePct, row.SoftirqsPerCPUSec, counted)
+			realised, row.RunPct, row.RunnablePct, row.SoftirqsPerCPUSec, counted, delayLine(cfg, row))
 	} else {
 		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d tasks per cpu, %d levels, HZ %d, %s; model idle %.0f %% of event slots, realised %.0f wakeups per cpu per s; not fed: the pingers ran %.1f %% and waited runnable %.1f %% of their time\n",
 			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), cfg.Mig, cfg.Tasks, cfg.Levels, cfg.HZ, cfg.Variants[0],
@@ -374,6 +388,17 @@ func writePaths(w io.Writer, kc CountResult, cfg loadavg.SimConfig, row loadavg.
 			float64(ps.Updates)/wk, 100*float64(ps.Writes)/math.Max(float64(ps.Updates), 1)))
 	}
 	fmt.Fprintf(w, "model paths: %s %s: writes per wakeup by caller: %s\n", kc.Kernel, kc.Workload, strings.Join(parts, "; "))
+}
+
+// delayLine says, for a model run with 6.12's DELAY_DEQUEUE, how many
+// dequeues it delayed and how many wakeups requeued a delayed task, per
+// workload wakeup.
+func delayLine(cfg loadavg.SimConfig, row loadavg.SimRow) string {
+	if !cfg.DelayDequeue {
+		return ""
+	}
+	wk := math.Max(float64(row.Wakeups), 1)
+	return fmt.Sprintf("; DELAY_DEQUEUE: %.3f dequeues delayed and %.3f wakeups requeued per wakeup", float64(row.Delayed)/wk, float64(row.Requeued)/wk)
 }
 
 // bfCAS is the cmpxchg handoff the balanceflag rows assume: no figure for
