@@ -211,10 +211,11 @@ const (
 	PathTick                      // entity_tick() on every level
 	PathBlockedEntity             // __update_blocked_fair(): a group entity's update_load_avg() on its parent
 	PathBlocked                   // __update_blocked_fair(): its own update_tg_load_avg() after a decay
+	PathSwitch                    // set_next_entity()'s update_load_avg(UPDATE_TG) (put_prev_entity()'s has no UPDATE_TG)
 	NumPaths
 )
 
-var pathNames = [NumPaths]string{"enqueue", "dequeue", "tick", "blocked-entity", "blocked"}
+var pathNames = [NumPaths]string{"enqueue", "dequeue", "tick", "blocked-entity", "blocked", "switch"}
 
 func (p Path) String() string {
 	if p < NumPaths {
@@ -448,6 +449,59 @@ func (rq *CfsRq) updateEntity(now int64, se *Entity, p Path) {
 	rq.stats.Events++
 	rq.path = p
 	rq.updateLoadAvg(now, se, 0)
+}
+
+// The context switch's updates (v6.1 and v6.12 fair.c): put_prev_entity()
+// of the task leaving the CPU, then set_next_entity() of the one taking
+// it, on each cfs_rq pick_next_task_fair() touches,
+//
+//	put_prev_entity():  if (prev->on_rq) { ... update_load_avg(cfs_rq, prev, 0); ... }
+//	set_next_entity():  if (se->on_rq)   { ... update_load_avg(cfs_rq, se, UPDATE_TG); ... }
+//
+// Where both tasks are the group's, pick_next_task_fair()'s is_same_group()
+// walk touches their common cfs_rq only (Switch); where the CPU comes to the
+// group from another group's task or idle, set_next_task_fair() sets every
+// level (SetNext), and where it leaves the group, put_prev_task_fair() puts
+// every level (PutPrev). A task that blocked was dequeued first: its own
+// put_prev_entity() does nothing then (on_rq 0; a 6.12 delayed task is
+// still on_rq and is updated).
+
+// Switch is the switch from prev to next, both queued here or just
+// dequeued: put_prev_entity() and set_next_entity() on this cfs_rq alone.
+func (rq *CfsRq) Switch(now int64, prev, next *Entity) {
+	rq.updateRqClock(now)
+	rq.path = PathSwitch
+	if prev.onRq {
+		rq.updateLoadAvg(now, prev, 0)
+	}
+	rq.updateLoadAvg(now, next, updateTG)
+}
+
+// SetNext is set_next_task_fair() of se, queued here: set_next_entity()
+// on every level, the group entities on their parents.
+func (rq *CfsRq) SetNext(now int64, se *Entity) {
+	rq.updateRqClock(now)
+	rq.setPath(PathSwitch)
+	rq.updateLoadAvg(now, se, updateTG)
+	for c := rq; c.parent != nil; c = c.parent {
+		c.parent.updateLoadAvg(now, &c.gse, updateTG)
+	}
+}
+
+// PutPrev is put_prev_task_fair() of prev, leaving the CPU to a task
+// outside the group or to idle: put_prev_entity() on every level whose
+// entity is still queued, none of which calls update_tg_load_avg().
+func (rq *CfsRq) PutPrev(now int64, prev *Entity) {
+	rq.updateRqClock(now)
+	rq.setPath(PathSwitch)
+	if prev.onRq {
+		rq.updateLoadAvg(now, prev, 0)
+	}
+	for c := rq; c.parent != nil; c = c.parent {
+		if c.gse.onRq {
+			c.parent.updateLoadAvg(now, &c.gse, 0)
+		}
+	}
 }
 
 // Tick is entity_tick() on this CPU at now while se, a queued task of the

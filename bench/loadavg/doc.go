@@ -325,6 +325,18 @@
 // preset, else base); the balance softirq's domain is a node's cpus (the
 // count's cpus / nodes), its intervals sd_init()'s (weight ms, busy_factor
 // 16) through get_sd_balance_interval() (ksim.Kernel.BalanceInterval).
+// The context switches (v6.1 and v6.12 fair.c, pick_next_task_fair()):
+// a task taking a cpu that ran none of the group's is set_next_task_fair(),
+// set_next_entity()'s update_load_avg(UPDATE_TG) on every level
+// (counter.CfsRq.SetNext); one of the group's tasks following another on
+// the cpu touches their common cfs_rq alone (is_same_group()):
+// put_prev_entity()'s update_load_avg(…, 0) where the prev is still queued
+// (6.12's delayed), then set_next_entity()'s (Switch); the group's last
+// task leaving the cpu is put_prev_task_fair(), update_load_avg(…, 0) on
+// every level still queued (PutPrev). Their calls are the paths line's
+// "switch". The guest's other tasks run once per wait, so their own
+// switches with the group's within a wait are not modelled, nor is wakeup
+// preemption.
 // DELAY_DEQUEUE is the kernel's version's (6.12 and later; 152e11f6df29,
 // "sched/fair: Implement delayed dequeue", on by default): a blocking task
 // its group's cfs_rq does not find eligible (EEVDF's entity_eligible(),
@@ -352,6 +364,7 @@
 //	pairs fed the count (realised = fed)      3/3  7/16  8/16   9/32   27 of 67
 //	+ update_blocked_averages() per softirq   3/3  2/16  3/16   8/32   16 of 67
 //	+ 6.12's DELAY_DEQUEUE                    3/3  2/16  3/16   9/32   17 of 67
+//	+ the switch updates                      3/3  3/16  3/16   8/32   17 of 67
 //
 // The pairs put the 6.1 pipe run's update_load_avg site from 3.43× to
 // 1.11× and 6.12 migrate's from 2.58× to 1.42×; the coin's extra writes
@@ -369,19 +382,21 @@
 //     the workload's wakeup rate and shares, so the model is fed every
 //     enqueue_task_fair call and runs the coin; a recount would move it.
 //   - The checking runs' rows: the container's writes under on five of
-//     eight runs (0.42–0.64×), system.slice's on one (0.62×, 6.1 pipe),
-//     system.slice/container over on two (2.06×, 2.28×, a ratio that
-//     follows the container's): the model takes the counted run's run
-//     and runnable shares for the checking run, whose watchpoints slow
-//     the guest several-fold (check-enqueue/s against enqueue/s:
-//     2.4–4.5×; its wakeup rate is fed, its shares are not counted); and
-//     the switch updates
-//     are not modelled: set_next_entity()'s update_load_avg(UPDATE_TG)
-//     and put_prev_entity()'s update_load_avg(…, 0) (v6.1 and v6.12
-//     fair.c) act on the leaf cfs_rq alone when the tasks switched share
-//     the group, which is where the container's writes are short.
-//   - 6.12 migrate (kernel-6.1-6.12.txt) over, 1.63–1.73×, and its
-//     system.slice/container ratio (1.52×): 6.12's DELAY_DEQUEUE is
+//     eight runs (0.49–0.63×), system.slice/container over on two
+//     (1.82×, 2.19×, a ratio that follows the container's): the model
+//     takes the counted run's run and runnable shares for the checking
+//     run, whose watchpoints slow the guest several-fold (check-enqueue/s
+//     against enqueue/s: 2.4–4.5×; its wakeup rate is fed, its shares are
+//     not counted). The switch updates (below) are modelled and moved
+//     the container's rows both ways (0.64 → 0.74× and 0.62 → 0.69× for
+//     6.1 pipe's system.slice in kernel-6.1-6.12.txt, 0.68 → 0.63× in
+//     count-oracle-2n-balancer): what is left unmodelled there is the
+//     guest's other tasks switching with the group's within one wait,
+//     and wakeup preemption.
+//   - 6.12 migrate (kernel-6.1-6.12.txt) over, 1.55–1.85× (with the
+//     switch updates: update_tg_load_avg calls 1.55×, system.slice's
+//     writes 1.85×), and its system.slice/container ratio (1.55×):
+//     6.12's DELAY_DEQUEUE is
 //     modelled (SimConfig.DelayDequeue, below) and moved these rows by
 //     2 % or less, up as often as down: its delayed tasks are mostly
 //     picked, and so fully dequeued, at once (0.17 delayed dequeues per

@@ -282,6 +282,9 @@ func (s *pairSim) ready(now int64, id int) {
 	rq := &s.rqs[k.CPU]
 	rq.Enqueue(k)
 	if rq.Curr == k {
+		// The cpu comes to the group from a task outside it or idle:
+		// set_next_task_fair(), every level's set_next_entity().
+		s.cpus[k.CPU].rq.SetNext(now, &s.tasks[id].se)
 		s.start(now, id)
 	}
 }
@@ -342,8 +345,15 @@ func (s *pairSim) block(now int64, id int) {
 	if s.bal != nil && c.rq.NrRunning() == 0 {
 		s.bal.newidle(cpu)
 	}
+	// The context switch: to the group's next task, put_prev_entity()
+	// and set_next_entity() on the leaf alone (is_same_group()); to a
+	// task outside the group or idle, put_prev_task_fair() on every
+	// level still queued.
 	if rq.Curr != nil {
+		c.rq.Switch(now, &t.se, &s.tasks[rq.Curr.ID].se)
 		s.start(now, rq.Curr.ID)
+	} else {
+		c.rq.PutPrev(now, &t.se)
 	}
 }
 

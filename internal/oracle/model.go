@@ -304,7 +304,7 @@ func loadavgMissing(cfg loadavg.SimConfig, r modelRow) string {
 	case cfg.Pairs == 0:
 		return "the count has no workload wakeup rate or run/runnable shares (an older file): the model is fed every enqueue_task_fair call, the guest's own tasks' too, and runs the seed's coin workload, not the pairs"
 	case strings.Contains(r.name, "checking run") && !over:
-		return "the checking run's own run and runnable shares (its watchpoints slow the guest; the model takes the counted run's), and the switch updates, set_next_entity()'s update_load_avg(UPDATE_TG) and put_prev_entity()'s update_load_avg(…, 0), which reach the container's cfs_rq alone when both tasks switched are its own"
+		return "the checking run's own run and runnable shares (its watchpoints slow the guest several-fold; the model takes the counted run's, the count has none of its own); the switch updates are modelled, but not the guest's other tasks' switches with the group's within a wait (the model runs one task outside the group per wait), nor wakeup preemption"
 	case strings.Contains(r.name, "system.slice / container"):
 		return "a ratio: it moves with the container's writes of the same checking run, whose row says what they lack"
 	case strings.Contains(r.name, "other sites") && over:
@@ -312,7 +312,7 @@ func loadavgMissing(cfg loadavg.SimConfig, r modelRow) string {
 	case cfg.DelayDequeue && over: // 6.12 among the counts
 		return "not named: 6.12's DELAY_DEQUEUE is modelled (the inputs line has its delayed dequeues and requeues per wakeup; a delayed task whose cpu has nothing else to run is picked and fully dequeued at once, as pick_next_entity() does), and moved this row by 2 % or less; the migrate shape's own moves (sched_setaffinity() after every transaction: the stopper's move_queued_task(), a detach and attach of the running task) run as wakeup migrations here"
 	case !over:
-		return "the switch updates, set_next_entity()'s update_load_avg(UPDATE_TG) and put_prev_entity()'s update_load_avg(…, 0), not modelled"
+		return "not named: the switch updates are modelled (the paths line's switch); not modelled: the guest's other tasks' switches with the group's within a wait, and wakeup preemption (check_preempt_wakeup_fair(): a switch whose prev is still queued)"
 	}
 	return "not named: no mechanism left out of the model moves this quantity up"
 }
