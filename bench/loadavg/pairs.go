@@ -95,6 +95,14 @@ type pairSim struct {
 	// The delayed dequeues and the requeues of delayed tasks, for the
 	// row (SimRow.Delayed, Requeued).
 	nDelayed, nRequeued int64
+
+	// The tick-stop decision, with the softirq (bal): each cpu's
+	// cpuidle governor (ksim.Governor), when its current idle began
+	// (0: busy), whether its tick is stopped, and the stops made.
+	gov       []ksim.Governor
+	idleFrom  []int64
+	stopped   []bool
+	tickStops int64
 }
 
 // newPairSim puts 2·pairs tasks of the given weight on the cpus (task i on
@@ -172,14 +180,28 @@ func (s *pairSim) runUntil(end int64) {
 
 // tickAt is the tick on cpu: entity_tick() of the running group task, or,
 // with none of the group's tasks queued there, the nohz blocked update.
+// With the softirq, a cpu whose tick is stopped runs none of it: the nohz
+// idle balancer updates its blocked load every 32 ms
+// (ksim.NohzBlockedEvery, nohz.next_blocked) on its behalf; a kept tick
+// on an idle cpu wakes it, and the idle loop asks the governor again
+// (ksim.Governor.TickWakeup: the tick stops).
 func (s *pairSim) tickAt(now int64, cpu int) {
 	c, rq := s.cpus[cpu], &s.rqs[cpu]
 	switch {
+	case s.bal != nil && s.stopped[cpu]:
+		if now >= c.blocked {
+			c.rq.UpdateBlocked(now)
+			c.blocked = now + s.every
+		}
 	case s.bal != nil:
 		if rq.Curr != nil {
 			c.rq.Tick(now, &s.tasks[rq.Curr.ID].se)
 		}
 		s.bal.tick(now, cpu, c.rq)
+		if s.idleFrom[cpu] != 0 {
+			s.gov[cpu].TickWakeup()
+			s.enterIdle(now, cpu)
+		}
 	case rq.Curr != nil:
 		c.rq.Tick(now, &s.tasks[rq.Curr.ID].se)
 	case c.rq.NrRunning() == 0 && now >= c.blocked:
@@ -187,6 +209,31 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 		c.rq.UpdateBlocked(now)
 		c.blocked = now + s.every
 	}
+}
+
+// enterIdle is cpuidle_idle_call() on cpu, with none of the group's tasks
+// queued: the governor decides whether the tick stops
+// (ksim.Governor.StopTick: menu keeps it for an idle expected shorter than
+// a tick; the model knows no timers, so none keeps it).
+func (s *pairSim) enterIdle(now int64, cpu int) {
+	s.idleFrom[cpu] = now
+	if s.gov[cpu].StopTick(s.tick, false, -1) {
+		s.stopped[cpu] = true
+		s.tickStops++
+		s.cpus[cpu].blocked = now + s.every
+	}
+}
+
+// exitIdle is cpu leaving idle for a wakeup: the governor learns the idle
+// interval (menu_update()) and the tick runs again
+// (tick_nohz_idle_exit()).
+func (s *pairSim) exitIdle(now int64, cpu int) {
+	if s.idleFrom[cpu] == 0 {
+		return
+	}
+	s.gov[cpu].Idled(now - s.idleFrom[cpu])
+	s.idleFrom[cpu] = 0
+	s.stopped[cpu] = false
 }
 
 // wake is try_to_wake_up() of task id by a task on cpu waker: it picks the
@@ -222,6 +269,9 @@ func (s *pairSim) wake(now int64, id, waker int) {
 		laRemove(&from.local, t)
 		if to != from {
 			from.moved += int64(counter.RemoveEntityLoadAvg(&t.se))
+		}
+		if s.bal != nil {
+			s.exitIdle(now, to.self)
 		}
 		to.rq.Enqueue(now, &t.se)
 		to.queued = append(to.queued, t)
@@ -344,6 +394,7 @@ func (s *pairSim) block(now int64, id int) {
 	}
 	if s.bal != nil && c.rq.NrRunning() == 0 {
 		s.bal.newidle(cpu)
+		s.enterIdle(now, cpu)
 	}
 	// The context switch: to the group's next task, put_prev_entity()
 	// and set_next_entity() on the leaf alone (is_same_group()); to a
@@ -383,6 +434,7 @@ func (s *pairSim) dequeue(now int64, id int, wasDelayed bool) {
 type pairOut struct {
 	run, runnable               float64
 	softirqs, delayed, requeued int64
+	tickStops                   int64
 }
 
 // simulatePairs runs variant v's stores under the pairs workload for
@@ -408,6 +460,12 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	}
 	if cfg.DomainCPUs > 0 {
 		s.bal = newPairBalance(n, cfg.DomainCPUs, ksim.HZ(cfg.HZ), s.tick)
+		s.gov, s.idleFrom, s.stopped = make([]ksim.Governor, n), make([]int64, n), make([]bool, n)
+		// Every cpu starts idle, its tasks asleep.
+		for i := range n {
+			s.enterIdle(laClockBase, i)
+		}
+		s.tickStops = 0
 	}
 	s.runUntil(laClockBase + int64(cfg.Duration))
 	if s.bal != nil {
@@ -417,7 +475,7 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	}
 	span := float64(2*cfg.Pairs) * float64(cfg.Duration)
 	out.run, out.runnable = float64(s.ran)/span, float64(s.ran+s.waited)/span
-	out.delayed, out.requeued = s.nDelayed, s.nRequeued
+	out.delayed, out.requeued, out.tickStops = s.nDelayed, s.nRequeued, s.tickStops
 	return cpus, out, nil
 }
 

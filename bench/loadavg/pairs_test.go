@@ -168,3 +168,26 @@ func TestPairsDelayDequeue(t *testing.T) {
 		t.Errorf("wakeups realised: %v without DELAY_DEQUEUE, %v with", wakeups[0], wakeups[1])
 	}
 }
+
+// TestPairsTickStops: with the softirq, idle cpus stop their tick by the
+// governor's decision (some stops, fewer than one per tick), and a cpu
+// whose tick is stopped runs no tick: at a wakeup every 20 ms per cpu,
+// idle most of the time, the softirqs fall far below one a tick (the
+// idle interval, 2 ms, is under a tick: every running idle tick raises
+// one).
+func TestPairsTickStops(t *testing.T) {
+	cfg := pairsConfig(20*time.Millisecond, NoMig)
+	cfg.Run, cfg.Runnable = .02, .03
+	cfg.DomainCPUs = 2
+	tab, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tab.Rows[0]
+	if r.TickStopsPerCPUSec <= 0 || r.TickStopsPerCPUSec >= 250 {
+		t.Errorf("tick stops per cpu per s %.1f, want some and under HZ 250", r.TickStopsPerCPUSec)
+	}
+	if r.SoftirqsPerCPUSec <= 0 || r.SoftirqsPerCPUSec > 125 {
+		t.Errorf("softirqs per cpu per s %.0f with %.1f tick stops: want under half the ticks", r.SoftirqsPerCPUSec, r.TickStopsPerCPUSec)
+	}
+}
