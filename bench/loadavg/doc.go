@@ -315,7 +315,8 @@
 // other tasks enqueue too, in the root group, writing nothing). Counts
 // with the workload's wakeups and run/runnable shares run the pairs
 // workload above, with the balance softirq (balance.go); the one older
-// file without them (internal/oracle/testdata/count-6.12.txt) runs the
+// file without them (internal/oracle/testdata/count-6.12.txt, which lacks
+// them: see the rows still outside, below) runs the
 // seed's coin fed every enqueue_task_fair call.
 //
 // Where every input comes from: cpus, HZ (kernel-hz, else Debian's 250),
@@ -383,6 +384,7 @@
 //	+ 6.12's DELAY_DEQUEUE                    3/3  2/16  3/16   9/32   17 of 67
 //	+ the switch updates                      3/3  3/16  3/16   8/32   17 of 67
 //	+ tick stops by ksim.Governor             3/3  8/16  6/16   2/32   19 of 67
+//	(count-6.12.txt: what it lacks, said)     3/3  8/16  6/16   2/32   19 of 67
 //
 // The pairs put the 6.1 pipe run's update_load_avg site from 3.43× to
 // 1.11× and 6.12 migrate's from 2.58× to 1.42×; the coin's extra writes
@@ -396,40 +398,39 @@
 // Rows still outside, each with what the model lacks (kernel model prints
 // the same after its table, "outside: ..."):
 //
-//   - count-6.12.txt, all three (17.5×, 17.3×, 1.83×): the file predates
-//     the workload's wakeup rate and shares, so the model is fed every
-//     enqueue_task_fair call and runs the coin; a recount would move it.
-//   - The checking runs' rows: the container's writes under on five of
-//     eight runs (0.49–0.63×), system.slice/container over on two
-//     (1.82×, 2.19×, a ratio that follows the container's): the model
-//     takes the counted run's run and runnable shares for the checking
-//     run, whose watchpoints slow the guest several-fold (check-enqueue/s
-//     against enqueue/s: 2.4–4.5×; its wakeup rate is fed, its shares are
-//     not counted). The switch updates (below) are modelled and moved
-//     the container's rows both ways (0.64 → 0.74× and 0.62 → 0.69× for
-//     6.1 pipe's system.slice in kernel-6.1-6.12.txt, 0.68 → 0.63× in
-//     count-oracle-2n-balancer): what is left unmodelled there is the
-//     guest's other tasks switching with the group's within one wait,
-//     and wakeup preemption.
-//   - 6.12 migrate (kernel-6.1-6.12.txt) over, 1.55–1.85× (with the
-//     switch updates: update_tg_load_avg calls 1.55×, system.slice's
-//     writes 1.85×), and its system.slice/container ratio (1.55×):
-//     6.12's DELAY_DEQUEUE is
-//     modelled (SimConfig.DelayDequeue, below) and moved these rows by
-//     2 % or less, up as often as down: its delayed tasks are mostly
-//     picked, and so fully dequeued, at once (0.17 delayed dequeues per
-//     wakeup, 0.007 requeues: their cpu has nothing else of the group
-//     to run). The migrate shape's own moves (sched_setaffinity() after
-//     every transaction, the stopper's move_queued_task(): a detach and
-//     an attach of the running task) run as wakeup migrations here;
-//     not named further. 6.1 migrate, the same workload, is within
-//     (0.82–0.96×).
-//   - count-oracle-2n-causes 6.1, the other sites over, 2.60×: the model's
-//     softirqs (232 per cpu per second, 209 counted) do not explain it;
-//     its update_blocked_averages() keeps updating cfs_rqs the kernel's
-//     drops from the leaf list once decayed (cfs_rq_is_decayed()), and
-//     the count's 0.0147 writes per wakeup there is the lowest of the
-//     four 6.1 counts (0.024, 0.111, 0.237).
+//   - count-6.12.txt, all three (17.5×, 17.3×, 1.83×): the file has no
+//     wakeups/s, run-%, runnable-% nor balancer counts, so the model is fed
+//     every enqueue_task_fair call and runs the coin. Its header cannot
+//     stand in for them: its 1000 tx/s are 2000 pipe wakeups per second
+//     (two pipe writes a transaction, each waking a blocked reader),
+//     four times its 500 enqueue_task_fair calls per second, which count
+//     every wakeup, so the two figures do not come from one run (it is
+//     internal/oracle's cut-down test fixture, countFixture, not a lab
+//     count); the run and runnable shares are not derivable at all. A
+//     recount with kernel count would have them.
+//   - The 6.1 rows of the oracle-2n counts under, 0.47–0.66× (writes per
+//     wakeup, per cpu-second, update_load_avg's site, the other sites,
+//     system.slice's checking run), and 6.12's other sites (0.52×,
+//     count-oracle-2n-balancer): the tick stops. The model's cpus stop
+//     their tick 3.3× (6.1) and 7.6× (6.12) as often as
+//     count-oracle-2n-causes counted (88 against 26, 141 against 19 per
+//     cpu per second), so fewer ticks and balance softirqs run (144
+//     softirqs per cpu per second against 209 counted on 6.1):
+//     ksim.Governor's TickWakeup stops an idle cpu's tick at its first
+//     kept tick, an upper bound; menu's get_typical_interval() outlier
+//     pass, which keeps the tick for regular short idles, is not modelled.
+//     count-oracle-2n-balancer has no tick-stop count; its rows name the
+//     same mechanism with the model's figure.
+//   - The checking runs' container rows under on three runs (0.46–0.62×;
+//     two more, in count-oracle-2n-causes, name the tick stops above),
+//     system.slice's on 6.1 pipe in kernel-6.1-6.12.txt (0.55×), and
+//     system.slice/container over on one (2.00×, a ratio that follows the
+//     container's): the model takes the counted run's run and runnable
+//     shares for the checking run, whose watchpoints slow the guest
+//     several-fold (check-enqueue/s against enqueue/s: 2.4–4.5×; its
+//     wakeup rate is fed, its shares are not counted); the switch updates
+//     are modelled; not modelled: the guest's other tasks switching with
+//     the group's within one wait, and wakeup preemption.
 //
 // Sensitivity runs the rate limit at the workload with one knob changed at
 // a time (tasks per cpu 1..8, task weight nice 5..-5, levels 1..3, mig

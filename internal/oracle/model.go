@@ -304,7 +304,7 @@ func loadavgMissing(run modelRun, r modelRow) string {
 	stops, counted := run.row.TickStopsPerCPUSec, run.kc.V["nohz-tick-stops/s"]/float64(run.kc.CPUs)
 	switch {
 	case cfg.Pairs == 0:
-		return "the count has no workload wakeup rate or run/runnable shares (an older file): the model is fed every enqueue_task_fair call, the guest's own tasks' too, and runs the seed's coin workload, not the pairs"
+		return olderFileMissing(run.kc)
 	case !over && counted > 0 && stops > ModelTolerance*counted:
 		return fmt.Sprintf("the model's cpus stop their tick %.1fx as often as the count's (%.1f against %.1f per cpu per s, the inputs line), so fewer ticks and balance softirqs run: ksim.Governor stops an idle cpu's tick at its first kept tick (TickWakeup, an upper bound on stops); menu's get_typical_interval(), which drops that tick wakeup's long sample as an outlier among regular short idles and keeps the tick, is not modelled", stops/counted, stops, counted)
 	case strings.Contains(r.name, "checking run") && !over:
@@ -321,6 +321,26 @@ func loadavgMissing(run modelRun, r modelRow) string {
 		return "not named: the switch updates are modelled (the paths line's switch); not modelled: the guest's other tasks' switches with the group's within a wait, and wakeup preemption (check_preempt_wakeup_fair(): a switch whose prev is still queued)"
 	}
 	return "not named: no mechanism left out of the model moves this quantity up"
+}
+
+// olderFileMissing says what a count without the pairs workload's inputs
+// lacks, by name, and why its other figures do not stand in for them:
+// every row of such a file is the seed's coin fed every
+// enqueue_task_fair call.
+func olderFileMissing(kc CountResult) string {
+	var lacks []string
+	for _, u := range []string{"wakeups/s", "run-%", "runnable-%", "balances/s"} {
+		if _, ok := kc.V[u]; !ok {
+			lacks = append(lacks, u)
+		}
+	}
+	why := fmt.Sprintf("the count has no %s (an older file): the model is fed every enqueue_task_fair call, the guest's own tasks' too, and runs the seed's coin workload, not the pairs", strings.Join(lacks, ", "))
+	// A pipe transaction is two pipe writes, each waking the reader
+	// blocked on it: two workload wakeups, each an enqueue_task_fair().
+	if tx, enq := kc.V["tx/s"], kc.V["enqueue/s"]; (kc.Shape == "pipe" || kc.Shape == "migrate") && tx > 0 && 2*tx > enq {
+		why += fmt.Sprintf("; its %.0f tx/s would be %.0f workload wakeups per s, more than its %.0f enqueue_task_fair calls per s, which count every wakeup, so neither figure stands in for the workload's wakeups (the file is oracle_test.go's cut-down fixture, not a lab run); the run and runnable shares cannot be derived at all; a recount with kernel count would have them", tx, 2*tx, enq)
+	}
+	return why
 }
 
 // pathRows splits the writes per workload wakeup by the kernel's sites:
