@@ -415,7 +415,10 @@
 //     their tick 3.3× (6.1) and 7.6× (6.12) as often as
 //     count-oracle-2n-causes counted (88 against 26, 141 against 19 per
 //     cpu per second), so fewer ticks and balance softirqs run (144
-//     softirqs per cpu per second against 209 counted on 6.1):
+//     softirqs per cpu per second against 209 counted on 6.1), out of
+//     fewer idle entries (724 and 614 per cpu per second against the
+//     count's 1186 and 741 nohz_run_idle_balance() calls, one a do_idle()
+//     entry: the guest's other tasks break its idles more often):
 //     ksim.Governor's TickWakeup stops an idle cpu's tick at its first
 //     kept tick, an upper bound; menu's get_typical_interval() outlier
 //     pass, which keeps the tick for regular short idles, is not modelled.

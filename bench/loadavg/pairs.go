@@ -103,6 +103,7 @@ type pairSim struct {
 	idleFrom  []int64
 	stopped   []bool
 	tickStops int64
+	idles     int64 // idle entries (cpuidle_idle_call() from the idle loop), kept ticks' re-entries included
 }
 
 // newPairSim puts 2·pairs tasks of the given weight on the cpus (task i on
@@ -217,6 +218,7 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 // a tick; the model knows no timers, so none keeps it).
 func (s *pairSim) enterIdle(now int64, cpu int) {
 	s.idleFrom[cpu] = now
+	s.idles++
 	if s.gov[cpu].StopTick(s.tick, false, -1) {
 		s.stopped[cpu] = true
 		s.tickStops++
@@ -434,7 +436,7 @@ func (s *pairSim) dequeue(now int64, id int, wasDelayed bool) {
 type pairOut struct {
 	run, runnable               float64
 	softirqs, delayed, requeued int64
-	tickStops                   int64
+	tickStops, idles            int64
 }
 
 // simulatePairs runs variant v's stores under the pairs workload for
@@ -465,7 +467,7 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 		for i := range n {
 			s.enterIdle(laClockBase, i)
 		}
-		s.tickStops = 0
+		s.tickStops, s.idles = 0, 0
 	}
 	s.runUntil(laClockBase + int64(cfg.Duration))
 	if s.bal != nil {
@@ -475,7 +477,7 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	}
 	span := float64(2*cfg.Pairs) * float64(cfg.Duration)
 	out.run, out.runnable = float64(s.ran)/span, float64(s.ran+s.waited)/span
-	out.delayed, out.requeued, out.tickStops = s.nDelayed, s.nRequeued, s.tickStops
+	out.delayed, out.requeued, out.tickStops, out.idles = s.nDelayed, s.nRequeued, s.tickStops, s.idles
 	return cpus, out, nil
 }
 

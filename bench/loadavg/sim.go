@@ -175,12 +175,15 @@ type SimRow struct {
 	// TickStopsPerCPUSec is the pairs workload's tick stops per cpu per
 	// second, with the softirq (ksim.Governor's decisions).
 	TickStopsPerCPUSec float64
-	Idle               int64 // event slots a CPU had nothing to do in
-	Wakeups            int64
-	Migrations         int64
-	Calls              int64 // update_tg_load_avg calls
-	Writes             int64 // tg->load_avg writes
-	Reads              int64 // calc_group_shares runs
+	// IdlesPerCPUSec is its idle entries per cpu per second, the
+	// governor's decisions (a kept tick's re-entry included).
+	IdlesPerCPUSec float64
+	Idle           int64 // event slots a CPU had nothing to do in
+	Wakeups        int64
+	Migrations     int64
+	Calls          int64 // update_tg_load_avg calls
+	Writes         int64 // tg->load_avg writes
+	Reads          int64 // calc_group_shares runs
 	// Paths splits Calls and Writes, summed over the levels, by the
 	// caller that issued them (counter.Path): the model's output that
 	// kernel model sets beside the kernel's per-site counts.
@@ -333,6 +336,7 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 		row.SoftirqsPerCPUSec = ksim.PerSecond(out.softirqs, int64(cfg.Duration)*int64(cfg.CPUs))
 		row.Delayed, row.Requeued = out.delayed, out.requeued
 		row.TickStopsPerCPUSec = ksim.PerSecond(out.tickStops, int64(cfg.Duration)*int64(cfg.CPUs))
+		row.IdlesPerCPUSec = ksim.PerSecond(out.idles, int64(cfg.Duration)*int64(cfg.CPUs))
 		return row, nil
 	}
 	cpus, err := simCPUs(cfg, v, stores)

@@ -404,6 +404,10 @@ func writePaths(w io.Writer, kc CountResult, cfg loadavg.SimConfig, row loadavg.
 		if v, ok := kc.V["nohz-tick-stops/s"]; ok {
 			counted += fmt.Sprintf(", %.1f counted", v/float64(kc.CPUs))
 		}
+		counted += fmt.Sprintf(", of %.0f idle entries (model)", row.IdlesPerCPUSec)
+		if v, ok := kc.V["nohz-run-idle/s"]; ok {
+			counted += fmt.Sprintf(", %.0f counted", v/float64(kc.CPUs))
+		}
 		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d pairs pinging, run %.1f %% and runnable %.1f %% of their time, %d levels, HZ %d, %s; the model realised %.0f wakeups per cpu per s, its pingers ran %.1f %% and were runnable %.1f %% of their time; balance softirqs (update_blocked_averages) per cpu per s: model %.0f, %s%s\n",
 			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), cfg.Mig, cfg.Pairs, 100*cfg.Run, 100*cfg.Runnable, cfg.Levels, cfg.HZ, cfg.Variants[0],
 			realised, row.RunPct, row.RunnablePct, row.SoftirqsPerCPUSec, counted, delayLine(cfg, row))
