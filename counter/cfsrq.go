@@ -211,10 +211,11 @@ const (
 	PathTick                      // entity_tick() on every level
 	PathBlockedEntity             // __update_blocked_fair(): a group entity's update_load_avg() on its parent
 	PathBlocked                   // __update_blocked_fair(): its own update_tg_load_avg() after a decay
+	PathSwitch                    // set_next_entity()'s update_load_avg(UPDATE_TG) (put_prev_entity()'s has no UPDATE_TG)
 	NumPaths
 )
 
-var pathNames = [NumPaths]string{"enqueue", "dequeue", "tick", "blocked-entity", "blocked"}
+var pathNames = [NumPaths]string{"enqueue", "dequeue", "tick", "blocked-entity", "blocked", "switch"}
 
 func (p Path) String() string {
 	if p < NumPaths {
@@ -400,6 +401,106 @@ func (rq *CfsRq) Dequeue(now int64, se *Entity, migrating bool) {
 		}
 		c.updateCfsGroup(edge)
 		edge = edge && p.nrRunning == 0
+	}
+}
+
+// DelayDequeue is v6.12's delayed dequeue of a sleeping task of the group
+// that is not eligible (152e11f6df29, "sched/fair: Implement delayed
+// dequeue", v6.12): dequeue_entity() keeps it queued, sched_delayed,
+//
+//	if (sched_feat(DELAY_DEQUEUE) && delay &&
+//	    !entity_eligible(cfs_rq, se)) {
+//		...
+//		update_load_avg(cfs_rq, se, 0);
+//		se->sched_delayed = 1;
+//		return false;
+//	}
+//
+// and dequeue_entities() returns at once ("if (p && &p->se == se) return
+// -1;"): one update_load_avg() without UPDATE_TG on this cfs_rq, no walk
+// of the ancestors, no read. The entity stays accounted (its weight in
+// load.weight) until RequeueDelayed wakes it or Dequeue takes it off when
+// it is picked (pick_next_entity(): dequeue_entities(rq, se, DEQUEUE_SLEEP
+// | DEQUEUE_DELAYED), the full dequeue).
+func (rq *CfsRq) DelayDequeue(now int64, se *Entity) {
+	rq.updateEntity(now, se, PathDequeue)
+}
+
+// RequeueDelayed is the wakeup of a delayed task (ttwu_runnable():
+// enqueue_task(rq, p, ENQUEUE_NOCLOCK | ENQUEUE_DELAYED)), which
+// enqueue_task_fair() ends early, v6.12:
+//
+//	if (flags & ENQUEUE_DELAYED) {
+//		requeue_delayed_entity(se);
+//		return;
+//	}
+//
+// requeue_delayed_entity()'s update_load_avg(cfs_rq, se, 0), and nothing
+// above: the entity never left.
+func (rq *CfsRq) RequeueDelayed(now int64, se *Entity) {
+	rq.updateEntity(now, se, PathEnqueue)
+}
+
+// updateEntity is one update_load_avg(cfs_rq, se, 0) on this cfs_rq for
+// caller p: the sums brought to now, removed load drained, and no
+// update_tg_load_avg() whatever decayed.
+func (rq *CfsRq) updateEntity(now int64, se *Entity, p Path) {
+	rq.updateRqClock(now)
+	rq.stats.Events++
+	rq.path = p
+	rq.updateLoadAvg(now, se, 0)
+}
+
+// The context switch's updates (v6.1 and v6.12 fair.c): put_prev_entity()
+// of the task leaving the CPU, then set_next_entity() of the one taking
+// it, on each cfs_rq pick_next_task_fair() touches,
+//
+//	put_prev_entity():  if (prev->on_rq) { ... update_load_avg(cfs_rq, prev, 0); ... }
+//	set_next_entity():  if (se->on_rq)   { ... update_load_avg(cfs_rq, se, UPDATE_TG); ... }
+//
+// Where both tasks are the group's, pick_next_task_fair()'s is_same_group()
+// walk touches their common cfs_rq only (Switch); where the CPU comes to the
+// group from another group's task or idle, set_next_task_fair() sets every
+// level (SetNext), and where it leaves the group, put_prev_task_fair() puts
+// every level (PutPrev). A task that blocked was dequeued first: its own
+// put_prev_entity() does nothing then (on_rq 0; a 6.12 delayed task is
+// still on_rq and is updated).
+
+// Switch is the switch from prev to next, both queued here or just
+// dequeued: put_prev_entity() and set_next_entity() on this cfs_rq alone.
+func (rq *CfsRq) Switch(now int64, prev, next *Entity) {
+	rq.updateRqClock(now)
+	rq.path = PathSwitch
+	if prev.onRq {
+		rq.updateLoadAvg(now, prev, 0)
+	}
+	rq.updateLoadAvg(now, next, updateTG)
+}
+
+// SetNext is set_next_task_fair() of se, queued here: set_next_entity()
+// on every level, the group entities on their parents.
+func (rq *CfsRq) SetNext(now int64, se *Entity) {
+	rq.updateRqClock(now)
+	rq.setPath(PathSwitch)
+	rq.updateLoadAvg(now, se, updateTG)
+	for c := rq; c.parent != nil; c = c.parent {
+		c.parent.updateLoadAvg(now, &c.gse, updateTG)
+	}
+}
+
+// PutPrev is put_prev_task_fair() of prev, leaving the CPU to a task
+// outside the group or to idle: put_prev_entity() on every level whose
+// entity is still queued, none of which calls update_tg_load_avg().
+func (rq *CfsRq) PutPrev(now int64, prev *Entity) {
+	rq.updateRqClock(now)
+	rq.setPath(PathSwitch)
+	if prev.onRq {
+		rq.updateLoadAvg(now, prev, 0)
+	}
+	for c := rq; c.parent != nil; c = c.parent {
+		if c.gse.onRq {
+			c.parent.updateLoadAvg(now, &c.gse, 0)
+		}
 	}
 }
 

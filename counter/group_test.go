@@ -284,3 +284,47 @@ func laLevelRq(rq *CfsRq, i int) *CfsRq {
 	}
 	return rq
 }
+
+// TestDelayedDequeue: v6.12's delayed dequeue and requeue are one
+// update_load_avg(…, 0) on the leaf: the task stays queued and weighted,
+// no level calls update_tg_load_avg() or reads tg->load_avg, even when
+// the leaf's sums crossed periods; the pick's full dequeue then walks
+// every level as Dequeue does.
+func TestDelayedDequeue(t *testing.T) {
+	rq := newPath(t, newAtomics(t, 2), "every", 0)
+	rq.Init(t0)
+	a, b := newTask(t), newTask(t)
+	rq.Seed(a, 512, false)
+	rq.Seed(b, 512, false)
+	rq.SeedGroups(512)
+	now := t0
+	rq.Enqueue(now, a)
+	rq.Enqueue(now, b)
+	before := func() (s [2]Stats) { s[0], s[1] = rq.Stats(), rq.Parent().Stats(); return }
+	s0 := before()
+	for i, step := range []func(now int64){
+		func(now int64) { rq.DelayDequeue(now, a) },
+		func(now int64) { rq.RequeueDelayed(now, a) },
+	} {
+		now += 5 * ksim.PeltPeriod // periods crossed: decayed
+		step(now)
+		s1 := before()
+		if rq.NrRunning() != 2 || rq.Stats().Decays == s0[0].Decays {
+			t.Errorf("step %d: nr_running %d, decays %d → %d: want 2 queued and the sums decayed", i, rq.NrRunning(), s0[0].Decays, rq.Stats().Decays)
+		}
+		for l := range s1 {
+			if s1[l].Updates != s0[l].Updates || s1[l].Reads != s0[l].Reads || s1[l].Decays != s0[l].Decays && l > 0 {
+				t.Errorf("step %d, level %d: updates %d → %d, reads %d → %d, decays %d → %d: want no update_tg_load_avg, no read, no ancestor touched",
+					i, l+1, s0[l].Updates, s1[l].Updates, s0[l].Reads, s1[l].Reads, s0[l].Decays, s1[l].Decays)
+			}
+		}
+		s0 = s1
+	}
+	rq.DelayDequeue(now, a)
+	now += 5 * ksim.PeltPeriod
+	rq.Dequeue(now, a, false) // picked: the full dequeue
+	if rq.NrRunning() != 1 || rq.Stats().Updates == s0[0].Updates || rq.Parent().Stats().Updates == s0[1].Updates {
+		t.Errorf("the pick's dequeue: nr_running %d, leaf updates %d → %d, parent %d → %d: want 1, both called", rq.NrRunning(),
+			s0[0].Updates, rq.Stats().Updates, s0[1].Updates, rq.Parent().Stats().Updates)
+	}
+}

@@ -83,7 +83,10 @@
 //     Curr), block (Block: the next waiting one runs) and wake (Enqueue),
 //     without allocating once the queue has grown. bench/loadavg's pairs
 //     workload runs its tasks on them. UpdateAvg is update_avg() of
-//     kernel/sched/sched.h.
+//     kernel/sched/sched.h. Fair is a cfs_rq's EEVDF virtual time (v6.6+):
+//     avg_vruntime(), entity_eligible(), update_entity_lag() and
+//     place_entity()'s lag, which 6.12's delayed dequeue asks; BaseSlice
+//     is sysctl_sched_base_slice.
 //
 //   - The driver (driver.go). Queue is the event queue: events in
 //     kernel-time order, ties by CPU, then by the order they were pushed. A

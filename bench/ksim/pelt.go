@@ -176,19 +176,27 @@ func (sa *SchedAvg) UpdateLoadAvg(weight uint64) {
 // LOAD_AVG_PERIOD periods of PeltPeriod, without the whole-period steps.
 // TestDecayMatchesDecayLoad holds it to DecayLoad at whole periods. It is
 // taken from two tables rather than math.Exp2 (a quarter of a wakeup
-// simulation's time): the exponent in 1/1024ths of a half-life, rounded
-// down (33 µs steps, each 0.07% of decay, finer than PELT's own periods),
-// and whole halvings up to 63, past which the average is 0 to within
-// 1e-19 (decay_load() gives 0 past LOAD_AVG_PERIOD*63 periods).
+// simulation's time): the exponent in 1/1024ths of a half-life (33 µs
+// steps) and whole halvings up to 63, past which the average is 0 to
+// within 1e-19 (decay_load() gives 0 past LOAD_AVG_PERIOD*63 periods).
+// What is left of dt below one 1/1024th step, r of a step, is
+// interpolated: 2^(-r/1024) to second order, whose error is under 1e-10
+// a call. Without it the exponent was rounded down while the callers move
+// their timestamps to now, so a set updated more often than every 33 µs
+// never decayed (TestDecayContinuous).
 func Decay(dt int64) float64 {
 	if dt <= 0 {
 		return 1
 	}
-	k := dt * 1024 / peltHalfLife
-	if k >= 64*1024 {
+	if dt >= 64*peltHalfLife {
 		return 0
 	}
-	return decayFrac[k&1023] * decayWhole[k>>10]
+	x := dt * 1024
+	k := x / peltHalfLife
+	rem := x - k*peltHalfLife
+	// a = ln 2 · r / 1024, r = rem / peltHalfLife in [0, 1).
+	a := float64(rem) * (math.Ln2 / 1024 / peltHalfLife)
+	return decayFrac[k&1023] * decayWhole[k>>10] * (1 - a + a*a/2)
 }
 
 // peltHalfLife is LOAD_AVG_PERIOD periods, in ns.

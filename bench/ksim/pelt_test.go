@@ -189,3 +189,40 @@ func TestDecayTables(t *testing.T) {
 		}
 	}
 }
+
+// TestDecayContinuous: decaying in many small steps equals one step over
+// the same span, for steps below, at and above Decay's 1/1024 half-life
+// table step (~33 µs): PELT decay composes, so a float average updated on
+// every wakeup decays as one updated once.
+func TestDecayContinuous(t *testing.T) {
+	for _, step := range []int64{1, 999, 10_000, 32_767, 32_768, 50_001, 1_000_003} {
+		const span = 200_000_000 // 200 ms, six half-lives
+		many := 1.0
+		var at int64
+		for at+step <= span {
+			many *= Decay(step)
+			at += step
+		}
+		many *= Decay(span - at)
+		want := math.Exp2(-float64(span) / peltHalfLife)
+		if one := Decay(span); math.Abs(many-one) > 1e-6*one || math.Abs(one-want) > 1e-9 {
+			t.Errorf("step %d ns: %d steps give %.9g, one step %.9g, 2^(-t/half-life) %.9g", step, span/step, many, one, want)
+		}
+	}
+}
+
+// BenchmarkDecay is one Decay call over spans of a wakeup model's sizes.
+func BenchmarkDecay(b *testing.B) {
+	var sum float64
+	dt := int64(1)
+	for b.Loop() {
+		sum += Decay(dt)
+		dt = dt*7 + 13_001
+		if dt > 100*peltHalfLife {
+			dt = 1
+		}
+	}
+	if sum < 0 {
+		b.Fatal(sum)
+	}
+}

@@ -18,6 +18,9 @@ type Task struct {
 	WakeAt int64 // a sleeping task's next wakeup, ns of kernel time (the model's, not the kernel's)
 	// Seq counts the task's wakeups, for models that draw from it.
 	Seq int64
+	// VRuntime and VLag are se->vruntime and se->vlag under EEVDF
+	// (Fair), ns of virtual time.
+	VRuntime, VLag int64
 }
 
 // An RQ is one CPU's runqueue as far as the models need one: its current
@@ -102,3 +105,87 @@ func (rq *RQ) Remove(t *Task) bool {
 // *avg; *avg += diff / 8;": an average that moves an eighth of the way to
 // each sample (C's signed division, which Go's matches: towards zero).
 func UpdateAvg(avg *int64, sample int64) { *avg += (sample - *avg) / 8 }
+
+// Fair is one cfs_rq's EEVDF virtual time (v6.6's 147f3efaa241,
+// "sched/fair: Implement an EEVDF-like scheduling policy", as 6.12 has
+// it): avg_vruntime(), the load-weighted mean vruntime of the entities
+// on the cfs_rq, the running one included; entity_eligible(); a lag kept
+// at dequeue (update_entity_lag()) and restored at enqueue
+// (place_entity() with PLACE_LAG). Weights are unscaled (Task.Weight);
+// vruntime advances by calc_delta_fair(), delta · NICE_0_LOAD / weight.
+// The kernel keeps the sums relative to min_vruntime, in the entity's
+// weight scaled down; the sums here are the same over absolute vruntime.
+type Fair struct {
+	vSum, load int64 // Σ weight·vruntime and Σ weight of the entities on the cfs_rq
+	last       int64 // avg_vruntime() when last non-empty: an empty cfs_rq's min_vruntime
+}
+
+// Avg is avg_vruntime(): the weighted mean vruntime, or, on an empty
+// cfs_rq, where it last was (min_vruntime).
+func (f *Fair) Avg() int64 {
+	if f.load > 0 {
+		f.last = f.vSum / f.load
+	}
+	return f.last
+}
+
+// Add is avg_vruntime_add(): t joins the cfs_rq at its VRuntime.
+func (f *Fair) Add(t *Task) { f.vSum += t.Weight * t.VRuntime; f.load += t.Weight }
+
+// Sub is avg_vruntime_sub(): t leaves it.
+func (f *Fair) Sub(t *Task) { f.Avg(); f.vSum -= t.Weight * t.VRuntime; f.load -= t.Weight }
+
+// Run is update_curr() for t, on the cfs_rq, having run delta ns.
+func (f *Fair) Run(t *Task, delta int64) {
+	dv := delta * Nice0LoadDown / t.Weight
+	t.VRuntime += dv
+	f.vSum += t.Weight * dv
+}
+
+// Eligible is entity_eligible(): "avg >= (s64)(vruntime - min_vruntime)
+// * load", a lag of zero or more.
+func (f *Fair) Eligible(t *Task) bool { return f.vSum >= t.VRuntime*f.load }
+
+// UpdateLag is update_entity_lag() of t, on the cfs_rq, as it leaves:
+//
+//	lag = avg_vruntime(cfs_rq) - se->vruntime;
+//	limit = calc_delta_fair(max_t(u64, 2*se->slice, TICK_NSEC), se);
+//	se->vlag = clamp(lag, -limit, limit);
+//
+// limit is max(2·slice, TICK_NSEC) in ns (BaseSlice gives the slice).
+func (f *Fair) UpdateLag(t *Task, limit int64) {
+	limit = limit * Nice0LoadDown / t.Weight
+	t.VLag = min(max(f.Avg()-t.VRuntime, -limit), limit)
+}
+
+// Place is place_entity() of t joining the cfs_rq with its lag (6.12):
+//
+//	if (sched_feat(PLACE_LAG) && cfs_rq->nr_running && se->vlag) {
+//		...
+//		lag *= load + scale_load_down(se->load.weight);
+//		lag = div_s64(lag, load);
+//	}
+//	se->vruntime = vruntime - lag;
+//
+// then Add.
+func (f *Fair) Place(t *Task) {
+	lag := t.VLag
+	if f.load > 0 {
+		lag = lag * (f.load + t.Weight) / f.load
+	} else {
+		lag = 0
+	}
+	t.VRuntime = f.Avg() - lag
+	f.Add(t)
+}
+
+// BaseSlice is sysctl_sched_base_slice on cpus CPUs (v6.6+): 0.75 ms ×
+// (1 + ilog2(min(cpus, 8))), update_sysctl()'s SCHED_TUNABLESCALING_LOG
+// factor (kernel/sched/fair.c, get_update_sysctl_factor()).
+func BaseSlice(cpus int) int64 {
+	factor := int64(1)
+	for n := min(cpus, 8); n > 1; n >>= 1 {
+		factor++
+	}
+	return 750_000 * factor
+}

@@ -92,3 +92,53 @@ func TestNohzBlockedEvery(t *testing.T) {
 		}
 	}
 }
+
+// TestFair: EEVDF's virtual time on one cfs_rq of nice-0 tasks. A task
+// alone is eligible (lag 0); of two placed together, the one that ran is
+// not, the one that waited is; a lag kept at dequeue comes back scaled
+// by (load + w) / load at the next placement, and an empty cfs_rq places
+// at its last average with no lag.
+func TestFair(t *testing.T) {
+	var f Fair
+	a, b := &Task{ID: 0, Weight: Nice0LoadDown}, &Task{ID: 1, Weight: Nice0LoadDown}
+	f.Place(a)
+	if !f.Eligible(a) {
+		t.Error("a task alone: not eligible")
+	}
+	f.Run(a, 1000)
+	f.Place(b) // at the average: a's vruntime, lag 0
+	if !f.Eligible(a) || !f.Eligible(b) {
+		t.Error("b placed at a's vruntime: both should be eligible (lag 0)")
+	}
+	f.Run(a, 2000)
+	if f.Eligible(a) || !f.Eligible(b) {
+		t.Errorf("a ran 2 µs more: a eligible %v, b %v; want false, true", f.Eligible(a), f.Eligible(b))
+	}
+	f.UpdateLag(b, 1_000_000)
+	if b.VLag != 1000 { // V = (3000 + 1000) / 2, b at 1000
+		t.Errorf("b's lag %d, want 1000", b.VLag)
+	}
+	f.Sub(b)
+	c := &Task{ID: 2, Weight: Nice0LoadDown}
+	f.Place(c) // no lag
+	f.Place(b) // lag 1000 × (2+1)/2 = 1500 below the average
+	if got := (a.VRuntime+c.VRuntime)/2 - b.VRuntime; got != 1500 {
+		t.Errorf("b placed %d below the average of the others, want 1500", got)
+	}
+	f.UpdateLag(a, 100)
+	if a.VLag != -100 {
+		t.Errorf("a's lag %d, want clamped to -100", a.VLag)
+	}
+	for _, x := range []*Task{a, b, c} {
+		f.Sub(x)
+	}
+	d := &Task{ID: 3, Weight: Nice0LoadDown, VLag: 5000}
+	last := f.Avg()
+	f.Place(d)
+	if d.VRuntime != last {
+		t.Errorf("placed on an empty cfs_rq at %d, want its last average %d, lag dropped", d.VRuntime, last)
+	}
+	if BaseSlice(4) != 2_250_000 || BaseSlice(1) != 750_000 || BaseSlice(64) != 3_000_000 {
+		t.Errorf("BaseSlice: %d %d %d", BaseSlice(1), BaseSlice(4), BaseSlice(64))
+	}
+}

@@ -40,11 +40,10 @@ import (
 // smallest interval, which the minimum over the domains mostly is), and a
 // CPU is busy at a tick when the group has a task queued on it
 // (this_rq->idle_balance is idle_cpu() at the tick; the guest's other
-// tasks, which would make more ticks busy, are not modelled). Every tick
-// runs, idle CPUs' included: the kernel stopped the tick on about 2 % of
-// its idle entries in the lab's guests (count-oracle-2n-causes: 105 of
-// 4744 per second on 6.1), and the softirq is raised only by a running
-// tick; the nohz balancer's blocked updates for the others are left out.
+// tasks, which would make more ticks busy, are not modelled). The softirq
+// is raised only by a running tick: an idle CPU whose tick the governor
+// stopped (pairs.go, ksim.Governor) raises none, and its blocked load is
+// updated every 32 ms on its behalf (nohz.next_blocked).
 type pairBalance struct {
 	idle, busy int64   // get_sd_balance_interval(sd, 0 / 1), ns
 	last, next []int64 // sd->last_balance and rq->next_balance of each CPU, ns

@@ -78,18 +78,47 @@ type pairSim struct {
 	ran, waited int64
 	readyAt     []int64 // when each task was woken (its wait's start) or began to run
 	due         []int64 // each task's next wakeup on its grid of cycles
+
+	// v6.12's DELAY_DEQUEUE (SimConfig.DelayDequeue): each CPU's group
+	// cfs_rq's EEVDF time, where the current task's vruntime was last
+	// brought up to date (vAt), the tasks left queued sched_delayed on
+	// each CPU, and the migrations drawn for wakeups that could not take
+	// them (a delayed task wakes where it is, ttwu_runnable()), which the
+	// next wakeups that can take.
+	dd       bool
+	fair     []ksim.Fair
+	vAt      []int64
+	delayed  [][]int
+	isDelay  []bool
+	owed     int
+	lagLimit int64
+	// The delayed dequeues and the requeues of delayed tasks, for the
+	// row (SimRow.Delayed, Requeued).
+	nDelayed, nRequeued int64
+
+	// The tick-stop decision, with the softirq (bal): each cpu's
+	// cpuidle governor (ksim.Governor), when its current idle began
+	// (0: busy), whether its tick is stopped, and the stops made.
+	gov       []ksim.Governor
+	idleFrom  []int64
+	stopped   []bool
+	tickStops int64
+	idles     int64 // idle entries (cpuidle_idle_call() from the idle loop), kept ticks' re-entries included
 }
 
 // newPairSim puts 2·pairs tasks of the given weight on the cpus (task i on
 // cpu i mod len(cpus), asleep, load_avg weight/2 as the seed workload's
 // tasks start), one partner waking the other first.
-func newPairSim(cpus []*laCPU, pairs, mig int, weight uint64, gap int64, run, runnable float64, hz ksim.HZ, seed uint64) (*pairSim, error) {
+func newPairSim(cpus []*laCPU, pairs, mig int, weight uint64, gap int64, run, runnable float64, hz ksim.HZ, seed uint64, delayDequeue bool) (*pairSim, error) {
 	n := 2 * pairs
 	cycle := float64(n) * 2 * float64(gap) / float64(len(cpus))
 	s := &pairSim{
 		cpus: cpus, rqs: make([]ksim.RQ, len(cpus)), tasks: make([]*laTask, n), ks: make([]ksim.Task, n),
 		rng: seed, migAt: uint64(mig) << 32 / 100, every: ksim.NohzBlockedEvery(hz), tick: hz.TickNs(),
 		readyAt: make([]int64, n), due: make([]int64, n), cycle: int64(cycle),
+		dd: delayDequeue, fair: make([]ksim.Fair, len(cpus)), vAt: make([]int64, n), delayed: make([][]int, len(cpus)), isDelay: make([]bool, n),
+		// update_entity_lag()'s limit: max(2·slice, TICK_NSEC).
+		lagLimit: max(2*ksim.BaseSlice(len(cpus)), hz.TickNs()),
 	}
 	s.run = int64(run * cycle)
 	s.wait = int64(max(runnable-run, 0) * cycle)
@@ -152,14 +181,28 @@ func (s *pairSim) runUntil(end int64) {
 
 // tickAt is the tick on cpu: entity_tick() of the running group task, or,
 // with none of the group's tasks queued there, the nohz blocked update.
+// With the softirq, a cpu whose tick is stopped runs none of it: the nohz
+// idle balancer updates its blocked load every 32 ms
+// (ksim.NohzBlockedEvery, nohz.next_blocked) on its behalf; a kept tick
+// on an idle cpu wakes it, and the idle loop asks the governor again
+// (ksim.Governor.TickWakeup: the tick stops).
 func (s *pairSim) tickAt(now int64, cpu int) {
 	c, rq := s.cpus[cpu], &s.rqs[cpu]
 	switch {
+	case s.bal != nil && s.stopped[cpu]:
+		if now >= c.blocked {
+			c.rq.UpdateBlocked(now)
+			c.blocked = now + s.every
+		}
 	case s.bal != nil:
 		if rq.Curr != nil {
 			c.rq.Tick(now, &s.tasks[rq.Curr.ID].se)
 		}
 		s.bal.tick(now, cpu, c.rq)
+		if s.idleFrom[cpu] != 0 {
+			s.gov[cpu].TickWakeup()
+			s.enterIdle(now, cpu)
+		}
 	case rq.Curr != nil:
 		c.rq.Tick(now, &s.tasks[rq.Curr.ID].se)
 	case c.rq.NrRunning() == 0 && now >= c.blocked:
@@ -167,6 +210,32 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 		c.rq.UpdateBlocked(now)
 		c.blocked = now + s.every
 	}
+}
+
+// enterIdle is cpuidle_idle_call() on cpu, with none of the group's tasks
+// queued: the governor decides whether the tick stops
+// (ksim.Governor.StopTick: menu keeps it for an idle expected shorter than
+// a tick; the model knows no timers, so none keeps it).
+func (s *pairSim) enterIdle(now int64, cpu int) {
+	s.idleFrom[cpu] = now
+	s.idles++
+	if s.gov[cpu].StopTick(s.tick, false, -1) {
+		s.stopped[cpu] = true
+		s.tickStops++
+		s.cpus[cpu].blocked = now + s.every
+	}
+}
+
+// exitIdle is cpu leaving idle for a wakeup: the governor learns the idle
+// interval (menu_update()) and the tick runs again
+// (tick_nohz_idle_exit()).
+func (s *pairSim) exitIdle(now int64, cpu int) {
+	if s.idleFrom[cpu] == 0 {
+		return
+	}
+	s.gov[cpu].Idled(now - s.idleFrom[cpu])
+	s.idleFrom[cpu] = 0
+	s.stopped[cpu] = false
 }
 
 // wake is try_to_wake_up() of task id by a task on cpu waker: it picks the
@@ -177,28 +246,85 @@ func (s *pairSim) wake(now int64, id, waker int) {
 	k, t := &s.ks[id], s.tasks[id]
 	from := s.cpus[k.CPU]
 	to := from
-	if len(s.cpus) > 1 && laNext(&s.rng)>>32 < s.migAt {
-		dst := waker
-		if dst == k.CPU {
-			dst = int(laNext(&s.rng) % uint64(len(s.cpus)-1))
-			if dst >= k.CPU {
-				dst++
-			}
+	migrate := len(s.cpus) > 1 && laNext(&s.rng)>>32 < s.migAt
+	if s.isDelay[id] {
+		// ttwu_runnable(): still queued where it slept, it stays.
+		if migrate {
+			s.owed++
 		}
-		to = s.cpus[dst]
+		s.requeue(now, id)
+	} else {
+		if !migrate && s.owed > 0 && len(s.cpus) > 1 {
+			migrate = true
+			s.owed--
+		}
+		if migrate {
+			dst := waker
+			if dst == k.CPU {
+				dst = int(laNext(&s.rng) % uint64(len(s.cpus)-1))
+				if dst >= k.CPU {
+					dst++
+				}
+			}
+			to = s.cpus[dst]
+		}
+		laRemove(&from.local, t)
+		if to != from {
+			from.moved += int64(counter.RemoveEntityLoadAvg(&t.se))
+		}
+		if s.bal != nil {
+			s.exitIdle(now, to.self)
+		}
+		to.rq.Enqueue(now, &t.se)
+		to.queued = append(to.queued, t)
+		k.CPU = to.self
+		if s.dd {
+			s.runCurr(now, to.self)
+			s.fair[to.self].Place(k)
+		}
 	}
-	laRemove(&from.local, t)
-	if to != from {
-		from.moved += int64(counter.RemoveEntityLoadAvg(&t.se))
-	}
-	to.rq.Enqueue(now, &t.se)
-	to.queued = append(to.queued, t)
 	to.wakeups++
-	k.CPU = to.self
 	k.Seq++
 	s.readyAt[id] = now
 	s.due[id] = max(s.due[id], now-s.cycle) + s.cycle
 	s.q.Push(ksim.Event{T: now + s.spread(s.wait), CPU: to.self, Kind: pairReady, Arg: int64(id)})
+}
+
+// runCurr is update_curr() of the group task running on cpu, if any: its
+// vruntime brought to now.
+func (s *pairSim) runCurr(now int64, cpu int) {
+	if c := s.rqs[cpu].Curr; c != nil {
+		s.fair[cpu].Run(c, now-s.vAt[c.ID])
+		s.vAt[c.ID] = now
+	}
+}
+
+// requeue is the wakeup of delayed task id: enqueue_task_fair() with
+// ENQUEUE_DELAYED, requeue_delayed_entity() with DELAY_ZERO, which
+// re-places an entity whose lag turned positive at zero lag:
+//
+//	if (sched_feat(DELAY_ZERO)) {
+//		update_entity_lag(cfs_rq, se);
+//		if (se->vlag > 0) {
+//			...
+//			se->vlag = 0;
+//			place_entity(cfs_rq, se, 0);
+//
+// then update_load_avg(cfs_rq, se, 0) (counter.CfsRq.RequeueDelayed).
+func (s *pairSim) requeue(now int64, id int) {
+	k, cpu := &s.ks[id], s.ks[id].CPU
+	f := &s.fair[cpu]
+	s.runCurr(now, cpu)
+	f.UpdateLag(k, s.lagLimit)
+	if k.VLag > 0 {
+		f.Sub(k)
+		k.VLag = 0
+		f.Place(k)
+	}
+	s.cpus[cpu].rq.RequeueDelayed(now, &s.tasks[id].se)
+	s.isDelay[id] = false
+	laRemoveInt(&s.delayed[cpu], id)
+	s.nRequeued++
 }
 
 // ready ends task id's wait: it runs now if its CPU runs none of the
@@ -208,6 +334,9 @@ func (s *pairSim) ready(now int64, id int) {
 	rq := &s.rqs[k.CPU]
 	rq.Enqueue(k)
 	if rq.Curr == k {
+		// The cpu comes to the group from a task outside it or idle:
+		// set_next_task_fair(), every level's set_next_entity().
+		s.cpus[k.CPU].rq.SetNext(now, &s.tasks[id].se)
 		s.start(now, id)
 	}
 }
@@ -216,6 +345,7 @@ func (s *pairSim) ready(now int64, id int) {
 func (s *pairSim) start(now int64, id int) {
 	s.waited += now - s.readyAt[id]
 	s.readyAt[id] = now
+	s.vAt[id] = now
 	s.q.Push(ksim.Event{T: now + s.spread(s.run), CPU: s.ks[id].CPU, Kind: pairBlock, Arg: int64(id)})
 }
 
@@ -231,6 +361,9 @@ func (s *pairSim) block(now int64, id int) {
 	k := &s.ks[id]
 	cpu := k.CPU
 	s.ran += now - s.readyAt[id]
+	if s.dd {
+		s.runCurr(now, cpu)
+	}
 	partner := id ^ 1
 	if due := s.due[partner]; due <= now {
 		s.wake(now, partner, cpu)
@@ -238,29 +371,84 @@ func (s *pairSim) block(now int64, id int) {
 		s.q.Push(ksim.Event{T: due, CPU: cpu, Kind: ksim.Wakeup, Arg: int64(partner)})
 	}
 	c, t := s.cpus[cpu], s.tasks[id]
-	c.rq.Dequeue(now, &t.se, false)
-	laRemove(&c.queued, t)
-	c.local = append(c.local, t)
-	if s.bal != nil && c.rq.NrRunning() == 0 {
-		s.bal.newidle(cpu)
+	if s.dd && !s.fair[cpu].Eligible(k) {
+		// dequeue_entity()'s DELAY_DEQUEUE: not eligible, it stays
+		// queued, sched_delayed.
+		c.rq.DelayDequeue(now, &t.se)
+		s.isDelay[id] = true
+		s.delayed[cpu] = append(s.delayed[cpu], id)
+		s.nDelayed++
+	} else {
+		s.dequeue(now, id, false)
 	}
 	rq := &s.rqs[cpu]
 	rq.Block()
-	if rq.Curr != nil {
-		s.start(now, rq.Curr.ID)
+	if rq.Curr == nil {
+		// The pick finds the group with nothing to run but its delayed
+		// tasks: pick_next_entity() dequeues each (dequeue_entities(rq,
+		// se, DEQUEUE_SLEEP | DEQUEUE_DELAYED)).
+		for len(s.delayed[cpu]) > 0 {
+			d := s.delayed[cpu][0]
+			laRemoveInt(&s.delayed[cpu], d)
+			s.isDelay[d] = false
+			s.dequeue(now, d, true)
+		}
 	}
+	if s.bal != nil && c.rq.NrRunning() == 0 {
+		s.bal.newidle(cpu)
+		s.enterIdle(now, cpu)
+	}
+	// The context switch: to the group's next task, put_prev_entity()
+	// and set_next_entity() on the leaf alone (is_same_group()); to a
+	// task outside the group or idle, put_prev_task_fair() on every
+	// level still queued.
+	if rq.Curr != nil {
+		c.rq.Switch(now, &t.se, &s.tasks[rq.Curr.ID].se)
+		s.start(now, rq.Curr.ID)
+	} else {
+		c.rq.PutPrev(now, &t.se)
+	}
+}
+
+// dequeue is dequeue_task_fair() of task id, sleeping: every level's
+// update_load_avg(UPDATE_TG), and under EEVDF its lag kept
+// (update_entity_lag()), DELAY_ZERO's "if (sched_feat(DELAY_ZERO) &&
+// se->vlag > 0) se->vlag = 0;" for a delayed one.
+func (s *pairSim) dequeue(now int64, id int, wasDelayed bool) {
+	k, t := &s.ks[id], s.tasks[id]
+	c := s.cpus[k.CPU]
+	if s.dd {
+		f := &s.fair[k.CPU]
+		f.UpdateLag(k, s.lagLimit)
+		if wasDelayed {
+			k.VLag = min(k.VLag, 0)
+		}
+		f.Sub(k)
+	}
+	c.rq.Dequeue(now, &t.se, false)
+	laRemove(&c.queued, t)
+	c.local = append(c.local, t)
+}
+
+// pairOut is what a pairs run measured besides the cfs_rqs' counts: the
+// tasks' run and runnable shares, the balance softirqs, and v6.12's
+// delayed dequeues and requeues.
+type pairOut struct {
+	run, runnable               float64
+	softirqs, delayed, requeued int64
+	tickStops, idles            int64
 }
 
 // simulatePairs runs variant v's stores under the pairs workload for
 // cfg.Duration of kernel time and returns the CPUs, for the row's counts,
-// and the run and runnable shares the tasks had.
-func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cpus []*laCPU, run, runnable float64, softirqs int64, err error) {
+// and what else it measured.
+func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cpus []*laCPU, out pairOut, err error) {
 	n := cfg.CPUs
 	cpus = make([]*laCPU, n)
 	for i := range cpus {
 		rq, err := counter.NewCfsRqPath(stores, v.Write, v.Read, i, i*cfg.Nodes/n)
 		if err != nil {
-			return nil, 0, 0, 0, err
+			return nil, out, err
 		}
 		r := laSeed(i, cfg.Seed)
 		// Each CPU's PELT periods and ticks at a phase of its own, as
@@ -268,21 +456,29 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 		rq.Init(laClockBase - int64(laNext(&r)%ksim.PeltPeriod))
 		cpus[i] = &laCPU{rq: rq, self: i, away: &laSleepers{}, next: laClockBase + int64(laNext(&r)%uint64(ksim.HZ(cfg.HZ).TickNs()))}
 	}
-	s, err := newPairSim(cpus, cfg.Pairs, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), cfg.Run, cfg.Runnable, ksim.HZ(cfg.HZ), laSeed(n, cfg.Seed))
+	s, err := newPairSim(cpus, cfg.Pairs, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), cfg.Run, cfg.Runnable, ksim.HZ(cfg.HZ), laSeed(n, cfg.Seed), cfg.DelayDequeue)
 	if err != nil {
-		return nil, 0, 0, 0, err
+		return nil, out, err
 	}
 	if cfg.DomainCPUs > 0 {
 		s.bal = newPairBalance(n, cfg.DomainCPUs, ksim.HZ(cfg.HZ), s.tick)
+		s.gov, s.idleFrom, s.stopped = make([]ksim.Governor, n), make([]int64, n), make([]bool, n)
+		// Every cpu starts idle, its tasks asleep.
+		for i := range n {
+			s.enterIdle(laClockBase, i)
+		}
+		s.tickStops, s.idles = 0, 0
 	}
 	s.runUntil(laClockBase + int64(cfg.Duration))
 	if s.bal != nil {
 		for _, k := range s.bal.softirqs {
-			softirqs += k
+			out.softirqs += k
 		}
 	}
 	span := float64(2*cfg.Pairs) * float64(cfg.Duration)
-	return cpus, float64(s.ran) / span, float64(s.ran+s.waited) / span, softirqs, nil
+	out.run, out.runnable = float64(s.ran)/span, float64(s.ran+s.waited)/span
+	out.delayed, out.requeued, out.tickStops, out.idles = s.nDelayed, s.nRequeued, s.tickStops, s.idles
+	return cpus, out, nil
 }
 
 // laRemove takes t out of the list ts, order kept.
@@ -290,6 +486,16 @@ func laRemove(ts *[]*laTask, t *laTask) {
 	for i, x := range *ts {
 		if x == t {
 			*ts = append((*ts)[:i], (*ts)[i+1:]...)
+			return
+		}
+	}
+}
+
+// laRemoveInt takes x out of the list xs, order kept.
+func laRemoveInt(xs *[]int, x int) {
+	for i, y := range *xs {
+		if y == x {
+			*xs = append((*xs)[:i], (*xs)[i+1:]...)
 			return
 		}
 	}

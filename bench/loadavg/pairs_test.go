@@ -143,3 +143,51 @@ func TestPairBalance(t *testing.T) {
 		t.Errorf("pairs with the softirq: %.0f softirqs per cpu per s, want between the busy cadence (35) and HZ (250)", r.SoftirqsPerCPUSec)
 	}
 }
+
+// TestPairsDelayDequeue: with 6.12's DELAY_DEQUEUE, pairs stacked on a
+// cpu (mig 100: every wakeup pulled to the waker) delay dequeues of tasks
+// their cfs_rq finds ineligible, some wakeups requeue them, and the run
+// still conserves every unit of load (Simulate's laConserved); without
+// it, none is delayed. The wakeups realised move by under 10 %.
+func TestPairsDelayDequeue(t *testing.T) {
+	var wakeups [2]float64
+	for i, dd := range []bool{false, true} {
+		cfg := pairsConfig(370*time.Microsecond, 100)
+		cfg.DelayDequeue = dd
+		tab, err := Simulate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := tab.Rows[0]
+		if dd != (r.Delayed > 0) || r.Requeued > r.Delayed || dd != (r.Requeued > 0) {
+			t.Errorf("DelayDequeue %v: %d delayed, %d requeued", dd, r.Delayed, r.Requeued)
+		}
+		wakeups[i] = float64(r.Wakeups)
+	}
+	if math.Abs(wakeups[1]/wakeups[0]-1) > 0.1 {
+		t.Errorf("wakeups realised: %v without DELAY_DEQUEUE, %v with", wakeups[0], wakeups[1])
+	}
+}
+
+// TestPairsTickStops: with the softirq, idle cpus stop their tick by the
+// governor's decision (some stops, fewer than one per tick), and a cpu
+// whose tick is stopped runs no tick: at a wakeup every 20 ms per cpu,
+// idle most of the time, the softirqs fall far below one a tick (the
+// idle interval, 2 ms, is under a tick: every running idle tick raises
+// one).
+func TestPairsTickStops(t *testing.T) {
+	cfg := pairsConfig(20*time.Millisecond, NoMig)
+	cfg.Run, cfg.Runnable = .02, .03
+	cfg.DomainCPUs = 2
+	tab, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tab.Rows[0]
+	if r.TickStopsPerCPUSec <= 0 || r.TickStopsPerCPUSec >= 250 {
+		t.Errorf("tick stops per cpu per s %.1f, want some and under HZ 250", r.TickStopsPerCPUSec)
+	}
+	if r.SoftirqsPerCPUSec <= 0 || r.SoftirqsPerCPUSec > 125 {
+		t.Errorf("softirqs per cpu per s %.0f with %.1f tick stops: want under half the ticks", r.SoftirqsPerCPUSec, r.TickStopsPerCPUSec)
+	}
+}

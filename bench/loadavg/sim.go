@@ -63,6 +63,12 @@ type SimConfig struct {
 	// cfs_rq of the cpu, busy or idle (pairs.go, balance.go). Zero: no
 	// softirq, only the idle cpus' blocked updates every 32 ms.
 	DomainCPUs int
+	// DelayDequeue, with Pairs, is v6.12's DELAY_DEQUEUE (152e11f6df29,
+	// "sched/fair: Implement delayed dequeue"): a blocking task its
+	// group's cfs_rq does not find eligible (EEVDF's entity_eligible())
+	// stays queued until woken or picked (pairs.go). The kernel's
+	// version decides it: kernel model sets it for 6.12 and later.
+	DelayDequeue bool
 	// Seed picks the random draws; the same config and seed replay the
 	// same events (default 1).
 	Seed uint64
@@ -162,12 +168,22 @@ type SimRow struct {
 	// SoftirqsPerCPUSec is the pairs workload's balance softirqs per cpu
 	// per second, each an update_blocked_averages() (0 without them).
 	SoftirqsPerCPUSec float64
-	Idle              int64 // event slots a CPU had nothing to do in
-	Wakeups           int64
-	Migrations        int64
-	Calls             int64 // update_tg_load_avg calls
-	Writes            int64 // tg->load_avg writes
-	Reads             int64 // calc_group_shares runs
+	// Delayed and Requeued are the pairs workload's delayed dequeues
+	// (SimConfig.DelayDequeue) and the wakeups that requeued a delayed
+	// task.
+	Delayed, Requeued int64
+	// TickStopsPerCPUSec is the pairs workload's tick stops per cpu per
+	// second, with the softirq (ksim.Governor's decisions).
+	TickStopsPerCPUSec float64
+	// IdlesPerCPUSec is its idle entries per cpu per second, the
+	// governor's decisions (a kept tick's re-entry included).
+	IdlesPerCPUSec float64
+	Idle           int64 // event slots a CPU had nothing to do in
+	Wakeups        int64
+	Migrations     int64
+	Calls          int64 // update_tg_load_avg calls
+	Writes         int64 // tg->load_avg writes
+	Reads          int64 // calc_group_shares runs
 	// Paths splits Calls and Writes, summed over the levels, by the
 	// caller that issued them (counter.Path): the model's output that
 	// kernel model sets beside the kernel's per-site counts.
@@ -307,7 +323,7 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 		stores = append(stores, store)
 	}
 	if cfg.Pairs > 0 {
-		cpus, run, runnable, softirqs, err := simulatePairs(cfg, v, stores)
+		cpus, out, err := simulatePairs(cfg, v, stores)
 		if err != nil {
 			return row, err
 		}
@@ -316,8 +332,11 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 			return row, err
 		}
 		row.rate(&simErrs{}, int64(cfg.Duration), cfg.CPUs)
-		row.RunPct, row.RunnablePct = 100*run, 100*runnable
-		row.SoftirqsPerCPUSec = ksim.PerSecond(softirqs, int64(cfg.Duration)*int64(cfg.CPUs))
+		row.RunPct, row.RunnablePct = 100*out.run, 100*out.runnable
+		row.SoftirqsPerCPUSec = ksim.PerSecond(out.softirqs, int64(cfg.Duration)*int64(cfg.CPUs))
+		row.Delayed, row.Requeued = out.delayed, out.requeued
+		row.TickStopsPerCPUSec = ksim.PerSecond(out.tickStops, int64(cfg.Duration)*int64(cfg.CPUs))
+		row.IdlesPerCPUSec = ksim.PerSecond(out.idles, int64(cfg.Duration)*int64(cfg.CPUs))
 		return row, nil
 	}
 	cpus, err := simCPUs(cfg, v, stores)
