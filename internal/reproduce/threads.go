@@ -10,8 +10,9 @@ import (
 	"github.com/contend/contend/bench/rqlayout"
 )
 
-// The findings of the 2025–26 threads (../shared/anchors/2025-2026.md):
-// newer than the seeds, with figures of their own.
+// The findings of the 2025–26 threads (listed in the engineers'
+// /work/shared/anchors/2025-2026.md, outside the repository): newer than
+// the seeds, with figures of their own, quoted in each finding's Seed.
 
 // 11. root_domain's cpupri masks split per node and per LLC, and written
 // with a byte store (K Prateek Nayak's user-space test, in review of Pan
