@@ -131,13 +131,27 @@ func wrap(lead, s string, width int, indent string) []string {
 	return lines
 }
 
-// cut shortens s to width runes, ending it with "…" where it was longer.
+// cut shortens s to width runes at a space, ending it with "…" where it
+// was longer, so that no word is cut ("1.009× lo") and no factor loses
+// its direction ("1.009×").
 func cut(s string, width int) string {
 	r := []rune(s)
 	if len(r) <= width {
 		return s
 	}
-	return strings.TrimRight(string(r[:width-1]), " ") + "…"
+	head := string(r[:width-2]) // room for " …"
+	if i := strings.LastIndexByte(head, ' '); i > 0 {
+		head = head[:i]
+	}
+	// A factor keeps its direction or goes: "1.009× lower", never "1.009×".
+	for strings.HasSuffix(head, "×") {
+		i := strings.LastIndexByte(head, ' ')
+		if i < 0 {
+			break
+		}
+		head = head[:i]
+	}
+	return strings.TrimRight(head, " ") + " …"
 }
 
 // Markdown returns the verdicts as Markdown: the verdict table and its

@@ -133,3 +133,20 @@ func TestWrap(t *testing.T) {
 		}
 	}
 }
+
+func TestCut(t *testing.T) {
+	for _, tt := range []struct {
+		s     string
+		width int
+		want  string
+	}{
+		{"short", 10, "short"},
+		{"ns per event 1.009× lower", 20, "ns per event …"},
+		{"abcdefghijkl", 6, "abcd …"},
+		{"ns per tick: 1.009× lower, needs ≥1.05×", 22, "ns per tick: …"},
+	} {
+		if got := cut(tt.s, tt.width); got != tt.want || utf8.RuneCountInString(got) > tt.width {
+			t.Errorf("cut(%q, %d) = %q, want %q", tt.s, tt.width, got, tt.want)
+		}
+	}
+}
