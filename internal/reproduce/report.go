@@ -42,11 +42,7 @@ func WriteText(w io.Writer, e *Env, rows []Row, verbose bool, md string) {
 		return
 	}
 	for _, r := range rows {
-		field := func(label, text string) {
-			for _, l := range wrap(label, text, Width, strings.Repeat(" ", utf8.RuneCountInString(label))) {
-				fmt.Fprintln(w, l)
-			}
-		}
+		field := func(label, text string) { writeField(w, label, text) }
 		field(fmt.Sprintf("%d. ", r.ID), r.Finding)
 		field("   seed:      ", r.Seed)
 		field("   criterion: ", r.Criterion)
@@ -65,6 +61,14 @@ func WriteText(w io.Writer, e *Env, rows []Row, verbose bool, md string) {
 		fmt.Fprintln(w)
 	}
 	for _, l := range wrap("", legend, Width, "") {
+		fmt.Fprintln(w, l)
+	}
+}
+
+// writeField writes label and text wrapped to Width, the text's lines
+// after the first indented under its start.
+func writeField(w io.Writer, label, text string) {
+	for _, l := range wrap(label, text, Width, strings.Repeat(" ", utf8.RuneCountInString(label))) {
 		fmt.Fprintln(w, l)
 	}
 }
