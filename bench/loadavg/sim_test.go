@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contend/contend/bench/benchtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -92,7 +94,7 @@ func TestSimulateDeterministic(t *testing.T) {
 // cfs_rq of each level rate-limited on its own.
 func TestSimulateSeedScale(t *testing.T) {
 	d := 250 * time.Millisecond
-	if testing.Short() {
+	if testing.Short() || benchtest.Race { // the counts settle in a few PELT half-lives
 		d = 100 * time.Millisecond
 	}
 	tab, err := Simulate(SimConfig{CPUs: 224, Duration: d, Variants: []string{"base", "rate"}})

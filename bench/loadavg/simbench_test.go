@@ -3,6 +3,8 @@ package loadavg
 import (
 	"testing"
 	"time"
+
+	"github.com/contend/contend/bench/benchtest"
 )
 
 // BenchmarkSimulate is contend simulate loadavg at the seed's size (224
@@ -12,9 +14,15 @@ import (
 // cost on this machine, to compare before and after a change with
 // benchstat. ns/op is the simulation's wall time, nothing the model
 // reports; sim-events/op is the model's count, the same on every machine.
+// Under the race detector (the test command's smoke run, where a row took
+// 18-31 s) a row is 20ms: the same machine, twenty PELT periods.
 func BenchmarkSimulate(b *testing.B) {
+	d := 200 * time.Millisecond
+	if benchtest.Race {
+		d = 20 * time.Millisecond
+	}
 	for _, v := range []string{"base", "rate"} {
-		cfg := SimConfig{CPUs: 224, Nodes: 2, Levels: 2, Duration: 200 * time.Millisecond, Variants: []string{v}, Seed: 1}
+		cfg := SimConfig{CPUs: 224, Nodes: 2, Levels: 2, Duration: d, Variants: []string{v}, Seed: 1}
 		b.Run("cpus=224/variant="+v, func(b *testing.B) {
 			var events int64
 			for b.Loop() {

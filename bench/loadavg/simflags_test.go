@@ -64,7 +64,7 @@ func TestSimFlagsMig(t *testing.T) {
 		{[]string{"-mig", "50"}, "mig=50%"},
 		{[]string{"-mig", "79"}, "mig=79%"},
 	} {
-		args := append([]string{"-cpus", "4", "-duration", "10ms", "-variants", "base"}, tt.args...)
+		args := append([]string{"-cpus", "4", "-duration", "10ms", "-sens-duration", "10ms", "-variants", "base"}, tt.args...)
 		out, err := benchtest.Simulate(SimFlags, args...)
 		if err != nil || !strings.Contains(out, tt.want) {
 			t.Errorf("simulate loadavg %v: %v; want %q in:\n%s", args, err, tt.want, out)

@@ -25,13 +25,20 @@ func BenchmarkWakeup(b *testing.B) {
 
 // BenchmarkSimulate is the size: 1000 tasks (500 sysbench threads
 // and their server threads) on 64 cpus for 5 s of kernel time, per policy.
-// One iteration is one whole simulation: run it with -benchtime=1x.
+// One iteration is one whole simulation: run it with -benchtime=1x. Under
+// the race detector (the test command's smoke run, where 5 s took 40-120 s
+// a policy) it simulates 250 ms: the same machine and tasks, every
+// balance level's interval passed several times.
 func BenchmarkSimulate(b *testing.B) {
+	d := 5 * time.Second
+	if benchtest.Race {
+		d = 250 * time.Millisecond
+	}
 	for _, pol := range policyNames {
 		b.Run("wake="+pol+"/cpus=64/tasks=1000", func(b *testing.B) {
 			for range b.N {
 				if _, err := Simulate(SimConfig{CPUs: []int{64}, Topology: "llc8", Policies: []string{pol},
-					Threads: 500, Duration: 5 * time.Second, Warmup: -1}); err != nil {
+					Threads: 500, Duration: d, Warmup: -1}); err != nil {
 					b.Fatal(err)
 				}
 			}

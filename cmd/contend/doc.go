@@ -119,27 +119,31 @@
 //
 // # Replaying the seeds
 //
-//	contend reproduce [-quick | -full] [-fake-nodes K] [-o FILE] [-md FILE] [-resume] [-sim-share F]
-//	contend reproduce -from FILE [-md FILE] [-sim-share F]
+//	contend reproduce [-quick | -full] [-fake-nodes K] [-o FILE] [-md FILE] [-resume] [-sim-share F] [-v]
+//	contend reproduce -from FILE [-md FILE] [-sim-share F] [-v]
 //
 // runs the experiments behind the findings of the kernel threads contend is
-// built on and prints one table: each finding, the seed's figure, the
-// criterion that decides it, what this machine measured and whether it holds
-// here, with the raw results and a Markdown copy beside it. An effect counts
-// when the ratio of medians reaches the seed's own size and the U test
-// (benchstat's) rejects; a claim of no effect when the 90% confidence interval
-// of the difference lies inside its margin; figures the configuration fixes
-// are shown but never decide. Each finding also names the mechanism its fix
-// must keep (the idle mask must still find idle cpus, the flag's fix must
-// still balance, a load_avg fix must keep tg_weight near the truth): a fix
-// whose claims hold but that fails its guard is "no (wins by not ...)".
-// Where the finding's model has a kernel-time simulation (findings 1, 6 and
-// 8), the table judges it a second time at the seed's machine size, with
-// the simulation's assumptions named; -sim-share runs a share of each
-// simulation's kernel time (0.25 with -quick, the default). The measured
-// verdict stays the one the pinned run earned. -from judges an existing
-// reproduce run's results file without running anything: the machine,
-// worker count and placement come from the file.
+// built on and leads with one table: each finding, its verdict and the
+// reason in a line, then a tally. The verdicts keep apart what this run
+// contradicts (no) from what this machine cannot show (not here: too few
+// cpus or nodes, or a contention effect the seed measured on 192-512 cpus
+// run at a handful of workers). -v prints after it, and the Markdown copy
+// beside the raw results holds, each finding's seed figure, the criterion
+// that decides it, what this machine measured and whether it holds here. An
+// effect counts when the ratio of medians reaches the seed's own size and
+// the U test (benchstat's) rejects; a claim of no effect when the 90%
+// confidence interval of the difference lies inside its margin; figures the
+// configuration fixes are shown but never decide. Each finding also names
+// the mechanism its fix must keep (the idle mask must still find idle cpus,
+// the flag's fix must still balance, a load_avg fix must keep tg_weight near
+// the truth): a fix whose claims hold but that fails its guard is "no (wins
+// by not ...)". Where the finding's model has a kernel-time simulation
+// (findings 1, 6, 8, 9 and 14), it is judged a second time at the seed's
+// machine size, with the simulation's assumptions named; -sim-share runs a
+// share of each simulation's kernel time (0.25 with -quick, the default).
+// The measured verdict stays the one the pinned run earned. -from judges an
+// existing reproduce run's results file without running anything: the
+// machine, worker count and placement come from the file.
 //
 // # The running kernel as the oracle
 //

@@ -6,6 +6,7 @@ import (
 
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/internal/catalog"
+	"github.com/contend/contend/internal/sweep"
 )
 
 func init() {
@@ -17,8 +18,9 @@ func init() {
 }
 
 func listCmd(stdout, stderr io.Writer, args []string) error {
-	fs := newFlags(stdout, "list", "[-json] [SCENARIO]")
+	fs := newFlags(stdout, "list", "[-json | -md] [SCENARIO]")
 	asJSON := fs.Bool("json", false, "print the scenarios as JSON")
+	asMD := fs.Bool("md", false, "print the scenarios as Markdown, as docs/scenarios.md holds them")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -33,8 +35,14 @@ func listCmd(stdout, stderr io.Writer, args []string) error {
 		}
 		names = pos
 	}
-	if *asJSON {
+	switch {
+	case *asJSON && *asMD:
+		return fmt.Errorf("list: -json and -md exclude each other")
+	case *asJSON:
 		return catalog.WriteJSON(stdout, names)
+	case *asMD:
+		catalog.WriteMarkdown(stdout, names, []bench.Unit{sweep.Handoffs})
+		return nil
 	}
 	catalog.WriteText(stdout, names)
 	return nil

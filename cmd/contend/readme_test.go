@@ -1,137 +1,215 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/contend/contend/bench"
 )
 
-// readmeCommands returns the contend command lines in the README's shell
-// blocks, without the program name and comments.
-func readmeCommands(t *testing.T) [][]string {
+// docFiles are the user documentation whose commands the tests hold to
+// the command line: the README and docs/.
+func docFiles(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	docs, err := filepath.Glob("../../docs/*.md")
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("no docs/*.md: %v", err)
+	}
+	return append([]string{"../../README.md"}, docs...)
+}
+
+// contendArgs returns the arguments of a contend command line: after
+// "go run ./cmd/contend", "./contend", "contend" or a build of it named
+// "./contend-*", with any "sudo" and VAR=value before it. ok is false for
+// a line that runs something else.
+func contendArgs(line string) (args []string, ok bool) {
+	fields := strings.Fields(line)
+	for len(fields) > 0 && (fields[0] == "sudo" || strings.Contains(fields[0], "=")) {
+		fields = fields[1:]
+	}
+	switch {
+	case len(fields) > 3 && fields[0] == "go" && fields[1] == "run" && fields[2] == "./cmd/contend":
+		return fields[3:], true
+	case len(fields) > 1 && (fields[0] == "contend" || fields[0] == "./contend" || strings.HasPrefix(fields[0], "./contend-")):
+		return fields[1:], true
+	}
+	return nil, false
+}
+
+// A docCommand is a contend command line found in a document.
+type docCommand struct {
+	where string // file:line
+	args  []string
+}
+
+// docCommands returns the contend command lines of file: each line of its
+// code blocks that runs contend, less its comment, and each inline code
+// span of its prose that does, unless it is a usage pattern ("[-json]",
+// "a|b", "...", "FILE").
+func docCommands(t *testing.T, file string) []docCommand {
+	t.Helper()
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cmds [][]string
+	var cmds []docCommand
 	inBlock := false
-	for _, line := range strings.Split(string(b), "\n") {
+	for i, line := range strings.Split(string(b), "\n") {
+		where := fmt.Sprintf("%s:%d", strings.TrimPrefix(file, "../../"), i+1)
 		if strings.HasPrefix(line, "```") {
 			inBlock = !inBlock
 			continue
 		}
-		if !inBlock {
+		if inBlock {
+			line, _, _ = strings.Cut(line, " #")
+			if args, ok := contendArgs(line); ok {
+				cmds = append(cmds, docCommand{where, args})
+			}
 			continue
 		}
-		line, _, _ = strings.Cut(line, "#")
-		fields := strings.Fields(line)
-		switch {
-		case len(fields) >= 3 && fields[0] == "go" && fields[1] == "run" && fields[2] == "./cmd/contend":
-			cmds = append(cmds, fields[3:])
-		case len(fields) >= 1 && fields[0] == "./contend":
-			cmds = append(cmds, fields[1:])
+		spans := strings.Split(line, "`")
+		for j := 1; j < len(spans); j += 2 {
+			if span := spans[j]; !strings.ContainsAny(span, "[]|<>…") && !strings.Contains(span, "...") && !placeholder.MatchString(span) {
+				if args, ok := contendArgs(span); ok {
+					cmds = append(cmds, docCommand{where, args})
+				}
+			}
 		}
-	}
-	if len(cmds) < 5 {
-		t.Fatalf("found only %d contend commands in README.md", len(cmds))
 	}
 	return cmds
 }
 
-// Every contend command the README shows must name a real command, flags it
-// has, valid flag values, and for run a real scenario and variant. Commands
-// are not run (sweeps take minutes): -h after the arguments makes the flag
-// package check everything before it and stop.
-func TestREADMECommands(t *testing.T) {
-	for _, args := range readmeCommands(t) {
-		name := strings.Join(args, " ")
-		c, ok := commands[args[0]]
+// placeholder matches a usage pattern's argument: FILE, SCENARIO, N.
+var placeholder = regexp.MustCompile(`(^|\s)[A-Z][A-Z0-9_]*(\s|$)`)
+
+// problems returns what is wrong with a documented command: a command (or
+// kernel subcommand) that does not exist, a flag it lacks, a bad flag
+// value, and for run and list a scenario or variant that does not exist.
+// Commands are not run (sweeps take minutes): -h after the arguments makes
+// the flag package check everything before it and stop.
+func (dc docCommand) problems() []string {
+	args := dc.args
+	name := "contend " + strings.Join(args, " ")
+	c, ok := commands[args[0]]
+	if !ok {
+		return []string{fmt.Sprintf("%s: %s: unknown command %q", dc.where, name, args[0])}
+	}
+	if len(args) == 1 { // the command named in prose: "`contend kernel` checks ..."
+		return nil
+	}
+	if args[0] == "kernel" && kernelSubs[args[1]] == nil {
+		return []string{fmt.Sprintf("%s: %s: no such kernel subcommand", dc.where, name)}
+	}
+	var bad []string
+	if err := c.run(io.Discard, io.Discard, append(args[1:len(args):len(args)], "-h")); !errors.Is(err, flag.ErrHelp) {
+		bad = append(bad, fmt.Sprintf("%s: %s: %v", dc.where, name, err))
+	}
+	if args[0] != "run" && args[0] != "list" || len(args) < 2 || strings.HasPrefix(args[1], "-") {
+		return bad
+	}
+	spec, err := bench.Lookup(args[1])
+	if err != nil {
+		return append(bad, fmt.Sprintf("%s: %s: %v", dc.where, name, err))
+	}
+	for i, a := range args {
+		if a == "-variant" && i+1 < len(args) {
+			if _, err := spec.New(args[i+1]); err != nil {
+				bad = append(bad, fmt.Sprintf("%s: %s: %v", dc.where, name, err))
+			}
+		}
+	}
+	return bad
+}
+
+// Every contend command the README and docs/ show parses: the command and
+// subcommand exist, and so do its flags, with valid values.
+func TestDocCommands(t *testing.T) {
+	n := 0
+	for _, file := range docFiles(t) {
+		for _, c := range docCommands(t, file) {
+			n++
+			for _, p := range c.problems() {
+				t.Error(p)
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("found only %d contend commands in README.md and docs/", n)
+	}
+}
+
+// A made-up flag, subcommand, command or variant fails the check.
+func TestDocCommandsCatchMistakes(t *testing.T) {
+	for _, line := range []string{
+		"go run ./cmd/contend sweep -quik",
+		"contend reproduce -from x.txt -verbose",
+		"sudo ./contend kernel site",
+		"./contend swep -quick",
+		"CONTEND=1 contend run loadavg -variant preset=nope",
+	} {
+		args, ok := contendArgs(line)
 		if !ok {
-			t.Errorf("README: %q: unknown command %q", name, args[0])
+			t.Errorf("%q: not read as a contend command", line)
 			continue
 		}
-		err := c.run(io.Discard, io.Discard, append(args[1:len(args):len(args)], "-h"))
-		if !errors.Is(err, flag.ErrHelp) {
-			t.Errorf("README: contend %s: %v", name, err)
+		if p := (docCommand{"test", args}).problems(); len(p) == 0 {
+			t.Errorf("%q passed the check", line)
 		}
-		if args[0] == "run" || args[0] == "list" {
-			if len(args) < 2 {
-				continue
-			}
-			spec, err := bench.Lookup(args[1])
-			if err != nil {
-				t.Errorf("README: contend %s: %v", name, err)
-				continue
-			}
-			for i, a := range args {
-				if a == "-variant" && i+1 < len(args) {
-					if _, err := spec.New(args[i+1]); err != nil {
-						t.Errorf("README: contend %s: %v", name, err)
-					}
+	}
+}
+
+// The README opens with the two commands: the quick sweep, the main job,
+// and the test command, in that order, and no other; the cheap commands the
+// documents show run for real.
+func TestREADMEFirstCommands(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(b), "```sh\n")
+	block, _, _ := strings.Cut(rest, "```")
+	var first []string
+	for _, l := range strings.Split(strings.TrimSpace(block), "\n") {
+		l, _, _ = strings.Cut(l, " #")
+		first = append(first, strings.Join(strings.Fields(l), " "))
+	}
+	want := []string{"go run ./cmd/contend sweep -quick", "go test -race -bench=. -benchtime=1x ./..."}
+	if fmt.Sprint(first) != fmt.Sprint(want) {
+		t.Errorf("README's first commands are %q, want %q", first, want)
+	}
+	for _, file := range docFiles(t) {
+		for _, c := range docCommands(t, file) {
+			if (c.args[0] == "topo" || c.args[0] == "list") && !strings.Contains(strings.Join(c.args, " "), "-sysfs") {
+				if _, _, err := runContend(c.args...); err != nil {
+					t.Errorf("%s: contend %s: %v", c.where, strings.Join(c.args, " "), err)
 				}
 			}
 		}
 	}
 }
 
-// The README's main job is the quick sweep, and its cheap commands run for real.
-func TestREADMECheapCommandsRun(t *testing.T) {
-	cmds := readmeCommands(t)
-	if got := strings.Join(cmds[0], " "); got != "sweep -quick" {
-		t.Errorf("README's first command is contend %q, want the quick sweep", got)
-	}
-	for _, args := range cmds {
-		if args[0] != "topo" && args[0] != "list" {
-			continue
-		}
-		if _, _, err := runContend(args...); err != nil {
-			t.Errorf("README: contend %s: %v", strings.Join(args, " "), err)
-		}
-	}
-}
-
-// The README's scenario table and this command's documentation follow the
-// registry: every scenario has a row naming each of its variant keys and
-// metrics, no row names a scenario that does not exist, and doc.go lists
-// every scenario by name.
-func TestREADMEScenarioTable(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+// docs/scenarios.md is what contend list -md writes from the registry:
+// regenerate it with `go run ./cmd/contend list -md > docs/scenarios.md`.
+// And this command's documentation names every scenario.
+func TestScenariosDocCurrent(t *testing.T) {
+	want, _, err := runContend("list", "-md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := map[string]string{}
-	for _, line := range strings.Split(string(b), "\n") {
-		if name, ok := strings.CutPrefix(line, "| `"); ok {
-			name, _, _ = strings.Cut(name, "`")
-			rows[name] = line
-		}
+	got, err := os.ReadFile("../../docs/scenarios.md")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, spec := range bench.Specs() {
-		row, ok := rows[spec.Name]
-		if !ok {
-			t.Errorf("README: no row for scenario %s", spec.Name)
-			continue
-		}
-		delete(rows, spec.Name)
-		for _, k := range spec.Keys {
-			if !strings.Contains(row, "`"+k.Name+"=") && !strings.Contains(row, " "+k.Name+"=") {
-				t.Errorf("README: row %s lacks variant key %s=", spec.Name, k.Name)
-			}
-		}
-		for _, u := range spec.Units {
-			if !strings.Contains(row, "`"+u.Name+"`") {
-				t.Errorf("README: row %s lacks metric `%s`", spec.Name, u.Name)
-			}
-		}
-	}
-	for name := range rows {
-		t.Errorf("README: row for %s, which is not a registered scenario", name)
+	if !bytes.Equal(got, []byte(want)) {
+		t.Errorf("docs/scenarios.md is not what contend list -md writes: run go run ./cmd/contend list -md > docs/scenarios.md")
 	}
 	doc, err := os.ReadFile("doc.go")
 	if err != nil {

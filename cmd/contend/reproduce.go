@@ -16,13 +16,13 @@ import (
 func init() {
 	register(&command{
 		name:    "reproduce",
-		summary: "replay the seeds' findings on this machine, or judge a reproduce run's results file (-from), and print one table: finding, seed figure, criterion, measured, holds?",
+		summary: "replay the seeds' findings on this machine, or judge a reproduce run's results file (-from): one table of finding, verdict and reason, and a tally (-v: each finding's criterion, figures and simulation)",
 		run:     reproduceCmd,
 	})
 }
 
 func reproduceCmd(stdout, stderr io.Writer, args []string) error {
-	fs := newFlags(stdout, "reproduce", "[-quick | -full] [-fake-nodes K] [-cpus LIST] [-o FILE] [-md FILE] [-resume [-retry-failed]] [-sim-share F] | -from FILE [-md FILE] [-sim-share F]")
+	fs := newFlags(stdout, "reproduce", "[-quick | -full] [-fake-nodes K] [-cpus LIST] [-o FILE] [-md FILE] [-resume [-retry-failed]] [-sim-share F] [-v] | -from FILE [-md FILE] [-sim-share F] [-v]")
 	var pf presetFlags
 	pf.register(fs,
 		"under 30s on 2 cpus: count 6, runs of at most 100ms shortened to 12s of runs in all, at most 4 workers (the default)",
@@ -32,6 +32,7 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 	resume := fs.Bool("resume", false, "continue an interrupted reproduce run from its results file (configurations it records as failed are not run again)")
 	retryFailed := fs.Bool("retry-failed", false, "with -resume, run again the configurations the results file records as failed")
 	from := fs.String("from", "", "judge this reproduce run's results `file` without running anything (the machine, worker count and placement come from the file)")
+	verbose := fs.Bool("v", false, "after the verdict table, each finding's seed figure, criterion, measured figures, mechanism and simulation at the seed's size with its assumptions (the Markdown table has them too)")
 	simShare := fs.Float64("sim-share", -1, "share of each simulation's kernel time to run when judging the findings that have one at the seed's machine size, 0 (none) to 1 (default 0.25 with -quick, 1 with -full or -from)")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
@@ -43,7 +44,7 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 		if err := onlyJudging(fs); err != nil {
 			return err
 		}
-		return reproduce.JudgeFile(stdout, stderr, *from, *md, simBudget(*simShare, reproduce.FullSims))
+		return reproduce.JudgeFile(stdout, stderr, *from, reproduce.Output{MD: *md, Verbose: *verbose}, simBudget(*simShare, reproduce.FullSims))
 	}
 	if *retryFailed && !*resume {
 		return fmt.Errorf("reproduce: -retry-failed needs -resume (a new run has no failures to retry)")
@@ -81,7 +82,7 @@ func reproduceCmd(stdout, stderr io.Writer, args []string) error {
 	if pf.full {
 		budget = reproduce.FullSims
 	}
-	return env.RunAndJudge(ctx, plan, *out, *md, *resume, simBudget(*simShare, budget), stdout, stderr)
+	return env.RunAndJudge(ctx, plan, *out, reproduce.Output{MD: *md, Verbose: *verbose}, *resume, simBudget(*simShare, budget), stdout, stderr)
 }
 
 // simBudget is -sim-share's budget, or def where it was not given.
@@ -97,7 +98,7 @@ func simBudget(share float64, def reproduce.SimBudget) reproduce.SimBudget {
 func onlyJudging(fs *flag.FlagSet) error {
 	var runFlags []string
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name != "from" && f.Name != "md" && f.Name != "sim-share" {
+		if f.Name != "from" && f.Name != "md" && f.Name != "sim-share" && f.Name != "v" {
 			runFlags = append(runFlags, "-"+f.Name)
 		}
 	})

@@ -1,19 +1,22 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/contend/contend/internal/reproduce"
 )
 
-// The one real run: a tiny reproduce on fake nodes, whose table has every
-// finding with its criterion, and whose results file -from judges again to
-// the same verdicts without running anything.
+// The one real run: a tiny reproduce on fake nodes, whose first screen is
+// the verdict table with every finding, -v's details have every criterion,
+// and whose results file -from judges again to the same verdicts without
+// running anything.
 func TestReproduceTable(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Skip("needs two cpus")
@@ -25,19 +28,42 @@ func TestReproduceTable(t *testing.T) {
 	// internal/reproduce's tests, the wiring is this one's.
 	// The simulations at the seeds' sizes run on a fiftieth of their
 	// kernel time (internal/reproduce holds their verdicts).
-	stdout, stderr, err := runContend("reproduce", "-count", "2", "-duration", "5ms", "-fake-nodes", "2", "-sim-share", "0.02", "-o", out)
+	stdout, stderr, err := runContend("reproduce", "-count", "2", "-duration", "5ms", "-fake-nodes", "2", "-sim-share", "0.02", "-v", "-o", out)
 	if err != nil {
 		t.Fatalf("reproduce: %v\n%s", err, stderr)
 	}
+	// The first screen: the heading, the table's head, a row per finding
+	// in order, the tally.
+	table, _, _ := strings.Cut(stdout, "\n\n1. ")
+	head, rows, ok := strings.Cut(table, "\n #  finding ")
+	if !ok || strings.Count(head, "\n") > 3 {
+		t.Fatalf("the verdict table does not open the output:\n%s", stdout)
+	}
+	at := 0
+	for i := 1; i <= reproduce.NumFindings(); i++ {
+		j := strings.Index(rows[at:], fmt.Sprintf("\n%2d  ", i))
+		if j < 0 {
+			t.Fatalf("verdict table lacks finding %d after finding %d:\n%s", i, i-1, table)
+		}
+		at += j + 1
+	}
+	if !strings.Contains(rows[at:], fmt.Sprintf("\n%d findings: ", reproduce.NumFindings())) {
+		t.Errorf("verdict table has no tally after its rows:\n%s", table)
+	}
+	for _, l := range strings.Split(stdout, "\n") {
+		if n := utf8.RuneCountInString(l); n > reproduce.Width {
+			t.Errorf("line of %d runes, wider than the table's %d: %q", n, reproduce.Width, l)
+		}
+	}
 	for i := 1; i <= reproduce.NumFindings(); i++ {
 		if !strings.Contains(stdout, "\n"+strconv.Itoa(i)+". ") {
-			t.Errorf("table lacks finding %d:\n%s", i, stdout)
+			t.Errorf("-v lacks finding %d:\n%s", i, stdout)
 		}
 	}
 	if n := strings.Count(stdout, "\n   criterion: yes if "); n != reproduce.NumFindings() {
-		t.Errorf("table has %d criteria, want one per finding:\n%s", n, stdout)
+		t.Errorf("-v has %d criteria, want one per finding:\n%s", n, stdout)
 	}
-	if !strings.Contains(stdout, "topology fake-2") {
+	if !strings.Contains(strings.Join(strings.Fields(head), " "), "topology fake-2") {
 		t.Errorf("a run on fake nodes must say so:\n%s", stdout)
 	}
 	// Finding 3 needs two nodes: on fake ones it runs.
@@ -48,15 +74,15 @@ func TestReproduceTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(md), "\n| "); n != reproduce.NumFindings()+1 {
-		t.Errorf("Markdown table has %d rows, want %d:\n%s", n, reproduce.NumFindings()+1, md)
+	if n := strings.Count(string(md), "\n| "); n != 2*(reproduce.NumFindings()+1) {
+		t.Errorf("Markdown tables have %d rows, want %d (the verdicts, then each finding in full):\n%s", n, 2*(reproduce.NumFindings()+1), md)
 	}
 	readResultsT(t, out) // raw results parse as benchmark format
 
 	// Judging the file again gives the same table below the heading (which
 	// describes the machine from the file rather than from sysfs).
 	md2 := filepath.Join(dir, "again.md")
-	again, stderr, err := runContend("reproduce", "-from", out, "-md", md2, "-sim-share", "0.02")
+	again, stderr, err := runContend("reproduce", "-from", out, "-md", md2, "-sim-share", "0.02", "-v")
 	if err != nil {
 		t.Fatalf("reproduce -from: %v\n%s", err, stderr)
 	}
@@ -64,12 +90,13 @@ func TestReproduceTable(t *testing.T) {
 	if body(again) != body(stdout) {
 		t.Errorf("reproduce -from judged differently from the run:\nrun:\n%s\n-from:\n%s", stdout, again)
 	}
-	for _, want := range []string{"   mechanism: ", "   at the seed's size (simulated: ", "      assumes:   "} {
+	for _, want := range []string{"   mechanism: ", "   at the seed's size (simulated): ", "      assumes:   "} {
 		if !strings.Contains(stdout, want) {
-			t.Errorf("table lacks %q:\n%s", want, stdout)
+			t.Errorf("-v lacks %q:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(again, "topology fake-2") || !strings.Contains(again, "place=spread") {
+	heading := strings.Join(strings.Fields(again[:strings.Index(again, "\n\n")]), " ")
+	if !strings.Contains(heading, "topology fake-2") || !strings.Contains(heading, "place=spread") {
 		t.Errorf("-from heading does not describe the run's machine:\n%s", again)
 	}
 	if _, err := os.Stat(md2); err != nil {

@@ -218,8 +218,9 @@ func TestRatioPhrases(t *testing.T) {
 		"../../benchdata/2026-12-01-xeon-kvm-real-reproduce.txt",
 	} {
 		// A fiftieth of each simulation's kernel time, as
-		// TestReproduceTable: its verdicts' phrases, in seconds.
-		out, _, err := runContend("reproduce", "-from", f, "-sim-share", "0.02")
+		// TestReproduceTable (simulated once in the process), and -v:
+		// every verdict's phrases, in seconds.
+		out, _, err := runContend("reproduce", "-from", f, "-sim-share", "0.02", "-v")
 		if err != nil {
 			t.Fatalf("reproduce -from %s: %v", f, err)
 		}

@@ -99,3 +99,54 @@ func plural(n int, what string) string {
 	}
 	return what + "s"
 }
+
+// WriteMarkdown prints the scenarios named as docs/scenarios.md holds them
+// (contend list -md): per scenario its summary, a table of variant keys and
+// one of metrics, its hot functions and presets; then the metrics every run
+// reports (bench.RunUnits) and those a sweep adds (extra). The registry is
+// the one source: a test in cmd/contend fails when the file differs.
+func WriteMarkdown(w io.Writer, names []string, extra []bench.Unit) {
+	fmt.Fprint(w, "# Scenarios and metrics\n\n")
+	fmt.Fprint(w, "Written by `contend list -md` from the scenario registry (bench.Specs); do not edit by hand.\n")
+	fmt.Fprint(w, "`contend list SCENARIO` prints the same for one scenario, `contend list -json` for scripts.\n")
+	fmt.Fprint(w, "A variant is `key=value` pairs joined by `/`, as in `contend run loadavg -variant preset=rate`; a key left out takes its default.\n\n")
+	for _, n := range names {
+		s, _ := bench.Lookup(n)
+		fmt.Fprintf(w, "## %s\n\n%s\n\n", s.Name, s.Summary)
+		fmt.Fprintf(w, "`Benchmark%s` in `%s`, at least %d %s.\n\n", s.BenchName, strings.TrimPrefix(s.Package, "github.com/contend/contend/"), s.MinWorkers, plural(s.MinWorkers, "worker"))
+		fmt.Fprint(w, "| key | values | default | what it sets |\n|---|---|---|---|\n")
+		for _, k := range s.Keys {
+			fmt.Fprintf(w, "| `%s` | `%s` | %s | %s |\n", k.Name, mdCell(k.Domain.Syntax()), mdCell(keyDefault(k)), mdCell(k.Doc))
+		}
+		fmt.Fprint(w, "\n")
+		writeUnits(w, s.Units)
+		fmt.Fprintf(w, "Hot functions (perf annotate): %s.\n\n", mdCodes(s.HotSymbols))
+		fmt.Fprintf(w, "Quick sweep: %s. Full sweep: %d variants.\n\n", mdCodes(s.Quick), len(s.Full))
+	}
+	fmt.Fprint(w, "## Every run\n\nBeside each scenario's own metrics, every run reports how evenly its workers progressed, sampled latency, and how disturbed it was; tables leave the disturbance figures out and mark the cells whose runs were disturbed instead.\n\n")
+	writeUnits(w, bench.RunUnits)
+	if len(extra) > 0 {
+		fmt.Fprint(w, "A sweep adds:\n\n")
+		writeUnits(w, extra)
+	}
+}
+
+// writeUnits writes a table of metrics.
+func writeUnits(w io.Writer, units []bench.Unit) {
+	fmt.Fprint(w, "| metric | what it counts | better |\n|---|---|---|\n")
+	for _, u := range units {
+		fmt.Fprintf(w, "| `%s` | %s | %s |\n", u.Name, mdCell(u.Doc), u.Better)
+	}
+	fmt.Fprint(w, "\n")
+}
+
+// mdCell keeps a table cell one cell: its pipes escaped.
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// mdCodes writes names as code, comma-separated; "none" where there are none.
+func mdCodes(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return "`" + strings.Join(names, "`, `") + "`"
+}

@@ -61,3 +61,41 @@ func TestKeyDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownTables: docs/scenarios.md names every scenario, key and
+// metric, and every table row has its table's cells (a "|" in a domain or
+// a doc is escaped, not a cell border).
+func TestMarkdownTables(t *testing.T) {
+	var b bytes.Buffer
+	WriteMarkdown(&b, bench.Names(), []bench.Unit{{Name: "extra/op", Doc: "a|b"}})
+	md := b.String()
+	for _, s := range bench.Specs() {
+		if !strings.Contains(md, "\n## "+s.Name+"\n") {
+			t.Errorf("no section for %s", s.Name)
+		}
+		for _, k := range s.Keys {
+			if !strings.Contains(md, "| `"+k.Name+"` | `"+strings.ReplaceAll(k.Domain.Syntax(), "|", `\|`)+"` |") {
+				t.Errorf("%s: no row for key %s", s.Name, k.Name)
+			}
+		}
+		for _, u := range append(s.Units, bench.RunUnits...) {
+			if !strings.Contains(md, "| `"+u.Name+"` |") {
+				t.Errorf("%s: no row for metric %s", s.Name, u.Name)
+			}
+		}
+	}
+	want := 0 // borders per row of the table being read
+	for _, l := range strings.Split(md, "\n") {
+		switch {
+		case strings.HasPrefix(l, "| key |"):
+			want = 5
+		case strings.HasPrefix(l, "| metric |"):
+			want = 4
+		case !strings.HasPrefix(l, "|"):
+			continue
+		}
+		if n := strings.Count(strings.ReplaceAll(l, `\|`, ""), "|"); n != want {
+			t.Errorf("row with %d borders, want %d: %s", n, want, l)
+		}
+	}
+}

@@ -27,11 +27,22 @@ const (
 type Finding struct {
 	ID    int
 	Title string
+	// Short names the finding in the verdict table, in a few words.
+	Short string
 	// Seed is the seed's figure for the variants the finding runs, with the
 	// thread and author it comes from.
 	Seed string
-	// needs says why the finding cannot run here ("" when it can).
+	// needs says why this machine cannot run the finding ("" when it
+	// can): too few cpus or nodes.
 	needs func(*Env) string
+	// modelGap, where set, says why the model cannot show the finding at
+	// this size ("" when it can): the run is skipped and the verdict is
+	// n/a, not "cannot show here", since a bigger machine would not help.
+	modelGap func(*Env) string
+	// seedSize, where set, is the machine the seed measured the effect on:
+	// contention that grows with the cpus sharing the line. A "no" on a
+	// smaller run cannot contradict it, and the table says so.
+	seedSize *seedMachine
 
 	Yes    []Claim
 	Partly [][]Claim
@@ -184,6 +195,17 @@ type Row struct {
 	// Simulated is the finding judged on its kernel-time simulation at
 	// the seed's machine size, where one exists (nil otherwise).
 	Simulated *SimVerdict
+
+	// Short is the finding's name in the verdict table.
+	Short string
+	// Standing sorts the verdict for the table: a "no" or "n/a" that
+	// this machine's size explains is StandTooSmall, not StandNo.
+	Standing Standing
+	// Reason is what decided the verdict, in one line: the figures of
+	// a yes, the first claim short of it otherwise; NotHere, for
+	// StandTooSmall, why this machine cannot show the finding. Line
+	// joins them for the table.
+	Reason, NotHere string
 }
 
 // Verdict words Holds for the table: "no (wins by not finding idle
@@ -197,9 +219,17 @@ func (r Row) Verdict() string {
 
 // judge decides f on the samples in d.
 func (f *Finding) judge(e *Env, d data) Row {
+	r := f.decide(e, d)
+	r.Short = f.Short
+	r.Standing, r.NotHere = f.stand(e, r)
+	return r
+}
+
+// decide is judge's verdict, before the table sorts it.
+func (f *Finding) decide(e *Env, d data) Row {
 	r := Row{ID: f.ID, Finding: f.Title, Seed: f.Seed, Criterion: f.Criterion(), Mechanism: f.MechanismNote}
-	if why := f.needs(e); why != "" {
-		r.Measured, r.Holds, r.Why = "not run", NA, why
+	if why := f.unmet(e); why != "" {
+		r.Measured, r.Holds, r.Why, r.Reason = "not run", NA, why, why
 		if len(f.Mechanism) > 0 {
 			var gs []string
 			for _, g := range f.Mechanism {
@@ -241,12 +271,13 @@ func (f *Finding) judge(e *Env, d data) Row {
 		if r.Measured == "" {
 			r.Measured = "no results"
 		}
-		r.Holds, r.Why = NA, na
+		r.Holds, r.Why, r.Reason = NA, na, na
 		return r
 	}
 	for _, c := range f.Checks {
 		if !got[c].ok {
 			r.Holds, r.Why = NA, fmt.Sprintf("unfair comparison: %s differ by more than ±%s%% (U test p<%.2g), so the two sides did not do the same work", c.What, rule.Trim(100*c.Min), rankstat.Alpha)
+			r.Reason = r.Why
 			return r
 		}
 	}
@@ -259,11 +290,38 @@ func (f *Finding) judge(e *Env, d data) Row {
 		r.Holds = No
 	}
 	r.Why = f.why(r.Holds, got)
+	r.Reason = f.reason(r.Holds, got)
 	if failed != nil && r.Holds != No {
 		r.Why = fmt.Sprintf("the claims held (%s), but %s (%s): %s", r.Holds, failed.What, failed.where(), failed.short)
+		r.Reason = fmt.Sprintf("wins by not %s: %s %s", failed.Doing, failed.What, failed.short)
 		r.Holds, r.WinsByNot = No, failed.Doing
 	}
 	return r
+}
+
+// reason is why's one line for the verdict table: what decided v, the
+// measured figures of a yes, the first claim short of yes otherwise.
+func (f *Finding) reason(v string, got map[Claim]outcome) string {
+	var held []string
+	short := ""
+	for _, c := range f.Yes {
+		if o := got[c]; o.ok {
+			held = append(held, o.text)
+		} else if short == "" {
+			short = c.What + ": " + o.short
+		}
+	}
+	switch v {
+	case Yes:
+		return strings.Join(held, "; ")
+	case Partly:
+		var texts []string
+		for _, c := range f.partly(got) {
+			texts = append(texts, got[c].text)
+		}
+		return strings.Join(texts, "; ") + "; short of yes: " + short
+	}
+	return short
 }
 
 // guardOutcome is a guard judged on data.

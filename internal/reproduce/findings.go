@@ -185,11 +185,13 @@ func rateLimit(e *Env) *Finding {
 	const rateYes = 1.20
 	base, rate := e.loadavg(laBase), e.loadavg(laRate)
 	return &Finding{
-		ID:    1,
-		Title: "Rate-limiting update_tg_load_avg() to once per ms makes the contended en/dequeue path cheaper",
-		Seed:  "~10M → ~25k tg->load_avg updates in 5 s; rate vs base at nr_thread=100%: postgres_sysbench +21.2%, netperf UDP_RR +189% on a 224-CPU Sapphire Rapids (000, Aaron Lu, v2 data)",
-		needs: needsContention,
-		Yes:   []Claim{claim("ns per event", ns, Lower, base, rate, rateYes)},
+		ID:       1,
+		Title:    "Rate-limiting update_tg_load_avg() to once per ms makes the contended en/dequeue path cheaper",
+		Short:    "1 ms rate limit: cheaper en/dequeue",
+		seedSize: sz224,
+		Seed:     "~10M → ~25k tg->load_avg updates in 5 s; rate vs base at nr_thread=100%: postgres_sysbench +21.2%, netperf UDP_RR +189% on a 224-CPU Sapphire Rapids (000, Aaron Lu, v2 data)",
+		needs:    needsContention,
+		Yes:      []Claim{claim("ns per event", ns, Lower, base, rate, rateYes)},
 		Partly: [][]Claim{
 			{claim("ns per event", ns, Lower, base, rate, noticeable)},
 		},
@@ -217,13 +219,15 @@ func rateLimitIsEnough(e *Env) *Finding {
 	skipSame := claim("ns per event", ns, Same, rate, rateSkip, sameMargin)
 	nodeSame := claim("ns per event", ns, Same, rate, rateNode, sameMargin)
 	return &Finding{
-		ID:     2,
-		Title:  "With the rate limit in place, skipping reads and per-node counters add nothing measurable",
-		Seed:   "\"as long as ratelimit patch is there, adding those two other optimizations doesn't improve performance further\": UDP_RR at 100% rate 28011 / rate+skip 27087 / rate+skip+node 27337 (000, Aaron Lu, v2 data: skip and node cumulative on rate)",
-		needs:  needsContention,
-		Yes:    []Claim{skipSame, nodeSame},
-		Partly: [][]Claim{{skipSame}, {nodeSame}},
-		Checks: []Claim{loadMovesAgree(rate, rateSkip), loadMovesAgree(rate, rateNode)},
+		ID:       2,
+		Title:    "With the rate limit in place, skipping reads and per-node counters add nothing measurable",
+		Short:    "skip and per-node add nothing more",
+		seedSize: sz224,
+		Seed:     "\"as long as ratelimit patch is there, adding those two other optimizations doesn't improve performance further\": UDP_RR at 100% rate 28011 / rate+skip 27087 / rate+skip+node 27337 (000, Aaron Lu, v2 data: skip and node cumulative on rate)",
+		needs:    needsContention,
+		Yes:      []Claim{skipSame, nodeSame},
+		Partly:   [][]Claim{{skipSame}, {nodeSame}},
+		Checks:   []Claim{loadMovesAgree(rate, rateSkip), loadMovesAgree(rate, rateNode)},
 		// "Adds nothing" is vacuous for an addition that does not
 		// happen: skip must still skip calc_group_shares() reads, node
 		// must still read a counter per node, and neither may let
@@ -247,10 +251,12 @@ func perNode(e *Env) *Finding {
 	const nodeYes = 1.15
 	base, node := e.loadavg(laBase), e.loadavg(laNode)
 	return &Finding{
-		ID:    3,
-		Title: "Per-node counters make the write side node-local and the path cheaper, but the read side still sums every node",
-		Seed:  "\"the write side update_load_avg() will become local. The sad part is, the read side is still global\", with update_cfs_group() ~7% and update_load_avg() ~5% of cycles left (000, cover letter); node vs base at nr_thread=100% on SPR: postgres_sysbench +15.0%, UDP_RR +48.4% (000, patch 2/4)",
-		needs: needsNodes,
+		ID:       3,
+		Title:    "Per-node counters make the write side node-local and the path cheaper, but the read side still sums every node",
+		Short:    "per-node tg->load_avg: local writes",
+		seedSize: sz224,
+		Seed:     "\"the write side update_load_avg() will become local. The sad part is, the read side is still global\", with update_cfs_group() ~7% and update_load_avg() ~5% of cycles left (000, cover letter); node vs base at nr_thread=100% on SPR: postgres_sysbench +15.0%, UDP_RR +48.4% (000, patch 2/4)",
+		needs:    needsNodes,
 		Yes: []Claim{
 			claim("ns per event", ns, Lower, base, node, nodeYes),
 			// "The read side is still global": with per-node counters
@@ -282,6 +288,7 @@ func nodeBound(*Env) *Finding {
 	return &Finding{
 		ID:    4,
 		Title: "Bounding node iteration by nr_node_ids instead of MAX_NUMNODES saves the scanning on ≤ 4 nodes",
+		Short: "nr_node_ids bounds the node walk",
 		Seed:  "\"distros have NODES_SHIFT=10 and actual machines typically only have <=4 nodes, this would save a factor of 256 scanning\" (000, PeterZ): the saving of his complete \"mm,nodemask: Use nr_node_ids\" (\"More complete nodemask patch here\", 20230802112458.230221601@infradead.org), which bounds first_node/next_node's searches too, with small_nodemask_bits (MAX_NUMNODES when it fits a word: Yury's small_const_nbits() objection answered); his first diff bounds only for_each_node_mask's loop (\"I skipped 'converting' the find_*_bit() functions\"); no timing in the seed",
 		needs: always,
 		Yes: []Claim{
@@ -312,11 +319,13 @@ func checkFirst(e *Env) *Finding {
 	const flagYes = noticeable
 	before, after := e.balanceflag(bfBefore), e.balanceflag(bfAfter)
 	return &Finding{
-		ID:    5,
-		Title: "Checking \"balance due and designated\" before the cmpxchg on sched_balance_running makes balance ticks cheaper",
-		Seed:  "after the fix \"there is a 5% throughput improvement\" on a 2-socket Granite Rapids running OLTP (002, Tim Chen)",
-		needs: needsContention,
-		Yes:   []Claim{claim("ns per tick", ns, Lower, before, after, flagYes)},
+		ID:       5,
+		Title:    "Checking \"balance due and designated\" before the cmpxchg on sched_balance_running makes balance ticks cheaper",
+		Short:    "check before cmpxchg: cheaper ticks",
+		seedSize: szGNR,
+		Seed:     "after the fix \"there is a 5% throughput improvement\" on a 2-socket Granite Rapids running OLTP (002, Tim Chen)",
+		needs:    needsContention,
+		Yes:      []Claim{claim("ns per tick", ns, Lower, before, after, flagYes)},
 		Partly: [][]Claim{
 			{claim("ns per tick", ns, Lower, before, after, small)},
 		},
@@ -351,10 +360,12 @@ func idleMask(e *Env) *Finding {
 	scanAllFull, scanMaskFull := e.idlemaskNoEarly(imScanAll), e.idlemaskNoEarly(imScanMask)
 	scanAllSMT, scanMaskSMT := e.idlemaskSMT(imScanAll), e.idlemaskSMT(imScanMask)
 	return &Finding{
-		ID:    6,
-		Title: "A shared idle cpumask makes the scheduler's path cheaper when most CPUs are busy, and the last_idle_state filter keeps its writes from costing",
-		Seed:  "v5 (mask set when the tick stops) vs the kernel before it, uperf on 192 CPUs (4 sockets): +23% / +67% / +81% / +51% at 96 / 144 / 192 / 240 threads; \"uperf enters and exits 80 times between two ticks\": the writes that v5's own last_idle_state test (update_idle_cpumask(): \"No need to update idle cpumask if the state does not change\") avoids once Vincent Guittot's change sets the mask at every idle entry, relying on it (003, Aubrey Li's v5 and Vincent's reply)",
-		needs: always,
+		ID:       6,
+		Title:    "A shared idle cpumask makes the scheduler's path cheaper when most CPUs are busy, and the last_idle_state filter keeps its writes from costing",
+		Short:    "shared idle cpumask: cheaper wakeups",
+		seedSize: sz192,
+		Seed:     "v5 (mask set when the tick stops) vs the kernel before it, uperf on 192 CPUs (4 sockets): +23% / +67% / +81% / +51% at 96 / 144 / 192 / 240 threads; \"uperf enters and exits 80 times between two ticks\": the writes that v5's own last_idle_state test (update_idle_cpumask(): \"No need to update idle cpumask if the state does not change\") avoids once Vincent Guittot's change sets the mask at every idle entry, relying on it (003, Aubrey Li's v5 and Vincent's reply)",
+		needs:    always,
 		Yes: []Claim{
 			claim("ns per event", ns, Lower, scanAll, scanMask, searchYes),
 			claim("ns per event", ns, Lower, noFilter, lastState, noticeable),
@@ -392,12 +403,14 @@ func idleMask(e *Env) *Finding {
 func dedicatedLine(e *Env) *Finding {
 	falseShare, base := e.loadavg(laFalseShare), e.loadavg(laBase)
 	return &Finding{
-		ID:     7,
-		Title:  "Giving tg->load_avg a dedicated cache line removes false sharing with the fields every event reads",
-		Seed:   "no figure: \"made tg->load_avg stay in a dedicated cacheline to avoid any false sharing issue as discovered by Deng Pan\" (000 cover letter)",
-		needs:  needsContention,
-		Yes:    []Claim{claim("ns per event", ns, Lower, falseShare, base, noticeable)},
-		Checks: []Claim{loadMovesAgree(falseShare, base)},
+		ID:       7,
+		Title:    "Giving tg->load_avg a dedicated cache line removes false sharing with the fields every event reads",
+		Short:    "tg->load_avg on a line of its own",
+		seedSize: sz224,
+		Seed:     "no figure: \"made tg->load_avg stay in a dedicated cacheline to avoid any false sharing issue as discovered by Deng Pan\" (000 cover letter)",
+		needs:    needsContention,
+		Yes:      []Claim{claim("ns per event", ns, Lower, falseShare, base, noticeable)},
+		Checks:   []Claim{loadMovesAgree(falseShare, base)},
 		// The same code, the counter's neighbours moved: the line must
 		// still be written as often, or the saving is fewer writes.
 		Mechanism: []Guard{guard("writing the counter", "shared-line writes per event", loadavg.SharedWrites, NotBelow, falseShare, base, 0.9)},
@@ -425,11 +438,13 @@ func checkFirstProfile(e *Env) *Finding {
 	const what = "% of time on the flag"
 	inProfileBefore := inProfileAt(what, balanceflag.FlagShare, before)
 	return &Finding{
-		ID:    8,
-		Title: "Checking before the cmpxchg takes sched_balance_running out of the profile",
-		Seed:  "\"7.8% of total CPU cycles were previously spent in sched_balance_domain() contending on sched_balance_running\" (99.39% of its samples on the lock cmpxchg); \"After applying this fix, sched_balance_domain() is gone from the profile\" (002, Tim Chen, 2-socket Granite Rapids, OLTP)",
-		needs: needsContention,
-		Yes:   []Claim{inProfileBefore, claim(what, balanceflag.FlagShare, Lower, before, after, flagShareYes)},
+		ID:       8,
+		Title:    "Checking before the cmpxchg takes sched_balance_running out of the profile",
+		Short:    "check first: flag out of profile",
+		seedSize: szGNR,
+		Seed:     "\"7.8% of total CPU cycles were previously spent in sched_balance_domain() contending on sched_balance_running\" (99.39% of its samples on the lock cmpxchg); \"After applying this fix, sched_balance_domain() is gone from the profile\" (002, Tim Chen, 2-socket Granite Rapids, OLTP)",
+		needs:    needsContention,
+		Yes:      []Claim{inProfileBefore, claim(what, balanceflag.FlagShare, Lower, before, after, flagShareYes)},
 		Partly: [][]Claim{
 			{inProfileBefore, claim(what, balanceflag.FlagShare, Lower, before, after, flagShareSome)},
 		},
@@ -467,14 +482,11 @@ func wakeAffine(e *Env) *Finding {
 	return &Finding{
 		ID:    9,
 		Title: "PeterZ's \"utter basics\" wake_affine() cuts guest cpu migrations from ~27K to ~2K per 5 s and makes runs cheaper",
+		Short: "basic wake_affine(): fewer migrations",
 		Seed: "\"guest cpu migrations decreased significantly, from ~27K to ~2K over 5 seconds\" (4.13.0 + 90001d67be2f + a731ebe6f17b, without and with the patch); " +
 			"sysbench oltp 5655.26 → 9618.13 transactions/s (+70%), threads 25482.9 → 29577.9 events/s (+16%) (the patch on next-20170926: a second base) (004, Eric Farman, an s390x KVM guest)",
-		needs: func(e *Env) string {
-			if why := needsContention(e); why != "" {
-				return why
-			}
-			return wakeupGap(e.threads)
-		},
+		needs:    needsContention,
+		modelGap: func(e *Env) string { return wakeupGap(e.threads) },
 		Yes: []Claim{
 			claim("migrations per 5 s", wakeup.PerFiveSec, Lower, before, after, migYes),
 			claim("ns per run", ns, Lower, before, after, wakeYes),
@@ -698,6 +710,8 @@ func rateLimitProfile(e *Env) *Finding {
 	return &Finding{
 		ID:        10,
 		Title:     "Rate-limiting update_tg_load_avg() takes the two tg->load_avg functions out of the profile",
+		Short:     "rate limit: tg->load_avg unprofiled",
+		seedSize:  sz224,
 		Seed:      "postgres_sysbench on a 224-CPU Sapphire Rapids: update_cfs_group 13.75% and update_load_avg 10.63% of cycles, \"~90% due to accessing to tg->load_avg\"; with the rate limit \"the two functions cost dropped to 1%-2% each\" (000, Aaron Lu, measured with his first sketch of the limit, timed by cfs_rq_clock_pelt(), not the merged one)",
 		needs:     needsContention,
 		Yes:       drop(readShareYes, writeShareYes),

@@ -106,14 +106,17 @@ func KernelRows(set *results.Set) (rows []KernelRow, counted bool) {
 }
 
 // WriteKernelRows writes finding 1's real-kernel rows as reproduce's text
-// table writes a finding, or nothing when there are none.
+// table writes a finding (-v), wrapped to Width, or nothing when there are
+// none.
 func WriteKernelRows(w io.Writer, rows []KernelRow) {
+	field := func(label, text string) { writeField(w, label, text) }
 	for _, r := range rows {
-		fmt.Fprintf(w, "1. (real kernels, contend kernel count) Rate-limiting update_tg_load_avg() to once per ms: %s\n", r.Workload)
-		fmt.Fprintf(w, "   before:    %s (no rate limit): %.3f tg->load_avg writes per %s\n", r.Before, r.BeforeWrites, r.Per)
-		fmt.Fprintf(w, "   after:     %s (1 ms rate limit): %.3f\n", r.After, r.AfterWrites)
-		fmt.Fprintf(w, "   ratio:     %s\n", rule.Change(r.BeforeWrites, r.AfterWrites))
-		fmt.Fprintf(w, "   holds:     %s — %s\n\n", r.Verdict, r.Why)
+		field("1. ", "(real kernels, contend kernel count) Rate-limiting update_tg_load_avg() to once per ms: "+r.Workload)
+		field("   before:    ", fmt.Sprintf("%s (no rate limit): %.3f tg->load_avg writes per %s", r.Before, r.BeforeWrites, r.Per))
+		field("   after:     ", fmt.Sprintf("%s (1 ms rate limit): %.3f", r.After, r.AfterWrites))
+		field("   ratio:     ", rule.Change(r.BeforeWrites, r.AfterWrites))
+		field("   holds:     ", r.Verdict+" — "+r.Why)
+		fmt.Fprintln(w)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/contend/contend/internal/results"
 )
@@ -32,6 +33,11 @@ func TestKernelRows(t *testing.T) {
 	for _, want := range []string{"shape=pipe/pairs=2/levels=2", "shape=migrate/pairs=2/levels=2", "before:    6.1.0-57-amd64 (no rate limit)", "after:     6.12.117+deb12-amd64 (1 ms rate limit)", "ratio:", "holds:"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("rows lack %q:\n%s", want, b.String())
+		}
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > Width {
+			t.Errorf("line of %d runes, over %d: %q", n, Width, l)
 		}
 	}
 }

@@ -134,7 +134,7 @@ func (e *Env) Plan() (*sweep.Plan, error) {
 	p.Count, p.Duration = preset.Size()
 	seen := map[string]bool{}
 	for _, f := range findings(e) {
-		if why := f.needs(e); why != "" {
+		if why := f.unmet(e); why != "" {
 			continue
 		}
 		for _, m := range f.measures() {

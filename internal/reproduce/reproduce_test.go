@@ -51,7 +51,7 @@ func TestNamesMatchSweep(t *testing.T) {
 			names = append(names, stripProcs(j.Name))
 		}
 		for _, f := range findings(e) {
-			if f.needs(e) != "" {
+			if f.unmet(e) != "" {
 				continue
 			}
 			for _, m := range f.measures() {
@@ -200,7 +200,14 @@ func TestMarkdown(t *testing.T) {
 	e := testEnv()
 	rows := e.judge(fill(findingByID(t, e, 1), figures{"base": 120, "rate": 100}, 6, 1, ""))
 	md := Markdown(e, rows, "r.txt")
-	lines := strings.Split(md, "\n")
+	_, full, ok := strings.Cut(md, "Each finding in full:")
+	if !ok {
+		t.Fatalf("no \"Each finding in full\" after the verdict table:\n%s", md)
+	}
+	if n := strings.Count(md[:len(md)-len(full)], "\n| "); n != NumFindings()+1 {
+		t.Errorf("verdict table has %d rows, want %d:\n%s", n, NumFindings()+1, md)
+	}
+	lines := strings.Split(full, "\n")
 	n := 0
 	for _, l := range lines {
 		if strings.HasPrefix(l, "| ") && !strings.HasPrefix(l, "| #") {

@@ -2,9 +2,12 @@ package reproduce
 
 import (
 	"fmt"
-	"github.com/contend/contend/internal/reproduce/rule"
+	"slices"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/contend/contend/internal/reproduce/rule"
 
 	"github.com/contend/contend/bench/balanceflag"
 	"github.com/contend/contend/bench/idlemask"
@@ -304,11 +307,39 @@ func passes(r balanceflag.SimRow) float64 {
 // simulation at the seed's size where it has one, on budget b of each
 // simulation's kernel time (1, or QuickSims).
 func (e *Env) Simulate(rows []Row, b SimBudget) {
+	byID := map[int]*Finding{}
+	for _, f := range findings(e) {
+		byID[f.ID] = f
+	}
 	for i := range rows {
-		for _, f := range findings(e) {
-			if f.ID == rows[i].ID && f.simulate != nil {
-				rows[i].Simulated = f.simulate(b)
-			}
+		if f := byID[rows[i].ID]; f != nil && f.simulate != nil {
+			rows[i].Simulated = simulated(f, b)
 		}
 	}
+}
+
+// simKey names one simulation's verdict: a finding's, on a budget.
+type simKey struct {
+	id int
+	b  SimBudget
+}
+
+// sims holds the verdicts simulated in this process. A simulation depends
+// on its budget alone and is deterministic, so each runs once: contend
+// judges one results file, the tests judge several.
+var sims sync.Map // simKey → *SimVerdict
+
+// simulated returns f's simulated verdict on budget b, a copy of its own.
+func simulated(f *Finding, b SimBudget) *SimVerdict {
+	k := simKey{f.ID, b}
+	v, ok := sims.Load(k)
+	if !ok {
+		v, _ = sims.LoadOrStore(k, f.simulate(b))
+	}
+	if v.(*SimVerdict) == nil {
+		return nil
+	}
+	s := *v.(*SimVerdict)
+	s.Assumptions = slices.Clone(s.Assumptions)
+	return &s
 }

@@ -10,8 +10,9 @@ import (
 	"github.com/contend/contend/bench/rqlayout"
 )
 
-// The findings of the 2025–26 threads (../shared/anchors/2025-2026.md):
-// newer than the seeds, with figures of their own.
+// The findings of the 2025–26 threads (listed in the engineers'
+// /work/shared/anchors/2025-2026.md, outside the repository): newer than
+// the seeds, with figures of their own, quoted in each finding's Seed.
 
 // 11. root_domain's cpupri masks split per node and per LLC, and written
 // with a byte store (K Prateek Nayak's user-space test, in review of Pan
@@ -37,11 +38,13 @@ func cpumaskSplit(e *Env) *Finding {
 		note = "the per-node split is n/a here: one NUMA node, so split=node is the global mask (line-writers shows it) and only the byte store is judged; run on two nodes, or with -fake-nodes 2 for the split's line without the interconnect"
 	}
 	return &Finding{
-		ID:    11,
-		Title: "Splitting root_domain's cpupri mask per node, and writing it per LLC with a plain byte store, makes its writes cheaper",
-		Seed:  "cycles in the mask operations, two threads per cpu yielding to each other, one setting and one clearing the cpu's bit: global mask 100 %, per NUMA node 32.9 %, per LLC 1.30 %, per LLC with a u8 store (no LOCK) 0.49 % (2-socket Zen 3, 128 threads and 8 LLCs per socket; K Prateek Nayak, 2026-04-09, in review of Pan Deng's cpupri series)",
-		needs: needsContention,
-		Yes:   yes,
+		ID:       11,
+		Title:    "Splitting root_domain's cpupri mask per node, and writing it per LLC with a plain byte store, makes its writes cheaper",
+		Short:    "cpupri mask per node, byte stores",
+		seedSize: sz256,
+		Seed:     "cycles in the mask operations, two threads per cpu yielding to each other, one setting and one clearing the cpu's bit: global mask 100 %, per NUMA node 32.9 %, per LLC 1.30 %, per LLC with a u8 store (no LOCK) 0.49 % (2-socket Zen 3, 128 threads and 8 LLCs per socket; K Prateek Nayak, 2026-04-09, in review of Pan Deng's cpupri series)",
+		needs:    needsContention,
+		Yes:      yes,
 		Partly: [][]Claim{
 			partly,
 		},
@@ -66,11 +69,13 @@ func rqReorder(e *Env) *Finding {
 	const reorderYes = 1 / (1 - 0.046)
 	before, after := e.rqlayout(rqBefore), e.rqlayout(rqAfter)
 	return &Finding{
-		ID:    12,
-		Title: "Grouping struct rq's pick_next fields on one line, away from the lock, makes __schedule() cheaper when remote cpus wake tasks onto the rq",
-		Seed:  "a fleet profile of rq fields: 50 % of cycles on __lock, 39 % on the pick_next fields (38 loads per store), 8 % on the clock fields; reordered, scheduler cycles −4.6 % on Haswell, about −5 % on Power11 (Blake Jones, 89951fc1f820, merged 2026-01)",
-		needs: needsContention,
-		Yes:   []Claim{claim("ns per pick", ns, Lower, before, after, reorderYes)},
+		ID:       12,
+		Title:    "Grouping struct rq's pick_next fields on one line, away from the lock, makes __schedule() cheaper when remote cpus wake tasks onto the rq",
+		Short:    "struct rq regrouped: cheaper picks",
+		seedSize: szHSW,
+		Seed:     "a fleet profile of rq fields: 50 % of cycles on __lock, 39 % on the pick_next fields (38 loads per store), 8 % on the clock fields; reordered, scheduler cycles −4.6 % on Haswell, about −5 % on Power11 (Blake Jones, 89951fc1f820, merged 2026-01)",
+		needs:    needsContention,
+		Yes:      []Claim{claim("ns per pick", ns, Lower, before, after, reorderYes)},
 		Partly: [][]Claim{
 			{claim("ns per pick", ns, Lower, before, after, small)},
 		},
@@ -99,6 +104,7 @@ func rateLimitClock(e *Env) *Finding {
 	return &Finding{
 		ID:    13,
 		Title: "Reading the rq's cached clock instead of sched_clock_cpu() in update_tg_load_avg()'s rate limit makes the write path cheaper, writing as often",
+		Short: "rate limit reads the rq clock",
 		Seed:  "a production profile: nohz_idle_balance 75 % of a cpu, update_load_avg 35 %, sched_clock_cpu 17 %; reading the rq clock instead, about 20 % less cpu in sched_balance_update_blocked_averages in a synthetic test (Rik van Riel, 2026-05, v2)",
 		needs: needsContention,
 		Yes:   []Claim{claim(writeShare, loadavg.WritePath, Lower, sched, rq, clockYes)},
@@ -125,10 +131,12 @@ func rateLimitClock(e *Env) *Finding {
 func nohzNrCPUs(e *Env) *Finding {
 	before, after := e.idlemaskNohz(imNohzCounter), e.idlemaskNohz(imNohzWeight)
 	return &Finding{
-		ID:    14,
-		Title: "Dropping nohz.nr_cpus, the atomic counter beside nohz.idle_cpus_mask, makes the tick-stop path cheaper",
-		Seed:  "no figure: \"Remove nohz.nr_cpus and use weight of cpumask instead\", for systems with 480+ cpus, where every tick-stop entry and exit also incremented or decremented the one atomic counter (Shrikanth Hegde, series of 2026-01-12, merged as 5d86d542f68f)",
-		needs: needsContention,
+		ID:       14,
+		Title:    "Dropping nohz.nr_cpus, the atomic counter beside nohz.idle_cpus_mask, makes the tick-stop path cheaper",
+		Short:    "nohz.nr_cpus dropped",
+		seedSize: sz480,
+		Seed:     "no figure: \"Remove nohz.nr_cpus and use weight of cpumask instead\", for systems with 480+ cpus, where every tick-stop entry and exit also incremented or decremented the one atomic counter (Shrikanth Hegde, series of 2026-01-12, merged as 5d86d542f68f)",
+		needs:    needsContention,
 		// No figure in the thread: the size is seed 000's line
 		// between an effect and none.
 		Yes: []Claim{claim("ns per event", ns, Lower, before, after, noticeable)},

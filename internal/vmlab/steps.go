@@ -566,7 +566,7 @@ func unplugCheck(_ Topology, tr *Transcript) []string {
 // model the seed's machine, not the guest's, and under TCG they were most
 // of the step (143 s of memonly-3n's guest time for 0.4 s of runs).
 func reproduceScript(Topology) string {
-	return "run reproduce timeout 300 contend reproduce -quick -count 1 -duration 10ms -sim-share 0 -o /tmp/out/reproduce.results\n"
+	return "run reproduce timeout 300 contend reproduce -v -quick -count 1 -duration 10ms -sim-share 0 -o /tmp/out/reproduce.results\n"
 }
 
 var findingRE = regexp.MustCompile(`(?m)^3\. .*\n(?:   .*\n)*   holds: `)
