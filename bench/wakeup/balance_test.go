@@ -1,22 +1,26 @@
 package wakeup
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/contend/contend/bench/ksim"
+)
 
 // place puts a task on cpu c, running (isCurr) or queued, last run at ran
 // ns, as the balancer will find it.
-func place(k *ksys, c int32, isCurr bool, ran int64) *ktask {
+func place(k *ksys, c int, isCurr bool, ran int64) *ktask {
 	t := k.addTask(c)
 	t.wokenAt, t.execStart = k.now, ran
 	cpu := k.cpus[c]
 	la := t.loadNow(k.now)
 	cpu.blocked.Remove(k.now, la)
 	cpu.runnable.Add(k.now, la)
+	cpu.Enqueue(&t.Task)
+	if running := t.State == ksim.TaskRunning; running != isCurr {
+		panic("place: a task runs only on an idle cpu")
+	}
 	if isCurr {
-		t.state, cpu.curr = running, t.id
 		cpu.nohzIdle = false
-	} else {
-		t.state = queued
-		cpu.queue = append(cpu.queue, t.id)
 	}
 	return t
 }
@@ -56,10 +60,10 @@ func TestNewidleBalance(t *testing.T) {
 			}
 		}
 		k.goIdle(idle)
-		moved := q.cpu == 2
+		moved := q.CPU == 2
 		if moved != tt.pulled || (moved && k.c.migrations[causeNewidle] != 1) {
 			t.Errorf("%s: queued task on cpu %d after cpu 2 went idle, newidle migrations %d; want pulled %v",
-				tt.name, q.cpu, k.c.migrations[causeNewidle], tt.pulled)
+				tt.name, q.CPU, k.c.migrations[causeNewidle], tt.pulled)
 		}
 	}
 }
@@ -84,9 +88,9 @@ func TestBalanceFailuresAndIntervals(t *testing.T) {
 			t.Errorf("balance %d: interval %d ms, nr_balance_failed %d; want min_interval %d and %d", i, sd.Balance.Interval, sd.Balance.NrBalanceFailed, sd.Balance.MinInterval, i+1)
 		}
 	}
-	if moved, _ := k.loadBalance(idle, sd, cpuIdle, causeNohz, 3); moved != 1 || q.cpu != 1 || k.c.migrations[causeNohz] != 1 || sd.Balance.NrBalanceFailed != 0 {
+	if moved, _ := k.loadBalance(idle, sd, cpuIdle, causeNohz, 3); moved != 1 || q.CPU != 1 || k.c.migrations[causeNohz] != 1 || sd.Balance.NrBalanceFailed != 0 {
 		t.Errorf("after %d failures: moved %d, the hot task on cpu %d, nohz migrations %d, nr_balance_failed %d; want it moved to cpu 1, failures reset",
-			sd.cacheNiceTries+1, moved, q.cpu, k.c.migrations[causeNohz], sd.Balance.NrBalanceFailed)
+			sd.cacheNiceTries+1, moved, q.CPU, k.c.migrations[causeNohz], sd.Balance.NrBalanceFailed)
 	}
 	// Nothing queued anywhere: balanced, the interval doubles up to the max.
 	k2 := newTestKernel(t, "llcstats", "s390", 4)

@@ -21,7 +21,7 @@
 // throughput are outputs; every default says where it comes from
 // (SimConfig).
 //
-// The scheduler is bench/ksim's:
+// The scheduler is bench/ksim's: runqueues and tasks (ksim.RQ, ksim.Task),
 // the domains, the wakeup path (select_task_rq_fair() with each version's
 // wake_affine() and select_idle_sibling(), ksim.Kernel naming the
 // version), the balance walks, nohz's kick and idle balance, the

@@ -12,14 +12,15 @@ import (
 func TestCPUUtilCFS(t *testing.T) {
 	k := newTestKernel(t, "v6.1", "llc4", 8)
 	c := k.cpus[0]
-	c.curr, c.lastStart = 0, 0
+	c.Enqueue(&k.addTask(0).Task)
+	c.lastStart = 0
 	k.now = ksim.LoadAvgPeriod * ksim.PeltPeriod // one half-life (32 periods of 1024·1024 ns), read mid-burst
 	if got := k.cpuUtilCFS(c); got < 511 || got > 513 {
 		t.Errorf("running for one half-life: util %.1f, want 512", got)
 	}
 	k.now *= 2
 	c.util.ran += k.now - c.lastStart // the burst ends (burstEnd's accounting)
-	c.curr = -1
+	c.Deactivate()
 	if got := k.cpuUtilCFS(c); got < 767 || got > 769 {
 		t.Errorf("running for two half-lives: util %.1f, want 768 (the burst counted once)", got)
 	}

@@ -184,13 +184,13 @@ func (s *wakeup) Start(env *bench.Env) error {
 	}
 	s.simCfg = cfg
 	s.lists = make([][]run, n)
-	prev := map[int32]int32{}
-	record := func(t, cpu int32) {
+	prev := map[int]int{}
+	record := func(t, cpu int) {
 		if s.runs >= replayMax {
 			return
 		}
 		last, ok := prev[t]
-		s.lists[cpu] = append(s.lists[cpu], run{task: t, moved: ok && last != cpu})
+		s.lists[cpu] = append(s.lists[cpu], run{task: int32(t), moved: ok && last != cpu})
 		prev[t] = cpu
 		s.runs++
 	}

@@ -296,7 +296,7 @@ func (c SimConfig) runs() ([]params, error) {
 }
 
 // simulate runs one: the kernel, the workload, the clock to the end.
-func simulate(p params, trace func(task, cpu int32)) (*ksys, error) {
+func simulate(p params, trace func(task, cpu int)) (*ksys, error) {
 	k, err := newKsys(p)
 	if err != nil {
 		return nil, fmt.Errorf("simulate wakeup: %w", err)
@@ -311,7 +311,7 @@ func simulate(p params, trace func(task, cpu int32)) (*ksys, error) {
 	k.c = simCounts{}
 	for _, c := range k.cpus {
 		c.busyNs = 0
-		if c.curr >= 0 {
+		if c.Curr != nil {
 			c.lastStart = k.now
 		}
 	}

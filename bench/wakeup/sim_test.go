@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contend/contend/bench/ksim"
 )
 
 // simRun simulates one policy on one guest size and returns the kernel.
@@ -56,7 +58,7 @@ func TestBuildDomains(t *testing.T) {
 		shared := false
 		for _, d := range sds[5] {
 			names = append(names, d.Name)
-			groups = append(groups, len(d.groups))
+			groups = append(groups, len(d.Groups))
 			shared = shared || d.shared != nil
 		}
 		if strings.Join(names, ",") != strings.Join(tt.levels, ",") || !slices.Equal(groups, tt.groups) ||
@@ -100,8 +102,8 @@ func TestPairsStayTogether(t *testing.T) {
 	} {
 		k := simRun(t, SimConfig{CPUs: []int{8}, Policies: []string{tt.policy}, Threads: 2, Duration: 100 * time.Millisecond, Warmup: 2 * time.Second})
 		for i := 0; i < len(k.tasks); i += 2 {
-			if same := k.tasks[i].cpu == k.tasks[i+1].cpu; same != tt.together {
-				t.Errorf("%s: pair %d on cpus %d and %d, want together %v", tt.policy, i/2, k.tasks[i].cpu, k.tasks[i+1].cpu, tt.together)
+			if same := k.tasks[i].CPU == k.tasks[i+1].CPU; same != tt.together {
+				t.Errorf("%s: pair %d on cpus %d and %d, want together %v", tt.policy, i/2, k.tasks[i].CPU, k.tasks[i+1].CPU, tt.together)
 			}
 		}
 		if tt.together && (k.c.totalMigrations() != 0 || k.c.ipiWakes != 0) {
@@ -124,7 +126,7 @@ func TestIdleWaker(t *testing.T) {
 	} {
 		k := newTestKernel(t, tt.policy, tt.topo, 8)
 		p, cur := k.addTask(3), k.cpus[5].idleTask
-		k.cpus[3].curr = 0 // prev busy, so that select_idle_sibling() does not keep it for being idle
+		k.cpus[3].Enqueue(&k.addTask(3).Task) // prev busy, so that select_idle_sibling() does not keep it for being idle
 		cpu, why := k.selectTaskRq(p, cur, k.cpus[5], 3, false)
 		if moved := cpu == 5; moved != tt.moves || (moved && why != causeWakeAffine) {
 			t.Errorf("%s on %s: an interrupt on idle cpu 5 wakes a task of busy cpu 3 onto %d (%s), want moved %v", tt.policy, tt.topo, cpu, causeNames[why], tt.moves)
@@ -165,17 +167,17 @@ func TestBookkeeping(t *testing.T) {
 		for _, c := range k.cpus {
 			runnable, blocked := 0, 0
 			for _, tk := range k.tasks {
-				if tk.cpu == c.id {
-					if tk.state == sleeping {
+				if tk.CPU == c.CPU {
+					if tk.State == ksim.TaskSleeping {
 						blocked++
 					} else {
 						runnable++
 					}
 				}
 			}
-			if runnable != c.runnable.N || blocked != c.blocked.N || runnable != c.nrRunning() {
+			if runnable != c.runnable.N || blocked != c.blocked.N || runnable != c.NrRunning {
 				t.Errorf("%+v: cpu %d has %d runnable and %d blocked tasks, PELT sets %d and %d, nr_running %d",
-					cfg, c.id, runnable, blocked, c.runnable.N, c.blocked.N, c.nrRunning())
+					cfg, c.CPU, runnable, blocked, c.runnable.N, c.blocked.N, c.NrRunning)
 			}
 		}
 		again := simRun(t, cfg)

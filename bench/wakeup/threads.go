@@ -30,17 +30,17 @@ var testNames = []string{"oltp", "threads"}
 
 // A mutexTest is the threads test's state.
 type mutexTest struct {
-	owner   []int32   // per mutex: the holder, -1 free
-	waiters [][]int32 // per mutex: the tasks asleep in futex_wait(), oldest first
-	mutex   []int     // per task: the mutex of its current event
-	iter    []int     // per task: the loop's i
-	holding []bool    // per task: it holds its mutex and has yielded (its burst is the yield's return and the unlock)
-	handed  int       // req_performed: events handed out
+	owner   []int   // per mutex: the holder, -1 free
+	waiters [][]int // per mutex: the tasks asleep in futex_wait(), oldest first
+	mutex   []int   // per task: the mutex of its current event
+	iter    []int   // per task: the loop's i
+	holding []bool  // per task: it holds its mutex and has yielded (its burst is the yield's return and the unlock)
+	handed  int     // req_performed: events handed out
 	p       *params
 }
 
 func newMutexTest(p *params) *mutexTest {
-	m := &mutexTest{owner: make([]int32, p.locks), waiters: make([][]int32, p.locks), p: p}
+	m := &mutexTest{owner: make([]int, p.locks), waiters: make([][]int, p.locks), p: p}
 	for i := range m.owner {
 		m.owner[i] = -1
 	}
@@ -48,7 +48,7 @@ func newMutexTest(p *params) *mutexTest {
 }
 
 // grow gives task id its state, its first event's mutex handed out.
-func (m *mutexTest) grow(id int32) {
+func (m *mutexTest) grow(id int) {
 	for int(id) >= len(m.mutex) {
 		m.mutex = append(m.mutex, m.handed%m.p.locks)
 		m.handed++
@@ -61,31 +61,31 @@ func (m *mutexTest) grow(id int32) {
 // burst it takes the mutex and yields, or sleeps on it; after the yield's
 // burst it unlocks, waking a waiter, and goes round.
 func (m *mutexTest) act(k *ksys, t *ktask, c *kcpu) next {
-	m.grow(t.id)
+	m.grow(t.ID)
 	w := k.w
-	mx := m.mutex[t.id]
-	if !m.holding[t.id] {
+	mx := m.mutex[t.ID]
+	if !m.holding[t.ID] {
 		if m.owner[mx] >= 0 {
-			m.waiters[mx] = append(m.waiters[mx], t.id)
+			m.waiters[mx] = append(m.waiters[mx], t.ID)
 			t.burst = w.draw(m.p.lock) // the retry when woken
 			return block
 		}
-		m.owner[mx] = t.id
-		m.holding[t.id] = true
+		m.owner[mx] = t.ID
+		m.holding[t.ID] = true
 		t.burst = w.draw(m.p.yield)
 		return yieldCPU
 	}
-	m.holding[t.id] = false
+	m.holding[t.ID] = false
 	m.owner[mx] = -1
 	if ws := m.waiters[mx]; len(ws) > 0 {
 		wt := k.tasks[ws[0]]
 		m.waiters[mx] = ws[1:]
 		k.tryToWakeUp(wt, t, c, false)
 	}
-	if m.iter[t.id]++; m.iter[t.id] == m.p.yields {
-		m.iter[t.id] = 0
+	if m.iter[t.ID]++; m.iter[t.ID] == m.p.yields {
+		m.iter[t.ID] = 0
 		k.c.transactions++ // an event
-		m.mutex[t.id] = m.handed % m.p.locks
+		m.mutex[t.ID] = m.handed % m.p.locks
 		m.handed++
 	}
 	t.burst = w.draw(m.p.lock)

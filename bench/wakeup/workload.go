@@ -1,6 +1,9 @@
 package wakeup
 
-import "github.com/contend/contend/bench"
+import (
+	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/ksim"
+)
 
 // The workload: sysbench oltp against MySQL's thread-per-connection
 // server, in the guest. Each sysbench thread is a client task with its own
@@ -36,16 +39,16 @@ const (
 var irqNames = []string{"idle", "cpu0", "local"}
 
 type workload struct {
-	server  []bool    // per task: a server thread
-	other   []bool    // per task: one of the guest's other threads (SimConfig.Others), not counted
-	tailing []bool    // per task: running its tail after a wakeup (SimConfig.Tail)
-	partner []int32   // per client: its server
-	pending [][]int32 // per server: the clients whose statements wait, oldest first
-	stmt    []int     // per client: the statement of its transaction it is on
-	ioDone  []bool    // per client: this transaction's commit flush is done
-	clients []int32
+	server  []bool  // per task: a server thread
+	other   []bool  // per task: one of the guest's other threads (SimConfig.Others), not counted
+	tailing []bool  // per task: running its tail after a wakeup (SimConfig.Tail)
+	partner []int   // per client: its server
+	pending [][]int // per server: the clients whose statements wait, oldest first
+	stmt    []int   // per client: the statement of its transaction it is on
+	ioDone  []bool  // per client: this transaction's commit flush is done
+	clients []int
 	mx      *mutexTest // sysbench --test=threads; nil: oltp
-	rr      int32      // the round-robin cpu for irqIdle
+	rr      int        // the round-robin cpu for irqIdle
 	rng     uint64
 	p       *params
 }
@@ -58,9 +61,9 @@ type workload struct {
 // over idle cpus, so a pair starts apart), and starts every client.
 func newWorkload(k *ksys, p *params) *workload {
 	w := &workload{rng: p.seed*0x9E3779B97F4A7C15 | 1, p: p}
-	n := int32(len(k.cpus))
+	n := int(len(k.cpus))
 	add := func(server bool) *ktask {
-		t := k.addTask(int32(len(k.tasks)) % n)
+		t := k.addTask(int(len(k.tasks)) % n)
 		w.server = append(w.server, server)
 		w.other = append(w.other, false)
 		w.tailing = append(w.tailing, false)
@@ -73,15 +76,15 @@ func newWorkload(k *ksys, p *params) *workload {
 	if p.test == testThreads {
 		w.mx = newMutexTest(p)
 		for range p.threads {
-			w.clients = append(w.clients, add(false).id)
+			w.clients = append(w.clients, add(false).ID)
 		}
 	}
-	servers := make([]int32, p.servers)
+	servers := make([]int, p.servers)
 	for i := range p.threads * btoi(w.mx == nil) {
 		cl := add(false)
-		w.clients = append(w.clients, cl.id)
+		w.clients = append(w.clients, cl.ID)
 		if i < p.servers {
-			servers[i] = add(true).id
+			servers[i] = add(true).ID
 		}
 	}
 	for i, cl := range w.clients {
@@ -89,8 +92,8 @@ func newWorkload(k *ksys, p *params) *workload {
 	}
 	for range p.others {
 		t := add(false)
-		w.other[t.id] = true
-		k.push(k.now+w.draw(p.othersPeriod), evIRQ, t.cpu, int64(t.id))
+		w.other[t.ID] = true
+		k.push(k.now+w.draw(p.othersPeriod), evIRQ, t.CPU, int64(t.ID))
 	}
 	k.w = w
 	for _, id := range w.clients {
@@ -100,7 +103,7 @@ func newWorkload(k *ksys, p *params) *workload {
 			t.burst = w.draw(p.lock)
 		}
 		t.wokenAt = k.now
-		k.enqueue(t, k.cpus[t.cpu], t.cpu)
+		k.enqueue(t, k.cpus[t.CPU], t.CPU)
 	}
 	return w
 }
@@ -134,10 +137,10 @@ const (
 
 // act is what task t does at the end of its burst on c.
 func (w *workload) act(k *ksys, t *ktask, c *kcpu) next {
-	if w.other[t.id] {
+	if w.other[t.ID] {
 		// Back to sleep on a timer, armed on this cpu (an hrtimer fires
 		// where it was started).
-		k.push(k.now+w.draw(w.p.othersPeriod), evIRQ, c.id, int64(t.id))
+		k.push(k.now+w.draw(w.p.othersPeriod), evIRQ, c.CPU, int64(t.ID))
 		return block
 	}
 	if w.mx != nil {
@@ -153,36 +156,36 @@ func (w *workload) act(k *ksys, t *ktask, c *kcpu) next {
 // t goes on running (a server with another statement waiting, its next
 // burst set) rather than blocking.
 func (w *workload) oltp(k *ksys, t *ktask, c *kcpu) bool {
-	if w.tailing[t.id] {
+	if w.tailing[t.ID] {
 		// The tail is done: the task blocks, or a server with another
 		// statement waiting goes on to it.
-		w.tailing[t.id] = false
-		if w.server[t.id] && len(w.pending[t.id]) > 0 {
+		w.tailing[t.ID] = false
+		if w.server[t.ID] && len(w.pending[t.ID]) > 0 {
 			t.burst = w.burst(w.p.service)
 			return true
 		}
 		return false
 	}
-	if !w.server[t.id] {
+	if !w.server[t.ID] {
 		// The client sends its statement and blocks on the reply; a
 		// server already awake finds it waiting when it is done.
-		sv := k.tasks[w.partner[t.id]]
-		w.pending[sv.id] = append(w.pending[sv.id], t.id)
-		if sv.state == sleeping {
+		sv := k.tasks[w.partner[t.ID]]
+		w.pending[sv.ID] = append(w.pending[sv.ID], t.ID)
+		if sv.State == ksim.TaskSleeping {
 			sv.burst = w.burst(w.p.service)
 			k.tryToWakeUp(sv, t, c, true)
 		}
 		return w.tail(t)
 	}
-	cl := w.pending[t.id][0]
+	cl := w.pending[t.ID][0]
 	last := w.stmt[cl] == w.p.statements-1
 	if last && w.p.io > 0 && !w.ioDone[cl] {
 		// COMMIT: the log flush; the server blocks until it completes.
 		w.ioDone[cl] = true
-		k.push(k.now+w.p.io, evIRQ, w.irqCPU(k, c), int64(t.id))
+		k.push(k.now+w.p.io, evIRQ, w.irqCPU(k, c), int64(t.ID))
 		return false
 	}
-	w.pending[t.id] = w.pending[t.id][1:]
+	w.pending[t.ID] = w.pending[t.ID][1:]
 	k.c.statements++
 	w.stmt[cl]++
 	if w.stmt[cl] == w.p.statements {
@@ -196,7 +199,7 @@ func (w *workload) oltp(k *ksys, t *ktask, c *kcpu) bool {
 	if w.tail(t) {
 		return true
 	}
-	if len(w.pending[t.id]) > 0 {
+	if len(w.pending[t.ID]) > 0 {
 		t.burst = w.burst(w.p.service) // the next statement, without sleeping
 		return true
 	}
@@ -209,7 +212,7 @@ func (w *workload) tail(t *ktask) bool {
 	if w.p.tail <= 0 {
 		return false
 	}
-	w.tailing[t.id] = true
+	w.tailing[t.ID] = true
 	t.burst = w.p.tail
 	return true
 }
@@ -217,12 +220,12 @@ func (w *workload) tail(t *ktask) bool {
 // irqCPU is where the completion of an I/O submitted on c will land,
 // chosen at submission (the model does not move it if cpus change state
 // meanwhile).
-func (w *workload) irqCPU(k *ksys, c *kcpu) int32 {
+func (w *workload) irqCPU(k *ksys, c *kcpu) int {
 	switch w.p.irq {
 	case irqCPU0:
 		return 0
 	case irqLocal:
-		return c.id
+		return c.CPU
 	case irqIdle:
 		return -1 // chosen when it fires
 	}
@@ -236,16 +239,16 @@ func (w *workload) irq(k *ksys, t *ktask, c *kcpu) {
 		c = w.idleFirst(k)
 	}
 	current := c.idleTask
-	if c.curr >= 0 {
-		current = k.tasks[c.curr]
+	if c.Curr != nil {
+		current = k.tasks[c.Curr.ID]
 	}
-	if w.other[t.id] {
+	if w.other[t.ID] {
 		t.burst = w.draw(w.p.othersBurst)
 		k.tryToWakeUp(t, current, c, false)
 		return
 	}
 	k.c.irqWakeups++
-	if c.curr < 0 && c.idle() {
+	if c.Curr == nil && c.idle() {
 		k.c.idleWakers++
 	}
 	t.burst = w.draw(w.p.service / 4) // the commit's end after the flush
@@ -260,6 +263,6 @@ func (w *workload) idleFirst(k *ksys) *kcpu {
 			return c
 		}
 	}
-	w.rr = (w.rr + 1) % int32(len(k.cpus))
+	w.rr = (w.rr + 1) % int(len(k.cpus))
 	return k.cpus[w.rr]
 }
