@@ -16,7 +16,8 @@
 // The package is a model of the kernel around that decision, on kernel
 // time (contend simulate wakeup), and a pinned benchmark that replays the
 // model's schedule on real cpus so that the moves it makes are priced by
-// the machine's caches (BenchmarkWakeup). Nothing in it is set from the
+// the machine's caches (BenchmarkWakeup; the replay itself is package
+// bench/wakeup/replay). Nothing in it is set from the
 // figures it is to reproduce: the before and after migrations and
 // throughput are outputs; every default says where it comes from
 // (SimConfig).
