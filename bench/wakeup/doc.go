@@ -31,9 +31,9 @@
 // statistics that 4.13's wake_affine_llc() reads (90001d67be2f), each
 // version's find_busiest_group(), the migrations counted by cause
 // (perf's cpu-migrations, the seed's "guest cpu migrations"), an idle
-// vCPU's wakeup cost, and the workload: sysbench oltp's clients and
-// MySQL's server threads waking each other with WF_SYNC (workload.go),
-// and sysbench's threads test (threads.go). The topologies are the
+// vCPU's wakeup cost; it runs package bench/wakeup/sysbench's workloads:
+// sysbench oltp's clients and MySQL's server threads waking each other
+// with WF_SYNC, and sysbench's threads test. The topologies are the
 // seed's guest as read (s390: no topology facility before
 // KVM_CAP_S390_CPU_TOPOLOGY, Linux 6.0, so DIE alone and no sd_llc),
 // s390 with the facility (s390llcN) and x86 LLCs (llcN); -figures runs

@@ -1,12 +1,15 @@
 package wakeup
 
-import "github.com/contend/contend/bench/ksim"
+import (
+	"github.com/contend/contend/bench/ksim"
+	"github.com/contend/contend/bench/wakeup/sysbench"
+)
 
 // The simulated scheduler core: runqueues, tasks, running, sleeping and
 // waking. A cpu runs one task at a time to the end of its burst (no
 // preemption at wakeup: bursts here are tens of µs, far under CFS's slice,
 // and a woken task waits its turn in FIFO order); placement at wakeup is
-// fair.go's, load balancing balance.go's, what tasks do workload.go's.
+// fair.go's, load balancing balance.go's, what tasks do package sysbench's.
 
 // A migration cause: where set_task_cpu() was called from.
 type cause int8
@@ -152,7 +155,7 @@ type ksys struct {
 	nohzNext int64
 	gov      []tickGov // each cpu's tick-stop state (balance.go)
 	p        params
-	w        *workload
+	w        *sysbench.Workload
 	c        simCounts
 	trace    func(task, cpu int) // each run's start, for the pinned replay; nil: none
 	// llcMask is each LLC's span as CPU-id bits, at its sd_llc_id (its
@@ -230,7 +233,7 @@ func (k *ksys) setTaskCPU(t *ktask, to int, why cause) {
 
 // counted says whether t is the workload's (counted) rather than one of
 // the guest's other threads.
-func (k *ksys) counted(t *ktask) bool { return k.w == nil || !k.w.other[t.ID] }
+func (k *ksys) counted(t *ktask) bool { return k.w == nil || !k.w.Other(t.ID) }
 
 // cpuLoad is the load the version's balancer and wake_affine read: 4.13's
 // weighted_cpuload() (runnable_load_avg: runnable tasks only), 6.1's
@@ -333,8 +336,8 @@ func (k *ksys) burstEnd(c *kcpu) {
 	c.busyNs += k.now - c.lastStart
 	c.util.ran += k.now - c.lastStart
 	t.execStart = k.now
-	switch k.w.act(k, t, c) {
-	case yieldCPU:
+	switch k.w.Act(t.ID, c.CPU) {
+	case sysbench.Yield:
 		if len(c.Queue) == 0 {
 			break // yield_task_fair(): "if (unlikely(rq->nr_running == 1)) return;"
 		}
@@ -346,7 +349,7 @@ func (k *ksys) burstEnd(c *kcpu) {
 		c.PutPrev(false)
 		k.runNext(c)
 		return
-	case block:
+	case sysbench.Block:
 		// The task blocks: dequeue_task(), its load now blocked.
 		la := t.loadNow(k.now)
 		c.runnable.Remove(k.now, la)
@@ -434,11 +437,52 @@ func (k *ksys) step(end int64) bool {
 		k.tick()
 		k.push(k.now+k.hz.TickNs(), evTick, 0, 0)
 	case evIRQ:
-		var c *kcpu
-		if e.CPU >= 0 {
-			c = k.cpus[e.CPU]
-		}
-		k.w.irq(k, k.tasks[e.Arg], c)
+		k.w.Interrupt(int(e.Arg), e.CPU)
 	}
 	return true
+}
+
+// The sysbench.Kernel the workload runs on.
+
+func (k *ksys) Now() int64                { return k.now }
+func (k *ksys) CPUs() int                 { return len(k.cpus) }
+func (k *ksys) NewTask(cpu int) int       { return k.addTask(cpu).ID }
+func (k *ksys) TaskCPU(id int) int        { return k.tasks[id].CPU }
+func (k *ksys) Sleeping(id int) bool      { return k.tasks[id].State == ksim.TaskSleeping }
+func (k *ksys) SetBurst(id int, ns int64) { k.tasks[id].burst = ns }
+func (k *ksys) Running(cpu int) bool      { return k.cpus[cpu].Curr != nil }
+
+// Start makes a new task runnable on its cpu, its wait counted from now.
+func (k *ksys) Start(id int) {
+	t := k.tasks[id]
+	t.wokenAt = k.now
+	k.enqueue(t, k.cpus[t.CPU], t.CPU)
+}
+
+// Wake is try_to_wake_up(id) by what cpu runs: its current task, or its
+// idle task (swapper/N) for an interrupt on an idle cpu.
+func (k *ksys) Wake(id, cpu int, sync bool) {
+	c := k.cpus[cpu]
+	current := c.idleTask
+	if c.Curr != nil {
+		current = k.tasks[c.Curr.ID]
+	}
+	k.tryToWakeUp(k.tasks[id], current, c, sync)
+}
+
+// Interrupt arms an interrupt that calls the workload's Interrupt.
+func (k *ksys) Interrupt(at int64, cpu, id int) { k.push(at, evIRQ, cpu, int64(id)) }
+
+// Count counts the workload's events.
+func (k *ksys) Count(e sysbench.Event) {
+	switch e {
+	case sysbench.Statement:
+		k.c.statements++
+	case sysbench.Transaction:
+		k.c.transactions++
+	case sysbench.IRQWakeup:
+		k.c.irqWakeups++
+	case sysbench.IdleWaker:
+		k.c.idleWakers++
+	}
 }

@@ -1,4 +1,4 @@
-package wakeup
+package sysbench
 
 // sysbench --test=threads, the seed's second workload (25482.9 → 29577.9
 // events/s): sysbench's threads test (src/tests/threads/sb_threads.c), whose
@@ -20,14 +20,6 @@ package wakeup
 // first (yield_task_fair()'s skip buddy), and does nothing on a cpu with
 // nothing queued.
 
-// The workloads: sysbench's oltp and threads tests.
-const (
-	testOLTP = iota
-	testThreads
-)
-
-var testNames = []string{"oltp", "threads"}
-
 // A mutexTest is the threads test's state.
 type mutexTest struct {
 	owner   []int   // per mutex: the holder, -1 free
@@ -36,11 +28,11 @@ type mutexTest struct {
 	iter    []int   // per task: the loop's i
 	holding []bool  // per task: it holds its mutex and has yielded (its burst is the yield's return and the unlock)
 	handed  int     // req_performed: events handed out
-	p       *params
+	p       *Config
 }
 
-func newMutexTest(p *params) *mutexTest {
-	m := &mutexTest{owner: make([]int, p.locks), waiters: make([][]int, p.locks), p: p}
+func newMutexTest(p *Config) *mutexTest {
+	m := &mutexTest{owner: make([]int, p.Locks), waiters: make([][]int, p.Locks), p: p}
 	for i := range m.owner {
 		m.owner[i] = -1
 	}
@@ -49,8 +41,8 @@ func newMutexTest(p *params) *mutexTest {
 
 // grow gives task id its state, its first event's mutex handed out.
 func (m *mutexTest) grow(id int) {
-	for int(id) >= len(m.mutex) {
-		m.mutex = append(m.mutex, m.handed%m.p.locks)
+	for id >= len(m.mutex) {
+		m.mutex = append(m.mutex, m.handed%m.p.Locks)
 		m.handed++
 		m.iter = append(m.iter, 0)
 		m.holding = append(m.holding, false)
@@ -60,34 +52,33 @@ func (m *mutexTest) grow(id int) {
 // act is what thread t does at the end of its burst on c: after the lock's
 // burst it takes the mutex and yields, or sleeps on it; after the yield's
 // burst it unlocks, waking a waiter, and goes round.
-func (m *mutexTest) act(k *ksys, t *ktask, c *kcpu) next {
-	m.grow(t.ID)
-	w := k.w
-	mx := m.mutex[t.ID]
-	if !m.holding[t.ID] {
+func (m *mutexTest) act(w *Workload, t, cpu int) Next {
+	m.grow(t)
+	k := w.k
+	mx := m.mutex[t]
+	if !m.holding[t] {
 		if m.owner[mx] >= 0 {
-			m.waiters[mx] = append(m.waiters[mx], t.ID)
-			t.burst = w.draw(m.p.lock) // the retry when woken
-			return block
+			m.waiters[mx] = append(m.waiters[mx], t)
+			k.SetBurst(t, w.draw(m.p.Lock)) // the retry when woken
+			return Block
 		}
-		m.owner[mx] = t.ID
-		m.holding[t.ID] = true
-		t.burst = w.draw(m.p.yield)
-		return yieldCPU
+		m.owner[mx] = t
+		m.holding[t] = true
+		k.SetBurst(t, w.draw(m.p.Yield))
+		return Yield
 	}
-	m.holding[t.ID] = false
+	m.holding[t] = false
 	m.owner[mx] = -1
 	if ws := m.waiters[mx]; len(ws) > 0 {
-		wt := k.tasks[ws[0]]
 		m.waiters[mx] = ws[1:]
-		k.tryToWakeUp(wt, t, c, false)
+		k.Wake(ws[0], cpu, false)
 	}
-	if m.iter[t.ID]++; m.iter[t.ID] == m.p.yields {
-		m.iter[t.ID] = 0
-		k.c.transactions++ // an event
-		m.mutex[t.ID] = m.handed % m.p.locks
+	if m.iter[t]++; m.iter[t] == m.p.Yields {
+		m.iter[t] = 0
+		k.Count(Transaction) // an event
+		m.mutex[t] = m.handed % m.p.Locks
 		m.handed++
 	}
-	t.burst = w.draw(m.p.lock)
-	return runOn
+	k.SetBurst(t, w.draw(m.p.Lock))
+	return RunOn
 }
