@@ -37,7 +37,8 @@
 // seed's guest as read (s390: no topology facility before
 // KVM_CAP_S390_CPU_TOPOLOGY, Linux 6.0, so DIE alone and no sd_llc),
 // s390 with the facility (s390llcN) and x86 LLCs (llcN); -figures runs
-// the seed's four figures beside the seed's numbers (figures.go).
+// the seed's four figures beside the seed's numbers (package
+// bench/wakeup/figures).
 //
 // contend kernel wakeups and wakeups-model hold the model's 6.1 path
 // against the lab's Debian 6.1 (internal/oracle.WakeupModelConfig says

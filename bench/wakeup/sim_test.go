@@ -352,29 +352,3 @@ func TestThreadsTest(t *testing.T) {
 		t.Errorf("threads test, s390llc2, basic: %d wake_affine migrations; want none", l.c.migrations[causeWakeAffine])
 	}
 }
-
-// The figures' rules, on made-up rows: figure 1 wants both migration
-// counts within 3× of the seed's and tps up; figure 2 a gain within a
-// factor 2 of the seed's 16%.
-func TestFigureRules(t *testing.T) {
-	for _, tt := range []struct {
-		fig           int
-		before, after SimRow
-		want          bool
-	}{
-		{1, SimRow{Total: 27000, TPS: 5000}, SimRow{Total: 2000, TPS: 9000}, true},
-		{1, SimRow{Total: 233000, TPS: 5000}, SimRow{Total: 30, TPS: 9000}, false},
-		{1, SimRow{Total: 27000, TPS: 9000}, SimRow{Total: 2000, TPS: 9000}, false},
-		{2, SimRow{TPS: 100}, SimRow{TPS: 116}, true},
-		{2, SimRow{TPS: 100}, SimRow{TPS: 143}, false},
-		{2, SimRow{TPS: 100}, SimRow{TPS: 100}, false},
-	} {
-		r := figOLTP("x", tt.before, tt.after)
-		if tt.fig == 2 {
-			r = figThreads("x", tt.before, tt.after)
-		}
-		if r.Reproduced != tt.want || r.Why == "" {
-			t.Errorf("figure %d, %v → %v: reproduced %v (%s); want %v", tt.fig, tt.before, tt.after, r.Reproduced, r.Why, tt.want)
-		}
-	}
-}
