@@ -1,10 +1,6 @@
 package wakeup
 
-import (
-	"slices"
-
-	"github.com/contend/contend/bench/ksim"
-)
+import "github.com/contend/contend/bench/ksim"
 
 // The load balancer: rebalance_domains() on a busy cpu's tick, idle_balance()
 // (6.1: newidle_balance()) as a cpu goes idle, nohz_idle_balance() for the
@@ -65,7 +61,7 @@ type balanceResult struct {
 
 // findBusiestGroup413 is 4.13's find_busiest_group() and
 // calculate_imbalance(), as far as the model's groups reach.
-func (k *ksys) findBusiestGroup413(sd *domain, gs []sgStats, local int, idle idleType, avg float64) balanceResult {
+func (k *ksys) findBusiestGroup413(sd *domain, gs []sgStats, local int, idle ksim.IdleType, avg float64) balanceResult {
 	bi := -1
 	for i := range gs {
 		if i == local || gs[i].nr == 0 {
@@ -83,11 +79,11 @@ func (k *ksys) findBusiestGroup413(sd *domain, gs []sgStats, local int, idle idl
 	}
 	l, b := &gs[local], &gs[bi]
 	lHasCap, bOver := l.nr < len(l.cpus), b.groupType() == 2
-	if !(idle != cpuNotIdle && lHasCap && bOver) { // else force_balance
+	if !(idle != ksim.CPUNotIdle && lHasCap && bOver) { // else force_balance
 		if l.avgLoad >= b.avgLoad || l.avgLoad >= avg {
 			return none
 		}
-		if idle == cpuIdle {
+		if idle == ksim.CPUIdle {
 			if !bOver && l.idle <= b.idle+1 {
 				return none
 			}
@@ -126,7 +122,7 @@ func (k *ksys) findBusiestGroup413(sd *domain, gs []sgStats, local int, idle idl
 // findBusiestGroup61 is 6.1's find_busiest_group() and
 // calculate_imbalance() (the v5.5 rework): group types, and on a local
 // group with spare capacity a number of tasks to move rather than a load.
-func (k *ksys) findBusiestGroup61(sd *domain, gs []sgStats, local int, idle idleType, avg float64) balanceResult {
+func (k *ksys) findBusiestGroup61(sd *domain, gs []sgStats, local int, idle ksim.IdleType, avg float64) balanceResult {
 	bi := -1
 	for i := range gs {
 		if i == local || gs[i].nr == 0 {
@@ -172,7 +168,7 @@ func (k *ksys) findBusiestGroup61(sd *domain, gs []sgStats, local int, idle idle
 	prefer := len(l.cpus) > 1
 	force := prefer && lt == 0 && b.nr > l.nr+1
 	if bt != 2 && !force {
-		if idle == cpuNotIdle {
+		if idle == ksim.CPUNotIdle {
 			return none
 		}
 		if len(b.cpus) > 1 && l.idle <= b.idle+1 {
@@ -241,7 +237,7 @@ func (w *lbWalk) ReleaseFlag(int)   {}
 // local group's first idle cpu, or its first.
 func (w *lbWalk) ShouldWeBalance(i int, idle ksim.IdleType) bool {
 	w.k.c.balances[idle]++
-	if idle == cpuNewlyIdle {
+	if idle == ksim.CPUNewlyIdle {
 		return true
 	}
 	d := w.c.sd[i].Domain
@@ -264,7 +260,7 @@ func (k *ksys) siblings(c int) []int {
 // reset); a balanced one is ksim's out_balanced.
 func (w *lbWalk) Pass(i int, idle ksim.IdleType, _ bool) (moved, balanced bool) {
 	k, c, sd := w.k, w.c, w.c.sd[i]
-	if idle == cpuNewlyIdle {
+	if idle == ksim.CPUNewlyIdle {
 		w.clock += k.p.lbCost
 	}
 	w.moved = 0
@@ -310,7 +306,7 @@ func (w *lbWalk) Pass(i int, idle ksim.IdleType, _ bool) (moved, balanced bool) 
 	}
 	active := false
 	if n == 0 {
-		if idle != cpuNewlyIdle {
+		if idle != ksim.CPUNewlyIdle {
 			sd.Balance.NrBalanceFailed++
 		}
 		if sd.Balance.NrBalanceFailed > sd.cacheNiceTries+2 { // need_active_balance()
@@ -330,15 +326,6 @@ func (w *lbWalk) Pass(i int, idle ksim.IdleType, _ bool) (moved, balanced bool) 
 	}
 	w.moved = n
 	return n > 0, false
-}
-
-// loadBalance is load_balance(c, sd, idle) done by cpu from: ksim's
-// sched_balance_rq() frame around Pass. It returns the tasks moved and
-// continue_balancing.
-func (k *ksys) loadBalance(c *kcpu, sd *domain, idle idleType, why cause, from int) (int, bool) {
-	w := k.walk(c, why, from)
-	_, cont := k.kern.BalanceRQ(w, slices.Index(c.sd, sd), idle, false)
-	return w.moved, cont
 }
 
 // findBusiestQueue is find_busiest_queue(): the busiest group's cpu with
@@ -369,21 +356,21 @@ func (k *ksys) findBusiestQueue(g sgStats, r balanceResult) *kcpu {
 // detachTasks is detach_tasks() then attach_tasks(): queued tasks of src,
 // oldest first (the tail of cfs_tasks), that can_migrate_task() lets go,
 // until the imbalance is met.
-func (k *ksys) detachTasks(src, dst *kcpu, sd *domain, idle idleType, r balanceResult, why cause, from int) int {
+func (k *ksys) detachTasks(src, dst *kcpu, sd *domain, idle ksim.IdleType, r balanceResult, why cause, from int) int {
 	imb := r.imbalance
 	moved := 0
 	loop := 0
 	limit := min(nrMigrate, src.NrRunning)
 	for i := 0; i < len(src.Queue) && loop < limit; {
 		loop++
-		if k.ver == v61 && idle != cpuNotIdle && src.NrRunning <= 1 {
+		if k.ver == v61 && idle != ksim.CPUNotIdle && src.NrRunning <= 1 {
 			break
 		}
 		t := k.tasks[src.Queue[i].ID]
 		// task_hot(): ran less than sysctl_sched_migration_cost ago;
 		// a hot task goes only once the domain has failed more
 		// than cache_nice_tries times.
-		if k.now-t.execStart < migrationCost && sd.Balance.NrBalanceFailed <= sd.cacheNiceTries {
+		if k.now-t.execStart < ksim.MigrationCost && sd.Balance.NrBalanceFailed <= sd.cacheNiceTries {
 			i++
 			continue
 		}
@@ -437,9 +424,9 @@ func (k *ksys) activeBalance(src, dst *kcpu, from int) bool {
 // nohz_balance_enter_idle() does it): "if ((idle == CPU_IDLE) &&
 // time_after(nohz.next_balance, rq->next_balance)) nohz.next_balance =
 // rq->next_balance;", idle being the walk's last idle type.
-func (k *ksys) rebalanceDomains(c *kcpu, idle idleType, why cause, from int) {
+func (k *ksys) rebalanceDomains(c *kcpu, idle ksim.IdleType, why cause, from int) {
 	r := k.kern.BalanceDomains(k.walk(c, why, from), &c.RQBalance, k.jiffies(), k.hz, idle)
-	if k.kern.NohzNextInWalk && r.Idle == cpuIdle {
+	if k.kern.NohzNextInWalk && r.Idle == ksim.CPUIdle {
 		k.nohzNext = min(k.nohzNext, c.NextBalance)
 	}
 }
@@ -471,7 +458,7 @@ func (k *ksys) tick() {
 			continue
 		}
 		if j >= c.NextBalance {
-			k.rebalanceDomains(c, cpuNotIdle, causePeriodic, c.CPU)
+			k.rebalanceDomains(c, ksim.CPUNotIdle, causePeriodic, c.CPU)
 		}
 		if j >= k.nohzNext && k.nohzKickNeeded(c) {
 			k.nohzIdleBalance()
@@ -507,7 +494,7 @@ func (k *ksys) stopTick(c *kcpu) bool {
 // keptTick is tick j on idle cpu c whose tick the governor kept.
 func (k *ksys) keptTick(c *kcpu, j int64) {
 	if j >= c.NextBalance {
-		k.rebalanceDomains(c, cpuIdle, causePeriodic, c.CPU)
+		k.rebalanceDomains(c, ksim.CPUIdle, causePeriodic, c.CPU)
 	}
 	if c.Curr != nil || len(c.Queue) > 0 {
 		return // it pulled a task
@@ -559,7 +546,7 @@ func (k *ksys) nohzIdleBalance() {
 	j := k.jiffies()
 	_, next, update := ksim.NohzIdleBalance(len(k.cpus), ilb, j, k.hz, walkable,
 		func(c int) int64 { return k.cpus[c].NextBalance },
-		func(c int) { k.rebalanceDomains(k.cpus[c], cpuIdle, causeNohz, int(ilb)) })
+		func(c int) { k.rebalanceDomains(k.cpus[c], ksim.CPUIdle, causeNohz, int(ilb)) })
 	if update {
 		k.nohzNext = next
 	}

@@ -1,6 +1,7 @@
 package wakeup
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/contend/contend/bench/ksim"
@@ -40,12 +41,12 @@ func TestNewidleBalance(t *testing.T) {
 		measured bool
 		pulled   bool
 	}{
-		{"4.13 cold task", "llcstats", 2 * migrationCost, migrationCost, false, true},
-		{"4.13 hot task", "llcstats", 2 * migrationCost, migrationCost - 1, false, false},
-		{"4.13 short idle", "llcstats", migrationCost - 1, migrationCost, false, false},
-		{"6.1 short idle, cold task", "v6.1", 10_000, migrationCost, true, true},
-		{"6.1 idle under the balance cost", "v6.1", 1_000, migrationCost, true, false},
-		{"6.1 idle under the balance cost, none measured yet", "v6.1", 1_000, migrationCost, false, true},
+		{"4.13 cold task", "llcstats", 2 * ksim.MigrationCost, ksim.MigrationCost, false, true},
+		{"4.13 hot task", "llcstats", 2 * ksim.MigrationCost, ksim.MigrationCost - 1, false, false},
+		{"4.13 short idle", "llcstats", ksim.MigrationCost - 1, ksim.MigrationCost, false, false},
+		{"6.1 short idle, cold task", "v6.1", 10_000, ksim.MigrationCost, true, true},
+		{"6.1 idle under the balance cost", "v6.1", 1_000, ksim.MigrationCost, true, false},
+		{"6.1 idle under the balance cost, none measured yet", "v6.1", 1_000, ksim.MigrationCost, false, true},
 	} {
 		k := newTestKernel(t, tt.policy, "s390", 4)
 		k.now = now
@@ -81,14 +82,14 @@ func TestBalanceFailuresAndIntervals(t *testing.T) {
 	idle := k.cpus[1]
 	sd := idle.sd[0]
 	for i := 0; i <= sd.cacheNiceTries; i++ {
-		if moved, _ := k.loadBalance(idle, sd, cpuIdle, causeNohz, 3); moved != 0 {
+		if moved, _ := k.loadBalance(idle, sd, ksim.CPUIdle, causeNohz, 3); moved != 0 {
 			t.Fatalf("balance %d moved %d hot tasks", i, moved)
 		}
 		if sd.Balance.Interval != sd.Balance.MinInterval || sd.Balance.NrBalanceFailed != i+1 {
 			t.Errorf("balance %d: interval %d ms, nr_balance_failed %d; want min_interval %d and %d", i, sd.Balance.Interval, sd.Balance.NrBalanceFailed, sd.Balance.MinInterval, i+1)
 		}
 	}
-	if moved, _ := k.loadBalance(idle, sd, cpuIdle, causeNohz, 3); moved != 1 || q.CPU != 1 || k.c.migrations[causeNohz] != 1 || sd.Balance.NrBalanceFailed != 0 {
+	if moved, _ := k.loadBalance(idle, sd, ksim.CPUIdle, causeNohz, 3); moved != 1 || q.CPU != 1 || k.c.migrations[causeNohz] != 1 || sd.Balance.NrBalanceFailed != 0 {
 		t.Errorf("after %d failures: moved %d, the hot task on cpu %d, nohz migrations %d, nr_balance_failed %d; want it moved to cpu 1, failures reset",
 			sd.cacheNiceTries+1, moved, q.CPU, k.c.migrations[causeNohz], sd.Balance.NrBalanceFailed)
 	}
@@ -96,9 +97,18 @@ func TestBalanceFailuresAndIntervals(t *testing.T) {
 	k2 := newTestKernel(t, "llcstats", "s390", 4)
 	sd2 := k2.cpus[1].sd[0]
 	for range 4 {
-		k2.loadBalance(k2.cpus[1], sd2, cpuIdle, causeNohz, 1)
+		k2.loadBalance(k2.cpus[1], sd2, ksim.CPUIdle, causeNohz, 1)
 	}
 	if sd2.Balance.Interval != sd2.Balance.MaxInterval {
 		t.Errorf("interval %d ms after balanced passes, want max_interval %d", sd2.Balance.Interval, sd2.Balance.MaxInterval)
 	}
+}
+
+// loadBalance is load_balance(c, sd, idle) done by cpu from: ksim's
+// sched_balance_rq() frame around Pass. It returns the tasks moved and
+// continue_balancing.
+func (k *ksys) loadBalance(c *kcpu, sd *domain, idle ksim.IdleType, why cause, from int) (int, bool) {
+	w := k.walk(c, why, from)
+	_, cont := k.kern.BalanceRQ(w, slices.Index(c.sd, sd), idle, false)
+	return w.moved, cont
 }

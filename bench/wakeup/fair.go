@@ -236,8 +236,8 @@ func (k *ksys) cpuUtilCFS(c *kcpu) float64 {
 // update_sd_lb_stats() (ksim.UpdateIdleCPUScan): a periodic or idle (not
 // newly idle) balance of the level whose span is the LLC writes the LLC's
 // nr_idle_scan from the sum of its cpus' utilisation.
-func (k *ksys) updateIdleCPUScan(sd *domain, idle idleType) {
-	if !k.kern.SISUtil || idle == cpuNewlyIdle || !sd.llc || sd.shared == nil {
+func (k *ksys) updateIdleCPUScan(sd *domain, idle ksim.IdleType) {
+	if !k.kern.SISUtil || idle == ksim.CPUNewlyIdle || !sd.llc || sd.shared == nil {
 		return
 	}
 	var sum int64

@@ -35,15 +35,15 @@ func TestCPUUtilCFS(t *testing.T) {
 func TestSISUtilBudget(t *testing.T) {
 	for _, tt := range []struct {
 		policy string
-		idle   idleType
+		idle   ksim.IdleType
 		level  int // 0: the LLC level (MC), 1: the package
 		nr     int // IdleScan's budget after the balance
 	}{
-		{"v6.1", cpuNotIdle, 0, ksim.SISUtilNr(2)},
-		{"v6.1", cpuIdle, 0, ksim.SISUtilNr(2)},
-		{"v6.1", cpuNewlyIdle, 0, ksim.SISUtilNr(0)}, // not written: still the initial 0
-		{"v6.1", cpuNotIdle, 1, ksim.SISUtilNr(0)},   // not the LLC's span
-		{"llcstats", cpuNotIdle, 0, ksim.NoBudget},   // no SIS_UTIL on 4.13
+		{"v6.1", ksim.CPUNotIdle, 0, ksim.SISUtilNr(2)},
+		{"v6.1", ksim.CPUIdle, 0, ksim.SISUtilNr(2)},
+		{"v6.1", ksim.CPUNewlyIdle, 0, ksim.SISUtilNr(0)}, // not written: still the initial 0
+		{"v6.1", ksim.CPUNotIdle, 1, ksim.SISUtilNr(0)},   // not the LLC's span
+		{"llcstats", ksim.CPUNotIdle, 0, ksim.NoBudget},   // no SIS_UTIL on 4.13
 	} {
 		k := newTestKernel(t, tt.policy, "llc4", 8)
 		for _, c := range k.cpus[:4] {

@@ -26,23 +26,8 @@ const (
 
 var causeNames = [nCauses]string{"wake_affine", "select_idle_sibling", "periodic", "newidle", "nohz", "active"}
 
-// idle types, as enum cpu_idle_type (ksim's).
-type idleType = ksim.IdleType
-
-const (
-	cpuIdle      = ksim.CPUIdle
-	cpuNotIdle   = ksim.CPUNotIdle
-	cpuNewlyIdle = ksim.CPUNewlyIdle
-)
-
-// Scheduler constants both versions share.
-const (
-	// sysctl_sched_migration_cost (ksim.MigrationCost): task_hot()
-	// calls a task that ran less than this ago cache hot.
-	migrationCost = ksim.MigrationCost
-	// sysctl_sched_nr_migrate: at most 32 tasks looked at per balance.
-	nrMigrate = 32
-)
+// sysctl_sched_nr_migrate: at most 32 tasks looked at per balance.
+const nrMigrate = 32
 
 // A ktask is a task_struct, as far as placement and balancing read it:
 // ksim's Task (its id, task_cpu(p), whether it runs, waits or sleeps) and

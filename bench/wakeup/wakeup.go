@@ -144,11 +144,9 @@ func (s *wakeup) Variant() string { return s.variant }
 // topology and threads on as many cpus as there are workers, every other
 // knob the simulation's default.
 func (s *wakeup) simConfig(cpus int) SimConfig {
-	return SimConfig{CPUs: []int{cpus}, Topology: s.cfg.topo, Policies: []string{policyName(s.cfg.wake)},
+	return SimConfig{CPUs: []int{cpus}, Topology: s.cfg.topo, Policies: []string{s.cfg.wake.String()},
 		Threads: s.cfg.threads, IO: time.Duration(s.cfg.io) * time.Microsecond, Duration: replayWindow}
 }
-
-func policyName(p policy) string { return policyNames[p] }
 
 // Notes says what was replayed.
 func (s *wakeup) Notes() []string {
