@@ -81,8 +81,11 @@
 //     FIFO of Tasks waiting for it, nr_running, the CPU's idle stamp and
 //     its RQBalance (avg_idle, rq->next_balance); tasks run (Curr), wait (Enqueue behind
 //     Curr), block (Block: the next waiting one runs) and wake (Enqueue),
-//     without allocating once the queue has grown. bench/loadavg's pairs
-//     workload runs its tasks on them. UpdateAvg is update_avg() of
+//     without allocating once the queue has grown; a model whose idle CPU
+//     notices a wakeup late takes __schedule()'s steps one by one
+//     (Activate, Deactivate, PickNext, and PutPrev for a yield or a
+//     stopped task). bench/loadavg's pairs workload and bench/wakeup run
+//     their tasks on them. UpdateAvg is update_avg() of
 //     kernel/sched/sched.h. Fair is a cfs_rq's EEVDF virtual time (v6.6+):
 //     avg_vruntime(), entity_eligible(), update_entity_lag() and
 //     place_entity()'s lag, which 6.12's delayed dequeue asks; BaseSlice

@@ -47,25 +47,43 @@ type RQ struct {
 // Idle is idle_cpu(): nothing runs or waits here.
 func (rq *RQ) Idle() bool { return rq.NrRunning == 0 }
 
-// Enqueue puts t on rq: it runs at once if the CPU is idle, else it waits
-// at the queue's tail.
+// Enqueue puts t on rq and, if the CPU is idle, runs it (Activate, then
+// PickNext): what a model without a wakeup's latency needs.
 func (rq *RQ) Enqueue(t *Task) {
-	t.CPU = rq.CPU
-	rq.NrRunning++
-	rq.Load += t.Weight
+	rq.Activate(t)
 	if rq.Curr == nil {
-		t.State = TaskRunning
-		rq.Curr = t
-		return
+		rq.PickNext()
 	}
-	t.State = TaskQueued
-	rq.Queue = append(rq.Queue, t)
 }
 
 // Block takes the current task off the CPU to sleep, and the next queued
-// one, if any, runs; it returns the task that blocked (nil if the CPU was
+// one, if any, runs (Deactivate, then PickNext, as __schedule() does for a
+// task that blocks); it returns the task that blocked (nil if the CPU was
 // idle).
 func (rq *RQ) Block() *Task {
+	t := rq.Deactivate()
+	if t != nil {
+		rq.PickNext()
+	}
+	return t
+}
+
+// Activate is activate_task() (enqueue_task(), add_nr_running()): t joins
+// rq, runnable, at the queue's tail. Nothing runs it until PickNext: a
+// model whose idle CPU takes time to notice (an IPI, a halted vCPU's
+// wakeup) calls that later.
+func (rq *RQ) Activate(t *Task) {
+	t.CPU = rq.CPU
+	t.State = TaskQueued
+	rq.NrRunning++
+	rq.Load += t.Weight
+	rq.Queue = append(rq.Queue, t)
+}
+
+// Deactivate is __schedule()'s deactivate_task() of a current task that
+// blocks: it sleeps, off rq, and nothing runs until PickNext. It returns
+// the task (nil if the CPU was idle).
+func (rq *RQ) Deactivate() *Task {
 	t := rq.Curr
 	if t == nil {
 		return nil
@@ -74,15 +92,46 @@ func (rq *RQ) Block() *Task {
 	rq.NrRunning--
 	rq.Load -= t.Weight
 	rq.Curr = nil
-	if n := len(rq.Queue); n > 0 {
-		rq.Curr = rq.Queue[0]
-		rq.Curr.State = TaskRunning
-		// Shift in place rather than reslice from the front, so that
-		// the queue's array is reused and a run that blocks and wakes
-		// forever never allocates.
-		copy(rq.Queue, rq.Queue[1:])
-		rq.Queue[n-1] = nil
-		rq.Queue = rq.Queue[:n-1]
+	return t
+}
+
+// PickNext is __schedule()'s pick_next_task() on a CPU whose current task
+// has left it: the oldest queued task runs. It returns it, or nil with the
+// CPU idle.
+func (rq *RQ) PickNext() *Task {
+	n := len(rq.Queue)
+	if n == 0 {
+		return nil
+	}
+	rq.Curr = rq.Queue[0]
+	rq.Curr.State = TaskRunning
+	// Shift in place rather than reslice from the front, so that the
+	// queue's array is reused and a run that blocks and wakes forever
+	// never allocates.
+	copy(rq.Queue, rq.Queue[1:])
+	rq.Queue[n-1] = nil
+	rq.Queue = rq.Queue[:n-1]
+	return rq.Curr
+}
+
+// PutPrev puts the current task back on rq, still runnable
+// (put_prev_task()), and leaves the CPU to PickNext: at the queue's tail
+// for sched_yield() (yield_task_fair() makes it the skip buddy, so every
+// queued task runs first), at its head for a task stopped mid-run that is
+// to run next unless it is moved (the stopper of an active balance,
+// active_load_balance_cpu_stop()). It returns the task (nil if the CPU was
+// idle).
+func (rq *RQ) PutPrev(head bool) *Task {
+	t := rq.Curr
+	if t == nil {
+		return nil
+	}
+	t.State = TaskQueued
+	rq.Curr = nil
+	rq.Queue = append(rq.Queue, t)
+	if head {
+		copy(rq.Queue[1:], rq.Queue)
+		rq.Queue[0] = t
 	}
 	return t
 }

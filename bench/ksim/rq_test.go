@@ -1,6 +1,9 @@
 package ksim
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestRQ(t *testing.T) {
 	rq := RQ{CPU: 3}
@@ -23,6 +26,55 @@ func TestRQ(t *testing.T) {
 	rq.Block()
 	if !rq.Idle() || rq.Curr != nil || rq.Load != 0 {
 		t.Fatalf("after blocking both: nr %d, load %d", rq.NrRunning, rq.Load)
+	}
+}
+
+// TestRQSchedule: Activate queues without running (an idle CPU notices
+// only at PickNext), Deactivate and PutPrev leave the CPU to PickNext, and
+// PutPrev puts a yielding task behind the queue, a stopped one before it.
+func TestRQSchedule(t *testing.T) {
+	ids := func(rq *RQ) (curr int, queue []int) {
+		curr = -1
+		if rq.Curr != nil {
+			curr = rq.Curr.ID
+		}
+		for _, q := range rq.Queue {
+			queue = append(queue, q.ID)
+		}
+		return curr, queue
+	}
+	for _, tc := range []struct {
+		name      string
+		step      func(rq *RQ)
+		curr      int
+		queue     []int
+		nr        int
+		currState TaskState
+	}{
+		{"activate leaves the cpu idle", func(rq *RQ) {}, -1, []int{1, 2, 3}, 3, 0},
+		{"pick runs the oldest", func(rq *RQ) { rq.PickNext() }, 1, []int{2, 3}, 3, TaskRunning},
+		{"yield goes behind", func(rq *RQ) { rq.PickNext(); rq.PutPrev(false); rq.PickNext() }, 2, []int{3, 1}, 3, TaskRunning},
+		{"a stopped task goes first", func(rq *RQ) { rq.PickNext(); rq.PutPrev(true) }, -1, []int{1, 2, 3}, 3, 0},
+		{"deactivate leaves it idle", func(rq *RQ) { rq.PickNext(); rq.Deactivate() }, -1, []int{2, 3}, 2, 0},
+	} {
+		rq := RQ{CPU: 2}
+		ts := []*Task{{ID: 1, Weight: 1}, {ID: 2, Weight: 1}, {ID: 3, Weight: 1}}
+		for _, tk := range ts {
+			rq.Activate(tk)
+		}
+		tc.step(&rq)
+		curr, queue := ids(&rq)
+		if curr != tc.curr || !slices.Equal(queue, tc.queue) || rq.NrRunning != tc.nr || rq.Load != int64(tc.nr) {
+			t.Errorf("%s: curr %d, queue %v, nr %d, load %d; want %d, %v, %d", tc.name, curr, queue, rq.NrRunning, rq.Load, tc.curr, tc.queue, tc.nr)
+		}
+		if rq.Curr != nil && rq.Curr.State != tc.currState {
+			t.Errorf("%s: current task's state %d, want %d", tc.name, rq.Curr.State, tc.currState)
+		}
+		for _, q := range rq.Queue {
+			if q.State != TaskQueued || q.CPU != 2 {
+				t.Errorf("%s: queued task %d state %d on cpu %d, want queued on 2", tc.name, q.ID, q.State, q.CPU)
+			}
+		}
 	}
 }
 

@@ -1,10 +1,6 @@
 package wakeup
 
-import (
-	"slices"
-
-	"github.com/contend/contend/bench/ksim"
-)
+import "github.com/contend/contend/bench/ksim"
 
 // The load balancer: rebalance_domains() on a busy cpu's tick, idle_balance()
 // (6.1: newidle_balance()) as a cpu goes idle, nohz_idle_balance() for the
@@ -17,7 +13,7 @@ import (
 
 // sgStats is struct sg_lb_stats, the part that is read.
 type sgStats struct {
-	cpus           []int32
+	cpus           []int
 	nr, idle       int
 	load, capacity float64
 	avgLoad        float64
@@ -35,11 +31,11 @@ func (g *sgStats) groupType() int {
 	return 0
 }
 
-func (k *ksys) groupStats(cpus []int32) sgStats {
+func (k *ksys) groupStats(cpus []int) sgStats {
 	g := sgStats{cpus: cpus, capacity: float64(len(cpus)) * nice0Load}
 	for _, id := range cpus {
 		c := k.cpus[id]
-		g.nr += c.nrRunning()
+		g.nr += c.NrRunning
 		if c.idle() {
 			g.idle++
 		}
@@ -58,14 +54,14 @@ func (k *ksys) sdInterval(sd *domain, busy bool) int64 {
 
 // balanceResult is what find_busiest_group() decided.
 type balanceResult struct {
-	busiest   int     // index in sd.groups; -1: balanced
+	busiest   int     // index in sd.Groups; -1: balanced
 	imbalance float64 // load to move, or with byTasks a number of tasks
 	byTasks   bool    // 6.1's migrate_task
 }
 
 // findBusiestGroup413 is 4.13's find_busiest_group() and
 // calculate_imbalance(), as far as the model's groups reach.
-func (k *ksys) findBusiestGroup413(sd *domain, gs []sgStats, local int, idle idleType, avg float64) balanceResult {
+func (k *ksys) findBusiestGroup413(sd *domain, gs []sgStats, local int, idle ksim.IdleType, avg float64) balanceResult {
 	bi := -1
 	for i := range gs {
 		if i == local || gs[i].nr == 0 {
@@ -83,11 +79,11 @@ func (k *ksys) findBusiestGroup413(sd *domain, gs []sgStats, local int, idle idl
 	}
 	l, b := &gs[local], &gs[bi]
 	lHasCap, bOver := l.nr < len(l.cpus), b.groupType() == 2
-	if !(idle != cpuNotIdle && lHasCap && bOver) { // else force_balance
+	if !(idle != ksim.CPUNotIdle && lHasCap && bOver) { // else force_balance
 		if l.avgLoad >= b.avgLoad || l.avgLoad >= avg {
 			return none
 		}
-		if idle == cpuIdle {
+		if idle == ksim.CPUIdle {
 			if !bOver && l.idle <= b.idle+1 {
 				return none
 			}
@@ -126,7 +122,7 @@ func (k *ksys) findBusiestGroup413(sd *domain, gs []sgStats, local int, idle idl
 // findBusiestGroup61 is 6.1's find_busiest_group() and
 // calculate_imbalance() (the v5.5 rework): group types, and on a local
 // group with spare capacity a number of tasks to move rather than a load.
-func (k *ksys) findBusiestGroup61(sd *domain, gs []sgStats, local int, idle idleType, avg float64) balanceResult {
+func (k *ksys) findBusiestGroup61(sd *domain, gs []sgStats, local int, idle ksim.IdleType, avg float64) balanceResult {
 	bi := -1
 	for i := range gs {
 		if i == local || gs[i].nr == 0 {
@@ -172,7 +168,7 @@ func (k *ksys) findBusiestGroup61(sd *domain, gs []sgStats, local int, idle idle
 	prefer := len(l.cpus) > 1
 	force := prefer && lt == 0 && b.nr > l.nr+1
 	if bt != 2 && !force {
-		if idle == cpuNotIdle {
+		if idle == ksim.CPUNotIdle {
 			return none
 		}
 		if len(b.cpus) > 1 && l.idle <= b.idle+1 {
@@ -210,12 +206,12 @@ type lbWalk struct {
 	k     *ksys
 	c     *kcpu
 	why   cause
-	from  int32
+	from  int
 	clock int64
 	moved int // the last pass's tasks moved, an active balance's included
 }
 
-func (k *ksys) walk(c *kcpu, why cause, from int32) *lbWalk {
+func (k *ksys) walk(c *kcpu, why cause, from int) *lbWalk {
 	return &lbWalk{k: k, c: c, why: why, from: from}
 }
 
@@ -227,7 +223,7 @@ func (w *lbWalk) Interval(i int, busy bool) int64 {
 }
 func (w *lbWalk) Idle() bool           { return w.c.idle() }
 func (w *lbWalk) Overloaded() bool     { return w.k.overload }
-func (w *lbWalk) Runnable() bool       { return len(w.c.queue) > 0 }
+func (w *lbWalk) Runnable() bool       { return len(w.c.Queue) > 0 }
 func (w *lbWalk) Clock() (int64, bool) { return w.clock, true }
 
 // TakeFlag is spin_trylock(&balancing) on a machine of one thread: free
@@ -241,11 +237,11 @@ func (w *lbWalk) ReleaseFlag(int)   {}
 // local group's first idle cpu, or its first.
 func (w *lbWalk) ShouldWeBalance(i int, idle ksim.IdleType) bool {
 	w.k.c.balances[idle]++
-	if idle == cpuNewlyIdle {
+	if idle == ksim.CPUNewlyIdle {
 		return true
 	}
 	d := w.c.sd[i].Domain
-	return w.k.kern.ShouldWeBalance(int(w.c.id), d.Groups[0], d.Has(ksim.SDShareCPUCapacity),
+	return w.k.kern.ShouldWeBalance(int(w.c.CPU), d.Groups[0], d.Has(ksim.SDShareCPUCapacity),
 		func(x int) bool { return w.k.cpus[x].idle() }, w.k.siblings)
 }
 
@@ -264,21 +260,21 @@ func (k *ksys) siblings(c int) []int {
 // reset); a balanced one is ksim's out_balanced.
 func (w *lbWalk) Pass(i int, idle ksim.IdleType, _ bool) (moved, balanced bool) {
 	k, c, sd := w.k, w.c, w.c.sd[i]
-	if idle == cpuNewlyIdle {
+	if idle == ksim.CPUNewlyIdle {
 		w.clock += k.p.lbCost
 	}
 	w.moved = 0
-	gs := make([]sgStats, len(sd.groups))
+	gs := make([]sgStats, len(sd.Groups))
 	var total, capacity float64
 	var running int
 	over := false
-	for i, g := range sd.groups {
+	for i, g := range sd.Groups {
 		gs[i] = k.groupStats(g)
 		total += gs[i].load
 		capacity += gs[i].capacity
 		running += gs[i].nr
 		for _, x := range g {
-			over = over || k.cpus[x].nrRunning() > 1
+			over = over || k.cpus[x].NrRunning > 1
 		}
 	}
 	if sh := sd.shared; sh != nil {
@@ -305,12 +301,12 @@ func (w *lbWalk) Pass(i int, idle ksim.IdleType, _ bool) (moved, balanced bool) 
 		return false, true
 	}
 	n := 0
-	if src.nrRunning() > 1 {
+	if src.NrRunning > 1 {
 		n = k.detachTasks(src, c, sd, idle, r, w.why, w.from)
 	}
 	active := false
 	if n == 0 {
-		if idle != cpuNewlyIdle {
+		if idle != ksim.CPUNewlyIdle {
 			sd.Balance.NrBalanceFailed++
 		}
 		if sd.Balance.NrBalanceFailed > sd.cacheNiceTries+2 { // need_active_balance()
@@ -332,15 +328,6 @@ func (w *lbWalk) Pass(i int, idle ksim.IdleType, _ bool) (moved, balanced bool) 
 	return n > 0, false
 }
 
-// loadBalance is load_balance(c, sd, idle) done by cpu from: ksim's
-// sched_balance_rq() frame around Pass. It returns the tasks moved and
-// continue_balancing.
-func (k *ksys) loadBalance(c *kcpu, sd *domain, idle idleType, why cause, from int32) (int, bool) {
-	w := k.walk(c, why, from)
-	_, cont := k.kern.BalanceRQ(w, slices.Index(c.sd, sd), idle, false)
-	return w.moved, cont
-}
-
 // findBusiestQueue is find_busiest_queue(): the busiest group's cpu with
 // the most load (6.1's migrate_task: the most tasks), passing over a cpu
 // whose one task outweighs the imbalance.
@@ -349,7 +336,7 @@ func (k *ksys) findBusiestQueue(g sgStats, r balanceResult) *kcpu {
 	bestLoad := -1.0
 	for _, id := range g.cpus {
 		c := k.cpus[id]
-		n := c.nrRunning()
+		n := c.NrRunning
 		if n == 0 {
 			continue
 		}
@@ -369,21 +356,21 @@ func (k *ksys) findBusiestQueue(g sgStats, r balanceResult) *kcpu {
 // detachTasks is detach_tasks() then attach_tasks(): queued tasks of src,
 // oldest first (the tail of cfs_tasks), that can_migrate_task() lets go,
 // until the imbalance is met.
-func (k *ksys) detachTasks(src, dst *kcpu, sd *domain, idle idleType, r balanceResult, why cause, from int32) int {
+func (k *ksys) detachTasks(src, dst *kcpu, sd *domain, idle ksim.IdleType, r balanceResult, why cause, from int) int {
 	imb := r.imbalance
 	moved := 0
 	loop := 0
-	limit := min(nrMigrate, src.nrRunning())
-	for i := 0; i < len(src.queue) && loop < limit; {
+	limit := min(nrMigrate, src.NrRunning)
+	for i := 0; i < len(src.Queue) && loop < limit; {
 		loop++
-		if k.ver == v61 && idle != cpuNotIdle && src.nrRunning() <= 1 {
+		if k.ver == v61 && idle != ksim.CPUNotIdle && src.NrRunning <= 1 {
 			break
 		}
-		t := k.tasks[src.queue[i]]
+		t := k.tasks[src.Queue[i].ID]
 		// task_hot(): ran less than sysctl_sched_migration_cost ago;
 		// a hot task goes only once the domain has failed more
 		// than cache_nice_tries times.
-		if k.now-t.execStart < migrationCost && sd.Balance.NrBalanceFailed <= sd.cacheNiceTries {
+		if k.now-t.execStart < ksim.MigrationCost && sd.Balance.NrBalanceFailed <= sd.cacheNiceTries {
 			i++
 			continue
 		}
@@ -400,7 +387,7 @@ func (k *ksys) detachTasks(src, dst *kcpu, sd *domain, idle idleType, r balanceR
 			}
 		}
 		k.dequeue(t)
-		k.setTaskCPU(t, dst.id, why)
+		k.setTaskCPU(t, dst.CPU, why)
 		k.attach(t, dst, from)
 		moved++
 		if r.byTasks {
@@ -419,13 +406,13 @@ func (k *ksys) detachTasks(src, dst *kcpu, sd *domain, idle idleType, r balanceR
 // for dst: it preempts src's running task and, src having another to run,
 // pushes that one (now movable) to dst. Done at once here; the kernel's
 // stopper runs as soon as src schedules.
-func (k *ksys) activeBalance(src, dst *kcpu, from int32) bool {
-	if src.curr < 0 || src.activeBusy || src.nrRunning() <= 1 || src == dst {
+func (k *ksys) activeBalance(src, dst *kcpu, from int) bool {
+	if src.Curr == nil || src.activeBusy || src.NrRunning <= 1 || src == dst {
 		return false
 	}
 	t := k.preempt(src)
 	k.dequeue(t)
-	k.setTaskCPU(t, dst.id, causeActive)
+	k.setTaskCPU(t, dst.CPU, causeActive)
 	k.attach(t, dst, from)
 	k.runNext(src)
 	return true
@@ -437,9 +424,9 @@ func (k *ksys) activeBalance(src, dst *kcpu, from int32) bool {
 // nohz_balance_enter_idle() does it): "if ((idle == CPU_IDLE) &&
 // time_after(nohz.next_balance, rq->next_balance)) nohz.next_balance =
 // rq->next_balance;", idle being the walk's last idle type.
-func (k *ksys) rebalanceDomains(c *kcpu, idle idleType, why cause, from int32) {
+func (k *ksys) rebalanceDomains(c *kcpu, idle ksim.IdleType, why cause, from int) {
 	r := k.kern.BalanceDomains(k.walk(c, why, from), &c.RQBalance, k.jiffies(), k.hz, idle)
-	if k.kern.NohzNextInWalk && r.Idle == cpuIdle {
+	if k.kern.NohzNextInWalk && r.Idle == ksim.CPUIdle {
 		k.nohzNext = min(k.nohzNext, c.NextBalance)
 	}
 }
@@ -448,7 +435,7 @@ func (k *ksys) rebalanceDomains(c *kcpu, idle idleType, why cause, from int32) {
 // newidle_balance() (ksim's Kernel.NewidleBalance), each level's pass
 // priced at lbcost=.
 func (k *ksys) newidleBalance(c *kcpu) {
-	k.kern.NewidleBalance(k.walk(c, causeNewidle, c.id), &c.RQBalance, k.jiffies(), k.hz)
+	k.kern.NewidleBalance(k.walk(c, causeNewidle, c.CPU), &c.RQBalance, k.jiffies(), k.hz)
 }
 
 // tick is one jiffy's scheduler_tick() on every cpu whose tick runs: the
@@ -464,14 +451,14 @@ func (k *ksys) newidleBalance(c *kcpu) {
 func (k *ksys) tick() {
 	j := k.jiffies()
 	for _, c := range k.cpus {
-		if c.curr < 0 {
-			if !c.nohzIdle && !c.waking && len(c.queue) == 0 {
+		if c.Curr == nil {
+			if !c.nohzIdle && !c.waking && len(c.Queue) == 0 {
 				k.keptTick(c, j)
 			}
 			continue
 		}
 		if j >= c.NextBalance {
-			k.rebalanceDomains(c, cpuNotIdle, causePeriodic, c.id)
+			k.rebalanceDomains(c, ksim.CPUNotIdle, causePeriodic, c.CPU)
 		}
 		if j >= k.nohzNext && k.nohzKickNeeded(c) {
 			k.nohzIdleBalance()
@@ -496,7 +483,7 @@ func (k *ksys) stopTick(c *kcpu) bool {
 	if k.gov == nil {
 		k.gov = make([]tickGov, len(k.cpus))
 	}
-	g := &k.gov[c.id]
+	g := &k.gov[c.CPU]
 	if g.idleFrom > 0 && c.lastStart > g.idleFrom {
 		g.g.Idled(c.lastStart - g.idleFrom)
 	}
@@ -507,12 +494,12 @@ func (k *ksys) stopTick(c *kcpu) bool {
 // keptTick is tick j on idle cpu c whose tick the governor kept.
 func (k *ksys) keptTick(c *kcpu, j int64) {
 	if j >= c.NextBalance {
-		k.rebalanceDomains(c, cpuIdle, causePeriodic, c.id)
+		k.rebalanceDomains(c, ksim.CPUIdle, causePeriodic, c.CPU)
 	}
-	if c.curr >= 0 || len(c.queue) > 0 {
+	if c.Curr != nil || len(c.Queue) > 0 {
 		return // it pulled a task
 	}
-	g := &k.gov[c.id]
+	g := &k.gov[c.CPU]
 	g.g.TickWakeup()
 	c.nohzIdle = g.g.StopTick(k.hz.TickNs(), false, -1)
 	g.idleFrom = max(k.now, 1)
@@ -527,7 +514,7 @@ func (k *ksys) keptTick(c *kcpu, j int64) {
 func (k *ksys) nohzKickNeeded(c *kcpu) bool {
 	any := false
 	for _, x := range k.cpus {
-		if x.nohzIdle && x.curr < 0 {
+		if x.nohzIdle && x.Curr == nil {
 			any = true
 			break
 		}
@@ -537,13 +524,13 @@ func (k *ksys) nohzKickNeeded(c *kcpu) bool {
 	}
 	busy := 0
 	if c.llcSize > 1 {
-		for i := range int32(c.llcSize) {
+		for i := range int(c.llcSize) {
 			if !k.cpus[c.llcID+i].nohzIdle {
 				busy++
 			}
 		}
 	}
-	return ksim.KickReasonOf(ksim.KickRQ{NrRunning: c.nrRunning()}, busy, c.llcSize > 1) != ksim.KickNone
+	return ksim.KickReasonOf(ksim.KickRQ{NrRunning: c.NrRunning}, busy, c.llcSize > 1) != ksim.KickNone
 }
 
 // nohzIdleBalance is nohz_idle_balance() on the first tickless idle cpu
@@ -551,15 +538,15 @@ func (k *ksys) nohzKickNeeded(c *kcpu) bool {
 // rq->next_balance has come, each as CPU_IDLE (no busy_factor), then
 // nohz.next_balance is the earliest of theirs (ksim.NohzIdleBalance).
 func (k *ksys) nohzIdleBalance() {
-	walkable := func(c int) bool { x := k.cpus[c]; return x.nohzIdle && x.curr < 0 && !x.waking }
-	ilb := ksim.FindNewILB(len(k.cpus), -1, func(c int) bool { return k.cpus[c].nohzIdle && k.cpus[c].curr < 0 })
+	walkable := func(c int) bool { x := k.cpus[c]; return x.nohzIdle && x.Curr == nil && !x.waking }
+	ilb := ksim.FindNewILB(len(k.cpus), -1, func(c int) bool { return k.cpus[c].nohzIdle && k.cpus[c].Curr == nil })
 	if ilb < 0 {
 		return
 	}
 	j := k.jiffies()
 	_, next, update := ksim.NohzIdleBalance(len(k.cpus), ilb, j, k.hz, walkable,
 		func(c int) int64 { return k.cpus[c].NextBalance },
-		func(c int) { k.rebalanceDomains(k.cpus[c], cpuIdle, causeNohz, int32(ilb)) })
+		func(c int) { k.rebalanceDomains(k.cpus[c], ksim.CPUIdle, causeNohz, int(ilb)) })
 	if update {
 		k.nohzNext = next
 	}

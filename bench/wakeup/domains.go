@@ -63,10 +63,8 @@ const (
 // wakeup model adds.
 type domain struct {
 	*ksim.Domain
-	span   []int32
-	groups [][]int32
-	llc    bool // SD_SHARE_PKG_RESOURCES: the level sd_llc points to
-	top    bool // no parent: where rd->overload is recomputed
+	llc bool // SD_SHARE_PKG_RESOURCES: the level sd_llc points to
+	top bool // no parent: where rd->overload is recomputed
 	// sd_init() constants ksim does not hold yet: imbalance_pct and
 	// cache_nice_tries (see sdInit).
 	imbalancePct, cacheNiceTries int
@@ -115,7 +113,7 @@ func sdInit(v kver, llc bool) (imbalancePct, cacheNiceTries int) {
 // node; no SMT): an MC level over each LLC of two cpus or more, and a
 // package level over all cpus (the DIE of 4.13 and 6.1) unless it spans no
 // more than MC does. It returns each cpu's sd_llc_id and sd_llc_size too.
-func buildDomains(v kver, t topo, n int) (sds [][]*domain, llcID []int32, llcSize []int, err error) {
+func buildDomains(v kver, t topo, n int) (sds [][]*domain, llcID, llcSize []int, err error) {
 	m, err := ksim.Grid{CPUs: n, LLC: min(t.llc, n)}.Machine()
 	if err != nil {
 		return nil, nil, nil, err
@@ -124,28 +122,18 @@ func buildDomains(v kver, t topo, n int) (sds [][]*domain, llcID []int32, llcSiz
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	conv := func(s []int) []int32 {
-		r := make([]int32, len(s))
-		for i, x := range s {
-			r[i] = int32(x)
-		}
-		return r
-	}
 	sds = make([][]*domain, n)
-	llcID, llcSize = make([]int32, n), make([]int, n)
+	llcID, llcSize = make([]int, n), make([]int, n)
 	shared := make([]*llcShared, ds.SharedLLCs())
 	for i := range shared {
 		shared[i] = new(llcShared)
 	}
 	for c := range n {
 		l := ds.LLC(c)
-		llcID[c], llcSize[c] = int32(l.ID), l.Size
+		llcID[c], llcSize[c] = l.ID, l.Size
 		for i := range ds.CPU[c] {
 			kd := &ds.CPU[c][i]
-			d := &domain{Domain: kd, span: conv(kd.Span), llc: i == l.Level}
-			for _, g := range kd.Groups {
-				d.groups = append(d.groups, conv(g))
-			}
+			d := &domain{Domain: kd, llc: i == l.Level}
 			d.imbalancePct, d.cacheNiceTries = sdInit(v, d.llc)
 			if d.llc {
 				d.shared = shared[l.Shared]

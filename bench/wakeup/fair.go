@@ -89,9 +89,9 @@ type waking struct {
 // by current on c (ksim's, on this model's runqueues): the cpu p is to run
 // on, and what to call the move if it is one. It keeps the counts
 // schedstat keeps: nr_wakeups_affine_attempts and nr_wakeups_affine.
-func (k *ksys) selectTaskRq(p, current *ktask, c *kcpu, prev int32, sync bool) (int32, cause) {
+func (k *ksys) selectTaskRq(p, current *ktask, c *kcpu, prev int, sync bool) (int, cause) {
 	k.wk = waking{p: p, current: current}
-	pl := k.kern.SelectTaskRqFair(k, &current.flips, &p.flips, p.id, k.jiffies(), k.hz, int(c.id), int(prev), sync)
+	pl := k.kern.SelectTaskRqFair(k, &current.flips, &p.flips, int32(p.ID), k.jiffies(), k.hz, int(c.CPU), int(prev), sync)
 	k.wk = waking{}
 	if pl.Wide {
 		k.c.wakeWide++
@@ -108,7 +108,7 @@ func (k *ksys) selectTaskRq(p, current *ktask, c *kcpu, prev int32, sync bool) (
 	if pl.Target != int(prev) && pl.CPU == pl.Target {
 		why = causeWakeAffine
 	}
-	return int32(pl.CPU), why
+	return int(pl.CPU), why
 }
 
 // The ksim.FairView of the model's runqueues, for the wakeup in k.wk.
@@ -124,14 +124,14 @@ func (k *ksys) Allowed(int) bool { return true }
 
 // PrevRecent is the wakee's task_cpu() and p->recent_used_cpu.
 func (k *ksys) PrevRecent() (prev, recent int) {
-	return int(k.wk.p.cpu), int(k.wk.p.recentUsedCPU)
+	return int(k.wk.p.CPU), int(k.wk.p.recentUsedCPU)
 }
 
 // SetRecent is "p->recent_used_cpu = prev;".
-func (k *ksys) SetRecent(prev int) { k.wk.p.recentUsedCPU = int32(prev) }
+func (k *ksys) SetRecent(prev int) { k.wk.p.recentUsedCPU = int(prev) }
 
 // NrRunning is rq->nr_running.
-func (k *ksys) NrRunning(cpu int) int { return k.cpus[cpu].nrRunning() }
+func (k *ksys) NrRunning(cpu int) int { return k.cpus[cpu].NrRunning }
 
 // PerCPUKthread: the model has no per-cpu kthreads.
 func (k *ksys) PerCPUKthread() bool { return false }
@@ -171,7 +171,7 @@ func (k *ksys) LLCStats(cpu int) (ksim.LLCStats, bool) {
 func (k *ksys) AffineDomain(this, prev int) (int, bool) {
 	for _, sd := range k.cpus[this].sd {
 		// Spans are runs of consecutive ids.
-		if int32(prev) >= sd.span[0] && int32(prev) <= sd.span[len(sd.span)-1] {
+		if int(prev) >= sd.Span[0] && int(prev) <= sd.Span[len(sd.Span)-1] {
 			return sd.imbalancePct, true
 		}
 	}
@@ -217,7 +217,7 @@ type cpuUtil struct {
 // cpuUtilCFS is cpu_util_cfs(c) now.
 func (k *ksys) cpuUtilCFS(c *kcpu) float64 {
 	ran := c.util.ran
-	if c.curr >= 0 {
+	if c.Curr != nil {
 		ran += k.now - c.lastStart
 	}
 	if dt := k.now - c.util.at; dt > 0 {
@@ -226,7 +226,7 @@ func (k *ksys) cpuUtilCFS(c *kcpu) float64 {
 		c.util.avg = c.util.avg*d + nice0Load*frac*(1-d)
 	}
 	c.util.at, c.util.ran = k.now, 0
-	if c.curr >= 0 {
+	if c.Curr != nil {
 		c.util.ran = c.lastStart - k.now
 	}
 	return c.util.avg
@@ -236,13 +236,13 @@ func (k *ksys) cpuUtilCFS(c *kcpu) float64 {
 // update_sd_lb_stats() (ksim.UpdateIdleCPUScan): a periodic or idle (not
 // newly idle) balance of the level whose span is the LLC writes the LLC's
 // nr_idle_scan from the sum of its cpus' utilisation.
-func (k *ksys) updateIdleCPUScan(sd *domain, idle idleType) {
-	if !k.kern.SISUtil || idle == cpuNewlyIdle || !sd.llc || sd.shared == nil {
+func (k *ksys) updateIdleCPUScan(sd *domain, idle ksim.IdleType) {
+	if !k.kern.SISUtil || idle == ksim.CPUNewlyIdle || !sd.llc || sd.shared == nil {
 		return
 	}
 	var sum int64
-	for _, id := range sd.span {
+	for _, id := range sd.Span {
 		sum += int64(k.cpuUtilCFS(k.cpus[id])) // util_avg is an integer
 	}
-	sd.shared.nrIdleScan = ksim.UpdateIdleCPUScan(sum, len(sd.span), sd.imbalancePct)
+	sd.shared.nrIdleScan = ksim.UpdateIdleCPUScan(sum, len(sd.Span), sd.imbalancePct)
 }

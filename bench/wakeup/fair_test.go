@@ -12,14 +12,15 @@ import (
 func TestCPUUtilCFS(t *testing.T) {
 	k := newTestKernel(t, "v6.1", "llc4", 8)
 	c := k.cpus[0]
-	c.curr, c.lastStart = 0, 0
+	c.Enqueue(&k.addTask(0).Task)
+	c.lastStart = 0
 	k.now = ksim.LoadAvgPeriod * ksim.PeltPeriod // one half-life (32 periods of 1024·1024 ns), read mid-burst
 	if got := k.cpuUtilCFS(c); got < 511 || got > 513 {
 		t.Errorf("running for one half-life: util %.1f, want 512", got)
 	}
 	k.now *= 2
 	c.util.ran += k.now - c.lastStart // the burst ends (burstEnd's accounting)
-	c.curr = -1
+	c.Deactivate()
 	if got := k.cpuUtilCFS(c); got < 767 || got > 769 {
 		t.Errorf("running for two half-lives: util %.1f, want 768 (the burst counted once)", got)
 	}
@@ -34,15 +35,15 @@ func TestCPUUtilCFS(t *testing.T) {
 func TestSISUtilBudget(t *testing.T) {
 	for _, tt := range []struct {
 		policy string
-		idle   idleType
+		idle   ksim.IdleType
 		level  int // 0: the LLC level (MC), 1: the package
 		nr     int // IdleScan's budget after the balance
 	}{
-		{"v6.1", cpuNotIdle, 0, ksim.SISUtilNr(2)},
-		{"v6.1", cpuIdle, 0, ksim.SISUtilNr(2)},
-		{"v6.1", cpuNewlyIdle, 0, ksim.SISUtilNr(0)}, // not written: still the initial 0
-		{"v6.1", cpuNotIdle, 1, ksim.SISUtilNr(0)},   // not the LLC's span
-		{"llcstats", cpuNotIdle, 0, ksim.NoBudget},   // no SIS_UTIL on 4.13
+		{"v6.1", ksim.CPUNotIdle, 0, ksim.SISUtilNr(2)},
+		{"v6.1", ksim.CPUIdle, 0, ksim.SISUtilNr(2)},
+		{"v6.1", ksim.CPUNewlyIdle, 0, ksim.SISUtilNr(0)}, // not written: still the initial 0
+		{"v6.1", ksim.CPUNotIdle, 1, ksim.SISUtilNr(0)},   // not the LLC's span
+		{"llcstats", ksim.CPUNotIdle, 0, ksim.NoBudget},   // no SIS_UTIL on 4.13
 	} {
 		k := newTestKernel(t, tt.policy, "llc4", 8)
 		for _, c := range k.cpus[:4] {

@@ -1,12 +1,15 @@
 package wakeup
 
-import "github.com/contend/contend/bench/ksim"
+import (
+	"github.com/contend/contend/bench/ksim"
+	"github.com/contend/contend/bench/wakeup/sysbench"
+)
 
 // The simulated scheduler core: runqueues, tasks, running, sleeping and
 // waking. A cpu runs one task at a time to the end of its burst (no
 // preemption at wakeup: bursts here are tens of µs, far under CFS's slice,
 // and a woken task waits its turn in FIFO order); placement at wakeup is
-// fair.go's, load balancing balance.go's, what tasks do workload.go's.
+// fair.go's, load balancing balance.go's, what tasks do package sysbench's.
 
 // A migration cause: where set_task_cpu() was called from.
 type cause int8
@@ -23,44 +26,21 @@ const (
 
 var causeNames = [nCauses]string{"wake_affine", "select_idle_sibling", "periodic", "newidle", "nohz", "active"}
 
-// idle types, as enum cpu_idle_type (ksim's).
-type idleType = ksim.IdleType
+// sysctl_sched_nr_migrate: at most 32 tasks looked at per balance.
+const nrMigrate = 32
 
-const (
-	cpuIdle      = ksim.CPUIdle
-	cpuNotIdle   = ksim.CPUNotIdle
-	cpuNewlyIdle = ksim.CPUNewlyIdle
-)
-
-// Scheduler constants both versions share.
-const (
-	// sysctl_sched_migration_cost (ksim.MigrationCost): task_hot()
-	// calls a task that ran less than this ago cache hot.
-	migrationCost = ksim.MigrationCost
-	// sysctl_sched_nr_migrate: at most 32 tasks looked at per balance.
-	nrMigrate = 32
-)
-
-type tstate int8
-
-const (
-	sleeping tstate = iota
-	queued          // runnable, waiting on its cpu's queue
-	running
-)
-
-// A ktask is a task_struct, as far as placement and balancing read it.
+// A ktask is a task_struct, as far as placement and balancing read it:
+// ksim's Task (its id, task_cpu(p), whether it runs, waits or sleeps) and
+// what this model adds.
 type ktask struct {
-	id             int32
-	cpu            int32 // task_cpu(p)
-	state          tstate
+	ksim.Task
 	flips          ksim.WakeeFlips // record_wakee()/wake_wide() state
-	recentUsedCPU  int32           // p->recent_used_cpu (6.1's select_idle_sibling)
+	recentUsedCPU  int             // p->recent_used_cpu (6.1's select_idle_sibling)
 	execStart      int64           // when it last ran (se.exec_start): task_hot()
 	la             float64
 	laAt           int64
 	burst          int64 // ns of work left in its current burst
-	ran            int32 // the cpu whose cache holds its working set
+	ran            int   // the cpu whose cache holds its working set
 	wokenAt        int64 // when it was last woken (the wait it sees)
 	isIdle         bool  // one of the per-cpu idle tasks (swapper/N): a waker only
 	yielded        bool  // queued by sched_yield(), not by a wakeup
@@ -74,7 +54,7 @@ type ktask struct {
 func (t *ktask) loadNow(now int64) float64 {
 	d := ksim.Decay(now - t.laAt)
 	t.laAt = now
-	if t.state != sleeping {
+	if t.State != ksim.TaskSleeping {
 		t.la = nice0Load - (nice0Load-t.la)*d
 	} else {
 		t.la *= d
@@ -82,22 +62,19 @@ func (t *ktask) loadNow(now int64) float64 {
 	return t.la
 }
 
-// A kcpu is one cpu's rq.
+// A kcpu is one cpu's rq: ksim's RQ (the running task, the FIFO of
+// queued ones, nr_running, rq->idle_stamp, 0 once woken, and
+// rq->next_balance, avg_idle and max_idle_balance_cost as ksim's balance
+// walks keep them) and what this model adds.
 type kcpu struct {
-	id    int32
-	curr  int32   // the running task, -1 idle
-	queue []int32 // runnable, in the order they run
-	gen   uint32  // bumped when curr stops early: stale burst ends are dropped
+	ksim.RQ
+	gen uint32 // bumped when Curr stops early: stale burst ends are dropped
 	// waking: an IPI is on its way to this idle cpu (a halted vCPU
 	// costs idleWake to start); it is not idle_cpu() meanwhile.
-	waking    bool
-	idleStamp int64 // rq->idle_stamp: when it went idle, 0 once woken
-	nohzIdle  bool  // in nohz.idle_cpus_mask: tick stopped
-	// RQBalance is rq->next_balance (jiffies), rq->avg_idle and
-	// rq->max_idle_balance_cost, as ksim's balance walks keep them.
-	ksim.RQBalance
+	waking   bool
+	nohzIdle bool // in nohz.idle_cpus_mask: tick stopped
 	sd       []*domain
-	llcID    int32
+	llcID    int
 	llcSize  int
 	idleTask *ktask // swapper/N: current for an interrupt on an idle cpu
 	// PELT sums of the tasks whose task_cpu() is this cpu.
@@ -108,17 +85,8 @@ type kcpu struct {
 	util              cpuUtil // cpu_util_cfs() for SIS_UTIL (fair.go)
 }
 
-// nrRunning is rq->nr_running: the running task and those queued.
-func (c *kcpu) nrRunning() int {
-	n := len(c.queue)
-	if c.curr >= 0 {
-		n++
-	}
-	return n
-}
-
 // idle is idle_cpu(): nothing running, nothing queued, no wakeup pending.
-func (c *kcpu) idle() bool { return c.curr < 0 && len(c.queue) == 0 && !c.waking }
+func (c *kcpu) idle() bool { return c.Idle() && !c.waking }
 
 // counts are the simulation's tallies.
 type simCounts struct {
@@ -172,9 +140,9 @@ type ksys struct {
 	nohzNext int64
 	gov      []tickGov // each cpu's tick-stop state (balance.go)
 	p        params
-	w        *workload
+	w        *sysbench.Workload
 	c        simCounts
-	trace    func(task, cpu int32) // each run's start, for the pinned replay; nil: none
+	trace    func(task, cpu int) // each run's start, for the pinned replay; nil: none
 	// llcMask is each LLC's span as CPU-id bits, at its sd_llc_id (its
 	// first cpu): select_idle_cpu()'s candidates.
 	llcMask [][]uint64
@@ -191,10 +159,9 @@ func newKsys(p params) (*ksys, error) {
 		return nil, err
 	}
 	for i := range p.cpus {
-		c := &kcpu{id: int32(i), curr: -1, sd: sds[i], llcID: llcID[i], llcSize: llcSize[i],
-			idleStamp: 0, nohzIdle: true}
+		c := &kcpu{RQ: ksim.RQ{CPU: i}, sd: sds[i], llcID: llcID[i], llcSize: llcSize[i], nohzIdle: true}
 		c.RQBalance.Init()
-		c.idleTask = &ktask{id: -1 - int32(i), cpu: int32(i), flips: ksim.WakeeFlips{Last: -1}, isIdle: true}
+		c.idleTask = &ktask{Task: ksim.Task{ID: -1 - i, CPU: i}, flips: ksim.WakeeFlips{Last: -1}, isIdle: true}
 		c.blocked.At, c.runnable.Runnable = 0, true
 		k.cpus = append(k.cpus, c)
 	}
@@ -205,7 +172,7 @@ func newKsys(p params) (*ksys, error) {
 			m = make([]uint64, (p.cpus+63)/64)
 			k.llcMask[c.llcID] = m
 		}
-		m[c.id/64] |= 1 << (c.id % 64)
+		m[c.CPU/64] |= 1 << (c.CPU % 64)
 	}
 	return k, nil
 }
@@ -214,13 +181,13 @@ func newKsys(p params) (*ksys, error) {
 func (k *ksys) jiffies() int64 { return k.hz.Jiffies(k.now) }
 
 // push schedules an event.
-func (k *ksys) push(at int64, kind ksim.Kind, cpu int32, arg int64) {
-	k.q.Push(ksim.Event{T: at, CPU: int(cpu), Kind: kind, Arg: arg})
+func (k *ksys) push(at int64, kind ksim.Kind, cpu int, arg int64) {
+	k.q.Push(ksim.Event{T: at, CPU: cpu, Kind: kind, Arg: arg})
 }
 
 // addTask creates a sleeping task whose task_cpu() is cpu.
-func (k *ksys) addTask(cpu int32) *ktask {
-	t := &ktask{id: int32(len(k.tasks)), cpu: cpu, ran: cpu, flips: ksim.WakeeFlips{Last: -1}, recentUsedCPU: cpu}
+func (k *ksys) addTask(cpu int) *ktask {
+	t := &ktask{Task: ksim.Task{ID: len(k.tasks), CPU: cpu, Weight: nice0Load}, ran: cpu, flips: ksim.WakeeFlips{Last: -1}, recentUsedCPU: cpu}
 	k.tasks = append(k.tasks, t)
 	k.cpus[cpu].blocked.Add(k.now, 0)
 	return t
@@ -229,20 +196,20 @@ func (k *ksys) addTask(cpu int32) *ktask {
 // setTaskCPU is set_task_cpu(): the one place a task changes cpu, counted
 // by cause. Its load goes with it (6.1's migrate_task_rq_fair() removes it
 // from the old cfs_rq; 4.13 counts only runnable load in what it reads).
-func (k *ksys) setTaskCPU(t *ktask, to int32, why cause) {
-	if t.cpu == to {
+func (k *ksys) setTaskCPU(t *ktask, to int, why cause) {
+	if t.CPU == to {
 		return
 	}
 	la := t.loadNow(k.now)
-	from, dst := k.cpus[t.cpu], k.cpus[to]
-	if t.state == sleeping {
+	from, dst := k.cpus[t.CPU], k.cpus[to]
+	if t.State == ksim.TaskSleeping {
 		from.blocked.Remove(k.now, la)
 		dst.blocked.Add(k.now, la)
 	} else {
 		from.runnable.Remove(k.now, la)
 		dst.runnable.Add(k.now, la)
 	}
-	t.cpu = to
+	t.CPU = to
 	t.nrMigrations++
 	if k.counted(t) {
 		k.c.migrations[why]++
@@ -251,7 +218,7 @@ func (k *ksys) setTaskCPU(t *ktask, to int32, why cause) {
 
 // counted says whether t is the workload's (counted) rather than one of
 // the guest's other threads.
-func (k *ksys) counted(t *ktask) bool { return k.w == nil || !k.w.other[t.id] }
+func (k *ksys) counted(t *ktask) bool { return k.w == nil || !k.w.Other(t.ID) }
 
 // cpuLoad is the load the version's balancer and wake_affine read: 4.13's
 // weighted_cpuload() (runnable_load_avg: runnable tasks only), 6.1's
@@ -266,10 +233,9 @@ func (k *ksys) cpuLoad(c *kcpu) float64 {
 
 // enqueue puts a woken task on cpu c's queue (activate_task()): its load
 // turns from blocked to runnable.
-func (k *ksys) enqueue(t *ktask, c *kcpu, from int32) {
+func (k *ksys) enqueue(t *ktask, c *kcpu, from int) {
 	la := t.loadNow(k.now)
 	c.blocked.Remove(k.now, la)
-	t.state = queued
 	c.runnable.Add(k.now, la)
 	k.attach(t, c, from)
 }
@@ -277,80 +243,71 @@ func (k *ksys) enqueue(t *ktask, c *kcpu, from int32) {
 // attach queues a runnable task on c (a woken one, or one a balance moved)
 // and wakes c if it is idle: at once if the cpu doing it is c itself, else
 // after the IPI and the halted vCPU's wakeup (idleWake).
-func (k *ksys) attach(t *ktask, c *kcpu, from int32) {
-	c.queue = append(c.queue, t.id)
-	if c.nrRunning() >= 2 {
+func (k *ksys) attach(t *ktask, c *kcpu, from int) {
+	c.Activate(&t.Task)
+	if c.NrRunning >= 2 {
 		k.overload = true // add_nr_running(): rd->overload
 	}
-	if c.curr >= 0 || c.waking {
+	if c.Curr != nil || c.waking {
 		return
 	}
 	c.waking = true
 	c.gen++
 	delay := int64(0)
-	if from != c.id {
+	if from != c.CPU {
 		delay = k.p.idleWake
 		k.c.ipiWakes++
 	}
-	k.push(k.now+delay, evResched, c.id, int64(c.gen))
+	k.push(k.now+delay, evResched, c.CPU, int64(c.gen))
 }
 
 // dequeue takes a queued task off its cpu's queue (detach_task's half).
 func (k *ksys) dequeue(t *ktask) {
-	c := k.cpus[t.cpu]
-	for i, id := range c.queue {
-		if id == t.id {
-			c.queue = append(c.queue[:i], c.queue[i+1:]...)
-			return
-		}
+	if !k.cpus[t.CPU].Remove(&t.Task) {
+		panic("wakeup: dequeue of a task not queued") // an invariant of the model, not input
 	}
-	panic("wakeup: dequeue of a task not queued") // an invariant of the model, not input
 }
 
 // runNext is __schedule() on c: the next queued task runs, or c goes idle
 // and newly-idle balances first.
 func (k *ksys) runNext(c *kcpu) {
 	c.waking = false
-	if len(c.queue) == 0 {
+	if len(c.Queue) == 0 {
 		k.goIdle(c)
-		if len(c.queue) == 0 {
+		if len(c.Queue) == 0 {
 			return
 		}
 		c.waking = false
 	}
-	id := c.queue[0]
-	c.queue = c.queue[1:]
-	t := k.tasks[id]
-	t.state = running
-	c.curr = id
+	t := k.tasks[c.PickNext().ID]
 	c.nohzIdle = false
 	c.lastStart = k.now
 	if k.counted(t) && !t.yielded {
 		k.c.waitNs += k.now - t.wokenAt
 	}
 	t.yielded = false
-	if t.ran != c.id && k.counted(t) {
+	if t.ran != c.CPU && k.counted(t) {
 		// The working set follows the task: its first run here pulls
 		// it from the cache of the cpu it last ran on.
 		t.burst += k.p.pull
-		t.ran = c.id
+		t.ran = c.CPU
 		k.c.pulls++
 	}
 	if k.trace != nil {
-		k.trace(t.id, c.id)
+		k.trace(t.ID, c.CPU)
 	}
 	c.gen++
-	k.push(k.now+t.burst, evBurstEnd, c.id, int64(c.gen))
+	k.push(k.now+t.burst, evBurstEnd, c.CPU, int64(c.gen))
 }
 
 // goIdle is c going idle: idle_balance() may pull a task; if not, the
 // governor decides whether the tick stops (stopTick; a stop is
 // nohz_balance_enter_idle()).
 func (k *ksys) goIdle(c *kcpu) {
-	c.idleStamp = max(k.now, 1)
+	c.IdleStamp = max(k.now, 1)
 	k.newidleBalance(c)
-	if len(c.queue) > 0 {
-		c.idleStamp = 0 // "if (pulled_task) this_rq->idle_stamp = 0"
+	if len(c.Queue) > 0 {
+		c.IdleStamp = 0 // "if (pulled_task) this_rq->idle_stamp = 0"
 		return
 	}
 	c.nohzIdle = k.stopTick(c)
@@ -359,56 +316,51 @@ func (k *ksys) goIdle(c *kcpu) {
 // burstEnd is c's current task finishing its burst: the workload says what
 // it does (wake a partner, sleep), then c schedules.
 func (k *ksys) burstEnd(c *kcpu) {
-	t := k.tasks[c.curr]
+	t := k.tasks[c.Curr.ID]
 	t.burst = 0
 	c.busyNs += k.now - c.lastStart
 	c.util.ran += k.now - c.lastStart
 	t.execStart = k.now
-	switch k.w.act(k, t, c) {
-	case yieldCPU:
-		if len(c.queue) == 0 {
+	switch k.w.Act(t.ID, c.CPU) {
+	case sysbench.Yield:
+		if len(c.Queue) == 0 {
 			break // yield_task_fair(): "if (unlikely(rq->nr_running == 1)) return;"
 		}
 		// yield_task_fair() makes t the skip buddy, so pick_next_entity()
 		// runs another first: on FIFO queues, t goes behind them. Not a
 		// wakeup: its wait is not counted as one. (Its run was counted in
 		// busyNs above.)
-		t.state = queued
 		t.yielded = true
-		c.curr = -1
-		c.queue = append(c.queue, t.id)
+		c.PutPrev(false)
 		k.runNext(c)
 		return
-	case block:
+	case sysbench.Block:
 		// The task blocks: dequeue_task(), its load now blocked.
 		la := t.loadNow(k.now)
 		c.runnable.Remove(k.now, la)
-		t.state = sleeping
+		c.Deactivate()
 		c.blocked.Add(k.now, la)
-		c.curr = -1
 		k.runNext(c)
 		return
 	}
 	// It goes on running: another burst, no sleep.
 	c.lastStart = k.now
 	c.gen++
-	k.push(k.now+t.burst, evBurstEnd, c.id, int64(c.gen))
+	k.push(k.now+t.burst, evBurstEnd, c.CPU, int64(c.gen))
 }
 
 // preempt stops c's running task early (the stopper of an active
 // balance): it goes back on the queue's front with the rest of its burst.
 func (k *ksys) preempt(c *kcpu) *ktask {
-	t := k.tasks[c.curr]
+	t := k.tasks[c.Curr.ID]
 	t.burst -= k.now - c.lastStart
 	t.burst = max(t.burst, 0)
 	t.execStart = k.now
 	c.busyNs += k.now - c.lastStart
 	c.util.ran += k.now - c.lastStart
-	t.state = queued
 	t.wokenAt = k.now
-	c.curr = -1
+	c.PutPrev(true)
 	c.gen++
-	c.queue = append([]int32{t.id}, c.queue...)
 	return t
 }
 
@@ -416,7 +368,7 @@ func (k *ksys) preempt(c *kcpu) *ktask {
 // for an interrupt on an idle cpu) on c: select_task_rq_fair() places it,
 // set_task_cpu() moves it, ttwu_do_wakeup() queues it.
 func (k *ksys) tryToWakeUp(p *ktask, current *ktask, c *kcpu, sync bool) {
-	if p.state != sleeping {
+	if p.State != ksim.TaskSleeping {
 		return
 	}
 	if !k.counted(p) {
@@ -434,18 +386,18 @@ func (k *ksys) tryToWakeUp(p *ktask, current *ktask, c *kcpu, sync bool) {
 	if sync {
 		k.c.syncWakeups++
 	}
-	prev := p.cpu
+	prev := p.CPU
 	cpu, why := k.selectTaskRq(p, current, c, prev, sync)
 	k.setTaskCPU(p, cpu, why)
-	if cpu == c.id {
+	if cpu == c.CPU {
 		k.c.localWakeups++
 	}
 	dst := k.cpus[cpu]
 	// ttwu_do_wakeup(): an idle rq learns how long it was idle.
-	dst.WokeUp(k.now, dst.idleStamp)
-	dst.idleStamp = 0
+	dst.WokeUp(k.now, dst.IdleStamp)
+	dst.IdleStamp = 0
 	p.wokenAt = k.now
-	k.enqueue(p, dst, c.id)
+	k.enqueue(p, dst, c.CPU)
 }
 
 // step runs the next event; false when none is left before end.
@@ -458,23 +410,64 @@ func (k *ksys) step(end int64) bool {
 	switch e.Kind {
 	case evBurstEnd:
 		c := k.cpus[e.CPU]
-		if uint32(e.Arg) == c.gen && c.curr >= 0 {
+		if uint32(e.Arg) == c.gen && c.Curr != nil {
 			k.burstEnd(c)
 		}
 	case evResched:
 		c := k.cpus[e.CPU]
-		if uint32(e.Arg) == c.gen && c.curr < 0 {
+		if uint32(e.Arg) == c.gen && c.Curr == nil {
 			k.runNext(c)
 		}
 	case evTick:
 		k.tick()
 		k.push(k.now+k.hz.TickNs(), evTick, 0, 0)
 	case evIRQ:
-		var c *kcpu
-		if e.CPU >= 0 {
-			c = k.cpus[e.CPU]
-		}
-		k.w.irq(k, k.tasks[e.Arg], c)
+		k.w.Interrupt(int(e.Arg), e.CPU)
 	}
 	return true
+}
+
+// The sysbench.Kernel the workload runs on.
+
+func (k *ksys) Now() int64                { return k.now }
+func (k *ksys) CPUs() int                 { return len(k.cpus) }
+func (k *ksys) NewTask(cpu int) int       { return k.addTask(cpu).ID }
+func (k *ksys) TaskCPU(id int) int        { return k.tasks[id].CPU }
+func (k *ksys) Sleeping(id int) bool      { return k.tasks[id].State == ksim.TaskSleeping }
+func (k *ksys) SetBurst(id int, ns int64) { k.tasks[id].burst = ns }
+func (k *ksys) Running(cpu int) bool      { return k.cpus[cpu].Curr != nil }
+
+// Start makes a new task runnable on its cpu, its wait counted from now.
+func (k *ksys) Start(id int) {
+	t := k.tasks[id]
+	t.wokenAt = k.now
+	k.enqueue(t, k.cpus[t.CPU], t.CPU)
+}
+
+// Wake is try_to_wake_up(id) by what cpu runs: its current task, or its
+// idle task (swapper/N) for an interrupt on an idle cpu.
+func (k *ksys) Wake(id, cpu int, sync bool) {
+	c := k.cpus[cpu]
+	current := c.idleTask
+	if c.Curr != nil {
+		current = k.tasks[c.Curr.ID]
+	}
+	k.tryToWakeUp(k.tasks[id], current, c, sync)
+}
+
+// Interrupt arms an interrupt that calls the workload's Interrupt.
+func (k *ksys) Interrupt(at int64, cpu, id int) { k.push(at, evIRQ, cpu, int64(id)) }
+
+// Count counts the workload's events.
+func (k *ksys) Count(e sysbench.Event) {
+	switch e {
+	case sysbench.Statement:
+		k.c.statements++
+	case sysbench.Transaction:
+		k.c.transactions++
+	case sysbench.IRQWakeup:
+		k.c.irqWakeups++
+	case sysbench.IdleWaker:
+		k.c.idleWakers++
+	}
 }

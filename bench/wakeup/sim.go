@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/contend/contend/bench/wakeup/sysbench"
 )
 
 // SimConfig is a simulation of seed 004's guest: sysbench oltp's clients
@@ -101,7 +103,7 @@ type SimConfig struct {
 	// Test is sysbench's --test: "oltp" (default: clients and server
 	// threads, above) or "threads" (Threads threads, each event
 	// Yields rounds of lock a mutex, sched_yield(), unlock, over
-	// Locks mutexes: threads.go; Servers, Think, Service, Statements,
+	// Locks mutexes: package sysbench; Servers, Think, Service, Statements,
 	// IO do not apply).
 	Test string
 	// Locks and Yields are sysbench's --thread-locks and
@@ -125,26 +127,14 @@ const (
 // params are one run's: a SimConfig with one cpu count and one policy, in
 // the units the kernel model reads.
 type params struct {
-	cpus                  int
-	topo                  topo
-	pol                   policy
-	hz                    int
-	threads, statements   int
-	servers               int
-	think, service, io    int64
-	irq                   irqMode
-	idleWake, pull        int64
-	lbCost                int64
-	duration, warmup      int64
-	seed                  uint64
-	others                int
-	tail                  int64
-	othersPeriod          int64
-	othersBurst           int64
-	topoName, policyLabel string
-	test                  int
-	locks, yields         int
-	lock, yield           int64
+	cpus                   int
+	topo                   topo
+	pol                    policy
+	hz                     int
+	idleWake, pull, lbCost int64
+	duration, warmup       int64
+	topoName, policyLabel  string
+	work                   sysbench.Config
 }
 
 func (c SimConfig) withDefaults() SimConfig {
@@ -202,7 +192,7 @@ func (c SimConfig) withDefaults() SimConfig {
 		c.Seed = 1
 	}
 	if c.Test == "" {
-		c.Test = testNames[testOLTP]
+		c.Test = sysbench.Tests[0]
 	}
 	if c.Locks == 0 {
 		c.Locks = 8
@@ -221,9 +211,9 @@ func (c SimConfig) runs() ([]params, error) {
 	if err != nil {
 		return nil, fmt.Errorf("simulate wakeup: %w", err)
 	}
-	irq := slices.Index(irqNames, c.IRQ)
+	irq := slices.Index(sysbench.IRQs, c.IRQ)
 	if irq < 0 {
-		return nil, fmt.Errorf("simulate wakeup: irq %q: want one of %s", c.IRQ, strings.Join(irqNames, ", "))
+		return nil, fmt.Errorf("simulate wakeup: irq %q: want one of %s", c.IRQ, strings.Join(sysbench.IRQs, ", "))
 	}
 	switch {
 	case c.HZ != 100 && c.HZ != 250 && c.HZ != 300 && c.HZ != 1000:
@@ -259,10 +249,10 @@ func (c SimConfig) runs() ([]params, error) {
 	if c.Think+c.Service <= 0 {
 		return nil, fmt.Errorf("simulate wakeup: think %s and service %s: a statement needs some cpu time", c.Think, c.Service)
 	}
-	test := slices.Index(testNames, c.Test)
+	test := slices.Index(sysbench.Tests, c.Test)
 	switch {
 	case test < 0:
-		return nil, fmt.Errorf("simulate wakeup: test %q: want one of %s", c.Test, strings.Join(testNames, ", "))
+		return nil, fmt.Errorf("simulate wakeup: test %q: want one of %s", c.Test, strings.Join(sysbench.Tests, ", "))
 	case c.Locks < 1 || c.Locks > simMaxThreads:
 		return nil, fmt.Errorf("simulate wakeup: locks %d out of range [1, %d]", c.Locks, simMaxThreads)
 	case c.Yields < 1 || c.Yields > 1_000_000:
@@ -284,24 +274,24 @@ func (c SimConfig) runs() ([]params, error) {
 				return nil, fmt.Errorf("simulate wakeup: policy %q: want one of %s", name, strings.Join(policyNames, ", "))
 			}
 			ps = append(ps, params{cpus: n, topo: t, pol: policy(pol), hz: c.HZ,
-				threads: c.Threads, servers: c.Servers, statements: c.Statements,
-				think: int64(c.Think), service: int64(c.Service), io: int64(c.IO), irq: irqMode(irq),
 				idleWake: int64(c.IdleWake), pull: int64(c.Pull), lbCost: int64(c.LBCost),
-				duration: int64(c.Duration), warmup: int64(c.Warmup), seed: c.Seed,
-				others: c.Others, tail: int64(c.Tail), othersPeriod: int64(c.OthersPeriod), othersBurst: int64(c.OthersBurst), topoName: t.name, policyLabel: name,
-				test: test, locks: c.Locks, yields: c.Yields, lock: int64(c.Lock), yield: int64(c.Yield)})
+				duration: int64(c.Duration), warmup: int64(c.Warmup), topoName: t.name, policyLabel: name,
+				work: sysbench.Config{Seed: c.Seed, Test: test, Threads: c.Threads, Servers: c.Servers, Statements: c.Statements,
+					Think: int64(c.Think), Service: int64(c.Service), Tail: int64(c.Tail), IO: int64(c.IO), IRQ: irq,
+					Others: c.Others, OthersPeriod: int64(c.OthersPeriod), OthersBurst: int64(c.OthersBurst),
+					Locks: c.Locks, Yields: c.Yields, Lock: int64(c.Lock), Yield: int64(c.Yield)}})
 		}
 	}
 	return ps, nil
 }
 
 // simulate runs one: the kernel, the workload, the clock to the end.
-func simulate(p params, trace func(task, cpu int32)) (*ksys, error) {
+func simulate(p params, trace func(task, cpu int)) (*ksys, error) {
 	k, err := newKsys(p)
 	if err != nil {
 		return nil, fmt.Errorf("simulate wakeup: %w", err)
 	}
-	newWorkload(k, &p)
+	k.w = sysbench.New(k, &p.work)
 	k.push(k.hz.TickNs(), evTick, 0, 0)
 	for k.step(p.warmup) {
 	}
@@ -311,7 +301,7 @@ func simulate(p params, trace func(task, cpu int32)) (*ksys, error) {
 	k.c = simCounts{}
 	for _, c := range k.cpus {
 		c.busyNs = 0
-		if c.curr >= 0 {
+		if c.Curr != nil {
 			c.lastStart = k.now
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/contend/contend/bench/wakeup/figures"
 )
 
 // A SimTable is a simulation's results, one row per guest size and policy.
@@ -13,13 +15,30 @@ type SimTable struct {
 	Rows   []SimRow
 }
 
-// The seed's figures the table prints beside the model's.
-const (
-	seedBefore    = 27000   // "guest cpu migrations decreased significantly, from ~27K
-	seedAfter     = 2000    // to ~2K over 5 seconds"
-	seedTPSBefore = 5655.26 // sysbench oltp, next-20170926 without the patch
-	seedTPSAfter  = 9618.13 // with it
+// The seed's four figures (package figures), run on this model.
+type (
+	FigConfig = figures.Config
+	FigRow    = figures.Row[SimRow]
+	FigTable  = figures.Table[SimRow]
 )
+
+// Figures runs the seed's four figures on the model.
+func Figures(cfg FigConfig) (*FigTable, error) { return figures.Figures(cfg, simPair) }
+
+// simPair is the figures' Sim: a run on the pre-patch kernel (llcstats)
+// and the patched one (basic).
+func simPair(r figures.Run) (b, a SimRow, err error) {
+	tab, err := Simulate(SimConfig{CPUs: []int{r.CPUs}, Topology: r.Topology, Test: r.Test, Threads: r.Threads,
+		Policies: []string{"llcstats", "basic"}, Duration: r.Duration, Warmup: r.Warmup})
+	if err != nil {
+		return b, a, err
+	}
+	return tab.Rows[0], tab.Rows[1], nil
+}
+
+// MigrationsPer5s and Throughput are the row as figures.Result.
+func (r SimRow) MigrationsPer5s() float64 { return r.Total }
+func (r SimRow) Throughput() float64      { return r.TPS }
 
 // Ratio is the before/after ratio of the rows' total migrations and their
 // after/before ratio of transactions per second, for cpus: before is the
@@ -46,8 +65,9 @@ func (t *SimTable) Ratio(cpus int) (mig, tps float64, ok bool) {
 }
 
 // Reproduces says whether the run for cpus reaches the seed's direction and
-// order: the pre-patch policy's migrations within a factor 3 of ~27K, the
-// patch's within 3 of ~2K, and throughput up.
+// order, figure 1's rule (figures.OLTP): the pre-patch policy's migrations
+// within a factor 3 of ~27K, the patch's within 3 of ~2K, and throughput
+// up.
 func (t *SimTable) Reproduces(cpus int) bool {
 	var b, a *SimRow
 	for i := range t.Rows {
@@ -62,8 +82,7 @@ func (t *SimTable) Reproduces(cpus int) bool {
 	if b == nil || a == nil {
 		return false
 	}
-	within := func(x, want float64) bool { return x >= want/3 && x <= want*3 }
-	return within(b.Total, seedBefore) && within(a.Total, seedAfter) && a.TPS > b.TPS
+	return figures.OLTP(b, a)
 }
 
 // WriteText writes the table: per guest size and policy, migrations per 5 s
@@ -123,7 +142,7 @@ func (t *SimTable) WriteText(w io.Writer) error {
 			verdict = "reproduces the seed's direction and order"
 		}
 		fmt.Fprintf(&b, "%d cpus: migrations llcstats/basic %.1fx (seed 13.5x), tps basic/llcstats %.2fx (seed %.2fx): %s\n",
-			n, mig, tps, seedTPSAfter/seedTPSBefore, verdict)
+			n, mig, tps, figures.SeedTPSGain, verdict)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -2,10 +2,10 @@ package wakeup
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/wakeup/replay"
 )
 
 // The units the scenario reports beside ns/op. An operation is one run of a
@@ -74,7 +74,7 @@ func init() {
 		BenchName:  "Wakeup",
 		Summary:    "seed 004's wakeup placement: the model's schedule of sysbench's clients and servers, replayed on pinned cpus, each run pulling its working set where the task moved",
 		Keys:       keys,
-		HotSymbols: []string{"replayLoop", "touchLines"},
+		HotSymbols: []string{"github.com/contend/contend/bench/wakeup/replay.replayLoop", "github.com/contend/contend/bench/wakeup/replay.touchLines"},
 		Quick: []string{
 			"wake=llcstats/topo=s390/pairs=4/lines=256",
 			"wake=basic/topo=s390/pairs=4/lines=256",
@@ -144,11 +144,9 @@ func (s *wakeup) Variant() string { return s.variant }
 // topology and threads on as many cpus as there are workers, every other
 // knob the simulation's default.
 func (s *wakeup) simConfig(cpus int) SimConfig {
-	return SimConfig{CPUs: []int{cpus}, Topology: s.cfg.topo, Policies: []string{policyName(s.cfg.wake)},
+	return SimConfig{CPUs: []int{cpus}, Topology: s.cfg.topo, Policies: []string{s.cfg.wake.String()},
 		Threads: s.cfg.threads, IO: time.Duration(s.cfg.io) * time.Microsecond, Duration: replayWindow}
 }
-
-func policyName(p policy) string { return policyNames[p] }
 
 // Notes says what was replayed.
 func (s *wakeup) Notes() []string {
@@ -158,7 +156,7 @@ func (s *wakeup) Notes() []string {
 	r := s.sim
 	return []string{
 		fmt.Sprintf("replayed: %d runs of %s of the model's kernel time (after %s of warm-up) on %d cpus, %s guest, %d sysbench threads",
-			s.runs, replayWindow, s.simCfg.Warmup, r.CPUs, s.cfg.topo, s.cfg.threads),
+			s.sched.Runs, replayWindow, s.simCfg.Warmup, r.CPUs, s.cfg.topo, s.cfg.threads),
 		fmt.Sprintf("model: %.0f migrations per 5 s, %.0f tps", r.Total, r.TPS),
 	}
 }
@@ -168,18 +166,15 @@ func (s *wakeup) Notes() []string {
 func (s *wakeup) Finish(res *bench.Result) error {
 	var ops, moved int64
 	for _, w := range s.workers {
-		ops += w.ops
-		moved += w.moved
+		ops += w.Ops
+		moved += w.Moved
 	}
 	if ops != res.Ops {
 		return fmt.Errorf("wakeup: workers ran %d runs, runner counted %d operations", ops, res.Ops)
 	}
 	for _, t := range s.tasks {
-		runs := t.runs.Load()
-		for i := range s.cfg.lines {
-			if got := t.words[i*t.stride]; got != uint64(runs) {
-				return fmt.Errorf("wakeup: task %d line %d was written %d times, task ran %d times", t.idx, i, got, runs)
-			}
+		if err := t.Check(); err != nil {
+			return fmt.Errorf("wakeup: %w", err)
 		}
 	}
 	n := float64(max(res.Ops, 1))
@@ -193,32 +188,8 @@ func (s *wakeup) Finish(res *bench.Result) error {
 	if s.sim.AffineAttempts > 0 {
 		res.AddMetric(Affine, 100*s.sim.Affine/s.sim.AffineAttempts)
 	}
-	if cost, ok := s.migrationCost(); ok {
+	if cost, ok := replay.MigrationCost(s.workers); ok {
 		res.AddMetric(MigrationCost, cost)
 	}
 	return nil
-}
-
-// migrationCost is the median time of the sampled runs of tasks that moved
-// less that of tasks that stayed, in seconds; false until both were sampled.
-func (s *wakeup) migrationCost() (float64, bool) {
-	var moved, stay []int64
-	for _, w := range s.workers {
-		moved = append(moved, w.movedT.ns...)
-		stay = append(stay, w.stayT.ns...)
-	}
-	if len(moved) == 0 || len(stay) == 0 {
-		return 0, false
-	}
-	return (median(moved) - median(stay)) * 1e-9, true
-}
-
-// median sorts xs and returns its median.
-func median(xs []int64) float64 {
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return float64(xs[n/2])
-	}
-	return float64(xs[n/2-1]+xs[n/2]) / 2
 }

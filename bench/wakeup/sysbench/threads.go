@@ -1,4 +1,4 @@
-package wakeup
+package sysbench
 
 // sysbench --test=threads, the seed's second workload (25482.9 → 29577.9
 // events/s): sysbench's threads test (src/tests/threads/sb_threads.c), whose
@@ -20,27 +20,19 @@ package wakeup
 // first (yield_task_fair()'s skip buddy), and does nothing on a cpu with
 // nothing queued.
 
-// The workloads: sysbench's oltp and threads tests.
-const (
-	testOLTP = iota
-	testThreads
-)
-
-var testNames = []string{"oltp", "threads"}
-
 // A mutexTest is the threads test's state.
 type mutexTest struct {
-	owner   []int32   // per mutex: the holder, -1 free
-	waiters [][]int32 // per mutex: the tasks asleep in futex_wait(), oldest first
-	mutex   []int     // per task: the mutex of its current event
-	iter    []int     // per task: the loop's i
-	holding []bool    // per task: it holds its mutex and has yielded (its burst is the yield's return and the unlock)
-	handed  int       // req_performed: events handed out
-	p       *params
+	owner   []int   // per mutex: the holder, -1 free
+	waiters [][]int // per mutex: the tasks asleep in futex_wait(), oldest first
+	mutex   []int   // per task: the mutex of its current event
+	iter    []int   // per task: the loop's i
+	holding []bool  // per task: it holds its mutex and has yielded (its burst is the yield's return and the unlock)
+	handed  int     // req_performed: events handed out
+	p       *Config
 }
 
-func newMutexTest(p *params) *mutexTest {
-	m := &mutexTest{owner: make([]int32, p.locks), waiters: make([][]int32, p.locks), p: p}
+func newMutexTest(p *Config) *mutexTest {
+	m := &mutexTest{owner: make([]int, p.Locks), waiters: make([][]int, p.Locks), p: p}
 	for i := range m.owner {
 		m.owner[i] = -1
 	}
@@ -48,9 +40,9 @@ func newMutexTest(p *params) *mutexTest {
 }
 
 // grow gives task id its state, its first event's mutex handed out.
-func (m *mutexTest) grow(id int32) {
-	for int(id) >= len(m.mutex) {
-		m.mutex = append(m.mutex, m.handed%m.p.locks)
+func (m *mutexTest) grow(id int) {
+	for id >= len(m.mutex) {
+		m.mutex = append(m.mutex, m.handed%m.p.Locks)
 		m.handed++
 		m.iter = append(m.iter, 0)
 		m.holding = append(m.holding, false)
@@ -60,34 +52,33 @@ func (m *mutexTest) grow(id int32) {
 // act is what thread t does at the end of its burst on c: after the lock's
 // burst it takes the mutex and yields, or sleeps on it; after the yield's
 // burst it unlocks, waking a waiter, and goes round.
-func (m *mutexTest) act(k *ksys, t *ktask, c *kcpu) next {
-	m.grow(t.id)
-	w := k.w
-	mx := m.mutex[t.id]
-	if !m.holding[t.id] {
+func (m *mutexTest) act(w *Workload, t, cpu int) Next {
+	m.grow(t)
+	k := w.k
+	mx := m.mutex[t]
+	if !m.holding[t] {
 		if m.owner[mx] >= 0 {
-			m.waiters[mx] = append(m.waiters[mx], t.id)
-			t.burst = w.draw(m.p.lock) // the retry when woken
-			return block
+			m.waiters[mx] = append(m.waiters[mx], t)
+			k.SetBurst(t, w.draw(m.p.Lock)) // the retry when woken
+			return Block
 		}
-		m.owner[mx] = t.id
-		m.holding[t.id] = true
-		t.burst = w.draw(m.p.yield)
-		return yieldCPU
+		m.owner[mx] = t
+		m.holding[t] = true
+		k.SetBurst(t, w.draw(m.p.Yield))
+		return Yield
 	}
-	m.holding[t.id] = false
+	m.holding[t] = false
 	m.owner[mx] = -1
 	if ws := m.waiters[mx]; len(ws) > 0 {
-		wt := k.tasks[ws[0]]
 		m.waiters[mx] = ws[1:]
-		k.tryToWakeUp(wt, t, c, false)
+		k.Wake(ws[0], cpu, false)
 	}
-	if m.iter[t.id]++; m.iter[t.id] == m.p.yields {
-		m.iter[t.id] = 0
-		k.c.transactions++ // an event
-		m.mutex[t.id] = m.handed % m.p.locks
+	if m.iter[t]++; m.iter[t] == m.p.Yields {
+		m.iter[t] = 0
+		k.Count(Transaction) // an event
+		m.mutex[t] = m.handed % m.p.Locks
 		m.handed++
 	}
-	t.burst = w.draw(m.p.lock)
-	return runOn
+	k.SetBurst(t, w.draw(m.p.Lock))
+	return RunOn
 }
