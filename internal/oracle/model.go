@@ -80,7 +80,7 @@ func WriteModelTable(w io.Writer, files []string, dur time.Duration) error {
 	}
 	// Where the model was not fed how long each task stays runnable (no
 	// pairs workload: the seed's coin, whose tasks are queued about half
-	// the time by construction), say so; bench/loadavg/doc.go says what
+	// the time by construction), say so; docs/loadavg.md says what
 	// that does to writes per enqueue.
 	for _, r := range runs {
 		if v, ok := r.kc.V["runnable-%"]; ok && r.cfg.Pairs == 0 {
@@ -296,7 +296,7 @@ func modelRows(kc CountResult, dur time.Duration) ([]modelRow, modelRun, error) 
 // loadavgMissing names what the loadavg model lacks for row r of count kc,
 // fed cfg, should the row fall outside the tolerance: by the kernel's
 // source, the mechanisms not modelled that move that quantity in that
-// direction; bench/loadavg/doc.go ("Rows still outside") has the counts
+// direction; docs/loadavg.md ("Rows still outside") has the counts
 // that show each.
 func loadavgMissing(run modelRun, r modelRow) string {
 	cfg := run.cfg
