@@ -52,9 +52,13 @@ func WatchdogSleep(now int64, cpu, cpus int) int64 {
 }
 
 // A Governor is one CPU's menu cpuidle governor as far as the tick goes
-// (drivers/cpuidle/governors/menu.c, read as of v5.6–6.6, the copy the
-// source index holds, whose arithmetic 6.1 and 6.12 share; the
-// differences are listed below): the last eight idle intervals
+// (drivers/cpuidle/governors/menu.c, read in two copies the source index
+// holds, neither a tagged release: one of the v5.6–6.1 form, nanosecond
+// units, twelve buckets, get_typical_interval(data, predicted_us), which
+// is what this follows; one later than 6.12, six buckets and a two-sided
+// outlier filter, not followed: the differences are listed below, from
+// those copies and from memory of the history, not from 6.12's own
+// file): the last eight idle intervals
 // (data->intervals[INTERVALS]), the correction factors by bucket
 // (data->correction_factor[]), and menu_select()'s verdict on the tick.
 // It is allocation-free: fixed arrays, a value per CPU.
@@ -100,12 +104,13 @@ func WatchdogSleep(now int64, cpu, cpus int) int64 {
 //
 // Version differences, none of them moving the decision in the model:
 // 6.1 keeps 12 buckets, the upper six for CPUs with iowaiters (the model
-// has none); 6.12 keeps six (iowait dropped) and, since 6.7, skips
+// has none); later kernels keep six (iowait dropped), and skip
 // tick_nohz_get_sleep_length() when the typical interval is under
 // RESIDENCY_THRESHOLD_NS (15 µs), a prediction that keeps the tick either
-// way (the model computes the sleep length always); 6.12's
-// get_typical_interval() computes the variance in one pass, the same
-// quantity.
+// way (the model computes the sleep length always). The later copy's
+// get_typical_interval() also drops outliers below the mean and returns
+// the maximum of six or more kept samples; whether 6.12 has that is not
+// checked here (the lab's 6.12 rows would move if it has).
 type Governor struct {
 	intervals   [menuIntervals]uint32 // data->intervals, µs
 	ptr         int                   // data->interval_ptr
