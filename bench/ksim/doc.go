@@ -111,9 +111,7 @@
 //     menu_select()'s "predicted_ns < TICK_NSEC" keeping the tick, with
 //     tick_nohz_next_event()'s event within a tick; Governor.Select,
 //     Governor.Woke); the softlockup watchdog's hrtimer as the timer
-//     tick_nohz_get_sleep_length() sees (WatchdogSleep). (The old
-//     update_avg() predictor, Governor.StopTick/Idled/TickWakeup, stays
-//     until its callers move.)
+//     tick_nohz_get_sleep_length() sees (WatchdogSleep).
 //
 //   - The nohz idle balancer (nohz.go): its state, Nohz —
 //     nohz.idle_cpus_mask and rq->nohz_tick_stopped, nohz.nr_cpus (the

@@ -121,11 +121,6 @@ type Governor struct {
 	needsUpdate bool                  // data->needs_update (menu_reflect())
 	tickWakeup  bool                  // data->tick_wakeup (tick_nohz_idle_got_tick())
 	enabled     bool                  // menu_enable_device() has run
-
-	// Predicted is the expected idle duration, ns (the old model's; see
-	// StopTick).
-	Predicted    int64
-	oldTickWoken bool // the last sleep was ended by the kept tick (TickWakeup)
 }
 
 // menu.c's tuning values.
@@ -276,71 +271,4 @@ func (g *Governor) typicalInterval(predictedUs uint64) uint32 {
 		}
 		thresh = hi - 1
 	}
-}
-
-// Idled, TickWakeup and StopTick are the old model (update_avg() of the
-// intervals in Predicted; TickWakeup stopping the tick at the first kept
-// tick that finds the cpu idle), kept until every caller uses Select.
-//
-// Idled is the CPU leaving an idle period of ns: menu_update() learning
-// the measured interval.
-func (g *Governor) Idled(ns int64) {
-	g.oldTickWoken = false
-	UpdateAvg(&g.Predicted, ns)
-}
-
-// TickWakeup is the kept tick waking the idle CPU. menu_update() takes
-// such a sleep for a long one:
-//
-//	if (data->tick_wakeup && data->next_timer_ns > TICK_NSEC) {
-//		/*
-//		 * ... Since the CPU was woken up by a tick (that wasn't stopped
-//		 * after all), the predictor was not quite right, so assume that
-//		 * the CPU could have been idle long (but not forever) to help the
-//		 * idle duration predictor do a better job next time.
-//		 */
-//		measured_ns = 9 * MAX_INTERESTING / 10;
-//
-// and the idle loop's next selection, right after the tick, may stop it.
-// Whether it does is get_typical_interval()'s verdict on the eight
-// intervals with that 45 ms one among them: dropped as an outlier where
-// the others agree (the tick kept again), the typical interval given up
-// where they do not (the tick stopped). The model has no idle-duration
-// histogram to tell the two apart, so it takes the second, and as a
-// one-shot: the next selection stops the tick (StopTick), and the sample
-// does not enter Predicted, where an average would carry it into the
-// short idles after the CPU wakes, which menu's outlier pass would not.
-// That is the earliest the kernel stops the tick of a CPU that stays idle:
-// an upper bound on its stops.
-func (g *Governor) TickWakeup() { g.oldTickWoken = true }
-
-// StopTick is the idle entry's decision, cpuidle_idle_call() with menu
-// then tick_nohz_idle_stop_tick(): the governor lets the tick stop when it
-// expects an idle of at least a tick (stopped says the tick is already
-// stopped, which menu keeps as it is), and tick_nohz_next_event() keeps it
-// when the next timer, RCU callback or irq_work is due within a tick
-// (nextEventNs, ns from now; negative: none known):
-//
-//	if (rcu_needs_cpu() || arch_needs_cpu() ||
-//	    irq_work_needs_cpu() || local_timer_softirq_pending()) {
-//		next_tick = basemono + TICK_NSEC;
-//	...
-//	delta = next_tick - basemono;
-//	if (delta <= (u64)TICK_NSEC) {
-//		...
-//		if (!ts->tick_stopped) {
-//			ts->timer_expires = 0;
-//			goto out;
-//
-// (kernel/time/tick-sched.c, 6.1 and 6.12).
-func (g *Governor) StopTick(tickNs int64, stopped bool, nextEventNs int64) bool {
-	if stopped {
-		return true
-	}
-	woke := g.oldTickWoken
-	g.oldTickWoken = false
-	if g.Predicted < tickNs && !woke {
-		return false
-	}
-	return nextEventNs < 0 || nextEventNs > tickNs
 }

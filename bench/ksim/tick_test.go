@@ -24,50 +24,6 @@ func TestTickStart(t *testing.T) {
 	}
 }
 
-// TestGovernor: menu keeps the tick while it expects an idle shorter than
-// a tick, stops it once the intervals say a tick or more, keeps a stopped
-// tick stopped, and tick_nohz_next_event() keeps it for a timer within a
-// tick; a kept tick that wakes the cpu makes the next selection stop it,
-// once.
-func TestGovernor(t *testing.T) {
-	const tick = 4_000_000 // HZ 250
-	var g Governor
-	if g.StopTick(tick, false, -1) {
-		t.Fatalf("a governor that has seen nothing stops the tick; want it kept")
-	}
-	if !g.StopTick(tick, true, 1000) {
-		t.Errorf("a stopped tick with a timer due: want it left stopped")
-	}
-	for range 40 {
-		g.Idled(300_000)
-	}
-	if g.StopTick(tick, false, -1) {
-		t.Errorf("after short idles (predicted %d): want the tick kept", g.Predicted)
-	}
-	g.TickWakeup()
-	if g.StopTick(tick, false, tick/2) {
-		t.Errorf("after a tick wakeup, a timer due within a tick: want the tick kept")
-	}
-	g.TickWakeup()
-	if !g.StopTick(tick, false, 2*tick) {
-		t.Errorf("after a tick wakeup, the next timer two ticks away: want the tick stopped")
-	}
-	if g.StopTick(tick, false, -1) {
-		t.Errorf("the selection after that (predicted %d): want the tick kept, the wakeup counted once", g.Predicted)
-	}
-	g.TickWakeup()
-	g.Idled(300_000)
-	if g.StopTick(tick, false, -1) {
-		t.Errorf("a tick wakeup, then a short idle learnt: want the tick kept")
-	}
-	for range 40 {
-		g.Idled(2 * tick)
-	}
-	if !g.StopTick(tick, false, -1) {
-		t.Errorf("after idles of two ticks (predicted %d): want the tick stopped", g.Predicted)
-	}
-}
-
 // TestMenuGovernor is menu_select()'s tick verdict from the algorithm:
 // get_typical_interval() over the last eight idles, the correction factor
 // by bucket, the tick-wakeup rule of menu_update().
