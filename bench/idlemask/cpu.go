@@ -88,10 +88,13 @@ type cpuLocal struct {
 	// avgScanCost is this CPU's sd_llc->avg_scan_cost: update_avg() of
 	// the time select_idle_cpu() took, when it did not stop on budget.
 	avgScanCost int64
-	// gov is the cpuidle governor's expected idle duration, learnt from
-	// this CPU's idle periods (ksim.Governor: menu's test against the
-	// tick).
-	gov ksim.Governor
+	// gov is the cpuidle governor (ksim.Governor: menu), learning from
+	// this CPU's idle sleeps; sleepFrom is when the current one began
+	// (its last idle entry), tickWoke that a kept tick has ended it
+	// (menu_reflect()'s tick_nohz_idle_got_tick()).
+	gov       ksim.Governor
+	sleepFrom int64
+	tickWoke  bool
 	// stacked is the woken tasks queued on this CPU behind its running
 	// task, and stackedAt the sum of their enqueue times on its clock:
 	// they run when that task blocks (the CPU's next switch to idle), and
@@ -222,7 +225,8 @@ func (w *worker) clearBit(c int) {
 //	}
 //
 // where the governor stops the tick when it expects the CPU to stay idle at
-// least a tick (menu: predicted_ns >= TICK_NSEC).
+// least a tick (menu: predicted_ns >= TICK_NSEC; ksim.Governor, told of
+// each sleep that ended, by a task, an interrupt or the kept tick).
 func (w *worker) idleEntry(c int, rq *runqueue, loc *cpuLocal) {
 	switched := !loc.idling
 	if switched {
@@ -246,7 +250,14 @@ func (w *worker) idleEntry(c int, rq *runqueue, loc *cpuLocal) {
 	case updateLastState:
 		w.setIdle(c, rq)
 	case updateTickStop:
-		if loc.gov.StopTick(w.tickNs, loc.tickStopped, -1) {
+		now := loc.clock.Now()
+		if !switched {
+			// A re-entry: the sleep before it ended without a task
+			// to run (an interrupt, or the kept tick).
+			loc.gov.Woke(now-loc.sleepFrom, loc.tickWoke)
+		}
+		loc.sleepFrom, loc.tickWoke = now, false
+		if loc.gov.Select(w.tickNs, ksim.WatchdogSleep(now, c, int(w.width)), loc.tickStopped) {
 			// nohz_balance_enter_idle() runs on the tick's
 			// transition to stopped only (tick-sched.c: "if
 			// (!was_stopped && ts->tick_stopped)"); an entry that
@@ -282,7 +293,9 @@ func (w *worker) idleExit(c int, rq *runqueue, loc *cpuLocal) {
 	idle := loc.clock.Now() - loc.idleSince
 	ksim.UpdateAvg(&loc.avgIdle, idle)
 	loc.avgIdle = min(loc.avgIdle, avgIdleMax)
-	loc.gov.Idled(idle)
+	if w.update == updateTickStop {
+		loc.gov.Woke(loc.clock.Now()-loc.sleepFrom, false)
+	}
 	loc.idling = false
 	loc.tickStopped = false
 	// Under update=always a waker that placed a task here (rqWoken)
@@ -334,6 +347,11 @@ func (w *worker) takeRQ(rq *runqueue) uint32 {
 // is not idle_cpu().
 func (w *worker) schedulerTick(c int, rq *runqueue) {
 	idle := rq.state.Load() == rqIdle
+	if idle && !w.local[c-w.lo].tickStopped {
+		// The kept tick wakes the idle CPU: menu learns it as such at
+		// the next selection.
+		w.local[c-w.lo].tickWoke = true
+	}
 	if !idle && w.nohzMode != nohzNone {
 		w.nohzKick(c, &w.local[c-w.lo])
 	}

@@ -37,7 +37,8 @@
 //     always (an exact mask), tickstop (v5 as posted: set only "if
 //     (stop_tick || tick_nohz_tick_stopped())", the cpuidle governor's
 //     decision, menu's "predicted_ns >= TICK_NSEC" on the CPU's idle
-//     periods: ksim.Governor), laststate (v5 with Vincent's change:
+//     sleeps, each ended by a task, a re-entry or the kept tick, with the
+//     softlockup watchdog as its timer: ksim.Governor), laststate (v5 with Vincent's change:
 //     update_idle_cpumask() at every idle entry and at the tick, filtered by
 //     rq->last_idle_state), tick (laststate without the filter), none (the
 //     kernel before the patch);

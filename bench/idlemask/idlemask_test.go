@@ -207,8 +207,14 @@ func TestIdleMaskHooks(t *testing.T) {
 					if tt.long {
 						// The governor expects a tick or more,
 						// whatever the hand-driven periods
-						// (which take no time) taught it.
-						loc.gov.Predicted = w.tickNs
+						// (which take no time) taught it:
+						// eight idles of ten ticks, and this
+						// sleep ten ticks long.
+						for range 8 {
+							loc.gov.Select(w.tickNs, -1, true)
+							loc.gov.Woke(10*w.tickNs, false)
+						}
+						loc.clock.Advance(10 * w.tickNs)
 					}
 					w.idleEntry(c, rq, loc)
 				case 'b':
@@ -236,10 +242,12 @@ func TestIdleMaskHooks(t *testing.T) {
 	}
 }
 
-// The governor of update=tickstop learns from the idle periods it sees:
-// after one that lasted ten ticks, its prediction (an eighth of the way from
-// 0, 1.25 ticks) reaches a tick, so the next idle entry stops the tick and
-// v5 sets the bit; short periods then pull the prediction back under a tick.
+// The governor of update=tickstop learns from the idle periods it sees
+// (menu's get_typical_interval() over the last eight): one idle of ten
+// ticks among short ones is an outlier and the tick is kept; after eight
+// of them in a row the typical interval is ten ticks, so the next idle entry stops
+// the tick and v5 sets the bit; three short periods then give a typical
+// interval under a tick again (the long ones dropped as outliers).
 func TestIdleMaskTickStopLearns(t *testing.T) {
 	s, ws := setup(t, "update=tickstop/llc=1/busy=100/tick=1", 1)
 	w, rq, loc := ws[0], ws[0].rqs[0], &ws[0].local[0]
@@ -255,12 +263,17 @@ func TestIdleMaskTickStopLearns(t *testing.T) {
 	}
 	loc.clock.Advance(10 * w.tickNs)
 	w.idleExit(0, rq, loc)
-	if want := 10 * w.tickNs / 8; loc.gov.Predicted != want {
-		t.Fatalf("after ten ticks idle: predicted %d, want %d", loc.gov.Predicted, want)
+	w.idleEntry(0, rq, loc)
+	if bit() || loc.tickStopped {
+		t.Errorf("after one idle of ten ticks among zeros: bit %v, tick stopped %v; want neither (an outlier)", bit(), loc.tickStopped)
+	}
+	w.idleExit(0, rq, loc) // an idle of no time: a short interval
+	for range 8 {
+		idleFor(10)
 	}
 	w.idleEntry(0, rq, loc)
 	if !bit() || !loc.tickStopped || rq.last != 1 {
-		t.Errorf("idle entry expecting %d ns: bit %v, tick stopped %v, last %d; want the bit set", loc.gov.Predicted, bit(), loc.tickStopped, rq.last)
+		t.Errorf("after eight idles of ten ticks: bit %v, tick stopped %v, last %d; want the bit set", bit(), loc.tickStopped, rq.last)
 	}
 	w.idleExit(0, rq, loc)
 	w.schedulerTick(0, rq)
@@ -268,8 +281,8 @@ func TestIdleMaskTickStopLearns(t *testing.T) {
 		idleFor(0)
 	}
 	w.schedulerTick(0, rq)
-	if loc.gov.Predicted >= w.tickNs || bit() {
-		t.Errorf("after short idle periods: predicted %d of a %d tick, bit %v; want under a tick and clear", loc.gov.Predicted, w.tickNs, bit())
+	if bit() || loc.tickStopped {
+		t.Errorf("after short idle periods: bit %v, tick stopped %v; want the tick kept and the bit clear", bit(), loc.tickStopped)
 	}
 }
 

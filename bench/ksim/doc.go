@@ -105,12 +105,13 @@
 //
 //   - The tick and the tick-stop decision (tick.go): when each CPU's tick
 //     fires, with skew_tick=1's offset (HZ.TickStart,
-//     tick_setup_sched_timer()); the cpuidle governor's expected idle
-//     duration, learnt from the idle intervals, and menu_select()'s
-//     "predicted_ns < TICK_NSEC" keeping the tick, with
-//     tick_nohz_next_event()'s timer within a tick (Governor.StopTick),
-//     and menu_update()'s rule for an idle the kept tick ended
-//     (Governor.TickWakeup).
+//     tick_setup_sched_timer()); the menu cpuidle governor (Governor:
+//     get_typical_interval() over the last eight idles, the correction
+//     factors by bucket, menu_update() with its tick-wakeup rule, and
+//     menu_select()'s "predicted_ns < TICK_NSEC" keeping the tick, with
+//     tick_nohz_next_event()'s event within a tick; Governor.Select,
+//     Governor.Woke); the softlockup watchdog's hrtimer as the timer
+//     tick_nohz_get_sleep_length() sees (WatchdogSleep).
 //
 //   - The nohz idle balancer (nohz.go): its state, Nohz —
 //     nohz.idle_cpus_mask and rq->nohz_tick_stopped, nohz.nr_cpus (the

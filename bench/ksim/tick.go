@@ -1,5 +1,10 @@
 package ksim
 
+import (
+	"math"
+	"math/bits"
+)
+
 // The tick and the tick-stop decision: when each CPU's scheduler tick
 // fires (tick_setup_sched_timer()), and whether an idle entry stops it
 // (cpuidle_idle_call() asking the governor, then tick_nohz_idle_stop_tick()
@@ -25,91 +30,245 @@ func (hz HZ) TickStart(j int64, cpu, cpus int, skew bool) int64 {
 	return t
 }
 
-// A Governor is one CPU's cpuidle governor as far as the tick goes: its
-// expected idle duration, learnt from the CPU's idle intervals, and menu's
-// test of it against the tick (drivers/cpuidle/governors/menu.c,
-// menu_select(), the same in 6.1 and 6.12):
+// SoftlockupPeriodNs is the softlockup watchdog's hrtimer period, 4 s
+// (kernel/watchdog.c: sample_period = get_softlockup_thresh() *
+// ((u64)NSEC_PER_SEC / 5), a threshold of 2 × watchdog_thresh, default
+// 10 s). It is the one timer the models know every idle CPU to have
+// (CONFIG_SOFTLOCKUP_DETECTOR, on in Debian's kernels; a hard hrtimer, not
+// deferrable, so tick_nohz_get_sleep_length() sees it).
+const SoftlockupPeriodNs = 4_000_000_000
+
+// WatchdogSleep is tick_nohz_get_sleep_length() at now on cpu of cpus
+// with the softlockup hrtimer its only timer: ns to its next expiry. Each
+// CPU starts its own as it comes up (watchdog_enable()); the model spreads
+// their phases evenly over the period.
+func WatchdogSleep(now int64, cpu, cpus int) int64 {
+	phase := SoftlockupPeriodNs / int64(max(cpus, 1)) * int64(cpu)
+	d := (phase - now%SoftlockupPeriodNs + SoftlockupPeriodNs) % SoftlockupPeriodNs
+	if d == 0 {
+		d = SoftlockupPeriodNs
+	}
+	return d
+}
+
+// A Governor is one CPU's menu cpuidle governor as far as the tick goes
+// (drivers/cpuidle/governors/menu.c, read in two copies the source index
+// holds, neither a tagged release: one of the v5.6–6.1 form, nanosecond
+// units, twelve buckets, get_typical_interval(data, predicted_us), which
+// is what this follows; one later than 6.12, six buckets and a two-sided
+// outlier filter, not followed: the differences are listed below, from
+// those copies and from memory of the history, not from 6.12's own
+// file): the last eight idle intervals
+// (data->intervals[INTERVALS]), the correction factors by bucket
+// (data->correction_factor[]), and menu_select()'s verdict on the tick.
+// It is allocation-free: fixed arrays, a value per CPU.
 //
-//	/*
-//	 * Don't stop the tick if the selected state is a polling one or if the
-//	 * expected idle duration is shorter than the tick period length.
-//	 */
+// menu_select() predicts the idle from two sources and takes the lower:
+//
+//	predicted_us = div_u64(data->next_timer_ns *
+//			       data->correction_factor[data->bucket] + ...,
+//			       RESOLUTION * DECAY * NSEC_PER_USEC);
+//	predicted_ns = (u64)min(predicted_us,
+//				get_typical_interval(data, predicted_us)) * NSEC_PER_USEC;
+//
+// the time to the next timer (tick_nohz_get_sleep_length()) scaled by
+// what idles in its bucket measured against it, and the typical interval
+// of the last eight idles (typicalInterval). It keeps the tick when
+//
 //	if (((drv->states[idx].flags & CPUIDLE_FLAG_POLLING) ||
 //	     predicted_ns < TICK_NSEC) && !tick_nohz_tick_stopped()) {
 //		*stop_tick = false;
 //
-// The prediction is update_avg() of the intervals (UpdateAvg): menu's
-// get_typical_interval() averages its last eight intervals and drops the
-// outliers; an average that moves an eighth of the way to each sample is
-// the same order of memory without the outlier pass (the model has no
-// idle-duration histogram to reject outliers from). The zero Governor
-// predicts nothing, so it keeps the tick until it has seen an idle of a
-// tick or more.
-type Governor struct {
-	// Predicted is the expected idle duration, ns.
-	Predicted  int64
-	tickWakeup bool // the last sleep was ended by the kept tick (TickWakeup)
-}
-
-// Idled is the CPU leaving an idle period of ns: menu_update() learning
-// the measured interval.
-func (g *Governor) Idled(ns int64) {
-	g.tickWakeup = false
-	UpdateAvg(&g.Predicted, ns)
-}
-
-// TickWakeup is the kept tick waking the idle CPU. menu_update() takes
-// such a sleep for a long one:
+// A wakeup by the kept tick is learnt as a long idle (menu_update()):
 //
 //	if (data->tick_wakeup && data->next_timer_ns > TICK_NSEC) {
-//		/*
-//		 * ... Since the CPU was woken up by a tick (that wasn't stopped
-//		 * after all), the predictor was not quite right, so assume that
-//		 * the CPU could have been idle long (but not forever) to help the
-//		 * idle duration predictor do a better job next time.
-//		 */
+//		...
 //		measured_ns = 9 * MAX_INTERESTING / 10;
 //
-// and the idle loop's next selection, right after the tick, may stop it.
-// Whether it does is get_typical_interval()'s verdict on the eight
-// intervals with that 45 ms one among them: dropped as an outlier where
-// the others agree (the tick kept again), the typical interval given up
-// where they do not (the tick stopped). The model has no idle-duration
-// histogram to tell the two apart, so it takes the second, and as a
-// one-shot: the next selection stops the tick (StopTick), and the sample
-// does not enter Predicted, where an average would carry it into the
-// short idles after the CPU wakes, which menu's outlier pass would not.
-// That is the earliest the kernel stops the tick of a CPU that stays idle:
-// an upper bound on its stops.
-func (g *Governor) TickWakeup() { g.tickWakeup = true }
-
-// StopTick is the idle entry's decision, cpuidle_idle_call() with menu
-// then tick_nohz_idle_stop_tick(): the governor lets the tick stop when it
-// expects an idle of at least a tick (stopped says the tick is already
-// stopped, which menu keeps as it is), and tick_nohz_next_event() keeps it
-// when the next timer, RCU callback or irq_work is due within a tick
-// (nextEventNs, ns from now; negative: none known):
+// which typicalInterval then drops as an outlier where the other seven
+// agree (the tick kept again), and which ends the typical interval where
+// they do not (the timer-based prediction decides).
 //
-//	if (rcu_needs_cpu() || arch_needs_cpu() ||
-//	    irq_work_needs_cpu() || local_timer_softirq_pending()) {
-//		next_tick = basemono + TICK_NSEC;
-//	...
+// The idle states are assumed, the counts not recording them (they
+// should: /sys/devices/system/cpu/cpuidle/current_driver and
+// current_governor_ro): the lab's guests run under QEMU TCG, so no
+// cpuidle-haltpoll (it needs KVM) and no intel_idle (no MWAIT), leaving
+// acpi_idle with the poll state (state 0, CPUIDLE_FLAG_POLLING, target
+// residency 0: cpuidle_poll_state_init()) and C1 by HLT from the FADT
+// defaults (acpi_processor_get_power_info_default(): no latency set, so
+// acpi_processor_setup_cstates() gives exit latency and target residency
+// 0). With those two states menu_select()'s state loop picks C1 whenever
+// next_timer_ns is not under C1's residency (never), so the tick decision
+// is predicted_ns against TICK_NSEC alone; the exit latency menu_update()
+// deducts is 0.
+//
+// Version differences, none of them moving the decision in the model:
+// 6.1 keeps 12 buckets, the upper six for CPUs with iowaiters (the model
+// has none); later kernels keep six (iowait dropped), and skip
+// tick_nohz_get_sleep_length() when the typical interval is under
+// RESIDENCY_THRESHOLD_NS (15 µs), a prediction that keeps the tick either
+// way (the model computes the sleep length always). The later copy's
+// get_typical_interval() also drops outliers below the mean and returns
+// the maximum of six or more kept samples; whether 6.12 has that is not
+// checked here (the lab's 6.12 rows would move if it has).
+type Governor struct {
+	intervals   [menuIntervals]uint32 // data->intervals, µs
+	ptr         int                   // data->interval_ptr
+	factor      [menuBuckets]uint32   // data->correction_factor
+	nextTimerNs int64                 // data->next_timer_ns of the last selection
+	bucket      int                   // data->bucket of the last selection
+	residencyNs int64                 // dev->last_residency_ns
+	needsUpdate bool                  // data->needs_update (menu_reflect())
+	tickWakeup  bool                  // data->tick_wakeup (tick_nohz_idle_got_tick())
+	enabled     bool                  // menu_enable_device() has run
+}
+
+// menu.c's tuning values.
+const (
+	menuIntervals      = 8             // INTERVALS (1UL << INTERVAL_SHIFT)
+	menuBuckets        = 6             // BUCKETS without iowaiters (6.1: 12, upper half iowait)
+	menuResolution     = 1024          // RESOLUTION
+	menuDecay          = 8             // DECAY
+	menuMaxInteresting = 50_000 * 1000 // MAX_INTERESTING (50000 * NSEC_PER_USEC)
+)
+
+// Select is menu_select() then tick_nohz_idle_stop_tick()'s own test, at
+// an idle entry: it first learns the idle that ended last (menu_update(),
+// when Woke has said one did), and says whether the tick stops. sleepNs
+// is tick_nohz_get_sleep_length(): ns to the next timer event with the
+// tick left out (negative: none, KTIME_MAX); stopped says the tick is
+// already stopped, which menu and tick-sched leave so.
+//
+// tick_nohz_get_sleep_length() returns the time to the next tick when
+// tick_nohz_next_event() finds an event within a tick (it returns 0:
+// rcu_needs_cpu(), irq_work, or a timer that close), and
+// tick_nohz_idle_stop_tick() then keeps the tick whatever menu said
+// (kernel/time/tick-sched.c):
+//
 //	delta = next_tick - basemono;
 //	if (delta <= (u64)TICK_NSEC) {
 //		...
 //		if (!ts->tick_stopped) {
 //			ts->timer_expires = 0;
 //			goto out;
-//
-// (kernel/time/tick-sched.c, 6.1 and 6.12).
-func (g *Governor) StopTick(tickNs int64, stopped bool, nextEventNs int64) bool {
+func (g *Governor) Select(tickNs, sleepNs int64, stopped bool) bool {
+	if !g.enabled {
+		// menu_enable_device(): "we actually want to start out with a
+		// unity factor".
+		for i := range g.factor {
+			g.factor[i] = menuResolution * menuDecay
+		}
+		g.enabled = true
+	}
+	if g.needsUpdate {
+		g.update(tickNs)
+		g.needsUpdate = false
+	}
+	next := sleepNs
+	if next < 0 {
+		next = math.MaxInt64
+	}
+	g.nextTimerNs = next
+	g.bucket = menuBucket(next)
 	if stopped {
 		return true
 	}
-	woke := g.tickWakeup
-	g.tickWakeup = false
-	if g.Predicted < tickNs && !woke {
+	if sleepNs >= 0 && sleepNs <= tickNs {
 		return false
 	}
-	return nextEventNs < 0 || nextEventNs > tickNs
+	// predicted_us, rounded to the closest µs; next_timer_ns times a
+	// factor up to 8192 overflows 64 bits only for KTIME_MAX.
+	const div = menuResolution * menuDecay * 1000
+	hi, lo := bits.Mul64(uint64(next), uint64(g.factor[g.bucket]))
+	lo, carry := bits.Add64(lo, div/2, 0)
+	predictedUs := uint64(math.MaxUint32) // saturated (6.1's unsigned int would wrap)
+	if hi+carry < div {
+		q, _ := bits.Div64(hi+carry, lo, div)
+		predictedUs = min(q, predictedUs)
+	}
+	predictedUs = min(predictedUs, uint64(g.typicalInterval(predictedUs)))
+	return predictedUs*1000 >= uint64(tickNs)
+}
+
+// Woke is the CPU leaving an idle of ns (dev->last_residency_ns), woken
+// by the kept tick or by something else: menu_reflect(), whose
+// needs_update makes the next Select learn it.
+func (g *Governor) Woke(ns int64, byTick bool) {
+	g.residencyNs = max(ns, 0)
+	g.tickWakeup = byTick
+	g.needsUpdate = true
+}
+
+// update is menu_update(): the measured idle (a tick wakeup's taken for
+// 45 ms, as the type's doc quotes; else the residency less C1's exit
+// latency, 0), capped at the time to the timer ("Make sure our
+// coefficients do not exceed unity"), moves the bucket's correction factor
+// an eighth of the way to measured/next_timer and enters the intervals.
+func (g *Governor) update(tickNs int64) {
+	measured := g.residencyNs
+	if g.tickWakeup && g.nextTimerNs > tickNs {
+		measured = 9 * menuMaxInteresting / 10
+	}
+	measured = min(measured, g.nextTimerNs)
+	f := g.factor[g.bucket]
+	f -= f / menuDecay
+	if g.nextTimerNs > 0 && measured < menuMaxInteresting {
+		f += uint32(menuResolution * measured / g.nextTimerNs)
+	} else {
+		f += menuResolution // "we were idle so long that we count it as a perfect prediction"
+	}
+	g.factor[g.bucket] = f
+	g.intervals[g.ptr] = uint32(min(measured/1000, math.MaxUint32))
+	g.ptr = (g.ptr + 1) % menuIntervals
+}
+
+// menuBucket is which_bucket() without iowaiters: the decade of the time
+// to the next timer, 10 µs to 100 ms.
+func menuBucket(ns int64) int {
+	b := 0
+	for lim := int64(10_000); b < menuBuckets-1 && ns >= lim; lim *= 10 {
+		b++
+	}
+	return b
+}
+
+// typicalInterval is get_typical_interval(): the mean of the last eight
+// intervals, µs, when their standard deviation is small against it
+// ("avg*avg > variance*36", with at least six of them) or under 20 µs
+// ("variance <= 400"); otherwise the largest is dropped and it tries
+// again, down to six; then no prediction (UINT_MAX). Where every interval
+// is at least the timer-based prediction it gives up at once, that
+// prediction being the lower anyway.
+func (g *Governor) typicalInterval(predictedUs uint64) uint32 {
+	thresh := uint32(math.MaxInt32)
+	for {
+		lo, hi, sum, n := uint32(math.MaxUint32), uint32(0), uint64(0), uint64(0)
+		for _, v := range g.intervals {
+			if v <= thresh {
+				sum += uint64(v)
+				n++
+				hi, lo = max(hi, v), min(lo, v)
+			}
+		}
+		if uint64(lo) >= predictedUs {
+			return math.MaxUint32
+		}
+		avg := sum / n
+		var variance uint64
+		for _, v := range g.intervals {
+			if v <= thresh {
+				d := int64(v) - int64(avg)
+				variance += uint64(d * d)
+			}
+		}
+		variance /= n
+		if variance <= math.MaxUint64/36 &&
+			(avg*avg > variance*36 && n*4 >= menuIntervals*3 || variance <= 400) {
+			return uint32(avg)
+		}
+		if n*4 <= menuIntervals*3 {
+			return math.MaxUint32
+		}
+		thresh = hi - 1
+	}
 }

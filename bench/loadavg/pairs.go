@@ -185,7 +185,9 @@ func (s *pairSim) runUntil(end int64) {
 // idle balancer updates its blocked load every 32 ms
 // (ksim.NohzBlockedEvery, nohz.next_blocked) on its behalf; a kept tick
 // on an idle cpu wakes it, and the idle loop asks the governor again
-// (ksim.Governor.TickWakeup: the tick stops).
+// (ksim.Governor.Woke by the tick: menu_update() learns the sleep as
+// 45 ms, which get_typical_interval() drops as an outlier where the cpu's
+// other idles agree).
 func (s *pairSim) tickAt(now int64, cpu int) {
 	c, rq := s.cpus[cpu], &s.rqs[cpu]
 	switch {
@@ -200,7 +202,7 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 		}
 		s.bal.tick(now, cpu, c.rq)
 		if s.idleFrom[cpu] != 0 {
-			s.gov[cpu].TickWakeup()
+			s.gov[cpu].Woke(now-s.idleFrom[cpu], true)
 			s.enterIdle(now, cpu)
 		}
 	case rq.Curr != nil:
@@ -214,12 +216,13 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 
 // enterIdle is cpuidle_idle_call() on cpu, with none of the group's tasks
 // queued: the governor decides whether the tick stops
-// (ksim.Governor.StopTick: menu keeps it for an idle expected shorter than
-// a tick; the model knows no timers, so none keeps it).
+// (ksim.Governor.Select: menu keeps it for an idle expected shorter than
+// a tick; the one timer the model knows is the softlockup watchdog's,
+// ksim.WatchdogSleep).
 func (s *pairSim) enterIdle(now int64, cpu int) {
 	s.idleFrom[cpu] = now
 	s.idles++
-	if s.gov[cpu].StopTick(s.tick, false, -1) {
+	if s.gov[cpu].Select(s.tick, ksim.WatchdogSleep(now, cpu, len(s.gov)), false) {
 		s.stopped[cpu] = true
 		s.tickStops++
 		s.cpus[cpu].blocked = now + s.every
@@ -233,7 +236,7 @@ func (s *pairSim) exitIdle(now int64, cpu int) {
 	if s.idleFrom[cpu] == 0 {
 		return
 	}
-	s.gov[cpu].Idled(now - s.idleFrom[cpu])
+	s.gov[cpu].Woke(now-s.idleFrom[cpu], false)
 	s.idleFrom[cpu] = 0
 	s.stopped[cpu] = false
 }

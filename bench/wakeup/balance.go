@@ -446,8 +446,8 @@ func (k *ksys) newidleBalance(c *kcpu) {
 // has come. An idle cpu balances itself, CPU_IDLE (run_rebalance_domains():
 // "idle = this_rq->idle_balance ? CPU_IDLE : CPU_NOT_IDLE"; it kicks no one,
 // "if (unlikely(rq->idle_balance)) return;"), then the idle loop asks the
-// governor again, which takes the tick's wakeup for a long idle
-// (ksim.Governor.TickWakeup) and stops the tick.
+// governor again, which learns the tick's wakeup as a 45 ms idle
+// (ksim.Governor.Woke by the tick; menu_update()).
 func (k *ksys) tick() {
 	j := k.jiffies()
 	for _, c := range k.cpus {
@@ -476,19 +476,20 @@ type tickGov struct {
 // stopTick is cpuidle_idle_call() as c goes idle with nothing to pull:
 // the governor, having learnt the idle period before this one (from its
 // start to the task c last started), decides whether the tick stops
-// (ksim.Governor.StopTick: menu keeps it for an idle expected shorter than
-// a tick; the model has no timers, so none keeps it); a stop is
-// nohz_balance_enter_idle(), which puts c in the nohz mask (nohzIdle).
+// (ksim.Governor.Select: menu keeps it for an idle expected shorter than
+// a tick; the one timer known is the softlockup watchdog's,
+// ksim.WatchdogSleep); a stop is nohz_balance_enter_idle(), which puts c
+// in the nohz mask (nohzIdle).
 func (k *ksys) stopTick(c *kcpu) bool {
 	if k.gov == nil {
 		k.gov = make([]tickGov, len(k.cpus))
 	}
 	g := &k.gov[c.CPU]
 	if g.idleFrom > 0 && c.lastStart > g.idleFrom {
-		g.g.Idled(c.lastStart - g.idleFrom)
+		g.g.Woke(c.lastStart-g.idleFrom, false)
 	}
 	g.idleFrom = max(k.now, 1)
-	return g.g.StopTick(k.hz.TickNs(), false, -1)
+	return g.g.Select(k.hz.TickNs(), ksim.WatchdogSleep(k.now, int(c.CPU), len(k.cpus)), false)
 }
 
 // keptTick is tick j on idle cpu c whose tick the governor kept.
@@ -500,9 +501,9 @@ func (k *ksys) keptTick(c *kcpu, j int64) {
 		return // it pulled a task
 	}
 	g := &k.gov[c.CPU]
-	g.g.TickWakeup()
-	c.nohzIdle = g.g.StopTick(k.hz.TickNs(), false, -1)
+	g.g.Woke(k.now-g.idleFrom, true)
 	g.idleFrom = max(k.now, 1)
+	c.nohzIdle = g.g.Select(k.hz.TickNs(), ksim.WatchdogSleep(k.now, int(c.CPU), len(k.cpus)), false)
 }
 
 // nohzKickNeeded is 4.13's nohz_kick_needed() (6.1's nohz_balancer_kick()

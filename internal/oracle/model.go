@@ -306,7 +306,7 @@ func loadavgMissing(run modelRun, r modelRow) string {
 	case cfg.Pairs == 0:
 		return olderFileMissing(run.kc)
 	case !over && counted > 0 && stops > ModelTolerance*counted:
-		return fmt.Sprintf("the model's cpus stop their tick %.1fx as often as the count's (%.1f against %.1f per cpu per s, the inputs line), so fewer ticks and balance softirqs run: ksim.Governor stops an idle cpu's tick at its first kept tick (TickWakeup, an upper bound on stops); menu's get_typical_interval(), which drops that tick wakeup's long sample as an outlier among regular short idles and keeps the tick, is not modelled", stops/counted, stops, counted)
+		return fmt.Sprintf("the model's cpus stop their tick %.1fx as often as the count's (%.1f against %.1f per cpu per s, the inputs line), so fewer ticks and balance softirqs run: ksim.Governor is menu's (get_typical_interval(), the correction factors, the tick-wakeup rule) with the softlockup watchdog its one timer; what keeps the guest's tick within a tick (tick_nohz_next_event(): RCU callbacks, irq_work, near timers) and its cpuidle driver are not in the count", stops/counted, stops, counted)
 	case strings.Contains(r.name, "checking run") && !over:
 		return "the checking run's own run and runnable shares (its watchpoints slow the guest several-fold; the model takes the counted run's, the count has none of its own); the switch updates are modelled, but not the guest's other tasks' switches with the group's within a wait (the model runs one task outside the group per wait), nor wakeup preemption"
 	case strings.Contains(r.name, "system.slice / container"):
@@ -316,7 +316,7 @@ func loadavgMissing(run modelRun, r modelRow) string {
 	case cfg.DelayDequeue && over: // 6.12 among the counts
 		return "not named: 6.12's DELAY_DEQUEUE is modelled (the inputs line has its delayed dequeues and requeues per wakeup; a delayed task whose cpu has nothing else to run is picked and fully dequeued at once, as pick_next_entity() does), and moved this row by 2 % or less; the migrate shape's own moves (sched_setaffinity() after every transaction: the stopper's move_queued_task(), a detach and attach of the running task) run as wakeup migrations here"
 	case !over && stops > 0:
-		return fmt.Sprintf("the model's cpus stop their tick %.1f times per cpu per s (the inputs line; this count has no tick stops, the counts that do show 3.3-7.6x fewer than the model there), so fewer ticks and balance softirqs run: ksim.Governor stops an idle cpu's tick at its first kept tick (TickWakeup, an upper bound); menu's get_typical_interval() outlier pass is not modelled", stops)
+		return fmt.Sprintf("the model's cpus stop their tick %.1f times per cpu per s (the inputs line; this count has no tick stops, the counts that do show 12-17x fewer than the model there), so fewer ticks and balance softirqs run: ksim.Governor is menu's with the softlockup watchdog its one timer; what keeps the guest's tick within a tick (tick_nohz_next_event(): RCU callbacks, irq_work, near timers) is not in the count", stops)
 	case !over:
 		return "not named: the switch updates are modelled (the paths line's switch); not modelled: the guest's other tasks' switches with the group's within a wait, and wakeup preemption (check_preempt_wakeup_fair(): a switch whose prev is still queued)"
 	}
