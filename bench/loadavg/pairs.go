@@ -104,6 +104,9 @@ type pairSim struct {
 	stopped   []bool
 	tickStops int64
 	idles     int64 // idle entries (cpuidle_idle_call() from the idle loop), kept ticks' re-entries included
+	// stopShare is SimConfig.TickStopShare where measured: an idle entry
+	// stops the tick with that chance; negative, the governor decides.
+	stopShare float64
 }
 
 // newPairSim puts 2·pairs tasks of the given weight on the cpus (task i on
@@ -202,7 +205,9 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 		}
 		s.bal.tick(now, cpu, c.rq)
 		if s.idleFrom[cpu] != 0 {
-			s.gov[cpu].Woke(now-s.idleFrom[cpu], true)
+			if s.stopShare < 0 {
+				s.gov[cpu].Woke(now-s.idleFrom[cpu], true)
+			}
 			s.enterIdle(now, cpu)
 		}
 	case rq.Curr != nil:
@@ -215,14 +220,21 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 }
 
 // enterIdle is cpuidle_idle_call() on cpu, with none of the group's tasks
-// queued: the governor decides whether the tick stops
+// queued: whether the tick stops is the count's measured share where it
+// has one (stopShare), else the governor's decision
 // (ksim.Governor.Select: menu keeps it for an idle expected shorter than
 // a tick; the one timer the model knows is the softlockup watchdog's,
 // ksim.WatchdogSleep).
 func (s *pairSim) enterIdle(now int64, cpu int) {
 	s.idleFrom[cpu] = now
 	s.idles++
-	if s.gov[cpu].Select(s.tick, ksim.WatchdogSleep(now, cpu, len(s.gov)), false) {
+	var stop bool
+	if s.stopShare >= 0 {
+		stop = float64(laNext(&s.rng)>>11)/(1<<53) < s.stopShare
+	} else {
+		stop = s.gov[cpu].Select(s.tick, ksim.WatchdogSleep(now, cpu, len(s.gov)), false)
+	}
+	if stop {
 		s.stopped[cpu] = true
 		s.tickStops++
 		s.cpus[cpu].blocked = now + s.every
@@ -236,7 +248,9 @@ func (s *pairSim) exitIdle(now int64, cpu int) {
 	if s.idleFrom[cpu] == 0 {
 		return
 	}
-	s.gov[cpu].Woke(now-s.idleFrom[cpu], false)
+	if s.stopShare < 0 {
+		s.gov[cpu].Woke(now-s.idleFrom[cpu], false)
+	}
 	s.idleFrom[cpu] = 0
 	s.stopped[cpu] = false
 }
@@ -466,6 +480,10 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	if cfg.DomainCPUs > 0 {
 		s.bal = newPairBalance(n, cfg.DomainCPUs, ksim.HZ(cfg.HZ), s.tick)
 		s.gov, s.idleFrom, s.stopped = make([]ksim.Governor, n), make([]int64, n), make([]bool, n)
+		s.stopShare = -1
+		if cfg.TickStopMeasured {
+			s.stopShare = cfg.TickStopShare
+		}
 		// Every cpu starts idle, its tasks asleep.
 		for i := range n {
 			s.enterIdle(laClockBase, i)

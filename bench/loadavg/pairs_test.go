@@ -191,3 +191,37 @@ func TestPairsTickStops(t *testing.T) {
 		t.Errorf("softirqs per cpu per s %.0f with %.1f tick stops: want under half the ticks", r.SoftirqsPerCPUSec, r.TickStopsPerCPUSec)
 	}
 }
+
+// A count's measured share of idle entries that stop the tick decides in
+// place of the governor: none stops at 0, every entry at 1, and about the
+// share between; a share outside [0, 1] is refused.
+func TestPairsMeasuredTickStops(t *testing.T) {
+	run := func(share float64) SimRow {
+		cfg := pairsConfig(20*time.Millisecond, NoMig)
+		cfg.Run, cfg.Runnable = .02, .03
+		cfg.DomainCPUs = 2
+		cfg.TickStopShare, cfg.TickStopMeasured = share, true
+		tab, err := Simulate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tab.Rows[0]
+	}
+	if r := run(0); r.TickStopsPerCPUSec != 0 {
+		t.Errorf("share 0: %.1f tick stops per cpu per s, want none", r.TickStopsPerCPUSec)
+	}
+	if r := run(1); r.IdlesPerCPUSec == 0 || r.TickStopsPerCPUSec != r.IdlesPerCPUSec {
+		t.Errorf("share 1: %.1f tick stops of %.1f idle entries per cpu per s, want every one", r.TickStopsPerCPUSec, r.IdlesPerCPUSec)
+	}
+	if r := run(0.25); r.IdlesPerCPUSec == 0 || math.Abs(r.TickStopsPerCPUSec/r.IdlesPerCPUSec-0.25) > 0.1 {
+		t.Errorf("share 0.25: %.1f tick stops of %.1f idle entries per cpu per s", r.TickStopsPerCPUSec, r.IdlesPerCPUSec)
+	}
+	for _, bad := range []float64{-0.1, 1.5, math.NaN()} {
+		cfg := pairsConfig(20*time.Millisecond, NoMig)
+		cfg.DomainCPUs = 2
+		cfg.TickStopShare, cfg.TickStopMeasured = bad, true
+		if _, err := Simulate(cfg); err == nil || !strings.Contains(err.Error(), "tick-stop share") {
+			t.Errorf("share %g: err %v, want a tick-stop share error", bad, err)
+		}
+	}
+}

@@ -69,6 +69,16 @@ type SimConfig struct {
 	// stays queued until woken or picked (pairs.go). The kernel's
 	// version decides it: kernel model sets it for 6.12 and later.
 	DelayDequeue bool
+	// TickStopShare, with DomainCPUs and TickStopMeasured, is the share
+	// of idle entries that stop the tick, as a count measured it (its
+	// nohz_balance_enter_idle() calls over its nohz_run_idle_balance()
+	// calls, one a do_idle() entry): a measured property of the guest,
+	// whose idle driver and near events (RCU, irq_work, timers within a
+	// tick) decide it and which the model does not know. Without it
+	// ksim.Governor, menu's algorithm with the watchdog's timer alone,
+	// decides (docs/loadavg.md says how far apart the two are).
+	TickStopShare    float64
+	TickStopMeasured bool
 	// Seed picks the random draws; the same config and seed replay the
 	// same events (default 1).
 	Seed uint64
@@ -144,6 +154,8 @@ func (c SimConfig) validate() error {
 		return fmt.Errorf("simulate loadavg: domain cpus %d out of range [0, cpus %d]", c.DomainCPUs, c.CPUs)
 	case c.Pairs > 0 && !(c.Run > 0 && c.Run <= c.Runnable && c.Runnable <= 1):
 		return fmt.Errorf("simulate loadavg: run share %g and runnable share %g: want 0 < run <= runnable <= 1", c.Run, c.Runnable)
+	case c.TickStopMeasured && !(c.TickStopShare >= 0 && c.TickStopShare <= 1):
+		return fmt.Errorf("simulate loadavg: tick-stop share %g: want a share in [0, 1]", c.TickStopShare)
 	case c.HZ != 1000 && c.HZ != 250:
 		return fmt.Errorf("simulate loadavg: hz %d: want 1000 or 250", c.HZ)
 	}

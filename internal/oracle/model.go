@@ -204,6 +204,15 @@ func modelConfigAt(kc CountResult, enqPerSec float64, dur time.Duration) (loadav
 		// delayed dequeue"), on by default (features.h:
 		// SCHED_FEAT(DELAY_DEQUEUE, true)): the counted kernel's version.
 		cfg.DelayDequeue = kernelAtLeast(kc.Kernel, 6, 12)
+		// The share of idle entries that stop the tick, where the count
+		// has both (nohz_balance_enter_idle() and nohz_run_idle_balance()
+		// kprobes): a measured input here, as wakeups/s is, never the
+		// quantity compared (no loadavg row is a tick-stop count).
+		stops, okStops := kc.V["nohz-tick-stops/s"]
+		idles, okIdles := kc.V["nohz-run-idle/s"]
+		if okStops && okIdles && idles > 0 && stops <= idles {
+			cfg.TickStopShare, cfg.TickStopMeasured = stops/idles, true
+		}
 	}
 	return cfg, nil
 }
@@ -315,6 +324,8 @@ func loadavgMissing(run modelRun, r modelRow) string {
 		return "the kernel's update_blocked_averages() skips what the model's does not: fully decayed cfs_rqs leave the leaf list (cfs_rq_is_decayed()); the model's softirqs and tick stops beside the count's are in the inputs line"
 	case cfg.DelayDequeue && over: // 6.12 among the counts
 		return "not named: 6.12's DELAY_DEQUEUE is modelled (the inputs line has its delayed dequeues and requeues per wakeup; a delayed task whose cpu has nothing else to run is picked and fully dequeued at once, as pick_next_entity() does), and moved this row by 2 % or less; the migrate shape's own moves (sched_setaffinity() after every transaction: the stopper's move_queued_task(), a detach and attach of the running task) run as wakeup migrations here"
+	case !over && cfg.TickStopMeasured:
+		return fmt.Sprintf("not named: the tick stops are the count's own share of idle entries (the model stops %.1f per cpu per s against %.1f counted, out of fewer idle entries: the inputs line); the switch updates are modelled; not modelled: the guest's other tasks' switches with the group's within a wait, wakeup preemption (check_preempt_wakeup_fair()), and the idle entries those tasks add", stops, counted)
 	case !over && stops > 0:
 		return fmt.Sprintf("the model's cpus stop their tick %.1f times per cpu per s (the inputs line; this count has no tick stops, the counts that do show 12-17x fewer than the model there), so fewer ticks and balance softirqs run: ksim.Governor is menu's with the softlockup watchdog its one timer; what keeps the guest's tick within a tick (tick_nohz_next_event(): RCU callbacks, irq_work, near timers) is not in the count", stops)
 	case !over:
