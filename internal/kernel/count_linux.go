@@ -131,6 +131,14 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	if _, ok := Shapes[cfg.Shape]; !ok {
 		return nil, fmt.Errorf("unknown shape %q", cfg.Shape)
 	}
+	// One run at a time, from before the first change to after the last
+	// is undone: the lock is what makes "stale" mean "a dead run's". Taken
+	// first, so a second run is refused before it reads anything.
+	lock, err := machine.TakeLock(cfg.Root, "kernel count")
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	src, err := Open(cfg.Root)
 	if err != nil {
 		return nil, err
@@ -166,7 +174,8 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	c.Kernel, _ = readTrim(filepath.Join(cfg.Root, "proc/sys/kernel/osrelease"))
 	logf := func(format string, args ...any) { fmt.Fprintf(cfg.Log, "kernel count: "+format+"\n", args...) }
 
-	// What an earlier, killed run left: under our names only.
+	// What an earlier, killed run left: under our names only, and (the
+	// lock held) no live run's.
 	for _, f := range []func() ([]string, error){
 		func() ([]string, error) { return machine.StaleSysctls(cfg.Root) }, tfs.RemoveStale, cg.RemoveStale,
 	} {

@@ -37,5 +37,9 @@
 // internal/kernel/machine, pushed on its Undo as it is made (Sysctl,
 // Tracefs.AddKprobe, Cgroups.MakeHierarchy, Breakpoint.Open) and undone
 // before Count returns; what a killed run leaves carries contend's names,
-// so the next run removes it (RemoveStale, StaleSysctls).
+// so the next run removes it (RemoveStale, StaleSysctls). One count (or
+// kernel wakeups) at a time: each holds machine.TakeLock's flock from
+// before its first change to after its last is undone, so what carries
+// contend's names is a dead run's, and a second run is refused in one
+// line naming the first.
 package kernel

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/contend/contend/internal/vmlab"
@@ -37,7 +38,7 @@ var Kernels = []Topology{
 		Summary:  "2 sockets × 2 cores (Skylake-Server), 2 nodes: contend kernel sites and count on Debian 6.1 and 6.12 (-debian-kernel)",
 		CPUModel: "Skylake-Server", Sockets: 2, Cores: 2, Threads: 1,
 		Nodes: []vmlab.Node{{CPUs: []int{0, 1}, MemMiB: 256}, {CPUs: []int{2, 3}, MemMiB: 256}},
-		Steps: []string{"kernel-sites", "kernel-count", "kernel-kill"},
+		Steps: []string{"kernel-sites", "kernel-count", "kernel-two", "kernel-kill"},
 	},
 }
 
@@ -53,6 +54,7 @@ func init() {
 	vmlab.Steps = append(vmlab.Steps,
 		vmlab.Step{Name: "kernel-sites", Summary: "contend kernel sites on the guest's own kernel: every site of its version found, what is absent named", Script: kernelSitesScript, Check: kernelSitesCheck},
 		vmlab.Step{Name: "kernel-count", Summary: "contend kernel count, pipe pairs in system.slice/docker-<id>.scope: counts, the two methods on the same sites, everything undone", Script: kernelCountScript, Check: kernelCountCheck},
+		vmlab.Step{Name: "kernel-two", Summary: "two contend kernel counts at once: the second refused in one line naming the first, the first's counts complete and undone, the kernel without an Oops", Script: kernelTwoScript, Check: kernelTwoCheck},
 		vmlab.Step{Name: "kernel-kill", Summary: "contend kernel count killed mid-run (SIGTERM: it undoes; SIGKILL: the next run removes what is left) with kprobe_events, the cgroup tree and the sysctl checked after each", Script: kernelKillScript, Check: kernelKillCheck},
 	)
 }
@@ -238,4 +240,56 @@ func kernelKillCheck(_ Topology, tr *Transcript) []string {
 			breakpointsSet(o.Data), breakpointsSet(first.Data)))
 	}
 	return append(bad, leftCheck(tr, "kernel-kill-rerun-after")...)
+}
+
+func kernelTwoScript(Topology) string {
+	// The second starts once the first is counting (every kind of change
+	// made, its kprobes firing): in a 6.12 guest that is when the second
+	// used to remove them under it and the kernel Oopsed.
+	return `sh -c 'rm -f /tmp/out/two-a.log /tmp/out/two-b.log; contend kernel count -shape pipe -pairs 2 -levels 2 -duration 8s -check=false > /tmp/out/two-a.log 2>&1 & a=$!; ` +
+		`i=0; until grep -q "kernel count: counting" /tmp/out/two-a.log || [ $i -ge 200 ]; do sleep 1; i=$((i+1)); done; ` +
+		`contend kernel count -shape pipe -pairs 2 -levels 2 -duration 2s -check=false > /tmp/out/two-b.log 2>&1; echo b-rc=$?; wait $a; echo a-rc=$?' > /tmp/out/kernel-two 2>&1
+emit kernel-two /tmp/out/kernel-two 0
+emit kernel-two-a.log /tmp/out/two-a.log 0
+emit kernel-two-b.log /tmp/out/two-b.log 0
+run kernel-two-after timeout 60 ` + afterCount + `
+run kernel-two-tainted cat /proc/sys/kernel/tainted
+`
+}
+
+// taintDie is /proc/sys/kernel/tainted's D bit: the kernel has Oopsed
+// since boot (Documentation/admin-guide/tainted-kernels.rst, bit 7).
+const taintDie = 1 << 7
+
+func kernelTwoCheck(_ Topology, tr *Transcript) []string {
+	var bad []string
+	o, b := need(tr, "kernel-two", 0)
+	bad = append(bad, b...)
+	if o != nil {
+		for _, want := range []string{"b-rc=1", "a-rc=0"} {
+			if !strings.Contains(string(o.Data), want) {
+				bad = append(bad, fmt.Sprintf("kernel-two: want %s (the second refused, the first complete): %q", want, o.Data))
+			}
+		}
+	}
+	if o := tr.Get("kernel-two-b.log"); o == nil || !strings.Contains(string(o.Data), "holds the machine: pid ") || strings.Count(strings.TrimSpace(string(o.Data)), "\n") > 0 {
+		bad = append(bad, fmt.Sprintf("kernel-two-b.log: want one line naming the first run's pid: %q", outputData(o)))
+	}
+	if o := tr.Get("kernel-two-a.log"); o == nil || !strings.Contains(string(o.Data), "undone:") || strings.Contains(string(o.Data), "stale from an earlier run") {
+		bad = append(bad, fmt.Sprintf("kernel-two-a.log: want the first count complete, undone, and none of its changes taken as stale: %q", outputData(o)))
+	}
+	bad = append(bad, leftCheck(tr, "kernel-two-after")...)
+	if o, b := need(tr, "kernel-two-tainted", 0); o == nil {
+		bad = append(bad, b...)
+	} else if t, err := strconv.Atoi(strings.TrimSpace(string(o.Data))); err != nil || t&taintDie != 0 {
+		bad = append(bad, fmt.Sprintf("kernel-two-tainted: %q: the kernel Oopsed (taint D)", o.Data))
+	}
+	return bad
+}
+
+func outputData(o *vmlab.Output) string {
+	if o == nil {
+		return "(no output came back)"
+	}
+	return string(o.Data)
 }

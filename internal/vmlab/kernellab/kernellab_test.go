@@ -2,6 +2,7 @@ package kernellab
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,5 +127,38 @@ func TestKernelCountCheck(t *testing.T) {
 	none := strings.Replace(ok, "two methods", "one method", 1)
 	if bad := kernelCountCheck(Topology{}, tr(none)); len(bad) != 1 || !strings.Contains(bad[0], "no two methods line") {
 		t.Errorf("a count without the check: %v", bad)
+	}
+}
+
+// TestKernelTwoCheck: the second count must be refused in one line, the
+// first complete with nothing of its own taken for stale, and no Oops.
+func TestKernelTwoCheck(t *testing.T) {
+	tr := func(two, a, b, tainted string) *Transcript {
+		return &Transcript{Outputs: []vmlab.Output{
+			{Name: "kernel-two", Data: []byte(two)},
+			{Name: "kernel-two-a.log", Data: []byte(a)},
+			{Name: "kernel-two-b.log", Data: []byte(b)},
+			{Name: "kernel-two-after", Data: []byte("kprobes:\ncgroups:\nschedstats: 0\n")},
+			{Name: "kernel-two-tainted", Data: []byte(tainted)},
+		}}
+	}
+	a := "kernel count: counting: 4 breakpoints\ntg->load_avg writes: 10\nundone: every kprobe\n"
+	b := "contend: kernel count: another contend kernel run holds the machine: pid 93 (kernel count), started 2026-12-04T23:10:05Z; one at a time (/run/contend-kernel/lock)\n"
+	if bad := kernelTwoCheck(Topology{}, tr("b-rc=1\na-rc=0\n", a, b, "0\n")); len(bad) > 0 {
+		t.Errorf("a good transcript fails: %v", bad)
+	}
+	for name, c := range map[string]struct {
+		two, a, b, tainted, want string
+	}{
+		"second ran":   {"b-rc=0\na-rc=0\n", a, "undone: every kprobe\n", "0\n", "b-rc=1"},
+		"first failed": {"b-rc=1\na-rc=1\n", "contend: kernel count: the workload failed\n", b, "0\n", "a-rc=0"},
+		"took stale":   {"b-rc=1\na-rc=0\n", "kernel count: stale from an earlier run: kprobe x\n" + a, b, "0\n", "none of its changes"},
+		"oops":         {"b-rc=1\na-rc=0\n", a, b, "4224\n", "Oopsed"},
+		"two lines":    {"b-rc=1\na-rc=0\n", a, "kernel count: stale from an earlier run: x\n" + b, "0\n", "one line"},
+	} {
+		bad := kernelTwoCheck(Topology{}, tr(c.two, c.a, c.b, c.tainted))
+		if !slices.ContainsFunc(bad, func(s string) bool { return strings.Contains(s, c.want) }) {
+			t.Errorf("%s: %v, want a line saying %q", name, bad, c.want)
+		}
 	}
 }
