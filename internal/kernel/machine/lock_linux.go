@@ -77,7 +77,8 @@ func TakeLock(root, what string) (*Lock, error) {
 		return nil, fmt.Errorf("the machine lock %s: %w", path, err)
 	}
 	rec := fmt.Sprintf("pid %d\nstarted %s\nwhat %s\n", os.Getpid(), time.Now().UTC().Format(time.RFC3339Nano), what)
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt([]byte(rec), 0)
 	}
 	if err != nil {

@@ -39,6 +39,7 @@ func TestKernelSitesCheck(t *testing.T) {
 	for _, c := range []struct{ release, fixture string }{
 		{"6.1.0-57-amd64", "debian-6.1"},
 		{"6.12.117+deb12-amd64", "debian-6.12"},
+		{"7.3.4+deb13-amd64", "debian-7.3"},
 	} {
 		b, err := os.ReadFile("../../kernel/testdata/" + c.fixture + ".sites")
 		if err != nil {
@@ -49,10 +50,20 @@ func TestKernelSitesCheck(t *testing.T) {
 			t.Errorf("%s: %v", c.release, bad)
 		}
 		// The other kernel's report fails this one's check.
-		other := map[string]string{"6.1.0-57-amd64": "6.12.117+deb12-amd64", "6.12.117+deb12-amd64": "6.1.0-57-amd64"}[c.release]
+		other := map[string]string{"6.1.0-57-amd64": "6.12.117+deb12-amd64", "6.12.117+deb12-amd64": "7.3.4+deb13-amd64", "7.3.4+deb13-amd64": "6.1.0-57-amd64"}[c.release]
 		tr.Outputs[0].Data = []byte(other)
 		if bad := kernelSitesCheck(Topology{}, tr); len(bad) == 0 {
 			t.Errorf("%s's sites pass as %s's", c.release, other)
+		}
+		// Any other version is held to every kind found or named absent.
+		tr.Outputs[0].Data = []byte("6.18.15+deb13-amd64")
+		if bad := kernelSitesCheck(Topology{}, tr); len(bad) > 0 {
+			t.Errorf("%s's sites as an unlisted version's: %v", c.release, bad)
+		}
+		unmatched := strings.Replace(string(b), "not in this kernel: the atomic flag", "no instruction of a known form in x; the atomic flag", 1)
+		tr.Outputs[1].Data = []byte(unmatched)
+		if bad := kernelSitesCheck(Topology{}, tr); c.release != "6.1.0-57-amd64" && len(bad) != 1 {
+			t.Errorf("%s: a word neither found nor named absent passes: %v", c.release, bad)
 		}
 	}
 }
