@@ -73,7 +73,7 @@ type common struct {
 
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.kernel, "kernel", "", "boot this `bzImage` instead of Debian's linux-image-amd64")
-	fs.StringVar(&c.debianKernel, "debian-kernel", "", "boot Debian's newest kernel of this `series` (6.1 or 6.12, for the kernel oracle's guests) instead of linux-image-amd64's")
+	fs.StringVar(&c.debianKernel, "debian-kernel", "", "boot this Debian kernel instead of linux-image-amd64's, for the kernel oracle's guests: a `series` (6.1, 6.12, 6.16 … 7.3: its newest), an upstream version (6.18.15), a package version (6.18.15-1~bpo13+1) or a package name; 6.16 on come from trixie-backports through a sources list of the lab's own under -cache")
 	fs.StringVar(&c.accel, "accel", "tcg", "QEMU `accelerator`: tcg, or kvm on a host that has it (only then do timings mean anything)")
 	fs.StringVar(&c.out, "out", "", "`directory` for the build and the guests' files (default out/vmlab)")
 	fs.StringVar(&c.cache, "cache", "/var/cache/contend-vmlab", "`directory` for the downloaded kernel package, outside the repository")

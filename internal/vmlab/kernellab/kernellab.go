@@ -8,9 +8,12 @@ package kernellab
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,8 +45,8 @@ var Kernels = []Topology{
 	},
 }
 
-// DebianKernels are the kernel series the oracle boots: the apt package
-// pattern of each, newest version taken.
+// DebianKernels are the series CI boots, from the host's own apt lists
+// (bookworm): the apt package pattern of each, newest version taken.
 var DebianKernels = map[string]*regexp.Regexp{
 	"6.1":  regexp.MustCompile(`^linux-image-6\.1\.0-\d+-amd64$`),
 	"6.12": regexp.MustCompile(`^linux-image-6\.12\.\d+\+deb12-amd64$`),
@@ -59,32 +62,149 @@ func init() {
 	)
 }
 
-// DebianKernel returns a bzImage of the newest package of a series in
-// DebianKernels, fetched into the cache as Kernel fetches bookworm's own.
-func DebianKernel(h *vmlab.Host, series string) (string, error) {
-	re, ok := DebianKernels[series]
-	if !ok {
-		return "", fmt.Errorf("-debian-kernel %q: want one of 6.1, 6.12", series)
-	}
-	out, err := exec.Command("apt-cache", "pkgnames", "linux-image-").Output()
-	if err != nil {
-		return "", fmt.Errorf("apt-cache pkgnames: %w (is apt's package list fetched? apt-get update)", err)
-	}
-	var pkgs []string
-	for _, p := range strings.Fields(string(out)) {
-		if re.MatchString(p) {
-			pkgs = append(pkgs, p)
+// historySources are the suites every other Debian kernel 6.1 … 7.3 comes
+// from: trixie-backports carries 6.16 to 7.3 (vmlinuz in linux-image-V
+// to 6.18, in linux-binary-V from 6.19, where linux-image-V is a
+// meta-package). They go in a sources list of the lab's own, with its own
+// lists and cache directories, so the host's apt configuration is left
+// untouched.
+const historySources = `deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm-backports main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bookworm-security main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie-backports main
+`
+
+// kernelPkgRE is a Debian amd64 kernel package that may hold a vmlinuz,
+// with its upstream version (6.18.15; 6.1.0-57 for bookworm's ABI names).
+var kernelPkgRE = regexp.MustCompile(`^linux-(image|binary)-(\d+\.\d+(?:\.\d+)?(?:-\d+)?)(?:\+deb\d+)?-amd64$`)
+
+// DebianKernel returns a bzImage of a Debian kernel, fetched into the
+// cache as Kernel fetches bookworm's own. want is a series (6.1, 6.18,
+// 7.3: its newest), an upstream version (6.18.15), a Debian package
+// version (6.18.15-1~bpo13+1) or a package name. 6.1 and 6.12 come from
+// the host's apt lists, as in CI; any other from historySources.
+func DebianKernel(h *vmlab.Host, want string) (string, error) {
+	if re, ok := DebianKernels[want]; ok {
+		out, err := exec.Command("apt-cache", "pkgnames", "linux-image-").Output()
+		if err != nil {
+			return "", fmt.Errorf("apt-cache pkgnames: %w (is apt's package list fetched? apt-get update)", err)
 		}
+		var pkgs []string
+		for _, p := range strings.Fields(string(out)) {
+			if re.MatchString(p) {
+				pkgs = append(pkgs, p)
+			}
+		}
+		if len(pkgs) == 0 {
+			return "", fmt.Errorf("apt knows no package matching %s", re)
+		}
+		sort.Slice(pkgs, func(i, j int) bool { return versionLess(pkgs[i], pkgs[j]) })
+		pkg := pkgs[len(pkgs)-1]
+		if err := os.MkdirAll(h.Cache, 0o755); err != nil {
+			return "", err
+		}
+		return h.FetchKernel(pkg, pkg)
 	}
-	if len(pkgs) == 0 {
-		return "", fmt.Errorf("apt knows no package matching %s", re)
-	}
-	sort.Slice(pkgs, func(i, j int) bool { return versionLess(pkgs[i], pkgs[j]) })
-	pkg := pkgs[len(pkgs)-1]
-	if err := os.MkdirAll(h.Cache, 0o755); err != nil {
+	opts, err := historyApt(h)
+	if err != nil {
 		return "", err
 	}
+	var names []string
+	for _, prefix := range []string{"linux-image-", "linux-binary-"} {
+		out, err := exec.Command("apt-cache", append(opts, "pkgnames", prefix)...).Output()
+		if err != nil {
+			return "", fmt.Errorf("apt-cache pkgnames %s: %w", prefix, err)
+		}
+		names = append(names, strings.Fields(string(out))...)
+	}
+	pkg, err := pickKernel(names, want)
+	if err != nil {
+		return "", err
+	}
+	saved := h.AptOptions
+	h.AptOptions = opts
+	defer func() { h.AptOptions = saved }()
 	return h.FetchKernel(pkg, pkg)
+}
+
+// historyApt writes the lab's own sources list under the cache and
+// fetches its package lists once, returning the apt options that use
+// them.
+func historyApt(h *vmlab.Host) ([]string, error) {
+	dir := filepath.Join(h.Cache, "apt")
+	for _, d := range []string{"lists/partial", "cache/archives/partial"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	list := filepath.Join(dir, "sources.list")
+	if err := os.WriteFile(list, []byte(historySources), 0o644); err != nil {
+		return nil, err
+	}
+	opts := []string{
+		"-o", "Dir::Etc::SourceList=" + list, "-o", "Dir::Etc::SourceParts=/dev/null",
+		"-o", "Dir::State::Lists=" + filepath.Join(dir, "lists"), "-o", "Dir::Cache=" + filepath.Join(dir, "cache"),
+	}
+	if got, _ := filepath.Glob(filepath.Join(dir, "lists", "*trixie-backports*Packages*")); len(got) == 0 {
+		fmt.Fprintf(h.Log, "vmlab: fetching the package lists of bookworm and trixie(-backports) into %s\n", dir)
+		cmd := exec.Command("apt-get", append(opts, "update")...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("apt-get update (the lab's own sources list %s): %w: %s", list, err, lastLines(out))
+		}
+	}
+	return opts, nil
+}
+
+func lastLines(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 500 {
+		s = "…" + s[len(s)-500:]
+	}
+	return s
+}
+
+// pickKernel chooses the package holding the vmlinuz of want among apt's
+// package names: for each upstream version the linux-binary package where
+// there is one (linux-image is then a meta-package), the newest version
+// of a series, one exact version, or one package by name.
+func pickKernel(names []string, want string) (string, error) {
+	if kernelPkgRE.MatchString(want) {
+		if slices.Contains(names, want) {
+			return want, nil
+		}
+		return "", fmt.Errorf("-debian-kernel %s: apt knows no such package", want)
+	}
+	// A Debian package version names its upstream version before the "-".
+	if v, _, ok := strings.Cut(want, "-"); ok && strings.ContainsAny(want, "~+") {
+		want = v
+	}
+	byVersion := map[string]string{}
+	for _, n := range names {
+		m := kernelPkgRE.FindStringSubmatch(n)
+		if m == nil {
+			continue
+		}
+		v := m[2]
+		series := v[:strings.LastIndexAny(v, ".-")]
+		if strings.Contains(v, ".0-") { // bookworm's 6.1.0-57: series 6.1
+			series = v[:strings.Index(v, ".0-")]
+		}
+		if v != want && series != want {
+			continue
+		}
+		// linux-binary over linux-image; of two suites' builds of one
+		// version (6.12.117+deb12, +deb13) either boots: keep the first.
+		if cur, ok := byVersion[v]; !ok || (m[1] == "binary" && strings.HasPrefix(cur, "linux-image-")) {
+			byVersion[v] = n
+		}
+	}
+	if len(byVersion) == 0 {
+		return "", fmt.Errorf("-debian-kernel %s: apt knows no linux-image or linux-binary package of it for amd64 (Debian has 6.1, 6.12 and 6.16 … 7.3)", want)
+	}
+	versions := slices.Collect(maps.Keys(byVersion))
+	sort.Slice(versions, func(i, j int) bool { return versionLess(versions[i], versions[j]) })
+	return byVersion[versions[len(versions)-1]], nil
 }
 
 // versionLess orders package names by their numbers, so that 6.12.117

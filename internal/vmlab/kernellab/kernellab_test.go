@@ -173,3 +173,35 @@ func TestKernelTwoCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestPickKernel: apt's names as trixie-backports and bookworm list them.
+func TestPickKernel(t *testing.T) {
+	names := []string{
+		"linux-image-6.1.0-57-amd64", "linux-image-6.1.0-9-amd64", "linux-image-6.1.0-57-cloud-amd64",
+		"linux-image-6.12.117+deb12-amd64", "linux-image-6.12.117+deb12-amd64-unsigned", "linux-image-6.12.118+deb12-amd64",
+		"linux-image-6.16.12+deb13-amd64", "linux-image-6.16.3+deb13-amd64",
+		"linux-image-6.18.5+deb13-amd64", "linux-image-6.18.15+deb13-amd64", "linux-image-6.18.15+deb13-amd64-dbg",
+		"linux-image-6.19.14+deb13-amd64", "linux-binary-6.19.14+deb13-amd64", "linux-binary-6.19.14+deb13-rt-amd64",
+		"linux-image-7.3.4+deb13-amd64", "linux-binary-7.3.4+deb13-amd64", "linux-binary-7.3.4+deb13-cloud-amd64",
+		"linux-image-amd64",
+	}
+	for _, c := range []struct{ want, pkg, err string }{
+		{"6.1", "linux-image-6.1.0-57-amd64", ""},
+		{"6.12", "linux-image-6.12.118+deb12-amd64", ""},
+		{"6.16", "linux-image-6.16.12+deb13-amd64", ""},
+		{"6.18", "linux-image-6.18.15+deb13-amd64", ""},
+		{"6.18.5", "linux-image-6.18.5+deb13-amd64", ""},
+		{"6.18.15-1~bpo13+1", "linux-image-6.18.15+deb13-amd64", ""},
+		{"6.19", "linux-binary-6.19.14+deb13-amd64", ""}, // linux-image is the meta-package
+		{"7.3", "linux-binary-7.3.4+deb13-amd64", ""},
+		{"linux-image-6.16.3+deb13-amd64", "linux-image-6.16.3+deb13-amd64", ""},
+		{"linux-image-6.17.8+deb13-amd64", "", "no such package"},
+		{"7.4", "", "no linux-image or linux-binary package"},
+		{"6.1.0", "", "no linux-image"},
+	} {
+		pkg, err := pickKernel(names, c.want)
+		if pkg != c.pkg || (err == nil) != (c.err == "") || (err != nil && !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("pickKernel(%q) = %q, %v; want %q, error %q", c.want, pkg, err, c.pkg, c.err)
+		}
+	}
+}
