@@ -1,6 +1,10 @@
 package vmlab
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // TestIsVmlinuz: the kernel's path in Debian's packages, before and after
 // 6.19 moved it into linux-binary-V.
@@ -15,5 +19,24 @@ func TestIsVmlinuz(t *testing.T) {
 		if got := isVmlinuz(name); got != want {
 			t.Errorf("isVmlinuz(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestKeep: a guest's outputs land under Keep/<topology>-<release>/.
+func TestKeep(t *testing.T) {
+	l := &Lab{Keep: t.TempDir()}
+	tr := &Transcript{Outputs: []Output{
+		{Name: "kernel-release", Data: []byte("7.3.4+deb13-amd64\n")},
+		{Name: "kernel-count.results", Data: []byte("BenchmarkKernelCount/x 1 1 tx/s\n")},
+	}}
+	dir, err := l.keep(Topology{Name: "oracle-2n"}, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(dir) != "oracle-2n-7.3.4+deb13-amd64" {
+		t.Errorf("kept in %s", dir)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "kernel-count.results")); err != nil || string(b) != "BenchmarkKernelCount/x 1 1 tx/s\n" {
+		t.Errorf("kernel-count.results: %q, %v", b, err)
 	}
 }

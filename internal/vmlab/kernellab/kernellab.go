@@ -83,7 +83,8 @@ var kernelPkgRE = regexp.MustCompile(`^linux-(image|binary)-(\d+\.\d+(?:\.\d+)?(
 // cache as Kernel fetches bookworm's own. want is a series (6.1, 6.18,
 // 7.3: its newest), an upstream version (6.18.15), a Debian package
 // version (6.18.15-1~bpo13+1) or a package name. 6.1 and 6.12 come from
-// the host's apt lists, as in CI; any other from historySources.
+// the host's apt lists where they have them, as in CI; any other from
+// historySources.
 func DebianKernel(h *vmlab.Host, want string) (string, error) {
 	if re, ok := DebianKernels[want]; ok {
 		out, err := exec.Command("apt-cache", "pkgnames", "linux-image-").Output()
@@ -96,15 +97,16 @@ func DebianKernel(h *vmlab.Host, want string) (string, error) {
 				pkgs = append(pkgs, p)
 			}
 		}
-		if len(pkgs) == 0 {
-			return "", fmt.Errorf("apt knows no package matching %s", re)
+		// The host's lists may lack the series (6.12 is bookworm-backports'
+		// on a host without backports): then the lab's own lists have it.
+		if len(pkgs) > 0 {
+			sort.Slice(pkgs, func(i, j int) bool { return versionLess(pkgs[i], pkgs[j]) })
+			pkg := pkgs[len(pkgs)-1]
+			if err := os.MkdirAll(h.Cache, 0o755); err != nil {
+				return "", err
+			}
+			return h.FetchKernel(pkg, pkg)
 		}
-		sort.Slice(pkgs, func(i, j int) bool { return versionLess(pkgs[i], pkgs[j]) })
-		pkg := pkgs[len(pkgs)-1]
-		if err := os.MkdirAll(h.Cache, 0o755); err != nil {
-			return "", err
-		}
-		return h.FetchKernel(pkg, pkg)
 	}
 	opts, err := historyApt(h)
 	if err != nil {
