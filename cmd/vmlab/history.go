@@ -57,6 +57,7 @@ func historyCmd(stdout, stderr io.Writer, args []string) error {
 		img, err := kernellab.DebianKernel(&l.Host, v)
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("%s: %v", v, err))
+			fmt.Fprintf(stdout, "vmlab: history: FAIL %s: %v\n", v, err)
 			continue
 		}
 		l.UseKernel(img)

@@ -61,6 +61,26 @@ var debianKernels = []struct {
 		forms:  map[string]string{"balance-running": "cmpxchg before the interval test: sched_balance_domains", "nohz-idle-mask": "counter and mask"},
 	},
 	{
+		// linux-binary-7.2.12+deb13-amd64 7.2.12-1~bpo13+1, System.map from
+		// its -dbg: the 7.3 text's shape (counted with objdump -d) without
+		// task_group.runnable_avg, load_avg already at 0x140.
+		dir: "testdata/debian-7.2",
+		want: map[string]int{
+			"tg-load-avg": 7, "tg-load-avg-limit": 7,
+			"balance-running": 1, "balance-running-release": 1,
+			"nohz-idle-mask": 2, "nr-busy-cpus": 2,
+			"cpupri-count": 2, "cpupri-mask": 2,
+		},
+		absent: map[string]string{
+			"balancing-trylock": "replaced the spinlock",
+			"balancing-unlock":  "replaced the spinlock",
+			"nohz-nr-cpus":      "5d86d542f68f",
+			"tg-runnable-avg":   "no runnable_avg",
+		},
+		layout: Layout{TGLoadAvg: 0x140, CfsRqTG: 0x158, SDShared: 0x168, SDSNrBusyCPUs: 4, NohzNrCPUs: -1, CfsRqLastUpdateTG: 0x100, CpumaskOffstack: true},
+		forms:  map[string]string{"balance-running": "interval test and should_we_balance() before the cmpxchg: in sched_balance_rq", "nohz-idle-mask": "mask weight"},
+	},
+	{
 		// linux-binary-7.3.4+deb13-amd64 7.3.4-1~bpo13+1 (trixie-backports),
 		// System.map from linux-image-7.3.4+deb13-amd64-dbg. The flag is
 		// taken in sched_balance_rq (3324b2180c17), nohz has no nr_cpus
@@ -181,7 +201,7 @@ func TestFindRejects(t *testing.T) {
 		{"flag address", []string{"balance-running", "balance-running-release"}, func(in *Input) { moveSym(in.Syms, "sched_balance_running", 4) }},
 	}
 	for _, c := range cases {
-		for _, dir := range []string{"testdata/debian-6.12", "testdata/debian-7.3"} {
+		for _, dir := range []string{"testdata/debian-6.12", "testdata/debian-7.2", "testdata/debian-7.3"} {
 			t.Run(c.name+"/"+filepath.Base(dir), func(t *testing.T) {
 				rejects(t, dir, c.kinds, c.edit)
 			})

@@ -1,8 +1,10 @@
 // Package kernellab is the kernel oracle's part of the QEMU lab
-// (internal/vmlab): the 2-node topology booted on Debian's 6.1 and 6.12
-// kernels, the apt fetch of those kernels (cmd/vmlab's -debian-kernel),
-// and the steps that run contend kernel sites and count in the guest and
-// judge what came back. It registers its topology and steps with vmlab
+// (internal/vmlab): the 2-node topology booted on Debian's kernels, 6.1
+// and 6.12 in CI and any of 6.16 … 7.3 from trixie-backports by version
+// (cmd/vmlab's -debian-kernel, and vmlab history, which boots them in
+// turn), the apt fetch of those kernels, and the steps that run contend
+// kernel sites and count in the guest (one count, two at once, one
+// killed) and judge what came back. It registers its topology and steps with vmlab
 // when imported, so cmd/vmlab lists and boots them as vmlab's own.
 package kernellab
 
