@@ -65,6 +65,13 @@ var (
 		"attach_task_cfs_rq", "detach_task_cfs_rq", "task_change_group_fair",
 		"switched_from_fair", "switched_to_fair", "propagate_entity_cfs_rq",
 		"enqueue_entity", "dequeue_entity", "migrate_task_rq_fair",
+		// update_load_avg's callers, where GCC inlines it (Debian 7.0 on:
+		// a guest's watchpoints saw 1.56× the writes of the sites above,
+		// and objdump -d of 7.2.12 and 7.3.4 finds lock adds to
+		// [cfs_rq->tg + load_avg] in these).
+		"enqueue_task_fair", "dequeue_task_fair", "dequeue_entities", "__dequeue_task",
+		"task_tick_fair", "set_next_task_fair", "put_prev_task_fair", "pick_next_task_fair",
+		"pick_task_fair", "rq_offline_fair", "__sched_group_set_shares", "sched_group_set_shares",
 	}
 	// The balancer's serialisation moved: rebalance_domains' spinlock
 	// (to v6.8), sched_balance_domains' atomic flag (v6.9, renamed

@@ -46,8 +46,11 @@ var debianKernels = []struct {
 		want: map[string]int{
 			// update_load_avg, sched_balance_update_blocked_averages (out of
 			// line, reached by a jump), attach_entity_cfs_rq,
-			// task_change_group_fair, switched_from_fair (detach inlined)
-			"tg-load-avg": 5, "tg-load-avg-limit": 5,
+			// task_change_group_fair, switched_from_fair (detach inlined),
+			// rq_offline_fair (a forced update as a cpu goes offline: no
+			// 1 ms test; objdump -d: mov 0x158(%rbx),%rcx; lock add
+			// %rdx,0x100(%rcx))
+			"tg-load-avg": 6, "tg-load-avg-limit": 5,
 			"balance-running": 1, "balance-running-release": 1,
 			"nohz-idle-mask": 2, "nohz-nr-cpus": 2, "nr-busy-cpus": 2,
 			"cpupri-count": 2, "cpupri-mask": 2,
@@ -62,11 +65,18 @@ var debianKernels = []struct {
 	},
 	{
 		// linux-binary-7.2.12+deb13-amd64 7.2.12-1~bpo13+1, System.map from
-		// its -dbg: the 7.3 text's shape (counted with objdump -d) without
-		// task_group.runnable_avg, load_avg already at 0x140.
+		// its -dbg: load_avg at 0x140, no task_group.runnable_avg yet.
+		// update_load_avg is inlined into its callers: lock adds in
+		// update_load_avg, __sched_balance_update_blocked_averages (2),
+		// attach_entity_cfs_rq, task_change_group_fair, switched_from_fair,
+		// propagate_entity_cfs_rq, enqueue_task_fair, dequeue_task_fair,
+		// dequeue_entities, task_tick_fair, set_next_task_fair,
+		// rq_offline_fair (no 1 ms test: a forced update) and
+		// __sched_group_set_shares, as objdump -d of the whole text finds
+		// them (a lock add to 0x140(reg) after a load of 0x158, cfs_rq.tg).
 		dir: "testdata/debian-7.2",
 		want: map[string]int{
-			"tg-load-avg": 7, "tg-load-avg-limit": 7,
+			"tg-load-avg": 14, "tg-load-avg-limit": 13,
 			"balance-running": 1, "balance-running-release": 1,
 			"nohz-idle-mask": 2, "nr-busy-cpus": 2,
 			"cpupri-count": 2, "cpupri-mask": 2,
@@ -91,8 +101,11 @@ var debianKernels = []struct {
 			// (two: the cfs_rq walk's and a second loop's, its tg loaded
 			// above the 1 ms test), attach_entity_cfs_rq,
 			// task_change_group_fair, switched_from_fair,
-			// propagate_entity_cfs_rq
-			"tg-load-avg": 7, "tg-load-avg-limit": 7, "tg-runnable-avg": 7,
+			// propagate_entity_cfs_rq, and where update_load_avg is inlined:
+			// enqueue_task_fair, dequeue_task_fair, __dequeue_task,
+			// task_tick_fair, rq_offline_fair (no 1 ms test),
+			// __sched_group_set_shares (objdump -d of the whole text)
+			"tg-load-avg": 13, "tg-load-avg-limit": 12, "tg-runnable-avg": 13,
 			"balance-running": 1, "balance-running-release": 1, // sched_balance_rq
 			"nohz-idle-mask": 2, "nr-busy-cpus": 2,
 			"cpupri-count": 2, "cpupri-mask": 2,
