@@ -25,6 +25,7 @@ type Layout struct {
 	CfsRqLastUpdateTG   int64 // struct cfs_rq, last_update_tg_load_avg; -1 before v6.7
 	SDShared            int64 // struct sched_domain, shared
 	SDSNrBusyCPUs       int64 // struct sched_domain_shared, nr_busy_cpus
+	SDSUtilAvg          int64 // struct sched_domain_shared, util_avg: cache-aware scheduling's (7.2), -1 before
 	NohzIdleCPUsMask    int64 // fair.c's anonymous nohz struct, idle_cpus_mask
 	NohzNrCPUs          int64 // fair.c's anonymous nohz struct, nr_cpus; -1 once removed (2026)
 	CpupriVecCount      int64 // struct cpupri_vec, count; -1 where absent
@@ -65,6 +66,7 @@ var layoutMembers = []btfMember{
 	{"cfs_rq", "last_update_tg_load_avg", func(l *Layout) *int64 { return &l.CfsRqLastUpdateTG }},
 	{"sched_domain", "shared", func(l *Layout) *int64 { return &l.SDShared }},
 	{"sched_domain_shared", "nr_busy_cpus", func(l *Layout) *int64 { return &l.SDSNrBusyCPUs }},
+	{"sched_domain_shared", "util_avg", func(l *Layout) *int64 { return &l.SDSUtilAvg }},
 	{"", "idle_cpus_mask", func(l *Layout) *int64 { return &l.NohzIdleCPUsMask }},
 	{"", "nr_cpus", func(l *Layout) *int64 { return &l.NohzNrCPUs }},
 	{"cpupri_vec", "count", func(l *Layout) *int64 { return &l.CpupriVecCount }},

@@ -341,8 +341,13 @@ func Find(in Input) (*Report, error) {
 	default:
 		r.Forms["nohz-idle-mask"] = fmt.Sprintf("counter and mask: nohz.nr_cpus (nohz+%d) inc/dec beside each bts/btr of the mask (before 5d86d542f68f)", l.NohzNrCPUs)
 	}
-	if !haveBusy {
+	switch {
+	case !haveBusy:
 		miss["nr-busy-cpus"] = absent(whyBusy)
+	case l.SDSUtilAvg >= 0 && l.SDSUtilAvg/64 == l.SDSNrBusyCPUs/64:
+		// Cache-aware scheduling (CONFIG_SCHED_CACHE, on in Debian 7.2's
+		// config) keeps the LLC's utilisation in the same struct.
+		r.Forms["nr-busy-cpus"] = fmt.Sprintf("shares its line with the LLC's util_avg (sched_domain_shared+%d and +%d): cache-aware scheduling's words, written by the load balancer (CONFIG_SCHED_CACHE)", l.SDSNrBusyCPUs, l.SDSUtilAvg)
 	}
 	if len(fns) == 0 {
 		miss["nohz-idle-mask"] = none(nohzHosts)

@@ -88,7 +88,7 @@ var debianKernels = []struct {
 			"tg-runnable-avg":   "no runnable_avg",
 		},
 		layout: Layout{TGLoadAvg: 0x140, CfsRqTG: 0x158, SDShared: 0x168, SDSNrBusyCPUs: 4, NohzNrCPUs: -1, CfsRqLastUpdateTG: 0x100, CpumaskOffstack: true},
-		forms:  map[string]string{"balance-running": "interval test and should_we_balance() before the cmpxchg: in sched_balance_rq", "nohz-idle-mask": "mask weight"},
+		forms:  map[string]string{"balance-running": "interval test and should_we_balance() before the cmpxchg: in sched_balance_rq", "nohz-idle-mask": "mask weight", "nr-busy-cpus": "shares its line with the LLC's util_avg"},
 	},
 	{
 		// linux-binary-7.3.4+deb13-amd64 7.3.4-1~bpo13+1 (trixie-backports),
@@ -116,7 +116,7 @@ var debianKernels = []struct {
 			"nohz-nr-cpus":      "5d86d542f68f",
 		},
 		layout: Layout{TGLoadAvg: 0x140, CfsRqTG: 0x160, SDShared: 0x168, SDSNrBusyCPUs: 4, NohzNrCPUs: -1, CfsRqLastUpdateTG: 0x100, CpumaskOffstack: true},
-		forms:  map[string]string{"balance-running": "interval test and should_we_balance() before the cmpxchg: in sched_balance_rq", "nohz-idle-mask": "mask weight", "tg-runnable-avg": "on load_avg's line"},
+		forms:  map[string]string{"balance-running": "interval test and should_we_balance() before the cmpxchg: in sched_balance_rq", "nohz-idle-mask": "mask weight", "tg-runnable-avg": "on load_avg's line", "nr-busy-cpus": "shares its line with the LLC's util_avg"},
 	},
 }
 
@@ -327,4 +327,34 @@ func findIn(t *testing.T, root string) *Report {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestNrBusyForm: 7.2's nr_busy_cpus shares its line with the LLC's
+// util_avg; moved a line on (or absent, as in 6.12) there is no such form.
+func TestNrBusyForm(t *testing.T) {
+	for _, c := range []struct {
+		dir  string
+		move int64
+		want bool
+	}{
+		{"testdata/debian-7.2", 0, true},
+		{"testdata/debian-7.2", 64, false},
+		{"testdata/debian-6.12", 0, false},
+	} {
+		src, err := Open(c.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if src.Layout.SDSUtilAvg >= 0 {
+			src.Layout.SDSUtilAvg += c.move
+		}
+		r, err := Find(src.Input)
+		src.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.HasPrefix(r.Forms["nr-busy-cpus"], "shares its line"); got != c.want {
+			t.Errorf("%s, util_avg moved %d: form %q", c.dir, c.move, r.Forms["nr-busy-cpus"])
+		}
+	}
 }
