@@ -9,8 +9,9 @@ import (
 )
 
 // testdata/history: 6.12's count is internal/oracle's fixture; 6.1's is
-// the same file with the kernel, the rate limit and the tg->load_avg
-// figures changed (made up, to tell the columns apart); the sites files
+// the same file with the kernel, the rate limit, the hypervisor (TCG) and
+// the tg->load_avg figures changed (made up, to tell the columns apart);
+// the sites files
 // are internal/kernel's goldens of the two images.
 const historyDir = "testdata/history"
 
@@ -27,6 +28,7 @@ func TestKernelHistory(t *testing.T) {
 		}
 		s := squeeze(out.String())
 		for _, want := range []string{
+			"# 1 of 2 counts from QEMU TCG guests (hypervisor: TCGTCGTCGTCG)",
 			"tg->load_avg writes/enqueue 0.506 | 0.304",
 			"tg->load_avg writes/cpu-s 63.25 | 38",
 			"6.1.0-57-amd64 | 6.12.117+deb12-amd64 tg-load-avg-limit: appears: the 1 ms test",

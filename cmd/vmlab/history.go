@@ -66,9 +66,9 @@ func historyCmd(stdout, stderr io.Writer, args []string) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		kept, err := keptFor(l.Keep, t.Name, img)
-		if err == nil {
-			err = collect(kept, *dir)
+		err = fmt.Errorf("no outputs came back from %s", filepath.Base(img))
+		if l.Kept != "" {
+			err = collect(l.Kept, *dir)
 		}
 		switch {
 		case cerr != nil:
@@ -97,24 +97,6 @@ func historyCmd(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("history: %d of %d kernels failed: %s", len(failed), len(vs), strings.Join(failed, "; "))
 	}
 	return nil
-}
-
-// keptFor finds the directory Check kept the guest's outputs in: the
-// newest of the topology's (its name carries the guest's release, which
-// only the guest knows).
-func keptFor(keep, topo, img string) (string, error) {
-	dirs, _ := filepath.Glob(filepath.Join(keep, topo+"-*"))
-	var newest string
-	var at time.Time
-	for _, d := range dirs {
-		if st, err := os.Stat(d); err == nil && st.ModTime().After(at) {
-			newest, at = d, st.ModTime()
-		}
-	}
-	if newest == "" {
-		return "", fmt.Errorf("no outputs kept for %s", filepath.Base(img))
-	}
-	return newest, nil
 }
 
 // collect copies a guest's sites and results file into dir, named by its

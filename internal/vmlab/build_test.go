@@ -29,9 +29,15 @@ func TestKeep(t *testing.T) {
 		{Name: "kernel-release", Data: []byte("7.3.4+deb13-amd64\n")},
 		{Name: "kernel-count.results", Data: []byte("BenchmarkKernelCount/x 1 1 tx/s\n")},
 	}}
+	stale := filepath.Join(l.Keep, "oracle-2n-7.3.4+deb13-amd64", "kernel-sites")
+	os.MkdirAll(filepath.Dir(stale), 0o755)
+	os.WriteFile(stale, []byte("an earlier guest's\n"), 0o644)
 	dir, err := l.keep(Topology{Name: "oracle-2n"}, tr)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("an earlier guest's output is still kept beside this one's")
 	}
 	if filepath.Base(dir) != "oracle-2n-7.3.4+deb13-amd64" {
 		t.Errorf("kept in %s", dir)

@@ -47,6 +47,8 @@ type Lab struct {
 	// files a step emitted (a results file), for what the lab's checks do
 	// not keep (vmlab history's counts).
 	Keep string
+	// Kept is where Check kept the last guest's outputs ("" none).
+	Kept string
 
 	kernel, base string
 	foreign      map[string]*Lab // by GOARCH, prepared when a guest needs it
@@ -64,6 +66,9 @@ func (l *Lab) keep(t Topology, tr *Transcript) (string, error) {
 		release = strings.TrimSpace(string(o.Data))
 	}
 	dir := filepath.Join(l.Keep, t.Name+"-"+filepath.Base(release))
+	if err := os.RemoveAll(dir); err != nil { // an earlier guest's outputs
+		return "", err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -323,6 +328,7 @@ func (l *Lab) Check(ctx context.Context, t Topology) error {
 	if err != nil {
 		f.Problems = append(f.Problems, "boot: "+err.Error())
 	}
+	l.Kept = ""
 	if tr != nil {
 		for _, s := range steps {
 			f.Problems = append(f.Problems, s.Check(t, tr)...)
@@ -331,6 +337,7 @@ func (l *Lab) Check(ctx context.Context, t Topology) error {
 			if dir, err := l.keep(t, tr); err != nil {
 				f.Problems = append(f.Problems, "keeping the outputs: "+err.Error())
 			} else {
+				l.Kept = dir
 				l.logf("%s: outputs kept in %s", t.Name, dir)
 			}
 		}
