@@ -38,6 +38,9 @@ type Layout struct {
 	CssCgroup int64 // struct cgroup_subsys_state, cgroup
 	CgroupKn  int64 // struct cgroup, kn
 	KernfsID  int64 // struct kernfs_node, id (u64 since v5.5)
+	// RQ holds struct rq's hot fields' offsets (rqMembers), those BTF
+	// has: the lines 89951fc1f820 rearranged.
+	RQ map[string]int64 `json:"-"`
 	// Absent says, per "struct.member" left at -1 ("" the nohz struct;
 	// "cpumask_var_t" the typedef), why: the struct or the member is not
 	// in this kernel's BTF.
@@ -139,6 +142,7 @@ func LayoutOf(spec *btf.Spec) (*Layout, error) {
 	if tg, _ := find("task_group"); tg != nil {
 		l.TaskGroupStructSize = int64(tg.Size)
 	}
+	l.RQ = rqOffsets(spec)
 	var cv *btf.Typedef
 	if err := spec.TypeByName("cpumask_var_t", &cv); err != nil {
 		l.Absent["cpumask_var_t"] = fmt.Sprintf("BTF has no typedef cpumask_var_t (%v)", err)

@@ -113,6 +113,8 @@ type Report struct {
 	// (where the balancer takes its flag, whether nohz keeps a counter),
 	// read from the text and BTF, with the change that made it so.
 	Forms map[string]string `json:"forms,omitempty"`
+	// RQ are struct rq's groups of hot fields and their lines (BTF).
+	RQ []RQGroup `json:"rq,omitempty"`
 }
 
 // fn is one host, disassembled.
@@ -386,6 +388,7 @@ func Find(in Input) (*Report, error) {
 		}
 	}
 
+	r.RQ = rqGroups(l.RQ)
 	for _, k := range Kinds {
 		if found[k.Name] {
 			continue

@@ -358,3 +358,32 @@ func TestNrBusyForm(t *testing.T) {
 		}
 	}
 }
+
+// TestRQGroups: struct rq's pick fields share the lock's line before
+// 89951fc1f820 (6.12: nr_running and the NUMA counts at +4..+12, __lock at
+// +0) and have a line of their own after (7.3: +0..+32, __lock at +72);
+// moving the lock onto their line says so.
+func TestRQGroups(t *testing.T) {
+	for _, c := range []struct {
+		dir, pick, clock string
+		moveLock         int64
+	}{
+		{"testdata/debian-6.12", "over 5 lines, 3 of them on __lock's line (nr_running, nr_numa_running, nr_preferred_running)", "over 2 lines, apart from __lock", 0},
+		{"testdata/debian-7.3", "on one line, apart from __lock", "on one line, apart from __lock", 0},
+		{"testdata/debian-7.3", "on one line, 7 of them on __lock's line (nr_running, nr_numa_running, nr_preferred_running, ttwu_pending, cpu_capacity, curr, idle)", "on one line, apart from __lock", -72},
+	} {
+		src, err := Open(c.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Layout.RQ["__lock"] += c.moveLock
+		r, err := Find(src.Input)
+		src.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.RQ) != 2 || r.RQ[0].Form != c.pick || r.RQ[1].Form != c.clock {
+			t.Errorf("%s, lock moved %d: %+v\nwant %q and %q", c.dir, c.moveLock, r.RQ, c.pick, c.clock)
+		}
+	}
+}
