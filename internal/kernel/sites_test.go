@@ -368,7 +368,7 @@ func TestRQGroups(t *testing.T) {
 		dir, pick, clock string
 		moveLock         int64
 	}{
-		{"testdata/debian-6.12", "over 5 lines, 3 of them on __lock's line (nr_running, nr_numa_running, nr_preferred_running)", "over 2 lines, apart from __lock", 0},
+		{"testdata/debian-6.12", "spread over several lines, 3 of them on __lock's line (nr_running, nr_numa_running, nr_preferred_running)", "spread over several lines, apart from __lock", 0},
 		{"testdata/debian-7.3", "on one line, apart from __lock", "on one line, apart from __lock", 0},
 		{"testdata/debian-7.3", "on one line, 7 of them on __lock's line (nr_running, nr_numa_running, nr_preferred_running, ttwu_pending, cpu_capacity, curr, idle)", "on one line, apart from __lock", -72},
 	} {
