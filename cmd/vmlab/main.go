@@ -7,6 +7,7 @@
 //	vmlab [-topology a,b] [-kernel bzImage] [-save-sysfs]   # boot the matrix and check every topology
 //	vmlab -list                                             # the topologies and steps
 //	vmlab run -topology NAME [-kernel bzImage] -- contend ARGS...
+//	vmlab history [-versions 6.1,6.12,...] [-dir benchdata/kernel-history]
 //
 // The lab installs qemu-system-x86 and busybox-static with apt when missing,
 // takes the kernel from Debian's linux-image-amd64 package (downloaded once
@@ -27,6 +28,12 @@
 // wall clock, not that) and by -timeout only as a wall-clock backstop; a
 // kernel crash on the console after the first line is retried up to
 // twice, three boots at most.
+//
+// history boots the kernel oracle's guest (oracle-2n) on each Debian
+// kernel in turn, one at a time, with the steps kernel-sites and
+// kernel-count, keeps each guest's sites and results file in -dir, and
+// lays the results side by side with contend kernel history
+// (-dir/history.txt): the scheduler's history, counted.
 //
 // run boots one guest and runs contend with the given arguments in a
 // scratch directory; whatever files the command writes there (a results
@@ -71,9 +78,18 @@ type common struct {
 	timeout, boot, run        time.Duration
 }
 
+// flags is a command's flag set with the flags every command shares.
+func flags(name string, stderr io.Writer) (*flag.FlagSet, *common) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c := &common{}
+	c.register(fs)
+	return fs, c
+}
+
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.kernel, "kernel", "", "boot this `bzImage` instead of Debian's linux-image-amd64")
-	fs.StringVar(&c.debianKernel, "debian-kernel", "", "boot Debian's newest kernel of this `series` (6.1 or 6.12, for the kernel oracle's guests) instead of linux-image-amd64's")
+	fs.StringVar(&c.debianKernel, "debian-kernel", "", "boot this Debian kernel instead of linux-image-amd64's, for the kernel oracle's guests: a `series` (6.1, 6.12, 6.16 … 7.3: its newest), an upstream version (6.18.15), a package version (6.18.15-1~bpo13+1) or a package name; 6.16 on come from trixie-backports through a sources list of the lab's own under -cache")
 	fs.StringVar(&c.accel, "accel", "tcg", "QEMU `accelerator`: tcg, or kvm on a host that has it (only then do timings mean anything)")
 	fs.StringVar(&c.out, "out", "", "`directory` for the build and the guests' files (default out/vmlab)")
 	fs.StringVar(&c.cache, "cache", "/var/cache/contend-vmlab", "`directory` for the downloaded kernel package, outside the repository")
@@ -131,10 +147,10 @@ func vmlabCmd(stdout, stderr io.Writer, args []string) error {
 	if len(args) > 0 && args[0] == "run" {
 		return runCmd(stdout, stderr, args[1:])
 	}
-	fs := flag.NewFlagSet("vmlab", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c common
-	c.register(fs)
+	if len(args) > 0 && args[0] == "history" {
+		return historyCmd(stdout, stderr, args[1:])
+	}
+	fs, c := flags("vmlab", stderr)
 	names := fs.String("topology", "", "comma-separated `topologies` to check (default: all)")
 	steps := fs.String("steps", "", "comma-separated `steps` to run in every guest instead of each topology's own")
 	list := fs.Bool("list", false, "print the topologies and steps, and boot nothing")
@@ -253,10 +269,7 @@ func writeList(w io.Writer) error {
 
 // runCmd boots one guest and runs a contend command in it.
 func runCmd(stdout, stderr io.Writer, args []string) error {
-	fs := flag.NewFlagSet("vmlab run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c common
-	c.register(fs)
+	fs, c := flags("vmlab run", stderr)
 	name := fs.String("topology", "skx-2s", "the guest's `topology` (vmlab -list shows them)")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 // 1 ms rate limit (v6.7).
 type Layout struct {
 	TGLoadAvg           int64 // struct task_group, load_avg: the contended word
+	TGRunnableAvg       int64 // struct task_group, runnable_avg: beside load_avg in 7.3, -1 before
 	TGCfsRq             int64 // struct task_group, cfs_rq (per-cpu array of pointers)
 	TGChildren          int64 // struct task_group, children (list_head)
 	TGSiblings          int64 // struct task_group, siblings (list_head)
@@ -24,6 +25,7 @@ type Layout struct {
 	CfsRqLastUpdateTG   int64 // struct cfs_rq, last_update_tg_load_avg; -1 before v6.7
 	SDShared            int64 // struct sched_domain, shared
 	SDSNrBusyCPUs       int64 // struct sched_domain_shared, nr_busy_cpus
+	SDSUtilAvg          int64 // struct sched_domain_shared, util_avg: cache-aware scheduling's (7.2), -1 before
 	NohzIdleCPUsMask    int64 // fair.c's anonymous nohz struct, idle_cpus_mask
 	NohzNrCPUs          int64 // fair.c's anonymous nohz struct, nr_cpus; -1 once removed (2026)
 	CpupriVecCount      int64 // struct cpupri_vec, count; -1 where absent
@@ -36,44 +38,56 @@ type Layout struct {
 	CssCgroup int64 // struct cgroup_subsys_state, cgroup
 	CgroupKn  int64 // struct cgroup, kn
 	KernfsID  int64 // struct kernfs_node, id (u64 since v5.5)
+	// RQ holds struct rq's hot fields' offsets (rqMembers), those BTF
+	// has: the lines 89951fc1f820 rearranged.
+	RQ map[string]int64 `json:"-"`
+	// Absent says, per "struct.member" left at -1 ("" the nohz struct;
+	// "cpumask_var_t" the typedef), why: the struct or the member is not
+	// in this kernel's BTF.
+	Absent map[string]string `json:"-"`
 }
 
 // btfMember names one member the layout needs: the struct's name ("" for
-// the anonymous nohz struct, found by its members), and whether a kernel
-// without it is still one the finder understands.
+// the anonymous nohz struct, found by its members). Every one may be
+// absent: a kernel without it leaves -1, and the sites that need it are
+// reported as not in this kernel (Find), so a newer kernel that dropped
+// or renamed one member still shows every other site.
 type btfMember struct {
 	strct, member string
-	optional      bool
 	dst           func(*Layout) *int64
 }
 
 var layoutMembers = []btfMember{
-	{"task_group", "load_avg", false, func(l *Layout) *int64 { return &l.TGLoadAvg }},
-	{"task_group", "cfs_rq", false, func(l *Layout) *int64 { return &l.TGCfsRq }},
-	{"task_group", "children", false, func(l *Layout) *int64 { return &l.TGChildren }},
-	{"task_group", "siblings", false, func(l *Layout) *int64 { return &l.TGSiblings }},
-	{"task_group", "parent", false, func(l *Layout) *int64 { return &l.TGParent }},
-	{"cfs_rq", "tg", false, func(l *Layout) *int64 { return &l.CfsRqTG }},
-	{"cfs_rq", "tg_load_avg_contrib", false, func(l *Layout) *int64 { return &l.CfsRqTGLoadContrib }},
-	{"cfs_rq", "last_update_tg_load_avg", true, func(l *Layout) *int64 { return &l.CfsRqLastUpdateTG }},
-	{"sched_domain", "shared", false, func(l *Layout) *int64 { return &l.SDShared }},
-	{"sched_domain_shared", "nr_busy_cpus", false, func(l *Layout) *int64 { return &l.SDSNrBusyCPUs }},
-	{"", "idle_cpus_mask", false, func(l *Layout) *int64 { return &l.NohzIdleCPUsMask }},
-	{"", "nr_cpus", true, func(l *Layout) *int64 { return &l.NohzNrCPUs }},
-	{"cpupri_vec", "count", true, func(l *Layout) *int64 { return &l.CpupriVecCount }},
-	{"cpupri_vec", "mask", true, func(l *Layout) *int64 { return &l.CpupriVecMask }},
-	{"task_group", "css", true, func(l *Layout) *int64 { return &l.TGCss }},
-	{"cgroup_subsys_state", "cgroup", true, func(l *Layout) *int64 { return &l.CssCgroup }},
-	{"cgroup", "kn", true, func(l *Layout) *int64 { return &l.CgroupKn }},
-	{"kernfs_node", "id", true, func(l *Layout) *int64 { return &l.KernfsID }},
+	{"task_group", "load_avg", func(l *Layout) *int64 { return &l.TGLoadAvg }},
+	{"task_group", "runnable_avg", func(l *Layout) *int64 { return &l.TGRunnableAvg }},
+	{"task_group", "cfs_rq", func(l *Layout) *int64 { return &l.TGCfsRq }},
+	{"task_group", "children", func(l *Layout) *int64 { return &l.TGChildren }},
+	{"task_group", "siblings", func(l *Layout) *int64 { return &l.TGSiblings }},
+	{"task_group", "parent", func(l *Layout) *int64 { return &l.TGParent }},
+	{"cfs_rq", "tg", func(l *Layout) *int64 { return &l.CfsRqTG }},
+	{"cfs_rq", "tg_load_avg_contrib", func(l *Layout) *int64 { return &l.CfsRqTGLoadContrib }},
+	{"cfs_rq", "last_update_tg_load_avg", func(l *Layout) *int64 { return &l.CfsRqLastUpdateTG }},
+	{"sched_domain", "shared", func(l *Layout) *int64 { return &l.SDShared }},
+	{"sched_domain_shared", "nr_busy_cpus", func(l *Layout) *int64 { return &l.SDSNrBusyCPUs }},
+	{"sched_domain_shared", "util_avg", func(l *Layout) *int64 { return &l.SDSUtilAvg }},
+	{"", "idle_cpus_mask", func(l *Layout) *int64 { return &l.NohzIdleCPUsMask }},
+	{"", "nr_cpus", func(l *Layout) *int64 { return &l.NohzNrCPUs }},
+	{"cpupri_vec", "count", func(l *Layout) *int64 { return &l.CpupriVecCount }},
+	{"cpupri_vec", "mask", func(l *Layout) *int64 { return &l.CpupriVecMask }},
+	{"task_group", "css", func(l *Layout) *int64 { return &l.TGCss }},
+	{"cgroup_subsys_state", "cgroup", func(l *Layout) *int64 { return &l.CssCgroup }},
+	{"cgroup", "kn", func(l *Layout) *int64 { return &l.CgroupKn }},
+	{"kernfs_node", "id", func(l *Layout) *int64 { return &l.KernfsID }},
 }
 
 // nohzMembers identify fair.c's "static struct { ... } nohz": no other
-// struct in the kernel has all four. BTF keeps the anonymous type though
-// vmlinux BTF carries no variable for it (pahole encodes only per-cpu
-// variables), so the struct is found by its members and the address of
-// nohz comes from kallsyms.
-var nohzMembers = []string{"idle_cpus_mask", "has_blocked", "next_balance", "next_blocked"}
+// anonymous struct in the kernel has all three. Not has_blocked: v7.x
+// renamed it has_blocked_load (Debian 7.3.4's BTF), and nr_cpus went in
+// 5d86d542f68f. BTF keeps the anonymous type though vmlinux BTF carries
+// no variable for it (pahole encodes only per-cpu variables), so the
+// struct is found by its members and the address of nohz comes from
+// kallsyms.
+var nohzMembers = []string{"idle_cpus_mask", "next_balance", "next_blocked"}
 
 // ErrNoBTF says the kernel exposes no BTF.
 var ErrNoBTF = errors.New("no BTF")
@@ -88,15 +102,17 @@ func ReadLayout(r io.ReaderAt) (*Layout, error) {
 	return LayoutOf(spec)
 }
 
-// LayoutOf resolves the layout in spec. A required member that is missing
-// is an error naming the struct and member: the finder would otherwise
-// match instructions against offsets it made up.
+// LayoutOf resolves the layout in spec. A struct or member the kernel
+// lacks is left at -1 and named in Layout.Absent, never guessed: the
+// finder would otherwise match instructions against offsets it made up.
+// Only BTF that cannot be read at all is an error.
 func LayoutOf(spec *btf.Spec) (*Layout, error) {
-	l := &Layout{}
+	l := &Layout{Absent: map[string]string{}}
 	structs := map[string]*btf.Struct{}
+	errs := map[string]error{}
 	find := func(name string) (*btf.Struct, error) {
-		if s, ok := structs[name]; ok {
-			return s, nil
+		if s, ok := structs[name]; ok || errs[name] != nil {
+			return s, errs[name]
 		}
 		var s *btf.Struct
 		var err error
@@ -105,7 +121,7 @@ func LayoutOf(spec *btf.Spec) (*Layout, error) {
 		} else {
 			err = spec.TypeByName(name, &s)
 		}
-		structs[name] = s
+		structs[name], errs[name] = s, err
 		return s, err
 	}
 	for _, m := range layoutMembers {
@@ -113,28 +129,38 @@ func LayoutOf(spec *btf.Spec) (*Layout, error) {
 		*dst = -1
 		s, err := find(m.strct)
 		if err != nil {
-			if m.optional {
-				continue
-			}
-			return nil, fmt.Errorf("BTF has no %s: %w", structName(m.strct), err)
+			l.Absent[m.strct+"."+m.member] = fmt.Sprintf("BTF has no %s (%v)", structName(m.strct), err)
+			continue
 		}
 		off, ok := memberOffset(s, m.member)
 		if !ok {
-			if m.optional {
-				continue
-			}
-			return nil, fmt.Errorf("BTF: %s has no member %s", structName(m.strct), m.member)
+			l.Absent[m.strct+"."+m.member] = fmt.Sprintf("BTF: %s has no member %s", structName(m.strct), m.member)
+			continue
 		}
 		*dst = off
 	}
-	tg, _ := find("task_group")
-	l.TaskGroupStructSize = int64(tg.Size)
+	if tg, _ := find("task_group"); tg != nil {
+		l.TaskGroupStructSize = int64(tg.Size)
+	}
+	l.RQ = rqOffsets(spec)
 	var cv *btf.Typedef
 	if err := spec.TypeByName("cpumask_var_t", &cv); err != nil {
-		return nil, fmt.Errorf("BTF has no typedef cpumask_var_t: %w", err)
+		l.Absent["cpumask_var_t"] = fmt.Sprintf("BTF has no typedef cpumask_var_t (%v)", err)
+	} else {
+		_, l.CpumaskOffstack = btf.UnderlyingType(cv).(*btf.Pointer)
 	}
-	_, l.CpumaskOffstack = btf.UnderlyingType(cv).(*btf.Pointer)
 	return l, nil
+}
+
+// Has reports whether every named member ("struct.member", "" for nohz)
+// was found, and if not, why the first absent one is.
+func (l *Layout) Has(members ...string) (bool, string) {
+	for _, m := range members {
+		if why, ok := l.Absent[m]; ok {
+			return false, why
+		}
+	}
+	return true, ""
 }
 
 func structName(s string) string {

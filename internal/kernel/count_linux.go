@@ -131,6 +131,19 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	if _, ok := Shapes[cfg.Shape]; !ok {
 		return nil, fmt.Errorf("unknown shape %q", cfg.Shape)
 	}
+	if cfg.Shape == "udp" || cfg.Shape == "server" {
+		if err := LoopbackUp(cfg.Root); err != nil {
+			return nil, fmt.Errorf("-shape %s: %w", cfg.Shape, err)
+		}
+	}
+	// One run at a time, from before the first change to after the last
+	// is undone: the lock is what makes "stale" mean "a dead run's". Taken
+	// first, so a second run is refused before it reads anything.
+	lock, err := machine.TakeLock(cfg.Root, "kernel count")
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	src, err := Open(cfg.Root)
 	if err != nil {
 		return nil, err
@@ -166,7 +179,8 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	c.Kernel, _ = readTrim(filepath.Join(cfg.Root, "proc/sys/kernel/osrelease"))
 	logf := func(format string, args ...any) { fmt.Fprintf(cfg.Log, "kernel count: "+format+"\n", args...) }
 
-	// What an earlier, killed run left: under our names only.
+	// What an earlier, killed run left: under our names only, and (the
+	// lock held) no live run's.
 	for _, f := range []func() ([]string, error){
 		func() ([]string, error) { return machine.StaleSysctls(cfg.Root) }, tfs.RemoveStale, cg.RemoveStale,
 	} {
@@ -679,4 +693,26 @@ func onlineCPUs(root string) ([]int, error) {
 func readTrim(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	return strings.TrimSpace(string(b)), err
+}
+
+// iffUp is IFF_UP in /sys/class/net/IF/flags (include/uapi/linux/if.h).
+const iffUp = 0x1
+
+// LoopbackUp says, in one line, when lo is down: the udp and server
+// shapes send over it, and a minimal system (an initramfs, a fresh
+// network namespace) leaves it down, where every send fails with
+// "network is unreachable".
+func LoopbackUp(root string) error {
+	s, err := readTrim(filepath.Join(root, "sys/class/net/lo/flags"))
+	if err != nil {
+		return fmt.Errorf("no loopback interface: %w", err)
+	}
+	flags, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 32)
+	if err != nil {
+		return fmt.Errorf("lo's flags %q: %w", s, err)
+	}
+	if flags&iffUp == 0 {
+		return fmt.Errorf("loopback is down (lo's flags %s): bring it up first (ip link set lo up)", s)
+	}
+	return nil
 }

@@ -22,6 +22,26 @@
 // merely looks alike is not a site (TestFindRejects moves each offset and
 // address and checks the site vanishes).
 //
+// # Every version
+//
+// The words and their code have moved between the kernels contend holds up
+// (Debian's 6.1, 6.12 and 6.16 … 7.3 are read: fixtures of 6.1, 6.12, 7.2
+// and 7.3 in testdata, the rest in the lab's guests): the balancer's
+// spinlock became the flag sched_balance_running (v6.9), whose cmpxchg
+// moved from sched_balance_domains, before the interval test, into
+// sched_balance_rq after it and should_we_balance() (3324b2180c17, in
+// Debian's 6.18.15 as a stable backport); nohz lost nr_cpus (5d86d542f68f,
+// Debian 7.0) and renamed has_blocked has_blocked_load; task_group gained
+// runnable_avg beside load_avg (7.3); sched_domain_shared gained the LLC's
+// util_avg (cache-aware scheduling, 7.2); and GCC inlines update_load_avg
+// into its callers from 7.0, so those are hosts too. So every BTF member
+// is optional: a struct or member a kernel lacks leaves the sites that
+// need it "not in this kernel", saying what replaced it, and Find fails
+// only when it cannot read the text at all. Report.Forms names each
+// word's shape in this kernel from its text and BTF (where the flag is
+// taken; nohz's counter and mask, or the mask's weight alone; which words
+// share a line), which contend kernel history compares kernel to kernel.
+//
 // The package is internal: it is the machinery of one root-only command,
 // reads the kernel's files directly, and none of bench/, counter/,
 // nodemask/ or affinity/ needs it.
@@ -37,5 +57,9 @@
 // internal/kernel/machine, pushed on its Undo as it is made (Sysctl,
 // Tracefs.AddKprobe, Cgroups.MakeHierarchy, Breakpoint.Open) and undone
 // before Count returns; what a killed run leaves carries contend's names,
-// so the next run removes it (RemoveStale, StaleSysctls).
+// so the next run removes it (RemoveStale, StaleSysctls). One count (or
+// kernel wakeups) at a time: each holds machine.TakeLock's flock from
+// before its first change to after its last is undone, so what carries
+// contend's names is a dead run's, and a second run is refused in one
+// line naming the first.
 package kernel

@@ -175,7 +175,7 @@ func minimalBTF(raw []byte) ([]byte, error) {
 		return nil, err
 	}
 	u64 := &btf.Int{Name: "u64", Size: 8}
-	members := map[string][]string{"": slices.Clone(nohzMembers)}
+	members := map[string][]string{"": slices.Clone(nohzMembers), "rq": slices.Clone(rqMembers)}
 	for _, m := range layoutMembers {
 		if !slices.Contains(members[m.strct], m.member) {
 			members[m.strct] = append(members[m.strct], m.member)

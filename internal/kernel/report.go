@@ -30,9 +30,17 @@ func (r *Report) WriteText(w io.Writer) error {
 		for _, s := range sites {
 			fmt.Fprintf(tw, "\t%s+%#x\t%s\n", s.Func, s.Off, s.Inst)
 		}
+		if f := r.Forms[k.Name]; f != "" {
+			fmt.Fprintf(tw, "\tform: %s\n", f)
+		}
+	}
+	for _, g := range r.RQ {
+		fmt.Fprintf(tw, "%s: %s\n", g.Name, g.What)
+		fmt.Fprintf(tw, "\tlines: %s\n", g.lines())
+		fmt.Fprintf(tw, "\tform: %s\n", g.Form)
 	}
 	if len(r.Missing) > 0 {
-		fmt.Fprintf(tw, "not found:\n")
+		fmt.Fprintf(tw, "not found (\"not in this kernel\": the word or its code is absent from this version):\n")
 		for _, m := range r.Missing {
 			fmt.Fprintf(tw, "\t%s\t%s\n", m.Kind, m.Why)
 		}

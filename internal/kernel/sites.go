@@ -40,8 +40,9 @@ type Miss struct {
 // (or tests), as the kernel source names it.
 var Kinds = []struct{ Name, What string }{
 	{"tg-load-avg", "lock add to tg->load_avg (update_tg_load_avg, inlined)"},
+	{"tg-runnable-avg", "lock add to tg->runnable_avg, beside load_avg on its line (update_tg_load_avg, 7.3)"},
 	{"tg-load-avg-limit", "the 1 ms test: now - cfs_rq->last_update_tg_load_avg < NSEC_PER_MSEC (v6.7+)"},
-	{"balance-running", "lock cmpxchg of sched_balance_running (sched_balance_domains)"},
+	{"balance-running", "lock cmpxchg of sched_balance_running (sched_balance_domains; sched_balance_rq since 3324b2180c17)"},
 	{"balance-running-release", "store of 0 to sched_balance_running"},
 	{"balancing-trylock", "spin_trylock(&balancing) in rebalance_domains (the flag's predecessor)"},
 	{"balancing-unlock", "spin_unlock(&balancing)"},
@@ -59,12 +60,27 @@ var Kinds = []struct{ Name, What string }{
 var (
 	loadAvgHosts = []string{
 		"update_load_avg", "update_blocked_averages", "sched_balance_update_blocked_averages",
+		"__sched_balance_update_blocked_averages", // split out of the above by v7.3
 		"__update_blocked_fair", "attach_entity_cfs_rq", "detach_entity_cfs_rq",
 		"attach_task_cfs_rq", "detach_task_cfs_rq", "task_change_group_fair",
 		"switched_from_fair", "switched_to_fair", "propagate_entity_cfs_rq",
 		"enqueue_entity", "dequeue_entity", "migrate_task_rq_fair",
+		// update_load_avg's callers, where GCC inlines it (Debian 7.0 on:
+		// a guest's watchpoints saw 1.56× the writes of the sites above,
+		// and objdump -d of 7.2.12 and 7.3.4 finds lock adds to
+		// [cfs_rq->tg + load_avg] in these).
+		"enqueue_task_fair", "dequeue_task_fair", "dequeue_entities", "__dequeue_task",
+		"task_tick_fair", "set_next_task_fair", "put_prev_task_fair", "pick_next_task_fair",
+		"pick_task_fair", "rq_offline_fair", "__sched_group_set_shares", "sched_group_set_shares",
 	}
-	balanceHosts = []string{"sched_balance_domains", "rebalance_domains"}
+	// The balancer's serialisation moved: rebalance_domains' spinlock
+	// (to v6.8), sched_balance_domains' atomic flag (v6.9, renamed
+	// v6.10), and since 3324b2180c17 ("Skip sched_balance_running
+	// cmpxchg when balance is not due", v6.19, backported to 6.18.y) the
+	// flag is taken in sched_balance_rq (load_balance before v6.10), after
+	// the interval test and should_we_balance(). sched_balance_newidle
+	// reaches it too (522fb20fbdbe) where GCC inlines sched_balance_rq.
+	balanceHosts = []string{"sched_balance_domains", "rebalance_domains", "sched_balance_rq", "load_balance", "sched_balance_newidle", "newidle_balance"}
 	nohzHosts    = []string{"nohz_balance_enter_idle", "nohz_balance_exit_idle", "set_cpu_sd_state_idle", "set_cpu_sd_state_busy"}
 	cpupriHosts  = []string{"cpupri_set"}
 )
@@ -93,6 +109,12 @@ type Report struct {
 	// byte of an instruction that may be a site, now hidden.
 	Patched []string `json:"patched,omitempty"`
 	Scanned []string `json:"scanned"` // hosts found in kallsyms and disassembled
+	// Forms name, per word found, the shape its code has in this kernel
+	// (where the balancer takes its flag, whether nohz keeps a counter),
+	// read from the text and BTF, with the change that made it so.
+	Forms map[string]string `json:"forms,omitempty"`
+	// RQ are struct rq's groups of hot fields and their lines (BTF).
+	RQ []RQGroup `json:"rq,omitempty"`
 }
 
 // fn is one host, disassembled.
@@ -106,7 +128,7 @@ type fn struct {
 // hosts' bytes; a host kallsyms does not list is skipped, one whose bytes
 // cannot be read is an error.
 func Find(in Input) (*Report, error) {
-	r := &Report{Undecoded: map[string]int{}}
+	r := &Report{Undecoded: map[string]int{}, Forms: map[string]string{}}
 	cache := map[string]*fn{}
 	load := func(hosts []string) ([]*fn, error) {
 		var fns []*fn
@@ -169,6 +191,17 @@ func Find(in Input) (*Report, error) {
 	none := func(hosts []string) string {
 		return "none of " + strings.Join(hosts, ", ") + " is in kallsyms"
 	}
+	// scannedIn is what a kind's "no instruction of a known form" names:
+	// the hosts of its own group that were read, not every group's.
+	scannedIn := map[string][]string{}
+	scanned := func(fns []*fn, kinds ...string) {
+		for _, f := range fns {
+			for _, k := range kinds {
+				scannedIn[k] = append(scannedIn[k], f.sym.Name)
+			}
+		}
+	}
+	absent := func(why string) string { return "not in this kernel: " + why }
 
 	l := in.Layout
 	// tg->load_avg: lock add reg, [base+TGLoadAvg], base loaded from
@@ -177,12 +210,19 @@ func Find(in Input) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	scanned(fns, "tg-load-avg", "tg-load-avg-limit")
+	haveTG, whyTG := l.Has("task_group.load_avg", "cfs_rq.tg")
 	for _, f := range fns {
 		for i, in := range f.insts {
-			if isAtomicAdd(in) {
+			if haveTG && isAtomicAdd(in) {
 				if m, ok := memArg(in.Inst); ok && m.Base != x86asm.RIP && m.Index == 0 && m.Disp == l.TGLoadAvg {
 					if o, ok := origin(f, i, m.Base); ok && loadsFrom(o, l.CfsRqTG) {
 						add("tg-load-avg", f, i, 0)
+					}
+				}
+				if m, ok := memArg(in.Inst); ok && l.TGRunnableAvg >= 0 && m.Base != x86asm.RIP && m.Index == 0 && m.Disp == l.TGRunnableAvg {
+					if o, ok := origin(f, i, m.Base); ok && loadsFrom(o, l.CfsRqTG) {
+						add("tg-runnable-avg", f, i, 0)
 					}
 				}
 			}
@@ -193,8 +233,18 @@ func Find(in Input) (*Report, error) {
 			}
 		}
 	}
-	if len(fns) == 0 {
+	switch {
+	case !haveTG:
+		miss["tg-load-avg"] = absent(whyTG)
+	case len(fns) == 0:
 		miss["tg-load-avg"] = none(loadAvgHosts)
+	}
+	if l.TGRunnableAvg < 0 {
+		miss["tg-runnable-avg"] = "not in this kernel: struct task_group has no runnable_avg (Debian 7.3.4's sits 8 bytes past load_avg, added to beside it)"
+	} else if line := l.TGLoadAvg / 64; l.TGRunnableAvg/64 == line && l.TGLoadAvg >= 0 {
+		r.Forms["tg-runnable-avg"] = fmt.Sprintf("on load_avg's line: task_group+%#x and +%#x, two locked writes to one line per update", l.TGLoadAvg, l.TGRunnableAvg)
+	} else {
+		r.Forms["tg-runnable-avg"] = fmt.Sprintf("on a line of its own: task_group+%#x, load_avg at +%#x", l.TGRunnableAvg, l.TGLoadAvg)
 	}
 	if l.CfsRqLastUpdateTG < 0 {
 		miss["tg-load-avg-limit"] = "not in this kernel: struct cfs_rq has no last_update_tg_load_avg (the 1 ms limit is v6.7's)"
@@ -205,6 +255,7 @@ func Find(in Input) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	scanned(fns, "balance-running", "balance-running-release", "balancing-trylock", "balancing-unlock")
 	flag, haveFlag := in.Syms.Lookup("sched_balance_running")
 	lock, haveLock := in.Syms.Lookup("balancing")
 	trylock, _ := in.Syms.Lookup("_raw_spin_trylock")
@@ -238,9 +289,13 @@ func Find(in Input) (*Report, error) {
 		for _, k := range []string{"balancing-trylock", "balancing-unlock"} {
 			miss[k] = "not in this kernel: the atomic flag sched_balance_running replaced the spinlock balancing"
 		}
+		r.Forms["balance-running"] = balanceForm(r.Sites)
 	case haveLock:
 		for _, k := range []string{"balance-running", "balance-running-release"} {
 			miss[k] = "not in this kernel: it serialises balancing with the spinlock balancing, taken by trylock"
+		}
+		if found["balancing-trylock"] {
+			r.Forms["balancing-trylock"] = "spinlock: spin_trylock(&balancing) in rebalance_domains, before the interval test: every pass over an SD_SERIALIZE domain takes the lock's line (to v6.8)"
 		}
 	default:
 		miss["balance-running"] = "kallsyms has neither sched_balance_running nor balancing (no CONFIG_KALLSYMS_ALL?)"
@@ -252,7 +307,10 @@ func Find(in Input) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	scanned(fns, "nohz-idle-mask", "nohz-nr-cpus", "nr-busy-cpus")
 	nohz, haveNohz := in.Syms.Lookup("nohz")
+	haveNohzStruct, whyNohz := l.Has(".idle_cpus_mask", "cpumask_var_t")
+	haveBusy, whyBusy := l.Has("sched_domain.shared", "sched_domain_shared.nr_busy_cpus")
 	for _, f := range fns {
 		for i, in := range f.insts {
 			if !locked(in.Inst) {
@@ -264,19 +322,34 @@ func Find(in Input) (*Report, error) {
 			}
 			target, rip := ripTarget(f.sym.Addr, in, m)
 			switch {
-			case haveNohz && isBitOp(in) && nohzMask(f, i, m, target, rip, nohz.Addr, l):
+			case haveNohz && haveNohzStruct && isBitOp(in) && nohzMask(f, i, m, target, rip, nohz.Addr, l):
 				add("nohz-idle-mask", f, i, 0)
 			case haveNohz && l.NohzNrCPUs >= 0 && isAtomicAdd(in) && rip && target == nohz.Addr+uint64(l.NohzNrCPUs):
 				add("nohz-nr-cpus", f, i, target)
-			case isAtomicAdd(in) && !rip && m.Disp == l.SDSNrBusyCPUs:
+			case haveBusy && isAtomicAdd(in) && !rip && m.Disp == l.SDSNrBusyCPUs:
 				if o, ok := origin(f, i, m.Base); ok && loadsFrom(o, l.SDShared) {
 					add("nr-busy-cpus", f, i, 0)
 				}
 			}
 		}
 	}
-	if l.NohzNrCPUs < 0 {
+	switch {
+	case !haveNohzStruct:
+		miss["nohz-idle-mask"] = absent(whyNohz)
+		miss["nohz-nr-cpus"] = miss["nohz-idle-mask"]
+	case l.NohzNrCPUs < 0:
 		miss["nohz-nr-cpus"] = "not in this kernel: nohz has no nr_cpus (removed 2026-01, 5d86d542f68f: the mask's weight replaced it)"
+		r.Forms["nohz-idle-mask"] = "mask weight: no counter beside the mask; readers take cpumask_weight(nohz.idle_cpus_mask) (5d86d542f68f)"
+	default:
+		r.Forms["nohz-idle-mask"] = fmt.Sprintf("counter and mask: nohz.nr_cpus (nohz+%d) inc/dec beside each bts/btr of the mask (before 5d86d542f68f)", l.NohzNrCPUs)
+	}
+	switch {
+	case !haveBusy:
+		miss["nr-busy-cpus"] = absent(whyBusy)
+	case l.SDSUtilAvg >= 0 && l.SDSUtilAvg/64 == l.SDSNrBusyCPUs/64:
+		// Cache-aware scheduling (CONFIG_SCHED_CACHE, on in Debian 7.2's
+		// config) keeps the LLC's utilisation in the same struct.
+		r.Forms["nr-busy-cpus"] = fmt.Sprintf("shares its line with the LLC's util_avg (sched_domain_shared+%d and +%d): cache-aware scheduling's words, written by the load balancer (CONFIG_SCHED_CACHE)", l.SDSNrBusyCPUs, l.SDSUtilAvg)
 	}
 	if len(fns) == 0 {
 		miss["nohz-idle-mask"] = none(nohzHosts)
@@ -290,10 +363,11 @@ func Find(in Input) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	scanned(fns, "cpupri-count", "cpupri-mask")
 	for _, f := range fns {
 		for i, in := range f.insts {
 			m, ok := memArg(in.Inst)
-			if !ok || !locked(in.Inst) || m.Base == x86asm.RIP || l.CpupriVecCount < 0 || l.CpupriVecMask < 0 {
+			if !ok || !locked(in.Inst) || m.Base == x86asm.RIP || l.CpupriVecCount < 0 || l.CpupriVecMask < 0 || l.Absent["cpumask_var_t"] != "" {
 				continue
 			}
 			switch {
@@ -305,20 +379,23 @@ func Find(in Input) (*Report, error) {
 		}
 	}
 	for _, k := range []string{"cpupri-count", "cpupri-mask"} {
-		if l.CpupriVecCount < 0 || l.CpupriVecMask < 0 {
+		if ok, why := l.Has("cpumask_var_t"); !ok {
+			miss[k] = absent(why)
+		} else if l.CpupriVecCount < 0 || l.CpupriVecMask < 0 {
 			miss[k] = "not in this kernel: BTF has no struct cpupri_vec with count and mask"
 		} else if len(fns) == 0 {
 			miss[k] = none(cpupriHosts)
 		}
 	}
 
+	r.RQ = rqGroups(l.RQ)
 	for _, k := range Kinds {
 		if found[k.Name] {
 			continue
 		}
 		why, ok := miss[k.Name]
 		if !ok {
-			why = "no instruction of a known form in " + strings.Join(r.Scanned, ", ")
+			why = "no instruction of a known form in " + strings.Join(scannedIn[k.Name], ", ")
 		}
 		r.Missing = append(r.Missing, Miss{k.Name, why})
 	}
@@ -438,4 +515,27 @@ func patched(insts []inst) []uint64 {
 func isInt3(in inst) bool {
 	v, ok := in.Args[0].(x86asm.Imm)
 	return in.Op == x86asm.INT && in.Len == 1 && ok && v == 3
+}
+
+// balanceForm names where this kernel takes sched_balance_running, from
+// the host its cmpxchg lies in. In sched_balance_domains it precedes the
+// interval test, as v6.9's atomic flag kept the spinlock's place (Tim
+// Chen's first versions of the fix, which put the test first there, were
+// not merged: 3324b2180c17 as merged moved the cmpxchg into
+// sched_balance_rq). In sched_balance_rq it follows the interval test and
+// should_we_balance(), so only the domain's balancing cpu, when due,
+// writes the flag's line.
+func balanceForm(sites []Site) string {
+	for _, s := range sites {
+		if s.Kind != "balance-running" {
+			continue
+		}
+		switch s.Func {
+		case "sched_balance_domains", "rebalance_domains":
+			return "cmpxchg before the interval test: " + s.Func + " takes the flag on every pass over an SD_SERIALIZE domain, due or not (v6.9 to 3324b2180c17)"
+		default:
+			return "interval test and should_we_balance() before the cmpxchg: in " + s.Func + ", taken only by the domain's balancing cpu when due (3324b2180c17, v6.19; 6.18.y)"
+		}
+	}
+	return "sched_balance_running is in kallsyms, but no cmpxchg of it was found"
 }

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,6 +22,7 @@ var debianKernels = []struct {
 	want   map[string]int
 	absent map[string]string // kind -> part of why
 	layout Layout
+	forms  map[string]string // kind -> the start of its form
 }{
 	{
 		dir: "testdata/debian-6.1", // linux-image-6.1.0-57-amd64 6.1.192-3
@@ -31,18 +34,23 @@ var debianKernels = []struct {
 		},
 		absent: map[string]string{
 			"tg-load-avg-limit":       "no last_update_tg_load_avg",
+			"tg-runnable-avg":         "no runnable_avg",
 			"balance-running":         "spinlock balancing",
 			"balance-running-release": "spinlock balancing",
 		},
 		layout: Layout{TGLoadAvg: 0x100, CfsRqTG: 0x150, SDShared: 0x128, SDSNrBusyCPUs: 4, NohzNrCPUs: 8, CfsRqLastUpdateTG: -1, CpumaskOffstack: true},
+		forms:  map[string]string{"balancing-trylock": "spinlock", "nohz-idle-mask": "counter and mask"},
 	},
 	{
 		dir: "testdata/debian-6.12", // linux-image-6.12.117+deb12-amd64 6.12.117-1~deb12u1
 		want: map[string]int{
 			// update_load_avg, sched_balance_update_blocked_averages (out of
 			// line, reached by a jump), attach_entity_cfs_rq,
-			// task_change_group_fair, switched_from_fair (detach inlined)
-			"tg-load-avg": 5, "tg-load-avg-limit": 5,
+			// task_change_group_fair, switched_from_fair (detach inlined),
+			// rq_offline_fair (a forced update as a cpu goes offline: no
+			// 1 ms test; objdump -d: mov 0x158(%rbx),%rcx; lock add
+			// %rdx,0x100(%rcx))
+			"tg-load-avg": 6, "tg-load-avg-limit": 5,
 			"balance-running": 1, "balance-running-release": 1,
 			"nohz-idle-mask": 2, "nohz-nr-cpus": 2, "nr-busy-cpus": 2,
 			"cpupri-count": 2, "cpupri-mask": 2,
@@ -50,8 +58,65 @@ var debianKernels = []struct {
 		absent: map[string]string{
 			"balancing-trylock": "replaced the spinlock",
 			"balancing-unlock":  "replaced the spinlock",
+			"tg-runnable-avg":   "no runnable_avg",
 		},
 		layout: Layout{TGLoadAvg: 0x100, CfsRqTG: 0x158, SDShared: 0x120, SDSNrBusyCPUs: 4, NohzNrCPUs: 8, CfsRqLastUpdateTG: 0x100, CpumaskOffstack: true},
+		forms:  map[string]string{"balance-running": "cmpxchg before the interval test: sched_balance_domains", "nohz-idle-mask": "counter and mask"},
+	},
+	{
+		// linux-binary-7.2.12+deb13-amd64 7.2.12-1~bpo13+1, System.map from
+		// its -dbg: load_avg at 0x140, no task_group.runnable_avg yet.
+		// update_load_avg is inlined into its callers: lock adds in
+		// update_load_avg, __sched_balance_update_blocked_averages (2),
+		// attach_entity_cfs_rq, task_change_group_fair, switched_from_fair,
+		// propagate_entity_cfs_rq, enqueue_task_fair, dequeue_task_fair,
+		// dequeue_entities, task_tick_fair, set_next_task_fair,
+		// rq_offline_fair (no 1 ms test: a forced update) and
+		// __sched_group_set_shares, as objdump -d of the whole text finds
+		// them (a lock add to 0x140(reg) after a load of 0x158, cfs_rq.tg).
+		dir: "testdata/debian-7.2",
+		want: map[string]int{
+			"tg-load-avg": 14, "tg-load-avg-limit": 13,
+			"balance-running": 1, "balance-running-release": 1,
+			"nohz-idle-mask": 2, "nr-busy-cpus": 2,
+			"cpupri-count": 2, "cpupri-mask": 2,
+		},
+		absent: map[string]string{
+			"balancing-trylock": "replaced the spinlock",
+			"balancing-unlock":  "replaced the spinlock",
+			"nohz-nr-cpus":      "5d86d542f68f",
+			"tg-runnable-avg":   "no runnable_avg",
+		},
+		layout: Layout{TGLoadAvg: 0x140, CfsRqTG: 0x158, SDShared: 0x168, SDSNrBusyCPUs: 4, NohzNrCPUs: -1, CfsRqLastUpdateTG: 0x100, CpumaskOffstack: true},
+		forms:  map[string]string{"balance-running": "interval test and should_we_balance() before the cmpxchg: in sched_balance_rq", "nohz-idle-mask": "mask weight", "nr-busy-cpus": "shares its line with the LLC's util_avg"},
+	},
+	{
+		// linux-binary-7.3.4+deb13-amd64 7.3.4-1~bpo13+1 (trixie-backports),
+		// System.map from linux-image-7.3.4+deb13-amd64-dbg. The flag is
+		// taken in sched_balance_rq (3324b2180c17), nohz has no nr_cpus
+		// (5d86d542f68f) and has_blocked is has_blocked_load.
+		dir: "testdata/debian-7.3",
+		want: map[string]int{
+			// update_load_avg, __sched_balance_update_blocked_averages
+			// (two: the cfs_rq walk's and a second loop's, its tg loaded
+			// above the 1 ms test), attach_entity_cfs_rq,
+			// task_change_group_fair, switched_from_fair,
+			// propagate_entity_cfs_rq, and where update_load_avg is inlined:
+			// enqueue_task_fair, dequeue_task_fair, __dequeue_task,
+			// task_tick_fair, rq_offline_fair (no 1 ms test),
+			// __sched_group_set_shares (objdump -d of the whole text)
+			"tg-load-avg": 13, "tg-load-avg-limit": 12, "tg-runnable-avg": 13,
+			"balance-running": 1, "balance-running-release": 1, // sched_balance_rq
+			"nohz-idle-mask": 2, "nr-busy-cpus": 2,
+			"cpupri-count": 2, "cpupri-mask": 2,
+		},
+		absent: map[string]string{
+			"balancing-trylock": "replaced the spinlock",
+			"balancing-unlock":  "replaced the spinlock",
+			"nohz-nr-cpus":      "5d86d542f68f",
+		},
+		layout: Layout{TGLoadAvg: 0x140, CfsRqTG: 0x160, SDShared: 0x168, SDSNrBusyCPUs: 4, NohzNrCPUs: -1, CfsRqLastUpdateTG: 0x100, CpumaskOffstack: true},
+		forms:  map[string]string{"balance-running": "interval test and should_we_balance() before the cmpxchg: in sched_balance_rq", "nohz-idle-mask": "mask weight", "tg-runnable-avg": "on load_avg's line", "nr-busy-cpus": "shares its line with the LLC's util_avg"},
 	},
 }
 
@@ -66,7 +131,7 @@ func TestFindDebian(t *testing.T) {
 			l := src.Layout
 			got := Layout{TGLoadAvg: l.TGLoadAvg, CfsRqTG: l.CfsRqTG, SDShared: l.SDShared, SDSNrBusyCPUs: l.SDSNrBusyCPUs,
 				NohzNrCPUs: l.NohzNrCPUs, CfsRqLastUpdateTG: l.CfsRqLastUpdateTG, CpumaskOffstack: l.CpumaskOffstack}
-			if got != k.layout {
+			if !reflect.DeepEqual(got, k.layout) {
 				t.Errorf("layout = %+v, want %+v", got, k.layout)
 			}
 			r, err := Find(src.Input)
@@ -92,6 +157,14 @@ func TestFindDebian(t *testing.T) {
 			for kind, part := range k.absent {
 				if !strings.Contains(why[kind], part) {
 					t.Errorf("%s missing because %q, want it to say %q", kind, why[kind], part)
+				}
+			}
+			if len(r.Forms) != len(k.forms) {
+				t.Errorf("forms %v, want %v", r.Forms, k.forms)
+			}
+			for kind, start := range k.forms {
+				if !strings.HasPrefix(r.Forms[kind], start) {
+					t.Errorf("%s's form %q, want it to start %q", kind, r.Forms[kind], start)
 				}
 			}
 			if len(r.Undecoded) > 0 {
@@ -127,7 +200,10 @@ func TestFindRejects(t *testing.T) {
 		kinds []string
 		edit  func(*Input)
 	}{
-		{"load_avg offset", []string{"tg-load-avg"}, func(in *Input) { in.Layout.TGLoadAvg += 8 }},
+		// Not += 8: 7.3's runnable_avg lies 8 bytes on, added to the same way.
+		{"load_avg offset", []string{"tg-load-avg"}, func(in *Input) { in.Layout.TGLoadAvg += 0x40 }},
+		{"runnable_avg offset", []string{"tg-runnable-avg"}, func(in *Input) { in.Layout.TGRunnableAvg += 0x40 }},
+		{"cfs_rq.tg offset, runnable_avg", []string{"tg-runnable-avg"}, func(in *Input) { in.Layout.CfsRqTG += 8 }},
 		{"cfs_rq.tg offset", []string{"tg-load-avg"}, func(in *Input) { in.Layout.CfsRqTG += 8 }},
 		{"last_update offset", []string{"tg-load-avg-limit"}, func(in *Input) { in.Layout.CfsRqLastUpdateTG += 8 }},
 		{"nr_busy_cpus offset", []string{"nr-busy-cpus"}, func(in *Input) { in.Layout.SDSNrBusyCPUs += 4 }},
@@ -138,25 +214,40 @@ func TestFindRejects(t *testing.T) {
 		{"flag address", []string{"balance-running", "balance-running-release"}, func(in *Input) { moveSym(in.Syms, "sched_balance_running", 4) }},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			src, err := Open("testdata/debian-6.12")
-			if err != nil {
-				t.Fatal(err)
+		for _, dir := range []string{"testdata/debian-6.12", "testdata/debian-7.2", "testdata/debian-7.3"} {
+			t.Run(c.name+"/"+filepath.Base(dir), func(t *testing.T) {
+				rejects(t, dir, c.kinds, c.edit)
+			})
+		}
+	}
+}
+
+// rejects opens the kernel under dir, checks each of kinds is found there,
+// edits the input and checks none of them is found any more.
+func rejects(t *testing.T, dir string, kinds []string, edit func(*Input)) {
+	t.Helper()
+	before := findIn(t, dir)
+	for _, k := range kinds {
+		if !slices.ContainsFunc(before.Sites, func(s Site) bool { return s.Kind == k }) {
+			t.Skipf("%s has no %s site to lose", dir, k)
+		}
+	}
+	src, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	edit(&src.Input)
+	r, err := Find(src.Input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range r.Sites {
+		for _, k := range kinds {
+			if s.Kind == k {
+				t.Errorf("still found %s at %v", k, s)
 			}
-			defer src.Close()
-			c.edit(&src.Input)
-			r, err := Find(src.Input)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, s := range r.Sites {
-				for _, k := range c.kinds {
-					if s.Kind == k {
-						t.Errorf("still found %s at %v", k, s)
-					}
-				}
-			}
-		})
+		}
 	}
 }
 
@@ -236,4 +327,63 @@ func findIn(t *testing.T, root string) *Report {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestNrBusyForm: 7.2's nr_busy_cpus shares its line with the LLC's
+// util_avg; moved a line on (or absent, as in 6.12) there is no such form.
+func TestNrBusyForm(t *testing.T) {
+	for _, c := range []struct {
+		dir  string
+		move int64
+		want bool
+	}{
+		{"testdata/debian-7.2", 0, true},
+		{"testdata/debian-7.2", 64, false},
+		{"testdata/debian-6.12", 0, false},
+	} {
+		src, err := Open(c.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if src.Layout.SDSUtilAvg >= 0 {
+			src.Layout.SDSUtilAvg += c.move
+		}
+		r, err := Find(src.Input)
+		src.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.HasPrefix(r.Forms["nr-busy-cpus"], "shares its line"); got != c.want {
+			t.Errorf("%s, util_avg moved %d: form %q", c.dir, c.move, r.Forms["nr-busy-cpus"])
+		}
+	}
+}
+
+// TestRQGroups: struct rq's pick fields share the lock's line before
+// 89951fc1f820 (6.12: nr_running and the NUMA counts at +4..+12, __lock at
+// +0) and have a line of their own after (7.3: +0..+32, __lock at +72);
+// moving the lock onto their line says so.
+func TestRQGroups(t *testing.T) {
+	for _, c := range []struct {
+		dir, pick, clock string
+		moveLock         int64
+	}{
+		{"testdata/debian-6.12", "spread over several lines, 3 of them on __lock's line (nr_running, nr_numa_running, nr_preferred_running)", "spread over several lines, apart from __lock", 0},
+		{"testdata/debian-7.3", "on one line, apart from __lock", "on one line, apart from __lock", 0},
+		{"testdata/debian-7.3", "on one line, 7 of them on __lock's line (nr_running, nr_numa_running, nr_preferred_running, ttwu_pending, cpu_capacity, curr, idle)", "on one line, apart from __lock", -72},
+	} {
+		src, err := Open(c.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Layout.RQ["__lock"] += c.moveLock
+		r, err := Find(src.Input)
+		src.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.RQ) != 2 || r.RQ[0].Form != c.pick || r.RQ[1].Form != c.clock {
+			t.Errorf("%s, lock moved %d: %+v\nwant %q and %q", c.dir, c.moveLock, r.RQ, c.pick, c.clock)
+		}
+	}
 }

@@ -85,8 +85,11 @@ func family(r x86asm.Reg) x86asm.Reg {
 }
 
 // lookBack bounds how far back origin searches: the compiler loads a
-// site's base register a few instructions before the site.
-const lookBack = 12
+// site's base register a few instructions before the site, or, where it
+// hoists the load above an inlined test, further: Debian 7.3.4's second
+// blocked-load write in __sched_balance_update_blocked_averages loads
+// cfs_rq->tg 21 instructions before the lock add, above the 1 ms test.
+const lookBack = 32
 
 // origin returns the instruction before insts[i] that last wrote reg, if
 // it lies within lookBack instructions, following jumps backwards: a site

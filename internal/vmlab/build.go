@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,6 +30,11 @@ type Host struct {
 	// Arch is the GOARCH of the guests it builds for ("" is amd64; see
 	// topology.Arches); a foreign one's files live in Out/ARCH and Cache/ARCH.
 	Arch string
+
+	// AptOptions go before apt-get download's arguments: -o settings
+	// naming a sources list and lists of the lab's own (kernellab's
+	// Debian kernels 6.16 … 7.3), so the host's apt is left untouched.
+	AptOptions []string
 
 	modules []string // kernel modules BaseInitramfs adds (Arch.Modules)
 }
@@ -118,11 +124,12 @@ func (h *Host) FetchKernel(pkg, aptName string) (string, error) {
 	debs, _ := filepath.Glob(filepath.Join(h.Cache, pkg+"_*.deb"))
 	if len(debs) == 0 {
 		h.logf("downloading %s", pkg)
-		if err := h.run(h.Cache, nil, "apt-get", "download", aptName); err != nil {
-			if err2 := h.run("/", nil, "apt-get", "update"); err2 != nil {
+		download := append(slices.Clone(h.AptOptions), "download", aptName)
+		if err := h.run(h.Cache, nil, "apt-get", download...); err != nil {
+			if err2 := h.run("/", nil, "apt-get", append(slices.Clone(h.AptOptions), "update")...); err2 != nil {
 				return "", fmt.Errorf("downloading %s: %w", pkg, err)
 			}
-			if err := h.run(h.Cache, nil, "apt-get", "download", aptName); err != nil {
+			if err := h.run(h.Cache, nil, "apt-get", download...); err != nil {
 				return "", fmt.Errorf("downloading %s: %w", pkg, err)
 			}
 		}
@@ -156,11 +163,12 @@ func kernelPackage(a Arch) (string, error) {
 	return "", fmt.Errorf("apt-cache depends %s names no linux-image package", meta)
 }
 
-// extractKernel copies boot/vmlinuz-* out of a kernel .deb's data archive
-// (dpkg-deb --fsys-tarfile) into dst.
+// extractKernel copies the vmlinuz out of a kernel .deb's data archive
+// (dpkg-deb --fsys-tarfile) into dst: boot/vmlinuz-V to Debian's 6.18,
+// usr/lib/modules/V/vmlinuz in linux-binary-V from 6.19.
 func extractKernel(deb, dst string) error {
 	err := extractMatching(deb, func(name string) (string, bool) {
-		return dst + ".tmp", strings.HasPrefix(name, "./boot/vmlinuz-")
+		return dst + ".tmp", isVmlinuz(name)
 	}, 1)
 	if err != nil {
 		return err
@@ -260,4 +268,14 @@ func GuestInitramfs(base, initScript, dst string) error {
 		return err
 	}
 	return os.WriteFile(dst, append(data, extra.Bytes()...), 0o644)
+}
+
+// isVmlinuz reports whether a path in a kernel package's data archive is
+// its compressed kernel.
+func isVmlinuz(name string) bool {
+	if strings.HasPrefix(name, "./boot/vmlinuz-") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(name, "./usr/lib/modules/")
+	return ok && strings.HasSuffix(rest, "/vmlinuz") && strings.Count(rest, "/") == 1
 }

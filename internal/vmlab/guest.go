@@ -46,6 +46,9 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
 mkdir -p /tmp/out
+# The loopback a booted system's init brings up: kernel count -shape udp
+# and server send over it ("network is unreachable" without).
+ip link set lo up 2>/dev/null || ifconfig lo up 2>/dev/null
 cd /tmp
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
 exec 3>/dev/ttyS1

@@ -42,8 +42,42 @@ type Lab struct {
 	// for the lab's last line.
 	Retries []string
 
+	// Keep, where set, is a directory Check writes every output of each
+	// guest into, as Keep/<topology>-<kernel release>/<output name>: the
+	// files a step emitted (a results file), for what the lab's checks do
+	// not keep (vmlab history's counts).
+	Keep string
+	// Kept is where Check kept the last guest's outputs ("" none).
+	Kept string
+
 	kernel, base string
 	foreign      map[string]*Lab // by GOARCH, prepared when a guest needs it
+}
+
+// UseKernel boots later guests of the host's arch on bzImage, after
+// Prepare: one prepared lab boots several kernels in turn.
+func (l *Lab) UseKernel(bzImage string) { l.kernel = bzImage }
+
+// keep writes a transcript's outputs under Keep (see Keep), returning the
+// directory.
+func (l *Lab) keep(t Topology, tr *Transcript) (string, error) {
+	release := "unknown"
+	if o := tr.Get("kernel-release"); o != nil && o.RC == 0 {
+		release = strings.TrimSpace(string(o.Data))
+	}
+	dir := filepath.Join(l.Keep, t.Name+"-"+filepath.Base(release))
+	if err := os.RemoveAll(dir); err != nil { // an earlier guest's outputs
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	for _, o := range tr.Outputs {
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(o.Name)), o.Data, 0o644); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
 }
 
 // Prepare makes everything a guest needs: the host packages, the kernel,
@@ -294,9 +328,18 @@ func (l *Lab) Check(ctx context.Context, t Topology) error {
 	if err != nil {
 		f.Problems = append(f.Problems, "boot: "+err.Error())
 	}
+	l.Kept = ""
 	if tr != nil {
 		for _, s := range steps {
 			f.Problems = append(f.Problems, s.Check(t, tr)...)
+		}
+		if l.Keep != "" {
+			if dir, err := l.keep(t, tr); err != nil {
+				f.Problems = append(f.Problems, "keeping the outputs: "+err.Error())
+			} else {
+				l.Kept = dir
+				l.logf("%s: outputs kept in %s", t.Name, dir)
+			}
 		}
 	}
 	if b != nil {

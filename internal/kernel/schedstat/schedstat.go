@@ -1,8 +1,8 @@
 // Package schedstat reads the scheduler's statistics as procfs prints
 // them: a task's /proc/PID/task/TID/sched (proc_sched_show_task(), 5.x's
 // "se.statistics."-prefixed names and 6.1's bare ones alike) and the
-// machine's /proc/schedstat (show_schedstat(), version 15), summed over
-// the cpus per domain level. It only parses: turning schedstats on
+// machine's /proc/schedstat (show_schedstat(), versions 15 to 17), summed
+// over the cpus per domain level. It only parses: turning schedstats on
 // (kernel.sched_schedstats) and choosing which threads to read is the
 // caller's (internal/kernel/wakeups).
 package schedstat
@@ -62,9 +62,13 @@ var TaskCounters = []string{
 	"nr_wakeups_idle", "nr_voluntary_switches", "nr_involuntary_switches", "sum_exec_runtime", "wait_sum",
 }
 
-// Stats is /proc/schedstat (version 15, v4.20 to v6.5), summed over
-// the cpus: per domain level (domain0 lowest), the load balancer's and
-// the wakeup path's counters.
+// Stats is /proc/schedstat, summed over the cpus: per domain level
+// (domain0 lowest), the load balancer's and the wakeup path's counters.
+// Documentation/scheduler/sched-stats.rst: version 15 (v4.20 to v6.5);
+// 16 swapped CPU_IDLE's and __CPU_NOT_IDLE's columns (enum cpu_idle_type
+// reordered); 17 (v6.16) split lb_imbalance into load, util, task and
+// misfit and put the domain's name before its mask. Stats keeps version
+// 15's order whichever it read.
 type Stats struct {
 	Version int `json:"version"`
 	// TTWU and TTWULocal are the runqueues' ttwu_count and ttwu_local.
@@ -91,12 +95,29 @@ type Domain struct {
 	TTWUMoveAffine uint64 `json:"ttwu_move_affine"`
 }
 
-// domainFields is a version-15 domain line's counters after its mask:
-// 8 per idle type × 3, alb 3, sbe 3, sbf 3, ttwu 3.
-const domainFields = 36
+// domainLayout is where a version's domain line keeps what Domain reads:
+// the line's fields before the counters (domainN and the mask; 17 adds
+// the name), the counters per idle type and in all, the idle types'
+// column order as Domain's indices, and the scalars' positions.
+type domainLayout struct {
+	head, perType, fields int
+	types                 [3]int // column t holds Domain index types[t]
+	gained                int    // within an idle type's counters
+	albPushed, wakeRemote int
+}
 
-// Parse reads /proc/schedstat. Only version 15 is read: its
-// domain lines are positional, and another version's would be misread.
+var domainLayouts = map[int]domainLayout{
+	// 8 per idle type (count, balanced, failed, imbalance, gained,
+	// hot_gained, nobusyq, nobusyg) × 3, alb 3, sbe 3, sbf 3, ttwu 3.
+	15: {head: 2, perType: 8, fields: 36, types: [3]int{0, 1, 2}, gained: 4, albPushed: 26, wakeRemote: 33},
+	// __CPU_NOT_IDLE's column first, then CPU_IDLE's.
+	16: {head: 2, perType: 8, fields: 36, types: [3]int{1, 0, 2}, gained: 4, albPushed: 26, wakeRemote: 33},
+	// imbalance split in four: 11 per idle type; the name before the mask.
+	17: {head: 3, perType: 11, fields: 45, types: [3]int{1, 0, 2}, gained: 7, albPushed: 35, wakeRemote: 42},
+}
+
+// Parse reads /proc/schedstat, versions 15 to 17. Another version is an
+// error: its domain lines are positional, and would be misread.
 func Parse(r io.Reader) (*Stats, error) {
 	s := &Stats{}
 	sc := bufio.NewScanner(r)
@@ -115,8 +136,8 @@ func Parse(r io.Reader) (*Stats, error) {
 			if err != nil {
 				return nil, fmt.Errorf("version %q: %w", f[1], err)
 			}
-			if v != 15 {
-				return nil, fmt.Errorf("schedstat version %d: only 15 (v4.20 to v6.5) is read", v)
+			if _, ok := domainLayouts[v]; !ok {
+				return nil, fmt.Errorf("schedstat version %d: only 15 to 17 are read", v)
 			}
 			s.Version = v
 		case strings.HasPrefix(f[0], "cpu"):
@@ -140,14 +161,15 @@ func Parse(r io.Reader) (*Stats, error) {
 			if err != nil || lvl < 0 || lvl > 16 {
 				return nil, fmt.Errorf("domain line %q: bad level", f[0])
 			}
-			if len(f) != 2+domainFields {
-				return nil, fmt.Errorf("%s: %d counters, want %d", f[0], len(f)-2, domainFields)
+			dl := domainLayouts[s.Version]
+			if len(f) != dl.head+dl.fields {
+				return nil, fmt.Errorf("%s: %d fields, want %d for version %d", f[0], len(f), dl.head+dl.fields, s.Version)
 			}
-			n, err := uints(f[2:])
+			n, err := uints(f[dl.head:])
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", f[0], err)
 			}
-			span, err := maskWeight(f[1])
+			span, err := maskWeight(f[dl.head-1])
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", f[0], err)
 			}
@@ -156,14 +178,14 @@ func Parse(r io.Reader) (*Stats, error) {
 			}
 			d := &s.Domains[lvl]
 			d.Span = max(d.Span, span)
-			for t := range 3 {
-				d.LBCount[t] += n[8*t]
-				d.LBFailed[t] += n[8*t+2]
-				d.LBGained[t] += n[8*t+4]
+			for col, t := range dl.types {
+				d.LBCount[t] += n[dl.perType*col]
+				d.LBFailed[t] += n[dl.perType*col+2]
+				d.LBGained[t] += n[dl.perType*col+dl.gained]
 			}
-			d.ALBPushed += n[26]
-			d.TTWUWakeRemote += n[33]
-			d.TTWUMoveAffine += n[34]
+			d.ALBPushed += n[dl.albPushed]
+			d.TTWUWakeRemote += n[dl.wakeRemote]
+			d.TTWUMoveAffine += n[dl.wakeRemote+1]
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -66,6 +66,13 @@ func Measure(ctx context.Context, cfg Config) (w *Run, err error) {
 			return nil, fmt.Errorf("finding contend's own binary for the workload: %w", err)
 		}
 	}
+	// The count's lock: its stale sweep would otherwise restore the
+	// schedstats sysctl this run set, while it still reads them.
+	lock, err := machine.TakeLock(cfg.Root, "kernel wakeups")
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	u := machine.NewUndo(os.Stderr)
 	defer func() { err = errors.Join(err, u.Run()) }()
 	if err := machine.Sysctl(u, cfg.Root, "kernel.sched_schedstats", "1"); err != nil {

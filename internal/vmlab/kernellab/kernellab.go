@@ -1,17 +1,23 @@
 // Package kernellab is the kernel oracle's part of the QEMU lab
-// (internal/vmlab): the 2-node topology booted on Debian's 6.1 and 6.12
-// kernels, the apt fetch of those kernels (cmd/vmlab's -debian-kernel),
-// and the steps that run contend kernel sites and count in the guest and
-// judge what came back. It registers its topology and steps with vmlab
+// (internal/vmlab): the 2-node topology booted on Debian's kernels, 6.1
+// and 6.12 in CI and any of 6.16 … 7.3 from trixie-backports by version
+// (cmd/vmlab's -debian-kernel, and vmlab history, which boots them in
+// turn), the apt fetch of those kernels, and the steps that run contend
+// kernel sites and count in the guest (one count, two at once, one
+// killed) and judge what came back. It registers its topology and steps with vmlab
 // when imported, so cmd/vmlab lists and boots them as vmlab's own.
 package kernellab
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/contend/contend/internal/vmlab"
@@ -37,12 +43,12 @@ var Kernels = []Topology{
 		Summary:  "2 sockets × 2 cores (Skylake-Server), 2 nodes: contend kernel sites and count on Debian 6.1 and 6.12 (-debian-kernel)",
 		CPUModel: "Skylake-Server", Sockets: 2, Cores: 2, Threads: 1,
 		Nodes: []vmlab.Node{{CPUs: []int{0, 1}, MemMiB: 256}, {CPUs: []int{2, 3}, MemMiB: 256}},
-		Steps: []string{"kernel-sites", "kernel-count", "kernel-kill"},
+		Steps: []string{"kernel-sites", "kernel-count", "kernel-two", "kernel-kill"},
 	},
 }
 
-// DebianKernels are the kernel series the oracle boots: the apt package
-// pattern of each, newest version taken.
+// DebianKernels are the series CI boots, from the host's own apt lists
+// (bookworm): the apt package pattern of each, newest version taken.
 var DebianKernels = map[string]*regexp.Regexp{
 	"6.1":  regexp.MustCompile(`^linux-image-6\.1\.0-\d+-amd64$`),
 	"6.12": regexp.MustCompile(`^linux-image-6\.12\.\d+\+deb12-amd64$`),
@@ -53,36 +59,156 @@ func init() {
 	vmlab.Steps = append(vmlab.Steps,
 		vmlab.Step{Name: "kernel-sites", Summary: "contend kernel sites on the guest's own kernel: every site of its version found, what is absent named", Script: kernelSitesScript, Check: kernelSitesCheck},
 		vmlab.Step{Name: "kernel-count", Summary: "contend kernel count, pipe pairs in system.slice/docker-<id>.scope: counts, the two methods on the same sites, everything undone", Script: kernelCountScript, Check: kernelCountCheck},
+		vmlab.Step{Name: "kernel-two", Summary: "two contend kernel counts at once: the second refused in one line naming the first, the first's counts complete and undone, the kernel without an Oops", Script: kernelTwoScript, Check: kernelTwoCheck},
 		vmlab.Step{Name: "kernel-kill", Summary: "contend kernel count killed mid-run (SIGTERM: it undoes; SIGKILL: the next run removes what is left) with kprobe_events, the cgroup tree and the sysctl checked after each", Script: kernelKillScript, Check: kernelKillCheck},
 	)
 }
 
-// DebianKernel returns a bzImage of the newest package of a series in
-// DebianKernels, fetched into the cache as Kernel fetches bookworm's own.
-func DebianKernel(h *vmlab.Host, series string) (string, error) {
-	re, ok := DebianKernels[series]
-	if !ok {
-		return "", fmt.Errorf("-debian-kernel %q: want one of 6.1, 6.12", series)
-	}
-	out, err := exec.Command("apt-cache", "pkgnames", "linux-image-").Output()
-	if err != nil {
-		return "", fmt.Errorf("apt-cache pkgnames: %w (is apt's package list fetched? apt-get update)", err)
-	}
-	var pkgs []string
-	for _, p := range strings.Fields(string(out)) {
-		if re.MatchString(p) {
-			pkgs = append(pkgs, p)
+// historySources are the suites every other Debian kernel 6.1 … 7.3 comes
+// from: trixie-backports carries 6.16 to 7.3 (vmlinuz in linux-image-V
+// to 6.18, in linux-binary-V from 6.19, where linux-image-V is a
+// meta-package). They go in a sources list of the lab's own, with its own
+// lists and cache directories, so the host's apt configuration is left
+// untouched.
+const historySources = `deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm-backports main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bookworm-security main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie-backports main
+`
+
+// kernelPkgRE is a Debian amd64 kernel package that may hold a vmlinuz,
+// with its upstream version (6.18.15; 6.1.0-57 for bookworm's ABI names).
+var kernelPkgRE = regexp.MustCompile(`^linux-(image|binary)-(\d+\.\d+(?:\.\d+)?(?:-\d+)?)(?:\+deb\d+)?-amd64$`)
+
+// DebianKernel returns a bzImage of a Debian kernel, fetched into the
+// cache as Kernel fetches bookworm's own. want is a series (6.1, 6.18,
+// 7.3: its newest), an upstream version (6.18.15), a Debian package
+// version (6.18.15-1~bpo13+1) or a package name. 6.1 and 6.12 come from
+// the host's apt lists where they have them, as in CI; any other from
+// historySources.
+func DebianKernel(h *vmlab.Host, want string) (string, error) {
+	if re, ok := DebianKernels[want]; ok {
+		out, err := exec.Command("apt-cache", "pkgnames", "linux-image-").Output()
+		if err != nil {
+			return "", fmt.Errorf("apt-cache pkgnames: %w (is apt's package list fetched? apt-get update)", err)
+		}
+		var pkgs []string
+		for _, p := range strings.Fields(string(out)) {
+			if re.MatchString(p) {
+				pkgs = append(pkgs, p)
+			}
+		}
+		// The host's lists may lack the series (6.12 is bookworm-backports'
+		// on a host without backports): then the lab's own lists have it.
+		if len(pkgs) > 0 {
+			sort.Slice(pkgs, func(i, j int) bool { return versionLess(pkgs[i], pkgs[j]) })
+			pkg := pkgs[len(pkgs)-1]
+			if err := os.MkdirAll(h.Cache, 0o755); err != nil {
+				return "", err
+			}
+			return h.FetchKernel(pkg, pkg)
 		}
 	}
-	if len(pkgs) == 0 {
-		return "", fmt.Errorf("apt knows no package matching %s", re)
-	}
-	sort.Slice(pkgs, func(i, j int) bool { return versionLess(pkgs[i], pkgs[j]) })
-	pkg := pkgs[len(pkgs)-1]
-	if err := os.MkdirAll(h.Cache, 0o755); err != nil {
+	opts, err := historyApt(h)
+	if err != nil {
 		return "", err
 	}
+	var names []string
+	for _, prefix := range []string{"linux-image-", "linux-binary-"} {
+		out, err := exec.Command("apt-cache", append(opts, "pkgnames", prefix)...).Output()
+		if err != nil {
+			return "", fmt.Errorf("apt-cache pkgnames %s: %w", prefix, err)
+		}
+		names = append(names, strings.Fields(string(out))...)
+	}
+	pkg, err := pickKernel(names, want)
+	if err != nil {
+		return "", err
+	}
+	saved := h.AptOptions
+	h.AptOptions = opts
+	defer func() { h.AptOptions = saved }()
 	return h.FetchKernel(pkg, pkg)
+}
+
+// historyApt writes the lab's own sources list under the cache and
+// fetches its package lists once, returning the apt options that use
+// them.
+func historyApt(h *vmlab.Host) ([]string, error) {
+	dir := filepath.Join(h.Cache, "apt")
+	for _, d := range []string{"lists/partial", "cache/archives/partial"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	list := filepath.Join(dir, "sources.list")
+	if err := os.WriteFile(list, []byte(historySources), 0o644); err != nil {
+		return nil, err
+	}
+	opts := []string{
+		"-o", "Dir::Etc::SourceList=" + list, "-o", "Dir::Etc::SourceParts=/dev/null",
+		"-o", "Dir::State::Lists=" + filepath.Join(dir, "lists"), "-o", "Dir::Cache=" + filepath.Join(dir, "cache"),
+	}
+	if got, _ := filepath.Glob(filepath.Join(dir, "lists", "*trixie-backports*Packages*")); len(got) == 0 {
+		fmt.Fprintf(h.Log, "vmlab: fetching the package lists of bookworm and trixie(-backports) into %s\n", dir)
+		cmd := exec.Command("apt-get", append(opts, "update")...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("apt-get update (the lab's own sources list %s): %w: %s", list, err, lastLines(out))
+		}
+	}
+	return opts, nil
+}
+
+func lastLines(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 500 {
+		s = "…" + s[len(s)-500:]
+	}
+	return s
+}
+
+// pickKernel chooses the package holding the vmlinuz of want among apt's
+// package names: for each upstream version the linux-binary package where
+// there is one (linux-image is then a meta-package), the newest version
+// of a series, one exact version, or one package by name.
+func pickKernel(names []string, want string) (string, error) {
+	if kernelPkgRE.MatchString(want) {
+		if slices.Contains(names, want) {
+			return want, nil
+		}
+		return "", fmt.Errorf("-debian-kernel %s: apt knows no such package", want)
+	}
+	// A Debian package version names its upstream version before the "-".
+	if v, _, ok := strings.Cut(want, "-"); ok && strings.ContainsAny(want, "~+") {
+		want = v
+	}
+	byVersion := map[string]string{}
+	for _, n := range names {
+		m := kernelPkgRE.FindStringSubmatch(n)
+		if m == nil {
+			continue
+		}
+		v := m[2]
+		series := v[:strings.LastIndexAny(v, ".-")]
+		if strings.Contains(v, ".0-") { // bookworm's 6.1.0-57: series 6.1
+			series = v[:strings.Index(v, ".0-")]
+		}
+		if v != want && series != want {
+			continue
+		}
+		// linux-binary over linux-image; of two suites' builds of one
+		// version (6.12.117+deb12, +deb13) either boots: keep the first.
+		if cur, ok := byVersion[v]; !ok || (m[1] == "binary" && strings.HasPrefix(cur, "linux-image-")) {
+			byVersion[v] = n
+		}
+	}
+	if len(byVersion) == 0 {
+		return "", fmt.Errorf("-debian-kernel %s: apt knows no linux-image or linux-binary package of it for amd64 (Debian has 6.1, 6.12 and 6.16 … 7.3)", want)
+	}
+	versions := slices.Collect(maps.Keys(byVersion))
+	sort.Slice(versions, func(i, j int) bool { return versionLess(versions[i], versions[j]) })
+	return byVersion[versions[len(versions)-1]], nil
 }
 
 // versionLess orders package names by their numbers, so that 6.12.117
@@ -108,12 +234,18 @@ run kernel-sites timeout 600 contend kernel sites
 `
 }
 
-// kernelSitesWant are the kinds each series must show; the rest of
-// Kinds it must name as absent.
+// kernelSitesWant are the kinds each series must show (read in the
+// images: internal/kernel's fixtures). On any version, every other kind
+// must be named as absent with what replaced it ("not in this kernel"),
+// never as unmatched.
 var kernelSitesWant = map[string][]string{
 	"6.1.":  {"tg-load-avg:", "balancing-trylock:", "balancing-unlock:", "nohz-idle-mask:", "nohz-nr-cpus:", "nr-busy-cpus:", "cpupri-count:", "cpupri-mask:"},
 	"6.12.": {"tg-load-avg:", "tg-load-avg-limit:", "balance-running:", "balance-running-release:", "nohz-idle-mask:", "nohz-nr-cpus:", "nr-busy-cpus:", "cpupri-count:", "cpupri-mask:"},
+	"7.3.":  {"tg-load-avg:", "tg-runnable-avg:", "tg-load-avg-limit:", "balance-running:", "balance-running-release:", "nohz-idle-mask:", "nr-busy-cpus:", "cpupri-count:", "cpupri-mask:"},
 }
+
+// kernelSitesAny are the kinds every version 6.1 … 7.3 has in some form.
+var kernelSitesAny = []string{"tg-load-avg:", "nohz-idle-mask:", "nr-busy-cpus:", "cpupri-count:", "cpupri-mask:"}
 
 func kernelSitesCheck(_ Topology, tr *Transcript) []string {
 	o, bad := need(tr, "kernel-sites", 0)
@@ -125,18 +257,27 @@ func kernelSitesCheck(_ Topology, tr *Transcript) []string {
 		return append(bad, "kernel-release: no output")
 	}
 	release := strings.TrimSpace(string(rel.Data))
+	out := "\n" + string(o.Data)
+	want := kernelSitesAny
 	for prefix, kinds := range kernelSitesWant {
-		if !strings.HasPrefix(release, prefix) {
-			continue
+		if strings.HasPrefix(release, prefix) {
+			want = kinds
 		}
-		for _, k := range kinds {
-			if !strings.Contains(string(o.Data), "\n"+k) && !strings.HasPrefix(string(o.Data), k) {
-				bad = append(bad, fmt.Sprintf("kernel-sites: %s shows no %s site", release, strings.TrimSuffix(k, ":")))
-			}
-		}
-		return bad
 	}
-	return append(bad, fmt.Sprintf("kernel-sites: kernel %s is neither 6.1 nor 6.12: nothing to hold it to", release))
+	for _, k := range want {
+		if !strings.Contains(out, "\n"+k) {
+			bad = append(bad, fmt.Sprintf("kernel-sites: %s shows no %s site", release, strings.TrimSuffix(k, ":")))
+		}
+	}
+	if !strings.Contains(out, "\nbalance-running:") && !strings.Contains(out, "\nbalancing-trylock:") {
+		bad = append(bad, fmt.Sprintf("kernel-sites: %s shows neither the balancer's flag nor its spinlock", release))
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "no instruction of a known form") || strings.Contains(line, "is in kallsyms") {
+			bad = append(bad, fmt.Sprintf("kernel-sites: %s: a word neither found nor named absent: %s", release, strings.TrimSpace(line)))
+		}
+	}
+	return bad
 }
 
 // afterCount shows what a count could have left: the contend kprobes,
@@ -238,4 +379,56 @@ func kernelKillCheck(_ Topology, tr *Transcript) []string {
 			breakpointsSet(o.Data), breakpointsSet(first.Data)))
 	}
 	return append(bad, leftCheck(tr, "kernel-kill-rerun-after")...)
+}
+
+func kernelTwoScript(Topology) string {
+	// The second starts once the first is counting (every kind of change
+	// made, its kprobes firing): in a 6.12 guest that is when the second
+	// used to remove them under it and the kernel Oopsed.
+	return `sh -c 'rm -f /tmp/out/two-a.log /tmp/out/two-b.log; contend kernel count -shape pipe -pairs 2 -levels 2 -duration 8s -check=false > /tmp/out/two-a.log 2>&1 & a=$!; ` +
+		`i=0; until grep -q "kernel count: counting" /tmp/out/two-a.log || [ $i -ge 200 ]; do sleep 1; i=$((i+1)); done; ` +
+		`contend kernel count -shape pipe -pairs 2 -levels 2 -duration 2s -check=false > /tmp/out/two-b.log 2>&1; echo b-rc=$?; wait $a; echo a-rc=$?' > /tmp/out/kernel-two 2>&1
+emit kernel-two /tmp/out/kernel-two 0
+emit kernel-two-a.log /tmp/out/two-a.log 0
+emit kernel-two-b.log /tmp/out/two-b.log 0
+run kernel-two-after timeout 60 ` + afterCount + `
+run kernel-two-tainted cat /proc/sys/kernel/tainted
+`
+}
+
+// taintDie is /proc/sys/kernel/tainted's D bit: the kernel has Oopsed
+// since boot (Documentation/admin-guide/tainted-kernels.rst, bit 7).
+const taintDie = 1 << 7
+
+func kernelTwoCheck(_ Topology, tr *Transcript) []string {
+	var bad []string
+	o, b := need(tr, "kernel-two", 0)
+	bad = append(bad, b...)
+	if o != nil {
+		for _, want := range []string{"b-rc=1", "a-rc=0"} {
+			if !strings.Contains(string(o.Data), want) {
+				bad = append(bad, fmt.Sprintf("kernel-two: want %s (the second refused, the first complete): %q", want, o.Data))
+			}
+		}
+	}
+	if o := tr.Get("kernel-two-b.log"); o == nil || !strings.Contains(string(o.Data), "holds the machine: pid ") || strings.Count(strings.TrimSpace(string(o.Data)), "\n") > 0 {
+		bad = append(bad, fmt.Sprintf("kernel-two-b.log: want one line naming the first run's pid: %q", outputData(o)))
+	}
+	if o := tr.Get("kernel-two-a.log"); o == nil || !strings.Contains(string(o.Data), "undone:") || strings.Contains(string(o.Data), "stale from an earlier run") {
+		bad = append(bad, fmt.Sprintf("kernel-two-a.log: want the first count complete, undone, and none of its changes taken as stale: %q", outputData(o)))
+	}
+	bad = append(bad, leftCheck(tr, "kernel-two-after")...)
+	if o, b := need(tr, "kernel-two-tainted", 0); o == nil {
+		bad = append(bad, b...)
+	} else if t, err := strconv.Atoi(strings.TrimSpace(string(o.Data))); err != nil || t&taintDie != 0 {
+		bad = append(bad, fmt.Sprintf("kernel-two-tainted: %q: the kernel Oopsed (taint D)", o.Data))
+	}
+	return bad
+}
+
+func outputData(o *vmlab.Output) string {
+	if o == nil {
+		return "(no output came back)"
+	}
+	return string(o.Data)
 }

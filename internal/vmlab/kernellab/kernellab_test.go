@@ -2,6 +2,7 @@ package kernellab
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,6 +39,7 @@ func TestKernelSitesCheck(t *testing.T) {
 	for _, c := range []struct{ release, fixture string }{
 		{"6.1.0-57-amd64", "debian-6.1"},
 		{"6.12.117+deb12-amd64", "debian-6.12"},
+		{"7.3.4+deb13-amd64", "debian-7.3"},
 	} {
 		b, err := os.ReadFile("../../kernel/testdata/" + c.fixture + ".sites")
 		if err != nil {
@@ -48,10 +50,20 @@ func TestKernelSitesCheck(t *testing.T) {
 			t.Errorf("%s: %v", c.release, bad)
 		}
 		// The other kernel's report fails this one's check.
-		other := map[string]string{"6.1.0-57-amd64": "6.12.117+deb12-amd64", "6.12.117+deb12-amd64": "6.1.0-57-amd64"}[c.release]
+		other := map[string]string{"6.1.0-57-amd64": "6.12.117+deb12-amd64", "6.12.117+deb12-amd64": "7.3.4+deb13-amd64", "7.3.4+deb13-amd64": "6.1.0-57-amd64"}[c.release]
 		tr.Outputs[0].Data = []byte(other)
 		if bad := kernelSitesCheck(Topology{}, tr); len(bad) == 0 {
 			t.Errorf("%s's sites pass as %s's", c.release, other)
+		}
+		// Any other version is held to every kind found or named absent.
+		tr.Outputs[0].Data = []byte("6.18.15+deb13-amd64")
+		if bad := kernelSitesCheck(Topology{}, tr); len(bad) > 0 {
+			t.Errorf("%s's sites as an unlisted version's: %v", c.release, bad)
+		}
+		unmatched := strings.Replace(string(b), "not in this kernel: the atomic flag", "no instruction of a known form in x; the atomic flag", 1)
+		tr.Outputs[1].Data = []byte(unmatched)
+		if bad := kernelSitesCheck(Topology{}, tr); c.release != "6.1.0-57-amd64" && len(bad) != 1 {
+			t.Errorf("%s: a word neither found nor named absent passes: %v", c.release, bad)
 		}
 	}
 }
@@ -126,5 +138,70 @@ func TestKernelCountCheck(t *testing.T) {
 	none := strings.Replace(ok, "two methods", "one method", 1)
 	if bad := kernelCountCheck(Topology{}, tr(none)); len(bad) != 1 || !strings.Contains(bad[0], "no two methods line") {
 		t.Errorf("a count without the check: %v", bad)
+	}
+}
+
+// TestKernelTwoCheck: the second count must be refused in one line, the
+// first complete with nothing of its own taken for stale, and no Oops.
+func TestKernelTwoCheck(t *testing.T) {
+	tr := func(two, a, b, tainted string) *Transcript {
+		return &Transcript{Outputs: []vmlab.Output{
+			{Name: "kernel-two", Data: []byte(two)},
+			{Name: "kernel-two-a.log", Data: []byte(a)},
+			{Name: "kernel-two-b.log", Data: []byte(b)},
+			{Name: "kernel-two-after", Data: []byte("kprobes:\ncgroups:\nschedstats: 0\n")},
+			{Name: "kernel-two-tainted", Data: []byte(tainted)},
+		}}
+	}
+	a := "kernel count: counting: 4 breakpoints\ntg->load_avg writes: 10\nundone: every kprobe\n"
+	b := "contend: kernel count: another contend kernel run holds the machine: pid 93 (kernel count), started 2026-12-04T23:10:05Z; one at a time (/run/contend-kernel/lock)\n"
+	if bad := kernelTwoCheck(Topology{}, tr("b-rc=1\na-rc=0\n", a, b, "0\n")); len(bad) > 0 {
+		t.Errorf("a good transcript fails: %v", bad)
+	}
+	for name, c := range map[string]struct {
+		two, a, b, tainted, want string
+	}{
+		"second ran":   {"b-rc=0\na-rc=0\n", a, "undone: every kprobe\n", "0\n", "b-rc=1"},
+		"first failed": {"b-rc=1\na-rc=1\n", "contend: kernel count: the workload failed\n", b, "0\n", "a-rc=0"},
+		"took stale":   {"b-rc=1\na-rc=0\n", "kernel count: stale from an earlier run: kprobe x\n" + a, b, "0\n", "none of its changes"},
+		"oops":         {"b-rc=1\na-rc=0\n", a, b, "4224\n", "Oopsed"},
+		"two lines":    {"b-rc=1\na-rc=0\n", a, "kernel count: stale from an earlier run: x\n" + b, "0\n", "one line"},
+	} {
+		bad := kernelTwoCheck(Topology{}, tr(c.two, c.a, c.b, c.tainted))
+		if !slices.ContainsFunc(bad, func(s string) bool { return strings.Contains(s, c.want) }) {
+			t.Errorf("%s: %v, want a line saying %q", name, bad, c.want)
+		}
+	}
+}
+
+// TestPickKernel: apt's names as trixie-backports and bookworm list them.
+func TestPickKernel(t *testing.T) {
+	names := []string{
+		"linux-image-6.1.0-57-amd64", "linux-image-6.1.0-9-amd64", "linux-image-6.1.0-57-cloud-amd64",
+		"linux-image-6.12.117+deb12-amd64", "linux-image-6.12.117+deb12-amd64-unsigned", "linux-image-6.12.118+deb12-amd64",
+		"linux-image-6.16.12+deb13-amd64", "linux-image-6.16.3+deb13-amd64",
+		"linux-image-6.18.5+deb13-amd64", "linux-image-6.18.15+deb13-amd64", "linux-image-6.18.15+deb13-amd64-dbg",
+		"linux-image-6.19.14+deb13-amd64", "linux-binary-6.19.14+deb13-amd64", "linux-binary-6.19.14+deb13-rt-amd64",
+		"linux-image-7.3.4+deb13-amd64", "linux-binary-7.3.4+deb13-amd64", "linux-binary-7.3.4+deb13-cloud-amd64",
+		"linux-image-amd64",
+	}
+	for _, c := range []struct{ want, pkg, err string }{
+		{"6.1", "linux-image-6.1.0-57-amd64", ""},
+		{"6.12", "linux-image-6.12.118+deb12-amd64", ""},
+		{"6.16", "linux-image-6.16.12+deb13-amd64", ""},
+		{"6.18", "linux-image-6.18.15+deb13-amd64", ""},
+		{"6.18.5", "linux-image-6.18.5+deb13-amd64", ""},
+		{"6.18.15-1~bpo13+1", "linux-image-6.18.15+deb13-amd64", ""},
+		{"6.19", "linux-binary-6.19.14+deb13-amd64", ""}, // linux-image is the meta-package
+		{"7.3", "linux-binary-7.3.4+deb13-amd64", ""},
+		{"linux-image-6.16.3+deb13-amd64", "linux-image-6.16.3+deb13-amd64", ""},
+		{"linux-image-6.17.8+deb13-amd64", "", "no such package"},
+		{"7.4", "", "no linux-image or linux-binary package"},
+		{"6.1.0", "", "no linux-image"},
+	} {
+		pkg, err := pickKernel(names, c.want)
+		if pkg != c.pkg || (err == nil) != (c.err == "") || (err != nil && !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("pickKernel(%q) = %q, %v; want %q, error %q", c.want, pkg, err, c.pkg, c.err)
+		}
 	}
 }
