@@ -12,14 +12,14 @@ import (
 func init() {
 	register(&command{
 		name:    "kernel",
-		summary: "hold the running kernel up as the oracle: its contended sites, their writes under a workload, and the models held to them (sites, count, model, wakeups, wakeups-model)",
+		summary: "hold the running kernel up as the oracle: its contended sites, their writes under a workload, and the models held to them (sites, count, model, wakeups, wakeups-model, history)",
 		run:     kernelCmd,
 	})
 }
 
 // kernelSubList names the subcommands for people (load and wakeup-worker
 // are processes count and wakeups start, not for use by hand).
-const kernelSubList = "sites, count, model, wakeups, wakeups-model"
+const kernelSubList = "sites, count, model, wakeups, wakeups-model, history"
 
 // kernelSummaries say what each subcommand does, for its -h.
 var kernelSummaries = map[string]string{
@@ -28,6 +28,7 @@ var kernelSummaries = map[string]string{
 	"model":         "hold simulate loadavg, fed a count's measured rates, against the count: kernel, model, model/kernel per quantity",
 	"wakeups":       "run the wakeup model's client/server workload on the running kernel and report its threads' schedstats",
 	"wakeups-model": "hold simulate wakeup (6.1's policy), fed each wakeups run's measured inputs, against the run",
+	"history":       "lay kernel count results of several kernels side by side, oldest first: per word, per event and per cpu-second, each code change between neighbours bracketed",
 }
 
 // kernelSubs are kernel's subcommands.

@@ -39,7 +39,7 @@ func TestKernelSitesErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"kernel"}, "kernel: want a subcommand (sites, count, model, wakeups, wakeups-model)"},
+		{[]string{"kernel"}, "kernel: want a subcommand (sites, count, model, wakeups, wakeups-model, history)"},
 		{[]string{"kernel", "nosuch"}, `kernel: unknown subcommand "nosuch"`},
 		{[]string{"kernel", "sites", "extra"}, `unexpected argument "extra"`},
 		{[]string{"kernel", "sites", "-root", empty}, "kernel sites: no BTF:"},
