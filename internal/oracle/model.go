@@ -1,11 +1,13 @@
 package oracle
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -77,6 +79,9 @@ func WriteModelTable(w io.Writer, files []string, dur time.Duration) error {
 	}
 	for _, r := range runs {
 		writePaths(w, r.kc, r.cfg, r.row)
+		if _, ok := r.kc.V["balances/s"]; ok && r.kc.BalanceOrder != "" {
+			fmt.Fprintf(w, "balancer order: %s %s: %s, read from %s\n", r.kc.Kernel, r.kc.Workload, r.kc.BalanceOrder, r.kc.BalanceOrderFrom)
+		}
 	}
 	// Where the model was not fed how long each task stays runnable (no
 	// pairs workload: the seed's coin, whose tasks are queued about half
@@ -100,7 +105,17 @@ type CountResult struct {
 	Pairs            int
 	Shape            string
 	RateLimit        bool
-	V                map[string]float64
+	// BalanceOrder is the counted kernel's order of the balancer's flag
+	// and its interval test, as balanceflag names it: "check-first" where
+	// the kernel has 3324b2180c17 ("Skip sched_balance_running cmpxchg
+	// when balance is not due": v6.19, and 6.18.y's backport), else
+	// "cmpxchg-first" (6.1's spin_trylock() and v6.9's cmpxchg both take
+	// the line before the test). BalanceOrderFrom says where it was read:
+	// the kernel's own text (the sites file kernel sites wrote beside the
+	// results, its balance-running form line) or, without one, the
+	// release.
+	BalanceOrder, BalanceOrderFrom string
+	V                              map[string]float64
 }
 
 // ReadCounts reads the KernelCount results of a results file, skipping
@@ -146,6 +161,7 @@ func ReadCounts(path string) ([]CountResult, error) {
 		if kc.CPUs < 1 || kc.Levels < 1 || kc.Pairs < 1 {
 			return nil, fmt.Errorf("%s: %s lacks kernel-cpus, levels or pairs", path, r.Name)
 		}
+		kc.BalanceOrder, kc.BalanceOrderFrom = balanceOrder(filepath.Dir(path), kc.Kernel)
 		out = append(out, kc)
 	}
 	return out, rd.Err()
@@ -154,6 +170,28 @@ func ReadCounts(path string) ([]CountResult, error) {
 type modelRow struct {
 	name          string
 	kernel, model float64
+}
+
+// balanceOrder reads the counted kernel's balancer order from the kernel's
+// own text where kernel sites' output for that release lies beside the
+// results (sites-RELEASE.txt, as scripts/vmlab.sh history keeps them): its
+// balance-running form line. Without one the release decides: v6.19 and
+// later have 3324b2180c17; a 6.18.y may or may not have its backport, so
+// it, like every earlier release, is taken as cmpxchg-first and says so.
+func balanceOrder(dir, release string) (order, from string) {
+	if b, err := os.ReadFile(filepath.Join(dir, "sites-"+release+".txt")); err == nil {
+		text := string(b)
+		switch {
+		case strings.Contains(text, "form: interval test and should_we_balance() before the cmpxchg"):
+			return "check-first", "sites-" + release + ".txt"
+		case strings.Contains(text, "form: cmpxchg before the interval test"), strings.Contains(text, "form: spinlock"):
+			return "cmpxchg-first", "sites-" + release + ".txt"
+		}
+	}
+	if kernelAtLeast(release, 6, 19) {
+		return "check-first", "the release (v6.19 has 3324b2180c17)"
+	}
+	return "cmpxchg-first", "the release (no sites file beside the count; a 6.18.y may have 3324b2180c17's backport)"
 }
 
 // modelConfigAt is the simulation fed the count's own rates: its cpus and
@@ -495,7 +533,7 @@ func balanceRows(kc CountResult, dur time.Duration) []modelRow {
 	newidle := bfNewidle(kc, hz)
 	cfg := balanceflag.SimConfig{
 		CPUs: kc.CPUs, Sockets: max(kc.Nodes, 1), SNC: 1, SMT: 1, HZ: hz, Busy: min(busy, 100), Newidle: newidle,
-		Duration: dur, CAS: bfCAS, Seed: 1, Orders: []string{"cmpxchg-first"},
+		Duration: dur, CAS: bfCAS, Seed: 1, Orders: []string{cmp.Or(kc.BalanceOrder, "cmpxchg-first")},
 	}
 	tab, err := balanceflag.Simulate(cfg)
 	if err != nil || len(tab.Rows) == 0 {

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -272,5 +273,45 @@ func TestBfNewidle(t *testing.T) {
 		if got := bfNewidle(kc, tc.hz); got != tc.want {
 			t.Errorf("bfNewidle(%g wakeups/s on 4 cpus, HZ %d) = %d, want %d", tc.wakeups, tc.hz, got, tc.want)
 		}
+	}
+}
+
+// The counts of scripts/vmlab.sh history, one per Debian kernel 6.1 … 7.3,
+// kept with each kernel's sites beside them: the model runs on each (counts
+// it was not developed against), and the balancer's order is read from the
+// kernel's own text, check-first from 6.18.15's backport of 3324b2180c17
+// on, cmpxchg-first (a spinlock on 6.1) before.
+func TestHistoryCounts(t *testing.T) {
+	files, err := filepath.Glob("testdata/count-history-*.txt")
+	if err != nil || len(files) < 8 {
+		t.Fatalf("history counts: %v, %v", files, err)
+	}
+	for _, f := range files {
+		kcs, err := ReadCounts(f)
+		if err != nil || len(kcs) != 1 {
+			t.Fatalf("%s: %d counts, %v", f, len(kcs), err)
+		}
+		kc := kcs[0]
+		want := "cmpxchg-first"
+		if kernelAtLeast(kc.Kernel, 6, 18) {
+			want = "check-first"
+		}
+		if kc.BalanceOrder != want || !strings.HasPrefix(kc.BalanceOrderFrom, "sites-") {
+			t.Errorf("%s: balancer order %q from %q, want %q from its sites file", kc.Kernel, kc.BalanceOrder, kc.BalanceOrderFrom, want)
+		}
+		var b strings.Builder
+		if err := WriteModelTable(&b, []string{f}, time.Second); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if !strings.Contains(b.String(), "flag attempts per pass") || !strings.Contains(b.String(), "balancer order: "+kc.Kernel) {
+			t.Errorf("%s: no balancer rows or order line:\n%s", f, b.String())
+		}
+	}
+	// Without a sites file the release decides, and says so.
+	if o, from := balanceOrder(t.TempDir(), "6.19.14+deb13-amd64"); o != "check-first" || !strings.Contains(from, "release") {
+		t.Errorf("6.19 without sites: %q from %q", o, from)
+	}
+	if o, from := balanceOrder(t.TempDir(), "6.18.15+deb13-amd64"); o != "cmpxchg-first" || !strings.Contains(from, "6.18.y") {
+		t.Errorf("6.18 without sites: %q from %q", o, from)
 	}
 }
