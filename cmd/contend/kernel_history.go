@@ -58,17 +58,18 @@ func kernelHistoryCmd(stdout, stderr io.Writer, args []string) error {
 	fs := newFlags(stdout, "kernel", historySynopsis)
 	out := fs.String("o", "", "write the table to `file` (through a temporary file, renamed into place) instead of stdout")
 	format := fs.String("format", "text", "text (the table and each change's bracket) or csv (one line per kernel and measure, for a plot)")
-	if err := fs.Parse(args); err != nil {
+	files, err := parseFlags(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
+	if len(files) == 0 {
 		return errors.New("kernel history: want results files of contend kernel count (-o), one per kernel")
 	}
 	if *format != "text" && *format != "csv" {
 		return fmt.Errorf("kernel history: -format %q: want text or csv", *format)
 	}
 	var ks []historyKernel
-	for _, path := range fs.Args() {
+	for _, path := range files {
 		counts, err := oracle.ReadCounts(path)
 		if err != nil {
 			return fmt.Errorf("kernel history: %w", err)
