@@ -197,3 +197,42 @@ func benchmarkEvent(b *testing.B, s Store, w WritePolicy, r ReadPolicy) {
 	b.ReportMetric(float64(st.Writes)/float64(st.Events), "writes/op")
 	b.ReportMetric(float64(st.Reads)/float64(st.Events), "reads/op")
 }
+
+// BenchmarkUpdateBlocked is one update_blocked_averages() per op on a
+// CPU's two-level path (its group cfs_rq and the parent's) whose task
+// sleeps: state=decaying has blocked load left to decay (every level is
+// updated, and writes while it decays), state=decayed has none (the
+// kernel's __update_blocked_fair() took both levels off the leaf list,
+// cfs_rq_is_decayed()), the idle CPU's steady state. Calls are 4 ms apart,
+// a tick, as the balance softirq runs them.
+func BenchmarkUpdateBlocked(b *testing.B) {
+	for _, state := range []string{"decaying", "decayed"} {
+		b.Run("state="+state, func(b *testing.B) {
+			stores := newAtomics(b, 2)
+			rq, err := NewCfsRqPath(stores, WritePolicy{}, ReadPolicy{}, 0, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rq.Init(t0)
+			se := newTask(b)
+			rq.Seed(se, 512, false)
+			rq.SeedGroups(rq.TGShares())
+			now := t0
+			if state == "decayed" {
+				for range 1000 { // 4 s: every sum reaches 0
+					now += 4_000_000
+					rq.UpdateBlocked(now)
+				}
+			}
+			for b.Loop() {
+				now += 4_000_000
+				if state == "decaying" && rq.Load() == 0 {
+					rq.Enqueue(now, se) // load again, off the clock of the loop's share
+					rq.Dequeue(now+1_000_000, se, false)
+					now += 1_000_000
+				}
+				rq.UpdateBlocked(now)
+			}
+		})
+	}
+}

@@ -135,6 +135,12 @@ type cfsRqState struct {
 	// publish says whether lastUpdatePub is kept: only a cfs_rq that
 	// holds tasks has remote CPUs syncing to its clock.
 	publish bool
+	// offList says the cfs_rq is off its rq's leaf list (on_list == 0):
+	// __update_blocked_fair() took it off once fully decayed
+	// (cfs_rq_is_decayed()), so update_blocked_averages() no longer
+	// visits it, until an enqueue puts it back (list_add_leaf_cfs_rq()).
+	// A new cfs_rq counts as on the list: the model seeds it with load.
+	offList bool
 
 	// lastUpdate is avg.last_update_time for other CPUs:
 	// remove_entity_load_avg() syncs a leaving entity to it
@@ -184,6 +190,11 @@ type Stats struct {
 	// reweight_entity() calls of this group's entity on its parent.
 	Propagations int64
 	Reweights    int64
+
+	// Unlisted counts list_del_leaf_cfs_rq() calls of this cfs_rq by
+	// __update_blocked_fair() (cfs_rq_is_decayed()), Skipped the
+	// update_blocked_averages() walks that passed it by, off the list.
+	Unlisted, Skipped int64
 
 	// Paths splits Updates and Writes by the caller that issued them
 	// (Path), the split the kernel's execute breakpoints give by site:
@@ -547,27 +558,97 @@ func (rq *CfsRq) Tick(now int64, se *Entity) {
 // Under patch 3 a cfs_rq whose sums decayed also hands its delayed removed
 // sum to the propagation ("if (cfs_rq->prop_removed_sum)
 // add_tg_cfs_propagate(cfs_rq, 0)").
+//
+// The walk is over the leaf list, which holds only the cfs_rqs not yet
+// fully decayed: after each cfs_rq (v6.1 and v6.12 alike),
+//
+//	/*
+//	 * There can be a lot of idle CPU cgroups.  Don't let fully
+//	 * decayed cfs_rqs linger on the list.
+//	 */
+//	if (cfs_rq_is_decayed(cfs_rq))
+//		list_del_leaf_cfs_rq(cfs_rq);
+//
+// and a cfs_rq off the list is neither updated nor propagated from until
+// enqueue_entity() puts it back (Enqueue). See isDecayed.
 func (rq *CfsRq) UpdateBlocked(now int64) {
 	rq.updateRqClock(now)
 	for c := rq; c != nil; c = c.parent {
-		if c.updateCfsRqLoadAvg(uint64(now)) {
-			c.path = PathBlocked
-			c.callUpdateTGLoadAvg(now)
-			if c.propRemovedSum != 0 {
-				c.addTgCfsPropagate(0)
-			}
+		if c.offList {
+			c.stats.Skipped++
+			continue
 		}
-		if c.parent != nil && !c.skipBlockedUpdate() {
-			c.parent.path = PathBlockedEntity
-			c.parent.updateLoadAvg(now, &c.gse, updateTG)
+		c.updateBlocked(now)
+		if c.isDecayed(rq) {
+			c.offList = true
+			c.stats.Unlisted++
 		}
 	}
 }
 
+// updateBlocked is one cfs_rq's turn in __update_blocked_fair()'s walk.
+func (rq *CfsRq) updateBlocked(now int64) {
+	if rq.updateCfsRqLoadAvg(uint64(now)) {
+		rq.path = PathBlocked
+		rq.callUpdateTGLoadAvg(now)
+		if rq.propRemovedSum != 0 {
+			rq.addTgCfsPropagate(0)
+		}
+	}
+	if rq.parent != nil && !rq.skipBlockedUpdate() {
+		rq.parent.path = PathBlockedEntity
+		rq.parent.updateLoadAvg(now, &rq.gse, updateTG)
+	}
+}
+
+// isDecayed is cfs_rq_is_decayed() for rq, a level of leaf's path, as
+// v6.1 and v6.12 have it (v6.12 moves the sums' test into
+// load_avg_is_decayed(), unchanged):
+//
+//	if (cfs_rq->load.weight)
+//		return false;
+//	if (cfs_rq->avg.load_sum)
+//		return false;
+//	if (cfs_rq->avg.util_sum)
+//		return false;
+//	if (cfs_rq->avg.runnable_sum)
+//		return false;
+//	if (child_cfs_rq_on_list(cfs_rq))
+//		return false;
+//	return true;
+//
+// child_cfs_rq_on_list() is fdaba61ef8a2 ("sched/fair: Ensure that the CFS
+// parent is added after unthrottling", v5.13); the SCHED_WARN_ON that
+// the averages are 0 with the sums holds here by syncLoadSum. The model
+// keeps load only: util_sum and runnable_sum stop growing when load_sum
+// does (the cfs_rq's last entity leaves, its weight goes to 0) and decay
+// alike from sums of the same scale (running or runnable time << 10,
+// against time × the nice-0 weight 1024), so load_sum reaching 0 stands
+// for all three. The model's hierarchy is one chain per CPU, so the child
+// on the list can only be the level below rq on leaf's path.
+func (rq *CfsRq) isDecayed(leaf *CfsRq) bool {
+	if rq.weight != 0 || rq.avg.LoadSum != 0 {
+		return false
+	}
+	for child := leaf; child != rq; child = child.parent {
+		if child.parent == rq {
+			return child.offList
+		}
+	}
+	return true
+}
+
+// accountEnqueue is account_entity_enqueue(), with enqueue_entity()'s
+// list_add_leaf_cfs_rq() of a cfs_rq that just got its first entity
+// ("if (cfs_rq->nr_running == 1) { ... list_add_leaf_cfs_rq(cfs_rq);"):
+// an enqueue walks up only while each level's first entity arrives, so
+// every ancestor of a cfs_rq put back on the list is put back too, as
+// enqueue_task_fair()'s closing loop makes sure in the kernel.
 func (rq *CfsRq) accountEnqueue(se *Entity) {
 	rq.weight += se.weight
 	rq.nrRunning++
 	se.onRq = true
+	rq.offList = false
 }
 
 func (rq *CfsRq) accountDequeue(se *Entity) {

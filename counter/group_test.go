@@ -328,3 +328,68 @@ func TestDelayedDequeue(t *testing.T) {
 			s0[0].Updates, rq.Stats().Updates, s0[1].Updates, rq.Parent().Stats().Updates)
 	}
 }
+
+// TestLeafListDecayed: __update_blocked_fair() takes a fully decayed
+// cfs_rq off the leaf list (cfs_rq_is_decayed(): no queued weight, the
+// sums at 0, no child on the list), children before parents; a cfs_rq off
+// the list is not updated by update_blocked_averages() (no
+// update_tg_load_avg() call from it however many periods pass) until an
+// enqueue puts every level back; a cfs_rq with a task queued never leaves.
+func TestLeafListDecayed(t *testing.T) {
+	rq := newPath(t, newAtomics(t, 2), "every", 0)
+	parent := rq.Parent()
+	se := newTask(t)
+	rq.Seed(se, 512, false)
+	rq.SeedGroups(rq.TGShares())
+	now := t0
+	for i := 0; !parent.offList; i++ {
+		if i == 1000 { // 4 s: PELT's sums reach 0 in well under one
+			t.Fatalf("after 4 s idle: leaf off the list %v (load_sum %d), parent %v (load_sum %d)", rq.offList, rq.avg.LoadSum, parent.offList, parent.avg.LoadSum)
+		}
+		now += 4_000_000
+		rq.UpdateBlocked(now)
+		if parent.offList && !rq.offList {
+			t.Fatal("the parent left the list before its child (child_cfs_rq_on_list())")
+		}
+	}
+	for _, c := range []*CfsRq{rq, parent} {
+		if c.avg.LoadSum != 0 || c.avg.LoadAvg != 0 || c.stats.Unlisted != 1 {
+			t.Errorf("level %d off the list with load_sum %d, load_avg %d, %d removals", c.Level(), c.avg.LoadSum, c.avg.LoadAvg, c.stats.Unlisted)
+		}
+	}
+	before := [2]Stats{rq.Stats(), parent.Stats()}
+	for range 10 {
+		now += 4_000_000
+		rq.UpdateBlocked(now)
+	}
+	for i, c := range []*CfsRq{rq, parent} {
+		st := c.Stats()
+		if st.Updates != before[i].Updates || st.Decays != before[i].Decays || st.Skipped != before[i].Skipped+10 {
+			t.Errorf("level %d off the list: %d update_tg_load_avg calls and %d decays over 10 walks (want none), skipped %d of them (want 10)",
+				c.Level(), st.Updates-before[i].Updates, st.Decays-before[i].Decays, st.Skipped-before[i].Skipped)
+		}
+	}
+	now += 4_000_000
+	rq.Enqueue(now, se)
+	if rq.offList || parent.offList {
+		t.Fatalf("after an enqueue: leaf off the list %v, parent %v; want both back (list_add_leaf_cfs_rq())", rq.offList, parent.offList)
+	}
+	for range 1000 {
+		now += 4_000_000
+		rq.UpdateBlocked(now)
+	}
+	if rq.offList || parent.offList {
+		t.Errorf("with a task queued: leaf off the list %v, parent %v; want both on it", rq.offList, parent.offList)
+	}
+	// The decayed test alone: a parent with nothing left is kept while
+	// its child is on the list.
+	rq.Dequeue(now, se, false)
+	parent.weight, parent.avg.LoadSum = 0, 0
+	if parent.isDecayed(rq) {
+		t.Error("a parent whose child is on the list counts as decayed")
+	}
+	rq.offList = true
+	if !parent.isDecayed(rq) {
+		t.Error("a parent with no weight, no load_sum and its child off the list does not count as decayed")
+	}
+}

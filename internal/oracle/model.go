@@ -359,11 +359,15 @@ func loadavgMissing(run modelRun, r modelRow) string {
 	case strings.Contains(r.name, "system.slice / container"):
 		return "a ratio: it moves with the container's writes of the same checking run, whose row says what they lack"
 	case strings.Contains(r.name, "other sites") && over:
-		return "the kernel's update_blocked_averages() skips what the model's does not: fully decayed cfs_rqs leave the leaf list (cfs_rq_is_decayed()); the model's softirqs and tick stops beside the count's are in the inputs line"
+		return "not named: the leaf list is modelled (cfs_rq_is_decayed() takes a cfs_rq off once its load_sum is 0, after its load_avg and so its contribution reached 0, when update_tg_load_avg() has nothing left to write: it moved this row by under 5 %); the model's writes here are its balance softirqs' on ticking cpus with none of the group's tasks queued (docs/loadavg.md, \"Rows still outside\"), and the count has no calls at this site to tell fewer period crossings from fewer deltas past contrib/64; the model's softirqs and tick stops beside the count's are in the inputs line"
 	case cfg.DelayDequeue && over: // 6.12 among the counts
 		return "not named: 6.12's DELAY_DEQUEUE is modelled (the inputs line has its delayed dequeues and requeues per wakeup; a delayed task whose cpu has nothing else to run is picked and fully dequeued at once, as pick_next_entity() does), and moved this row by 2 % or less; the migrate shape's own moves (sched_setaffinity() after every transaction: the stopper's move_queued_task(), a detach and attach of the running task) run as wakeup migrations here"
 	case !over && cfg.TickStopMeasured:
-		return fmt.Sprintf("not named: the tick stops are the count's own share of idle entries (the model stops %.1f per cpu per s against %.1f counted, out of fewer idle entries: the inputs line); the switch updates are modelled; not modelled: the guest's other tasks' switches with the group's within a wait, wakeup preemption (check_preempt_wakeup_fair()), and the idle entries those tasks add", stops, counted)
+		others := 0.0
+		if wk := run.kc.V["wakeups/s"]; wk > 0 {
+			others = max(run.kc.V["enqueue/s"]-wk, 0) / wk
+		}
+		return fmt.Sprintf("not named: the tick stops are the count's own share of idle entries (the model stops %.1f per cpu per s against %.1f counted, out of fewer idle entries: the inputs line); the switch updates, migrations (measured) and the leaf list are modelled; the guest's other tasks (%.2f enqueue_task_fair calls beyond the workload's per workload wakeup here) are not what is missing where a run with more of them per wakeup fits (count-oracle-2n-causes' 6.12 run, 5.20: docs/loadavg.md); left: wakeup preemption, whose rules differ by version (6.1's check_preempt_wakeup(), 6.12's EEVDF check_preempt_wakeup_fair()), each preempting wakeup a switch with prev still queued and its return, which the count does not count (no sched_switch of a runnable prev)", stops, counted, others)
 	case !over && stops > 0:
 		return fmt.Sprintf("the model's cpus stop their tick %.1f times per cpu per s (the inputs line; this count has no tick stops, the counts that do show 12-17x fewer than the model there), so fewer ticks and balance softirqs run: ksim.Governor is menu's with the softlockup watchdog its one timer; what keeps the guest's tick within a tick (tick_nohz_next_event(): RCU callbacks, irq_work, near timers) is not in the count", stops)
 	case !over:
