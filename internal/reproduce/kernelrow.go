@@ -77,7 +77,14 @@ func KernelRows(set *results.Set) (rows []KernelRow, counted bool) {
 			by[wl] = &[2]side{}
 			order = append(order, wl)
 		}
-		by[wl][i] = side{r.GetConfig("kernel"), unit, v, true}
+		// Of several kernels on one side (scripts/vmlab.sh history's
+		// counts), the bracket's own: the newest without the limit, the
+		// oldest with it.
+		k := r.GetConfig("kernel")
+		if cur := by[wl][i]; cur.ok && (i == 0 && olderRelease(k, cur.kernel) || i == 1 && olderRelease(cur.kernel, k)) {
+			continue
+		}
+		by[wl][i] = side{k, unit, v, true}
 	}
 	for _, wl := range order {
 		s := by[wl]
@@ -131,6 +138,11 @@ func judgeKernelCounts(stdout io.Writer, set *results.Set) (done bool, err error
 		return false, nil
 	}
 	_, envErr := EnvFromResults(set)
+	flags := FlagRows(set)
+	WriteFlagRows(stdout, flags)
+	if len(rows) == 0 && len(flags) > 0 {
+		return envErr != nil, nil
+	}
 	if len(rows) == 0 {
 		if envErr != nil {
 			return true, errors.New("reproduce: -from: the kernel counts are of one side only: finding 1's real-kernel row needs the same workload counted on a kernel without the 1 ms rate limit (6.1) and one with it (6.12)")

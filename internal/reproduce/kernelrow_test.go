@@ -85,3 +85,77 @@ func TestKernelRowVerdicts(t *testing.T) {
 		t.Errorf("one kernel only: %d rows, counted %v; want none, counted", len(rows), counted)
 	}
 }
+
+// Findings 5 and 8 on the history's real counts: the newest kernel that
+// takes the flag before the interval test (6.16) against the oldest that
+// tests first (6.19), 6.18.y on neither side; and finding 1 on the same
+// files brackets 6.1 | 6.12, not the newest kernel with the limit.
+func TestFlagRowsHistory(t *testing.T) {
+	files, err := filepath.Glob("../oracle/testdata/count-history-*.txt")
+	if err != nil || len(files) < 8 {
+		t.Fatalf("history counts: %v, %v", files, err)
+	}
+	set, err := results.Read(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := FlagRows(set)
+	if len(rows) != 1 {
+		t.Fatalf("FlagRows = %d rows, want 1", len(rows))
+	}
+	r := rows[0]
+	if !strings.HasPrefix(r.Before, "6.16.") || !strings.HasPrefix(r.After, "6.19.") || r.Verdict != "yes" || r.BeforeAttempts != 1 {
+		t.Errorf("flag row %+v: want 6.16's 1 attempt per pass against 6.19's, yes", r)
+	}
+	krows, _ := KernelRows(set)
+	if len(krows) != 1 || !strings.HasPrefix(krows[0].Before, "6.1.") || !strings.HasPrefix(krows[0].After, "6.12.") {
+		t.Errorf("finding 1's rows %+v: want the 6.1 | 6.12 bracket", krows)
+	}
+	var b strings.Builder
+	WriteFlagRows(&b, rows)
+	for _, l := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > Width {
+			t.Errorf("line of %d runes, over %d: %q", n, Width, l)
+		}
+	}
+}
+
+// A flag row's verdict follows FlagCutYes, and the side is the release's:
+// two kernels on one side give no row.
+func TestFlagRowVerdicts(t *testing.T) {
+	dir := t.TempDir()
+	read := func(kv ...string) *results.Set {
+		var s string
+		for i := 0; i < len(kv); i += 2 {
+			s += "kernel: " + kv[i] + "\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1000 tx/s " + kv[i+1] + " flag-ops/balance\n"
+		}
+		p := filepath.Join(dir, strings.Join(kv, "_"))
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		set, err := results.Read([]string{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	for _, tt := range []struct {
+		kv   []string
+		want string
+	}{
+		{[]string{"6.12.1", "1", "7.0.1", "0.5"}, "yes"},
+		{[]string{"6.12.1", "1", "7.0.1", "0.8"}, "partly"},
+		{[]string{"6.12.1", "1", "7.0.1", "1"}, "no"},
+		{[]string{"6.12.1", "1", "6.18.15", "0.2"}, ""},
+		{[]string{"6.19.1", "0.2", "7.0.1", "0.2"}, ""},
+	} {
+		rows := FlagRows(read(tt.kv...))
+		got := ""
+		if len(rows) == 1 {
+			got = rows[0].Verdict
+		}
+		if got != tt.want || len(rows) > 1 {
+			t.Errorf("%v: %d rows, verdict %q, want %q", tt.kv, len(rows), got, tt.want)
+		}
+	}
+}
