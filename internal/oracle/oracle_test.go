@@ -315,3 +315,27 @@ func TestHistoryCounts(t *testing.T) {
 		t.Errorf("6.18 without sites: %q from %q", o, from)
 	}
 }
+
+// The counted machine's cpuidle driver and governor come from sysfs:
+// current_governor_ro first, current_governor where only it exists, and
+// "none" without a cpuidle directory.
+func TestCpuidle(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, v string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d, g := cpuidle(filepath.Join(dir, "absent")); d != "none" || g != "none" {
+		t.Errorf("no cpuidle: %q, %q; want none, none", d, g)
+	}
+	write("current_driver", "acpi_idle\n")
+	write("current_governor", "teo\n")
+	if d, g := cpuidle(dir); d != "acpi_idle" || g != "teo" {
+		t.Errorf("driver and writable governor: %q, %q", d, g)
+	}
+	write("current_governor_ro", "menu\n")
+	if d, g := cpuidle(dir); d != "acpi_idle" || g != "menu" {
+		t.Errorf("read-only governor first: %q, %q", d, g)
+	}
+}

@@ -14,6 +14,30 @@ import (
 	"github.com/contend/contend/internal/kernel"
 )
 
+// cpuidleRoot is where cpuidle's sysfs directory is read (a test's tree
+// replaces it).
+var cpuidleRoot = "/sys/devices/system/cpu/cpuidle"
+
+// cpuidle names the counted machine's cpuidle driver and governor
+// (current_driver; current_governor_ro, or current_governor where the
+// kernel lets it be written): they decide when an idle cpu stops its tick
+// (menu's prediction against the driver's states), which the models'
+// tick-stop rows and inputs depend on. "none" where sysfs has no cpuidle
+// (CONFIG_CPU_IDLE off, or no driver registered).
+func cpuidle(root string) (driver, governor string) {
+	read := func(names ...string) string {
+		for _, n := range names {
+			if b, err := os.ReadFile(root + "/" + n); err == nil {
+				if v := strings.TrimSpace(string(b)); v != "" {
+					return v
+				}
+			}
+		}
+		return "none"
+	}
+	return read("current_driver"), read("current_governor_ro", "current_governor")
+}
+
 // WriteResults writes one benchmark-format result per count to path
 // (through a temporary file beside it, renamed into place, so a failed
 // write leaves no half-written file): the config names the kernel (from
@@ -30,7 +54,9 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 	if c.RateLimit {
 		limit = "yes"
 	}
-	for _, kv := range [][2]string{{"kernel-cpus", strconv.Itoa(c.CPUs)}, {"kernel-hz", strconv.Itoa(c.HZ)}, {"kernel-rate-limit", limit}} {
+	driver, governor := cpuidle(cpuidleRoot)
+	for _, kv := range [][2]string{{"kernel-cpus", strconv.Itoa(c.CPUs)}, {"kernel-hz", strconv.Itoa(c.HZ)}, {"kernel-rate-limit", limit},
+		{"cpuidle-driver", driver}, {"cpuidle-governor", governor}} {
 		cfg = append(cfg, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
 	}
 	name := fmt.Sprintf("KernelCount/shape=%s/pairs=%d/levels=%d", c.Shape, c.Pairs, c.Levels)
