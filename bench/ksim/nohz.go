@@ -157,6 +157,20 @@ func (n *Nohz) setSDIdle(cpu int, idle bool) {
 	}
 }
 
+// Walked is rebalance_domains()'s nohz tail up to v5.8
+// (Kernel.NohzNextInWalk) after walk w of the CPU whose runqueue is rq,
+// read after the walk; w.Idle is the walk's idle type at its end:
+//
+//	if ((idle == CPU_IDLE) && time_after(nohz.next_balance, rq->next_balance))
+//		nohz.next_balance = rq->next_balance;
+//
+// Later versions do it in nohz_balance_enter_idle(), and Walked nothing.
+func (n *Nohz) Walked(k Kernel, rq *RQBalance, w Walk) {
+	if k.NohzNextInWalk && w.Idle == CPUIdle {
+		n.NextBalance = min(n.NextBalance, rq.NextBalance)
+	}
+}
+
 // KickFlags are nohz_balancer_kick()'s flags for kick_ilb().
 type KickFlags uint8
 

@@ -128,3 +128,28 @@ func TestFindNewILBAndIdleBalance(t *testing.T) {
 		t.Errorf("FindNewILB with none idle = %d, want -1", got)
 	}
 }
+
+// TestNohzWalked: up to v5.8 an idle walk pulls nohz.next_balance in to
+// the walked CPU's rq->next_balance, never out; a busy walk, or a version
+// without the tail, leaves it.
+func TestNohzWalked(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		k      Kernel
+		idle   IdleType
+		rqNext int64
+		want   int64
+	}{
+		{"4.13 idle walk, earlier", Linux413, CPUIdle, 90, 90},
+		{"4.13 idle walk, later", Linux413, CPUIdle, 110, 100},
+		{"4.13 busy walk", Linux413, CPUNotIdle, 90, 100},
+		{"6.1 idle walk", Linux61, CPUIdle, 90, 100},
+	} {
+		n := NewNohz(1, []int{-1})
+		n.NextBalance = 100
+		n.Walked(tt.k, &RQBalance{NextBalance: tt.rqNext}, Walk{Idle: tt.idle})
+		if n.NextBalance != tt.want {
+			t.Errorf("%s: nohz.next_balance %d, want %d", tt.name, n.NextBalance, tt.want)
+		}
+	}
+}

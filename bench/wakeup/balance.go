@@ -418,26 +418,6 @@ func (k *ksys) activeBalance(src, dst *kcpu, from int) bool {
 	return true
 }
 
-// rebalanceDomains is rebalance_domains(c, idle) (ksim's
-// Kernel.BalanceDomains) done by cpu from, then 4.13's nohz tail
-// (ksim.Kernel.NohzNextInWalk: gone from 6.1, where
-// nohz_balance_enter_idle() does it): "if ((idle == CPU_IDLE) &&
-// time_after(nohz.next_balance, rq->next_balance)) nohz.next_balance =
-// rq->next_balance;", idle being the walk's last idle type.
-func (k *ksys) rebalanceDomains(c *kcpu, idle ksim.IdleType, why cause, from int) {
-	r := k.kern.BalanceDomains(k.walk(c, why, from), &c.RQBalance, k.jiffies(), k.hz, idle)
-	if k.kern.NohzNextInWalk && r.Idle == ksim.CPUIdle {
-		k.nohzNext = min(k.nohzNext, c.NextBalance)
-	}
-}
-
-// newidleBalance is c going idle: 4.13's idle_balance(), 6.1's
-// newidle_balance() (ksim's Kernel.NewidleBalance), each level's pass
-// priced at lbcost=.
-func (k *ksys) newidleBalance(c *kcpu) {
-	k.kern.NewidleBalance(k.walk(c, causeNewidle, c.CPU), &c.RQBalance, k.jiffies(), k.hz)
-}
-
 // tick is one jiffy's scheduler_tick() on every cpu whose tick runs: the
 // busy ones, and the idle ones whose tick the governor kept (stopTick).
 // On a busy cpu trigger_load_balance() runs its periodic balance when
@@ -458,9 +438,9 @@ func (k *ksys) tick() {
 			continue
 		}
 		if j >= c.NextBalance {
-			k.rebalanceDomains(c, ksim.CPUNotIdle, causePeriodic, c.CPU)
+			k.nohz.Walked(k.kern, &c.RQBalance, k.kern.BalanceDomains(k.walk(c, causePeriodic, c.CPU), &c.RQBalance, j, k.hz, ksim.CPUNotIdle))
 		}
-		if j >= k.nohzNext && k.nohzKickNeeded(c) {
+		if j >= k.nohz.NextBalance && k.nohzKickNeeded(c) {
 			k.nohzIdleBalance()
 		}
 	}
@@ -495,7 +475,7 @@ func (k *ksys) stopTick(c *kcpu) bool {
 // keptTick is tick j on idle cpu c whose tick the governor kept.
 func (k *ksys) keptTick(c *kcpu, j int64) {
 	if j >= c.NextBalance {
-		k.rebalanceDomains(c, ksim.CPUIdle, causePeriodic, c.CPU)
+		k.nohz.Walked(k.kern, &c.RQBalance, k.kern.BalanceDomains(k.walk(c, causePeriodic, c.CPU), &c.RQBalance, j, k.hz, ksim.CPUIdle))
 	}
 	if c.Curr != nil || len(c.Queue) > 0 {
 		return // it pulled a task
@@ -547,8 +527,11 @@ func (k *ksys) nohzIdleBalance() {
 	j := k.jiffies()
 	_, next, update := ksim.NohzIdleBalance(len(k.cpus), ilb, j, k.hz, walkable,
 		func(c int) int64 { return k.cpus[c].NextBalance },
-		func(c int) { k.rebalanceDomains(k.cpus[c], ksim.CPUIdle, causeNohz, int(ilb)) })
+		func(c int) {
+			x := k.cpus[c]
+			k.nohz.Walked(k.kern, &x.RQBalance, k.kern.BalanceDomains(k.walk(x, causeNohz, ilb), &x.RQBalance, j, k.hz, ksim.CPUIdle))
+		})
 	if update {
-		k.nohzNext = next
+		k.nohz.NextBalance = next
 	}
 }

@@ -136,13 +136,14 @@ type ksys struct {
 	// rd->overload: some cpu had two tasks runnable since the top level
 	// was last balanced.
 	overload bool
-	// nohz.next_balance, jiffies.
-	nohzNext int64
-	gov      []tickGov // each cpu's tick-stop state (balance.go)
-	p        params
-	w        *sysbench.Workload
-	c        simCounts
-	trace    func(task, cpu int) // each run's start, for the pinned replay; nil: none
+	// The nohz idle balancer's state: nohz.idle_cpus_mask, nr_cpus,
+	// each LLC's nr_busy_cpus, nohz.next_balance.
+	nohz  *ksim.Nohz
+	gov   []tickGov // each cpu's tick-stop state (balance.go)
+	p     params
+	w     *sysbench.Workload
+	c     simCounts
+	trace func(task, cpu int) // each run's start, for the pinned replay; nil: none
 	// llcMask is each LLC's span as CPU-id bits, at its sd_llc_id (its
 	// first cpu): select_idle_cpu()'s candidates.
 	llcMask [][]uint64
@@ -165,6 +166,14 @@ func newKsys(p params) (*ksys, error) {
 		c.blocked.At, c.runnable.Runnable = 0, true
 		k.cpus = append(k.cpus, c)
 	}
+	llc := make([]int, p.cpus) // each cpu's sd_llc_shared: none on an LLC of one
+	for i, c := range k.cpus {
+		llc[i] = -1
+		if c.llcSize > 1 {
+			llc[i] = c.llcID
+		}
+	}
+	k.nohz = ksim.NewNohz(p.cpus, llc)
 	k.llcMask = make([][]uint64, p.cpus)
 	for _, c := range k.cpus {
 		m := k.llcMask[c.llcID]
@@ -305,7 +314,9 @@ func (k *ksys) runNext(c *kcpu) {
 // nohz_balance_enter_idle()).
 func (k *ksys) goIdle(c *kcpu) {
 	c.IdleStamp = max(k.now, 1)
-	k.newidleBalance(c)
+	// idle_balance(), 6.1's newidle_balance(): each level's pass priced
+	// at lbcost=.
+	k.kern.NewidleBalance(k.walk(c, causeNewidle, c.CPU), &c.RQBalance, k.jiffies(), k.hz)
 	if len(c.Queue) > 0 {
 		c.IdleStamp = 0 // "if (pulled_task) this_rq->idle_stamp = 0"
 		return
