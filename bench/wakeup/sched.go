@@ -71,12 +71,14 @@ type kcpu struct {
 	gen uint32 // bumped when Curr stops early: stale burst ends are dropped
 	// waking: an IPI is on its way to this idle cpu (a halted vCPU
 	// costs idleWake to start); it is not idle_cpu() meanwhile.
-	waking   bool
-	nohzIdle bool // in nohz.idle_cpus_mask: tick stopped
-	sd       []*domain
-	llcID    int
-	llcSize  int
-	idleTask *ktask // swapper/N: current for an interrupt on an idle cpu
+	waking bool
+	// tickStopped is ts->tick_stopped: idle with its tick stopped (the
+	// nohz mask is ksys.nohz's, which c leaves at its first busy tick).
+	tickStopped bool
+	sd          []*domain
+	llcID       int
+	llcSize     int
+	idleTask    *ktask // swapper/N: current for an interrupt on an idle cpu
 	// PELT sums of the tasks whose task_cpu() is this cpu.
 	runnable, blocked ksim.PeltSet
 	activeBusy        bool // rq->active_balance: a stopper is on its way
@@ -160,7 +162,7 @@ func newKsys(p params) (*ksys, error) {
 		return nil, err
 	}
 	for i := range p.cpus {
-		c := &kcpu{RQ: ksim.RQ{CPU: i}, sd: sds[i], llcID: llcID[i], llcSize: llcSize[i], nohzIdle: true}
+		c := &kcpu{RQ: ksim.RQ{CPU: i}, sd: sds[i], llcID: llcID[i], llcSize: llcSize[i], tickStopped: true}
 		c.RQBalance.Init()
 		c.idleTask = &ktask{Task: ksim.Task{ID: -1 - i, CPU: i}, flips: ksim.WakeeFlips{Last: -1}, isIdle: true}
 		c.blocked.At, c.runnable.Runnable = 0, true
@@ -174,6 +176,9 @@ func newKsys(p params) (*ksys, error) {
 		}
 	}
 	k.nohz = ksim.NewNohz(p.cpus, llc)
+	for i := range p.cpus {
+		k.nohz.EnterIdle(i) // the cpus start idle, their ticks stopped
+	}
 	k.llcMask = make([][]uint64, p.cpus)
 	for _, c := range k.cpus {
 		m := k.llcMask[c.llcID]
@@ -289,7 +294,7 @@ func (k *ksys) runNext(c *kcpu) {
 		c.waking = false
 	}
 	t := k.tasks[c.PickNext().ID]
-	c.nohzIdle = false
+	c.tickStopped = false // tick_nohz_idle_exit()
 	c.lastStart = k.now
 	if k.counted(t) && !t.yielded {
 		k.c.waitNs += k.now - t.wokenAt
@@ -321,7 +326,7 @@ func (k *ksys) goIdle(c *kcpu) {
 		c.IdleStamp = 0 // "if (pulled_task) this_rq->idle_stamp = 0"
 		return
 	}
-	c.nohzIdle = k.stopTick(c)
+	k.stopIdleTick(c, k.stopTick(c))
 }
 
 // burstEnd is c's current task finishing its burst: the workload says what
