@@ -153,3 +153,27 @@ func TestNohzWalked(t *testing.T) {
 		}
 	}
 }
+
+// TestNohzEveryIdle: before 00357f5ec5d6 (4.13) every idle entry takes
+// the CPU out of its LLC's nr_busy_cpus and every busy tick puts it back,
+// the tick stopped or not; from it (6.1) only the tick stops and the
+// first busy tick after one do.
+func TestNohzEveryIdle(t *testing.T) {
+	for _, tt := range []struct {
+		k                 Kernel
+		afterEntry, after int // nr_busy_cpus after cpu 1's idle entry, then its busy tick
+	}{
+		{Linux413, 1, 2},
+		{Linux61, 2, 2},
+	} {
+		n := NewNohz(2, []int{0, 0}).ForKernel(tt.k)
+		n.IdleEntry(1) // the governor keeps the tick: no EnterIdle
+		if busy, _ := n.NrBusy(0); busy != tt.afterEntry {
+			t.Errorf("%s: nr_busy_cpus after an idle entry keeping the tick %d, want %d", tt.k.Name, busy, tt.afterEntry)
+		}
+		n.BalancerKick(1, 0, KickRQ{})
+		if busy, _ := n.NrBusy(0); busy != tt.after {
+			t.Errorf("%s: nr_busy_cpus after the busy tick %d, want %d", tt.k.Name, busy, tt.after)
+		}
+	}
+}

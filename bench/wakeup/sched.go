@@ -175,7 +175,7 @@ func newKsys(p params) (*ksys, error) {
 			llc[i] = c.llcID
 		}
 	}
-	k.nohz = ksim.NewNohz(p.cpus, llc)
+	k.nohz = ksim.NewNohz(p.cpus, llc).ForKernel(k.kern)
 	for i := range p.cpus {
 		k.nohz.EnterIdle(i) // the cpus start idle, their ticks stopped
 	}
@@ -326,6 +326,7 @@ func (k *ksys) goIdle(c *kcpu) {
 		c.IdleStamp = 0 // "if (pulled_task) this_rq->idle_stamp = 0"
 		return
 	}
+	k.nohz.IdleEntry(c.CPU) // 4.13's tick_nohz_idle_enter(): set_cpu_sd_state_idle()
 	k.stopIdleTick(c, k.stopTick(c))
 }
 

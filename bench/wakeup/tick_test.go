@@ -77,3 +77,29 @@ func TestNohzMaskFirstBusyTick(t *testing.T) {
 		t.Errorf("after its first busy tick: in mask %v, nr_busy_cpus %d; want out of the mask, 1", k.nohz.Stopped(1), busy)
 	}
 }
+
+// 4.13 takes a cpu out of its LLC's nr_busy_cpus at every idle entry
+// (tick_nohz_idle_enter()'s set_cpu_sd_state_idle(), before 00357f5ec5d6),
+// 6.1 only when the tick stops (nohz_balance_enter_idle()).
+func TestNrBusyAtIdleEntry(t *testing.T) {
+	for _, policy := range []string{"llcstats", "v6.1"} {
+		k := newTestKernel(t, policy, "llc4", 4)
+		c := k.cpus[1]
+		k.Start(k.NewTask(1))
+		k.runNext(c)
+		k.now += k.hz.TickNs()
+		k.tick()
+		if busy, _ := k.nohz.NrBusy(1); busy != 1 {
+			t.Fatalf("%s: after cpu 1's busy tick nr_busy_cpus %d, want 1", policy, busy)
+		}
+		c.Deactivate() // its task blocks
+		k.runNext(c)
+		want := 1
+		if policy == "llcstats" || c.tickStopped {
+			want = 0
+		}
+		if busy, _ := k.nohz.NrBusy(1); busy != want {
+			t.Errorf("%s: after cpu 1's idle entry (tick stopped %v) nr_busy_cpus %d, want %d", policy, c.tickStopped, busy, want)
+		}
+	}
+}
