@@ -122,7 +122,8 @@
 //     set_cpu_sd_state_busy() (Nohz.ExitIdle); nohz_balancer_kick()'s
 //     reasons in the kernel's order (Nohz.BalancerKick, KickReasonOf);
 //     find_new_ilb() (FindNewILB) and _nohz_idle_balance()'s walk
-//     (NohzIdleBalance). A NohzObserver hears each path's accesses, for
+//     (NohzIdleBalance); rebalance_domains()'s nohz.next_balance tail up
+//     to v5.8 (Nohz.Walked). A NohzObserver hears each path's accesses, for
 //     the scenario that prices the nohz lines (bench.NohzLines).
 //
 //   - The wakeup path. select_task_rq_fair() (fair.go: SelectTaskRqFair):

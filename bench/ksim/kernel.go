@@ -59,6 +59,15 @@ type Kernel struct {
 	// balance" (v5.9, backported to 4.19- and 5.4-stable) moved it to
 	// nohz_balance_enter_idle().
 	NohzNextInWalk bool
+	// SDStateEveryIdle is nr_busy_cpus before 00357f5ec5d6
+	// ("sched/nohz: Clean up nohz enter/exit", Peter Zijlstra, v4.17):
+	// tick_nohz_idle_enter() calls set_cpu_sd_state_idle() at every idle
+	// entry, the tick stopped or not, and nohz_kick_needed()
+	// set_cpu_sd_state_busy() at every busy tick ("At the first busy tick
+	// after returning from idle, we will update the busy stats"). From it
+	// both follow the tick stops, in nohz_balance_enter_idle() and
+	// nohz_balance_exit_idle() (Nohz.IdleEntry, Nohz.ForKernel).
+	SDStateEveryIdle bool
 
 	// The wakeup path (fair.go, sis.go).
 
@@ -97,10 +106,10 @@ type Kernel struct {
 var (
 	// Linux413 is v4.13 (seed 004's guest: 4.13.0 with 90001d67be2f and
 	// a731ebe6f17b).
-	Linux413 = Kernel{Name: "4.13", BusyFactor: 32, NohzNextInWalk: true, Affine: WakeAffineLLC}
+	Linux413 = Kernel{Name: "4.13", BusyFactor: 32, NohzNextInWalk: true, SDStateEveryIdle: true, Affine: WakeAffineLLC}
 	// Next20170926 is seed 004's patched kernel: 4.13's rules, and
 	// PeterZ's "utter basics" wake_affine() that the seed posts.
-	Next20170926 = Kernel{Name: "next-20170926", BusyFactor: 32, NohzNextInWalk: true, Affine: WakeAffineBasic}
+	Next20170926 = Kernel{Name: "next-20170926", BusyFactor: 32, NohzNextInWalk: true, SDStateEveryIdle: true, Affine: WakeAffineBasic}
 	// Linux510 is v5.10, whose balance-interval rules mainline still has.
 	Linux510 = Kernel{Name: "5.10", BusyFactor: 16, BusyLess: true, NewidleKeepsInterval: true,
 		Affine: WakeAffineIdleWeight, KthreadStack: true, RecentUsed: RecentOnHit}

@@ -1,7 +1,8 @@
 package ksim
 
 // The nohz idle balancer's state and decisions (kernel/sched/fair.c,
-// CONFIG_NO_HZ_COMMON), the same in every version modelled: which CPUs stopped their tick (nohz.idle_cpus_mask,
+// CONFIG_NO_HZ_COMMON), the same in every version modelled but for when
+// nr_busy_cpus changes (Kernel.SDStateEveryIdle): which CPUs stopped their tick (nohz.idle_cpus_mask,
 // rq->nohz_tick_stopped), each LLC's count of CPUs whose tick runs
 // (sd_llc_shared->nr_busy_cpus, sd->nohz_idle), nohz.next_balance, and
 // nohz_balancer_kick()'s reasons in its order. The scenarios keep the
@@ -39,11 +40,12 @@ type Nohz struct {
 	// Obs, when set, hears every access (nil: none priced).
 	Obs NohzObserver
 
-	stopped []bool // rq->nohz_tick_stopped: the CPU is in nohz.idle_cpus_mask
-	nrCPUs  int    // nohz.nr_cpus (the mask's weight after 5d86d542f68f)
-	sdIdle  []bool // sd_llc->nohz_idle
-	llc     []int  // the CPU's sd_llc_shared, -1 where it has none
-	nrBusy  []int  // each sd_llc_shared's nr_busy_cpus
+	everyIdle bool   // Kernel.SDStateEveryIdle (ForKernel)
+	stopped   []bool // rq->nohz_tick_stopped: the CPU is in nohz.idle_cpus_mask
+	nrCPUs    int    // nohz.nr_cpus (the mask's weight after 5d86d542f68f)
+	sdIdle    []bool // sd_llc->nohz_idle
+	llc       []int  // the CPU's sd_llc_shared, -1 where it has none
+	nrBusy    []int  // each sd_llc_shared's nr_busy_cpus
 }
 
 // NewNohz is the state at boot for cpus CPUs, llc[c] being CPU c's
@@ -61,6 +63,22 @@ func NewNohz(cpus int, llc []int) *Nohz {
 		}
 	}
 	return n
+}
+
+// ForKernel makes n follow version k's nr_busy_cpus rule
+// (Kernel.SDStateEveryIdle), and returns it.
+func (n *Nohz) ForKernel(k Kernel) *Nohz {
+	n.everyIdle = k.SDStateEveryIdle
+	return n
+}
+
+// IdleEntry is cpu entering the idle loop, before the governor decides on
+// the tick: tick_nohz_idle_enter()'s set_cpu_sd_state_idle() where the
+// version has it (Kernel.SDStateEveryIdle); nothing after 00357f5ec5d6.
+func (n *Nohz) IdleEntry(cpu int) {
+	if n.everyIdle {
+		n.setSDIdle(cpu, true)
+	}
 }
 
 // Stopped is rq->nohz_tick_stopped of cpu: it is in nohz.idle_cpus_mask.
@@ -157,6 +175,20 @@ func (n *Nohz) setSDIdle(cpu int, idle bool) {
 	}
 }
 
+// Walked is rebalance_domains()'s nohz tail up to v5.8
+// (Kernel.NohzNextInWalk) after walk w of the CPU whose runqueue is rq,
+// read after the walk; w.Idle is the walk's idle type at its end:
+//
+//	if ((idle == CPU_IDLE) && time_after(nohz.next_balance, rq->next_balance))
+//		nohz.next_balance = rq->next_balance;
+//
+// Later versions do it in nohz_balance_enter_idle(), and Walked nothing.
+func (n *Nohz) Walked(k Kernel, rq *RQBalance, w Walk) {
+	if k.NohzNextInWalk && w.Idle == CPUIdle {
+		n.NextBalance = min(n.NextBalance, rq.NextBalance)
+	}
+}
+
 // KickFlags are nohz_balancer_kick()'s flags for kick_ilb().
 type KickFlags uint8
 
@@ -215,11 +247,18 @@ type KickRQ struct {
 //	if (READ_ONCE(nohz.needs_update))
 //		flags |= NOHZ_NEXT_KICK;
 //
+// Before 00357f5ec5d6 (Kernel.SDStateEveryIdle, ForKernel) it was
+// nohz_kick_needed(), which first set the CPU busy in its LLC
+// (set_cpu_sd_state_busy()) whether its tick had stopped or not.
+//
 // It returns the reason for a balance kick, KickNone for none. Not
 // modelled: the blocked-load and next_balance kicks (NOHZ_STATS_KICK
 // alone, NOHZ_NEXT_KICK), whose walks run no balancing pass; the caller
 // keeps NextBalance as the walk of such a kick would leave it.
 func (n *Nohz) BalancerKick(cpu int, now int64, rq KickRQ) KickReason {
+	if n.everyIdle {
+		n.setSDIdle(cpu, false) // nohz_kick_needed()'s set_cpu_sd_state_busy()
+	}
 	n.ExitIdle(cpu)
 	tickless := n.Tickless()
 	if n.Obs != nil {

@@ -128,3 +128,52 @@ func TestFindNewILBAndIdleBalance(t *testing.T) {
 		t.Errorf("FindNewILB with none idle = %d, want -1", got)
 	}
 }
+
+// TestNohzWalked: up to v5.8 an idle walk pulls nohz.next_balance in to
+// the walked CPU's rq->next_balance, never out; a busy walk, or a version
+// without the tail, leaves it.
+func TestNohzWalked(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		k      Kernel
+		idle   IdleType
+		rqNext int64
+		want   int64
+	}{
+		{"4.13 idle walk, earlier", Linux413, CPUIdle, 90, 90},
+		{"4.13 idle walk, later", Linux413, CPUIdle, 110, 100},
+		{"4.13 busy walk", Linux413, CPUNotIdle, 90, 100},
+		{"6.1 idle walk", Linux61, CPUIdle, 90, 100},
+	} {
+		n := NewNohz(1, []int{-1})
+		n.NextBalance = 100
+		n.Walked(tt.k, &RQBalance{NextBalance: tt.rqNext}, Walk{Idle: tt.idle})
+		if n.NextBalance != tt.want {
+			t.Errorf("%s: nohz.next_balance %d, want %d", tt.name, n.NextBalance, tt.want)
+		}
+	}
+}
+
+// TestNohzEveryIdle: before 00357f5ec5d6 (4.13) every idle entry takes
+// the CPU out of its LLC's nr_busy_cpus and every busy tick puts it back,
+// the tick stopped or not; from it (6.1) only the tick stops and the
+// first busy tick after one do.
+func TestNohzEveryIdle(t *testing.T) {
+	for _, tt := range []struct {
+		k                 Kernel
+		afterEntry, after int // nr_busy_cpus after cpu 1's idle entry, then its busy tick
+	}{
+		{Linux413, 1, 2},
+		{Linux61, 2, 2},
+	} {
+		n := NewNohz(2, []int{0, 0}).ForKernel(tt.k)
+		n.IdleEntry(1) // the governor keeps the tick: no EnterIdle
+		if busy, _ := n.NrBusy(0); busy != tt.afterEntry {
+			t.Errorf("%s: nr_busy_cpus after an idle entry keeping the tick %d, want %d", tt.k.Name, busy, tt.afterEntry)
+		}
+		n.BalancerKick(1, 0, KickRQ{})
+		if busy, _ := n.NrBusy(0); busy != tt.after {
+			t.Errorf("%s: nr_busy_cpus after the busy tick %d, want %d", tt.k.Name, busy, tt.after)
+		}
+	}
+}

@@ -418,50 +418,48 @@ func (k *ksys) activeBalance(src, dst *kcpu, from int) bool {
 	return true
 }
 
-// rebalanceDomains is rebalance_domains(c, idle) (ksim's
-// Kernel.BalanceDomains) done by cpu from, then 4.13's nohz tail
-// (ksim.Kernel.NohzNextInWalk: gone from 6.1, where
-// nohz_balance_enter_idle() does it): "if ((idle == CPU_IDLE) &&
-// time_after(nohz.next_balance, rq->next_balance)) nohz.next_balance =
-// rq->next_balance;", idle being the walk's last idle type.
-func (k *ksys) rebalanceDomains(c *kcpu, idle ksim.IdleType, why cause, from int) {
-	r := k.kern.BalanceDomains(k.walk(c, why, from), &c.RQBalance, k.jiffies(), k.hz, idle)
-	if k.kern.NohzNextInWalk && r.Idle == ksim.CPUIdle {
-		k.nohzNext = min(k.nohzNext, c.NextBalance)
-	}
-}
-
-// newidleBalance is c going idle: 4.13's idle_balance(), 6.1's
-// newidle_balance() (ksim's Kernel.NewidleBalance), each level's pass
-// priced at lbcost=.
-func (k *ksys) newidleBalance(c *kcpu) {
-	k.kern.NewidleBalance(k.walk(c, causeNewidle, c.CPU), &c.RQBalance, k.jiffies(), k.hz)
-}
-
 // tick is one jiffy's scheduler_tick() on every cpu whose tick runs: the
 // busy ones, and the idle ones whose tick the governor kept (stopTick).
 // On a busy cpu trigger_load_balance() runs its periodic balance when
-// rq->next_balance has come, and kicks the nohz balancer when it has two
-// tasks (or, on an LLC, another cpu whose tick runs) and nohz.next_balance
-// has come. An idle cpu balances itself, CPU_IDLE (run_rebalance_domains():
-// "idle = this_rq->idle_balance ? CPU_IDLE : CPU_NOT_IDLE"; it kicks no one,
-// "if (unlikely(rq->idle_balance)) return;"), then the idle loop asks the
+// rq->next_balance has come, then nohz_balancer_kick()
+// (ksim.Nohz.BalancerKick): the cpu leaves the nohz mask if this is its
+// first busy tick since it stopped its tick (nohz_balance_exit_idle():
+// "At the first busy tick after returning from idle, we will update the
+// busy stats"), and, some cpu being tickless and nohz.next_balance come,
+// kicks for two tasks here or, on an LLC, another cpu whose tick is not
+// stopped (nr_busy_cpus > 1). An idle cpu balances itself, CPU_IDLE
+// (run_rebalance_domains(): "idle = this_rq->idle_balance ? CPU_IDLE :
+// CPU_NOT_IDLE"; it kicks no one and stays in the mask, "if
+// (unlikely(rq->idle_balance)) return;"), then the idle loop asks the
 // governor again, which learns the tick's wakeup as a 45 ms idle
 // (ksim.Governor.Woke by the tick; menu_update()).
 func (k *ksys) tick() {
 	j := k.jiffies()
+	idle := func(x int) bool { return k.cpus[x].idle() } // idle_cpu()
 	for _, c := range k.cpus {
 		if c.Curr == nil {
-			if !c.nohzIdle && !c.waking && len(c.Queue) == 0 {
+			if !c.tickStopped && !c.waking && len(c.Queue) == 0 {
 				k.keptTick(c, j)
 			}
 			continue
 		}
 		if j >= c.NextBalance {
-			k.rebalanceDomains(c, ksim.CPUNotIdle, causePeriodic, c.CPU)
+			k.nohz.Walked(k.kern, &c.RQBalance, k.kern.BalanceDomains(k.walk(c, causePeriodic, c.CPU), &c.RQBalance, j, k.hz, ksim.CPUNotIdle))
 		}
-		if j >= k.nohzNext && k.nohzKickNeeded(c) {
-			k.nohzIdleBalance()
+		if k.nohz.BalancerKick(c.CPU, j, ksim.KickRQ{NrRunning: c.NrRunning}) == ksim.KickNone {
+			continue
+		}
+		// kick_ilb(): find_new_ilb()'s idle cpu of the nohz mask runs
+		// nohz_idle_balance() at once, rebalance_domains() as CPU_IDLE
+		// (no busy_factor) for every idle cpu of the mask whose
+		// rq->next_balance has come; nohz.next_balance is then the
+		// earliest of theirs.
+		if ilb := k.nohz.FindNewILB(c.CPU, idle); ilb >= 0 {
+			k.nohz.IdleBalance(ilb, j, k.hz, idle, func(x int) int64 { return k.cpus[x].NextBalance },
+				func(x int) {
+					b := k.cpus[x]
+					k.nohz.Walked(k.kern, &b.RQBalance, k.kern.BalanceDomains(k.walk(b, causeNohz, ilb), &b.RQBalance, j, k.hz, ksim.CPUIdle))
+				})
 		}
 	}
 }
@@ -478,8 +476,7 @@ type tickGov struct {
 // start to the task c last started), decides whether the tick stops
 // (ksim.Governor.Select: menu keeps it for an idle expected shorter than
 // a tick; the one timer known is the softlockup watchdog's,
-// ksim.WatchdogSleep); a stop is nohz_balance_enter_idle(), which puts c
-// in the nohz mask (nohzIdle).
+// ksim.WatchdogSleep); a stop is nohz_balance_enter_idle() (stopIdleTick).
 func (k *ksys) stopTick(c *kcpu) bool {
 	if k.gov == nil {
 		k.gov = make([]tickGov, len(k.cpus))
@@ -495,7 +492,7 @@ func (k *ksys) stopTick(c *kcpu) bool {
 // keptTick is tick j on idle cpu c whose tick the governor kept.
 func (k *ksys) keptTick(c *kcpu, j int64) {
 	if j >= c.NextBalance {
-		k.rebalanceDomains(c, ksim.CPUIdle, causePeriodic, c.CPU)
+		k.nohz.Walked(k.kern, &c.RQBalance, k.kern.BalanceDomains(k.walk(c, causePeriodic, c.CPU), &c.RQBalance, j, k.hz, ksim.CPUIdle))
 	}
 	if c.Curr != nil || len(c.Queue) > 0 {
 		return // it pulled a task
@@ -503,52 +500,18 @@ func (k *ksys) keptTick(c *kcpu, j int64) {
 	g := &k.gov[c.CPU]
 	g.g.Woke(k.now-g.idleFrom, true)
 	g.idleFrom = max(k.now, 1)
-	c.nohzIdle = g.g.Select(k.hz.TickNs(), ksim.WatchdogSleep(k.now, int(c.CPU), len(k.cpus)), false)
+	k.stopIdleTick(c, g.g.Select(k.hz.TickNs(), ksim.WatchdogSleep(k.now, int(c.CPU), len(k.cpus)), false))
 }
 
-// nohzKickNeeded is 4.13's nohz_kick_needed() (6.1's nohz_balancer_kick()
-// tests alike, ksim.KickReasonOf in their order): idle cpus with stopped
-// ticks exist, and this one has two tasks, or its LLC another busy cpu.
-// nr_busy_cpus counts the LLC's cpus whose tick is not stopped
-// (sd->nohz_idle unset: set_cpu_sd_state_idle() from
-// nohz_balance_enter_idle(), busy again as the cpu runs a task).
-func (k *ksys) nohzKickNeeded(c *kcpu) bool {
-	any := false
-	for _, x := range k.cpus {
-		if x.nohzIdle && x.Curr == nil {
-			any = true
-			break
-		}
+// stopIdleTick is the governor's answer on idle cpu c: a stop
+// (ts->tick_stopped, tickStopped) is nohz_balance_enter_idle() on the
+// transition ("if (!was_stopped && ts->tick_stopped)"; ksim.Nohz.EnterIdle:
+// the nohz mask, nr_cpus, set_cpu_sd_state_idle()). A kept tick leaves the
+// nohz state as it was: c leaves the mask at its first busy tick
+// (nohz_balance_exit_idle()), not as it runs a task nor as it keeps a tick.
+func (k *ksys) stopIdleTick(c *kcpu, stop bool) {
+	if stop && !c.tickStopped {
+		k.nohz.EnterIdle(c.CPU)
 	}
-	if !any {
-		return false
-	}
-	busy := 0
-	if c.llcSize > 1 {
-		for i := range int(c.llcSize) {
-			if !k.cpus[c.llcID+i].nohzIdle {
-				busy++
-			}
-		}
-	}
-	return ksim.KickReasonOf(ksim.KickRQ{NrRunning: c.NrRunning}, busy, c.llcSize > 1) != ksim.KickNone
-}
-
-// nohzIdleBalance is nohz_idle_balance() on the first tickless idle cpu
-// (ksim.FindNewILB): rebalance_domains() for every tickless idle cpu whose
-// rq->next_balance has come, each as CPU_IDLE (no busy_factor), then
-// nohz.next_balance is the earliest of theirs (ksim.NohzIdleBalance).
-func (k *ksys) nohzIdleBalance() {
-	walkable := func(c int) bool { x := k.cpus[c]; return x.nohzIdle && x.Curr == nil && !x.waking }
-	ilb := ksim.FindNewILB(len(k.cpus), -1, func(c int) bool { return k.cpus[c].nohzIdle && k.cpus[c].Curr == nil })
-	if ilb < 0 {
-		return
-	}
-	j := k.jiffies()
-	_, next, update := ksim.NohzIdleBalance(len(k.cpus), ilb, j, k.hz, walkable,
-		func(c int) int64 { return k.cpus[c].NextBalance },
-		func(c int) { k.rebalanceDomains(k.cpus[c], ksim.CPUIdle, causeNohz, int(ilb)) })
-	if update {
-		k.nohzNext = next
-	}
+	c.tickStopped = stop
 }

@@ -21,7 +21,8 @@ func place(k *ksys, c int, isCurr bool, ran int64) *ktask {
 		panic("place: a task runs only on an idle cpu")
 	}
 	if isCurr {
-		cpu.nohzIdle = false
+		cpu.tickStopped = false
+		k.nohz.ExitIdle(c) // as its first busy tick left it
 	}
 	return t
 }

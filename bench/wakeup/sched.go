@@ -71,12 +71,14 @@ type kcpu struct {
 	gen uint32 // bumped when Curr stops early: stale burst ends are dropped
 	// waking: an IPI is on its way to this idle cpu (a halted vCPU
 	// costs idleWake to start); it is not idle_cpu() meanwhile.
-	waking   bool
-	nohzIdle bool // in nohz.idle_cpus_mask: tick stopped
-	sd       []*domain
-	llcID    int
-	llcSize  int
-	idleTask *ktask // swapper/N: current for an interrupt on an idle cpu
+	waking bool
+	// tickStopped is ts->tick_stopped: idle with its tick stopped (the
+	// nohz mask is ksys.nohz's, which c leaves at its first busy tick).
+	tickStopped bool
+	sd          []*domain
+	llcID       int
+	llcSize     int
+	idleTask    *ktask // swapper/N: current for an interrupt on an idle cpu
 	// PELT sums of the tasks whose task_cpu() is this cpu.
 	runnable, blocked ksim.PeltSet
 	activeBusy        bool // rq->active_balance: a stopper is on its way
@@ -136,13 +138,14 @@ type ksys struct {
 	// rd->overload: some cpu had two tasks runnable since the top level
 	// was last balanced.
 	overload bool
-	// nohz.next_balance, jiffies.
-	nohzNext int64
-	gov      []tickGov // each cpu's tick-stop state (balance.go)
-	p        params
-	w        *sysbench.Workload
-	c        simCounts
-	trace    func(task, cpu int) // each run's start, for the pinned replay; nil: none
+	// The nohz idle balancer's state: nohz.idle_cpus_mask, nr_cpus,
+	// each LLC's nr_busy_cpus, nohz.next_balance.
+	nohz  *ksim.Nohz
+	gov   []tickGov // each cpu's tick-stop state (balance.go)
+	p     params
+	w     *sysbench.Workload
+	c     simCounts
+	trace func(task, cpu int) // each run's start, for the pinned replay; nil: none
 	// llcMask is each LLC's span as CPU-id bits, at its sd_llc_id (its
 	// first cpu): select_idle_cpu()'s candidates.
 	llcMask [][]uint64
@@ -159,11 +162,22 @@ func newKsys(p params) (*ksys, error) {
 		return nil, err
 	}
 	for i := range p.cpus {
-		c := &kcpu{RQ: ksim.RQ{CPU: i}, sd: sds[i], llcID: llcID[i], llcSize: llcSize[i], nohzIdle: true}
+		c := &kcpu{RQ: ksim.RQ{CPU: i}, sd: sds[i], llcID: llcID[i], llcSize: llcSize[i], tickStopped: true}
 		c.RQBalance.Init()
 		c.idleTask = &ktask{Task: ksim.Task{ID: -1 - i, CPU: i}, flips: ksim.WakeeFlips{Last: -1}, isIdle: true}
 		c.blocked.At, c.runnable.Runnable = 0, true
 		k.cpus = append(k.cpus, c)
+	}
+	llc := make([]int, p.cpus) // each cpu's sd_llc_shared: none on an LLC of one
+	for i, c := range k.cpus {
+		llc[i] = -1
+		if c.llcSize > 1 {
+			llc[i] = c.llcID
+		}
+	}
+	k.nohz = ksim.NewNohz(p.cpus, llc).ForKernel(k.kern)
+	for i := range p.cpus {
+		k.nohz.EnterIdle(i) // the cpus start idle, their ticks stopped
 	}
 	k.llcMask = make([][]uint64, p.cpus)
 	for _, c := range k.cpus {
@@ -280,7 +294,7 @@ func (k *ksys) runNext(c *kcpu) {
 		c.waking = false
 	}
 	t := k.tasks[c.PickNext().ID]
-	c.nohzIdle = false
+	c.tickStopped = false // tick_nohz_idle_exit()
 	c.lastStart = k.now
 	if k.counted(t) && !t.yielded {
 		k.c.waitNs += k.now - t.wokenAt
@@ -305,12 +319,15 @@ func (k *ksys) runNext(c *kcpu) {
 // nohz_balance_enter_idle()).
 func (k *ksys) goIdle(c *kcpu) {
 	c.IdleStamp = max(k.now, 1)
-	k.newidleBalance(c)
+	// idle_balance(), 6.1's newidle_balance(): each level's pass priced
+	// at lbcost=.
+	k.kern.NewidleBalance(k.walk(c, causeNewidle, c.CPU), &c.RQBalance, k.jiffies(), k.hz)
 	if len(c.Queue) > 0 {
 		c.IdleStamp = 0 // "if (pulled_task) this_rq->idle_stamp = 0"
 		return
 	}
-	c.nohzIdle = k.stopTick(c)
+	k.nohz.IdleEntry(c.CPU) // 4.13's tick_nohz_idle_enter(): set_cpu_sd_state_idle()
+	k.stopIdleTick(c, k.stopTick(c))
 }
 
 // burstEnd is c's current task finishing its burst: the workload says what
