@@ -65,15 +65,10 @@ func abCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	preset := sweep.Quick
-	if pf.full {
-		preset = sweep.Full
-	}
-	m, err := sweep.ParseMatrix(t, preset, mf.lists())
+	m, err := pf.matrix(fs, t, &mf, *oversubscribe)
 	if err != nil {
-		return fmt.Errorf("ab: %w", err)
+		return err
 	}
-	m.Count, m.Duration, m.Oversubscribe = pf.count, pf.duration, *oversubscribe
 	if m.Count == 0 {
 		m.Count = abCount
 	}

@@ -53,15 +53,10 @@ func sweepCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	preset := sweep.Quick
-	if pf.full {
-		preset = sweep.Full
-	}
-	m, err := sweep.ParseMatrix(t, preset, mf.lists())
+	m, err := pf.matrix(fs, t, &mf, *oversubscribe)
 	if err != nil {
-		return fmt.Errorf("sweep: %w", err)
+		return err
 	}
-	m.Count, m.Duration, m.Oversubscribe = pf.count, pf.duration, *oversubscribe
 	switch {
 	case ci >= 100: // Set refused the rest of what is not a percentage
 		return fmt.Errorf("sweep: -ci %v: want a percentage of the median from 0 (off) to below 100", &ci)
@@ -186,6 +181,22 @@ func (f *presetFlags) topology(fs *flag.FlagSet, forRun bool) (*affinity.Topolog
 		return nil, fmt.Errorf("%s: -cpus %s: %w", fs.Name(), f.cpus, err)
 	}
 	return w, nil
+}
+
+// matrix is the preset's matrix on t as the selection flags narrow it,
+// with -count, -duration and -oversubscribe applied (zero count and
+// duration: the preset's).
+func (f *presetFlags) matrix(fs *flag.FlagSet, t *affinity.Topology, mf *matrixFlags, oversubscribe bool) (sweep.Matrix, error) {
+	preset := sweep.Quick
+	if f.full {
+		preset = sweep.Full
+	}
+	m, err := sweep.ParseMatrix(t, preset, mf.lists())
+	if err != nil {
+		return m, fmt.Errorf("%s: %w", fs.Name(), err)
+	}
+	m.Count, m.Duration, m.Oversubscribe = f.count, f.duration, oversubscribe
+	return m, nil
 }
 
 // defaultOut names the results file of a sweep, ab or reproduce run
