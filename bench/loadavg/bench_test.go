@@ -16,14 +16,14 @@ func newXsyncStore(env *bench.Env) (counter.Store, int, error) {
 	return xsyncref.New(), xsyncref.Lines(), nil
 }
 
-// laBenchStores are the stores benchmarks add to the scenario's own.
-var laBenchStores = map[string]laExtraStore{"xsync": newXsyncStore}
+// benchStores are the stores benchmarks add to the scenario's own.
+var benchStores = map[string]extraStore{"xsync": newXsyncStore}
 
 // newBenchLoadAvg builds a loadavg scenario that also knows the reference
 // stores.
 func newBenchLoadAvg(tb testing.TB, variant string) *loadAvg {
 	tb.Helper()
-	s, err := newLoadAvg(variant, laBenchStores)
+	s, err := newLoadAvg(variant, benchStores)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func BenchmarkLoadAvgClock(b *testing.B) {
 	for b.Loop() {
 		sum += ktime.Wall()
 	}
-	laClockSink = sum
+	clockSink = sum
 }
 
-var laClockSink int64
+var clockSink int64

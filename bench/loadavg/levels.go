@@ -11,12 +11,12 @@ import (
 // below the group under the root, each level with its own tg->load_avg
 // (counter.NewCfsRqPath).
 const (
-	// laDefaultLevels is what the seed ran: postgres "in a single docker
+	// defaultLevels is what the seed ran: postgres "in a single docker
 	// instance", a container scope (the tasks' group) under
 	// system.slice (its parent) under the root, with systemd's cgroup
 	// driver, docker's default on the distributions of 2023.
-	laDefaultLevels = 2
-	laMaxLevels     = 3
+	defaultLevels = 2
+	maxLevels     = 3
 )
 
 // Reads is calc_group_shares() calls per event, every level's.
@@ -27,24 +27,24 @@ var Reads = bench.Unit{Name: "reads/op", Better: bench.Lower,
 // LevelSharedWrites[i] is level i+1's (level 1 being the tasks' own
 // group), and so on.
 var (
-	LevelSharedWrites      = laLevelUnits(SharedWrites, "shared writes")
-	LevelReads             = laLevelUnits(Reads, "calc_group_shares runs")
-	LevelCfsRqWritesPerSec = laLevelUnits(CfsRqWritesPerSec, "tg->load_avg writes per cfs_rq per kernel second")
-	LevelTGWeightErr       = laLevelUnits(TGWeightErr, "tg_weight error, per cent")
+	LevelSharedWrites      = levelUnits(SharedWrites, "shared writes")
+	LevelReads             = levelUnits(Reads, "calc_group_shares runs")
+	LevelCfsRqWritesPerSec = levelUnits(CfsRqWritesPerSec, "tg->load_avg writes per cfs_rq per kernel second")
+	LevelTGWeightErr       = levelUnits(TGWeightErr, "tg_weight error, per cent")
 )
 
 // LevelUnits lists every per-level unit, for the scenario's Spec.
 func LevelUnits() []bench.Unit {
 	var us []bench.Unit
-	for _, l := range [][laMaxLevels]bench.Unit{LevelSharedWrites, LevelReads, LevelCfsRqWritesPerSec, LevelTGWeightErr} {
+	for _, l := range [][maxLevels]bench.Unit{LevelSharedWrites, LevelReads, LevelCfsRqWritesPerSec, LevelTGWeightErr} {
 		us = append(us, l[:]...)
 	}
 	return us
 }
 
-// laLevelUnits names u's per-level units "l1-" + u.Name and so on.
-func laLevelUnits(u bench.Unit, what string) (us [laMaxLevels]bench.Unit) {
-	names := [laMaxLevels]string{"the tasks' own group", "its parent, system.slice in the seed's setup", "the parent's parent"}
+// levelUnits names u's per-level units "l1-" + u.Name and so on.
+func levelUnits(u bench.Unit, what string) (us [maxLevels]bench.Unit) {
+	names := [maxLevels]string{"the tasks' own group", "its parent, system.slice in the seed's setup", "the parent's parent"}
 	for i := range us {
 		name := names[i]
 		us[i] = bench.Unit{Name: fmt.Sprintf("l%d-%s", i+1, u.Name), Better: u.Better,
@@ -53,8 +53,8 @@ func laLevelUnits(u bench.Unit, what string) (us [laMaxLevels]bench.Unit) {
 	return us
 }
 
-// laLevel returns rq's ancestor i levels up (0: rq itself).
-func laLevel(rq *counter.CfsRq, i int) *counter.CfsRq {
+// cfsLevel returns rq's ancestor i levels up (0: rq itself).
+func cfsLevel(rq *counter.CfsRq, i int) *counter.CfsRq {
 	for range i {
 		rq = rq.Parent()
 	}

@@ -30,7 +30,7 @@ func TestLoadAvgLevelsConservation(t *testing.T) {
 				wg.Go(func() { w.Run(events) })
 			}
 			wg.Wait()
-			if err := laConserved(s.cpus(), s.stores); err != nil {
+			if err := storesConserved(s.cpus(), s.stores); err != nil {
 				t.Errorf("%s: %v", v, err)
 			}
 			var props int64
@@ -39,7 +39,7 @@ func TestLoadAvgLevelsConservation(t *testing.T) {
 					t.Errorf("%s: a worker's cfs_rq has %d levels", v, w.cpu.rq.Levels())
 				}
 				for l := 1; l < levels; l++ {
-					props += laLevel(w.cpu.rq, l).Stats().Propagations
+					props += cfsLevel(w.cpu.rq, l).Stats().Propagations
 				}
 			}
 			if levels > 1 && props == 0 {
@@ -55,14 +55,14 @@ func TestLoadAvgLevelsConservation(t *testing.T) {
 // TestLoadAvgLevelsCatchLoss: a level's store that loses writes fails the
 // group check, which names the level.
 func TestLoadAvgLevelsCatchLoss(t *testing.T) {
-	s := laUnpinned(t, "preset=base/levels=2", 2)
+	s := newUnpinned(t, "preset=base/levels=2", 2)
 	for _, w := range s.workers {
 		w.Run(2000)
 	}
 	s.stores[1].AddAt(0, 0, 1) // a write no cfs_rq made
-	err := laConserved(s.cpus(), s.stores)
+	err := storesConserved(s.cpus(), s.stores)
 	if err == nil || !strings.Contains(err.Error(), "level 2: the store holds") {
-		t.Errorf("laConserved with a level-2 store off by one = %v, want level 2 named", err)
+		t.Errorf("storesConserved with a level-2 store off by one = %v, want level 2 named", err)
 	}
 }
 
@@ -72,7 +72,7 @@ func TestLoadAvgLevelsCatchLoss(t *testing.T) {
 // least 1.5× one level's (the parent's line is written about as often as
 // the leaf's at two workers); the rate limit caps each level.
 //
-// The workers run in lockstep on one goroutine (laLockstep), as two cpus
+// The workers run in lockstep on one goroutine (runLockstep), as two cpus
 // whose events interleave: how many writes an event makes depends on the
 // load the wakeups move between the cpus, which needs both running. Driven
 // on two goroutines, whether they overlap is the scheduler's: beside one
@@ -84,8 +84,8 @@ func TestLoadAvgLevelsCatchLoss(t *testing.T) {
 // interleaving.
 func TestLoadAvgLevelsMetrics(t *testing.T) {
 	run := func(v string) *bench.Result {
-		s := laUnpinned(t, v, 2)
-		return laLockstep(t, s, 20_000)
+		s := newUnpinned(t, v, 2)
+		return runLockstep(t, s, 20_000)
 	}
 	one := run("preset=base/levels=1")
 	if _, ok := one.Metric(LevelSharedWrites[0].Name); ok {
@@ -98,10 +98,10 @@ func TestLoadAvgLevelsMetrics(t *testing.T) {
 		reads += benchtest.Metric(t, two, LevelReads[l])
 		benchtest.Metric(t, two, LevelTGWeightErr[l])
 	}
-	if got := benchtest.Metric(t, two, SharedWrites); !laClose(got, sum) {
+	if got := benchtest.Metric(t, two, SharedWrites); !closeEnough(got, sum) {
 		t.Errorf("levels=2: shared-writes/op %v, levels' sum %v", got, sum)
 	}
-	if got := benchtest.Metric(t, two, Reads); !laClose(got, reads) || reads < 1.5 {
+	if got := benchtest.Metric(t, two, Reads); !closeEnough(got, reads) || reads < 1.5 {
 		t.Errorf("levels=2: reads/op %v, levels' %v; want about one per level per event", got, reads)
 	}
 	if r := benchtest.Metric(t, two, SharedWrites) / benchtest.Metric(t, one, SharedWrites); r < 1.5 {
@@ -115,10 +115,10 @@ func TestLoadAvgLevelsMetrics(t *testing.T) {
 	}
 }
 
-// laLockstep runs every worker of s for events events, one event of each
+// runLockstep runs every worker of s for events events, one event of each
 // in turn on the calling goroutine, and finishes the run: cpus running at
 // once, with no scheduler to decide how their events interleave.
-func laLockstep(t testing.TB, s *loadAvg, events int) *bench.Result {
+func runLockstep(t testing.TB, s *loadAvg, events int) *bench.Result {
 	t.Helper()
 	for range events {
 		for _, w := range s.workers {
@@ -132,4 +132,4 @@ func laLockstep(t testing.TB, s *loadAvg, events int) *bench.Result {
 	return res
 }
 
-func laClose(a, b float64) bool { return a-b < 1e-9*(a+b)+1e-12 && b-a < 1e-9*(a+b)+1e-12 }
+func closeEnough(a, b float64) bool { return a-b < 1e-9*(a+b)+1e-12 && b-a < 1e-9*(a+b)+1e-12 }

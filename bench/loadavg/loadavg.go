@@ -50,72 +50,72 @@ var (
 
 // The workload's defaults and limits.
 const (
-	// laDefaultGap is the seed's event rate: "during a 5s window, the
+	// defaultGap is the seed's event rate: "during a 5s window, the
 	// wakeup number is 14millions" on 224 CPUs is 12,500 wakeups per CPU
 	// per second; each wakeup is an enqueue and, later, a dequeue, so
 	// 25,000 events per CPU per second, one every 40us.
-	laDefaultGap = 40 * time.Microsecond
-	laMinGap     = time.Microsecond
-	laMaxGap     = 100 * time.Millisecond
-	// laDefaultMig is the seed's 11 million migrations per 14 million
+	defaultGap = 40 * time.Microsecond
+	minGap     = time.Microsecond
+	maxGap     = 100 * time.Millisecond
+	// defaultMig is the seed's 11 million migrations per 14 million
 	// wakeups: 79%.
-	laDefaultMig = 79
-	// laDefaultTasks is the group's tasks per CPU: sysbench with
+	defaultMig = 79
+	// defaultTasks is the group's tasks per CPU: sysbench with
 	// nr_threads = nr_cpu drives as many postgres backends, 2 × 224 tasks
 	// on 224 CPUs.
-	laDefaultTasks = 2
-	laMaxTasks     = 64
-	// laDefaultHZ is CONFIG_HZ of x86_64's defconfig and the
+	defaultTasks = 2
+	maxTasks     = 64
+	// defaultHZ is CONFIG_HZ of x86_64's defconfig and the
 	// server distributions: a tick every millisecond.
-	laDefaultHZ = 1000
+	defaultHZ = 1000
 )
 
-// laKeys are the variant's keys, in canonical order, with extras among the
+// scenarioKeys are the variant's keys, in canonical order, with extras among the
 // stores. store, write, read and scan have no default: the preset decides
 // them unless the variant gives them (parseLoadAvg).
-func laKeys(extras map[string]laExtraStore) []bench.Key {
+func scenarioKeys(extras map[string]extraStore) []bench.Key {
 	return []bench.Key{
 		{Name: "preset", Default: "none", Domain: bench.OneOf(append([]string{"none"}, counter.Presets()...)...),
 			Doc: "the seed's labels: v1 node, delay, skip (patches 2, 2+3, 2+3+4); v2 rate, rate+skip, rate+skip+node; store/write/read/scan beside one override its parts"},
-		{Name: "store", Domain: bench.OneOf(laStoreNames(extras)...),
+		{Name: "store", Domain: bench.OneOf(storeNames(extras)...),
 			Doc: "where tg->load_avg lives (falseshare: beside tg->shares, as before the dedicated line)"},
-		{Name: "write", Domain: bench.Form("every|threshold=N|ratelimit[=D]|delay", laWriteWhere, laCanon("write", counter.ParseWrite)),
+		{Name: "write", Domain: bench.Form("every|threshold=N|ratelimit[=D]|delay", writeWhere, canonValue("write", counter.ParseWrite)),
 			Doc: "update_tg_load_avg: contrib/64, contrib/N, at most once per D, or patch 3 (removed load waits for the next update)"},
-		{Name: "read", Domain: bench.Form("every|skip|onein=K", fmt.Sprintf("K 1..%d", counter.MaxOneIn), laCanon("read", counter.ParseRead)),
+		{Name: "read", Domain: bench.Form("every|skip|onein=K", fmt.Sprintf("K 1..%d", counter.MaxOneIn), canonValue("read", counter.ParseRead)),
 			Doc: "update_cfs_group on every event, patch 4 (none on the group entity's own en/dequeue), or one event in K by count (not the patch)"},
 		{Name: "scan", Domain: bench.OneOf("bounded", "full"),
 			Doc: "the per-node reader walks the node mask to nr_node_ids, or all MAX_NUMNODES bits (v1's for_each_node)"},
-		{Name: "gap", Default: ktime.Format(laDefaultGap), Domain: bench.DurationRange(laMinGap, laMaxGap),
+		{Name: "gap", Default: ktime.Format(defaultGap), Domain: bench.DurationRange(minGap, maxGap),
 			Doc: "kernel time between two events on one cfs_rq (40us: 14M wakeups in 5 s on 224 cpus is 12.5k wakeups, 25k en/dequeues, per cpu per second)"},
 		{Name: "pace", Default: "none", Domain: bench.OneOf("none", "kernel"),
 			Doc: "none: events as fast as this machine runs them (the stress test); kernel: real local work until each event has taken gap of wall time"},
-		{Name: "mig", Default: strconv.Itoa(laDefaultMig), Domain: bench.IntRange(0, 100),
+		{Name: "mig", Default: strconv.Itoa(defaultMig), Domain: bench.IntRange(0, 100),
 			Doc: "percent of wakeups on another cpu than the task slept on (79: the seed's 11M migrations per 14M wakeups)"},
-		{Name: "tasks", Default: strconv.Itoa(laDefaultTasks), Domain: bench.IntRange(1, laMaxTasks),
+		{Name: "tasks", Default: strconv.Itoa(defaultTasks), Domain: bench.IntRange(1, maxTasks),
 			Doc: "the group's tasks per cpu (2: sysbench's nr_cpu threads and as many postgres backends)"},
-		{Name: "hz", Default: strconv.Itoa(laDefaultHZ), Domain: bench.OneOf("1000", "250"),
+		{Name: "hz", Default: strconv.Itoa(defaultHZ), Domain: bench.OneOf("1000", "250"),
 			Doc: "CONFIG_HZ: the tick's entity_tick() refreshes the group entity's weight (update_cfs_group) while a task of the group runs"},
 		{Name: "work", Default: "0", Domain: bench.IntRange(0, 100_000),
 			Doc: "extra local work (dependent arithmetic steps) per event"},
-		{Name: "stride", Default: "line", Domain: bench.Form("line|BYTES", "BYTES a power of two from this machine's cache line to a page", laStride),
+		{Name: "stride", Default: "line", Domain: bench.Form("line|BYTES", "BYTES a power of two from this machine's cache line to a page", canonStride),
 			Doc: "distance between hot words: a cache line, or BYTES (128: a line pair against the adjacent-line prefetcher)"},
-		{Name: "levels", Default: strconv.Itoa(laDefaultLevels), Domain: bench.IntRange(1, laMaxLevels),
+		{Name: "levels", Default: strconv.Itoa(defaultLevels), Domain: bench.IntRange(1, maxLevels),
 			Doc: "task-group levels, each with its own tg->load_avg line: the tasks' group this many levels below the root (2: the seed's docker container under system.slice; 1: the group right under the root)"},
 		{Name: "clock", Default: "none", OmitDefault: true, Domain: bench.OneOf("none", "sched_clock", "rq_clock"),
 			Doc: "the clock the rate limit's 1 ms test reads, for its cost: none (the model's time alone, as before the key), sched_clock (the merged limit's sched_clock_cpu(): RDTSC), or rq_clock (Rik van Riel's 2026-05 patch: the rq's cached clock, a load); needs write=ratelimit"},
 	}
 }
 
-// laWriteWhere is what write='s placeholders take: counter's bounds.
-var laWriteWhere = fmt.Sprintf("N 1..%d, D %s..%s, %s if omitted", counter.MaxDivisor,
+// writeWhere is what write='s placeholders take: counter's bounds.
+var writeWhere = fmt.Sprintf("N 1..%d, D %s..%s, %s if omitted", counter.MaxDivisor,
 	benchname.FormatDuration(counter.MinPeriod), benchname.FormatDuration(counter.MaxPeriod), benchname.FormatDuration(counter.DefaultPeriod))
 
-// laCanon makes a domain's canonical spelling from one of counter's
+// canonValue makes a domain's canonical spelling from one of counter's
 // parsers, which reads key's values: what it reads, written back by its
 // String. Its errors start with the key and the value, which the domain's
 // error names already, and an unknown value's lists the values, which the
 // domain's syntax does: both are left to the domain.
-func laCanon[T fmt.Stringer](key string, parse func(string) (T, error)) func(v string) (string, error) {
+func canonValue[T fmt.Stringer](key string, parse func(string) (T, error)) func(v string) (string, error) {
 	return func(v string) (string, error) {
 		x, err := parse(v)
 		if errors.Is(err, counter.ErrUnknown) {
@@ -128,13 +128,13 @@ func laCanon[T fmt.Stringer](key string, parse func(string) (T, error)) func(v s
 	}
 }
 
-// laStride reads stride=: line, or a byte count counter.ParseStride
+// canonStride reads stride=: line, or a byte count counter.ParseStride
 // checks against this machine's line and page.
-func laStride(v string) (string, error) {
+func canonStride(v string) (string, error) {
 	if _, err := strconv.Atoi(v); err != nil && v != "line" {
 		return "", errors.New("neither line nor a number of bytes")
 	}
-	return laCanon("stride", counter.ParseStride)(v)
+	return canonValue("stride", counter.ParseStride)(v)
 }
 
 func init() {
@@ -151,7 +151,7 @@ func init() {
 		Name:       "loadavg",
 		BenchName:  "LoadAvg",
 		Summary:    "tg->load_avg on kernel time: en/dequeues with wakeup migrations write the group load (update_tg_load_avg) and read it (calc_group_shares)",
-		Keys:       laKeys(nil),
+		Keys:       scenarioKeys(nil),
 		HotSymbols: []string{"loadAvgEvents", "github.com/contend/contend/counter.(*CfsRq).updateTGLoadAvg", "github.com/contend/contend/counter.(*CfsRq).calcGroupShares"},
 		Quick:      []string{"preset=base", "preset=rate"},
 		Full:       full,
@@ -164,17 +164,17 @@ func init() {
 	})
 }
 
-// A laExtraStore makes a store from outside package counter for one run, such
+// A extraStore makes a store from outside package counter for one run, such
 // as the xsync.Counter reference the benchmarks add. lines is the number of
 // lines one Sum reads. Such stores go through the counter.Store interface.
-type laExtraStore func(env *bench.Env) (store counter.Store, lines int, err error)
+type extraStore func(env *bench.Env) (store counter.Store, lines int, err error)
 
-// laConfig is a parsed variant.
-type laConfig struct {
+// variantConfig is a parsed variant.
+type variantConfig struct {
 	preset string // the preset the store/write/read/scan parts match, or "none"
 	store  string // storage name, counter's or an extra's
 	v      counter.Variant
-	extra  laExtraStore // non-nil for a store from outside package counter
+	extra  extraStore // non-nil for a store from outside package counter
 	gap    time.Duration
 	paced  bool
 	hz     int
@@ -191,12 +191,12 @@ type laConfig struct {
 // then carries whichever preset the result matches, so one configuration
 // has one name however it was spelt. It returns the canonical parameters
 // beside the configuration.
-func parseLoadAvg(variant string, extras map[string]laExtraStore) (*laConfig, *bench.Params, error) {
-	p, err := bench.ParseParams("loadavg", variant, laKeys(extras))
+func parseLoadAvg(variant string, extras map[string]extraStore) (*variantConfig, *bench.Params, error) {
+	p, err := bench.ParseParams("loadavg", variant, scenarioKeys(extras))
 	if err != nil {
 		return nil, nil, err
 	}
-	c := &laConfig{}
+	c := &variantConfig{}
 	c.v, _ = counter.Preset("base")
 	if name := p.Get("preset"); name != "none" {
 		c.v, _ = counter.Preset(name) // in the key's domain
@@ -261,7 +261,7 @@ func parseLoadAvg(variant string, extras map[string]laExtraStore) (*laConfig, *b
 
 // newLoadAvg builds the scenario; extras adds stores from outside package
 // counter (benchmarks only).
-func newLoadAvg(variant string, extras map[string]laExtraStore) (*loadAvg, error) {
+func newLoadAvg(variant string, extras map[string]extraStore) (*loadAvg, error) {
 	c, p, err := parseLoadAvg(variant, extras)
 	if err != nil {
 		return nil, err
@@ -291,8 +291,8 @@ func touchOnNode(t *affinity.Topology) counter.TouchFunc {
 	}
 }
 
-// laStoreNames lists the storages a variant may name: counter's, then the
+// storeNames lists the storages a variant may name: counter's, then the
 // extras in name order.
-func laStoreNames(extras map[string]laExtraStore) []string {
+func storeNames(extras map[string]extraStore) []string {
 	return append(counter.StoreNames(), slices.Sorted(maps.Keys(extras))...)
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/contend/contend/nodemask"
 )
 
-// laCPUs returns n compact CPUs of the test topology, or skips.
-func laCPUs(t testing.TB, topo *affinity.Topology, n int) []int {
+// testCPUs returns n compact CPUs of the test topology, or skips.
+func testCPUs(t testing.TB, topo *affinity.Topology, n int) []int {
 	t.Helper()
 	cpus, err := affinity.Placement{Policy: affinity.Compact}.Assign(topo, n, false)
 	if err != nil {
@@ -24,7 +24,7 @@ func laCPUs(t testing.TB, topo *affinity.Topology, n int) []int {
 	return cpus
 }
 
-func laTopo(t testing.TB) *affinity.Topology {
+func testTopo(t testing.TB) *affinity.Topology {
 	t.Helper()
 	topo, err := benchtest.Topology()
 	if err != nil {
@@ -33,8 +33,8 @@ func laTopo(t testing.TB) *affinity.Topology {
 	return topo
 }
 
-// laRun runs s for ops operations on cpus and fails the test on error.
-func laRun(t testing.TB, s bench.Scenario, topo *affinity.Topology, cpus []int, ops int64) *bench.Result {
+// runScenario runs s for ops operations on cpus and fails the test on error.
+func runScenario(t testing.TB, s bench.Scenario, topo *affinity.Topology, cpus []int, ops int64) *bench.Result {
 	t.Helper()
 	res, err := bench.Run(s, bench.Config{Topology: topo, CPUs: cpus, Ops: ops})
 	if err != nil {
@@ -43,36 +43,36 @@ func laRun(t testing.TB, s bench.Scenario, topo *affinity.Topology, cpus []int, 
 	return res
 }
 
-const laTail = "/gap=40us/pace=none/mig=79/tasks=2/hz=1000/work=0/stride=line/levels=2"
+const defaultTail = "/gap=40us/pace=none/mig=79/tasks=2/hz=1000/work=0/stride=line/levels=2"
 
 func TestLoadAvgVariant(t *testing.T) {
 	benchtest.CheckVariants(t, "loadavg", [][2]string{
-		{"", "preset=base/store=atomic/write=every/read=every/scan=bounded" + laTail},
-		{"preset=base", "preset=base/store=atomic/write=every/read=every/scan=bounded" + laTail},
-		{"preset=node", "preset=node/store=pernode/write=every/read=every/scan=full" + laTail},
-		{"preset=delay", "preset=delay/store=pernode/write=delay/read=every/scan=full" + laTail},
-		{"preset=skip", "preset=skip/store=pernode/write=delay/read=skip/scan=full" + laTail},
-		{"preset=rate", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded" + laTail},
-		{"preset=rate+skip", "preset=rate+skip/store=atomic/write=ratelimit/read=skip/scan=bounded" + laTail},
-		{"preset=rate+skip+node", "preset=rate+skip+node/store=pernode/write=ratelimit/read=skip/scan=bounded" + laTail},
+		{"", "preset=base/store=atomic/write=every/read=every/scan=bounded" + defaultTail},
+		{"preset=base", "preset=base/store=atomic/write=every/read=every/scan=bounded" + defaultTail},
+		{"preset=node", "preset=node/store=pernode/write=every/read=every/scan=full" + defaultTail},
+		{"preset=delay", "preset=delay/store=pernode/write=delay/read=every/scan=full" + defaultTail},
+		{"preset=skip", "preset=skip/store=pernode/write=delay/read=skip/scan=full" + defaultTail},
+		{"preset=rate", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded" + defaultTail},
+		{"preset=rate+skip", "preset=rate+skip/store=atomic/write=ratelimit/read=skip/scan=bounded" + defaultTail},
+		{"preset=rate+skip+node", "preset=rate+skip+node/store=pernode/write=ratelimit/read=skip/scan=bounded" + defaultTail},
 		// Parts beside a preset override it; the name follows the result.
-		{"preset=rate/read=skip", "preset=rate+skip/store=atomic/write=ratelimit/read=skip/scan=bounded" + laTail},
-		{"preset=rate/clock=rq_clock", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded" + laTail + "/clock=rq_clock"},
-		{"clock=sched_clock/preset=rate", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded" + laTail + "/clock=sched_clock"},
-		{"preset=rate/clock=none", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded" + laTail},
-		{"preset=rate+skip/store=pernode", "preset=rate+skip+node/store=pernode/write=ratelimit/read=skip/scan=bounded" + laTail},
-		{"preset=skip/read=every", "preset=delay/store=pernode/write=delay/read=every/scan=full" + laTail},
-		{"preset=node/scan=bounded", "preset=none/store=pernode/write=every/read=every/scan=bounded" + laTail},
-		{"preset=node/store=atomic", "preset=base/store=atomic/write=every/read=every/scan=bounded" + laTail},
-		{"store=pernode/write=ratelimit/read=skip", "preset=rate+skip+node/store=pernode/write=ratelimit/read=skip/scan=bounded" + laTail},
-		{"write=ratelimit=1ms", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded" + laTail},
-		{"preset=base/store=falseshare", "preset=none/store=falseshare/write=every/read=every/scan=bounded" + laTail},
-		{"write=threshold=16/read=onein=1024", "preset=none/store=atomic/write=threshold=16/read=onein=1024/scan=bounded" + laTail},
+		{"preset=rate/read=skip", "preset=rate+skip/store=atomic/write=ratelimit/read=skip/scan=bounded" + defaultTail},
+		{"preset=rate/clock=rq_clock", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded" + defaultTail + "/clock=rq_clock"},
+		{"clock=sched_clock/preset=rate", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded" + defaultTail + "/clock=sched_clock"},
+		{"preset=rate/clock=none", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded" + defaultTail},
+		{"preset=rate+skip/store=pernode", "preset=rate+skip+node/store=pernode/write=ratelimit/read=skip/scan=bounded" + defaultTail},
+		{"preset=skip/read=every", "preset=delay/store=pernode/write=delay/read=every/scan=full" + defaultTail},
+		{"preset=node/scan=bounded", "preset=none/store=pernode/write=every/read=every/scan=bounded" + defaultTail},
+		{"preset=node/store=atomic", "preset=base/store=atomic/write=every/read=every/scan=bounded" + defaultTail},
+		{"store=pernode/write=ratelimit/read=skip", "preset=rate+skip+node/store=pernode/write=ratelimit/read=skip/scan=bounded" + defaultTail},
+		{"write=ratelimit=1ms", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded" + defaultTail},
+		{"preset=base/store=falseshare", "preset=none/store=falseshare/write=every/read=every/scan=bounded" + defaultTail},
+		{"write=threshold=16/read=onein=1024", "preset=none/store=atomic/write=threshold=16/read=onein=1024/scan=bounded" + defaultTail},
 		{"preset=rate/pace=kernel/gap=25us/hz=250", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded/gap=25us/pace=kernel/mig=79/tasks=2/hz=250/work=0/stride=line/levels=2"},
 		{"gap=1ms/mig=0/tasks=8/work=100/stride=128", "preset=base/store=atomic/write=every/read=every/scan=bounded/gap=1ms/pace=none/mig=0/tasks=8/hz=1000/work=100/stride=128/levels=2"},
 		{"levels=1", "preset=base/store=atomic/write=every/read=every/scan=bounded/gap=40us/pace=none/mig=79/tasks=2/hz=1000/work=0/stride=line/levels=1"},
 		{"preset=rate/levels=3", "preset=rate/store=atomic/write=ratelimit/read=every/scan=bounded/gap=40us/pace=none/mig=79/tasks=2/hz=1000/work=0/stride=line/levels=3"},
-		{"gap=40000ns", "preset=base/store=atomic/write=every/read=every/scan=bounded" + laTail},
+		{"gap=40000ns", "preset=base/store=atomic/write=every/read=every/scan=bounded" + defaultTail},
 	})
 }
 
@@ -121,7 +121,7 @@ func TestLoadAvgBadVariant(t *testing.T) {
 		"store=xsync/stride=128": "lays out its own lines",
 		"store=xsync/scan=full":  "only store=pernode",
 	} {
-		if _, err := newLoadAvg(in, laBenchStores); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := newLoadAvg(in, benchStores); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("newLoadAvg(%q, extras) = %v, want an error saying %q", in, err, want)
 		}
 	}
@@ -155,9 +155,9 @@ func TestLoadAvgSpec(t *testing.T) {
 	}
 }
 
-// laVariants are the configurations every correctness test runs: the
+// testVariants are the configurations every correctness test runs: the
 // thread's presets, every storage, every write and read policy, paced.
-func laVariants() []string {
+func testVariants() []string {
 	var vs []string
 	for _, p := range counter.Presets() {
 		vs = append(vs, "preset="+p)
@@ -175,18 +175,18 @@ func laVariants() []string {
 // every handed-over unit of load drained or pending and attached) and fails
 // the run otherwise.
 func TestLoadAvgRun(t *testing.T) {
-	topo := laTopo(t)
-	cpus := laCPUs(t, topo, 2)
+	topo := testTopo(t)
+	cpus := testCPUs(t, topo, 2)
 	ops := int64(6000)
 	if testing.Short() {
 		ops = 2000
 	}
-	for _, v := range laVariants() {
-		s, err := newLoadAvg(v, laBenchStores)
+	for _, v := range testVariants() {
+		s, err := newLoadAvg(v, benchStores)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := laRun(t, s, topo, cpus, ops)
+		res := runScenario(t, s, topo, cpus, ops)
 		if res.Ops == 0 {
 			t.Errorf("%s: no operations ran", v)
 		}
@@ -210,9 +210,9 @@ func TestLoadAvgRun(t *testing.T) {
 
 // TestLoadAvgBenchtime1x: one operation is a run too (go test -benchtime=1x).
 func TestLoadAvgBenchtime1x(t *testing.T) {
-	topo := laTopo(t)
+	topo := testTopo(t)
 	for _, n := range []int{1, 2} {
-		res := laRun(t, benchtest.New(t, "loadavg", "preset=rate"), topo, laCPUs(t, topo, n), 1)
+		res := runScenario(t, benchtest.New(t, "loadavg", "preset=rate"), topo, testCPUs(t, topo, n), 1)
 		if res.Ops < 1 {
 			t.Errorf("%d workers: %d ops", n, res.Ops)
 		}
@@ -237,8 +237,8 @@ func (l *lossyStore) AddAt(cpu, node int, d int64) {
 }
 
 func TestLoadAvgConservationCatchesLoss(t *testing.T) {
-	topo := laTopo(t)
-	extras := map[string]laExtraStore{"lossy": func(env *bench.Env) (counter.Store, int, error) {
+	topo := testTopo(t)
+	extras := map[string]extraStore{"lossy": func(env *bench.Env) (counter.Store, int, error) {
 		a, err := counter.NewAtomic(counter.Options{})
 		return &lossyStore{Store: a}, 1, err
 	}}
@@ -246,7 +246,7 @@ func TestLoadAvgConservationCatchesLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = bench.Run(s, bench.Config{Topology: topo, CPUs: laCPUs(t, topo, 1), Ops: 3000})
+	_, err = bench.Run(s, bench.Config{Topology: topo, CPUs: testCPUs(t, topo, 1), Ops: 3000})
 	if err == nil || !strings.Contains(err.Error(), "writes were lost") {
 		t.Fatalf("Run with a store that loses writes = %v, want the group check to fail", err)
 	}
@@ -260,7 +260,7 @@ func TestLoadAvgConservationCatchesLoss(t *testing.T) {
 // list, cfs_rq->removed), under -race in CI. After the run the group check
 // holds exactly. Then the tasks stop migrating, and after 12 PELT
 // half-lives each cfs_rq's load is its tasks' load within rounding: the
-// remnants migrations leave behind (see laConserved) have decayed, and
+// remnants migrations leave behind (see storesConserved) have decayed, and
 // nothing else was lost or doubled.
 func TestLoadAvgConservation(t *testing.T) {
 	const workers = 4
@@ -279,7 +279,7 @@ func TestLoadAvgConservation(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if err := laConserved(s.cpus(), s.stores); err != nil {
+	if err := storesConserved(s.cpus(), s.stores); err != nil {
 		t.Fatal(err)
 	}
 	var moved int64
@@ -295,7 +295,7 @@ func TestLoadAvgConservation(t *testing.T) {
 	for _, w := range s.workers { // 400ms of kernel time each, one at a time
 		w.Run(10_000)
 	}
-	if err := laConserved(s.cpus(), s.stores); err != nil {
+	if err := storesConserved(s.cpus(), s.stores); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range s.workers {
@@ -303,7 +303,7 @@ func TestLoadAvgConservation(t *testing.T) {
 		now := int64(c.rq.Avg().LastUpdateTime)
 		var want int64
 		n := 0
-		for _, ts := range [][]*laTask{c.queued, c.local, c.away.tasks} {
+		for _, ts := range [][]*modelTask{c.queued, c.local, c.away.tasks} {
 			for _, tk := range ts {
 				want += int64(tk.se.LoadAt(now))
 				n++
@@ -320,8 +320,8 @@ func TestLoadAvgConservation(t *testing.T) {
 // for one counter, those of workers sharing a node for pernode, none for
 // percpu, and none at all with one worker.
 func TestLoadAvgSharedWrites(t *testing.T) {
-	topo := laTopo(t)
-	two := laCPUs(t, topo, 2)
+	topo := testTopo(t)
+	two := testCPUs(t, topo, 2)
 	fake2, err := topo.Fake(2)
 	if err != nil {
 		t.Skipf("cannot split this machine into two fake nodes: %v", err)
@@ -344,7 +344,7 @@ func TestLoadAvgSharedWrites(t *testing.T) {
 		tests = append(tests, tc{"store=pernode", topo, two, true})
 	}
 	for _, tt := range tests {
-		res := laRun(t, benchtest.New(t, "loadavg", tt.variant+"/mig=100"), tt.topo, tt.cpus, 4000)
+		res := runScenario(t, benchtest.New(t, "loadavg", tt.variant+"/mig=100"), tt.topo, tt.cpus, 4000)
 		shared := benchtest.Metric(t, res, SharedWrites)
 		writes := benchtest.Metric(t, res, Writes)
 		want := 0.0
@@ -357,19 +357,19 @@ func TestLoadAvgSharedWrites(t *testing.T) {
 	}
 	// On fake nodes nothing is node-local, and the placement says so.
 	s := benchtest.New(t, "loadavg", "preset=node").(*loadAvg)
-	res := laRun(t, s, fake2, laCPUs(t, fake2, 2), 1000)
+	res := runScenario(t, s, fake2, testCPUs(t, fake2, 2), 1000)
 	if v := benchtest.Metric(t, res, LocalSlots); v != 0 {
 		t.Errorf("pernode on fake nodes: local-slots-%% = %v; want 0", v)
 	}
-	if n := s.Notes(); len(n) != laDefaultLevels || !strings.Contains(n[0], "0/2 slots node-local") || !strings.Contains(n[0], "fake") || !strings.Contains(n[1], "level 2") {
+	if n := s.Notes(); len(n) != defaultLevels || !strings.Contains(n[0], "0/2 slots node-local") || !strings.Contains(n[0], "fake") || !strings.Contains(n[1], "level 2") {
 		t.Errorf("pernode on fake nodes: Notes() = %q, want each level's placement saying 0/2 slots are node-local on fake nodes", n)
 	}
 }
 
-// laUnpinned builds a scenario that knows the benchmark's stores and its
+// newUnpinned builds a scenario that knows the benchmark's stores and its
 // workers without the runner, as benchtest.StartUnpinned does for the
 // registered ones.
-func laUnpinned(t testing.TB, variant string, workers int) *loadAvg {
+func newUnpinned(t testing.TB, variant string, workers int) *loadAvg {
 	t.Helper()
 	s := newBenchLoadAvg(t, variant)
 	if err := s.Start(&bench.Env{CPUs: make([]int, workers), Nodes: make([]int, workers)}); err != nil {
@@ -384,9 +384,9 @@ func laUnpinned(t testing.TB, variant string, workers int) *loadAvg {
 	return s
 }
 
-// laDrive runs every worker of s for events events at once, each on its
+// driveWorkers runs every worker of s for events events at once, each on its
 // own goroutine, and finishes the run.
-func laDrive(t testing.TB, s *loadAvg, events int) *bench.Result {
+func driveWorkers(t testing.TB, s *loadAvg, events int) *bench.Result {
 	t.Helper()
 	var wg sync.WaitGroup
 	for _, w := range s.workers {
@@ -416,7 +416,7 @@ func TestLoadAvgErr(t *testing.T) {
 			{"every", 100.0 / 63},
 		} {
 			v := "store=" + store + "/write=" + tt.write + "/read=every"
-			res := laDrive(t, laUnpinned(t, v, 2), 20000)
+			res := driveWorkers(t, newUnpinned(t, v, 2), 20000)
 			got := benchtest.Metric(t, res, TGWeightErr)
 			if got > tt.max {
 				t.Errorf("%s: tgweight-err-%% = %v, want at most %v", v, got, tt.max)
@@ -427,7 +427,7 @@ func TestLoadAvgErr(t *testing.T) {
 		}
 	}
 	// With more peers, moving pairs reject samples, and the count says so.
-	res := laDrive(t, laUnpinned(t, "preset=base", 4), 40000)
+	res := driveWorkers(t, newUnpinned(t, "preset=base", 4), 40000)
 	if n, rej := benchtest.Metric(t, res, ErrSamples), benchtest.Metric(t, res, ErrRejected); n+rej < 5 {
 		t.Errorf("4 workers: %v samples, %v rejected; want several taken or counted", n, rej)
 	}
@@ -464,14 +464,14 @@ func FuzzLoadAvgVariant(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		s, err := newLoadAvg(in, laBenchStores)
+		s, err := newLoadAvg(in, benchStores)
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("newLoadAvg(%q): error on more than one line: %q", in, err)
 			}
 			return
 		}
-		s2, err := newLoadAvg(s.Variant(), laBenchStores)
+		s2, err := newLoadAvg(s.Variant(), benchStores)
 		if err != nil || s2.Variant() != s.Variant() {
 			t.Errorf("newLoadAvg(%q) named %q, which reads back as %v, %v", in, s.Variant(), s2, err)
 		}
@@ -490,9 +490,9 @@ func (c closeErrStore) Close() error {
 // not closed twice; a Finish whose operation count is not the cfs_rqs'
 // refuses the run.
 func TestLoadAvgStoreErrors(t *testing.T) {
-	topo := laTopo(t)
-	cpus := laCPUs(t, topo, 1)
-	extras := map[string]laExtraStore{
+	topo := testTopo(t)
+	cpus := testCPUs(t, topo, 1)
+	extras := map[string]extraStore{
 		"broken": func(*bench.Env) (counter.Store, int, error) { return nil, 0, errors.New("no such store") },
 		"sticky": func(*bench.Env) (counter.Store, int, error) {
 			a, err := counter.NewAtomic(counter.Options{})
@@ -519,7 +519,7 @@ func TestLoadAvgStoreErrors(t *testing.T) {
 		}
 	}
 
-	s := laUnpinned(t, "preset=base", 2)
+	s := newUnpinned(t, "preset=base", 2)
 	for _, w := range s.workers {
 		w.Run(100)
 	}
@@ -536,7 +536,7 @@ func TestLoadAvgStoreErrors(t *testing.T) {
 // node, and says so when the node is offline or has no cpu this process
 // may use.
 func TestTouchOnNode(t *testing.T) {
-	topo := laTopo(t)
+	topo := testTopo(t)
 	node := topo.Nodes[0].ID
 	ran := false
 	if err := touchOnNode(topo)(node, func() { ran = true }); err != nil || !ran {

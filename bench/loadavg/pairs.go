@@ -60,9 +60,9 @@ const (
 
 // pairSim is the pairs workload on cpus.
 type pairSim struct {
-	cpus  []*laCPU
+	cpus  []*modelCPU
 	rqs   []ksim.RQ
-	tasks []*laTask
+	tasks []*modelTask
 	ks    []ksim.Task
 	q     ksim.Queue
 	rng   uint64
@@ -112,11 +112,11 @@ type pairSim struct {
 // newPairSim puts 2·pairs tasks of the given weight on the cpus (task i on
 // cpu i mod len(cpus), asleep, load_avg weight/2 as the seed workload's
 // tasks start), one partner waking the other first.
-func newPairSim(cpus []*laCPU, pairs, mig int, weight uint64, gap int64, run, runnable float64, hz ksim.HZ, seed uint64, delayDequeue bool) (*pairSim, error) {
+func newPairSim(cpus []*modelCPU, pairs, mig int, weight uint64, gap int64, run, runnable float64, hz ksim.HZ, seed uint64, delayDequeue bool) (*pairSim, error) {
 	n := 2 * pairs
 	cycle := float64(n) * 2 * float64(gap) / float64(len(cpus))
 	s := &pairSim{
-		cpus: cpus, rqs: make([]ksim.RQ, len(cpus)), tasks: make([]*laTask, n), ks: make([]ksim.Task, n),
+		cpus: cpus, rqs: make([]ksim.RQ, len(cpus)), tasks: make([]*modelTask, n), ks: make([]ksim.Task, n),
 		rng: seed, migAt: uint64(mig) << 32 / 100, every: ksim.NohzBlockedEvery(hz), tick: hz.TickNs(),
 		readyAt: make([]int64, n), due: make([]int64, n), cycle: int64(cycle),
 		dd: delayDequeue, fair: make([]ksim.Fair, len(cpus)), vAt: make([]int64, n), delayed: make([][]int, len(cpus)), isDelay: make([]bool, n),
@@ -133,7 +133,7 @@ func newPairSim(cpus []*laCPU, pairs, mig int, weight uint64, gap int64, run, ru
 	}
 	for i := range n {
 		c := cpus[i%len(cpus)]
-		t := &laTask{id: i}
+		t := &modelTask{id: i}
 		if err := t.se.Init(weight); err != nil {
 			return nil, err
 		}
@@ -144,7 +144,7 @@ func newPairSim(cpus []*laCPU, pairs, mig int, weight uint64, gap int64, run, ru
 		s.ks[i] = ksim.Task{ID: i, CPU: c.self, Weight: int64(weight)}
 	}
 	for _, c := range cpus {
-		c.rq.SeedGroups(laGroupShares(c.rq.TGShares(), len(cpus)))
+		c.rq.SeedGroups(groupShares(c.rq.TGShares(), len(cpus)))
 		for l := c.rq; l != nil; l = l.Parent() {
 			l.Flush()
 			l.ResetStats()
@@ -153,7 +153,7 @@ func newPairSim(cpus []*laCPU, pairs, mig int, weight uint64, gap int64, run, ru
 	}
 	// Each pair's first wakeup, at a phase of its own within a cycle.
 	for p := range pairs {
-		at := laClockBase + int64(laNext(&s.rng)%uint64(max(int64(cycle), 1)))
+		at := clockBase + int64(nextRand(&s.rng)%uint64(max(int64(cycle), 1)))
 		s.q.Push(ksim.Event{T: at, CPU: s.ks[2*p].CPU, Kind: ksim.Wakeup, Arg: int64(2 * p)})
 	}
 	return s, nil
@@ -161,7 +161,7 @@ func newPairSim(cpus []*laCPU, pairs, mig int, weight uint64, gap int64, run, ru
 
 // spread draws a duration of mean m, uniform over [m/2, 3m/2).
 func (s *pairSim) spread(m int64) int64 {
-	return m/2 + int64(float64(m)*float64(laNext(&s.rng)>>11)/(1<<53))
+	return m/2 + int64(float64(m)*float64(nextRand(&s.rng)>>11)/(1<<53))
 }
 
 // runUntil serves the events before end.
@@ -230,7 +230,7 @@ func (s *pairSim) enterIdle(now int64, cpu int) {
 	s.idles++
 	var stop bool
 	if s.stopShare >= 0 {
-		stop = float64(laNext(&s.rng)>>11)/(1<<53) < s.stopShare
+		stop = float64(nextRand(&s.rng)>>11)/(1<<53) < s.stopShare
 	} else {
 		stop = s.gov[cpu].Select(s.tick, ksim.WatchdogSleep(now, cpu, len(s.gov)), false)
 	}
@@ -263,7 +263,7 @@ func (s *pairSim) wake(now int64, id, waker int) {
 	k, t := &s.ks[id], s.tasks[id]
 	from := s.cpus[k.CPU]
 	to := from
-	migrate := len(s.cpus) > 1 && laNext(&s.rng)>>32 < s.migAt
+	migrate := len(s.cpus) > 1 && nextRand(&s.rng)>>32 < s.migAt
 	if s.isDelay[id] {
 		// ttwu_runnable(): still queued where it slept, it stays.
 		if migrate {
@@ -278,14 +278,14 @@ func (s *pairSim) wake(now int64, id, waker int) {
 		if migrate {
 			dst := waker
 			if dst == k.CPU {
-				dst = int(laNext(&s.rng) % uint64(len(s.cpus)-1))
+				dst = int(nextRand(&s.rng) % uint64(len(s.cpus)-1))
 				if dst >= k.CPU {
 					dst++
 				}
 			}
 			to = s.cpus[dst]
 		}
-		laRemove(&from.local, t)
+		removeTask(&from.local, t)
 		if to != from {
 			from.moved += int64(counter.RemoveEntityLoadAvg(&t.se))
 		}
@@ -340,7 +340,7 @@ func (s *pairSim) requeue(now int64, id int) {
 	}
 	s.cpus[cpu].rq.RequeueDelayed(now, &s.tasks[id].se)
 	s.isDelay[id] = false
-	laRemoveInt(&s.delayed[cpu], id)
+	removeInt(&s.delayed[cpu], id)
 	s.nRequeued++
 }
 
@@ -406,7 +406,7 @@ func (s *pairSim) block(now int64, id int) {
 		// se, DEQUEUE_SLEEP | DEQUEUE_DELAYED)).
 		for len(s.delayed[cpu]) > 0 {
 			d := s.delayed[cpu][0]
-			laRemoveInt(&s.delayed[cpu], d)
+			removeInt(&s.delayed[cpu], d)
 			s.isDelay[d] = false
 			s.dequeue(now, d, true)
 		}
@@ -443,7 +443,7 @@ func (s *pairSim) dequeue(now int64, id int, wasDelayed bool) {
 		f.Sub(k)
 	}
 	c.rq.Dequeue(now, &t.se, false)
-	laRemove(&c.queued, t)
+	removeTask(&c.queued, t)
 	c.local = append(c.local, t)
 }
 
@@ -459,21 +459,21 @@ type pairOut struct {
 // simulatePairs runs variant v's stores under the pairs workload for
 // cfg.Duration of kernel time and returns the CPUs, for the row's counts,
 // and what else it measured.
-func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cpus []*laCPU, out pairOut, err error) {
+func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cpus []*modelCPU, out pairOut, err error) {
 	n := cfg.CPUs
-	cpus = make([]*laCPU, n)
+	cpus = make([]*modelCPU, n)
 	for i := range cpus {
 		rq, err := counter.NewCfsRqPath(stores, v.Write, v.Read, i, i*cfg.Nodes/n)
 		if err != nil {
 			return nil, out, err
 		}
-		r := laSeed(i, cfg.Seed)
+		r := cpuSeed(i, cfg.Seed)
 		// Each CPU's PELT periods and ticks at a phase of its own, as
 		// the seed workload's clocks have them.
-		rq.Init(laClockBase - int64(laNext(&r)%ksim.PeltPeriod))
-		cpus[i] = &laCPU{rq: rq, self: i, away: &laSleepers{}, next: laClockBase + int64(laNext(&r)%uint64(ksim.HZ(cfg.HZ).TickNs()))}
+		rq.Init(clockBase - int64(nextRand(&r)%ksim.PeltPeriod))
+		cpus[i] = &modelCPU{rq: rq, self: i, away: &sleeperQueue{}, next: clockBase + int64(nextRand(&r)%uint64(ksim.HZ(cfg.HZ).TickNs()))}
 	}
-	s, err := newPairSim(cpus, cfg.Pairs, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), cfg.Run, cfg.Runnable, ksim.HZ(cfg.HZ), laSeed(n, cfg.Seed), cfg.DelayDequeue)
+	s, err := newPairSim(cpus, cfg.Pairs, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), cfg.Run, cfg.Runnable, ksim.HZ(cfg.HZ), cpuSeed(n, cfg.Seed), cfg.DelayDequeue)
 	if err != nil {
 		return nil, out, err
 	}
@@ -486,11 +486,11 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 		}
 		// Every cpu starts idle, its tasks asleep.
 		for i := range n {
-			s.enterIdle(laClockBase, i)
+			s.enterIdle(clockBase, i)
 		}
 		s.tickStops, s.idles = 0, 0
 	}
-	s.runUntil(laClockBase + int64(cfg.Duration))
+	s.runUntil(clockBase + int64(cfg.Duration))
 	if s.bal != nil {
 		for _, k := range s.bal.softirqs {
 			out.softirqs += k
@@ -502,8 +502,8 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	return cpus, out, nil
 }
 
-// laRemove takes t out of the list ts, order kept.
-func laRemove(ts *[]*laTask, t *laTask) {
+// removeTask takes t out of the list ts, order kept.
+func removeTask(ts *[]*modelTask, t *modelTask) {
 	for i, x := range *ts {
 		if x == t {
 			*ts = append((*ts)[:i], (*ts)[i+1:]...)
@@ -512,8 +512,8 @@ func laRemove(ts *[]*laTask, t *laTask) {
 	}
 }
 
-// laRemoveInt takes x out of the list xs, order kept.
-func laRemoveInt(xs *[]int, x int) {
+// removeInt takes x out of the list xs, order kept.
+func removeInt(xs *[]int, x int) {
 	for i, y := range *xs {
 		if y == x {
 			*xs = append((*xs)[:i], (*xs)[i+1:]...)

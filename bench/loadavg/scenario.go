@@ -12,7 +12,7 @@ import (
 )
 
 type loadAvg struct {
-	cfg  *laConfig
+	cfg  *variantConfig
 	name string
 
 	// Per run, set by Start.
@@ -20,8 +20,8 @@ type loadAvg struct {
 	lines     []int             // counter lines one Sum reads, by level
 	shared    []bool            // whether worker i's writes land on a line another worker writes
 	pubs      [][]*atomic.Int64 // each worker's published (load, contrib), by level
-	sleepers  []*laSleepers     // each worker's sleeping tasks
-	workers   []*laWorker
+	sleepers  []*sleeperQueue   // each worker's sleeping tasks
+	workers   []*cpuWorker
 	placement []string // pernode: where each level's slots landed
 	local     float64  // pernode: per cent of the slots on their node, every level's
 	slots     int      // pernode: slots counted in local
@@ -83,8 +83,8 @@ func (s *loadAvg) Start(env *bench.Env) error {
 		}
 	}
 	s.pubs = make([][]*atomic.Int64, n)
-	s.sleepers = make([]*laSleepers, n)
-	s.workers = make([]*laWorker, n)
+	s.sleepers = make([]*sleeperQueue, n)
+	s.workers = make([]*cpuWorker, n)
 	return nil
 }
 
@@ -150,28 +150,28 @@ func (s *loadAvg) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 	rq.SetClock(c.clock)
 	// Allocated here, on the worker's pinned thread, so that the worker's
 	// lines, its tasks and sleeper list included, are its node's memory.
-	s.sleepers[info.Index] = &laSleepers{}
-	w := &laWorker{work: c.work, index: info.Index, pubs: s.pubs}
+	s.sleepers[info.Index] = &sleeperQueue{}
+	w := &cpuWorker{work: c.work, index: info.Index, pubs: s.pubs}
 	w.pacer.On = c.paced
-	w.share.Every = laTimeEvery
+	w.share.Every = timeEvery
 	if c.paced {
-		w.share.Every = laTimeEveryPaced
+		w.share.Every = timeEveryPaced
 	}
-	if err := w.cpu.init(rq, info.Index, s.sleepers, c.tasks, c.mig, laNice0, int64(c.gap), ksim.HZ(c.hz), laSeed(info.Index, 0)); err != nil {
+	if err := w.cpu.init(rq, info.Index, s.sleepers, c.tasks, c.mig, nice0Load, int64(c.gap), ksim.HZ(c.hz), cpuSeed(info.Index, 0)); err != nil {
 		return nil, fmt.Errorf("loadavg: %w", err)
 	}
 	if info.Index == 0 { // the sampler
-		w.sampleRng = laSeed(-1, 0)
-		w.sampleIn = laFirstSample
-		w.sampleBase = laSampleEvery * int64(info.Workers)
+		w.sampleRng = cpuSeed(-1, 0)
+		w.sampleIn = firstSample
+		w.sampleBase = sampleEvery * int64(info.Workers)
 		if c.paced {
-			w.sampleBase = laSampleEveryPaced * int64(info.Workers)
+			w.sampleBase = sampleEveryPaced * int64(info.Workers)
 		}
 	} else {
 		w.pub = bench.AlignedWords(c.levels, bench.LinePad)
 		for i, pub := range w.pub {
-			l := laLevel(rq, i)
-			pub.Store(laPair(l.Load(), l.Contrib()))
+			l := cfsLevel(rq, i)
+			pub.Store(packPair(l.Load(), l.Contrib()))
 		}
 		s.pubs[info.Index] = w.pub
 	}
@@ -181,17 +181,17 @@ func (s *loadAvg) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 
 const (
 	// Worker 0 takes its first error sample early, so that short runs
-	// have one, then about every laSampleEvery×workers events, or
-	// laSampleEveryPaced×workers paced, where an event takes tens of
+	// have one, then about every sampleEvery×workers events, or
+	// sampleEveryPaced×workers paced, where an event takes tens of
 	// microseconds and a sample well under one.
-	laFirstSample      = 16
-	laSampleEvery      = 1024
-	laSampleEveryPaced = 16
+	firstSample      = 16
+	sampleEvery      = 1024
+	sampleEveryPaced = 16
 	// Events timed for the path shares: one in 1024 unpaced, where the
 	// clock reads would otherwise show in ns/op, one in 64 paced, where
 	// an event takes tens of microseconds anyway.
-	laTimeEvery      = 1024
-	laTimeEveryPaced = 64
+	timeEvery      = 1024
+	timeEveryPaced = 64
 )
 
 // Finish reports the run. Counts are summed over the levels (shared-writes/op,
@@ -203,9 +203,9 @@ func (s *loadAvg) Finish(res *bench.Result) (err error) {
 	defer func() { err = errors.Join(err, s.Close()) }()
 	levels := s.cfg.levels
 	var st counter.Stats
-	var lv [laMaxLevels]struct{ writes, shared, reads, samples int64 }
+	var lv [maxLevels]struct{ writes, shared, reads, samples int64 }
 	var sharesN, rejected, idle, migrations int64
-	var tgwErr [laMaxLevels]float64
+	var tgwErr [maxLevels]float64
 	var sharesErr float64
 	var shareW, shareR ktime.Share
 	var pathNs int64
@@ -213,7 +213,7 @@ func (s *loadAvg) Finish(res *bench.Result) (err error) {
 		ws := w.cpu.rq.Stats()
 		st.Events += ws.Events
 		for l := range levels {
-			ls := laLevel(w.cpu.rq, l).Stats()
+			ls := cfsLevel(w.cpu.rq, l).Stats()
 			lv[l].writes += ls.Writes
 			lv[l].reads += ls.Reads
 			if s.shared[i] {
@@ -234,7 +234,7 @@ func (s *loadAvg) Finish(res *bench.Result) (err error) {
 	if st.Events+idle != res.Ops {
 		return fmt.Errorf("loadavg: cfs_rqs counted %d events and %d idle slots, runner counted %d operations", st.Events, idle, res.Ops)
 	}
-	if err := laConserved(s.cpus(), s.stores); err != nil {
+	if err := storesConserved(s.cpus(), s.stores); err != nil {
 		return fmt.Errorf("loadavg: store=%s: %w", s.cfg.store, err)
 	}
 	ops := float64(res.Ops)
@@ -288,8 +288,8 @@ func (s *loadAvg) Finish(res *bench.Result) (err error) {
 	return nil
 }
 
-func (s *loadAvg) cpus() []*laCPU {
-	cpus := make([]*laCPU, len(s.workers))
+func (s *loadAvg) cpus() []*modelCPU {
+	cpus := make([]*modelCPU, len(s.workers))
 	for i, w := range s.workers {
 		cpus[i] = &w.cpu
 	}

@@ -120,15 +120,15 @@ func (t *SensTable) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	var head strings.Builder
 	head.WriteString("knob\tvalue\t")
-	for l := range laMaxLevels {
+	for l := range maxLevels {
 		fmt.Fprintf(&head, "l%d err %%\t", l+1)
 	}
-	for l := range laMaxLevels {
+	for l := range maxLevels {
 		fmt.Fprintf(&head, "l%d writes/cfs_rq/s\t", l+1)
 	}
 	fmt.Fprintln(tw, head.String())
-	lo, hi := [laMaxLevels]float64{}, [laMaxLevels]float64{}
-	for l := range laMaxLevels {
+	lo, hi := [maxLevels]float64{}, [maxLevels]float64{}
+	for l := range maxLevels {
 		lo[l], hi[l] = math.Inf(1), math.Inf(-1)
 	}
 	for _, r := range t.Rows {
@@ -137,7 +137,7 @@ func (t *SensTable) WriteText(w io.Writer) error {
 			mark = "*"
 		}
 		fmt.Fprintf(tw, "%s\t%s%d\t", r.Knob, mark, r.Value)
-		for l := range laMaxLevels {
+		for l := range maxLevels {
 			if l < len(r.TGWeightErr) {
 				fmt.Fprintf(tw, "%.2f\t", r.TGWeightErr[l])
 				lo[l], hi[l] = math.Min(lo[l], r.TGWeightErr[l]), math.Max(hi[l], r.TGWeightErr[l])
@@ -145,7 +145,7 @@ func (t *SensTable) WriteText(w io.Writer) error {
 				fmt.Fprint(tw, "-\t")
 			}
 		}
-		for l := range laMaxLevels {
+		for l := range maxLevels {
 			if l < len(r.WritesPerCPUSec) {
 				fmt.Fprintf(tw, "%.0f\t", r.WritesPerCPUSec[l])
 			} else {
@@ -158,7 +158,7 @@ func (t *SensTable) WriteText(w io.Writer) error {
 		return err
 	}
 	b.WriteString("range over the cells:")
-	for l := range laMaxLevels {
+	for l := range maxLevels {
 		if !math.IsInf(lo[l], 0) {
 			fmt.Fprintf(&b, " level %d %.2f–%.2f %%;", l+1, lo[l], hi[l])
 		}

@@ -101,10 +101,10 @@ func (c SimConfig) withDefaults() SimConfig {
 		c.CPUs = 224
 	}
 	if c.Levels == 0 {
-		c.Levels = laDefaultLevels
+		c.Levels = defaultLevels
 	}
 	if c.Weight == 0 {
-		c.Weight = laNice0
+		c.Weight = nice0Load
 	}
 	if c.Nodes == 0 {
 		c.Nodes = 2
@@ -113,13 +113,13 @@ func (c SimConfig) withDefaults() SimConfig {
 		c.Duration = time.Second
 	}
 	if c.Gap == 0 {
-		c.Gap = laDefaultGap
+		c.Gap = defaultGap
 	}
 	if c.Tasks == 0 {
-		c.Tasks = laDefaultTasks
+		c.Tasks = defaultTasks
 	}
 	if c.HZ == 0 {
-		c.HZ = laDefaultHZ
+		c.HZ = defaultHZ
 	}
 	if c.Seed == 0 {
 		c.Seed = 1
@@ -134,22 +134,22 @@ func (c SimConfig) validate() error {
 	switch {
 	case c.CPUs < 1 || c.CPUs > simMaxCPUs:
 		return fmt.Errorf("simulate loadavg: cpus %d out of range [1, %d]", c.CPUs, simMaxCPUs)
-	case c.Levels < 1 || c.Levels > laMaxLevels:
-		return fmt.Errorf("simulate loadavg: levels %d out of range [1, %d]", c.Levels, laMaxLevels)
-	case c.Weight < 2 || c.Weight > laMaxWeight:
-		return fmt.Errorf("simulate loadavg: weight %d out of range [2, %d]", c.Weight, laMaxWeight)
+	case c.Levels < 1 || c.Levels > maxLevels:
+		return fmt.Errorf("simulate loadavg: levels %d out of range [1, %d]", c.Levels, maxLevels)
+	case c.Weight < 2 || c.Weight > maxWeight:
+		return fmt.Errorf("simulate loadavg: weight %d out of range [2, %d]", c.Weight, maxWeight)
 	case c.Nodes < 1 || c.Nodes > min(c.CPUs, simMaxNodes):
 		return fmt.Errorf("simulate loadavg: nodes %d out of range [1, %d] (at most one per cpu)", c.Nodes, min(c.CPUs, simMaxNodes))
-	case c.Gap < laMinGap || c.Gap > laMaxGap:
-		return fmt.Errorf("simulate loadavg: gap %s out of range [%s, %s]", ktime.Format(c.Gap), ktime.Format(laMinGap), ktime.Format(laMaxGap))
+	case c.Gap < minGap || c.Gap > maxGap:
+		return fmt.Errorf("simulate loadavg: gap %s out of range [%s, %s]", ktime.Format(c.Gap), ktime.Format(minGap), ktime.Format(maxGap))
 	case c.Duration < c.Gap || c.Duration > simMaxDuration:
 		return fmt.Errorf("simulate loadavg: duration %s out of range [gap %s, %s]", ktime.Format(c.Duration), ktime.Format(c.Gap), ktime.Format(simMaxDuration))
 	case c.Mig < NoMig || c.Mig > 100:
 		return fmt.Errorf("simulate loadavg: mig %d out of range [0, 100] (NoMig for 0)", int(c.Mig))
-	case c.Tasks < 1 || c.Tasks > laMaxTasks:
-		return fmt.Errorf("simulate loadavg: tasks %d out of range [1, %d]", c.Tasks, laMaxTasks)
-	case c.Pairs < 0 || c.Pairs > laMaxTasks*c.CPUs:
-		return fmt.Errorf("simulate loadavg: pairs %d out of range [0, %d]", c.Pairs, laMaxTasks*c.CPUs)
+	case c.Tasks < 1 || c.Tasks > maxTasks:
+		return fmt.Errorf("simulate loadavg: tasks %d out of range [1, %d]", c.Tasks, maxTasks)
+	case c.Pairs < 0 || c.Pairs > maxTasks*c.CPUs:
+		return fmt.Errorf("simulate loadavg: pairs %d out of range [0, %d]", c.Pairs, maxTasks*c.CPUs)
 	case c.DomainCPUs < 0 || c.DomainCPUs > c.CPUs:
 		return fmt.Errorf("simulate loadavg: domain cpus %d out of range [0, cpus %d]", c.DomainCPUs, c.CPUs)
 	case c.Pairs > 0 && !(c.Run > 0 && c.Run <= c.Runnable && c.Runnable <= 1):
@@ -340,7 +340,7 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 			return row, err
 		}
 		row.count(cpus, cfg.Levels)
-		if err := laConserved(cpus, stores); err != nil {
+		if err := storesConserved(cpus, stores); err != nil {
 			return row, err
 		}
 		row.rate(&simErrs{}, int64(cfg.Duration), cfg.CPUs)
@@ -358,7 +358,7 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 	rounds := int64(cfg.Duration / cfg.Gap)
 	errs := simRun(cpus, rounds)
 	row.count(cpus, cfg.Levels)
-	if err := laConserved(cpus, stores); err != nil {
+	if err := storesConserved(cpus, stores); err != nil {
 		return row, err
 	}
 	row.rate(&errs, rounds*int64(cfg.Gap), cfg.CPUs)
@@ -367,20 +367,20 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 
 // simCPUs makes the virtual CPUs: each one's cfs_rq path up the levels'
 // stores, on its node, with its tasks and its own random draws.
-func simCPUs(cfg SimConfig, v counter.Variant, stores []counter.Store) ([]*laCPU, error) {
+func simCPUs(cfg SimConfig, v counter.Variant, stores []counter.Store) ([]*modelCPU, error) {
 	n := cfg.CPUs
-	sleepers := make([]*laSleepers, n)
+	sleepers := make([]*sleeperQueue, n)
 	for i := range sleepers {
-		sleepers[i] = &laSleepers{}
+		sleepers[i] = &sleeperQueue{}
 	}
-	cpus := make([]*laCPU, n)
+	cpus := make([]*modelCPU, n)
 	for i := range cpus {
 		rq, err := counter.NewCfsRqPath(stores, v.Write, v.Read, i, i*cfg.Nodes/n)
 		if err != nil {
 			return nil, err
 		}
-		c := &laCPU{}
-		if err := c.init(rq, i, sleepers, cfg.Tasks, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), ksim.HZ(cfg.HZ), laSeed(i, cfg.Seed)); err != nil {
+		c := &modelCPU{}
+		if err := c.init(rq, i, sleepers, cfg.Tasks, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), ksim.HZ(cfg.HZ), cpuSeed(i, cfg.Seed)); err != nil {
 			return nil, err
 		}
 		cpus[i] = c
@@ -391,30 +391,30 @@ func simCPUs(cfg SimConfig, v counter.Variant, stores []counter.Store) ([]*laCPU
 // simErrs are the readers' errors a run sampled, per level: the sums of
 // the tg_weight and shares errors and how many samples each sum holds.
 type simErrs struct {
-	tgw, shares      [laMaxLevels]float64
-	samples, sharesN [laMaxLevels]int64
+	tgw, shares      [maxLevels]float64
+	samples, sharesN [maxLevels]int64
 }
 
 // simRun runs rounds of events on the CPUs and samples, after each event
 // that ran, what its readers would compute against the true sums.
-func simRun(cpus []*laCPU, rounds int64) (e simErrs) {
+func simRun(cpus []*modelCPU, rounds int64) (e simErrs) {
 	// Kernel-time order (ksim.Lockstep): every CPU moves by one gap per
 	// round, so the order within a round is the order of the starting
 	// phases.
 	order := slices.Clone(cpus)
-	slices.SortStableFunc(order, func(a, b *laCPU) int { return int(a.clock.Now() - b.clock.Now()) })
+	slices.SortStableFunc(order, func(a, b *modelCPU) int { return int(a.clock.Now() - b.clock.Now()) })
 	// Σ avg.load_avg and Σ tg_load_avg_contrib of each level, kept
 	// current: only a CPU's own event moves its pairs (another CPU's
 	// wakeup leaves the load in cfs_rq->removed until the owner drains
 	// it).
-	var load, contrib [laMaxLevels]int64
+	var load, contrib [maxLevels]int64
 	for _, c := range cpus {
 		for l, rq := 0, c.rq; rq != nil; l, rq = l+1, rq.Parent() {
 			load[l] += rq.Load()
 			contrib[l] += rq.Contrib()
 		}
 	}
-	var l0, ct0 [laMaxLevels]int64
+	var l0, ct0 [maxLevels]int64
 	ksim.Lockstep(len(order), rounds, func(i int) {
 		c := order[i]
 		for l, rq := 0, c.rq; rq != nil; l, rq = l+1, rq.Parent() {
@@ -428,7 +428,7 @@ func simRun(cpus []*laCPU, rounds int64) (e simErrs) {
 			if !ran {
 				continue // idle: nothing read, nothing to sample
 			}
-			te, se, ok, queued := laErr(rq, load[l]-ld, contrib[l]-ct)
+			te, se, ok, queued := tgWeightErr(rq, load[l]-ld, contrib[l]-ct)
 			if ok {
 				e.tgw[l] += te
 				e.samples[l]++
@@ -444,7 +444,7 @@ func simRun(cpus []*laCPU, rounds int64) (e simErrs) {
 
 // count adds up the CPUs' events, wakeups and migrations, and each
 // level's update calls, writes and reads.
-func (row *SimRow) count(cpus []*laCPU, levels int) {
+func (row *SimRow) count(cpus []*modelCPU, levels int) {
 	row.Levels = make([]SimLevel, levels)
 	for _, c := range cpus {
 		st := c.rq.Stats()
@@ -453,7 +453,7 @@ func (row *SimRow) count(cpus []*laCPU, levels int) {
 		row.Wakeups += c.wakeups
 		row.Migrations += st.Attaches
 		for l := range row.Levels {
-			ls := laLevel(c.rq, l).Stats()
+			ls := cfsLevel(c.rq, l).Stats()
 			row.Levels[l].Calls += ls.Updates
 			row.Levels[l].Writes += ls.Writes
 			row.Levels[l].Reads += ls.Reads
@@ -494,7 +494,7 @@ func (row *SimRow) rate(e *simErrs, span int64, n int) {
 	row.TGWeightErr, row.SharesErr, row.Samples = row.Levels[0].TGWeightErr, row.Levels[0].SharesErr, row.Levels[0].Samples
 }
 
-// laErr is one error sample for the cfs_rq rq, given the other cfs_rqs'
+// tgWeightErr is one error sample for the cfs_rq rq, given the other cfs_rqs'
 // true load (Σ avg.load_avg) and what they have pushed (Σ
 // tg_load_avg_contrib, which is what tg->load_avg holds for them): the
 // relative error of the tg_weight calc_group_shares would compute now,
@@ -507,7 +507,7 @@ func (row *SimRow) rate(e *simErrs, span int64, n int) {
 // weight means nothing otherwise), of its weight in effect, from the last
 // read, which patch 4 may have skipped since, against the weight the true
 // tg_weight gives.
-func laErr(rq *counter.CfsRq, trueOthers, pushedOthers int64) (tgw, shares float64, ok, queued bool) {
+func tgWeightErr(rq *counter.CfsRq, trueOthers, pushedOthers int64) (tgw, shares float64, ok, queued bool) {
 	load := max(ksim.ScaleLoadDown(rq.Weight()), rq.Load())
 	trueW := trueOthers + load
 	if trueW <= 0 {
@@ -537,7 +537,7 @@ func (t *SimTable) WriteText(w io.Writer) error {
 			c.CPUs, c.Nodes, c.Levels, ktime.Format(c.Duration))
 	}
 	weight := ""
-	if c.Weight != laNice0 {
+	if c.Weight != nice0Load {
 		weight = fmt.Sprintf(" of weight %d", c.Weight)
 	}
 	fmt.Fprintf(&b, "workload: an event every %s per cpu, %d tasks%s per cpu, mig=%d%%, hz=%d, seed %d\n",

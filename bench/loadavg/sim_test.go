@@ -228,7 +228,7 @@ func TestSimulateBadConfig(t *testing.T) {
 	for _, tt := range []struct {
 		in   SimMig
 		want int
-	}{{DefaultMig, laDefaultMig}, {NoMig, 0}} {
+	}{{DefaultMig, defaultMig}, {NoMig, 0}} {
 		tab, err := Simulate(SimConfig{CPUs: 4, Duration: 10 * time.Millisecond, Mig: tt.in, Variants: []string{"base"}})
 		if err != nil {
 			t.Fatal(err)

@@ -39,7 +39,7 @@ func ParseSimMig(s string) (SimMig, error) {
 func (m SimMig) Percent() int {
 	switch m {
 	case DefaultMig:
-		return laDefaultMig
+		return defaultMig
 	case NoMig:
 		return 0
 	}

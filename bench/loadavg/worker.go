@@ -9,13 +9,13 @@ import (
 	"github.com/contend/contend/counter"
 )
 
-// A laWorker is one CPU of the group: its part of the model (cfs_rq, clock,
+// A cpuWorker is one CPU of the group: its part of the model (cfs_rq, clock,
 // tasks), its pacing and path timing, and its error sampling, padded so
 // that no other worker's line and no shared word sits next to them.
-type laWorker struct {
+type cpuWorker struct {
 	_ [bench.LinePad]byte
 
-	cpu    laCPU
+	cpu    modelCPU
 	pacer  ktime.Pacer
 	share  ktime.Share // picks the timed events (only its Due is used)
 	shareW ktime.Share // update_tg_load_avg's share of them
@@ -32,13 +32,13 @@ type laWorker struct {
 	sampleBase int64
 	sampleRng  uint64
 	pubs       [][]*atomic.Int64 // every worker's pub, by worker
-	samples    [laMaxLevels]int64
+	samples    [maxLevels]int64
 	rejected   int64
-	tgwErr     [laMaxLevels]float64
+	tgwErr     [maxLevels]float64
 	sharesErr  float64
 	sharesN    int64 // samples with the group entity queued
 
-	// pub is laPair(avg.load_avg, contrib) of each level's cfs_rq, the
+	// pub is packPair(avg.load_avg, contrib) of each level's cfs_rq, the
 	// leaf's first, each on a 128-byte block of its own, for the sampler
 	// to read; nil on the sampler itself, whose own pairs nobody reads.
 	pub []*atomic.Int64
@@ -46,13 +46,13 @@ type laWorker struct {
 	_ [bench.LinePad]byte
 }
 
-// laPair packs a cfs_rq's load and contribution into one word, so that a
+// packPair packs a cfs_rq's load and contribution into one word, so that a
 // reader gets both from one instant. Both stay below 2^31: the group's
 // tasks weigh 1024 each and there are at most 64 per worker, and a parent
 // level's load is its child's group entity's, at most tg->shares.
-func laPair(load, contrib int64) int64 { return load<<32 | contrib }
+func packPair(load, contrib int64) int64 { return load<<32 | contrib }
 
-func (w *laWorker) Run(n int) { loadAvgEvents(w, n) }
+func (w *cpuWorker) Run(n int) { loadAvgEvents(w, n) }
 
 // loadAvgEvents is the hot loop: n events, each on kernel time (the
 // model clock advances by the gap, whatever this machine takes), with the
@@ -66,7 +66,7 @@ func (w *laWorker) Run(n int) { loadAvgEvents(w, n) }
 // counter's updateTGLoadAvg and calcGroupShares show under theirs.
 //
 //go:noinline
-func loadAvgEvents(w *laWorker, n int) {
+func loadAvgEvents(w *cpuWorker, n int) {
 	rq := w.cpu.rq
 	for range n {
 		timed := w.share.Due()
@@ -81,7 +81,7 @@ func loadAvgEvents(w *laWorker, n int) {
 		if w.pub != nil {
 			l := rq
 			for _, pub := range w.pub {
-				if p := laPair(l.Load(), l.Contrib()); p != pub.Load() {
+				if p := packPair(l.Load(), l.Contrib()); p != pub.Load() {
 					pub.Store(p)
 				}
 				l = l.Parent()
@@ -104,17 +104,17 @@ func loadAvgEvents(w *laWorker, n int) {
 // sample takes one error sample after an event of worker 0, at every
 // level: the other cfs_rqs' published (load, contrib) pairs give their
 // true load and what the level's tg->load_avg holds for them (the store's
-// value less writes in flight), laErr the errors. With one peer each pair
+// value less writes in flight), tgWeightErr the errors. With one peer each pair
 // is one instant; with more, the pairs are read twice and the sample is
 // dropped, and counted, if any moved in between.
 //
 //go:noinline
-func (w *laWorker) sample() {
-	w.sampleIn = w.sampleBase/2 + int64(laNext(&w.sampleRng)%uint64(w.sampleBase))
-	var load, contrib [laMaxLevels]int64
+func (w *cpuWorker) sample() {
+	w.sampleIn = w.sampleBase/2 + int64(nextRand(&w.sampleRng)%uint64(w.sampleBase))
+	var load, contrib [maxLevels]int64
 	words := w.others(&load, &contrib)
 	if len(w.pubs) > 2 {
-		var l, c [laMaxLevels]int64
+		var l, c [maxLevels]int64
 		if ws := w.others(&l, &c); l != load || c != contrib || ws != words {
 			w.rejected++
 			return
@@ -122,7 +122,7 @@ func (w *laWorker) sample() {
 	}
 	rq := w.cpu.rq
 	for lv := 0; rq != nil; lv++ {
-		te, se, ok, queued := laErr(rq, load[lv], contrib[lv])
+		te, se, ok, queued := tgWeightErr(rq, load[lv], contrib[lv])
 		if ok {
 			w.tgwErr[lv] += te
 			w.samples[lv]++
@@ -138,7 +138,7 @@ func (w *laWorker) sample() {
 // others sums the other workers' published loads and contributions by
 // level, and returns the sum of their raw words, which changes if any one
 // pair does.
-func (w *laWorker) others(load, contrib *[laMaxLevels]int64) (words int64) {
+func (w *cpuWorker) others(load, contrib *[maxLevels]int64) (words int64) {
 	for j, ps := range w.pubs {
 		if j == w.index {
 			continue
@@ -153,7 +153,7 @@ func (w *laWorker) others(load, contrib *[laMaxLevels]int64) (words int64) {
 	return words
 }
 
-// laConserved checks a stopped group, exactly:
+// storesConserved checks a stopped group, exactly:
 //
 //   - every level's store holds the sum of that level's cfs_rqs'
 //     tg_load_avg_contrib: no write was lost or doubled;
@@ -172,7 +172,7 @@ func (w *laWorker) others(load, contrib *[laMaxLevels]int64) (words int64) {
 // the cfs_rq it left (its load_avg is only recomputed at a boundary, and
 // attach rebuilds its sum from load_avg), where it decays with PELT's
 // half-life. TestLoadAvgConservation shows it decaying away.
-func laConserved(cpus []*laCPU, stores []counter.Store) error {
+func storesConserved(cpus []*modelCPU, stores []counter.Store) error {
 	for i, store := range stores {
 		var contrib int64
 		for _, c := range cpus {
@@ -196,14 +196,14 @@ func laConserved(cpus []*laCPU, stores []counter.Store) error {
 			return fmt.Errorf("level %d: the store holds %d, the cfs_rqs' contributions sum to %d: writes were lost", i+1, got, contrib)
 		}
 	}
-	return laTasksConserved(cpus)
+	return tasksConserved(cpus)
 }
 
-// laTasksConserved is laConserved's check of the tasks and the load their
+// tasksConserved is storesConserved's check of the tasks and the load their
 // wakeups moved.
-func laTasksConserved(cpus []*laCPU) error {
+func tasksConserved(cpus []*modelCPU) error {
 	var moved, drained, pending, attached uint64
-	seen := map[*laTask]bool{}
+	seen := map[*modelTask]bool{}
 	tasks := 0
 	for _, c := range cpus {
 		tasks += c.tasks
@@ -212,7 +212,7 @@ func laTasksConserved(cpus []*laCPU) error {
 		drained += st.RemovedLoad
 		pending += c.rq.RemovedLoad()
 		attached += st.AttachedLoad
-		for _, ts := range [][]*laTask{c.queued, c.local, c.away.tasks} {
+		for _, ts := range [][]*modelTask{c.queued, c.local, c.away.tasks} {
 			for _, t := range ts {
 				if seen[t] {
 					return fmt.Errorf("task %#x is in two places", t.id)
