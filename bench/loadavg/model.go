@@ -39,7 +39,7 @@ type modelTask struct {
 	_  [bench.LinePad]byte
 }
 
-// sleeperQueue are the tasks asleep on one CPU whose next wakeup will be on
+// A sleeperQueue holds the tasks asleep on one CPU whose next wakeup will be on
 // another CPU, their load still attached to this CPU's cfs_rq, behind a
 // spinlock: other CPUs take them to wake them there (the kernel's
 // try_to_wake_up() takes the task's pi_lock and the run queues' locks;
