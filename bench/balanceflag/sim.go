@@ -203,13 +203,12 @@ type sim struct {
 	nohzILB    int        // that tick's kicked balancer, find_new_ilb() (-1: none kicked)
 	nohzKicked bool       // a busy CPU's nohz_balancer_kick() kicked it
 
-	// The nohz walk's view, set before each walk, and its callbacks,
-	// made once so that a walk allocates nothing.
-	walkJ       int64
-	walkP       *simProc
-	walkIdle    func(cpu int) bool
-	walkNext    func(cpu int) int64
-	walkBalance func(cpu int)
+	// ilb()'s view of the idle CPUs, at the tick it computes (it runs
+	// to its end without yielding), and the walks' rq->next_balance,
+	// made once so that neither allocates.
+	ilbJ     int64
+	ilbIdle  func(cpu int) bool
+	walkNext func(cpu int) int64
 
 	handoffs, remoteHandoffs int64 // the line's moves between CPUs, and those across sockets
 
@@ -225,6 +224,28 @@ type simProc struct {
 	*ksim.Proc
 	s *sim
 	walkOwner
+	// The nohz walk this CPU runs: its tick and callbacks, per CPU
+	// because a walk yields at every flag access and another CPU's walk
+	// may run meanwhile (one shared view let that walk take this one's
+	// tick and coroutine: iter.Pull's "yield called again" at 512 CPUs).
+	walkJ       int64
+	walkIdle    func(cpu int) bool
+	walkBalance func(cpu int)
+}
+
+// newSimProc is CPU p's coroutine state, its walk callbacks made once.
+func newSimProc(s *sim, kp *ksim.Proc) *simProc {
+	p := &simProc{Proc: kp, s: s}
+	p.walkIdle = func(b int) bool { return idleAt(s.cfg.Seed, s.cfg.Busy, b, p.walkJ) }
+	p.walkBalance = func(b int) {
+		c := &s.cpus[b]
+		c.jiffies = p.walkJ
+		if s.onNohz != nil {
+			s.onNohz(p.walkJ, p.CPU, b)
+		}
+		balanceDomains(c, p, idleCPU)
+	}
+	return p
 }
 
 func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
@@ -250,16 +271,8 @@ func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
 		}
 	}
 	s.nohz = ksim.NewNohz(cfg.CPUs, llc)
-	s.walkIdle = func(b int) bool { return idleAt(s.cfg.Seed, s.cfg.Busy, b, s.walkJ) }
+	s.ilbIdle = func(b int) bool { return idleAt(s.cfg.Seed, s.cfg.Busy, b, s.ilbJ) }
 	s.walkNext = func(b int) int64 { return s.cpus[b].rq.NextBalance }
-	s.walkBalance = func(b int) {
-		c := &s.cpus[b]
-		c.jiffies = s.walkJ
-		if s.onNohz != nil {
-			s.onNohz(s.walkJ, s.walkP.CPU, b)
-		}
-		balanceDomains(c, s.walkP, idleCPU)
-	}
 	return s
 }
 
@@ -267,7 +280,7 @@ func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
 // serves their line accesses in kernel-time order (ties by CPU number).
 func (s *sim) run() {
 	d := ksim.Driver{Serve: s.serve}
-	d.Run(len(s.cpus), func(p *ksim.Proc) { (&simProc{Proc: p, s: s}).body() })
+	d.Run(len(s.cpus), func(p *ksim.Proc) { newSimProc(s, p).body() })
 }
 
 // serve is the line's answer to one access: a cmpxchg (ksim.Access) or the
@@ -431,10 +444,10 @@ func (s *sim) ilb(j int64) int {
 		return s.nohzILB
 	}
 	n := s.nohz
-	s.nohzTick, s.nohzILB, s.nohzKicked, s.walkJ = j, -1, false, j
+	s.nohzTick, s.nohzILB, s.nohzKicked, s.ilbJ = j, -1, false, j
 	next := j + 60*int64(s.hz)
 	for i := range s.cpus {
-		if s.walkIdle(i) {
+		if s.ilbIdle(i) {
 			n.EnterIdle(i)
 			next = min(next, s.cpus[i].rq.NextBalance)
 		} else {
@@ -448,7 +461,7 @@ func (s *sim) ilb(j int64) int {
 		}
 		if n.BalancerKick(i, j, ksim.KickRQ{}) != ksim.KickNone {
 			n.NextBalance = j + 1
-			s.nohzILB, s.nohzKicked = n.FindNewILB(i, s.walkIdle), true
+			s.nohzILB, s.nohzKicked = n.FindNewILB(i, s.ilbIdle), true
 			break
 		}
 	}
@@ -463,8 +476,8 @@ func (s *sim) ilb(j int64) int {
 func (p *simProc) nohzWalk(j int64) {
 	s := p.s
 	s.nohzRuns++
-	s.walkJ, s.walkP = j, p
-	s.nohzPasses += int64(s.nohz.IdleBalance(p.CPU, j, s.hz, s.walkIdle, s.walkNext, s.walkBalance))
+	p.walkJ = j
+	s.nohzPasses += int64(s.nohz.IdleBalance(p.CPU, j, s.hz, p.walkIdle, s.walkNext, p.walkBalance))
 }
 
 func (p *simProc) takeFlag(l *level) bool {

@@ -214,3 +214,24 @@ func TestSimulateBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// Seed 002's size at reproduce's dearest handoff (400 ns: finding 8's
+// grid), where two CPUs' nohz walks overlap in kernel time: each
+// walk yields at every flag access, so each CPU keeps its own walk's tick
+// and coroutine (one view shared by all let a second walk take the first
+// one's, and iter.Pull panicked: "yield called again before next").
+func TestSimulateOverlappingNohzWalks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("512 cpus")
+	}
+	tab, err := Simulate(SimConfig{CAS: 400 * time.Nanosecond, Newidle: 4, Duration: 20 * time.Millisecond,
+		Orders: []string{"cmpxchg-first", "check-first"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range tab.Rows {
+		if r.NohzPasses == 0 {
+			t.Errorf("%s: no passes on idle cpus' behalf: the walks this test needs did not run", r.Order)
+		}
+	}
+}
