@@ -75,7 +75,7 @@
 // time: the seed's profile), path-sec/op; idle-slots-% and local-slots-%.
 // With levels above 1 each level's figures follow under l1-, l2-, l3-.
 // Finish checks that the stopped group conserved every unit of load
-// (storesConserved).
+// (cfsmodel.StoresConserved).
 //
 // docs/loadavg.md is the reference: what runs on kernel time and what is
 // real, where each default comes from, the hierarchy and where the model

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/contend/contend/bench"
-	"github.com/contend/contend/counter"
 )
 
 // The task-group hierarchy: levels=N puts the tasks' group N-1 groups
@@ -51,12 +50,4 @@ func levelUnits(u bench.Unit, what string) (us [maxLevels]bench.Unit) {
 			Doc: fmt.Sprintf("level %d (%s): %s, as %s", i+1, name, what, u.Name)}
 	}
 	return us
-}
-
-// cfsLevel returns rq's ancestor i levels up (0: rq itself).
-func cfsLevel(rq *counter.CfsRq, i int) *counter.CfsRq {
-	for range i {
-		rq = rq.Parent()
-	}
-	return rq
 }

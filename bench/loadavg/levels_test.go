@@ -2,6 +2,7 @@ package loadavg
 
 import (
 	"fmt"
+	"github.com/contend/contend/bench/loadavg/cfsmodel"
 	"strings"
 	"sync"
 	"testing"
@@ -30,16 +31,16 @@ func TestLoadAvgLevelsConservation(t *testing.T) {
 				wg.Go(func() { w.Run(events) })
 			}
 			wg.Wait()
-			if err := storesConserved(s.cpus(), s.stores); err != nil {
+			if err := cfsmodel.StoresConserved(s.cpus(), s.stores); err != nil {
 				t.Errorf("%s: %v", v, err)
 			}
 			var props int64
 			for _, w := range s.workers {
-				if w.cpu.rq.Levels() != levels {
-					t.Errorf("%s: a worker's cfs_rq has %d levels", v, w.cpu.rq.Levels())
+				if w.cpu.RQ.Levels() != levels {
+					t.Errorf("%s: a worker's cfs_rq has %d levels", v, w.cpu.RQ.Levels())
 				}
 				for l := 1; l < levels; l++ {
-					props += cfsLevel(w.cpu.rq, l).Stats().Propagations
+					props += cfsmodel.Level(w.cpu.RQ, l).Stats().Propagations
 				}
 			}
 			if levels > 1 && props == 0 {
@@ -60,9 +61,9 @@ func TestLoadAvgLevelsCatchLoss(t *testing.T) {
 		w.Run(2000)
 	}
 	s.stores[1].AddAt(0, 0, 1) // a write no cfs_rq made
-	err := storesConserved(s.cpus(), s.stores)
+	err := cfsmodel.StoresConserved(s.cpus(), s.stores)
 	if err == nil || !strings.Contains(err.Error(), "level 2: the store holds") {
-		t.Errorf("storesConserved with a level-2 store off by one = %v, want level 2 named", err)
+		t.Errorf("StoresConserved with a level-2 store off by one = %v, want level 2 named", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package loadavg
 
 import (
 	"errors"
+	"github.com/contend/contend/bench/loadavg/cfsmodel"
 	"math"
 	"strings"
 	"sync"
@@ -260,7 +261,7 @@ func TestLoadAvgConservationCatchesLoss(t *testing.T) {
 // list, cfs_rq->removed), under -race in CI. After the run the group check
 // holds exactly. Then the tasks stop migrating, and after 12 PELT
 // half-lives each cfs_rq's load is its tasks' load within rounding: the
-// remnants migrations leave behind (see storesConserved) have decayed, and
+// remnants migrations leave behind (see cfsmodel.StoresConserved) have decayed, and
 // nothing else was lost or doubled.
 func TestLoadAvgConservation(t *testing.T) {
 	const workers = 4
@@ -279,39 +280,39 @@ func TestLoadAvgConservation(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if err := storesConserved(s.cpus(), s.stores); err != nil {
+	if err := cfsmodel.StoresConserved(s.cpus(), s.stores); err != nil {
 		t.Fatal(err)
 	}
 	var moved int64
 	for _, w := range s.workers {
-		moved += w.cpu.rq.Stats().Attaches
+		moved += w.cpu.RQ.Stats().Attaches
 	}
 	if moved == 0 {
 		t.Fatal("no task migrated")
 	}
 	for _, w := range s.workers {
-		w.cpu.migAt = 0
+		w.cpu.MigAt = 0
 	}
 	for _, w := range s.workers { // 400ms of kernel time each, one at a time
 		w.Run(10_000)
 	}
-	if err := storesConserved(s.cpus(), s.stores); err != nil {
+	if err := cfsmodel.StoresConserved(s.cpus(), s.stores); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range s.workers {
 		c := &w.cpu
-		now := int64(c.rq.Avg().LastUpdateTime)
+		now := int64(c.RQ.Avg().LastUpdateTime)
 		var want int64
 		n := 0
-		for _, ts := range [][]*modelTask{c.queued, c.local, c.away.tasks} {
+		for _, ts := range [][]*cfsmodel.Task{c.Queued, c.Local, c.Away.Tasks} {
 			for _, tk := range ts {
-				want += int64(tk.se.LoadAt(now))
+				want += int64(tk.SE.LoadAt(now))
 				n++
 			}
 		}
-		got := c.rq.Load() - int64(c.rq.RemovedLoad())
+		got := c.RQ.Load() - int64(c.RQ.RemovedLoad())
 		if d := got - want; d > int64(8*n+8) || -d > int64(8*n+8) {
-			t.Errorf("cpu %d: cfs_rq load %d, its %d tasks %d, 400ms after migrations stopped", c.self, got, n, want)
+			t.Errorf("cpu %d: cfs_rq load %d, its %d tasks %d, 400ms after migrations stopped", c.Self, got, n, want)
 		}
 	}
 }

@@ -2,13 +2,14 @@ package loadavg
 
 import (
 	"github.com/contend/contend/bench/ksim"
+	"github.com/contend/contend/bench/loadavg/cfsmodel"
 	"github.com/contend/contend/counter"
 )
 
 // The pairs workload: the lab's pipe and migrate shapes (contend kernel
 // count -shape pipe|migrate) as tasks that run, sleep and wake on ksim's
 // runqueues, for kernel model to feed a count's measured rates to. Where
-// the seed's workload (model.go) tosses a coin per CPU per gap, here every
+// the seed's workload (cfsmodel.CPU.Event) tosses a coin per CPU per gap, here every
 // wakeup is one side of a ping: a task runs, wakes its partner (the pipe
 // write) and blocks (the read) in the same instant, so that "wake B" and
 // "A blocks" fall in the same PELT period, as they do in the kernel; the
@@ -60,9 +61,9 @@ const (
 
 // pairSim is the pairs workload on cpus.
 type pairSim struct {
-	cpus  []*modelCPU
+	cpus  []*cfsmodel.CPU
 	rqs   []ksim.RQ
-	tasks []*modelTask
+	tasks []*cfsmodel.Task
 	ks    []ksim.Task
 	q     ksim.Queue
 	rng   uint64
@@ -112,11 +113,11 @@ type pairSim struct {
 // newPairSim puts 2·pairs tasks of the given weight on the cpus (task i on
 // cpu i mod len(cpus), asleep, load_avg weight/2 as the seed workload's
 // tasks start), one partner waking the other first.
-func newPairSim(cpus []*modelCPU, pairs, mig int, weight uint64, gap int64, run, runnable float64, hz ksim.HZ, seed uint64, delayDequeue bool) (*pairSim, error) {
+func newPairSim(cpus []*cfsmodel.CPU, pairs, mig int, weight uint64, gap int64, run, runnable float64, hz ksim.HZ, seed uint64, delayDequeue bool) (*pairSim, error) {
 	n := 2 * pairs
 	cycle := float64(n) * 2 * float64(gap) / float64(len(cpus))
 	s := &pairSim{
-		cpus: cpus, rqs: make([]ksim.RQ, len(cpus)), tasks: make([]*modelTask, n), ks: make([]ksim.Task, n),
+		cpus: cpus, rqs: make([]ksim.RQ, len(cpus)), tasks: make([]*cfsmodel.Task, n), ks: make([]ksim.Task, n),
 		rng: seed, migAt: uint64(mig) << 32 / 100, every: ksim.NohzBlockedEvery(hz), tick: hz.TickNs(),
 		readyAt: make([]int64, n), due: make([]int64, n), cycle: int64(cycle),
 		dd: delayDequeue, fair: make([]ksim.Fair, len(cpus)), vAt: make([]int64, n), delayed: make([][]int, len(cpus)), isDelay: make([]bool, n),
@@ -133,27 +134,27 @@ func newPairSim(cpus []*modelCPU, pairs, mig int, weight uint64, gap int64, run,
 	}
 	for i := range n {
 		c := cpus[i%len(cpus)]
-		t := &modelTask{id: i}
-		if err := t.se.Init(weight); err != nil {
+		t := &cfsmodel.Task{ID: i}
+		if err := t.SE.Init(weight); err != nil {
 			return nil, err
 		}
-		c.rq.Seed(&t.se, weight/2, false)
-		c.local = append(c.local, t)
-		c.tasks++
+		c.RQ.Seed(&t.SE, weight/2, false)
+		c.Local = append(c.Local, t)
+		c.Tasks++
 		s.tasks[i] = t
-		s.ks[i] = ksim.Task{ID: i, CPU: c.self, Weight: int64(weight)}
+		s.ks[i] = ksim.Task{ID: i, CPU: c.Self, Weight: int64(weight)}
 	}
 	for _, c := range cpus {
-		c.rq.SeedGroups(groupShares(c.rq.TGShares(), len(cpus)))
-		for l := c.rq; l != nil; l = l.Parent() {
+		c.RQ.SeedGroups(cfsmodel.GroupShares(c.RQ.TGShares(), len(cpus)))
+		for l := c.RQ; l != nil; l = l.Parent() {
 			l.Flush()
 			l.ResetStats()
 		}
-		s.q.Push(ksim.Event{T: c.next, CPU: c.self, Kind: ksim.Tick})
+		s.q.Push(ksim.Event{T: c.Next, CPU: c.Self, Kind: ksim.Tick})
 	}
 	// Each pair's first wakeup, at a phase of its own within a cycle.
 	for p := range pairs {
-		at := clockBase + int64(nextRand(&s.rng)%uint64(max(int64(cycle), 1)))
+		at := cfsmodel.ClockBase + int64(cfsmodel.NextRand(&s.rng)%uint64(max(int64(cycle), 1)))
 		s.q.Push(ksim.Event{T: at, CPU: s.ks[2*p].CPU, Kind: ksim.Wakeup, Arg: int64(2 * p)})
 	}
 	return s, nil
@@ -161,7 +162,7 @@ func newPairSim(cpus []*modelCPU, pairs, mig int, weight uint64, gap int64, run,
 
 // spread draws a duration of mean m, uniform over [m/2, 3m/2).
 func (s *pairSim) spread(m int64) int64 {
-	return m/2 + int64(float64(m)*float64(nextRand(&s.rng)>>11)/(1<<53))
+	return m/2 + int64(float64(m)*float64(cfsmodel.NextRand(&s.rng)>>11)/(1<<53))
 }
 
 // runUntil serves the events before end.
@@ -195,15 +196,15 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 	c, rq := s.cpus[cpu], &s.rqs[cpu]
 	switch {
 	case s.bal != nil && s.stopped[cpu]:
-		if now >= c.blocked {
-			c.rq.UpdateBlocked(now)
-			c.blocked = now + s.every
+		if now >= c.Blocked {
+			c.RQ.UpdateBlocked(now)
+			c.Blocked = now + s.every
 		}
 	case s.bal != nil:
 		if rq.Curr != nil {
-			c.rq.Tick(now, &s.tasks[rq.Curr.ID].se)
+			c.RQ.Tick(now, &s.tasks[rq.Curr.ID].SE)
 		}
-		s.bal.tick(now, cpu, c.rq)
+		s.bal.tick(now, cpu, c.RQ)
 		if s.idleFrom[cpu] != 0 {
 			if s.stopShare < 0 {
 				s.gov[cpu].Woke(now-s.idleFrom[cpu], true)
@@ -211,11 +212,11 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 			s.enterIdle(now, cpu)
 		}
 	case rq.Curr != nil:
-		c.rq.Tick(now, &s.tasks[rq.Curr.ID].se)
-	case c.rq.NrRunning() == 0 && now >= c.blocked:
-		c.idle++
-		c.rq.UpdateBlocked(now)
-		c.blocked = now + s.every
+		c.RQ.Tick(now, &s.tasks[rq.Curr.ID].SE)
+	case c.RQ.NrRunning() == 0 && now >= c.Blocked:
+		c.Idle++
+		c.RQ.UpdateBlocked(now)
+		c.Blocked = now + s.every
 	}
 }
 
@@ -230,14 +231,14 @@ func (s *pairSim) enterIdle(now int64, cpu int) {
 	s.idles++
 	var stop bool
 	if s.stopShare >= 0 {
-		stop = float64(nextRand(&s.rng)>>11)/(1<<53) < s.stopShare
+		stop = float64(cfsmodel.NextRand(&s.rng)>>11)/(1<<53) < s.stopShare
 	} else {
 		stop = s.gov[cpu].Select(s.tick, ksim.WatchdogSleep(now, cpu, len(s.gov)), false)
 	}
 	if stop {
 		s.stopped[cpu] = true
 		s.tickStops++
-		s.cpus[cpu].blocked = now + s.every
+		s.cpus[cpu].Blocked = now + s.every
 	}
 }
 
@@ -263,7 +264,7 @@ func (s *pairSim) wake(now int64, id, waker int) {
 	k, t := &s.ks[id], s.tasks[id]
 	from := s.cpus[k.CPU]
 	to := from
-	migrate := len(s.cpus) > 1 && nextRand(&s.rng)>>32 < s.migAt
+	migrate := len(s.cpus) > 1 && cfsmodel.NextRand(&s.rng)>>32 < s.migAt
 	if s.isDelay[id] {
 		// ttwu_runnable(): still queued where it slept, it stays.
 		if migrate {
@@ -278,33 +279,33 @@ func (s *pairSim) wake(now int64, id, waker int) {
 		if migrate {
 			dst := waker
 			if dst == k.CPU {
-				dst = int(nextRand(&s.rng) % uint64(len(s.cpus)-1))
+				dst = int(cfsmodel.NextRand(&s.rng) % uint64(len(s.cpus)-1))
 				if dst >= k.CPU {
 					dst++
 				}
 			}
 			to = s.cpus[dst]
 		}
-		removeTask(&from.local, t)
+		removeTask(&from.Local, t)
 		if to != from {
-			from.moved += int64(counter.RemoveEntityLoadAvg(&t.se))
+			from.Moved += int64(counter.RemoveEntityLoadAvg(&t.SE))
 		}
 		if s.bal != nil {
-			s.exitIdle(now, to.self)
+			s.exitIdle(now, to.Self)
 		}
-		to.rq.Enqueue(now, &t.se)
-		to.queued = append(to.queued, t)
-		k.CPU = to.self
+		to.RQ.Enqueue(now, &t.SE)
+		to.Queued = append(to.Queued, t)
+		k.CPU = to.Self
 		if s.dd {
-			s.runCurr(now, to.self)
-			s.fair[to.self].Place(k)
+			s.runCurr(now, to.Self)
+			s.fair[to.Self].Place(k)
 		}
 	}
-	to.wakeups++
+	to.Wakeups++
 	k.Seq++
 	s.readyAt[id] = now
 	s.due[id] = max(s.due[id], now-s.cycle) + s.cycle
-	s.q.Push(ksim.Event{T: now + s.spread(s.wait), CPU: to.self, Kind: pairReady, Arg: int64(id)})
+	s.q.Push(ksim.Event{T: now + s.spread(s.wait), CPU: to.Self, Kind: pairReady, Arg: int64(id)})
 }
 
 // runCurr is update_curr() of the group task running on cpu, if any: its
@@ -338,7 +339,7 @@ func (s *pairSim) requeue(now int64, id int) {
 		k.VLag = 0
 		f.Place(k)
 	}
-	s.cpus[cpu].rq.RequeueDelayed(now, &s.tasks[id].se)
+	s.cpus[cpu].RQ.RequeueDelayed(now, &s.tasks[id].SE)
 	s.isDelay[id] = false
 	removeInt(&s.delayed[cpu], id)
 	s.nRequeued++
@@ -353,7 +354,7 @@ func (s *pairSim) ready(now int64, id int) {
 	if rq.Curr == k {
 		// The cpu comes to the group from a task outside it or idle:
 		// set_next_task_fair(), every level's set_next_entity().
-		s.cpus[k.CPU].rq.SetNext(now, &s.tasks[id].se)
+		s.cpus[k.CPU].RQ.SetNext(now, &s.tasks[id].SE)
 		s.start(now, id)
 	}
 }
@@ -391,7 +392,7 @@ func (s *pairSim) block(now int64, id int) {
 	if s.dd && !s.fair[cpu].Eligible(k) {
 		// dequeue_entity()'s DELAY_DEQUEUE: not eligible, it stays
 		// queued, sched_delayed.
-		c.rq.DelayDequeue(now, &t.se)
+		c.RQ.DelayDequeue(now, &t.SE)
 		s.isDelay[id] = true
 		s.delayed[cpu] = append(s.delayed[cpu], id)
 		s.nDelayed++
@@ -411,7 +412,7 @@ func (s *pairSim) block(now int64, id int) {
 			s.dequeue(now, d, true)
 		}
 	}
-	if s.bal != nil && c.rq.NrRunning() == 0 {
+	if s.bal != nil && c.RQ.NrRunning() == 0 {
 		s.bal.newidle(cpu)
 		s.enterIdle(now, cpu)
 	}
@@ -420,10 +421,10 @@ func (s *pairSim) block(now int64, id int) {
 	// task outside the group or idle, put_prev_task_fair() on every
 	// level still queued.
 	if rq.Curr != nil {
-		c.rq.Switch(now, &t.se, &s.tasks[rq.Curr.ID].se)
+		c.RQ.Switch(now, &t.SE, &s.tasks[rq.Curr.ID].SE)
 		s.start(now, rq.Curr.ID)
 	} else {
-		c.rq.PutPrev(now, &t.se)
+		c.RQ.PutPrev(now, &t.SE)
 	}
 }
 
@@ -442,9 +443,9 @@ func (s *pairSim) dequeue(now int64, id int, wasDelayed bool) {
 		}
 		f.Sub(k)
 	}
-	c.rq.Dequeue(now, &t.se, false)
-	removeTask(&c.queued, t)
-	c.local = append(c.local, t)
+	c.RQ.Dequeue(now, &t.SE, false)
+	removeTask(&c.Queued, t)
+	c.Local = append(c.Local, t)
 }
 
 // pairOut is what a pairs run measured besides the cfs_rqs' counts: the
@@ -459,21 +460,21 @@ type pairOut struct {
 // simulatePairs runs variant v's stores under the pairs workload for
 // cfg.Duration of kernel time and returns the CPUs, for the row's counts,
 // and what else it measured.
-func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cpus []*modelCPU, out pairOut, err error) {
+func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cpus []*cfsmodel.CPU, out pairOut, err error) {
 	n := cfg.CPUs
-	cpus = make([]*modelCPU, n)
+	cpus = make([]*cfsmodel.CPU, n)
 	for i := range cpus {
 		rq, err := counter.NewCfsRqPath(stores, v.Write, v.Read, i, i*cfg.Nodes/n)
 		if err != nil {
 			return nil, out, err
 		}
-		r := cpuSeed(i, cfg.Seed)
+		r := cfsmodel.CPUSeed(i, cfg.Seed)
 		// Each CPU's PELT periods and ticks at a phase of its own, as
 		// the seed workload's clocks have them.
-		rq.Init(clockBase - int64(nextRand(&r)%ksim.PeltPeriod))
-		cpus[i] = &modelCPU{rq: rq, self: i, away: &sleeperQueue{}, next: clockBase + int64(nextRand(&r)%uint64(ksim.HZ(cfg.HZ).TickNs()))}
+		rq.Init(cfsmodel.ClockBase - int64(cfsmodel.NextRand(&r)%ksim.PeltPeriod))
+		cpus[i] = &cfsmodel.CPU{RQ: rq, Self: i, Away: &cfsmodel.SleeperQueue{}, Next: cfsmodel.ClockBase + int64(cfsmodel.NextRand(&r)%uint64(ksim.HZ(cfg.HZ).TickNs()))}
 	}
-	s, err := newPairSim(cpus, cfg.Pairs, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), cfg.Run, cfg.Runnable, ksim.HZ(cfg.HZ), cpuSeed(n, cfg.Seed), cfg.DelayDequeue)
+	s, err := newPairSim(cpus, cfg.Pairs, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), cfg.Run, cfg.Runnable, ksim.HZ(cfg.HZ), cfsmodel.CPUSeed(n, cfg.Seed), cfg.DelayDequeue)
 	if err != nil {
 		return nil, out, err
 	}
@@ -486,11 +487,11 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 		}
 		// Every cpu starts idle, its tasks asleep.
 		for i := range n {
-			s.enterIdle(clockBase, i)
+			s.enterIdle(cfsmodel.ClockBase, i)
 		}
 		s.tickStops, s.idles = 0, 0
 	}
-	s.runUntil(clockBase + int64(cfg.Duration))
+	s.runUntil(cfsmodel.ClockBase + int64(cfg.Duration))
 	if s.bal != nil {
 		for _, k := range s.bal.softirqs {
 			out.softirqs += k
@@ -503,7 +504,7 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 }
 
 // removeTask takes t out of the list ts, order kept.
-func removeTask(ts *[]*modelTask, t *modelTask) {
+func removeTask(ts *[]*cfsmodel.Task, t *cfsmodel.Task) {
 	for i, x := range *ts {
 		if x == t {
 			*ts = append((*ts)[:i], (*ts)[i+1:]...)

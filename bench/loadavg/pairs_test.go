@@ -1,6 +1,7 @@
 package loadavg
 
 import (
+	"github.com/contend/contend/bench/loadavg/cfsmodel"
 	"math"
 	"reflect"
 	"strings"
@@ -108,15 +109,15 @@ func TestPairBalance(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rq.Init(clockBase)
+		rq.Init(cfsmodel.ClockBase)
 		var se counter.Entity
-		if err := se.Init(nice0Load); err != nil {
+		if err := se.Init(cfsmodel.Nice0Load); err != nil {
 			t.Fatal(err)
 		}
-		rq.Seed(&se, nice0Load/2, tc.busy)
+		rq.Seed(&se, cfsmodel.Nice0Load/2, tc.busy)
 		b := newPairBalance(4, 2, 250, tick)
 		for j := range int64(100) {
-			b.tick(clockBase+(j+1)*tick, 0, rq)
+			b.tick(cfsmodel.ClockBase+(j+1)*tick, 0, rq)
 			if tc.newidle {
 				b.newidle(0)
 			}
@@ -147,7 +148,7 @@ func TestPairBalance(t *testing.T) {
 // TestPairsDelayDequeue: with 6.12's DELAY_DEQUEUE, pairs stacked on a
 // cpu (mig 100: every wakeup pulled to the waker) delay dequeues of tasks
 // their cfs_rq finds ineligible, some wakeups requeue them, and the run
-// still conserves every unit of load (Simulate's storesConserved); without
+// still conserves every unit of load (Simulate's cfsmodel.StoresConserved); without
 // it, none is delayed. The wakeups realised move by under 10 %.
 func TestPairsDelayDequeue(t *testing.T) {
 	var wakeups [2]float64

@@ -3,6 +3,7 @@ package loadavg
 import (
 	"errors"
 	"fmt"
+	"github.com/contend/contend/bench/loadavg/cfsmodel"
 	"sync/atomic"
 
 	"github.com/contend/contend/bench"
@@ -16,11 +17,11 @@ type loadAvg struct {
 	name string
 
 	// Per run, set by Start.
-	stores    []counter.Store   // each level's tg->load_avg, the tasks' group's first
-	lines     []int             // counter lines one Sum reads, by level
-	shared    []bool            // whether worker i's writes land on a line another worker writes
-	pubs      [][]*atomic.Int64 // each worker's published (load, contrib), by level
-	sleepers  []*sleeperQueue   // each worker's sleeping tasks
+	stores    []counter.Store          // each level's tg->load_avg, the tasks' group's first
+	lines     []int                    // counter lines one Sum reads, by level
+	shared    []bool                   // whether worker i's writes land on a line another worker writes
+	pubs      [][]*atomic.Int64        // each worker's published (load, contrib), by level
+	sleepers  []*cfsmodel.SleeperQueue // each worker's sleeping tasks
 	workers   []*cpuWorker
 	placement []string // pernode: where each level's slots landed
 	local     float64  // pernode: per cent of the slots on their node, every level's
@@ -83,7 +84,7 @@ func (s *loadAvg) Start(env *bench.Env) error {
 		}
 	}
 	s.pubs = make([][]*atomic.Int64, n)
-	s.sleepers = make([]*sleeperQueue, n)
+	s.sleepers = make([]*cfsmodel.SleeperQueue, n)
 	s.workers = make([]*cpuWorker, n)
 	return nil
 }
@@ -150,18 +151,18 @@ func (s *loadAvg) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 	rq.SetClock(c.clock)
 	// Allocated here, on the worker's pinned thread, so that the worker's
 	// lines, its tasks and sleeper list included, are its node's memory.
-	s.sleepers[info.Index] = &sleeperQueue{}
+	s.sleepers[info.Index] = &cfsmodel.SleeperQueue{}
 	w := &cpuWorker{work: c.work, index: info.Index, pubs: s.pubs}
 	w.pacer.On = c.paced
 	w.share.Every = timeEvery
 	if c.paced {
 		w.share.Every = timeEveryPaced
 	}
-	if err := w.cpu.init(rq, info.Index, s.sleepers, c.tasks, c.mig, nice0Load, int64(c.gap), ksim.HZ(c.hz), cpuSeed(info.Index, 0)); err != nil {
+	if err := w.cpu.Init(rq, info.Index, s.sleepers, c.tasks, c.mig, cfsmodel.Nice0Load, int64(c.gap), ksim.HZ(c.hz), cfsmodel.CPUSeed(info.Index, 0)); err != nil {
 		return nil, fmt.Errorf("loadavg: %w", err)
 	}
 	if info.Index == 0 { // the sampler
-		w.sampleRng = cpuSeed(-1, 0)
+		w.sampleRng = cfsmodel.CPUSeed(-1, 0)
 		w.sampleIn = firstSample
 		w.sampleBase = sampleEvery * int64(info.Workers)
 		if c.paced {
@@ -170,7 +171,7 @@ func (s *loadAvg) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 	} else {
 		w.pub = bench.AlignedWords(c.levels, bench.LinePad)
 		for i, pub := range w.pub {
-			l := cfsLevel(rq, i)
+			l := cfsmodel.Level(rq, i)
 			pub.Store(packPair(l.Load(), l.Contrib()))
 		}
 		s.pubs[info.Index] = w.pub
@@ -210,10 +211,10 @@ func (s *loadAvg) Finish(res *bench.Result) (err error) {
 	var shareW, shareR ktime.Share
 	var pathNs int64
 	for i, w := range s.workers {
-		ws := w.cpu.rq.Stats()
+		ws := w.cpu.RQ.Stats()
 		st.Events += ws.Events
 		for l := range levels {
-			ls := cfsLevel(w.cpu.rq, l).Stats()
+			ls := cfsmodel.Level(w.cpu.RQ, l).Stats()
 			lv[l].writes += ls.Writes
 			lv[l].reads += ls.Reads
 			if s.shared[i] {
@@ -222,7 +223,7 @@ func (s *loadAvg) Finish(res *bench.Result) (err error) {
 			lv[l].samples += w.samples[l]
 			tgwErr[l] += w.tgwErr[l]
 		}
-		idle += w.cpu.idle
+		idle += w.cpu.Idle
 		migrations += ws.Attaches
 		sharesN += w.sharesN
 		rejected += w.rejected
@@ -234,7 +235,7 @@ func (s *loadAvg) Finish(res *bench.Result) (err error) {
 	if st.Events+idle != res.Ops {
 		return fmt.Errorf("loadavg: cfs_rqs counted %d events and %d idle slots, runner counted %d operations", st.Events, idle, res.Ops)
 	}
-	if err := storesConserved(s.cpus(), s.stores); err != nil {
+	if err := cfsmodel.StoresConserved(s.cpus(), s.stores); err != nil {
 		return fmt.Errorf("loadavg: store=%s: %w", s.cfg.store, err)
 	}
 	ops := float64(res.Ops)
@@ -288,8 +289,8 @@ func (s *loadAvg) Finish(res *bench.Result) (err error) {
 	return nil
 }
 
-func (s *loadAvg) cpus() []*modelCPU {
-	cpus := make([]*modelCPU, len(s.workers))
+func (s *loadAvg) cpus() []*cfsmodel.CPU {
+	cpus := make([]*cfsmodel.CPU, len(s.workers))
 	for i, w := range s.workers {
 		cpus[i] = &w.cpu
 	}

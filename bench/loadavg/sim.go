@@ -3,6 +3,7 @@ package loadavg
 import (
 	"errors"
 	"fmt"
+	"github.com/contend/contend/bench/loadavg/cfsmodel"
 	"io"
 	"math"
 	"runtime"
@@ -104,7 +105,7 @@ func (c SimConfig) withDefaults() SimConfig {
 		c.Levels = defaultLevels
 	}
 	if c.Weight == 0 {
-		c.Weight = nice0Load
+		c.Weight = cfsmodel.Nice0Load
 	}
 	if c.Nodes == 0 {
 		c.Nodes = 2
@@ -136,8 +137,8 @@ func (c SimConfig) validate() error {
 		return fmt.Errorf("simulate loadavg: cpus %d out of range [1, %d]", c.CPUs, simMaxCPUs)
 	case c.Levels < 1 || c.Levels > maxLevels:
 		return fmt.Errorf("simulate loadavg: levels %d out of range [1, %d]", c.Levels, maxLevels)
-	case c.Weight < 2 || c.Weight > maxWeight:
-		return fmt.Errorf("simulate loadavg: weight %d out of range [2, %d]", c.Weight, maxWeight)
+	case c.Weight < 2 || c.Weight > cfsmodel.MaxWeight:
+		return fmt.Errorf("simulate loadavg: weight %d out of range [2, %d]", c.Weight, cfsmodel.MaxWeight)
 	case c.Nodes < 1 || c.Nodes > min(c.CPUs, simMaxNodes):
 		return fmt.Errorf("simulate loadavg: nodes %d out of range [1, %d] (at most one per cpu)", c.Nodes, min(c.CPUs, simMaxNodes))
 	case c.Gap < minGap || c.Gap > maxGap:
@@ -340,7 +341,7 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 			return row, err
 		}
 		row.count(cpus, cfg.Levels)
-		if err := storesConserved(cpus, stores); err != nil {
+		if err := cfsmodel.StoresConserved(cpus, stores); err != nil {
 			return row, err
 		}
 		row.rate(&simErrs{}, int64(cfg.Duration), cfg.CPUs)
@@ -358,7 +359,7 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 	rounds := int64(cfg.Duration / cfg.Gap)
 	errs := simRun(cpus, rounds)
 	row.count(cpus, cfg.Levels)
-	if err := storesConserved(cpus, stores); err != nil {
+	if err := cfsmodel.StoresConserved(cpus, stores); err != nil {
 		return row, err
 	}
 	row.rate(&errs, rounds*int64(cfg.Gap), cfg.CPUs)
@@ -367,20 +368,20 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 
 // simCPUs makes the virtual CPUs: each one's cfs_rq path up the levels'
 // stores, on its node, with its tasks and its own random draws.
-func simCPUs(cfg SimConfig, v counter.Variant, stores []counter.Store) ([]*modelCPU, error) {
+func simCPUs(cfg SimConfig, v counter.Variant, stores []counter.Store) ([]*cfsmodel.CPU, error) {
 	n := cfg.CPUs
-	sleepers := make([]*sleeperQueue, n)
+	sleepers := make([]*cfsmodel.SleeperQueue, n)
 	for i := range sleepers {
-		sleepers[i] = &sleeperQueue{}
+		sleepers[i] = &cfsmodel.SleeperQueue{}
 	}
-	cpus := make([]*modelCPU, n)
+	cpus := make([]*cfsmodel.CPU, n)
 	for i := range cpus {
 		rq, err := counter.NewCfsRqPath(stores, v.Write, v.Read, i, i*cfg.Nodes/n)
 		if err != nil {
 			return nil, err
 		}
-		c := &modelCPU{}
-		if err := c.init(rq, i, sleepers, cfg.Tasks, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), ksim.HZ(cfg.HZ), cpuSeed(i, cfg.Seed)); err != nil {
+		c := &cfsmodel.CPU{}
+		if err := c.Init(rq, i, sleepers, cfg.Tasks, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), ksim.HZ(cfg.HZ), cfsmodel.CPUSeed(i, cfg.Seed)); err != nil {
 			return nil, err
 		}
 		cpus[i] = c
@@ -397,19 +398,19 @@ type simErrs struct {
 
 // simRun runs rounds of events on the CPUs and samples, after each event
 // that ran, what its readers would compute against the true sums.
-func simRun(cpus []*modelCPU, rounds int64) (e simErrs) {
+func simRun(cpus []*cfsmodel.CPU, rounds int64) (e simErrs) {
 	// Kernel-time order (ksim.Lockstep): every CPU moves by one gap per
 	// round, so the order within a round is the order of the starting
 	// phases.
 	order := slices.Clone(cpus)
-	slices.SortStableFunc(order, func(a, b *modelCPU) int { return int(a.clock.Now() - b.clock.Now()) })
+	slices.SortStableFunc(order, func(a, b *cfsmodel.CPU) int { return int(a.Clock.Now() - b.Clock.Now()) })
 	// Σ avg.load_avg and Σ tg_load_avg_contrib of each level, kept
 	// current: only a CPU's own event moves its pairs (another CPU's
 	// wakeup leaves the load in cfs_rq->removed until the owner drains
 	// it).
 	var load, contrib [maxLevels]int64
 	for _, c := range cpus {
-		for l, rq := 0, c.rq; rq != nil; l, rq = l+1, rq.Parent() {
+		for l, rq := 0, c.RQ; rq != nil; l, rq = l+1, rq.Parent() {
 			load[l] += rq.Load()
 			contrib[l] += rq.Contrib()
 		}
@@ -417,11 +418,11 @@ func simRun(cpus []*modelCPU, rounds int64) (e simErrs) {
 	var l0, ct0 [maxLevels]int64
 	ksim.Lockstep(len(order), rounds, func(i int) {
 		c := order[i]
-		for l, rq := 0, c.rq; rq != nil; l, rq = l+1, rq.Parent() {
+		for l, rq := 0, c.RQ; rq != nil; l, rq = l+1, rq.Parent() {
 			l0[l], ct0[l] = rq.Load(), rq.Contrib()
 		}
-		ran := c.event()
-		for l, rq := 0, c.rq; rq != nil; l, rq = l+1, rq.Parent() {
+		ran := c.Event()
+		for l, rq := 0, c.RQ; rq != nil; l, rq = l+1, rq.Parent() {
 			ld, ct := rq.Load(), rq.Contrib()
 			load[l] += ld - l0[l]
 			contrib[l] += ct - ct0[l]
@@ -444,16 +445,16 @@ func simRun(cpus []*modelCPU, rounds int64) (e simErrs) {
 
 // count adds up the CPUs' events, wakeups and migrations, and each
 // level's update calls, writes and reads.
-func (row *SimRow) count(cpus []*modelCPU, levels int) {
+func (row *SimRow) count(cpus []*cfsmodel.CPU, levels int) {
 	row.Levels = make([]SimLevel, levels)
 	for _, c := range cpus {
-		st := c.rq.Stats()
+		st := c.RQ.Stats()
 		row.Events += st.Events
-		row.Idle += c.idle
-		row.Wakeups += c.wakeups
+		row.Idle += c.Idle
+		row.Wakeups += c.Wakeups
 		row.Migrations += st.Attaches
 		for l := range row.Levels {
-			ls := cfsLevel(c.rq, l).Stats()
+			ls := cfsmodel.Level(c.RQ, l).Stats()
 			row.Levels[l].Calls += ls.Updates
 			row.Levels[l].Writes += ls.Writes
 			row.Levels[l].Reads += ls.Reads
@@ -537,7 +538,7 @@ func (t *SimTable) WriteText(w io.Writer) error {
 			c.CPUs, c.Nodes, c.Levels, ktime.Format(c.Duration))
 	}
 	weight := ""
-	if c.Weight != nice0Load {
+	if c.Weight != cfsmodel.Nice0Load {
 		weight = fmt.Sprintf(" of weight %d", c.Weight)
 	}
 	fmt.Fprintf(&b, "workload: an event every %s per cpu, %d tasks%s per cpu, mig=%d%%, hz=%d, seed %d\n",

@@ -1,12 +1,11 @@
 package loadavg
 
 import (
-	"fmt"
+	"github.com/contend/contend/bench/loadavg/cfsmodel"
 	"sync/atomic"
 
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/ktime"
-	"github.com/contend/contend/counter"
 )
 
 // A cpuWorker is one CPU of the group: its part of the model (cfs_rq, clock,
@@ -15,7 +14,7 @@ import (
 type cpuWorker struct {
 	_ [bench.LinePad]byte
 
-	cpu    modelCPU
+	cpu    cfsmodel.CPU
 	pacer  ktime.Pacer
 	share  ktime.Share // picks the timed events (only its Due is used)
 	shareW ktime.Share // update_tg_load_avg's share of them
@@ -67,7 +66,7 @@ func (w *cpuWorker) Run(n int) { loadAvgEvents(w, n) }
 //
 //go:noinline
 func loadAvgEvents(w *cpuWorker, n int) {
-	rq := w.cpu.rq
+	rq := w.cpu.RQ
 	for range n {
 		timed := w.share.Due()
 		var start int64
@@ -77,7 +76,7 @@ func loadAvgEvents(w *cpuWorker, n int) {
 		if timed {
 			rq.Time(ktime.Wall)
 		}
-		ran := w.cpu.event()
+		ran := w.cpu.Event()
 		if w.pub != nil {
 			l := rq
 			for _, pub := range w.pub {
@@ -90,7 +89,7 @@ func loadAvgEvents(w *cpuWorker, n int) {
 			w.sample()
 		}
 		w.sink = bench.LocalWork(w.sink, w.work)
-		w.pacer.Wait(start, w.cpu.gap)
+		w.pacer.Wait(start, w.cpu.Gap)
 		if timed {
 			wr, rd := rq.PathTime()
 			whole := ktime.Wall() - start
@@ -110,7 +109,7 @@ func loadAvgEvents(w *cpuWorker, n int) {
 //
 //go:noinline
 func (w *cpuWorker) sample() {
-	w.sampleIn = w.sampleBase/2 + int64(nextRand(&w.sampleRng)%uint64(w.sampleBase))
+	w.sampleIn = w.sampleBase/2 + int64(cfsmodel.NextRand(&w.sampleRng)%uint64(w.sampleBase))
 	var load, contrib [maxLevels]int64
 	words := w.others(&load, &contrib)
 	if len(w.pubs) > 2 {
@@ -120,7 +119,7 @@ func (w *cpuWorker) sample() {
 			return
 		}
 	}
-	rq := w.cpu.rq
+	rq := w.cpu.RQ
 	for lv := 0; rq != nil; lv++ {
 		te, se, ok, queued := tgWeightErr(rq, load[lv], contrib[lv])
 		if ok {
@@ -151,85 +150,4 @@ func (w *cpuWorker) others(load, contrib *[maxLevels]int64) (words int64) {
 		}
 	}
 	return words
-}
-
-// storesConserved checks a stopped group, exactly:
-//
-//   - every level's store holds the sum of that level's cfs_rqs'
-//     tg_load_avg_contrib: no write was lost or doubled;
-//   - every level above the leaf holds its child group's entity on each
-//     CPU, queued exactly when the child's cfs_rq has something queued;
-//   - every task is in one place (queued on one CPU, or asleep on one,
-//     to wake there or elsewhere) and attached to that CPU's cfs_rq;
-//   - every unit of load a wakeup took from a cfs_rq (what
-//     remove_entity_load_avg() put in cfs_rq->removed) is either drained
-//     by that cfs_rq's owner or still waiting in cfs_rq->removed, and was
-//     attached, whole, to the waking CPU's cfs_rq.
-//
-// The cfs_rq's PELT sum itself is not compared with its tasks' here: the
-// kernel keeps the two apart, and a task that migrates within a PELT
-// period leaves what it accrued since the last period boundary behind on
-// the cfs_rq it left (its load_avg is only recomputed at a boundary, and
-// attach rebuilds its sum from load_avg), where it decays with PELT's
-// half-life. TestLoadAvgConservation shows it decaying away.
-func storesConserved(cpus []*modelCPU, stores []counter.Store) error {
-	for i, store := range stores {
-		var contrib int64
-		for _, c := range cpus {
-			rq := c.rq
-			for range i {
-				rq = rq.Parent()
-			}
-			if rq == nil || (rq.Parent() == nil) != (i == len(stores)-1) {
-				return fmt.Errorf("cpu %d has not %d levels of cfs_rqs", c.self, len(stores))
-			}
-			contrib += rq.Contrib()
-			if p := rq.Parent(); p != nil {
-				_, queued := rq.GroupLoad()
-				if want := rq.NrRunning() > 0; queued != want || (p.NrRunning() == 1) != want || p.NrRunning() > 1 {
-					return fmt.Errorf("cpu %d, level %d: the group entity is queued %v on a parent with %d queued, its cfs_rq has %d queued",
-						c.self, i+1, queued, p.NrRunning(), rq.NrRunning())
-				}
-			}
-		}
-		if got := store.Sum(); got != contrib {
-			return fmt.Errorf("level %d: the store holds %d, the cfs_rqs' contributions sum to %d: writes were lost", i+1, got, contrib)
-		}
-	}
-	return tasksConserved(cpus)
-}
-
-// tasksConserved is storesConserved's check of the tasks and the load their
-// wakeups moved.
-func tasksConserved(cpus []*modelCPU) error {
-	var moved, drained, pending, attached uint64
-	seen := map[*modelTask]bool{}
-	tasks := 0
-	for _, c := range cpus {
-		tasks += c.tasks
-		st := c.rq.Stats()
-		moved += uint64(c.moved)
-		drained += st.RemovedLoad
-		pending += c.rq.RemovedLoad()
-		attached += st.AttachedLoad
-		for _, ts := range [][]*modelTask{c.queued, c.local, c.away.tasks} {
-			for _, t := range ts {
-				if seen[t] {
-					return fmt.Errorf("task %#x is in two places", t.id)
-				}
-				seen[t] = true
-				if t.se.CfsRq() != c.rq {
-					return fmt.Errorf("task %#x, on cpu %d, is attached to another cfs_rq", t.id, c.self)
-				}
-			}
-		}
-	}
-	if len(seen) != tasks {
-		return fmt.Errorf("%d tasks found, %d were started", len(seen), tasks)
-	}
-	if moved != drained+pending || moved != attached {
-		return fmt.Errorf("wakeups moved load %d; the sources drained %d and hold %d in cfs_rq->removed; the destinations attached %d: load was not conserved",
-			moved, drained, pending, attached)
-	}
-	return nil
 }
