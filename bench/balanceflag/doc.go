@@ -68,25 +68,15 @@
 //
 // # Keys and metrics
 //
-// Keys: order, pace, phase (domains spread over their intervals or in
-// step), hz, span and group (the machine), smt, cs, interval, newidle (a
-// busy CPU's short idles), work, release; snc, busy and nohz (none, counter,
-// weight: the nohz struct's words) are left out of names at their defaults.
-//
-// Per tick: cas/op and cas-fails/op (the flag's cmpxchg), softirqs/op,
-// balances/op, newidle-balances/op and stops/op (checks the orders must
-// agree on), hold-sec/op and held-% (how long the flag is held), flag-%
-// (the share of the workers' time on the flag: the seed's 7.8% of cycles)
-// and nohz-writes/op; per second of kernel time, cas/kernel-sec and
-// cas-fails/kernel-sec, and per serialized level cas-socket/kernel-sec,
-// cas-fails-socket/kernel-sec and flag-socket-% (snc above 1), and the
-// same -all figures for the level spanning every node. The simulation
-// reports them for the whole machine.
+// contend list balanceflag (docs/scenarios.md) gives every key and metric
+// with its meaning, from the registry: the flag's cmpxchg and its fails,
+// passes, hold time and the workers' share on the flag (the seed's 7.8 % of
+// cycles), per tick and per second of kernel time, per serialized level.
 //
 // docs/balanceflag.md is the reference: the model in detail, the
 // simulation's knobs and the figures they move, the cost of a pass, pacing,
 // the release instruction, the rows contend kernel model holds against the
-// lab's 6.1 and 6.12 kernels with the mechanisms still missing (the
-// cpuidle governor's tick-stop decision; the kick's nr_running and
-// capacity reasons), and every metric's definition.
+// lab's kernels with the mechanisms still missing (idle intervals for
+// ksim's tick-stop governor; the kick's nr_running and capacity reasons,
+// which need a runqueue), and every metric's definition.
 package balanceflag

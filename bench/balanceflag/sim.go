@@ -203,9 +203,8 @@ type sim struct {
 	nohzILB    int        // that tick's kicked balancer, find_new_ilb() (-1: none kicked)
 	nohzKicked bool       // a busy CPU's nohz_balancer_kick() kicked it
 
-	// ilb()'s view of the idle CPUs, at the tick it computes (it runs
-	// to its end without yielding), and the walks' rq->next_balance,
-	// made once so that neither allocates.
+	// ilb()'s idle CPUs at its tick (it never yields), and the walks'
+	// rq->next_balance: made once, so neither allocates.
 	ilbJ     int64
 	ilbIdle  func(cpu int) bool
 	walkNext func(cpu int) int64
@@ -224,10 +223,8 @@ type simProc struct {
 	*ksim.Proc
 	s *sim
 	walkOwner
-	// The nohz walk this CPU runs: its tick and callbacks, per CPU
-	// because a walk yields at every flag access and another CPU's walk
-	// may run meanwhile (one shared view let that walk take this one's
-	// tick and coroutine: iter.Pull's "yield called again" at 512 CPUs).
+	// This CPU's nohz walk, its own: a walk yields at each flag access,
+	// and another CPU's may run meanwhile.
 	walkJ       int64
 	walkIdle    func(cpu int) bool
 	walkBalance func(cpu int)
