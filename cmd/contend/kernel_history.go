@@ -40,6 +40,10 @@ var historyRows = []historyRow{
 	{"balancer flag", "attempts/pass", "flag-ops/balance", false},
 	{"balancer flag", "attempts/cpu-s", "flag-ops/s", true},
 	{"balancer", "passes/cpu-s", "balances/s", true},
+	{"nohz line", "locked/tick stop", "nohz-locked/tick-stop", false},
+	{"nohz line", "locked/cpu-s", "nohz-locked/s", true},
+	{"nohz", "tick stops/cpu-s", "nohz-mask-sets/s", true},
+	{"nohz", "enter_idle calls/cpu-s", "nohz-tick-stops/s", true},
 	{"workload", "enqueues/cpu-s", "enqueue/s", true},
 	{"workload", "tx/s (bare)", "tx/s", false},
 }

@@ -87,6 +87,15 @@ type SiteCount struct {
 // 6.1's balancing trylock and unlock.
 var BalanceKinds = map[string]bool{"balance-running": true, "balance-running-release": true, "balancing-trylock": true, "balancing-unlock": true}
 
+// NohzKinds are the locked writes to nohz's line, counted by kprobe in
+// the counted run: nohz.idle_cpus_mask's bts in nohz_balance_enter_idle()
+// and btr in nohz_balance_exit_idle(), and, before 5d86d542f68f, the
+// nohz.nr_cpus inc and dec beside them. The bts runs once per tick stop
+// (rq->nohz_tick_stopped going 0 to 1), where the function's own calls
+// may be more: whatever calls it with the tick already stopped takes its
+// early "goto out". nr-busy-cpus is another line's (sd_llc_shared).
+var NohzKinds = map[string]bool{"nohz-idle-mask": true, "nohz-nr-cpus": true}
+
 // Check is a count's second counted run: the sites' breakpoints (fewer:
 // the watchpoints take debug registers) and kprobes, and the watchpoints,
 // over one window, so the sites' writes and the words' can be compared.
@@ -269,7 +278,8 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		c.Notes = append(c.Notes, note)
 	}
 	c.RateLimit = src.Layout.CfsRqLastUpdateTG >= 0
-	// kprobes go on every tg->load_avg site tracefs accepts; the four
+	// kprobes go on every tg->load_avg, balancer-flag and nohz-line site
+	// tracefs accepts; the four
 	// breakpoints go where only they can count first (update_load_avg is
 	// notrace, so no kprobe reaches it), then to the blocked-load path.
 	// Never both on one instruction: where both counted one, the
@@ -283,7 +293,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	var sites []SiteCount
 	for i, s := range rep.Sites {
 		sc := SiteCount{Site: s, Breakpoint: -1, Kprobe: -1}
-		if s.Kind == "tg-load-avg" || s.Kind == "tg-load-avg-limit" || BalanceKinds[s.Kind] {
+		if s.Kind == "tg-load-avg" || s.Kind == "tg-load-avg-limit" || BalanceKinds[s.Kind] || NohzKinds[s.Kind] {
 			if err := tfs.AddKprobe(u, fmt.Sprintf("contend_s%d", i), fmt.Sprintf("%s+%#x", s.Func, s.Off)); err != nil {
 				c.Notes = append(c.Notes, err.Error())
 			} else {

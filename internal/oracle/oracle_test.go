@@ -339,3 +339,55 @@ func TestCpuidle(t *testing.T) {
 		t.Errorf("read-only governor first: %q, %q", d, g)
 	}
 }
+
+// TestWriteResultsNohz: the locked writes to nohz's line per tick stop,
+// the counter's kernel and the mask weight's, and nothing where a site
+// went uncounted (an older count, or a kprobe tracefs refused).
+func TestWriteResultsNohz(t *testing.T) {
+	site := func(kind, fn string, hits int64) kernel.SiteCount {
+		return kernel.SiteCount{Site: kernel.Site{Kind: kind, Func: fn}, Breakpoint: -1, Kprobe: hits}
+	}
+	for _, tc := range []struct {
+		name  string
+		sites []kernel.SiteCount
+		want  []string
+		lacks []string
+	}{
+		{"counter", []kernel.SiteCount{
+			site("nohz-idle-mask", "nohz_balance_enter_idle", 100), site("nohz-idle-mask", "nohz_balance_exit_idle", 98),
+			site("nohz-nr-cpus", "nohz_balance_enter_idle", 100), site("nohz-nr-cpus", "nohz_balance_exit_idle", 98),
+			site("nr-busy-cpus", "nohz_balance_enter_idle", -1)},
+			[]string{"kernel-nohz-counter: yes", " 50 nohz-mask-sets/s", " 198 nohz-locked/s", " 3.96 nohz-locked/tick-stop", "Unit nohz-locked/tick-stop better=lower"}, nil},
+		{"weight", []kernel.SiteCount{
+			site("nohz-idle-mask", "nohz_balance_enter_idle", 100), site("nohz-idle-mask", "nohz_balance_exit_idle", 100)},
+			[]string{"kernel-nohz-counter: no", " 2 nohz-locked/tick-stop"}, nil},
+		{"uncounted", []kernel.SiteCount{
+			site("nohz-idle-mask", "nohz_balance_enter_idle", -1), site("nohz-idle-mask", "nohz_balance_exit_idle", -1),
+			site("nohz-nr-cpus", "nohz_balance_enter_idle", -1)},
+			[]string{"kernel-nohz-counter: yes"}, []string{"nohz-locked/s", "nohz-mask-sets/s"}},
+		{"no tick stopped", []kernel.SiteCount{
+			site("nohz-idle-mask", "nohz_balance_enter_idle", 0), site("nohz-idle-mask", "nohz_balance_exit_idle", 0)},
+			[]string{"kernel-nohz-counter: no"}, []string{"nohz-locked/s", "nohz-mask-sets"}},
+		{"no nohz site", nil, nil, []string{"kernel-nohz-counter", "nohz-locked/s"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := countFixture()
+			k.Sites = append(k.Sites, tc.sites...)
+			path := t.TempDir() + "/k.txt"
+			if err := WriteResults(path, k, nil); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := os.ReadFile(path)
+			for _, want := range tc.want {
+				if !strings.Contains(string(b), want) {
+					t.Errorf("results file lacks %q:\n%s", want, b)
+				}
+			}
+			for _, no := range tc.lacks {
+				if strings.Contains(string(b), " "+no) || strings.Contains(string(b), no+":") {
+					t.Errorf("results file has %q:\n%s", no, b)
+				}
+			}
+		})
+	}
+}

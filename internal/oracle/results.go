@@ -55,8 +55,12 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 		limit = "yes"
 	}
 	driver, governor := cpuidle(cpuidleRoot)
-	for _, kv := range [][2]string{{"kernel-cpus", strconv.Itoa(c.CPUs)}, {"kernel-hz", strconv.Itoa(c.HZ)}, {"kernel-rate-limit", limit},
-		{"cpuidle-driver", driver}, {"cpuidle-governor", governor}} {
+	kv := [][2]string{{"kernel-cpus", strconv.Itoa(c.CPUs)}, {"kernel-hz", strconv.Itoa(c.HZ)}, {"kernel-rate-limit", limit},
+		{"cpuidle-driver", driver}, {"cpuidle-governor", governor}}
+	if form := nohzForm(c); form != "" {
+		kv = append(kv, [2]string{"kernel-nohz-counter", form})
+	}
+	for _, kv := range kv {
 		cfg = append(cfg, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
 	}
 	name := fmt.Sprintf("KernelCount/shape=%s/pairs=%d/levels=%d", c.Shape, c.Pairs, c.Levels)
@@ -97,6 +101,7 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 			benchfmt.Value{Value: c.BusyPct, Unit: "busy-%"})
 		r.Values = append(r.Values, causeValues(c)...)
 	}
+	r.Values = append(r.Values, nohzValues(c)...)
 	// The checking run, where there was one: the watchpoints' sum
 	// against the sites' in that run (the two methods), and each level's
 	// writes per enqueue and per cfs_rq per s there.
@@ -127,7 +132,7 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 	// Which way is better, for compare's verdicts: fewer shared writes per
 	// event is the seed's aim; more transactions, less counting cost.
 	for _, u := range [][2]string{{"tx/s", "higher"}, {"tg-writes/enqueue", "lower"}, {"tg-writes/s", "lower"},
-		{"ula-writes/enqueue", "lower"}, {"count-cost-%", "lower"}} {
+		{"ula-writes/enqueue", "lower"}, {"count-cost-%", "lower"}, {"nohz-locked/tick-stop", "lower"}} {
 		if werr == nil {
 			werr = bw.Write(&benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u[0], Key: "better"}, OrigUnit: u[0], Value: u[1]})
 		}
@@ -153,4 +158,49 @@ func dirOf(path string) string {
 		return path[:i+1]
 	}
 	return "."
+}
+
+// nohzForm says whether the counted kernel keeps nohz.nr_cpus beside the
+// idle mask ("yes", before 5d86d542f68f) or takes the mask's weight
+// ("no"), from the sites kernel sites found in its text; "" where the
+// count has no nohz-idle-mask site.
+func nohzForm(c *kernel.Counted) string {
+	mask, counter := false, false
+	for _, s := range c.Sites {
+		mask = mask || s.Kind == "nohz-idle-mask"
+		counter = counter || s.Kind == "nohz-nr-cpus"
+	}
+	switch {
+	case !mask:
+		return ""
+	case counter:
+		return "yes"
+	}
+	return "no"
+}
+
+// nohzValues are the locked writes to nohz's line (kernel.NohzKinds)
+// where their kprobes counted: the tick stops that set the cpu's bit of
+// nohz.idle_cpus_mask (nohz_balance_enter_idle()'s bts: one per stop,
+// whatever the function's calls), and the locked writes per such stop,
+// the restarts' and nohz.nr_cpus's included: 4 with the counter (bts,
+// inc; btr, dec), 2 with the mask's weight, if every stop is restarted.
+func nohzValues(c *kernel.Counted) []benchfmt.Value {
+	var locked uint64
+	for k := range kernel.NohzKinds {
+		n, missed := kindHits(c, k)
+		if missed > 0 {
+			return nil // a site neither method reached: no sum
+		}
+		locked += n
+	}
+	sets := hostHits(c, "nohz-idle-mask", "nohz_balance_enter_idle")
+	if sets == 0 {
+		return nil
+	}
+	return []benchfmt.Value{
+		{Value: rate(float64(sets), c), Unit: "nohz-mask-sets/s"},
+		{Value: rate(float64(locked), c), Unit: "nohz-locked/s"},
+		{Value: float64(locked) / float64(sets), Unit: "nohz-locked/tick-stop"},
+	}
 }

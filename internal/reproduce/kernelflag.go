@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"golang.org/x/perf/benchfmt"
+
 	"github.com/contend/contend/internal/reproduce/rule"
 	"github.com/contend/contend/internal/results"
 )
@@ -39,12 +41,66 @@ type FlagRow struct {
 // workload: the newest kernel before v6.18 as before, the oldest from
 // v6.19 as after (the bracket's own two sides).
 func FlagRows(set *results.Set) []FlagRow {
-	type side struct {
-		kernel string
-		v      float64
+	var rows []FlagRow
+	for _, p := range bracketPairs(set, "flag-ops/balance", flagSide) {
+		r := FlagRow{Workload: p.workload, Before: p.before.kernel, After: p.after.kernel, BeforeAttempts: p.before.v, AfterAttempts: p.after.v}
+		r.Verdict, r.Why = cutVerdict(r.BeforeAttempts, r.AfterAttempts, FlagCutYes, "attempts per pass", "with the test first")
+		if r.BeforeAttempts <= 0 {
+			r.Verdict, r.Why = "no", "the kernel before the fix took the flag on no pass: no balance pass reached an SD_SERIALIZE domain"
+		}
+		rows = append(rows, r)
 	}
-	before, after := map[string]side{}, map[string]side{}
+	return rows
+}
+
+// flagSide is a count's side of 3324b2180c17 by its release: before
+// v6.18, or from v6.19 (a 6.18.y takes none, as its backport may or may
+// not be in it).
+func flagSide(r *benchfmt.Result) int {
+	switch k := r.GetConfig("kernel"); {
+	case releaseBefore(k, 6, 18):
+		return -1
+	case !releaseBefore(k, 6, 19):
+		return 1
+	}
+	return 0
+}
+
+// cutVerdict judges a count's fall from before to after against the cut
+// asked for "yes": what is the measure, how the after side differs.
+func cutVerdict(before, after, cutYes float64, what, how string) (verdict, why string) {
+	change := fmt.Sprintf("%s %s %s", what, rule.Change(before, after), how)
+	asked := rule.Trim(cutYes) + "×"
+	switch cut := before / max(after, 1e-9); {
+	case cut >= cutYes*(1-1e-9):
+		return "yes", change + ", at least the " + asked + " cut asked"
+	case cut > 1:
+		return "partly", change + ", short of the " + asked + " cut asked"
+	}
+	return "no", change
+}
+
+// A bracketSide is one kernel's value of a unit.
+type bracketSide struct {
+	kernel string
+	v      float64
+}
+
+// A bracketPair is one workload counted on a kernel each side of a fix.
+type bracketPair struct {
+	workload      string
+	before, after bracketSide
+}
+
+// bracketPairs pairs set's KernelCount results that have unit by
+// workload, each on the side side gives it (-1 before the fix, 1 after,
+// 0 neither): the newest kernel before and the oldest after, the
+// bracket's own two sides. A workload counted on one side only has no
+// pair.
+func bracketPairs(set *results.Set, unit string, side func(*benchfmt.Result) int) []bracketPair {
+	before, after := map[string]bracketSide{}, map[string]bracketSide{}
 	var order []string
+	seen := map[string]bool{}
 	for _, r := range set.Results {
 		wl, ok := strings.CutPrefix(string(r.Name), "KernelCount/")
 		if !ok {
@@ -52,7 +108,7 @@ func FlagRows(set *results.Set) []FlagRow {
 		}
 		v, found := 0.0, false
 		for _, x := range r.Values {
-			if x.Unit == "flag-ops/balance" {
+			if x.Unit == unit {
 				v, found = x.Value, true
 			}
 		}
@@ -60,43 +116,30 @@ func FlagRows(set *results.Set) []FlagRow {
 		if !found || k == "" {
 			continue
 		}
-		if _, b := before[wl]; !b {
-			if _, a := after[wl]; !a {
-				order = append(order, wl)
-			}
+		if !seen[wl] {
+			seen[wl] = true
+			order = append(order, wl)
 		}
-		switch {
-		case releaseBefore(k, 6, 18):
+		switch side(r) {
+		case -1:
 			if s, ok := before[wl]; !ok || olderRelease(s.kernel, k) {
-				before[wl] = side{k, v}
+				before[wl] = bracketSide{k, v}
 			}
-		case !releaseBefore(k, 6, 19):
+		case 1:
 			if s, ok := after[wl]; !ok || olderRelease(k, s.kernel) {
-				after[wl] = side{k, v}
+				after[wl] = bracketSide{k, v}
 			}
 		}
 	}
-	var rows []FlagRow
+	var pairs []bracketPair
 	for _, wl := range order {
 		b, okb := before[wl]
 		a, oka := after[wl]
-		if !okb || !oka {
-			continue
+		if okb && oka {
+			pairs = append(pairs, bracketPair{wl, b, a})
 		}
-		r := FlagRow{Workload: wl, Before: b.kernel, After: a.kernel, BeforeAttempts: b.v, AfterAttempts: a.v}
-		switch cut := b.v / max(a.v, 1e-9); {
-		case b.v <= 0:
-			r.Verdict, r.Why = "no", "the kernel before the fix took the flag on no pass: no balance pass reached an SD_SERIALIZE domain"
-		case cut >= FlagCutYes*(1-1e-9):
-			r.Verdict, r.Why = "yes", fmt.Sprintf("attempts per pass %s with the test first, at least the %s cut asked", rule.Change(b.v, a.v), rule.Trim(FlagCutYes)+"×")
-		case cut > 1:
-			r.Verdict, r.Why = "partly", fmt.Sprintf("attempts per pass %s with the test first, short of the %s cut asked", rule.Change(b.v, a.v), rule.Trim(FlagCutYes)+"×")
-		default:
-			r.Verdict, r.Why = "no", fmt.Sprintf("attempts per pass %s with the test first", rule.Change(b.v, a.v))
-		}
-		rows = append(rows, r)
 	}
-	return rows
+	return pairs
 }
 
 // WriteFlagRows writes findings 5 and 8's real-kernel rows as reproduce's

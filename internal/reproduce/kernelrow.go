@@ -128,7 +128,8 @@ func WriteKernelRows(w io.Writer, rows []KernelRow) {
 }
 
 // judgeKernelCounts is JudgeFile's part for contend kernel count's
-// results files: finding 1's real-kernel rows. done says the file held
+// results files: the real-kernel rows of findings 1, 5 and 8 (FlagRows)
+// and 14 (NohzRows). done says the file held
 // kernel counts and nothing reproduce runs, so there is nothing else to
 // judge; a file of kernel counts with no workload counted on both sides
 // of the rate limit is an error saying so.
@@ -140,7 +141,9 @@ func judgeKernelCounts(stdout io.Writer, set *results.Set) (done bool, err error
 	_, envErr := EnvFromResults(set)
 	flags := FlagRows(set)
 	WriteFlagRows(stdout, flags)
-	if len(rows) == 0 && len(flags) > 0 {
+	nohz := NohzRows(set)
+	WriteNohzRows(stdout, nohz)
+	if len(rows) == 0 && len(flags)+len(nohz) > 0 {
 		return envErr != nil, nil
 	}
 	if len(rows) == 0 {

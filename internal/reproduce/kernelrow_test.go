@@ -159,3 +159,56 @@ func TestFlagRowVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// A nohz row's side is the kernel's text (kernel-nohz-counter), never its
+// release, and its verdict follows NohzCutYes.
+func TestNohzRowVerdicts(t *testing.T) {
+	dir := t.TempDir()
+	read := func(kv ...string) *results.Set {
+		var s string
+		for i := 0; i < len(kv); i += 3 {
+			s += "kernel: " + kv[i] + "\nkernel-nohz-counter: " + kv[i+1] + "\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1000 tx/s " + kv[i+2] + " nohz-locked/tick-stop\n"
+		}
+		p := filepath.Join(dir, strings.Join(kv, "_"))
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		set, err := results.Read([]string{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	for _, tt := range []struct {
+		kv            []string
+		want          string
+		before, after string
+	}{
+		{[]string{"6.19.1", "yes", "3.98", "7.0.1", "no", "1.99"}, "yes", "6.19.1", "7.0.1"},
+		{[]string{"6.18.1", "yes", "4", "6.19.1", "yes", "3.9", "7.0.1", "no", "2", "7.3.4", "no", "1"}, "yes", "6.19.1", "7.0.1"},
+		{[]string{"6.19.1", "yes", "3", "7.0.1", "no", "2.5"}, "partly", "", ""},
+		{[]string{"6.19.1", "yes", "2", "7.0.1", "no", "2"}, "no", "", ""},
+		// A backport on an older release: the text decides.
+		{[]string{"6.18.1", "no", "2", "7.0.1", "no", "2"}, "", "", ""},
+		{[]string{"6.1.1", "", "4", "7.0.1", "no", "2"}, "", "", ""},
+	} {
+		rows := NohzRows(read(tt.kv...))
+		got := ""
+		if len(rows) == 1 {
+			got = rows[0].Verdict
+			if tt.before != "" && (rows[0].Before != tt.before || rows[0].After != tt.after) {
+				t.Errorf("%v: bracket %s | %s, want %s | %s", tt.kv, rows[0].Before, rows[0].After, tt.before, tt.after)
+			}
+		}
+		if got != tt.want || len(rows) > 1 {
+			t.Errorf("%v: %d rows, verdict %q, want %q", tt.kv, len(rows), got, tt.want)
+		}
+	}
+	var b strings.Builder
+	WriteNohzRows(&b, NohzRows(read("6.19.1", "yes", "3.98", "7.0.1", "no", "1.99")))
+	for _, want := range []string{"14. (real kernels", "6.19.1 (nohz.nr_cpus beside the mask): 3.980", "holds:     yes"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("row text lacks %q:\n%s", want, b.String())
+		}
+	}
+}
