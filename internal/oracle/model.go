@@ -246,7 +246,7 @@ func modelConfigAt(kc CountResult, enqPerSec float64, dur time.Duration) (loadav
 		// has both (nohz_balance_enter_idle() and nohz_run_idle_balance()
 		// kprobes): a measured input here, as wakeups/s is, never the
 		// quantity compared (no loadavg row is a tick-stop count).
-		stops, _, okStops := tickStops(kc)
+		stops, okStops := kc.V["nohz-tick-stops/s"]
 		idles, okIdles := kc.V["nohz-run-idle/s"]
 		if okStops && okIdles && idles > 0 && stops <= idles {
 			cfg.TickStopShare, cfg.TickStopMeasured = stops/idles, true
@@ -348,8 +348,7 @@ func modelRows(kc CountResult, dur time.Duration) ([]modelRow, modelRun, error) 
 func loadavgMissing(run modelRun, r modelRow) string {
 	cfg := run.cfg
 	over := r.model > r.kernel
-	counted, _, _ := tickStops(run.kc)
-	stops, counted := run.row.TickStopsPerCPUSec, counted/float64(run.kc.CPUs)
+	stops, counted := run.row.TickStopsPerCPUSec, run.kc.V["nohz-tick-stops/s"]/float64(run.kc.CPUs)
 	switch {
 	case cfg.Pairs == 0:
 		return olderFileMissing(run.kc)
@@ -455,7 +454,7 @@ func writePaths(w io.Writer, kc CountResult, cfg loadavg.SimConfig, row loadavg.
 			counted = fmt.Sprintf("%.0f counted", v/float64(kc.CPUs))
 		}
 		counted += fmt.Sprintf("; tick stops per cpu per s: model %.1f", row.TickStopsPerCPUSec)
-		if v, _, ok := tickStops(kc); ok {
+		if v, ok := kc.V["nohz-tick-stops/s"]; ok {
 			counted += fmt.Sprintf(", %.1f counted", v/float64(kc.CPUs))
 		}
 		counted += fmt.Sprintf(", of %.0f idle entries (model)", row.IdlesPerCPUSec)
@@ -556,31 +555,22 @@ func balanceRows(kc CountResult, dur time.Duration) []modelRow {
 			modelRow{"  of which the cpus' own passes per s", kc.V["own-balances/s"], m.Softirqs - m.NohzPasses},
 			modelRow{"  of which on idle cpus' behalf (nohz) per s", nb, m.NohzPasses})
 	}
-	// The idle cpus the nohz balancer can walk: those whose tick stopped
-	// (nohz_balance_enter_idle(), the mask's entries): the mask's sets
-	// where the count has them, else the function's calls (tickStops),
-	// against SimulateNohz's stops. The model stops the tick of every cpu
-	// idle for a tick.
-	if ts, how, ok := tickStops(kc); ok {
+	// The tick stops (nohz_balance_enter_idle()'s calls: tick-sched.c
+	// calls it when the tick stops, "!was_stopped &&"), and the idle cpus
+	// the nohz balancer can walk: the mask's entries, the calls that find
+	// rq->nohz_tick_stopped clear (a cpu stays in the mask until a busy
+	// tick's nohz_balance_exit_idle(), however often it wakes and stops its
+	// tick before one), counted as the mask's bts where the count has it.
+	// The model stops the tick of every cpu idle for a tick.
+	if ts, ok := kc.V["nohz-tick-stops/s"]; ok {
 		if nt, err := balanceflag.SimulateNohz(cfg); err == nil && len(nt.Rows) > 0 {
-			rows = append(rows, modelRow{"  tick stops per s (" + how + ")", ts, nt.Rows[0].CallsPerSec})
+			rows = append(rows, modelRow{"  tick stops per s (nohz_balance_enter_idle)", ts, nt.Rows[0].CallsPerSec})
+			if sets, ok := kc.V["nohz-mask-entries/s"]; ok {
+				rows = append(rows, modelRow{"  of which entering nohz.idle_cpus_mask per s", sets, nt.Rows[0].StopsPerSec})
+			}
 		}
 	}
 	return append(rows,
 		modelRow{"flag attempts per s", kc.V["flag-ops/s"], m.CAS},
 		modelRow{"flag attempts per pass", kc.V["flag-ops/balance"], m.CAS / math.Max(m.Softirqs, 1)})
-}
-
-// tickStops is a count's tick stops per second, and what counted them:
-// the sets of the cpu's bit in nohz.idle_cpus_mask (the bts in
-// nohz_balance_enter_idle(), once per stop: rq->nohz_tick_stopped going
-// 0 to 1) where the count has them, else nohz_balance_enter_idle()'s
-// calls, which are the stops only where tick-sched.c calls it on the
-// transition alone (tick_nohz_idle_stop_tick(): "!was_stopped &&").
-func tickStops(kc CountResult) (float64, string, bool) {
-	if v, ok := kc.V["nohz-mask-sets/s"]; ok {
-		return v, "nohz.idle_cpus_mask sets", true
-	}
-	v, ok := kc.V["nohz-tick-stops/s"]
-	return v, "nohz_balance_enter_idle", ok
 }

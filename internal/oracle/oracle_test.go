@@ -357,17 +357,17 @@ func TestWriteResultsNohz(t *testing.T) {
 			site("nohz-idle-mask", "nohz_balance_enter_idle", 100), site("nohz-idle-mask", "nohz_balance_exit_idle", 98),
 			site("nohz-nr-cpus", "nohz_balance_enter_idle", 100), site("nohz-nr-cpus", "nohz_balance_exit_idle", 98),
 			site("nr-busy-cpus", "nohz_balance_enter_idle", -1)},
-			[]string{"kernel-nohz-counter: yes", " 50 nohz-mask-sets/s", " 198 nohz-locked/s", " 3.96 nohz-locked/tick-stop", "Unit nohz-locked/tick-stop better=lower"}, nil},
+			[]string{"kernel-nohz-counter: yes", " 50 nohz-mask-entries/s", " 198 nohz-locked/s", " 3.96 nohz-locked/mask-entry", "Unit nohz-locked/mask-entry better=lower"}, nil},
 		{"weight", []kernel.SiteCount{
 			site("nohz-idle-mask", "nohz_balance_enter_idle", 100), site("nohz-idle-mask", "nohz_balance_exit_idle", 100)},
-			[]string{"kernel-nohz-counter: no", " 2 nohz-locked/tick-stop"}, nil},
+			[]string{"kernel-nohz-counter: no", " 2 nohz-locked/mask-entry"}, nil},
 		{"uncounted", []kernel.SiteCount{
 			site("nohz-idle-mask", "nohz_balance_enter_idle", -1), site("nohz-idle-mask", "nohz_balance_exit_idle", -1),
 			site("nohz-nr-cpus", "nohz_balance_enter_idle", -1)},
-			[]string{"kernel-nohz-counter: yes"}, []string{"nohz-locked/s", "nohz-mask-sets/s"}},
+			[]string{"kernel-nohz-counter: yes"}, []string{"nohz-locked/s", "nohz-mask-entries/s"}},
 		{"no tick stopped", []kernel.SiteCount{
 			site("nohz-idle-mask", "nohz_balance_enter_idle", 0), site("nohz-idle-mask", "nohz_balance_exit_idle", 0)},
-			[]string{"kernel-nohz-counter: no"}, []string{"nohz-locked/s", "nohz-mask-sets"}},
+			[]string{"kernel-nohz-counter: no"}, []string{"nohz-locked/s", "nohz-mask-entries"}},
 		{"no nohz site", nil, nil, []string{"kernel-nohz-counter", "nohz-locked/s"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

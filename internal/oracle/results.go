@@ -132,7 +132,7 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 	// Which way is better, for compare's verdicts: fewer shared writes per
 	// event is the seed's aim; more transactions, less counting cost.
 	for _, u := range [][2]string{{"tx/s", "higher"}, {"tg-writes/enqueue", "lower"}, {"tg-writes/s", "lower"},
-		{"ula-writes/enqueue", "lower"}, {"count-cost-%", "lower"}, {"nohz-locked/tick-stop", "lower"}} {
+		{"ula-writes/enqueue", "lower"}, {"count-cost-%", "lower"}, {"nohz-locked/mask-entry", "lower"}} {
 		if werr == nil {
 			werr = bw.Write(&benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u[0], Key: "better"}, OrigUnit: u[0], Value: u[1]})
 		}
@@ -180,11 +180,13 @@ func nohzForm(c *kernel.Counted) string {
 }
 
 // nohzValues are the locked writes to nohz's line (kernel.NohzKinds)
-// where their kprobes counted: the tick stops that set the cpu's bit of
-// nohz.idle_cpus_mask (nohz_balance_enter_idle()'s bts: one per stop,
-// whatever the function's calls), and the locked writes per such stop,
-// the restarts' and nohz.nr_cpus's included: 4 with the counter (bts,
-// inc; btr, dec), 2 with the mask's weight, if every stop is restarted.
+// where their kprobes counted: the cpus entering nohz.idle_cpus_mask
+// (nohz_balance_enter_idle()'s bts: a tick stop that finds
+// rq->nohz_tick_stopped clear; a cpu stays in the mask until a busy
+// tick's nohz_balance_exit_idle(), however often it stops its tick
+// before one), and the locked writes per entry, the exits' and
+// nohz.nr_cpus's included: 4 with the counter (bts, inc; btr, dec), 2
+// with the mask's weight, where every entry is left again.
 func nohzValues(c *kernel.Counted) []benchfmt.Value {
 	var locked uint64
 	for k := range kernel.NohzKinds {
@@ -199,8 +201,8 @@ func nohzValues(c *kernel.Counted) []benchfmt.Value {
 		return nil
 	}
 	return []benchfmt.Value{
-		{Value: rate(float64(sets), c), Unit: "nohz-mask-sets/s"},
+		{Value: rate(float64(sets), c), Unit: "nohz-mask-entries/s"},
 		{Value: rate(float64(locked), c), Unit: "nohz-locked/s"},
-		{Value: float64(locked) / float64(sets), Unit: "nohz-locked/tick-stop"},
+		{Value: float64(locked) / float64(sets), Unit: "nohz-locked/mask-entry"},
 	}
 }

@@ -10,10 +10,11 @@ import (
 	"github.com/contend/contend/internal/results"
 )
 
-// Finding 14 on real kernels: the locked writes to nohz's line per tick
-// stop (contend kernel count's nohz-locked/tick-stop: the idle mask's bts
-// and btr, and nohz.nr_cpus's inc and dec where the kernel has them, over
-// the mask's sets) on a kernel that keeps the counter and one that takes
+// Finding 14 on real kernels: the locked writes to nohz's line per cpu
+// entering nohz.idle_cpus_mask (contend kernel count's
+// nohz-locked/mask-entry: the idle mask's bts and btr, and nohz.nr_cpus's
+// inc and dec where the kernel has them, over the bts: the tick stops
+// that put a cpu in the mask) on a kernel that keeps the counter and one that takes
 // the mask's weight instead, Shrikanth Hegde's 5d86d542f68f ("sched/fair:
 // Remove nohz.nr_cpus and use weight of cpumask instead"). The side is
 // the kernel's own text, never its release: kernel count's
@@ -22,7 +23,7 @@ import (
 
 // NohzCutYes is the least cut in locked writes per tick stop the row
 // calls "yes": the commit drops one of the two locked writes at each
-// stop and each restart, halving them (4 to 2 per stop restarted); the
+// entry into the mask and each exit, halving them (4 to 2); the
 // row asks for the margin the oracle's tables allow (1.5×).
 const NohzCutYes = 1.5
 
@@ -31,18 +32,18 @@ const NohzCutYes = 1.5
 type NohzRow struct {
 	Workload                  string
 	Before, After             string  // the kernels
-	BeforeWrites, AfterWrites float64 // locked writes to nohz's line per tick stop
+	BeforeWrites, AfterWrites float64 // locked writes to nohz's line per mask entry
 	Verdict, Why              string
 }
 
 // NohzRows pairs set's KernelCount results that have
-// nohz-locked/tick-stop by workload: the newest kernel with the counter
+// nohz-locked/mask-entry by workload: the newest kernel with the counter
 // as before, the oldest with the mask's weight as after.
 func NohzRows(set *results.Set) []NohzRow {
 	var rows []NohzRow
-	for _, p := range bracketPairs(set, "nohz-locked/tick-stop", nohzSide) {
+	for _, p := range bracketPairs(set, "nohz-locked/mask-entry", nohzSide) {
 		r := NohzRow{Workload: p.workload, Before: p.before.kernel, After: p.after.kernel, BeforeWrites: p.before.v, AfterWrites: p.after.v}
-		r.Verdict, r.Why = cutVerdict(r.BeforeWrites, r.AfterWrites, NohzCutYes, "locked writes per tick stop", "with the mask's weight")
+		r.Verdict, r.Why = cutVerdict(r.BeforeWrites, r.AfterWrites, NohzCutYes, "locked writes per mask entry", "with the mask's weight")
 		rows = append(rows, r)
 	}
 	return rows
@@ -65,7 +66,7 @@ func nohzSide(r *benchfmt.Result) int {
 func WriteNohzRows(w io.Writer, rows []NohzRow) {
 	for _, r := range rows {
 		writeField(w, "14. ", "(real kernels, contend kernel count) nohz.nr_cpus dropped for the idle mask's weight (5d86d542f68f): "+r.Workload)
-		writeField(w, "   before:    ", fmt.Sprintf("%s (nohz.nr_cpus beside the mask): %.3f locked writes to nohz's line per tick stop", r.Before, r.BeforeWrites))
+		writeField(w, "   before:    ", fmt.Sprintf("%s (nohz.nr_cpus beside the mask): %.3f locked writes to nohz's line per cpu entering the idle mask (a tick stop that puts it there)", r.Before, r.BeforeWrites))
 		writeField(w, "   after:     ", fmt.Sprintf("%s (the mask's weight): %.3f", r.After, r.AfterWrites))
 		writeField(w, "   ratio:     ", rule.Change(r.BeforeWrites, r.AfterWrites))
 		writeField(w, "   holds:     ", r.Verdict+" — "+r.Why)

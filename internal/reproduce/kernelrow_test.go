@@ -167,7 +167,7 @@ func TestNohzRowVerdicts(t *testing.T) {
 	read := func(kv ...string) *results.Set {
 		var s string
 		for i := 0; i < len(kv); i += 3 {
-			s += "kernel: " + kv[i] + "\nkernel-nohz-counter: " + kv[i+1] + "\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1000 tx/s " + kv[i+2] + " nohz-locked/tick-stop\n"
+			s += "kernel: " + kv[i] + "\nkernel-nohz-counter: " + kv[i+1] + "\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1000 tx/s " + kv[i+2] + " nohz-locked/mask-entry\n"
 		}
 		p := filepath.Join(dir, strings.Join(kv, "_"))
 		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
