@@ -89,18 +89,27 @@ func WatchdogSleep(now int64, cpu, cpus int) int64 {
 // agree (the tick kept again), and which ends the typical interval where
 // they do not (the timer-based prediction decides).
 //
-// The idle states are assumed, the counts not recording them (they
-// should: /sys/devices/system/cpu/cpuidle/current_driver and
-// current_governor_ro): the lab's guests run under QEMU TCG, so no
-// cpuidle-haltpoll (it needs KVM) and no intel_idle (no MWAIT), leaving
-// acpi_idle with the poll state (state 0, CPUIDLE_FLAG_POLLING, target
-// residency 0: cpuidle_poll_state_init()) and C1 by HLT from the FADT
-// defaults (acpi_processor_get_power_info_default(): no latency set, so
-// acpi_processor_setup_cstates() gives exit latency and target residency
-// 0). With those two states menu_select()'s state loop picks C1 whenever
-// next_timer_ns is not under C1's residency (never), so the tick decision
-// is predicted_ns against TICK_NSEC alone; the exit latency menu_update()
-// deducts is 0.
+// Where menu runs at all. kernel count records the guest's cpuidle
+// driver and governor (cpuidle-driver, cpuidle-governor), and every lab
+// count says "cpuidle-driver: none" (6.1 to 7.3, QEMU TCG: no
+// cpuidle-haltpoll without KVM, no intel_idle without MWAIT, and no
+// acpi_idle registered), where this model had assumed acpi_idle's poll
+// state and C1. With no driver, cpuidle_idle_call() never asks the
+// governor:
+//
+//	if (cpuidle_not_available(drv, dev)) {
+//		tick_nohz_idle_stop_tick();
+//		default_idle_call();
+//
+// so in those guests the tick stops unless tick_nohz_next_event() finds
+// an event within a tick (a timer, rcu_needs_cpu(), irq_work): the
+// counts stop it on 1-2 % of idle entries on 6.1, 6.12 and 6.19 on, and
+// on 94-97 % on 6.16 and 6.18 (nohz_balance_enter_idle() calls against
+// nohz_run_idle_balance() calls, benchdata/kernel-history). The model has
+// no such events (the workload's own Go runtime timers, sysmon's usleep
+// among them, are not modelled), so it keeps menu's decision, which is
+// the kernel's where a driver is registered, and the rows that compare
+// tick stops say the driver-less path is missing.
 //
 // Version differences, none of them moving the decision in the model:
 // 6.1 keeps 12 buckets, the upper six for CPUs with iowaiters (the model

@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,6 +111,17 @@ func TestFlagRowsHistory(t *testing.T) {
 	krows, _ := KernelRows(set)
 	if len(krows) != 1 || !strings.HasPrefix(krows[0].Before, "6.1.") || !strings.HasPrefix(krows[0].After, "6.12.") {
 		t.Errorf("finding 1's rows %+v: want the 6.1 | 6.12 bracket", krows)
+	}
+	// Finding 14: 6.19 keeps nohz.nr_cpus, 7.0 takes the mask's weight;
+	// four locked writes per entry into the mask, then two.
+	nrows := NohzRows(set)
+	if len(nrows) != 1 {
+		t.Fatalf("NohzRows = %d rows, want 1", len(nrows))
+	}
+	n := nrows[0]
+	if !strings.HasPrefix(n.Before, "6.19.") || !strings.HasPrefix(n.After, "7.0.") || n.Verdict != "yes" ||
+		math.Abs(n.BeforeWrites-4) > 0.1 || math.Abs(n.AfterWrites-2) > 0.1 {
+		t.Errorf("nohz row %+v: want 6.19's 4 locked writes per mask entry against 7.0's 2, yes", n)
 	}
 	var b strings.Builder
 	WriteFlagRows(&b, rows)
