@@ -58,7 +58,7 @@ func init() {
 	vmlab.Kernels = append(vmlab.Kernels, Kernels...)
 	vmlab.Steps = append(vmlab.Steps,
 		vmlab.Step{Name: "kernel-sites", Summary: "contend kernel sites on the guest's own kernel: every site of its version found, what is absent named", Script: kernelSitesScript, Check: kernelSitesCheck},
-		vmlab.Step{Name: "kernel-count", Summary: "contend kernel count, pipe pairs in system.slice/docker-<id>.scope: counts, the two methods on the same sites, everything undone", Script: kernelCountScript, Check: kernelCountCheck},
+		vmlab.Step{Name: "kernel-count", Summary: "contend kernel count, pipe pairs in system.slice/docker-<id>.scope: counts, the two methods on the same sites, nohz's line, everything undone", Script: kernelCountScript, Check: kernelCountCheck},
 		vmlab.Step{Name: "kernel-two", Summary: "two contend kernel counts at once: the second refused in one line naming the first, the first's counts complete and undone, the kernel without an Oops", Script: kernelTwoScript, Check: kernelTwoCheck},
 		vmlab.Step{Name: "kernel-kill", Summary: "contend kernel count killed mid-run (SIGTERM: it undoes; SIGKILL: the next run removes what is left) with kprobe_events, the cgroup tree and the sysctl checked after each", Script: kernelKillScript, Check: kernelKillCheck},
 	)
@@ -316,6 +316,9 @@ func kernelCountCheck(_ Topology, tr *Transcript) []string {
 		bad = append(bad, "kernel-count.results: no KernelCount benchmark line")
 	} else if !strings.Contains(string(r.Data), "\nkernel: ") {
 		bad = append(bad, "kernel-count.results: no kernel configuration line")
+	} else if !strings.Contains(string(r.Data), " nohz-locked/mask-entry") {
+		// Finding 14's real-kernel row: the kprobes on nohz's line.
+		bad = append(bad, "kernel-count.results: no nohz-locked/mask-entry (nohz's line not counted)")
 	}
 	return append(bad, leftCheck(tr, "kernel-count-after")...)
 }

@@ -120,10 +120,11 @@ func TestKernelKillCheck(t *testing.T) {
 // TestKernelCountCheck: the count must print the two methods' verdict,
 // and a NO fails the step.
 func TestKernelCountCheck(t *testing.T) {
+	results := "goos: linux\nkernel: 6.1.0-57-amd64\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1 tx/s 4.02 nohz-locked/mask-entry\n"
 	tr := func(count string) *Transcript {
 		return &Transcript{Outputs: []vmlab.Output{
 			{Name: "kernel-count", Data: []byte(count)},
-			{Name: "kernel-count.results", Data: []byte("goos: linux\nkernel: 6.1.0-57-amd64\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1 tx/s\n")},
+			{Name: "kernel-count.results", Data: []byte(results)},
 			{Name: "kernel-count-after", Data: []byte("kprobes:\ncgroups:\nschedstats: 0\n")},
 		}}
 	}
@@ -138,6 +139,10 @@ func TestKernelCountCheck(t *testing.T) {
 	none := strings.Replace(ok, "two methods", "one method", 1)
 	if bad := kernelCountCheck(Topology{}, tr(none)); len(bad) != 1 || !strings.Contains(bad[0], "no two methods line") {
 		t.Errorf("a count without the check: %v", bad)
+	}
+	results = strings.Replace(results, " 4.02 nohz-locked/mask-entry", "", 1)
+	if bad := kernelCountCheck(Topology{}, tr(ok)); len(bad) != 1 || !strings.Contains(bad[0], "nohz's line not counted") {
+		t.Errorf("a count without nohz's line: %v", bad)
 	}
 }
 
