@@ -413,7 +413,7 @@ func (s *pairSim) block(now int64, id int) {
 		}
 	}
 	if s.bal != nil && c.RQ.NrRunning() == 0 {
-		s.bal.newidle(cpu)
+		s.bal.newidle(now, cpu)
 		s.enterIdle(now, cpu)
 	}
 	// The context switch: to the group's next task, put_prev_entity()

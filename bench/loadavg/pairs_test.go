@@ -119,7 +119,7 @@ func TestPairBalance(t *testing.T) {
 		for j := range int64(100) {
 			b.tick(cfsmodel.ClockBase+(j+1)*tick, 0, rq)
 			if tc.newidle {
-				b.newidle(0)
+				b.newidle(cfsmodel.ClockBase+(j+1)*tick, 0)
 			}
 		}
 		if got := b.softirqs[0]; got < tc.want || got > tc.want+1 {
