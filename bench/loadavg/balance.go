@@ -6,50 +6,38 @@ import (
 )
 
 // The balance softirq's part in tg->load_avg's writes, for the pairs
-// workload: every SCHED_SOFTIRQ a CPU runs starts with
-// update_blocked_averages() of that CPU, busy or idle (v6.1 and v6.12
-// fair.c, run_rebalance_domains() / sched_balance_softirq()):
-//
-//	if (nohz_idle_balance(this_rq, idle))
-//		return;
-//	/* normal load balance */
-//	update_blocked_averages(this_rq->cpu);
-//	rebalance_domains(this_rq, idle);
-//
-// whose __update_blocked_fair() runs update_cfs_rq_load_avg() on each of
-// the CPU's cfs_rqs, update_tg_load_avg() where it decayed, and
-// update_load_avg() of each group entity on its parent
-// (counter.CfsRq.UpdateBlocked). The tick raises the softirq
+// workload: every SCHED_SOFTIRQ a CPU runs, busy or idle, starts with
+// update_blocked_averages() of that CPU (v6.1 and v6.12 fair.c,
+// run_rebalance_domains() / sched_balance_softirq(), before
+// rebalance_domains()), whose __update_blocked_fair() runs
+// update_cfs_rq_load_avg() on each of its cfs_rqs, update_tg_load_avg()
+// where it decayed, and update_load_avg() of each group entity on its
+// parent (counter.CfsRq.UpdateBlocked). The tick raises it
 // (trigger_load_balance(): "if (time_after_eq(jiffies, rq->next_balance))
-// raise_softirq(SCHED_SOFTIRQ);"), so how often it runs is how
-// rq->next_balance moves, which ksim's walks decide as they do for every
-// scenario: rebalance_domains() (ksim.Kernel.BalanceDomains) sets it to
-// sd->last_balance + get_sd_balance_interval(sd, busy) (× busy_factor and
-// "- 1" on a busy CPU), and newidle_balance() (ksim.Kernel.NewidleBalance),
-// on every CPU about to go idle, pulls it in to sd->last_balance + the
-// idle interval.
+// raise_softirq(SCHED_SOFTIRQ);"), so its cadence is rq->next_balance's,
+// which ksim's walks move as for every scenario: rebalance_domains()
+// (ksim.Kernel.BalanceDomains) to sd->last_balance +
+// get_sd_balance_interval(sd, busy), newidle_balance()
+// (ksim.Kernel.NewidleBalance), on a CPU about to go idle, in to
+// sd->last_balance + the idle interval.
 //
-// What the walks find is the scenario's (ksim.Balancer), and here it is
-// little: each CPU's lowest domain alone (the one with the smallest
-// interval, which the minimum over the domains mostly is), whose groups
-// are single CPUs (build_sched_groups() at the lowest level), so that
-// should_we_balance() always picks the walking CPU; no task moves, and the
-// root domain is never overloaded (pairs of pingers, one runnable task per
-// CPU), so newidle_balance() only pulls next_balance in. The model has no
-// find_busiest_group(): a periodic pass leaves sd->balance_interval at
-// sd_init()'s min_interval, as load_balance() does when it finds an
-// imbalance ("sd->balance_interval = sd->min_interval"), where a pass that
-// finds the domain balanced would double it, up to max_interval
-// (out_balanced): which of the guest's passes find what, the counts do not
-// say. A CPU is busy at a tick when the group has a task queued on it
-// (this_rq->idle_balance is idle_cpu() at the tick; the guest's other
-// tasks, which would make more ticks busy, are not modelled). The softirq
-// is raised only by a running tick: an idle CPU whose tick the governor
-// stopped (pairs.go, ksim.Governor) raises none, and its blocked load is
-// updated every 32 ms on its behalf (nohz.next_blocked).
+// What the walks find is the scenario's (ksim.Balancer), here little: each
+// CPU's lowest domain alone (the smallest interval, which the minimum over
+// the domains mostly is), whose groups are single CPUs, so that
+// should_we_balance() picks the walker; no task moves, and the root domain
+// is never overloaded (one runnable pinger per CPU), so newidle_balance()
+// only pulls next_balance in. With no find_busiest_group(), a pass leaves
+// sd->balance_interval at min_interval, as load_balance() does on an
+// imbalance, where a pass finding the domain balanced would double it up
+// to max_interval (out_balanced): which of the guest's passes find what,
+// the counts do not say. A CPU is busy at a tick when the group has a task
+// queued on it (the guest's other tasks are not modelled). Only a running
+// tick raises the softirq: a CPU whose tick the governor stopped
+// (pairs.go, ksim.Governor) has its blocked load updated every 32 ms on
+// its behalf (nohz.next_blocked).
 type pairBalance struct {
 	hz          ksim.HZ
-	tickNs      int64 // ns per jiffy
+	tickNs      int64 // ns per jiffy: each CPU's jiffies, now/tickNs, advance one a tick, whatever its phase
 	maxInterval int64 // max_load_balance_interval, jiffies
 	cpus        []pairDomain
 	softirqs    []int64 // softirqs run, per CPU
@@ -75,16 +63,12 @@ func newPairBalance(n, domainCPUs int, hz ksim.HZ, tick int64) *pairBalance {
 	return b
 }
 
-// jiffies is the jiffies count at kernel time now: each CPU's ticks are
-// tick ns apart, so its jiffies advance by one a tick, whatever its phase.
-func (b *pairBalance) jiffies(now int64) int64 { return now / b.tickNs }
-
 // tick is trigger_load_balance() on cpu at now, and the softirq it raises:
 // update_blocked_averages() of the CPU's cfs_rqs (rq), then
 // rebalance_domains().
 func (b *pairBalance) tick(now int64, cpu int, rq *counter.CfsRq) {
 	d := &b.cpus[cpu]
-	j := b.jiffies(now)
+	j := now / b.tickNs
 	if j-d.rq.NextBalance < 0 {
 		return
 	}
@@ -100,7 +84,7 @@ func (b *pairBalance) tick(now int64, cpu int, rq *counter.CfsRq) {
 // newidle is newidle_balance() for cpu, about to go idle at now.
 func (b *pairBalance) newidle(now int64, cpu int) {
 	d := &b.cpus[cpu]
-	pairKernel.NewidleBalance(d, &d.rq, b.jiffies(now), b.hz)
+	pairKernel.NewidleBalance(d, &d.rq, now/b.tickNs, b.hz)
 }
 
 // pairDomain is one CPU's lowest domain and rq balance state, as the walks
