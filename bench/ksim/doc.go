@@ -91,6 +91,16 @@
 //     place_entity()'s lag, which 6.12's delayed dequeue asks; BaseSlice
 //     is sysctl_sched_base_slice.
 //
+//   - Wakeup preemption (preempt.go): check_preempt_wakeup() of v6.1
+//     (wakeup_preempt_entity() against the wakeup granularity) and
+//     check_preempt_wakeup_fair() of v6.12 (pick_eevdf(), RUN_TO_PARITY),
+//     Kernel.WakeupPreempt by Kernel.EEVDF; the virtual time they read,
+//     by version: update_curr() (UpdateCurr, with update_deadline() or
+//     update_min_vruntime()), enqueue's placement of a wakee (PlaceWakee:
+//     6.1's GENTLE_FAIR_SLEEPERS credit and migration renormalization,
+//     EEVDF's lag and deadline) and dequeue's (DequeueSleeper). RQ.Preempt
+//     is the switch that follows, the preempted task left queued.
+//
 //   - The driver (driver.go). Queue is the event queue: events in
 //     kernel-time order, ties by CPU, then by the order they were pushed. A
 //     Driver runs one coroutine per CPU (iter.Pull): a CPU's body runs its

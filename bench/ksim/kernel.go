@@ -100,6 +100,22 @@ type Kernel struct {
 	// starts at the target, which the shortcuts found busy, and spends a
 	// unit of the budget on it again.
 	ScanFromNext bool
+
+	// Wakeup preemption (preempt.go).
+
+	// EEVDF is the fair class from v6.6, 147f3efaa241 ("sched/fair:
+	// Implement an EEVDF-like scheduling policy"): a wakeup preempts
+	// when pick_eevdf() picks the wakee (check_preempt_wakeup_fair());
+	// before it, when the running task's vruntime leads the wakee's by
+	// more than the wakeup granularity (check_preempt_wakeup(),
+	// wakeup_preempt_entity()), the wakee placed with place_entity()'s
+	// sleeper credit.
+	EEVDF bool
+	// RunToParity is pick_eevdf()'s "if (sched_feat(RUN_TO_PARITY) &&
+	// curr && curr->vlag == curr->deadline) return curr;", from v6.6,
+	// 63304558ba5d ("sched/eevdf: Curb wakeup-preemption"): an eligible
+	// running task keeps the CPU until its deadline moves.
+	RunToParity bool
 }
 
 // The versions the seeds run.
@@ -129,6 +145,11 @@ var (
 	Mainline = Kernel{Name: "mainline", BusyFactor: 16, BusyLess: true, IdleCore: true, NewidleKeepsInterval: true, DecayWaits: true, NewidleGateMaxCost: true,
 		Affine: WakeAffineIdleWeight, WakeAffineIdlePrev: true, KthreadStack: true, RecentUsed: RecentAlways, ScanFromNext: true,
 		SISUtil: true}
+	// Linux612 is v6.12 (the lab's Debian 12 backports kernel): Mainline's
+	// balance and wakeup-path rules, and EEVDF's wakeup preemption.
+	Linux612 = Kernel{Name: "6.12", BusyFactor: 16, BusyLess: true, IdleCore: true, NewidleKeepsInterval: true, DecayWaits: true, NewidleGateMaxCost: true,
+		Affine: WakeAffineIdleWeight, WakeAffineIdlePrev: true, KthreadStack: true, RecentUsed: RecentAlways, ScanFromNext: true,
+		SISUtil: true, EEVDF: true, RunToParity: true}
 )
 
 // MaxLoadBalanceInterval is max_load_balance_interval as

@@ -18,9 +18,9 @@ type Task struct {
 	WakeAt int64 // a sleeping task's next wakeup, ns of kernel time (the model's, not the kernel's)
 	// Seq counts the task's wakeups, for models that draw from it.
 	Seq int64
-	// VRuntime and VLag are se->vruntime and se->vlag under EEVDF
-	// (Fair), ns of virtual time.
-	VRuntime, VLag int64
+	// VRuntime is se->vruntime (Fair), ns of virtual time; VLag and
+	// Deadline are se->vlag and se->deadline under EEVDF.
+	VRuntime, VLag, Deadline int64
 }
 
 // An RQ is one CPU's runqueue as far as the models need one: its current
@@ -136,6 +136,29 @@ func (rq *RQ) PutPrev(head bool) *Task {
 	return t
 }
 
+// Preempt is __schedule() after a wakeup preemption (Kernel.WakeupPreempt):
+// t, queued here, runs, and the current task stays queued, at the head of
+// the FIFO: it runs again as soon as t leaves the CPU, which the kernel's
+// pick does where the preempted task is the leftmost left. It returns the
+// preempted task (nil, nothing changed: the CPU was idle or t not queued).
+func (rq *RQ) Preempt(t *Task) *Task {
+	prev := rq.Curr
+	for i, q := range rq.Queue {
+		if prev == nil {
+			break
+		}
+		if q == t {
+			copy(rq.Queue[1:i+1], rq.Queue[:i])
+			rq.Queue[0] = prev
+			prev.State = TaskQueued
+			rq.Curr = t
+			t.State = TaskRunning
+			return prev
+		}
+	}
+	return nil
+}
+
 // Remove takes queued task t off rq (a migration's dequeue), reporting
 // whether it was queued here.
 func (rq *RQ) Remove(t *Task) bool {
@@ -164,9 +187,13 @@ func UpdateAvg(avg *int64, sample int64) { *avg += (sample - *avg) / 8 }
 // vruntime advances by calc_delta_fair(), delta · NICE_0_LOAD / weight.
 // The kernel keeps the sums relative to min_vruntime, in the entity's
 // weight scaled down; the sums here are the same over absolute vruntime.
+//
+// Before EEVDF the same sums are kept but unused; min_vruntime is CFS's
+// base (UpdateMin, preempt.go).
 type Fair struct {
 	vSum, load int64 // Σ weight·vruntime and Σ weight of the entities on the cfs_rq
 	last       int64 // avg_vruntime() when last non-empty: an empty cfs_rq's min_vruntime
+	min        int64 // cfs_rq->min_vruntime before EEVDF (UpdateMin)
 }
 
 // Avg is avg_vruntime(): the weighted mean vruntime, or, on an empty
@@ -229,12 +256,5 @@ func (f *Fair) Place(t *Task) {
 }
 
 // BaseSlice is sysctl_sched_base_slice on cpus CPUs (v6.6+): 0.75 ms ×
-// (1 + ilog2(min(cpus, 8))), update_sysctl()'s SCHED_TUNABLESCALING_LOG
-// factor (kernel/sched/fair.c, get_update_sysctl_factor()).
-func BaseSlice(cpus int) int64 {
-	factor := int64(1)
-	for n := min(cpus, 8); n > 1; n >>= 1 {
-		factor++
-	}
-	return 750_000 * factor
-}
+// SysctlFactor (kernel/sched/fair.c, get_update_sysctl_factor()).
+func BaseSlice(cpus int) int64 { return 750_000 * SysctlFactor(cpus) }

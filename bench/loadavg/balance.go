@@ -6,86 +6,107 @@ import (
 )
 
 // The balance softirq's part in tg->load_avg's writes, for the pairs
-// workload: every SCHED_SOFTIRQ a CPU runs starts with
-// update_blocked_averages() of that CPU, busy or idle (v6.1 and v6.12
-// fair.c, run_rebalance_domains() / sched_balance_softirq()):
-//
-//	if (nohz_idle_balance(this_rq, idle))
-//		return;
-//	/* normal load balance */
-//	update_blocked_averages(this_rq->cpu);
-//	rebalance_domains(this_rq, idle);
-//
-// whose __update_blocked_fair() runs update_cfs_rq_load_avg() on each of
-// the CPU's cfs_rqs, update_tg_load_avg() where it decayed, and
-// update_load_avg() of each group entity on its parent
-// (counter.CfsRq.UpdateBlocked). The tick raises the softirq
+// workload: every SCHED_SOFTIRQ a CPU runs, busy or idle, starts with
+// update_blocked_averages() of that CPU (v6.1 and v6.12 fair.c,
+// run_rebalance_domains() / sched_balance_softirq(), before
+// rebalance_domains()), whose __update_blocked_fair() runs
+// update_cfs_rq_load_avg() on each of its cfs_rqs, update_tg_load_avg()
+// where it decayed, and update_load_avg() of each group entity on its
+// parent (counter.CfsRq.UpdateBlocked). The tick raises it
 // (trigger_load_balance(): "if (time_after_eq(jiffies, rq->next_balance))
-// raise_softirq(SCHED_SOFTIRQ);"), so how often it runs is how
-// rq->next_balance moves:
+// raise_softirq(SCHED_SOFTIRQ);"), so its cadence is rq->next_balance's,
+// which ksim's walks move as for every scenario: rebalance_domains()
+// (ksim.Kernel.BalanceDomains) to sd->last_balance +
+// get_sd_balance_interval(sd, busy), newidle_balance()
+// (ksim.Kernel.NewidleBalance), on a CPU about to go idle, in to
+// sd->last_balance + the idle interval.
 //
-//   - rebalance_domains() sets it to sd->last_balance + interval once the
-//     interval has passed (last_balance = jiffies), the interval being
-//     get_sd_balance_interval(sd, busy) (ksim.Kernel.BalanceInterval:
-//     sd->balance_interval = the domain's weight in ms, sd_init(); ×
-//     busy_factor 16 and "- 1" on a busy CPU, v5.10 on, as 6.1 and 6.12
-//     have them);
-//   - newidle_balance() / sched_balance_newidle(), on every CPU about to
-//     go idle, pulls it in to sd->last_balance + the idle interval when it
-//     does not balance (update_next_balance(): the root domain not
-//     overloaded, or avg_idle below max_newidle_lb_cost, which for pairs
-//     of pingers, one runnable task per CPU, is the case).
-//
-// The model takes each CPU's lowest domain only (the one with the
-// smallest interval, which the minimum over the domains mostly is), and a
-// CPU is busy at a tick when the group has a task queued on it
-// (this_rq->idle_balance is idle_cpu() at the tick; the guest's other
-// tasks, which would make more ticks busy, are not modelled). The softirq
-// is raised only by a running tick: an idle CPU whose tick the governor
-// stopped (pairs.go, ksim.Governor) raises none, and its blocked load is
-// updated every 32 ms on its behalf (nohz.next_blocked).
+// What the walks find is the scenario's (ksim.Balancer), here little: each
+// CPU's lowest domain alone (the smallest interval, which the minimum over
+// the domains mostly is), whose groups are single CPUs, so that
+// should_we_balance() picks the walker; no task moves, and the root domain
+// is never overloaded (one runnable pinger per CPU), so newidle_balance()
+// only pulls next_balance in. With no find_busiest_group(), a pass leaves
+// sd->balance_interval at min_interval, as load_balance() does on an
+// imbalance, where a pass finding the domain balanced would double it up
+// to max_interval (out_balanced): which of the guest's passes find what,
+// the counts do not say. A CPU is busy at a tick when the group has a task
+// queued on it (the guest's other tasks are not modelled). Only a running
+// tick raises the softirq: a CPU whose tick the governor stopped
+// (pairs.go, ksim.Governor) has its blocked load updated every 32 ms on
+// its behalf (nohz.next_blocked).
 type pairBalance struct {
-	idle, busy int64   // get_sd_balance_interval(sd, 0 / 1), ns
-	last, next []int64 // sd->last_balance and rq->next_balance of each CPU, ns
-	softirqs   []int64 // softirqs run, per CPU
+	hz          ksim.HZ
+	tickNs      int64 // ns per jiffy: each CPU's jiffies, now/tickNs, advance one a tick, whatever its phase
+	maxInterval int64 // max_load_balance_interval, jiffies
+	cpus        []pairDomain
+	softirqs    []int64 // softirqs run, per CPU
 }
+
+// pairKernel is the version whose walks the pairs workload runs: 6.1's and
+// 6.12's balance intervals and newidle gate are the same (v5.10's
+// busy_factor 16 and "- 1", v5.16's newidle costs).
+var pairKernel = ksim.Linux61
 
 // newPairBalance is the softirq state of n CPUs whose lowest sched domain
 // spans domainCPUs, at hz, ticks tick ns apart.
 func newPairBalance(n, domainCPUs int, hz ksim.HZ, tick int64) *pairBalance {
-	maxInterval := ksim.MaxLoadBalanceInterval(hz, n)
-	b := &pairBalance{
-		idle:     ksim.Mainline.BalanceInterval(int64(domainCPUs), false, hz, maxInterval) * tick,
-		busy:     ksim.Mainline.BalanceInterval(int64(domainCPUs), true, hz, maxInterval) * tick,
-		last:     make([]int64, n),
-		next:     make([]int64, n),
-		softirqs: make([]int64, n),
+	b := &pairBalance{hz: hz, tickNs: tick, maxInterval: ksim.MaxLoadBalanceInterval(hz, n),
+		cpus: make([]pairDomain, n), softirqs: make([]int64, n)}
+	w := int64(domainCPUs)
+	for i := range b.cpus {
+		// sd_init(): balance_interval and min_interval the domain's
+		// weight in ms, max_interval twice it.
+		b.cpus[i] = pairDomain{b: b, dom: ksim.Balance{Interval: w, MinInterval: w, MaxInterval: 2 * w}}
+		b.cpus[i].rq.Init()
 	}
 	return b
 }
 
 // tick is trigger_load_balance() on cpu at now, and the softirq it raises:
 // update_blocked_averages() of the CPU's cfs_rqs (rq), then
-// rebalance_domains()' interval test and next_balance.
+// rebalance_domains().
 func (b *pairBalance) tick(now int64, cpu int, rq *counter.CfsRq) {
-	if now < b.next[cpu] {
+	d := &b.cpus[cpu]
+	j := now / b.tickNs
+	if j-d.rq.NextBalance < 0 {
 		return
 	}
 	b.softirqs[cpu]++
 	rq.UpdateBlocked(now)
-	interval := b.idle
+	idle := ksim.CPUIdle
 	if rq.NrRunning() > 0 {
-		interval = b.busy
+		idle = ksim.CPUNotIdle
 	}
-	if now >= b.last[cpu]+interval {
-		b.last[cpu] = now
-	}
-	b.next[cpu] = b.last[cpu] + interval
+	pairKernel.BalanceDomains(d, &d.rq, j, b.hz, idle)
 }
 
-// newidle is newidle_balance()'s update_next_balance() for cpu, about to
-// go idle: rq->next_balance comes in to sd->last_balance + the idle
-// interval.
-func (b *pairBalance) newidle(cpu int) {
-	b.next[cpu] = min(b.next[cpu], b.last[cpu]+b.idle)
+// newidle is newidle_balance() for cpu, about to go idle at now.
+func (b *pairBalance) newidle(now int64, cpu int) {
+	d := &b.cpus[cpu]
+	pairKernel.NewidleBalance(d, &d.rq, now/b.tickNs, b.hz)
+}
+
+// pairDomain is one CPU's lowest domain and rq balance state, as the walks
+// see them (ksim.Balancer).
+type pairDomain struct {
+	b   *pairBalance
+	dom ksim.Balance
+	rq  ksim.RQBalance
+}
+
+func (d *pairDomain) Levels() int                                { return 1 }
+func (d *pairDomain) Domain(int) *ksim.Balance                   { return &d.dom }
+func (d *pairDomain) Serialized(int) bool                        { return false }
+func (d *pairDomain) ShouldWeBalance(int, ksim.IdleType) bool    { return true }
+func (d *pairDomain) TakeFlag(int) bool                          { return true }
+func (d *pairDomain) ReleaseFlag(int)                            {}
+func (d *pairDomain) Pass(int, ksim.IdleType, bool) (bool, bool) { return false, false }
+func (d *pairDomain) Idle() bool                                 { return true }
+func (d *pairDomain) Clock() (int64, bool)                       { return 0, false }
+func (d *pairDomain) Overloaded() bool                           { return false }
+func (d *pairDomain) Runnable() bool                             { return false }
+
+func (d *pairDomain) Interval(_ int, busy bool) int64 {
+	return pairKernel.BalanceInterval(d.dom.Interval, busy, d.b.hz, d.b.maxInterval)
 }

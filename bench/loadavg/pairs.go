@@ -46,6 +46,14 @@ import (
 // measured shares overfill the cycle (two runnable shares over 50 %), the
 // wait is cut so that the cycle, and so the wakeup rate, is the count's.
 //
+// A wakee whose wait is over, finding another of the group's tasks running
+// on its CPU, preempts it where the version's rules say so from the
+// vruntimes (and deadlines) of each CPU's group cfs_rq
+// (ksim.Kernel.WakeupPreempt): a switch with that task still queued, and
+// its switch back, resuming its run, once the wakee blocks. The kernel
+// decides at try_to_wake_up(); the model's wakee competes for the CPU
+// once its wait outside the group ends, so it decides there.
+//
 // Each CPU's tick (entity_tick() of the running group task, on every
 // level) runs while a group task is current. With SimConfig.DomainCPUs set,
 // every tick also runs trigger_load_balance()'s test, and the balance
@@ -80,12 +88,18 @@ type pairSim struct {
 	readyAt     []int64 // when each task was woken (its wait's start) or began to run
 	due         []int64 // each task's next wakeup on its grid of cycles
 
-	// v6.12's DELAY_DEQUEUE (SimConfig.DelayDequeue): each CPU's group
-	// cfs_rq's EEVDF time, where the current task's vruntime was last
-	// brought up to date (vAt), the tasks left queued sched_delayed on
-	// each CPU, and the migrations drawn for wakeups that could not take
-	// them (a delayed task wakes where it is, ttwu_runnable()), which the
-	// next wakeups that can take.
+	// Each CPU's group cfs_rq's virtual time (fair, the version kern's),
+	// each task's vruntime's last update (vAt), run's end (end), run
+	// left once preempted (left; -1: none) and run count (runs: a
+	// preempted run's block event is stale).
+	kern            ksim.Kernel
+	end, left, runs []int64
+	preempted       int64
+	scratch         []*ksim.Task // the lists queued hands ksim
+	// v6.12's DELAY_DEQUEUE (SimConfig.DelayDequeue): the tasks left
+	// queued sched_delayed on each CPU, and the migrations drawn for
+	// wakeups that could not take them (a delayed task wakes where it is,
+	// ttwu_runnable()), which the next wakeups that can take.
 	dd       bool
 	fair     []ksim.Fair
 	vAt      []int64
@@ -113,13 +127,13 @@ type pairSim struct {
 // newPairSim puts 2·pairs tasks of the given weight on the cpus (task i on
 // cpu i mod len(cpus), asleep, load_avg weight/2 as the seed workload's
 // tasks start), one partner waking the other first.
-func newPairSim(cpus []*cfsmodel.CPU, pairs, mig int, weight uint64, gap int64, run, runnable float64, hz ksim.HZ, seed uint64, delayDequeue bool) (*pairSim, error) {
+func newPairSim(cpus []*cfsmodel.CPU, pairs, mig int, weight uint64, gap int64, run, runnable float64, hz ksim.HZ, seed uint64, kern ksim.Kernel, delayDequeue bool) (*pairSim, error) {
 	n := 2 * pairs
 	cycle := float64(n) * 2 * float64(gap) / float64(len(cpus))
 	s := &pairSim{
 		cpus: cpus, rqs: make([]ksim.RQ, len(cpus)), tasks: make([]*cfsmodel.Task, n), ks: make([]ksim.Task, n),
 		rng: seed, migAt: uint64(mig) << 32 / 100, every: ksim.NohzBlockedEvery(hz), tick: hz.TickNs(),
-		readyAt: make([]int64, n), due: make([]int64, n), cycle: int64(cycle),
+		readyAt: make([]int64, n), due: make([]int64, n), cycle: int64(cycle), kern: kern, end: make([]int64, n), left: make([]int64, n), runs: make([]int64, n),
 		dd: delayDequeue, fair: make([]ksim.Fair, len(cpus)), vAt: make([]int64, n), delayed: make([][]int, len(cpus)), isDelay: make([]bool, n),
 		// update_entity_lag()'s limit: max(2·slice, TICK_NSEC).
 		lagLimit: max(2*ksim.BaseSlice(len(cpus)), hz.TickNs()),
@@ -143,6 +157,7 @@ func newPairSim(cpus []*cfsmodel.CPU, pairs, mig int, weight uint64, gap int64, 
 		c.Tasks++
 		s.tasks[i] = t
 		s.ks[i] = ksim.Task{ID: i, CPU: c.Self, Weight: int64(weight)}
+		s.left[i] = -1
 	}
 	for _, c := range cpus {
 		c.RQ.SeedGroups(cfsmodel.GroupShares(c.RQ.TGShares(), len(cpus)))
@@ -178,7 +193,9 @@ func (s *pairSim) runUntil(end int64) {
 		case pairReady:
 			s.ready(e.T, int(e.Arg))
 		case pairBlock:
-			s.block(e.T, int(e.Arg))
+			if id := int(e.Arg & (1<<32 - 1)); e.Arg>>32 == s.runs[id] {
+				s.block(e.T, id)
+			}
 		}
 	}
 }
@@ -286,7 +303,7 @@ func (s *pairSim) wake(now int64, id, waker int) {
 			}
 			to = s.cpus[dst]
 		}
-		removeTask(&from.Local, t)
+		remove(&from.Local, t)
 		if to != from {
 			from.Moved += int64(counter.RemoveEntityLoadAvg(&t.SE))
 		}
@@ -294,12 +311,10 @@ func (s *pairSim) wake(now int64, id, waker int) {
 			s.exitIdle(now, to.Self)
 		}
 		to.RQ.Enqueue(now, &t.SE)
+		s.runCurr(now, to.Self)
 		to.Queued = append(to.Queued, t)
+		s.kern.PlaceWakee(&s.fair[to.Self], &s.fair[from.Self], k, len(s.cpus))
 		k.CPU = to.Self
-		if s.dd {
-			s.runCurr(now, to.Self)
-			s.fair[to.Self].Place(k)
-		}
 	}
 	to.Wakeups++
 	k.Seq++
@@ -308,13 +323,24 @@ func (s *pairSim) wake(now int64, id, waker int) {
 	s.q.Push(ksim.Event{T: now + s.spread(s.wait), CPU: to.Self, Kind: pairReady, Arg: int64(id)})
 }
 
-// runCurr is update_curr() of the group task running on cpu, if any: its
-// vruntime brought to now.
+// runCurr is update_curr() of the group task running on cpu, if any.
 func (s *pairSim) runCurr(now int64, cpu int) {
 	if c := s.rqs[cpu].Curr; c != nil {
-		s.fair[cpu].Run(c, now-s.vAt[c.ID])
+		s.kern.UpdateCurr(&s.fair[cpu], c, now-s.vAt[c.ID], s.queued(cpu, c), len(s.cpus))
 		s.vAt[c.ID] = now
 	}
+}
+
+// queued lists the tasks queued on cpu's group cfs_rq but skip, the
+// running one included.
+func (s *pairSim) queued(cpu int, skip *ksim.Task) []*ksim.Task {
+	s.scratch = s.scratch[:0]
+	for _, t := range s.cpus[cpu].Queued {
+		if k := &s.ks[t.ID]; k != skip {
+			s.scratch = append(s.scratch, k)
+		}
+	}
+	return s.scratch
 }
 
 // requeue is the wakeup of delayed task id: enqueue_task_fair() with
@@ -341,7 +367,7 @@ func (s *pairSim) requeue(now int64, id int) {
 	}
 	s.cpus[cpu].RQ.RequeueDelayed(now, &s.tasks[id].SE)
 	s.isDelay[id] = false
-	removeInt(&s.delayed[cpu], id)
+	remove(&s.delayed[cpu], id)
 	s.nRequeued++
 }
 
@@ -356,15 +382,37 @@ func (s *pairSim) ready(now int64, id int) {
 		// set_next_task_fair(), every level's set_next_entity().
 		s.cpus[k.CPU].RQ.SetNext(now, &s.tasks[id].SE)
 		s.start(now, id)
+		return
+	}
+	s.runCurr(now, k.CPU)
+	if curr := rq.Curr; s.kern.WakeupPreempt(&s.fair[k.CPU], curr, k, s.queued(k.CPU, curr), len(s.cpus)) {
+		// The switch with curr still queued (put_prev_entity(),
+		// set_next_entity() on the leaf); its run resumes later.
+		rq.Preempt(k)
+		s.ran += now - s.readyAt[curr.ID]
+		s.readyAt[curr.ID], s.left[curr.ID] = now, s.end[curr.ID]-now
+		s.runs[curr.ID]++
+		s.preempted++
+		s.cpus[k.CPU].RQ.Switch(now, &s.tasks[curr.ID].SE, &s.tasks[id].SE)
+		s.start(now, id)
 	}
 }
 
-// start begins task id's run on its CPU.
+// start begins task id's run on its CPU, or resumes a preempted one
+// (set_next_entity(): under EEVDF, RUN_TO_PARITY's stash of its deadline).
 func (s *pairSim) start(now int64, id int) {
 	s.waited += now - s.readyAt[id]
 	s.readyAt[id] = now
 	s.vAt[id] = now
-	s.q.Push(ksim.Event{T: now + s.spread(s.run), CPU: s.ks[id].CPU, Kind: pairBlock, Arg: int64(id)})
+	if s.kern.EEVDF {
+		s.ks[id].Picked()
+	}
+	d := s.left[id]
+	if d < 0 {
+		d = s.spread(s.run)
+	}
+	s.left[id], s.end[id] = -1, now+d
+	s.q.Push(ksim.Event{T: now + d, CPU: s.ks[id].CPU, Kind: pairBlock, Arg: int64(id) | s.runs[id]<<32})
 }
 
 // block ends task id's run: it wakes its partner (the pipe's write) and
@@ -379,9 +427,7 @@ func (s *pairSim) block(now int64, id int) {
 	k := &s.ks[id]
 	cpu := k.CPU
 	s.ran += now - s.readyAt[id]
-	if s.dd {
-		s.runCurr(now, cpu)
-	}
+	s.runCurr(now, cpu)
 	partner := id ^ 1
 	if due := s.due[partner]; due <= now {
 		s.wake(now, partner, cpu)
@@ -407,13 +453,13 @@ func (s *pairSim) block(now int64, id int) {
 		// se, DEQUEUE_SLEEP | DEQUEUE_DELAYED)).
 		for len(s.delayed[cpu]) > 0 {
 			d := s.delayed[cpu][0]
-			removeInt(&s.delayed[cpu], d)
+			remove(&s.delayed[cpu], d)
 			s.isDelay[d] = false
 			s.dequeue(now, d, true)
 		}
 	}
 	if s.bal != nil && c.RQ.NrRunning() == 0 {
-		s.bal.newidle(cpu)
+		s.bal.newidle(now, cpu)
 		s.enterIdle(now, cpu)
 	}
 	// The context switch: to the group's next task, put_prev_entity()
@@ -431,20 +477,16 @@ func (s *pairSim) block(now int64, id int) {
 // dequeue is dequeue_task_fair() of task id, sleeping: every level's
 // update_load_avg(UPDATE_TG), and under EEVDF its lag kept
 // (update_entity_lag()), DELAY_ZERO's "if (sched_feat(DELAY_ZERO) &&
-// se->vlag > 0) se->vlag = 0;" for a delayed one.
+// se->vlag > 0) se->vlag = 0;" for a delayed one (ksim.Kernel.DequeueSleeper).
 func (s *pairSim) dequeue(now int64, id int, wasDelayed bool) {
 	k, t := &s.ks[id], s.tasks[id]
 	c := s.cpus[k.CPU]
-	if s.dd {
-		f := &s.fair[k.CPU]
-		f.UpdateLag(k, s.lagLimit)
-		if wasDelayed {
-			k.VLag = min(k.VLag, 0)
-		}
-		f.Sub(k)
+	remove(&c.Queued, t)
+	s.kern.DequeueSleeper(&s.fair[k.CPU], k, s.lagLimit, s.queued(k.CPU, nil))
+	if wasDelayed {
+		k.VLag = min(k.VLag, 0)
 	}
 	c.RQ.Dequeue(now, &t.SE, false)
-	removeTask(&c.Queued, t)
 	c.Local = append(c.Local, t)
 }
 
@@ -454,7 +496,7 @@ func (s *pairSim) dequeue(now int64, id int, wasDelayed bool) {
 type pairOut struct {
 	run, runnable               float64
 	softirqs, delayed, requeued int64
-	tickStops, idles            int64
+	tickStops, idles, preempted int64
 }
 
 // simulatePairs runs variant v's stores under the pairs workload for
@@ -474,7 +516,11 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 		rq.Init(cfsmodel.ClockBase - int64(cfsmodel.NextRand(&r)%ksim.PeltPeriod))
 		cpus[i] = &cfsmodel.CPU{RQ: rq, Self: i, Away: &cfsmodel.SleeperQueue{}, Next: cfsmodel.ClockBase + int64(cfsmodel.NextRand(&r)%uint64(ksim.HZ(cfg.HZ).TickNs()))}
 	}
-	s, err := newPairSim(cpus, cfg.Pairs, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), cfg.Run, cfg.Runnable, ksim.HZ(cfg.HZ), cfsmodel.CPUSeed(n, cfg.Seed), cfg.DelayDequeue)
+	kern := ksim.Linux61
+	if cfg.EEVDF || cfg.DelayDequeue {
+		kern = ksim.Linux612
+	}
+	s, err := newPairSim(cpus, cfg.Pairs, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), cfg.Run, cfg.Runnable, ksim.HZ(cfg.HZ), cfsmodel.CPUSeed(n, cfg.Seed), kern, cfg.DelayDequeue)
 	if err != nil {
 		return nil, out, err
 	}
@@ -499,22 +545,12 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	}
 	span := float64(2*cfg.Pairs) * float64(cfg.Duration)
 	out.run, out.runnable = float64(s.ran)/span, float64(s.ran+s.waited)/span
-	out.delayed, out.requeued, out.tickStops, out.idles = s.nDelayed, s.nRequeued, s.tickStops, s.idles
+	out.delayed, out.requeued, out.tickStops, out.idles, out.preempted = s.nDelayed, s.nRequeued, s.tickStops, s.idles, s.preempted
 	return cpus, out, nil
 }
 
-// removeTask takes t out of the list ts, order kept.
-func removeTask(ts *[]*cfsmodel.Task, t *cfsmodel.Task) {
-	for i, x := range *ts {
-		if x == t {
-			*ts = append((*ts)[:i], (*ts)[i+1:]...)
-			return
-		}
-	}
-}
-
-// removeInt takes x out of the list xs, order kept.
-func removeInt(xs *[]int, x int) {
+// remove takes x out of the list xs, order kept.
+func remove[T comparable](xs *[]T, x T) {
 	for i, y := range *xs {
 		if y == x {
 			*xs = append((*xs)[:i], (*xs)[i+1:]...)

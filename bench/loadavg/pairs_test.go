@@ -119,7 +119,7 @@ func TestPairBalance(t *testing.T) {
 		for j := range int64(100) {
 			b.tick(cfsmodel.ClockBase+(j+1)*tick, 0, rq)
 			if tc.newidle {
-				b.newidle(0)
+				b.newidle(cfsmodel.ClockBase+(j+1)*tick, 0)
 			}
 		}
 		if got := b.softirqs[0]; got < tc.want || got > tc.want+1 {
@@ -224,5 +224,33 @@ func TestPairsMeasuredTickStops(t *testing.T) {
 		if _, err := Simulate(cfg); err == nil || !strings.Contains(err.Error(), "tick-stop share") {
 			t.Errorf("share %g: err %v, want a tick-stop share error", bad, err)
 		}
+	}
+}
+
+// TestPairsWakeupPreemption: with every pair stacked on one cpu, wakees
+// find another of the group's tasks running and preempt it by either
+// version's rules, and a preempted run resumes where it stopped: the run
+// share realised is still the one fed, and no task is lost (a run whose
+// block event went stale and never resumed would stop its pair: the
+// wakeups realised are still those fed).
+func TestPairsWakeupPreemption(t *testing.T) {
+	for _, eevdf := range []bool{false, true} {
+		cfg := pairsConfig(2647*time.Microsecond, NoMig)
+		cfg.CPUs, cfg.Run, cfg.Runnable, cfg.EEVDF = 1, .2, .3, eevdf
+		tab, err := Simulate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := tab.Rows[0]
+		if r.Preempted == 0 {
+			t.Errorf("eevdf %v: no wakeup preempted a stacked task (%d wakeups)", eevdf, r.Wakeups)
+		}
+		if math.Abs(r.RunPct/(100*cfg.Run)-1) > 0.05 {
+			t.Errorf("eevdf %v: run %.1f %%, fed %.1f %% (%d preemptions)", eevdf, r.RunPct, 100*cfg.Run, r.Preempted)
+		}
+		if fed := cfg.Duration.Seconds() / (2 * cfg.Gap.Seconds()); math.Abs(float64(r.Wakeups)/fed-1) > 0.06 {
+			t.Errorf("eevdf %v: %d wakeups realised, %.0f fed", eevdf, r.Wakeups, fed)
+		}
+		t.Logf("eevdf %v: %d preemptions of %d wakeups, run %.1f %%", eevdf, r.Preempted, r.Wakeups, r.RunPct)
 	}
 }

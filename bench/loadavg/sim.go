@@ -70,6 +70,10 @@ type SimConfig struct {
 	// stays queued until woken or picked (pairs.go). The kernel's
 	// version decides it: kernel model sets it for 6.12 and later.
 	DelayDequeue bool
+	// EEVDF, with Pairs, takes a wakeup's preemption by v6.6's rules on
+	// (147f3efaa241, ksim.Linux612), else by 6.1's CFS (ksim.Linux61);
+	// DelayDequeue implies it. kernel model sets it for 6.6 on.
+	EEVDF bool
 	// TickStopShare, with DomainCPUs and TickStopMeasured, is the share
 	// of idle entries that stop the tick, as a count measured it (its
 	// nohz_balance_enter_idle() calls over its nohz_run_idle_balance()
@@ -185,6 +189,9 @@ type SimRow struct {
 	// (SimConfig.DelayDequeue) and the wakeups that requeued a delayed
 	// task.
 	Delayed, Requeued int64
+	// Preempted is the pairs workload's wakeups that preempted another
+	// of the group's tasks (ksim.Kernel.WakeupPreempt).
+	Preempted int64
 	// TickStopsPerCPUSec is the pairs workload's tick stops per cpu per
 	// second, with the softirq (ksim.Governor's decisions).
 	TickStopsPerCPUSec float64
@@ -347,7 +354,7 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 		row.rate(&simErrs{}, int64(cfg.Duration), cfg.CPUs)
 		row.RunPct, row.RunnablePct = 100*out.run, 100*out.runnable
 		row.SoftirqsPerCPUSec = ksim.PerSecond(out.softirqs, int64(cfg.Duration)*int64(cfg.CPUs))
-		row.Delayed, row.Requeued = out.delayed, out.requeued
+		row.Delayed, row.Requeued, row.Preempted = out.delayed, out.requeued, out.preempted
 		row.TickStopsPerCPUSec = ksim.PerSecond(out.tickStops, int64(cfg.Duration)*int64(cfg.CPUs))
 		row.IdlesPerCPUSec = ksim.PerSecond(out.idles, int64(cfg.Duration)*int64(cfg.CPUs))
 		return row, nil

@@ -242,6 +242,10 @@ func modelConfigAt(kc CountResult, enqPerSec float64, dur time.Duration) (loadav
 		// delayed dequeue"), on by default (features.h:
 		// SCHED_FEAT(DELAY_DEQUEUE, true)): the counted kernel's version.
 		cfg.DelayDequeue = kernelAtLeast(kc.Kernel, 6, 12)
+		// The wakeup preemption's rules: EEVDF's from v6.6 (147f3efaa241,
+		// "sched/fair: Implement an EEVDF-like scheduling policy"), CFS's
+		// before.
+		cfg.EEVDF = kernelAtLeast(kc.Kernel, 6, 6)
 		// The share of idle entries that stop the tick, where the count
 		// has both (nohz_balance_enter_idle() and nohz_run_idle_balance()
 		// kprobes): a measured input here, as wakeups/s is, never the
@@ -355,7 +359,7 @@ func loadavgMissing(run modelRun, r modelRow) string {
 	case !over && counted > 0 && stops > ModelTolerance*counted:
 		return fmt.Sprintf("the model's cpus stop their tick %.1fx as often as the count's (%.1f against %.1f per cpu per s, the inputs line), so fewer ticks and balance softirqs run: ksim.Governor is menu's (get_typical_interval(), the correction factors, the tick-wakeup rule) with the softlockup watchdog its one timer, where the lab's guests have no cpuidle driver (cpuidle-driver: none): cpuidle_idle_call() never runs menu there, and the tick stops unless tick_nohz_next_event() finds an event within a tick (timers, the workload's Go runtime's among them; RCU callbacks; irq_work), which the model lacks", stops/counted, stops, counted)
 	case strings.Contains(r.name, "checking run") && !over:
-		return "the checking run's own run and runnable shares (its watchpoints slow the guest several-fold; the model takes the counted run's, the count has none of its own); the switch updates are modelled, but not the guest's other tasks' switches with the group's within a wait (the model runs one task outside the group per wait), nor wakeup preemption"
+		return "the checking run's own run and runnable shares (its watchpoints slow the guest several-fold; the model takes the counted run's, the count has none of its own); the switch updates are modelled, and so is wakeup preemption among the group's tasks (the inputs line), but not the guest's other tasks' switches with the group's within a wait (the model runs one task outside the group per wait), nor their preemption of the group's running task"
 	case strings.Contains(r.name, "system.slice / container"):
 		return "a ratio: it moves with the container's writes of the same checking run, whose row says what they lack"
 	case strings.Contains(r.name, "other sites") && over:
@@ -367,11 +371,11 @@ func loadavgMissing(run modelRun, r modelRow) string {
 		if wk := run.kc.V["wakeups/s"]; wk > 0 {
 			others = max(run.kc.V["enqueue/s"]-wk, 0) / wk
 		}
-		return fmt.Sprintf("not named: the tick stops are the count's own share of idle entries (the model stops %.1f per cpu per s against %.1f counted, out of fewer idle entries: the inputs line); the switch updates, migrations (measured) and the leaf list are modelled; the guest's other tasks (%.2f enqueue_task_fair calls beyond the workload's per workload wakeup here) are not what is missing where a run with more of them per wakeup fits (count-oracle-2n-causes' 6.12 run, 5.20: docs/loadavg.md); left: wakeup preemption, whose rules differ by version (6.1's check_preempt_wakeup(), 6.12's EEVDF check_preempt_wakeup_fair()), each preempting wakeup a switch with prev still queued and its return, which the count does not count (no sched_switch of a runnable prev)", stops, counted, others)
+		return fmt.Sprintf("not named: the tick stops are the count's own share of idle entries (the model stops %.1f per cpu per s against %.1f counted, out of fewer idle entries: the inputs line); the switch updates, migrations (measured) and the leaf list are modelled, and wakeup preemption among the group's tasks by the version's rules (%.3f per wakeup here: stacked pingers' vruntimes stay within a run of each other); the guest's other tasks (%.2f enqueue_task_fair calls beyond the workload's per workload wakeup here) are not what is missing where a run with more of them per wakeup fits (count-oracle-2n-causes' 6.12 run, 5.20: docs/loadavg.md); left: their preemption of the group's running task, a put_prev_task_fair() and, on its return, a set_next_task_fair() of every level, which the count does not count (no sched_switch of a runnable prev)", stops, counted, float64(run.row.Preempted)/max(float64(run.row.Wakeups), 1), others)
 	case !over && stops > 0:
 		return fmt.Sprintf("the model's cpus stop their tick %.1f times per cpu per s (the inputs line; this count has no tick stops, the counts that do show 12-17x fewer than the model there), so fewer ticks and balance softirqs run: ksim.Governor is menu's with the softlockup watchdog its one timer, where the lab's guests have no cpuidle driver, so no governor runs and the tick stops unless tick_nohz_next_event() finds an event within a tick (timers, RCU callbacks, irq_work), which the model lacks", stops)
 	case !over:
-		return "not named: the switch updates are modelled (the paths line's switch); not modelled: the guest's other tasks' switches with the group's within a wait, and wakeup preemption (check_preempt_wakeup_fair(): a switch whose prev is still queued)"
+		return "not named: the switch updates are modelled (the paths line's switch), and wakeup preemption among the group's tasks (the inputs line); not modelled: the guest's other tasks' switches with the group's within a wait, and their preemption of the group's running task"
 	}
 	return "not named: no mechanism left out of the model moves this quantity up"
 }
@@ -463,7 +467,7 @@ func writePaths(w io.Writer, kc CountResult, cfg loadavg.SimConfig, row loadavg.
 		}
 		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d pairs pinging, run %.1f %% and runnable %.1f %% of their time, %d levels, HZ %d, %s; the model realised %.0f wakeups per cpu per s, its pingers ran %.1f %% and were runnable %.1f %% of their time; balance softirqs (update_blocked_averages) per cpu per s: model %.0f, %s%s\n",
 			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), cfg.Mig, cfg.Pairs, 100*cfg.Run, 100*cfg.Runnable, cfg.Levels, cfg.HZ, cfg.Variants[0],
-			realised, row.RunPct, row.RunnablePct, row.SoftirqsPerCPUSec, counted, delayLine(cfg, row))
+			realised, row.RunPct, row.RunnablePct, row.SoftirqsPerCPUSec, counted+preemptLine(cfg, row), delayLine(cfg, row))
 	} else {
 		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d tasks per cpu, %d levels, HZ %d, %s; model idle %.0f %% of event slots, realised %.0f wakeups per cpu per s; not fed: the pingers ran %.1f %% and waited runnable %.1f %% of their time\n",
 			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), cfg.Mig, cfg.Tasks, cfg.Levels, cfg.HZ, cfg.Variants[0],
@@ -486,6 +490,16 @@ func delayLine(cfg loadavg.SimConfig, row loadavg.SimRow) string {
 	}
 	wk := math.Max(float64(row.Wakeups), 1)
 	return fmt.Sprintf("; DELAY_DEQUEUE: %.3f dequeues delayed and %.3f wakeups requeued per wakeup", float64(row.Delayed)/wk, float64(row.Requeued)/wk)
+}
+
+// preemptLine says how many of a pairs run's wakeups preempted another of
+// the group's tasks, by which version's rules.
+func preemptLine(cfg loadavg.SimConfig, row loadavg.SimRow) string {
+	rule := "6.1's check_preempt_wakeup()"
+	if cfg.EEVDF || cfg.DelayDequeue {
+		rule = "EEVDF's check_preempt_wakeup_fair()"
+	}
+	return fmt.Sprintf("; wakeup preemptions (%s): %.3f per wakeup", rule, float64(row.Preempted)/math.Max(float64(row.Wakeups), 1))
 }
 
 // bfCAS is the cmpxchg handoff the balanceflag rows assume: no figure for
