@@ -16,7 +16,8 @@ func init() { kernelSubs["model"] = kernelModelCmd }
 // (oracle.WriteModelTable).
 func kernelModelCmd(stdout, stderr io.Writer, args []string) error {
 	fs := newFlags(stdout, "kernel", "model FILE... (results files of contend kernel count -o)")
-	dur := fs.Duration("duration", time.Second, "kernel time the model simulates per count")
+	dur := fs.Duration("duration", 10*time.Second, "kernel time the model simulates per count (at 1 s a row moves with -seed by up to a third of its ratio)")
+	seed := fs.Uint64("seed", 1, "seed of the models' random draws (idle patterns, wakeup coins): rows that move with it are within the model's own noise")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -24,7 +25,13 @@ func kernelModelCmd(stdout, stderr io.Writer, args []string) error {
 	if len(files) == 0 {
 		return errors.New("kernel model: want one or more results files of contend kernel count -o")
 	}
-	if err := oracle.WriteModelTable(stdout, files, *dur); err != nil {
+	if *dur <= 0 {
+		return fmt.Errorf("kernel model: -duration %v: want a positive kernel time", *dur)
+	}
+	if *seed == 0 {
+		return errors.New("kernel model: -seed 0: want a seed from 1")
+	}
+	if err := oracle.WriteModelTable(stdout, files, oracle.ModelOptions{Duration: *dur, Seed: *seed}); err != nil {
 		return fmt.Errorf("kernel model: %w", err)
 	}
 	return nil

@@ -71,6 +71,17 @@ func TestKernelModel(t *testing.T) {
 	if _, _, err := runContend("kernel", "model", t.TempDir()+"/none"); err == nil {
 		t.Error("kernel model on a missing file succeeded")
 	}
+	// Another seed, another draw of the same model: the rows are there,
+	// and the figures may differ.
+	out2, _, err := runContend("kernel", "model", "-duration", "50ms", "-seed", "7", path)
+	if err != nil || !strings.Contains(out2, "writes per 1 ms test") {
+		t.Errorf("kernel model -seed 7: %v\n%s", err, out2)
+	}
+	for _, bad := range [][]string{{"-seed", "0"}, {"-duration", "0s"}, {"-seed", "x"}} {
+		if _, _, err := runContend(append(append([]string{"kernel", "model"}, bad...), path)...); err == nil {
+			t.Errorf("kernel model %v succeeded", bad)
+		}
+	}
 }
 
 // TestReproduceKernelCounts: reproduce -from a file of kernel counts from

@@ -59,7 +59,7 @@ func TestWriteModelTableCauses(t *testing.T) {
 		t.Fatalf("%d counts in the file, want 2 (6.1, 6.12)", len(counts))
 	}
 	for _, kc := range counts {
-		rows := balanceRows(kc, time.Second)
+		rows := balanceRows(kc, ModelOptions{Duration: time.Second})
 		if len(rows) != 6 || !strings.Contains(rows[3].name, "tick stops") {
 			t.Fatalf("%s: %d balanceflag rows, want 6 (passes, own, on behalf, tick stops, attempts, per pass)", kc.Kernel, len(rows))
 		}

@@ -30,12 +30,19 @@ import (
 // would put the seed's finding on the wrong side.
 const ModelTolerance = 1.5
 
+// ModelOptions are how long each model runs per count, in kernel time,
+// and the seed of its random draws.
+type ModelOptions struct {
+	Duration time.Duration
+	Seed     uint64
+}
+
 // WriteModelTable holds simulate loadavg, fed each count's measured rates
-// and run for dur of kernel time, against the KernelCount results in
+// and run for opt's kernel time and seed, against the KernelCount results in
 // files: one row per quantity, kernel, model, model/kernel, and whether
 // the ratio is within ModelTolerance. A file with no KernelCount result
 // adds no rows; no rows at all is an error.
-func WriteModelTable(w io.Writer, files []string, dur time.Duration) error {
+func WriteModelTable(w io.Writer, files []string, opt ModelOptions) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(tw, "kernel\tworkload\tquantity\tkernel\tmodel\tmodel/kernel\twithin ×%.1f\n", ModelTolerance)
 	n := 0
@@ -47,7 +54,7 @@ func WriteModelTable(w io.Writer, files []string, dur time.Duration) error {
 			return err
 		}
 		for _, kc := range counts {
-			rows, run, err := modelRows(kc, dur)
+			rows, run, err := modelRows(kc, opt)
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
@@ -202,7 +209,7 @@ func balanceOrder(dir, release string) (order, from string) {
 //
 // The rate is given: the workload's wakeups per second (or, in older
 // files, enqueue_task_fair's calls), of the counted or the checking run.
-func modelConfigAt(kc CountResult, enqPerSec float64, dur time.Duration) (loadavg.SimConfig, error) {
+func modelConfigAt(kc CountResult, enqPerSec float64, opt ModelOptions) (loadavg.SimConfig, error) {
 	perCPU := 2 * enqPerSec / float64(kc.CPUs)
 	if perCPU <= 0 {
 		return loadavg.SimConfig{}, errors.New("no enqueue rate")
@@ -222,11 +229,11 @@ func modelConfigAt(kc CountResult, enqPerSec float64, dur time.Duration) (loadav
 	}
 	hz := countHZ(kc)
 	cfg := loadavg.SimConfig{
-		CPUs: kc.CPUs, Nodes: 1, Levels: kc.Levels, Duration: dur,
+		CPUs: kc.CPUs, Nodes: 1, Levels: kc.Levels, Duration: opt.Duration,
 		Gap:   time.Duration(float64(time.Second) / perCPU),
 		Mig:   mig,
 		Tasks: max(1, int(math.Round(float64(threads)/float64(kc.CPUs)))),
-		HZ:    hz, Seed: 1, Variants: []string{variant},
+		HZ:    hz, Seed: opt.Seed, Variants: []string{variant},
 	}
 	// The pipe and migrate shapes are pairs of pingers: where the count
 	// measured their run and runnable shares, the model runs them as
@@ -279,7 +286,7 @@ type modelRun struct {
 	loadavgRows int
 }
 
-func modelRows(kc CountResult, dur time.Duration) ([]modelRow, modelRun, error) {
+func modelRows(kc CountResult, opt ModelOptions) ([]modelRow, modelRun, error) {
 	// The workload's own wakeups are the model's events where the file
 	// has them: enqueue_task_fair counts every task's enqueue, and in a
 	// guest the machine's own tasks (the counting process, kernel
@@ -290,7 +297,7 @@ func modelRows(kc CountResult, dur time.Duration) ([]modelRow, modelRun, error) 
 	if perWakeup {
 		rate = kc.V["wakeups/s"]
 	}
-	cfg, err := modelConfigAt(kc, rate, dur)
+	cfg, err := modelConfigAt(kc, rate, opt)
 	if err != nil {
 		return nil, modelRun{}, err
 	}
@@ -326,7 +333,7 @@ func modelRows(kc CountResult, dur time.Duration) ([]modelRow, modelRun, error) 
 	// container's. The model's level 0 is the tasks' group (the
 	// container), the kernel's depth 2.
 	if l1, l2 := kc.V["check-l1-writes/wakeup"], kc.V["check-l2-writes/wakeup"]; kc.Levels == 2 && l1 > 0 && l2 > 0 && kc.V["check-wakeups/s"] > 0 {
-		cfg, err := modelConfigAt(kc, kc.V["check-wakeups/s"], dur)
+		cfg, err := modelConfigAt(kc, kc.V["check-wakeups/s"], opt)
 		if err != nil {
 			return nil, run, err
 		}
@@ -341,7 +348,7 @@ func modelRows(kc CountResult, dur time.Duration) ([]modelRow, modelRun, error) 
 			modelRow{"system.slice / container writes (checking run)", l1 / l2, float64(lv[1].Writes) / math.Max(float64(lv[0].Writes), 1)})
 	}
 	run.loadavgRows = len(rows)
-	return append(rows, balanceRows(kc, dur)...), run, nil
+	return append(rows, balanceRows(kc, opt)...), run, nil
 }
 
 // loadavgMissing names what the loadavg model lacks for row r of count kc,
@@ -542,7 +549,7 @@ func countHZ(kc CountResult) int {
 // the model's cmpxchg-first order). No rows where the file has no
 // balancer counts, or the model refuses the machine (say, cpus not a
 // multiple of the nodes).
-func balanceRows(kc CountResult, dur time.Duration) []modelRow {
+func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 	busy := int(math.Round(kc.V["busy-%"]))
 	if kc.V["balances/s"] <= 0 || busy < 1 {
 		return nil
@@ -551,7 +558,7 @@ func balanceRows(kc CountResult, dur time.Duration) []modelRow {
 	newidle := bfNewidle(kc, hz)
 	cfg := balanceflag.SimConfig{
 		CPUs: kc.CPUs, Sockets: max(kc.Nodes, 1), SNC: 1, SMT: 1, HZ: hz, Busy: min(busy, 100), Newidle: newidle,
-		Duration: dur, CAS: bfCAS, Seed: 1, Orders: []string{cmp.Or(kc.BalanceOrder, "cmpxchg-first")},
+		Duration: opt.Duration, CAS: bfCAS, Seed: opt.Seed, Orders: []string{cmp.Or(kc.BalanceOrder, "cmpxchg-first")},
 	}
 	tab, err := balanceflag.Simulate(cfg)
 	if err != nil || len(tab.Rows) == 0 {

@@ -178,7 +178,7 @@ func TestReadCountsErrors(t *testing.T) {
 // are the model's, not checked here.
 func TestWriteModelTable(t *testing.T) {
 	var b strings.Builder
-	if err := WriteModelTable(&b, []string{"testdata/count-6.12.txt"}, 50*time.Millisecond); err != nil {
+	if err := WriteModelTable(&b, []string{"testdata/count-6.12.txt"}, ModelOptions{Duration: 50*time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"within ×1.5", "6.12.117+deb12-amd64", "tg writes per enqueue (update_load_avg)", "writes per 1 ms test", "shape=pipe/pairs=2/levels=2",
@@ -192,7 +192,7 @@ func TestWriteModelTable(t *testing.T) {
 	// writes by site, with the 1 ms test's count as the calls on 6.12,
 	// and after it the model's inputs and its writes by caller.
 	b.Reset()
-	if err := WriteModelTable(&b, []string{"../reproduce/testdata/kernel-6.1-6.12.txt"}, 50*time.Millisecond); err != nil {
+	if err := WriteModelTable(&b, []string{"../reproduce/testdata/kernel-6.1-6.12.txt"}, ModelOptions{Duration: 50*time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"of which update_load_avg's site", "of which the other sites (blocked, attach)", "update_load_avg's update_tg_load_avg calls",
@@ -206,7 +206,7 @@ func TestWriteModelTable(t *testing.T) {
 	if err := os.WriteFile(empty, []byte("BenchmarkOther 1 1 ns/op\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteModelTable(&b, []string{empty}, time.Millisecond); err == nil || !strings.Contains(err.Error(), "no KernelCount results") {
+	if err := WriteModelTable(&b, []string{empty}, ModelOptions{Duration: time.Millisecond}); err == nil || !strings.Contains(err.Error(), "no KernelCount results") {
 		t.Errorf("WriteModelTable on a file without counts = %v, want no KernelCount results", err)
 	}
 }
@@ -222,7 +222,7 @@ func TestBalanceRowsHZ(t *testing.T) {
 		if got := countHZ(kc); got != tc.want {
 			t.Errorf("countHZ(kernel-hz %d) = %d, want %d", tc.hz, got, tc.want)
 		}
-		rows := balanceRows(kc, 200*time.Millisecond)
+		rows := balanceRows(kc, ModelOptions{Duration: 200*time.Millisecond})
 		if len(rows) != 3 {
 			t.Fatalf("kernel-hz %d: %d balanceflag rows, want 3", tc.hz, len(rows))
 		}
@@ -243,7 +243,7 @@ func TestBalanceRowsHZ(t *testing.T) {
 // The newidle period comes from the files' wakeups (1: every tick).
 func TestWriteModelTableBalancer(t *testing.T) {
 	var b strings.Builder
-	if err := WriteModelTable(&b, []string{"testdata/count-oracle-2n-balancer.txt"}, time.Second); err != nil {
+	if err := WriteModelTable(&b, []string{"testdata/count-oracle-2n-balancer.txt"}, ModelOptions{Duration: time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
@@ -300,7 +300,7 @@ func TestHistoryCounts(t *testing.T) {
 			t.Errorf("%s: balancer order %q from %q, want %q from its sites file", kc.Kernel, kc.BalanceOrder, kc.BalanceOrderFrom, want)
 		}
 		var b strings.Builder
-		if err := WriteModelTable(&b, []string{f}, time.Second); err != nil {
+		if err := WriteModelTable(&b, []string{f}, ModelOptions{Duration: time.Second}); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
 		if !strings.Contains(b.String(), "flag attempts per pass") || !strings.Contains(b.String(), "balancer order: "+kc.Kernel) {
