@@ -178,7 +178,7 @@ func TestReadCountsErrors(t *testing.T) {
 // are the model's, not checked here.
 func TestWriteModelTable(t *testing.T) {
 	var b strings.Builder
-	if err := WriteModelTable(&b, []string{"testdata/count-6.12.txt"}, ModelOptions{Duration: 50*time.Millisecond}); err != nil {
+	if err := WriteModelTable(&b, []string{"testdata/count-6.12.txt"}, ModelOptions{Duration: 50 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"within ×1.5", "6.12.117+deb12-amd64", "tg writes per enqueue (update_load_avg)", "writes per 1 ms test", "shape=pipe/pairs=2/levels=2",
@@ -192,7 +192,7 @@ func TestWriteModelTable(t *testing.T) {
 	// writes by site, with the 1 ms test's count as the calls on 6.12,
 	// and after it the model's inputs and its writes by caller.
 	b.Reset()
-	if err := WriteModelTable(&b, []string{"../reproduce/testdata/kernel-6.1-6.12.txt"}, ModelOptions{Duration: 50*time.Millisecond}); err != nil {
+	if err := WriteModelTable(&b, []string{"../reproduce/testdata/kernel-6.1-6.12.txt"}, ModelOptions{Duration: 50 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"of which update_load_avg's site", "of which the other sites (blocked, attach)", "update_load_avg's update_tg_load_avg calls",
@@ -222,7 +222,7 @@ func TestBalanceRowsHZ(t *testing.T) {
 		if got := countHZ(kc); got != tc.want {
 			t.Errorf("countHZ(kernel-hz %d) = %d, want %d", tc.hz, got, tc.want)
 		}
-		rows := balanceRows(kc, ModelOptions{Duration: 200*time.Millisecond})
+		rows := balanceRows(kc, ModelOptions{Duration: 200 * time.Millisecond})
 		if len(rows) != 3 {
 			t.Fatalf("kernel-hz %d: %d balanceflag rows, want 3", tc.hz, len(rows))
 		}
