@@ -515,15 +515,23 @@ func preemptLine(cfg loadavg.SimConfig, row loadavg.SimRow) string {
 const bfCAS = 100 * time.Nanosecond
 
 // bfNewidle is how often, in ticks, a busy cpu of the count's workload
-// goes newly idle (SimConfig.Newidle): a pinger's wakeup follows a block
-// that, one thread to a cpu, leaves a cpu with nothing to run, so each cpu
-// goes newly idle about as often as the workload wakes a thread on it, the
-// count's wakeups per cpu per second; every tick (1) at one a tick or more,
-// as the lab's pipe pairs' 4.5-5.5. Each such walk pulls rq->next_balance
-// in to an idle interval, so the next busy tick runs the softirq. 0 (only a
-// cpu turning idle for whole ticks) where the file has no wakeup rate.
+// goes newly idle (SimConfig.Newidle). Each such walk pulls
+// rq->next_balance in to an idle interval (sched_balance_newidle()'s
+// update_next_balance() with busy 0), so the next busy tick runs the
+// softirq. A cpu walks newidle each time it is about to go idle, so the
+// measure is the count's idle entries per cpu per second (do_idle()'s
+// nohz_run_idle_balance() calls) where it has them; else its wakeups per
+// cpu per second, which are the idle entries only where a pinger's block
+// leaves its cpu nothing to run (one thread to a cpu: the lab's 2 pairs on
+// 4 cpus made 4744 idle entries against 5744 wakeups per second, where 4
+// pairs on 4 cpus made 122 against 2362). Every tick (1) at one a tick or
+// more; 0 (only a cpu turning idle for whole ticks) where the file has
+// neither.
 func bfNewidle(kc CountResult, hz int) int {
-	w := kc.V["wakeups/s"] / float64(kc.CPUs)
+	w := kc.V["nohz-run-idle/s"] / float64(kc.CPUs)
+	if w <= 0 {
+		w = kc.V["wakeups/s"] / float64(kc.CPUs)
+	}
 	if w <= 0 {
 		return 0
 	}
