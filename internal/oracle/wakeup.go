@@ -63,9 +63,13 @@ func ReadWakeups(path string) (*wakeups.Run, error) {
 // s390 topology: no sd_llc, DIE alone), the workload's threads, each
 // side's cpu time per statement (sum_exec_runtime over the statements:
 // the spin and the syscalls both), HZ 250, the guest's warm-up, and the
-// idle vCPU's wakeup cost as the round trip's residual: a client's time
-// per statement less both sides' cpu and the time both spent runnable
-// but queued (wait_sum), halved for the two wakeups of a round trip.
+// idle vCPU's wakeup cost as the round trip's residual on the model's own
+// critical path: a statement's round trip is the client's burst up to its
+// send, the server's wakeup, the server's burst up to its reply, the
+// client's wakeup, so a client's time per statement less both sides' cpu
+// and the time both spent runnable but queued (wait_sum), plus the two
+// tails (each side's cpu after its send's wakeup, which runs beside the
+// partner, not before it), halved for the two wakeups of a round trip.
 // The residual is only separable with a server per client (one server's
 // socket queue is a wait schedstats does not see), so with fewer servers
 // idlewake keeps the model's default. The waker's tail after the wakeup
@@ -108,7 +112,11 @@ func WakeupModelConfig(w *wakeups.Run) wakeup.SimConfig {
 	if w.Servers == w.Clients {
 		rt := w.Seconds * 1e9 * float64(w.Clients) / n // ns per statement per client
 		queued := (w.Client["wait_sum"] + w.Server["wait_sum"]) * 1e6 / n
-		idle := time.Duration((rt - float64(think) - float64(service) - queued) / 2)
+		// The tails overlap the partner's run: leaving them out of
+		// the critical path (as before 2026-12-05) made the model's
+		// round trip 2·tail shorter than the guest's, and its wakeups
+		// per second 1.36× the guest's on the LLCs-of-4 count.
+		idle := time.Duration((rt - float64(think) - float64(service) + 2*float64(cfg.Tail) - queued) / 2)
 		cfg.IdleWake = min(max(idle, time.Microsecond), 10*time.Millisecond)
 	}
 	return cfg

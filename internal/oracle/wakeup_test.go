@@ -69,6 +69,13 @@ func TestWakeupModelConfig(t *testing.T) {
 	if c.IdleWake != min(want.idle, 10*time.Millisecond) {
 		t.Errorf("idlewake %s, want %s", c.IdleWake, min(want.idle, 10*time.Millisecond))
 	}
+	// With the send syscalls measured, the tail (a quarter of the two
+	// sends' sum: 1 ms, clamped to think's 100 µs) runs beside the
+	// partner, so each wakeup's residual grows by a tail.
+	w.ClientSendNs, w.ServerSendNs = 1e6, 3e6
+	if c := WakeupModelConfig(w); c.Tail != 100*time.Microsecond || c.IdleWake != min(want.idle+c.Tail, 10*time.Millisecond) {
+		t.Errorf("tail %s idlewake %s, want 100µs and %s", c.Tail, c.IdleWake, min(want.idle+100*time.Microsecond, 10*time.Millisecond))
+	}
 	w.LLCSize, w.Servers = 1, 1
 	if c := WakeupModelConfig(w); c.Topology != "s390" || c.IdleWake != 0 {
 		t.Errorf("one-cpu LLCs, one server: topo %s idlewake %s, want s390 and the default", c.Topology, c.IdleWake)
