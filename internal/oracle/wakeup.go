@@ -261,8 +261,8 @@ func wakeupMissing(k *wakeups.Run, cfg wakeup.SimConfig, rows []WakeupRow, r Wak
 		rest := float64(k.Sched.TTWU) - both("nr_wakeups") - k.Others["nr_wakeups"]
 		return fmt.Sprintf("not named: the model's select_idle_sibling() finds an idle cpu where the kernel's fell back to the waking cpu: "+
 			"local wakeups %.0f/s against the kernel's %.0f, and wakeups with no wake_affine() attempt (cpu == prev_cpu: a pair on one cpu) %.0f%% against %.0f%%; "+
-			"not SIS_UTIL's budget (the guest ran nothing else: %.0f wakeups in %.1f s beyond the workload's and its threads'); "+
-			"left: when the guest's vCPUs are idle (idlewake, %s, is one mean for TCG's host-scheduled wakeup of a halted vCPU), which the count does not show",
+			"not other work in the guest (%.0f wakeups in %.1f s beyond the workload's and its threads'); "+
+			"left: why the kernel's select_idle_cpu() scans came back empty (with no scan the model gives the kernel's local wakeups: docs/wakeup.md's trials), LLCs near 74%% of cpu_util_cfs() or cpus busy at the instant, which the count does not show (idlewake, %s, is one mean for TCG's host-scheduled wakeup of a halted vCPU)",
 			local.Model, local.Kernel, 100*(1-att.Model/max(wk.Model, 1)), 100*(1-att.Kernel/max(wk.Kernel, 1)), max(rest, 0), k.Seconds, wakeIdle(cfg))
 	case migrations && !over && k.LLCSize == 1:
 		var idleMoves uint64
