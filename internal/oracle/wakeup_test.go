@@ -69,9 +69,46 @@ func TestWakeupModelConfig(t *testing.T) {
 	if c.IdleWake != min(want.idle, 10*time.Millisecond) {
 		t.Errorf("idlewake %s, want %s", c.IdleWake, min(want.idle, 10*time.Millisecond))
 	}
+	// With the send syscalls measured, the tail (a quarter of the two
+	// sends' sum: 1 ms, clamped to think's 100 µs) runs beside the
+	// partner, so each wakeup's residual grows by a tail.
+	w.ClientSendNs, w.ServerSendNs = 1e6, 3e6
+	if c := WakeupModelConfig(w); c.Tail != 100*time.Microsecond || c.IdleWake != min(want.idle+c.Tail, 10*time.Millisecond) {
+		t.Errorf("tail %s idlewake %s, want 100µs and %s", c.Tail, c.IdleWake, min(want.idle+100*time.Microsecond, 10*time.Millisecond))
+	}
 	w.LLCSize, w.Servers = 1, 1
 	if c := WakeupModelConfig(w); c.Topology != "s390" || c.IdleWake != 0 {
 		t.Errorf("one-cpu LLCs, one server: topo %s idlewake %s, want s390 and the default", c.Topology, c.IdleWake)
+	}
+}
+
+// TestWakeupMissing holds the named mechanisms to the rows and topologies
+// they explain, and their evidence to the count's figures.
+func TestWakeupMissing(t *testing.T) {
+	llc1, err := ReadWakeups(wakeupFixtures[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	llc4, err := ReadWakeups(wakeupFixtures[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []WakeupRow{{Name: "wakeups/s", Kernel: 100, Model: 100}, {Name: "affine attempts/s", Kernel: 75, Model: 90}, {Name: "local wakeups/s", Kernel: 25, Model: 10}}
+	for _, tc := range []struct {
+		k    *wakeups.Run
+		r    WakeupRow
+		want string
+	}{
+		{llc4, WakeupRow{Name: "wakeup migrations/s", Kernel: 1, Model: 3}, "local wakeups 10/s against the kernel's 25, and wakeups with no wake_affine() attempt (cpu == prev_cpu: a pair on one cpu) 10% against 25%"},
+		{llc4, WakeupRow{Name: "wakeup migrations/s", Kernel: 1, Model: 3}, "37 wakeups in 5.2 s"},
+		{llc1, WakeupRow{Name: "balance migrations/s", Kernel: 3, Model: 1}, "involuntary switches: the other threads 8, the workload's tasks 1233), and of its 91 CPU_IDLE moves the workload's tasks made 50 migrations, the other threads 42"},
+		{llc1, WakeupRow{Name: "affine attempts/s", Kernel: 1, Model: 0}, "6 attempts in 5.1 s (0.14% of the workload's wakeups)"},
+		{llc1, WakeupRow{Name: "affine attempts/s", Kernel: 1, Model: 3}, "not named: no mechanism"},
+		{llc4, WakeupRow{Name: "balance migrations/s", Kernel: 3, Model: 1}, "not named: no mechanism"},
+	} {
+		if got := wakeupMissing(tc.k, WakeupModelConfig(tc.k), rows, tc.r); !strings.Contains(got, tc.want) {
+			t.Errorf("llc %d %s %g→%g: %q lacks %q", tc.k.LLCSize, tc.r.Name, tc.r.Kernel, tc.r.Model, got, tc.want)
+		}
 	}
 }
 
@@ -96,6 +133,19 @@ func TestWriteWakeupTable(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
+	}
+	// Every held row outside the tolerance says what the model lacks.
+	var no, outside int
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasSuffix(line, " NO"):
+			no++
+		case strings.HasPrefix(line, "outside: "):
+			outside++
+		}
+	}
+	if no != outside {
+		t.Errorf("%d rows outside, %d outside lines:\n%s", no, outside, out)
 	}
 	if err := WriteWakeupTable(&b, nil); err == nil {
 		t.Error("no files: no error")
