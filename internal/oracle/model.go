@@ -69,8 +69,12 @@ func WriteModelTable(w io.Writer, files []string, opt ModelOptions) error {
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%.3g\t%.3g\t%.2f\t%s\n", kc.Kernel, kc.Workload, r.name, r.kernel, r.model, ratio, within)
 				n++
-				if within == "NO" && i < run.loadavgRows {
-					outside = append(outside, fmt.Sprintf("outside: %s %s %s (%.2fx): %s\n", kc.Kernel, kc.Workload, strings.TrimSpace(r.name), ratio, loadavgMissing(run, r)))
+				if within == "NO" {
+					why := balanceMissing(kc, r, rows[run.loadavgRows:])
+					if i < run.loadavgRows {
+						why = loadavgMissing(run, r)
+					}
+					outside = append(outside, fmt.Sprintf("outside: %s %s %s (%.2fx): %s\n", kc.Kernel, kc.Workload, strings.TrimSpace(r.name), ratio, why))
 				}
 			}
 		}

@@ -1,0 +1,62 @@
+package oracle
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// balanceMissing names what the balanceflag model lacks for row r of count
+// kc, should the row fall outside the tolerance: by the kernel's source and
+// the count's own figures (the rest of the count's balancer rows, its idle
+// entries and tick stops). docs/balanceflag.md ("Against the kernel") has
+// the counts behind each.
+func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
+	name := strings.TrimSpace(r.name)
+	over := r.model > r.kernel
+	is := func(s string) bool { return strings.Contains(name, s) }
+	flagRow := is("flag attempts")
+	// The share of the guest's idle entries that stopped its tick:
+	// nohz_balance_enter_idle() calls (tick-sched.c calls it as the tick
+	// stops) over do_idle()'s nohz_run_idle_balance() calls.
+	share, shareOK := 0.0, false
+	if stops, idles := kc.V["nohz-tick-stops/s"], kc.V["nohz-run-idle/s"]; idles > 0 && stops > 0 {
+		share, shareOK = stops/idles, true
+	}
+	driverless := fmt.Sprintf("the guest stopped its tick at %.1f %% of its idle entries: with no cpuidle driver (the lab's guests under TCG) cpuidle_idle_call() never asks a governor, and the tick stops unless tick_nohz_next_event() finds an event within a tick (timers, the workload's Go runtime's among them; RCU callbacks; irq_work), which the model lacks; its cpus stop their tick by menu's prediction (ksim.Governor)", 100*share)
+	switch {
+	case flagRow && kc.Nodes == 1 && r.kernel == 0:
+		return "the guest has one node, so no NUMA level and no SD_SERIALIZE domain (sd_init() sets it on NUMA levels only): the kernel takes no flag; balanceflag's simulation keeps a serialized level over a one-node machine (its scenario's box), and the count does not record the guest's LLCs, which its domains need"
+	case (is("balancer passes") || is("own passes")) && !over && kc.Nodes == 1:
+		return "the model builds its domains from the count's nodes (one here: one level over every cpu), where the guest may have several LLCs under its package (two levels, each its own interval and busy factor); the count does not record the guest's LLCs"
+	case (is("tick stops") || is("entering nohz.idle_cpus_mask") || is("on idle cpus' behalf")) && over && shareOK && share < 0.5:
+		why := driverless
+		if !is("tick stops") {
+			why = "the nohz balancer walks the cpus in nohz.idle_cpus_mask, which a cpu enters when its tick stops: " + why
+		}
+		if e := rowRatio(rows, "entering nohz.idle_cpus_mask"); e > 0 && !is("entering") {
+			why += fmt.Sprintf(" (the model's cpus enter the mask %.2fx as often as the kernel's)", e)
+		}
+		return why
+	case is("tick stops") && !over && shareOK && share >= 0.5:
+		return driverless + "; each tick stop before the cpu's next busy tick calls nohz_balance_enter_idle() with the cpu still in the mask, which counts as a call and no entry (the mask-entries row)"
+	case (is("balancer passes") || is("own passes") || is("flag attempts per s")) && over && shareOK && share >= 0.5:
+		return driverless + ", so the guest's idle cpus run no tick and no balance pass of their own (trigger_load_balance() runs from the tick), where the model's keep their tick and balance CPU_IDLE"
+	case is("flag attempts per pass") && !over && kc.BalanceOrder == "check-first":
+		return "not named: the kernel takes the flag on more of its softirq passes than the model, which takes it in sched_balance_rq() only where the serialized domain is due and this cpu balances it, on periodic passes (3324b2180c17); a kernel whose newidle passes take it too (522fb20fbdbe) adds attempts the count divides by softirq passes, and which form this kernel has is not read from its text"
+	case is("flag attempts per s"):
+		return "the flag's attempts follow the passes (every pass over an SD_SERIALIZE domain, or the due ones): see the passes row"
+	}
+	return fmt.Sprintf("not named: the count's busy share (%.0f %%), idle entries (%.0f per cpu per s) and newidle walks (every %d ticks, from them) are the model's inputs; the count does not split the passes by the cpu's idle type or by domain, which would say whether the model's busy, idle or newidle passes are the ones %s", kc.V["busy-%"], kc.V["nohz-run-idle/s"]/math.Max(float64(kc.CPUs), 1), bfNewidle(kc, countHZ(kc)), map[bool]string{true: "over", false: "under"}[over])
+}
+
+// rowRatio is the model/kernel ratio of the first row whose name holds
+// name, 0 where none does or its kernel figure is 0.
+func rowRatio(rows []modelRow, name string) float64 {
+	for _, r := range rows {
+		if strings.Contains(r.name, name) && r.kernel > 0 {
+			return r.model / r.kernel
+		}
+	}
+	return 0
+}

@@ -1,0 +1,42 @@
+package oracle
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestBalanceMissing: each balanceflag row outside names the mechanism the
+// count's own figures point at: no SD_SERIALIZE domain on one node, the
+// tick-stop decision where the guest seldom or nearly always stops its
+// tick, and "not named" where the count cannot tell.
+func TestBalanceMissing(t *testing.T) {
+	count := func(nodes int, stops, idles float64, order string) CountResult {
+		return CountResult{CPUs: 4, Nodes: nodes, HZ: 250, BalanceOrder: order,
+			V: map[string]float64{"nohz-tick-stops/s": stops, "nohz-run-idle/s": idles, "busy-%": 60, "wakeups/s": 4000}}
+	}
+	rows := []modelRow{
+		{"balancer passes per s (busy 60 %, newidle every 1 ticks)", 400, 700},
+		{"  of which entering nohz.idle_cpus_mask per s", 50, 230},
+	}
+	for _, tc := range []struct {
+		name string
+		kc   CountResult
+		row  modelRow
+		want string
+	}{
+		{"one node, no flag", count(1, 60, 4000, "cmpxchg-first"), modelRow{"flag attempts per pass", 0, 1}, "no SD_SERIALIZE domain"},
+		{"one node, passes under", count(1, 60, 4000, "cmpxchg-first"), modelRow{"  of which the cpus' own passes per s", 1000, 200}, "does not record the guest's LLCs"},
+		{"tick kept", count(2, 60, 4000, "cmpxchg-first"), modelRow{"  tick stops per s (nohz_balance_enter_idle)", 60, 230}, "stopped its tick at 1.5 %"},
+		{"walks follow the mask", count(2, 60, 4000, "cmpxchg-first"), modelRow{"  of which on idle cpus' behalf (nohz) per s", 30, 150}, "enter the mask 4.60x"},
+		{"tick stopped at nearly every idle", count(2, 2800, 2900, "cmpxchg-first"), modelRow{"  tick stops per s (nohz_balance_enter_idle)", 2800, 230}, "still in the mask"},
+		{"no own passes while tickless", count(2, 2800, 2900, "cmpxchg-first"), modelRow{"  of which the cpus' own passes per s", 350, 650}, "no tick and no balance pass of their own"},
+		{"check-first attempts", count(2, 60, 4000, "check-first"), modelRow{"flag attempts per pass", 0.23, 0.14}, "522fb20fbdbe"},
+		{"unexplained", count(2, 60, 4000, "cmpxchg-first"), modelRow{"balancer passes per s (busy 60 %, newidle every 1 ticks)", 400, 700}, "not named"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := balanceMissing(tc.kc, tc.row, rows); !strings.Contains(got, tc.want) {
+				t.Errorf("balanceMissing = %q, want it to say %q", got, tc.want)
+			}
+		})
+	}
+}
