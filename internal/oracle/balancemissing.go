@@ -42,6 +42,8 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		return driverless + "; each tick stop before the cpu's next busy tick calls nohz_balance_enter_idle() with the cpu still in the mask, which counts as a call and no entry (the mask-entries row)"
 	case (is("balancer passes") || is("own passes") || is("flag attempts per s")) && over && shareOK && share >= 0.5:
 		return driverless + ", so the guest's idle cpus run no tick and no balance pass of their own (trigger_load_balance() runs from the tick), where the model's keep their tick and balance CPU_IDLE"
+	case (is("balancer passes") || is("own passes")) && !over && shareOK && share < 0.5:
+		return fmt.Sprintf("the guest kept its tick at %.1f %% of its idle entries (no cpuidle driver: the tick stops only when no event is due within a tick), so its idle cpus balance themselves CPU_IDLE from their ticks (the interval unscaled by busy_factor: about a tick at HZ %d); balanceflag's simulation stops the tick of every cpu idle for a whole tick and has no events to keep it, so its idle cpus run no passes of their own", 100*(1-share), countHZ(kc))
 	case is("flag attempts per pass") && !over && kc.BalanceOrder == "check-first":
 		return "not named: the kernel takes the flag on more of its softirq passes than the model, which takes it in sched_balance_rq() only where the serialized domain is due and this cpu balances it, on periodic passes (3324b2180c17); a kernel whose newidle passes take it too (522fb20fbdbe) adds attempts the count divides by softirq passes, and which form this kernel has is not read from its text"
 	case is("flag attempts per s"):

@@ -40,3 +40,13 @@ func TestBalanceMissing(t *testing.T) {
 		})
 	}
 }
+
+// The inverse case: a guest that keeps its tick balances its idle cpus
+// from it, where the simulation's idle cpus have none.
+func TestBalanceMissingKeptTick(t *testing.T) {
+	kc := CountResult{CPUs: 4, Nodes: 2, HZ: 250, V: map[string]float64{"nohz-tick-stops/s": 180, "nohz-run-idle/s": 17000, "busy-%": 17}}
+	got := balanceMissing(kc, modelRow{"  of which the cpus' own passes per s", 734, 168}, nil)
+	if !strings.Contains(got, "kept its tick at 98.9 %") || !strings.Contains(got, "no passes of their own") {
+		t.Errorf("balanceMissing = %q", got)
+	}
+}

@@ -391,3 +391,45 @@ func TestWriteResultsNohz(t *testing.T) {
 		})
 	}
 }
+
+// TestLabCounts: the counts of other shapes, pair counts, levels and sizes
+// (testdata/count-lab-*.txt, made for #40 after the models were written:
+// scripts/vmlab.sh run … contend kernel count, see
+// benchdata/2026-12-05-lab-counts.md) each give the model's table, an
+// outside: line per row outside, and nohz's line counted (nohz.nr_cpus
+// beside the mask on 6.1 and 6.12: four locked writes per entry).
+func TestLabCounts(t *testing.T) {
+	files, err := filepath.Glob("testdata/count-lab-*.txt")
+	if err != nil || len(files) < 10 {
+		t.Fatalf("lab counts: %v, %v", files, err)
+	}
+	shapes := map[string]bool{}
+	for _, f := range files {
+		kcs, err := ReadCounts(f)
+		if err != nil || len(kcs) != 1 {
+			t.Fatalf("%s: %d counts, %v", f, len(kcs), err)
+		}
+		kc := kcs[0]
+		shapes[kc.Shape] = true
+		// Four per entry and exit; a cpu in the mask when the count
+		// starts exits without entering in the window (2 s), so up to
+		// two more writes per cpu over the run's entries.
+		entries := kc.V["nohz-mask-entries/s"] * 2
+		if v := kc.V["nohz-locked/mask-entry"]; entries <= 0 || v < 3.5 || v > 4+2*float64(kc.CPUs)/entries {
+			t.Errorf("%s: %.3f locked writes to nohz's line per mask entry (%.0f entries), want about 4 (6.1/6.12: counter and mask)", f, v, entries)
+		}
+		var b strings.Builder
+		if err := WriteModelTable(&b, []string{f}, ModelOptions{Duration: time.Second}); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		no := strings.Count(b.String(), " NO\n")
+		if out := strings.Count(b.String(), "\noutside: "); out != no {
+			t.Errorf("%s: %d rows outside, %d outside: lines\n%s", f, no, out, b.String())
+		}
+	}
+	for _, s := range []string{"pipe", "udp", "server", "migrate"} {
+		if !shapes[s] {
+			t.Errorf("no lab count of shape %s", s)
+		}
+	}
+}
