@@ -332,7 +332,9 @@ func TestSiteNext(t *testing.T) {
 // over the load of sd (5 bytes each) is 3324b2180c17's guard before
 // 522fb20fbdbe: periodic passes only. A compare with CPU_IDLE is not,
 // nor is should_we_balance()'s own CPU_NEWLY_IDLE test before the guard
-// (cmpl $0x2,0xd4(%rsp) at 7.3.4's sched_balance_rq+0x152).
+// (cmpl $0x2,0xd4(%rsp) at 7.3.4's sched_balance_rq+0x152). addr2line -i
+// on 7.3.4's -dbg vmlinux: the guard's tests are fair.c:13784, the
+// cmpxchg 13786, the compare at +0x152 should_we_balance()'s 13662.
 func TestBalanceFormGuard(t *testing.T) {
 	const newidle, periodic = "by newidle passes too", "by periodic passes only"
 	fixtures := []struct {
