@@ -30,7 +30,9 @@
 // spinlock became the flag sched_balance_running (v6.9), whose cmpxchg
 // moved from sched_balance_domains, before the interval test, into
 // sched_balance_rq after it and should_we_balance() (3324b2180c17, in
-// Debian's 6.18.15 as a stable backport); nohz lost nr_cpus (5d86d542f68f,
+// Debian's 6.18.15 as a stable backport), where newidle passes take it too
+// (522fb20fbdbe dropped 3324b2180c17's "idle != CPU_NEWLY_IDLE": the form
+// line says which, from the tests guarding the cmpxchg); nohz lost nr_cpus (5d86d542f68f,
 // Debian 7.0) and renamed has_blocked has_blocked_load; task_group gained
 // runnable_avg beside load_avg (7.3); sched_domain_shared gained the LLC's
 // util_avg (cache-aware scheduling, 7.2); and GCC inlines update_load_avg

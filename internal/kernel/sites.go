@@ -260,6 +260,8 @@ func Find(in Input) (*Report, error) {
 	lock, haveLock := in.Syms.Lookup("balancing")
 	trylock, _ := in.Syms.Lookup("_raw_spin_trylock")
 	unlock, _ := in.Syms.Lookup("_raw_spin_unlock")
+	var cas *fn // the function and index of the first cmpxchg of the flag, whose guard names the form
+	casAt := 0
 	for _, f := range fns {
 		for i, in := range f.insts {
 			m, hasMem := memArg(in.Inst)
@@ -267,6 +269,9 @@ func Find(in Input) (*Report, error) {
 			switch {
 			case haveFlag && hasMem && rip && target == flag.Addr && locked(in.Inst) && in.Op == x86asm.CMPXCHG:
 				add("balance-running", f, i, flag.Addr)
+				if cas == nil {
+					cas, casAt = f, i
+				}
 			case haveFlag && hasMem && rip && target == flag.Addr && in.Op == x86asm.MOV && isZeroImm(in.Inst):
 				add("balance-running-release", f, i, flag.Addr)
 			case haveLock && in.Op == x86asm.CALL:
@@ -289,7 +294,7 @@ func Find(in Input) (*Report, error) {
 		for _, k := range []string{"balancing-trylock", "balancing-unlock"} {
 			miss[k] = "not in this kernel: the atomic flag sched_balance_running replaced the spinlock balancing"
 		}
-		r.Forms["balance-running"] = balanceForm(r.Sites)
+		r.Forms["balance-running"] = balanceForm(cas, casAt)
 	case haveLock:
 		for _, k := range []string{"balance-running", "balance-running-release"} {
 			miss[k] = "not in this kernel: it serialises balancing with the spinlock balancing, taken by trylock"
@@ -518,24 +523,70 @@ func isInt3(in inst) bool {
 }
 
 // balanceForm names where this kernel takes sched_balance_running, from
-// the host its cmpxchg lies in. In sched_balance_domains it precedes the
-// interval test, as v6.9's atomic flag kept the spinlock's place (Tim
-// Chen's first versions of the fix, which put the test first there, were
-// not merged: 3324b2180c17 as merged moved the cmpxchg into
-// sched_balance_rq). In sched_balance_rq it follows the interval test and
-// should_we_balance(), so only the domain's balancing cpu, when due,
-// writes the flag's line.
-func balanceForm(sites []Site) string {
-	for _, s := range sites {
-		if s.Kind != "balance-running" {
-			continue
-		}
-		switch s.Func {
-		case "sched_balance_domains", "rebalance_domains":
-			return "cmpxchg before the interval test: " + s.Func + " takes the flag on every pass over an SD_SERIALIZE domain, due or not (v6.9 to 3324b2180c17)"
-		default:
-			return "interval test and should_we_balance() before the cmpxchg: in " + s.Func + ", taken only by the domain's balancing cpu when due (3324b2180c17, v6.19; 6.18.y)"
+// the host its cmpxchg (f.insts[i]; f nil where none was found) lies in. In
+// sched_balance_domains it precedes the interval test, as v6.9's atomic
+// flag kept the spinlock's place (Tim Chen's first versions of the fix,
+// which put the test first there, were not merged: 3324b2180c17 as merged
+// moved the cmpxchg into sched_balance_rq). In sched_balance_rq it follows
+// the interval test and should_we_balance(), so only the domain's
+// balancing cpu, when due, writes the flag's line; and which passes take
+// it is read from the tests that guard it (newlyIdleGuard): 3324b2180c17
+// guarded it with "idle != CPU_NEWLY_IDLE", periodic passes only, and
+// 522fb20fbdbe ("Have SD_SERIALIZE affect newidle balancing") dropped
+// that test, so newidle passes over an SD_SERIALIZE domain take it too.
+// Both landed in v6.19 and came to 6.18.y in one stable review
+// (2026-02-09). kernel model maps the three forms to balanceflag's orders
+// cmpxchg-first, check-first and check-first+newidle.
+func balanceForm(f *fn, i int) string {
+	if f == nil {
+		return "sched_balance_running is in kallsyms, but no cmpxchg of it was found"
+	}
+	name := f.sym.Name
+	switch name {
+	case "sched_balance_domains", "rebalance_domains":
+		return "cmpxchg before the interval test: " + name + " takes the flag on every pass over an SD_SERIALIZE domain, due or not (v6.9 to 3324b2180c17)"
+	}
+	const checkFirst = "interval test and should_we_balance() before the cmpxchg: in "
+	if off, ok := newlyIdleGuard(f, i); ok {
+		return fmt.Sprintf(checkFirst+"%s, taken only by the domain's balancing cpu when due, by periodic passes only: idle != CPU_NEWLY_IDLE guards it (%s+%#x; 3324b2180c17 before 522fb20fbdbe)", name, name, off)
+	}
+	return checkFirst + name + ", taken only by the domain's balancing cpu when due, by newidle passes too: no test of idle against CPU_NEWLY_IDLE guards it (3324b2180c17 and 522fb20fbdbe, v6.19; 6.18.y)"
+}
+
+// cpuNewlyIdle is CPU_NEWLY_IDLE, enum cpu_idle_type's third value
+// (include/linux/sched/idle.h, 2 before and after v6.10 swapped
+// CPU_IDLE and __CPU_NOT_IDLE).
+const cpuNewlyIdle = 2
+
+// guardWindow bounds how far back from the flag's cmpxchg its guard is
+// read: 3324b2180c17's "!need_unlock && (sd->flags & SD_SERIALIZE) &&
+// idle != CPU_NEWLY_IDLE" is three tests and their branches, and Debian
+// 6.18.15 to 7.3.4 (all after 522fb20fbdbe) compile the two left as
+// cmpb $0 (need_unlock), testb $0x4,0x3d(sd) (SD_SERIALIZE), and the
+// cmpxchg's own xor and mov: 8 instructions, 10 with the idle test.
+const guardWindow = 12
+
+// newlyIdleGuard returns the offset of a compare of something with
+// CPU_NEWLY_IDLE among the straight-line instructions just before the
+// cmpxchg at f.insts[i], back to the nearest call, return or jmp (the
+// end of the code before the guard: should_we_balance()'s tail) or
+// guardWindow instructions. should_we_balance()'s own "env->idle ==
+// CPU_NEWLY_IDLE" lies before that call in every Debian kernel read. A
+// compiler that threaded that earlier test into the guard, jumping past
+// the cmpxchg on newidle passes with no compare left before it, would
+// read as the newidle form: where it matters, confirm with the kernel's
+// source (Debian's linux-source holds fair.c as built).
+func newlyIdleGuard(f *fn, i int) (uint64, bool) {
+	for j := i - 1; j >= 0 && j >= i-guardWindow; j-- {
+		in := f.insts[j]
+		switch in.Op {
+		case x86asm.CALL, x86asm.RET, x86asm.JMP:
+			return 0, false
+		case x86asm.CMP:
+			if v, ok := in.Args[1].(x86asm.Imm); ok && v == cpuNewlyIdle {
+				return in.off, true
+			}
 		}
 	}
-	return "sched_balance_running is in kallsyms, but no cmpxchg of it was found"
+	return 0, false
 }

@@ -88,7 +88,7 @@ var debianKernels = []struct {
 			"tg-runnable-avg":   "no runnable_avg",
 		},
 		layout: Layout{TGLoadAvg: 0x140, CfsRqTG: 0x158, SDShared: 0x168, SDSNrBusyCPUs: 4, NohzNrCPUs: -1, CfsRqLastUpdateTG: 0x100, CpumaskOffstack: true},
-		forms:  map[string]string{"balance-running": "interval test and should_we_balance() before the cmpxchg: in sched_balance_rq", "nohz-idle-mask": "mask weight", "nr-busy-cpus": "shares its line with the LLC's util_avg"},
+		forms:  map[string]string{"balance-running": "interval test and should_we_balance() before the cmpxchg: in sched_balance_rq, taken only by the domain's balancing cpu when due, by newidle passes too", "nohz-idle-mask": "mask weight", "nr-busy-cpus": "shares its line with the LLC's util_avg"},
 	},
 	{
 		// linux-binary-7.3.4+deb13-amd64 7.3.4-1~bpo13+1 (trixie-backports),
@@ -116,7 +116,7 @@ var debianKernels = []struct {
 			"nohz-nr-cpus":      "5d86d542f68f",
 		},
 		layout: Layout{TGLoadAvg: 0x140, CfsRqTG: 0x160, SDShared: 0x168, SDSNrBusyCPUs: 4, NohzNrCPUs: -1, CfsRqLastUpdateTG: 0x100, CpumaskOffstack: true},
-		forms:  map[string]string{"balance-running": "interval test and should_we_balance() before the cmpxchg: in sched_balance_rq", "nohz-idle-mask": "mask weight", "tg-runnable-avg": "on load_avg's line", "nr-busy-cpus": "shares its line with the LLC's util_avg"},
+		forms:  map[string]string{"balance-running": "interval test and should_we_balance() before the cmpxchg: in sched_balance_rq, taken only by the domain's balancing cpu when due, by newidle passes too", "nohz-idle-mask": "mask weight", "tg-runnable-avg": "on load_avg's line", "nr-busy-cpus": "shares its line with the LLC's util_avg"},
 	},
 }
 
@@ -312,6 +312,104 @@ func TestSiteNext(t *testing.T) {
 			t.Errorf("%v: Next = %#x, want the instruction 8 bytes on", s, s.Next)
 		}
 	}
+}
+
+// TestBalanceFormGuard reads which passes take sched_balance_running
+// from the tests guarding its cmpxchg in sched_balance_rq. Debian 7.2.12's
+// and 7.3.4's guard is "!need_unlock && (sd->flags & SD_SERIALIZE)"
+// (522fb20fbdbe; their linux-source's fair.c says the same): objdump -d,
+// 7.3.4 sched_balance_rq+0x272..0x28b:
+//
+//	cmpb  $0x0,0x53(%rsp)        need_unlock
+//	jne   ...
+//	mov   0x48(%rsp),%rax        sd
+//	testb $0x4,0x3d(%rax)        sd->flags & SD_SERIALIZE (0x400)
+//	je    ...
+//	xor   %eax,%eax; mov $0x1,%edx
+//	lock cmpxchg %edx,sched_balance_running
+//
+// A compare of the idle argument's stack copy with CPU_NEWLY_IDLE written
+// over the load of sd (5 bytes each) is 3324b2180c17's guard before
+// 522fb20fbdbe: periodic passes only. A compare with CPU_IDLE is not,
+// nor is should_we_balance()'s own CPU_NEWLY_IDLE test before the guard
+// (cmpl $0x2,0xd4(%rsp) at 7.3.4's sched_balance_rq+0x152). addr2line -i
+// on 7.3.4's -dbg vmlinux: the guard's tests are fair.c:13784, the
+// cmpxchg 13786, the compare at +0x152 should_we_balance()'s 13662.
+func TestBalanceFormGuard(t *testing.T) {
+	const newidle, periodic = "by newidle passes too", "by periodic passes only"
+	fixtures := []struct {
+		dir       string
+		load      uint64 // offset of mov 0xNN(%rsp),%rax, sd for the SD_SERIALIZE test
+		idleSlot  byte   // a stack slot holding idle
+		wantGuard string
+	}{
+		{"testdata/debian-7.2", 0x256, 0x60, "sched_balance_rq+0x256"}, // idle: mov %ebp,0x60(%rsp) at +0x135,
+		{"testdata/debian-7.3", 0x279, 0x54, "sched_balance_rq+0x279"}, // idle: mov %ecx,0x54(%rsp) at +0x38,
+	}
+	cases := []struct {
+		name  string
+		patch func(slot byte) []byte // nil: the image as shipped
+		want  string
+	}{
+		{"as shipped", nil, newidle},
+		{"idle != CPU_NEWLY_IDLE", func(slot byte) []byte { return []byte{0x83, 0x7c, 0x24, slot, 0x02} }, periodic},
+		{"idle != CPU_IDLE", func(slot byte) []byte { return []byte{0x83, 0x7c, 0x24, slot, 0x01} }, newidle},
+	}
+	for _, fx := range fixtures {
+		for _, c := range cases {
+			t.Run(filepath.Base(fx.dir)+"/"+c.name, func(t *testing.T) {
+				src, err := Open(fx.dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer src.Close()
+				rq, _, ok := src.Syms.Func("sched_balance_rq")
+				if !ok {
+					t.Fatal("no sched_balance_rq in the fixture's kallsyms")
+				}
+				orig := make([]byte, 5)
+				if err := src.Mem.ReadAt(orig, rq.Addr+fx.load); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(orig[:4], []byte{0x48, 0x8b, 0x44, 0x24}) {
+					t.Fatalf("sched_balance_rq+%#x is % x, not mov 0xNN(%%rsp),%%rax", fx.load, orig)
+				}
+				if c.patch != nil {
+					src.Mem = patchMem{src.Mem, rq.Addr + fx.load, c.patch(fx.idleSlot)}
+				}
+				r, err := Find(src.Input)
+				if err != nil {
+					t.Fatal(err)
+				}
+				form := r.Forms["balance-running"]
+				if !strings.Contains(form, c.want) {
+					t.Errorf("form %q, want it to say %q", form, c.want)
+				}
+				if c.want == periodic && !strings.Contains(form, fx.wantGuard) {
+					t.Errorf("form %q does not name the guard at %s", form, fx.wantGuard)
+				}
+			})
+		}
+	}
+}
+
+// patchMem is kernel memory with bytes written over it at one address.
+type patchMem struct {
+	Memory
+	at uint64
+	b  []byte
+}
+
+func (m patchMem) ReadAt(p []byte, vaddr uint64) error {
+	if err := m.Memory.ReadAt(p, vaddr); err != nil {
+		return err
+	}
+	for k, c := range m.b {
+		if a := m.at + uint64(k); a >= vaddr && a-vaddr < uint64(len(p)) {
+			p[a-vaddr] = c
+		}
+	}
+	return nil
 }
 
 // findIn opens the kernel under root and finds its sites.

@@ -186,21 +186,46 @@ type modelRow struct {
 // balanceOrder reads the counted kernel's balancer order from the kernel's
 // own text where kernel sites' output for that release lies beside the
 // results (sites-RELEASE.txt, as scripts/vmlab.sh history keeps them): its
-// balance-running form line. Without one the release decides: v6.19 and
-// later have 3324b2180c17; a 6.18.y may or may not have its backport, so
-// it, like every earlier release, is taken as cmpxchg-first and says so.
+// balance-running form line, mapped to balanceflag's orders:
+//
+//   - the spinlock, or the cmpxchg before the interval test
+//     (sched_balance_domains, v6.9 to 3324b2180c17): cmpxchg-first;
+//   - the interval test and should_we_balance() first, in
+//     sched_balance_rq, guarded by idle != CPU_NEWLY_IDLE (3324b2180c17
+//     alone, periodic passes only): check-first;
+//   - the same with no CPU_NEWLY_IDLE test in the guard (522fb20fbdbe:
+//     newidle passes over an SD_SERIALIZE domain take the flag too):
+//     check-first+newidle. Debian 6.18.15, 6.19.14, 7.0.13, 7.2.12 and
+//     7.3.4 all read so (kernel sites; 7.2's and 7.3's linux-source
+//     fair.c: "if (!need_unlock && (sd->flags & SD_SERIALIZE))").
+//
+// A sites file written before kernel sites read the guard (its form line
+// names the test-first order but neither which passes) and a count with
+// no sites file fall back on the release: 3324b2180c17 and 522fb20fbdbe
+// landed together for v6.19 and came to 6.18.y in one stable review
+// (2026-02-09), so v6.19 and later, and a test-first 6.18.y, are
+// check-first+newidle; a 6.18.y without a sites file may or may not have
+// the backport, so it, like every earlier release, is taken as
+// cmpxchg-first and says so.
 func balanceOrder(dir, release string) (order, from string) {
+	const both = "3324b2180c17 and 522fb20fbdbe came together, to v6.19 and to 6.18.y"
 	if b, err := os.ReadFile(filepath.Join(dir, "sites-"+release+".txt")); err == nil {
-		text := string(b)
+		text, file := string(b), "sites-"+release+".txt"
 		switch {
 		case strings.Contains(text, "form: interval test and should_we_balance() before the cmpxchg"):
-			return "check-first", "sites-" + release + ".txt"
+			switch {
+			case strings.Contains(text, "by newidle passes too"):
+				return "check-first+newidle", file
+			case strings.Contains(text, "by periodic passes only"):
+				return "check-first", file
+			}
+			return "check-first+newidle", file + " (its form does not say which passes; " + both + ")"
 		case strings.Contains(text, "form: cmpxchg before the interval test"), strings.Contains(text, "form: spinlock"):
-			return "cmpxchg-first", "sites-" + release + ".txt"
+			return "cmpxchg-first", file
 		}
 	}
 	if kernelAtLeast(release, 6, 19) {
-		return "check-first", "the release (v6.19 has 3324b2180c17)"
+		return "check-first+newidle", "the release (" + both + ")"
 	}
 	return "cmpxchg-first", "the release (no sites file beside the count; a 6.18.y may have 3324b2180c17's backport)"
 }

@@ -279,8 +279,9 @@ func TestBfNewidle(t *testing.T) {
 // The counts of scripts/vmlab.sh history, one per Debian kernel 6.1 … 7.3,
 // kept with each kernel's sites beside them: the model runs on each (counts
 // it was not developed against), and the balancer's order is read from the
-// kernel's own text, check-first from 6.18.15's backport of 3324b2180c17
-// on, cmpxchg-first (a spinlock on 6.1) before.
+// kernel's own text: check-first+newidle from 6.18.15's backport of
+// 3324b2180c17 and 522fb20fbdbe on (no CPU_NEWLY_IDLE test guards the
+// cmpxchg in sched_balance_rq), cmpxchg-first (a spinlock on 6.1) before.
 func TestHistoryCounts(t *testing.T) {
 	files, err := filepath.Glob("testdata/count-history-*.txt")
 	if err != nil || len(files) < 8 {
@@ -294,7 +295,7 @@ func TestHistoryCounts(t *testing.T) {
 		kc := kcs[0]
 		want := "cmpxchg-first"
 		if kernelAtLeast(kc.Kernel, 6, 18) {
-			want = "check-first"
+			want = "check-first+newidle"
 		}
 		if kc.BalanceOrder != want || !strings.HasPrefix(kc.BalanceOrderFrom, "sites-") {
 			t.Errorf("%s: balancer order %q from %q, want %q from its sites file", kc.Kernel, kc.BalanceOrder, kc.BalanceOrderFrom, want)
@@ -308,11 +309,39 @@ func TestHistoryCounts(t *testing.T) {
 		}
 	}
 	// Without a sites file the release decides, and says so.
-	if o, from := balanceOrder(t.TempDir(), "6.19.14+deb13-amd64"); o != "check-first" || !strings.Contains(from, "release") {
+	if o, from := balanceOrder(t.TempDir(), "6.19.14+deb13-amd64"); o != "check-first+newidle" || !strings.Contains(from, "release") {
 		t.Errorf("6.19 without sites: %q from %q", o, from)
 	}
 	if o, from := balanceOrder(t.TempDir(), "6.18.15+deb13-amd64"); o != "cmpxchg-first" || !strings.Contains(from, "6.18.y") {
 		t.Errorf("6.18 without sites: %q from %q", o, from)
+	}
+}
+
+// balanceOrder maps each balance-running form kernel sites writes to
+// balanceflag's order; a test-first form that does not say which passes
+// (a sites file from before kernel sites read the guard) takes the
+// release's, and says so.
+func TestBalanceOrderForms(t *testing.T) {
+	const testFirst = "  form: interval test and should_we_balance() before the cmpxchg: in sched_balance_rq, taken only by the domain's balancing cpu when due"
+	for _, tc := range []struct {
+		name, release, form string
+		want, from          string // from: part of where it was read
+	}{
+		{"spinlock", "6.1.0-57-amd64", "  form: spinlock: spin_trylock(&balancing) in rebalance_domains", "cmpxchg-first", "sites-"},
+		{"cmpxchg first", "6.12.118+deb12-amd64", "  form: cmpxchg before the interval test: sched_balance_domains takes the flag", "cmpxchg-first", "sites-"},
+		{"periodic passes", "6.18.15+deb13-amd64", testFirst + ", by periodic passes only: idle != CPU_NEWLY_IDLE guards it (sched_balance_rq+0x271; 3324b2180c17 before 522fb20fbdbe)", "check-first", "sites-"},
+		{"newidle passes", "6.18.15+deb13-amd64", testFirst + ", by newidle passes too: no test of idle against CPU_NEWLY_IDLE guards it", "check-first+newidle", "sites-"},
+		{"which passes unsaid", "6.18.15+deb13-amd64", testFirst + " (3324b2180c17, v6.19; 6.18.y)", "check-first+newidle", "does not say which passes"},
+		{"no form", "6.18.15+deb13-amd64", "balance-running: lock cmpxchg of sched_balance_running", "cmpxchg-first", "6.18.y"},
+		{"no form, v7.3", "7.3.4+deb13-amd64", "balance-running: lock cmpxchg of sched_balance_running", "check-first+newidle", "the release"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "sites-"+tc.release+".txt"), []byte(tc.form+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if o, from := balanceOrder(dir, tc.release); o != tc.want || !strings.Contains(from, tc.from) {
+			t.Errorf("%s: %q from %q, want %q from %q", tc.name, o, from, tc.want, tc.from)
+		}
 	}
 }
 
