@@ -15,10 +15,9 @@
 // cycles went to that lock cmpxchg (99.39% of sched_balance_domains()'s
 // samples). After it, the cmpxchg sits in sched_balance_rq() behind the
 // interval check (the caller) and should_we_balance(): a test and
-// test-and-set, where the test is per-CPU state. PeterZ's second patch also
-// sends newidle balancing through the flag. The scenario measures what the
-// flag costs in each order, on this machine's cache lines and, simulated,
-// on the seed's 512-CPU machine.
+// test-and-set, where the test is per-CPU state (PeterZ's second patch
+// sends newidle balancing through it too). The scenario measures what the
+// flag costs in each order, here and simulated on the seed's 512 CPUs.
 //
 // # What it models
 //

@@ -49,12 +49,13 @@ const (
 // A model is what every CPU of one run shares, read only: the machine,
 // where the flag is taken, and the kernel's clock.
 type model struct {
-	topo     topology
-	order    ksim.SerializeOrder
-	hz       int
-	interval int    // the serialized domains' fixed interval in jiffies; 0: the kernel's
-	busy     int    // per cent of CPUs busy in a tick (idleAt)
-	seed     uint64 // of idleAt
+	topo             topology
+	order            ksim.SerializeOrder
+	hz               int
+	interval         int    // the serialized domains' fixed interval in jiffies; 0: the kernel's
+	busy             int    // per cent of CPUs busy in a tick (idleAt)
+	seed             uint64 // of idleAt
+	niRandom, niRate bool   // ksim.Kernel's NewidleRandom and NewidleRate (SimConfig's)
 }
 
 // A cpuState is one simulated CPU's balancing state and counts. Only the walks
@@ -116,7 +117,7 @@ type walkOps interface {
 // kernel is mainline with the flag where the order takes it.
 func (m *model) kernel() ksim.Kernel {
 	k := mainline
-	k.Serialize = m.order
+	k.Serialize, k.NewidleRandom, k.NewidleRate = m.order, m.niRandom, m.niRate
 	return k
 }
 

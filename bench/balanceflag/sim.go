@@ -37,6 +37,8 @@ type SimConfig struct {
 	CS       time.Duration // a balancing pass's cost per CPU of its span (default 100ns)
 	Seed     uint64        // of the idle pattern (default 1)
 	Orders   []string      // order= values simulated (default all three)
+	// ksim.Kernel's NI_RANDOM and NI_RATE: a counted kernel's (kernel model).
+	NewidleRandom, NewidleRate bool `json:",omitempty"`
 
 	// SkewTick is the skew_tick=1 boot option: tick_setup_sched_timer()
 	// offsets CPU i's tick by i × ((TICK_NSEC >> 1) / num_possible_cpus()),
@@ -249,7 +251,7 @@ func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
 	s := &sim{cfg: cfg, lineOwner: -1, nohzTick: -1, hz: ksim.HZ(cfg.HZ)}
 	s.tickNs = s.hz.TickNs()
 	s.ticks = s.hz.Ticks(int64(cfg.Duration))
-	s.m = model{topo: cfg.topo(), order: order, hz: cfg.HZ, busy: cfg.Busy, seed: cfg.Seed}
+	s.m = model{topo: cfg.topo(), order: order, hz: cfg.HZ, busy: cfg.Busy, seed: cfg.Seed, niRandom: cfg.NewidleRandom, niRate: cfg.NewidleRate}
 	s.cpus = make([]cpuState, cfg.CPUs)
 	s.all = make([]int, cfg.CPUs)
 	llc := make([]int, cfg.CPUs)
@@ -258,6 +260,7 @@ func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
 		*c = cpuState{m: &s.m, cpu: i, levels: s.m.topo.levels(i)}
 		c.initIntervals()
 		c.rq.Init() // the idle statistics, as sched_init() starts them
+		c.rq.Rand = cfg.Seed<<32 ^ uint64(i)
 		c.spreadPhase(i, cfg.CPUs)
 		s.all[i] = i
 		// sd_llc_shared: the node's, none for a node of one CPU

@@ -85,10 +85,8 @@ func (t topology) shapes() []shape {
 	}
 	if top := s[len(s)-1]; !top.serialize {
 		// One node (span=group): the kernel has no NUMA level, so no
-		// SD_SERIALIZE domain and no flag. The scenario keeps one over
-		// the span, grouped by node, as it always has: span= names the
-		// serialized domain's span, and a box of one LLC runs its
-		// workers as that domain's CPUs (the model, not a kernel).
+		// SD_SERIALIZE domain and no flag; the scenario keeps one over
+		// the span (span= names it): the model, not a kernel.
 		s = append(s, shape{kindAll, t.cpus, t.group, true})
 	}
 	shapeCache.Store(t, s)

@@ -77,6 +77,10 @@ type RQBalance struct {
 	// newidle walk, floored at sysctl_sched_migration_cost when the
 	// periodic walk decays it.
 	MaxIdleBalanceCost int64
+	// Rand is the CPU's sched_rnd_state, the newidle dice's
+	// (Kernel.NewidleDice): the caller seeds it per CPU, as
+	// prandom_init_once() does; any value is a valid state.
+	Rand uint64
 }
 
 // Init is sched_init()'s "rq->avg_idle = 2*sysctl_sched_migration_cost;
@@ -442,12 +446,21 @@ func (k Kernel) NewidleBalance(h Balancer, rq *RQBalance, j int64, hz HZ) Walk {
 				w.Cut = true
 				break
 			}
+			weight, run := k.NewidleDice(h.Domain(i), rq, j, hz)
+			if !run {
+				continue
+			}
 			moved, cont := k.BalanceRQ(h, i, CPUNewlyIdle, false)
 			if timed {
 				t1, _ := h.Clock()
 				k.UpdateNewidleCost(h.Domain(i), t1-t0, j, hz)
 				curr += t1 - t0
 				t0 = t1
+			}
+			if k.NewidleRandom {
+				// update_newidle_cost(sd, domain_cost, weight *
+				// !!pulled_task): a pass's cost is never 0 here.
+				k.newidleStats(h.Domain(i), weight*b2i(moved), j, hz)
 			}
 			if !k.NewidleGateMaxCost {
 				next = k.pullIn(h, i, next)

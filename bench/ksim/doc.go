@@ -66,6 +66,10 @@
 //     rq->next_balance, avg_idle and max_idle_balance_cost, with
 //     ttwu_do_activate()'s avg_idle update (WokeUp).
 //
+//   - The newidle dice (newidle.go): v6.19's NI_RANDOM and 7.1's NI_RATE
+//     (Kernel.NewidleRandom, NewidleRate), the die sched_balance_newidle()
+//     throws per domain (Kernel.NewidleDice) and update_newidle_stats().
+//
 //   - PELT (pelt.go): struct sched_avg's load half (SchedAvg) with
 //     decay_load() (DecayLoad), accumulate_sum(), ___update_load_sum()
 //     (SchedAvg.UpdateLoadSum), ___update_load_avg() (UpdateLoadAvg) and

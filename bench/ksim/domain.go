@@ -244,6 +244,11 @@ type Balance struct {
 	LastDecay        int64
 	// NrBalanceFailed is sd->nr_balance_failed.
 	NrBalanceFailed int
+	// The newidle pass's statistics (Kernel.NewidleRandom): newidle_call,
+	// newidle_success, newidle_ratio and newidle_stamp (ns), started at
+	// the domain's first newidle visit as sd_init() starts them.
+	NewidleCall, NewidleSuccess, NewidleRatio, NewidleStamp int64
+	newidleStarted                                          bool
 }
 
 // Due is time_after_eq(jiffies, sd->last_balance + interval), interval in

@@ -45,6 +45,17 @@ type Kernel struct {
 	// maximum restarts the second before the 253/256 decay, and the
 	// newidle walk decays too.
 	DecayWaits bool
+	// NewidleRandom is sched_feat(NI_RANDOM), v6.19's 33cf66d88306
+	// ("sched/fair: Proportional newidle balance", in Debian's 6.18.15 as
+	// 6.18.5-stable's backport): each domain's newidle pass runs only when
+	// a 1024-sided die comes up within 1 + sd->newidle_ratio, the pass's
+	// weighted success rate (Kernel.NewidleDice). NewidleRate is
+	// sched_feat(NI_RATE), 9fe89f022c05 ("sched/fair: More complex
+	// proportional newidle balance", in Debian's 7.2 and 7.3, not 7.0):
+	// the ratio adds the time 512 calls took, so a domain walked seldom
+	// keeps walking. kernel sites names both where the kernel's
+	// sched_feat_names hold them; the seeds' mainline (v6.18) has neither.
+	NewidleRandom, NewidleRate bool
 	// NewidleGateMaxCost is the newidle walk's gate of v5.16,
 	// 9d783c8dd112 ("sched/fair: Skip update_blocked_averages if we are
 	// defering load balance"): avg_idle against the lowest domain's

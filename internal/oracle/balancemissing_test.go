@@ -3,6 +3,7 @@ package oracle
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBalanceMissing: each balanceflag row outside names the mechanism the
@@ -30,7 +31,8 @@ func TestBalanceMissing(t *testing.T) {
 		{"walks follow the mask", count(2, 60, 4000, "cmpxchg-first"), modelRow{"  of which on idle cpus' behalf (nohz) per s", 30, 150}, "enter the mask 4.60x"},
 		{"tick stopped at nearly every idle", count(2, 2800, 2900, "cmpxchg-first"), modelRow{"  tick stops per s (nohz_balance_enter_idle)", 2800, 230}, "still in the mask"},
 		{"no own passes while tickless", count(2, 2800, 2900, "cmpxchg-first"), modelRow{"  of which the cpus' own passes per s", 350, 650}, "no tick and no balance pass of their own"},
-		{"check-first attempts", count(2, 60, 4000, "check-first"), modelRow{"flag attempts per pass", 0.23, 0.14}, "522fb20fbdbe"},
+		{"check-first attempts", count(2, 60, 4000, "check-first"), modelRow{"flag attempts per pass", 0.23, 0.14}, "never pull"},
+		{"NI_RATE's visits", CountResult{CPUs: 4, Nodes: 2, Kernel: "7.3.4+deb13-amd64", BalanceOrder: "check-first+newidle", V: map[string]float64{}}, modelRow{"flag attempts per pass", 0.17, 0.87}, "always overloaded"},
 		{"unexplained", count(2, 60, 4000, "cmpxchg-first"), modelRow{"balancer passes per s (busy 60 %, newidle every 1 ticks)", 400, 700}, "not named"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -48,5 +50,45 @@ func TestBalanceMissingKeptTick(t *testing.T) {
 	got := balanceMissing(kc, modelRow{"  of which the cpus' own passes per s", 734, 168}, nil)
 	if !strings.Contains(got, "kept its tick at 98.9 %") || !strings.Contains(got, "no passes of their own") {
 		t.Errorf("balanceMissing = %q", got)
+	}
+}
+
+// A count's run length is its command line's -duration, in either form,
+// or kernel count's default.
+func TestRunLength(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		want time.Duration
+	}{
+		{"kernel count -shape pipe -pairs 2 -levels 2 -duration 2s -o /tmp/out/k.results", 2 * time.Second},
+		{"kernel count -duration=500ms", 500 * time.Millisecond},
+		{"kernel count -shape pipe", 5 * time.Second},
+		{"kernel count -duration", 5 * time.Second},
+		{"kernel count -duration x", 5 * time.Second},
+		{"", 5 * time.Second},
+	} {
+		if got := runLength(tc.cmd); got != tc.want {
+			t.Errorf("runLength(%q) = %v, want %v", tc.cmd, got, tc.want)
+		}
+	}
+}
+
+// The counted kernel's newidle features by release: NI_RANDOM from
+// 6.18.5's backport and v6.19, NI_RATE from v7.1.
+func TestNewidleFeatures(t *testing.T) {
+	for _, tc := range []struct {
+		release      string
+		random, rate bool
+	}{
+		{"6.12.118+deb12-amd64", false, false},
+		{"6.18.4", false, false},
+		{"6.18.15+deb13-amd64", true, false},
+		{"6.19.14+deb13-amd64", true, false},
+		{"7.0.13+deb13-amd64", true, false},
+		{"7.2.12+deb13-amd64", true, true},
+	} {
+		if r, n := newidleFeatures(tc.release); r != tc.random || n != tc.rate {
+			t.Errorf("newidleFeatures(%s) = %v, %v; want %v, %v", tc.release, r, n, tc.random, tc.rate)
+		}
 	}
 }

@@ -126,7 +126,26 @@ type CountResult struct {
 	// results, its balance-running form line) or, without one, the
 	// release.
 	BalanceOrder, BalanceOrderFrom string
-	V                              map[string]float64
+	// Run is each of the count's runs' length (bare, counted, checked:
+	// kernel count's -duration, from the command line it recorded).
+	Run time.Duration
+	V   map[string]float64
+}
+
+// runLength is the -duration of a recorded kernel count command line, or
+// kernel count's default (5 s) where it has none.
+func runLength(command string) time.Duration {
+	f := strings.Fields(command)
+	for i, a := range f {
+		v, ok := strings.CutPrefix(a, "-duration=")
+		if !ok && a == "-duration" && i+1 < len(f) {
+			v, ok = f[i+1], true
+		}
+		if d, err := time.ParseDuration(v); ok && err == nil && d > 0 {
+			return d
+		}
+	}
+	return 5 * time.Second
 }
 
 // ReadCounts reads the KernelCount results of a results file, skipping
@@ -166,6 +185,7 @@ func ReadCounts(path string) ([]CountResult, error) {
 		kc.Nodes, _ = strconv.Atoi(r.GetConfig("nodes"))
 		kc.HZ, _ = strconv.Atoi(r.GetConfig("kernel-hz"))
 		kc.RateLimit = r.GetConfig("kernel-rate-limit") == "yes"
+		kc.Run = runLength(r.GetConfig("command"))
 		for _, v := range r.Values {
 			kc.V[v.Unit] = v.Value
 		}
@@ -567,6 +587,71 @@ func bfNewidle(kc CountResult, hz int) int {
 	return max(1, int(math.Round(float64(hz)/w)))
 }
 
+// balanceAfterWarmup runs the balanceflag model fed cfg and returns its
+// rates over cfg.Duration after a warm-up of warm, where the counted kernel
+// throws the newidle dice: their statistics start as sd_init() sets them
+// (a 50 % ratio) and settle over thousands of newidle calls, which the
+// kernel had made before its counted window (the bare run of the same
+// workload, warm long, came first). The simulation is deterministic, so
+// the window's counts are a run of warm + Duration less a run of warm.
+// Without the dice it is one run.
+func balanceAfterWarmup(cfg balanceflag.SimConfig, warm time.Duration) (balanceflag.SimRow, error) {
+	run := func(d time.Duration) (balanceflag.SimRow, error) {
+		c := cfg
+		c.Duration = d
+		tab, err := balanceflag.Simulate(c)
+		if err == nil && len(tab.Rows) == 0 {
+			err = errors.New("balanceflag: no rows")
+		}
+		if err != nil {
+			return balanceflag.SimRow{}, err
+		}
+		return tab.Rows[0], nil
+	}
+	if !cfg.NewidleRandom || warm <= 0 {
+		return run(cfg.Duration)
+	}
+	all, err := run(warm + cfg.Duration)
+	if err != nil {
+		return all, err
+	}
+	first, err := run(warm)
+	if err != nil {
+		return all, err
+	}
+	a, f, d := (warm + cfg.Duration).Seconds(), warm.Seconds(), cfg.Duration.Seconds()
+	after := func(x, y float64) float64 { return (x*a - y*f) / d }
+	m := all
+	m.Softirqs, m.NohzPasses, m.CAS = after(all.Softirqs, first.Softirqs), after(all.NohzPasses, first.NohzPasses), after(all.CAS, first.CAS)
+	m.Newidles, m.Fails = after(all.Newidles, first.Newidles), after(all.Fails, first.Fails)
+	return m, nil
+}
+
+// bfNewidlePerTick is how many newidle walks a busy cpu makes in a tick
+// that has them (SimConfig.NewidlePerTick): the count's idle entries per
+// cpu per tick where they are one a tick or more (the lab's pipe pairs:
+// 4-5), else 1. It sets how often the newidle dice are thrown, and so, with
+// NI_RATE, how fast the ratio's rate part falls (newidleFeatures).
+func bfNewidlePerTick(kc CountResult, hz int) int {
+	w := kc.V["nohz-run-idle/s"] / float64(max(kc.CPUs, 1)) / float64(hz)
+	return max(1, int(math.Round(w)))
+}
+
+// newidleFeatures says whether the counted kernel throws the newidle dice
+// (sched_feat(NI_RANDOM), 33cf66d88306: v6.19, and 6.18.y from 6.18.5's
+// backport) and adds the walk rate to the ratio (NI_RATE, 9fe89f022c05:
+// v7.1), by its release. The Debian kernels' own sched_feat_names agree:
+// NI_RANDOM in 6.18.15, 6.19.14, 7.0.13, 7.2.12 and 7.3.4, NI_RATE in 7.2
+// and 7.3 only (read from their images and linux-source-7.2/7.3's
+// features.h).
+func newidleFeatures(release string) (random, rate bool) {
+	ma, mi := 0, 0
+	var y int
+	fmt.Sscanf(release, "%d.%d.%d", &ma, &mi, &y)
+	random = kernelAtLeast(release, 6, 19) || ma == 6 && mi == 18 && y >= 5
+	return random, kernelAtLeast(release, 7, 1)
+}
+
 // countHZ is the count's CONFIG_HZ, or Debian's 250 where the count could
 // not read it (kernel-hz: 0: the lab's guests expose no kernel config).
 // Both models need it: the simulations' own default is 1000, a tick four
@@ -597,11 +682,12 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 		CPUs: kc.CPUs, Sockets: max(kc.Nodes, 1), SNC: 1, SMT: 1, HZ: hz, Busy: min(busy, 100), Newidle: newidle,
 		Duration: opt.Duration, CAS: bfCAS, Seed: opt.Seed, Orders: []string{cmp.Or(kc.BalanceOrder, "cmpxchg-first")},
 	}
-	tab, err := balanceflag.Simulate(cfg)
-	if err != nil || len(tab.Rows) == 0 {
+	cfg.NewidleRandom, cfg.NewidleRate = newidleFeatures(kc.Kernel)
+	cfg.NewidlePerTick = bfNewidlePerTick(kc, hz)
+	m, err := balanceAfterWarmup(cfg, kc.Run)
+	if err != nil {
 		return nil
 	}
-	m := tab.Rows[0]
 	rows := []modelRow{
 		{"balancer passes per s (busy " + strconv.Itoa(busy) + " %, newidle every " + strconv.Itoa(newidle) + " ticks)", kc.V["balances/s"], m.Softirqs},
 	}
