@@ -41,8 +41,15 @@ func WakeupGranularity(cpus int) int64 { return 1_000_000 * SysctlFactor(cpus) }
 func SchedLatency(cpus int) int64 { return 6_000_000 * SysctlFactor(cpus) }
 
 // calcDeltaFair is calc_delta_fair(delta, se): delta ns of real time as
-// virtual time of an entity of weight w, delta · NICE_0_LOAD / w.
-func calcDeltaFair(delta, w int64) int64 { return delta * Nice0LoadDown / w }
+// virtual time of an entity of weight w, delta · NICE_0_LOAD / w, and, as
+// the kernel's, no division for a nice-0 entity ("if
+// (unlikely(se->load.weight != NICE_0_LOAD))").
+func calcDeltaFair(delta, w int64) int64 {
+	if w != Nice0LoadDown {
+		delta = delta * Nice0LoadDown / w
+	}
+	return delta
+}
 
 // WakeupPreempt is whether wakee, just enqueued on f's cfs_rq, preempts
 // curr, running there, under version k on cpus CPUs; queued are the
@@ -356,6 +363,8 @@ func (k Kernel) PreemptRQ(rq *RQ, t *Task, now int64, cpus int) bool {
 	if rq.Curr == nil {
 		return false
 	}
-	k.UpdateCurrRQ(rq, now, cpus)
+	if now > rq.ExecAt { // else WakeRQ's or MoveRQ's update_curr() was it
+		k.UpdateCurrRQ(rq, now, cpus)
+	}
 	return k.WakeupPreempt(&rq.CFS, rq.Curr, t, rq.Queue, cpus)
 }

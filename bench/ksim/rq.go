@@ -243,7 +243,7 @@ func (f *Fair) Sub(t *Task) {
 
 // Run is update_curr() for t, on the cfs_rq, having run delta ns.
 func (f *Fair) Run(t *Task, delta int64) {
-	dv := delta * Nice0LoadDown / t.Weight
+	dv := calcDeltaFair(delta, t.Weight)
 	t.VRuntime += dv
 	f.vSum += t.Weight * dv
 }
@@ -260,7 +260,7 @@ func (f *Fair) Eligible(t *Task) bool { return f.vSum >= t.VRuntime*f.load }
 //
 // limit is max(2·slice, TICK_NSEC) in ns (BaseSlice gives the slice).
 func (f *Fair) UpdateLag(t *Task, limit int64) {
-	limit = limit * Nice0LoadDown / t.Weight
+	limit = calcDeltaFair(limit, t.Weight)
 	t.VLag = min(max(f.Avg()-t.VRuntime, -limit), limit)
 }
 
