@@ -102,8 +102,16 @@
 //     by version: update_curr() (UpdateCurr, with update_deadline() or
 //     update_min_vruntime()), enqueue's placement of a wakee (PlaceWakee:
 //     6.1's GENTLE_FAIR_SLEEPERS credit and migration renormalization,
-//     EEVDF's lag and deadline) and dequeue's (DequeueSleeper). RQ.Preempt
-//     is the switch that follows, the preempted task left queued.
+//     EEVDF's lag and deadline) and dequeue's (DequeueEntity,
+//     DequeueSleeper). RQ.Preempt is the switch that follows, the
+//     preempted task left queued, RQ.NextBuddy set_next_buddy(). For a
+//     model whose RQ is its one cfs_rq (no task groups: bench/wakeup),
+//     the same steps on RQ.CFS where the kernel takes them, each with its
+//     update_curr(): UpdateCurrRQ, SetNextRQ (set_next_entity()), WakeRQ
+//     (a wakee's enqueue_entity()), SleepRQ (dequeue with DEQUEUE_SLEEP),
+//     MoveRQ (a balance's detach_task()/attach_task()) and PreemptRQ
+//     (check_preempt_curr()); bench/loadavg's pairs keep a group cfs_rq
+//     apart from the RQ and call the steps themselves.
 //
 //   - The driver (driver.go). Queue is the event queue: events in
 //     kernel-time order, ties by CPU, then by the order they were pushed. A

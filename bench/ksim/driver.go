@@ -41,8 +41,10 @@ type Queue struct {
 // Len is the number of events queued.
 func (q *Queue) Len() int { return len(q.h) }
 
-func (q *Queue) less(i, j int) bool {
-	a, b := &q.h[i], &q.h[j]
+// before is the queue's order: time, then CPU, then push order. It is
+// total (no two pushes share a seq), so the events come out in the same
+// order whatever the heap's layout.
+func before(a, b *Event) bool {
 	if a.T != b.T {
 		return a.T < b.T
 	}
@@ -52,45 +54,61 @@ func (q *Queue) less(i, j int) bool {
 	return a.seq < b.seq
 }
 
-// Push queues e.
+// Push queues e: it rises from the new leaf, each parent it passes moved
+// down into the hole.
 func (q *Queue) Push(e Event) {
 	e.seq = q.seq
 	q.seq++
 	q.h = append(q.h, e)
-	for i := len(q.h) - 1; i > 0; {
+	i := len(q.h) - 1
+	for i > 0 {
 		p := (i - 1) / 2
-		if !q.less(i, p) {
+		if !before(&e, &q.h[p]) {
 			break
 		}
-		q.h[i], q.h[p] = q.h[p], q.h[i]
+		q.h[i] = q.h[p]
 		i = p
 	}
+	q.h[i] = e
 }
 
 // Peek returns the earliest event without taking it; the queue must not be
 // empty.
 func (q *Queue) Peek() Event { return q.h[0] }
 
-// Pop takes the earliest event; the queue must not be empty.
+// Pop takes the earliest event; the queue must not be empty. The hole at
+// the root goes down to a leaf by the earlier child (one comparison a
+// level, Floyd's), then the last event rises into it from there: it
+// belongs near the bottom, so that is shorter than sifting it down.
 func (q *Queue) Pop() Event {
 	e := q.h[0]
 	last := len(q.h) - 1
-	q.h[0] = q.h[last]
+	x := q.h[last]
 	q.h = q.h[:last]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < last && q.less(l, m) {
-			m = l
-		}
-		if r < last && q.less(r, m) {
-			m = r
-		}
-		if m == i {
+	if last == 0 {
+		return e
+	}
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= last {
 			break
 		}
-		q.h[i], q.h[m] = q.h[m], q.h[i]
-		i = m
+		if r := l + 1; r < last && before(&q.h[r], &q.h[l]) {
+			l = r
+		}
+		q.h[i] = q.h[l]
+		i = l
 	}
+	for i > 0 {
+		p := (i - 1) / 2
+		if !before(&x, &q.h[p]) {
+			break
+		}
+		q.h[i] = q.h[p]
+		i = p
+	}
+	q.h[i] = x
 	return e
 }
 

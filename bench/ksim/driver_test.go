@@ -46,6 +46,41 @@ func TestQueueHeap(t *testing.T) {
 	}
 }
 
+// Pushes and pops interleaved, as a model's loop does them, pop what a
+// sorted list of the events queued would give first, for each heap size.
+func TestQueueInterleaved(t *testing.T) {
+	for _, size := range []int{1, 2, 3, 7, 64, 200} {
+		var q Queue
+		var ref []Event
+		x := uint64(size)*0x9E3779B97F4A7C15 | 1
+		now := int64(0)
+		for range 5000 {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			if len(ref) < size || x%3 == 0 {
+				e := Event{T: now + int64(x%50), CPU: int(x>>40) % 4, Arg: int64(x >> 50)}
+				q.Push(e)
+				e.seq = q.seq - 1
+				ref = append(ref, e)
+				continue
+			}
+			i := 0
+			for j := range ref {
+				if before(&ref[j], &ref[i]) {
+					i = j
+				}
+			}
+			got := q.Pop()
+			if got != ref[i] {
+				t.Fatalf("size %d: popped %+v, want %+v", size, got, ref[i])
+			}
+			now = got.T
+			ref = slices.Delete(ref, i, i+1)
+		}
+	}
+}
+
 // A line served FIFO in kernel-time order: each CPU ticks three times and
 // at each tick makes one access costing 10 ns; CPUs that access at the
 // same instant queue in CPU order.

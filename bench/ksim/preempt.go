@@ -41,8 +41,15 @@ func WakeupGranularity(cpus int) int64 { return 1_000_000 * SysctlFactor(cpus) }
 func SchedLatency(cpus int) int64 { return 6_000_000 * SysctlFactor(cpus) }
 
 // calcDeltaFair is calc_delta_fair(delta, se): delta ns of real time as
-// virtual time of an entity of weight w, delta · NICE_0_LOAD / w.
-func calcDeltaFair(delta, w int64) int64 { return delta * Nice0LoadDown / w }
+// virtual time of an entity of weight w, delta · NICE_0_LOAD / w, and, as
+// the kernel's, no division for a nice-0 entity ("if
+// (unlikely(se->load.weight != NICE_0_LOAD))").
+func calcDeltaFair(delta, w int64) int64 {
+	if w != Nice0LoadDown {
+		delta = delta * Nice0LoadDown / w
+	}
+	return delta
+}
 
 // WakeupPreempt is whether wakee, just enqueued on f's cfs_rq, preempts
 // curr, running there, under version k on cpus CPUs; queued are the
@@ -93,13 +100,22 @@ func (k Kernel) WakeupPreempt(f *Fair, curr, wakee *Task, queued []*Task, cpus i
 // avg_vruntime()'s base only): min_vruntime moves up to the least of the
 // running entity's vruntime and the leftmost queued one's, never back.
 // curr is the running entity (nil: none, or not queued), queued the
-// cfs_rq's other queued entities.
+// cfs_rq's other queued entities. An entity at or below min_vruntime
+// already decides it (the least can only be lower, and min_vruntime does
+// not go back), so the walk stops there: the kernel's rbtree gives the
+// leftmost at once, and a model's FIFO should not cost a scan.
 func (f *Fair) UpdateMin(curr *Task, queued []*Task) {
 	v, found := f.min, false
 	if curr != nil {
+		if curr.VRuntime <= f.min {
+			return
+		}
 		v, found = curr.VRuntime, true
 	}
 	for _, t := range queued {
+		if t.VRuntime <= f.min {
+			return
+		}
 		if !found || t.VRuntime < v {
 			v, found = t.VRuntime, true
 		}
@@ -233,16 +249,122 @@ func (k Kernel) PlaceWakee(f, from *Fair, t *Task, cpus int) {
 }
 
 // DequeueSleeper is dequeue_entity()'s virtual time for t, going to sleep
-// off f's cfs_rq, by version: under EEVDF the lag it leaves with
-// (UpdateLag, limit as there); before it, update_min_vruntime() over the
-// entities left (queued, t not among them). Either way it leaves the sums
-// (Sub).
+// off f's cfs_rq (DequeueEntity with no running entity left: t was it).
 func (k Kernel) DequeueSleeper(f *Fair, t *Task, limit int64, queued []*Task) {
+	k.DequeueEntity(f, t, limit, nil, queued)
+}
+
+// DequeueEntity is dequeue_entity()'s virtual time for t leaving f's
+// cfs_rq, by version: under EEVDF the lag it leaves with (UpdateLag, limit
+// as there); before it, update_min_vruntime() over the running entity that
+// stays (curr; nil where none does, as for a running t that sleeps, whose
+// on_rq is 0 by then) and the entities left queued (queued, t not among
+// them). Either way it leaves the sums (Sub).
+func (k Kernel) DequeueEntity(f *Fair, t *Task, limit int64, curr *Task, queued []*Task) {
 	if k.EEVDF {
 		f.UpdateLag(t, limit)
 	}
 	f.Sub(t)
 	if !k.EEVDF {
-		f.UpdateMin(nil, queued)
+		f.UpdateMin(curr, queued)
 	}
+}
+
+// LagLimit is update_entity_lag()'s limit on cpus CPUs at hz, in ns:
+// max(2·slice, TICK_NSEC).
+func LagLimit(cpus int, hz HZ) int64 { return max(2*BaseSlice(cpus), hz.TickNs()) }
+
+// The fair class on an RQ whose tasks are all on one cfs_rq (a model
+// without task groups), its virtual time in RQ.CFS: each function is the
+// kernel's step on that cfs_rq, update_curr() first where the kernel's
+// enqueue_entity(), dequeue_entity() and check_preempt_wakeup() take it,
+// so that a model calling them where the kernel's scheduler does keeps
+// the vruntimes (and, under EEVDF, lags and deadlines) the version's
+// preemption reads.
+
+// UpdateCurrRQ is update_curr() of rq's cfs_rq at now: the running task's
+// vruntime brought up by its run since ExecAt (UpdateCurr); nothing where
+// it has not run since ("if (unlikely((s64)delta_exec <= 0)) return;").
+func (k Kernel) UpdateCurrRQ(rq *RQ, now int64, cpus int) {
+	if now <= rq.ExecAt {
+		return
+	}
+	if rq.Curr != nil {
+		k.UpdateCurr(&rq.CFS, rq.Curr, now-rq.ExecAt, rq.Queue, cpus)
+	}
+	rq.ExecAt = now
+}
+
+// SetNextRQ is set_next_entity() of rq's Curr, just picked or switched to
+// at now: its exec_start and, under EEVDF, RUN_TO_PARITY's stash (Picked).
+func (k Kernel) SetNextRQ(rq *RQ, now int64) {
+	rq.ExecAt = now
+	if k.EEVDF && rq.Curr != nil {
+		rq.Curr.Picked()
+	}
+}
+
+// WakeRQ is a wakeup's enqueue_entity() of t onto rq at now, before
+// RQ.Activate, from the RQ of the CPU it last ran on (from; rq itself if
+// it did not move): update_curr(), then PlaceWakee.
+func (k Kernel) WakeRQ(rq, from *RQ, t *Task, now int64, cpus int) {
+	k.UpdateCurrRQ(rq, now, cpus)
+	k.PlaceWakee(&rq.CFS, &from.CFS, t, cpus)
+}
+
+// SleepRQ is dequeue_task_fair() with DEQUEUE_SLEEP of rq's running task
+// at now: update_curr(), RQ.Deactivate, then DequeueEntity. It returns the
+// task (nil: the CPU was idle).
+func (k Kernel) SleepRQ(rq *RQ, now int64, hz HZ, cpus int) *Task {
+	k.UpdateCurrRQ(rq, now, cpus)
+	t := rq.Deactivate()
+	if t != nil {
+		k.DequeueEntity(&rq.CFS, t, LagLimit(cpus, hz), nil, rq.Queue)
+	}
+	return t
+}
+
+// MoveRQ is a balance's move of t, queued on from, onto to at now, up to
+// RQ.Activate there (the caller's, as for a wakee): detach_task()'s
+// dequeue_entity() and attach_task()'s enqueue_entity(), neither a sleep
+// nor a wakeup, each after its cfs_rq's update_curr(), from's while t is
+// still queued there (update_min_vruntime() sees it), then RQ.Remove.
+// Before EEVDF the vruntime keeps its distance from min_vruntime,
+//
+//	if (!(flags & DEQUEUE_SLEEP))
+//		se->vruntime -= cfs_rq->min_vruntime;	// dequeue, before update_min_vruntime()
+//	if (renorm && !curr)
+//		se->vruntime += cfs_rq->min_vruntime;	// enqueue, after update_curr()
+//
+// under EEVDF place_entity() gives it the lag it left with (PlaceWakee).
+// It reports whether t was queued on from (nothing changed if not).
+func (k Kernel) MoveRQ(from, to *RQ, t *Task, now int64, hz HZ, cpus int) bool {
+	k.UpdateCurrRQ(from, now, cpus)
+	if !from.Remove(t) {
+		return false
+	}
+	rel := t.VRuntime - from.CFS.min
+	k.DequeueEntity(&from.CFS, t, LagLimit(cpus, hz), from.Curr, from.Queue)
+	k.UpdateCurrRQ(to, now, cpus)
+	if k.EEVDF {
+		k.PlaceWakee(&to.CFS, nil, t, cpus)
+		return true
+	}
+	t.VRuntime = rel + to.CFS.min
+	to.CFS.Add(t)
+	return true
+}
+
+// PreemptRQ is check_preempt_curr() of t, just activated on rq at now by
+// a wakeup (ttwu_do_wakeup()) or a balance (attach_task()): whether it
+// preempts rq's running task, after update_curr() (WakeupPreempt). False
+// where the CPU runs its idle task, which a model wakes by its own rule.
+func (k Kernel) PreemptRQ(rq *RQ, t *Task, now int64, cpus int) bool {
+	if rq.Curr == nil {
+		return false
+	}
+	if now > rq.ExecAt { // else WakeRQ's or MoveRQ's update_curr() was it
+		k.UpdateCurrRQ(rq, now, cpus)
+	}
+	return k.WakeupPreempt(&rq.CFS, rq.Curr, t, rq.Queue, cpus)
 }

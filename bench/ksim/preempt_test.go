@@ -171,3 +171,96 @@ func TestRQPreempt(t *testing.T) {
 		t.Error("a task not queued preempted")
 	}
 }
+
+// TestRQSteps: the fair class's steps on an RQ's one cfs_rq, by version.
+// update_curr() charges the running task from ExecAt, nothing twice; a
+// balance's move keeps the moved task's place, before EEVDF its distance
+// from min_vruntime (12 ms against 10 ms moves to 202 ms against 200 ms),
+// under EEVDF its lag (-1 ms, which place_entity() scales for the load it
+// joins: 2 ms past the average of 10 ms); a long sleeper woken onto the
+// busy cpu preempts under CFS (placed 9 ms under min_vruntime, over the
+// 3 ms granularity) and not under EEVDF, where the running task's
+// deadline is the earlier; an idle cpu is preempted by no one here; a
+// sleep leaves the sums to the queued tasks.
+func TestRQSteps(t *testing.T) {
+	const ms = 1_000_000
+	for _, tc := range []struct {
+		name      string
+		k         Kernel
+		cV        int64 // the running task's vruntime as it starts on rq1
+		movedV    int64 // the moved task's vruntime on rq1
+		preempt   bool
+		sleeperAt int64 // the long sleeper's placed vruntime
+	}{
+		{"6.1", Linux61, 190 * ms, 202 * ms, true, 191 * ms},
+		{"6.12", Linux612, 0, 12 * ms, false, 11 * ms},
+	} {
+		k := tc.k
+		start := func(rq *RQ, id int, v int64) *Task {
+			c := &Task{ID: id, Weight: Nice0LoadDown, VRuntime: v}
+			k.WakeRQ(rq, rq, c, 0, 4)
+			rq.Activate(c)
+			rq.PickNext()
+			k.SetNextRQ(rq, 0)
+			return c
+		}
+		rq0, rq1 := &RQ{}, &RQ{CPU: 1}
+		a, c := start(rq0, 0, 0), start(rq1, 1, tc.cV)
+		k.UpdateCurrRQ(rq0, 10*ms, 4)
+		k.UpdateCurrRQ(rq0, 10*ms, 4) // no time has passed: nothing
+		if a.VRuntime != 10*ms {
+			t.Errorf("%s: curr's vruntime %d after 10 ms, want 10 ms", tc.name, a.VRuntime)
+		}
+		// b wakes onto rq0 2 ms ahead of a (CFS keeps its 12 ms; EEVDF
+		// places it at its lag of -1 ms, scaled: 12 ms), then moves.
+		b := &Task{ID: 2, Weight: Nice0LoadDown, VRuntime: 12 * ms, VLag: -ms}
+		k.WakeRQ(rq0, rq0, b, 10*ms, 4)
+		rq0.Activate(b)
+		if !k.MoveRQ(rq0, rq1, b, 10*ms, 250, 4) || len(rq0.Queue) != 0 || k.MoveRQ(rq0, rq1, b, 10*ms, 250, 4) {
+			t.Fatalf("%s: the move did not take b off rq0 once", tc.name)
+		}
+		rq1.Activate(b)
+		if b.VRuntime != tc.movedV {
+			t.Errorf("%s: moved vruntime %d, want %d", tc.name, b.VRuntime, tc.movedV)
+		}
+		if k.PreemptRQ(&RQ{}, b, 10*ms, 4) {
+			t.Errorf("%s: a wakee preempted an idle cpu's idle task", tc.name)
+		}
+		sl := &Task{ID: 3, Weight: Nice0LoadDown}
+		k.WakeRQ(rq1, rq1, sl, 10*ms, 4)
+		rq1.Activate(sl)
+		if got := k.PreemptRQ(rq1, sl, 10*ms, 4); got != tc.preempt || sl.VRuntime != tc.sleeperAt {
+			t.Errorf("%s: long sleeper at %d preempts %v, want %d and %v", tc.name, sl.VRuntime, got, tc.sleeperAt, tc.preempt)
+		}
+		if k.SleepRQ(rq1, 10*ms, 250, 4) != c || rq1.Curr != nil {
+			t.Fatalf("%s: the running task did not sleep", tc.name)
+		}
+		if want := (b.VRuntime + sl.VRuntime) / 2; rq1.CFS.Avg() != want {
+			t.Errorf("%s: average after the sleep %d, want the queued tasks' %d", tc.name, rq1.CFS.Avg(), want)
+		}
+	}
+}
+
+// TestMoveRQMinWithTheTask: before EEVDF a balance's move takes from's
+// update_curr() with the moved task still queued, so min_vruntime, held
+// back by it (8 ms, behind the running task's 11 ms), stays at 10 ms and
+// the task keeps its 2 ms behind it; taken off first, it would lose a
+// millisecond to the running task's 11.
+func TestMoveRQMinWithTheTask(t *testing.T) {
+	const ms = 1_000_000
+	k := Linux61
+	rq0, rq1 := &RQ{}, &RQ{CPU: 1}
+	a := &Task{Weight: Nice0LoadDown}
+	k.WakeRQ(rq0, rq0, a, 0, 4)
+	rq0.Activate(a)
+	rq0.PickNext()
+	k.SetNextRQ(rq0, 0)
+	k.UpdateCurrRQ(rq0, 10*ms, 4) // min_vruntime 10 ms
+	b := &Task{ID: 1, Weight: Nice0LoadDown, VRuntime: 8 * ms}
+	k.WakeRQ(rq0, rq0, b, 10*ms, 4)
+	rq0.Activate(b)
+	k.MoveRQ(rq0, rq1, b, 11*ms, 250, 4)
+	if rq0.CFS.Min() != 11*ms || b.VRuntime != -2*ms {
+		t.Errorf("min_vruntime %d after the move (want 11 ms: a alone), moved vruntime %d (want 2 ms behind rq1's 0)", rq0.CFS.Min(), b.VRuntime)
+	}
+}

@@ -42,6 +42,12 @@ type RQ struct {
 	// RQBalance is what the balance walks keep (balance.go):
 	// rq->next_balance, rq->avg_idle and rq->max_idle_balance_cost.
 	RQBalance
+	// CFS is the virtual time of the one cfs_rq a model without task
+	// groups keeps all of rq's tasks on, and ExecAt when Curr's vruntime
+	// was last brought up (se->exec_start): preempt.go's RQ functions
+	// keep both.
+	CFS    Fair
+	ExecAt int64
 }
 
 // Idle is idle_cpu(): nothing runs or waits here.
@@ -159,6 +165,22 @@ func (rq *RQ) Preempt(t *Task) *Task {
 	return nil
 }
 
+// NextBuddy is set_next_buddy() of t, queued here, by a wakeup that
+// preempts: t moves to the queue's head, as pick_next_entity() takes
+// cfs_rq->next ("Someone really wants this to run. If it's not unfair,
+// run it.") whether the preempted task is switched out or blocks first.
+// It reports whether t was queued here.
+func (rq *RQ) NextBuddy(t *Task) bool {
+	for i, q := range rq.Queue {
+		if q == t {
+			copy(rq.Queue[1:i+1], rq.Queue[:i])
+			rq.Queue[0] = t
+			return true
+		}
+	}
+	return false
+}
+
 // Remove takes queued task t off rq (a migration's dequeue), reporting
 // whether it was queued here.
 func (rq *RQ) Remove(t *Task) bool {
@@ -208,12 +230,20 @@ func (f *Fair) Avg() int64 {
 // Add is avg_vruntime_add(): t joins the cfs_rq at its VRuntime.
 func (f *Fair) Add(t *Task) { f.vSum += t.Weight * t.VRuntime; f.load += t.Weight }
 
-// Sub is avg_vruntime_sub(): t leaves it.
-func (f *Fair) Sub(t *Task) { f.Avg(); f.vSum -= t.Weight * t.VRuntime; f.load -= t.Weight }
+// Sub is avg_vruntime_sub(): t leaves it. The last one to leave leaves
+// the average behind (Avg, which an empty cfs_rq answers with): only then
+// is it read, so only then is it worked out.
+func (f *Fair) Sub(t *Task) {
+	if f.load == t.Weight {
+		f.Avg()
+	}
+	f.vSum -= t.Weight * t.VRuntime
+	f.load -= t.Weight
+}
 
 // Run is update_curr() for t, on the cfs_rq, having run delta ns.
 func (f *Fair) Run(t *Task, delta int64) {
-	dv := delta * Nice0LoadDown / t.Weight
+	dv := calcDeltaFair(delta, t.Weight)
 	t.VRuntime += dv
 	f.vSum += t.Weight * dv
 }
@@ -230,7 +260,7 @@ func (f *Fair) Eligible(t *Task) bool { return f.vSum >= t.VRuntime*f.load }
 //
 // limit is max(2·slice, TICK_NSEC) in ns (BaseSlice gives the slice).
 func (f *Fair) UpdateLag(t *Task, limit int64) {
-	limit = limit * Nice0LoadDown / t.Weight
+	limit = calcDeltaFair(limit, t.Weight)
 	t.VLag = min(max(f.Avg()-t.VRuntime, -limit), limit)
 }
 

@@ -194,3 +194,33 @@ func TestFair(t *testing.T) {
 		t.Errorf("BaseSlice: %d %d %d", BaseSlice(1), BaseSlice(4), BaseSlice(64))
 	}
 }
+
+// TestNextBuddy: a preempting wakee moves to the queue's head from
+// wherever it waits, the others keeping their order; a task not queued
+// changes nothing.
+func TestNextBuddy(t *testing.T) {
+	for _, tc := range []struct {
+		buddy int
+		want  []int
+		ok    bool
+	}{
+		{0, []int{0, 1, 2}, true},
+		{1, []int{1, 0, 2}, true},
+		{2, []int{2, 0, 1}, true},
+		{9, []int{0, 1, 2}, false},
+	} {
+		rq := RQ{Curr: &Task{ID: 7}}
+		ts := []*Task{{ID: 0}, {ID: 1}, {ID: 2}, {ID: 9}}
+		for _, x := range ts[:3] {
+			rq.Activate(x)
+		}
+		ok := rq.NextBuddy(ts[min(tc.buddy, 3)])
+		var got []int
+		for _, x := range rq.Queue {
+			got = append(got, x.ID)
+		}
+		if ok != tc.ok || !slices.Equal(got, tc.want) {
+			t.Errorf("buddy %d: %v, queue %v; want %v, %v", tc.buddy, ok, got, tc.ok, tc.want)
+		}
+	}
+}

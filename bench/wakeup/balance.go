@@ -386,9 +386,7 @@ func (k *ksys) detachTasks(src, dst *kcpu, sd *domain, idle ksim.IdleType, r bal
 				continue
 			}
 		}
-		k.dequeue(t)
-		k.setTaskCPU(t, dst.CPU, why)
-		k.attach(t, dst, from)
+		k.migrate(t, dst, why, from)
 		moved++
 		if r.byTasks {
 			imb--
@@ -410,10 +408,9 @@ func (k *ksys) activeBalance(src, dst *kcpu, from int) bool {
 	if src.Curr == nil || src.activeBusy || src.NrRunning <= 1 || src == dst {
 		return false
 	}
-	t := k.preempt(src)
-	k.dequeue(t)
-	k.setTaskCPU(t, dst.CPU, causeActive)
-	k.attach(t, dst, from)
+	t := k.stop(src)
+	src.PutPrev(true)
+	k.migrate(t, dst, causeActive, from)
 	k.runNext(src)
 	return true
 }
@@ -443,6 +440,7 @@ func (k *ksys) tick() {
 			}
 			continue
 		}
+		k.kern.UpdateCurrRQ(&c.RQ, k.now, len(k.cpus)) // entity_tick()'s update_curr()
 		if j >= c.NextBalance {
 			k.nohz.Walked(k.kern, &c.RQBalance, k.kern.BalanceDomains(k.walk(c, causePeriodic, c.CPU), &c.RQBalance, j, k.hz, ksim.CPUNotIdle))
 		}

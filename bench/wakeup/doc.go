@@ -25,8 +25,8 @@
 // The scheduler is bench/ksim's: runqueues and tasks (ksim.RQ, ksim.Task),
 // the domains, the wakeup path (select_task_rq_fair() with each version's
 // wake_affine() and select_idle_sibling(), ksim.Kernel naming the
-// version), the balance walks, nohz's kick and idle balance, the
-// governor's tick stop and PELT. This package adds what is the seed's
+// version), wakeup preemption on each cpu's vruntimes, the balance
+// walks, nohz's kick and idle balance, the governor's tick stop and PELT. This package adds what is the seed's
 // own (sched.go, fair.go, balance.go, domains.go): sd_llc_shared's LLC
 // statistics that 4.13's wake_affine_llc() reads (90001d67be2f), each
 // version's find_busiest_group(), the migrations counted by cause

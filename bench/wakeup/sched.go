@@ -6,10 +6,14 @@ import (
 )
 
 // The simulated scheduler core: runqueues, tasks, running, sleeping and
-// waking. A cpu runs one task at a time to the end of its burst (no
-// preemption at wakeup: bursts here are tens of µs, far under CFS's slice,
-// and a woken task waits its turn in FIFO order); placement at wakeup is
-// fair.go's, load balancing balance.go's, what tasks do package sysbench's.
+// waking. A cpu runs one task at a time to the end of its burst unless a
+// wakee preempts it: each cpu's one cfs_rq keeps its tasks' vruntimes
+// (ksim.RQ.CFS), and check_preempt_curr() decides by the policy's kernel
+// (ksim.Kernel.PreemptRQ: CFS's wakeup granularity against the sleeper
+// credit; EEVDF's pick where a version has it). Otherwise a woken task
+// waits its turn in FIFO order, and no tick preempts. Placement at wakeup
+// is fair.go's, load balancing balance.go's, what tasks do package
+// sysbench's.
 
 // A migration cause: where set_task_cpu() was called from.
 type cause int8
@@ -82,9 +86,12 @@ type kcpu struct {
 	// PELT sums of the tasks whose task_cpu() is this cpu.
 	runnable, blocked ksim.PeltSet
 	activeBusy        bool // rq->active_balance: a stopper is on its way
-	busyNs            int64
-	lastStart         int64
-	util              cpuUtil // cpu_util_cfs() for SIS_UTIL (fair.go)
+	// resched is need_resched: the task a wakee is to preempt once the
+	// event is done (reschedule); nil: none.
+	resched   *ksim.Task
+	busyNs    int64
+	lastStart int64
+	util      cpuUtil // cpu_util_cfs() for SIS_UTIL (fair.go)
 }
 
 // idle is idle_cpu(): nothing running, nothing queued, no wakeup pending.
@@ -107,6 +114,7 @@ type simCounts struct {
 	transactions   int64
 	statements     int64
 	localWakeups   int64 // placed on the waking cpu: schedstat's nr_wakeups_local
+	preempted      int64 // switched out by a wakee: involuntary switches
 }
 
 func (s *simCounts) totalMigrations() int64 {
@@ -149,7 +157,8 @@ type ksys struct {
 	// llcMask is each LLC's span as CPU-id bits, at its sd_llc_id (its
 	// first cpu): select_idle_cpu()'s candidates.
 	llcMask [][]uint64
-	wk      waking // the wakeup select_task_rq_fair() is placing
+	wk      waking  // the wakeup select_task_rq_fair() is placing
+	resched []*kcpu // the cpus whose resched is set
 }
 
 // newKsys builds the kernel for the config: cpus, their domains, the idle
@@ -245,12 +254,14 @@ func (k *ksys) cpuLoad(c *kcpu) float64 {
 	return l
 }
 
-// enqueue puts a woken task on cpu c's queue (activate_task()): its load
-// turns from blocked to runnable.
-func (k *ksys) enqueue(t *ktask, c *kcpu, from int) {
+// enqueue puts a woken task, last on cpu prev, on cpu c's queue
+// (activate_task(), placed by its vruntime) and checks preemption: its
+// load turns from blocked to runnable.
+func (k *ksys) enqueue(t *ktask, c *kcpu, from, prev int) {
 	la := t.loadNow(k.now)
 	c.blocked.Remove(k.now, la)
 	c.runnable.Add(k.now, la)
+	k.kern.WakeRQ(&c.RQ, &k.cpus[prev].RQ, &t.Task, k.now, len(k.cpus))
 	k.attach(t, c, from)
 }
 
@@ -263,6 +274,14 @@ func (k *ksys) attach(t *ktask, c *kcpu, from int) {
 		k.overload = true // add_nr_running(): rd->overload
 	}
 	if c.Curr != nil || c.waking {
+		// check_preempt_curr(), unless need_resched is set already;
+		// its switch is the event's end's (reschedule), where the
+		// kernel's return from the interrupt or syscall schedules.
+		if c.Curr != nil && c.resched == nil && k.kern.PreemptRQ(&c.RQ, &t.Task, k.now, len(k.cpus)) {
+			c.NextBuddy(&t.Task)
+			c.resched = c.Curr
+			k.resched = append(k.resched, c)
+		}
 		return
 	}
 	c.waking = true
@@ -275,11 +294,15 @@ func (k *ksys) attach(t *ktask, c *kcpu, from int) {
 	k.push(k.now+delay, evResched, c.CPU, int64(c.gen))
 }
 
-// dequeue takes a queued task off its cpu's queue (detach_task's half).
-func (k *ksys) dequeue(t *ktask) {
-	if !k.cpus[t.CPU].Remove(&t.Task) {
+// migrate is a balance's move of queued t to dst, run from cpu from:
+// detach_task() (its vruntime off its cfs_rq, set_task_cpu()), then
+// attach_task() (onto dst's, which may preempt).
+func (k *ksys) migrate(t *ktask, dst *kcpu, why cause, from int) {
+	if !k.kern.MoveRQ(&k.cpus[t.CPU].RQ, &dst.RQ, &t.Task, k.now, k.hz, len(k.cpus)) {
 		panic("wakeup: dequeue of a task not queued") // an invariant of the model, not input
 	}
+	k.setTaskCPU(t, dst.CPU, why)
+	k.attach(t, dst, from)
 }
 
 // runNext is __schedule() on c: the next queued task runs, or c goes idle
@@ -293,7 +316,13 @@ func (k *ksys) runNext(c *kcpu) {
 		}
 		c.waking = false
 	}
-	t := k.tasks[c.PickNext().ID]
+	k.run(c, k.tasks[c.PickNext().ID])
+}
+
+// run starts t, just made c's current task: set_next_entity(), and its
+// burst (or the rest of it) from now.
+func (k *ksys) run(c *kcpu, t *ktask) {
+	k.kern.SetNextRQ(&c.RQ, k.now)
 	c.tickStopped = false // tick_nohz_idle_exit()
 	c.lastStart = k.now
 	if k.counted(t) && !t.yielded {
@@ -348,6 +377,7 @@ func (k *ksys) burstEnd(c *kcpu) {
 		// wakeup: its wait is not counted as one. (Its run was counted in
 		// busyNs above.)
 		t.yielded = true
+		k.kern.UpdateCurrRQ(&c.RQ, k.now, len(k.cpus)) // yield_task_fair()
 		c.PutPrev(false)
 		k.runNext(c)
 		return
@@ -355,7 +385,7 @@ func (k *ksys) burstEnd(c *kcpu) {
 		// The task blocks: dequeue_task(), its load now blocked.
 		la := t.loadNow(k.now)
 		c.runnable.Remove(k.now, la)
-		c.Deactivate()
+		k.kern.SleepRQ(&c.RQ, k.now, k.hz, len(k.cpus))
 		c.blocked.Add(k.now, la)
 		k.runNext(c)
 		return
@@ -366,19 +396,40 @@ func (k *ksys) burstEnd(c *kcpu) {
 	k.push(k.now+t.burst, evBurstEnd, c.CPU, int64(c.gen))
 }
 
-// preempt stops c's running task early (the stopper of an active
-// balance): it goes back on the queue's front with the rest of its burst.
-func (k *ksys) preempt(c *kcpu) *ktask {
+// stop stops c's running task early (the stopper of an active balance, a
+// wakee's preemption), to wait runnable with the rest of its burst; the
+// caller puts it back (ksim.RQ.PutPrev, Preempt).
+func (k *ksys) stop(c *kcpu) *ktask {
 	t := k.tasks[c.Curr.ID]
+	k.kern.UpdateCurrRQ(&c.RQ, k.now, len(k.cpus))
 	t.burst -= k.now - c.lastStart
 	t.burst = max(t.burst, 0)
 	t.execStart = k.now
 	c.busyNs += k.now - c.lastStart
 	c.util.ran += k.now - c.lastStart
 	t.wokenAt = k.now
-	c.PutPrev(true)
 	c.gen++
 	return t
+}
+
+// reschedule is __schedule() on each cpu whose resched a wakeup set, at
+// the end of the event that set it: the running task, if it is still the
+// one to preempt, goes back at the queue's head behind the next buddy,
+// which runs. One that blocked or yielded meanwhile has scheduled already.
+func (k *ksys) reschedule() {
+	for _, c := range k.resched {
+		prev := c.resched
+		c.resched = nil
+		if c.Curr != prev || len(c.Queue) == 0 {
+			continue
+		}
+		if t := k.stop(c); k.counted(t) {
+			k.c.preempted++
+		}
+		c.Preempt(c.Queue[0])
+		k.run(c, k.tasks[c.Curr.ID])
+	}
+	k.resched = k.resched[:0]
 }
 
 // tryToWakeUp is try_to_wake_up(p) by current (a task, or c's idle task
@@ -414,7 +465,7 @@ func (k *ksys) tryToWakeUp(p *ktask, current *ktask, c *kcpu, sync bool) {
 	dst.WokeUp(k.now, dst.IdleStamp)
 	dst.IdleStamp = 0
 	p.wokenAt = k.now
-	k.enqueue(p, dst, c.CPU)
+	k.enqueue(p, dst, c.CPU, prev)
 }
 
 // step runs the next event; false when none is left before end.
@@ -441,6 +492,9 @@ func (k *ksys) step(end int64) bool {
 	case evIRQ:
 		k.w.Interrupt(int(e.Arg), e.CPU)
 	}
+	if len(k.resched) > 0 {
+		k.reschedule()
+	}
 	return true
 }
 
@@ -458,7 +512,7 @@ func (k *ksys) Running(cpu int) bool      { return k.cpus[cpu].Curr != nil }
 func (k *ksys) Start(id int) {
 	t := k.tasks[id]
 	t.wokenAt = k.now
-	k.enqueue(t, k.cpus[t.CPU], t.CPU)
+	k.enqueue(t, k.cpus[t.CPU], t.CPU, t.CPU)
 }
 
 // Wake is try_to_wake_up(id) by what cpu runs: its current task, or its

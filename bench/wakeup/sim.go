@@ -331,12 +331,16 @@ type SimRow struct {
 	Wakeups, Affine, AffineAttempts, WakeWide float64
 	// LocalWakeups per 5 s are those placed on the waking cpu
 	// (schedstat's nr_wakeups_local).
-	LocalWakeups          float64
+	LocalWakeups float64
+	// Preempted per 5 s are the workload's tasks a wakee preempted:
+	// their involuntary switches (the model's only ones; no tick
+	// preempts).
+	Preempted             float64
 	SyncPct, IdleWakerPct float64
 	// TPS is transactions per second of kernel time (the threads
-	// test's events per second); WaitUs the mean
-	// time from a wakeup to the run, µs; IPIPct the wakeups that had to
-	// wake an idle vCPU, per cent; Busy the cpus' mean busy share.
+	// test's events per second); WaitUs the time runnable before a run
+	// (from a wakeup or a preemption) per wakeup, µs; IPIPct the wakeups
+	// that had to wake an idle vCPU, per cent; Busy the cpus' mean busy share.
 	TPS, WaitUs, IPIPct, BusyPct float64
 	// Balances per 5 s, by idle type (idle, busy, newly idle).
 	Balances [3]float64
@@ -347,7 +351,7 @@ func row(k *ksys, p params) SimRow {
 	c := &k.c
 	r := SimRow{CPUs: p.cpus, Policy: p.policyLabel,
 		Wakeups: float64(c.wakeups) * per5, Affine: float64(c.affine) * per5,
-		AffineAttempts: float64(c.affineAttempts) * per5, WakeWide: float64(c.wakeWide) * per5, LocalWakeups: float64(c.localWakeups) * per5,
+		AffineAttempts: float64(c.affineAttempts) * per5, WakeWide: float64(c.wakeWide) * per5, LocalWakeups: float64(c.localWakeups) * per5, Preempted: float64(c.preempted) * per5,
 		SyncPct: pct(c.syncWakeups, c.wakeups), IdleWakerPct: pct(c.idleWakers, c.wakeups),
 		TPS:    float64(c.transactions) * 1e9 / float64(p.duration),
 		WaitUs: float64(c.waitNs) / 1e3 / float64(max(c.wakeups, 1)),

@@ -101,7 +101,8 @@ func TestWakeupMissing(t *testing.T) {
 	}{
 		{llc4, WakeupRow{Name: "wakeup migrations/s", Kernel: 1, Model: 3}, "local wakeups 10/s against the kernel's 25, and wakeups with no wake_affine() attempt (cpu == prev_cpu: a pair on one cpu) 10% against 25%"},
 		{llc4, WakeupRow{Name: "wakeup migrations/s", Kernel: 1, Model: 3}, "37 wakeups in 5.2 s"},
-		{llc1, WakeupRow{Name: "balance migrations/s", Kernel: 3, Model: 1}, "involuntary switches: the other threads 8, the workload's tasks 1233), and of its 91 CPU_IDLE moves the workload's tasks made 50 migrations, the other threads 42"},
+		{llc1, WakeupRow{Name: "balance migrations/s", Kernel: 3, Model: 1}, "against the kernel's 240/s involuntary switches (the other threads' 8 in 5.1 s)"},
+		{llc1, WakeupRow{Name: "balance migrations/s", Kernel: 3, Model: 1}, "of the kernel's 91 CPU_IDLE moves the other threads made 42 migrations, the workload's tasks 50); what is short is the workload's own moves: the kernel's pairs share a cpu (local wakeups 25/s against the model's 10"},
 		{llc1, WakeupRow{Name: "affine attempts/s", Kernel: 1, Model: 0}, "6 attempts in 5.1 s (0.14% of the workload's wakeups)"},
 		{llc1, WakeupRow{Name: "affine attempts/s", Kernel: 1, Model: 3}, "not named: no mechanism"},
 		{llc4, WakeupRow{Name: "balance migrations/s", Kernel: 3, Model: 1}, "not named: no mechanism"},
