@@ -27,12 +27,12 @@ func BenchmarkWakeup(b *testing.B) {
 // and their server threads) on 64 cpus for 5 s of kernel time, per policy.
 // One iteration is one whole simulation: run it with -benchtime=1x. Under
 // the race detector (the test command's smoke run, where 5 s took 40-120 s
-// a policy) it simulates 250 ms: the same machine and tasks, every
-// balance level's interval passed several times.
+// a policy) it simulates 100 ms: the same machine, tasks and code paths,
+// every balance level's idle interval passed.
 func BenchmarkSimulate(b *testing.B) {
 	d := 5 * time.Second
 	if benchtest.Race {
-		d = 250 * time.Millisecond
+		d = 100 * time.Millisecond
 	}
 	for _, pol := range policyNames {
 		b.Run("wake="+pol+"/cpus=64/tasks=1000", func(b *testing.B) {
@@ -51,12 +51,12 @@ func BenchmarkSimulate(b *testing.B) {
 // model before and after as metrics beside the time it takes. One
 // iteration is every run: use -benchtime=1x. Under the race detector (the
 // test command's smoke run, where the defaults' 1 s after 3 s of kernel
-// time took 75 s) each run is 50 ms after 50 ms: the same machines,
+// time took 75 s) each run is 25 ms after 25 ms: the same machines,
 // threads and code paths.
 func BenchmarkFigures(b *testing.B) {
 	var cfg FigConfig
 	if benchtest.Race {
-		cfg.Duration, cfg.Warmup = 50*time.Millisecond, 50*time.Millisecond
+		cfg.Duration, cfg.Warmup = 25*time.Millisecond, 25*time.Millisecond
 	}
 	var tab *FigTable
 	for range b.N {

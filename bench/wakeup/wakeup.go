@@ -145,7 +145,7 @@ func (s *wakeup) Variant() string { return s.variant }
 // knob the simulation's default.
 func (s *wakeup) simConfig(cpus int) SimConfig {
 	return SimConfig{CPUs: []int{cpus}, Topology: s.cfg.topo, Policies: []string{s.cfg.wake.String()},
-		Threads: s.cfg.threads, IO: time.Duration(s.cfg.io) * time.Microsecond, Duration: replayWindow}
+		Threads: s.cfg.threads, IO: time.Duration(s.cfg.io) * time.Microsecond, Duration: replayWindow, Warmup: pinnedWarmup}
 }
 
 // Notes says what was replayed.
