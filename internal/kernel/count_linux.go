@@ -90,10 +90,11 @@ var BalanceKinds = map[string]bool{"balance-running": true, "balance-running-rel
 // NohzKinds are the locked writes to nohz's line, counted by kprobe in
 // the counted run: nohz.idle_cpus_mask's bts in nohz_balance_enter_idle()
 // and btr in nohz_balance_exit_idle(), and, before 5d86d542f68f, the
-// nohz.nr_cpus inc and dec beside them. The bts runs once per tick stop
-// (rq->nohz_tick_stopped going 0 to 1), where the function's own calls
-// may be more: whatever calls it with the tick already stopped takes its
-// early "goto out". nr-busy-cpus is another line's (sd_llc_shared).
+// nohz.nr_cpus inc and dec beside them. The bts runs once per cpu
+// entering the mask (rq->nohz_tick_stopped going 0 to 1), where the
+// function's calls are every tick stop: a cpu still in the mask, its tick
+// stopped again before a busy tick, takes the early "goto out".
+// nr-busy-cpus is another line's (sd_llc_shared).
 var NohzKinds = map[string]bool{"nohz-idle-mask": true, "nohz-nr-cpus": true}
 
 // Check is a count's second counted run: the sites' breakpoints (fewer:
@@ -279,17 +280,16 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	}
 	c.RateLimit = src.Layout.CfsRqLastUpdateTG >= 0
 	// kprobes go on every tg->load_avg, balancer-flag and nohz-line site
-	// tracefs accepts; the four
-	// breakpoints go where only they can count first (update_load_avg is
-	// notrace, so no kprobe reaches it), then to the blocked-load path.
-	// Never both on one instruction: where both counted one, the
-	// breakpoint counted 14-21 % more than the kprobe (6.1 and 6.12
-	// guests), and one 6.12 guest died of an int3 Oops at a site both
-	// held (whether of the pair or of TCG's cross-modifying code, whose
-	// boot-time static-key patching Oopses the same way now and then, is
-	// open). A site with a kprobe
-	// gets its breakpoint on the next instruction, which runs exactly as
-	// often (Site.Next), so the two methods count one site apart.
+	// tracefs accepts; the four breakpoints go where only they can count
+	// first (update_load_avg is notrace, so no kprobe reaches it), then to
+	// the blocked-load path. Never both on one instruction: where both
+	// counted one, the breakpoint counted 14-21 % more than the kprobe
+	// (6.1 and 6.12 guests), and one 6.12 guest died of an int3 Oops at a
+	// site both held (whether of the pair or of TCG's cross-modifying
+	// code, whose boot-time static-key patching Oopses the same way now
+	// and then, is open). A site with a kprobe gets its breakpoint on the
+	// next instruction, which runs exactly as often (Site.Next), so the
+	// two methods count one site apart.
 	var sites []SiteCount
 	for i, s := range rep.Sites {
 		sc := SiteCount{Site: s, Breakpoint: -1, Kprobe: -1}
