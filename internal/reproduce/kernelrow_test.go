@@ -135,21 +135,12 @@ func TestFlagRowsHistory(t *testing.T) {
 // A flag row's verdict follows FlagCutYes, and the side is the release's:
 // two kernels on one side give no row.
 func TestFlagRowVerdicts(t *testing.T) {
-	dir := t.TempDir()
 	read := func(kv ...string) *results.Set {
 		var s string
 		for i := 0; i < len(kv); i += 2 {
 			s += "kernel: " + kv[i] + "\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1000 tx/s " + kv[i+1] + " flag-ops/balance\n"
 		}
-		p := filepath.Join(dir, strings.Join(kv, "_"))
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		set, err := results.Read([]string{p})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return set
+		return readSet(t, s)
 	}
 	for _, tt := range []struct {
 		kv   []string
@@ -175,21 +166,12 @@ func TestFlagRowVerdicts(t *testing.T) {
 // A nohz row's side is the kernel's text (kernel-nohz-counter), never its
 // release, and its verdict follows NohzCutYes.
 func TestNohzRowVerdicts(t *testing.T) {
-	dir := t.TempDir()
 	read := func(kv ...string) *results.Set {
 		var s string
 		for i := 0; i < len(kv); i += 3 {
 			s += "kernel: " + kv[i] + "\nkernel-nohz-counter: " + kv[i+1] + "\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1000 tx/s " + kv[i+2] + " nohz-locked/mask-entry\n"
 		}
-		p := filepath.Join(dir, strings.Join(kv, "_"))
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		set, err := results.Read([]string{p})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return set
+		return readSet(t, s)
 	}
 	for _, tt := range []struct {
 		kv            []string
@@ -223,4 +205,18 @@ func TestNohzRowVerdicts(t *testing.T) {
 			t.Errorf("row text lacks %q:\n%s", want, b.String())
 		}
 	}
+}
+
+// readSet reads body as one results file.
+func readSet(t *testing.T, body string) *results.Set {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "counts.txt")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, err := results.Read([]string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
 }
