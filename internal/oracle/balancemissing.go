@@ -29,6 +29,8 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		return "the guest has one node, so no NUMA level and no SD_SERIALIZE domain (sd_init() sets it on NUMA levels only): the kernel takes no flag; balanceflag's simulation keeps a serialized level over a one-node machine (its scenario's box), and the count does not record the guest's LLCs, which its domains need"
 	case (is("balancer passes") || is("own passes")) && !over && kc.Nodes == 1:
 		return "the model builds its domains from the count's nodes (one here: one level over every cpu), where the guest may have several LLCs under its package (two levels, each its own interval and busy factor); the count does not record the guest's LLCs"
+	case is("walks per s (kicked)") && !over:
+		return "the kick's other reasons: nohz_balancer_kick() kicks when the busy cpu has rq->nr_running >= 2 or check_cpu_capacity() holds, and the model, with no runqueues and equal capacities, holds only the LLC's nr_busy_cpus > 1 (docs/balanceflag.md, \"The kick's other reasons\")"
 	case (is("tick stops") || is("entering nohz.idle_cpus_mask") || is("on idle cpus' behalf")) && over && shareOK && share < 0.5:
 		why := driverless
 		if !is("tick stops") {
@@ -37,7 +39,9 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		if e := rowRatio(rows, "entering nohz.idle_cpus_mask"); e > 0 && !is("entering") {
 			why += fmt.Sprintf(" (the model's cpus enter the mask %.2fx as often as the kernel's)", e)
 		}
-		return why
+		return why + perWalk(r, rows)
+	case is("on idle cpus' behalf") && over:
+		return "not named" + perWalk(r, rows) + ", where the cpus entering the mask and the walks are the rows above; the count does not say how many cpus each walk found in the mask or due"
 	case is("tick stops") && !over && shareOK && share >= 0.5:
 		return driverless + "; each tick stop before the cpu's next busy tick calls nohz_balance_enter_idle() with the cpu still in the mask, which counts as a call and no entry (the mask-entries row)"
 	case (is("balancer passes") || is("own passes") || is("flag attempts per s")) && over && shareOK && share >= 0.5:
@@ -63,4 +67,15 @@ func rowRatio(rows []modelRow, name string) float64 {
 		}
 	}
 	return 0
+}
+
+// perWalk is the on-behalf passes per kicked walk, kernel and model, where
+// the rows have both: the walk's own share of an on-behalf row outside.
+func perWalk(r modelRow, rows []modelRow) string {
+	for _, w := range rows {
+		if strings.Contains(w.name, "walks per s (kicked)") && w.kernel > 0 && w.model > 0 {
+			return fmt.Sprintf("; per kicked walk the model passes over %.2f idle cpus, the kernel %.2f, its walks %.2fx the kernel's", r.model/w.model, r.kernel/w.kernel, w.model/w.kernel)
+		}
+	}
+	return ""
 }

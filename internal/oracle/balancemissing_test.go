@@ -17,6 +17,7 @@ func TestBalanceMissing(t *testing.T) {
 	}
 	rows := []modelRow{
 		{"balancer passes per s (busy 60 %, newidle every 1 ticks)", 400, 700},
+		{"    from nohz balancer walks per s (kicked)", 100, 100},
 		{"  of which entering nohz.idle_cpus_mask per s", 50, 230},
 	}
 	for _, tc := range []struct {
@@ -33,6 +34,8 @@ func TestBalanceMissing(t *testing.T) {
 		{"no own passes while tickless", count(2, 2800, 2900, "cmpxchg-first"), modelRow{"  of which the cpus' own passes per s", 350, 650}, "no tick and no balance pass of their own"},
 		{"check-first attempts", count(2, 60, 4000, "check-first"), modelRow{"flag attempts per pass", 0.23, 0.14}, "never pull"},
 		{"NI_RATE's visits", CountResult{CPUs: 4, Nodes: 2, Kernel: "7.3.4+deb13-amd64", BalanceOrder: "check-first+newidle", V: map[string]float64{}}, modelRow{"flag attempts per pass", 0.17, 0.87}, "always overloaded"},
+		{"kicks without a runqueue", count(2, 2800, 2900, "cmpxchg-first"), modelRow{"    from nohz balancer walks per s (kicked)", 218, 124}, "rq->nr_running >= 2"},
+		{"passes per walk", count(2, 60, 4000, "cmpxchg-first"), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "per kicked walk the model passes over 1.50 idle cpus, the kernel 0.50"},
 		{"unexplained", count(2, 60, 4000, "cmpxchg-first"), modelRow{"balancer passes per s (busy 60 %, newidle every 1 ticks)", 400, 700}, "not named"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -60,8 +60,11 @@ func TestWriteModelTableCauses(t *testing.T) {
 	}
 	for _, kc := range counts {
 		rows := balanceRows(kc, ModelOptions{Duration: time.Second})
-		if len(rows) != 6 || !strings.Contains(rows[3].name, "tick stops") {
-			t.Fatalf("%s: %d balanceflag rows, want 6 (passes, own, on behalf, tick stops, attempts, per pass)", kc.Kernel, len(rows))
+		if len(rows) != 7 || !strings.Contains(rows[3].name, "walks per s (kicked)") || !strings.Contains(rows[4].name, "tick stops") {
+			t.Fatalf("%s: %d balanceflag rows, want 7 (passes, own, on behalf, their kicked walks, tick stops, attempts, per pass)", kc.Kernel, len(rows))
+		}
+		if w := rows[3]; w.kernel <= 0 || w.model <= 0 {
+			t.Errorf("%s: kicked walks kernel %.1f, model %.1f: want both", kc.Kernel, w.kernel, w.model)
 		}
 		pass, own, nohz := rows[0], rows[1], rows[2]
 		if !strings.Contains(own.name, "own") || !strings.Contains(nohz.name, "behalf") {

@@ -698,6 +698,13 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 		rows = append(rows,
 			modelRow{"  of which the cpus' own passes per s", kc.V["own-balances/s"], m.Softirqs - m.NohzPasses},
 			modelRow{"  of which on idle cpus' behalf (nohz) per s", nb, m.NohzPasses})
+		// The kicked walks those passes come from: nohz_csd_func(), the
+		// kick's IPI reaching the chosen idle cpu, against the model's
+		// _nohz_idle_balance() walks (it has no stats-only walks, which
+		// the count's nohz-walks/s holds too).
+		if kicks, ok := kc.V["nohz-kick-ipis/s"]; ok {
+			rows = append(rows, modelRow{"    from nohz balancer walks per s (kicked)", kicks, m.NohzRuns})
+		}
 	}
 	// The tick stops (nohz_balance_enter_idle()'s calls: tick-sched.c
 	// calls it when the tick stops, "!was_stopped &&"), and the idle cpus
