@@ -28,27 +28,39 @@ import (
 // the row asks for the margin the oracle's tables allow (1.5×).
 const FlagCutYes = 1.5
 
-// A FlagRow is findings 5 and 8's row for one workload counted on a
-// kernel of each side.
-type FlagRow struct {
-	Workload                      string
-	Before, After                 string  // the kernels
-	BeforeAttempts, AfterAttempts float64 // flag attempts per balance pass
-	Verdict, Why                  string
+// A BracketRow is a real-kernel row of a finding whose fix two counted
+// kernels bracket: one workload counted on a kernel each side, the
+// finding's measure on each (findings 5/8: flag attempts per balance
+// pass; 14: locked writes to nohz's line per mask entry).
+type BracketRow struct {
+	Workload        string
+	Before, After   string  // the kernels
+	BeforeV, AfterV float64 // the measure
+	Verdict, Why    string
+}
+
+// cutRows is each workload's row of unit over set's counts, sided by
+// side, judged by the cut cutYes asks for: what names the measure, how
+// the after side.
+func cutRows(set *results.Set, unit string, side func(*benchfmt.Result) int, cutYes float64, what, how string) []BracketRow {
+	var rows []BracketRow
+	for _, p := range bracketPairs(set, unit, side) {
+		r := BracketRow{Workload: p.workload, Before: p.before.kernel, After: p.after.kernel, BeforeV: p.before.v, AfterV: p.after.v}
+		r.Verdict, r.Why = cutVerdict(r.BeforeV, r.AfterV, cutYes, what, how)
+		rows = append(rows, r)
+	}
+	return rows
 }
 
 // FlagRows pairs set's KernelCount results that have flag-ops/balance by
 // workload: the newest kernel before v6.18 as before, the oldest from
 // v6.19 as after (the bracket's own two sides).
-func FlagRows(set *results.Set) []FlagRow {
-	var rows []FlagRow
-	for _, p := range bracketPairs(set, "flag-ops/balance", flagSide) {
-		r := FlagRow{Workload: p.workload, Before: p.before.kernel, After: p.after.kernel, BeforeAttempts: p.before.v, AfterAttempts: p.after.v}
-		r.Verdict, r.Why = cutVerdict(r.BeforeAttempts, r.AfterAttempts, FlagCutYes, "attempts per pass", "with the test first")
-		if r.BeforeAttempts <= 0 {
-			r.Verdict, r.Why = "no", "the kernel before the fix took the flag on no pass: no balance pass reached an SD_SERIALIZE domain"
+func FlagRows(set *results.Set) []BracketRow {
+	rows := cutRows(set, "flag-ops/balance", flagSide, FlagCutYes, "attempts per pass", "with the test first")
+	for i := range rows {
+		if rows[i].BeforeV <= 0 {
+			rows[i].Verdict, rows[i].Why = "no", "the kernel before the fix took the flag on no pass: no balance pass reached an SD_SERIALIZE domain"
 		}
-		rows = append(rows, r)
 	}
 	return rows
 }
@@ -144,12 +156,26 @@ func bracketPairs(set *results.Set, unit string, side func(*benchfmt.Result) int
 
 // WriteFlagRows writes findings 5 and 8's real-kernel rows as reproduce's
 // -v text writes a finding, wrapped to Width.
-func WriteFlagRows(w io.Writer, rows []FlagRow) {
+func WriteFlagRows(w io.Writer, rows []BracketRow) {
+	writeBracketRows(w, rows, bracketText{
+		head:   "5. ",
+		title:  "sched_balance_running tested for due before the cmpxchg (3324b2180c17; findings 5 and 8)",
+		before: "flag before the interval test", after: "interval test first",
+		measure: "attempts per balance pass"})
+}
+
+// bracketText is how a finding's bracket rows read: the finding's label,
+// the fix, each side's code and the measure.
+type bracketText struct{ head, title, before, after, measure string }
+
+// writeBracketRows writes rows as reproduce's -v text writes a finding,
+// wrapped to Width.
+func writeBracketRows(w io.Writer, rows []BracketRow, t bracketText) {
 	for _, r := range rows {
-		writeField(w, "5. ", "(real kernels, contend kernel count) sched_balance_running tested for due before the cmpxchg (3324b2180c17; findings 5 and 8): "+r.Workload)
-		writeField(w, "   before:    ", fmt.Sprintf("%s (flag before the interval test): %.3f attempts per balance pass", r.Before, r.BeforeAttempts))
-		writeField(w, "   after:     ", fmt.Sprintf("%s (interval test first): %.3f", r.After, r.AfterAttempts))
-		writeField(w, "   ratio:     ", rule.Change(r.BeforeAttempts, r.AfterAttempts))
+		writeField(w, t.head, "(real kernels, contend kernel count) "+t.title+": "+r.Workload)
+		writeField(w, "   before:    ", fmt.Sprintf("%s (%s): %.3f %s", r.Before, t.before, r.BeforeV, t.measure))
+		writeField(w, "   after:     ", fmt.Sprintf("%s (%s): %.3f", r.After, t.after, r.AfterV))
+		writeField(w, "   ratio:     ", rule.Change(r.BeforeV, r.AfterV))
 		writeField(w, "   holds:     ", r.Verdict+" — "+r.Why)
 		fmt.Fprintln(w)
 	}

@@ -1,12 +1,10 @@
 package reproduce
 
 import (
-	"fmt"
 	"io"
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/contend/contend/internal/reproduce/rule"
 	"github.com/contend/contend/internal/results"
 )
 
@@ -27,26 +25,11 @@ import (
 // row asks for the margin the oracle's tables allow (1.5×).
 const NohzCutYes = 1.5
 
-// A NohzRow is finding 14's row for one workload counted on a kernel of
-// each side.
-type NohzRow struct {
-	Workload                  string
-	Before, After             string  // the kernels
-	BeforeWrites, AfterWrites float64 // locked writes to nohz's line per mask entry
-	Verdict, Why              string
-}
-
 // NohzRows pairs set's KernelCount results that have
 // nohz-locked/mask-entry by workload: the newest kernel with the counter
 // as before, the oldest with the mask's weight as after.
-func NohzRows(set *results.Set) []NohzRow {
-	var rows []NohzRow
-	for _, p := range bracketPairs(set, "nohz-locked/mask-entry", nohzSide) {
-		r := NohzRow{Workload: p.workload, Before: p.before.kernel, After: p.after.kernel, BeforeWrites: p.before.v, AfterWrites: p.after.v}
-		r.Verdict, r.Why = cutVerdict(r.BeforeWrites, r.AfterWrites, NohzCutYes, "locked writes per mask entry", "with the mask's weight")
-		rows = append(rows, r)
-	}
-	return rows
+func NohzRows(set *results.Set) []BracketRow {
+	return cutRows(set, "nohz-locked/mask-entry", nohzSide, NohzCutYes, "locked writes per mask entry", "with the mask's weight")
 }
 
 // nohzSide is a count's side of 5d86d542f68f by the sites its kernel
@@ -63,13 +46,10 @@ func nohzSide(r *benchfmt.Result) int {
 
 // WriteNohzRows writes finding 14's real-kernel rows as reproduce's -v
 // text writes a finding, wrapped to Width.
-func WriteNohzRows(w io.Writer, rows []NohzRow) {
-	for _, r := range rows {
-		writeField(w, "14. ", "(real kernels, contend kernel count) nohz.nr_cpus dropped for the idle mask's weight (5d86d542f68f): "+r.Workload)
-		writeField(w, "   before:    ", fmt.Sprintf("%s (nohz.nr_cpus beside the mask): %.3f locked writes to nohz's line per cpu entering the idle mask (a tick stop that puts it there)", r.Before, r.BeforeWrites))
-		writeField(w, "   after:     ", fmt.Sprintf("%s (the mask's weight): %.3f", r.After, r.AfterWrites))
-		writeField(w, "   ratio:     ", rule.Change(r.BeforeWrites, r.AfterWrites))
-		writeField(w, "   holds:     ", r.Verdict+" — "+r.Why)
-		fmt.Fprintln(w)
-	}
+func WriteNohzRows(w io.Writer, rows []BracketRow) {
+	writeBracketRows(w, rows, bracketText{
+		head:   "14. ",
+		title:  "nohz.nr_cpus dropped for the idle mask's weight (5d86d542f68f)",
+		before: "nohz.nr_cpus beside the mask", after: "the mask's weight",
+		measure: "locked writes to nohz's line per cpu entering the idle mask (a tick stop that puts it there)"})
 }

@@ -105,7 +105,7 @@ func TestFlagRowsHistory(t *testing.T) {
 		t.Fatalf("FlagRows = %d rows, want 1", len(rows))
 	}
 	r := rows[0]
-	if !strings.HasPrefix(r.Before, "6.16.") || !strings.HasPrefix(r.After, "6.19.") || r.Verdict != "yes" || r.BeforeAttempts != 1 {
+	if !strings.HasPrefix(r.Before, "6.16.") || !strings.HasPrefix(r.After, "6.19.") || r.Verdict != "yes" || r.BeforeV != 1 {
 		t.Errorf("flag row %+v: want 6.16's 1 attempt per pass against 6.19's, yes", r)
 	}
 	krows, _ := KernelRows(set)
@@ -120,7 +120,7 @@ func TestFlagRowsHistory(t *testing.T) {
 	}
 	n := nrows[0]
 	if !strings.HasPrefix(n.Before, "6.19.") || !strings.HasPrefix(n.After, "7.0.") || n.Verdict != "yes" ||
-		math.Abs(n.BeforeWrites-4) > 0.1 || math.Abs(n.AfterWrites-2) > 0.1 {
+		math.Abs(n.BeforeV-4) > 0.1 || math.Abs(n.AfterV-2) > 0.1 {
 		t.Errorf("nohz row %+v: want 6.19's 4 locked writes per mask entry against 7.0's 2, yes", n)
 	}
 	var b strings.Builder
