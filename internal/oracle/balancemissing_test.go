@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contend/contend/bench/balanceflag"
 )
 
 // TestBalanceMissing: each balanceflag row outside names the mechanism the
@@ -93,5 +95,33 @@ func TestNewidleFeatures(t *testing.T) {
 		if r, n := newidleFeatures(tc.release); r != tc.random || n != tc.rate {
 			t.Errorf("newidleFeatures(%s) = %v, %v; want %v, %v", tc.release, r, n, tc.random, tc.rate)
 		}
+	}
+}
+
+// The warm-up: without the dice the window is one run; with them the
+// window after sd_init()'s 50 % start has fewer newidle passes, so fewer
+// flag attempts, than a window that holds the start.
+func TestBalanceAfterWarmup(t *testing.T) {
+	cfg := balanceflag.SimConfig{CPUs: 4, Sockets: 2, SNC: 1, SMT: 1, HZ: 250, Busy: 55, Newidle: 1, NewidlePerTick: 4,
+		Duration: time.Second, CAS: 100 * time.Nanosecond, Seed: 1, Orders: []string{"check-first+newidle"}}
+	one, err := balanceAfterWarmup(cfg, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := balanceflag.Simulate(cfg)
+	if err != nil || one != ratesOf(tab.Rows[0]) {
+		t.Errorf("without the dice: %+v, want one run's %+v (%v)", one, ratesOf(tab.Rows[0]), err)
+	}
+	cfg.NewidleRandom = true
+	cold, err := balanceAfterWarmup(cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, err := balanceAfterWarmup(cfg, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(warm.cas < cold.cas) || warm.passes <= 0 {
+		t.Errorf("with the dice: flag attempts %.1f/s after a warm-up, %.1f/s from the start; want fewer after", warm.cas, cold.cas)
 	}
 }

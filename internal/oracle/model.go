@@ -587,6 +587,16 @@ func bfNewidle(kc CountResult, hz int) int {
 	return max(1, int(math.Round(float64(hz)/w)))
 }
 
+// balanceRates are the balanceflag model's rates the rows compare, per
+// second of kernel time: sched_balance_domains() walks (Softirqs), those
+// run on an idle cpu's behalf, the nohz balancer's walks, and the flag's
+// attempts.
+type balanceRates struct{ passes, nohzPasses, walks, cas float64 }
+
+func ratesOf(r balanceflag.SimRow) balanceRates {
+	return balanceRates{r.Softirqs, r.NohzPasses, r.NohzRuns, r.CAS}
+}
+
 // balanceAfterWarmup runs the balanceflag model fed cfg and returns its
 // rates over cfg.Duration after a warm-up of warm, where the counted kernel
 // throws the newidle dice: their statistics start as sd_init() sets them
@@ -595,8 +605,8 @@ func bfNewidle(kc CountResult, hz int) int {
 // workload, warm long, came first). The simulation is deterministic, so
 // the window's counts are a run of warm + Duration less a run of warm.
 // Without the dice it is one run.
-func balanceAfterWarmup(cfg balanceflag.SimConfig, warm time.Duration) (balanceflag.SimRow, error) {
-	run := func(d time.Duration) (balanceflag.SimRow, error) {
+func balanceAfterWarmup(cfg balanceflag.SimConfig, warm time.Duration) (balanceRates, error) {
+	run := func(d time.Duration) (balanceRates, error) {
 		c := cfg
 		c.Duration = d
 		tab, err := balanceflag.Simulate(c)
@@ -604,9 +614,9 @@ func balanceAfterWarmup(cfg balanceflag.SimConfig, warm time.Duration) (balancef
 			err = errors.New("balanceflag: no rows")
 		}
 		if err != nil {
-			return balanceflag.SimRow{}, err
+			return balanceRates{}, err
 		}
-		return tab.Rows[0], nil
+		return ratesOf(tab.Rows[0]), nil
 	}
 	if !cfg.NewidleRandom || warm <= 0 {
 		return run(cfg.Duration)
@@ -621,10 +631,8 @@ func balanceAfterWarmup(cfg balanceflag.SimConfig, warm time.Duration) (balancef
 	}
 	a, f, d := (warm + cfg.Duration).Seconds(), warm.Seconds(), cfg.Duration.Seconds()
 	after := func(x, y float64) float64 { return (x*a - y*f) / d }
-	m := all
-	m.Softirqs, m.NohzPasses, m.CAS = after(all.Softirqs, first.Softirqs), after(all.NohzPasses, first.NohzPasses), after(all.CAS, first.CAS)
-	m.Newidles, m.Fails = after(all.Newidles, first.Newidles), after(all.Fails, first.Fails)
-	return m, nil
+	return balanceRates{after(all.passes, first.passes), after(all.nohzPasses, first.nohzPasses),
+		after(all.walks, first.walks), after(all.cas, first.cas)}, nil
 }
 
 // bfNewidlePerTick is how many newidle walks a busy cpu makes in a tick
@@ -689,21 +697,21 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 		return nil
 	}
 	rows := []modelRow{
-		{"balancer passes per s (busy " + strconv.Itoa(busy) + " %, newidle every " + strconv.Itoa(newidle) + " ticks)", kc.V["balances/s"], m.Softirqs},
+		{"balancer passes per s (busy " + strconv.Itoa(busy) + " %, newidle every " + strconv.Itoa(newidle) + " ticks)", kc.V["balances/s"], m.passes},
 	}
 	// By cause, where the count has _nohz_idle_balance()'s calls of the
 	// pass (kernel count's on-behalf probe): the cpus' own passes and the
 	// nohz balancer's on idle cpus' behalf.
 	if nb, ok := kc.V["nohz-balances/s"]; ok {
 		rows = append(rows,
-			modelRow{"  of which the cpus' own passes per s", kc.V["own-balances/s"], m.Softirqs - m.NohzPasses},
-			modelRow{"  of which on idle cpus' behalf (nohz) per s", nb, m.NohzPasses})
+			modelRow{"  of which the cpus' own passes per s", kc.V["own-balances/s"], m.passes - m.nohzPasses},
+			modelRow{"  of which on idle cpus' behalf (nohz) per s", nb, m.nohzPasses})
 		// The kicked walks those passes come from: nohz_csd_func(), the
 		// kick's IPI reaching the chosen idle cpu, against the model's
 		// _nohz_idle_balance() walks (it has no stats-only walks, which
 		// the count's nohz-walks/s holds too).
 		if kicks, ok := kc.V["nohz-kick-ipis/s"]; ok {
-			rows = append(rows, modelRow{"    from nohz balancer walks per s (kicked)", kicks, m.NohzRuns})
+			rows = append(rows, modelRow{"    from nohz balancer walks per s (kicked)", kicks, m.walks})
 		}
 	}
 	// The tick stops (nohz_balance_enter_idle()'s calls: tick-sched.c
@@ -722,6 +730,6 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 		}
 	}
 	return append(rows,
-		modelRow{"flag attempts per s", kc.V["flag-ops/s"], m.CAS},
-		modelRow{"flag attempts per pass", kc.V["flag-ops/balance"], m.CAS / math.Max(m.Softirqs, 1)})
+		modelRow{"flag attempts per s", kc.V["flag-ops/s"], m.cas},
+		modelRow{"flag attempts per pass", kc.V["flag-ops/balance"], m.cas / math.Max(m.passes, 1)})
 }
