@@ -60,8 +60,8 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 	if form := nohzForm(c); form != "" {
 		kv = append(kv, [2]string{"kernel-nohz-counter", form})
 	}
-	for _, kv := range kv {
-		cfg = append(cfg, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
+	for _, c := range kv {
+		cfg = append(cfg, benchfmt.Config{Key: c[0], Value: []byte(c[1]), File: true})
 	}
 	name := fmt.Sprintf("KernelCount/shape=%s/pairs=%d/levels=%d", c.Shape, c.Pairs, c.Levels)
 	tg := float64(tgWrites(c))
