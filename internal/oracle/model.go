@@ -16,6 +16,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/contend/contend/bench/balanceflag"
+	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/loadavg"
 	"github.com/contend/contend/counter"
 )
@@ -126,6 +127,13 @@ type CountResult struct {
 	// results, its balance-running form line) or, without one, the
 	// release.
 	BalanceOrder, BalanceOrderFrom string
+	// IdleTick is how the counted kernel's idle loop decides the tick
+	// (ksim.IdleLoop), and IdleTickFrom where that was read: the guest's
+	// cpuidle driver (cpuidle-driver) and, without one, the idle loop's
+	// form in the kernel's own text (the sites file beside the count, or
+	// the count's kernel-idle-tick).
+	IdleTick     ksim.IdleTickRule
+	IdleTickFrom string
 	// Run is each of the count's runs' length (bare, counted, checked:
 	// kernel count's -duration, from the command line it recorded).
 	Run time.Duration
@@ -193,6 +201,7 @@ func ReadCounts(path string) ([]CountResult, error) {
 			return nil, fmt.Errorf("%s: %s lacks kernel-cpus, levels or pairs", path, r.Name)
 		}
 		kc.BalanceOrder, kc.BalanceOrderFrom = balanceOrder(filepath.Dir(path), kc.Kernel)
+		kc.IdleTick, kc.IdleTickFrom = idleTick(filepath.Dir(path), kc.Kernel, r.GetConfig("cpuidle-driver"), r.GetConfig("kernel-idle-tick"))
 		out = append(out, kc)
 	}
 	return out, rd.Err()
@@ -248,6 +257,45 @@ func balanceOrder(dir, release string) (order, from string) {
 		return "check-first+newidle", "the release (" + both + ")"
 	}
 	return "cmpxchg-first", "the release (no sites file beside the count; a 6.18.y may have 3324b2180c17's backport)"
+}
+
+// The idle loop's driver-less forms, as kernel sites' form line and kernel
+// count's kernel-idle-tick say them.
+const (
+	idleFormStop      = "idle loop without a cpuidle driver: tick_nohz_idle_stop_tick() at every iteration"
+	idleFormAfterTick = "idle loop without a cpuidle driver: the tick stops only after an iteration the tick ended"
+)
+
+// idleTick is the counted kernel's idle-loop tick rule and where it was
+// read. A guest with a cpuidle driver asks its governor (menu); one
+// without takes cpuidle_not_available()'s branch, whose form
+// (f4c31b07b136, ksim.IdleTickAfterTick) comes from the kernel's text:
+// the sites file beside the count, else the count's own reading. A count
+// that recorded no driver (older files) is taken to have one, as the
+// models did before the counts recorded it.
+func idleTick(dir, release, driver, counted string) (ksim.IdleTickRule, string) {
+	if driver != "none" {
+		if driver == "" {
+			return ksim.IdleTickGovernor, "no cpuidle-driver in the count (an older file): the governor taken"
+		}
+		return ksim.IdleTickGovernor, "cpuidle-driver " + driver
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "sites-"+release+".txt")); err == nil {
+		text, file := string(b), "sites-"+release+".txt"
+		switch {
+		case strings.Contains(text, idleFormAfterTick):
+			return ksim.IdleTickAfterTick, file
+		case strings.Contains(text, idleFormStop):
+			return ksim.IdleTickStop, file
+		}
+	}
+	switch counted {
+	case "after-tick":
+		return ksim.IdleTickAfterTick, "the count's kernel-idle-tick"
+	case "stop":
+		return ksim.IdleTickStop, "the count's kernel-idle-tick"
+	}
+	return ksim.IdleTickStop, "neither the sites file nor the count read the idle loop's form: cpuidle_not_available()'s branch before f4c31b07b136 taken"
 }
 
 // modelConfigAt is the simulation fed the count's own rates: its cpus and
