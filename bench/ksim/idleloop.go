@@ -1,5 +1,7 @@
 package ksim
 
+import "fmt"
+
 // The idle loop's tick decision (kernel/sched/idle.c): which of its
 // iterations call tick_nohz_idle_stop_tick() and which
 // tick_nohz_idle_retain_tick(). With a cpuidle driver the governor
@@ -103,4 +105,16 @@ func (l *IdleLoop) Woke(idleNs int64) {
 // within tickNs.
 func timerWithinTick(tickNs, sleepNs int64) bool {
 	return sleepNs >= 0 && sleepNs <= tickNs
+}
+
+// idleTickNames are the rules as flags name them.
+var idleTickNames = map[string]IdleTickRule{"governor": IdleTickGovernor, "stop": IdleTickStop, "after-tick": IdleTickAfterTick}
+
+// ParseIdleTickRule reads a rule as a flag names it: governor, stop or
+// after-tick.
+func ParseIdleTickRule(s string) (IdleTickRule, error) {
+	if r, ok := idleTickNames[s]; ok {
+		return r, nil
+	}
+	return 0, fmt.Errorf("idle tick rule %q: want governor, stop or after-tick", s)
 }

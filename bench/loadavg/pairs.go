@@ -114,7 +114,7 @@ type pairSim struct {
 	// The tick-stop decision, with the softirq (bal): each cpu's
 	// cpuidle governor (ksim.Governor), when its current idle began
 	// (0: busy), whether its tick is stopped, and the stops made.
-	gov       []ksim.Governor
+	loops     []ksim.IdleLoop
 	idleFrom  []int64
 	stopped   []bool
 	tickStops int64
@@ -223,10 +223,7 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 		}
 		s.bal.tick(now, cpu, c.RQ)
 		if s.idleFrom[cpu] != 0 {
-			if s.stopShare < 0 {
-				s.gov[cpu].Woke(now-s.idleFrom[cpu], true)
-			}
-			s.enterIdle(now, cpu)
+			s.idleTicked(now, cpu)
 		}
 	case rq.Curr != nil:
 		c.RQ.Tick(now, &s.tasks[rq.Curr.ID].SE)
@@ -237,11 +234,12 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 	}
 }
 
-// enterIdle is cpuidle_idle_call() on cpu, with none of the group's tasks
-// queued: whether the tick stops is the count's measured share where it
-// has one (stopShare), else the governor's decision
-// (ksim.Governor.Select: menu keeps it for an idle expected shorter than
-// a tick; the one timer the model knows is the softlockup watchdog's,
+// enterIdle is do_idle() on cpu, with none of the group's tasks queued:
+// whether its first iteration stops the tick is the count's measured
+// share where it has one (stopShare), else the idle loop's rule
+// (ksim.IdleLoop.Enter: menu with a cpuidle driver, keeping the tick for
+// an idle expected shorter than a tick; without one the kernel's form;
+// the one timer the model knows is the softlockup watchdog's,
 // ksim.WatchdogSleep).
 func (s *pairSim) enterIdle(now int64, cpu int) {
 	s.idleFrom[cpu] = now
@@ -250,8 +248,29 @@ func (s *pairSim) enterIdle(now int64, cpu int) {
 	if s.stopShare >= 0 {
 		stop = float64(cfsmodel.NextRand(&s.rng)>>11)/(1<<53) < s.stopShare
 	} else {
-		stop = s.gov[cpu].Select(s.tick, ksim.WatchdogSleep(now, cpu, len(s.gov)), false)
+		stop = s.loops[cpu].Enter(s.tick, ksim.WatchdogSleep(now, cpu, len(s.loops)))
 	}
+	s.stopTick(now, cpu, stop)
+}
+
+// idleTicked is the idle loop's iteration after a kept tick woke idle
+// cpu: with a measured share, a draw as at an idle entry, counted as one
+// (the share's unit, as the model has always drawn it); else
+// ksim.IdleLoop.Ticked (menu learns the tick's wakeup; without a driver,
+// got_tick stops the tick), no new idle entry (do_idle() goes on).
+func (s *pairSim) idleTicked(now int64, cpu int) {
+	if s.stopShare >= 0 {
+		s.enterIdle(now, cpu)
+		return
+	}
+	stop := s.loops[cpu].Ticked(now-s.idleFrom[cpu], s.tick, ksim.WatchdogSleep(now, cpu, len(s.loops)))
+	s.idleFrom[cpu] = now
+	s.stopTick(now, cpu, stop)
+}
+
+// stopTick is tick_nohz_idle_stop_tick()'s stop on cpu, where the loop
+// asked for one.
+func (s *pairSim) stopTick(now int64, cpu int, stop bool) {
 	if stop {
 		s.stopped[cpu] = true
 		s.tickStops++
@@ -267,7 +286,7 @@ func (s *pairSim) exitIdle(now int64, cpu int) {
 		return
 	}
 	if s.stopShare < 0 {
-		s.gov[cpu].Woke(now-s.idleFrom[cpu], false)
+		s.loops[cpu].Woke(now - s.idleFrom[cpu])
 	}
 	s.idleFrom[cpu] = 0
 	s.stopped[cpu] = false
@@ -526,7 +545,10 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	}
 	if cfg.DomainCPUs > 0 {
 		s.bal = newPairBalance(n, cfg.DomainCPUs, ksim.HZ(cfg.HZ), s.tick)
-		s.gov, s.idleFrom, s.stopped = make([]ksim.Governor, n), make([]int64, n), make([]bool, n)
+		s.loops, s.idleFrom, s.stopped = make([]ksim.IdleLoop, n), make([]int64, n), make([]bool, n)
+		for i := range s.loops {
+			s.loops[i].Rule = cfg.IdleTick
+		}
 		s.stopShare = -1
 		if cfg.TickStopMeasured {
 			s.stopShare = cfg.TickStopShare

@@ -84,6 +84,9 @@ type SimConfig struct {
 	// decides (docs/loadavg.md says how far apart the two are).
 	TickStopShare    float64
 	TickStopMeasured bool
+	// IdleTick is the idle loop's tick rule where no share is measured
+	// (ksim.IdleLoop; default the governor, menu).
+	IdleTick ksim.IdleTickRule `json:",omitempty"`
 	// Seed picks the random draws; the same config and seed replay the
 	// same events (default 1).
 	Seed uint64

@@ -462,32 +462,41 @@ func (k *ksys) tick() {
 	}
 }
 
-// A tickGov is one cpu's tick-stop state: its cpuidle governor, and when
-// its current idle sleep began (idleFrom; 0: none yet).
+// A tickGov is one cpu's tick-stop state: its idle loop (ksim.IdleLoop:
+// the governor, or the driver-less rule the kernel has), and when its
+// current idle sleep began (idleFrom; 0: none yet).
 type tickGov struct {
-	g        ksim.Governor
+	loop     ksim.IdleLoop
 	idleFrom int64
 }
 
 // stopTick is cpuidle_idle_call() as c goes idle with nothing to pull:
-// the governor, having learnt the idle period before this one (from its
-// start to the task c last started), decides whether the tick stops
-// (ksim.Governor.Select: menu keeps it for an idle expected shorter than
-// a tick; the one timer known is the softlockup watchdog's,
-// ksim.WatchdogSleep); a stop is nohz_balance_enter_idle() (stopIdleTick).
+// the idle loop's first iteration decides whether the tick stops
+// (ksim.IdleLoop.Enter: menu, having learnt the idle period before this
+// one, from its start to the task c last started, keeps it for an idle
+// expected shorter than a tick; without a cpuidle driver the kernel's
+// form decides; the one timer known is the softlockup watchdog's,
+// ksim.WatchdogSleep); a stop is nohz_balance_enter_idle()
+// (stopIdleTick).
 func (k *ksys) stopTick(c *kcpu) bool {
 	if k.gov == nil {
 		k.gov = make([]tickGov, len(k.cpus))
+		for i := range k.gov {
+			k.gov[i].loop.Rule = k.p.idleTick
+		}
 	}
 	g := &k.gov[c.CPU]
 	if g.idleFrom > 0 && c.lastStart > g.idleFrom {
-		g.g.Woke(c.lastStart-g.idleFrom, false)
+		g.loop.Woke(c.lastStart - g.idleFrom)
 	}
 	g.idleFrom = max(k.now, 1)
-	return g.g.Select(k.hz.TickNs(), ksim.WatchdogSleep(k.now, int(c.CPU), len(k.cpus)), false)
+	return g.loop.Enter(k.hz.TickNs(), ksim.WatchdogSleep(k.now, int(c.CPU), len(k.cpus)))
 }
 
-// keptTick is tick j on idle cpu c whose tick the governor kept.
+// keptTick is tick j on idle cpu c whose tick the idle loop kept: its own
+// pass, CPU_IDLE, then the loop's iteration after the tick
+// (ksim.IdleLoop.Ticked: menu learns the tick's wakeup and decides again;
+// without a driver, got_tick stops the tick).
 func (k *ksys) keptTick(c *kcpu, j int64) {
 	if j >= c.NextBalance {
 		k.nohz.Walked(k.kern, &c.RQBalance, k.kern.BalanceDomains(k.walk(c, causePeriodic, c.CPU), &c.RQBalance, j, k.hz, ksim.CPUIdle))
@@ -496,9 +505,9 @@ func (k *ksys) keptTick(c *kcpu, j int64) {
 		return // it pulled a task
 	}
 	g := &k.gov[c.CPU]
-	g.g.Woke(k.now-g.idleFrom, true)
+	stop := g.loop.Ticked(k.now-g.idleFrom, k.hz.TickNs(), ksim.WatchdogSleep(k.now, int(c.CPU), len(k.cpus)))
 	g.idleFrom = max(k.now, 1)
-	k.stopIdleTick(c, g.g.Select(k.hz.TickNs(), ksim.WatchdogSleep(k.now, int(c.CPU), len(k.cpus)), false))
+	k.stopIdleTick(c, stop)
 }
 
 // stopIdleTick is the governor's answer on idle cpu c: a stop

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/wakeup/sysbench"
 )
 
@@ -115,6 +116,11 @@ type SimConfig struct {
 	// (default 200 ns, estimated), and Yield the sched_yield() syscall's
 	// round trip with its schedule() (default 1 µs, estimated).
 	Lock, Yield time.Duration
+	// IdleTick is how an idle cpu's loop decides the tick (ksim.IdleLoop;
+	// default the governor, menu, as on the seed's machines; the lab's
+	// guests have no cpuidle driver, and kernel wakeups-model gives the
+	// counted kernel's driver-less rule).
+	IdleTick ksim.IdleTickRule `json:",omitempty"`
 }
 
 // Limits of a simulation: beyond them it is a typo or would run for hours.
@@ -135,6 +141,7 @@ type params struct {
 	duration, warmup       int64
 	topoName, policyLabel  string
 	work                   sysbench.Config
+	idleTick               ksim.IdleTickRule
 }
 
 func (c SimConfig) withDefaults() SimConfig {
@@ -275,7 +282,7 @@ func (c SimConfig) runs() ([]params, error) {
 			}
 			ps = append(ps, params{cpus: n, topo: t, pol: policy(pol), hz: c.HZ,
 				idleWake: int64(c.IdleWake), pull: int64(c.Pull), lbCost: int64(c.LBCost),
-				duration: int64(c.Duration), warmup: int64(c.Warmup), topoName: t.name, policyLabel: name,
+				duration: int64(c.Duration), warmup: int64(c.Warmup), topoName: t.name, policyLabel: name, idleTick: c.IdleTick,
 				work: sysbench.Config{Seed: c.Seed, Test: test, Threads: c.Threads, Servers: c.Servers, Statements: c.Statements,
 					Think: int64(c.Think), Service: int64(c.Service), Tail: int64(c.Tail), IO: int64(c.IO), IRQ: irq,
 					Others: c.Others, OthersPeriod: int64(c.OthersPeriod), OthersBurst: int64(c.OthersBurst),

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/ksim"
 	"io"
 	"strconv"
 	"strings"
@@ -13,7 +14,7 @@ import (
 // SimUsage is the synopsis of contend simulate wakeup.
 const SimUsage = "wakeup [-cpus 4,8,16,32] [-topo s390|s390llcN|llcN] [-policies llcstats,basic,v6.1] [-threads 40] [-servers N] [-hz N] " +
 	"[-think 8.8us] [-service 38us] [-statements 20] [-io 0] [-irq idle|cpu0|local] [-idlewake 20us] [-pull 10us] [-lbcost 5us] " +
-	"[-tail 0] [-others 0] [-others-period 10ms] [-others-burst 5us] [-duration 5s] [-warmup 3s] [-seed 1] [-test oltp|threads] [-locks 8] [-yields 1000] [-lock 200ns] [-yield 1us] [-figures [-chip 8] [-ivb-cores 15]] [-json]"
+	"[-tail 0] [-others 0] [-others-period 10ms] [-others-burst 5us] [-duration 5s] [-warmup 3s] [-seed 1] [-test oltp|threads] [-locks 8] [-yields 1000] [-lock 200ns] [-yield 1us] [-idle-tick governor|stop|after-tick] [-figures [-chip 8] [-ivb-cores 15]] [-json]"
 
 // SimFlags declares contend simulate wakeup's flags on fs and returns the
 // function that runs the simulation they ask for once fs has parsed a
@@ -52,6 +53,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	figures := fs.Bool("figures", false, "run the seed's four figures per topology (s390, s390llcN, ivb-ex) beside the seed's numbers; -cpus are the s390 guest sizes (default 16), -threads the sysbench threads, -duration and -warmup each oltp run's (default 1s, 3s)")
 	chip := fs.Int("chip", 0, "with -figures: cpus per chip of the s390llcN topology (default 8, a z13's cores per chip)")
 	ivbCores := fs.String("ivb-cores", "", "with -figures: comma-separated cores per socket of figure 3's 4-socket, 2-thread ivb-ex (default 15)")
+	idleTick := fs.String("idle-tick", "governor", "how an idle cpu's loop decides the tick: governor (menu, a cpuidle driver's), stop (no driver, before f4c31b07b136: at every idle entry) or after-tick (no driver, from it: after the idle's first tick)")
 	asJSON := fs.Bool("json", false, "print the rows as JSON")
 	return func(w io.Writer) error {
 		set := map[string]bool{}
@@ -61,6 +63,11 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 			Duration: *duration, Warmup: *warmup, Seed: *seed, Others: *others, OthersPeriod: *othersPeriod, OthersBurst: *othersBurst, Tail: *tail,
 			Test: *test, Locks: *locks, Yields: *yields, Lock: *lock, Yield: *yield}
 		given := func(n string) bool { return set[n] }
+		rule, err := ksim.ParseIdleTickRule(*idleTick)
+		if err != nil {
+			return fmt.Errorf("simulate wakeup: -idle-tick: %w", err)
+		}
+		cfg.IdleTick = rule
 		if err := bench.RequirePositive("wakeup", []bench.FlagValue[int]{bench.Flag("threads", *threads), bench.Flag("servers", *servers), bench.Flag("hz", *hz), bench.Flag("statements", *statements), bench.Flag("locks", *locks), bench.Flag("yields", *yields), bench.Flag("chip", *chip)}, given); err != nil {
 			return err
 		}

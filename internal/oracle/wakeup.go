@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/wakeup"
 	"github.com/contend/contend/internal/kernel/wakeups"
 )
@@ -57,6 +59,26 @@ func ReadWakeups(path string) (*wakeups.Run, error) {
 			path, w.CPUs, w.Clients, w.Servers, w.Seconds, w.Statements)
 	}
 	return &w, nil
+}
+
+// wakeupIdleTick is the idle loop's tick rule of the guest a wakeups run
+// was made in. The run records no cpuidle driver; the lab's header says
+// the accelerator, and its TCG guests register none (every kernel count
+// made in them records cpuidle-driver: none), so there the rule is the
+// kernel's driver-less form (idleTick: the sites file beside the run);
+// elsewhere the governor's.
+func wakeupIdleTick(path string, w *wakeups.Run) (ksim.IdleTickRule, string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return 0, "", err
+	}
+	for _, line := range bytes.Split(raw, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("# vmlab:")) && bytes.Contains(line, []byte("accelerator TCG")) {
+			rule, from := idleTick(filepath.Dir(path), w.Kernel, "none", "")
+			return rule, "a TCG guest, no cpuidle driver; the form from " + from, nil
+		}
+	}
+	return ksim.IdleTickGovernor, "not a lab TCG guest's run: the governor taken", nil
 }
 
 // WakeupModelConfig is simulate wakeup with 6.1's policy fed what the
@@ -137,8 +159,9 @@ type WakeupRow struct {
 // wakeups themselves (the fed inputs' check: the rate is an output of the
 // model), and the machine-wide balancer moves from /proc/schedstat (every
 // task's, kworkers' too, so shown, not held).
-func WakeupRows(w *wakeups.Run) (wakeup.SimConfig, []WakeupRow, error) {
+func WakeupRows(w *wakeups.Run, idle ksim.IdleTickRule) (wakeup.SimConfig, []WakeupRow, error) {
 	cfg := WakeupModelConfig(w)
+	cfg.IdleTick = idle
 	tab, err := wakeup.Simulate(cfg)
 	if err != nil {
 		return cfg, nil, err
@@ -192,7 +215,11 @@ func WriteWakeupTable(w io.Writer, files []string) error {
 		if err != nil {
 			return err
 		}
-		cfg, rows, err := WakeupRows(k)
+		idle, idleFrom, err := wakeupIdleTick(path, k)
+		if err != nil {
+			return err
+		}
+		cfg, rows, err := WakeupRows(k, idle)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
@@ -223,7 +250,8 @@ func WriteWakeupTable(w io.Writer, files []string) error {
 		}
 		verdicts = append(verdicts, fmt.Sprintf("%s, %s: model fed topo %s, think %s, service %s, idlewake %s, tail %s, lbcost %s, others %d every %s for %s, HZ %d: the 6.1 check %s",
 			k.Kernel, guest, cfg.Topology, cfg.Think.Round(time.Microsecond), cfg.Service.Round(time.Microsecond), wakeIdle(cfg), cfg.Tail.Round(time.Microsecond), cfg.LBCost.Round(100*time.Nanosecond),
-			cfg.Others, cfg.OthersPeriod.Round(time.Microsecond), cfg.OthersBurst.Round(100*time.Nanosecond), cfg.HZ, v))
+			cfg.Others, cfg.OthersPeriod.Round(time.Microsecond), cfg.OthersBurst.Round(100*time.Nanosecond), cfg.HZ, v)+
+			fmt.Sprintf("; idle tick: %v (%s)", idle, idleFrom))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
