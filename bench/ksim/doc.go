@@ -135,6 +135,12 @@
 //     Governor.Woke); the softlockup watchdog's hrtimer as the timer
 //     tick_nohz_get_sleep_length() sees (WatchdogSleep).
 //
+//   - The idle loop's tick decision (idleloop.go): do_idle() and
+//     cpuidle_idle_call() asking the governor, or, without a cpuidle
+//     driver, cpuidle_not_available()'s branch in its two forms (before
+//     and from f4c31b07b136: IdleTickRule, IdleLoop.Enter, IdleLoop.Ticked,
+//     IdleLoop.Woke); used by bench/wakeup and bench/loadavg's pairs.
+//
 //   - The nohz idle balancer (nohz.go): its state, Nohz —
 //     nohz.idle_cpus_mask and rq->nohz_tick_stopped, nohz.nr_cpus (the
 //     mask's weight after 5d86d542f68f), each LLC's

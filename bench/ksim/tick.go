@@ -101,15 +101,14 @@ func WatchdogSleep(now int64, cpu, cpus int) int64 {
 //		tick_nohz_idle_stop_tick();
 //		default_idle_call();
 //
-// so in those guests the tick stops unless tick_nohz_next_event() finds
-// an event within a tick (a timer, rcu_needs_cpu(), irq_work): the
-// counts stop it on 1-2 % of idle entries on 6.1, 6.12 and 6.19 on, and
-// on 94-97 % on 6.16 and 6.18 (nohz_balance_enter_idle() calls against
-// nohz_run_idle_balance() calls, benchdata/kernel-history). The model has
-// no such events (the workload's own Go runtime timers, sysmon's usleep
-// among them, are not modelled), so it keeps menu's decision, which is
-// the kernel's where a driver is registered, and the rows that compare
-// tick stops say the driver-less path is missing.
+// and the branch's own form decides (IdleLoop, idleloop.go: before
+// f4c31b07b136 the tick stops at every idle entry, from it only after the
+// idle's first tick). Read from the kernels' text, that form is why the
+// counts stop it at 94-97 % of idle entries on 6.16 and 6.18 (the old
+// form) and at 1-3 % on 6.1.0-57, 6.12.118 and 6.19 on (the new one,
+// with the workload's idles mostly shorter than a tick). The models take
+// the rule as ksim.IdleLoop.Rule; menu's decision stays the kernel's
+// where a driver is registered (the seeds' machines).
 //
 // Version differences, none of them moving the decision in the model:
 // 6.1 keeps 12 buckets, the upper six for CPUs with iowaiters (the model

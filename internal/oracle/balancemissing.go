@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/contend/contend/bench/ksim"
 )
 
 // balanceMissing names what the balanceflag model lacks for row r of count
@@ -23,7 +25,7 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 	if stops, idles := kc.V["nohz-tick-stops/s"], kc.V["nohz-run-idle/s"]; idles > 0 && stops > 0 {
 		share, shareOK = stops/idles, true
 	}
-	driverless := fmt.Sprintf("the guest stopped its tick at %.1f %% of its idle entries: with no cpuidle driver (the lab's guests under TCG) cpuidle_idle_call() never asks a governor, and the tick stops unless tick_nohz_next_event() finds an event within a tick (timers, the workload's Go runtime's among them; RCU callbacks; irq_work), which the model lacks; its cpus stop their tick by menu's prediction (ksim.Governor)", 100*share)
+	driverless := idleLoopWhy(kc, share)
 	switch {
 	case flagRow && kc.Nodes == 1 && r.kernel == 0:
 		return "the guest has one node, so no NUMA level and no SD_SERIALIZE domain (sd_init() sets it on NUMA levels only): the kernel takes no flag; balanceflag's simulation keeps a serialized level over a one-node machine (its scenario's box), and the count does not record the guest's LLCs, which its domains need"
@@ -47,7 +49,7 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 	case (is("balancer passes") || is("own passes") || is("flag attempts per s")) && over && shareOK && share >= 0.5:
 		return driverless + ", so the guest's idle cpus run no tick and no balance pass of their own (trigger_load_balance() runs from the tick), where the model's keep their tick and balance CPU_IDLE"
 	case (is("balancer passes") || is("own passes")) && !over && shareOK && share < 0.5:
-		return fmt.Sprintf("the guest kept its tick at %.1f %% of its idle entries (no cpuidle driver: the tick stops only when no event is due within a tick), so its idle cpus balance themselves CPU_IDLE from their ticks (the interval unscaled by busy_factor: about a tick at HZ %d); balanceflag's simulation stops the tick of every cpu idle for a whole tick and has no events to keep it, so its idle cpus run no passes of their own", 100*(1-share), countHZ(kc))
+		return fmt.Sprintf("the guest kept its tick at %.1f %% of its idle entries, so its idle cpus balance themselves CPU_IDLE from their ticks (the interval unscaled by busy_factor: about a tick at HZ %d): %s", 100*(1-share), countHZ(kc), idleLoopWhy(kc, share))
 	case flagRow && over && strings.HasPrefix(kc.BalanceOrder, "check-first+newidle") && kernelAtLeast(kc.Kernel, 7, 1):
 		return "the model's root domain is always overloaded (it has no nr_running), so every newidle walk visits the domains and throws the dice; the kernel's sched_balance_newidle() returns before any where no cpu has a task waiting (!get_rd_overloaded()) or avg_idle is under the lowest domain's max_newidle_lb_cost. With NI_RATE (9fe89f022c05) a domain's newidle passes come to about 119 a second per cpu whatever its visit rate (the ratio adds the 512 calls' time >> 22), so the model's extra visits become extra passes, each an attempt on the flag"
 	case is("flag attempts per pass") && !over && strings.HasPrefix(kc.BalanceOrder, "check-first"):
@@ -56,6 +58,28 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		return "the flag's attempts follow the passes (every pass over an SD_SERIALIZE domain, or the due ones): see the passes row"
 	}
 	return fmt.Sprintf("not named: the count's busy share (%.0f %%), idle entries (%.0f per cpu per s) and newidle walks (every %d ticks, from them) are the model's inputs; the count does not split the passes by the cpu's idle type or by domain, which would say whether the model's busy, idle or newidle passes are the ones %s", kc.V["busy-%"], kc.V["nohz-run-idle/s"]/math.Max(float64(kc.CPUs), 1), bfNewidle(kc, countHZ(kc)), map[bool]string{true: "over", false: "under"}[over])
+}
+
+// idleLoopWhy says how the guest's idle loop decided its tick stops (the
+// share of its idle entries that stopped it) and what the simulation does
+// instead: with no cpuidle driver, the kernel's form read from its text
+// (ksim.IdleTickRule, f4c31b07b136), where balanceflag's simulation draws
+// each cpu idle or busy for whole ticks, so that every idle run of its
+// reaches a tick, while the guest's idles are its tasks' waits, most of
+// them shorter than a tick.
+func idleLoopWhy(kc CountResult, share float64) string {
+	idleUs := 0.0
+	if n := kc.V["nohz-run-idle/s"] / math.Max(float64(kc.CPUs), 1); n > 0 {
+		idleUs = (100 - kc.V["busy-%"]) / 100 / n * 1e6
+	}
+	idles := fmt.Sprintf("the guest's idles average %.0f µs (its idle share over its idle entries), a tick is %d µs, and balanceflag's simulation draws each cpu idle or busy for whole ticks, so each of its idle runs reaches a tick", idleUs, 1_000_000/countHZ(kc))
+	switch kc.IdleTick {
+	case ksim.IdleTickAfterTick:
+		return fmt.Sprintf("the guest stopped its tick at %.1f %% of its idle entries: it has no cpuidle driver, and its idle loop (f4c31b07b136's form, from %s) keeps the tick at an idle's first iteration and stops it in the iteration after the tick woke the idle cpu (do_idle()'s got_tick), so only idles the tick reaches stop it; %s", 100*share, kc.IdleTickFrom, idles)
+	case ksim.IdleTickStop:
+		return fmt.Sprintf("the guest stopped its tick at %.1f %% of its idle entries: it has no cpuidle driver, and its idle loop (before f4c31b07b136, from %s) asks tick_nohz_idle_stop_tick() at every iteration, which keeps the tick only for an event within a tick (a timer, rcu_needs_cpu(), irq_work) that the model has none of; %s", 100*share, kc.IdleTickFrom, idles)
+	}
+	return fmt.Sprintf("the guest stopped its tick at %.1f %% of its idle entries, by its governor (%s), where %s", 100*share, kc.IdleTickFrom, idles)
 }
 
 // rowRatio is the model/kernel ratio of the first row whose name holds

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/contend/contend/bench/balanceflag"
+	"github.com/contend/contend/bench/ksim"
 )
 
 // TestBalanceMissing: each balanceflag row outside names the mechanism the
@@ -51,10 +52,21 @@ func TestBalanceMissing(t *testing.T) {
 // The inverse case: a guest that keeps its tick balances its idle cpus
 // from it, where the simulation's idle cpus have none.
 func TestBalanceMissingKeptTick(t *testing.T) {
-	kc := CountResult{CPUs: 4, Nodes: 2, HZ: 250, V: map[string]float64{"nohz-tick-stops/s": 180, "nohz-run-idle/s": 17000, "busy-%": 17}}
-	got := balanceMissing(kc, modelRow{"  of which the cpus' own passes per s", 734, 168}, nil)
-	if !strings.Contains(got, "kept its tick at 98.9 %") || !strings.Contains(got, "no passes of their own") {
-		t.Errorf("balanceMissing = %q", got)
+	for _, tc := range []struct {
+		rule ksim.IdleTickRule
+		want string
+	}{
+		{ksim.IdleTickAfterTick, "got_tick"},
+		{ksim.IdleTickStop, "an event within a tick"},
+		{ksim.IdleTickGovernor, "by its governor"},
+	} {
+		kc := CountResult{CPUs: 4, Nodes: 2, HZ: 250, IdleTick: tc.rule, IdleTickFrom: "sites-x.txt", V: map[string]float64{"nohz-tick-stops/s": 180, "nohz-run-idle/s": 17000, "busy-%": 17}}
+		got := balanceMissing(kc, modelRow{"  of which the cpus' own passes per s", 734, 168}, nil)
+		for _, w := range []string{"kept its tick at 98.9 %", tc.want, "average 195 µs", "whole ticks"} {
+			if !strings.Contains(got, w) {
+				t.Errorf("%v: balanceMissing = %q, want it to say %q", tc.rule, got, w)
+			}
+		}
 	}
 }
 
