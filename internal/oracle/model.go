@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -430,7 +431,15 @@ func modelRows(kc CountResult, opt ModelOptions) ([]modelRow, modelRun, error) {
 	// container's. The model's level 0 is the tasks' group (the
 	// container), the kernel's depth 2.
 	if l1, l2 := kc.V["check-l1-writes/wakeup"], kc.V["check-l2-writes/wakeup"]; kc.Levels == 2 && l1 > 0 && l2 > 0 && kc.V["check-wakeups/s"] > 0 {
-		cfg, err := modelConfigAt(kc, kc.V["check-wakeups/s"], opt)
+		// The checking run's own run and runnable shares where the count
+		// has them (kernel count from 2026-12-05); older files give the
+		// counted run's.
+		ck := kc
+		if r, rn := kc.V["check-run-%"], kc.V["check-runnable-%"]; r > 0 && rn >= r {
+			ck.V = maps.Clone(kc.V)
+			ck.V["run-%"], ck.V["runnable-%"] = r, rn
+		}
+		cfg, err := modelConfigAt(ck, kc.V["check-wakeups/s"], opt)
 		if err != nil {
 			return nil, run, err
 		}
@@ -462,6 +471,8 @@ func loadavgMissing(run modelRun, r modelRow) string {
 		return olderFileMissing(run.kc)
 	case !over && counted > 0 && stops > ModelTolerance*counted:
 		return fmt.Sprintf("the model's cpus stop their tick %.1fx as often as the count's (%.1f against %.1f per cpu per s, the inputs line), so fewer ticks and balance softirqs run: the idle loop's rule decides them (%v, from %s; ksim.IdleLoop), on the model's idle periods, whose lengths against the tick the count does not give", stops/counted, stops, counted, run.kc.IdleTick, run.kc.IdleTickFrom)
+	case strings.Contains(r.name, "checking run") && !over && run.kc.V["check-run-%"] > 0:
+		return fmt.Sprintf("the model ran the checking run's own shares (run %.1f %%, runnable %.1f %%) at its wakeup rate; the switch updates are modelled, and so is wakeup preemption among the group's tasks (the inputs line), but not the guest's other tasks' switches with the group's within a wait (the model runs one task outside the group per wait), nor their preemption of the group's running task", run.kc.V["check-run-%"], run.kc.V["check-runnable-%"])
 	case strings.Contains(r.name, "checking run") && !over:
 		return "the checking run's own run and runnable shares (its watchpoints slow the guest several-fold; the model takes the counted run's, the count has none of its own); the switch updates are modelled, and so is wakeup preemption among the group's tasks (the inputs line), but not the guest's other tasks' switches with the group's within a wait (the model runs one task outside the group per wait), nor their preemption of the group's running task"
 	case strings.Contains(r.name, "system.slice / container"):

@@ -140,12 +140,14 @@ func TestWriteResults(t *testing.T) {
 	// A count with watchpoints adds the second method's units.
 	k := countFixture()
 	k.Check = &kernel.Check{Load: &kernel.Load{Transactions: 500, Seconds: 2}, Sites: k.Sites, Enqueues: 1000,
-		Watched: []kernel.WatchCount{{Level: 1, Writes: 160}, {Level: 2, Writes: 150}}}
+		Watched: []kernel.WatchCount{{Level: 1, Writes: 160}, {Level: 2, Writes: 150}},
+		Threads: kernel.ThreadStats{RunMs: 800, WaitMs: 400}}
 	if err := WriteResults(path, k, nil); err != nil {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(path)
-	for _, want := range []string{" 0.31 check-wp-writes/enqueue", " 1.019736842105263 check-wp/sites", " 0.16 check-l1-writes/enqueue", " 20 check-l1-writes/cfs_rq/s", " 18.75 check-l2-writes/cfs_rq/s"} {
+	for _, want := range []string{" 0.31 check-wp-writes/enqueue", " 1.019736842105263 check-wp/sites", " 0.16 check-l1-writes/enqueue", " 20 check-l1-writes/cfs_rq/s", " 18.75 check-l2-writes/cfs_rq/s",
+		" 10 check-run-%", " 15 check-runnable-%"} { // 800 ms of 4 pingers' 2 s; 1200 ms runnable
 		if !strings.Contains(string(b), want) {
 			t.Errorf("results file lacks %q:\n%s", want, b)
 		}

@@ -111,6 +111,10 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 		r.Values = append(r.Values,
 			benchfmt.Value{Value: float64(k.Enqueues) / k.Load.Seconds, Unit: "check-enqueue/s"},
 			benchfmt.Value{Value: float64(k.Threads.Wakeups) / k.Load.Seconds, Unit: "check-wakeups/s"},
+			// The checking run's own duty: its watchpoints slow the
+			// guest, so its shares are not the counted run's.
+			benchfmt.Value{Value: 100 * k.Threads.RunMs / (1000 * k.Load.Seconds * float64(pingers(c))), Unit: "check-run-%"},
+			benchfmt.Value{Value: 100 * (k.Threads.RunMs + k.Threads.WaitMs) / (1000 * k.Load.Seconds * float64(pingers(c))), Unit: "check-runnable-%"},
 			benchfmt.Value{Value: float64(watchedSum(k)) / kenq, Unit: "check-wp-writes/enqueue"},
 			benchfmt.Value{Value: float64(watchedSum(k)) / math.Max(float64(sites), 1), Unit: "check-wp/sites"})
 		for _, wc := range k.Watched {
