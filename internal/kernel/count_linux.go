@@ -66,6 +66,10 @@ type Counted struct {
 	// the softirqs, the nohz balancer's walks and their callers, its
 	// kicks, and the passes it ran on an idle cpu's behalf.
 	BalanceCauses []Cause `json:"balance_causes,omitempty"`
+
+	// Domains are cpu 0's sched domains (ReadDomains), nil where they
+	// could not be read (a note says why).
+	Domains []SchedDomain `json:"domains,omitempty"`
 }
 
 // SiteCount is one site's hits: by a hardware execute breakpoint, and by
@@ -187,6 +191,15 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	}
 	c = &Counted{Shape: cfg.Shape, Pairs: cfg.Pairs, Levels: cfg.Levels}
 	c.Kernel, _ = readTrim(filepath.Join(cfg.Root, "proc/sys/kernel/osrelease"))
+	// The machine's sched domains, for the models' topology: debugfs
+	// mounted for the read where it is not.
+	ds, derr := ReadDomains(cfg.Root)
+	if derr != nil && machine.Mount(u, cfg.Root, "debugfs", "sys/kernel/debug") == nil {
+		ds, derr = ReadDomains(cfg.Root)
+	}
+	if c.Domains = ds; derr != nil {
+		c.Notes = append(c.Notes, "sched domains not read: "+derr.Error())
+	}
 	logf := func(format string, args ...any) { fmt.Fprintf(cfg.Log, "kernel count: "+format+"\n", args...) }
 
 	// What an earlier, killed run left: under our names only, and (the

@@ -60,6 +60,9 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 	if form := nohzForm(c); form != "" {
 		kv = append(kv, [2]string{"kernel-nohz-counter", form})
 	}
+	if len(c.Domains) > 0 {
+		kv = append(kv, [2]string{"kernel-domains", kernel.DomainsString(c.Domains)})
+	}
 	for _, c := range kv {
 		cfg = append(cfg, benchfmt.Config{Key: c[0], Value: []byte(c[1]), File: true})
 	}
