@@ -19,6 +19,7 @@ import (
 	"github.com/contend/contend/bench/balanceflag"
 	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/loadavg"
+	"github.com/contend/contend/internal/kernel"
 	"github.com/contend/contend/counter"
 )
 
@@ -135,6 +136,9 @@ type CountResult struct {
 	// the count's kernel-idle-tick).
 	IdleTick     ksim.IdleTickRule
 	IdleTickFrom string
+	// Domains are the counted guest's sched domains (cpu 0's, kernel
+	// count's kernel-domains), nil in older files.
+	Domains []kernel.SchedDomain
 	// Run is each of the count's runs' length (bare, counted, checked:
 	// kernel count's -duration, from the command line it recorded).
 	Run time.Duration
@@ -202,6 +206,11 @@ func ReadCounts(path string) ([]CountResult, error) {
 			return nil, fmt.Errorf("%s: %s lacks kernel-cpus, levels or pairs", path, r.Name)
 		}
 		kc.BalanceOrder, kc.BalanceOrderFrom = balanceOrder(filepath.Dir(path), kc.Kernel)
+		if d := r.GetConfig("kernel-domains"); d != "" {
+			if kc.Domains, err = kernel.ParseDomains(d); err != nil {
+				return nil, fmt.Errorf("%s: %s: kernel-domains: %w", path, r.Name, err)
+			}
+		}
 		kc.IdleTick, kc.IdleTickFrom = idleTick(filepath.Dir(path), kc.Kernel, r.GetConfig("cpuidle-driver"), r.GetConfig("kernel-idle-tick"))
 		out = append(out, kc)
 	}
@@ -340,9 +349,9 @@ func modelConfigAt(kc CountResult, enqPerSec float64, opt ModelOptions) (loadavg
 	if (kc.Shape == "pipe" || kc.Shape == "migrate") && run > 0 && runnable >= run && runnable <= 1 {
 		cfg.Pairs, cfg.Run, cfg.Runnable = kc.Pairs, run, runnable
 		// The balance softirq's update_blocked_averages(), on busy and
-		// idle cpus: its cadence from the lowest sched domain, a node's
-		// cpus on the lab's machines (the count's nodes).
-		cfg.DomainCPUs = max(kc.CPUs/max(kc.Nodes, 1), 1)
+		// idle cpus: its cadence from the lowest sched domain, the
+		// guest's own (lowestDomain).
+		cfg.DomainCPUs = lowestDomain(kc)
 		// v6.12's DELAY_DEQUEUE (152e11f6df29, "sched/fair: Implement
 		// delayed dequeue"), on by default (features.h:
 		// SCHED_FEAT(DELAY_DEQUEUE, true)): the counted kernel's version.
@@ -362,6 +371,16 @@ func modelConfigAt(kc CountResult, enqPerSec float64, opt ModelOptions) (loadavg
 		}
 	}
 	return cfg, nil
+}
+
+// lowestDomain is the counted guest's lowest sched domain's span: its
+// own (kernel-domains) where the count has it, else a node's cpus (the
+// lab's oracle-2n, whose LLC is its node).
+func lowestDomain(kc CountResult) int {
+	if len(kc.Domains) > 0 {
+		return kc.Domains[0].Span
+	}
+	return max(kc.CPUs/max(kc.Nodes, 1), 1)
 }
 
 // kernelAtLeast says whether a kernel release ("6.12.117+deb12-amd64",
