@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench/c2c"
 )
 
@@ -66,9 +65,9 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		}
 		casNote := "given with -cas"
 		if !set["cas"] {
-			ns, note, err := measureCASHandoff()
+			ns, note, err := c2c.HostCASHandoff()
 			if err != nil {
-				return err
+				return fmt.Errorf("simulate balanceflag: -cas: %w", err)
 			}
 			cfg.CAS, casNote = ns, note
 		} else if *cas <= 0 {
@@ -111,26 +110,4 @@ func writeNohz(w io.Writer, cfg SimConfig, casNote string, asJSON bool) error {
 		return err
 	}
 	return tab.WriteText(w)
-}
-
-// measureCASHandoff is this machine's cost of one contended cmpxchg: the
-// handoff floor of its allowed cpus in cas mode (c2c.MeasureFloor, the
-// sweep's floor: one pair per topology class, a few milliseconds a pair),
-// and a note saying where it came from.
-func measureCASHandoff() (time.Duration, string, error) {
-	t, err := affinity.Host()
-	if err != nil {
-		return 0, "", fmt.Errorf("simulate balanceflag: -cas: %w", err)
-	}
-	cpus := t.AllowedCPUs.Bits()
-	if len(cpus) < 2 {
-		return 0, "", fmt.Errorf("simulate balanceflag: -cas: one usable cpu here, no handoff to measure; give -cas (e.g. 150ns)")
-	}
-	f, err := c2c.MeasureFloor(t, cpus, c2c.Config{Mode: c2c.CAS})
-	if err != nil {
-		return 0, "", fmt.Errorf("simulate balanceflag: -cas: measuring the handoff: %w", err)
-	}
-	d := time.Duration(f.NS + 0.5)
-	return d, fmt.Sprintf("this machine's cas handoff floor (c2c.MeasureFloor over cpus %s, %d pairs: %.1f ns expected, %.1f ns nearest class)",
-		t.AllowedCPUs, len(f.Pairs), f.NS, f.MinNS), nil
 }
