@@ -1,5 +1,7 @@
 package ksim
 
+import "fmt"
+
 // The idle loop's tick decision (kernel/sched/idle.c): which of its
 // iterations call tick_nohz_idle_stop_tick() and which
 // tick_nohz_idle_retain_tick(). With a cpuidle driver the governor
@@ -41,6 +43,30 @@ const (
 	// stops it (tick_nohz_idle_stop_tick(), same test).
 	IdleTickAfterTick
 )
+
+// idleTickNames are the rules as a flag names them (-idle-tick) and a
+// count's kernel-idle-tick the driver-less forms.
+var idleTickNames = [...]string{"governor", "stop", "after-tick"}
+
+// ParseIdleTickRule is the rule idleTickNames names s.
+func ParseIdleTickRule(s string) (IdleTickRule, error) {
+	for i, n := range idleTickNames {
+		if s == n {
+			return IdleTickRule(i), nil
+		}
+	}
+	return 0, fmt.Errorf("idle tick %q: want governor, stop or after-tick", s)
+}
+
+// StopsAtEntry is the rule for a model whose CPUs are idle or busy for
+// whole ticks and whose idles have no timer within a tick: an idle stops
+// the tick at its entry (IdleTickStop; IdleTickGovernor too, the models'
+// stand-in for a governor they do not run), or keeps it for its first
+// tick, which it takes, and stops it after that tick's work
+// (IdleTickAfterTick: got_tick is false at the idle's first iteration, and
+// true in the one after the tick woke it). Under either an idle that no
+// tick finds never stops it.
+func (r IdleTickRule) StopsAtEntry() bool { return r != IdleTickAfterTick }
 
 // String names the rule as kernel sites' idle-loop form and the models'
 // inputs lines do.
