@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/contend/contend/bench/c2c"
+	"github.com/contend/contend/bench/ksim"
 )
 
 // SimUsage is the synopsis of contend simulate balanceflag.
-const SimUsage = "balanceflag [-cpus 512] [-sockets 2] [-snc 2] [-smt 2] [-busy 90] [-newidle 2] [-hz 1000] [-cas D] [-cas-remote 0] [-local 10ns] [-cs 100ns] [-duration 1s] [-seed 1] [-skew-tick] [-jitter 0] [-newidle-per-tick 1] [-short-idle 0] [-orders cmpxchg-first,...] [-nohz] [-json]"
+const SimUsage = "balanceflag [-cpus 512] [-sockets 2] [-snc 2] [-smt 2] [-busy 90] [-newidle 2] [-hz 1000] [-cas D] [-cas-remote 0] [-local 10ns] [-cs 100ns] [-duration 1s] [-seed 1] [-skew-tick] [-jitter 0] [-newidle-per-tick 1] [-short-idle 0] [-idle-tick governor] [-orders cmpxchg-first,...] [-nohz] [-json]"
 
 // SimFlags declares contend simulate balanceflag's flags on fs, each
 // default with where it comes from, and returns the function that runs the
@@ -39,6 +40,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	jitter := fs.Duration("jitter", 0, "delay each cpu's tick work by a random `D`uration in [0, D), per cpu and tick (default: none, the worst case)")
 	perTick := fs.Int("newidle-per-tick", 1, "short idles of a busy cpu in a tick that has them (the seed gives no rate)")
 	shortIdle := fs.Duration("short-idle", 0, "how long a busy cpu's short idle lasts, what rq->avg_idle learns (default: as long as avg_idle's cap, so no walk is cut)")
+	idleTick := fs.String("idle-tick", "governor", "the idle loop's tick `rule`: governor (a cpuidle driver's; the model stops the tick at idle entry), stop (no driver, before f4c31b07b136: the same), after-tick (no driver, from it: the idle's first tick kept, its cpu_idle pass run)")
 	orders := fs.String("orders", "", "comma-separated order= `values` (default: all three)")
 	nohz := fs.Bool("nohz", false, "count the nohz struct's and idle mask's lines per second, nohz.nr_cpus kept (counter) and removed (weight, 5d86d542f68f), instead of the flag")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
@@ -57,9 +59,13 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		if *newidle < 0 {
 			return fmt.Errorf("simulate balanceflag: -newidle %d: want 0 (only when a cpu turns idle) or a period in ticks", *newidle)
 		}
+		rule, err := ksim.ParseIdleTickRule(*idleTick)
+		if err != nil {
+			return fmt.Errorf("simulate balanceflag: -idle-tick: %w", err)
+		}
 		cfg := SimConfig{CPUs: *cpus, Sockets: *sockets, SNC: *snc, SMT: *smt, Busy: *busy,
 			Newidle: *newidle, HZ: *hz, CAS: *cas, Local: *local, CS: *cs, Duration: *duration, Seed: *seed,
-			SkewTick: *skew, Jitter: *jitter, NewidlePerTick: *perTick, ShortIdle: *shortIdle, CASRemote: *casRemote}
+			SkewTick: *skew, Jitter: *jitter, NewidlePerTick: *perTick, ShortIdle: *shortIdle, CASRemote: *casRemote, IdleTick: rule}
 		if *orders != "" {
 			cfg.Orders = strings.Split(*orders, ",")
 		}
