@@ -78,6 +78,7 @@ type cpuState struct {
 	newidleWalks    int64 // sched_balance_newidle() walks
 	newidleCut      int64 // newidle walks the avg_idle cutoff stopped below the top domain
 	decayVisits     int64 // domains a stopped walk visited only to decay (need_decay)
+	keptTicks       int64 // ticks an idle CPU kept (SimConfig.IdleTick), each a CPU_IDLE pass of its own when due
 
 	// rq is rq->next_balance, and rq->avg_idle and
 	// rq->max_idle_balance_cost (ns), which only timed walks (clocked:

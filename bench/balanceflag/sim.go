@@ -72,6 +72,10 @@ type SimConfig struct {
 	// (aligned ticks) go by CPU number, which serves one socket's burst
 	// before the other's, the cheapest order; jitter interleaves them.
 	CASRemote time.Duration `json:",omitempty"`
+	// IdleTick is the idle loop's tick rule (ksim.IdleLoop): when an idle
+	// CPU's tick stops (sim.tickStop). The governor's stand-in, as before
+	// the rule was an input, is IdleTickStop's: stop at idle entry.
+	IdleTick ksim.IdleTickRule `json:",omitempty"`
 }
 
 // Limits: beyond them a simulation is a typo or would run for hours.
@@ -139,6 +143,8 @@ func (c SimConfig) validate() error {
 		return bad("newidle-per-tick %d out of range [1, %d]", c.NewidlePerTick, simMaxNewidlePerTick)
 	case c.ShortIdle < 0 || int64(c.ShortIdle) >= ksim.HZ(c.HZ).TickNs():
 		return bad("short-idle %v out of range [0, %v): a short idle ends within its tick", c.ShortIdle, time.Duration(ksim.HZ(c.HZ).TickNs()))
+	case c.IdleTick > ksim.IdleTickAfterTick:
+		return bad("idle tick rule %d unknown", c.IdleTick)
 	case c.Jitter < 0 || int64(c.Jitter) >= ksim.HZ(c.HZ).TickNs():
 		return bad("jitter %v out of range [0, %v): a tick's work must start within its tick", c.Jitter, time.Duration(ksim.HZ(c.HZ).TickNs()))
 	}
@@ -201,15 +207,15 @@ type sim struct {
 	nohzRuns   int64
 	nohzPasses int64      // the passes nohzWalk ran, on idle CPUs' behalf
 	nohz       *ksim.Nohz // the nohz balancer's state (nohz.idle_cpus_mask, nr_busy_cpus, next_balance)
-	nohzTick   int64      // the tick nohzILB and nohzKicked were computed for
+	nohzTick   int64      // the tick nohzILB was computed for
 	nohzILB    int        // that tick's kicked balancer, find_new_ilb() (-1: none kicked)
-	nohzKicked bool       // a busy CPU's nohz_balancer_kick() kicked it
 
 	// ilb()'s idle CPUs at its tick (it never yields), and the walks'
 	// rq->next_balance: made once, so neither allocates.
-	ilbJ     int64
-	ilbIdle  func(cpu int) bool
-	walkNext func(cpu int) int64
+	ilbJ      int64
+	ilbIdle   func(cpu int) bool
+	ilbInMask func(cpu int) bool
+	walkNext  func(cpu int) int64
 
 	handoffs, remoteHandoffs int64 // the line's moves between CPUs, and those across sockets
 
@@ -272,6 +278,10 @@ func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
 	}
 	s.nohz = ksim.NewNohz(cfg.CPUs, llc)
 	s.ilbIdle = func(b int) bool { return idleAt(s.cfg.Seed, s.cfg.Busy, b, s.ilbJ) }
+	s.ilbInMask = func(b int) bool {
+		_, stops := s.tickStop(b, s.ilbJ)
+		return s.ilbIdle(b) && !stops
+	}
 	s.walkNext = func(b int) int64 { return s.cpus[b].rq.NextBalance }
 	return s
 }
@@ -344,9 +354,10 @@ func (s *sim) jitter(cpu int, j int64) int64 {
 }
 
 // tick is tick j of this CPU. A busy CPU runs sched_balance_trigger()'s
-// softirq when rq->next_balance is due; an idle CPU has stopped its tick,
-// and the first idle CPU, the nohz balancer find_new_ilb() picks, walks
-// them all when a busy CPU's nohz_balancer_kick() finds one due. Then come
+// softirq when rq->next_balance is due; an idle CPU has stopped its tick
+// but for a kept one (tickStop), whose own pass is CPU_IDLE ("idle_balance
+// ? CPU_IDLE"), and the first idle CPU, the nohz balancer find_new_ilb()
+// picks, walks them all when a busy CPU's nohz_balancer_kick() finds one due. Then come
 // the newly idle moments within the tick: a short idle period of a busy CPU
 // every Newidle ticks (NewidlePerTick of them), and the moment a CPU that
 // will be idle next tick goes idle, each at a time of the tick drawn from
@@ -358,11 +369,17 @@ func (p *simProc) tick(j int64) bool {
 	c.jiffies = j
 	idle := idleAt(s.cfg.Seed, s.cfg.Busy, p.CPU, j)
 	if idle {
-		if p.CPU == s.ilb(j) && s.nohzKicked {
-			start := p.Now
-			p.nohzWalk(j)
-			s.busyNs += p.Now - start
+		start := p.Now
+		if _, kept := s.tickStop(p.CPU, j); kept {
+			c.keptTicks++
+			if j-c.rq.NextBalance >= 0 {
+				balanceDomains(c, p, idleCPU)
+			}
 		}
+		if p.CPU == s.ilb(j) {
+			p.nohzWalk(j)
+		}
+		s.busyNs += p.Now - start
 		return true
 	}
 	s.busyNs += s.tickNs
@@ -371,7 +388,7 @@ func (p *simProc) tick(j int64) bool {
 	if j-c.rq.NextBalance >= 0 {
 		balanceDomains(c, p, notIdle)
 	}
-	h := mix(s.cfg.Seed ^ uint64(p.CPU)<<40 ^ uint64(j) ^ 0xdecade)
+	h := s.tickHash(p.CPU, j)
 	if n := int64(s.cfg.Newidle); n > 0 && (j+int64(p.CPU))%n == 0 {
 		for _, off := range s.shortIdles(h) {
 			if !p.WaitUntil(t0 + off) {
@@ -381,7 +398,7 @@ func (p *simProc) tick(j int64) bool {
 		}
 	}
 	if idleAt(s.cfg.Seed, s.cfg.Busy, p.CPU, j+1) {
-		if !p.WaitUntil(t0 + s.tickNs/2 + int64((h>>32)%uint64(s.tickNs/2))) {
+		if !p.WaitUntil(s.goIdleAt(p.CPU, j)) {
 			return false
 		}
 		c.jiffies = j
@@ -426,46 +443,41 @@ func (p *simProc) shortIdle(j int64) {
 }
 
 // ilb is the nohz balancer kicked in tick j, -1 for none, computed once a
-// tick, at its start, before any walk of it. A CPU idle in a tick has
-// stopped its tick (nohz_balance_enter_idle(), ksim.Nohz.EnterIdle), a busy
-// one has restarted it (nohz_balance_exit_idle()), so the LLC's
-// nr_busy_cpus counts its CPUs busy this tick. nohz.next_balance is the
-// earliest rq->next_balance of the CPUs in the mask, as the
-// NOHZ_NEXT_KICK walks that every tick stop asks for (needs_update) leave
-// it. Then each busy CPU's nohz_balancer_kick() in CPU order
-// (ksim.Nohz.BalancerKick, the kernel's reasons in its order): the first
-// with a reason kicks (kick_ilb(): "nohz.next_balance = jiffies+1", so no
-// other CPU of the tick does) the balancer find_new_ilb() picks. The
-// model's CPUs run one task or none and have equal capacities, so of the
-// reasons only the LLC's nr_busy_cpus > 1 can hold; a CPU alone in its LLC
-// has no sd_llc_shared and never kicks.
+// tick, at its start, before any walk of it (ksim.Nohz.TickKicks): a CPU
+// idle in the tick is in the mask unless its tick stops in it, after the
+// kicks (tickStop). The model's CPUs run one task or none, of equal
+// capacities: of the kick's reasons only the LLC's nr_busy_cpus > 1 can
+// hold, and a CPU alone in its LLC (no sd_llc_shared) never kicks.
 func (s *sim) ilb(j int64) int {
-	if s.nohzTick == j {
-		return s.nohzILB
-	}
-	n := s.nohz
-	s.nohzTick, s.nohzILB, s.nohzKicked, s.ilbJ = j, -1, false, j
-	next := j + 60*int64(s.hz)
-	for i := range s.cpus {
-		if s.ilbIdle(i) {
-			n.EnterIdle(i)
-			next = min(next, s.cpus[i].rq.NextBalance)
-		} else {
-			n.ExitIdle(i)
-		}
-	}
-	n.NextBalance = next
-	for i := range s.cpus {
-		if n.Stopped(i) {
-			continue
-		}
-		if n.BalancerKick(i, j, ksim.KickRQ{}) != ksim.KickNone {
-			n.NextBalance = j + 1
-			s.nohzILB, s.nohzKicked = n.FindNewILB(i, s.ilbIdle), true
-			break
-		}
+	if s.nohzTick != j {
+		s.nohzTick, s.ilbJ = j, j
+		s.nohzILB = s.nohz.TickKicks(j, s.hz, s.ilbIdle, s.ilbInMask, s.walkNext, ksim.KickRQ{})
 	}
 	return s.nohzILB
+}
+
+// tickStop is when CPU cpu's tick stops in tick j (nohz_balance_enter_idle(),
+// ksim.Nohz.EnterIdle), and whether it does: cfg.IdleTick's rule
+// (ksim.IdleTickRule.StopsAtEntry), the one every path into the mask
+// follows. At idle entry: busy in j, idle in j+1, as it goes idle
+// (goIdleAt). After the idle's first tick: idle in j after busy in j-1,
+// once j's work is done (its start and jitter, after the busy CPUs' kicks).
+func (s *sim) tickStop(cpu int, j int64) (int64, bool) {
+	idle := func(j int64) bool { return idleAt(s.cfg.Seed, s.cfg.Busy, cpu, j) }
+	if s.cfg.IdleTick.StopsAtEntry() {
+		return s.goIdleAt(cpu, j), !idle(j) && idle(j+1)
+	}
+	return s.tickStart(cpu, j) + s.jitter(cpu, j), idle(j) && !idle(j-1)
+}
+
+// tickHash is CPU cpu's draw for tick j, and goIdleAt the moment in its
+// second half it goes idle, when it is idle in j+1.
+func (s *sim) tickHash(cpu int, j int64) uint64 {
+	return mix(s.cfg.Seed ^ uint64(cpu)<<40 ^ uint64(j) ^ 0xdecade)
+}
+
+func (s *sim) goIdleAt(cpu int, j int64) int64 {
+	return s.tickStart(cpu, j) + s.tickNs/2 + int64((s.tickHash(cpu, j)>>32)%uint64(s.tickNs/2))
 }
 
 // nohzWalk is _nohz_idle_balance() on this CPU, the nohz balancer

@@ -8,12 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/contend/contend/affinity"
 	"github.com/contend/contend/bench/c2c"
+	"github.com/contend/contend/bench/ksim"
 )
 
 // SimUsage is the synopsis of contend simulate balanceflag.
-const SimUsage = "balanceflag [-cpus 512] [-sockets 2] [-snc 2] [-smt 2] [-busy 90] [-newidle 2] [-hz 1000] [-cas D] [-cas-remote 0] [-local 10ns] [-cs 100ns] [-duration 1s] [-seed 1] [-skew-tick] [-jitter 0] [-newidle-per-tick 1] [-short-idle 0] [-orders cmpxchg-first,...] [-nohz] [-json]"
+const SimUsage = "balanceflag [-cpus 512] [-sockets 2] [-snc 2] [-smt 2] [-busy 90] [-newidle 2] [-hz 1000] [-cas D] [-cas-remote 0] [-local 10ns] [-cs 100ns] [-duration 1s] [-seed 1] [-skew-tick] [-jitter 0] [-newidle-per-tick 1] [-short-idle 0] [-idle-tick governor] [-orders cmpxchg-first,...] [-nohz] [-json]"
 
 // SimFlags declares contend simulate balanceflag's flags on fs, each
 // default with where it comes from, and returns the function that runs the
@@ -40,6 +40,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	jitter := fs.Duration("jitter", 0, "delay each cpu's tick work by a random `D`uration in [0, D), per cpu and tick (default: none, the worst case)")
 	perTick := fs.Int("newidle-per-tick", 1, "short idles of a busy cpu in a tick that has them (the seed gives no rate)")
 	shortIdle := fs.Duration("short-idle", 0, "how long a busy cpu's short idle lasts, what rq->avg_idle learns (default: as long as avg_idle's cap, so no walk is cut)")
+	idleTick := fs.String("idle-tick", "governor", "the idle loop's tick `rule`: governor (a cpuidle driver's; the model stops the tick at idle entry), stop (no driver, before f4c31b07b136: the same), after-tick (no driver, from it: the idle's first tick kept, its cpu_idle pass run)")
 	orders := fs.String("orders", "", "comma-separated order= `values` (default: all three)")
 	nohz := fs.Bool("nohz", false, "count the nohz struct's and idle mask's lines per second, nohz.nr_cpus kept (counter) and removed (weight, 5d86d542f68f), instead of the flag")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
@@ -58,17 +59,21 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		if *newidle < 0 {
 			return fmt.Errorf("simulate balanceflag: -newidle %d: want 0 (only when a cpu turns idle) or a period in ticks", *newidle)
 		}
+		rule, err := ksim.ParseIdleTickRule(*idleTick)
+		if err != nil {
+			return fmt.Errorf("simulate balanceflag: -idle-tick: %w", err)
+		}
 		cfg := SimConfig{CPUs: *cpus, Sockets: *sockets, SNC: *snc, SMT: *smt, Busy: *busy,
 			Newidle: *newidle, HZ: *hz, CAS: *cas, Local: *local, CS: *cs, Duration: *duration, Seed: *seed,
-			SkewTick: *skew, Jitter: *jitter, NewidlePerTick: *perTick, ShortIdle: *shortIdle, CASRemote: *casRemote}
+			SkewTick: *skew, Jitter: *jitter, NewidlePerTick: *perTick, ShortIdle: *shortIdle, CASRemote: *casRemote, IdleTick: rule}
 		if *orders != "" {
 			cfg.Orders = strings.Split(*orders, ",")
 		}
 		casNote := "given with -cas"
 		if !set["cas"] {
-			ns, note, err := measureCASHandoff()
+			ns, note, err := c2c.HostCASHandoff()
 			if err != nil {
-				return err
+				return fmt.Errorf("simulate balanceflag: -cas: %w", err)
 			}
 			cfg.CAS, casNote = ns, note
 		} else if *cas <= 0 {
@@ -111,26 +116,4 @@ func writeNohz(w io.Writer, cfg SimConfig, casNote string, asJSON bool) error {
 		return err
 	}
 	return tab.WriteText(w)
-}
-
-// measureCASHandoff is this machine's cost of one contended cmpxchg: the
-// handoff floor of its allowed cpus in cas mode (c2c.MeasureFloor, the
-// sweep's floor: one pair per topology class, a few milliseconds a pair),
-// and a note saying where it came from.
-func measureCASHandoff() (time.Duration, string, error) {
-	t, err := affinity.Host()
-	if err != nil {
-		return 0, "", fmt.Errorf("simulate balanceflag: -cas: %w", err)
-	}
-	cpus := t.AllowedCPUs.Bits()
-	if len(cpus) < 2 {
-		return 0, "", fmt.Errorf("simulate balanceflag: -cas: one usable cpu here, no handoff to measure; give -cas (e.g. 150ns)")
-	}
-	f, err := c2c.MeasureFloor(t, cpus, c2c.Config{Mode: c2c.CAS})
-	if err != nil {
-		return 0, "", fmt.Errorf("simulate balanceflag: -cas: measuring the handoff: %w", err)
-	}
-	d := time.Duration(f.NS + 0.5)
-	return d, fmt.Sprintf("this machine's cas handoff floor (c2c.MeasureFloor over cpus %s, %d pairs: %.1f ns expected, %.1f ns nearest class)",
-		t.AllowedCPUs, len(f.Pairs), f.NS, f.MinNS), nil
 }

@@ -71,6 +71,7 @@ func TestSimFlagsBadInput(t *testing.T) {
 		{Args: []string{"-duration", "2h"}, Want: "duration 2h0m0s out of range"},
 		{Args: []string{"-orders", "nosuch"}, Want: `unknown order "nosuch"`},
 		{Args: []string{"-seed", "x"}, Want: `invalid value "x" for flag -seed`},
+		{Args: []string{"-idle-tick", "menu"}, Want: `-idle-tick: idle tick "menu": want governor, stop or after-tick`},
 	} {
 		// A handoff given, so that no case measures this machine's.
 		cases = append(cases, benchtest.BadArgs{Args: append([]string{"-cas", "100ns"}, tc.Args...), Want: tc.Want})
@@ -95,6 +96,10 @@ func TestSimFlagsGolden(t *testing.T) {
 		{[]string{"-cpus", "64", "-cas", "150ns", "-duration", "20ms", "-skew-tick", "-jitter", "5us", "-newidle-per-tick", "2",
 			"-short-idle", "5us", "-cas-remote", "300ns"}, "simflags-64cpus-knobs.golden"},
 		{[]string{"-cpus", "480", "-cas", "100ns", "-duration", "50ms", "-nohz"}, "simflags-480cpus-nohz.golden"},
+		// No cpuidle driver, f4c31b07b136's idle loop: the idle's
+		// first tick kept.
+		{[]string{"-cpus", "64", "-cas", "150ns", "-duration", "20ms", "-idle-tick", "after-tick"}, "simflags-64cpus-aftertick.golden"},
+		{[]string{"-cpus", "480", "-cas", "100ns", "-duration", "50ms", "-nohz", "-idle-tick", "after-tick"}, "simflags-480cpus-nohz-aftertick.golden"},
 	} {
 		out, err := benchtest.Simulate(SimFlags, tc.args...)
 		if err != nil {

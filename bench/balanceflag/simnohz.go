@@ -1,6 +1,7 @@
 package balanceflag
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -51,8 +52,8 @@ func SimulateNohz(cfg SimConfig) (*NohzTable, error) {
 // A nohzEvent is one cpu's nohz access at a time of a tick.
 type nohzEvent struct {
 	t    int64
+	stop int // 0: the busy tick's exit and kick; 1: the tick stop, after the exits of its instant
 	cpu  int
-	exit bool // the busy tick's exit and kick; else the entry
 }
 
 func (s *sim) nohzRow(counter bool, variant string) NohzRow {
@@ -71,25 +72,19 @@ func (s *sim) nohzRow(counter bool, variant string) NohzRow {
 	for j := int64(1); j <= s.ticks; j++ {
 		evs = evs[:0]
 		for c := range cpus {
-			if idle(c, j) {
-				continue
+			if t, ok := s.tickStop(c, j); ok {
+				evs = append(evs, nohzEvent{t: t, stop: 1, cpu: c})
 			}
-			busyTicks++
-			evs = append(evs, nohzEvent{t: s.tickStart(c, j) + s.jitter(c, j), cpu: c, exit: true})
-			if idle(c, j+1) {
-				// The moment it goes idle, as tick() draws it.
-				h := mix(s.cfg.Seed ^ uint64(c)<<40 ^ uint64(j) ^ 0xdecade)
-				evs = append(evs, nohzEvent{t: s.tickStart(c, j) + s.tickNs/2 + int64((h>>32)%uint64(s.tickNs/2)), cpu: c})
+			if !idle(c, j) {
+				busyTicks++
+				evs = append(evs, nohzEvent{t: s.tickStart(c, j) + s.jitter(c, j), cpu: c})
 			}
 		}
 		slices.SortFunc(evs, func(a, b nohzEvent) int {
-			if a.t != b.t {
-				return int(a.t - b.t)
-			}
-			return a.cpu - b.cpu
+			return cmp.Or(cmp.Compare(a.t, b.t), a.stop-b.stop, a.cpu-b.cpu)
 		})
 		for _, e := range evs {
-			if e.exit {
+			if e.stop == 0 {
 				n.BalancerKick(e.cpu, j, ksim.KickRQ{})
 			} else {
 				n.EnterIdle(e.cpu)
@@ -119,7 +114,7 @@ func (t *NohzTable) Row(variant string) *NohzRow {
 func (t *NohzTable) Assumptions() []string {
 	c := t.Config
 	return []string{
-		fmt.Sprintf("%d cpus (the series' \"systems with 480+ cpus\"), HZ %d (nohz_balancer_kick() \"at scheduler (busy)tick frequency ... ~1 kHz\", the commit), %d%% busy per tick with the idle pattern of the flag's model: a cpu idle in a tick has stopped it", c.CPUs, c.HZ, c.Busy),
+		fmt.Sprintf("%d cpus (the series' \"systems with 480+ cpus\"), HZ %d (nohz_balancer_kick() \"at scheduler (busy)tick frequency ... ~1 kHz\", the commit), %d%% busy per tick with the idle pattern of the flag's model: a cpu idle in a tick has stopped it%s", c.CPUs, c.HZ, c.Busy, idleTickNote(c.IdleTick)),
 		"CONFIG_CPUMASK_OFFSTACK=y: the mask on a line of its own, nr_cpus on the struct's line with has_blocked_load and next_balance; needs_update and has_blocked_load stored at every tick stop in both variants",
 		fmt.Sprintf("a transfer costs %v (the flag's handoff) and waits for no other; the nohz balancer's own reads of the mask are left out", c.CAS),
 	}

@@ -135,11 +135,14 @@
 //     Governor.Woke); the softlockup watchdog's hrtimer as the timer
 //     tick_nohz_get_sleep_length() sees (WatchdogSleep).
 //
-//   - The idle loop's tick decision (idleloop.go): do_idle() and
-//     cpuidle_idle_call() asking the governor, or, without a cpuidle
-//     driver, cpuidle_not_available()'s branch in its two forms (before
-//     and from f4c31b07b136: IdleTickRule, IdleLoop.Enter, IdleLoop.Ticked,
-//     IdleLoop.Woke); used by bench/wakeup and bench/loadavg's pairs.
+//   - The idle loop's tick rule (idleloop.go): IdleTickRule, with a
+//     cpuidle driver the governor's (IdleTickGovernor), without one
+//     tick_nohz_idle_stop_tick() at every iteration (IdleTickStop) or,
+//     from f4c31b07b136, after the idle's first tick (IdleTickAfterTick);
+//     IdleLoop is one CPU's do_idle() under a rule (Enter, Ticked, Woke),
+//     IdleTickRule.StopsAtEntry the rule for models of whole idle ticks,
+//     ParseIdleTickRule its flag's names; used by bench/balanceflag,
+//     bench/wakeup and bench/loadavg's pairs.
 //
 //   - The nohz idle balancer (nohz.go): its state, Nohz —
 //     nohz.idle_cpus_mask and rq->nohz_tick_stopped, nohz.nr_cpus (the
@@ -150,7 +153,8 @@
 //     set_cpu_sd_state_busy() (Nohz.ExitIdle); nohz_balancer_kick()'s
 //     reasons in the kernel's order (Nohz.BalancerKick, KickReasonOf);
 //     find_new_ilb() (FindNewILB) and _nohz_idle_balance()'s walk
-//     (NohzIdleBalance); rebalance_domains()'s nohz.next_balance tail up
+//     (NohzIdleBalance); one tick's kicks in a model of whole idle ticks
+//     (Nohz.TickKicks); rebalance_domains()'s nohz.next_balance tail up
 //     to v5.8 (Nohz.Walked). A NohzObserver hears each path's accesses, for
 //     the scenario that prices the nohz lines (bench.NohzLines).
 //

@@ -44,6 +44,30 @@ const (
 	IdleTickAfterTick
 )
 
+// idleTickNames are the rules as a flag names them (-idle-tick) and a
+// count's kernel-idle-tick the driver-less forms.
+var idleTickNames = [...]string{"governor", "stop", "after-tick"}
+
+// ParseIdleTickRule is the rule idleTickNames names s.
+func ParseIdleTickRule(s string) (IdleTickRule, error) {
+	for i, n := range idleTickNames {
+		if s == n {
+			return IdleTickRule(i), nil
+		}
+	}
+	return 0, fmt.Errorf("idle tick %q: want governor, stop or after-tick", s)
+}
+
+// StopsAtEntry is the rule for a model whose CPUs are idle or busy for
+// whole ticks and whose idles have no timer within a tick: an idle stops
+// the tick at its entry (IdleTickStop; IdleTickGovernor too, the models'
+// stand-in for a governor they do not run), or keeps it for its first
+// tick, which it takes, and stops it after that tick's work
+// (IdleTickAfterTick: got_tick is false at the idle's first iteration, and
+// true in the one after the tick woke it). Under either an idle that no
+// tick finds never stops it.
+func (r IdleTickRule) StopsAtEntry() bool { return r != IdleTickAfterTick }
+
 // String names the rule as kernel sites' idle-loop form and the models'
 // inputs lines do.
 func (r IdleTickRule) String() string {
@@ -105,16 +129,4 @@ func (l *IdleLoop) Woke(idleNs int64) {
 // within tickNs.
 func timerWithinTick(tickNs, sleepNs int64) bool {
 	return sleepNs >= 0 && sleepNs <= tickNs
-}
-
-// idleTickNames are the rules as flags name them.
-var idleTickNames = map[string]IdleTickRule{"governor": IdleTickGovernor, "stop": IdleTickStop, "after-tick": IdleTickAfterTick}
-
-// ParseIdleTickRule reads a rule as a flag names it: governor, stop or
-// after-tick.
-func ParseIdleTickRule(s string) (IdleTickRule, error) {
-	if r, ok := idleTickNames[s]; ok {
-		return r, nil
-	}
-	return 0, fmt.Errorf("idle tick rule %q: want governor, stop or after-tick", s)
 }

@@ -42,3 +42,27 @@ func TestIdleLoop(t *testing.T) {
 		t.Errorf("after a tick: IdleLoop %v, Governor %v", got, want)
 	}
 }
+
+// The flag's names parse to their rules and nothing else does; only the
+// after-tick form keeps an idle's first tick in a model of whole ticks.
+func TestParseIdleTickRule(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		want    IdleTickRule
+		atEntry bool
+	}{
+		{"governor", IdleTickGovernor, true},
+		{"stop", IdleTickStop, true},
+		{"after-tick", IdleTickAfterTick, false},
+	} {
+		r, err := ParseIdleTickRule(tc.name)
+		if err != nil || r != tc.want || r.StopsAtEntry() != tc.atEntry {
+			t.Errorf("%s: rule %v (err %v), stops at entry %v; want %v, %v", tc.name, r, err, r.StopsAtEntry(), tc.want, tc.atEntry)
+		}
+	}
+	for _, bad := range []string{"", "menu", "Stop", "after_tick"} {
+		if _, err := ParseIdleTickRule(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}

@@ -316,6 +316,39 @@ func FindNewILB(cpus, self int, idleInMask func(cpu int) bool) int {
 	return -1
 }
 
+// TickKicks is the nohz side of tick now of a model whose CPUs are idle
+// or busy for whole ticks and tick at one instant, and returns the
+// balancer kicked, -1 for none. The mask is as the tick's
+// nohz_balancer_kick()s find it: inMask says which CPUs have stopped their
+// tick by then (EnterIdle), the others have not or have restarted it
+// (ExitIdle); nohz.next_balance is the earliest rq->next_balance
+// (nextBalance) of the mask's CPUs, as the NOHZ_NEXT_KICK walks that every
+// tick stop asks for (needs_update) leave it. Then each CPU's
+// nohz_balancer_kick() in CPU order (BalancerKick with rq), an idle one
+// returning at once ("if (unlikely(rq->idle_balance)) return;": a kept
+// tick of an idle CPU kicks nothing): the first with a reason kicks the
+// balancer find_new_ilb() picks among the idle CPUs (idle), and kick_ilb()'s
+// "nohz.next_balance = jiffies+1" stops any other CPU of the tick kicking.
+func (n *Nohz) TickKicks(now int64, hz HZ, idle, inMask func(cpu int) bool, nextBalance func(cpu int) int64, rq KickRQ) int {
+	next := now + 60*int64(hz)
+	for c := range n.stopped {
+		if inMask(c) {
+			n.EnterIdle(c)
+			next = min(next, nextBalance(c))
+		} else {
+			n.ExitIdle(c)
+		}
+	}
+	n.NextBalance = next
+	for c := range n.stopped {
+		if !idle(c) && n.BalancerKick(c, now, rq) != KickNone {
+			n.NextBalance = now + 1
+			return n.FindNewILB(c, idle)
+		}
+	}
+	return -1
+}
+
 // IdleBalance is _nohz_idle_balance()'s walk on the balancer ilb, of a
 // BALANCE kick at jiffy now (NohzIdleBalance over this mask), leaving
 // NextBalance as the walk does. It returns the passes run.

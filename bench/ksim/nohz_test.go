@@ -177,3 +177,36 @@ func TestNohzEveryIdle(t *testing.T) {
 		}
 	}
 }
+
+// TickKicks: the mask is what inMask says, not every idle CPU: an idle CPU
+// whose tick is kept (not in the mask) is no balancer and no tickless CPU;
+// an idle CPU never kicks (rq->idle_balance), so it stays in the mask; and
+// nothing kicks before nohz.next_balance, the mask's earliest.
+func TestTickKicks(t *testing.T) {
+	const now = 100
+	for _, tc := range []struct {
+		name         string
+		idle, inMask []bool
+		next         int64 // every CPU's rq->next_balance
+		want         int   // the balancer kicked, -1: none
+		wantNext     int64 // nohz.next_balance after
+	}{
+		{"idle cpu 3 in the mask", []bool{false, false, false, true}, []bool{false, false, false, true}, now, 3, now + 1},
+		{"idle cpu 3 keeps its tick", []bool{false, false, false, true}, []bool{false, false, false, false}, now, -1, now + 60*250},
+		{"idle cpus 0 and 1 kick nothing", []bool{true, true, false, false}, []bool{true, true, false, false}, now, 0, now + 1},
+		{"kept cpu 0 is no balancer", []bool{true, true, false, false}, []bool{false, true, false, false}, now, 1, now + 1},
+		{"not yet due", []bool{false, false, false, true}, []bool{false, false, false, true}, now + 5, -1, now + 5},
+	} {
+		n := NewNohz(4, []int{0, 0, 0, 0})
+		got := n.TickKicks(now, HZ(250), func(c int) bool { return tc.idle[c] }, func(c int) bool { return tc.inMask[c] },
+			func(int) int64 { return tc.next }, KickRQ{})
+		if got != tc.want || n.NextBalance != tc.wantNext {
+			t.Errorf("%s: balancer %d, next_balance %d; want %d, %d", tc.name, got, n.NextBalance, tc.want, tc.wantNext)
+		}
+		for c := range 4 {
+			if n.Stopped(c) != tc.inMask[c] {
+				t.Errorf("%s: cpu %d in the mask %v, want %v", tc.name, c, n.Stopped(c), tc.inMask[c])
+			}
+		}
+	}
+}

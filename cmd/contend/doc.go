@@ -108,6 +108,11 @@
 // -newidle-per-tick K, -short-idle D (the avg_idle cutoff's input) and
 // -cas-remote D (a cross-socket handoff) refine the model; with any of them
 // it also prints what they move against the defaults.
+// -idle-tick governor|stop|after-tick is the idle loop's tick rule: the
+// default (a cpuidle driver's governor) and stop (no driver, before
+// f4c31b07b136) stop an idle cpu's tick as it goes idle; after-tick (no
+// driver, from f4c31b07b136: Debian 6.1.0-57, 6.12.118, 6.19 on) keeps it
+// for the idle's first tick, which runs the cpu's own CPU_IDLE pass.
 //
 // # The physical limit
 //

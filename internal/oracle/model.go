@@ -770,6 +770,7 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 	}
 	cfg.NewidleRandom, cfg.NewidleRate = newidleFeatures(kc.Kernel)
 	cfg.NewidlePerTick = bfNewidlePerTick(kc, hz)
+	cfg.IdleTick = kc.IdleTick
 	m, err := balanceAfterWarmup(cfg, kc.Run)
 	if err != nil {
 		return nil
@@ -798,7 +799,7 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 	// rq->nohz_tick_stopped clear (a cpu stays in the mask until a busy
 	// tick's nohz_balance_exit_idle(), however often it wakes and stops its
 	// tick before one), counted as the mask's bts where the count has it.
-	// The model stops the tick of every cpu idle for a tick.
+	// The model stops the tick by the count's idle-loop rule (IdleTick).
 	if ts, ok := kc.V["nohz-tick-stops/s"]; ok {
 		if nt, err := balanceflag.SimulateNohz(cfg); err == nil && len(nt.Rows) > 0 {
 			rows = append(rows, modelRow{"  tick stops per s (nohz_balance_enter_idle)", ts, nt.Rows[0].CallsPerSec})

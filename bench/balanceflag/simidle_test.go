@@ -1,0 +1,135 @@
+package balanceflag
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/contend/contend/bench/ksim"
+)
+
+// idleRun finds a CPU and tick j of cfg's idle pattern where the CPU is
+// busy in j-1, idle from j for exactly k ticks, and busy in j+k and j+k+1.
+func idleRun(t *testing.T, cfg SimConfig, k int64) (int, int64) {
+	t.Helper()
+	idle := func(c int, j int64) bool { return idleAt(cfg.Seed, cfg.Busy, c, j) }
+	for c := range cfg.CPUs {
+		for j := int64(2); j < 5000; j++ {
+			ok := !idle(c, j-1) && !idle(c, j+k) && !idle(c, j+k+1)
+			for i := j; ok && i < j+k; i++ {
+				ok = idle(c, i)
+			}
+			if ok {
+				return c, j
+			}
+		}
+	}
+	t.Fatalf("no idle run of %d ticks in the pattern", k)
+	return 0, 0
+}
+
+// An idle run of k ticks stops the tick once. At idle entry (stop, and the
+// governor's stand-in): in the busy tick before the run, at the moment the
+// cpu goes idle, in that tick's second half; the run's first tick finds it
+// in the mask. After the idle's first tick: at that tick, once its work is
+// done, so that tick's kicks find it out of the mask and its later ticks in.
+func TestTickStopRule(t *testing.T) {
+	for _, rule := range []ksim.IdleTickRule{ksim.IdleTickGovernor, ksim.IdleTickStop, ksim.IdleTickAfterTick} {
+		for _, k := range []int64{1, 2, 3} {
+			cfg := SimConfig{CPUs: 64, Busy: 70, CAS: 100, Jitter: 5 * time.Microsecond, IdleTick: rule}.withDefaults()
+			s := newSim(cfg, ksim.SerializeInRQ)
+			cpu, j := idleRun(t, cfg, k)
+			stopTick, stopAt := j-1, s.goIdleAt(cpu, j-1)
+			if rule == ksim.IdleTickAfterTick {
+				stopTick, stopAt = j, s.tickStart(cpu, j)+s.jitter(cpu, j)
+			} else if off := stopAt - s.tickStart(cpu, j-1); off < s.tickNs/2 || off >= s.tickNs {
+				t.Errorf("%v, run of %d: goes idle %d ns into its tick, want the second half", rule, k, off)
+			}
+			for i := j - 1; i <= j+k; i++ {
+				at, stops := s.tickStop(cpu, i)
+				if stops != (i == stopTick) || stops && at != stopAt {
+					t.Errorf("%v, run of %d from tick %d: tick %d stops %v at %d; want a stop only in tick %d, at %d", rule, k, j, i, stops, at, stopTick, stopAt)
+				}
+				s.ilbJ = i
+				if want := i >= j && i < j+k && i > stopTick; s.ilbInMask(cpu) != want {
+					t.Errorf("%v, run of %d from tick %d: in the mask at tick %d's kicks %v, want %v", rule, k, j, i, !want, want)
+				}
+			}
+		}
+	}
+}
+
+// Over a whole run: each idle run is one tick stop (SimulateNohz's calls,
+// every one entering the mask) and, after the idle's first tick, one kept
+// tick whose CPU_IDLE pass the cpu runs itself when due; at idle entry no
+// idle tick is kept. A cpu that idles only within its ticks (busy 100, a
+// short idle every tick) never stops its tick.
+func TestTickStopsPerIdle(t *testing.T) {
+	for _, rule := range []ksim.IdleTickRule{ksim.IdleTickStop, ksim.IdleTickAfterTick} {
+		for _, busy := range []int{100, 80} {
+			cfg := SimConfig{CPUs: 32, Sockets: 2, SNC: 2, SMT: 2, Busy: busy, Newidle: 1, CAS: 100 * time.Nanosecond,
+				Duration: 40 * time.Millisecond, IdleTick: rule}.withDefaults()
+			s := simFor(t, cfg, "cmpxchg-first")
+			var runs, entries, kept int64
+			for c := range cfg.CPUs {
+				for j := int64(1); j <= s.ticks; j++ {
+					idle := func(j int64) bool { return idleAt(cfg.Seed, cfg.Busy, c, j) }
+					if idle(j) && !idle(j-1) {
+						runs++
+					}
+					if rule.StopsAtEntry() && !idle(j) && idle(j+1) || !rule.StopsAtEntry() && idle(j) && !idle(j-1) {
+						entries++
+					}
+				}
+				kept += s.cpus[c].keptTicks
+			}
+			if want := runs * b2i64(!rule.StopsAtEntry()); kept != want {
+				t.Errorf("%v, busy %d: %d idle ticks kept, want %d (one per idle run after the first tick)", rule, busy, kept, want)
+			}
+			tab, err := SimulateNohz(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := tab.Rows[0].CallsPerSec * cfg.Duration.Seconds()
+			if math.Abs(calls-float64(entries)) > 0.5 || math.Abs(tab.Rows[0].StopsPerSec-tab.Rows[0].CallsPerSec) > 1e-9 {
+				t.Errorf("%v, busy %d: %.1f tick stops (%.1f/s entering the mask of %.1f/s), want %d, each entering", rule, busy, calls, tab.Rows[0].StopsPerSec, tab.Rows[0].CallsPerSec, entries)
+			}
+			if busy == 100 && (entries != 0 || kept != 0) {
+				t.Errorf("%v, busy 100: %d tick stops, %d kept ticks, want none", rule, entries, kept)
+			}
+		}
+	}
+}
+
+func b2i64(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// The kept tick's pass is the cpu's own, CPU_IDLE: its intervals are the
+// idle ones, without busy_factor. At idle entry the run's first tick runs
+// none. (LLCs of one cpu: no nohz kick, so no walk balances it instead.)
+func TestKeptTickPass(t *testing.T) {
+	for _, rule := range []ksim.IdleTickRule{ksim.IdleTickStop, ksim.IdleTickAfterTick} {
+		cfg := SimConfig{CPUs: 8, Sockets: 2, SNC: 4, SMT: 1, Busy: 70, CAS: 100, IdleTick: rule}.withDefaults()
+		s := newSim(cfg, ksim.SerializeInRQ)
+		cpu, j := idleRun(t, cfg, 2)
+		c := &s.cpus[cpu]
+		c.rq.NextBalance = j // due
+		d := ksim.Driver{Serve: s.serve}
+		d.Run(cfg.CPUs, func(p *ksim.Proc) {
+			if p.CPU == cpu && p.WaitUntil(s.tickStart(cpu, j)) {
+				newSimProc(s, p).tick(j)
+			}
+		})
+		want := b2i64(rule == ksim.IdleTickAfterTick)
+		if c.softirqs != want || c.keptTicks != want {
+			t.Errorf("%v: %d passes, %d kept ticks in the idle's first tick, want %d", rule, c.softirqs, c.keptTicks, want)
+		}
+		if l := &c.levels[0]; want == 1 && l.interval != c.sdInterval(l, false) {
+			t.Errorf("%v: the pass's interval %d, want the idle one %d (busy: %d)", rule, l.interval, c.sdInterval(l, false), c.sdInterval(l, true))
+		}
+	}
+}
