@@ -152,18 +152,22 @@
 //
 // # The running kernel as the oracle
 //
-//	contend kernel sites [-root DIR] [-json]
+//	contend kernel sites [-root DIR] [-json] [-save DIR]
 //	contend kernel count [-shape pipe|udp|migrate|server] [-pairs N] [-levels L] [-duration D] [-o FILE] [-json]
 //	contend kernel model FILE...
 //
 // sites finds the contended writes in the running kernel's own text (BTF
 // offsets, kallsyms, /proc/kcore, disassembled) and prints each as
-// SYMBOL+0xOFF with its instruction, naming what it did not find and why;
-// -root reads a fixture instead of /. count runs a workload in a cgroup-v2
+// SYMBOL+0xOFF with its instruction, naming what it did not find and why,
+// and the idle loop's form without a cpuidle driver (whether the tick
+// stops at every iteration, before f4c31b07b136); -root reads a fixture
+// instead of /, and -save writes what the finder read as one. count runs a workload in a cgroup-v2
 // hierarchy, bare and then counted by hardware breakpoints and kprobes on
 // those sites, and undoes every change it made (kprobes, cgroups,
 // sched_schedstats) on exit, failure and SIGINT/SIGTERM; the next run
-// removes what a killed one left. model feeds simulate loadavg the rates
+// removes what a killed one left; its results record the idle loop's
+// form (kernel-idle-tick) and its asks to stop or keep the tick
+// (idle-stop-asks/s, idle-retains/s). model feeds simulate loadavg the rates
 // of count's results files and prints kernel, model and model/kernel. All
 // need root; see the README for what they touch and cost.
 package main

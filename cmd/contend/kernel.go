@@ -60,11 +60,17 @@ func kernelCmd(stdout, stderr io.Writer, args []string) error {
 }
 
 func kernelSitesCmd(stdout, stderr io.Writer, args []string) error {
-	fs := newFlags(stdout, "kernel", "sites [-root DIR] [-json]")
+	fs := newFlags(stdout, "kernel", "sites [-root DIR] [-json] [-save DIR]")
 	root := fs.String("root", "/", "read the kernel's files (sys/kernel/btf/vmlinux, proc/kallsyms, proc/kcore) under this `dir`: a fixture in internal/kernel/testdata stands for a kernel")
 	asJSON := fs.Bool("json", false, "print the sites and what is missing as JSON")
+	save := fs.String("save", "", "also write what the finder reads of the kernel (its functions' bytes, the symbols it looks up, the BTF members it reads) under this `dir`, as a fixture -root reads")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
+	}
+	if *save != "" {
+		if err := kernel.SaveFixture(*root, *save); err != nil {
+			return fmt.Errorf("kernel sites: -save: %w", err)
+		}
 	}
 	src, err := kernel.Open(*root)
 	if err != nil {

@@ -33,6 +33,30 @@ func TestKernelSitesFixtures(t *testing.T) {
 	}
 }
 
+// TestKernelSitesSave: -save writes what the finder read as a fixture,
+// which -root reads back to the same report; a -save it cannot write is
+// one line.
+func TestKernelSitesSave(t *testing.T) {
+	dir := t.TempDir() + "/saved"
+	want, _, err := runContend("kernel", "sites", "-root", kernelFixtures+"debian-6.16", "-save", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := runContend("kernel", "sites", "-root", dir)
+	if err != nil || got != want {
+		t.Errorf("kernel sites -root (the saved fixture) = %v\n%s\nwant\n%s", err, got, want)
+	}
+	if !strings.Contains(got, "  form: idle loop without a cpuidle driver: tick_nohz_idle_stop_tick() at every iteration") {
+		t.Errorf("6.16's report lacks the idle loop's form:\n%s", got)
+	}
+	file := t.TempDir() + "/file"
+	os.WriteFile(file, nil, 0o644)
+	_, _, err = runContend("kernel", "sites", "-root", kernelFixtures+"debian-6.16", "-save", file+"/under")
+	if err == nil || !strings.Contains(err.Error(), "kernel sites: -save:") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("-save under a file = %v, want one line", err)
+	}
+}
+
 func TestKernelSitesErrors(t *testing.T) {
 	empty := t.TempDir()
 	for _, c := range []struct {

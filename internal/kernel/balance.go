@@ -58,20 +58,27 @@ var CauseWhat = []struct{ Name, What string }{
 	{"kick", "kick_ilb calls: a busy tick's nohz_balancer_kick kicking, stats-only kicks too"},
 	{"kick-ipi", "nohz_csd_func calls: kicks that reached the chosen idle cpu (a kick whose flags it already has sends none)"},
 	{"tick-stop", "nohz_balance_enter_idle calls: a cpu's tick stopped in idle, out of its LLC's nr_busy_cpus until its next busy tick"},
+	// The idle loop's asks of the tick (idle.go): without a cpuidle
+	// driver, one or the other per iteration from f4c31b07b136, only the
+	// ask before it; with one, the governor's choice.
+	{"idle-stop-asks", "tick_nohz_idle_stop_tick calls: the idle loop asking to stop the tick (without a cpuidle driver: every iteration before f4c31b07b136, from it those after an iteration the tick ended or with the tick stopped; with one, the governor's choice)"},
+	{"idle-retains", "tick_nohz_idle_retain_tick calls: the idle loop keeping the tick (without a cpuidle driver: none before f4c31b07b136, from it an idle's first iteration and those no tick ended, the tick running; with one, the governor's choice)"},
 	{"on-behalf", "passes _nohz_idle_balance runs for an idle cpu: its calls of the pass function"},
 }
 
 // causeFuncs are the functions each function-entry cause is probed at,
 // under every name they have had.
 var causeFuncs = map[string][]string{
-	"softirq":       {"sched_balance_softirq", "run_rebalance_domains"},
-	"nohz-walk":     {"_nohz_idle_balance"},
-	"nohz-softirq":  {"nohz_idle_balance"},
-	"nohz-run-idle": {"nohz_run_idle_balance"},
-	"nohz-newidle":  {"nohz_newidle_balance"},
-	"kick":          {"kick_ilb"},
-	"kick-ipi":      {"nohz_csd_func"},
-	"tick-stop":     {"nohz_balance_enter_idle"},
+	"softirq":        {"sched_balance_softirq", "run_rebalance_domains"},
+	"nohz-walk":      {"_nohz_idle_balance"},
+	"nohz-softirq":   {"nohz_idle_balance"},
+	"nohz-run-idle":  {"nohz_run_idle_balance"},
+	"nohz-newidle":   {"nohz_newidle_balance"},
+	"kick":           {"kick_ilb"},
+	"kick-ipi":       {"nohz_csd_func"},
+	"tick-stop":      {"nohz_balance_enter_idle"},
+	"idle-stop-asks": {"tick_nohz_idle_stop_tick"},
+	"idle-retains":   {"tick_nohz_idle_retain_tick"},
 }
 
 // causeProbe is where one cause's kprobe goes, or why it cannot.

@@ -45,6 +45,7 @@ ffffffff81000080 t sched_balance_softirq
 ffffffff810000c0 T nohz_run_idle_balance
 ffffffff81000100 t sched_balance_update_blocked_averages
 ffffffff81000140 T after_all
+ffffffff81000180 T tick_nohz_idle_stop_tick
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +71,11 @@ ffffffff81000140 T after_all
 		"kick":          "",
 		"kick-ipi":      "",
 		"tick-stop":     "",
-		"on-behalf":     "_nohz_idle_balance.isra.0+0x4,_nohz_idle_balance.isra.0+0xf",
+		// The idle loop's asks: 6.16's kallsyms has both; this one
+		// only the stop.
+		"idle-stop-asks": "tick_nohz_idle_stop_tick",
+		"idle-retains":   "",
+		"on-behalf":      "_nohz_idle_balance.isra.0+0x4,_nohz_idle_balance.isra.0+0xf",
 	}
 	if len(probes) != len(CauseWhat) {
 		t.Fatalf("causeProbes: %d causes, want %d", len(probes), len(CauseWhat))

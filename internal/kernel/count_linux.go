@@ -70,6 +70,11 @@ type Counted struct {
 	// Domains are cpu 0's sched domains (ReadDomains), nil where they
 	// could not be read (a note says why).
 	Domains []SchedDomain `json:"domains,omitempty"`
+
+	// Idle is the idle loop's form without a cpuidle driver, read from
+	// the text as kernel sites reads it (idle.go): whether the tick
+	// stops at every iteration or only after one the tick ended.
+	Idle IdleLoop `json:"idle_loop"`
 }
 
 // SiteCount is one site's hits: by a hardware execute breakpoint, and by
@@ -226,6 +231,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	if err := rep.Err(); err != nil {
 		return nil, err
 	}
+	c.Idle = rep.Idle
 	balanceFn := ""
 	for _, fn := range []string{"sched_balance_domains", "rebalance_domains"} {
 		if _, ok := src.Syms.Lookup(fn); ok {

@@ -26,7 +26,8 @@
 //
 // The words and their code have moved between the kernels contend holds up
 // (Debian's 6.1, 6.12 and 6.16 … 7.3 are read: fixtures of 6.1, 6.12, 7.2
-// and 7.3 in testdata, the rest in the lab's guests): the balancer's
+// and 7.3 in testdata, cut from their images, and of 6.16 from a lab
+// guest; the rest in the lab's guests): the balancer's
 // spinlock became the flag sched_balance_running (v6.9), whose cmpxchg
 // moved from sched_balance_domains, before the interval test, into
 // sched_balance_rq after it and should_we_balance() (3324b2180c17, in
@@ -43,6 +44,19 @@
 // word's shape in this kernel from its text and BTF (where the flag is
 // taken; nohz's counter and mask, or the mask's weight alone; which words
 // share a line), which contend kernel history compares kernel to kernel.
+//
+// Report.Idle reads one form that is no word's: the idle loop's without a
+// cpuidle driver (idle.go), which decides how often an idle cpu stops
+// its tick and so enters nohz's mask. From do_idle's call of
+// cpuidle_not_available (cpuidle_idle_call is inlined there in every
+// Debian kernel read) the walk follows the side taken on true, both ways
+// at each conditional jump, to default_idle_call: a call of
+// tick_nohz_idle_retain_tick on the way is f4c31b07b136's form (6.1.0-57
+// and 6.12.117 have its stable backport; 6.16.12 has not: testdata's
+// debian-6.16 is a lab guest's text, written by contend kernel sites
+// -save), tick_nohz_idle_stop_tick alone the form before it. Count
+// records the reading (Counted.Idle), and counts both functions' calls
+// among the balancer's causes (idle-stop-asks, idle-retains).
 //
 // The package is internal: it is the machinery of one root-only command,
 // reads the kernel's files directly, and none of bench/, counter/,

@@ -1,57 +1,33 @@
 package kernel
 
 import (
-	"bytes"
 	"debug/elf"
-	"encoding/binary"
 	"flag"
 	"fmt"
-	"maps"
 	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
-
-	"github.com/cilium/ebpf/btf"
 )
 
-// A fixture is a kernel cut down to what the finder reads, laid out as a
-// root that Open reads as it reads /: testdata/NAME/proc/kallsyms (the
-// lines of System.map the finder looks up, plus each host's successor,
-// which bounds its size as in /proc/kallsyms), proc/kcore (an ELF core, as
-// /proc/kcore is, holding only the hosts' bytes) and sys/kernel/btf/vmlinux
-// (raw BTF holding only the members Layout reads, at their real offsets). They
-// are cut from Debian's own images by TestMakeFixture:
+// TestMakeFixture cuts a fixture (fixture.go) from a Debian image:
 //
 //	apt-get download linux-image-6.1.0-57-amd64 linux-image-6.1.0-57-amd64-dbg
 //	dpkg-deb -x linux-image-6.1.0-57-amd64_*.deb root
 //	# vmlinux: the ELF inside root/boot/vmlinuz-* (xz; zstd on 6.12), as
-//	# scripts/extract-vmlinux finds it; System.map: the -dbg package's
+//	# scripts/extract-vmlinux finds it, or the -dbg package's
+//	# usr/lib/debug/boot/vmlinux-*; System.map: the -dbg package's
 //	# usr/lib/debug/boot/System.map-* (the image's own is a placeholder)
 //	go test ./internal/kernel -run TestMakeFixture -mkfixture testdata/debian-6.1 \
 //		-vmlinux vmlinux -sysmap System.map
 //
 // The text is the image's, before boot-time patching (alternatives, static
 // keys, the ftrace nops): the live kernel's differs only there, and the
-// finder matches none of those.
+// finder matches none of those. A running kernel's fixture (contend kernel
+// sites -save DIR) holds its patched text.
 var (
 	mkFixture = flag.String("mkfixture", "", "TestMakeFixture: write a fixture to this `dir`")
 	vmlinux   = flag.String("vmlinux", "", "TestMakeFixture: the uncompressed vmlinux ELF")
 	sysmap    = flag.String("sysmap", "", "TestMakeFixture: the kernel's System.map")
 )
-
-// fixtureSymbols are the data and call-target symbols the finder looks up
-// besides its hosts, and the denominators' functions.
-var fixtureSymbols = []string{
-	"sched_balance_running", "balancing", "nohz", "root_task_group",
-	"_raw_spin_trylock", "_raw_spin_unlock", "enqueue_task_fair", "select_task_rq_fair",
-	"__per_cpu_start", // at 0 in kallsyms: an immediate 0 must not print as it
-}
-
-func allHosts() []string {
-	return slices.Concat(loadAvgHosts, balanceHosts, nohzHosts, cpupriHosts)
-}
 
 func TestMakeFixture(t *testing.T) {
 	if *mkFixture == "" {
@@ -74,89 +50,16 @@ func TestMakeFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	smf.Close()
-	if err := os.MkdirAll(*mkFixture, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
-	var lines []Symbol
-	type seg struct {
-		addr uint64
-		data []byte
-	}
-	var segs []seg
-	for _, h := range allHosts() {
-		sym, size, ok := syms.Func(h)
-		if !ok {
-			continue
-		}
-		code := make([]byte, size)
-		if err := vmlinuxRead(f, code, sym.Addr); err != nil {
-			t.Fatal(err)
-		}
-		segs = append(segs, seg{sym.Addr, code})
-		lines = append(lines, sym)
-		if next, ok := syms.At(sym.Addr + size); ok && next.Addr == sym.Addr+size {
-			lines = append(lines, next)
-		}
-	}
-	for _, n := range fixtureSymbols {
-		if sym, ok := syms.Lookup(n); ok {
-			lines = append(lines, sym)
-		}
-	}
-	var ks strings.Builder
-	seen := map[string]bool{}
-	for _, s := range lines {
-		if !seen[s.Name] {
-			seen[s.Name] = true
-			fmt.Fprintf(&ks, "%016x %c %s\n", s.Addr, s.Type, s.Name)
-		}
-	}
-	write(t, filepath.Join(*mkFixture, "proc/kallsyms"), []byte(ks.String()))
-
-	var core bytes.Buffer
-	const ehsize, phsize = 64, 56
-	off := uint64(ehsize + phsize*len(segs))
-	hdr := elf.Header64{
-		Type: uint16(elf.ET_CORE), Machine: uint16(elf.EM_X86_64), Version: uint32(elf.EV_CURRENT),
-		Phoff: ehsize, Ehsize: ehsize, Phentsize: phsize, Phnum: uint16(len(segs)),
-	}
-	copy(hdr.Ident[:], elf.ELFMAG)
-	hdr.Ident[elf.EI_CLASS], hdr.Ident[elf.EI_DATA], hdr.Ident[elf.EI_VERSION] = byte(elf.ELFCLASS64), byte(elf.ELFDATA2LSB), byte(elf.EV_CURRENT)
-	binary.Write(&core, binary.LittleEndian, hdr)
-	for _, s := range segs {
-		n := uint64(len(s.data))
-		binary.Write(&core, binary.LittleEndian, elf.Prog64{
-			Type: uint32(elf.PT_LOAD), Flags: uint32(elf.PF_R | elf.PF_X), Off: off,
-			Vaddr: s.addr, Filesz: n, Memsz: n, Align: 1,
-		})
-		off += n
-	}
-	for _, s := range segs {
-		core.Write(s.data)
-	}
-	write(t, filepath.Join(*mkFixture, "proc/kcore"), core.Bytes())
-
-	small, err := minimalBTF(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, filepath.Join(*mkFixture, "sys/kernel/btf/vmlinux"), small)
-}
-
-func write(t *testing.T, path string, b []byte) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := WriteFixture(*mkFixture, syms, vmlinuxMem{f}, raw); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// vmlinuxRead reads an image's bytes at a virtual address.
-func vmlinuxRead(f *elf.File, p []byte, addr uint64) error {
-	for _, s := range f.Sections {
+// vmlinuxMem reads an image's bytes at virtual addresses.
+type vmlinuxMem struct{ f *elf.File }
+
+func (m vmlinuxMem) ReadAt(p []byte, addr uint64) error {
+	for _, s := range m.f.Sections {
 		if s.Type == elf.SHT_PROGBITS && addr >= s.Addr && addr+uint64(len(p)) <= s.Addr+s.Size {
 			_, err := s.ReadAt(p, int64(addr-s.Addr))
 			return err
@@ -165,55 +68,9 @@ func vmlinuxRead(f *elf.File, p []byte, addr uint64) error {
 	return fmt.Errorf("vmlinux has no section holding %#x", addr)
 }
 
-// minimalBTF keeps, of a kernel's BTF, the structs Layout reads with only
-// the members it reads, each at its real offset and typed as an opaque
-// u64 (the finder reads offsets, never member types), and cpumask_var_t,
-// whose shape says whether cpumasks are off-stack.
-func minimalBTF(raw []byte) ([]byte, error) {
-	spec, err := btf.LoadSpecFromReader(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
+func write(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := writeFile(path, b); err != nil {
+		t.Fatal(err)
 	}
-	u64 := &btf.Int{Name: "u64", Size: 8}
-	members := map[string][]string{"": slices.Clone(nohzMembers), "rq": slices.Clone(rqMembers)}
-	for _, m := range layoutMembers {
-		if !slices.Contains(members[m.strct], m.member) {
-			members[m.strct] = append(members[m.strct], m.member)
-		}
-	}
-	var types []btf.Type
-	names := slices.Sorted(maps.Keys(members)) // the same bytes every run
-	for _, name := range names {
-		ms := members[name]
-		var s *btf.Struct
-		if name == "" {
-			s, err = findNohz(spec)
-		} else {
-			err = spec.TypeByName(name, &s)
-		}
-		if err != nil {
-			continue // an optional struct this kernel lacks
-		}
-		small := &btf.Struct{Name: name, Size: s.Size}
-		for _, m := range ms {
-			if off, ok := memberOffset(s, m); ok {
-				small.Members = append(small.Members, btf.Member{Name: m, Type: u64, Offset: btf.Bits(off * 8)})
-			}
-		}
-		types = append(types, small)
-	}
-	var cv *btf.Typedef
-	if err := spec.TypeByName("cpumask_var_t", &cv); err != nil {
-		return nil, err
-	}
-	var shape btf.Type = &btf.Pointer{Target: &btf.Void{}}
-	if a, ok := btf.UnderlyingType(cv).(*btf.Array); ok {
-		shape = &btf.Array{Index: u64, Type: u64, Nelems: a.Nelems}
-	}
-	types = append(types, &btf.Typedef{Name: "cpumask_var_t", Type: shape})
-	b, err := btf.NewBuilder(types, nil)
-	if err != nil {
-		return nil, err
-	}
-	return b.Marshal(nil, nil)
 }

@@ -39,6 +39,13 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "\tlines: %s\n", g.lines())
 		fmt.Fprintf(tw, "\tform: %s\n", g.Form)
 	}
+	fmt.Fprintf(tw, "idle-loop: %s\n", IdleWhat)
+	if f := r.Idle.Form(); f != "" {
+		fmt.Fprintf(tw, "\t%s\tcall %s\n", r.Idle.At, idleNotAvailable)
+		fmt.Fprintf(tw, "\tform: %s\n", f)
+	} else {
+		fmt.Fprintf(tw, "\tform not read: %s\n", r.Idle.Why)
+	}
 	if len(r.Missing) > 0 {
 		fmt.Fprintf(tw, "not found (\"not in this kernel\": the word or its code is absent from this version):\n")
 		for _, m := range r.Missing {

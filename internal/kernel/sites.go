@@ -115,6 +115,9 @@ type Report struct {
 	Forms map[string]string `json:"forms,omitempty"`
 	// RQ are struct rq's groups of hot fields and their lines (BTF).
 	RQ []RQGroup `json:"rq,omitempty"`
+	// Idle is the idle loop's form without a cpuidle driver (idle.go):
+	// whether its tick stops at every iteration.
+	Idle IdleLoop `json:"idle_loop"`
 }
 
 // fn is one host, disassembled.
@@ -394,6 +397,7 @@ func Find(in Input) (*Report, error) {
 	}
 
 	r.RQ = rqGroups(l.RQ)
+	r.Idle = findIdleLoop(in)
 	for _, k := range Kinds {
 		if found[k.Name] {
 			continue

@@ -12,15 +12,17 @@ import (
 // causeUnits are the results units of the balancer's per-cause counts
 // (kernel.CauseWhat), per second of the counted run.
 var causeUnits = map[string]string{
-	"softirq":       "balance-softirqs/s",
-	"nohz-walk":     "nohz-walks/s",
-	"nohz-softirq":  "nohz-softirq-calls/s",
-	"nohz-run-idle": "nohz-run-idle/s",
-	"nohz-newidle":  "nohz-newidle/s",
-	"kick":          "nohz-kicks/s",
-	"kick-ipi":      "nohz-kick-ipis/s",
-	"tick-stop":     "nohz-tick-stops/s",
-	"on-behalf":     "nohz-balances/s",
+	"softirq":        "balance-softirqs/s",
+	"nohz-walk":      "nohz-walks/s",
+	"nohz-softirq":   "nohz-softirq-calls/s",
+	"nohz-run-idle":  "nohz-run-idle/s",
+	"nohz-newidle":   "nohz-newidle/s",
+	"kick":           "nohz-kicks/s",
+	"kick-ipi":       "nohz-kick-ipis/s",
+	"tick-stop":      "nohz-tick-stops/s",
+	"idle-stop-asks": "idle-stop-asks/s",
+	"idle-retains":   "idle-retains/s",
+	"on-behalf":      "nohz-balances/s",
 }
 
 // causeValues are a count's per-cause rates, each cause that was counted;

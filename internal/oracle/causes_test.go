@@ -18,6 +18,8 @@ func TestWriteTextCauses(t *testing.T) {
 	k.BalanceCauses = []kernel.Cause{
 		{Name: "softirq", At: "sched_balance_softirq", Hits: 420},
 		{Name: "kick", Hits: -1, Why: "not in kallsyms (inlined): kick_ilb"},
+		{Name: "idle-stop-asks", At: "tick_nohz_idle_stop_tick", Hits: 332},
+		{Name: "idle-retains", At: "tick_nohz_idle_retain_tick", Hits: 8448},
 		{Name: "on-behalf", At: "_nohz_idle_balance.isra.0+0x2d0", Hits: 40},
 	}
 	var b strings.Builder
@@ -27,6 +29,8 @@ func TestWriteTextCauses(t *testing.T) {
 	for _, want := range []string{
 		"  softirq: 420 (210/s) at sched_balance_softirq: SCHED_SOFTIRQ runs",
 		"  kick: not counted: not in kallsyms (inlined): kick_ilb",
+		"  idle-stop-asks: 332 (166/s) at tick_nohz_idle_stop_tick: tick_nohz_idle_stop_tick calls: the idle loop asking to stop the tick",
+		"  idle-retains: 8448 (4224/s) at tick_nohz_idle_retain_tick: tick_nohz_idle_retain_tick calls: the idle loop keeping the tick",
 		"  on-behalf: 40 (20/s) at _nohz_idle_balance.isra.0+0x2d0: passes _nohz_idle_balance runs for an idle cpu",
 		"  own passes: 360 (180/s, 90 % of the passes)",
 	} {
@@ -39,7 +43,7 @@ func TestWriteTextCauses(t *testing.T) {
 		t.Fatal(err)
 	}
 	f, _ := os.ReadFile(path)
-	if !strings.Contains(string(f), " 210 balance-softirqs/s 20 nohz-balances/s 180 own-balances/s") || strings.Contains(string(f), "nohz-kicks/s") {
+	if !strings.Contains(string(f), " 210 balance-softirqs/s 166 idle-stop-asks/s 4224 idle-retains/s 20 nohz-balances/s 180 own-balances/s") || strings.Contains(string(f), "nohz-kicks/s") {
 		t.Errorf("results lack the causes' units, or carry the uncounted kick's:\n%s", f)
 	}
 }

@@ -118,6 +118,11 @@ func WriteText(w io.Writer, c *kernel.Counted) error {
 		}
 		fmt.Fprintln(w)
 	}
+	if f := c.Idle.Form(); f != "" {
+		fmt.Fprintf(w, "idle loop: %s\n", f)
+	} else if c.Idle.Why != "" {
+		fmt.Fprintf(w, "idle loop: form not read: %s\n", c.Idle.Why)
+	}
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

@@ -19,8 +19,8 @@ import (
 	"github.com/contend/contend/bench/balanceflag"
 	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/loadavg"
-	"github.com/contend/contend/internal/kernel"
 	"github.com/contend/contend/counter"
+	"github.com/contend/contend/internal/kernel"
 )
 
 // ModelTolerance is how far the loadavg model may be from the kernel's

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/internal/kernel"
 )
 
@@ -462,5 +463,53 @@ func TestLabCounts(t *testing.T) {
 		if !shapes[s] {
 			t.Errorf("no lab count of shape %s", s)
 		}
+	}
+}
+
+// TestWriteResultsIdleTick: the count records the idle loop's form as
+// kernel sites reads it (kernel-idle-tick), which ReadCounts gives the
+// models where the guest has no cpuidle driver and no sites file lies
+// beside the count; no key where the text was not read. kernel sites'
+// form lines are the ones the oracle matches a sites file on.
+func TestWriteResultsIdleTick(t *testing.T) {
+	if kernel.IdleFormStop != idleFormStop || kernel.IdleFormAfterTick != idleFormAfterTick {
+		t.Fatalf("kernel sites' idle forms %q, %q differ from the oracle's %q, %q", kernel.IdleFormStop, kernel.IdleFormAfterTick, idleFormStop, idleFormAfterTick)
+	}
+	defer func(root string) { cpuidleRoot = root }(cpuidleRoot)
+	cpuidleRoot = filepath.Join(t.TempDir(), "absent") // no driver: the form decides
+	for _, tc := range []struct {
+		idle kernel.IdleLoop
+		want string // the key's line, "" none
+		rule ksim.IdleTickRule
+		from string
+	}{
+		{kernel.IdleLoop{Tick: "after-tick", At: "do_idle+0xd6"}, "kernel-idle-tick: after-tick", ksim.IdleTickAfterTick, "the count's kernel-idle-tick"},
+		{kernel.IdleLoop{Tick: "stop", At: "do_idle+0xb5"}, "kernel-idle-tick: stop", ksim.IdleTickStop, "the count's kernel-idle-tick"},
+		{kernel.IdleLoop{Why: "none of cpuidle_idle_call, do_idle is in kallsyms"}, "", ksim.IdleTickStop, "neither"},
+	} {
+		t.Run(tc.idle.Tick, func(t *testing.T) {
+			k := countFixture()
+			k.Idle = tc.idle
+			path := t.TempDir() + "/k.txt"
+			if err := WriteResults(path, k, nil); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := os.ReadFile(path)
+			if has := strings.Contains(string(b), "kernel-idle-tick:"); has != (tc.want != "") || !strings.Contains(string(b), tc.want) {
+				t.Errorf("results file, want %q:\n%s", tc.want, b)
+			}
+			kcs, err := ReadCounts(path)
+			if err != nil || len(kcs) != 1 {
+				t.Fatalf("ReadCounts: %d, %v", len(kcs), err)
+			}
+			if kcs[0].IdleTick != tc.rule || !strings.Contains(kcs[0].IdleTickFrom, tc.from) {
+				t.Errorf("ReadCounts: %v from %q, want %v from %q", kcs[0].IdleTick, kcs[0].IdleTickFrom, tc.rule, tc.from)
+			}
+			var w strings.Builder
+			WriteText(&w, k)
+			if f := tc.idle.Form(); f != "" && !strings.Contains(w.String(), "idle loop: "+f) {
+				t.Errorf("count's text lacks the form %q:\n%s", f, w.String())
+			}
+		})
 	}
 }

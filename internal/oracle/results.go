@@ -63,6 +63,11 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 	if len(c.Domains) > 0 {
 		kv = append(kv, [2]string{"kernel-domains", kernel.DomainsString(c.Domains)})
 	}
+	// The idle loop's driver-less form, where the text was read: what
+	// the models' idle-loop tick rule takes without a sites file.
+	if c.Idle.Tick != "" {
+		kv = append(kv, [2]string{"kernel-idle-tick", c.Idle.Tick})
+	}
 	for _, c := range kv {
 		cfg = append(cfg, benchfmt.Config{Key: c[0], Value: []byte(c[1]), File: true})
 	}
