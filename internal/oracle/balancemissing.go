@@ -29,7 +29,7 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 	switch {
 	case flagRow && kc.Nodes == 1 && r.kernel == 0:
 		return "the guest has one node, so no NUMA level and no SD_SERIALIZE domain (sd_init() sets it on NUMA levels only): the kernel takes no flag; balanceflag's simulation keeps a serialized level over a one-node machine (its scenario's box), and the count does not record the guest's LLCs, which its domains need"
-	case (is("balancer passes") || is("own passes")) && !over && kc.Nodes == 1:
+	case (is("balancer passes") || is("own passes")) && !over && kc.Nodes == 1 && len(kc.Domains) == 0:
 		return "the model builds its domains from the count's nodes (one here: one level over every cpu), where the guest may have several LLCs under its package (two levels, each its own interval and busy factor); the count does not record the guest's LLCs"
 	case is("walks per s (kicked)") && !over:
 		return "the kick's other reasons: nohz_balancer_kick() kicks when the busy cpu has rq->nr_running >= 2 or check_cpu_capacity() holds, and the model, with no runqueues and equal capacities, holds only the LLC's nr_busy_cpus > 1 (docs/balanceflag.md, \"The kick's other reasons\")"

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/contend/contend/bench/ksim"
+	"github.com/contend/contend/internal/kernel"
 )
 
 // TestIdleTick holds where the idle loop's rule comes from: the driver
@@ -35,6 +36,36 @@ func TestIdleTick(t *testing.T) {
 		got, from := idleTick(dir, tc.release, tc.driver, tc.counted)
 		if got != tc.want || from == "" {
 			t.Errorf("idleTick(%s, driver %q, counted %q) = %v (from %q), want %v", tc.release, tc.driver, tc.counted, got, from, tc.want)
+		}
+	}
+}
+
+// TestGuestMachine: the balanceflag machine comes from the guest's own
+// domains where the count has them (a one-node guest of two LLCs is two
+// groups under a top level with no flag), else from its nodes.
+func TestGuestMachine(t *testing.T) {
+	for _, tc := range []struct {
+		nodes      int
+		domains    string
+		sockets    int
+		serialized bool
+	}{
+		{1, "MC:4 DIE:8", 2, false},
+		{2, "MC:2 NUMA:4+serialize", 2, true},
+		{2, "SMT:2 MC:4 NUMA:8+serialize", 2, true},
+		{1, "MC:8", 1, false},
+		{2, "", 2, true},
+		{1, "", 1, true}, // older files: the scenario's serialized level
+	} {
+		kc := CountResult{CPUs: 8, Nodes: tc.nodes}
+		if tc.domains != "" {
+			var err error
+			if kc.Domains, err = kernel.ParseDomains(tc.domains); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s, ser := guestMachine(kc); s != tc.sockets || ser != tc.serialized {
+			t.Errorf("nodes %d, domains %q: %d sockets, serialized %v; want %d, %v", tc.nodes, tc.domains, s, ser, tc.sockets, tc.serialized)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -66,11 +67,14 @@ func WriteModelTable(w io.Writer, files []string, opt ModelOptions) error {
 			}
 			for i, r := range rows {
 				ratio := r.model / r.kernel
-				within := "yes"
-				if !(ratio <= ModelTolerance && ratio >= 1/ModelTolerance) {
+				within, shown := "yes", fmt.Sprintf("%.2f", ratio)
+				switch {
+				case r.kernel == 0 && r.model == 0:
+					shown = "-" // two zeros agree: no flag on either side
+				case !(ratio <= ModelTolerance && ratio >= 1/ModelTolerance):
 					within = "NO"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%.3g\t%.3g\t%.2f\t%s\n", kc.Kernel, kc.Workload, r.name, r.kernel, r.model, ratio, within)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%.3g\t%.3g\t%s\t%s\n", kc.Kernel, kc.Workload, r.name, r.kernel, r.model, shown, within)
 				n++
 				if within == "NO" {
 					why := balanceMissing(kc, r, rows[run.loadavgRows:])
@@ -764,8 +768,9 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 	}
 	hz := countHZ(kc)
 	newidle := bfNewidle(kc, hz)
+	sockets, serialized := guestMachine(kc)
 	cfg := balanceflag.SimConfig{
-		CPUs: kc.CPUs, Sockets: max(kc.Nodes, 1), SNC: 1, SMT: 1, HZ: hz, Busy: min(busy, 100), Newidle: newidle,
+		CPUs: kc.CPUs, Sockets: sockets, SNC: 1, SMT: 1, HZ: hz, Busy: min(busy, 100), Newidle: newidle,
 		Duration: opt.Duration, CAS: bfCAS, Seed: opt.Seed, Orders: []string{cmp.Or(kc.BalanceOrder, "cmpxchg-first")},
 	}
 	cfg.NewidleRandom, cfg.NewidleRate = newidleFeatures(kc.Kernel)
@@ -808,7 +813,28 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 			}
 		}
 	}
+	if !serialized {
+		// No SD_SERIALIZE domain on the guest: no pass takes the flag
+		// (sched_balance_domains(): "if (need_serialize) ..."), whatever
+		// the simulation's top level did.
+		m.cas = 0
+	}
 	return append(rows,
 		modelRow{"flag attempts per s", kc.V["flag-ops/s"], m.cas},
 		modelRow{"flag attempts per pass", kc.V["flag-ops/balance"], m.cas / math.Max(m.passes, 1)})
+}
+
+// guestMachine is the balanceflag machine of the counted guest: its top
+// level's groups as the simulation's sockets, and whether any of its
+// domains has SD_SERIALIZE (sd_init() sets it on NUMA levels only). From
+// the guest's own domains (kernel-domains) where the count has them: a
+// one-node guest with two LLCs is two groups under a top level that takes
+// no flag. Older files: a socket per node, serialized above one node.
+func guestMachine(kc CountResult) (sockets int, serialized bool) {
+	ds := kc.Domains
+	if len(ds) < 2 {
+		return max(kc.Nodes, 1), kc.Nodes > 1 || len(ds) == 0
+	}
+	serialized = slices.ContainsFunc(ds, func(d kernel.SchedDomain) bool { return d.Serialize })
+	return max(ds[len(ds)-1].Span/max(ds[len(ds)-2].Span, 1), 1), serialized
 }
