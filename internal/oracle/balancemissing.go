@@ -75,7 +75,11 @@ func idleLoopWhy(kc CountResult, share float64) string {
 	idles := fmt.Sprintf("the guest's idles average %.0f µs (its idle share over its idle entries), a tick is %d µs, and balanceflag's simulation draws each cpu idle or busy for whole ticks, so each of its idle runs reaches a tick", idleUs, 1_000_000/countHZ(kc))
 	switch kc.IdleTick {
 	case ksim.IdleTickAfterTick:
-		return fmt.Sprintf("the guest stopped its tick at %.1f %% of its idle entries: it has no cpuidle driver, and its idle loop (f4c31b07b136's form, from %s) keeps the tick at an idle's first iteration and stops it in the iteration after the tick woke the idle cpu (do_idle()'s got_tick), so only idles the tick reaches stop it; %s", 100*share, kc.IdleTickFrom, idles)
+		asks := ""
+		if a, ok := kc.V["idle-stop-asks/s"]; ok {
+			asks = fmt.Sprintf(" (its idle loop asked to stop the tick %.1f times per cpu per s, idle-stop-asks: the iterations after a tick woke an idle cpu, and those of cpus already tickless)", a/math.Max(float64(kc.CPUs), 1))
+		}
+		return fmt.Sprintf("the guest stopped its tick at %.1f %% of its idle entries: it has no cpuidle driver, and its idle loop (f4c31b07b136's form, from %s) keeps the tick at an idle's first iteration and stops it in the iteration after the tick woke the idle cpu (do_idle()'s got_tick), so only idles the tick reaches stop it%s; %s", 100*share, kc.IdleTickFrom, asks, idles)
 	case ksim.IdleTickStop:
 		return fmt.Sprintf("the guest stopped its tick at %.1f %% of its idle entries: it has no cpuidle driver, and its idle loop (before f4c31b07b136, from %s) asks tick_nohz_idle_stop_tick() at every iteration, which keeps the tick only for an event within a tick (a timer, rcu_needs_cpu(), irq_work) that the model has none of; %s", 100*share, kc.IdleTickFrom, idles)
 	}
