@@ -244,7 +244,7 @@ func historyChanges(ks []historyKernel) []historyChange {
 		slices.Sort(kinds)
 		for _, k := range kinds {
 			fa, fb := a[k], b[k]
-			if fa == fb {
+			if sameForm(fa, fb) {
 				continue
 			}
 			var what string
@@ -263,6 +263,17 @@ func historyChanges(ks []historyKernel) []historyChange {
 		}
 	}
 	return out
+}
+
+// codeOffset is a place in a kernel's text as a form may cite it
+// (do_idle+0xd6): where the compiler put the code, which moves between
+// kernels whose code did not change.
+var codeOffset = regexp.MustCompile(`\+0x[0-9a-f]+`)
+
+// sameForm says whether two kernels' forms of a word are the same code:
+// equal once the offsets they cite are left out.
+func sameForm(a, b string) bool {
+	return codeOffset.ReplaceAllString(a, "") == codeOffset.ReplaceAllString(b, "")
 }
 
 // kindWhat is what contend kernel sites says a kind is.

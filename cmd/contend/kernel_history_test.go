@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,4 +111,20 @@ func indexOf(s []string, v string) int {
 		}
 	}
 	return -1
+}
+
+// Two kernels whose idle loop is the same code, compiled to other offsets,
+// mark no bracket; a change of form does.
+func TestHistoryChangesOffsets(t *testing.T) {
+	form := func(f string) map[string]string { return map[string]string{"idle-loop": f} }
+	newForm := "idle loop without a cpuidle driver: the tick stops only after an iteration the tick ended (f4c31b07b136: got_tick; do_idle+0x%s's true side calls tick_nohz_idle_stop_tick, tick_nohz_idle_retain_tick)"
+	ks := []historyKernel{
+		{release: "6.1", forms: form(fmt.Sprintf(newForm, "d6"))},
+		{release: "6.12", forms: form(fmt.Sprintf(newForm, "d1"))},
+		{release: "6.16", forms: form("idle loop without a cpuidle driver: tick_nohz_idle_stop_tick() at every iteration (before f4c31b07b136: do_idle+0xb5's true side calls tick_nohz_idle_stop_tick, no tick_nohz_idle_retain_tick)")},
+	}
+	got := historyChanges(ks)
+	if len(got) != 1 || got[0].at != 2 || got[0].kind != "idle-loop" {
+		t.Errorf("historyChanges = %+v, want one change, at 6.16", got)
+	}
 }
