@@ -45,6 +45,8 @@ var historyRows = []historyRow{
 	{"nohz", "mask entries/cpu-s", "nohz-mask-entries/s", true},
 	{"nohz", "tick stops/cpu-s", "nohz-tick-stops/s", true},
 	{"idle", "entries/cpu-s", "nohz-run-idle/s", true},
+	{"idle loop", "stop asks/cpu-s", "idle-stop-asks/s", true},
+	{"idle loop", "retains/cpu-s", "idle-retains/s", true},
 	{"workload", "enqueues/cpu-s", "enqueue/s", true},
 	{"workload", "tx/s (bare)", "tx/s", false},
 }
