@@ -56,6 +56,9 @@ type SimConfig struct {
 	// tick's first half drawn from the idle hash (default 1: the seed
 	// gives no rate).
 	NewidlePerTick int `json:",omitempty"`
+	// Stacked is the share of a busy CPU's ticks finding a second task queued
+	// (rq->nr_running >= 2, a kick's reason); kernel model's from the count.
+	Stacked float64 `json:",omitempty"`
 	// ShortIdle is how long a busy CPU's short idle period lasts, from
 	// its newidle walk's start to the wakeup that ends it: the sample
 	// ttwu_do_activate() feeds rq->avg_idle, against which
@@ -143,8 +146,8 @@ func (c SimConfig) validate() error {
 		return bad("newidle-per-tick %d out of range [1, %d]", c.NewidlePerTick, simMaxNewidlePerTick)
 	case c.ShortIdle < 0 || int64(c.ShortIdle) >= ksim.HZ(c.HZ).TickNs():
 		return bad("short-idle %v out of range [0, %v): a short idle ends within its tick", c.ShortIdle, time.Duration(ksim.HZ(c.HZ).TickNs()))
-	case c.IdleTick > ksim.IdleTickAfterTick:
-		return bad("idle tick rule %d unknown", c.IdleTick)
+	case c.IdleTick > ksim.IdleTickAfterTick || !(c.Stacked >= 0 && c.Stacked <= 1):
+		return bad("idle tick rule %d, stacked share %g: want a known rule and a share in [0, 1]", c.IdleTick, c.Stacked)
 	case c.Jitter < 0 || int64(c.Jitter) >= ksim.HZ(c.HZ).TickNs():
 		return bad("jitter %v out of range [0, %v): a tick's work must start within its tick", c.Jitter, time.Duration(ksim.HZ(c.HZ).TickNs()))
 	}
@@ -350,7 +353,7 @@ func (s *sim) jitter(cpu int, j int64) int64 {
 	if s.cfg.Jitter <= 0 {
 		return 0
 	}
-	return int64(mix(s.cfg.Seed^uint64(cpu)<<40^uint64(j)^0x5eed7117) % uint64(s.cfg.Jitter))
+	return int64(ksim.Mix(s.cfg.Seed^uint64(cpu)<<40^uint64(j)^0x5eed7117) % uint64(s.cfg.Jitter))
 }
 
 // tick is tick j of this CPU. A busy CPU runs sched_balance_trigger()'s
@@ -415,7 +418,7 @@ func (s *sim) shortIdles(h uint64) []int64 {
 	half := uint64(s.tickNs / 2)
 	offs := []int64{int64(h % half)}
 	for k := 1; k < s.cfg.NewidlePerTick; k++ {
-		offs = append(offs, int64(mix(h^uint64(k)*0x9e3779b97f4a7c15)%half))
+		offs = append(offs, int64(ksim.Mix(h^uint64(k)*0x9e3779b97f4a7c15)%half))
 	}
 	slices.Sort(offs)
 	return offs
@@ -445,13 +448,19 @@ func (p *simProc) shortIdle(j int64) {
 // ilb is the nohz balancer kicked in tick j, -1 for none, computed once a
 // tick, at its start, before any walk of it (ksim.Nohz.TickKicks): a CPU
 // idle in the tick is in the mask unless its tick stops in it, after the
-// kicks (tickStop). The model's CPUs run one task or none, of equal
-// capacities: of the kick's reasons only the LLC's nr_busy_cpus > 1 can
-// hold, and a CPU alone in its LLC (no sd_llc_shared) never kicks.
+// kicks (tickStop). The model's CPUs are of equal capacities: of the
+// kick's reasons a busy CPU's second task (rq->nr_running >= 2, drawn at
+// cfg.Stacked) and the LLC's nr_busy_cpus > 1 can hold, and a CPU alone
+// in its LLC (no sd_llc_shared) kicks for the first only.
 func (s *sim) ilb(j int64) int {
 	if s.nohzTick != j {
 		s.nohzTick, s.ilbJ = j, j
-		s.nohzILB = s.nohz.TickKicks(j, s.hz, s.ilbIdle, s.ilbInMask, s.walkNext, ksim.KickRQ{})
+		s.nohzILB = s.nohz.TickKicks(j, s.hz, s.ilbIdle, s.ilbInMask, s.walkNext, func(c int) ksim.KickRQ {
+			if float64(ksim.Mix(s.cfg.Seed^uint64(c)<<40^uint64(j)^0x57ac)>>11)/(1<<53) < s.cfg.Stacked {
+				return ksim.KickRQ{NrRunning: 2}
+			}
+			return ksim.KickRQ{NrRunning: 1}
+		})
 	}
 	return s.nohzILB
 }
@@ -473,7 +482,7 @@ func (s *sim) tickStop(cpu int, j int64) (int64, bool) {
 // tickHash is CPU cpu's draw for tick j, and goIdleAt the moment in its
 // second half it goes idle, when it is idle in j+1.
 func (s *sim) tickHash(cpu int, j int64) uint64 {
-	return mix(s.cfg.Seed ^ uint64(cpu)<<40 ^ uint64(j) ^ 0xdecade)
+	return ksim.Mix(s.cfg.Seed ^ uint64(cpu)<<40 ^ uint64(j) ^ 0xdecade)
 }
 
 func (s *sim) goIdleAt(cpu int, j int64) int64 {

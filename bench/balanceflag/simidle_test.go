@@ -2,6 +2,7 @@ package balanceflag
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,5 +132,28 @@ func TestKeptTickPass(t *testing.T) {
 		if l := &c.levels[0]; want == 1 && l.interval != c.sdInterval(l, false) {
 			t.Errorf("%v: the pass's interval %d, want the idle one %d (busy: %d)", rule, l.interval, c.sdInterval(l, false), c.sdInterval(l, true))
 		}
+	}
+}
+
+// A busy CPU with a second task queued kicks the nohz balancer on its own
+// (rq->nr_running >= 2), so stacked tasks add kicked walks where each CPU
+// is its own LLC (no nr_busy_cpus reason: smt=1 over nodes of one CPU);
+// a share outside [0, 1] is refused.
+func TestStackedKicks(t *testing.T) {
+	walks := func(stacked float64) float64 {
+		tab, err := Simulate(SimConfig{CPUs: 8, Sockets: 8, SNC: 1, SMT: 1, HZ: 250, Busy: 60, Newidle: 1, CAS: 100 * time.Nanosecond,
+			Duration: 200 * time.Millisecond, Orders: []string{"cmpxchg-first"}, Stacked: stacked})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tab.Rows[0].NohzRuns
+	}
+	none, half := walks(0), walks(0.5)
+	t.Logf("kicked walks per s: %.0f unstacked, %.0f half stacked", none, half)
+	if !(half > none) {
+		t.Errorf("kicked walks per s: %.0f with half the busy ticks stacked, %.0f with none: want more", half, none)
+	}
+	if _, err := Simulate(SimConfig{CPUs: 8, CAS: 100 * time.Nanosecond, Stacked: 1.5}); err == nil || !strings.Contains(err.Error(), "stacked share") {
+		t.Errorf("stacked 1.5: err %v, want a stacked share error", err)
 	}
 }

@@ -155,15 +155,7 @@ func idleAt(seed uint64, busy int, cpu int, j int64) bool {
 	if busy >= 100 {
 		return false
 	}
-	return mix(seed^uint64(cpu)<<40^uint64(j))%100 >= uint64(busy)
-}
-
-// mix is splitmix64's finalizer: a bijection that spreads nearby inputs.
-func mix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
+	return ksim.Mix(seed^uint64(cpu)<<40^uint64(j))%100 >= uint64(busy)
 }
 
 // shouldWeBalanceOver is should_we_balance() for CPU cpu at level l, for a

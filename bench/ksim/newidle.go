@@ -90,11 +90,18 @@ func (b *Balance) startNewidle(j int64, hz HZ) {
 // kernel's generator (Tausworthe) is not the point, a uniform die per CPU
 // is.
 func (r *RQBalance) rng() uint64 {
+	x := Mix(r.Rand)
 	r.Rand += 0x9e3779b97f4a7c15
-	z := r.Rand
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
+	return x
+}
+
+// Mix is splitmix64's step and finalizer: a bijection that spreads nearby
+// inputs, the models' hash of a (seed, cpu, tick) for their draws.
+func Mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 func b2i(b bool) int64 {

@@ -324,12 +324,13 @@ func FindNewILB(cpus, self int, idleInMask func(cpu int) bool) int {
 // (ExitIdle); nohz.next_balance is the earliest rq->next_balance
 // (nextBalance) of the mask's CPUs, as the NOHZ_NEXT_KICK walks that every
 // tick stop asks for (needs_update) leave it. Then each CPU's
-// nohz_balancer_kick() in CPU order (BalancerKick with rq), an idle one
+// nohz_balancer_kick() in CPU order (BalancerKick with rq(cpu), nil for
+// none of the rq's own reasons), an idle one
 // returning at once ("if (unlikely(rq->idle_balance)) return;": a kept
 // tick of an idle CPU kicks nothing): the first with a reason kicks the
 // balancer find_new_ilb() picks among the idle CPUs (idle), and kick_ilb()'s
 // "nohz.next_balance = jiffies+1" stops any other CPU of the tick kicking.
-func (n *Nohz) TickKicks(now int64, hz HZ, idle, inMask func(cpu int) bool, nextBalance func(cpu int) int64, rq KickRQ) int {
+func (n *Nohz) TickKicks(now int64, hz HZ, idle, inMask func(cpu int) bool, nextBalance func(cpu int) int64, rq func(cpu int) KickRQ) int {
 	next := now + 60*int64(hz)
 	for c := range n.stopped {
 		if inMask(c) {
@@ -341,7 +342,11 @@ func (n *Nohz) TickKicks(now int64, hz HZ, idle, inMask func(cpu int) bool, next
 	}
 	n.NextBalance = next
 	for c := range n.stopped {
-		if !idle(c) && n.BalancerKick(c, now, rq) != KickNone {
+		var r KickRQ
+		if rq != nil && !idle(c) {
+			r = rq(c)
+		}
+		if !idle(c) && n.BalancerKick(c, now, r) != KickNone {
 			n.NextBalance = now + 1
 			return n.FindNewILB(c, idle)
 		}

@@ -199,7 +199,7 @@ func TestTickKicks(t *testing.T) {
 	} {
 		n := NewNohz(4, []int{0, 0, 0, 0})
 		got := n.TickKicks(now, HZ(250), func(c int) bool { return tc.idle[c] }, func(c int) bool { return tc.inMask[c] },
-			func(int) int64 { return tc.next }, KickRQ{})
+			func(int) int64 { return tc.next }, nil)
 		if got != tc.want || n.NextBalance != tc.wantNext {
 			t.Errorf("%s: balancer %d, next_balance %d; want %d, %d", tc.name, got, n.NextBalance, tc.want, tc.wantNext)
 		}
@@ -207,6 +207,29 @@ func TestTickKicks(t *testing.T) {
 			if n.Stopped(c) != tc.inMask[c] {
 				t.Errorf("%s: cpu %d in the mask %v, want %v", tc.name, c, n.Stopped(c), tc.inMask[c])
 			}
+		}
+	}
+}
+
+// A busy CPU with a second task queued kicks where nothing else would: its
+// LLC has no other busy CPU (one CPU per LLC), so only rq->nr_running >= 2
+// is a reason.
+func TestTickKicksNrRunning(t *testing.T) {
+	const now = 100
+	idle := func(c int) bool { return c == 3 }
+	for _, tc := range []struct {
+		stacked int // the busy CPU with two tasks, -1: none
+		want    int
+	}{{-1, -1}, {1, 3}} {
+		n := NewNohz(4, []int{0, 1, 2, 3})
+		rq := func(c int) KickRQ {
+			if c == tc.stacked {
+				return KickRQ{NrRunning: 2}
+			}
+			return KickRQ{NrRunning: 1}
+		}
+		if got := n.TickKicks(now, HZ(250), idle, idle, func(int) int64 { return now }, rq); got != tc.want {
+			t.Errorf("stacked cpu %d: balancer %d, want %d", tc.stacked, got, tc.want)
 		}
 	}
 }

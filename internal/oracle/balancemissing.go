@@ -32,7 +32,7 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 	case (is("balancer passes") || is("own passes")) && !over && kc.Nodes == 1 && len(kc.Domains) == 0:
 		return "the model builds its domains from the count's nodes (one here: one level over every cpu), where the guest may have several LLCs under its package (two levels, each its own interval and busy factor); the count does not record the guest's LLCs"
 	case is("walks per s (kicked)") && !over:
-		return "the kick's other reasons: nohz_balancer_kick() kicks when the busy cpu has rq->nr_running >= 2 or check_cpu_capacity() holds, and the model, with no runqueues and equal capacities, holds only the LLC's nr_busy_cpus > 1 (docs/balanceflag.md, \"The kick's other reasons\")"
+		return fmt.Sprintf("the kick's reasons the model draws from the count are the LLC's nr_busy_cpus > 1 and a busy cpu's second task (rq->nr_running >= 2) at %.0f %% of busy ticks, the workload's waiting pingers over the busy cpus (its run and runnable shares); the guest's other tasks stack too, which the count does not give per cpu, and check_cpu_capacity() holds on no equal-capacity model (docs/balanceflag.md, \"The kick's other reasons\")", 100*stackedShare(kc))
 	case (is("tick stops") || is("entering nohz.idle_cpus_mask") || is("on idle cpus' behalf")) && over && shareOK && share < 0.5:
 		why := driverless
 		if !is("tick stops") {

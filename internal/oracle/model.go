@@ -774,6 +774,7 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 		Duration: opt.Duration, CAS: bfCAS, Seed: opt.Seed, Orders: []string{cmp.Or(kc.BalanceOrder, "cmpxchg-first")},
 	}
 	cfg.NewidleRandom, cfg.NewidleRate = newidleFeatures(kc.Kernel)
+	cfg.Stacked = stackedShare(kc)
 	cfg.NewidlePerTick = bfNewidlePerTick(kc, hz)
 	cfg.IdleTick = kc.IdleTick
 	m, err := balanceAfterWarmup(cfg, kc.Run)
@@ -822,6 +823,26 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 	return append(rows,
 		modelRow{"flag attempts per s", kc.V["flag-ops/s"], m.cas},
 		modelRow{"flag attempts per pass", kc.V["flag-ops/balance"], m.cas / math.Max(m.passes, 1)})
+}
+
+// stackedShare is the share of a busy cpu's ticks that find a second of
+// the workload's tasks queued on it (rq->nr_running >= 2, the kick's own
+// reason): the workload's waiting tasks at an instant (its pingers, each
+// runnable but not running for runnable-% less run-% of its time, the
+// count's schedstats) over the busy cpus (busy-%, /proc/stat), each
+// waiting task on a cpu of its own. 0 where the count lacks the shares; the
+// guest's other tasks, which stack too, are not counted.
+func stackedShare(kc CountResult) float64 {
+	run, runnable, busy := kc.V["run-%"], kc.V["runnable-%"], kc.V["busy-%"]
+	if run <= 0 || runnable < run || busy <= 0 {
+		return 0
+	}
+	tasks := 2 * kc.Pairs
+	if kc.Shape == "server" {
+		tasks = kc.Pairs + 1
+	}
+	waiting := float64(tasks) * (runnable - run) / 100
+	return min(1, waiting/(float64(kc.CPUs)*busy/100))
 }
 
 // guestMachine is the balanceflag machine of the counted guest: its top
