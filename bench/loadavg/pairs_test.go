@@ -1,6 +1,7 @@
 package loadavg
 
 import (
+	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/loadavg/cfsmodel"
 	"math"
 	"reflect"
@@ -252,5 +253,29 @@ func TestPairsWakeupPreemption(t *testing.T) {
 			t.Errorf("eevdf %v: %d wakeups realised, %.0f fed", eevdf, r.Wakeups, fed)
 		}
 		t.Logf("eevdf %v: %d preemptions of %d wakeups, run %.1f %%", eevdf, r.Preempted, r.Wakeups, r.RunPct)
+	}
+}
+
+// Without a measured share the idle loop's rule decides the tick stops
+// (ksim.IdleLoop): without a cpuidle driver, every idle entry stops it
+// before f4c31b07b136, and from it only idles a tick reaches, fewer.
+func TestPairsIdleTickRule(t *testing.T) {
+	stops := map[ksim.IdleTickRule]SimRow{}
+	for _, rule := range []ksim.IdleTickRule{ksim.IdleTickStop, ksim.IdleTickAfterTick} {
+		cfg := pairsConfig(2*time.Millisecond, NoMig)
+		cfg.Pairs, cfg.Run, cfg.Runnable = 1, .1, .12
+		cfg.DomainCPUs, cfg.IdleTick = 2, rule
+		tab, err := Simulate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stops[rule] = tab.Rows[0]
+	}
+	stop, after := stops[ksim.IdleTickStop], stops[ksim.IdleTickAfterTick]
+	if math.Abs(stop.TickStopsPerCPUSec-stop.IdlesPerCPUSec) > 0.01*stop.IdlesPerCPUSec {
+		t.Errorf("stop: %.1f tick stops of %.1f idle entries per cpu per s, want every one", stop.TickStopsPerCPUSec, stop.IdlesPerCPUSec)
+	}
+	if !(after.TickStopsPerCPUSec > 0 && after.TickStopsPerCPUSec < 0.9*stop.TickStopsPerCPUSec) {
+		t.Errorf("after-tick: %.1f tick stops per cpu per s against stop's %.1f: want some, fewer", after.TickStopsPerCPUSec, stop.TickStopsPerCPUSec)
 	}
 }
