@@ -315,7 +315,7 @@ func (s *balanceFlag) Worker(info bench.WorkerInfo) (bench.Worker, error) {
 		w.every = 1
 	}
 	w.timeShift = 64 - uint(bits.TrailingZeros64(uint64(w.every)))
-	w.initIntervals()
+	w.initIntervals(nil)
 	if !s.aligned {
 		// Worker i starts i/W of an interval early, so the workers'
 		// passes are evenly spread, not all due in the same tick.

@@ -1,6 +1,10 @@
 package balanceflag
 
-import "github.com/contend/contend/bench/ksim"
+import (
+	"time"
+
+	"github.com/contend/contend/bench/ksim"
+)
 
 // The balance softirq of one CPU: its sched_domains on the kernel clock and
 // the walks that reach sched_balance_running, sched_balance_domains() (busy
@@ -288,10 +292,14 @@ func (c *cpuState) spreadPhase(i, n int) {
 	}
 }
 
-// initIntervals sets each level's interval as a busy CPU first computes it.
-func (c *cpuState) initIntervals() {
+// initIntervals sets each level's interval as a busy CPU first computes it,
+// and its max_newidle_lb_cost the one given (SimConfig.NewidleCost).
+func (c *cpuState) initIntervals(costs []time.Duration) {
 	for k := range c.levels {
 		l := &c.levels[k]
 		l.interval = c.sdInterval(l, true)
+		if n := len(costs); n > 0 {
+			l.bal.MaxNewidleLBCost = int64(costs[min(k, n-1)])
+		}
 	}
 }

@@ -40,40 +40,32 @@ type SimConfig struct {
 	// ksim.Kernel's NI_RANDOM and NI_RATE: a counted kernel's (kernel model).
 	NewidleRandom, NewidleRate bool `json:",omitempty"`
 
-	// SkewTick is the skew_tick=1 boot option: tick_setup_sched_timer()
-	// offsets CPU i's tick by i × ((TICK_NSEC >> 1) / num_possible_cpus()),
-	// spreading the machine's ticks over the first half of each jiffy.
-	// False (the kernel's default) ticks every CPU at the same instant.
+	// SkewTick is skew_tick=1: tick_setup_sched_timer() offsets CPU i's tick
+	// by i × ((TICK_NSEC >> 1) / num_possible_cpus()); false (the default)
+	// ticks every CPU at the same instant.
 	SkewTick bool `json:",omitempty"`
 	// Jitter delays each CPU's tick work (the softirq, and the newly idle
-	// moments after it) by a random time in [0, Jitter), drawn per CPU and
-	// tick: interrupts, timers and softirqs before SCHED_SOFTIRQ that the
-	// model has no figure for. Zero (the default) is no delay, the worst
-	// case for the flag's line: every CPU's access in one burst.
+	// moments after it) by a draw in [0, Jitter) per CPU and tick: what
+	// runs before SCHED_SOFTIRQ. Zero (the default): one burst, the worst case.
 	Jitter time.Duration `json:",omitempty"`
-	// NewidlePerTick is how many short idle periods a busy CPU has in a
-	// tick that has them (every Newidle ticks), each at a time of the
-	// tick's first half drawn from the idle hash (default 1: the seed
-	// gives no rate).
+	// NewidlePerTick is how many short idle periods a busy CPU has in a tick
+	// that has them (every Newidle ticks), in its first half (default 1).
 	NewidlePerTick int `json:",omitempty"`
+	// NewidleCost is each level's max_newidle_lb_cost at the start, lowest
+	// first, the last for any above (kernel model: the guest's); default 0.
+	NewidleCost []time.Duration `json:",omitempty"`
 	// Stacked is the share of a busy CPU's ticks finding a second task queued
 	// (rq->nr_running >= 2, a kick's reason); kernel model's from the count.
 	Stacked float64 `json:",omitempty"`
-	// ShortIdle is how long a busy CPU's short idle period lasts, from
-	// its newidle walk's start to the wakeup that ends it: the sample
-	// ttwu_do_activate() feeds rq->avg_idle, against which
-	// sched_balance_newidle() cuts its walk. Zero (the default) is as
-	// long as avg_idle's cap, 2*max_idle_balance_cost (1 ms or more),
-	// which no walk of the default costs reaches: every walk goes to the
-	// top, as before the cutoff was modelled. A CPU that turns idle for
-	// whole ticks feeds its real idle time either way.
+	// ShortIdle is a busy CPU's short idle, its newidle walk's start to the
+	// wakeup: the sample ttwu_do_activate() feeds rq->avg_idle, which cuts
+	// the walk. Zero (the default): avg_idle's cap, 2*max_idle_balance_cost,
+	// which no walk of the default costs reaches. A CPU idle for whole ticks
+	// feeds its real idle time either way.
 	ShortIdle time.Duration `json:",omitempty"`
-	// CASRemote is one handoff of the flag's line from a CPU of the other
-	// socket (a cross-socket snoop and transfer), where CAS is then one
-	// within a socket. Zero (the default) prices every handoff at CAS, as
-	// before. The line stays a FIFO server in kernel-time order: ties
-	// (aligned ticks) go by CPU number, which serves one socket's burst
-	// before the other's, the cheapest order; jitter interleaves them.
+	// CASRemote is one handoff of the flag's line from the other socket, CAS
+	// then one within (default 0: every handoff at CAS). Ties (aligned ticks)
+	// go by CPU number, one socket's burst before the other's; jitter mixes.
 	CASRemote time.Duration `json:",omitempty"`
 	// IdleTick is the idle loop's tick rule (ksim.IdleLoop): when an idle
 	// CPU's tick stops (sim.tickStop). The governor's stand-in, as before
@@ -267,7 +259,7 @@ func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
 	for i := range s.cpus {
 		c := &s.cpus[i]
 		*c = cpuState{m: &s.m, cpu: i, levels: s.m.topo.levels(i)}
-		c.initIntervals()
+		c.initIntervals(cfg.NewidleCost)
 		c.rq.Init() // the idle statistics, as sched_init() starts them
 		c.rq.Rand = cfg.Seed<<32 ^ uint64(i)
 		c.spreadPhase(i, cfg.CPUs)

@@ -157,3 +157,26 @@ func TestStackedKicks(t *testing.T) {
 		t.Errorf("stacked 1.5: err %v, want a stacked share error", err)
 	}
 }
+
+// A domain's max_newidle_lb_cost over a busy CPU's short idle cuts the
+// newidle walk there (sched_balance_newidle()'s "this_rq->avg_idle <
+// sd->max_newidle_lb_cost" gate): a guest's measured costs, tens of ms
+// under an emulator, against idles of a few hundred µs leave the newidle
+// passes of the serialized level few, where the model's own pass costs
+// leave every walk to the top.
+func TestNewidleCostGate(t *testing.T) {
+	newidle := func(costs []time.Duration) float64 {
+		tab, err := Simulate(SimConfig{CPUs: 8, Sockets: 2, SNC: 1, SMT: 1, HZ: 250, Busy: 60, Newidle: 1, CAS: 100 * time.Nanosecond,
+			Duration: 200 * time.Millisecond, Orders: []string{"check-first+newidle"}, ShortIdle: 200 * time.Microsecond, NewidleCost: costs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		top := tab.Rows[0].Levels[len(tab.Rows[0].Levels)-1]
+		return top.Newidle
+	}
+	own, measured := newidle(nil), newidle([]time.Duration{50 * time.Microsecond, 37 * time.Millisecond})
+	t.Logf("newidle passes of the top level per s: %.0f at the model's own costs, %.0f at 50µs and 37ms", own, measured)
+	if !(own > 0 && measured < own/10) {
+		t.Errorf("newidle passes of the top level per s: %.0f at the model's own costs, %.0f at 37 ms: want a tenth or fewer", own, measured)
+	}
+}

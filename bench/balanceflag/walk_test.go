@@ -27,7 +27,7 @@ func (o *countOps) pass(_ *level, serialized bool) {
 func walkCPU(order ksim.SerializeOrder, cpu int, j int64, last ...int64) *cpuState {
 	m := &model{topo: topology{cpus: 8, smt: 2, group: 4, snc: 1}, order: order, hz: 1000, busy: 100}
 	c := &cpuState{m: m, cpu: cpu, jiffies: j, levels: m.topo.levels(cpu)}
-	c.initIntervals()
+	c.initIntervals(nil)
 	for i := range c.levels {
 		c.levels[i].bal.LastBalance = last[i]
 	}

@@ -197,9 +197,13 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	c = &Counted{Shape: cfg.Shape, Pairs: cfg.Pairs, Levels: cfg.Levels}
 	c.Kernel, _ = readTrim(filepath.Join(cfg.Root, "proc/sys/kernel/osrelease"))
 	// The machine's sched domains, for the models' topology: debugfs
-	// mounted for the read where it is not.
+	// mounted, and its domains directory shown, for the read where they
+	// are not (read again after the counted run, for its newidle costs).
 	ds, derr := ReadDomains(cfg.Root)
 	if derr != nil && machine.Mount(u, cfg.Root, "debugfs", "sys/kernel/debug") == nil {
+		ds, derr = ReadDomains(cfg.Root)
+	}
+	if derr != nil && showDomains(u, cfg.Root) == nil {
 		ds, derr = ReadDomains(cfg.Root)
 	}
 	if c.Domains = ds; derr != nil {
@@ -328,6 +332,9 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	}
 	c.Notes = append(c.Notes, r.notes...)
 	c.Counted, c.Threads, c.Sites, c.Enqueues, c.SelectRQ, c.Balances, c.BusyPct = r.Load, r.Threads, r.Sites, r.Enqueues, r.SelectRQ, r.Balances, r.BusyPct
+	if ds, err := ReadDomains(cfg.Root); err == nil && c.Domains != nil {
+		c.Domains = ds // max_newidle_lb_cost as the counted run left it
+	}
 	readCauses(c.BalanceCauses, r.Probes, r.ProbesMissed)
 	if !cfg.Check {
 		return c, nil
@@ -743,5 +750,22 @@ func LoopbackUp(root string) error {
 	if flags&iffUp == 0 {
 		return fmt.Errorf("loopback is down (lo's flags %s): bring it up first (ip link set lo up)", s)
 	}
+	return nil
+}
+
+// showDomains makes debugfs show the sched domains where it hides them
+// behind sched/verbose (v6.4 on: sched_verbose_write() builds the
+// directory as verbose turns on, and removes it as it turns off), and
+// records turning it off again.
+func showDomains(u *machine.Undo, root string) error {
+	p := filepath.Join(root, "sys/kernel/debug/sched/verbose")
+	v, err := readTrim(p)
+	if err != nil || v == "Y" {
+		return fmt.Errorf("sched/verbose: %q, %v", v, err)
+	}
+	if err := os.WriteFile(p, []byte("Y"), 0); err != nil {
+		return err
+	}
+	u.Push("sched/verbose back to N", func() error { return os.WriteFile(p, []byte("N"), 0) })
 	return nil
 }

@@ -22,6 +22,10 @@ type SchedDomain struct {
 	Name      string `json:"name"`
 	Span      int    `json:"span"`
 	Serialize bool   `json:"serialize"`
+	// NewidleCostNs is the domain's max_newidle_lb_cost, the cost
+	// sched_balance_newidle() weighs rq->avg_idle against (0 where the
+	// kernel does not show it).
+	NewidleCostNs int64 `json:"max_newidle_lb_cost_ns,omitempty"`
 }
 
 // ReadDomains reads cpu 0's domains under root: the names and flags from
@@ -63,6 +67,9 @@ func ReadDomains(root string) ([]SchedDomain, error) {
 		}
 		out[level] = SchedDomain{Name: strings.TrimSpace(string(name)), Span: st.Domains[level].Span,
 			Serialize: slices.Contains(strings.Fields(string(flags)), "SD_SERIALIZE")}
+		if b, err := os.ReadFile(filepath.Join(filepath.Dir(n), "max_newidle_lb_cost")); err == nil {
+			out[level].NewidleCostNs, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		}
 	}
 	return out, nil
 }
@@ -81,6 +88,19 @@ func DomainsString(ds []SchedDomain) string {
 		}
 	}
 	return b.String()
+}
+
+// NewidleCostsString is each domain's max_newidle_lb_cost in ns, lowest
+// first ("2100 37319030"), "" where the kernel shows none.
+func NewidleCostsString(ds []SchedDomain) string {
+	var f []string
+	for _, d := range ds {
+		if d.NewidleCostNs <= 0 {
+			return ""
+		}
+		f = append(f, strconv.FormatInt(d.NewidleCostNs, 10))
+	}
+	return strings.Join(f, " ")
 }
 
 // ParseDomains reads DomainsString's form back; an error names the first

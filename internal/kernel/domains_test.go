@@ -50,16 +50,27 @@ func TestReadDomains(t *testing.T) {
 	write(d+"domain0/flags", "SD_BALANCE_NEWIDLE SD_BALANCE_EXEC SD_BALANCE_FORK SD_WAKE_AFFINE SD_SHARE_PKG_RESOURCES SD_PREFER_SIBLING\n")
 	write(d+"domain1/name", "NUMA\n")
 	write(d+"domain1/flags", "SD_BALANCE_NEWIDLE SD_SERIALIZE SD_OVERLAP SD_NUMA\n")
+	write(d+"domain0/max_newidle_lb_cost", "2100\n")
+	write(d+"domain1/max_newidle_lb_cost", "37319030\n")
 	got, err := ReadDomains(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []SchedDomain{{"MC", 2, false}, {"NUMA", 4, true}}
+	want := []SchedDomain{{"MC", 2, false, 2100}, {"NUMA", 4, true, 37319030}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ReadDomains = %+v, want %+v", got, want)
 	}
 	if s := DomainsString(got); s != "MC:2 NUMA:4+serialize" {
 		t.Errorf("DomainsString = %q", s)
+	}
+	if s := NewidleCostsString(got); s != "2100 37319030" {
+		t.Errorf("NewidleCostsString = %q", s)
+	}
+	if s := NewidleCostsString([]SchedDomain{{"MC", 2, false, 0}}); s != "" {
+		t.Errorf("NewidleCostsString without costs = %q, want none", s)
+	}
+	for i := range want {
+		want[i].NewidleCostNs = 0 // the config's domains carry no costs
 	}
 	if back, err := ParseDomains(DomainsString(got)); err != nil || !reflect.DeepEqual(back, want) {
 		t.Errorf("ParseDomains(DomainsString) = %+v, %v", back, err)

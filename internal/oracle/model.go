@@ -141,8 +141,10 @@ type CountResult struct {
 	IdleTick     ksim.IdleTickRule
 	IdleTickFrom string
 	// Domains are the counted guest's sched domains (cpu 0's, kernel
-	// count's kernel-domains), nil in older files.
-	Domains []kernel.SchedDomain
+	// count's kernel-domains), nil in older files; NewidleCost their
+	// max_newidle_lb_cost after the counted run (kernel-newidle-cost).
+	Domains     []kernel.SchedDomain
+	NewidleCost []time.Duration
 	// Run is each of the count's runs' length (bare, counted, checked:
 	// kernel count's -duration, from the command line it recorded).
 	Run time.Duration
@@ -214,6 +216,13 @@ func ReadCounts(path string) ([]CountResult, error) {
 			if kc.Domains, err = kernel.ParseDomains(d); err != nil {
 				return nil, fmt.Errorf("%s: %s: kernel-domains: %w", path, r.Name, err)
 			}
+		}
+		for _, f := range strings.Fields(r.GetConfig("kernel-newidle-cost")) {
+			ns, err := strconv.ParseInt(f, 10, 64)
+			if err != nil || ns < 0 {
+				return nil, fmt.Errorf("%s: %s: kernel-newidle-cost %q: want ns per domain", path, r.Name, f)
+			}
+			kc.NewidleCost = append(kc.NewidleCost, time.Duration(ns))
 		}
 		kc.IdleTick, kc.IdleTickFrom = idleTick(filepath.Dir(path), kc.Kernel, r.GetConfig("cpuidle-driver"), r.GetConfig("kernel-idle-tick"))
 		out = append(out, kc)
@@ -775,6 +784,14 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 	}
 	cfg.NewidleRandom, cfg.NewidleRate = newidleFeatures(kc.Kernel)
 	cfg.Stacked = stackedShare(kc)
+	// sched_balance_newidle()'s gate, rq->avg_idle against each domain's
+	// max_newidle_lb_cost: the guest's costs where the count read them
+	// (an emulator's run to tens of ms), and its mean idle as the sample
+	// avg_idle follows (the idle share over the idle entries).
+	cfg.NewidleCost = kc.NewidleCost
+	if n := kc.V["nohz-run-idle/s"] / float64(kc.CPUs); n > 0 && len(kc.NewidleCost) > 0 {
+		cfg.ShortIdle = min(time.Duration((100-kc.V["busy-%"])/100/n*1e9), time.Duration(ksim.HZ(hz).TickNs()-1))
+	}
 	cfg.NewidlePerTick = bfNewidlePerTick(kc, hz)
 	cfg.IdleTick = kc.IdleTick
 	m, err := balanceAfterWarmup(cfg, kc.Run)

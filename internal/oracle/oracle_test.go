@@ -3,6 +3,7 @@ package oracle
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -163,6 +164,8 @@ func TestReadCountsErrors(t *testing.T) {
 	for _, tc := range []struct{ name, body, want string }{
 		{"nopairs", "kernel-cpus: 4\n\nBenchmarkKernelCount/shape=pipe/levels=2 1 1 tx/s\n", "lacks kernel-cpus, levels or pairs"},
 		{"nocpus", "BenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1 tx/s\n", "lacks kernel-cpus, levels or pairs"},
+		{"baddomains", "kernel-cpus: 4\nkernel-domains: MC:x\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1 tx/s\n", "kernel-domains"},
+		{"badcost", "kernel-cpus: 4\nkernel-newidle-cost: 12 x\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1 tx/s\n", "kernel-newidle-cost"},
 	} {
 		path := dir + "/" + tc.name
 		if err := os.WriteFile(path, []byte(tc.body), 0o644); err != nil {
@@ -174,6 +177,17 @@ func TestReadCountsErrors(t *testing.T) {
 	}
 	if _, err := ReadCounts(dir + "/missing"); err == nil {
 		t.Error("ReadCounts of a missing file succeeded")
+	}
+	// Read well, the guest's domains and newidle costs come back.
+	path := dir + "/good"
+	body := "kernel-cpus: 4\nkernel-domains: MC:2 NUMA:4+serialize\nkernel-newidle-cost: 2100 37319030\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1 tx/s\n"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadCounts(path)
+	if err != nil || len(got) != 1 || len(got[0].Domains) != 2 || !got[0].Domains[1].Serialize ||
+		!slices.Equal(got[0].NewidleCost, []time.Duration{2100, 37319030}) {
+		t.Errorf("ReadCounts(good) = %+v, %v", got, err)
 	}
 }
 

@@ -62,6 +62,9 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 	}
 	if len(c.Domains) > 0 {
 		kv = append(kv, [2]string{"kernel-domains", kernel.DomainsString(c.Domains)})
+		if costs := kernel.NewidleCostsString(c.Domains); costs != "" {
+			kv = append(kv, [2]string{"kernel-newidle-cost", costs})
+		}
 	}
 	// The idle loop's driver-less form, where the text was read: what
 	// the models' idle-loop tick rule takes without a sites file.
