@@ -50,11 +50,15 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		return driverless + ", so the guest's idle cpus run no tick and no balance pass of their own (trigger_load_balance() runs from the tick), where the model's keep their tick and balance CPU_IDLE"
 	case (is("balancer passes") || is("own passes")) && !over && shareOK && share < 0.5:
 		return fmt.Sprintf("the guest kept its tick at %.1f %% of its idle entries, so its idle cpus balance themselves CPU_IDLE from their ticks (the interval unscaled by busy_factor: about a tick at HZ %d): %s", 100*(1-share), countHZ(kc), idleLoopWhy(kc, share))
-	case flagRow && over && strings.HasPrefix(kc.BalanceOrder, "check-first+newidle") && kernelAtLeast(kc.Kernel, 7, 1):
-		return "the model's root domain is always overloaded (it has no nr_running), so every newidle walk visits the domains and throws the dice; the kernel's sched_balance_newidle() returns before any where no cpu has a task waiting (!get_rd_overloaded()) or avg_idle is under the lowest domain's max_newidle_lb_cost. With NI_RATE (9fe89f022c05) a domain's newidle passes come to about 119 a second per cpu whatever its visit rate (the ratio adds the 512 calls' time >> 22), so the model's extra visits become extra passes, each an attempt on the flag"
+	case flagRow && over && strings.HasPrefix(kc.BalanceOrder, "check-first+newidle") && kernelAtLeast(kc.Kernel, 7, 1) && len(kc.NewidleCost) == 0:
+		return "the model's root domain is always overloaded (it has no nr_running), so every newidle walk visits the domains and throws the dice; the kernel's sched_balance_newidle() returns before any where no cpu has a task waiting (!get_rd_overloaded()) or avg_idle is under the lowest domain's max_newidle_lb_cost. With NI_RATE (9fe89f022c05) a domain's newidle passes come to about 119 a second per cpu whatever its visit rate (the ratio adds the 512 calls' time >> 22), so the model's extra visits become extra passes, each an attempt on the flag; the count has no max_newidle_lb_cost (kernel-newidle-cost, from 2026-12-05), which under an emulator runs to milliseconds and shuts the gate on the guest's idles of a few hundred µs"
 	case is("flag attempts per pass") && !over && strings.HasPrefix(kc.BalanceOrder, "check-first"):
 		return "the kernel takes the flag on more of its softirq passes than the model, which takes it in sched_balance_rq() where the serialized domain is due and this cpu balances it (3324b2180c17), and on the newidle passes its order names (522fb20fbdbe, read from the kernel's text); with NI_RANDOM a newidle pass runs in proportion to the passes' pulls, and the model's never pull (no runqueues), so its ratio falls to the die's floor where the kernel's pulls keep theirs up"
 	case is("flag attempts per s"):
+		p, a := rowRatio(rows, "balancer passes per s"), rowRatio(rows, "flag attempts per pass")
+		if p > 0 && a > 0 && inside(p) && inside(a) {
+			return fmt.Sprintf("the product of two rows within: the passes (%.2fx) and the attempts per pass (%.2fx), each off the same way", p, a)
+		}
 		return "the flag's attempts follow the passes (every pass over an SD_SERIALIZE domain, or the due ones): see the passes row"
 	}
 	return fmt.Sprintf("not named: the count's busy share (%.0f %%), idle entries (%.0f per cpu per s) and newidle walks (every %d ticks, from them) are the model's inputs; the count does not split the passes by the cpu's idle type or by domain, which would say whether the model's busy, idle or newidle passes are the ones %s", kc.V["busy-%"], kc.V["nohz-run-idle/s"]/math.Max(float64(kc.CPUs), 1), bfNewidle(kc, countHZ(kc)), map[bool]string{true: "over", false: "under"}[over])
@@ -85,6 +89,9 @@ func idleLoopWhy(kc CountResult, share float64) string {
 	}
 	return fmt.Sprintf("the guest stopped its tick at %.1f %% of its idle entries, by its governor (%s), where %s", 100*share, kc.IdleTickFrom, idles)
 }
+
+// inside says whether a model/kernel ratio is within ModelTolerance.
+func inside(ratio float64) bool { return ratio <= ModelTolerance && ratio >= 1/ModelTolerance }
 
 // rowRatio is the model/kernel ratio of the first row whose name holds
 // name, 0 where none does or its kernel figure is 0.

@@ -71,7 +71,7 @@ func WriteModelTable(w io.Writer, files []string, opt ModelOptions) error {
 				switch {
 				case r.kernel == 0 && r.model == 0:
 					shown = "-" // two zeros agree: no flag on either side
-				case !(ratio <= ModelTolerance && ratio >= 1/ModelTolerance):
+				case !inside(ratio):
 					within = "NO"
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%.3g\t%.3g\t%s\t%s\n", kc.Kernel, kc.Workload, r.name, r.kernel, r.model, shown, within)
