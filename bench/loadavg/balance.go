@@ -21,26 +21,24 @@ import (
 // (ksim.Kernel.NewidleBalance), on a CPU about to go idle, in to
 // sd->last_balance + the idle interval.
 //
-// What the walks find is the scenario's (ksim.Balancer), here little: each
-// CPU's lowest domain alone (the smallest interval, which the minimum over
-// the domains mostly is), whose groups are single CPUs, so that
-// should_we_balance() picks the walker; no task moves, and the root domain
-// is never overloaded (one runnable pinger per CPU), so newidle_balance()
-// only pulls next_balance in. With no find_busiest_group(), a pass leaves
+// What the walks find is ksim.LowestDomain's: each CPU's lowest domain
+// alone (the smallest interval, which the minimum over the domains mostly
+// is), no task moved. With no find_busiest_group(), a pass leaves
 // sd->balance_interval at min_interval, as load_balance() does on an
-// imbalance, where a pass finding the domain balanced would double it up
-// to max_interval (out_balanced): which of the guest's passes find what,
-// the counts do not say. A CPU is busy at a tick when the group has a task
-// queued on it (the guest's other tasks are not modelled). Only a running
-// tick raises the softirq: a CPU whose tick the governor stopped
-// (pairs.go, ksim.Governor) has its blocked load updated every 32 ms on
-// its behalf (nohz.next_blocked).
+// imbalance: which of the guest's passes find what, the counts do not
+// say. A CPU is busy at a tick when the group has a task queued on it
+// (the guest's other tasks are not modelled: the count's busy share is
+// taken with its probes running, in the workload's own events, so it does
+// not say how busy a cpu without the group's tasks is). Only a running tick
+// raises the softirq: a CPU whose tick stopped (pairs.go) has its blocked
+// load updated every 32 ms on its behalf (nohz.next_blocked).
 type pairBalance struct {
-	hz          ksim.HZ
-	tickNs      int64 // ns per jiffy: each CPU's jiffies, now/tickNs, advance one a tick, whatever its phase
-	maxInterval int64 // max_load_balance_interval, jiffies
-	cpus        []pairDomain
-	softirqs    []int64 // softirqs run, per CPU
+	hz        ksim.HZ
+	otherBusy float64 // SimConfig.OtherBusy
+	seed      uint64
+	tickNs    int64 // ns per jiffy: each CPU's jiffies, now/tickNs, advance one a tick, whatever its phase
+	cpus      []ksim.LowestDomain
+	softirqs  []int64 // softirqs run, per CPU
 }
 
 // pairKernel is the version whose walks the pairs workload runs: 6.1's and
@@ -51,14 +49,14 @@ var pairKernel = ksim.Linux61
 // newPairBalance is the softirq state of n CPUs whose lowest sched domain
 // spans domainCPUs, at hz, ticks tick ns apart.
 func newPairBalance(n, domainCPUs int, hz ksim.HZ, tick int64) *pairBalance {
-	b := &pairBalance{hz: hz, tickNs: tick, maxInterval: ksim.MaxLoadBalanceInterval(hz, n),
-		cpus: make([]pairDomain, n), softirqs: make([]int64, n)}
+	b := &pairBalance{hz: hz, tickNs: tick, cpus: make([]ksim.LowestDomain, n), softirqs: make([]int64, n)}
 	w := int64(domainCPUs)
 	for i := range b.cpus {
 		// sd_init(): balance_interval and min_interval the domain's
 		// weight in ms, max_interval twice it.
-		b.cpus[i] = pairDomain{b: b, dom: ksim.Balance{Interval: w, MinInterval: w, MaxInterval: 2 * w}}
-		b.cpus[i].rq.Init()
+		b.cpus[i] = ksim.LowestDomain{Kernel: pairKernel, HZ: hz, MaxInterval: ksim.MaxLoadBalanceInterval(hz, n),
+			Dom: ksim.Balance{Interval: w, MinInterval: w, MaxInterval: 2 * w}}
+		b.cpus[i].RQ.Init()
 	}
 	return b
 }
@@ -69,7 +67,7 @@ func newPairBalance(n, domainCPUs int, hz ksim.HZ, tick int64) *pairBalance {
 func (b *pairBalance) tick(now int64, cpu int, rq *counter.CfsRq) {
 	d := &b.cpus[cpu]
 	j := now / b.tickNs
-	if j-d.rq.NextBalance < 0 {
+	if j-d.RQ.NextBalance < 0 {
 		return
 	}
 	b.softirqs[cpu]++
@@ -78,35 +76,11 @@ func (b *pairBalance) tick(now int64, cpu int, rq *counter.CfsRq) {
 	if rq.NrRunning() > 0 {
 		idle = ksim.CPUNotIdle
 	}
-	pairKernel.BalanceDomains(d, &d.rq, j, b.hz, idle)
+	pairKernel.BalanceDomains(d, &d.RQ, j, b.hz, idle)
 }
 
 // newidle is newidle_balance() for cpu, about to go idle at now.
 func (b *pairBalance) newidle(now int64, cpu int) {
 	d := &b.cpus[cpu]
-	pairKernel.NewidleBalance(d, &d.rq, now/b.tickNs, b.hz)
-}
-
-// pairDomain is one CPU's lowest domain and rq balance state, as the walks
-// see them (ksim.Balancer).
-type pairDomain struct {
-	b   *pairBalance
-	dom ksim.Balance
-	rq  ksim.RQBalance
-}
-
-func (d *pairDomain) Levels() int                                { return 1 }
-func (d *pairDomain) Domain(int) *ksim.Balance                   { return &d.dom }
-func (d *pairDomain) Serialized(int) bool                        { return false }
-func (d *pairDomain) ShouldWeBalance(int, ksim.IdleType) bool    { return true }
-func (d *pairDomain) TakeFlag(int) bool                          { return true }
-func (d *pairDomain) ReleaseFlag(int)                            {}
-func (d *pairDomain) Pass(int, ksim.IdleType, bool) (bool, bool) { return false, false }
-func (d *pairDomain) Idle() bool                                 { return true }
-func (d *pairDomain) Clock() (int64, bool)                       { return 0, false }
-func (d *pairDomain) Overloaded() bool                           { return false }
-func (d *pairDomain) Runnable() bool                             { return false }
-
-func (d *pairDomain) Interval(_ int, busy bool) int64 {
-	return pairKernel.BalanceInterval(d.dom.Interval, busy, d.b.hz, d.b.maxInterval)
+	pairKernel.NewidleBalance(d, &d.RQ, now/b.tickNs, b.hz)
 }

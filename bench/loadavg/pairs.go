@@ -223,7 +223,7 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 		}
 		s.bal.tick(now, cpu, c.RQ)
 		if s.idleFrom[cpu] != 0 {
-			s.idleTicked(now, cpu)
+			s.enterIdle(now, cpu, true)
 		}
 	case rq.Curr != nil:
 		c.RQ.Tick(now, &s.tasks[rq.Curr.ID].SE)
@@ -234,43 +234,27 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 	}
 }
 
-// enterIdle is do_idle() on cpu, with none of the group's tasks queued:
-// whether its first iteration stops the tick is the count's measured
-// share where it has one (stopShare), else the idle loop's rule
-// (ksim.IdleLoop.Enter: menu with a cpuidle driver, keeping the tick for
-// an idle expected shorter than a tick; without one the kernel's form;
-// the one timer the model knows is the softlockup watchdog's,
-// ksim.WatchdogSleep).
-func (s *pairSim) enterIdle(now int64, cpu int) {
-	s.idleFrom[cpu] = now
-	s.idles++
+// enterIdle is the idle loop's tick decision on cpu at now, none of the
+// group's tasks queued: at an idle's entry (do_idle()), or (ticked) in the
+// iteration after a kept tick woke it. The count's measured share decides
+// where it has one (stopShare: a draw per idle entry, a kept tick's
+// iteration counted as one, as the model has always drawn it), else the
+// idle loop's rule (ksim.IdleLoop: menu with a cpuidle driver, the
+// kernel's form without; the one timer known is the softlockup
+// watchdog's, ksim.WatchdogSleep).
+func (s *pairSim) enterIdle(now int64, cpu int, ticked bool) {
 	var stop bool
-	if s.stopShare >= 0 {
+	switch sleep := ksim.WatchdogSleep(now, cpu, len(s.loops)); {
+	case s.stopShare >= 0:
+		s.idles++
 		stop = float64(cfsmodel.NextRand(&s.rng)>>11)/(1<<53) < s.stopShare
-	} else {
-		stop = s.loops[cpu].Enter(s.tick, ksim.WatchdogSleep(now, cpu, len(s.loops)))
+	case ticked:
+		stop = s.loops[cpu].Ticked(now-s.idleFrom[cpu], s.tick, sleep)
+	default:
+		s.idles++
+		stop = s.loops[cpu].Enter(s.tick, sleep)
 	}
-	s.stopTick(now, cpu, stop)
-}
-
-// idleTicked is the idle loop's iteration after a kept tick woke idle
-// cpu: with a measured share, a draw as at an idle entry, counted as one
-// (the share's unit, as the model has always drawn it); else
-// ksim.IdleLoop.Ticked (menu learns the tick's wakeup; without a driver,
-// got_tick stops the tick), no new idle entry (do_idle() goes on).
-func (s *pairSim) idleTicked(now int64, cpu int) {
-	if s.stopShare >= 0 {
-		s.enterIdle(now, cpu)
-		return
-	}
-	stop := s.loops[cpu].Ticked(now-s.idleFrom[cpu], s.tick, ksim.WatchdogSleep(now, cpu, len(s.loops)))
 	s.idleFrom[cpu] = now
-	s.stopTick(now, cpu, stop)
-}
-
-// stopTick is tick_nohz_idle_stop_tick()'s stop on cpu, where the loop
-// asked for one.
-func (s *pairSim) stopTick(now int64, cpu int, stop bool) {
 	if stop {
 		s.stopped[cpu] = true
 		s.tickStops++
@@ -479,7 +463,7 @@ func (s *pairSim) block(now int64, id int) {
 	}
 	if s.bal != nil && c.RQ.NrRunning() == 0 {
 		s.bal.newidle(now, cpu)
-		s.enterIdle(now, cpu)
+		s.enterIdle(now, cpu, false)
 	}
 	// The context switch: to the group's next task, put_prev_entity()
 	// and set_next_entity() on the leaf alone (is_same_group()); to a
@@ -555,7 +539,7 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 		}
 		// Every cpu starts idle, its tasks asleep.
 		for i := range n {
-			s.enterIdle(cfsmodel.ClockBase, i)
+			s.enterIdle(cfsmodel.ClockBase, i, false)
 		}
 		s.tickStops, s.idles = 0, 0
 	}
