@@ -130,3 +130,34 @@ func (l *IdleLoop) Woke(idleNs int64) {
 func timerWithinTick(tickNs, sleepNs int64) bool {
 	return sleepNs >= 0 && sleepNs <= tickNs
 }
+
+// An IdleCPU is one CPU's idle loop and when its current idle began
+// (From, 0: none yet): what a model whose tasks sleep and wake keeps per
+// CPU for the tick decision.
+type IdleCPU struct {
+	Loop IdleLoop
+	From int64
+}
+
+// Enter is the idle's first iteration at now (do_idle()), and whether it
+// stops the tick (IdleLoop.Enter).
+func (c *IdleCPU) Enter(now, tickNs, sleepNs int64) bool {
+	c.From = max(now, 1)
+	return c.Loop.Enter(tickNs, sleepNs)
+}
+
+// Ticked is the iteration after the kept tick at now woke the idle CPU
+// (IdleLoop.Ticked).
+func (c *IdleCPU) Ticked(now, tickNs, sleepNs int64) bool {
+	stop := c.Loop.Ticked(now-c.From, tickNs, sleepNs)
+	c.From = max(now, 1)
+	return stop
+}
+
+// Woke is the idle ending at end, by a wakeup (IdleLoop.Woke), where one
+// had begun before it.
+func (c *IdleCPU) Woke(end int64) {
+	if c.From > 0 && end > c.From {
+		c.Loop.Woke(end - c.From)
+	}
+}

@@ -111,11 +111,10 @@ type pairSim struct {
 	// row (SimRow.Delayed, Requeued).
 	nDelayed, nRequeued int64
 
-	// The tick-stop decision, with the softirq (bal): each cpu's
-	// cpuidle governor (ksim.Governor), when its current idle began
-	// (0: busy), whether its tick is stopped, and the stops made.
-	loops     []ksim.IdleLoop
-	idleFrom  []int64
+	// The tick-stop decision, with the softirq (bal): each cpu's idle
+	// loop and when its current idle began (ksim.IdleCPU; From 0: busy),
+	// whether its tick is stopped, and the stops made.
+	idle      []ksim.IdleCPU
 	stopped   []bool
 	tickStops int64
 	idles     int64 // idle entries (cpuidle_idle_call() from the idle loop), kept ticks' re-entries included
@@ -222,7 +221,7 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 			c.RQ.Tick(now, &s.tasks[rq.Curr.ID].SE)
 		}
 		s.bal.tick(now, cpu, c.RQ)
-		if s.idleFrom[cpu] != 0 {
+		if s.idle[cpu].From != 0 {
 			s.enterIdle(now, cpu, true)
 		}
 	case rq.Curr != nil:
@@ -244,17 +243,17 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 // watchdog's, ksim.WatchdogSleep).
 func (s *pairSim) enterIdle(now int64, cpu int, ticked bool) {
 	var stop bool
-	switch sleep := ksim.WatchdogSleep(now, cpu, len(s.loops)); {
+	switch sleep := ksim.WatchdogSleep(now, cpu, len(s.idle)); {
 	case s.stopShare >= 0:
 		s.idles++
 		stop = float64(cfsmodel.NextRand(&s.rng)>>11)/(1<<53) < s.stopShare
 	case ticked:
-		stop = s.loops[cpu].Ticked(now-s.idleFrom[cpu], s.tick, sleep)
+		stop = s.idle[cpu].Ticked(now, s.tick, sleep)
 	default:
 		s.idles++
-		stop = s.loops[cpu].Enter(s.tick, sleep)
+		stop = s.idle[cpu].Enter(now, s.tick, sleep)
 	}
-	s.idleFrom[cpu] = now
+	s.idle[cpu].From = now
 	if stop {
 		s.stopped[cpu] = true
 		s.tickStops++
@@ -266,13 +265,13 @@ func (s *pairSim) enterIdle(now int64, cpu int, ticked bool) {
 // interval (menu_update()) and the tick runs again
 // (tick_nohz_idle_exit()).
 func (s *pairSim) exitIdle(now int64, cpu int) {
-	if s.idleFrom[cpu] == 0 {
+	if s.idle[cpu].From == 0 {
 		return
 	}
 	if s.stopShare < 0 {
-		s.loops[cpu].Woke(now - s.idleFrom[cpu])
+		s.idle[cpu].Woke(now)
 	}
-	s.idleFrom[cpu] = 0
+	s.idle[cpu].From = 0
 	s.stopped[cpu] = false
 }
 
@@ -529,9 +528,9 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	}
 	if cfg.DomainCPUs > 0 {
 		s.bal = newPairBalance(n, cfg.DomainCPUs, ksim.HZ(cfg.HZ), s.tick)
-		s.loops, s.idleFrom, s.stopped = make([]ksim.IdleLoop, n), make([]int64, n), make([]bool, n)
-		for i := range s.loops {
-			s.loops[i].Rule = cfg.IdleTick
+		s.idle, s.stopped = make([]ksim.IdleCPU, n), make([]bool, n)
+		for i := range s.idle {
+			s.idle[i].Loop.Rule = cfg.IdleTick
 		}
 		s.stopShare = -1
 		if cfg.TickStopMeasured {

@@ -462,41 +462,25 @@ func (k *ksys) tick() {
 	}
 }
 
-// A tickGov is one cpu's tick-stop state: its idle loop (ksim.IdleLoop:
-// the governor, or the driver-less rule the kernel has), and when its
-// current idle sleep began (idleFrom; 0: none yet).
-type tickGov struct {
-	loop     ksim.IdleLoop
-	idleFrom int64
-}
-
 // stopTick is cpuidle_idle_call() as c goes idle with nothing to pull:
-// the idle loop's first iteration decides whether the tick stops
-// (ksim.IdleLoop.Enter: menu, having learnt the idle period before this
-// one, from its start to the task c last started, keeps it for an idle
-// expected shorter than a tick; without a cpuidle driver the kernel's
-// form decides; the one timer known is the softlockup watchdog's,
-// ksim.WatchdogSleep); a stop is nohz_balance_enter_idle()
-// (stopIdleTick).
+// the idle loop's first iteration decides (ksim.IdleCPU.Enter, having
+// learnt the idle before this one, from its start to the task c last
+// started; the one timer known is the softlockup watchdog's); a stop is
+// nohz_balance_enter_idle() (stopIdleTick).
 func (k *ksys) stopTick(c *kcpu) bool {
 	if k.gov == nil {
-		k.gov = make([]tickGov, len(k.cpus))
+		k.gov = make([]ksim.IdleCPU, len(k.cpus))
 		for i := range k.gov {
-			k.gov[i].loop.Rule = k.p.idleTick
+			k.gov[i].Loop.Rule = k.p.idleTick
 		}
 	}
-	g := &k.gov[c.CPU]
-	if g.idleFrom > 0 && c.lastStart > g.idleFrom {
-		g.loop.Woke(c.lastStart - g.idleFrom)
-	}
-	g.idleFrom = max(k.now, 1)
-	return g.loop.Enter(k.hz.TickNs(), ksim.WatchdogSleep(k.now, int(c.CPU), len(k.cpus)))
+	k.gov[c.CPU].Woke(c.lastStart)
+	return k.gov[c.CPU].Enter(k.now, k.hz.TickNs(), ksim.WatchdogSleep(k.now, int(c.CPU), len(k.cpus)))
 }
 
 // keptTick is tick j on idle cpu c whose tick the idle loop kept: its own
 // pass, CPU_IDLE, then the loop's iteration after the tick
-// (ksim.IdleLoop.Ticked: menu learns the tick's wakeup and decides again;
-// without a driver, got_tick stops the tick).
+// (ksim.IdleCPU.Ticked).
 func (k *ksys) keptTick(c *kcpu, j int64) {
 	if j >= c.NextBalance {
 		k.nohz.Walked(k.kern, &c.RQBalance, k.kern.BalanceDomains(k.walk(c, causePeriodic, c.CPU), &c.RQBalance, j, k.hz, ksim.CPUIdle))
@@ -504,10 +488,7 @@ func (k *ksys) keptTick(c *kcpu, j int64) {
 	if c.Curr != nil || len(c.Queue) > 0 {
 		return // it pulled a task
 	}
-	g := &k.gov[c.CPU]
-	stop := g.loop.Ticked(k.now-g.idleFrom, k.hz.TickNs(), ksim.WatchdogSleep(k.now, int(c.CPU), len(k.cpus)))
-	g.idleFrom = max(k.now, 1)
-	k.stopIdleTick(c, stop)
+	k.stopIdleTick(c, k.gov[c.CPU].Ticked(k.now, k.hz.TickNs(), ksim.WatchdogSleep(k.now, int(c.CPU), len(k.cpus))))
 }
 
 // stopIdleTick is the governor's answer on idle cpu c: a stop

@@ -149,7 +149,7 @@ type ksys struct {
 	// The nohz idle balancer's state: nohz.idle_cpus_mask, nr_cpus,
 	// each LLC's nr_busy_cpus, nohz.next_balance.
 	nohz  *ksim.Nohz
-	gov   []tickGov // each cpu's tick-stop state (balance.go)
+	gov   []ksim.IdleCPU // each cpu's idle loop (balance.go)
 	p     params
 	w     *sysbench.Workload
 	c     simCounts
