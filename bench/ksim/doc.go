@@ -141,8 +141,13 @@
 //     from f4c31b07b136, after the idle's first tick (IdleTickAfterTick);
 //     IdleLoop is one CPU's do_idle() under a rule (Enter, Ticked, Woke),
 //     IdleTickRule.StopsAtEntry the rule for models of whole idle ticks,
-//     ParseIdleTickRule its flag's names; used by bench/balanceflag,
-//     bench/wakeup and bench/loadavg's pairs.
+//     ParseIdleTickRule its flag's names, IdleCPU a loop with the time its
+//     idle began; used by bench/balanceflag, bench/wakeup and
+//     bench/loadavg's pairs.
+//
+//   - One CPU's lowest domain alone as a Balancer (lowest.go:
+//     LowestDomain), for a scenario that needs the walks' cadence only
+//     (bench/loadavg's pairs: the softirq's update_blocked_averages()).
 //
 //   - The nohz idle balancer (nohz.go): its state, Nohz —
 //     nohz.idle_cpus_mask and rq->nohz_tick_stopped, nohz.nr_cpus (the
