@@ -33,12 +33,10 @@ import (
 // raises the softirq: a CPU whose tick stopped (pairs.go) has its blocked
 // load updated every 32 ms on its behalf (nohz.next_blocked).
 type pairBalance struct {
-	hz        ksim.HZ
-	otherBusy float64 // SimConfig.OtherBusy
-	seed      uint64
-	tickNs    int64 // ns per jiffy: each CPU's jiffies, now/tickNs, advance one a tick, whatever its phase
-	cpus      []ksim.LowestDomain
-	softirqs  []int64 // softirqs run, per CPU
+	hz       ksim.HZ
+	tickNs   int64 // ns per jiffy: each CPU's jiffies, now/tickNs, advance one a tick, whatever its phase
+	cpus     []ksim.LowestDomain
+	softirqs []int64 // softirqs run, per CPU
 }
 
 // pairKernel is the version whose walks the pairs workload runs: 6.1's and
