@@ -38,12 +38,10 @@ type SimRow struct {
 	Softirqs float64 // sched_balance_domains() walks per second, busy and nohz
 	Newidles float64 // sched_balance_newidle() walks per second
 	NohzRuns float64 // _nohz_idle_balance() walks per second
-	// NohzPasses are the sched_balance_domains() walks of Softirqs the
-	// nohz balancer ran on an idle CPU's behalf, per second (the rest are
-	// busy CPUs' own). Kept out of the JSON, whose existing outputs stay
-	// as they were; contend kernel model holds it against the kernel's
-	// count of _nohz_idle_balance()'s calls of the pass.
-	NohzPasses float64 `json:"-"`
+	// NohzPasses are Softirqs' walks the nohz balancer ran on an idle CPU's
+	// behalf, and KickIPIs the kicks' IPIs (ksim.Nohz.KickIPIs), per second:
+	// out of the JSON, as kernel model's (the counts' on-behalf passes, nohz_csd_func()).
+	NohzPasses, KickIPIs float64 `json:"-"`
 	// NewidleCut is the newidle walks per second the avg_idle cutoff
 	// stopped below the top domain.
 	NewidleCut float64 `json:",omitempty"`
@@ -62,7 +60,8 @@ type SimTable struct {
 func (s *sim) row(order string) SimRow {
 	sec := float64(s.ticks) * float64(s.tickNs) / 1e9
 	pct := func(ns int64) float64 { return 100 * float64(ns) / float64(max(s.busyNs, 1)) }
-	r := SimRow{Order: order, FlagPct: pct(s.flagNs), NohzRuns: float64(s.nohzRuns) / sec, NohzPasses: float64(s.nohzPasses) / sec}
+	r := SimRow{Order: order, FlagPct: pct(s.flagNs), NohzRuns: float64(s.nohzRuns) / sec, NohzPasses: float64(s.nohzPasses) / sec,
+		KickIPIs: float64(s.nohz.KickIPIs) / sec}
 	if s.cfg.CASRemote > 0 {
 		r.Handoffs, r.RemoteHandoffs = float64(s.handoffs)/sec, float64(s.remoteHandoffs)/sec
 	}

@@ -37,6 +37,16 @@ type NohzObserver interface {
 type Nohz struct {
 	// NextBalance is nohz.next_balance, in jiffies.
 	NextBalance int64
+	// KickIPIs counts TickKicks' kick_ilb() IPIs (nohz_csd_func() on the
+	// balancer): the balance kicks, and the NOHZ_STATS_KICK and
+	// NOHZ_NEXT_KICK ones whose walks run no pass.
+	KickIPIs int64
+	// hasBlocked, nextBlocked and needsUpdate are nohz.has_blocked (set at
+	// each tick stop: "we assume that it has blocked load"; the model's
+	// idle CPUs keep some), nohz.next_blocked in jiffies, and
+	// nohz.needs_update (set as a CPU enters the mask).
+	hasBlocked, needsUpdate bool
+	nextBlocked             int64
 	// Obs, when set, hears every access (nil: none priced).
 	Obs NohzObserver
 
@@ -117,8 +127,10 @@ func (n *Nohz) NrBusy(cpu int) (int, bool) {
 // It reports whether the CPU entered the mask.
 func (n *Nohz) EnterIdle(cpu int) bool {
 	first := !n.stopped[cpu]
+	n.hasBlocked = true
 	if first {
 		n.stopped[cpu] = true
+		n.needsUpdate = true
 		n.nrCPUs++
 		n.setSDIdle(cpu, true)
 		if n.Obs != nil {
@@ -330,6 +342,13 @@ func FindNewILB(cpus, self int, idleInMask func(cpu int) bool) int {
 // tick of an idle CPU kicks nothing): the first with a reason kicks the
 // balancer find_new_ilb() picks among the idle CPUs (idle), and kick_ilb()'s
 // "nohz.next_balance = jiffies+1" stops any other CPU of the tick kicking.
+//
+// A busy CPU's kick carries NOHZ_STATS_KICK where nohz.has_blocked is set
+// and nohz.next_blocked has passed, and NOHZ_NEXT_KICK where
+// nohz.needs_update is set, whether or not it has a reason to balance:
+// kick_ilb() sends the balancer one IPI a tick (later kicks find its flags
+// pending), counted in KickIPIs, and that walk clears needs_update and
+// moves next_blocked on LOAD_AVG_PERIOD.
 func (n *Nohz) TickKicks(now int64, hz HZ, idle, inMask func(cpu int) bool, nextBalance func(cpu int) int64, rq func(cpu int) KickRQ) int {
 	next := now + 60*int64(hz)
 	for c := range n.stopped {
@@ -341,6 +360,8 @@ func (n *Nohz) TickKicks(now int64, hz HZ, idle, inMask func(cpu int) bool, next
 		}
 	}
 	n.NextBalance = next
+	stats := n.hasBlocked && now > n.nextBlocked
+	kicker := -1
 	for c := range n.stopped {
 		var r KickRQ
 		if rq != nil && !idle(c) {
@@ -348,10 +369,32 @@ func (n *Nohz) TickKicks(now int64, hz HZ, idle, inMask func(cpu int) bool, next
 		}
 		if !idle(c) && n.BalancerKick(c, now, r) != KickNone {
 			n.NextBalance = now + 1
-			return n.FindNewILB(c, idle)
+			ilb := n.FindNewILB(c, idle)
+			n.kickIPI(ilb, now, hz, true)
+			return ilb
+		}
+		if kicker < 0 && !idle(c) && n.Tickless() && (stats || n.needsUpdate) {
+			kicker = c
 		}
 	}
+	if kicker >= 0 {
+		n.kickIPI(n.FindNewILB(kicker, idle), now, hz, stats)
+	}
 	return -1
+}
+
+// kickIPI is kick_ilb()'s IPI to ilb (none where there is no idle CPU to
+// kick) and the walk's bookkeeping: needs_update cleared, and with
+// NOHZ_STATS_KICK (every balance kick carries it) next_blocked moved on.
+func (n *Nohz) kickIPI(ilb int, now int64, hz HZ, stats bool) {
+	if ilb < 0 {
+		return
+	}
+	n.KickIPIs++
+	n.needsUpdate = false
+	if stats {
+		n.nextBlocked = now + hz.MsecsToJiffies(LoadAvgPeriod)
+	}
 }
 
 // IdleBalance is _nohz_idle_balance()'s walk on the balancer ilb, of a

@@ -40,6 +40,7 @@ func TestBalanceMissing(t *testing.T) {
 		{"NI_RATE's visits", CountResult{CPUs: 4, Nodes: 2, Kernel: "7.3.4+deb13-amd64", BalanceOrder: "check-first+newidle", V: map[string]float64{}}, modelRow{"flag attempts per pass", 0.17, 0.87}, "always overloaded"},
 		{"kicks without a runqueue", count(2, 2800, 2900, "cmpxchg-first"), modelRow{"    from nohz balancer walks per s (kicked)", 218, 124}, "rq->nr_running >= 2"},
 		{"passes per walk", count(2, 60, 4000, "cmpxchg-first"), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "per kicked walk the model passes over 1.50 idle cpus, the kernel 0.50"},
+		{"kicks after mask entries", count(2, 60, 4000, "cmpxchg-first"), modelRow{"    from nohz balancer walks per s (kicked)", 100, 200}, "NOHZ_NEXT_KICK"},
 		{"attempts of two rows within", count(2, 60, 4000, "check-first"), modelRow{"flag attempts per s", 100, 180}, "product of two rows within"},
 		{"unexplained", count(2, 60, 4000, "cmpxchg-first"), modelRow{"balancer passes per s (busy 60 %, newidle every 1 ticks)", 400, 700}, "not named"},
 	} {

@@ -680,12 +680,12 @@ func bfNewidle(kc CountResult, hz int) int {
 
 // balanceRates are the balanceflag model's rates the rows compare, per
 // second of kernel time: sched_balance_domains() walks (Softirqs), those
-// run on an idle cpu's behalf, the nohz balancer's walks, and the flag's
+// run on an idle cpu's behalf, the kicks' IPIs to the nohz balancer, and the flag's
 // attempts.
 type balanceRates struct{ passes, nohzPasses, walks, cas float64 }
 
 func ratesOf(r balanceflag.SimRow) balanceRates {
-	return balanceRates{r.Softirqs, r.NohzPasses, r.NohzRuns, r.CAS}
+	return balanceRates{r.Softirqs, r.NohzPasses, r.KickIPIs, r.CAS}
 }
 
 // balanceAfterWarmup runs the balanceflag model fed cfg and returns its
@@ -810,8 +810,8 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 			modelRow{"  of which on idle cpus' behalf (nohz) per s", nb, m.nohzPasses})
 		// The kicked walks those passes come from: nohz_csd_func(), the
 		// kick's IPI reaching the chosen idle cpu, against the model's
-		// _nohz_idle_balance() walks (it has no stats-only walks, which
-		// the count's nohz-walks/s holds too).
+		// kick_ilb() IPIs (balance kicks, and the NOHZ_STATS_KICK and
+		// NOHZ_NEXT_KICK ones whose walks run no pass: ksim.Nohz.KickIPIs).
 		if kicks, ok := kc.V["nohz-kick-ipis/s"]; ok {
 			rows = append(rows, modelRow{"    from nohz balancer walks per s (kicked)", kicks, m.walks})
 		}
