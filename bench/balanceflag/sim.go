@@ -211,6 +211,7 @@ type sim struct {
 	ilbIdle   func(cpu int) bool
 	ilbInMask func(cpu int) bool
 	walkNext  func(cpu int) int64
+	ilbRQ     func(cpu int) ksim.KickRQ // a busy CPU's rq at tick ilbJ: a second task at cfg.Stacked
 
 	handoffs, remoteHandoffs int64 // the line's moves between CPUs, and those across sockets
 
@@ -278,6 +279,12 @@ func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
 		return s.ilbIdle(b) && !stops
 	}
 	s.walkNext = func(b int) int64 { return s.cpus[b].rq.NextBalance }
+	s.ilbRQ = func(b int) ksim.KickRQ {
+		if ksim.Uniform(ksim.Mix(s.cfg.Seed^uint64(b)<<40^uint64(s.ilbJ)^0x57ac)) < s.cfg.Stacked {
+			return ksim.KickRQ{NrRunning: 2}
+		}
+		return ksim.KickRQ{NrRunning: 1}
+	}
 	return s
 }
 
@@ -440,19 +447,13 @@ func (p *simProc) shortIdle(j int64) {
 // ilb is the nohz balancer kicked in tick j, -1 for none, computed once a
 // tick, at its start, before any walk of it (ksim.Nohz.TickKicks): a CPU
 // idle in the tick is in the mask unless its tick stops in it, after the
-// kicks (tickStop). The model's CPUs are of equal capacities: of the
-// kick's reasons a busy CPU's second task (rq->nr_running >= 2, drawn at
-// cfg.Stacked) and the LLC's nr_busy_cpus > 1 can hold, and a CPU alone
+// kicks (tickStop). Of the kick's reasons (equal capacities) a busy CPU's
+// second task (ilbRQ) and the LLC's nr_busy_cpus > 1 can hold; a CPU alone
 // in its LLC (no sd_llc_shared) kicks for the first only.
 func (s *sim) ilb(j int64) int {
 	if s.nohzTick != j {
 		s.nohzTick, s.ilbJ = j, j
-		s.nohzILB = s.nohz.TickKicks(j, s.hz, s.ilbIdle, s.ilbInMask, s.walkNext, func(c int) ksim.KickRQ {
-			if float64(ksim.Mix(s.cfg.Seed^uint64(c)<<40^uint64(j)^0x57ac)>>11)/(1<<53) < s.cfg.Stacked {
-				return ksim.KickRQ{NrRunning: 2}
-			}
-			return ksim.KickRQ{NrRunning: 1}
-		})
+		s.nohzILB = s.nohz.TickKicks(j, s.hz, s.ilbIdle, s.ilbInMask, s.walkNext, s.ilbRQ)
 	}
 	return s.nohzILB
 }

@@ -95,6 +95,10 @@ func (r *RQBalance) rng() uint64 {
 	return x
 }
 
+// Uniform is a 64-bit hash or random word as a draw in [0, 1), its top 53
+// bits: the models' test of a share (u < share).
+func Uniform(x uint64) float64 { return float64(x>>11) / (1 << 53) }
+
 // Mix is splitmix64's step and finalizer: a bijection that spreads nearby
 // inputs, the models' hash of a (seed, cpu, tick) for their draws.
 func Mix(x uint64) uint64 {

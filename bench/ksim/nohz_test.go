@@ -233,3 +233,46 @@ func TestTickKicksNrRunning(t *testing.T) {
 		}
 	}
 }
+
+// kick_ilb() sends the balancer an IPI for a stats or next kick too, with
+// no reason to balance: a CPU entering the mask sets needs_update (one
+// NOHZ_NEXT_KICK, cleared by its walk), and blocked load a NOHZ_STATS_KICK
+// once next_blocked has passed, LOAD_AVG_PERIOD after the last; one IPI a
+// tick at most, none with no idle CPU to kick.
+func TestTickKicksIPIs(t *testing.T) {
+	hz := HZ(250) // LOAD_AVG_PERIOD: 8 jiffies
+	n := NewNohz(4, []int{0, 1, 2, 3})
+	idle := func(c int) bool { return c == 3 }
+	late := func(int) int64 { return 1 << 40 } // no balance due
+	tick := func(now int64, inMask func(int) bool) int64 {
+		before := n.KickIPIs
+		if got := n.TickKicks(now, hz, idle, inMask, late, nil); got != -1 {
+			t.Fatalf("tick %d: balancer %d kicked to balance, want none", now, got)
+		}
+		return n.KickIPIs - before
+	}
+	for _, tc := range []struct {
+		now  int64
+		want int64
+		why  string
+	}{
+		{1, 1, "cpu 3 entered the mask: NEXT, and STATS (next_blocked 0)"},
+		{2, 0, "needs_update cleared, next_blocked 9"},
+		{9, 0, "next_blocked not yet passed"},
+		{10, 1, "STATS, LOAD_AVG_PERIOD on"},
+		{11, 0, "next_blocked 18"},
+	} {
+		if got := tick(tc.now, idle); got != tc.want {
+			t.Errorf("tick %d: %d IPIs, want %d (%s)", tc.now, got, tc.want, tc.why)
+		}
+	}
+	// A cpu leaving and entering again asks for a NEXT kick; with no idle
+	// cpu left to kick, none is sent.
+	none := func(int) bool { return false }
+	if got := tick(12, none); got != 0 {
+		t.Errorf("tick 12, nobody idle: %d IPIs, want none", got)
+	}
+	if got := tick(13, idle); got != 1 {
+		t.Errorf("tick 13, cpu 3 back in the mask: %d IPIs, want the NEXT kick's", got)
+	}
+}

@@ -176,7 +176,7 @@ func newPairSim(cpus []*cfsmodel.CPU, pairs, mig int, weight uint64, gap int64, 
 
 // spread draws a duration of mean m, uniform over [m/2, 3m/2).
 func (s *pairSim) spread(m int64) int64 {
-	return m/2 + int64(float64(m)*float64(cfsmodel.NextRand(&s.rng)>>11)/(1<<53))
+	return m/2 + int64(float64(m)*ksim.Uniform(cfsmodel.NextRand(&s.rng)))
 }
 
 // runUntil serves the events before end.
@@ -246,7 +246,7 @@ func (s *pairSim) enterIdle(now int64, cpu int, ticked bool) {
 	switch sleep := ksim.WatchdogSleep(now, cpu, len(s.idle)); {
 	case s.stopShare >= 0:
 		s.idles++
-		stop = float64(cfsmodel.NextRand(&s.rng)>>11)/(1<<53) < s.stopShare
+		stop = ksim.Uniform(cfsmodel.NextRand(&s.rng)) < s.stopShare
 	case ticked:
 		stop = s.idle[cpu].Ticked(now, s.tick, sleep)
 	default:

@@ -334,10 +334,7 @@ func modelConfigAt(kc CountResult, enqPerSec float64, opt ModelOptions) (loadavg
 	if perCPU <= 0 {
 		return loadavg.SimConfig{}, errors.New("no enqueue rate")
 	}
-	threads := 2 * kc.Pairs
-	if kc.Shape == "server" {
-		threads = kc.Pairs + 1
-	}
+	threads := countPingers(kc)
 	var mig loadavg.SimMig
 	pct := int(math.Round(100 * kc.V["migrations/wakeup"]))
 	if err := mig.Set(strconv.Itoa(min(max(pct, 0), 100))); err != nil {
@@ -854,12 +851,17 @@ func stackedShare(kc CountResult) float64 {
 	if run <= 0 || runnable < run || busy <= 0 {
 		return 0
 	}
-	tasks := 2 * kc.Pairs
-	if kc.Shape == "server" {
-		tasks = kc.Pairs + 1
-	}
-	waiting := float64(tasks) * (runnable - run) / 100
+	waiting := float64(countPingers(kc)) * (runnable - run) / 100
 	return min(1, waiting/(float64(kc.CPUs)*busy/100))
+}
+
+// countPingers is the workload's threads: both sides of each pair, or the
+// server's clients and its one server (kernel count's pingers()).
+func countPingers(kc CountResult) int {
+	if kc.Shape == "server" {
+		return kc.Pairs + 1
+	}
+	return 2 * kc.Pairs
 }
 
 // guestMachine is the balanceflag machine of the counted guest: its top

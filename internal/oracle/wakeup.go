@@ -40,45 +40,49 @@ const WakeupHZ = 250
 // ReadWakeups reads a file contend kernel wakeups -o wrote, or the lab's
 // copy of one (vmlab heads what a guest sends with "# vmlab: ..." lines).
 func ReadWakeups(path string) (*wakeups.Run, error) {
+	w, _, err := readWakeups(path)
+	return w, err
+}
+
+// readWakeups is ReadWakeups, and whether the lab's header says the run
+// was made in a TCG guest.
+func readWakeups(path string) (*wakeups.Run, bool, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	var b []byte
+	tcg := false
 	for _, line := range bytes.SplitAfter(raw, []byte("\n")) {
 		if !bytes.HasPrefix(line, []byte("#")) {
 			b = append(b, line...)
+		} else if bytes.HasPrefix(line, []byte("# vmlab:")) && bytes.Contains(line, []byte("accelerator TCG")) {
+			tcg = true
 		}
 	}
 	var w wakeups.Run
 	if err := json.Unmarshal(b, &w); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, false, fmt.Errorf("%s: %w", path, err)
 	}
 	if w.CPUs < 2 || w.Clients < 1 || w.Servers < 1 || w.Seconds <= 0 || w.Statements == 0 || w.Sched == nil {
-		return nil, fmt.Errorf("%s: not a complete contend kernel wakeups run (cpus %d, clients %d, servers %d, %.3g s, %d statements)",
+		return nil, false, fmt.Errorf("%s: not a complete contend kernel wakeups run (cpus %d, clients %d, servers %d, %.3g s, %d statements)",
 			path, w.CPUs, w.Clients, w.Servers, w.Seconds, w.Statements)
 	}
-	return &w, nil
+	return &w, tcg, nil
 }
 
 // wakeupIdleTick is the idle loop's tick rule of the guest a wakeups run
-// was made in. The run records no cpuidle driver; the lab's header says
-// the accelerator, and its TCG guests register none (every kernel count
-// made in them records cpuidle-driver: none), so there the rule is the
-// kernel's driver-less form (idleTick: the sites file beside the run);
-// elsewhere the governor's.
-func wakeupIdleTick(path string, w *wakeups.Run) (ksim.IdleTickRule, string, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return 0, "", err
+// was made in (path's). The run records no cpuidle driver; the lab's header
+// says the accelerator (tcg), and its TCG guests register none (every
+// kernel count made in them records cpuidle-driver: none), so there the
+// rule is the kernel's driver-less form (idleTick: the sites file beside
+// the run); elsewhere the governor's.
+func wakeupIdleTick(path string, w *wakeups.Run, tcg bool) (ksim.IdleTickRule, string) {
+	if !tcg {
+		return ksim.IdleTickGovernor, "not a lab TCG guest's run: the governor taken"
 	}
-	for _, line := range bytes.Split(raw, []byte("\n")) {
-		if bytes.HasPrefix(line, []byte("# vmlab:")) && bytes.Contains(line, []byte("accelerator TCG")) {
-			rule, from := idleTick(filepath.Dir(path), w.Kernel, "none", "")
-			return rule, "a TCG guest, no cpuidle driver; the form from " + from, nil
-		}
-	}
-	return ksim.IdleTickGovernor, "not a lab TCG guest's run: the governor taken", nil
+	rule, from := idleTick(filepath.Dir(path), w.Kernel, "none", "")
+	return rule, "a TCG guest, no cpuidle driver; the form from " + from
 }
 
 // WakeupModelConfig is simulate wakeup with 6.1's policy fed what the
@@ -211,14 +215,11 @@ func WriteWakeupTable(w io.Writer, files []string) error {
 	fmt.Fprintf(tw, "kernel\tguest\tquantity\tkernel\tmodel\tmodel/kernel\twithin ×%.0f\n", WakeupTolerance)
 	var verdicts, outside []string
 	for _, path := range files {
-		k, err := ReadWakeups(path)
+		k, tcg, err := readWakeups(path)
 		if err != nil {
 			return err
 		}
-		idle, idleFrom, err := wakeupIdleTick(path, k)
-		if err != nil {
-			return err
-		}
+		idle, idleFrom := wakeupIdleTick(path, k, tcg)
 		cfg, rows, err := WakeupRows(k, idle)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/internal/kernel/schedstat"
 	"github.com/contend/contend/internal/kernel/wakeups"
 )
@@ -150,5 +151,39 @@ func TestWriteWakeupTable(t *testing.T) {
 	}
 	if err := WriteWakeupTable(&b, nil); err == nil {
 		t.Error("no files: no error")
+	}
+}
+
+// A run from the lab's TCG guests takes its kernel's driver-less idle-loop
+// form from the sites file beside it (6.1.0-57: the tick stops after the
+// idle's first tick); the same run without the lab's header, a machine
+// whose driver is not known to be absent, takes the governor.
+func TestWakeupIdleTick(t *testing.T) {
+	w, tcg, err := readWakeups(wakeupFixtures[0])
+	if err != nil || !tcg {
+		t.Fatalf("readWakeups(%s): TCG %v, %v; want the lab's TCG header read", wakeupFixtures[0], tcg, err)
+	}
+	if rule, from := wakeupIdleTick(wakeupFixtures[0], w, tcg); rule != ksim.IdleTickAfterTick || !strings.Contains(from, "sites-6.1.0-57-amd64.txt") {
+		t.Errorf("wakeupIdleTick = %v (%s), want after-tick from the sites file", rule, from)
+	}
+	raw, err := os.ReadFile(wakeupFixtures[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body []string
+	for _, l := range strings.SplitAfter(string(raw), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			body = append(body, l)
+		}
+	}
+	bare := filepath.Join(t.TempDir(), "bare.json")
+	if err := os.WriteFile(bare, []byte(strings.Join(body, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, tcg, err := readWakeups(bare); err != nil || tcg {
+		t.Fatalf("readWakeups(bare): TCG %v, %v; want no header", tcg, err)
+	}
+	if rule, _ := wakeupIdleTick(bare, w, false); rule != ksim.IdleTickGovernor {
+		t.Errorf("wakeupIdleTick(no header) = %v, want the governor", rule)
 	}
 }
