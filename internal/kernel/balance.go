@@ -63,6 +63,12 @@ var CauseWhat = []struct{ Name, What string }{
 	// ask before it; with one, the governor's choice.
 	{"idle-stop-asks", "tick_nohz_idle_stop_tick calls: the idle loop asking to stop the tick (without a cpuidle driver: every iteration before f4c31b07b136, from it those after an iteration the tick ended or with the tick stopped; with one, the governor's choice)"},
 	{"idle-retains", "tick_nohz_idle_retain_tick calls: the idle loop keeping the tick (without a cpuidle driver: none before f4c31b07b136, from it an idle's first iteration and those no tick ended, the tick running; with one, the governor's choice)"},
+	// The ticks that fire, and those that find the cpu idle: the
+	// idle pattern at the tick instants, which is what a model that draws
+	// each cpu idle or busy per tick stands for (busy-% is a time share,
+	// and a stopped tick fires none).
+	{"tick", "sched_tick calls (scheduler_tick before v6.10): every tick that fires, busy or idle; a cpu whose tick is stopped fires none"},
+	{"idle-tick", "task_tick_idle calls: ticks that fire while the cpu runs its idle task (sched_tick's curr->sched_class->task_tick, the idle class's)"},
 	{"on-behalf", "passes _nohz_idle_balance runs for an idle cpu: its calls of the pass function"},
 }
 
@@ -79,6 +85,8 @@ var causeFuncs = map[string][]string{
 	"tick-stop":      {"nohz_balance_enter_idle"},
 	"idle-stop-asks": {"tick_nohz_idle_stop_tick"},
 	"idle-retains":   {"tick_nohz_idle_retain_tick"},
+	"tick":           {"sched_tick", "scheduler_tick"},
+	"idle-tick":      {"task_tick_idle"},
 }
 
 // causeProbe is where one cause's kprobe goes, or why it cannot.

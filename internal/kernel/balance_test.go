@@ -46,6 +46,8 @@ ffffffff810000c0 T nohz_run_idle_balance
 ffffffff81000100 t sched_balance_update_blocked_averages
 ffffffff81000140 T after_all
 ffffffff81000180 T tick_nohz_idle_stop_tick
+ffffffff810001c0 T scheduler_tick
+ffffffff81000200 t task_tick_idle
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +77,10 @@ ffffffff81000180 T tick_nohz_idle_stop_tick
 		// only the stop.
 		"idle-stop-asks": "tick_nohz_idle_stop_tick",
 		"idle-retains":   "",
-		"on-behalf":      "_nohz_idle_balance.isra.0+0x4,_nohz_idle_balance.isra.0+0xf",
+		// The tick under its name before v6.10.
+		"tick":      "scheduler_tick",
+		"idle-tick": "task_tick_idle",
+		"on-behalf": "_nohz_idle_balance.isra.0+0x4,_nohz_idle_balance.isra.0+0xf",
 	}
 	if len(probes) != len(CauseWhat) {
 		t.Fatalf("causeProbes: %d causes, want %d", len(probes), len(CauseWhat))

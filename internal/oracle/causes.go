@@ -22,6 +22,8 @@ var causeUnits = map[string]string{
 	"tick-stop":      "nohz-tick-stops/s",
 	"idle-stop-asks": "idle-stop-asks/s",
 	"idle-retains":   "idle-retains/s",
+	"tick":           "ticks/s",
+	"idle-tick":      "idle-ticks/s",
 	"on-behalf":      "nohz-balances/s",
 }
 
