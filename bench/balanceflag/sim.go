@@ -198,6 +198,7 @@ type sim struct {
 	flag      bool  // sched_balance_running
 
 	busyNs     int64 // non-idle time: busy ticks, and the nohz balancer's walks
+	busyTicks  int64 // the ticks CPUs were busy at (sched_tick() on a busy CPU)
 	flagNs     int64 // time CPUs spent in flag accesses, waiting included
 	nohzRuns   int64
 	nohzPasses int64      // the passes nohzWalk ran, on idle CPUs' behalf
@@ -385,13 +386,14 @@ func (p *simProc) tick(j int64) bool {
 		return true
 	}
 	s.busyNs += s.tickNs
+	s.busyTicks++
 	t0 := s.tickStart(p.CPU, j)
 	c.wokeUp(t0)
 	if j-c.rq.NextBalance >= 0 {
 		balanceDomains(c, p, notIdle)
 	}
 	h := s.tickHash(p.CPU, j)
-	if n := int64(s.cfg.Newidle); n > 0 && (j+int64(p.CPU))%n == 0 {
+	if s.shortIdleTick(p.CPU, j) {
 		for _, off := range s.shortIdles(h) {
 			if !p.WaitUntil(t0 + off) {
 				return false
@@ -408,6 +410,13 @@ func (p *simProc) tick(j int64) bool {
 		newidleBalance(c, p)
 	}
 	return true
+}
+
+// shortIdleTick says whether busy CPU cpu's tick j has short idle
+// periods: one tick in Newidle.
+func (s *sim) shortIdleTick(cpu int, j int64) bool {
+	n := int64(s.cfg.Newidle)
+	return n > 0 && (j+int64(cpu))%n == 0
 }
 
 // shortIdles are the offsets into a tick of a busy CPU's short idle

@@ -78,6 +78,13 @@ func (s *sim) nohzRow(counter bool, variant string) NohzRow {
 			if !idle(c, j) {
 				busyTicks++
 				evs = append(evs, nohzEvent{t: s.tickStart(c, j) + s.jitter(c, j), cpu: c})
+				// The driver-less idle loop before f4c31b07b136 stops
+				// the tick at every idle entry: a busy CPU's short idles too.
+				if s.cfg.IdleTick == ksim.IdleTickStop && s.shortIdleTick(c, j) {
+					for _, off := range s.shortIdles(s.tickHash(c, j)) {
+						evs = append(evs, nohzEvent{t: s.tickStart(c, j) + off, stop: 1, cpu: c})
+					}
+				}
 			}
 		}
 		slices.SortFunc(evs, func(a, b nohzEvent) int {

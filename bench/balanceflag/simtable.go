@@ -42,6 +42,9 @@ type SimRow struct {
 	// behalf, and KickIPIs the kicks' IPIs (ksim.Nohz.KickIPIs), per second:
 	// out of the JSON, as kernel model's (the counts' on-behalf passes, nohz_csd_func()).
 	NohzPasses, KickIPIs float64 `json:"-"`
+	// Ticks are sched_tick() calls per second, busy CPUs' and the kept
+	// ticks of idle ones (IdleTicks): kernel model's, as the counts'.
+	Ticks, IdleTicks float64 `json:"-"`
 	// NewidleCut is the newidle walks per second the avg_idle cutoff
 	// stopped below the top domain.
 	NewidleCut float64 `json:",omitempty"`
@@ -74,7 +77,9 @@ func (s *sim) row(order string) SimRow {
 		r.Softirqs += float64(c.softirqs) / sec
 		r.Newidles += float64(c.newidleWalks) / sec
 		r.NewidleCut += float64(c.newidleCut) / sec
+		r.IdleTicks += float64(c.keptTicks) / sec
 	}
+	r.Ticks = r.IdleTicks + float64(s.busyTicks)/sec
 	sums := sumLevels(cpus)
 	for _, sh := range s.m.topo.shapes() {
 		if !sh.serialize {

@@ -44,6 +44,14 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 			why += fmt.Sprintf(" (the model's cpus enter the mask %.2fx as often as the kernel's)", e)
 		}
 		return why + perWalk(r, rows)
+	case is("ticks per s (sched_tick)") || is("on idle cpus (task_tick_idle)"):
+		if why := tickWhy(kc, over, is("task_tick_idle")); why != "" {
+			return why
+		}
+	case is("entering nohz.idle_cpus_mask") && over && shareOK && share >= 0.5:
+		return driverless + "; a cpu enters nohz.idle_cpus_mask at its first tick stop since its last busy tick (nohz_balance_exit_idle() from nohz_balancer_kick()), and the model's short idles, NewidlePerTick of them every Newidle ticks from the count's idle entries, fall in each busy tick they are drawn for, so each of its busy ticks finds the cpu in the mask" + maskPerBusyTick(kc)
+	case is("on idle cpus' behalf") && over && shareOK && share >= 0.5:
+		return "not named" + perWalk(r, rows) + "; a guest that stops its tick at every idle entry has its idle cpus in the mask nearly all their idle time, yet its walks pass over fewer of them: _nohz_idle_balance() ends its walk when its own cpu has a task to run (need_resched()), and the guest's idles average " + fmt.Sprintf("%.0f µs", meanIdleUs(kc)) + " where the model's balancer is idle for whole ticks; the count does not say how many cpus each walk found in the mask or due, nor how many walks ended early"
 	case is("on idle cpus' behalf") && over:
 		return "not named" + perWalk(r, rows) + ", where the cpus entering the mask and the walks are the rows above; the count does not say how many cpus each walk found in the mask or due"
 	case is("tick stops") && !over && shareOK && share >= 0.5:
@@ -74,11 +82,10 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 // reaches a tick, while the guest's idles are its tasks' waits, most of
 // them shorter than a tick.
 func idleLoopWhy(kc CountResult, share float64) string {
-	idleUs := 0.0
-	if n := kc.V["nohz-run-idle/s"] / math.Max(float64(kc.CPUs), 1); n > 0 {
-		idleUs = (100 - kc.V["busy-%"]) / 100 / n * 1e6
+	idles := fmt.Sprintf("the guest's idles average %.0f µs (its idle share over its idle entries), a tick is %d µs, and balanceflag's simulation draws each cpu idle or busy for whole ticks, so each of its idle runs reaches a tick", meanIdleUs(kc), 1_000_000/countHZ(kc))
+	if kc.IdleTick == ksim.IdleTickAfterTick {
+		idles += idleTicksStopped(kc)
 	}
-	idles := fmt.Sprintf("the guest's idles average %.0f µs (its idle share over its idle entries), a tick is %d µs, and balanceflag's simulation draws each cpu idle or busy for whole ticks, so each of its idle runs reaches a tick", idleUs, 1_000_000/countHZ(kc))
 	switch kc.IdleTick {
 	case ksim.IdleTickAfterTick:
 		asks := ""
@@ -115,4 +122,65 @@ func perWalk(r modelRow, rows []modelRow) string {
 		}
 	}
 	return ""
+}
+
+// meanIdleUs is the guest's mean idle, µs: its idle share (busy-%) over
+// its idle entries (nohz_run_idle_balance() calls), 0 without them.
+func meanIdleUs(kc CountResult) float64 {
+	if n := kc.V["nohz-run-idle/s"] / math.Max(float64(kc.CPUs), 1); n > 0 {
+		return (100 - kc.V["busy-%"]) / 100 / n * 1e6
+	}
+	return 0
+}
+
+// idleTicksStopped is, where the count has the idle ticks (task_tick_idle()
+// calls), the share of them the idle loop followed with a tick stop: under
+// f4c31b07b136's form an idle tick stops the tick in the loop's next
+// iteration, unless the idle is over by then, so the rest are ticks whose
+// idle ended during the tick's own work (a wakeup: need_resched()) or that
+// fell outside the loop's halt. The model stops at every idle run's first
+// tick.
+func idleTicksStopped(kc CountResult) string {
+	it, ok := kc.V["idle-ticks/s"]
+	stops := kc.V["nohz-tick-stops/s"]
+	if !ok || it <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("; yet the guest's ticks found its cpus idle %.0f times per s (task_tick_idle()) and only %.0f %% of those stopped the tick: the others found the idle over before the loop's next iteration, a wakeup during the tick's own work (its softirq, under the emulator's probes) or a tick outside the loop's halt, where each of the model's idle ticks is its run's first and stops it", it, 100*stops/it)
+}
+
+// tickWhy names what the model lacks for the tick rows (sched_tick() calls,
+// and idleRow: task_tick_idle()'s), from the count's own ticks: the idle
+// tick slots (HZ × cpus less the busy ticks) that fired, and the slots the
+// emulator lost (fewer ticks than a busy guest's HZ: late ticks that
+// tick_sched_timer()'s hrtimer_forward() folds into one).
+func tickWhy(kc CountResult, over, idleRow bool) string {
+	t, it := kc.V["ticks/s"], kc.V["idle-ticks/s"]
+	slots := float64(kc.CPUs * countHZ(kc))
+	if t <= 0 || slots <= 0 {
+		return ""
+	}
+	if idleRow && kc.IdleTick == ksim.IdleTickStop {
+		return fmt.Sprintf("the model stops an idle cpu's tick at the idle's entry, as the guest's idle loop asks (before f4c31b07b136), so none of its idle cpus ticks; the guest's tick_nohz_stop_tick() kept the tick at %.0f idle entries per s (its idle entries less its tick stops), for an event due within a tick (a timer, rcu_needs_cpu(), irq_work), which the model has none of, and its idle cpus ticked %.0f times per s", kc.V["nohz-run-idle/s"]-kc.V["nohz-tick-stops/s"], it)
+	}
+	idleSlots := slots * (100 - kc.V["busy-%"]) / 100
+	if lost := slots - t - math.Max(0, idleSlots-it); lost > 0.1*slots && (over || !idleRow) {
+		return fmt.Sprintf("the guest fired %.0f of its %.0f tick slots per s at %.0f %% busy, so the emulator lost about %.0f (%.0f %%): late ticks that tick_sched_timer()'s hrtimer_forward() folds into one sched_tick(), where the model's every busy tick fires", t, slots, kc.V["busy-%"], lost, 100*lost/slots)
+	}
+	if over {
+		return ""
+	}
+	fired := 100 * it / math.Max(it+math.Max(slots-t, 0), 1)
+	return fmt.Sprintf("the guest's idle cpus tick on: %.0f %% of its idle tick slots fired (task_tick_idle() against the slots no tick fired in), its idles being many and short (%.0f µs on average) and each wakeup restarting the tick (tick_nohz_idle_exit()), so a tick stop lasts to the idle's end, not to the next busy tick; the model draws idle runs of whole ticks and stops the tick at each run's first%s", fired, meanIdleUs(kc), map[bool]string{true: "", false: " (the ticks row holds the idle ones)"}[idleRow])
+}
+
+// maskPerBusyTick is the guest's mask entries over its busy ticks (ticks
+// that fired less those on idle cpus): the share of busy ticks that found
+// the cpu in the mask and took it out.
+func maskPerBusyTick(kc CountResult) string {
+	busy := kc.V["ticks/s"] - kc.V["idle-ticks/s"]
+	if busy <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (the guest's cpus entered the mask %.0f times per s over %.0f busy ticks: %.0f %% of them, the idles clustering in some ticks, which the count's rates do not give)", kc.V["nohz-mask-entries/s"], busy, 100*kc.V["nohz-mask-entries/s"]/busy)
 }

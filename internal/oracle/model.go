@@ -679,10 +679,10 @@ func bfNewidle(kc CountResult, hz int) int {
 // second of kernel time: sched_balance_domains() walks (Softirqs), those
 // run on an idle cpu's behalf, the kicks' IPIs to the nohz balancer, and the flag's
 // attempts.
-type balanceRates struct{ passes, nohzPasses, walks, cas float64 }
+type balanceRates struct{ passes, nohzPasses, walks, cas, ticks, idleTicks float64 }
 
 func ratesOf(r balanceflag.SimRow) balanceRates {
-	return balanceRates{r.Softirqs, r.NohzPasses, r.KickIPIs, r.CAS}
+	return balanceRates{r.Softirqs, r.NohzPasses, r.KickIPIs, r.CAS, r.Ticks, r.IdleTicks}
 }
 
 // balanceAfterWarmup runs the balanceflag model fed cfg and returns its
@@ -720,7 +720,7 @@ func balanceAfterWarmup(cfg balanceflag.SimConfig, warm time.Duration) (balanceR
 	a, f, d := (warm + cfg.Duration).Seconds(), warm.Seconds(), cfg.Duration.Seconds()
 	after := func(x, y float64) float64 { return (x*a - y*f) / d }
 	return balanceRates{after(all.passes, first.passes), after(all.nohzPasses, first.nohzPasses),
-		after(all.walks, first.walks), after(all.cas, first.cas)}, nil
+		after(all.walks, first.walks), after(all.cas, first.cas), after(all.ticks, first.ticks), after(all.idleTicks, first.idleTicks)}, nil
 }
 
 // bfNewidlePerTick is how many newidle walks a busy cpu makes in a tick
@@ -826,6 +826,17 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 			if sets, ok := kc.V["nohz-mask-entries/s"]; ok {
 				rows = append(rows, modelRow{"  of which entering nohz.idle_cpus_mask per s", sets, nt.Rows[0].StopsPerSec})
 			}
+		}
+	}
+	// The idle pattern at the tick instants, which the model draws per
+	// tick: the ticks that fire (sched_tick(), scheduler_tick() before
+	// v6.10), and those that find the cpu idle (task_tick_idle(), the idle
+	// class's task_tick): a busy cpu's tick always fires, an idle cpu's
+	// until the idle loop stops it.
+	if t, ok := kc.V["ticks/s"]; ok {
+		rows = append(rows, modelRow{"ticks per s (sched_tick)", t, m.ticks})
+		if it, ok := kc.V["idle-ticks/s"]; ok {
+			rows = append(rows, modelRow{"  of which on idle cpus (task_tick_idle)", it, m.idleTicks})
 		}
 	}
 	if !serialized {
