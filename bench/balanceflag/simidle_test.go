@@ -64,19 +64,25 @@ func TestTickStopRule(t *testing.T) {
 // every one entering the mask) and, after the idle's first tick, one kept
 // tick whose CPU_IDLE pass the cpu runs itself when due; at idle entry no
 // idle tick is kept. A cpu that idles only within its ticks (busy 100, a
-// short idle every tick) never stops its tick.
+// short idle every tick) stops its tick at each short idle where the idle
+// loop stops it at every entry (before f4c31b07b136), entering the mask
+// once between busy ticks, and never after the idle's first tick.
 func TestTickStopsPerIdle(t *testing.T) {
 	for _, rule := range []ksim.IdleTickRule{ksim.IdleTickStop, ksim.IdleTickAfterTick} {
 		for _, busy := range []int{100, 80} {
 			cfg := SimConfig{CPUs: 32, Sockets: 2, SNC: 2, SMT: 2, Busy: busy, Newidle: 1, CAS: 100 * time.Nanosecond,
 				Duration: 40 * time.Millisecond, IdleTick: rule}.withDefaults()
 			s := simFor(t, cfg, "cmpxchg-first")
-			var runs, entries, kept int64
+			var runs, entries, shortStops, kept, busyTicks int64
 			for c := range cfg.CPUs {
 				for j := int64(1); j <= s.ticks; j++ {
 					idle := func(j int64) bool { return idleAt(cfg.Seed, cfg.Busy, c, j) }
 					if idle(j) && !idle(j-1) {
 						runs++
+					}
+					busyTicks += b2i64(!idle(j))
+					if rule == ksim.IdleTickStop && !idle(j) && s.shortIdleTick(c, j) {
+						shortStops += int64(cfg.NewidlePerTick)
 					}
 					if rule.StopsAtEntry() && !idle(j) && idle(j+1) || !rule.StopsAtEntry() && idle(j) && !idle(j-1) {
 						entries++
@@ -87,16 +93,25 @@ func TestTickStopsPerIdle(t *testing.T) {
 			if want := runs * b2i64(!rule.StopsAtEntry()); kept != want {
 				t.Errorf("%v, busy %d: %d idle ticks kept, want %d (one per idle run after the first tick)", rule, busy, kept, want)
 			}
+			// The tick rows: every busy tick fires, and the kept idle ones.
+			row, sec := s.row("cmpxchg-first"), cfg.Duration.Seconds()
+			if math.Abs(row.IdleTicks*sec-float64(kept)) > 0.5 || math.Abs(row.Ticks*sec-float64(busyTicks+kept)) > 0.5 {
+				t.Errorf("%v, busy %d: %.1f ticks, %.1f idle, want %d and %d", rule, busy, row.Ticks*sec, row.IdleTicks*sec, busyTicks+kept, kept)
+			}
 			tab, err := SimulateNohz(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			calls := tab.Rows[0].CallsPerSec * cfg.Duration.Seconds()
-			if math.Abs(calls-float64(entries)) > 0.5 || math.Abs(tab.Rows[0].StopsPerSec-tab.Rows[0].CallsPerSec) > 1e-9 {
-				t.Errorf("%v, busy %d: %.1f tick stops (%.1f/s entering the mask of %.1f/s), want %d, each entering", rule, busy, calls, tab.Rows[0].StopsPerSec, tab.Rows[0].CallsPerSec, entries)
+			r := tab.Rows[0]
+			calls := r.CallsPerSec * cfg.Duration.Seconds()
+			if math.Abs(calls-float64(entries+shortStops)) > 0.5 || shortStops == 0 && math.Abs(r.StopsPerSec-r.CallsPerSec) > 1e-9 || r.StopsPerSec > r.CallsPerSec {
+				t.Errorf("%v, busy %d: %.1f tick stops (%.1f/s entering the mask of %.1f/s), want %d (%d at short idles), each entering but those at short idles", rule, busy, calls, r.StopsPerSec, r.CallsPerSec, entries+shortStops, shortStops)
 			}
-			if busy == 100 && (entries != 0 || kept != 0) {
-				t.Errorf("%v, busy 100: %d tick stops, %d kept ticks, want none", rule, entries, kept)
+			if busy == 100 && (entries != 0 || kept != 0 || (shortStops > 0) != (rule == ksim.IdleTickStop)) {
+				t.Errorf("%v, busy 100: %d tick stops, %d at short idles, %d kept ticks, want only those at short idles, and those only at every entry", rule, entries, shortStops, kept)
+			}
+			if busy == 100 && rule == ksim.IdleTickStop && math.Abs(r.StopsPerSec*cfg.Duration.Seconds()-float64(shortStops)) > 0.5 {
+				t.Errorf("%v, busy 100: %.1f mask entries, want one a tick (%d): a busy tick takes the cpu out", rule, r.StopsPerSec*cfg.Duration.Seconds(), shortStops)
 			}
 		}
 	}
