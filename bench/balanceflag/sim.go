@@ -71,6 +71,12 @@ type SimConfig struct {
 	// CPU's tick stops (sim.tickStop). The governor's stand-in, as before
 	// the rule was an input, is IdleTickStop's: stop at idle entry.
 	IdleTick ksim.IdleTickRule `json:",omitempty"`
+	// FreshIdle, after the idle's first tick (IdleTickAfterTick), has each
+	// idle tick fall in an idle begun since the CPU's last tick, as idles
+	// much shorter than a tick do (kernel model: the guest's mean idle under
+	// a tick): each wakeup restarts the tick (tick_nohz_idle_exit()), so
+	// every idle tick fires, balances CPU_IDLE when due and stops the tick.
+	FreshIdle bool `json:",omitempty"`
 }
 
 // Limits: beyond them a simulation is a typo or would run for hours.
@@ -192,6 +198,7 @@ type sim struct {
 	hz     ksim.HZ
 	ticks  int64
 	tickNs int64
+	pat    ksim.TickPattern // the idle draws, tick times and tick stops
 
 	lineFree  int64 // when the line's current access ends
 	lineOwner int   // the CPU whose cache holds it (-1: none yet)
@@ -253,6 +260,8 @@ func newSimProc(s *sim, kp *ksim.Proc) *simProc {
 func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
 	s := &sim{cfg: cfg, lineOwner: -1, nohzTick: -1, hz: ksim.HZ(cfg.HZ)}
 	s.tickNs = s.hz.TickNs()
+	s.pat = ksim.TickPattern{Seed: cfg.Seed, Busy: cfg.Busy, HZ: s.hz, CPUs: cfg.CPUs, Skew: cfg.SkewTick, Jit: int64(cfg.Jitter),
+		Newidle: cfg.Newidle, PerTick: cfg.NewidlePerTick, Rule: cfg.IdleTick, Fresh: cfg.FreshIdle}
 	s.ticks = s.hz.Ticks(int64(cfg.Duration))
 	s.m = model{topo: cfg.topo(), order: order, hz: cfg.HZ, busy: cfg.Busy, seed: cfg.Seed, niRandom: cfg.NewidleRandom, niRate: cfg.NewidleRate}
 	s.cpus = make([]cpuState, cfg.CPUs)
@@ -275,10 +284,7 @@ func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
 	}
 	s.nohz = ksim.NewNohz(cfg.CPUs, llc)
 	s.ilbIdle = func(b int) bool { return idleAt(s.cfg.Seed, s.cfg.Busy, b, s.ilbJ) }
-	s.ilbInMask = func(b int) bool {
-		_, stops := s.tickStop(b, s.ilbJ)
-		return s.ilbIdle(b) && !stops
-	}
+	s.ilbInMask = func(b int) bool { return s.pat.InMask(b, s.ilbJ) }
 	s.walkNext = func(b int) int64 { return s.cpus[b].rq.NextBalance }
 	s.ilbRQ = func(b int) ksim.KickRQ {
 		if ksim.Uniform(ksim.Mix(s.cfg.Seed^uint64(b)<<40^uint64(s.ilbJ)^0x57ac)) < s.cfg.Stacked {
@@ -335,25 +341,10 @@ func (s *sim) socket(cpu int) int { return cpu / (s.cfg.CPUs / s.cfg.Sockets) }
 func (p *simProc) body() {
 	s := p.s
 	for j := int64(1); j <= s.ticks; j++ {
-		if !p.WaitUntil(s.tickStart(p.CPU, j)+s.jitter(p.CPU, j)) || !p.tick(j) {
+		if !p.WaitUntil(s.pat.TickStart(p.CPU, j)+s.pat.Jitter(p.CPU, j)) || !p.tick(j) {
 			return
 		}
 	}
-}
-
-// tickStart is when CPU cpu's tick j fires (ksim.HZ.TickStart, with
-// skew_tick=1 when SkewTick).
-func (s *sim) tickStart(cpu int, j int64) int64 {
-	return s.hz.TickStart(j, cpu, len(s.cpus), s.cfg.SkewTick)
-}
-
-// jitter is CPU cpu's delay of tick j's work, uniform in [0, Jitter), from
-// a hash of its own (the idle pattern's draws are left as they are).
-func (s *sim) jitter(cpu int, j int64) int64 {
-	if s.cfg.Jitter <= 0 {
-		return 0
-	}
-	return int64(ksim.Mix(s.cfg.Seed^uint64(cpu)<<40^uint64(j)^0x5eed7117) % uint64(s.cfg.Jitter))
 }
 
 // tick is tick j of this CPU. A busy CPU runs sched_balance_trigger()'s
@@ -373,7 +364,7 @@ func (p *simProc) tick(j int64) bool {
 	idle := idleAt(s.cfg.Seed, s.cfg.Busy, p.CPU, j)
 	if idle {
 		start := p.Now
-		if _, kept := s.tickStop(p.CPU, j); kept {
+		if _, kept := s.pat.TickStop(p.CPU, j); kept {
 			c.keptTicks++
 			if j-c.rq.NextBalance >= 0 {
 				balanceDomains(c, p, idleCPU)
@@ -387,14 +378,14 @@ func (p *simProc) tick(j int64) bool {
 	}
 	s.busyNs += s.tickNs
 	s.busyTicks++
-	t0 := s.tickStart(p.CPU, j)
+	t0 := s.pat.TickStart(p.CPU, j)
 	c.wokeUp(t0)
 	if j-c.rq.NextBalance >= 0 {
 		balanceDomains(c, p, notIdle)
 	}
-	h := s.tickHash(p.CPU, j)
-	if s.shortIdleTick(p.CPU, j) {
-		for _, off := range s.shortIdles(h) {
+	h := s.pat.Hash(p.CPU, j)
+	if s.pat.ShortIdleTick(p.CPU, j) {
+		for _, off := range s.pat.ShortIdles(h) {
 			if !p.WaitUntil(t0 + off) {
 				return false
 			}
@@ -402,7 +393,7 @@ func (p *simProc) tick(j int64) bool {
 		}
 	}
 	if idleAt(s.cfg.Seed, s.cfg.Busy, p.CPU, j+1) {
-		if !p.WaitUntil(s.goIdleAt(p.CPU, j)) {
+		if !p.WaitUntil(s.pat.GoIdleAt(p.CPU, j)) {
 			return false
 		}
 		c.jiffies = j
@@ -410,26 +401,6 @@ func (p *simProc) tick(j int64) bool {
 		newidleBalance(c, p)
 	}
 	return true
-}
-
-// shortIdleTick says whether busy CPU cpu's tick j has short idle
-// periods: one tick in Newidle.
-func (s *sim) shortIdleTick(cpu int, j int64) bool {
-	n := int64(s.cfg.Newidle)
-	return n > 0 && (j+int64(cpu))%n == 0
-}
-
-// shortIdles are the offsets into a tick of a busy CPU's short idle
-// periods, from the tick's hash h: NewidlePerTick of them in its first
-// half, ascending (the first is h's own draw, as with one a tick).
-func (s *sim) shortIdles(h uint64) []int64 {
-	half := uint64(s.tickNs / 2)
-	offs := []int64{int64(h % half)}
-	for k := 1; k < s.cfg.NewidlePerTick; k++ {
-		offs = append(offs, int64(ksim.Mix(h^uint64(k)*0x9e3779b97f4a7c15)%half))
-	}
-	slices.Sort(offs)
-	return offs
 }
 
 // shortIdle is one short idle period of a busy CPU in tick j: its newidle
@@ -465,30 +436,6 @@ func (s *sim) ilb(j int64) int {
 		s.nohzILB = s.nohz.TickKicks(j, s.hz, s.ilbIdle, s.ilbInMask, s.walkNext, s.ilbRQ)
 	}
 	return s.nohzILB
-}
-
-// tickStop is when CPU cpu's tick stops in tick j (nohz_balance_enter_idle(),
-// ksim.Nohz.EnterIdle), and whether it does: cfg.IdleTick's rule
-// (ksim.IdleTickRule.StopsAtEntry), the one every path into the mask
-// follows. At idle entry: busy in j, idle in j+1, as it goes idle
-// (goIdleAt). After the idle's first tick: idle in j after busy in j-1,
-// once j's work is done (its start and jitter, after the busy CPUs' kicks).
-func (s *sim) tickStop(cpu int, j int64) (int64, bool) {
-	idle := func(j int64) bool { return idleAt(s.cfg.Seed, s.cfg.Busy, cpu, j) }
-	if s.cfg.IdleTick.StopsAtEntry() {
-		return s.goIdleAt(cpu, j), !idle(j) && idle(j+1)
-	}
-	return s.tickStart(cpu, j) + s.jitter(cpu, j), idle(j) && !idle(j-1)
-}
-
-// tickHash is CPU cpu's draw for tick j, and goIdleAt the moment in its
-// second half it goes idle, when it is idle in j+1.
-func (s *sim) tickHash(cpu int, j int64) uint64 {
-	return ksim.Mix(s.cfg.Seed ^ uint64(cpu)<<40 ^ uint64(j) ^ 0xdecade)
-}
-
-func (s *sim) goIdleAt(cpu int, j int64) int64 {
-	return s.tickStart(cpu, j) + s.tickNs/2 + int64((s.tickHash(cpu, j)>>32)%uint64(s.tickNs/2))
 }
 
 // nohzWalk is _nohz_idle_balance() on this CPU, the nohz balancer

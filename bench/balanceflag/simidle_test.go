@@ -40,14 +40,14 @@ func TestTickStopRule(t *testing.T) {
 			cfg := SimConfig{CPUs: 64, Busy: 70, CAS: 100, Jitter: 5 * time.Microsecond, IdleTick: rule}.withDefaults()
 			s := newSim(cfg, ksim.SerializeInRQ)
 			cpu, j := idleRun(t, cfg, k)
-			stopTick, stopAt := j-1, s.goIdleAt(cpu, j-1)
+			stopTick, stopAt := j-1, s.pat.GoIdleAt(cpu, j-1)
 			if rule == ksim.IdleTickAfterTick {
-				stopTick, stopAt = j, s.tickStart(cpu, j)+s.jitter(cpu, j)
-			} else if off := stopAt - s.tickStart(cpu, j-1); off < s.tickNs/2 || off >= s.tickNs {
+				stopTick, stopAt = j, s.pat.TickStart(cpu, j)+s.pat.Jitter(cpu, j)
+			} else if off := stopAt - s.pat.TickStart(cpu, j-1); off < s.tickNs/2 || off >= s.tickNs {
 				t.Errorf("%v, run of %d: goes idle %d ns into its tick, want the second half", rule, k, off)
 			}
 			for i := j - 1; i <= j+k; i++ {
-				at, stops := s.tickStop(cpu, i)
+				at, stops := s.pat.TickStop(cpu, i)
 				if stops != (i == stopTick) || stops && at != stopAt {
 					t.Errorf("%v, run of %d from tick %d: tick %d stops %v at %d; want a stop only in tick %d, at %d", rule, k, j, i, stops, at, stopTick, stopAt)
 				}
@@ -81,7 +81,7 @@ func TestTickStopsPerIdle(t *testing.T) {
 						runs++
 					}
 					busyTicks += b2i64(!idle(j))
-					if rule == ksim.IdleTickStop && !idle(j) && s.shortIdleTick(c, j) {
+					if rule == ksim.IdleTickStop && !idle(j) && s.pat.ShortIdleTick(c, j) {
 						shortStops += int64(cfg.NewidlePerTick)
 					}
 					if rule.StopsAtEntry() && !idle(j) && idle(j+1) || !rule.StopsAtEntry() && idle(j) && !idle(j-1) {
@@ -136,7 +136,7 @@ func TestKeptTickPass(t *testing.T) {
 		c.rq.NextBalance = j // due
 		d := ksim.Driver{Serve: s.serve}
 		d.Run(cfg.CPUs, func(p *ksim.Proc) {
-			if p.CPU == cpu && p.WaitUntil(s.tickStart(cpu, j)) {
+			if p.CPU == cpu && p.WaitUntil(s.pat.TickStart(cpu, j)) {
 				newSimProc(s, p).tick(j)
 			}
 		})
@@ -193,5 +193,37 @@ func TestNewidleCostGate(t *testing.T) {
 	t.Logf("newidle passes of the top level per s: %.0f at the model's own costs, %.0f at 50µs and 37ms", own, measured)
 	if !(own > 0 && measured < own/10) {
 		t.Errorf("newidle passes of the top level per s: %.0f at the model's own costs, %.0f at 37 ms: want a tenth or fewer", own, measured)
+	}
+}
+
+// With FreshIdle (idles far shorter than a tick, each begun since the
+// cpu's last tick) every idle tick fires, runs its own CPU_IDLE pass when
+// due and stops the tick after its work: one call of
+// nohz_balance_enter_idle() per idle tick, the mask entered once per idle
+// run (no busy tick between to take the cpu out).
+func TestFreshIdle(t *testing.T) {
+	cfg := SimConfig{CPUs: 32, Sockets: 2, SNC: 2, SMT: 2, Busy: 70, Newidle: 1, CAS: 100 * time.Nanosecond,
+		Duration: 40 * time.Millisecond, IdleTick: ksim.IdleTickAfterTick, FreshIdle: true}.withDefaults()
+	s := simFor(t, cfg, "cmpxchg-first")
+	var idleTicks, runs, kept int64
+	for c := range cfg.CPUs {
+		for j := int64(1); j <= s.ticks; j++ {
+			if idleAt(cfg.Seed, cfg.Busy, c, j) {
+				idleTicks++
+				runs += b2i64(!idleAt(cfg.Seed, cfg.Busy, c, j-1))
+			}
+		}
+		kept += s.cpus[c].keptTicks
+	}
+	if kept != idleTicks || runs >= idleTicks {
+		t.Errorf("fresh idles: %d idle ticks kept, want every idle tick (%d; %d runs)", kept, idleTicks, runs)
+	}
+	tab, err := SimulateNohz(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := cfg.Duration.Seconds()
+	if r := tab.Rows[0]; math.Abs(r.CallsPerSec*sec-float64(idleTicks)) > 0.5 || math.Abs(r.StopsPerSec*sec-float64(runs)) > 0.5 {
+		t.Errorf("fresh idles: %.1f calls, %.1f mask entries, want %d (every idle tick) and %d (every run)", r.CallsPerSec*sec, r.StopsPerSec*sec, idleTicks, runs)
 	}
 }

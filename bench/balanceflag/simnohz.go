@@ -72,17 +72,17 @@ func (s *sim) nohzRow(counter bool, variant string) NohzRow {
 	for j := int64(1); j <= s.ticks; j++ {
 		evs = evs[:0]
 		for c := range cpus {
-			if t, ok := s.tickStop(c, j); ok {
+			if t, ok := s.pat.TickStop(c, j); ok {
 				evs = append(evs, nohzEvent{t: t, stop: 1, cpu: c})
 			}
 			if !idle(c, j) {
 				busyTicks++
-				evs = append(evs, nohzEvent{t: s.tickStart(c, j) + s.jitter(c, j), cpu: c})
+				evs = append(evs, nohzEvent{t: s.pat.TickStart(c, j) + s.pat.Jitter(c, j), cpu: c})
 				// The driver-less idle loop before f4c31b07b136 stops
 				// the tick at every idle entry: a busy CPU's short idles too.
-				if s.cfg.IdleTick == ksim.IdleTickStop && s.shortIdleTick(c, j) {
-					for _, off := range s.shortIdles(s.tickHash(c, j)) {
-						evs = append(evs, nohzEvent{t: s.tickStart(c, j) + off, stop: 1, cpu: c})
+				if s.cfg.IdleTick == ksim.IdleTickStop && s.pat.ShortIdleTick(c, j) {
+					for _, off := range s.pat.ShortIdles(s.pat.Hash(c, j)) {
+						evs = append(evs, nohzEvent{t: s.pat.TickStart(c, j) + off, stop: 1, cpu: c})
 					}
 				}
 			}
@@ -121,7 +121,7 @@ func (t *NohzTable) Row(variant string) *NohzRow {
 func (t *NohzTable) Assumptions() []string {
 	c := t.Config
 	return []string{
-		fmt.Sprintf("%d cpus (the series' \"systems with 480+ cpus\"), HZ %d (nohz_balancer_kick() \"at scheduler (busy)tick frequency ... ~1 kHz\", the commit), %d%% busy per tick with the idle pattern of the flag's model: a cpu idle in a tick has stopped it%s", c.CPUs, c.HZ, c.Busy, idleTickNote(c.IdleTick)),
+		fmt.Sprintf("%d cpus (the series' \"systems with 480+ cpus\"), HZ %d (nohz_balancer_kick() \"at scheduler (busy)tick frequency ... ~1 kHz\", the commit), %d%% busy per tick with the idle pattern of the flag's model: a cpu idle in a tick has stopped it%s", c.CPUs, c.HZ, c.Busy, c.idleTickNote()),
 		"CONFIG_CPUMASK_OFFSTACK=y: the mask on a line of its own, nr_cpus on the struct's line with has_blocked_load and next_balance; needs_update and has_blocked_load stored at every tick stop in both variants",
 		fmt.Sprintf("a transfer costs %v (the flag's handoff) and waits for no other; the nohz balancer's own reads of the mask are left out", c.CAS),
 	}

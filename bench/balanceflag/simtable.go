@@ -129,7 +129,7 @@ func (t *SimTable) Assumptions() []string {
 		fmt.Sprintf("a balancing pass costs %v per cpu of its domain's span (update_sd_lb_stats reading each rq)", c.CS),
 		fmt.Sprintf("HZ=%d, %s; %d%% of cpus busy in a tick, drawn per cpu and tick (seed %d)", c.HZ, c.tickLine(), c.Busy, c.Seed),
 		"newly idle: " + newidle + "; a newidle walk stops at the first domain whose max_newidle_lb_cost (its costliest pass, decayed 1% a second) and the walk's cost so far exceed the cpu's avg_idle; a short idle lasts " + short + "; nothing is pulled, and the root domain counts as overloaded",
-		"idle cpus have stopped their tick" + idleTickNote(c.IdleTick) + ": the first idle cpu balances them (_nohz_idle_balance) when a busy cpu's tick finds one due",
+		"idle cpus have stopped their tick" + c.idleTickNote() + ": the first idle cpu balances them (_nohz_idle_balance) when a busy cpu's tick finds one due",
 		"flag-% is the flag accesses' time, waiting included, over the cpus' non-idle time (busy ticks and the nohz balancer's walks): a profile's share of cycles",
 	}
 }
@@ -183,10 +183,13 @@ func (c SimConfig) Baseline() SimConfig {
 	return c
 }
 
-// idleTickNote is the assumptions' word on SimConfig.IdleTick.
-func idleTickNote(r ksim.IdleTickRule) string {
-	if r.StopsAtEntry() {
+// idleTickNote is the assumptions' word on SimConfig.IdleTick and FreshIdle.
+func (c SimConfig) idleTickNote() string {
+	switch {
+	case c.IdleTick.StopsAtEntry():
 		return ""
+	case c.FreshIdle:
+		return " after each idle tick, every idle tick falling in an idle begun since the last (idles far shorter than a tick) and kept (no cpuidle driver, f4c31b07b136) for a CPU_IDLE pass of its own"
 	}
 	return " but in an idle's first tick, kept (no cpuidle driver, f4c31b07b136) for a CPU_IDLE pass of its own"
 }

@@ -24,15 +24,15 @@ func TestSimTickStart(t *testing.T) {
 		cfg := SimConfig{CPUs: tt.cpus, HZ: tt.hz, CAS: 100, SkewTick: true, SNC: 1}.withDefaults()
 		s := newSim(cfg, ksim.SerializeInRQ)
 		for _, cpu := range []int{0, 1, tt.cpus - 1} {
-			if got, want := s.tickStart(cpu, 7), 7*s.tickNs+int64(cpu)*tt.step; got != want {
+			if got, want := s.pat.TickStart(cpu, 7), 7*s.tickNs+int64(cpu)*tt.step; got != want {
 				t.Errorf("hz %d, %d cpus: cpu %d's tick 7 at %d ns, want %d", tt.hz, tt.cpus, cpu, got, want)
 			}
 		}
-		if last := s.tickStart(tt.cpus-1, 0); last >= s.tickNs/2 {
+		if last := s.pat.TickStart(tt.cpus-1, 0); last >= s.tickNs/2 {
 			t.Errorf("hz %d, %d cpus: the last cpu's offset %d ns is past half a tick", tt.hz, tt.cpus, last)
 		}
 		cfg.SkewTick = false
-		if got := newSim(cfg, ksim.SerializeInRQ).tickStart(tt.cpus-1, 7); got != 7*s.tickNs {
+		if got := newSim(cfg, ksim.SerializeInRQ).pat.TickStart(tt.cpus-1, 7); got != 7*s.tickNs {
 			t.Errorf("skew_tick=0: cpu %d's tick 7 at %d ns, want the jiffy's edge %d", tt.cpus-1, got, 7*s.tickNs)
 		}
 	}
@@ -41,8 +41,8 @@ func TestSimTickStart(t *testing.T) {
 	var sum, n int64
 	for cpu := range 64 {
 		for j := int64(1); j < 200; j++ {
-			d := s.jitter(cpu, j)
-			if d < 0 || d >= int64(cfg.Jitter) || d != s2.jitter(cpu, j) {
+			d := s.pat.Jitter(cpu, j)
+			if d < 0 || d >= int64(cfg.Jitter) || d != s2.pat.Jitter(cpu, j) {
 				t.Fatalf("cpu %d tick %d: jitter %d ns, want one value in [0, %d)", cpu, j, d, int64(cfg.Jitter))
 			}
 			sum, n = sum+d, n+1

@@ -151,12 +151,8 @@ var cpuLists sync.Map // cpus → []int
 // CPUs are busy: a hash of (seed, cpu, j), so that a CPU's state is a fact
 // every worker and the simulation compute alike without sharing a line, and
 // changes from one tick to the next as an OLTP server's CPUs do.
-func idleAt(seed uint64, busy int, cpu int, j int64) bool {
-	if busy >= 100 {
-		return false
-	}
-	return ksim.Mix(seed^uint64(cpu)<<40^uint64(j))%100 >= uint64(busy)
-}
+// (ksim.TickIdle, the simulation's ksim.TickPattern draw).
+func idleAt(seed uint64, busy int, cpu int, j int64) bool { return ksim.TickIdle(seed, busy, cpu, j) }
 
 // shouldWeBalanceOver is should_we_balance() for CPU cpu at level l, for a
 // periodic pass (busy or idle; newidle passes always balance), with the

@@ -43,13 +43,20 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		if e := rowRatio(rows, "entering nohz.idle_cpus_mask"); e > 0 && !is("entering") {
 			why += fmt.Sprintf(" (the model's cpus enter the mask %.2fx as often as the kernel's)", e)
 		}
-		return why + perWalk(r, rows)
+		if is("on idle cpus' behalf") {
+			why += perWalk(r, rows)
+		}
+		return why
 	case is("ticks per s (sched_tick)") || is("on idle cpus (task_tick_idle)"):
 		if why := tickWhy(kc, over, is("task_tick_idle")); why != "" {
 			return why
 		}
 	case is("entering nohz.idle_cpus_mask") && over && shareOK && share >= 0.5:
 		return driverless + "; a cpu enters nohz.idle_cpus_mask at its first tick stop since its last busy tick (nohz_balance_exit_idle() from nohz_balancer_kick()), and the model's short idles, NewidlePerTick of them every Newidle ticks from the count's idle entries, fall in each busy tick they are drawn for, so each of its busy ticks finds the cpu in the mask" + maskPerBusyTick(kc)
+	case is("on idle cpus' behalf") && !over && freshIdle(kc):
+		return fmt.Sprintf("the nohz balancer passes for cpus whose tick stayed stopped, idles longer than a tick: the guest's tick slots no tick fired in, %.0f per s (%.0f %% of its idle tick slots: HZ × cpus less its ticks, against its idle ticks); the model's idles are fresh at every idle tick (the guest's average %.0f µs, under half a tick), so each fires, balances its cpu CPU_IDLE and leaves the walk little due: it has no idles longer than a tick, which the count's mean does not give", suppressedTicks(kc), 100*suppressedTicks(kc)/math.Max(suppressedTicks(kc)+kc.V["idle-ticks/s"], 1), meanIdleUs(kc))
+	case (is("balancer passes") || is("own passes")) && over && freshIdle(kc):
+		return fmt.Sprintf("not named: the guest's own walks (its balance softirqs less its nohz walks) ran at %.0f %% of its ticks, the model's at every idle tick it draws (the idle interval, a jiffy at HZ %d) and at the busy tick after one (rq->next_balance a jiffy on); the count does not say which of the guest's ticks walked, busy or idle", 100*(kc.V["balance-softirqs/s"]-kc.V["nohz-walks/s"])/math.Max(kc.V["ticks/s"], 1), countHZ(kc))
 	case is("on idle cpus' behalf") && over && shareOK && share >= 0.5:
 		return "not named" + perWalk(r, rows) + "; a guest that stops its tick at every idle entry has its idle cpus in the mask nearly all their idle time, yet its walks pass over fewer of them: _nohz_idle_balance() ends its walk when its own cpu has a task to run (need_resched()), and the guest's idles average " + fmt.Sprintf("%.0f µs", meanIdleUs(kc)) + " where the model's balancer is idle for whole ticks; the count does not say how many cpus each walk found in the mask or due, nor how many walks ended early"
 	case is("on idle cpus' behalf") && over:
@@ -83,6 +90,9 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 // them shorter than a tick.
 func idleLoopWhy(kc CountResult, share float64) string {
 	idles := fmt.Sprintf("the guest's idles average %.0f µs (its idle share over its idle entries), a tick is %d µs, and balanceflag's simulation draws each cpu idle or busy for whole ticks, so each of its idle runs reaches a tick", meanIdleUs(kc), 1_000_000/countHZ(kc))
+	if freshIdle(kc) {
+		idles = fmt.Sprintf("the guest's idles average %.0f µs (its idle share over its idle entries), under half a %d µs tick, so balanceflag's simulation takes each idle tick it draws as a fresh idle, whose tick fires and then stops", meanIdleUs(kc), 1_000_000/countHZ(kc))
+	}
 	if kc.IdleTick == ksim.IdleTickAfterTick {
 		idles += idleTicksStopped(kc)
 	}
@@ -124,6 +134,22 @@ func perWalk(r modelRow, rows []modelRow) string {
 	return ""
 }
 
+// freshIdle says whether the model takes the guest's idle ticks as fresh
+// idles (balanceflag.SimConfig.FreshIdle): its idle loop stops the tick
+// after an idle tick (f4c31b07b136's form) and its idles, on average, last
+// under half a tick, so that one spanning a tick is the exception.
+func freshIdle(kc CountResult) bool {
+	m := meanIdleUs(kc)
+	return kc.IdleTick == ksim.IdleTickAfterTick && m > 0 && m < 1e6/float64(countHZ(kc))/2
+}
+
+// suppressedTicks are the guest's tick slots per second no tick fired in
+// (HZ × cpus less its sched_tick() calls): stopped ticks, and the
+// emulator's lost ones.
+func suppressedTicks(kc CountResult) float64 {
+	return math.Max(float64(kc.CPUs*countHZ(kc))-kc.V["ticks/s"], 0)
+}
+
 // meanIdleUs is the guest's mean idle, µs: its idle share (busy-%) over
 // its idle entries (nohz_run_idle_balance() calls), 0 without them.
 func meanIdleUs(kc CountResult) float64 {
@@ -146,7 +172,7 @@ func idleTicksStopped(kc CountResult) string {
 	if !ok || it <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("; yet the guest's ticks found its cpus idle %.0f times per s (task_tick_idle()) and only %.0f %% of those stopped the tick: the others found the idle over before the loop's next iteration, a wakeup during the tick's own work (its softirq, under the emulator's probes) or a tick outside the loop's halt, where each of the model's idle ticks is its run's first and stops it", it, 100*stops/it)
+	return fmt.Sprintf("; yet the guest's ticks found its cpus idle %.0f times per s (task_tick_idle()) and only %.0f %% of those stopped the tick: the others found the idle over before the loop's next iteration, a wakeup during the tick's own work (its softirq, under the emulator's probes) or a tick outside the loop's halt, where each of the model's kept idle ticks stops the tick: the model has no length for the tick's work against the idle's rest", it, 100*stops/it)
 }
 
 // tickWhy names what the model lacks for the tick rows (sched_tick() calls,

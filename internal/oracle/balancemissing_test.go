@@ -56,20 +56,57 @@ func TestBalanceMissing(t *testing.T) {
 // from it, where the simulation's idle cpus have none.
 func TestBalanceMissingKeptTick(t *testing.T) {
 	for _, tc := range []struct {
-		rule ksim.IdleTickRule
-		want string
+		rule       ksim.IdleTickRule
+		want, idle string
 	}{
-		{ksim.IdleTickAfterTick, "got_tick"},
-		{ksim.IdleTickStop, "an event within a tick"},
-		{ksim.IdleTickGovernor, "by its governor"},
+		// Idles under half a tick after the idle's first tick: the
+		// model's idle ticks are fresh idles (freshIdle).
+		{ksim.IdleTickAfterTick, "got_tick", "fresh idle"},
+		{ksim.IdleTickStop, "an event within a tick", "whole ticks"},
+		{ksim.IdleTickGovernor, "by its governor", "whole ticks"},
 	} {
 		kc := CountResult{CPUs: 4, Nodes: 2, HZ: 250, IdleTick: tc.rule, IdleTickFrom: "sites-x.txt", V: map[string]float64{"nohz-tick-stops/s": 180, "nohz-run-idle/s": 17000, "busy-%": 17}}
 		got := balanceMissing(kc, modelRow{"  of which the cpus' own passes per s", 734, 168}, nil)
-		for _, w := range []string{"kept its tick at 98.9 %", tc.want, "average 195 µs", "whole ticks"} {
+		for _, w := range []string{"kept its tick at 98.9 %", tc.want, "average 195 µs", tc.idle} {
 			if !strings.Contains(got, w) {
 				t.Errorf("%v: balanceMissing = %q, want it to say %q", tc.rule, got, w)
 			}
 		}
+	}
+}
+
+// TestBalanceMissingTicks: the tick rows and the rows the idle ticks
+// explain name their mechanism from the count's own ticks: the emulator's
+// lost ticks on a busy guest, idle cpus that tick on, the stop form's
+// refused stops, the idle ticks that stopped no tick, the passes on
+// behalf of idles longer than a tick, and the mask's entries per busy tick.
+func TestBalanceMissingTicks(t *testing.T) {
+	kc := func(rule ksim.IdleTickRule, busy, ticks, idleTicks, stops, idles float64) CountResult {
+		return CountResult{CPUs: 4, Nodes: 2, HZ: 250, IdleTick: rule, IdleTickFrom: "sites-x.txt", V: map[string]float64{
+			"busy-%": busy, "ticks/s": ticks, "idle-ticks/s": idleTicks, "nohz-tick-stops/s": stops, "nohz-run-idle/s": idles,
+			"nohz-mask-entries/s": 300, "balance-softirqs/s": 660, "nohz-walks/s": 140}}
+	}
+	afterTick := kc(ksim.IdleTickAfterTick, 66, 924, 413, 66, 4863)
+	for _, tc := range []struct {
+		name string
+		kc   CountResult
+		row  modelRow
+		want string
+	}{
+		{"lost ticks", kc(ksim.IdleTickAfterTick, 97, 680, 18, 3, 106), modelRow{"ticks per s (sched_tick)", 680, 1000}, "the emulator lost about 308 (31 %)"},
+		{"lost ticks, idle row over", kc(ksim.IdleTickAfterTick, 97, 680, 18, 3, 106), modelRow{"  of which on idle cpus (task_tick_idle)", 18, 31}, "hrtimer_forward()"},
+		{"idle cpus tick on", afterTick, modelRow{"  of which on idle cpus (task_tick_idle)", 413, 226}, "84 % of its idle tick slots fired"},
+		{"stop form keeps a few", kc(ksim.IdleTickStop, 73, 622, 127, 3527, 3649), modelRow{"  of which on idle cpus (task_tick_idle)", 127, 0}, "kept the tick at 122 idle entries per s"},
+		{"idle ticks that stopped no tick", afterTick, modelRow{"  tick stops per s (nohz_balance_enter_idle)", 66, 340}, "only 16 % of those stopped the tick"},
+		{"passes for long idles", afterTick, modelRow{"  of which on idle cpus' behalf (nohz) per s", 28, 13}, "76 per s (16 % of its idle tick slots"},
+		{"own walks per tick", afterTick, modelRow{"  of which the cpus' own passes per s", 500, 985}, "ran at 56 % of its ticks"},
+		{"mask per busy tick", kc(ksim.IdleTickStop, 73, 622, 127, 3527, 3649), modelRow{"  of which entering nohz.idle_cpus_mask per s", 300, 700}, "300 times per s over 495 busy ticks: 61 %"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := balanceMissing(tc.kc, tc.row, nil); !strings.Contains(got, tc.want) {
+				t.Errorf("balanceMissing = %q, want it to say %q", got, tc.want)
+			}
+		})
 	}
 }
 

@@ -791,6 +791,9 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 	}
 	cfg.NewidlePerTick = bfNewidlePerTick(kc, hz)
 	cfg.IdleTick = kc.IdleTick
+	// The guest's idles, far shorter than a tick, each begin after the
+	// cpu's last tick: its idle ticks fall in fresh idles (freshIdle).
+	cfg.FreshIdle = freshIdle(kc)
 	m, err := balanceAfterWarmup(cfg, kc.Run)
 	if err != nil {
 		return nil

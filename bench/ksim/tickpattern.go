@@ -1,0 +1,108 @@
+package ksim
+
+import "slices"
+
+// A TickPattern is the idle pattern of a model whose CPUs are idle or busy
+// for whole ticks (balanceflag's simulation): a draw per CPU and tick, when
+// each tick fires (skew_tick) and its work runs (the softirq's jitter), the
+// short idle periods of a busy tick, the moment a CPU that will be idle
+// next tick goes idle, and where the idle loop stops the tick (its
+// IdleTickRule) and so when a CPU is in nohz.idle_cpus_mask. Every draw is
+// a hash of the seed, the CPU and the tick, so a pattern is the same
+// whatever asks it, in whatever order.
+type TickPattern struct {
+	Seed uint64
+	Busy int // per cent of CPUs busy at a tick, 1..100
+	HZ   HZ
+	CPUs int
+	Skew bool  // skew_tick=1 (HZ.TickStart)
+	Jit  int64 // each tick's work delayed by a draw in [0, Jit) ns
+	// A busy CPU has PerTick short idles in one tick of Newidle (0: none).
+	Newidle, PerTick int
+	Rule             IdleTickRule
+	// Fresh, after the idle's first tick (IdleTickAfterTick), has each
+	// idle tick fall in an idle begun since the CPU's last tick, as idles
+	// much shorter than a tick do: each wakeup restarts the tick
+	// (tick_nohz_idle_exit()), so every idle tick fires, and the idle
+	// loop's next iteration stops the tick (got_tick) at each.
+	Fresh bool
+}
+
+// TickIdle is the draw of CPU cpu in tick j: idle with chance 100-busy per
+// cent.
+func TickIdle(seed uint64, busy int, cpu int, j int64) bool {
+	if busy >= 100 {
+		return false
+	}
+	return Mix(seed^uint64(cpu)<<40^uint64(j))%100 >= uint64(busy)
+}
+
+// Idle says whether CPU cpu is idle in tick j.
+func (p *TickPattern) Idle(cpu int, j int64) bool { return TickIdle(p.Seed, p.Busy, cpu, j) }
+
+// TickStart is when CPU cpu's tick j fires.
+func (p *TickPattern) TickStart(cpu int, j int64) int64 {
+	return p.HZ.TickStart(j, cpu, p.CPUs, p.Skew)
+}
+
+// Jitter is CPU cpu's delay of tick j's work, uniform in [0, Jit), from a
+// hash of its own (the idle draws are left as they are).
+func (p *TickPattern) Jitter(cpu int, j int64) int64 {
+	if p.Jit <= 0 {
+		return 0
+	}
+	return int64(Mix(p.Seed^uint64(cpu)<<40^uint64(j)^0x5eed7117) % uint64(p.Jit))
+}
+
+// ShortIdleTick says whether busy CPU cpu's tick j has short idle periods:
+// one tick in Newidle.
+func (p *TickPattern) ShortIdleTick(cpu int, j int64) bool {
+	n := int64(p.Newidle)
+	return n > 0 && (j+int64(cpu))%n == 0
+}
+
+// Hash is CPU cpu's draw for tick j, which places its short idles and the
+// moment it goes idle.
+func (p *TickPattern) Hash(cpu int, j int64) uint64 {
+	return Mix(p.Seed ^ uint64(cpu)<<40 ^ uint64(j) ^ 0xdecade)
+}
+
+// ShortIdles are the offsets into a tick of a busy CPU's short idle
+// periods, from the tick's hash h: PerTick of them (at least one) in its
+// first half, ascending (the first is h's own draw, as with one a tick).
+func (p *TickPattern) ShortIdles(h uint64) []int64 {
+	half := uint64(p.HZ.TickNs() / 2)
+	offs := []int64{int64(h % half)}
+	for k := 1; k < p.PerTick; k++ {
+		offs = append(offs, int64(Mix(h^uint64(k)*0x9e3779b97f4a7c15)%half))
+	}
+	slices.Sort(offs)
+	return offs
+}
+
+// GoIdleAt is the moment in tick j's second half that CPU cpu goes idle,
+// when it is idle in j+1.
+func (p *TickPattern) GoIdleAt(cpu int, j int64) int64 {
+	t := p.HZ.TickNs()
+	return p.TickStart(cpu, j) + t/2 + int64((p.Hash(cpu, j)>>32)%uint64(t/2))
+}
+
+// TickStop is when CPU cpu's tick stops in tick j (nohz_balance_enter_idle()),
+// and whether it does, by the rule (IdleTickRule.StopsAtEntry): at idle
+// entry, busy in j and idle in j+1, as it goes idle (GoIdleAt); after the
+// idle's first tick, idle in j after busy in j-1 (or at every idle tick,
+// Fresh), once j's work is done (its start and jitter, after the busy
+// CPUs' kicks).
+func (p *TickPattern) TickStop(cpu int, j int64) (int64, bool) {
+	if p.Rule.StopsAtEntry() {
+		return p.GoIdleAt(cpu, j), !p.Idle(cpu, j) && p.Idle(cpu, j+1)
+	}
+	return p.TickStart(cpu, j) + p.Jitter(cpu, j), p.Idle(cpu, j) && (p.Fresh || !p.Idle(cpu, j-1))
+}
+
+// InMask says whether CPU cpu is in nohz.idle_cpus_mask at tick j's kicks:
+// idle, its tick stopped before (at the idle's entry, or at an idle tick
+// before this one, no busy tick since to take it out).
+func (p *TickPattern) InMask(cpu int, j int64) bool {
+	return p.Idle(cpu, j) && (p.Rule.StopsAtEntry() || p.Idle(cpu, j-1))
+}

@@ -1,0 +1,65 @@
+package ksim
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestTickPattern: where each rule stops the tick and when a CPU is in the
+// mask, tick by tick over a pattern, and the short idles and the moment of
+// going idle in the halves of the tick they belong to.
+func TestTickPattern(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rule  IdleTickRule
+		fresh bool
+		// stops and inMask say what the rule does, given the draws of
+		// ticks j-1, j and j+1.
+		stops, inMask func(prev, cur, next bool) bool
+	}{
+		{"at entry", IdleTickStop, false,
+			func(_, cur, next bool) bool { return !cur && next },
+			func(_, cur, _ bool) bool { return cur }},
+		{"after the first tick", IdleTickAfterTick, false,
+			func(prev, cur, _ bool) bool { return cur && !prev },
+			func(prev, cur, _ bool) bool { return cur && prev }},
+		{"after every tick, fresh idles", IdleTickAfterTick, true,
+			func(_, cur, _ bool) bool { return cur },
+			func(prev, cur, _ bool) bool { return cur && prev }},
+	} {
+		p := TickPattern{Seed: 7, Busy: 60, HZ: 250, CPUs: 8, Jit: 1000, Newidle: 2, PerTick: 3, Rule: tc.rule, Fresh: tc.fresh}
+		for cpu := range p.CPUs {
+			for j := int64(1); j < 500; j++ {
+				prev, cur, next := p.Idle(cpu, j-1), p.Idle(cpu, j), p.Idle(cpu, j+1)
+				at, stops := p.TickStop(cpu, j)
+				if stops != tc.stops(prev, cur, next) {
+					t.Fatalf("%s: cpu %d tick %d (%v %v %v): stops %v", tc.name, cpu, j, prev, cur, next, stops)
+				}
+				start := p.TickStart(cpu, j)
+				if stops && (at < start || at >= start+p.HZ.TickNs()) {
+					t.Errorf("%s: cpu %d tick %d: stops at %d, outside its tick [%d, +%d)", tc.name, cpu, j, at, start, p.HZ.TickNs())
+				}
+				if got := p.InMask(cpu, j); got != tc.inMask(prev, cur, next) {
+					t.Fatalf("%s: cpu %d tick %d (%v %v %v): in the mask %v", tc.name, cpu, j, prev, cur, next, got)
+				}
+			}
+		}
+	}
+	p := TickPattern{Seed: 7, Busy: 60, HZ: 250, CPUs: 8, Newidle: 2, PerTick: 3}
+	half := p.HZ.TickNs() / 2
+	for j := int64(1); j < 200; j++ {
+		offs := p.ShortIdles(p.Hash(3, j))
+		if len(offs) != 3 || !slices.IsSorted(offs) || offs[0] < 0 || offs[2] >= half {
+			t.Errorf("tick %d: short idles %v, want 3, ascending, in the first half", j, offs)
+		}
+		if off := p.GoIdleAt(3, j) - p.TickStart(3, j); off < half || off >= 2*half {
+			t.Errorf("tick %d: goes idle %d ns in, want the second half", j, off)
+		}
+		if p.ShortIdleTick(3, j) != ((j+3)%2 == 0) {
+			t.Errorf("tick %d: short idles %v, want one tick in 2", j, p.ShortIdleTick(3, j))
+		}
+	}
+	if (&TickPattern{Busy: 100}).Idle(0, 5) {
+		t.Error("busy 100: a cpu idle")
+	}
+}
