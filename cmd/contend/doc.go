@@ -167,7 +167,8 @@
 // sched_schedstats) on exit, failure and SIGINT/SIGTERM; the next run
 // removes what a killed one left; its results record the idle loop's
 // form (kernel-idle-tick) and its asks to stop or keep the tick
-// (idle-stop-asks/s, idle-retains/s). model feeds simulate loadavg the rates
+// (idle-stop-asks/s, idle-retains/s), and the ticks that fire and those
+// that find the cpu idle (ticks/s, idle-ticks/s). model feeds simulate loadavg the rates
 // of count's results files and prints kernel, model and model/kernel. All
 // need root; see the README for what they touch and cost.
 package main
