@@ -29,7 +29,7 @@ var fixtureSymbols = slices.Concat([]string{
 	"sched_balance_running", "balancing", "nohz", "root_task_group",
 	"_raw_spin_trylock", "_raw_spin_unlock", "enqueue_task_fair", "select_task_rq_fair",
 	"__per_cpu_start", // at 0 in kallsyms: an immediate 0 must not print as it
-}, IdleSymbols)
+}, IdleSymbols, slices.Sorted(maps.Keys(ulaMarkers)))
 
 // allHosts are the functions the finder disassembles.
 func allHosts() []string {

@@ -28,7 +28,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s: %s\n", k.Name, k.What)
 		for _, s := range sites {
-			fmt.Fprintf(tw, "\t%s+%#x\t%s\n", s.Func, s.Off, s.Inst)
+			via := ""
+			if s.Via != "" {
+				via = "  (" + s.Via + ", inlined)"
+			}
+			fmt.Fprintf(tw, "\t%s+%#x\t%s%s\n", s.Func, s.Off, s.Inst, via)
 		}
 		if f := r.Forms[k.Name]; f != "" {
 			fmt.Fprintf(tw, "\tform: %s\n", f)

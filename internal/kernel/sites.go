@@ -24,6 +24,12 @@ type Site struct {
 	// breakpoint there counts the site without sharing its address with
 	// a kprobe on it.
 	Next uint64 `json:"next,omitempty"`
+	// Via names the function whose inlined body holds the site where that
+	// is not Func: "update_load_avg" for a tg->load_avg write (or its
+	// 1 ms test) GCC inlined with update_load_avg() into a caller (Debian
+	// 7.0 on: enqueue_task_fair, task_tick_fair, ...), read from the call
+	// before it (inlineVia). Empty for a site in Func's own code.
+	Via string `json:"via,omitempty"`
 }
 
 func (s Site) String() string {
@@ -236,6 +242,7 @@ func Find(in Input) (*Report, error) {
 			}
 		}
 	}
+	markInlinedULA(r.Sites, fns, in.Syms)
 	switch {
 	case !haveTG:
 		miss["tg-load-avg"] = absent(whyTG)
@@ -593,4 +600,69 @@ func newlyIdleGuard(f *fn, i int) (uint64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// ulaMarkers are the calls that tell which body a tg->load_avg write
+// inlined into a caller belongs to: update_load_avg() ages the entity
+// first (__update_load_avg_se(), out of line in pelt.c) and writes after
+// update_cfs_rq_load_avg(); the direct callers that write without it
+// attach or detach an entity first (attach_entity_load_avg(),
+// detach_entity_load_avg(): attach_entity_cfs_rq(),
+// detach_entity_cfs_rq()), or follow an earlier write
+// (__update_blocked_fair()'s own update_tg_load_avg() after the group
+// entity's update_load_avg()). Checked against the DWARF inline chains of
+// Debian 7.2.12's and 7.3.4's -dbg vmlinux (TestInlinedULA).
+var ulaMarkers = map[string]string{
+	"__update_load_avg_se":   "update_load_avg",
+	"attach_entity_load_avg": "",
+	"detach_entity_load_avg": "",
+}
+
+// markInlinedULA sets Via on the tg->load_avg sites (and their 1 ms
+// tests) that lie in update_load_avg()'s body inlined into another host:
+// walking back from the site, the nearest marker call is
+// __update_load_avg_se(), with no other write to tg->load_avg between.
+func markInlinedULA(sites []Site, fns []*fn, syms *Symbols) {
+	byName := map[string]*fn{}
+	for _, f := range fns {
+		byName[f.sym.Name] = f
+	}
+	for k := range sites {
+		st := &sites[k]
+		f := byName[st.Func]
+		if f == nil || st.Kind != "tg-load-avg" && st.Kind != "tg-load-avg-limit" || baseName(st.Func) == "update_load_avg" {
+			continue
+		}
+		st.Via = inlineVia(f, st.Off, syms)
+	}
+}
+
+// inlineVia is the body a site at off in f belongs to, by the nearest
+// marker call before it (ulaMarkers); "" where that is none, an attach or
+// detach, or another tg->load_avg write comes first.
+func inlineVia(f *fn, off uint64, syms *Symbols) string {
+	i := sort.Search(len(f.insts), func(i int) bool { return f.insts[i].off >= off })
+	for j := i - 1; j >= 0; j-- {
+		in := f.insts[j]
+		if isAtomicAdd(in) {
+			return ""
+		}
+		t, ok := callTarget(f.sym.Addr, in)
+		if !ok {
+			continue
+		}
+		if s, ok := syms.At(t); ok && s.Addr == t {
+			if via, ok := ulaMarkers[baseName(s.Name)]; ok {
+				return via
+			}
+		}
+	}
+	return ""
+}
+
+// baseName is a symbol's name without GCC's clone suffix (name.isra.0,
+// name.constprop.0, name.part.0).
+func baseName(name string) string {
+	b, _, _ := strings.Cut(name, ".")
+	return b
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -483,5 +484,54 @@ func TestRQGroups(t *testing.T) {
 		if len(r.RQ) != 2 || r.RQ[0].Form != c.pick || r.RQ[1].Form != c.clock {
 			t.Errorf("%s, lock moved %d: %+v\nwant %q and %q", c.dir, c.moveLock, r.RQ, c.pick, c.clock)
 		}
+	}
+}
+
+// TestInlinedULA: the tg->load_avg writes and 1 ms tests the finder puts
+// in update_load_avg()'s body inlined into a caller (Site.Via) are those
+// whose DWARF inline chain in Debian's -dbg vmlinux runs through
+// update_load_avg (addr2line -i), and no others: not
+// __update_blocked_fair()'s own update_tg_load_avg(), the attach and
+// detach paths, nor clear_tg_load_avg(). 6.1 and 6.12 inline none.
+func TestInlinedULA(t *testing.T) {
+	for _, k := range []struct {
+		dir string
+		ula []string // SYMBOL+0xOFF of the sites in update_load_avg's inlined body
+	}{
+		{"testdata/debian-6.1", nil},
+		{"testdata/debian-6.12", nil},
+		{"testdata/debian-7.2", []string{
+			"__sched_balance_update_blocked_averages+0x37e", "propagate_entity_cfs_rq+0x213", "enqueue_task_fair+0x7c9",
+			"dequeue_entities+0x8de", "task_tick_fair+0x155", "set_next_task_fair+0x1c3", "__sched_group_set_shares+0x1fc",
+			"__sched_balance_update_blocked_averages+0x343", "propagate_entity_cfs_rq+0x1e0", "enqueue_task_fair+0x796",
+			"dequeue_entities+0x8ab", "task_tick_fair+0x122", "set_next_task_fair+0x190", "__sched_group_set_shares+0x1c9"}},
+		{"testdata/debian-7.3", []string{
+			"__sched_balance_update_blocked_averages+0x3b2", "propagate_entity_cfs_rq+0x330", "enqueue_task_fair+0x39b",
+			"__dequeue_task+0x449", "task_tick_fair+0x183", "__sched_group_set_shares+0x229",
+			"__sched_balance_update_blocked_averages+0x366", "propagate_entity_cfs_rq+0x1e0", "enqueue_task_fair+0x353",
+			"__dequeue_task+0x329", "task_tick_fair+0x13b", "__sched_group_set_shares+0x1ce"}},
+	} {
+		t.Run(k.dir, func(t *testing.T) {
+			src, err := Open(k.dir)
+			if err != nil {
+				t.Fatalf("Open(%q): %v", k.dir, err)
+			}
+			defer src.Close()
+			r, err := Find(src.Input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range r.Sites {
+				if s.Via == "update_load_avg" {
+					got = append(got, s.Func+"+0x"+strconv.FormatUint(s.Off, 16))
+				}
+			}
+			slices.Sort(got)
+			want := slices.Sorted(slices.Values(k.ula))
+			if !slices.Equal(got, want) {
+				t.Errorf("inlined update_load_avg sites %v, want %v", got, want)
+			}
+		})
 	}
 }

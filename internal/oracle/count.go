@@ -55,6 +55,21 @@ func hostHits(c *kernel.Counted, kind, fn string) uint64 {
 	return n
 }
 
+// ulaHits is the count of a kind's sites in update_load_avg()'s body: its
+// own code (a GCC clone's too), and its copies inlined into callers
+// (kernel.Site.Via, Debian 7.0 on), which a count by host alone put
+// among the other sites.
+func ulaHits(c *kernel.Counted, kind string) uint64 {
+	var n uint64
+	for _, s := range c.Sites {
+		name, _, _ := strings.Cut(s.Func, ".")
+		if s.Kind == kind && (name == "update_load_avg" || s.Via == "update_load_avg") && siteHits(s) > 0 {
+			n += uint64(siteHits(s))
+		}
+	}
+	return n
+}
+
 // tgWrites sums the counts of the tg->load_avg writes.
 func tgWrites(c *kernel.Counted) uint64 {
 	n, _ := kindHits(c, "tg-load-avg")

@@ -527,3 +527,30 @@ func TestWriteResultsIdleTick(t *testing.T) {
 		})
 	}
 }
+
+// TestULAHits: update_load_avg()'s writes and tests are those in its own
+// code (a clone's too) and in its copies inlined into callers (Site.Via),
+// not the direct update_tg_load_avg() calls of the blocked walk, attach
+// or detach.
+func TestULAHits(t *testing.T) {
+	site := func(kind, fn, via string, hits int64) kernel.SiteCount {
+		return kernel.SiteCount{Site: kernel.Site{Kind: kind, Func: fn, Via: via}, Breakpoint: -1, Kprobe: hits}
+	}
+	c := &kernel.Counted{Sites: []kernel.SiteCount{
+		site("tg-load-avg", "update_load_avg", "", 100),
+		site("tg-load-avg", "update_load_avg.constprop.0", "", 7),
+		site("tg-load-avg", "enqueue_task_fair", "update_load_avg", 50),
+		site("tg-load-avg", "__sched_balance_update_blocked_averages", "update_load_avg", 20),
+		site("tg-load-avg", "__sched_balance_update_blocked_averages", "", 30),
+		site("tg-load-avg", "attach_entity_cfs_rq", "", 5),
+		site("tg-load-avg-limit", "task_tick_fair", "update_load_avg", 40),
+		site("tg-load-avg-limit", "update_load_avg", "", 60),
+		site("tg-load-avg", "task_tick_fair", "update_load_avg", -1), // uncounted
+	}}
+	if got := ulaHits(c, "tg-load-avg"); got != 177 {
+		t.Errorf("ulaHits(writes) = %d, want 177", got)
+	}
+	if got := ulaHits(c, "tg-load-avg-limit"); got != 100 {
+		t.Errorf("ulaHits(tests) = %d, want 100", got)
+	}
+}

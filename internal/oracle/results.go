@@ -90,8 +90,8 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 		{"tg-writes/s", rate(tg, c)},
 		{"migrations/tx", float64(c.Threads.Migrations) / math.Max(float64(c.Counted.Transactions), 1)},
 		{"migrations/wakeup", float64(c.Threads.Migrations) / math.Max(float64(c.Threads.Wakeups), 1)},
-		{"ula-writes/enqueue", float64(hostHits(c, "tg-load-avg", "update_load_avg")) / enq},
-		{"ula-tests/enqueue", float64(hostHits(c, "tg-load-avg-limit", "update_load_avg")) / enq},
+		{"ula-writes/enqueue", float64(ulaHits(c, "tg-load-avg")) / enq},
+		{"ula-tests/enqueue", float64(ulaHits(c, "tg-load-avg-limit")) / enq},
 		{"count-cost-%", 100 * (1 - counted/bare)},
 		// The workload's own events: enqueue_task_fair counts every
 		// task's enqueue, the machine's others' too (in a guest, 2-4× the
