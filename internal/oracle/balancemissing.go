@@ -61,6 +61,8 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		return "not named" + perWalk(r, rows) + "; a guest that stops its tick at every idle entry has its idle cpus in the mask nearly all their idle time, yet its walks pass over fewer of them: _nohz_idle_balance() ends its walk when its own cpu has a task to run (need_resched()), and the guest's idles average " + fmt.Sprintf("%.0f µs", meanIdleUs(kc)) + " where the model's balancer is idle for whole ticks; the count does not say how many cpus each walk found in the mask or due, nor how many walks ended early"
 	case is("on idle cpus' behalf") && over:
 		return "not named" + perWalk(r, rows) + ", where the cpus entering the mask and the walks are the rows above; the count does not say how many cpus each walk found in the mask or due"
+	case is("tick stops") && !over && shareOK && share >= 0.5 && kc.IdleTick == ksim.IdleTickStop:
+		return driverless + fmt.Sprintf("; the model stops the tick at each of its idle entries too, but has them only in its busy ticks: the count's idle entries per cpu per tick, rounded (%d), in each busy tick (%.0f %% of them), and one going idle before each idle run, where the guest's idle ticks have theirs as well", bfNewidlePerTick(kc, countHZ(kc)), kc.V["busy-%"])
 	case is("tick stops") && !over && shareOK && share >= 0.5:
 		return driverless + "; each tick stop before the cpu's next busy tick calls nohz_balance_enter_idle() with the cpu still in the mask, which counts as a call and no entry (the mask-entries row)"
 	case (is("balancer passes") || is("own passes") || is("flag attempts per s")) && over && shareOK && share >= 0.5:

@@ -100,6 +100,7 @@ func TestBalanceMissingTicks(t *testing.T) {
 		{"idle ticks that stopped no tick", afterTick, modelRow{"  tick stops per s (nohz_balance_enter_idle)", 66, 340}, "only 16 % of those stopped the tick"},
 		{"passes for long idles", afterTick, modelRow{"  of which on idle cpus' behalf (nohz) per s", 28, 13}, "76 per s (16 % of its idle tick slots"},
 		{"own walks per tick", afterTick, modelRow{"  of which the cpus' own passes per s", 500, 985}, "ran at 56 % of its ticks"},
+		{"stop form's entries in busy ticks", kc(ksim.IdleTickStop, 53, 497, 113, 5834, 5996), modelRow{"  tick stops per s (nohz_balance_enter_idle)", 5834, 3420}, "rounded (6), in each busy tick (53 %"},
 		{"mask per busy tick", kc(ksim.IdleTickStop, 73, 622, 127, 3527, 3649), modelRow{"  of which entering nohz.idle_cpus_mask per s", 300, 700}, "300 times per s over 495 busy ticks: 61 %"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
