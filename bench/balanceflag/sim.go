@@ -71,11 +71,14 @@ type SimConfig struct {
 	// CPU's tick stops (sim.tickStop). The governor's stand-in, as before
 	// the rule was an input, is IdleTickStop's: stop at idle entry.
 	IdleTick ksim.IdleTickRule `json:",omitempty"`
-	// FreshIdle, after the idle's first tick (IdleTickAfterTick), has each
-	// idle tick fall in an idle begun since the CPU's last tick, as idles
-	// much shorter than a tick do (kernel model: the guest's mean idle under
-	// a tick): each wakeup restarts the tick (tick_nohz_idle_exit()), so
-	// every idle tick fires, balances CPU_IDLE when due and stops the tick.
+	// FreshIdle has each idle tick fall in an idle begun since the CPU's
+	// last tick, as idles much shorter than a tick do (kernel model: the
+	// guest's mean idle under half a tick): the tick's span holds idle
+	// entries as a busy tick's does (its short idles, each a newidle walk,
+	// and with IdleTickStop a tick stop), and after the idle's first tick
+	// (IdleTickAfterTick), since each wakeup restarts the tick
+	// (tick_nohz_idle_exit()), every idle tick fires, balances CPU_IDLE
+	// when due and stops the tick.
 	FreshIdle bool `json:",omitempty"`
 }
 
@@ -373,8 +376,11 @@ func (p *simProc) tick(j int64) bool {
 		if p.CPU == s.ilb(j) {
 			p.nohzWalk(j)
 		}
+		// Fresh idles: the tick's span has the cpu's idle entries as a
+		// busy tick's has, each its newidle walk.
+		ok := !s.cfg.FreshIdle || p.shortIdles(j, s.pat.TickStart(p.CPU, j))
 		s.busyNs += p.Now - start
-		return true
+		return ok
 	}
 	s.busyNs += s.tickNs
 	s.busyTicks++
@@ -383,14 +389,8 @@ func (p *simProc) tick(j int64) bool {
 	if j-c.rq.NextBalance >= 0 {
 		balanceDomains(c, p, notIdle)
 	}
-	h := s.pat.Hash(p.CPU, j)
-	if s.pat.ShortIdleTick(p.CPU, j) {
-		for _, off := range s.pat.ShortIdles(h) {
-			if !p.WaitUntil(t0 + off) {
-				return false
-			}
-			p.shortIdle(j)
-		}
+	if !p.shortIdles(j, t0) {
+		return false
 	}
 	if idleAt(s.cfg.Seed, s.cfg.Busy, p.CPU, j+1) {
 		if !p.WaitUntil(s.pat.GoIdleAt(p.CPU, j)) {
@@ -399,6 +399,22 @@ func (p *simProc) tick(j int64) bool {
 		c.jiffies = j
 		c.idleStamp = p.Now
 		newidleBalance(c, p)
+	}
+	return true
+}
+
+// shortIdles runs the short idle periods of tick j, which starts at t0,
+// where the tick has them (TickPattern.ShortIdleTick), each at its offset;
+// false when the run ended first.
+func (p *simProc) shortIdles(j, t0 int64) bool {
+	if !p.s.pat.ShortIdleTick(p.CPU, j) {
+		return true
+	}
+	for _, off := range p.s.pat.ShortIdles(p.s.pat.Hash(p.CPU, j)) {
+		if !p.WaitUntil(t0 + off) {
+			return false
+		}
+		p.shortIdle(j)
 	}
 	return true
 }

@@ -227,3 +227,39 @@ func TestFreshIdle(t *testing.T) {
 		t.Errorf("fresh idles: %.1f calls, %.1f mask entries, want %d (every idle tick) and %d (every run)", r.CallsPerSec*sec, r.StopsPerSec*sec, idleTicks, runs)
 	}
 }
+
+// With FreshIdle an idle tick's span holds idle entries as a busy tick's
+// does: its short idles, each a newidle walk and, where the idle loop
+// stops the tick at every entry (IdleTickStop), a call of
+// nohz_balance_enter_idle().
+func TestFreshIdleEntries(t *testing.T) {
+	for _, fresh := range []bool{false, true} {
+		cfg := SimConfig{CPUs: 16, Sockets: 2, SNC: 2, SMT: 2, Busy: 60, Newidle: 1, NewidlePerTick: 2, CAS: 100 * time.Nanosecond,
+			Duration: 40 * time.Millisecond, IdleTick: ksim.IdleTickStop, FreshIdle: fresh}.withDefaults()
+		s := simFor(t, cfg, "cmpxchg-first")
+		var shortIdles, goIdle int64
+		for c := range cfg.CPUs {
+			for j := int64(1); j <= s.ticks; j++ {
+				idle := idleAt(cfg.Seed, cfg.Busy, c, j)
+				if !idle || fresh {
+					shortIdles += int64(cfg.NewidlePerTick)
+				}
+				goIdle += b2i64(!idle && idleAt(cfg.Seed, cfg.Busy, c, j+1))
+			}
+		}
+		var walks int64
+		for c := range s.cpus {
+			walks += s.cpus[c].newidleWalks
+		}
+		if walks != shortIdles+goIdle {
+			t.Errorf("fresh %v: %d newidle walks, want %d (%d short idles, %d going idle)", fresh, walks, shortIdles+goIdle, shortIdles, goIdle)
+		}
+		tab, err := SimulateNohz(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls := tab.Rows[0].CallsPerSec * cfg.Duration.Seconds(); math.Abs(calls-float64(shortIdles+goIdle)) > 0.5 {
+			t.Errorf("fresh %v: %.1f tick stops, want one per idle entry (%d)", fresh, calls, shortIdles+goIdle)
+		}
+	}
+}

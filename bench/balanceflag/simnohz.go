@@ -78,12 +78,13 @@ func (s *sim) nohzRow(counter bool, variant string) NohzRow {
 			if !idle(c, j) {
 				busyTicks++
 				evs = append(evs, nohzEvent{t: s.pat.TickStart(c, j) + s.pat.Jitter(c, j), cpu: c})
-				// The driver-less idle loop before f4c31b07b136 stops
-				// the tick at every idle entry: a busy CPU's short idles too.
-				if s.cfg.IdleTick == ksim.IdleTickStop && s.pat.ShortIdleTick(c, j) {
-					for _, off := range s.pat.ShortIdles(s.pat.Hash(c, j)) {
-						evs = append(evs, nohzEvent{t: s.pat.TickStart(c, j) + off, stop: 1, cpu: c})
-					}
+			}
+			// The driver-less idle loop before f4c31b07b136 stops the
+			// tick at every idle entry: a busy tick's short idles too,
+			// and with fresh idles an idle tick's.
+			if s.cfg.IdleTick == ksim.IdleTickStop && s.pat.ShortIdleTick(c, j) && (s.cfg.FreshIdle || !idle(c, j)) {
+				for _, off := range s.pat.ShortIdles(s.pat.Hash(c, j)) {
+					evs = append(evs, nohzEvent{t: s.pat.TickStart(c, j) + off, stop: 1, cpu: c})
 				}
 			}
 		}

@@ -189,7 +189,7 @@ func (c SimConfig) idleTickNote() string {
 	case c.IdleTick.StopsAtEntry():
 		return ""
 	case c.FreshIdle:
-		return " after each idle tick, every idle tick falling in an idle begun since the last (idles far shorter than a tick) and kept (no cpuidle driver, f4c31b07b136) for a CPU_IDLE pass of its own"
+		return " after each idle tick, every idle tick falling in an idle begun since the last (idles far shorter than a tick, its span holding short idles as a busy tick's) and kept (no cpuidle driver, f4c31b07b136) for a CPU_IDLE pass of its own"
 	}
 	return " but in an idle's first tick, kept (no cpuidle driver, f4c31b07b136) for a CPU_IDLE pass of its own"
 }

@@ -20,11 +20,12 @@ type TickPattern struct {
 	// A busy CPU has PerTick short idles in one tick of Newidle (0: none).
 	Newidle, PerTick int
 	Rule             IdleTickRule
-	// Fresh, after the idle's first tick (IdleTickAfterTick), has each
-	// idle tick fall in an idle begun since the CPU's last tick, as idles
-	// much shorter than a tick do: each wakeup restarts the tick
-	// (tick_nohz_idle_exit()), so every idle tick fires, and the idle
-	// loop's next iteration stops the tick (got_tick) at each.
+	// Fresh has each idle tick fall in an idle begun since the CPU's last
+	// tick, as idles much shorter than a tick do. After the idle's first
+	// tick (IdleTickAfterTick), each wakeup restarting the tick
+	// (tick_nohz_idle_exit()), every idle tick then fires, and the idle
+	// loop's next iteration stops the tick (got_tick) at each. (A model
+	// places the idle entries of such a tick's span itself.)
 	Fresh bool
 }
 

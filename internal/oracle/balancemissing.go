@@ -93,7 +93,11 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 func idleLoopWhy(kc CountResult, share float64) string {
 	idles := fmt.Sprintf("the guest's idles average %.0f µs (its idle share over its idle entries), a tick is %d µs, and balanceflag's simulation draws each cpu idle or busy for whole ticks, so each of its idle runs reaches a tick", meanIdleUs(kc), 1_000_000/countHZ(kc))
 	if freshIdle(kc) {
-		idles = fmt.Sprintf("the guest's idles average %.0f µs (its idle share over its idle entries), under half a %d µs tick, so balanceflag's simulation takes each idle tick it draws as a fresh idle, whose tick fires and then stops", meanIdleUs(kc), 1_000_000/countHZ(kc))
+		what := "whose tick fires and then stops"
+		if kc.IdleTick == ksim.IdleTickStop {
+			what = "its span holding idle entries as a busy tick's, each stopping the tick"
+		}
+		idles = fmt.Sprintf("the guest's idles average %.0f µs (its idle share over its idle entries), under half a %d µs tick, so balanceflag's simulation takes each idle tick it draws as a fresh idle, %s", meanIdleUs(kc), 1_000_000/countHZ(kc), what)
 	}
 	if kc.IdleTick == ksim.IdleTickAfterTick {
 		idles += idleTicksStopped(kc)
@@ -137,12 +141,13 @@ func perWalk(r modelRow, rows []modelRow) string {
 }
 
 // freshIdle says whether the model takes the guest's idle ticks as fresh
-// idles (balanceflag.SimConfig.FreshIdle): its idle loop stops the tick
-// after an idle tick (f4c31b07b136's form) and its idles, on average, last
-// under half a tick, so that one spanning a tick is the exception.
+// idles (balanceflag.SimConfig.FreshIdle): its idle loop has no cpuidle
+// driver (either form: the governor's stand-in stops at entry) and its
+// idles, on average, last under half a tick, so that one spanning a tick
+// is the exception.
 func freshIdle(kc CountResult) bool {
 	m := meanIdleUs(kc)
-	return kc.IdleTick == ksim.IdleTickAfterTick && m > 0 && m < 1e6/float64(countHZ(kc))/2
+	return (kc.IdleTick == ksim.IdleTickAfterTick || kc.IdleTick == ksim.IdleTickStop) && m > 0 && m < 1e6/float64(countHZ(kc))/2
 }
 
 // suppressedTicks are the guest's tick slots per second no tick fired in

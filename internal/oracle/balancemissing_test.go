@@ -62,7 +62,7 @@ func TestBalanceMissingKeptTick(t *testing.T) {
 		// Idles under half a tick after the idle's first tick: the
 		// model's idle ticks are fresh idles (freshIdle).
 		{ksim.IdleTickAfterTick, "got_tick", "fresh idle"},
-		{ksim.IdleTickStop, "an event within a tick", "whole ticks"},
+		{ksim.IdleTickStop, "an event within a tick", "each stopping the tick"},
 		{ksim.IdleTickGovernor, "by its governor", "whole ticks"},
 	} {
 		kc := CountResult{CPUs: 4, Nodes: 2, HZ: 250, IdleTick: tc.rule, IdleTickFrom: "sites-x.txt", V: map[string]float64{"nohz-tick-stops/s": 180, "nohz-run-idle/s": 17000, "busy-%": 17}}
