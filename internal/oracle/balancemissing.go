@@ -55,6 +55,11 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		return driverless + "; a cpu enters nohz.idle_cpus_mask at its first tick stop since its last busy tick (nohz_balance_exit_idle() from nohz_balancer_kick()), and the model's short idles, NewidlePerTick of them every Newidle ticks from the count's idle entries, fall in each busy tick they are drawn for, so each of its busy ticks finds the cpu in the mask" + maskPerBusyTick(kc)
 	case is("on idle cpus' behalf") && !over && freshIdle(kc):
 		return fmt.Sprintf("the nohz balancer passes for cpus whose tick stayed stopped, idles longer than a tick: the guest's tick slots no tick fired in, %.0f per s (%.0f %% of its idle tick slots: HZ × cpus less its ticks, against its idle ticks); the model's idles are fresh at every idle tick (the guest's average %.0f µs, under half a tick), so each fires, balances its cpu CPU_IDLE and leaves the walk little due: it has no idles longer than a tick, which the count's mean does not give", suppressedTicks(kc), 100*suppressedTicks(kc)/math.Max(suppressedTicks(kc)+kc.V["idle-ticks/s"], 1), meanIdleUs(kc))
+	case (is("balancer passes") || is("own passes")) && over && tickWhy(kc, true, false) != "" && inside(r.model/r.kernel*(1-lostShare(kc))):
+		// A guest whose emulator lost ticks: each lost tick is a softirq
+		// the model raises and the guest could not; named where the model
+		// less that share would be within.
+		return tickWhy(kc, true, false) + fmt.Sprintf("; less that share of its ticks the model would be %.2fx", r.model/r.kernel*(1-lostShare(kc)))
 	case (is("balancer passes") || is("own passes")) && over && freshIdle(kc):
 		return fmt.Sprintf("not named: the guest's own walks (its balance softirqs less its nohz walks) ran at %.0f %% of its ticks, the model's at every idle tick it draws (the idle interval, a jiffy at HZ %d) and at the busy tick after one (rq->next_balance a jiffy on); the count does not say which of the guest's ticks walked, busy or idle", 100*(kc.V["balance-softirqs/s"]-kc.V["nohz-walks/s"])/math.Max(kc.V["ticks/s"], 1), countHZ(kc))
 	case is("on idle cpus' behalf") && over && shareOK && share >= 0.5:
@@ -196,8 +201,7 @@ func tickWhy(kc CountResult, over, idleRow bool) string {
 	if idleRow && kc.IdleTick == ksim.IdleTickStop {
 		return fmt.Sprintf("the model stops an idle cpu's tick at the idle's entry, as the guest's idle loop asks (before f4c31b07b136), so none of its idle cpus ticks; the guest's tick_nohz_stop_tick() kept the tick at %.0f idle entries per s (its idle entries less its tick stops), for an event due within a tick (a timer, rcu_needs_cpu(), irq_work), which the model has none of, and its idle cpus ticked %.0f times per s", kc.V["nohz-run-idle/s"]-kc.V["nohz-tick-stops/s"], it)
 	}
-	idleSlots := slots * (100 - kc.V["busy-%"]) / 100
-	if lost := slots - t - math.Max(0, idleSlots-it); lost > 0.1*slots && (over || !idleRow) {
+	if lost := lostShare(kc) * slots; lost > 0.1*slots && (over || !idleRow) {
 		return fmt.Sprintf("the guest fired %.0f of its %.0f tick slots per s at %.0f %% busy, so the emulator lost about %.0f (%.0f %%): late ticks that tick_sched_timer()'s hrtimer_forward() folds into one sched_tick(), where the model's every busy tick fires", t, slots, kc.V["busy-%"], lost, 100*lost/slots)
 	}
 	if over {
@@ -205,6 +209,20 @@ func tickWhy(kc CountResult, over, idleRow bool) string {
 	}
 	fired := 100 * it / math.Max(it+math.Max(slots-t, 0), 1)
 	return fmt.Sprintf("the guest's idle cpus tick on: %.0f %% of its idle tick slots fired (task_tick_idle() against the slots no tick fired in), its idles being many and short (%.0f µs on average) and each wakeup restarting the tick (tick_nohz_idle_exit()), so a tick stop lasts to the idle's end, not to the next busy tick; the model draws idle runs of whole ticks and stops the tick at each run's first%s", fired, meanIdleUs(kc), map[bool]string{true: "", false: " (the ticks row holds the idle ones)"}[idleRow])
+}
+
+// lostShare is the share of the guest's tick slots (HZ × cpus) the
+// emulator lost: the slots no tick fired in, less the idle ones a stopped
+// tick accounts for (the idle share of the slots, busy-%, less the idle
+// ticks that fired).
+func lostShare(kc CountResult) float64 {
+	t, it := kc.V["ticks/s"], kc.V["idle-ticks/s"]
+	slots := float64(kc.CPUs * countHZ(kc))
+	if t <= 0 || slots <= 0 {
+		return 0
+	}
+	idleSlots := slots * (100 - kc.V["busy-%"]) / 100
+	return math.Max(slots-t-math.Max(0, idleSlots-it), 0) / slots
 }
 
 // maskPerBusyTick is the guest's mask entries over its busy ticks (ticks

@@ -94,6 +94,7 @@ func TestBalanceMissingTicks(t *testing.T) {
 		want string
 	}{
 		{"lost ticks", kc(ksim.IdleTickAfterTick, 97, 680, 18, 3, 106), modelRow{"ticks per s (sched_tick)", 680, 1000}, "the emulator lost about 308 (31 %)"},
+		{"lost ticks, passes over", kc(ksim.IdleTickAfterTick, 97, 680, 18, 3, 106), modelRow{"  of which the cpus' own passes per s", 200, 340}, "the emulator lost about 308"},
 		{"lost ticks, idle row over", kc(ksim.IdleTickAfterTick, 97, 680, 18, 3, 106), modelRow{"  of which on idle cpus (task_tick_idle)", 18, 31}, "hrtimer_forward()"},
 		{"idle cpus tick on", afterTick, modelRow{"  of which on idle cpus (task_tick_idle)", 413, 226}, "84 % of its idle tick slots fired"},
 		{"stop form keeps a few", kc(ksim.IdleTickStop, 73, 622, 127, 3527, 3649), modelRow{"  of which on idle cpus (task_tick_idle)", 127, 0}, "kept the tick at 122 idle entries per s"},
