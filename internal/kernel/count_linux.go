@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/contend/contend/internal/kernel/schedstat"
 	"io"
 	"os"
 	"os/exec"
@@ -75,6 +76,11 @@ type Counted struct {
 	// the text as kernel sites reads it (idle.go): whether the tick
 	// stops at every iteration or only after one the tick ended.
 	Idle IdleLoop `json:"idle_loop"`
+
+	// LB is /proc/schedstat's change over the counted run (nil where it
+	// could not be read): the balancer's passes and the tasks they
+	// pulled, per domain level and idle type.
+	LB *schedstat.Stats `json:"lb,omitempty"`
 }
 
 // SiteCount is one site's hits: by a hardware execute breakpoint, and by
@@ -332,6 +338,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	}
 	c.Notes = append(c.Notes, r.notes...)
 	c.Counted, c.Threads, c.Sites, c.Enqueues, c.SelectRQ, c.Balances, c.BusyPct = r.Load, r.Threads, r.Sites, r.Enqueues, r.SelectRQ, r.Balances, r.BusyPct
+	c.LB = r.LB
 	if ds, err := ReadDomains(cfg.Root); err == nil && c.Domains != nil {
 		c.Domains = ds // max_newidle_lb_cost as the counted run left it
 	}
@@ -399,6 +406,7 @@ type armed struct {
 	Enqueues, SelectRQ uint64
 	Balances           uint64
 	BusyPct            float64
+	LB                 *schedstat.Stats // /proc/schedstat's change over the run
 	// Probes and ProbesMissed are every kprobe's hits over the run, by
 	// event name: kprobe_profile's after less before.
 	Probes, ProbesMissed map[string]uint64
@@ -481,6 +489,7 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 		return nil, err
 	}
 	t0, terr := machine.ReadCPUTimes(a.cfg.Root)
+	ss0, serr := readSchedstat(a.cfg.Root)
 	verb := "counting"
 	if len(watch) > 0 {
 		verb = "checking"
@@ -496,6 +505,9 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 		}
 		if t1, err := machine.ReadCPUTimes(a.cfg.Root); err == nil && terr == nil {
 			r.BusyPct = machine.BusyPct(t0, t1)
+		}
+		if ss1, err := readSchedstat(a.cfg.Root); err == nil && serr == nil {
+			r.LB = ss1.Sub(ss0)
 		}
 		for _, b := range bps {
 			b.Enable(false)

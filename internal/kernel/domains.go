@@ -39,14 +39,9 @@ func ReadDomains(root string) ([]SchedDomain, error) {
 	if err != nil || len(names) == 0 {
 		return nil, fmt.Errorf("no sched domains in %s (debugfs not mounted, or CONFIG_SCHED_DEBUG off)", dir)
 	}
-	f, err := os.Open(filepath.Join(root, "proc/schedstat"))
+	st, err := readSchedstat(root)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	st, err := schedstat.Parse(f)
-	if err != nil {
-		return nil, fmt.Errorf("/proc/schedstat: %w", err)
 	}
 	var out []SchedDomain
 	for _, n := range names {
@@ -119,4 +114,18 @@ func ParseDomains(s string) ([]SchedDomain, error) {
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// readSchedstat reads /proc/schedstat under root (schedstat.Parse).
+func readSchedstat(root string) (*schedstat.Stats, error) {
+	f, err := os.Open(filepath.Join(root, "proc/schedstat"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := schedstat.Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("/proc/schedstat: %w", err)
+	}
+	return st, nil
 }

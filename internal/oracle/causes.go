@@ -70,3 +70,29 @@ func writeCauses(w io.Writer, c *kernel.Counted) {
 			own, rate(float64(own), c), 100*float64(own)/float64(max(c.Balances, 1)))
 	}
 }
+
+// lbKinds name /proc/schedstat's idle types (schedstat.Domain's indices:
+// CPU_IDLE, CPU_NOT_IDLE, CPU_NEWLY_IDLE) in the results' units.
+var lbKinds = [3]string{"idle", "busy", "newidle"}
+
+// lbValues are the balancer's passes over a domain (sched_balance_rq()'s
+// lb_count) and the tasks they pulled (lb_gained), per idle type, summed
+// over the domains, per second of the counted run: "idle-lb/s",
+// "idle-lb-gained/s" and so on. None where the count has no schedstat
+// change.
+func lbValues(c *kernel.Counted) []benchfmt.Value {
+	if c.LB == nil || c.Counted == nil || c.Counted.Seconds <= 0 {
+		return nil
+	}
+	var vs []benchfmt.Value
+	for t, k := range lbKinds {
+		var n, g uint64
+		for _, d := range c.LB.Domains {
+			n += d.LBCount[t]
+			g += d.LBGained[t]
+		}
+		vs = append(vs, benchfmt.Value{Value: rate(float64(n), c), Unit: k + "-lb/s"},
+			benchfmt.Value{Value: rate(float64(g), c), Unit: k + "-lb-gained/s"})
+	}
+	return vs
+}

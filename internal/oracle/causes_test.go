@@ -1,12 +1,14 @@
 package oracle
 
 import (
+	"maps"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/contend/contend/internal/kernel"
+	"github.com/contend/contend/internal/kernel/schedstat"
 )
 
 // TestWriteTextCauses: the passes by cause, one line each, the
@@ -85,5 +87,25 @@ func TestWriteModelTableCauses(t *testing.T) {
 				t.Errorf("%s %s: own %.1f, on behalf %.1f: want both", kc.Kernel, side.name, side.own, side.oth)
 			}
 		}
+	}
+}
+
+// TestLBValues: the balancer's passes and pulls per idle type, summed over
+// the domains, per second; none without a schedstat change.
+func TestLBValues(t *testing.T) {
+	c := &kernel.Counted{Counted: &kernel.Load{Seconds: 2}, LB: &schedstat.Stats{Version: 15, Domains: []schedstat.Domain{
+		{LBCount: [3]uint64{100, 10, 400}, LBGained: [3]uint64{6, 1, 20}},
+		{LBCount: [3]uint64{50, 4, 200}, LBGained: [3]uint64{2, 0, 8}},
+	}}}
+	got := map[string]float64{}
+	for _, v := range lbValues(c) {
+		got[v.Unit] = v.Value
+	}
+	want := map[string]float64{"idle-lb/s": 75, "idle-lb-gained/s": 4, "busy-lb/s": 7, "busy-lb-gained/s": 0.5, "newidle-lb/s": 300, "newidle-lb-gained/s": 14}
+	if !maps.Equal(got, want) {
+		t.Errorf("lbValues = %v, want %v", got, want)
+	}
+	if vs := lbValues(&kernel.Counted{Counted: &kernel.Load{Seconds: 2}}); vs != nil {
+		t.Errorf("lbValues without schedstats = %v, want none", vs)
 	}
 }
