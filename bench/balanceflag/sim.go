@@ -80,6 +80,11 @@ type SimConfig struct {
 	// (tick_nohz_idle_exit()), every idle tick fires, balances CPU_IDLE
 	// when due and stops the tick.
 	FreshIdle bool `json:",omitempty"`
+	// IdlePull, with FreshIdle after the idle's first tick, is the share
+	// of idle ticks whose work pulls a task, ending the idle before the
+	// loop stops the tick (ksim.TickPattern.Pull; kernel model: the
+	// guest's CPU_IDLE pulls over its idle ticks).
+	IdlePull float64 `json:",omitempty"`
 }
 
 // Limits: beyond them a simulation is a typo or would run for hours.
@@ -147,8 +152,8 @@ func (c SimConfig) validate() error {
 		return bad("newidle-per-tick %d out of range [1, %d]", c.NewidlePerTick, simMaxNewidlePerTick)
 	case c.ShortIdle < 0 || int64(c.ShortIdle) >= ksim.HZ(c.HZ).TickNs():
 		return bad("short-idle %v out of range [0, %v): a short idle ends within its tick", c.ShortIdle, time.Duration(ksim.HZ(c.HZ).TickNs()))
-	case c.IdleTick > ksim.IdleTickAfterTick || !(c.Stacked >= 0 && c.Stacked <= 1):
-		return bad("idle tick rule %d, stacked share %g: want a known rule and a share in [0, 1]", c.IdleTick, c.Stacked)
+	case c.IdleTick > ksim.IdleTickAfterTick || !(c.Stacked >= 0 && c.Stacked <= 1) || !(c.IdlePull >= 0 && c.IdlePull <= 1):
+		return bad("idle tick rule %d, stacked share %g, idle pull %g: want a known rule and shares in [0, 1]", c.IdleTick, c.Stacked, c.IdlePull)
 	case c.Jitter < 0 || int64(c.Jitter) >= ksim.HZ(c.HZ).TickNs():
 		return bad("jitter %v out of range [0, %v): a tick's work must start within its tick", c.Jitter, time.Duration(ksim.HZ(c.HZ).TickNs()))
 	}
@@ -264,7 +269,7 @@ func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
 	s := &sim{cfg: cfg, lineOwner: -1, nohzTick: -1, hz: ksim.HZ(cfg.HZ)}
 	s.tickNs = s.hz.TickNs()
 	s.pat = ksim.TickPattern{Seed: cfg.Seed, Busy: cfg.Busy, HZ: s.hz, CPUs: cfg.CPUs, Skew: cfg.SkewTick, Jit: int64(cfg.Jitter),
-		Newidle: cfg.Newidle, PerTick: cfg.NewidlePerTick, Rule: cfg.IdleTick, Fresh: cfg.FreshIdle}
+		Newidle: cfg.Newidle, PerTick: cfg.NewidlePerTick, Rule: cfg.IdleTick, Fresh: cfg.FreshIdle, Pull: cfg.IdlePull}
 	s.ticks = s.hz.Ticks(int64(cfg.Duration))
 	s.m = model{topo: cfg.topo(), order: order, hz: cfg.HZ, busy: cfg.Busy, seed: cfg.Seed, niRandom: cfg.NewidleRandom, niRate: cfg.NewidleRate}
 	s.cpus = make([]cpuState, cfg.CPUs)
@@ -367,7 +372,7 @@ func (p *simProc) tick(j int64) bool {
 	idle := idleAt(s.cfg.Seed, s.cfg.Busy, p.CPU, j)
 	if idle {
 		start := p.Now
-		if _, kept := s.pat.TickStop(p.CPU, j); kept {
+		if s.pat.Fires(p.CPU, j) {
 			c.keptTicks++
 			if j-c.rq.NextBalance >= 0 {
 				balanceDomains(c, p, idleCPU)

@@ -27,6 +27,12 @@ type TickPattern struct {
 	// loop's next iteration stops the tick (got_tick) at each. (A model
 	// places the idle entries of such a tick's span itself.)
 	Fresh bool
+	// Pull is the share of fresh idle ticks (after the idle's first tick)
+	// whose work pulls a task to the cpu (its CPU_IDLE pass:
+	// sched_balance_rq()'s detach and attach, which set need_resched()):
+	// the idle ends before the loop's next iteration, and the tick fires
+	// but does not stop. 0: no pass pulls.
+	Pull float64
 }
 
 // TickIdle is the draw of CPU cpu in tick j: idle with chance 100-busy per
@@ -98,12 +104,42 @@ func (p *TickPattern) TickStop(cpu int, j int64) (int64, bool) {
 	if p.Rule.StopsAtEntry() {
 		return p.GoIdleAt(cpu, j), !p.Idle(cpu, j) && p.Idle(cpu, j+1)
 	}
-	return p.TickStart(cpu, j) + p.Jitter(cpu, j), p.Idle(cpu, j) && (p.Fresh || !p.Idle(cpu, j-1))
+	return p.TickStart(cpu, j) + p.Jitter(cpu, j), p.Fires(cpu, j) && !p.pulled(cpu, j)
 }
+
+// Fires says whether CPU cpu's tick j fires while it is idle (a kept
+// tick, whose work runs the cpu's own CPU_IDLE pass): after the idle's
+// first tick, an idle run's first tick, or every idle tick of fresh
+// idles; at idle entry, none.
+func (p *TickPattern) Fires(cpu int, j int64) bool {
+	return !p.Rule.StopsAtEntry() && p.Idle(cpu, j) && (p.Fresh || !p.Idle(cpu, j-1))
+}
+
+// pulled says whether fresh idle tick j's work pulls a task to CPU cpu
+// (Pull), from a draw of its own.
+func (p *TickPattern) pulled(cpu int, j int64) bool {
+	return p.Fresh && p.Pull > 0 && Uniform(Mix(p.Hash(cpu, j)^0x9a11ed)) < p.Pull
+}
+
+// maskLookBack bounds InMask's walk back over an idle run: at any busy
+// share a run this long is vanishingly rare.
+const maskLookBack = 256
 
 // InMask says whether CPU cpu is in nohz.idle_cpus_mask at tick j's kicks:
 // idle, its tick stopped before (at the idle's entry, or at an idle tick
-// before this one, no busy tick since to take it out).
+// before this one of the same idle run, no busy tick since to take it
+// out).
 func (p *TickPattern) InMask(cpu int, j int64) bool {
-	return p.Idle(cpu, j) && (p.Rule.StopsAtEntry() || p.Idle(cpu, j-1))
+	if !p.Idle(cpu, j) {
+		return false
+	}
+	if p.Rule.StopsAtEntry() {
+		return true
+	}
+	for k := j - 1; k >= 0 && k > j-maskLookBack && p.Idle(cpu, k); k-- {
+		if _, stops := p.TickStop(cpu, k); stops {
+			return true
+		}
+	}
+	return false
 }

@@ -63,3 +63,43 @@ func TestTickPattern(t *testing.T) {
 		t.Error("busy 100: a cpu idle")
 	}
 }
+
+// TestTickPatternPull: with fresh idles after the idle's first tick, a
+// pulled idle tick fires but does not stop the tick, about Pull of them
+// are, and a cpu is in the mask at a tick when an idle tick of its run
+// since its last busy tick stopped.
+func TestTickPatternPull(t *testing.T) {
+	p := TickPattern{Seed: 3, Busy: 40, HZ: 250, CPUs: 8, Rule: IdleTickAfterTick, Fresh: true, Pull: 0.6}
+	var idle, pulled int
+	for cpu := range p.CPUs {
+		for j := int64(1); j < 2000; j++ {
+			if !p.Idle(cpu, j) {
+				if p.Fires(cpu, j) || p.InMask(cpu, j) {
+					t.Fatalf("cpu %d tick %d: busy, yet fires %v, in the mask %v", cpu, j, p.Fires(cpu, j), p.InMask(cpu, j))
+				}
+				continue
+			}
+			idle++
+			_, stops := p.TickStop(cpu, j)
+			if !p.Fires(cpu, j) || stops == p.pulled(cpu, j) {
+				t.Fatalf("cpu %d tick %d: fires %v, stops %v, pulled %v", cpu, j, p.Fires(cpu, j), stops, p.pulled(cpu, j))
+			}
+			if !stops {
+				pulled++
+			}
+			want := false
+			for k := j - 1; k >= 0 && p.Idle(cpu, k); k-- {
+				if _, s := p.TickStop(cpu, k); s {
+					want = true
+					break
+				}
+			}
+			if p.InMask(cpu, j) != want {
+				t.Fatalf("cpu %d tick %d: in the mask %v, want %v", cpu, j, p.InMask(cpu, j), want)
+			}
+		}
+	}
+	if share := float64(pulled) / float64(idle); share < 0.55 || share > 0.65 {
+		t.Errorf("%d of %d idle ticks pulled (%.3f), want about 0.6", pulled, idle, share)
+	}
+}
