@@ -155,6 +155,21 @@ func freshIdle(kc CountResult) bool {
 	return (kc.IdleTick == ksim.IdleTickAfterTick || kc.IdleTick == ksim.IdleTickStop) && m > 0 && m < 1e6/float64(countHZ(kc))/2
 }
 
+// idlePull is the share of the guest's idle ticks whose work pulled a
+// task (balanceflag.SimConfig.IdlePull): its CPU_IDLE passes' pulls
+// (schedstat's lb_gained, summed over the domains) over its idle ticks
+// (task_tick_idle()), where the model takes fresh idles after the idle's
+// first tick. An upper bound: lb_gained counts tasks, not passes, and the
+// nohz balancer's passes on a tickless cpu's behalf are CPU_IDLE too.
+// 0 where the count has neither.
+func idlePull(kc CountResult) float64 {
+	g, it := kc.V["idle-lb-gained/s"], kc.V["idle-ticks/s"]
+	if !freshIdle(kc) || kc.IdleTick != ksim.IdleTickAfterTick || g <= 0 || it <= 0 {
+		return 0
+	}
+	return min(g/it, 1)
+}
+
 // suppressedTicks are the guest's tick slots per second no tick fired in
 // (HZ × cpus less its sched_tick() calls): stopped ticks, and the
 // emulator's lost ones.
@@ -184,7 +199,11 @@ func idleTicksStopped(kc CountResult) string {
 	if !ok || it <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("; yet the guest's ticks found its cpus idle %.0f times per s (task_tick_idle()) and only %.0f %% of those stopped the tick: the others found the idle over before the loop's next iteration, a wakeup during the tick's own work (its softirq, under the emulator's probes) or a tick outside the loop's halt, where each of the model's kept idle ticks stops the tick: the model has no length for the tick's work against the idle's rest", it, 100*stops/it)
+	pulls := ""
+	if p := idlePull(kc); p > 0 {
+		pulls = fmt.Sprintf(" (at most %.0f %% of them pulled a task, schedstat's CPU_IDLE lb_gained over the idle ticks, which the model takes)", 100*p)
+	}
+	return fmt.Sprintf("; yet the guest's ticks found its cpus idle %.0f times per s (task_tick_idle()) and only %.0f %% of those stopped the tick: the others found the idle over before the loop's next iteration%s, a wakeup during the tick's own work (its softirq, under the emulator's probes) or a tick outside the loop's halt, where each of the model's kept idle ticks that pulls nothing stops the tick: the model has no length for the tick's work against the idle's rest", it, 100*stops/it, pulls)
 }
 
 // tickWhy names what the model lacks for the tick rows (sched_tick() calls,

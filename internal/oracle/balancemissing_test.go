@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -177,5 +178,33 @@ func TestBalanceAfterWarmup(t *testing.T) {
 	}
 	if !(warm.cas < cold.cas) || warm.passes <= 0 {
 		t.Errorf("with the dice: flag attempts %.1f/s after a warm-up, %.1f/s from the start; want fewer after", warm.cas, cold.cas)
+	}
+}
+
+// TestIdlePull: the model's pull share is the guest's CPU_IDLE pulls over
+// its idle ticks, capped at 1, where its idle ticks are fresh after the
+// idle's first tick; none otherwise; the tick-stop line says so.
+func TestIdlePull(t *testing.T) {
+	kc := func(rule ksim.IdleTickRule, gained, idleTicks float64) CountResult {
+		return CountResult{CPUs: 4, Nodes: 2, HZ: 250, IdleTick: rule, IdleTickFrom: "sites-x.txt", V: map[string]float64{
+			"busy-%": 60, "nohz-run-idle/s": 5000, "nohz-tick-stops/s": 70, "ticks/s": 950, "idle-ticks/s": idleTicks, "idle-lb-gained/s": gained}}
+	}
+	for _, tc := range []struct {
+		name string
+		kc   CountResult
+		want float64
+	}{
+		{"after-tick", kc(ksim.IdleTickAfterTick, 30, 400), 0.075},
+		{"capped", kc(ksim.IdleTickAfterTick, 900, 400), 1},
+		{"stop form", kc(ksim.IdleTickStop, 30, 400), 0},
+		{"no pulls counted", kc(ksim.IdleTickAfterTick, 0, 400), 0},
+	} {
+		if got := idlePull(tc.kc); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: idlePull = %g, want %g", tc.name, got, tc.want)
+		}
+	}
+	got := balanceMissing(kc(ksim.IdleTickAfterTick, 30, 400), modelRow{"  tick stops per s (nohz_balance_enter_idle)", 70, 330}, nil)
+	if !strings.Contains(got, "at most 8 % of them pulled a task") {
+		t.Errorf("balanceMissing = %q, want the pulls named", got)
 	}
 }

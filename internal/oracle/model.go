@@ -794,6 +794,7 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 	// The guest's idles, far shorter than a tick, each begin after the
 	// cpu's last tick: its idle ticks fall in fresh idles (freshIdle).
 	cfg.FreshIdle = freshIdle(kc)
+	cfg.IdlePull = idlePull(kc)
 	m, err := balanceAfterWarmup(cfg, kc.Run)
 	if err != nil {
 		return nil
