@@ -38,7 +38,7 @@
 //     max_interval on every pass that moves nothing;
 //   - should_we_balance() (Kernel.ShouldWeBalance) over the group's idle
 //     pattern, drawn per CPU and tick by a hash every CPU computes alike
-//     (idleAt), so no worker reads another's line;
+//     (ksim.TickIdle), so no worker reads another's line;
 //   - sched_balance_newidle() (Kernel.NewidleBalance) with
 //     update_next_balance() and the need_decay walk (update_newidle_cost());
 //     its avg_idle cutoff needs the walk's time, so only the simulation has

@@ -57,8 +57,8 @@ type model struct {
 	order            ksim.SerializeOrder
 	hz               int
 	interval         int    // the serialized domains' fixed interval in jiffies; 0: the kernel's
-	busy             int    // per cent of CPUs busy in a tick (idleAt)
-	seed             uint64 // of idleAt
+	busy             int    // per cent of CPUs busy in a tick (ksim.TickIdle)
+	seed             uint64 // of ksim.TickIdle
 	niRandom, niRate bool   // ksim.Kernel's NewidleRandom and NewidleRate (SimConfig's)
 }
 
@@ -278,7 +278,7 @@ func (c *cpuState) shouldWeBalance(l *level, idle idleType) bool {
 		return l.designated // nobody idle: the group's first CPU, read from no one
 	}
 	seed, busy, j := c.m.seed, c.m.busy, c.jiffies
-	return shouldWeBalanceOver(c.m.topo, func(cpu int) bool { return idleAt(seed, busy, cpu, j) }, c.cpu, l)
+	return shouldWeBalanceOver(c.m.topo, func(cpu int) bool { return ksim.TickIdle(seed, busy, cpu, j) }, c.cpu, l)
 }
 
 // spreadPhase starts CPU i of n a share i/n of each interval early: sd_init()

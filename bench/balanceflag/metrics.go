@@ -38,7 +38,7 @@ var levelUnits = map[levelKind][3]bench.Unit{
 	kindAll:    {AllCASPerSec, AllCASFailsPerSec, AllFlagShare},
 }
 
-// idleSeed is the seed of idleAt for every run: the idle pattern is
+// idleSeed is the seed of ksim.TickIdle for every run: the idle pattern is
 // part of the variant, the same in every run and both orders.
 const idleSeed = 0x5eed0023
 

@@ -235,3 +235,6 @@ func TestSimulateOverlappingNohzWalks(t *testing.T) {
 		}
 	}
 }
+
+// idleAt is the tests' name for the idle draw (ksim.TickIdle).
+func idleAt(seed uint64, busy int, cpu int, j int64) bool { return ksim.TickIdle(seed, busy, cpu, j) }

@@ -60,7 +60,7 @@ func (s *sim) nohzRow(counter bool, variant string) NohzRow {
 	cpus := len(s.cpus)
 	lines := bench.NewNohzLines(cpus, counter)
 	n := s.nohz
-	idle := func(c int, j int64) bool { return idleAt(s.cfg.Seed, s.cfg.Busy, c, j) }
+	idle := func(c int, j int64) bool { return ksim.TickIdle(s.cfg.Seed, s.cfg.Busy, c, j) }
 	for c := range cpus {
 		if idle(c, 0) {
 			n.EnterIdle(c)

@@ -45,6 +45,9 @@ type SimRow struct {
 	// Ticks are sched_tick() calls per second, busy CPUs' and the kept
 	// ticks of idle ones (IdleTicks): kernel model's, as the counts'.
 	Ticks, IdleTicks float64 `json:"-"`
+	// LBPasses are sched_balance_rq() calls per second over every level,
+	// by ksim.IdleType (schedstat's lb_count: idle, busy, newidle).
+	LBPasses [3]float64 `json:"-"`
 	// NewidleCut is the newidle walks per second the avg_idle cutoff
 	// stopped below the top domain.
 	NewidleCut float64 `json:",omitempty"`
@@ -78,6 +81,11 @@ func (s *sim) row(order string) SimRow {
 		r.Newidles += float64(c.newidleWalks) / sec
 		r.NewidleCut += float64(c.newidleCut) / sec
 		r.IdleTicks += float64(c.keptTicks) / sec
+		for k := range c.levels {
+			for t, n := range c.levels[k].bal.LBCount {
+				r.LBPasses[t] += float64(n) / sec
+			}
+		}
 	}
 	r.Ticks = r.IdleTicks + float64(s.busyTicks)/sec
 	sums := sumLevels(cpus)

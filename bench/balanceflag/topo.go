@@ -147,16 +147,9 @@ func (t topology) cpuList() []int {
 
 var cpuLists sync.Map // cpus → []int
 
-// idleAt says whether CPU cpu is idle in tick j when busy per cent of the
-// CPUs are busy: a hash of (seed, cpu, j), so that a CPU's state is a fact
-// every worker and the simulation compute alike without sharing a line, and
-// changes from one tick to the next as an OLTP server's CPUs do.
-// (ksim.TickIdle, the simulation's ksim.TickPattern draw).
-func idleAt(seed uint64, busy int, cpu int, j int64) bool { return ksim.TickIdle(seed, busy, cpu, j) }
-
 // shouldWeBalanceOver is should_we_balance() for CPU cpu at level l, for a
 // periodic pass (busy or idle; newidle passes always balance), with the
-// CPUs idle says are idle (the hash of one tick in a run, idleAt, or a
+// CPUs idle says are idle (the hash of one tick in a run, ksim.TickIdle, or a
 // test's own pattern): ksim's Kernel.ShouldWeBalance of mainline over the
 // level's local group, cores being runs of smt CPUs. The first idle core's
 // first idle CPU balances for the group, else the first idle CPU of a busy

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/contend/contend/bench"
+	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/ktime"
 )
 
@@ -129,7 +130,7 @@ func balanceTicks(w *worker, n int) {
 // idleTick says whether this CPU is idle in this tick, and runs the newidle
 // walk of a CPU that went idle since the last one.
 func (w *worker) idleTick() bool {
-	idle := idleAt(w.m.seed, w.m.busy, w.cpu, w.jiffies)
+	idle := ksim.TickIdle(w.m.seed, w.m.busy, w.cpu, w.jiffies)
 	if idle {
 		w.idleTicks++
 		if !w.wasIdle {

@@ -232,6 +232,8 @@ func (k Kernel) OutBalanced(b *Balance, idle IdleType) {
 // every way out, panics included ("out: if (need_unlock)
 // atomic_set_release(&sched_balance_running, 0);").
 func (k Kernel) BalanceRQ(h Balancer, i int, idle IdleType, held bool) (moved, cont bool) {
+	// schedstat_inc(sd->lb_count[idle]);
+	h.Domain(i).LBCount[idle]++
 	// redo:
 	//	if (!should_we_balance(&env)) {
 	//		*continue_balancing = 0;

@@ -244,3 +244,23 @@ func TestShouldWeBalanceIdleCore(t *testing.T) {
 		}
 	}
 }
+
+// sched_balance_rq() counts its calls per idle type at entry, before
+// should_we_balance(), as schedstat's lb_count does: a periodic walk whose
+// lowest level should not balance counts that level's call and stops.
+func TestBalanceRQLBCount(t *testing.T) {
+	f := newFake(3)
+	f.swb[0] = false
+	Mainline.BalanceRQ(f, 0, CPUIdle, false)
+	Mainline.BalanceRQ(f, 1, CPUNotIdle, false)
+	Mainline.BalanceRQ(f, 1, CPUNewlyIdle, false)
+	if got := f.doms[0].LBCount; got != [3]int64{1, 0, 0} {
+		t.Errorf("level 0 lb_count %v, want one CPU_IDLE call though it did not balance", got)
+	}
+	if got := f.doms[1].LBCount; got != [3]int64{0, 1, 1} {
+		t.Errorf("level 1 lb_count %v, want one CPU_NOT_IDLE and one CPU_NEWLY_IDLE call", got)
+	}
+	if len(f.passes) != 2 {
+		t.Errorf("passes %v, want the two that balanced", f.passes)
+	}
+}

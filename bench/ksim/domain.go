@@ -249,6 +249,10 @@ type Balance struct {
 	// the domain's first newidle visit as sd_init() starts them.
 	NewidleCall, NewidleSuccess, NewidleRatio, NewidleStamp int64
 	newidleStarted                                          bool
+	// LBCount is sd->lb_count[idle], by IdleType: the domain's
+	// sched_balance_rq() calls, counted at entry as schedstat_inc() does,
+	// before should_we_balance() (/proc/schedstat's lb_count).
+	LBCount [3]int64
 }
 
 // Due is time_after_eq(jiffies, sd->last_balance + interval), interval in

@@ -36,7 +36,9 @@ type TickPattern struct {
 }
 
 // TickIdle is the draw of CPU cpu in tick j: idle with chance 100-busy per
-// cent.
+// cent, a hash of (seed, cpu, j), so that a CPU's state is a fact every
+// pinned worker and the simulation compute alike without sharing a line,
+// and changes from one tick to the next as an OLTP server's CPUs do.
 func TickIdle(seed uint64, busy int, cpu int, j int64) bool {
 	if busy >= 100 {
 		return false

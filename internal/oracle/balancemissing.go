@@ -47,6 +47,21 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 			why += perWalk(r, rows)
 		}
 		return why
+	case is("sched_balance_rq() calls") && is("CPU_NEWLY_IDLE") && !over && len(kc.NewidleCost) > 0:
+		return fmt.Sprintf("the model's newidle walks pass few domains or none: each stops at sched_balance_newidle()'s gate, avg_idle (its sample the guest's mean idle, %.0f µs) under the lowest domain's max_newidle_lb_cost (the guest's, %.0f µs); the guest's avg_idle, a running average of its idles' lengths (update_avg(), an eighth of the difference at each wakeup) capped at 2 × max_idle_balance_cost, climbs past the gate after its few long idles (its idle tick slots no tick fired in: %.0f per s), which the model, whose idles all last the mean, has none of", meanIdleUs(kc), float64(kc.NewidleCost[0])/1e3, suppressedTicks(kc))
+	case is("sched_balance_rq() calls") && is("CPU_NOT_IDLE") && !over:
+		mt, mi := rowModel(rows, "ticks per s (sched_tick)"), rowModel(rows, "on idle cpus (task_tick_idle)")
+		busy := kc.V["ticks/s"] - kc.V["idle-ticks/s"]
+		if mt-mi <= 0 || busy <= 0 {
+			break
+		}
+		return fmt.Sprintf("the model draws each cpu busy or idle per tick on its own, so a busy cpu's last pass was most often an idle tick's, from which the busy interval (balance_interval × busy_factor, less a jiffy) is seldom due: its busy cpus pass at %.1f %% of their busy ticks, the guest's at %.1f %% of theirs (ticks less idle ticks); the guest's cpus stay busy for runs of ticks, which the count's rates do not give", 100*r.model/(mt-mi), 100*r.kernel/busy)
+	case is("sched_balance_rq() calls") && is("CPU_IDLE") && over:
+		mi, ki := rowModel(rows, "on idle cpus (task_tick_idle)"), kc.V["idle-ticks/s"]
+		if mi <= 0 || ki <= 0 {
+			break
+		}
+		return fmt.Sprintf("not named: the model's idle cpus pass at each idle tick (the idle interval, a jiffy at HZ %d) on every level whose interval has passed and should_we_balance() lets on, %.2f passes per idle tick, the guest's %.2f (the nohz balancer's passes on an idle cpu's behalf in both); the count sums lb_count over the domains, so it does not say on which level the model's extra passes are", countHZ(kc), r.model/mi, r.kernel/ki)
 	case is("ticks per s (sched_tick)") || is("on idle cpus (task_tick_idle)"):
 		if why := tickWhy(kc, over, is("task_tick_idle")); why != "" {
 			return why
@@ -122,6 +137,17 @@ func idleLoopWhy(kc CountResult, share float64) string {
 
 // inside says whether a model/kernel ratio is within ModelTolerance.
 func inside(ratio float64) bool { return ratio <= ModelTolerance && ratio >= 1/ModelTolerance }
+
+// rowModel is the model's figure of the first row whose name holds name,
+// 0 where none does.
+func rowModel(rows []modelRow, name string) float64 {
+	for _, r := range rows {
+		if strings.Contains(r.name, name) {
+			return r.model
+		}
+	}
+	return 0
+}
 
 // rowRatio is the model/kernel ratio of the first row whose name holds
 // name, 0 where none does or its kernel figure is 0.

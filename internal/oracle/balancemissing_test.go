@@ -103,6 +103,11 @@ func TestBalanceMissingTicks(t *testing.T) {
 		{"passes for long idles", afterTick, modelRow{"  of which on idle cpus' behalf (nohz) per s", 28, 13}, "76 per s (16 % of its idle tick slots"},
 		{"own walks per tick", afterTick, modelRow{"  of which the cpus' own passes per s", 500, 985}, "ran at 56 % of its ticks"},
 		{"stop form's entries in busy ticks", kc(ksim.IdleTickStop, 53, 497, 113, 5834, 5996), modelRow{"  tick stops per s (nohz_balance_enter_idle)", 5834, 3420}, "rounded (6), in each busy tick (53 %"},
+		{"newidle gate", func() CountResult {
+			c := afterTick
+			c.NewidleCost = []time.Duration{3 * time.Millisecond}
+			return c
+		}(), modelRow{"sched_balance_rq() calls per s, newly idle (CPU_NEWLY_IDLE)", 22, 0}, "under the lowest domain's max_newidle_lb_cost (the guest's, 3000 µs)"},
 		{"mask per busy tick", kc(ksim.IdleTickStop, 73, 622, 127, 3527, 3649), modelRow{"  of which entering nohz.idle_cpus_mask per s", 300, 700}, "300 times per s over 495 busy ticks: 61 %"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -206,5 +211,25 @@ func TestIdlePull(t *testing.T) {
 	got := balanceMissing(kc(ksim.IdleTickAfterTick, 30, 400), modelRow{"  tick stops per s (nohz_balance_enter_idle)", 70, 330}, nil)
 	if !strings.Contains(got, "at most 8 % of them pulled a task") {
 		t.Errorf("balanceMissing = %q, want the pulls named", got)
+	}
+}
+
+// TestBalanceMissingByIdleType: the passes by idle type name what the
+// tick rows show: a busy cpu's passes per busy tick, the model's against
+// the guest's, and its idle cpus' passes per idle tick.
+func TestBalanceMissingByIdleType(t *testing.T) {
+	kc := CountResult{CPUs: 4, Nodes: 2, HZ: 250, IdleTick: ksim.IdleTickAfterTick, V: map[string]float64{
+		"busy-%": 60, "nohz-run-idle/s": 5000, "ticks/s": 900, "idle-ticks/s": 400}}
+	rows := []modelRow{{"ticks per s (sched_tick)", 900, 1000}, {"  of which on idle cpus (task_tick_idle)", 400, 500}}
+	for _, tc := range []struct {
+		row  modelRow
+		want string
+	}{
+		{modelRow{"sched_balance_rq() calls per s, busy cpus (CPU_NOT_IDLE)", 25, 1}, "pass at 0.2 % of their busy ticks, the guest's at 5.0 %"},
+		{modelRow{"sched_balance_rq() calls per s, idle cpus (lb_count CPU_IDLE)", 340, 700}, "1.40 passes per idle tick, the guest's 0.85"},
+	} {
+		if got := balanceMissing(kc, tc.row, rows); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: balanceMissing = %q, want it to say %q", tc.row.name, got, tc.want)
+		}
 	}
 }

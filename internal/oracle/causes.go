@@ -75,6 +75,9 @@ func writeCauses(w io.Writer, c *kernel.Counted) {
 // CPU_IDLE, CPU_NOT_IDLE, CPU_NEWLY_IDLE) in the results' units.
 var lbKinds = [3]string{"idle", "busy", "newidle"}
 
+// lbRowNames name the idle types in kernel model's rows.
+var lbRowNames = [3]string{"idle cpus (lb_count CPU_IDLE)", "busy cpus (CPU_NOT_IDLE)", "newly idle (CPU_NEWLY_IDLE)"}
+
 // lbValues are the balancer's passes over a domain (sched_balance_rq()'s
 // lb_count) and the tasks they pulled (lb_gained), per idle type, summed
 // over the domains, per second of the counted run: "idle-lb/s",

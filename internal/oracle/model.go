@@ -679,10 +679,13 @@ func bfNewidle(kc CountResult, hz int) int {
 // second of kernel time: sched_balance_domains() walks (Softirqs), those
 // run on an idle cpu's behalf, the kicks' IPIs to the nohz balancer, and the flag's
 // attempts.
-type balanceRates struct{ passes, nohzPasses, walks, cas, ticks, idleTicks float64 }
+type balanceRates struct {
+	passes, nohzPasses, walks, cas, ticks, idleTicks float64
+	lb                                               [3]float64 // sched_balance_rq() calls by idle type
+}
 
 func ratesOf(r balanceflag.SimRow) balanceRates {
-	return balanceRates{r.Softirqs, r.NohzPasses, r.KickIPIs, r.CAS, r.Ticks, r.IdleTicks}
+	return balanceRates{r.Softirqs, r.NohzPasses, r.KickIPIs, r.CAS, r.Ticks, r.IdleTicks, r.LBPasses}
 }
 
 // balanceAfterWarmup runs the balanceflag model fed cfg and returns its
@@ -719,8 +722,12 @@ func balanceAfterWarmup(cfg balanceflag.SimConfig, warm time.Duration) (balanceR
 	}
 	a, f, d := (warm + cfg.Duration).Seconds(), warm.Seconds(), cfg.Duration.Seconds()
 	after := func(x, y float64) float64 { return (x*a - y*f) / d }
-	return balanceRates{after(all.passes, first.passes), after(all.nohzPasses, first.nohzPasses),
-		after(all.walks, first.walks), after(all.cas, first.cas), after(all.ticks, first.ticks), after(all.idleTicks, first.idleTicks)}, nil
+	r := balanceRates{after(all.passes, first.passes), after(all.nohzPasses, first.nohzPasses),
+		after(all.walks, first.walks), after(all.cas, first.cas), after(all.ticks, first.ticks), after(all.idleTicks, first.idleTicks), [3]float64{}}
+	for t := range r.lb {
+		r.lb[t] = after(all.lb[t], first.lb[t])
+	}
+	return r, nil
 }
 
 // bfNewidlePerTick is how many newidle walks a busy cpu makes in a tick
@@ -841,6 +848,14 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 		rows = append(rows, modelRow{"ticks per s (sched_tick)", t, m.ticks})
 		if it, ok := kc.V["idle-ticks/s"]; ok {
 			rows = append(rows, modelRow{"  of which on idle cpus (task_tick_idle)", it, m.idleTicks})
+		}
+	}
+	// The passes over a domain by the cpu's idle type: schedstat's
+	// lb_count, sched_balance_rq()'s calls counted at entry, before
+	// should_we_balance(), over every domain (ksim.Balance.LBCount).
+	for t, k := range lbKinds {
+		if v, ok := kc.V[k+"-lb/s"]; ok {
+			rows = append(rows, modelRow{"sched_balance_rq() calls per s, " + lbRowNames[t], v, m.lb[t]})
 		}
 	}
 	if !serialized {
