@@ -627,24 +627,35 @@ func markInlinedULA(sites []Site, fns []*fn, syms *Symbols) {
 	for _, f := range fns {
 		byName[f.sym.Name] = f
 	}
+	// Each host's writes to tg->load_avg, by offset: a walk back that
+	// meets one has left the site's own copy.
+	writes := map[string]map[uint64]bool{}
+	for _, st := range sites {
+		if st.Kind == "tg-load-avg" {
+			if writes[st.Func] == nil {
+				writes[st.Func] = map[uint64]bool{}
+			}
+			writes[st.Func][st.Off] = true
+		}
+	}
 	for k := range sites {
 		st := &sites[k]
 		f := byName[st.Func]
 		if f == nil || st.Kind != "tg-load-avg" && st.Kind != "tg-load-avg-limit" || baseName(st.Func) == "update_load_avg" {
 			continue
 		}
-		st.Via = inlineVia(f, st.Off, syms)
+		st.Via = inlineVia(f, st.Off, writes[st.Func], syms)
 	}
 }
 
 // inlineVia is the body a site at off in f belongs to, by the nearest
 // marker call before it (ulaMarkers); "" where that is none, an attach or
-// detach, or another tg->load_avg write comes first.
-func inlineVia(f *fn, off uint64, syms *Symbols) string {
+// detach, or another of f's tg->load_avg writes (writes) comes first.
+func inlineVia(f *fn, off uint64, writes map[uint64]bool, syms *Symbols) string {
 	i := sort.Search(len(f.insts), func(i int) bool { return f.insts[i].off >= off })
 	for j := i - 1; j >= 0; j-- {
 		in := f.insts[j]
-		if isAtomicAdd(in) {
+		if writes[in.off] {
 			return ""
 		}
 		t, ok := callTarget(f.sym.Addr, in)
