@@ -61,7 +61,7 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		if mi <= 0 || ki <= 0 {
 			break
 		}
-		return fmt.Sprintf("not named: the model's idle cpus pass at each idle tick (the idle interval, a jiffy at HZ %d) on every level whose interval has passed and should_we_balance() lets on, %.2f passes per idle tick, the guest's %.2f (the nohz balancer's passes on an idle cpu's behalf in both); the count sums lb_count over the domains (one 7.2 guest split its 0.57 per idle tick at MC and 0.44 at NUMA, where the model has 1.00 and 0.69, docs/balanceflag.md), so the lowest level's interval is not due at about 4 in 10 of the guest's idle ticks: a likely cause, not shown, is a tick that runs before the timekeeper's (tick_do_timer_cpu) jiffies update of the same instant and reads the jiffy before", countHZ(kc), r.model/mi, r.kernel/ki)
+		return fmt.Sprintf("not named: the model's idle cpus pass at each idle tick (the idle interval, a jiffy at HZ %d) on every level whose interval has passed and should_we_balance() lets on, %.2f passes per idle tick, the guest's %.2f (the nohz balancer's passes on an idle cpu's behalf in both); the count sums lb_count over the domains (one 7.2 guest split its 0.57 per idle tick at MC and 0.44 at NUMA, where the model has 1.00 and 0.69, docs/balanceflag.md), so the lowest level's interval is not due at about 4 in 10 of the guest's idle ticks, on all four of its cpus alike (69-96 passes each in 2 s), so not one timekeeping cpu reading fresh jiffies where the others read stale ones; the counts do not show why", countHZ(kc), r.model/mi, r.kernel/ki)
 	case is("ticks per s (sched_tick)") || is("on idle cpus (task_tick_idle)"):
 		if why := tickWhy(kc, over, is("task_tick_idle")); why != "" {
 			return why
