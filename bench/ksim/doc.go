@@ -60,8 +60,9 @@
 //     place (SerializeOrder); Kernel.NewidleBalance is
 //     sched_balance_newidle() (newidle_balance(), idle_balance()) with
 //     its avg_idle gate and cutoff; Kernel.BalanceRQ is
-//     sched_balance_rq()'s frame (should_we_balance(), the flag after
-//     3324b2180c17, out_balanced: Kernel.OutBalanced);
+//     sched_balance_rq()'s frame (schedstat's lb_count at entry,
+//     Balance.LBCount; should_we_balance(), the flag after 3324b2180c17,
+//     out_balanced: Kernel.OutBalanced);
 //     Kernel.UpdateNewidleCost is update_newidle_cost(); RQBalance is
 //     rq->next_balance, avg_idle and max_idle_balance_cost, with
 //     ttwu_do_activate()'s avg_idle update (WokeUp).
@@ -144,6 +145,16 @@
 //     ParseIdleTickRule its flag's names, IdleCPU a loop with the time its
 //     idle began; used by bench/balanceflag, bench/wakeup and
 //     bench/loadavg's pairs.
+//
+//   - The whole-tick idle pattern (tickpattern.go): TickPattern, for a
+//     model whose CPUs are idle or busy for whole ticks (bench/balanceflag):
+//     the draw per CPU and tick (TickIdle), when each tick fires and its
+//     work runs, a busy tick's short idles and the moment a CPU goes idle,
+//     which idle ticks fire (Fires) and where the idle loop's rule stops
+//     the tick (TickStop: nohz_balance_enter_idle()), fresh idles (Fresh:
+//     idles shorter than a tick, each wakeup restarting the tick in
+//     tick_nohz_idle_exit()) and the share whose work pulls a task (Pull),
+//     and nohz.idle_cpus_mask at a tick's kicks (InMask).
 //
 //   - One CPU's lowest domain alone as a Balancer (lowest.go:
 //     LowestDomain), for a scenario that needs the walks' cadence only
