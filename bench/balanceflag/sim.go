@@ -253,7 +253,7 @@ type simProc struct {
 // newSimProc is CPU p's coroutine state, its walk callbacks made once.
 func newSimProc(s *sim, kp *ksim.Proc) *simProc {
 	p := &simProc{Proc: kp, s: s}
-	p.walkIdle = func(b int) bool { return ksim.TickIdle(s.cfg.Seed, s.cfg.Busy, b, p.walkJ) }
+	p.walkIdle = func(b int) bool { return s.pat.Idle(b, p.walkJ) }
 	p.walkBalance = func(b int) {
 		c := &s.cpus[b]
 		c.jiffies = p.walkJ
@@ -291,7 +291,7 @@ func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
 		}
 	}
 	s.nohz = ksim.NewNohz(cfg.CPUs, llc)
-	s.ilbIdle = func(b int) bool { return ksim.TickIdle(s.cfg.Seed, s.cfg.Busy, b, s.ilbJ) }
+	s.ilbIdle = func(b int) bool { return s.pat.Idle(b, s.ilbJ) }
 	s.ilbInMask = func(b int) bool { return s.pat.InMask(b, s.ilbJ) }
 	s.walkNext = func(b int) int64 { return s.cpus[b].rq.NextBalance }
 	s.ilbRQ = func(b int) ksim.KickRQ {
@@ -369,7 +369,7 @@ func (p *simProc) tick(j int64) bool {
 	s := p.s
 	c := &s.cpus[p.CPU]
 	c.jiffies = j
-	idle := ksim.TickIdle(s.cfg.Seed, s.cfg.Busy, p.CPU, j)
+	idle := s.pat.Idle(p.CPU, j)
 	if idle {
 		start := p.Now
 		if s.pat.Fires(p.CPU, j) {
@@ -383,7 +383,7 @@ func (p *simProc) tick(j int64) bool {
 		}
 		// Fresh idles: the tick's span has the cpu's idle entries as a
 		// busy tick's has, each its newidle walk.
-		ok := !s.cfg.FreshIdle || p.shortIdles(j, s.pat.TickStart(p.CPU, j))
+		ok := p.shortIdles(j, s.pat.TickStart(p.CPU, j))
 		s.busyNs += p.Now - start
 		return ok
 	}
@@ -397,7 +397,7 @@ func (p *simProc) tick(j int64) bool {
 	if !p.shortIdles(j, t0) {
 		return false
 	}
-	if ksim.TickIdle(s.cfg.Seed, s.cfg.Busy, p.CPU, j+1) {
+	if s.pat.Idle(p.CPU, j+1) {
 		if !p.WaitUntil(s.pat.GoIdleAt(p.CPU, j)) {
 			return false
 		}
@@ -409,10 +409,10 @@ func (p *simProc) tick(j int64) bool {
 }
 
 // shortIdles runs the short idle periods of tick j, which starts at t0,
-// where the tick has them (TickPattern.ShortIdleTick), each at its offset;
+// where the tick has them (TickPattern.HasShortIdles), each at its offset;
 // false when the run ended first.
 func (p *simProc) shortIdles(j, t0 int64) bool {
-	if !p.s.pat.ShortIdleTick(p.CPU, j) {
+	if !p.s.pat.HasShortIdles(p.CPU, j) {
 		return true
 	}
 	for _, off := range p.s.pat.ShortIdles(p.s.pat.Hash(p.CPU, j)) {

@@ -60,7 +60,7 @@ func (s *sim) nohzRow(counter bool, variant string) NohzRow {
 	cpus := len(s.cpus)
 	lines := bench.NewNohzLines(cpus, counter)
 	n := s.nohz
-	idle := func(c int, j int64) bool { return ksim.TickIdle(s.cfg.Seed, s.cfg.Busy, c, j) }
+	idle := func(c int, j int64) bool { return s.pat.Idle(c, j) }
 	for c := range cpus {
 		if idle(c, 0) {
 			n.EnterIdle(c)
@@ -82,7 +82,7 @@ func (s *sim) nohzRow(counter bool, variant string) NohzRow {
 			// The driver-less idle loop before f4c31b07b136 stops the
 			// tick at every idle entry: a busy tick's short idles too,
 			// and with fresh idles an idle tick's.
-			if s.cfg.IdleTick == ksim.IdleTickStop && s.pat.ShortIdleTick(c, j) && (s.cfg.FreshIdle || !idle(c, j)) {
+			if s.cfg.IdleTick == ksim.IdleTickStop && s.pat.HasShortIdles(c, j) {
 				for _, off := range s.pat.ShortIdles(s.pat.Hash(c, j)) {
 					evs = append(evs, nohzEvent{t: s.pat.TickStart(c, j) + off, stop: 1, cpu: c})
 				}

@@ -70,6 +70,13 @@ func (p *TickPattern) ShortIdleTick(cpu int, j int64) bool {
 	return n > 0 && (j+int64(cpu))%n == 0
 }
 
+// HasShortIdles says whether CPU cpu's tick j holds short idle periods
+// (ShortIdles): a busy tick one in Newidle, and with fresh idles an idle
+// tick's span too.
+func (p *TickPattern) HasShortIdles(cpu int, j int64) bool {
+	return p.ShortIdleTick(cpu, j) && (p.Fresh || !p.Idle(cpu, j))
+}
+
 // Hash is CPU cpu's draw for tick j, which places its short idles and the
 // moment it goes idle.
 func (p *TickPattern) Hash(cpu int, j int64) uint64 {

@@ -103,3 +103,19 @@ func TestTickPatternPull(t *testing.T) {
 		t.Errorf("%d of %d idle ticks pulled (%.3f), want about 0.6", pulled, idle, share)
 	}
 }
+
+// TestHasShortIdles: a busy tick holds short idles one tick in Newidle,
+// an idle tick only with fresh idles.
+func TestHasShortIdles(t *testing.T) {
+	for _, fresh := range []bool{false, true} {
+		p := TickPattern{Seed: 5, Busy: 50, HZ: 250, CPUs: 4, Newidle: 2, PerTick: 1, Rule: IdleTickStop, Fresh: fresh}
+		for cpu := range p.CPUs {
+			for j := int64(1); j < 400; j++ {
+				want := (j+int64(cpu))%2 == 0 && (fresh || !p.Idle(cpu, j))
+				if got := p.HasShortIdles(cpu, j); got != want {
+					t.Fatalf("fresh %v, cpu %d tick %d (idle %v): short idles %v, want %v", fresh, cpu, j, p.Idle(cpu, j), got, want)
+				}
+			}
+		}
+	}
+}

@@ -267,7 +267,7 @@ func lostShare(kc CountResult) float64 {
 		return 0
 	}
 	idleSlots := slots * (100 - kc.V["busy-%"]) / 100
-	return math.Max(slots-t-math.Max(0, idleSlots-it), 0) / slots
+	return math.Max(suppressedTicks(kc)-math.Max(0, idleSlots-it), 0) / slots
 }
 
 // maskPerBusyTick is the guest's mask entries over its busy ticks (ticks
