@@ -81,6 +81,11 @@ type Counted struct {
 	// could not be read): the balancer's passes and the tasks they
 	// pulled, per domain level and idle type.
 	LB *schedstat.Stats `json:"lb,omitempty"`
+
+	// Ticks sums the counted run's tick trace (ticktrace.go): per tick,
+	// whether the cpu's own walk was due and as which idle type (nil
+	// where it could not be taken: a note says why).
+	Ticks *TickTrace `json:"ticks,omitempty"`
 }
 
 // SiteCount is one site's hits: by a hardware execute breakpoint, and by
@@ -295,6 +300,10 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		}
 	}
 	c.BalanceCauses = addCauseProbes(u, tfs, causes)
+	ticks, tickFn, note := traceTicks(u, tfs, src.Input)
+	if note != "" {
+		c.Notes = append(c.Notes, note)
+	}
 	cpus, err := onlineCPUs(cfg.Root)
 	if err != nil {
 		return nil, err
@@ -331,10 +340,18 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		}
 		sites = append(sites, sc)
 	}
-	a := &arming{cfg: cfg, leaf: h.Leaf, u: u, tfs: tfs, cpus: cpus}
+	a := &arming{cfg: cfg, leaf: h.Leaf, u: u, tfs: tfs, cpus: cpus, ticks: ticks}
 	r, err := a.run(ctx, sites, nil)
 	if err != nil {
 		return nil, err
+	}
+	a.ticks = nil // the counted run's only: the checking run's watchpoints slow the guest
+	if ticks != nil {
+		if t, err := readTicks(ticks, tickFn, c.HZ); err != nil {
+			c.Notes = append(c.Notes, "tick trace not read: "+err.Error())
+		} else {
+			c.Ticks = t
+		}
 	}
 	c.Notes = append(c.Notes, r.notes...)
 	c.Counted, c.Threads, c.Sites, c.Enqueues, c.SelectRQ, c.Balances, c.BusyPct = r.Load, r.Threads, r.Sites, r.Enqueues, r.SelectRQ, r.Balances, r.BusyPct
@@ -395,6 +412,9 @@ type arming struct {
 	u    *machine.Undo
 	tfs  *machine.Tracefs
 	cpus []int
+	// ticks is the tick trace's instance, recording over the run where
+	// set.
+	ticks *machine.Tracefs
 }
 
 // armed is one counted run's outcome.
@@ -480,6 +500,11 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 			return nil, err
 		}
 	}
+	if a.ticks != nil {
+		if err := a.ticks.Record(true); err != nil {
+			return nil, err
+		}
+	}
 	before, missed0, err := a.tfs.Hits()
 	if err != nil {
 		return nil, err
@@ -511,6 +536,11 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 		}
 		for _, b := range bps {
 			b.Enable(false)
+		}
+		if a.ticks != nil {
+			if err := a.ticks.Record(false); err != nil && herr == nil {
+				herr = err
+			}
 		}
 	})
 	if err != nil {
@@ -780,4 +810,60 @@ func showDomains(u *machine.Undo, root string) error {
 	}
 	u.Push("sched/verbose back to N", func() error { return os.WriteFile(p, []byte("N"), 0) })
 	return nil
+}
+
+// traceTicks sets up the tick trace (ticktrace.go): the group's trace
+// instance and, recording there, a kprobe with the record's fetch
+// arguments on the balancer's trigger. It returns the instance and the
+// function, or a note saying why there is none; the count goes on
+// without it.
+func traceTicks(u *machine.Undo, tfs *machine.Tracefs, in Input) (*machine.Tracefs, string, string) {
+	fn := ""
+	for _, f := range TickTraceFuncs {
+		if _, _, ok := in.Syms.Func(f); ok {
+			fn = f
+			break
+		}
+	}
+	if fn == "" {
+		return nil, "", "no tick trace: kallsyms has none of " + strings.Join(TickTraceFuncs, ", ")
+	}
+	jiffies := ""
+	if _, ok := in.Syms.Lookup("jiffies_64"); ok {
+		jiffies = "jiffies_64"
+	}
+	var rq map[string]int64
+	if in.Layout != nil {
+		rq = in.Layout.RQ
+	}
+	args, err := TickProbeArgs(rq, jiffies)
+	if err != nil {
+		return nil, "", "no tick trace: " + err.Error()
+	}
+	inst, err := tfs.Instance(u)
+	if err != nil {
+		return nil, "", "no tick trace: " + err.Error()
+	}
+	if err := tfs.AddTracedKprobe(u, inst, "contend_tick", fn, args); err != nil {
+		return nil, "", "no tick trace: " + err.Error()
+	}
+	return inst, fn, ""
+}
+
+// readTicks reads and sums the instance's records.
+func readTicks(inst *machine.Tracefs, fn string, hz int) (*TickTrace, error) {
+	f, err := inst.Trace()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := ParseTickTrace(f)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, errors.New("no records")
+	}
+	t := SumTicks(fn, recs, hz)
+	return &t, nil
 }

@@ -125,6 +125,16 @@ func WriteFixture(dir string, syms *Symbols, mem Memory, rawBTF []byte) error {
 }
 
 // writeFile writes a fixture's file, making its directory.
+// WriteFixtureBTF rewrites only a fixture's BTF from a kernel's raw BTF:
+// for a member the layout newly reads, where the text and symbols stay.
+func WriteFixtureBTF(dir string, rawBTF []byte) error {
+	small, err := minimalBTF(rawBTF)
+	if err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, btfPath), small)
+}
+
 func writeFile(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -142,7 +152,7 @@ func minimalBTF(raw []byte) ([]byte, error) {
 		return nil, err
 	}
 	u64 := &btf.Int{Name: "u64", Size: 8}
-	members := map[string][]string{"": slices.Clone(nohzMembers), "rq": slices.Clone(rqMembers)}
+	members := map[string][]string{"": slices.Clone(nohzMembers), "rq": append(slices.Clone(rqMembers), tickRQMembers...)}
 	for _, m := range layoutMembers {
 		if !slices.Contains(members[m.strct], m.member) {
 			members[m.strct] = append(members[m.strct], m.member)

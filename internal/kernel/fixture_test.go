@@ -19,6 +19,8 @@ import (
 //	go test ./internal/kernel -run TestMakeFixture -mkfixture testdata/debian-6.1 \
 //		-vmlinux vmlinux -sysmap System.map
 //
+// Without -sysmap it rewrites only the fixture's BTF (WriteFixtureBTF).
+//
 // The text is the image's, before boot-time patching (alternatives, static
 // keys, the ftrace nops): the live kernel's differs only there, and the
 // finder matches none of those. A running kernel's fixture (contend kernel
@@ -40,6 +42,12 @@ func TestMakeFixture(t *testing.T) {
 	raw, err := f.Section(".BTF").Data()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if *sysmap == "" { // -vmlinux alone: the BTF only
+		if err := WriteFixtureBTF(*mkFixture, raw); err != nil {
+			t.Fatal(err)
+		}
+		return
 	}
 	smf, err := os.Open(*sysmap)
 	if err != nil {

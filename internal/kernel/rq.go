@@ -35,7 +35,11 @@ type RQField struct {
 	Line int64  `json:"line"`
 }
 
-// rqOffsets reads rqMembers' offsets from BTF's struct rq; a member the
+// tickRQMembers are the struct rq fields the tick trace reads
+// (ticktrace.go) beyond rqMembers.
+var tickRQMembers = []string{"next_balance", "idle_balance"}
+
+// rqOffsets reads rqMembers' and tickRQMembers' offsets from BTF's struct rq; a member the
 // kernel lacks (nr_numa_running without NUMA balancing) is left out.
 func rqOffsets(spec *btf.Spec) map[string]int64 {
 	var rq *btf.Struct
@@ -43,7 +47,7 @@ func rqOffsets(spec *btf.Spec) map[string]int64 {
 		return nil
 	}
 	offs := map[string]int64{}
-	for _, m := range rqMembers {
+	for _, m := range append(slices.Clone(rqMembers), tickRQMembers...) {
 		if off, ok := memberOffset(rq, m); ok {
 			offs[m] = off
 		}

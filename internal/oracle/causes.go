@@ -3,6 +3,7 @@ package oracle
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"golang.org/x/perf/benchfmt"
 
@@ -98,4 +99,27 @@ func lbValues(c *kernel.Counted) []benchfmt.Value {
 			benchfmt.Value{Value: rate(float64(g), c), Unit: k + "-lb-gained/s"})
 	}
 	return vs
+}
+
+// tickValues are the tick trace's shares (kernel.TickTrace), where the
+// count took one: "traced-ticks/s" (beside the cause probe's "ticks/s":
+// the same ticks), "idle-tick-not-idle-%" (idle ticks whose
+// rq->idle_balance was 0: a task queued or a wakeup pending, so a due
+// walk balances CPU_NOT_IDLE), "idle-tick-due-%" and "busy-tick-due-%"
+// (ticks whose own walk was due), and "tick-stale-%" (a cpu's ticks a
+// period apart that read the same jiffy).
+func tickValues(c *kernel.Counted) []benchfmt.Value {
+	t := c.Ticks
+	if t == nil || t.Ticks == 0 || c.Counted == nil || c.Counted.Seconds <= 0 {
+		return nil
+	}
+	pct := func(n, of int) float64 { return 100 * float64(n) / math.Max(float64(of), 1) }
+	return []benchfmt.Value{
+		{Value: rate(float64(t.Ticks), c), Unit: "traced-ticks/s"},
+		{Value: pct(t.IdleNotIdle, t.Idle), Unit: "idle-tick-not-idle-%"},
+		{Value: pct(t.IdleQueued, t.Idle), Unit: "idle-tick-queued-%"},
+		{Value: pct(t.IdleDue, t.Idle), Unit: "idle-tick-due-%"},
+		{Value: pct(t.BusyDue, t.Ticks-t.Idle), Unit: "busy-tick-due-%"},
+		{Value: pct(t.Slots[0], t.Slots[0]+t.Slots[1]+t.Slots[2]), Unit: "tick-stale-%"},
+	}
 }

@@ -114,6 +114,7 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 	}
 	r.Values = append(r.Values, nohzValues(c)...)
 	r.Values = append(r.Values, lbValues(c)...)
+	r.Values = append(r.Values, tickValues(c)...)
 	// The checking run, where there was one: the watchpoints' sum
 	// against the sites' in that run (the two methods), and each level's
 	// writes per enqueue and per cfs_rq per s there.

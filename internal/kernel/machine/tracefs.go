@@ -81,14 +81,22 @@ func (t *Tracefs) Probes() ([]string, error) {
 	return names, sc.Err()
 }
 
-// RemoveStale removes probes an earlier run left in the group, and says
-// which.
+// RemoveStale removes probes an earlier run left in the group, and the
+// group's trace instance (first: a probe enabled there cannot be
+// removed), and says which.
 func (t *Tracefs) RemoveStale() ([]string, error) {
+	var done []string
+	inst := t.path(filepath.Join("instances", ProbeGroup))
+	if _, err := os.Stat(inst); err == nil {
+		if err := os.Remove(inst); err != nil {
+			return nil, fmt.Errorf("removing stale trace instance: %w", err)
+		}
+		done = append(done, "trace instance "+ProbeGroup+" removed")
+	}
 	names, err := t.Probes()
 	if err != nil {
-		return nil, err
+		return done, err
 	}
-	var done []string
 	for _, n := range names {
 		if err := t.removeProbe(n); err != nil {
 			return done, fmt.Errorf("removing stale kprobe %s/%s: %w", ProbeGroup, n, err)
@@ -147,3 +155,60 @@ func (t *Tracefs) TracingOff(u *Undo) error {
 	u.Push("tracing_on="+old, func() error { return writeFile(p, old, 0) })
 	return nil
 }
+
+// Instance is the group's own trace instance (instances/ProbeGroup): a
+// ring buffer of its own, so a probe that records its arguments there
+// leaves the top buffer, and tracing_on there, as the count found them.
+// It is made empty, with tracing off, and its removal recorded; one an
+// earlier run left is removed by RemoveStale.
+func (t *Tracefs) Instance(u *Undo) (*Tracefs, error) {
+	dir := t.path(filepath.Join("instances", ProbeGroup))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("making trace instance %s: %w", dir, err)
+	}
+	u.Push("trace instance "+ProbeGroup, func() error { return os.Remove(dir) })
+	in := &Tracefs{dir}
+	if err := writeFile(in.path("tracing_on"), "0", 0); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// AddTracedKprobe adds kprobe ProbeGroup/name at target with fetch
+// arguments args (kprobe_events' "NAME=FETCHARG:TYPE ..."), enabled in
+// instance in only, so its hits are recorded with their arguments there
+// (and counted in kprobe_profile); it records the probe's removal.
+func (t *Tracefs) AddTracedKprobe(u *Undo, in *Tracefs, name, target, args string) error {
+	def := fmt.Sprintf("p:%s/%s %s %s\n", ProbeGroup, name, target, args)
+	if err := writeFile(t.path("kprobe_events"), def, os.O_APPEND); err != nil {
+		return fmt.Errorf("kprobe on %s with %s refused: %w", target, args, err)
+	}
+	enable := in.path(filepath.Join("events", ProbeGroup, name, "enable"))
+	remove := func() error {
+		if err := writeFile(enable, "0", 0); err != nil {
+			return err
+		}
+		return writeFile(t.path("kprobe_events"), fmt.Sprintf("-:%s/%s\n", ProbeGroup, name), os.O_APPEND)
+	}
+	if err := writeFile(enable, "1", 0); err != nil {
+		writeFile(t.path("kprobe_events"), fmt.Sprintf("-:%s/%s\n", ProbeGroup, name), os.O_APPEND)
+		return fmt.Errorf("enabling kprobe on %s in %s: %w", target, in.Dir, err)
+	}
+	u.Push("kprobe "+ProbeGroup+"/"+name+" (traced)", remove)
+	return nil
+}
+
+// Record starts (on) or stops recording in the instance; starting
+// empties its buffer first.
+func (t *Tracefs) Record(on bool) error {
+	if !on {
+		return writeFile(t.path("tracing_on"), "0", 0)
+	}
+	if err := writeFile(t.path("trace"), "", os.O_TRUNC); err != nil {
+		return err
+	}
+	return writeFile(t.path("tracing_on"), "1", 0)
+}
+
+// Trace opens the instance's recorded text (its "trace" file).
+func (t *Tracefs) Trace() (*os.File, error) { return os.Open(t.path("trace")) }

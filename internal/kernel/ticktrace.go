@@ -1,0 +1,217 @@
+package kernel
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// The tick trace: one record per tick of every cpu, taken where the tick
+// hands the balancer its turn (sched_balance_trigger(), v6.10's name, or
+// trigger_load_balance()), with what decides that turn:
+//
+//	sched_tick():  rq->idle_balance = idle_cpu(cpu);
+//	               sched_balance_trigger(rq);
+//	                 if (time_after_eq(jiffies, rq->next_balance))
+//	                         raise_softirq(SCHED_SOFTIRQ);
+//
+// So each record holds jiffies, rq->next_balance (is the cpu's own walk
+// due?), rq->idle_balance (does the walk balance as CPU_IDLE?), and
+// rq->curr against rq->idle, rq->nr_running and rq->ttwu_pending (did
+// the tick find the idle task running with a task already queued or a
+// wakeup on its way: idle_cpu() false, so CPU_NOT_IDLE, though
+// task_tick_idle() counts the tick as idle?). It is what the schedstat
+// totals cannot say: which ticks walked, and as what.
+
+// TickTraceFuncs are the functions the record is taken at, newest name
+// first: sched_tick() calls it once per tick with rq as its argument.
+var TickTraceFuncs = []string{"sched_balance_trigger", "trigger_load_balance"}
+
+// tickFields are the struct rq members a record reads, by its key.
+var tickFields = [][2]string{
+	{"nb", "next_balance"}, {"ib", "idle_balance"}, {"nr", "nr_running"},
+	{"tp", "ttwu_pending"}, {"cu", "curr"}, {"id", "idle"},
+}
+
+// tickFieldTypes are the fetch types of tickFields' members in every
+// kernel since 5.x: unsigned long, unsigned char, unsigned int (both),
+// and two pointers.
+var tickFieldTypes = map[string]string{"nb": "u64", "ib": "u8", "nr": "u32", "tp": "u32", "cu": "u64", "id": "u64"}
+
+// TickProbeArgs are the kprobe fetch arguments of the tick record, from
+// struct rq's offsets in BTF (rq, by member) and jiffies_64's symbol; or
+// why it cannot be taken.
+func TickProbeArgs(rq map[string]int64, jiffies string) (string, error) {
+	if jiffies == "" {
+		return "", fmt.Errorf("kallsyms has no jiffies_64 (CONFIG_KALLSYMS_ALL unset?)")
+	}
+	args := []string{"j=@" + jiffies + ":u64"}
+	for _, f := range tickFields {
+		off, ok := rq[f[1]]
+		if !ok {
+			return "", fmt.Errorf("BTF's struct rq has no %s", f[1])
+		}
+		args = append(args, fmt.Sprintf("%s=+%d($arg1):%s", f[0], off, tickFieldTypes[f[0]]))
+	}
+	return strings.Join(args, " "), nil
+}
+
+// TickRecord is one traced tick.
+type TickRecord struct {
+	CPU         int
+	Time        float64 // seconds, the trace clock's
+	Jiffies     uint64
+	NextBalance uint64
+	IdleBalance bool // rq->idle_balance: the walk balances as CPU_IDLE
+	NrRunning   uint32
+	TTWUPending bool
+	IdleTask    bool // rq->curr == rq->idle
+}
+
+// Due is whether the tick raises the balance softirq for the cpu's own
+// walk: time_after_eq(jiffies, rq->next_balance).
+func (r TickRecord) Due() bool { return int64(r.Jiffies-r.NextBalance) >= 0 }
+
+// ParseTickTrace reads a trace instance's text: lines such as
+//
+//	<idle>-0  [002] d.h2.  51.123456: contend_tick: (sched_tick+0x5e/0x1a0) j=4295020000 nb=4295020001 ib=1 nr=0 tp=0 cu=18446... id=18446...
+//
+// skipping the '#' header. A line that is not a whole record is an error
+// naming its number.
+func ParseTickTrace(r io.Reader) ([]TickRecord, error) {
+	var out []TickRecord
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+			continue
+		}
+		rec, err := parseTickLine(line)
+		if err != nil {
+			return nil, fmt.Errorf("tick trace line %d: %w", n, err)
+		}
+		out = append(out, rec)
+	}
+	return out, sc.Err()
+}
+
+func parseTickLine(line string) (TickRecord, error) {
+	var rec TickRecord
+	f := strings.Fields(line)
+	cpuAt := -1
+	for i, w := range f {
+		if len(w) > 2 && w[0] == '[' && w[len(w)-1] == ']' {
+			if c, err := strconv.Atoi(w[1 : len(w)-1]); err == nil && c >= 0 {
+				rec.CPU, cpuAt = c, i
+				break
+			}
+		}
+	}
+	if cpuAt < 0 {
+		return rec, fmt.Errorf("no [cpu] in %q", line)
+	}
+	timeAt := -1
+	for i := cpuAt + 1; i < len(f); i++ {
+		if s, ok := strings.CutSuffix(f[i], ":"); ok {
+			if t, err := strconv.ParseFloat(s, 64); err == nil && t >= 0 {
+				rec.Time, timeAt = t, i
+				break
+			}
+		}
+	}
+	if timeAt < 0 {
+		return rec, fmt.Errorf("no timestamp after the cpu in %q", line)
+	}
+	seen := map[string]bool{}
+	var curr, idle uint64
+	for _, w := range f[timeAt+1:] {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseUint(v, 0, 64)
+		if err != nil {
+			return rec, fmt.Errorf("%s=%q: not a number", k, v)
+		}
+		switch k {
+		case "j":
+			rec.Jiffies = n
+		case "nb":
+			rec.NextBalance = n
+		case "ib":
+			rec.IdleBalance = n != 0
+		case "nr":
+			rec.NrRunning = uint32(n)
+		case "tp":
+			rec.TTWUPending = n != 0
+		case "cu":
+			curr = n
+		case "id":
+			idle = n
+		default:
+			continue
+		}
+		seen[k] = true
+	}
+	for _, k := range []string{"j", "nb", "ib", "nr", "tp", "cu", "id"} {
+		if !seen[k] {
+			return rec, fmt.Errorf("no %s= in %q", k, line)
+		}
+	}
+	rec.IdleTask = curr == idle
+	return rec, nil
+}
+
+// TickTrace sums a tick trace: the shares the models' tick rules take
+// or are held to, by what the records read.
+type TickTrace struct {
+	Func  string `json:"func"`  // the function traced
+	Ticks int    `json:"ticks"` // records
+	// Idle are the ticks that found the idle task running (what
+	// task_tick_idle() counts); IdleNotIdle those of them whose
+	// rq->idle_balance was 0 (a task queued, IdleQueued, or a wakeup
+	// pending, IdlePending): their walk, if due, balances CPU_NOT_IDLE.
+	Idle, IdleNotIdle, IdleQueued, IdlePending int
+	// IdleDue and BusyDue are the idle and the other ticks whose own
+	// walk was due (jiffies at or past rq->next_balance).
+	IdleDue, BusyDue int
+	// Slots are pairs of one cpu's successive ticks a tick period apart
+	// (within half a period), by how far jiffies moved between them: 0
+	// (the later tick read the jiffy the earlier one read), 1, 2 or more.
+	Slots [3]int
+}
+
+// SumTicks sums records (in any order; each cpu's in time order) at hz.
+func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
+	t := TickTrace{Func: fn, Ticks: len(recs)}
+	period := 1 / float64(max(hz, 1))
+	last := map[int]TickRecord{}
+	for _, r := range recs {
+		if r.IdleTask {
+			t.Idle++
+			if !r.IdleBalance {
+				t.IdleNotIdle++
+				if r.NrRunning > 0 {
+					t.IdleQueued++
+				} else if r.TTWUPending {
+					t.IdlePending++
+				}
+			}
+			if r.Due() {
+				t.IdleDue++
+			}
+		} else if r.Due() {
+			t.BusyDue++
+		}
+		if p, ok := last[r.CPU]; ok {
+			if dt := r.Time - p.Time; dt > period/2 && dt < 1.5*period {
+				t.Slots[min(max(int64(r.Jiffies-p.Jiffies), 0), 2)]++
+			}
+		}
+		last[r.CPU] = r
+	}
+	return t
+}

@@ -1,0 +1,101 @@
+package kernel
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestParseTickTrace(t *testing.T) {
+	f, err := os.Open("testdata/ticktrace/sample.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := ParseTickTrace(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 6 {
+		t.Fatalf("%d records, want 6", len(recs))
+	}
+	r := recs[1]
+	if r.CPU != 1 || r.Time != 100.0001 || r.Jiffies != 4295000000 || r.NextBalance != 4295000005 || r.IdleBalance || r.NrRunning != 1 || r.IdleTask || r.Due() {
+		t.Errorf("record 2 = %+v (due %v)", r, r.Due())
+	}
+	if !recs[0].IdleTask || !recs[0].IdleBalance || !recs[0].Due() || !recs[4].TTWUPending {
+		t.Errorf("records 1 and 5 = %+v, %+v", recs[0], recs[4])
+	}
+
+	// At HZ 250: cpu 0's ticks at 0, 4 and 8 ms read jiffies +0 then
+	// +2; cpu 1's at 0.1 and 4.1 ms read +1, its 20.1 ms tick is no
+	// slot's (the tick stopped between).
+	got := SumTicks("sched_balance_trigger", recs, 250)
+	want := TickTrace{Func: "sched_balance_trigger", Ticks: 6, Idle: 4, IdleNotIdle: 2, IdleQueued: 1, IdlePending: 1, IdleDue: 2, BusyDue: 1, Slots: [3]int{1, 1, 1}}
+	if got != want {
+		t.Errorf("SumTicks =\n%+v, want\n%+v", got, want)
+	}
+}
+
+func TestParseTickTraceBad(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"x-1 001 1.5: e: j=1\n", "line 1: no [cpu]"},
+		{"# h\nx-1 [001] e: j=1\n", "line 2: no timestamp"},
+		{"x-1 [001] 1.5: e: (f) j=1 nb=2 ib=0 nr=0 tp=0 cu=1\n", "no id="},
+		{"x-1 [001] 1.5: e: (f) j=1 nb=-2 ib=0 nr=0 tp=0 cu=1 id=1\n", `nb="-2": not a number`},
+	} {
+		if _, err := ParseTickTrace(strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseTickTrace(%q) = %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+func FuzzParseTickTrace(f *testing.F) {
+	b, err := os.ReadFile("testdata/ticktrace/sample.txt")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(b))
+	f.Fuzz(func(t *testing.T, s string) {
+		recs, err := ParseTickTrace(strings.NewReader(s))
+		if err != nil {
+			if recs != nil || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q with %d records", err, len(recs))
+			}
+			return
+		}
+		for _, hz := range []int{0, 100, 250, 1000} {
+			tt := SumTicks("f", recs, hz)
+			if tt.Ticks != len(recs) || tt.IdleNotIdle > tt.Idle || tt.IdleQueued+tt.IdlePending > tt.IdleNotIdle || tt.IdleDue > tt.Idle || tt.BusyDue > tt.Ticks-tt.Idle || tt.Slots[0]+tt.Slots[1]+tt.Slots[2] >= max(tt.Ticks, 1) {
+				t.Errorf("SumTicks(%d) = %+v of %d records", hz, tt, len(recs))
+			}
+		}
+	})
+}
+
+// The record's arguments come from each Debian kernel's own BTF.
+func TestTickProbeArgs(t *testing.T) {
+	for _, dir := range []string{"testdata/debian-6.1", "testdata/debian-6.12", "testdata/debian-7.2", "testdata/debian-7.3"} {
+		src, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args, err := TickProbeArgs(src.Layout.RQ, "jiffies_64")
+		src.Close()
+		if err != nil {
+			t.Errorf("%s: %v", dir, err)
+			continue
+		}
+		for _, k := range []string{"j=@jiffies_64:u64 ", "nb=+", "($arg1):u64", "ib=+", "($arg1):u8", "nr=+", "tp=+", "cu=+", "id=+"} {
+			if !strings.Contains(args, k) {
+				t.Errorf("%s: args %q lack %q", dir, args, k)
+			}
+		}
+	}
+	if _, err := TickProbeArgs(map[string]int64{"next_balance": 8}, "jiffies_64"); err == nil || !strings.Contains(err.Error(), "no idle_balance") {
+		t.Errorf("TickProbeArgs without idle_balance = %v", err)
+	}
+	if _, err := TickProbeArgs(nil, ""); err == nil || !strings.Contains(err.Error(), "jiffies_64") {
+		t.Errorf("TickProbeArgs without jiffies = %v", err)
+	}
+}
