@@ -71,20 +71,17 @@ type SimConfig struct {
 	// CPU's tick stops (sim.tickStop). The governor's stand-in, as before
 	// the rule was an input, is IdleTickStop's: stop at idle entry.
 	IdleTick ksim.IdleTickRule `json:",omitempty"`
-	// FreshIdle has each idle tick fall in an idle begun since the CPU's
-	// last tick, as idles much shorter than a tick do (kernel model: the
-	// guest's mean idle under half a tick): the tick's span holds idle
-	// entries as a busy tick's does (its short idles, each a newidle walk,
-	// and with IdleTickStop a tick stop), and after the idle's first tick
-	// (IdleTickAfterTick), since each wakeup restarts the tick
-	// (tick_nohz_idle_exit()), every idle tick fires, balances CPU_IDLE
-	// when due and stops the tick.
-	FreshIdle bool `json:",omitempty"`
-	// IdlePull, with FreshIdle after the idle's first tick, is the share
-	// of idle ticks whose work pulls a task, ending the idle before the
-	// loop stops the tick (ksim.TickPattern.Pull; kernel model: the
-	// guest's CPU_IDLE pulls over its idle ticks).
-	IdlePull float64 `json:",omitempty"`
+	// FreshIdle, IdlePull and IdleQueued are ksim.TickPattern's Fresh,
+	// Pull and Queued (Pull and Queued with FreshIdle and IdleTickAfterTick
+	// only): each idle tick falls in an idle begun since the CPU's last
+	// tick (kernel model: the guest's mean idle under half a tick); the
+	// shares of idle ticks whose CPU_IDLE pass pulls a task (the guest's
+	// CPU_IDLE pulls over its idle ticks) and that find a task already
+	// queued, so balance CPU_NOT_IDLE (the guest's tick trace); neither
+	// stops the tick.
+	FreshIdle  bool    `json:",omitempty"`
+	IdlePull   float64 `json:",omitempty"`
+	IdleQueued float64 `json:",omitempty"`
 }
 
 // Limits: beyond them a simulation is a typo or would run for hours.
@@ -152,8 +149,10 @@ func (c SimConfig) validate() error {
 		return bad("newidle-per-tick %d out of range [1, %d]", c.NewidlePerTick, simMaxNewidlePerTick)
 	case c.ShortIdle < 0 || int64(c.ShortIdle) >= ksim.HZ(c.HZ).TickNs():
 		return bad("short-idle %v out of range [0, %v): a short idle ends within its tick", c.ShortIdle, time.Duration(ksim.HZ(c.HZ).TickNs()))
-	case c.IdleTick > ksim.IdleTickAfterTick || !(c.Stacked >= 0 && c.Stacked <= 1) || !(c.IdlePull >= 0 && c.IdlePull <= 1):
-		return bad("idle tick rule %d, stacked share %g, idle pull %g: want a known rule and shares in [0, 1]", c.IdleTick, c.Stacked, c.IdlePull)
+	case c.IdleTick > ksim.IdleTickAfterTick || !(c.Stacked >= 0 && c.Stacked <= 1) || !(c.IdlePull >= 0 && c.IdleQueued >= 0 && c.IdlePull+c.IdleQueued <= 1):
+		return bad("idle tick rule %d, stacked share %g, idle pull %g, idle queued %g: want a known rule and shares in [0, 1], pull and queued together too", c.IdleTick, c.Stacked, c.IdlePull, c.IdleQueued)
+	case c.FreshIdle && c.IdleTick == ksim.IdleTickGovernor || (c.IdlePull > 0 || c.IdleQueued > 0) && (!c.FreshIdle || c.IdleTick != ksim.IdleTickAfterTick):
+		return bad("fresh-idle %v, idle-pull %g, idle-queued %g, idle tick %v: fresh idles need a driver-less idle loop (stop or after-tick), idle-pull and idle-queued fresh idles and after-tick", c.FreshIdle, c.IdlePull, c.IdleQueued, c.IdleTick.Name())
 	case c.Jitter < 0 || int64(c.Jitter) >= ksim.HZ(c.HZ).TickNs():
 		return bad("jitter %v out of range [0, %v): a tick's work must start within its tick", c.Jitter, time.Duration(ksim.HZ(c.HZ).TickNs()))
 	}
@@ -269,7 +268,7 @@ func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
 	s := &sim{cfg: cfg, lineOwner: -1, nohzTick: -1, hz: ksim.HZ(cfg.HZ)}
 	s.tickNs = s.hz.TickNs()
 	s.pat = ksim.TickPattern{Seed: cfg.Seed, Busy: cfg.Busy, HZ: s.hz, CPUs: cfg.CPUs, Skew: cfg.SkewTick, Jit: int64(cfg.Jitter),
-		Newidle: cfg.Newidle, PerTick: cfg.NewidlePerTick, Rule: cfg.IdleTick, Fresh: cfg.FreshIdle, Pull: cfg.IdlePull}
+		Newidle: cfg.Newidle, PerTick: cfg.NewidlePerTick, Rule: cfg.IdleTick, Fresh: cfg.FreshIdle, Pull: cfg.IdlePull, Queued: cfg.IdleQueued}
 	s.ticks = s.hz.Ticks(int64(cfg.Duration))
 	s.m = model{topo: cfg.topo(), order: order, hz: cfg.HZ, busy: cfg.Busy, seed: cfg.Seed, niRandom: cfg.NewidleRandom, niRate: cfg.NewidleRate}
 	s.cpus = make([]cpuState, cfg.CPUs)
@@ -355,16 +354,13 @@ func (p *simProc) body() {
 	}
 }
 
-// tick is tick j of this CPU. A busy CPU runs sched_balance_trigger()'s
-// softirq when rq->next_balance is due; an idle CPU has stopped its tick
-// but for a kept one (tickStop), whose own pass is CPU_IDLE ("idle_balance
-// ? CPU_IDLE"), and the first idle CPU, the nohz balancer find_new_ilb()
-// picks, walks them all when a busy CPU's nohz_balancer_kick() finds one due. Then come
-// the newly idle moments within the tick: a short idle period of a busy CPU
-// every Newidle ticks (NewidlePerTick of them), and the moment a CPU that
-// will be idle next tick goes idle, each at a time of the tick drawn from
-// the idle hash. A CPU that was idle wakes at its tick's start, feeding
-// rq->avg_idle the idle time since its newidle walk began.
+// tick is tick j of this CPU: sched_balance_trigger()'s softirq when
+// rq->next_balance is due, CPU_NOT_IDLE on a busy CPU and on an idle one
+// whose tick fires CPU_IDLE (or CPU_NOT_IDLE where it finds a task
+// queued); the nohz balancer's walk on the CPU find_new_ilb() picks; then
+// the tick's short idles (TickPattern.HasShortIdles) and the moment a CPU
+// idle next tick goes idle, each a newidle walk. A CPU that was idle wakes
+// at its tick's start, feeding rq->avg_idle its idle since the walk began.
 func (p *simProc) tick(j int64) bool {
 	s := p.s
 	c := &s.cpus[p.CPU]
@@ -375,7 +371,13 @@ func (p *simProc) tick(j int64) bool {
 		if s.pat.Fires(p.CPU, j) {
 			c.keptTicks++
 			if j-c.rq.NextBalance >= 0 {
-				balanceDomains(c, p, idleCPU)
+				// rq->idle_balance = idle_cpu(cpu): false where a task
+				// is queued already.
+				kind := idleCPU
+				if s.pat.FindsQueued(p.CPU, j) {
+					kind = notIdle
+				}
+				balanceDomains(c, p, kind)
 			}
 		}
 		if p.CPU == s.ilb(j) {

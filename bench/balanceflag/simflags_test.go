@@ -72,10 +72,13 @@ func TestSimFlagsBadInput(t *testing.T) {
 		{Args: []string{"-orders", "nosuch"}, Want: `unknown order "nosuch"`},
 		{Args: []string{"-seed", "x"}, Want: `invalid value "x" for flag -seed`},
 		{Args: []string{"-idle-tick", "menu"}, Want: `-idle-tick: idle tick "menu": want governor, stop or after-tick`},
-		{Args: []string{"-fresh-idle"}, Want: "-fresh-idle needs a driver-less idle loop"},
-		{Args: []string{"-idle-pull", "1.5", "-fresh-idle", "-idle-tick", "after-tick"}, Want: "-idle-pull 1.5: want a share in [0, 1]"},
-		{Args: []string{"-idle-pull", "0.2", "-idle-tick", "after-tick"}, Want: "with -fresh-idle and -idle-tick after-tick"},
-		{Args: []string{"-idle-pull", "0.2", "-fresh-idle", "-idle-tick", "stop"}, Want: "with -fresh-idle and -idle-tick after-tick"},
+		{Args: []string{"-fresh-idle"}, Want: "fresh idles need a driver-less idle loop"},
+		{Args: []string{"-idle-pull", "1.5", "-fresh-idle", "-idle-tick", "after-tick"}, Want: "idle pull 1.5, idle queued 0: want a known rule and shares in [0, 1]"},
+		{Args: []string{"-idle-pull", "0.2", "-idle-tick", "after-tick"}, Want: "idle-pull and idle-queued fresh idles and after-tick"},
+		{Args: []string{"-idle-pull", "0.2", "-fresh-idle", "-idle-tick", "stop"}, Want: "idle-pull and idle-queued fresh idles and after-tick"},
+		{Args: []string{"-idle-queued", "-0.1", "-fresh-idle", "-idle-tick", "after-tick"}, Want: "idle queued -0.1: want a known rule and shares in [0, 1]"},
+		{Args: []string{"-idle-queued", "0.6", "-idle-pull", "0.5", "-fresh-idle", "-idle-tick", "after-tick"}, Want: "pull and queued together too"},
+		{Args: []string{"-idle-queued", "0.2", "-idle-tick", "after-tick"}, Want: "idle-queued 0.2, idle tick after-tick: fresh idles need"},
 	} {
 		// A handoff given, so that no case measures this machine's.
 		cases = append(cases, benchtest.BadArgs{Args: append([]string{"-cas", "100ns"}, tc.Args...), Want: tc.Want})

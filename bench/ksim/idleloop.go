@@ -48,6 +48,14 @@ const (
 // count's kernel-idle-tick the driver-less forms.
 var idleTickNames = [...]string{"governor", "stop", "after-tick"}
 
+// Name is the rule as a flag names it (ParseIdleTickRule's input).
+func (r IdleTickRule) Name() string {
+	if int(r) < len(idleTickNames) {
+		return idleTickNames[r]
+	}
+	return fmt.Sprintf("rule %d", int(r))
+}
+
 // ParseIdleTickRule is the rule idleTickNames names s.
 func ParseIdleTickRule(s string) (IdleTickRule, error) {
 	for i, n := range idleTickNames {

@@ -56,9 +56,12 @@ func TestParseIdleTickRule(t *testing.T) {
 		{"after-tick", IdleTickAfterTick, false},
 	} {
 		r, err := ParseIdleTickRule(tc.name)
-		if err != nil || r != tc.want || r.StopsAtEntry() != tc.atEntry {
-			t.Errorf("%s: rule %v (err %v), stops at entry %v; want %v, %v", tc.name, r, err, r.StopsAtEntry(), tc.want, tc.atEntry)
+		if err != nil || r != tc.want || r.StopsAtEntry() != tc.atEntry || r.Name() != tc.name {
+			t.Errorf("%s: rule %v (err %v, name %q), stops at entry %v; want %v, %v", tc.name, r, err, r.Name(), r.StopsAtEntry(), tc.want, tc.atEntry)
 		}
+	}
+	if n := IdleTickRule(9).Name(); n != "rule 9" {
+		t.Errorf("IdleTickRule(9).Name() = %q", n)
 	}
 	for _, bad := range []string{"", "menu", "Stop", "after_tick"} {
 		if _, err := ParseIdleTickRule(bad); err == nil {

@@ -1,6 +1,9 @@
 package ksim
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // A TickPattern is the idle pattern of a model whose CPUs are idle or busy
 // for whole ticks (balanceflag's simulation): a draw per CPU and tick, when
@@ -31,8 +34,16 @@ type TickPattern struct {
 	// whose work pulls a task to the cpu (its CPU_IDLE pass:
 	// sched_balance_rq()'s detach and attach, which set need_resched()):
 	// the idle ends before the loop's next iteration, and the tick fires
-	// but does not stop. 0: no pass pulls.
+	// but does not stop. 0: no pass pulls. A share of all fresh idle
+	// ticks: drawn among those that find no task queued (Queued).
 	Pull float64
+	// Queued is the share of fresh idle ticks (after the idle's first
+	// tick) that find a task already queued, or a wakeup pending, while
+	// the idle task still runs: idle_cpu() is false, so sched_tick() sets
+	// rq->idle_balance = 0. The tick counts as idle (task_tick_idle()),
+	// its walk, if due, balances CPU_NOT_IDLE (the busy interval), and
+	// the idle ends after it without a stop. 0: none.
+	Queued float64
 }
 
 // TickIdle is the draw of CPU cpu in tick j: idle with chance 100-busy per
@@ -113,7 +124,7 @@ func (p *TickPattern) TickStop(cpu int, j int64) (int64, bool) {
 	if p.Rule.StopsAtEntry() {
 		return p.GoIdleAt(cpu, j), !p.Idle(cpu, j) && p.Idle(cpu, j+1)
 	}
-	return p.TickStart(cpu, j) + p.Jitter(cpu, j), p.Fires(cpu, j) && !p.pulled(cpu, j)
+	return p.TickStart(cpu, j) + p.Jitter(cpu, j), p.Fires(cpu, j) && !p.FindsQueued(cpu, j) && !p.pulled(cpu, j)
 }
 
 // Fires says whether CPU cpu's tick j fires while it is idle (a kept
@@ -124,10 +135,21 @@ func (p *TickPattern) Fires(cpu int, j int64) bool {
 	return !p.Rule.StopsAtEntry() && p.Idle(cpu, j) && (p.Fresh || !p.Idle(cpu, j-1))
 }
 
+// FindsQueued says whether fresh idle tick j of CPU cpu finds a task
+// queued (Queued), so that its walk balances CPU_NOT_IDLE, from a draw
+// of its own.
+func (p *TickPattern) FindsQueued(cpu int, j int64) bool {
+	return p.Fresh && p.Queued > 0 && Uniform(Mix(p.Hash(cpu, j)^0x9eed)) < p.Queued
+}
+
 // pulled says whether fresh idle tick j's work pulls a task to CPU cpu
-// (Pull), from a draw of its own.
+// (Pull), from a draw of its own, among the ticks that find none queued:
+// Pull/(1-Queued) of them, so that Pull stays a share of all.
 func (p *TickPattern) pulled(cpu int, j int64) bool {
-	return p.Fresh && p.Pull > 0 && Uniform(Mix(p.Hash(cpu, j)^0x9a11ed)) < p.Pull
+	if !p.Fresh || p.Pull <= 0 || p.FindsQueued(cpu, j) {
+		return false
+	}
+	return Uniform(Mix(p.Hash(cpu, j)^0x9a11ed)) < p.Pull/math.Max(1-p.Queued, 1e-9)
 }
 
 // maskLookBack bounds InMask's walk back over an idle run: at any busy

@@ -1,6 +1,7 @@
 package ksim
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -101,6 +102,44 @@ func TestTickPatternPull(t *testing.T) {
 	}
 	if share := float64(pulled) / float64(idle); share < 0.55 || share > 0.65 {
 		t.Errorf("%d of %d idle ticks pulled (%.3f), want about 0.6", pulled, idle, share)
+	}
+}
+
+// TestTickPatternQueued: a fresh idle tick that finds a task queued
+// fires and does not stop the tick, is never also a pulled one, and
+// Queued and Pull stay shares of all the idle ticks; without fresh
+// idles none is queued.
+func TestTickPatternQueued(t *testing.T) {
+	p := TickPattern{Seed: 5, Busy: 50, HZ: 250, CPUs: 8, Rule: IdleTickAfterTick, Fresh: true, Pull: 0.1, Queued: 0.5}
+	var idle, queued, pulled, stopped int64
+	for cpu := range p.CPUs {
+		for j := int64(1); j < 4000; j++ {
+			if !p.Idle(cpu, j) {
+				continue
+			}
+			idle++
+			_, stops := p.TickStop(cpu, j)
+			q, pl := p.FindsQueued(cpu, j), p.pulled(cpu, j)
+			if q && pl || stops == (q || pl) {
+				t.Fatalf("cpu %d tick %d: queued %v, pulled %v, stops %v", cpu, j, q, pl, stops)
+			}
+			queued, pulled, stopped = queued+b2i(q), pulled+b2i(pl), stopped+b2i(stops)
+		}
+	}
+	for _, c := range []struct {
+		what  string
+		n     int64
+		share float64
+	}{{"queued", queued, 0.5}, {"pulled", pulled, 0.1}, {"stopped", stopped, 0.4}} {
+		if got := float64(c.n) / float64(idle); math.Abs(got-c.share) > 0.03 {
+			t.Errorf("%s: %d of %d idle ticks (%.3f), want about %g", c.what, c.n, idle, got, c.share)
+		}
+	}
+	p.Fresh = false
+	for j := int64(1); j < 200; j++ {
+		if p.FindsQueued(0, j) {
+			t.Fatalf("tick %d queued without fresh idles", j)
+		}
 	}
 }
 

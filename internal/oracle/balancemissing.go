@@ -61,7 +61,7 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		if mi <= 0 || ki <= 0 {
 			break
 		}
-		return fmt.Sprintf("not named: the model's idle cpus pass at each idle tick (the idle interval, a jiffy at HZ %d) on every level whose interval has passed and should_we_balance() lets on, %.2f passes per idle tick, the guest's %.2f (the nohz balancer's passes on an idle cpu's behalf in both); the count sums lb_count over the domains (one 7.2 guest split its 0.57 per idle tick at MC and 0.44 at NUMA, where the model has 1.00 and 0.69, docs/balanceflag.md), so the lowest level's interval is not due at about 4 in 10 of the guest's idle ticks, on all four of its cpus alike (69-96 passes each in 2 s), so not one timekeeping cpu reading fresh jiffies where the others read stale ones; the counts do not show why", countHZ(kc), r.model/mi, r.kernel/ki)
+		return fmt.Sprintf("the model's idle cpus pass at each idle tick that finds no task queued (the idle interval, a jiffy at HZ %d) on every level whose interval has passed and should_we_balance() lets on, %.2f passes per idle tick, the guest's %.2f (the nohz balancer's passes on an idle cpu's behalf in both); ", countHZ(kc), r.model/mi, r.kernel/ki) + queuedWhy(kc)
 	case is("ticks per s (sched_tick)") || is("on idle cpus (task_tick_idle)"):
 		if why := tickWhy(kc, over, is("task_tick_idle")); why != "" {
 			return why
@@ -76,7 +76,7 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		// less that share would be within.
 		return tickWhy(kc, true, false) + fmt.Sprintf("; less that share of its ticks the model would be %.2fx", r.model/r.kernel*(1-lostShare(kc)))
 	case (is("balancer passes") || is("own passes")) && over && freshIdle(kc):
-		return fmt.Sprintf("not named: the guest's own walks (its balance softirqs less its nohz walks) ran at %.0f %% of its ticks, the model's at every idle tick it draws (the idle interval, a jiffy at HZ %d) and at the busy tick after one (rq->next_balance a jiffy on); the count does not say which of the guest's ticks walked, busy or idle", 100*(kc.V["balance-softirqs/s"]-kc.V["nohz-walks/s"])/math.Max(kc.V["ticks/s"], 1), countHZ(kc))
+		return fmt.Sprintf("the guest's own walks (its balance softirqs less its nohz walks) ran at %.0f %% of its ticks, the model's at every idle tick it draws that finds no task queued (the idle interval, a jiffy at HZ %d) and at the busy tick after one (rq->next_balance a jiffy on); ", 100*(kc.V["balance-softirqs/s"]-kc.V["nohz-walks/s"])/math.Max(kc.V["ticks/s"], 1), countHZ(kc)) + queuedWhy(kc)
 	case is("on idle cpus' behalf") && over && shareOK && share >= 0.5:
 		return "not named" + perWalk(r, rows) + "; a guest that stops its tick at every idle entry has its idle cpus in the mask nearly all their idle time, yet its walks pass over fewer of them: _nohz_idle_balance() ends its walk when its own cpu has a task to run (need_resched()), and the guest's idles average " + fmt.Sprintf("%.0f µs", meanIdleUs(kc)) + " where the model's balancer is idle for whole ticks; the count does not say how many cpus each walk found in the mask or due, nor how many walks ended early"
 	case is("on idle cpus' behalf") && over:
@@ -196,6 +196,30 @@ func idlePull(kc CountResult) float64 {
 	return min(g/it, 1)
 }
 
+// idleQueued is the share of the guest's idle ticks that found a task
+// queued or a wakeup pending (its tick trace's idle-tick-not-idle-%:
+// rq->idle_balance 0 with rq->curr the idle task), where the model takes
+// fresh idles after the idle's first tick; capped so that it and pull
+// leave a share to stop. 0 where the count has no trace.
+func idleQueued(kc CountResult, pull float64) float64 {
+	q, ok := kc.V["idle-tick-not-idle-%"]
+	if !ok || !freshIdle(kc) || kc.IdleTick != ksim.IdleTickAfterTick {
+		return 0
+	}
+	return min(q/100, 1-pull)
+}
+
+// queuedWhy says what the tick trace shows of the guest's idle ticks
+// and what the model takes of it, or, where the count has none, what one
+// guest's showed.
+func queuedWhy(kc CountResult) string {
+	q, ok := kc.V["idle-tick-not-idle-%"]
+	if !ok {
+		return "the count has no tick trace (kernel count records one from 2026-12-05): a 7.2.12 guest's (pipe, 2 pairs) found 58 % of its idle ticks with a task already queued or a wakeup pending (rq->idle_balance 0, so a due walk balances CPU_NOT_IDLE and the idle ends without a tick stop), which the model takes from a count that has it (-idle-queued); on that count its CPU_IDLE passes went from 2.52x to 1.17x"
+	}
+	return fmt.Sprintf("the model takes the tick trace's %.0f %% of idle ticks that found a task queued or a wakeup pending (rq->idle_balance 0: CPU_NOT_IDLE); the guest's walk was due (jiffies at rq->next_balance) at %.0f %% of its idle ticks and %.0f %% of its busy ones, and %.0f %% of its cpus' ticks a period apart read the jiffy the one before read (a jiffy's interval not yet due), which the model, whose ticks read every jiffy, does not take", q, kc.V["idle-tick-due-%"], kc.V["busy-tick-due-%"], kc.V["tick-stale-%"])
+}
+
 // suppressedTicks are the guest's tick slots per second no tick fired in
 // (HZ × cpus less its sched_tick() calls): stopped ticks, and the
 // emulator's lost ones.
@@ -228,6 +252,9 @@ func idleTicksStopped(kc CountResult) string {
 	pulls := ""
 	if p := idlePull(kc); p > 0 {
 		pulls = fmt.Sprintf(" (at most %.0f %% of them pulled a task, schedstat's CPU_IDLE lb_gained over the idle ticks, which the model takes)", 100*p)
+	}
+	if q, ok := kc.V["idle-tick-not-idle-%"]; ok {
+		pulls += fmt.Sprintf(" (%.0f %% found a task already queued or a wakeup pending at the tick, the tick trace's, which the model takes)", q)
 	}
 	return fmt.Sprintf("; yet the guest's ticks found its cpus idle %.0f times per s (task_tick_idle()) and only %.0f %% of those stopped the tick: the others found the idle over before the loop's next iteration%s, a wakeup during the tick's own work (its softirq, under the emulator's probes) or a tick outside the loop's halt, where each of the model's kept idle ticks that pulls nothing stops the tick: the model has no length for the tick's work against the idle's rest", it, 100*stops/it, pulls)
 }

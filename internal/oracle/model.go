@@ -802,6 +802,7 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 	// cpu's last tick: its idle ticks fall in fresh idles (freshIdle).
 	cfg.FreshIdle = freshIdle(kc)
 	cfg.IdlePull = idlePull(kc)
+	cfg.IdleQueued = idleQueued(kc, cfg.IdlePull)
 	m, err := balanceAfterWarmup(cfg, kc.Run)
 	if err != nil {
 		return nil
