@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/contend/contend/internal/kernel/machine"
+	"github.com/contend/contend/internal/results"
 )
 
 // CountConfig is one count: the workload and how to count it.
@@ -31,6 +33,9 @@ type CountConfig struct {
 	Duration time.Duration // each run (bare, counted, checked)
 	Check    bool          // a third run, with watchpoints on each level's load_avg
 	Log      io.Writer     // what the count does to the machine, line by line
+	// TickTrace, where set, is the file the counted run's tick trace is
+	// saved to as tracefs recorded it (written atomically).
+	TickTrace string
 }
 
 // Counted is a count's outcome: per site, the hits by each method that
@@ -347,7 +352,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	}
 	a.ticks = nil // the counted run's only: the checking run's watchpoints slow the guest
 	if ticks != nil {
-		if t, err := readTicks(ticks, tickFn, c.HZ); err != nil {
+		if t, err := readTicks(ticks, tickFn, c.HZ, cfg.TickTrace); err != nil {
 			c.Notes = append(c.Notes, "tick trace not read: "+err.Error())
 		} else {
 			c.Ticks = t
@@ -850,14 +855,24 @@ func traceTicks(u *machine.Undo, tfs *machine.Tracefs, in Input) (*machine.Trace
 	return inst, fn, ""
 }
 
-// readTicks reads and sums the instance's records.
-func readTicks(inst *machine.Tracefs, fn string, hz int) (*TickTrace, error) {
+// readTicks reads and sums the instance's records, first saving them to
+// save where set.
+func readTicks(inst *machine.Tracefs, fn string, hz int, save string) (*TickTrace, error) {
 	f, err := inst.Trace()
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	recs, err := ParseTickTrace(f)
+	raw, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	if save != "" {
+		if err := results.WriteFileAtomic(save, raw); err != nil {
+			return nil, fmt.Errorf("-tick-trace: %w", err)
+		}
+	}
+	recs, err := ParseTickTrace(bytes.NewReader(raw))
 	if err != nil {
 		return nil, err
 	}

@@ -182,6 +182,21 @@ type TickTrace struct {
 	// (within half a period), by how far jiffies moved between them: 0
 	// (the later tick read the jiffy the earlier one read), 1, 2 or more.
 	Slots [3]int
+	// States are the same pairs by the cpu's state at each (0 busy, 1
+	// the idle task running): States[earlier][later].
+	States [2][2]int
+}
+
+// BusyCorr is the correlation of a cpu's state at successive ticks, the
+// chance the later tick finds it busy after a busy tick less that after
+// an idle one: 0 where the ticks are drawn on their own, 1 where a cpu
+// never changes; 0 where either state had no pair.
+func (t TickTrace) BusyCorr() float64 {
+	b, i := t.States[0][0]+t.States[0][1], t.States[1][0]+t.States[1][1]
+	if b == 0 || i == 0 {
+		return 0
+	}
+	return float64(t.States[0][0])/float64(b) - float64(t.States[1][0])/float64(i)
 }
 
 // SumTicks sums records (in any order; each cpu's in time order) at hz.
@@ -209,9 +224,17 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 		if p, ok := last[r.CPU]; ok {
 			if dt := r.Time - p.Time; dt > period/2 && dt < 1.5*period {
 				t.Slots[min(max(int64(r.Jiffies-p.Jiffies), 0), 2)]++
+				t.States[b2i(p.IdleTask)][b2i(r.IdleTask)]++
 			}
 		}
 		last[r.CPU] = r
 	}
 	return t
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -31,9 +32,19 @@ func TestParseTickTrace(t *testing.T) {
 	// +2; cpu 1's at 0.1 and 4.1 ms read +1, its 20.1 ms tick is no
 	// slot's (the tick stopped between).
 	got := SumTicks("sched_balance_trigger", recs, 250)
-	want := TickTrace{Func: "sched_balance_trigger", Ticks: 6, Idle: 4, IdleNotIdle: 2, IdleQueued: 1, IdlePending: 1, IdleDue: 2, BusyDue: 1, Slots: [3]int{1, 1, 1}}
+	// Its pairs: cpu 0 idle, idle, idle; cpu 1 busy then idle.
+	want := TickTrace{Func: "sched_balance_trigger", Ticks: 6, Idle: 4, IdleNotIdle: 2, IdleQueued: 1, IdlePending: 1, IdleDue: 2, BusyDue: 1, Slots: [3]int{1, 1, 1},
+		States: [2][2]int{{0, 1}, {0, 2}}}
 	if got != want {
 		t.Errorf("SumTicks =\n%+v, want\n%+v", got, want)
+	}
+	for _, c := range []struct {
+		states [2][2]int
+		want   float64
+	}{{[2][2]int{{0, 1}, {0, 2}}, 0}, {[2][2]int{{3, 1}, {1, 3}}, 0.5}, {[2][2]int{{5, 0}, {0, 5}}, 1}, {[2][2]int{{1, 1}, {1, 1}}, 0}} {
+		if got := (TickTrace{States: c.states}).BusyCorr(); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("BusyCorr(%v) = %g, want %g", c.states, got, c.want)
+		}
 	}
 }
 
@@ -66,7 +77,8 @@ func FuzzParseTickTrace(f *testing.F) {
 		}
 		for _, hz := range []int{0, 100, 250, 1000} {
 			tt := SumTicks("f", recs, hz)
-			if tt.Ticks != len(recs) || tt.IdleNotIdle > tt.Idle || tt.IdleQueued+tt.IdlePending > tt.IdleNotIdle || tt.IdleDue > tt.Idle || tt.BusyDue > tt.Ticks-tt.Idle || tt.Slots[0]+tt.Slots[1]+tt.Slots[2] >= max(tt.Ticks, 1) {
+			if tt.Ticks != len(recs) || tt.IdleNotIdle > tt.Idle || tt.IdleQueued+tt.IdlePending > tt.IdleNotIdle || tt.IdleDue > tt.Idle || tt.BusyDue > tt.Ticks-tt.Idle || tt.Slots[0]+tt.Slots[1]+tt.Slots[2] >= max(tt.Ticks, 1) ||
+				tt.States[0][0]+tt.States[0][1]+tt.States[1][0]+tt.States[1][1] != tt.Slots[0]+tt.Slots[1]+tt.Slots[2] || math.Abs(tt.BusyCorr()) > 1 {
 				t.Errorf("SumTicks(%d) = %+v of %d records", hz, tt, len(recs))
 			}
 		}

@@ -106,8 +106,9 @@ func lbValues(c *kernel.Counted) []benchfmt.Value {
 // the same ticks), "idle-tick-not-idle-%" (idle ticks whose
 // rq->idle_balance was 0: a task queued or a wakeup pending, so a due
 // walk balances CPU_NOT_IDLE), "idle-tick-due-%" and "busy-tick-due-%"
-// (ticks whose own walk was due), and "tick-stale-%" (a cpu's ticks a
-// period apart that read the same jiffy).
+// (ticks whose own walk was due), "tick-stale-%" (a cpu's ticks a
+// period apart that read the same jiffy) and "tick-busy-corr" (the
+// correlation of a cpu's busy or idle state at those ticks).
 func tickValues(c *kernel.Counted) []benchfmt.Value {
 	t := c.Ticks
 	if t == nil || t.Ticks == 0 || c.Counted == nil || c.Counted.Seconds <= 0 {
@@ -121,5 +122,6 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 		{Value: pct(t.IdleDue, t.Idle), Unit: "idle-tick-due-%"},
 		{Value: pct(t.BusyDue, t.Ticks-t.Idle), Unit: "busy-tick-due-%"},
 		{Value: pct(t.Slots[0], t.Slots[0]+t.Slots[1]+t.Slots[2]), Unit: "tick-stale-%"},
+		{Value: t.BusyCorr(), Unit: "tick-busy-corr"},
 	}
 }
