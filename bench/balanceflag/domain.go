@@ -56,10 +56,11 @@ type model struct {
 	topo             topology
 	order            ksim.SerializeOrder
 	hz               int
-	interval         int    // the serialized domains' fixed interval in jiffies; 0: the kernel's
-	busy             int    // per cent of CPUs busy in a tick (ksim.TickIdle)
-	seed             uint64 // of ksim.TickIdle
-	niRandom, niRate bool   // ksim.Kernel's NewidleRandom and NewidleRate (SimConfig's)
+	interval         int     // the serialized domains' fixed interval in jiffies; 0: the kernel's
+	busy             int     // per cent of CPUs busy in a tick (ksim.TickIdleRuns)
+	corr             float64 // successive ticks' correlation (ksim.TickIdleRuns)
+	seed             uint64  // of ksim.TickIdleRuns
+	niRandom, niRate bool    // ksim.Kernel's NewidleRandom and NewidleRate (SimConfig's)
 }
 
 // A cpuState is one simulated CPU's balancing state and counts. Only the walks
@@ -277,8 +278,8 @@ func (c *cpuState) shouldWeBalance(l *level, idle idleType) bool {
 	if c.m.busy >= 100 {
 		return l.designated // nobody idle: the group's first CPU, read from no one
 	}
-	seed, busy, j := c.m.seed, c.m.busy, c.jiffies
-	return shouldWeBalanceOver(c.m.topo, func(cpu int) bool { return ksim.TickIdle(seed, busy, cpu, j) }, c.cpu, l)
+	m, j := c.m, c.jiffies
+	return shouldWeBalanceOver(m.topo, func(cpu int) bool { return ksim.TickIdleRuns(m.seed, m.busy, m.corr, cpu, j) }, c.cpu, l)
 }
 
 // spreadPhase starts CPU i of n a share i/n of each interval early: sd_init()

@@ -71,16 +71,18 @@ type SimConfig struct {
 	// CPU's tick stops (sim.tickStop). The governor's stand-in, as before
 	// the rule was an input, is IdleTickStop's: stop at idle entry.
 	IdleTick ksim.IdleTickRule `json:",omitempty"`
-	// FreshIdle, IdlePull and IdleQueued are ksim.TickPattern's Fresh,
-	// Pull and Queued (Pull and Queued with FreshIdle and IdleTickAfterTick
-	// only): each idle tick falls in an idle begun since the CPU's last
-	// tick (kernel model: the guest's mean idle under half a tick); the
-	// shares of idle ticks whose CPU_IDLE pass pulls a task (the guest's
-	// CPU_IDLE pulls over its idle ticks) and that find a task already
-	// queued, so balance CPU_NOT_IDLE (the guest's tick trace); neither
-	// stops the tick.
+	// FreshIdle, IdlePull, IdleQueued and TickCorr are ksim.TickPattern's
+	// Fresh, Pull, Queued and Corr (Pull and Queued with FreshIdle and
+	// IdleTickAfterTick only): each idle tick falls in an idle begun since
+	// the CPU's last tick (kernel model: the guest's mean idle under half a
+	// tick); the shares of idle ticks whose CPU_IDLE pass pulls a task (the
+	// guest's CPU_IDLE pulls over its idle ticks) and that find a task
+	// already queued, so balance CPU_NOT_IDLE (its tick trace), neither
+	// stopping the tick; a CPU's state's correlation at successive ticks
+	// (its tick trace).
 	FreshIdle  bool    `json:",omitempty"`
 	IdlePull   float64 `json:",omitempty"`
+	TickCorr   float64 `json:",omitempty"`
 	IdleQueued float64 `json:",omitempty"`
 }
 
@@ -149,8 +151,8 @@ func (c SimConfig) validate() error {
 		return bad("newidle-per-tick %d out of range [1, %d]", c.NewidlePerTick, simMaxNewidlePerTick)
 	case c.ShortIdle < 0 || int64(c.ShortIdle) >= ksim.HZ(c.HZ).TickNs():
 		return bad("short-idle %v out of range [0, %v): a short idle ends within its tick", c.ShortIdle, time.Duration(ksim.HZ(c.HZ).TickNs()))
-	case c.IdleTick > ksim.IdleTickAfterTick || !(c.Stacked >= 0 && c.Stacked <= 1) || !(c.IdlePull >= 0 && c.IdleQueued >= 0 && c.IdlePull+c.IdleQueued <= 1):
-		return bad("idle tick rule %d, stacked share %g, idle pull %g, idle queued %g: want a known rule and shares in [0, 1], pull and queued together too", c.IdleTick, c.Stacked, c.IdlePull, c.IdleQueued)
+	case c.IdleTick > ksim.IdleTickAfterTick || !(c.Stacked >= 0 && c.Stacked <= 1) || !(c.IdlePull >= 0 && c.IdleQueued >= 0 && c.IdlePull+c.IdleQueued <= 1) || !(c.TickCorr >= 0 && c.TickCorr <= 0.95):
+		return bad("idle tick rule %d, stacked share %g, idle pull %g, idle queued %g, tick corr %g: want a known rule, shares in [0, 1] (pull and queued together too), corr in [0, 0.95]", c.IdleTick, c.Stacked, c.IdlePull, c.IdleQueued, c.TickCorr)
 	case c.FreshIdle && c.IdleTick == ksim.IdleTickGovernor || (c.IdlePull > 0 || c.IdleQueued > 0) && (!c.FreshIdle || c.IdleTick != ksim.IdleTickAfterTick):
 		return bad("fresh-idle %v, idle-pull %g, idle-queued %g, idle tick %v: fresh idles need a driver-less idle loop (stop or after-tick), idle-pull and idle-queued fresh idles and after-tick", c.FreshIdle, c.IdlePull, c.IdleQueued, c.IdleTick.Name())
 	case c.Jitter < 0 || int64(c.Jitter) >= ksim.HZ(c.HZ).TickNs():
@@ -268,9 +270,9 @@ func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
 	s := &sim{cfg: cfg, lineOwner: -1, nohzTick: -1, hz: ksim.HZ(cfg.HZ)}
 	s.tickNs = s.hz.TickNs()
 	s.pat = ksim.TickPattern{Seed: cfg.Seed, Busy: cfg.Busy, HZ: s.hz, CPUs: cfg.CPUs, Skew: cfg.SkewTick, Jit: int64(cfg.Jitter),
-		Newidle: cfg.Newidle, PerTick: cfg.NewidlePerTick, Rule: cfg.IdleTick, Fresh: cfg.FreshIdle, Pull: cfg.IdlePull, Queued: cfg.IdleQueued}
+		Newidle: cfg.Newidle, PerTick: cfg.NewidlePerTick, Rule: cfg.IdleTick, Fresh: cfg.FreshIdle, Pull: cfg.IdlePull, Queued: cfg.IdleQueued, Corr: cfg.TickCorr}
 	s.ticks = s.hz.Ticks(int64(cfg.Duration))
-	s.m = model{topo: cfg.topo(), order: order, hz: cfg.HZ, busy: cfg.Busy, seed: cfg.Seed, niRandom: cfg.NewidleRandom, niRate: cfg.NewidleRate}
+	s.m = model{topo: cfg.topo(), order: order, hz: cfg.HZ, busy: cfg.Busy, corr: cfg.TickCorr, seed: cfg.Seed, niRandom: cfg.NewidleRandom, niRate: cfg.NewidleRate}
 	s.cpus = make([]cpuState, cfg.CPUs)
 	s.all = make([]int, cfg.CPUs)
 	llc := make([]int, cfg.CPUs)

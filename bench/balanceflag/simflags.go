@@ -43,6 +43,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	idleTick := fs.String("idle-tick", "governor", "the idle loop's tick `rule`: governor (a cpuidle driver's; the model stops the tick at idle entry), stop (no driver, before f4c31b07b136: the same), after-tick (no driver, from it: the idle's first tick kept, its cpu_idle pass run)")
 	fresh := fs.Bool("fresh-idle", false, "with -idle-tick after-tick or stop: each idle tick falls in an idle begun since the cpu's last tick (idles far shorter than a tick): its span has short idles as a busy tick's, and after-tick it fires, balances CPU_IDLE and stops the tick")
 	pull := fs.Float64("idle-pull", 0, "with -fresh-idle and -idle-tick after-tick: the `share` of idle ticks whose work pulls a task, ending the idle before the tick stops")
+	corr := fs.Float64("tick-corr", 0, "the `correlation` of a cpu's busy or idle state at successive ticks, in [0, 0.95] (default: each tick drawn on its own)")
 	queued := fs.Float64("idle-queued", 0, "with -fresh-idle and -idle-tick after-tick: the `share` of idle ticks that find a task already queued (rq->idle_balance 0): the walk balances CPU_NOT_IDLE and the idle ends without a tick stop")
 	orders := fs.String("orders", "", "comma-separated order= `values` (default: all three)")
 	nohz := fs.Bool("nohz", false, "count the nohz struct's and idle mask's lines per second, nohz.nr_cpus kept (counter) and removed (weight, 5d86d542f68f), instead of the flag")
@@ -68,7 +69,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		}
 		cfg := SimConfig{CPUs: *cpus, Sockets: *sockets, SNC: *snc, SMT: *smt, Busy: *busy,
 			Newidle: *newidle, HZ: *hz, CAS: *cas, Local: *local, CS: *cs, Duration: *duration, Seed: *seed,
-			SkewTick: *skew, Jitter: *jitter, NewidlePerTick: *perTick, ShortIdle: *shortIdle, CASRemote: *casRemote, IdleTick: rule, FreshIdle: *fresh, IdlePull: *pull, IdleQueued: *queued}
+			SkewTick: *skew, Jitter: *jitter, NewidlePerTick: *perTick, ShortIdle: *shortIdle, CASRemote: *casRemote, IdleTick: rule, FreshIdle: *fresh, IdlePull: *pull, IdleQueued: *queued, TickCorr: *corr}
 		if *orders != "" {
 			cfg.Orders = strings.Split(*orders, ",")
 		}

@@ -73,10 +73,11 @@ func TestSimFlagsBadInput(t *testing.T) {
 		{Args: []string{"-seed", "x"}, Want: `invalid value "x" for flag -seed`},
 		{Args: []string{"-idle-tick", "menu"}, Want: `-idle-tick: idle tick "menu": want governor, stop or after-tick`},
 		{Args: []string{"-fresh-idle"}, Want: "fresh idles need a driver-less idle loop"},
-		{Args: []string{"-idle-pull", "1.5", "-fresh-idle", "-idle-tick", "after-tick"}, Want: "idle pull 1.5, idle queued 0: want a known rule and shares in [0, 1]"},
+		{Args: []string{"-idle-pull", "1.5", "-fresh-idle", "-idle-tick", "after-tick"}, Want: "idle pull 1.5, idle queued 0, tick corr 0: want a known rule, shares in [0, 1]"},
 		{Args: []string{"-idle-pull", "0.2", "-idle-tick", "after-tick"}, Want: "idle-pull and idle-queued fresh idles and after-tick"},
 		{Args: []string{"-idle-pull", "0.2", "-fresh-idle", "-idle-tick", "stop"}, Want: "idle-pull and idle-queued fresh idles and after-tick"},
-		{Args: []string{"-idle-queued", "-0.1", "-fresh-idle", "-idle-tick", "after-tick"}, Want: "idle queued -0.1: want a known rule and shares in [0, 1]"},
+		{Args: []string{"-tick-corr", "0.99"}, Want: "tick corr 0.99: want a known rule, shares in [0, 1] (pull and queued together too), corr in [0, 0.95]"},
+		{Args: []string{"-idle-queued", "-0.1", "-fresh-idle", "-idle-tick", "after-tick"}, Want: "idle queued -0.1, tick corr 0: want a known rule, shares in [0, 1]"},
 		{Args: []string{"-idle-queued", "0.6", "-idle-pull", "0.5", "-fresh-idle", "-idle-tick", "after-tick"}, Want: "pull and queued together too"},
 		{Args: []string{"-idle-queued", "0.2", "-idle-tick", "after-tick"}, Want: "idle-queued 0.2, idle tick after-tick: fresh idles need"},
 	} {

@@ -263,3 +263,45 @@ func TestFreshIdleEntries(t *testing.T) {
 		}
 	}
 }
+
+// An idle tick that finds a task queued (IdleQueued) balances, when
+// due, CPU_NOT_IDLE and stops no tick: the CPU_IDLE passes and the tick
+// stops fall about as the share; runs of busy ticks (TickCorr) bring the
+// busy interval due more often.
+func TestIdleQueuedAndRuns(t *testing.T) {
+	base := SimConfig{CPUs: 16, Sockets: 2, SNC: 1, SMT: 1, HZ: 250, Busy: 50, Newidle: 1, CAS: 100 * time.Nanosecond,
+		Duration: 2 * time.Second, IdleTick: ksim.IdleTickAfterTick, FreshIdle: true, Orders: []string{"cmpxchg-first"}}
+	run := func(cfg SimConfig) (SimRow, NohzRow) {
+		tab, err := Simulate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nz, err := SimulateNohz(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tab.Rows[0], nz.Rows[0]
+	}
+	r0, n0 := run(base)
+	q := base
+	q.IdleQueued = 0.5
+	r1, n1 := run(q)
+	// Fewer idle walks, but each finds more levels due (the queued
+	// tick's CPU_NOT_IDLE walk, on the busy interval, seldom passes).
+	if ratio := r1.LBPasses[ksim.CPUIdle] / r0.LBPasses[ksim.CPUIdle]; ratio < 0.5 || ratio > 0.85 || r1.LBPasses[ksim.CPUNotIdle] <= r0.LBPasses[ksim.CPUNotIdle] {
+		t.Errorf("half the idle ticks queued: CPU_IDLE passes %.0f -> %.0f per s (%.2fx), want fewer; CPU_NOT_IDLE %.1f -> %.1f, want more",
+			r0.LBPasses[ksim.CPUIdle], r1.LBPasses[ksim.CPUIdle], ratio, r0.LBPasses[ksim.CPUNotIdle], r1.LBPasses[ksim.CPUNotIdle])
+	}
+	if ratio := n1.CallsPerSec / n0.CallsPerSec; ratio < 0.4 || ratio > 0.6 {
+		t.Errorf("half the idle ticks queued: tick stops %.0f -> %.0f per s (%.2fx), want about half", n0.CallsPerSec, n1.CallsPerSec, ratio)
+	}
+	if r1.IdleTicks != r0.IdleTicks {
+		t.Errorf("queued idle ticks still count as idle (task_tick_idle): %.0f -> %.0f per s", r0.IdleTicks, r1.IdleTicks)
+	}
+	c := q
+	c.TickCorr = 0.6
+	r2, _ := run(c)
+	if r2.LBPasses[ksim.CPUNotIdle] <= r1.LBPasses[ksim.CPUNotIdle] {
+		t.Errorf("runs of ticks: busy passes %.1f -> %.1f per s, want more", r1.LBPasses[ksim.CPUNotIdle], r2.LBPasses[ksim.CPUNotIdle])
+	}
+}

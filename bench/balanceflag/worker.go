@@ -130,7 +130,7 @@ func balanceTicks(w *worker, n int) {
 // idleTick says whether this CPU is idle in this tick, and runs the newidle
 // walk of a CPU that went idle since the last one.
 func (w *worker) idleTick() bool {
-	idle := ksim.TickIdle(w.m.seed, w.m.busy, w.cpu, w.jiffies)
+	idle := ksim.TickIdleRuns(w.m.seed, w.m.busy, w.m.corr, w.cpu, w.jiffies)
 	if idle {
 		w.idleTicks++
 		if !w.wasIdle {

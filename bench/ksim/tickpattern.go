@@ -44,6 +44,9 @@ type TickPattern struct {
 	// its walk, if due, balances CPU_NOT_IDLE (the busy interval), and
 	// the idle ends after it without a stop. 0: none.
 	Queued float64
+	// Corr is the correlation of a CPU's busy or idle state at successive
+	// ticks (TickIdleRuns): 0, each tick drawn on its own.
+	Corr float64
 }
 
 // TickIdle is the draw of CPU cpu in tick j: idle with chance 100-busy per
@@ -57,8 +60,25 @@ func TickIdle(seed uint64, busy int, cpu int, j int64) bool {
 	return Mix(seed^uint64(cpu)<<40^uint64(j))%100 >= uint64(busy)
 }
 
+// TickIdleRuns is TickIdle with runs: with chance corr CPU cpu's tick j
+// keeps the state of its tick j-1, otherwise it is drawn afresh as
+// TickIdle draws it. Busy stays the share of busy ticks, and corr is the
+// correlation of a CPU's state at successive ticks, as a guest's tick
+// trace measures it (kernel model: tick-busy-corr); corr 0 is TickIdle.
+// Still a pure function of its arguments: it walks back to the tick
+// whose state was drawn.
+func TickIdleRuns(seed uint64, busy int, corr float64, cpu int, j int64) bool {
+	k := j
+	for corr > 0 && k > j-maskLookBack && Uniform(Mix(seed^uint64(cpu)<<40^uint64(k)^0x4e5e)) < corr {
+		k--
+	}
+	return TickIdle(seed, busy, cpu, k)
+}
+
 // Idle says whether CPU cpu is idle in tick j.
-func (p *TickPattern) Idle(cpu int, j int64) bool { return TickIdle(p.Seed, p.Busy, cpu, j) }
+func (p *TickPattern) Idle(cpu int, j int64) bool {
+	return TickIdleRuns(p.Seed, p.Busy, p.Corr, cpu, j)
+}
 
 // TickStart is when CPU cpu's tick j fires.
 func (p *TickPattern) TickStart(cpu int, j int64) int64 {

@@ -158,3 +158,45 @@ func TestHasShortIdles(t *testing.T) {
 		}
 	}
 }
+
+// TestTickIdleRuns: runs keep the busy share and give successive ticks
+// the correlation asked for; corr 0 is TickIdle.
+func TestTickIdleRuns(t *testing.T) {
+	for _, tc := range []struct {
+		busy int
+		corr float64
+	}{{50, 0}, {50, 0.4}, {70, 0.6}, {30, 0.9}} {
+		var n, busy, bb, b, ib, i float64
+		for cpu := range 16 {
+			prev := TickIdleRuns(7, tc.busy, tc.corr, cpu, 0)
+			for j := int64(1); j < 5000; j++ {
+				idle := TickIdleRuns(7, tc.busy, tc.corr, cpu, j)
+				if tc.corr == 0 && idle != TickIdle(7, tc.busy, cpu, j) {
+					t.Fatalf("corr 0: tick %d differs from TickIdle", j)
+				}
+				n++
+				if !idle {
+					busy++
+				}
+				if prev {
+					i++
+					if !idle {
+						ib++
+					}
+				} else {
+					b++
+					if !idle {
+						bb++
+					}
+				}
+				prev = idle
+			}
+		}
+		if share := 100 * busy / n; math.Abs(share-float64(tc.busy)) > 2 {
+			t.Errorf("busy %d, corr %g: %.1f %% busy ticks", tc.busy, tc.corr, share)
+		}
+		if corr := bb/b - ib/i; math.Abs(corr-tc.corr) > 0.03 {
+			t.Errorf("busy %d, corr %g: successive ticks correlate %.3f", tc.busy, tc.corr, corr)
+		}
+	}
+}

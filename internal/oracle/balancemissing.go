@@ -55,13 +55,28 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		if mt-mi <= 0 || busy <= 0 {
 			break
 		}
-		return fmt.Sprintf("the model draws each cpu busy or idle per tick on its own, so a busy cpu's last pass was most often an idle tick's, from which the busy interval (balance_interval × busy_factor, less a jiffy) is seldom due: its busy cpus pass at %.1f %% of their busy ticks, the guest's at %.1f %% of theirs (ticks less idle ticks); the guest's cpus stay busy for runs of ticks, which the count's rates do not give", 100*r.model/(mt-mi), 100*r.kernel/busy)
+		runs := "the guest's cpus stay busy for runs of ticks, which the count's rates do not give"
+		if c, ok := kc.V["tick-busy-corr"]; ok {
+			runs = fmt.Sprintf("the model takes the runs the tick trace shows (a cpu's state at successive ticks correlates %.2f) where the guest's idle cpus tick on (after-tick), and the queued idle ticks' CPU_NOT_IDLE walks; what else brings the guest's busy interval due, the count does not show", c)
+		}
+		return fmt.Sprintf("a busy cpu's last pass is most often an idle tick's, from which the busy interval (balance_interval × busy_factor, less a jiffy) is seldom due: the model's busy cpus pass at %.1f %% of their busy ticks, the guest's at %.1f %% of theirs (ticks less idle ticks); %s", 100*r.model/(mt-mi), 100*r.kernel/busy, runs)
 	case is("sched_balance_rq() calls") && is("CPU_IDLE") && over:
 		mi, ki := rowModel(rows, "on idle cpus (task_tick_idle)"), kc.V["idle-ticks/s"]
 		if mi <= 0 || ki <= 0 {
 			break
 		}
 		return fmt.Sprintf("the model's idle cpus pass at each idle tick that finds no task queued (the idle interval, a jiffy at HZ %d) on every level whose interval has passed and should_we_balance() lets on, %.2f passes per idle tick, the guest's %.2f (the nohz balancer's passes on an idle cpu's behalf in both); ", countHZ(kc), r.model/mi, r.kernel/ki) + queuedWhy(kc)
+	case is("sched_balance_rq() calls") && is("CPU_IDLE") && !over:
+		mi, ki := rowModel(rows, "on idle cpus (task_tick_idle)"), kc.V["idle-ticks/s"]
+		kb, mb := kc.V["nohz-balances/s"], rowModel(rows, "on idle cpus' behalf")
+		if mi <= 0 || ki <= 0 {
+			break
+		}
+		why := fmt.Sprintf("per idle tick the model passes %.2f times, the guest %.2f; the nohz balancer's walks on idle cpus' behalf pass CPU_IDLE too, the guest's %.1f per s, the model's %.1f", r.model/mi, r.kernel/ki, kb, mb)
+		if kb-mb >= (r.kernel-r.model)/2 {
+			return why + ": the guest's idles longer than a tick (the on-behalf row), which the model's fresh idles lack"
+		}
+		return "not named: " + why + ", too few to make up the difference; the count does not split the guest's CPU_IDLE passes by domain or by whose walk ran them"
 	case is("ticks per s (sched_tick)") || is("on idle cpus (task_tick_idle)"):
 		if why := tickWhy(kc, over, is("task_tick_idle")); why != "" {
 			return why
@@ -218,6 +233,18 @@ func queuedWhy(kc CountResult) string {
 		return "the count has no tick trace (kernel count records one from 2026-12-05): a 7.2.12 guest's (pipe, 2 pairs) found 58 % of its idle ticks with a task already queued or a wakeup pending (rq->idle_balance 0, so a due walk balances CPU_NOT_IDLE and the idle ends without a tick stop), which the model takes from a count that has it (-idle-queued); on that count its CPU_IDLE passes went from 2.52x to 1.17x"
 	}
 	return fmt.Sprintf("the model takes the tick trace's %.0f %% of idle ticks that found a task queued or a wakeup pending (rq->idle_balance 0: CPU_NOT_IDLE); the guest's walk was due (jiffies at rq->next_balance) at %.0f %% of its idle ticks and %.0f %% of its busy ones, and %.0f %% of its cpus' ticks a period apart read the jiffy the one before read (a jiffy's interval not yet due), which the model, whose ticks read every jiffy, does not take", q, kc.V["idle-tick-due-%"], kc.V["busy-tick-due-%"], kc.V["tick-stale-%"])
+}
+
+// tickCorr is the correlation of the guest's cpus' busy or idle state at
+// successive ticks (its tick trace's tick-busy-corr), where its idle cpus
+// tick on (after-tick) so that successive ticks sample the state, in
+// [0, 0.95]; 0 where the count has no trace.
+func tickCorr(kc CountResult) float64 {
+	c, ok := kc.V["tick-busy-corr"]
+	if !ok || kc.IdleTick != ksim.IdleTickAfterTick {
+		return 0
+	}
+	return min(max(c, 0), 0.95)
 }
 
 // suppressedTicks are the guest's tick slots per second no tick fired in

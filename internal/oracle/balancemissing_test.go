@@ -233,3 +233,44 @@ func TestBalanceMissingByIdleType(t *testing.T) {
 		}
 	}
 }
+
+// TestTickTraceInputs: the queued share and the state's correlation come
+// from the count's tick trace where the guest's idle cpus tick on
+// (after-tick with fresh idles for the first), bounded; none without a
+// trace or under the stop form; the rows' lines say what the trace
+// showed, or that there was none.
+func TestTickTraceInputs(t *testing.T) {
+	kc := func(rule ksim.IdleTickRule, trace map[string]float64) CountResult {
+		v := map[string]float64{"busy-%": 60, "nohz-run-idle/s": 5000, "nohz-tick-stops/s": 70, "ticks/s": 950, "idle-ticks/s": 400}
+		for k, x := range trace {
+			v[k] = x
+		}
+		return CountResult{CPUs: 4, Nodes: 2, HZ: 250, IdleTick: rule, IdleTickFrom: "sites-x.txt", V: v}
+	}
+	traced := map[string]float64{"idle-tick-not-idle-%": 55, "tick-busy-corr": 0.4, "tick-stale-%": 15, "idle-tick-due-%": 93, "busy-tick-due-%": 58}
+	for _, tc := range []struct {
+		name         string
+		kc           CountResult
+		pull         float64
+		queued, corr float64
+	}{
+		{"after-tick", kc(ksim.IdleTickAfterTick, traced), 0.05, 0.55, 0.4},
+		{"queued capped by pull", kc(ksim.IdleTickAfterTick, traced), 0.6, 0.4, 0.4},
+		{"corr bounded", kc(ksim.IdleTickAfterTick, map[string]float64{"tick-busy-corr": 0.99}), 0, 0, 0.95},
+		{"negative corr", kc(ksim.IdleTickAfterTick, map[string]float64{"tick-busy-corr": -0.2}), 0, 0, 0},
+		{"stop form", kc(ksim.IdleTickStop, traced), 0, 0, 0},
+		{"no trace", kc(ksim.IdleTickAfterTick, nil), 0, 0, 0},
+	} {
+		if q, c := idleQueued(tc.kc, tc.pull), tickCorr(tc.kc); math.Abs(q-tc.queued) > 1e-9 || math.Abs(c-tc.corr) > 1e-9 {
+			t.Errorf("%s: idleQueued %g, tickCorr %g; want %g, %g", tc.name, q, c, tc.queued, tc.corr)
+		}
+	}
+	row := modelRow{"sched_balance_rq() calls per s, idle cpus (lb_count CPU_IDLE)", 300, 700}
+	rows := []modelRow{{"  of which on idle cpus (task_tick_idle)", 400, 420}, row}
+	if got := balanceMissing(kc(ksim.IdleTickAfterTick, traced), row, rows); !strings.Contains(got, "takes the tick trace's 55 % of idle ticks") || !strings.Contains(got, "15 % of its cpus' ticks a period apart read the jiffy") {
+		t.Errorf("CPU_IDLE row with a trace: %q", got)
+	}
+	if got := balanceMissing(kc(ksim.IdleTickAfterTick, nil), row, rows); !strings.Contains(got, "the count has no tick trace") {
+		t.Errorf("CPU_IDLE row without a trace: %q", got)
+	}
+}

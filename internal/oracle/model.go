@@ -803,6 +803,7 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 	cfg.FreshIdle = freshIdle(kc)
 	cfg.IdlePull = idlePull(kc)
 	cfg.IdleQueued = idleQueued(kc, cfg.IdlePull)
+	cfg.TickCorr = tickCorr(kc)
 	m, err := balanceAfterWarmup(cfg, kc.Run)
 	if err != nil {
 		return nil

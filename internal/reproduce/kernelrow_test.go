@@ -89,7 +89,8 @@ func TestKernelRowVerdicts(t *testing.T) {
 
 // Findings 5 and 8 on the history's real counts: the newest kernel that
 // takes the flag before the interval test (6.16) against the oldest that
-// tests first (6.19), 6.18.y on neither side; and finding 1 on the same
+// tests first (6.19), 6.18.y on neither side (6.16's one attempt per
+// pass within 1 %: its two probes are read a moment apart); and finding 1 on the same
 // files brackets 6.1 | 6.12, not the newest kernel with the limit.
 func TestFlagRowsHistory(t *testing.T) {
 	files, err := filepath.Glob("../oracle/testdata/count-history-*.txt")
@@ -105,7 +106,7 @@ func TestFlagRowsHistory(t *testing.T) {
 		t.Fatalf("FlagRows = %d rows, want 1", len(rows))
 	}
 	r := rows[0]
-	if !strings.HasPrefix(r.Before, "6.16.") || !strings.HasPrefix(r.After, "6.19.") || r.Verdict != "yes" || r.BeforeV != 1 {
+	if !strings.HasPrefix(r.Before, "6.16.") || !strings.HasPrefix(r.After, "6.19.") || r.Verdict != "yes" || math.Abs(r.BeforeV-1) > 0.01 {
 		t.Errorf("flag row %+v: want 6.16's 1 attempt per pass against 6.19's, yes", r)
 	}
 	krows, _ := KernelRows(set)
