@@ -852,6 +852,14 @@ func traceTicks(u *machine.Undo, tfs *machine.Tracefs, in Input) (*machine.Trace
 	if err := tfs.AddTracedKprobe(u, inst, "contend_tick", fn, args); err != nil {
 		return nil, "", "no tick trace: " + err.Error()
 	}
+	// The idle entries beside the ticks: was the cpu idle at all
+	// between two of its ticks?
+	if _, _, ok := in.Syms.Func(IdleEntryFunc); !ok {
+		return inst, fn, "no idle entries in the tick trace: kallsyms has no " + IdleEntryFunc
+	}
+	if err := tfs.AddTracedKprobe(u, inst, IdleEntryEvent, IdleEntryFunc, ""); err != nil {
+		return inst, fn, "no idle entries in the tick trace: " + err.Error()
+	}
 	return inst, fn, ""
 }
 

@@ -68,7 +68,21 @@ type TickRecord struct {
 	NrRunning   uint32
 	TTWUPending bool
 	IdleTask    bool // rq->curr == rq->idle
+	// IdleEntry marks an idle entry's record (IdleEntryEvent), not a
+	// tick's: only CPU and Time are set.
+	IdleEntry bool
 }
+
+// IdleEntryEvent is the trace's event at an idle entry: do_idle()'s
+// nohz_run_idle_balance() call, one per idle period (the count's
+// nohz-run-idle). Between two of a cpu's ticks, an entry means a newidle
+// walk before it (sched_balance_newidle(), whose update_next_balance()
+// brings rq->next_balance within the idle interval: the next tick's walk
+// is due); none means the cpu ran from tick to tick.
+const IdleEntryEvent = "contend_idle"
+
+// IdleEntryFunc is where IdleEntryEvent is taken.
+const IdleEntryFunc = "nohz_run_idle_balance"
 
 // Due is whether the tick raises the balance softirq for the cpu's own
 // walk: time_after_eq(jiffies, rq->next_balance).
@@ -124,6 +138,10 @@ func parseTickLine(line string) (TickRecord, error) {
 	}
 	if timeAt < 0 {
 		return rec, fmt.Errorf("no timestamp after the cpu in %q", line)
+	}
+	if timeAt+1 < len(f) && f[timeAt+1] == IdleEntryEvent+":" {
+		rec.IdleEntry = true // no arguments
+		return rec, nil
 	}
 	seen := map[string]bool{}
 	var curr, idle uint64
@@ -185,6 +203,11 @@ type TickTrace struct {
 	// States are the same pairs by the cpu's state at each (0 busy, 1
 	// the idle task running): States[earlier][later].
 	States [2][2]int
+	// IdleEntries are the idle entries traced; BusyEntry are the pairs
+	// whose earlier tick found the cpu busy, by whether an idle entry
+	// came between (BusyEntry[1]) or none did (BusyEntry[0]).
+	IdleEntries int
+	BusyEntry   [2]int
 }
 
 // BusyCorr is the correlation of a cpu's state at successive ticks, the
@@ -201,10 +224,17 @@ func (t TickTrace) BusyCorr() float64 {
 
 // SumTicks sums records (in any order; each cpu's in time order) at hz.
 func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
-	t := TickTrace{Func: fn, Ticks: len(recs)}
+	t := TickTrace{Func: fn}
 	period := 1 / float64(max(hz, 1))
 	last := map[int]TickRecord{}
+	entered := map[int]bool{} // an idle entry since the cpu's last tick
 	for _, r := range recs {
+		if r.IdleEntry {
+			t.IdleEntries++
+			entered[r.CPU] = true
+			continue
+		}
+		t.Ticks++
 		if r.IdleTask {
 			t.Idle++
 			if !r.IdleBalance {
@@ -225,9 +255,12 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 			if dt := r.Time - p.Time; dt > period/2 && dt < 1.5*period {
 				t.Slots[min(max(int64(r.Jiffies-p.Jiffies), 0), 2)]++
 				t.States[b2i(p.IdleTask)][b2i(r.IdleTask)]++
+				if !p.IdleTask {
+					t.BusyEntry[b2i(entered[r.CPU])]++
+				}
 			}
 		}
-		last[r.CPU] = r
+		last[r.CPU], entered[r.CPU] = r, false
 	}
 	return t
 }

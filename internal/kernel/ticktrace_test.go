@@ -3,6 +3,7 @@ package kernel
 import (
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -17,24 +18,30 @@ func TestParseTickTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 6 {
-		t.Fatalf("%d records, want 6", len(recs))
+	if len(recs) != 8 {
+		t.Fatalf("%d records, want 8 (6 ticks, 2 idle entries)", len(recs))
+	}
+	if n := recs[2]; !n.IdleEntry || n.CPU != 1 || n.Time != 100.002 || recs[3].IdleEntry {
+		t.Errorf("idle entry records = %+v, %+v", n, recs[3])
 	}
 	r := recs[1]
+	ticks := slices.DeleteFunc(slices.Clone(recs), func(r TickRecord) bool { return r.IdleEntry })
 	if r.CPU != 1 || r.Time != 100.0001 || r.Jiffies != 4295000000 || r.NextBalance != 4295000005 || r.IdleBalance || r.NrRunning != 1 || r.IdleTask || r.Due() {
 		t.Errorf("record 2 = %+v (due %v)", r, r.Due())
 	}
-	if !recs[0].IdleTask || !recs[0].IdleBalance || !recs[0].Due() || !recs[4].TTWUPending {
-		t.Errorf("records 1 and 5 = %+v, %+v", recs[0], recs[4])
+	if !ticks[0].IdleTask || !ticks[0].IdleBalance || !ticks[0].Due() || !ticks[4].TTWUPending {
+		t.Errorf("ticks 1 and 5 = %+v, %+v", ticks[0], ticks[4])
 	}
 
 	// At HZ 250: cpu 0's ticks at 0, 4 and 8 ms read jiffies +0 then
 	// +2; cpu 1's at 0.1 and 4.1 ms read +1, its 20.1 ms tick is no
 	// slot's (the tick stopped between).
 	got := SumTicks("sched_balance_trigger", recs, 250)
-	// Its pairs: cpu 0 idle, idle, idle; cpu 1 busy then idle.
+	// Its pairs: cpu 0 idle, idle, idle; cpu 1 busy then idle, with an
+	// idle entry between (the other entry, after cpu 0's last tick, is
+	// no pair's).
 	want := TickTrace{Func: "sched_balance_trigger", Ticks: 6, Idle: 4, IdleNotIdle: 2, IdleQueued: 1, IdlePending: 1, IdleDue: 2, BusyDue: 1, Slots: [3]int{1, 1, 1},
-		States: [2][2]int{{0, 1}, {0, 2}}}
+		States: [2][2]int{{0, 1}, {0, 2}}, IdleEntries: 2, BusyEntry: [2]int{0, 1}}
 	if got != want {
 		t.Errorf("SumTicks =\n%+v, want\n%+v", got, want)
 	}
@@ -54,6 +61,7 @@ func TestParseTickTraceBad(t *testing.T) {
 		{"# h\nx-1 [001] e: j=1\n", "line 2: no timestamp"},
 		{"x-1 [001] 1.5: e: (f) j=1 nb=2 ib=0 nr=0 tp=0 cu=1\n", "no id="},
 		{"x-1 [001] 1.5: e: (f) j=1 nb=-2 ib=0 nr=0 tp=0 cu=1 id=1\n", `nb="-2": not a number`},
+		{"x-1 [001] contend_idle: (f)\n", "no timestamp"},
 	} {
 		if _, err := ParseTickTrace(strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("ParseTickTrace(%q) = %v, want %q", c.in, err, c.want)
@@ -77,7 +85,7 @@ func FuzzParseTickTrace(f *testing.F) {
 		}
 		for _, hz := range []int{0, 100, 250, 1000} {
 			tt := SumTicks("f", recs, hz)
-			if tt.Ticks != len(recs) || tt.IdleNotIdle > tt.Idle || tt.IdleQueued+tt.IdlePending > tt.IdleNotIdle || tt.IdleDue > tt.Idle || tt.BusyDue > tt.Ticks-tt.Idle || tt.Slots[0]+tt.Slots[1]+tt.Slots[2] >= max(tt.Ticks, 1) ||
+			if tt.Ticks+tt.IdleEntries != len(recs) || tt.BusyEntry[0]+tt.BusyEntry[1] != tt.States[0][0]+tt.States[0][1] || tt.IdleNotIdle > tt.Idle || tt.IdleQueued+tt.IdlePending > tt.IdleNotIdle || tt.IdleDue > tt.Idle || tt.BusyDue > tt.Ticks-tt.Idle || tt.Slots[0]+tt.Slots[1]+tt.Slots[2] >= max(tt.Ticks, 1) ||
 				tt.States[0][0]+tt.States[0][1]+tt.States[1][0]+tt.States[1][1] != tt.Slots[0]+tt.Slots[1]+tt.Slots[2] || math.Abs(tt.BusyCorr()) > 1 {
 				t.Errorf("SumTicks(%d) = %+v of %d records", hz, tt, len(recs))
 			}

@@ -108,14 +108,18 @@ func lbValues(c *kernel.Counted) []benchfmt.Value {
 // walk balances CPU_NOT_IDLE), "idle-tick-due-%" and "busy-tick-due-%"
 // (ticks whose own walk was due), "tick-stale-%" (a cpu's ticks a
 // period apart that read the same jiffy) and "tick-busy-corr" (the
-// correlation of a cpu's busy or idle state at those ticks).
+// correlation of a cpu's busy or idle state at those ticks); and where
+// idle entries were traced, "traced-idle-entries/s" and
+// "busy-tick-idle-entry-%" (the pairs whose earlier tick found the cpu
+// busy with an idle entry between: a newidle walk, which brings the
+// next tick's walk due).
 func tickValues(c *kernel.Counted) []benchfmt.Value {
 	t := c.Ticks
 	if t == nil || t.Ticks == 0 || c.Counted == nil || c.Counted.Seconds <= 0 {
 		return nil
 	}
 	pct := func(n, of int) float64 { return 100 * float64(n) / math.Max(float64(of), 1) }
-	return []benchfmt.Value{
+	vs := []benchfmt.Value{
 		{Value: rate(float64(t.Ticks), c), Unit: "traced-ticks/s"},
 		{Value: pct(t.IdleNotIdle, t.Idle), Unit: "idle-tick-not-idle-%"},
 		{Value: pct(t.IdleQueued, t.Idle), Unit: "idle-tick-queued-%"},
@@ -124,4 +128,9 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 		{Value: pct(t.Slots[0], t.Slots[0]+t.Slots[1]+t.Slots[2]), Unit: "tick-stale-%"},
 		{Value: t.BusyCorr(), Unit: "tick-busy-corr"},
 	}
+	if t.IdleEntries > 0 {
+		vs = append(vs, benchfmt.Value{Value: rate(float64(t.IdleEntries), c), Unit: "traced-idle-entries/s"},
+			benchfmt.Value{Value: pct(t.BusyEntry[1], t.BusyEntry[0]+t.BusyEntry[1]), Unit: "busy-tick-idle-entry-%"})
+	}
+	return vs
 }

@@ -179,7 +179,7 @@ func (t *Tracefs) Instance(u *Undo) (*Tracefs, error) {
 // instance in only, so its hits are recorded with their arguments there
 // (and counted in kprobe_profile); it records the probe's removal.
 func (t *Tracefs) AddTracedKprobe(u *Undo, in *Tracefs, name, target, args string) error {
-	def := fmt.Sprintf("p:%s/%s %s %s\n", ProbeGroup, name, target, args)
+	def := strings.TrimSpace(fmt.Sprintf("p:%s/%s %s %s", ProbeGroup, name, target, args)) + "\n"
 	if err := writeFile(t.path("kprobe_events"), def, os.O_APPEND); err != nil {
 		return fmt.Errorf("kprobe on %s with %s refused: %w", target, args, err)
 	}
