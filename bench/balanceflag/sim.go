@@ -49,8 +49,10 @@ type SimConfig struct {
 	// runs before SCHED_SOFTIRQ. Zero (the default): one burst, the worst case.
 	Jitter time.Duration `json:",omitempty"`
 	// NewidlePerTick is how many short idle periods a busy CPU has in a tick
-	// that has them (every Newidle ticks), in its first half (default 1).
-	NewidlePerTick int `json:",omitempty"`
+	// that has them (every Newidle ticks, or NewidleShare of them drawn:
+	// ksim.TickPattern.ShortShare), in its first half (default 1).
+	NewidlePerTick int     `json:",omitempty"`
+	NewidleShare   float64 `json:",omitempty"`
 	// NewidleCost is each level's max_newidle_lb_cost at the start, lowest
 	// first, the last for any above (kernel model: the guest's); default 0.
 	NewidleCost []time.Duration `json:",omitempty"`
@@ -151,8 +153,8 @@ func (c SimConfig) validate() error {
 		return bad("newidle-per-tick %d out of range [1, %d]", c.NewidlePerTick, simMaxNewidlePerTick)
 	case c.ShortIdle < 0 || int64(c.ShortIdle) >= ksim.HZ(c.HZ).TickNs():
 		return bad("short-idle %v out of range [0, %v): a short idle ends within its tick", c.ShortIdle, time.Duration(ksim.HZ(c.HZ).TickNs()))
-	case c.IdleTick > ksim.IdleTickAfterTick || !(c.Stacked >= 0 && c.Stacked <= 1) || !(c.IdlePull >= 0 && c.IdleQueued >= 0 && c.IdlePull+c.IdleQueued <= 1) || !(c.TickCorr >= 0 && c.TickCorr <= 0.95):
-		return bad("idle tick rule %d, stacked share %g, idle pull %g, idle queued %g, tick corr %g: want a known rule, shares in [0, 1] (pull and queued together too), corr in [0, 0.95]", c.IdleTick, c.Stacked, c.IdlePull, c.IdleQueued, c.TickCorr)
+	case c.IdleTick > ksim.IdleTickAfterTick || !(c.Stacked >= 0 && c.Stacked <= 1) || !(c.IdlePull >= 0 && c.IdleQueued >= 0 && c.IdlePull+c.IdleQueued <= 1) || !(c.TickCorr >= 0 && c.TickCorr <= 0.95) || !(c.NewidleShare >= 0 && c.NewidleShare <= 1):
+		return bad("idle tick rule %d, stacked share %g, idle pull %g, idle queued %g, tick corr %g, newidle share %g: want a known rule, shares in [0, 1] (pull and queued together too), corr in [0, 0.95]", c.IdleTick, c.Stacked, c.IdlePull, c.IdleQueued, c.TickCorr, c.NewidleShare)
 	case c.FreshIdle && c.IdleTick == ksim.IdleTickGovernor || (c.IdlePull > 0 || c.IdleQueued > 0) && (!c.FreshIdle || c.IdleTick != ksim.IdleTickAfterTick):
 		return bad("fresh-idle %v, idle-pull %g, idle-queued %g, idle tick %v: fresh idles need a driver-less idle loop (stop or after-tick), idle-pull and idle-queued fresh idles and after-tick", c.FreshIdle, c.IdlePull, c.IdleQueued, c.IdleTick.Name())
 	case c.Jitter < 0 || int64(c.Jitter) >= ksim.HZ(c.HZ).TickNs():
@@ -270,7 +272,7 @@ func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
 	s := &sim{cfg: cfg, lineOwner: -1, nohzTick: -1, hz: ksim.HZ(cfg.HZ)}
 	s.tickNs = s.hz.TickNs()
 	s.pat = ksim.TickPattern{Seed: cfg.Seed, Busy: cfg.Busy, HZ: s.hz, CPUs: cfg.CPUs, Skew: cfg.SkewTick, Jit: int64(cfg.Jitter),
-		Newidle: cfg.Newidle, PerTick: cfg.NewidlePerTick, Rule: cfg.IdleTick, Fresh: cfg.FreshIdle, Pull: cfg.IdlePull, Queued: cfg.IdleQueued, Corr: cfg.TickCorr}
+		Newidle: cfg.Newidle, PerTick: cfg.NewidlePerTick, Rule: cfg.IdleTick, Fresh: cfg.FreshIdle, Pull: cfg.IdlePull, Queued: cfg.IdleQueued, Corr: cfg.TickCorr, ShortShare: cfg.NewidleShare}
 	s.ticks = s.hz.Ticks(int64(cfg.Duration))
 	s.m = model{topo: cfg.topo(), order: order, hz: cfg.HZ, busy: cfg.Busy, corr: cfg.TickCorr, seed: cfg.Seed, niRandom: cfg.NewidleRandom, niRate: cfg.NewidleRate}
 	s.cpus = make([]cpuState, cfg.CPUs)

@@ -13,7 +13,7 @@ import (
 )
 
 // SimUsage is the synopsis of contend simulate balanceflag.
-const SimUsage = "balanceflag [-cpus 512] [-sockets 2] [-snc 2] [-smt 2] [-busy 90] [-newidle 2] [-hz 1000] [-cas D] [-cas-remote 0] [-local 10ns] [-cs 100ns] [-duration 1s] [-seed 1] [-skew-tick] [-jitter 0] [-newidle-per-tick 1] [-short-idle 0] [-idle-tick governor] [-orders cmpxchg-first,...] [-nohz] [-json]"
+const SimUsage = "balanceflag [-cpus 512] [-sockets 2] [-snc 2] [-smt 2] [-busy 90] [-newidle 2] [-hz 1000] [-cas D] [-cas-remote 0] [-local 10ns] [-cs 100ns] [-duration 1s] [-seed 1] [-skew-tick] [-jitter 0] [-newidle-per-tick 1] [-newidle-share 0] [-short-idle 0] [-idle-tick governor] [-fresh-idle] [-idle-pull 0] [-idle-queued 0] [-tick-corr 0] [-orders cmpxchg-first,...] [-nohz] [-json]"
 
 // SimFlags declares contend simulate balanceflag's flags on fs, each
 // default with where it comes from, and returns the function that runs the
@@ -39,6 +39,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 	skew := fs.Bool("skew-tick", false, "the skew_tick=1 boot option: cpu i ticks i×(TICK_NSEC/2)/cpus after the jiffy (default: the kernel's, aligned)")
 	jitter := fs.Duration("jitter", 0, "delay each cpu's tick work by a random `D`uration in [0, D), per cpu and tick (default: none, the worst case)")
 	perTick := fs.Int("newidle-per-tick", 1, "short idles of a busy cpu in a tick that has them (the seed gives no rate)")
+	share := fs.Float64("newidle-share", 0, "the `share` of busy ticks that have short idles, drawn per cpu and tick (default: one in -newidle)")
 	shortIdle := fs.Duration("short-idle", 0, "how long a busy cpu's short idle lasts, what rq->avg_idle learns (default: as long as avg_idle's cap, so no walk is cut)")
 	idleTick := fs.String("idle-tick", "governor", "the idle loop's tick `rule`: governor (a cpuidle driver's; the model stops the tick at idle entry), stop (no driver, before f4c31b07b136: the same), after-tick (no driver, from it: the idle's first tick kept, its cpu_idle pass run)")
 	fresh := fs.Bool("fresh-idle", false, "with -idle-tick after-tick or stop: each idle tick falls in an idle begun since the cpu's last tick (idles far shorter than a tick): its span has short idles as a busy tick's, and after-tick it fires, balances CPU_IDLE and stops the tick")
@@ -69,7 +70,7 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		}
 		cfg := SimConfig{CPUs: *cpus, Sockets: *sockets, SNC: *snc, SMT: *smt, Busy: *busy,
 			Newidle: *newidle, HZ: *hz, CAS: *cas, Local: *local, CS: *cs, Duration: *duration, Seed: *seed,
-			SkewTick: *skew, Jitter: *jitter, NewidlePerTick: *perTick, ShortIdle: *shortIdle, CASRemote: *casRemote, IdleTick: rule, FreshIdle: *fresh, IdlePull: *pull, IdleQueued: *queued, TickCorr: *corr}
+			SkewTick: *skew, Jitter: *jitter, NewidlePerTick: *perTick, ShortIdle: *shortIdle, CASRemote: *casRemote, IdleTick: rule, FreshIdle: *fresh, IdlePull: *pull, IdleQueued: *queued, TickCorr: *corr, NewidleShare: *share}
 		if *orders != "" {
 			cfg.Orders = strings.Split(*orders, ",")
 		}
@@ -84,7 +85,17 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 			return fmt.Errorf("simulate balanceflag: -cas %v: want a positive duration", *cas)
 		}
 		if *nohz {
-			return writeNohz(w, cfg, casNote, *asJSON)
+			tab, err := SimulateNohz(cfg)
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				return tab.WriteJSON(w, casNote)
+			}
+			if _, err := fmt.Fprintf(w, "line handoff %v: %s\n", cfg.CAS, casNote); err != nil {
+				return err
+			}
+			return tab.WriteText(w)
 		}
 		tab, err := Simulate(cfg)
 		if err != nil {
@@ -105,19 +116,4 @@ func SimFlags(fs *flag.FlagSet) (run func(w io.Writer) error) {
 		}
 		return tab.WriteMoves(w, base)
 	}
-}
-
-// writeNohz runs and prints -nohz's table.
-func writeNohz(w io.Writer, cfg SimConfig, casNote string, asJSON bool) error {
-	tab, err := SimulateNohz(cfg)
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		return tab.WriteJSON(w, casNote)
-	}
-	if _, err := fmt.Fprintf(w, "line handoff %v: %s\n", cfg.CAS, casNote); err != nil {
-		return err
-	}
-	return tab.WriteText(w)
 }

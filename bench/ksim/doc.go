@@ -156,8 +156,9 @@
 //     tick_nohz_idle_exit()), the share whose work pulls a task (Pull)
 //     and the share that finds a task already queued, so that sched_tick()'s
 //     rq->idle_balance = idle_cpu() is 0 (Queued, FindsQueued), runs of
-//     busy and idle ticks (Corr, TickIdleRuns), and nohz.idle_cpus_mask
-//     at a tick's kicks (InMask).
+//     busy and idle ticks (Corr, TickIdleRuns), the share of busy ticks
+//     that hold short idles (ShortShare), and nohz.idle_cpus_mask at a
+//     tick's kicks (InMask).
 //
 //   - One CPU's lowest domain alone as a Balancer (lowest.go:
 //     LowestDomain), for a scenario that needs the walks' cadence only

@@ -47,6 +47,10 @@ type TickPattern struct {
 	// Corr is the correlation of a CPU's busy or idle state at successive
 	// ticks (TickIdleRuns): 0, each tick drawn on its own.
 	Corr float64
+	// ShortShare is the share of busy ticks that hold short idles, drawn
+	// per CPU and tick (kernel model: the tick trace's busy ticks followed
+	// by an idle entry before the next); 0: one busy tick in Newidle.
+	ShortShare float64
 }
 
 // TickIdle is the draw of CPU cpu in tick j: idle with chance 100-busy per
@@ -95,17 +99,28 @@ func (p *TickPattern) Jitter(cpu int, j int64) int64 {
 }
 
 // ShortIdleTick says whether busy CPU cpu's tick j has short idle periods:
-// one tick in Newidle.
+// a draw of ShortShare, or one tick in Newidle.
 func (p *TickPattern) ShortIdleTick(cpu int, j int64) bool {
+	if p.ShortShare > 0 {
+		return Uniform(Mix(p.Hash(cpu, j)^0x5407)) < p.ShortShare
+	}
+	return p.everyNewidle(cpu, j)
+}
+
+// everyNewidle is one tick in Newidle.
+func (p *TickPattern) everyNewidle(cpu int, j int64) bool {
 	n := int64(p.Newidle)
 	return n > 0 && (j+int64(cpu))%n == 0
 }
 
 // HasShortIdles says whether CPU cpu's tick j holds short idle periods
-// (ShortIdles): a busy tick one in Newidle, and with fresh idles an idle
-// tick's span too.
+// (ShortIdles): a busy tick as ShortIdleTick draws it, and with fresh
+// idles an idle tick's span one in Newidle.
 func (p *TickPattern) HasShortIdles(cpu int, j int64) bool {
-	return p.ShortIdleTick(cpu, j) && (p.Fresh || !p.Idle(cpu, j))
+	if p.Idle(cpu, j) {
+		return p.Fresh && p.everyNewidle(cpu, j)
+	}
+	return p.ShortIdleTick(cpu, j)
 }
 
 // Hash is CPU cpu's draw for tick j, which places its short idles and the

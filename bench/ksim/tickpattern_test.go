@@ -200,3 +200,34 @@ func TestTickIdleRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestShortShare: with ShortShare a busy tick holds short idles as a draw
+// of that share, an idle one (fresh) one in Newidle as before; without
+// it, one busy tick in Newidle.
+func TestShortShare(t *testing.T) {
+	p := TickPattern{Seed: 9, Busy: 60, HZ: 250, CPUs: 4, Newidle: 1, PerTick: 2, Rule: IdleTickAfterTick, Fresh: true, ShortShare: 0.6}
+	var busy, with int
+	for cpu := range p.CPUs {
+		for j := int64(1); j < 5000; j++ {
+			if p.Idle(cpu, j) {
+				if !p.HasShortIdles(cpu, j) {
+					t.Fatalf("cpu %d tick %d: a fresh idle tick without short idles", cpu, j)
+				}
+				continue
+			}
+			busy++
+			if p.HasShortIdles(cpu, j) {
+				with++
+			}
+		}
+	}
+	if share := float64(with) / float64(busy); math.Abs(share-0.6) > 0.02 {
+		t.Errorf("%d of %d busy ticks hold short idles (%.3f), want about 0.6", with, busy, share)
+	}
+	p.ShortShare, p.Newidle = 0, 3
+	for j := int64(1); j < 30; j++ {
+		if !p.Idle(0, j) && p.HasShortIdles(0, j) != (j%3 == 0) {
+			t.Fatalf("no share: busy tick %d holds short idles %v, want one in 3", j, p.HasShortIdles(0, j))
+		}
+	}
+}

@@ -67,6 +67,8 @@ func TestKernelSitesErrors(t *testing.T) {
 		{[]string{"kernel", "nosuch"}, `kernel: unknown subcommand "nosuch"`},
 		{[]string{"kernel", "sites", "extra"}, `unexpected argument "extra"`},
 		{[]string{"kernel", "sites", "-root", empty}, "kernel sites: no BTF:"},
+		{[]string{"kernel", "count", "-no-tick-trace", "-tick-trace", "t.txt"}, "kernel count: -tick-trace t.txt with -no-tick-trace: there is no trace to save"},
+		{[]string{"kernel", "count", "-shape", "nosuch"}, `kernel count: -shape "nosuch"`},
 	} {
 		out, _, err := runContend(c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {

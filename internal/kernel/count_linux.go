@@ -36,6 +36,8 @@ type CountConfig struct {
 	// TickTrace, where set, is the file the counted run's tick trace is
 	// saved to as tracefs recorded it (written atomically).
 	TickTrace string
+	// NoTickTrace takes no tick trace at all.
+	NoTickTrace bool
 }
 
 // Counted is a count's outcome: per site, the hits by each method that
@@ -305,7 +307,11 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		}
 	}
 	c.BalanceCauses = addCauseProbes(u, tfs, causes)
-	ticks, tickFn, note := traceTicks(u, tfs, src.Input)
+	var ticks *machine.Tracefs
+	tickFn, note := "", "no tick trace: -no-tick-trace"
+	if !cfg.NoTickTrace {
+		ticks, tickFn, note = traceTicks(u, tfs, src.Input)
+	}
 	if note != "" {
 		c.Notes = append(c.Notes, note)
 	}

@@ -49,6 +49,8 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		return why
 	case is("sched_balance_rq() calls") && is("CPU_NEWLY_IDLE") && !over && len(kc.NewidleCost) > 0:
 		return fmt.Sprintf("the model's newidle walks pass few domains or none: each stops at sched_balance_newidle()'s gate, avg_idle (its sample the guest's mean idle, %.0f µs) under the lowest domain's max_newidle_lb_cost (the guest's, %.0f µs); the guest's avg_idle, a running average of its idles' lengths (update_avg(), an eighth of the difference at each wakeup) capped at 2 × max_idle_balance_cost, climbs past the gate after its few long idles (its idle tick slots no tick fired in: %.0f per s), which the model, whose idles all last the mean, has none of", meanIdleUs(kc), float64(kc.NewidleCost[0])/1e3, suppressedTicks(kc))
+	case is("sched_balance_rq() calls") && is("CPU_NEWLY_IDLE") && over && kc.Shape == "pipe" && 2*kc.Pairs <= kc.CPUs:
+		return fmt.Sprintf("sched_balance_newidle() passes only where the root domain is overloaded (a cpu with a second task: get_rd_overloaded()), and the model's always is (its runqueues hold no tasks); the guest's %d pingers on %d cpus seldom stack, so its newidle walks mostly return at that gate, where the model's pass whenever avg_idle (the guest's mean idle, %.0f µs) clears the lowest domain's max_newidle_lb_cost; the count does not read rd->overloaded", 2*kc.Pairs, kc.CPUs, meanIdleUs(kc))
 	case is("sched_balance_rq() calls") && is("CPU_NOT_IDLE") && !over:
 		mt, mi := rowModel(rows, "ticks per s (sched_tick)"), rowModel(rows, "on idle cpus (task_tick_idle)")
 		busy := kc.V["ticks/s"] - kc.V["idle-ticks/s"]
@@ -73,6 +75,9 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 			break
 		}
 		why := fmt.Sprintf("per idle tick the model passes %.2f times, the guest %.2f; the nohz balancer's walks on idle cpus' behalf pass CPU_IDLE too, the guest's %.1f per s, the model's %.1f", r.model/mi, r.kernel/ki, kb, mb)
+		if inside((r.model / mi) / (r.kernel / ki)) {
+			return fmt.Sprintf("the passes per idle tick agree (the model %.2f, the guest %.2f); the model's idle ticks are %.2fx the guest's (the task_tick_idle row: its busy share is the guest's time share, busy-%%, where the guest's ticks found its cpus idle more often than that)", r.model/mi, r.kernel/ki, mi/ki)
+		}
 		if kb-mb >= (r.kernel-r.model)/2 {
 			return why + ": the guest's idles longer than a tick (the on-behalf row), which the model's fresh idles lack"
 		}
@@ -91,7 +96,11 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		// less that share would be within.
 		return tickWhy(kc, true, false) + fmt.Sprintf("; less that share of its ticks the model would be %.2fx", r.model/r.kernel*(1-lostShare(kc)))
 	case (is("balancer passes") || is("own passes")) && over && freshIdle(kc):
-		return fmt.Sprintf("the guest's own walks (its balance softirqs less its nohz walks) ran at %.0f %% of its ticks, the model's at every idle tick it draws that finds no task queued (the idle interval, a jiffy at HZ %d) and at the busy tick after one (rq->next_balance a jiffy on); ", 100*(kc.V["balance-softirqs/s"]-kc.V["nohz-walks/s"])/math.Max(kc.V["ticks/s"], 1), countHZ(kc)) + queuedWhy(kc)
+		after := "the busy tick after one (rq->next_balance a jiffy on) or after a short idle (its newidle walk brings rq->next_balance in)"
+		if v, ok := kc.V["busy-tick-idle-entry-%"]; ok {
+			after = fmt.Sprintf("a busy tick after an idle entry (its newidle walk brings rq->next_balance in: the tick trace's %.0f %% of busy ticks were followed by one, which the model takes)", v)
+		}
+		return fmt.Sprintf("the guest's own walks (its balance softirqs less its nohz walks) ran at %.0f %% of its ticks, the model's at every idle tick it draws that finds no task queued (the idle interval, a jiffy at HZ %d) and at %s; ", 100*(kc.V["balance-softirqs/s"]-kc.V["nohz-walks/s"])/math.Max(kc.V["ticks/s"], 1), countHZ(kc), after) + queuedWhy(kc)
 	case is("on idle cpus' behalf") && over && shareOK && share >= 0.5:
 		return "not named" + perWalk(r, rows) + "; a guest that stops its tick at every idle entry has its idle cpus in the mask nearly all their idle time, yet its walks pass over fewer of them: _nohz_idle_balance() ends its walk when its own cpu has a task to run (need_resched()), and the guest's idles average " + fmt.Sprintf("%.0f µs", meanIdleUs(kc)) + " where the model's balancer is idle for whole ticks; the count does not say how many cpus each walk found in the mask or due, nor how many walks ended early"
 	case is("on idle cpus' behalf") && over:
@@ -115,7 +124,11 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		}
 		return "the flag's attempts follow the passes (every pass over an SD_SERIALIZE domain, or the due ones): see the passes row"
 	}
-	return fmt.Sprintf("not named: the count's busy share (%.0f %%), idle entries (%.0f per cpu per s) and newidle walks (every %d ticks, from them) are the model's inputs; the count does not split the passes by the cpu's idle type or by domain, which would say whether the model's busy, idle or newidle passes are the ones %s", kc.V["busy-%"], kc.V["nohz-run-idle/s"]/math.Max(float64(kc.CPUs), 1), bfNewidle(kc, countHZ(kc)), map[bool]string{true: "over", false: "under"}[over])
+	split := "the count does not split the passes by the cpu's idle type or by domain, which would say whether the model's busy, idle or newidle passes are the ones " + map[bool]string{true: "over", false: "under"}[over]
+	if _, ok := kc.V["idle-lb/s"]; ok {
+		split = "the passes by idle type are their own rows (sched_balance_rq() calls); the count does not split them by domain, nor say which of the guest's walks met which cpus"
+	}
+	return fmt.Sprintf("not named: the count's busy share (%.0f %%), idle entries (%.0f per cpu per s) and newidle walks (every %d ticks, from them) are the model's inputs; %s", kc.V["busy-%"], kc.V["nohz-run-idle/s"]/math.Max(float64(kc.CPUs), 1), bfNewidle(kc, countHZ(kc)), split)
 }
 
 // idleLoopWhy says how the guest's idle loop decided its tick stops (the
@@ -245,6 +258,20 @@ func tickCorr(kc CountResult) float64 {
 		return 0
 	}
 	return min(max(c, 0), 0.95)
+}
+
+// newidleShare is the share of the guest's busy ticks followed by an idle
+// entry before the cpu's next tick (its tick trace's
+// busy-tick-idle-entry-%): the busy ticks that hold short idles, each a
+// newidle walk that brings the next tick's walk due. Where the guest's
+// idle cpus tick on (after-tick), as the other tick-trace inputs; 0
+// (one busy tick in Newidle) where the count has no trace.
+func newidleShare(kc CountResult) float64 {
+	v, ok := kc.V["busy-tick-idle-entry-%"]
+	if !ok || kc.IdleTick != ksim.IdleTickAfterTick || v <= 0 {
+		return 0
+	}
+	return min(v/100, 1)
 }
 
 // suppressedTicks are the guest's tick slots per second no tick fired in

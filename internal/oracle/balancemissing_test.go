@@ -265,6 +265,20 @@ func TestTickTraceInputs(t *testing.T) {
 			t.Errorf("%s: idleQueued %g, tickCorr %g; want %g, %g", tc.name, q, c, tc.queued, tc.corr)
 		}
 	}
+	for _, tc := range []struct {
+		name string
+		kc   CountResult
+		want float64
+	}{
+		{"after-tick", kc(ksim.IdleTickAfterTick, map[string]float64{"busy-tick-idle-entry-%": 60}), 0.6},
+		{"stop form", kc(ksim.IdleTickStop, map[string]float64{"busy-tick-idle-entry-%": 60}), 0},
+		{"none followed", kc(ksim.IdleTickAfterTick, map[string]float64{"busy-tick-idle-entry-%": 0}), 0},
+		{"no trace", kc(ksim.IdleTickAfterTick, nil), 0},
+	} {
+		if got := newidleShare(tc.kc); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: newidleShare %g, want %g", tc.name, got, tc.want)
+		}
+	}
 	row := modelRow{"sched_balance_rq() calls per s, idle cpus (lb_count CPU_IDLE)", 300, 700}
 	rows := []modelRow{{"  of which on idle cpus (task_tick_idle)", 400, 420}, row}
 	if got := balanceMissing(kc(ksim.IdleTickAfterTick, traced), row, rows); !strings.Contains(got, "takes the tick trace's 55 % of idle ticks") || !strings.Contains(got, "15 % of its cpus' ticks a period apart read the jiffy") {

@@ -804,6 +804,7 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 	cfg.IdlePull = idlePull(kc)
 	cfg.IdleQueued = idleQueued(kc, cfg.IdlePull)
 	cfg.TickCorr = tickCorr(kc)
+	cfg.NewidleShare = newidleShare(kc)
 	m, err := balanceAfterWarmup(cfg, kc.Run)
 	if err != nil {
 		return nil
