@@ -269,7 +269,7 @@ func TestFreshIdleEntries(t *testing.T) {
 // stops fall about as the share; runs of busy ticks (TickCorr) bring the
 // busy interval due more often.
 func TestIdleQueuedAndRuns(t *testing.T) {
-	base := SimConfig{CPUs: 16, Sockets: 2, SNC: 1, SMT: 1, HZ: 250, Busy: 50, Newidle: 1, CAS: 100 * time.Nanosecond,
+	base := SimConfig{CPUs: 16, Sockets: 2, SNC: 1, SMT: 2, HZ: 250, Busy: 50, Newidle: 1, CAS: 100 * time.Nanosecond,
 		Duration: 2 * time.Second, IdleTick: ksim.IdleTickAfterTick, FreshIdle: true, Orders: []string{"cmpxchg-first"}}
 	run := func(cfg SimConfig) (SimRow, NohzRow) {
 		tab, err := Simulate(cfg)
@@ -301,7 +301,8 @@ func TestIdleQueuedAndRuns(t *testing.T) {
 	c := q
 	c.TickCorr = 0.6
 	r2, _ := run(c)
-	if r2.LBPasses[ksim.CPUNotIdle] <= r1.LBPasses[ksim.CPUNotIdle] {
-		t.Errorf("runs of ticks: busy passes %.1f -> %.1f per s, want more", r1.LBPasses[ksim.CPUNotIdle], r2.LBPasses[ksim.CPUNotIdle])
+	t.Logf("busy passes per s: %.1f queued, %.1f with runs", r1.LBPasses[ksim.CPUNotIdle], r2.LBPasses[ksim.CPUNotIdle])
+	if r2.LBPasses[ksim.CPUNotIdle] < 1.5*r1.LBPasses[ksim.CPUNotIdle] {
+		t.Errorf("runs of ticks: busy passes %.1f -> %.1f per s, want half as many again or more", r1.LBPasses[ksim.CPUNotIdle], r2.LBPasses[ksim.CPUNotIdle])
 	}
 }

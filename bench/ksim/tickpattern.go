@@ -73,7 +73,7 @@ func TickIdle(seed uint64, busy int, cpu int, j int64) bool {
 // whose state was drawn.
 func TickIdleRuns(seed uint64, busy int, corr float64, cpu int, j int64) bool {
 	k := j
-	for corr > 0 && k > j-maskLookBack && Uniform(Mix(seed^uint64(cpu)<<40^uint64(k)^0x4e5e)) < corr {
+	for corr > 0 && k > j-maskLookBack && Uniform(Mix(Mix(seed^uint64(cpu)<<40^uint64(k))^0x4e5e)) < corr {
 		k--
 	}
 	return TickIdle(seed, busy, cpu, k)
@@ -163,7 +163,8 @@ func (p *TickPattern) TickStop(cpu int, j int64) (int64, bool) {
 }
 
 // Fires says whether CPU cpu's tick j fires while it is idle (a kept
-// tick, whose work runs the cpu's own CPU_IDLE pass): after the idle's
+// tick, whose work runs the cpu's own pass: CPU_IDLE, or CPU_NOT_IDLE
+// where it finds a task queued, FindsQueued): after the idle's
 // first tick, an idle run's first tick, or every idle tick of fresh
 // idles; at idle entry, none.
 func (p *TickPattern) Fires(cpu int, j int64) bool {

@@ -356,12 +356,21 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	if err != nil {
 		return nil, err
 	}
-	a.ticks = nil // the counted run's only: the checking run's watchpoints slow the guest
+	// The trace records the counted run only (the checking run's
+	// watchpoints slow the guest); its kprobes stay armed, counting, to
+	// the end.
+	a.ticks = nil
 	if ticks != nil {
-		if t, err := readTicks(ticks, tickFn, c.HZ, cfg.TickTrace); err != nil {
+		if t, saveErr, err := readTicks(ticks, tickFn, c.HZ, cfg.TickTrace); err != nil {
 			c.Notes = append(c.Notes, "tick trace not read: "+err.Error())
 		} else {
+			if saveErr != nil {
+				c.Notes = append(c.Notes, "tick trace not saved: "+saveErr.Error())
+			}
 			c.Ticks = t
+			if t.Lost > 0 {
+				c.Notes = append(c.Notes, fmt.Sprintf("tick trace: the ring buffer overwrote %d records (a long run): its shares cover the run's end only, and it gives no rates", t.Lost))
+			}
 		}
 	}
 	c.Notes = append(c.Notes, r.notes...)
@@ -869,30 +878,31 @@ func traceTicks(u *machine.Undo, tfs *machine.Tracefs, in Input) (*machine.Trace
 	return inst, fn, ""
 }
 
-// readTicks reads and sums the instance's records, first saving them to
-// save where set.
-func readTicks(inst *machine.Tracefs, fn string, hz int, save string) (*TickTrace, error) {
+// readTicks reads and sums the instance's records, saving them to save
+// where set; a save that fails is saveErr, and the sum stands.
+func readTicks(inst *machine.Tracefs, fn string, hz int, save string) (t *TickTrace, saveErr, err error) {
 	f, err := inst.Trace()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	raw, err := io.ReadAll(f)
 	f.Close()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if save != "" {
 		if err := results.WriteFileAtomic(save, raw); err != nil {
-			return nil, fmt.Errorf("-tick-trace: %w", err)
+			saveErr = fmt.Errorf("-tick-trace: %w", err)
 		}
 	}
 	recs, err := ParseTickTrace(bytes.NewReader(raw))
 	if err != nil {
-		return nil, err
+		return nil, saveErr, err
 	}
 	if len(recs) == 0 {
-		return nil, errors.New("no records")
+		return nil, saveErr, errors.New("no records")
 	}
-	t := SumTicks(fn, recs, hz)
-	return &t, nil
+	sum := SumTicks(fn, recs, hz)
+	sum.Lost = TraceLost(raw)
+	return &sum, saveErr, nil
 }

@@ -117,14 +117,9 @@ func WriteFixture(dir string, syms *Symbols, mem Memory, rawBTF []byte) error {
 		return err
 	}
 
-	small, err := minimalBTF(rawBTF)
-	if err != nil {
-		return err
-	}
-	return writeFile(filepath.Join(dir, btfPath), small)
+	return WriteFixtureBTF(dir, rawBTF)
 }
 
-// writeFile writes a fixture's file, making its directory.
 // WriteFixtureBTF rewrites only a fixture's BTF from a kernel's raw BTF:
 // for a member the layout newly reads, where the text and symbols stay.
 func WriteFixtureBTF(dir string, rawBTF []byte) error {
@@ -135,6 +130,7 @@ func WriteFixtureBTF(dir string, rawBTF []byte) error {
 	return writeFile(filepath.Join(dir, btfPath), small)
 }
 
+// writeFile writes a fixture's file, making its directory.
 func writeFile(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err

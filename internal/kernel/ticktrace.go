@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -88,9 +89,28 @@ const IdleEntryFunc = "nohz_run_idle_balance"
 // walk: time_after_eq(jiffies, rq->next_balance).
 func (r TickRecord) Due() bool { return int64(r.Jiffies-r.NextBalance) >= 0 }
 
+// TraceLost reads the trace text's header line "# entries-in-buffer/
+// entries-written: KEPT/WRITTEN #P:CPUS": the records the ring buffer
+// overwrote (WRITTEN less KEPT), 0 where the header is absent.
+func TraceLost(text []byte) int {
+	for _, line := range strings.Split(string(text), "\n") {
+		rest, ok := strings.CutPrefix(line, "# entries-in-buffer/entries-written:")
+		if !ok {
+			continue
+		}
+		var kept, written int
+		if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d/%d", &kept, &written); err == nil && written > kept {
+			return written - kept
+		}
+		return 0
+	}
+	return 0
+}
+
 // ParseTickTrace reads a trace instance's text: lines such as
 //
-//	<idle>-0  [002] d.h2.  51.123456: contend_tick: (sched_tick+0x5e/0x1a0) j=4295020000 nb=4295020001 ib=1 nr=0 tp=0 cu=18446... id=18446...
+//	<idle>-0  [002] d.h2.  51.123456: contend_tick: (sched_balance_trigger+0x0/0x90) j=4295020000 nb=4295020001 ib=1 nr=0 tp=0 cu=18446... id=18446...
+//	<idle>-0  [002] d..2.  51.124000: contend_idle: (nohz_run_idle_balance+0x0/0x80)
 //
 // skipping the '#' header. A line that is not a whole record is an error
 // naming its number.
@@ -98,7 +118,9 @@ func ParseTickTrace(r io.Reader) ([]TickRecord, error) {
 	var out []TickRecord
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
+	n := 0
+	for sc.Scan() {
+		n++
 		line := sc.Text()
 		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
 			continue
@@ -109,32 +131,35 @@ func ParseTickTrace(r io.Reader) ([]TickRecord, error) {
 		}
 		out = append(out, rec)
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("tick trace line %d: %w", n+1, err)
+	}
+	return out, nil
 }
 
 func parseTickLine(line string) (TickRecord, error) {
 	var rec TickRecord
+	// "COMM-PID [CPU] FLAGS TIMESTAMP: EVENT: ...": the task's name may
+	// hold spaces and brackets, so the cpu is the last [N] before the
+	// first timestamp that follows one.
 	f := strings.Fields(line)
-	cpuAt := -1
+	cpuAt, timeAt := -1, -1
 	for i, w := range f {
 		if len(w) > 2 && w[0] == '[' && w[len(w)-1] == ']' {
 			if c, err := strconv.Atoi(w[1 : len(w)-1]); err == nil && c >= 0 {
 				rec.CPU, cpuAt = c, i
+			}
+			continue
+		}
+		if s, ok := strings.CutSuffix(w, ":"); ok && cpuAt >= 0 {
+			if t, err := strconv.ParseFloat(s, 64); err == nil && t >= 0 {
+				rec.Time, timeAt = t, i
 				break
 			}
 		}
 	}
 	if cpuAt < 0 {
 		return rec, fmt.Errorf("no [cpu] in %q", line)
-	}
-	timeAt := -1
-	for i := cpuAt + 1; i < len(f); i++ {
-		if s, ok := strings.CutSuffix(f[i], ":"); ok {
-			if t, err := strconv.ParseFloat(s, 64); err == nil && t >= 0 {
-				rec.Time, timeAt = t, i
-				break
-			}
-		}
 	}
 	if timeAt < 0 {
 		return rec, fmt.Errorf("no timestamp after the cpu in %q", line)
@@ -162,6 +187,9 @@ func parseTickLine(line string) (TickRecord, error) {
 		case "ib":
 			rec.IdleBalance = n != 0
 		case "nr":
+			if n > math.MaxUint32 {
+				return rec, fmt.Errorf("nr=%q: over 32 bits", v)
+			}
 			rec.NrRunning = uint32(n)
 		case "tp":
 			rec.TTWUPending = n != 0
@@ -187,27 +215,36 @@ func parseTickLine(line string) (TickRecord, error) {
 // or are held to, by what the records read.
 type TickTrace struct {
 	Func  string `json:"func"`  // the function traced
-	Ticks int    `json:"ticks"` // records
+	Ticks int    `json:"ticks"` // records of ticks
 	// Idle are the ticks that found the idle task running (what
 	// task_tick_idle() counts); IdleNotIdle those of them whose
 	// rq->idle_balance was 0 (a task queued, IdleQueued, or a wakeup
 	// pending, IdlePending): their walk, if due, balances CPU_NOT_IDLE.
-	Idle, IdleNotIdle, IdleQueued, IdlePending int
+	Idle        int `json:"idle"`
+	IdleNotIdle int `json:"idle_not_idle"`
+	IdleQueued  int `json:"idle_queued"`
+	IdlePending int `json:"idle_pending"`
 	// IdleDue and BusyDue are the idle and the other ticks whose own
 	// walk was due (jiffies at or past rq->next_balance).
-	IdleDue, BusyDue int
+	IdleDue int `json:"idle_due"`
+	BusyDue int `json:"busy_due"`
 	// Slots are pairs of one cpu's successive ticks a tick period apart
 	// (within half a period), by how far jiffies moved between them: 0
 	// (the later tick read the jiffy the earlier one read), 1, 2 or more.
-	Slots [3]int
+	Slots [3]int `json:"slots"`
 	// States are the same pairs by the cpu's state at each (0 busy, 1
 	// the idle task running): States[earlier][later].
-	States [2][2]int
+	States [2][2]int `json:"states"`
+	// Lost are the records the ring buffer overwrote (TraceLost): where
+	// any were, the trace covers only the run's end, and its counts are
+	// no rates.
+	Lost int `json:"lost,omitempty"`
 	// IdleEntries are the idle entries traced; BusyEntry are the pairs
-	// whose earlier tick found the cpu busy, by whether an idle entry
-	// came between (BusyEntry[1]) or none did (BusyEntry[0]).
-	IdleEntries int
-	BusyEntry   [2]int
+	// whose ticks both found the cpu busy, by whether an idle entry came
+	// between (BusyEntry[1]) or none did (BusyEntry[0]). (A busy tick
+	// whose next finds the cpu idle has one always: it went idle.)
+	IdleEntries int    `json:"idle_entries"`
+	BusyEntry   [2]int `json:"busy_entry"`
 }
 
 // BusyCorr is the correlation of a cpu's state at successive ticks, the
@@ -222,7 +259,8 @@ func (t TickTrace) BusyCorr() float64 {
 	return float64(t.States[0][0])/float64(b) - float64(t.States[1][0])/float64(i)
 }
 
-// SumTicks sums records (in any order; each cpu's in time order) at hz.
+// SumTicks sums records (in any order; each cpu's in time order) at hz;
+// with hz unknown (0) it pairs no ticks.
 func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 	t := TickTrace{Func: fn}
 	period := 1 / float64(max(hz, 1))
@@ -251,11 +289,11 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 		} else if r.Due() {
 			t.BusyDue++
 		}
-		if p, ok := last[r.CPU]; ok {
+		if p, ok := last[r.CPU]; ok && hz > 0 {
 			if dt := r.Time - p.Time; dt > period/2 && dt < 1.5*period {
 				t.Slots[min(max(int64(r.Jiffies-p.Jiffies), 0), 2)]++
 				t.States[b2i(p.IdleTask)][b2i(r.IdleTask)]++
-				if !p.IdleTask {
+				if !p.IdleTask && !r.IdleTask {
 					t.BusyEntry[b2i(entered[r.CPU])]++
 				}
 			}

@@ -38,10 +38,11 @@ func TestParseTickTrace(t *testing.T) {
 	// slot's (the tick stopped between).
 	got := SumTicks("sched_balance_trigger", recs, 250)
 	// Its pairs: cpu 0 idle, idle, idle; cpu 1 busy then idle, with an
-	// idle entry between (the other entry, after cpu 0's last tick, is
-	// no pair's).
+	// idle entry between, which BusyEntry leaves out (a busy tick whose
+	// next is idle went idle between; the other entry, after cpu 0's
+	// last tick, is no pair's).
 	want := TickTrace{Func: "sched_balance_trigger", Ticks: 6, Idle: 4, IdleNotIdle: 2, IdleQueued: 1, IdlePending: 1, IdleDue: 2, BusyDue: 1, Slots: [3]int{1, 1, 1},
-		States: [2][2]int{{0, 1}, {0, 2}}, IdleEntries: 2, BusyEntry: [2]int{0, 1}}
+		States: [2][2]int{{0, 1}, {0, 2}}, IdleEntries: 2}
 	if got != want {
 		t.Errorf("SumTicks =\n%+v, want\n%+v", got, want)
 	}
@@ -85,7 +86,7 @@ func FuzzParseTickTrace(f *testing.F) {
 		}
 		for _, hz := range []int{0, 100, 250, 1000} {
 			tt := SumTicks("f", recs, hz)
-			if tt.Ticks+tt.IdleEntries != len(recs) || tt.BusyEntry[0]+tt.BusyEntry[1] != tt.States[0][0]+tt.States[0][1] || tt.IdleNotIdle > tt.Idle || tt.IdleQueued+tt.IdlePending > tt.IdleNotIdle || tt.IdleDue > tt.Idle || tt.BusyDue > tt.Ticks-tt.Idle || tt.Slots[0]+tt.Slots[1]+tt.Slots[2] >= max(tt.Ticks, 1) ||
+			if tt.Ticks+tt.IdleEntries != len(recs) || tt.BusyEntry[0]+tt.BusyEntry[1] != tt.States[0][0] || hz == 0 && tt.States != [2][2]int{} || tt.IdleNotIdle > tt.Idle || tt.IdleQueued+tt.IdlePending > tt.IdleNotIdle || tt.IdleDue > tt.Idle || tt.BusyDue > tt.Ticks-tt.Idle || tt.Slots[0]+tt.Slots[1]+tt.Slots[2] >= max(tt.Ticks, 1) ||
 				tt.States[0][0]+tt.States[0][1]+tt.States[1][0]+tt.States[1][1] != tt.Slots[0]+tt.Slots[1]+tt.Slots[2] || math.Abs(tt.BusyCorr()) > 1 {
 				t.Errorf("SumTicks(%d) = %+v of %d records", hz, tt, len(recs))
 			}
@@ -117,5 +118,42 @@ func TestTickProbeArgs(t *testing.T) {
 	}
 	if _, err := TickProbeArgs(nil, ""); err == nil || !strings.Contains(err.Error(), "jiffies_64") {
 		t.Errorf("TickProbeArgs without jiffies = %v", err)
+	}
+}
+
+// A busy pair with an idle entry between counts in BusyEntry[1], one
+// without in [0]; with HZ unknown no ticks pair. A task's name with a
+// bracketed number does not pass for the cpu.
+func TestSumTicksBusyEntry(t *testing.T) {
+	in := `  x-1 [001] d.h1. 1.000: contend_tick: (f) j=1 nb=9 ib=0 nr=1 tp=0 cu=1 id=2
+  x-1 [001] d..2. 1.001: contend_idle: (nohz_run_idle_balance+0x0/0x80)
+  x-1 [001] d.h1. 1.004: contend_tick: (f) j=2 nb=9 ib=0 nr=1 tp=0 cu=1 id=2
+  w [3] x-7 [001] d.h1. 1.008: contend_tick: (f) j=3 nb=9 ib=0 nr=1 tp=0 cu=1 id=2
+`
+	recs, err := ParseTickTrace(strings.NewReader(in))
+	if err != nil || len(recs) != 4 || recs[3].CPU != 1 || recs[3].Time != 1.008 {
+		t.Fatalf("ParseTickTrace = %+v, %v", recs, err)
+	}
+	if got := SumTicks("f", recs, 250); got.BusyEntry != [2]int{1, 1} || got.States[0][0] != 2 {
+		t.Errorf("SumTicks(250) = %+v, want BusyEntry {1 1} over 2 busy pairs", got)
+	}
+	if got := SumTicks("f", recs, 0); got.States != [2][2]int{} || got.BusyEntry != [2]int{} || got.Ticks != 3 {
+		t.Errorf("SumTicks(0) = %+v, want no pairs", got)
+	}
+}
+
+func TestTraceLost(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want int
+	}{
+		{"# tracer: nop\n#\n# entries-in-buffer/entries-written: 6/6   #P:2\n", 0},
+		{"# entries-in-buffer/entries-written: 1000/1450   #P:4\n x\n", 450},
+		{"# entries-in-buffer/entries-written: x/y\n", 0},
+		{"no header\n", 0},
+	} {
+		if got := TraceLost([]byte(c.text)); got != c.want {
+			t.Errorf("TraceLost(%q) = %d, want %d", c.text, got, c.want)
+		}
 	}
 }

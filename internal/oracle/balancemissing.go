@@ -58,7 +58,7 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 			break
 		}
 		runs := "the guest's cpus stay busy for runs of ticks, which the count's rates do not give"
-		if c, ok := kc.V["tick-busy-corr"]; ok {
+		if c, ok := kc.V["tick-busy-corr"]; ok && tickCorr(kc) > 0 {
 			runs = fmt.Sprintf("the model takes the runs the tick trace shows (a cpu's state at successive ticks correlates %.2f) where the guest's idle cpus tick on (after-tick), and the queued idle ticks' CPU_NOT_IDLE walks; what else brings the guest's busy interval due, the count does not show", c)
 		}
 		return fmt.Sprintf("a busy cpu's last pass is most often an idle tick's, from which the busy interval (balance_interval × busy_factor, less a jiffy) is seldom due: the model's busy cpus pass at %.1f %% of their busy ticks, the guest's at %.1f %% of theirs (ticks less idle ticks); %s", 100*r.model/(mt-mi), 100*r.kernel/busy, runs)
@@ -97,8 +97,8 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		return tickWhy(kc, true, false) + fmt.Sprintf("; less that share of its ticks the model would be %.2fx", r.model/r.kernel*(1-lostShare(kc)))
 	case (is("balancer passes") || is("own passes")) && over && freshIdle(kc):
 		after := "the busy tick after one (rq->next_balance a jiffy on) or after a short idle (its newidle walk brings rq->next_balance in)"
-		if v, ok := kc.V["busy-tick-idle-entry-%"]; ok {
-			after = fmt.Sprintf("a busy tick after an idle entry (its newidle walk brings rq->next_balance in: the tick trace's %.0f %% of busy ticks were followed by one, which the model takes)", v)
+		if v, ok := kc.V["busy-tick-idle-entry-%"]; ok && newidleShare(kc) > 0 {
+			after = fmt.Sprintf("a busy tick after an idle entry (its newidle walk brings rq->next_balance in: the tick trace's %.0f %% of busy ticks followed by a busy one had one between, which the model takes)", v)
 		}
 		return fmt.Sprintf("the guest's own walks (its balance softirqs less its nohz walks) ran at %.0f %% of its ticks, the model's at every idle tick it draws that finds no task queued (the idle interval, a jiffy at HZ %d) and at %s; ", 100*(kc.V["balance-softirqs/s"]-kc.V["nohz-walks/s"])/math.Max(kc.V["ticks/s"], 1), countHZ(kc), after) + queuedWhy(kc)
 	case is("on idle cpus' behalf") && over && shareOK && share >= 0.5:
@@ -245,7 +245,11 @@ func queuedWhy(kc CountResult) string {
 	if !ok {
 		return "the count has no tick trace (kernel count records one from 2026-12-05): a 7.2.12 guest's (pipe, 2 pairs) found 58 % of its idle ticks with a task already queued or a wakeup pending (rq->idle_balance 0, so a due walk balances CPU_NOT_IDLE and the idle ends without a tick stop), which the model takes from a count that has it (-idle-queued); on that count its CPU_IDLE passes went from 2.52x to 1.17x"
 	}
-	return fmt.Sprintf("the model takes the tick trace's %.0f %% of idle ticks that found a task queued or a wakeup pending (rq->idle_balance 0: CPU_NOT_IDLE); the guest's walk was due (jiffies at rq->next_balance) at %.0f %% of its idle ticks and %.0f %% of its busy ones, and %.0f %% of its cpus' ticks a period apart read the jiffy the one before read (a jiffy's interval not yet due), which the model, whose ticks read every jiffy, does not take", q, kc.V["idle-tick-due-%"], kc.V["busy-tick-due-%"], kc.V["tick-stale-%"])
+	takes := "the model takes"
+	if idleQueued(kc, idlePull(kc)) <= 0 {
+		takes = "the model, whose idle ticks are not fresh idles under the after-tick form here, does not take"
+	}
+	return fmt.Sprintf("%s the tick trace's %.0f %% of idle ticks that found a task queued or a wakeup pending (rq->idle_balance 0: CPU_NOT_IDLE); the guest's walk was due (jiffies at rq->next_balance) at %.0f %% of its idle ticks and %.0f %% of its busy ones, and %.0f %% of its cpus' ticks a period apart read the jiffy the one before read (a jiffy's interval not yet due), which the model, whose ticks read every jiffy, does not take", takes, q, kc.V["idle-tick-due-%"], kc.V["busy-tick-due-%"], kc.V["tick-stale-%"])
 }
 
 // tickCorr is the correlation of the guest's cpus' busy or idle state at
@@ -260,19 +264,24 @@ func tickCorr(kc CountResult) float64 {
 	return min(max(c, 0), 0.95)
 }
 
-// newidleShare is the share of the guest's busy ticks followed by an idle
-// entry before the cpu's next tick (its tick trace's
-// busy-tick-idle-entry-%): the busy ticks that hold short idles, each a
-// newidle walk that brings the next tick's walk due. Where the guest's
-// idle cpus tick on (after-tick), as the other tick-trace inputs; 0
-// (one busy tick in Newidle) where the count has no trace.
+// newidleShare is the share of the guest's pairs of busy ticks with an
+// idle entry between (its tick trace's busy-tick-idle-entry-%): the busy
+// ticks that hold short idles, each a newidle walk that brings the next
+// tick's walk due. Where the guest's idle cpus tick on (after-tick), as
+// the other tick-trace inputs, and where its idle entries come to one or
+// more a tick (bfNewidle 1: else Newidle's period stands, and PerTick
+// with it); 0 (one busy tick in Newidle) where the count has no trace.
 func newidleShare(kc CountResult) float64 {
 	v, ok := kc.V["busy-tick-idle-entry-%"]
-	if !ok || kc.IdleTick != ksim.IdleTickAfterTick || v <= 0 {
+	if !ok || kc.IdleTick != ksim.IdleTickAfterTick || bfNewidle(kc, countHZ(kc)) != 1 {
 		return 0
 	}
-	return min(v/100, 1)
+	return min(max(v/100, minShortShare), 1)
 }
+
+// minShortShare stands for a measured 0 %: ShortShare 0 means "one busy
+// tick in Newidle", not none.
+const minShortShare = 1e-6
 
 // suppressedTicks are the guest's tick slots per second no tick fired in
 // (HZ × cpus less its sched_tick() calls): stopped ticks, and the
@@ -308,7 +317,7 @@ func idleTicksStopped(kc CountResult) string {
 		pulls = fmt.Sprintf(" (at most %.0f %% of them pulled a task, schedstat's CPU_IDLE lb_gained over the idle ticks, which the model takes)", 100*p)
 	}
 	if q, ok := kc.V["idle-tick-not-idle-%"]; ok {
-		pulls += fmt.Sprintf(" (%.0f %% found a task already queued or a wakeup pending at the tick, the tick trace's, which the model takes)", q)
+		pulls += fmt.Sprintf(" (%.0f %% found a task already queued or a wakeup pending at the tick, the tick trace's, which the model %s)", q, map[bool]string{true: "takes", false: "does not take here"}[idleQueued(kc, idlePull(kc)) > 0])
 	}
 	return fmt.Sprintf("; yet the guest's ticks found its cpus idle %.0f times per s (task_tick_idle()) and only %.0f %% of those stopped the tick: the others found the idle over before the loop's next iteration%s, a wakeup during the tick's own work (its softirq, under the emulator's probes) or a tick outside the loop's halt, where each of the model's kept idle ticks that pulls nothing stops the tick: the model has no length for the tick's work against the idle's rest", it, 100*stops/it, pulls)
 }

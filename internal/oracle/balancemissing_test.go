@@ -272,7 +272,8 @@ func TestTickTraceInputs(t *testing.T) {
 	}{
 		{"after-tick", kc(ksim.IdleTickAfterTick, map[string]float64{"busy-tick-idle-entry-%": 60}), 0.6},
 		{"stop form", kc(ksim.IdleTickStop, map[string]float64{"busy-tick-idle-entry-%": 60}), 0},
-		{"none followed", kc(ksim.IdleTickAfterTick, map[string]float64{"busy-tick-idle-entry-%": 0}), 0},
+		{"entries under one a tick: Newidle's period stands", kc(ksim.IdleTickAfterTick, map[string]float64{"busy-tick-idle-entry-%": 60, "nohz-run-idle/s": 200}), 0},
+		{"none followed: a share, not one in Newidle", kc(ksim.IdleTickAfterTick, map[string]float64{"busy-tick-idle-entry-%": 0}), minShortShare},
 		{"no trace", kc(ksim.IdleTickAfterTick, nil), 0},
 	} {
 		if got := newidleShare(tc.kc); math.Abs(got-tc.want) > 1e-9 {

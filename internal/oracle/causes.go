@@ -110,27 +110,36 @@ func lbValues(c *kernel.Counted) []benchfmt.Value {
 // period apart that read the same jiffy) and "tick-busy-corr" (the
 // correlation of a cpu's busy or idle state at those ticks); and where
 // idle entries were traced, "traced-idle-entries/s" and
-// "busy-tick-idle-entry-%" (the pairs whose earlier tick found the cpu
-// busy with an idle entry between: a newidle walk, which brings the
-// next tick's walk due).
+// "busy-tick-idle-entry-%" (the pairs of busy ticks with an idle entry
+// between: a newidle walk, which brings the next tick's walk due). Rates
+// only where the ring buffer lost nothing; pair shares only where ticks
+// paired.
 func tickValues(c *kernel.Counted) []benchfmt.Value {
 	t := c.Ticks
 	if t == nil || t.Ticks == 0 || c.Counted == nil || c.Counted.Seconds <= 0 {
 		return nil
 	}
 	pct := func(n, of int) float64 { return 100 * float64(n) / math.Max(float64(of), 1) }
-	vs := []benchfmt.Value{
-		{Value: rate(float64(t.Ticks), c), Unit: "traced-ticks/s"},
+	var vs []benchfmt.Value
+	if t.Lost == 0 { // else the trace holds the run's end only
+		vs = append(vs, benchfmt.Value{Value: rate(float64(t.Ticks), c), Unit: "traced-ticks/s"})
+	}
+	vs = append(vs, []benchfmt.Value{
 		{Value: pct(t.IdleNotIdle, t.Idle), Unit: "idle-tick-not-idle-%"},
 		{Value: pct(t.IdleQueued, t.Idle), Unit: "idle-tick-queued-%"},
 		{Value: pct(t.IdleDue, t.Idle), Unit: "idle-tick-due-%"},
 		{Value: pct(t.BusyDue, t.Ticks-t.Idle), Unit: "busy-tick-due-%"},
-		{Value: pct(t.Slots[0], t.Slots[0]+t.Slots[1]+t.Slots[2]), Unit: "tick-stale-%"},
-		{Value: t.BusyCorr(), Unit: "tick-busy-corr"},
+	}...)
+	// The pairs' shares, where ticks paired (HZ known).
+	if pairs := t.Slots[0] + t.Slots[1] + t.Slots[2]; pairs > 0 {
+		vs = append(vs, benchfmt.Value{Value: pct(t.Slots[0], pairs), Unit: "tick-stale-%"},
+			benchfmt.Value{Value: t.BusyCorr(), Unit: "tick-busy-corr"})
 	}
-	if t.IdleEntries > 0 {
-		vs = append(vs, benchfmt.Value{Value: rate(float64(t.IdleEntries), c), Unit: "traced-idle-entries/s"},
-			benchfmt.Value{Value: pct(t.BusyEntry[1], t.BusyEntry[0]+t.BusyEntry[1]), Unit: "busy-tick-idle-entry-%"})
+	if t.IdleEntries > 0 && t.Lost == 0 {
+		vs = append(vs, benchfmt.Value{Value: rate(float64(t.IdleEntries), c), Unit: "traced-idle-entries/s"})
+	}
+	if b := t.BusyEntry[0] + t.BusyEntry[1]; t.IdleEntries > 0 && b > 0 {
+		vs = append(vs, benchfmt.Value{Value: pct(t.BusyEntry[1], b), Unit: "busy-tick-idle-entry-%"})
 	}
 	return vs
 }

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"maps"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -107,5 +108,39 @@ func TestLBValues(t *testing.T) {
 	}
 	if vs := lbValues(&kernel.Counted{Counted: &kernel.Load{Seconds: 2}}); vs != nil {
 		t.Errorf("lbValues without schedstats = %v, want none", vs)
+	}
+}
+
+// The tick trace's values: shares always, rates only where the ring
+// buffer lost nothing (else the trace holds the run's end only), the
+// idle entries' only where they were traced.
+func TestTickValues(t *testing.T) {
+	tt := &kernel.TickTrace{Ticks: 2000, Idle: 800, IdleNotIdle: 400, IdleQueued: 300, IdleDue: 720, BusyDue: 600,
+		Slots: [3]int{200, 1500, 100}, States: [2][2]int{{750, 250}, {250, 550}}, IdleEntries: 10000, BusyEntry: [2]int{400, 600}}
+	c := &kernel.Counted{Counted: &kernel.Load{Seconds: 2}, Ticks: tt}
+	vals := func() map[string]float64 {
+		got := map[string]float64{}
+		for _, v := range tickValues(c) {
+			got[v.Unit] = v.Value
+		}
+		return got
+	}
+	want := map[string]float64{"traced-ticks/s": 1000, "idle-tick-not-idle-%": 50, "idle-tick-queued-%": 37.5, "idle-tick-due-%": 90,
+		"busy-tick-due-%": 50, "tick-stale-%": 200.0 / 18, "tick-busy-corr": 0.75 - 250.0/800, "traced-idle-entries/s": 5000, "busy-tick-idle-entry-%": 60}
+	if got := vals(); len(got) != len(want) {
+		t.Errorf("tickValues = %v, want %v", got, want)
+	} else {
+		for k, w := range want {
+			if math.Abs(got[k]-w) > 1e-9 {
+				t.Errorf("%s = %g, want %g", k, got[k], w)
+			}
+		}
+	}
+	tt.Lost = 5
+	if got := vals(); got["traced-ticks/s"] != 0 || got["traced-idle-entries/s"] != 0 || got["idle-tick-not-idle-%"] != 50 {
+		t.Errorf("tickValues with records lost = %v, want the shares and no rates", got)
+	}
+	if vs := tickValues(&kernel.Counted{Counted: &kernel.Load{Seconds: 2}}); vs != nil {
+		t.Errorf("tickValues without a trace = %v", vs)
 	}
 }

@@ -89,7 +89,7 @@ func (t *Tracefs) RemoveStale() ([]string, error) {
 	inst := t.path(filepath.Join("instances", ProbeGroup))
 	if _, err := os.Stat(inst); err == nil {
 		if err := os.Remove(inst); err != nil {
-			return nil, fmt.Errorf("removing stale trace instance: %w", err)
+			return done, fmt.Errorf("removing stale trace instance: %w", err)
 		}
 		done = append(done, "trace instance "+ProbeGroup+" removed")
 	}
