@@ -76,7 +76,7 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		}
 		why := fmt.Sprintf("per idle tick the model passes %.2f times, the guest %.2f; the nohz balancer's walks on idle cpus' behalf pass CPU_IDLE too, the guest's %.1f per s, the model's %.1f", r.model/mi, r.kernel/ki, kb, mb)
 		if inside((r.model / mi) / (r.kernel / ki)) {
-			return fmt.Sprintf("the passes per idle tick agree (the model %.2f, the guest %.2f); the model's idle ticks are %.2fx the guest's (the task_tick_idle row: its busy share is the guest's time share, busy-%%, where the guest's ticks found its cpus idle more often than that)", r.model/mi, r.kernel/ki, mi/ki)
+			return fmt.Sprintf("the passes per idle tick are within (the model %.2f, the guest %.2f: %.2fx) and so are the idle ticks (the model's %.2fx the guest's, the task_tick_idle row: its busy share is the guest's time share, busy-%%, and the guest's ticks found its cpus idle more often than that); the row is their product", r.model/mi, r.kernel/ki, (r.model/mi)/(r.kernel/ki), mi/ki)
 		}
 		if kb-mb >= (r.kernel-r.model)/2 {
 			return why + ": the guest's idles longer than a tick (the on-behalf row), which the model's fresh idles lack"
