@@ -24,7 +24,11 @@ func TestIsVmlinuz(t *testing.T) {
 
 // TestKeep: a guest's outputs land under Keep/<topology>-<release>/.
 func TestKeep(t *testing.T) {
-	l := &Lab{Keep: t.TempDir()}
+	l := &Lab{Keep: t.TempDir(), Host: Host{Out: t.TempDir()}}
+	// A boot that crashed before this one left its console.
+	os.MkdirAll(filepath.Join(l.Out, "oracle-2n"), 0o755)
+	os.WriteFile(filepath.Join(l.Out, "oracle-2n", "console.1.log"), []byte("Oops: int3\n"), 0o644)
+	os.WriteFile(filepath.Join(l.Out, "oracle-2n", "console.log"), []byte("the last boot's\n"), 0o644)
 	tr := &Transcript{Outputs: []Output{
 		{Name: "kernel-release", Data: []byte("7.3.4+deb13-amd64\n")},
 		{Name: "kernel-count.results", Data: []byte("BenchmarkKernelCount/x 1 1 tx/s\n")},
@@ -44,5 +48,11 @@ func TestKeep(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "kernel-count.results")); err != nil || string(b) != "BenchmarkKernelCount/x 1 1 tx/s\n" {
 		t.Errorf("kernel-count.results: %q, %v", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "console.1.log")); err != nil || string(b) != "Oops: int3\n" {
+		t.Errorf("the crashed boot's console: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "console.log")); err == nil {
+		t.Error("the last boot's console kept too: only crashed boots' are")
 	}
 }

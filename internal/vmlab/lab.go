@@ -45,7 +45,8 @@ type Lab struct {
 	// Keep, where set, is a directory Check writes every output of each
 	// guest into, as Keep/<topology>-<kernel release>/<output name>: the
 	// files a step emitted (a results file), for what the lab's checks do
-	// not keep (vmlab history's counts).
+	// not keep (vmlab history's counts), and console.N.log of each boot
+	// that crashed before the one that ran.
 	Keep string
 	// Kept is where Check kept the last guest's outputs ("" none).
 	Kept string
@@ -58,8 +59,8 @@ type Lab struct {
 // Prepare: one prepared lab boots several kernels in turn.
 func (l *Lab) UseKernel(bzImage string) { l.kernel = bzImage }
 
-// keep writes a transcript's outputs under Keep (see Keep), returning the
-// directory.
+// keep writes a transcript's outputs under Keep (see Keep), and the
+// consoles of the guest's crashed boots, returning the directory.
 func (l *Lab) keep(t Topology, tr *Transcript) (string, error) {
 	release := "unknown"
 	if o := tr.Get("kernel-release"); o != nil && o.RC == 0 {
@@ -74,6 +75,19 @@ func (l *Lab) keep(t Topology, tr *Transcript) (string, error) {
 	}
 	for _, o := range tr.Outputs {
 		if err := os.WriteFile(filepath.Join(dir, filepath.Base(o.Name)), o.Data, 0o644); err != nil {
+			return "", err
+		}
+	}
+	// The consoles of boots that crashed before this one (boot keeps
+	// them as console.N.log in the guest's directory, which the next
+	// guest's boot empties): what an Oops says of its cause.
+	crashed, _ := filepath.Glob(filepath.Join(l.Out, t.Name, "console.[0-9]*.log"))
+	for _, c := range crashed {
+		b, err := os.ReadFile(c)
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(c)), b, 0o644); err != nil {
 			return "", err
 		}
 	}
