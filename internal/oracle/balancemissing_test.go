@@ -288,4 +288,15 @@ func TestTickTraceInputs(t *testing.T) {
 	if got := balanceMissing(kc(ksim.IdleTickAfterTick, nil), row, rows); !strings.Contains(got, "the count has no tick trace") {
 		t.Errorf("CPU_IDLE row without a trace: %q", got)
 	}
+	// Under the stop form the model takes no queued share: the line
+	// must not say it does.
+	if got := balanceMissing(kc(ksim.IdleTickStop, traced), row, rows); !strings.Contains(got, "does not take the tick trace's 55 %") || strings.Contains(got, "the model takes the tick trace's") {
+		t.Errorf("CPU_IDLE row, stop form: %q", got)
+	}
+	// An under row whose two factors are each within says so.
+	under := modelRow{"sched_balance_rq() calls per s, idle cpus (lb_count CPU_IDLE)", 300, 180}
+	got := balanceMissing(kc(ksim.IdleTickAfterTick, traced), under, []modelRow{{"  of which on idle cpus (task_tick_idle)", 400, 300}, under})
+	if !strings.Contains(got, "the passes per idle tick are within (the model 0.60, the guest 0.75: 0.80x) and so are the idle ticks (the model's 0.75x") {
+		t.Errorf("CPU_IDLE row under, two factors within: %q", got)
+	}
 }

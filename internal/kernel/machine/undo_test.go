@@ -140,3 +140,95 @@ func TestCgroups(t *testing.T) {
 		t.Errorf("contend-system.slice left: %v", err)
 	}
 }
+
+// The trace instance and its traced kprobe on a stand-in tracefs (plain
+// files): what each writes, what undo writes back and in which order, and
+// the error paths.
+func TestTracefsInstance(t *testing.T) {
+	dir := t.TempDir()
+	events := filepath.Join(dir, "kprobe_events")
+	write(t, events, nil)
+	tfs := &Tracefs{dir}
+	in := &Tracefs{filepath.Join(dir, "instances", ProbeGroup)}
+	enable := filepath.Join(in.Dir, "events", ProbeGroup, "contend_tick", "enable")
+	write(t, enable, []byte("0"))
+	write(t, filepath.Join(in.Dir, "trace"), []byte("an earlier run's records\n"))
+	write(t, filepath.Join(in.Dir, "tracing_on"), []byte("0")) // kernel files take each write whole: one byte here
+
+	u := NewUndo(io.Discard)
+	if err := tfs.AddTracedKprobe(u, in, "contend_tick", "sched_balance_trigger", "j=@jiffies_64:u64"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(events); string(b) != "p:contend/contend_tick sched_balance_trigger j=@jiffies_64:u64\n" {
+		t.Errorf("kprobe_events = %q", b)
+	}
+	if b, _ := os.ReadFile(enable); string(b) != "1" {
+		t.Errorf("enabled in the instance: %q", b)
+	}
+	// No arguments: no trailing space in the definition.
+	write(t, filepath.Join(in.Dir, "events", ProbeGroup, "contend_idle", "enable"), nil)
+	if err := tfs.AddTracedKprobe(u, in, "contend_idle", "nohz_run_idle_balance", ""); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(events); !strings.HasSuffix(string(b), "p:contend/contend_idle nohz_run_idle_balance\n") {
+		t.Errorf("kprobe_events = %q", b)
+	}
+	if err := in.Record(true); err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range map[string]string{"trace": "", "tracing_on": "1"} {
+		if b, _ := os.ReadFile(filepath.Join(in.Dir, f)); string(b) != want {
+			t.Errorf("Record(true): %s = %q, want %q", f, b, want)
+		}
+	}
+	if err := in.Record(false); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(in.Dir, "tracing_on")); string(b) != "0" {
+		t.Errorf("Record(false): tracing_on = %q", b)
+	}
+	if err := u.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(enable); string(b) != "0" {
+		t.Errorf("after undo the instance's enable = %q, want 0", b)
+	}
+	if b, _ := os.ReadFile(events); !strings.HasSuffix(string(b), "-:contend/contend_idle\n-:contend/contend_tick\n") {
+		t.Errorf("after undo kprobe_events = %q: want the definitions removed, last first", b)
+	}
+
+	// An instance with no enable file for the probe: refused, and its
+	// definition removed at once, nothing left to undo.
+	u = NewUndo(io.Discard)
+	if err := tfs.AddTracedKprobe(u, in, "contend_nosuch", "f", ""); err == nil || !strings.Contains(err.Error(), "enabling kprobe on f in") || u.Len() != 0 {
+		t.Errorf("AddTracedKprobe without an enable file = %v, %d undo steps", err, u.Len())
+	}
+	if b, _ := os.ReadFile(events); !strings.HasSuffix(string(b), "-:contend/contend_nosuch\n") {
+		t.Errorf("refused probe's definition left: %q", b)
+	}
+
+	// Instance: a new directory, which undo removes; one whose tracing_on
+	// cannot be written (no tracefs behind it) is an error, and undo still
+	// removes the directory.
+	fresh := &Tracefs{t.TempDir()}
+	os.Mkdir(filepath.Join(fresh.Dir, "instances"), 0o755)
+	u = NewUndo(io.Discard)
+	if _, err := fresh.Instance(u); err == nil || !strings.Contains(err.Error(), "tracing_on") {
+		t.Errorf("Instance on plain files = %v, want tracing_on refused", err)
+	}
+	if err := u.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(fresh.Dir, "instances", ProbeGroup)); !os.IsNotExist(err) {
+		t.Errorf("the instance directory after undo: %v", err)
+	}
+
+	// A stale instance goes first, before the stale probes.
+	stale := &Tracefs{t.TempDir()}
+	write(t, filepath.Join(stale.Dir, "kprobe_events"), []byte("p:contend/contend_tick f\n"))
+	os.MkdirAll(filepath.Join(stale.Dir, "instances", ProbeGroup), 0o755)
+	done, err := stale.RemoveStale()
+	if err != nil || len(done) != 2 || done[0] != "trace instance contend removed" {
+		t.Errorf("RemoveStale = %v, %v; want the instance, then the probe", done, err)
+	}
+}

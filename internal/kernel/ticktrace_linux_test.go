@@ -1,0 +1,53 @@
+package kernel
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contend/contend/internal/kernel/machine"
+)
+
+// readTicks on an instance's recorded text: the sum, the raw text saved
+// where asked, a save that fails a note-worthy error beside a sum that
+// stands, a buffer that overwrote records counted, and no records an
+// error.
+func TestReadTicks(t *testing.T) {
+	sample, err := os.ReadFile("testdata/ticktrace/sample.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst := &machine.Tracefs{Dir: t.TempDir()}
+	trace := filepath.Join(inst.Dir, "trace")
+	os.WriteFile(trace, sample, 0o644)
+
+	save := filepath.Join(t.TempDir(), "ticks.txt")
+	sum, saveErr, err := readTicks(inst, "sched_balance_trigger", 250, save)
+	if err != nil || saveErr != nil || sum.Ticks != 6 || sum.IdleEntries != 2 || sum.Lost != 0 {
+		t.Fatalf("readTicks = %+v, %v, %v", sum, saveErr, err)
+	}
+	if b, _ := os.ReadFile(save); string(b) != string(sample) {
+		t.Errorf("saved %d bytes, want the %d recorded", len(b), len(sample))
+	}
+
+	sum, saveErr, err = readTicks(inst, "f", 250, filepath.Join(t.TempDir(), "nosuch", "ticks.txt"))
+	if err != nil || sum == nil || sum.Ticks != 6 || saveErr == nil || !strings.HasPrefix(saveErr.Error(), "-tick-trace: ") {
+		t.Errorf("readTicks saving into a missing directory = %+v, %v, %v; want the sum and a save error", sum, saveErr, err)
+	}
+
+	lost := strings.Replace(string(sample), "entries-in-buffer/entries-written: 8/8", "entries-in-buffer/entries-written: 8/20", 1)
+	os.WriteFile(trace, []byte(lost), 0o644)
+	if sum, _, err := readTicks(inst, "f", 250, ""); err != nil || sum.Lost != 12 {
+		t.Errorf("readTicks with records overwritten = %+v, %v; want 12 lost", sum, err)
+	}
+
+	os.WriteFile(trace, []byte("# tracer: nop\n#\n"), 0o644)
+	if _, _, err := readTicks(inst, "f", 250, ""); err == nil || err.Error() != "no records" {
+		t.Errorf("readTicks of an empty trace = %v, want no records", err)
+	}
+	os.WriteFile(trace, []byte("x-1 [001] 1.5: contend_tick: (f) j=1\n"), 0o644)
+	if _, _, err := readTicks(inst, "f", 250, ""); err == nil || !strings.Contains(err.Error(), "tick trace line 1") {
+		t.Errorf("readTicks of a broken record = %v", err)
+	}
+}
