@@ -93,6 +93,12 @@ type Counted struct {
 	// whether the cpu's own walk was due and as which idle type (nil
 	// where it could not be taken: a note says why).
 	Ticks *TickTrace `json:"ticks,omitempty"`
+
+	// Callers are the counted run's tg->load_avg writes at the
+	// out-of-line update_load_avg()'s site, by the function that
+	// called update_load_avg (callers.go): its breakpoint samples each
+	// hit's kernel call chain. Nil where no breakpoint sampled there.
+	Callers *Callers `json:"callers,omitempty"`
 }
 
 // SiteCount is one site's hits: by a hardware execute breakpoint, and by
@@ -351,7 +357,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		}
 		sites = append(sites, sc)
 	}
-	a := &arming{cfg: cfg, leaf: h.Leaf, u: u, tfs: tfs, cpus: cpus, ticks: ticks}
+	a := &arming{cfg: cfg, leaf: h.Leaf, u: u, tfs: tfs, cpus: cpus, ticks: ticks, syms: src.Syms}
 	r, err := a.run(ctx, sites, nil)
 	if err != nil {
 		return nil, err
@@ -376,6 +382,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	c.Notes = append(c.Notes, r.notes...)
 	c.Counted, c.Threads, c.Sites, c.Enqueues, c.SelectRQ, c.Balances, c.BusyPct = r.Load, r.Threads, r.Sites, r.Enqueues, r.SelectRQ, r.Balances, r.BusyPct
 	c.LB = r.LB
+	c.Callers = r.Callers
 	if ds, err := ReadDomains(cfg.Root); err == nil && c.Domains != nil {
 		c.Domains = ds // max_newidle_lb_cost as the counted run left it
 	}
@@ -435,6 +442,8 @@ type arming struct {
 	// ticks is the tick trace's instance, recording over the run where
 	// set.
 	ticks *machine.Tracefs
+	// syms places the sampled call chains' addresses.
+	syms *Symbols
 }
 
 // armed is one counted run's outcome.
@@ -450,7 +459,9 @@ type armed struct {
 	// Probes and ProbesMissed are every kprobe's hits over the run, by
 	// event name: kprobe_profile's after less before.
 	Probes, ProbesMissed map[string]uint64
-	notes                []string
+	// Callers: the sampled site's writes by caller, in a counted run.
+	Callers *Callers
+	notes   []string
 }
 
 // run counts one run of the workload: breakpoints on the sites (as many
@@ -484,6 +495,9 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 			s.BreakpointAt = name
 		}
 		b := &machine.Breakpoint{Name: name, Addr: at}
+		if sampled := len(watch) == 0 && SampledSite(s.Site); sampled {
+			b.Chains = callerChain
+		}
 		if err := b.Open(a.u, a.cpus, groupLeader(bps)); err != nil {
 			r.notes = append(r.notes, err.Error())
 			continue
@@ -597,6 +611,20 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 	for i := range r.Watched {
 		k := slices.Index(bps, wpOf[i])
 		r.Watched[i].Writes = int64(bp1[k] - bp0[k])
+	}
+	for i, b := range bpOf {
+		if b.Chains == 0 {
+			continue
+		}
+		chains, lost, err := b.Samples()
+		if err != nil {
+			r.notes = append(r.notes, "no callers: "+err.Error())
+			break
+		}
+		r.Callers = CallersOf(r.Sites[i].Site, chains, lost, a.syms)
+		if lost > 0 {
+			r.notes = append(r.notes, fmt.Sprintf("callers: %s's sample rings dropped %d of %d samples; the callers' shares stand on the rest", b.Name, lost, r.Callers.Sampled+lost))
+		}
 	}
 	return r, nil
 }

@@ -76,6 +76,52 @@ func tgWrites(c *kernel.Counted) uint64 {
 	return n
 }
 
+// pathWrites splits the tg->load_avg writes by the models' paths
+// (kernel.Paths): the sampled update_load_avg() site's by its callers'
+// shares of its samples, every other site by its host (kernel.SitePath).
+// Nil where no site was sampled (a count before callers, or one whose
+// sampling failed: a note says why).
+func pathWrites(c *kernel.Counted) map[string]float64 {
+	cl := c.Callers
+	if cl == nil || cl.Sampled == 0 {
+		return nil
+	}
+	by := map[string]float64{}
+	for _, s := range c.Sites {
+		n := float64(siteHits(s))
+		if s.Kind != "tg-load-avg" || n <= 0 {
+			continue
+		}
+		if !kernel.SampledSite(s.Site) {
+			by[kernel.SitePath(s.Site)] += n
+			continue
+		}
+		for fn, k := range cl.By {
+			by[kernel.WritePath(fn)] += n * float64(k) / float64(cl.Sampled)
+		}
+	}
+	return by
+}
+
+// writeCallers prints the sampled site's callers and the writes by path.
+func writeCallers(w io.Writer, c *kernel.Counted) {
+	cl := c.Callers
+	if cl == nil || cl.Sampled == 0 {
+		return
+	}
+	var parts []string
+	for _, fn := range cl.Top() {
+		parts = append(parts, fmt.Sprintf("%s %.1f %%", fn, 100*float64(cl.By[fn])/float64(cl.Sampled)))
+	}
+	fmt.Fprintf(w, "callers of %s (%d samples, %d lost): %s\n", cl.Site, cl.Sampled, cl.Lost, strings.Join(parts, ", "))
+	by, wk := pathWrites(c), math.Max(float64(c.Threads.Wakeups), 1)
+	parts = parts[:0]
+	for _, p := range kernel.Paths {
+		parts = append(parts, fmt.Sprintf("%s %.3f", p, by[p]/wk))
+	}
+	fmt.Fprintf(w, "tg->load_avg writes per workload wakeup by path: %s\n", strings.Join(parts, ", "))
+}
+
 // WriteText writes a count as contend kernel count prints it: the
 // workload's throughput bare and counted, the denominators, one row per
 // site either method reached, and the tg->load_avg writes per enqueue, per
@@ -119,6 +165,7 @@ func WriteText(w io.Writer, c *kernel.Counted) error {
 		fmt.Fprintf(w, "; %d sites not counted", wmiss)
 	}
 	fmt.Fprintln(w)
+	writeCallers(w, c)
 	writeCheck(w, c)
 	if c.BalanceProbe != "" {
 		ops, kind := flagOps(c)

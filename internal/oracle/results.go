@@ -115,6 +115,13 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 	r.Values = append(r.Values, nohzValues(c)...)
 	r.Values = append(r.Values, lbValues(c)...)
 	r.Values = append(r.Values, tickValues(c)...)
+	// The writes by path (the models' split), where a site's callers
+	// were sampled.
+	if by := pathWrites(c); by != nil {
+		for _, p := range kernel.Paths {
+			r.Values = append(r.Values, benchfmt.Value{Value: by[p] / math.Max(float64(c.Threads.Wakeups), 1), Unit: p + "-tg-writes/wakeup"})
+		}
+	}
 	// The checking run, where there was one: the watchpoints' sum
 	// against the sites' in that run (the two methods), and each level's
 	// writes per enqueue and per cfs_rq per s there.

@@ -3,6 +3,7 @@ package machine
 import (
 	"encoding/binary"
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -28,8 +29,20 @@ type Breakpoint struct {
 	Addr  uint64
 	Write bool // a watchpoint of Len bytes, else an execute breakpoint
 	Len   int
-	fds   []int
+	// Chains, where above 0, makes the breakpoint sample as well as
+	// count: every hit records its kernel call chain (at most Chains
+	// return addresses) in a ring on its cpu, which Samples reads.
+	Chains int
+	fds    []int
+	rings  [][]byte
 }
+
+// ringPages is each cpu's sample ring, in pages (a power of two): 512 KiB
+// at 4 KiB pages holds some 5000 chains of 8 frames, a 2 s count's
+// update_load_avg() writes on a busy cpu of the lab's guests several
+// times over. A full ring loses samples, never the count: the kernel
+// counts what it dropped (PERF_RECORD_LOST), and Samples says so.
+const ringPages = 128
 
 // Open opens the breakpoint on each cpu, disabled, and records closing it.
 // With a leader (opened before on the same cpus) each cpu's breakpoint
@@ -49,6 +62,15 @@ func (b *Breakpoint) Open(u *Undo, cpus []int, leader *Breakpoint) error {
 	if b.Write {
 		attr.Bp_type, attr.Ext2 = bpWrite, uint64(b.Len)
 	}
+	if b.Chains > 0 {
+		// Every hit a sample; the kernel's chain only; no wakeups
+		// until the ring is half full, and nobody waits on it.
+		attr.Sample = 1
+		attr.Sample_type = unix.PERF_SAMPLE_IP | unix.PERF_SAMPLE_CALLCHAIN
+		attr.Sample_max_stack = uint16(b.Chains)
+		attr.Bits |= unix.PerfBitExcludeCallchainUser | unix.PerfBitWatermark
+		attr.Wakeup = uint32(ringPages * unix.Getpagesize() / 2)
+	}
 	for i, c := range cpus {
 		group := -1
 		if leader != nil {
@@ -60,6 +82,14 @@ func (b *Breakpoint) Open(u *Undo, cpus []int, leader *Breakpoint) error {
 			return fmt.Errorf("perf_event_open breakpoint %s at %#x on cpu %d: %w (needs root or CAP_PERFMON; kernel.perf_event_paranoid; a free debug register)", b.Name, b.Addr, c, err)
 		}
 		b.fds = append(b.fds, fd)
+		if b.Chains > 0 {
+			ring, err := unix.Mmap(fd, 0, (1+ringPages)*unix.Getpagesize(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+			if err != nil {
+				b.Close()
+				return fmt.Errorf("mmap of breakpoint %s's sample ring on cpu %d: %w (perf_event_mlock_kb)", b.Name, c, err)
+			}
+			b.rings = append(b.rings, ring)
+		}
 	}
 	u.Push("breakpoint "+b.Name, func() error { b.Close(); return nil })
 	return nil
@@ -118,8 +148,33 @@ func ReadGroup(bps []*Breakpoint) ([]uint64, error) {
 	return n, nil
 }
 
+// Samples reads every cpu's ring of a sampling breakpoint (Chains > 0):
+// each hit's call chain, and the samples the kernel dropped for want of
+// room. Read it disabled: the rings are read once, not drained as they
+// fill.
+func (b *Breakpoint) Samples() (chains [][]uint64, lost uint64, err error) {
+	for i, ring := range b.rings {
+		page := (*unix.PerfEventMmapPage)(unsafe.Pointer(&ring[0]))
+		head := atomic.LoadUint64(&page.Data_head)
+		off, size := page.Data_offset, page.Data_size
+		if off == 0 { // before v4.1 the data follows the first page
+			off, size = uint64(unix.Getpagesize()), uint64(len(ring)-unix.Getpagesize())
+		}
+		c, l, err := ParseSamples(ring[off:off+size], page.Data_tail, head)
+		if err != nil {
+			return nil, 0, fmt.Errorf("breakpoint %s's samples on its cpu %d: %w", b.Name, i, err)
+		}
+		chains, lost = append(chains, c...), lost+l
+	}
+	return chains, lost, nil
+}
+
 // Close releases every cpu's breakpoint.
 func (b *Breakpoint) Close() {
+	for _, r := range b.rings {
+		unix.Munmap(r)
+	}
+	b.rings = nil
 	for _, fd := range b.fds {
 		unix.Close(fd)
 	}
