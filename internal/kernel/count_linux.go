@@ -724,7 +724,7 @@ func runChild(ctx context.Context, cfg CountConfig, leaf string, stop func()) (*
 	var l Load
 	if rerr == nil {
 		rerr = json.Unmarshal(line, &l)
-		ts = threadStats(cfg.Root, cmd.Process.Pid)
+		ts = threadStats(cfg.Root, cmd.Process.Pid, l.TIDs)
 	}
 	stdin.Close()
 	werr := cmd.Wait()
@@ -737,10 +737,19 @@ func runChild(ctx context.Context, cfg CountConfig, leaf string, stop func()) (*
 	return &l, ts, nil
 }
 
-// threadStats sums the sched files of a process's threads.
-func threadStats(root string, pid int) ThreadStats {
+// threadStats sums the sched files of a process's threads: of tids
+// where given (the workload's own, which it keeps alive to be read:
+// workload.Load.TIDs), else of all of them. A thread gone is left out,
+// and Tasks says how many were read.
+func threadStats(root string, pid int, tids []int) ThreadStats {
 	var ts ThreadStats
 	tasks, _ := filepath.Glob(filepath.Join(root, "proc", strconv.Itoa(pid), "task/*/sched"))
+	if tids != nil {
+		tasks = tasks[:0]
+		for _, tid := range tids {
+			tasks = append(tasks, filepath.Join(root, "proc", strconv.Itoa(pid), "task", strconv.Itoa(tid), "sched"))
+		}
+	}
 	for _, t := range tasks {
 		b, err := os.ReadFile(t)
 		if err != nil {

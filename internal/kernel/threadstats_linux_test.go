@@ -31,9 +31,14 @@ se.avg.load_avg                              :                   41
 			t.Fatal(err)
 		}
 	}
-	ts := threadStats(root, 114)
+	ts := threadStats(root, 114, nil)
 	want := ThreadStats{Migrations: 6, Wakeups: 200, Affine: 14, AffineAttempts: 40, RunMs: 61, WaitMs: 2.5, LoadAvg: 82, Tasks: 2}
 	if ts != want {
 		t.Errorf("threadStats = %+v, want %+v", ts, want)
+	}
+	// The workload's own threads only; one gone is left out.
+	one := ThreadStats{Migrations: 3, Wakeups: 100, Affine: 7, AffineAttempts: 20, RunMs: 30.5, WaitMs: 1.25, LoadAvg: 41, Tasks: 1}
+	if ts := threadStats(root, 114, []int{115, 116}); ts != one {
+		t.Errorf("threadStats of tids 115, 116 (116 gone) = %+v, want %+v", ts, one)
 	}
 }

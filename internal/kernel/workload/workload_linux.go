@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,11 @@ type Load struct {
 	Pairs        int     `json:"pairs"`
 	Transactions uint64  `json:"transactions"`
 	Seconds      float64 `json:"seconds"`
+	// TIDs are the workload's own threads (the pingers and the server),
+	// alive until the process exits: a count reads their schedstats
+	// after the run, and the process's other threads are the Go
+	// runtime's.
+	TIDs []int `json:"tids,omitempty"`
 }
 
 // RunLoad runs the shape with pairs pairs (clients, for server) for d and
@@ -48,14 +54,22 @@ func RunLoad(shape string, pairs int, d time.Duration) (*Load, error) {
 	counts := make([]atomic.Uint64, pairs)
 	var ready sync.WaitGroup
 	errc := make(chan error, 2*pairs+1)
+	tids := make(chan int, 2*pairs+1)
 	start := func(f func() error) {
 		ready.Add(1)
 		go func() {
 			runtime.LockOSThread() // its own thread, to sleep in the kernel
+			tids <- unix.Gettid()
 			ready.Done()
 			if err := f(); err != nil {
 				errc <- err
 			}
+			// Park, still locked: a locked goroutine that returns takes
+			// its thread with it, and with the thread its schedstats,
+			// which the count reads after the run (it read the Go
+			// runtime's threads alone, a 2-pair pipe's wakeups a
+			// seventh of the machine's selects).
+			select {}
 		}()
 	}
 	switch shape {
@@ -108,6 +122,10 @@ func RunLoad(shape string, pairs int, d time.Duration) (*Load, error) {
 	}
 	stop.Store(true)
 	l := &Load{Shape: shape, Pairs: pairs, Seconds: time.Since(t0).Seconds()}
+	for len(tids) > 0 {
+		l.TIDs = append(l.TIDs, <-tids)
+	}
+	slices.Sort(l.TIDs)
 	for i := range counts {
 		l.Transactions += counts[i].Load()
 	}

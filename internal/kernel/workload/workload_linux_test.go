@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"fmt"
+	"os"
 	"testing"
 	"time"
 )
@@ -21,10 +23,27 @@ func TestRunLoad(t *testing.T) {
 					t.Fatalf("RunLoad(%s): %v", shape, err)
 				}
 				if l.Transactions > 0 {
-					return
+					break
 				}
 			}
-			t.Errorf("RunLoad(%s) did no transaction in %.3fs", shape, l.Seconds)
+			if l.Transactions == 0 {
+				t.Errorf("RunLoad(%s) did no transaction in %.3fs", shape, l.Seconds)
+			}
+			// Every thread of the workload is named and outlives the
+			// run, so a count can read its schedstats after it.
+			want := 2 * 2
+			if shape == "server" {
+				want = 2 + 1
+			}
+			if len(l.TIDs) != want {
+				t.Fatalf("RunLoad(%s): %d threads %v, want %d", shape, len(l.TIDs), l.TIDs, want)
+			}
+			time.Sleep(20 * time.Millisecond) // time for a returning thread to exit
+			for _, tid := range l.TIDs {
+				if _, err := os.Stat(fmt.Sprintf("/proc/self/task/%d/sched", tid)); err != nil {
+					t.Errorf("RunLoad(%s): thread %d gone after the run: %v", shape, tid, err)
+				}
+			}
 		})
 	}
 	if _, err := RunLoad("nosuch", 1, time.Millisecond); err == nil {
