@@ -245,6 +245,12 @@ type TickTrace struct {
 	// whose next finds the cpu idle has one always: it went idle.)
 	IdleEntries int    `json:"idle_entries"`
 	BusyEntry   [2]int `json:"busy_entry"`
+	// BusyRun are the pairs of one cpu's successive busy ticks with no
+	// idle entry between (the cpu ran throughout, so its tick never
+	// stopped), by whether the later came on time, within half a period
+	// of one period after ([0]), or late ([1]): a tick the cpu could not
+	// take, which an emulator's vCPU stalled on its host makes.
+	BusyRun [2]int `json:"busy_run,omitempty"`
 }
 
 // BusyCorr is the correlation of a cpu's state at successive ticks, the
@@ -290,6 +296,9 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 			t.BusyDue++
 		}
 		if p, ok := last[r.CPU]; ok && hz > 0 {
+			if !p.IdleTask && !r.IdleTask && !entered[r.CPU] && r.Time > p.Time {
+				t.BusyRun[b2i(r.Time-p.Time >= 1.5*period)]++
+			}
 			if dt := r.Time - p.Time; dt > period/2 && dt < 1.5*period {
 				t.Slots[min(max(int64(r.Jiffies-p.Jiffies), 0), 2)]++
 				t.States[b2i(p.IdleTask)][b2i(r.IdleTask)]++

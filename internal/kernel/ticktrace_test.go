@@ -129,15 +129,18 @@ func TestSumTicksBusyEntry(t *testing.T) {
   x-1 [001] d..2. 1.001: contend_idle: (nohz_run_idle_balance+0x0/0x80)
   x-1 [001] d.h1. 1.004: contend_tick: (f) j=2 nb=9 ib=0 nr=1 tp=0 cu=1 id=2
   w [3] x-7 [001] d.h1. 1.008: contend_tick: (f) j=3 nb=9 ib=0 nr=1 tp=0 cu=1 id=2
+  x-7 [001] d.h1. 1.0141: contend_tick: (f) j=4 nb=9 ib=0 nr=1 tp=0 cu=1 id=2
 `
 	recs, err := ParseTickTrace(strings.NewReader(in))
-	if err != nil || len(recs) != 4 || recs[3].CPU != 1 || recs[3].Time != 1.008 {
+	if err != nil || len(recs) != 5 || recs[3].CPU != 1 || recs[3].Time != 1.008 {
 		t.Fatalf("ParseTickTrace = %+v, %v", recs, err)
 	}
-	if got := SumTicks("f", recs, 250); got.BusyEntry != [2]int{1, 1} || got.States[0][0] != 2 {
-		t.Errorf("SumTicks(250) = %+v, want BusyEntry {1 1} over 2 busy pairs", got)
+	// The last tick came 6.1 ms after the one before on a cpu that ran
+	// throughout: late, and too far apart to pair.
+	if got := SumTicks("f", recs, 250); got.BusyEntry != [2]int{1, 1} || got.States[0][0] != 2 || got.BusyRun != [2]int{1, 1} {
+		t.Errorf("SumTicks(250) = %+v, want BusyEntry {1 1} over 2 busy pairs, BusyRun {1 1}", got)
 	}
-	if got := SumTicks("f", recs, 0); got.States != [2][2]int{} || got.BusyEntry != [2]int{} || got.Ticks != 3 {
+	if got := SumTicks("f", recs, 0); got.States != [2][2]int{} || got.BusyEntry != [2]int{} || got.BusyRun != [2]int{} || got.Ticks != 4 {
 		t.Errorf("SumTicks(0) = %+v, want no pairs", got)
 	}
 }

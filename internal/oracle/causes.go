@@ -111,7 +111,10 @@ func lbValues(c *kernel.Counted) []benchfmt.Value {
 // correlation of a cpu's busy or idle state at those ticks); and where
 // idle entries were traced, "traced-idle-entries/s" and
 // "busy-tick-idle-entry-%" (the pairs of busy ticks with an idle entry
-// between: a newidle walk, which brings the next tick's walk due). Rates
+// between: a newidle walk, which brings the next tick's walk due) and
+// "busy-tick-late-%" (of the pairs with none, the later tick a period
+// and a half or more after: the cpu ran throughout, so its tick was
+// late, not stopped). Rates
 // only where the ring buffer lost nothing; pair shares only where ticks
 // paired.
 func tickValues(c *kernel.Counted) []benchfmt.Value {
@@ -140,6 +143,9 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 	}
 	if b := t.BusyEntry[0] + t.BusyEntry[1]; t.IdleEntries > 0 && b > 0 {
 		vs = append(vs, benchfmt.Value{Value: pct(t.BusyEntry[1], b), Unit: "busy-tick-idle-entry-%"})
+	}
+	if b := t.BusyRun[0] + t.BusyRun[1]; t.IdleEntries > 0 && b > 0 {
+		vs = append(vs, benchfmt.Value{Value: pct(t.BusyRun[1], b), Unit: "busy-tick-late-%"})
 	}
 	return vs
 }
