@@ -74,7 +74,10 @@ const OtherPath = "other"
 // are inlined into, from Debian's 7.0) by their names in 6.1 to 7.3.
 var writePaths = map[string]string{
 	"enqueue_task_fair": "enqueue", "enqueue_entity": "enqueue", "requeue_delayed_entity": "enqueue",
-	"dequeue_task_fair": "dequeue", "dequeue_entity": "dequeue", "dequeue_entities": "dequeue",
+	// dequeue_entities() is v6.12's; 7.3's fair.c has __dequeue_task()
+	// instead, "the part of dequeue_task_fair() that is needed to
+	// dequeue delayed tasks" (linux-source-7.3).
+	"dequeue_task_fair": "dequeue", "dequeue_entity": "dequeue", "dequeue_entities": "dequeue", "__dequeue_task": "dequeue",
 	"task_tick_fair": "tick", "entity_tick": "tick",
 	// __update_blocked_fair(): a group entity's update_load_avg() on
 	// its parent, the blocked-load walk's (update_blocked_averages

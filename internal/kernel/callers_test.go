@@ -51,6 +51,7 @@ func TestWritePaths(t *testing.T) {
 	}{
 		{Site{Func: "enqueue_task_fair", Via: "update_load_avg"}, "enqueue"},
 		{Site{Func: "dequeue_entities", Via: "update_load_avg"}, "dequeue"},
+		{Site{Func: "__dequeue_task", Via: "update_load_avg"}, "dequeue"},
 		{Site{Func: "task_tick_fair", Via: "update_load_avg"}, "tick"},
 		{Site{Func: "set_next_task_fair", Via: "update_load_avg"}, "switch"},
 		{Site{Func: "__sched_balance_update_blocked_averages", Via: "update_load_avg"}, "blocked-entity"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -251,6 +252,91 @@ type TickTrace struct {
 	// of one period after ([0]), or late ([1]): a tick the cpu could not
 	// take, which an emulator's vCPU stalled on its host makes.
 	BusyRun [2]int `json:"busy_run,omitempty"`
+	// BusyLateUs and IdleLateUs are the median lateness of the busy and
+	// the idle ticks, in µs after the tick's due time (TickLateness);
+	// BusyLatePeriod is the busy ticks' mean lateness in PELT periods
+	// (1024 µs), each capped at one: the chance a PELT period boundary
+	// fell within a busy tick's lateness. Zero where ticks were too few.
+	BusyLateUs     float64 `json:"busy_late_us,omitempty"`
+	IdleLateUs     float64 `json:"idle_late_us,omitempty"`
+	BusyLatePeriod float64 `json:"busy_late_period,omitempty"`
+}
+
+// peltPeriod is a PELT period in seconds (1024 µs: kernel/sched/pelt.c's
+// unit, 1024 ns × 1024).
+const peltPeriod = 1024e-6
+
+// TickLateness returns each tick's lateness in seconds, in recs' order
+// of one cpu's ticks: how long after its due time it ran. A cpu's tick
+// is an hrtimer at a fixed phase of the tick period, so the due times
+// are that phase plus whole periods; the phase is the densest 20 µs bin
+// of the ticks' times modulo the period (most ticks run on time), its
+// earliest tick's. A tick a little early of it (jitter) is on time.
+func TickLateness(times []float64, period float64) []float64 {
+	if len(times) == 0 || period <= 0 {
+		return nil
+	}
+	const bin = 20e-6
+	nb := max(int(period/bin), 1)
+	counts := make([]int, nb)
+	mod := func(t float64) float64 { return math.Mod(math.Mod(t, period)+period, period) }
+	for _, t := range times {
+		counts[min(int(mod(t)/bin), nb-1)]++
+	}
+	best := 0
+	for i, c := range counts {
+		if c > counts[best] {
+			best = i
+		}
+	}
+	phase := period
+	for _, t := range times {
+		if m := mod(t); min(int(m/bin), nb-1) == best {
+			phase = min(phase, m)
+		}
+	}
+	late := make([]float64, len(times))
+	for i, t := range times {
+		l := math.Round(mod(t-phase)*1e9) / 1e9 // to the trace's ns
+		if l > period-bin {                     // a few µs early: on time
+			l = 0
+		}
+		late[i] = l
+	}
+	return late
+}
+
+// lateness fills t's lateness figures from each cpu's ticks.
+func (t *TickTrace) lateness(byCPU map[int][]TickRecord, period float64) {
+	var busy, idle []float64
+	for _, rs := range byCPU {
+		times := make([]float64, len(rs))
+		for i, r := range rs {
+			times[i] = r.Time
+		}
+		for i, l := range TickLateness(times, period) {
+			if rs[i].IdleTask {
+				idle = append(idle, l)
+			} else {
+				busy = append(busy, l)
+			}
+		}
+	}
+	median := func(v []float64) float64 {
+		if len(v) == 0 {
+			return 0
+		}
+		slices.Sort(v)
+		return v[len(v)/2] * 1e6
+	}
+	if len(busy) > 0 {
+		sum := 0.0
+		for _, l := range busy {
+			sum += min(l/peltPeriod, 1)
+		}
+		t.BusyLatePeriod = sum / float64(len(busy))
+	}
+	t.BusyLateUs, t.IdleLateUs = median(busy), median(idle)
 }
 
 // BusyCorr is the correlation of a cpu's state at successive ticks, the
@@ -272,6 +358,7 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 	period := 1 / float64(max(hz, 1))
 	last := map[int]TickRecord{}
 	entered := map[int]bool{} // an idle entry since the cpu's last tick
+	byCPU := map[int][]TickRecord{}
 	for _, r := range recs {
 		if r.IdleEntry {
 			t.IdleEntries++
@@ -279,6 +366,7 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 			continue
 		}
 		t.Ticks++
+		byCPU[r.CPU] = append(byCPU[r.CPU], r)
 		if r.IdleTask {
 			t.Idle++
 			if !r.IdleBalance {
@@ -308,6 +396,9 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 			}
 		}
 		last[r.CPU], entered[r.CPU] = r, false
+	}
+	if hz > 0 {
+		t.lateness(byCPU, period)
 	}
 	return t
 }

@@ -160,3 +160,50 @@ func TestTraceLost(t *testing.T) {
 		}
 	}
 }
+
+// TestTickLateness: ticks at a fixed phase of a 4 ms period, most on
+// time (a few µs either side) and some late; the phase is found from
+// the on-time cluster, whatever the period count, and a tick just early
+// is on time.
+func TestTickLateness(t *testing.T) {
+	const p = 0.004
+	phase := 0.0013
+	var times, want []float64
+	for k := range 40 {
+		late := 0.0
+		switch k % 4 {
+		case 1:
+			late = 300e-6
+		case 3:
+			late = 2.5e-3
+		}
+		if k%8 == 6 {
+			late = -3e-6 // early: on time
+		}
+		times = append(times, 10+float64(k)*p+phase+late)
+		want = append(want, max(late, 0))
+	}
+	got := TickLateness(times, p)
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 4e-6 {
+			t.Fatalf("tick %d: lateness %.1f µs, want %.1f", i, got[i]*1e6, want[i]*1e6)
+		}
+	}
+	if TickLateness(nil, p) != nil || TickLateness(times, 0) != nil {
+		t.Error("no ticks or no period: want nil")
+	}
+	// SumTicks takes the busy ticks' median and their mean lateness in
+	// PELT periods (capped at one), the idle ticks' median apart.
+	var recs []TickRecord
+	for i, tm := range times {
+		recs = append(recs, TickRecord{CPU: 1, Time: tm, Jiffies: uint64(i), IdleTask: i%4 == 0})
+	}
+	tt := SumTicks("f", recs, 250)
+	if math.Abs(tt.BusyLateUs-300) > 4 || tt.IdleLateUs > 4 {
+		t.Errorf("medians busy %.1f µs, idle %.1f µs; want 300 and 0", tt.BusyLateUs, tt.IdleLateUs)
+	}
+	// Busy: 10 at 300 µs, 10 at 2.5 ms (capped at one period), 10 on time.
+	if want := (10*300e-6/peltPeriod + 10) / 30; math.Abs(tt.BusyLatePeriod-want) > 0.01 {
+		t.Errorf("BusyLatePeriod %.3f, want %.3f", tt.BusyLatePeriod, want)
+	}
+}

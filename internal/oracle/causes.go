@@ -114,7 +114,10 @@ func lbValues(c *kernel.Counted) []benchfmt.Value {
 // between: a newidle walk, which brings the next tick's walk due) and
 // "busy-tick-late-%" (of the pairs with none, the later tick a period
 // and a half or more after: the cpu ran throughout, so its tick was
-// late, not stopped). Rates
+// late, not stopped), "busy-tick-lateness-us" and "idle-tick-lateness-us"
+// (the median tick's time after its due time, kernel.TickLateness) and
+// "busy-tick-lateness-period-%" (a busy tick's lateness in PELT periods,
+// capped at one: the chance a period boundary fell within it). Rates
 // only where the ring buffer lost nothing; pair shares only where ticks
 // paired.
 func tickValues(c *kernel.Counted) []benchfmt.Value {
@@ -146,6 +149,11 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 	}
 	if b := t.BusyRun[0] + t.BusyRun[1]; t.IdleEntries > 0 && b > 0 {
 		vs = append(vs, benchfmt.Value{Value: pct(t.BusyRun[1], b), Unit: "busy-tick-late-%"})
+	}
+	if t.BusyLateUs > 0 || t.BusyLatePeriod > 0 {
+		vs = append(vs, benchfmt.Value{Value: t.BusyLateUs, Unit: "busy-tick-lateness-us"},
+			benchfmt.Value{Value: t.IdleLateUs, Unit: "idle-tick-lateness-us"},
+			benchfmt.Value{Value: 100 * t.BusyLatePeriod, Unit: "busy-tick-lateness-period-%"})
 	}
 	return vs
 }
