@@ -148,8 +148,16 @@ type CountResult struct {
 	// Run is each of the count's runs' length (bare, counted, checked:
 	// kernel count's -duration, from the command line it recorded).
 	Run time.Duration
-	V   map[string]float64
+	// Date is when the count was made (its date: line), zero where the
+	// file has none.
+	Date time.Time
+	V    map[string]float64
 }
+
+// threadStatsFixed is when kernel count began reading the workload's
+// schedstats from its own threads, kept alive to be read (workload.Load.TIDs):
+// counts before it read them after the pingers had exited.
+var threadStatsFixed = time.Date(2026, 12, 5, 10, 5, 0, 0, time.UTC)
 
 // runLength is the -duration of a recorded kernel count command line, or
 // kernel count's default (5 s) where it has none.
@@ -205,6 +213,7 @@ func ReadCounts(path string) ([]CountResult, error) {
 		kc.HZ, _ = strconv.Atoi(r.GetConfig("kernel-hz"))
 		kc.RateLimit = r.GetConfig("kernel-rate-limit") == "yes"
 		kc.Run = runLength(r.GetConfig("command"))
+		kc.Date, _ = time.Parse(time.RFC3339, r.GetConfig("date"))
 		for _, v := range r.Values {
 			kc.V[v.Unit] = v.Value
 		}
@@ -492,6 +501,21 @@ func modelRows(kc CountResult, opt ModelOptions) ([]modelRow, modelRun, error) {
 // direction; docs/loadavg.md ("Rows still outside") has the counts
 // that show each.
 func loadavgMissing(run modelRun, r modelRow) string {
+	if strings.Contains(r.name, "by path:") {
+		return pathMissing(run, r)
+	}
+	why := loadavgWhy(run, r)
+	if g := pathGap(run); g != "" && !strings.Contains(r.name, "checking run") && !strings.Contains(r.name, " / ") {
+		why += "; " + g
+	}
+	return why
+}
+
+// loadavgWhy is loadavgMissing's line for a row other than a path's.
+func loadavgWhy(run modelRun, r modelRow) string {
+	if why := overfilled(run, r); why != "" {
+		return why
+	}
 	cfg := run.cfg
 	over := r.model > r.kernel
 	stops, counted := run.row.TickStopsPerCPUSec, run.kc.V["nohz-tick-stops/s"]/float64(run.kc.CPUs)
@@ -522,6 +546,76 @@ func loadavgMissing(run modelRun, r modelRow) string {
 		return "not named: the switch updates are modelled (the paths line's switch), and wakeup preemption among the group's tasks (the inputs line); not modelled: the guest's other tasks' switches with the group's within a wait, and their preemption of the group's running task"
 	}
 	return "not named: no mechanism left out of the model moves this quantity up"
+}
+
+// overfilled names, for a per-second row under, the wakeups the model
+// could not realise where it would be within had it realised the count's:
+// its pairs alternate strictly, each task's run ending in the wakeup of
+// its partner, so a pinger runs and waits at most half the cycle, where
+// the kernel's waker runs on after its wakeup (pipe_write() wakes the
+// reader; the writer blocks only in its next read()), the two runnable at
+// once. "" where that is not the row's case.
+func overfilled(run modelRun, r modelRow) string {
+	kc, cfg := run.kc, run.cfg
+	fed := kc.V["wakeups/s"] / math.Max(float64(kc.CPUs), 1)
+	realised := float64(run.row.Wakeups) / (math.Max(float64(cfg.CPUs), 1) * cfg.Duration.Seconds())
+	if !strings.Contains(r.name, "per cpu per s") || r.model >= r.kernel || fed <= 0 || realised >= fed/1.1 || kc.V["runnable-%"] <= 50 {
+		return ""
+	}
+	if ratio := r.model / r.kernel * fed / realised; !inside(ratio) {
+		return ""
+	}
+	return fmt.Sprintf("the waker's run after its wakeup, not modelled: the model realised %.0f of the %.0f wakeups per cpu per s it was fed (%.0f %%), at which this row would be %.2fx; its pairs alternate strictly (a run ends in the partner's wakeup), so a pinger runs and waits at most half its cycle, and the count's pingers ran %.1f %% and were runnable %.1f %% of their time, the model's %.1f %% and %.1f %%: the kernel's waker runs on after its wakeup (pipe_write() wakes the reader; the writer blocks only in its next read()), the two runnable at once",
+		realised, fed, 100*realised/fed, r.model/r.kernel*fed/realised, kc.V["run-%"], kc.V["runnable-%"], run.row.RunPct, run.row.RunnablePct)
+}
+
+// pathMissing names what the model lacks on one path of the writes (a
+// "by path" row: the count sampled update_load_avg()'s callers).
+func pathMissing(run modelRun, r modelRow) string {
+	kc, over := run.kc, r.model > r.kernel
+	p, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(r.name), "by path: "), " ")
+	mw := math.Max(float64(run.row.Wakeups), 1)
+	var calls, wrote float64
+	for i, ps := range run.row.Paths {
+		if counter.Path(i).String() == p {
+			calls, wrote = float64(ps.Updates)/mw, 100*float64(ps.Writes)/math.Max(float64(ps.Updates), 1)
+		}
+	}
+	model := fmt.Sprintf("the model's %s path makes %.3f update_tg_load_avg() calls per wakeup, %.0f %% of them writing", p, calls, wrote)
+	cpus := math.Max(float64(kc.CPUs), 1)
+	switch {
+	case p == kernel.OtherPath:
+		return "the model has no attach, detach or propagation outside enqueue and dequeue: attach_entity_cfs_rq(), detach_entity_cfs_rq() and propagate_entity_cfs_rq() on a task's cgroup or class change (task_change_group_fair(), switched_to_fair()), which the count's callers hold"
+	case p == "tick" && !over:
+		lp, ok := kc.V["busy-tick-lateness-period-%"]
+		if !ok {
+			return "not named: " + model + "; the count has no tick trace to say when its ticks ran (busy-tick-lateness-period-%)"
+		}
+		// A tick the emulator delivers late runs after a stretch in
+		// which its cpu made no scheduler event (the vCPU not running,
+		// or in a handler with interrupts off), so the running task's
+		// cfs_rqs were last updated before it: each level's
+		// entity_tick() crosses a PELT period at least as often as a
+		// period boundary falls within the lateness.
+		// The crossings the lateness adds, on top of those the model's
+		// on-time ticks make (its tick path's calls).
+		busy := math.Max(kc.V["ticks/s"]-kc.V["idle-ticks/s"], 0) / cpus
+		own := calls * kc.V["wakeups/s"] / cpus
+		crossings := lp/100*busy*float64(max(kc.Levels, 1)) + own
+		writes := r.kernel * kc.V["wakeups/s"] / cpus
+		why := fmt.Sprintf("%s; the guest's busy ticks ran a median %.0f µs after their due time (idle ticks %.0f µs), and a period boundary fell within a busy tick's lateness %.0f %% of the time: a late tick follows a stretch in which its cpu made no scheduler event (its vCPU not running on the emulator's host, or in a handler with interrupts off), so its entity_tick() finds the running task's cfs_rqs last updated before a period boundary; that gives %.0f crossings per cpu per s on %d levels (%.0f busy ticks, with the %.0f the model's on-time ticks make), against the guest's %.0f tick writes per cpu per s, where the model's ticks run on time", model, kc.V["busy-tick-lateness-us"], kc.V["idle-tick-lateness-us"], lp, crossings, kc.Levels, busy, own, writes)
+		if writes <= crossings {
+			return "the emulator's late ticks, not modelled: " + why
+		}
+		return "not named: " + why + ", too few crossings for the writes"
+	case (p == "blocked" || p == "blocked-entity") && over:
+		return fmt.Sprintf("not named: %s: its balance softirqs' update_blocked_averages() on ticking cpus with none of the group's tasks queued, where a cfs_rq's sums decay on (docs/loadavg.md, \"Rows still outside\"); the leaf list, which takes a decayed cfs_rq off, is modelled; the count has no calls on this path to tell fewer period crossings from fewer deltas past contrib/64", model)
+	}
+	dir := "under"
+	if over {
+		dir = "over"
+	}
+	return fmt.Sprintf("not named: %s, %s the kernel's; the count gives this path's writes, not its calls, so fewer period crossings and fewer deltas past contrib/64 cannot be told apart", model, dir)
 }
 
 // olderFileMissing says what a count without the pairs workload's inputs
@@ -585,7 +679,61 @@ func pathRows(kc CountResult, row loadavg.SimRow) []modelRow {
 		}
 		rows = append(rows, modelRow{"  update_load_avg's update_tg_load_avg calls", tests * kc.V["enqueue/s"] / wk, calls / mw})
 	}
+	// By path, where the count sampled update_load_avg()'s callers
+	// (kernel count from 2026-12-05): each cause of the writes a row.
+	for _, p := range kernel.Paths {
+		k, ok := kc.V[p+"-tg-writes/wakeup"]
+		if !ok {
+			break
+		}
+		rows = append(rows, modelRow{"    by path: " + p + " (" + pathCallers[p] + ")", k, modelPathWrites(row, p) / mw})
+	}
 	return rows
+}
+
+// pathCallers names the kernel functions behind each path's writes.
+var pathCallers = map[string]string{
+	"enqueue": "enqueue_task_fair", "dequeue": "dequeue_task_fair", "tick": "entity_tick",
+	"blocked-entity": "a group entity's, update_blocked_averages", "blocked": "update_blocked_averages' own",
+	"switch": "set_next_entity", kernel.OtherPath: "attach, detach, propagate",
+}
+
+// modelPathWrites is the model's writes on the kernel's path p (0 for
+// kernel.OtherPath, which the model has not).
+func modelPathWrites(row loadavg.SimRow, p string) float64 {
+	for i, ps := range row.Paths {
+		if counter.Path(i).String() == p {
+			return float64(ps.Writes)
+		}
+	}
+	return 0
+}
+
+// pathGap says, for a total row of run outside, which paths hold the gap
+// between kernel and model, per workload wakeup, largest first: "" where
+// the count has no paths.
+func pathGap(run modelRun) string {
+	kc, mw := run.kc, math.Max(float64(run.row.Wakeups), 1)
+	if _, ok := kc.V["enqueue-tg-writes/wakeup"]; !ok {
+		return ""
+	}
+	type gap struct {
+		p    string
+		k, m float64
+	}
+	var gaps []gap
+	total := 0.0
+	for _, p := range kernel.Paths {
+		g := gap{p, kc.V[p+"-tg-writes/wakeup"], modelPathWrites(run.row, p) / mw}
+		gaps = append(gaps, g)
+		total += math.Abs(g.k - g.m)
+	}
+	slices.SortStableFunc(gaps, func(a, b gap) int { return cmp.Compare(math.Abs(b.k-b.m), math.Abs(a.k-a.m)) })
+	var parts []string
+	for _, g := range gaps[:2] {
+		parts = append(parts, fmt.Sprintf("%s %.3f → %.3f", g.p, g.k, g.m))
+	}
+	return fmt.Sprintf("by path (kernel → model per workload wakeup, the by-path rows), %s hold %.0f %% of the gap", strings.Join(parts, " and "), 100*(math.Abs(gaps[0].k-gaps[0].m)+math.Abs(gaps[1].k-gaps[1].m))/math.Max(total, 1e-12))
 }
 
 // writePaths writes, for each count, what the loadavg model was fed (the
@@ -616,6 +764,10 @@ func writePaths(w io.Writer, kc CountResult, cfg loadavg.SimConfig, row loadavg.
 		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d tasks per cpu, %d levels, HZ %d, %s; model idle %.0f %% of event slots, realised %.0f wakeups per cpu per s; not fed: the pingers ran %.1f %% and waited runnable %.1f %% of their time\n",
 			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), cfg.Mig, cfg.Tasks, cfg.Levels, cfg.HZ, cfg.Variants[0],
 			100*float64(row.Idle)/math.Max(float64(row.Idle+row.Events), 1), realised, kc.V["run-%"], kc.V["runnable-%"]-kc.V["run-%"])
+	}
+	if kc.V["wakeups/s"] > 0 && !kc.Date.IsZero() && kc.Date.Before(threadStatsFixed) {
+		fmt.Fprintf(w, "model inputs: %s %s: counted %s, before kernel count read the workload's own threads (%s): its wakeups, run and runnable shares are the Go runtime's threads' and the pingers' not yet exited, an undercount (docs/oracle.md)\n",
+			kc.Kernel, kc.Workload, kc.Date.Format(time.RFC3339), threadStatsFixed.Format(time.RFC3339))
 	}
 	var parts []string
 	for p, ps := range row.Paths {

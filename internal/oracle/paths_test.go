@@ -1,0 +1,88 @@
+package oracle
+
+import (
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/contend/contend/bench/loadavg"
+	"github.com/contend/contend/counter"
+	"github.com/contend/contend/internal/kernel"
+)
+
+// TestPathMissing: a by-path row outside names what its path lacks: the
+// tick path the emulator's late ticks where the crossings their lateness
+// gives reach the guest's tick writes, and says it cannot where they do
+// not or the count has no lateness; the other path the model's missing
+// attach and detach; an enqueue row the count's want of calls.
+func TestPathMissing(t *testing.T) {
+	row := loadavg.SimRow{Wakeups: 1000}
+	row.Paths[counter.PathTick] = counter.PathStats{Updates: 2, Writes: 1}
+	row.Paths[counter.PathEnqueue] = counter.PathStats{Updates: 200, Writes: 80}
+	kc := func(extra map[string]float64) CountResult {
+		v := map[string]float64{"wakeups/s": 16000, "ticks/s": 1000, "idle-ticks/s": 600, "enqueue-tg-writes/wakeup": 0.1, "tick-tg-writes/wakeup": 0.01}
+		for k, x := range extra {
+			v[k] = x
+		}
+		return CountResult{CPUs: 4, Levels: 2, V: v}
+	}
+	late := map[string]float64{"busy-tick-lateness-period-%": 40, "busy-tick-lateness-us": 250, "idle-tick-lateness-us": 60}
+	tick := func(k float64) modelRow { return modelRow{"      by path: tick (entity_tick)", k, 0.001} }
+	for _, tc := range []struct {
+		name string
+		kc   CountResult
+		r    modelRow
+		want []string
+	}{
+		// 100 busy ticks per cpu per s, 40 % of a period late: 80
+		// crossings on 2 levels, against 40 writes per cpu per s.
+		{"late ticks enough", kc(late), tick(0.01), []string{"the emulator's late ticks, not modelled:", "median 250 µs", "88 crossings per cpu per s on 2 levels (100 busy ticks, with the 8 the model's on-time ticks make)", "against the guest's 40 tick writes"}},
+		{"late ticks too few", kc(late), tick(0.03), []string{"not named:", "too few crossings for the writes", "guest's 120 tick writes"}},
+		{"no trace", kc(nil), tick(0.01), []string{"not named:", "no tick trace", "0.002 update_tg_load_avg() calls per wakeup, 50 % of them writing"}},
+		{"other", kc(nil), modelRow{"      by path: other (attach, detach, propagate)", 0.01, 0}, []string{"the model has no attach, detach or propagation"}},
+		{"enqueue", kc(nil), modelRow{"      by path: enqueue (enqueue_task_fair)", 0.1, 0.08}, []string{"not named:", "enqueue path makes 0.200", "40 % of them writing, under the kernel's", "writes, not its calls"}},
+	} {
+		got := pathMissing(modelRun{kc: tc.kc, row: row}, tc.r)
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %q lacks %q", tc.name, got, w)
+			}
+		}
+	}
+	// The totals' lines: the two paths farthest apart, and their share
+	// of the gap (|0.1-0.08| + |0.01-0.001| of that plus the others').
+	g := pathGap(modelRun{kc: kc(nil), row: row})
+	for _, w := range []string{"enqueue 0.100 → 0.080 and tick 0.010 → 0.001", "hold 100 % of the gap"} {
+		if !strings.Contains(g, w) {
+			t.Errorf("pathGap = %q, lacks %q", g, w)
+		}
+	}
+	if g := pathGap(modelRun{kc: CountResult{V: map[string]float64{}}, row: row}); g != "" {
+		t.Errorf("pathGap without paths = %q, want none", g)
+	}
+}
+
+// TestPathWrites: the sampled update_load_avg() site's writes split by
+// its callers' shares of the samples, every other tg->load_avg site by
+// its host, the 1 ms tests not at all; none without samples.
+func TestPathWrites(t *testing.T) {
+	site := func(kind, fn, via string, bp int64) kernel.SiteCount {
+		return kernel.SiteCount{Site: kernel.Site{Kind: kind, Func: fn, Via: via}, Breakpoint: bp, Kprobe: -1}
+	}
+	c := &kernel.Counted{Sites: []kernel.SiteCount{
+		site("tg-load-avg", "update_load_avg", "", 1000),
+		site("tg-load-avg", "task_tick_fair", "update_load_avg", 50),
+		site("tg-load-avg", "__sched_balance_update_blocked_averages", "", 30),
+		site("tg-load-avg", "attach_entity_cfs_rq", "", 5),
+		site("tg-load-avg-limit", "task_tick_fair", "update_load_avg", 400),
+	}, Callers: &kernel.Callers{By: map[string]uint64{"enqueue_entity": 60, "dequeue_entities": 30, "set_next_entity": 10}, Sampled: 100}}
+	want := map[string]float64{"enqueue": 600, "dequeue": 300, "switch": 100, "tick": 50, "blocked": 30, "other": 5}
+	got := pathWrites(c)
+	if !maps.Equal(got, want) {
+		t.Errorf("pathWrites = %v, want %v", got, want)
+	}
+	c.Callers = nil
+	if got := pathWrites(c); got != nil {
+		t.Errorf("pathWrites without callers = %v, want nil", got)
+	}
+}
