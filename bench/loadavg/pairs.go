@@ -11,7 +11,8 @@ import (
 // runqueues, for kernel model to feed a count's measured rates to. Where
 // the seed's workload (cfsmodel.CPU.Event) tosses a coin per CPU per gap, here every
 // wakeup is one side of a ping: a task runs, wakes its partner (the pipe
-// write) and blocks (the read) in the same instant, so that "wake B" and
+// write) and blocks (the read) soon after (its tail, below; in the same
+// instant where the count's shares leave none), so that "wake B" and
 // "A blocks" fall in the same PELT period, as they do in the kernel; the
 // partner then waits runnable behind whatever else its CPU runs, runs, and
 // pings back. The model thus realises the wakeups it is fed: each task
@@ -36,15 +37,24 @@ import (
 //     1) return this_cpu;"), which stacks the pair there, or, where the
 //     pair is stacked already, to another CPU at random.
 //
-// Not measured, and so the model's own: the spread of each run and wait
-// around its mean (uniform over ±50 %, so that runs do not lock to PELT
-// periods or ticks), and where the tasks start (task i on cpu i mod
+//   - the waker's tail: a runnable share over half the cycle means the
+//     two of a pair are runnable at once, and they are: the pipe's write
+//     wakes the partner mid-run, and the writer runs on to its next
+//     read(), where it blocks. So each run pings its partner (Runnable -
+//     1/2)·T before its end on average (within the run), and a pair's
+//     cycle is 2·(wait + run - tail), the count's.
+//
+// Not measured, and so the model's own: the spread of each run, wait and
+// tail around its mean (uniform over ±50 %, so that runs do not lock to
+// PELT periods or ticks), and where the tasks start (task i on cpu i mod
 // cpus, as fork balancing spreads them). When the cycle has room left
 // after the pair's runs and waits (the count's pingers were neither
 // runnable nor running part of the time: the pipe's transit through the
-// guest), the wakeup lands that much after the waker blocked; where the
-// measured shares overfill the cycle (two runnable shares over 50 %), the
-// wait is cut so that the cycle, and so the wakeup rate, is the count's.
+// guest), the wakeup lands that much after the waker's ping; where the
+// wait alone would overfill half the cycle, the wait is cut so that the
+// cycle, and so the wakeup rate, is the count's. A task pinged before its
+// own run is over (a partner's turn shorter than the tail) is woken as it
+// blocks: the kernel's read() would find the byte and not sleep.
 //
 // A wakee whose wait is over, finding another of the group's tasks running
 // on its CPU, preempts it where the version's rules say so from the
@@ -61,10 +71,14 @@ import (
 // with none of the group's tasks queued has its blocked load updated every
 // 32 ms (ksim.NohzBlockedEvery), as the seed workload's idle CPUs do.
 
+// pinged marks a run whose partner's wakeup is done (pairSim.pingAt).
+const pinged = -2
+
 // Event kinds of the pairs workload, after ksim's own.
 const (
 	pairReady = ksim.User + iota // a woken task's wait is over: it runs if its CPU is free
-	pairBlock                    // the current task's run is over: it pings its partner and blocks
+	pairBlock                    // the current task's run is over: it blocks (pinging its partner first if it has not)
+	pairPing                     // the current task pings its partner and runs on: the waker's tail
 )
 
 // pairSim is the pairs workload on cpus.
@@ -79,6 +93,19 @@ type pairSim struct {
 	cycle int64  // each task's time from one wakeup to the next, ns
 	run   int64  // mean run, ns
 	wait  int64  // mean wait runnable, ns
+	// tail is the mean of each run's part after the partner's wakeup
+	// (the pipe's write wakes the reader; the writer runs on to its
+	// next read() and blocks there), ns: what the measured runnable
+	// share holds beyond half the cycle, the two runnable at once.
+	tail int64
+	// pingAt is when each task's current run wakes its partner: -1
+	// at its block (no tail), pinged once it has; while preempted,
+	// the run left before it.
+	pingAt []int64
+	// awake marks the tasks woken and not yet blocked again; owedWake
+	// those pinged while still awake (a partner's run shorter than the
+	// tail), woken as they block.
+	awake, owedWake []bool
 	every int64  // blocked-load cadence of an idle CPU, without the softirq
 	bal   *pairBalance
 	tick  int64
@@ -139,9 +166,17 @@ func newPairSim(cpus []*cfsmodel.CPU, pairs, mig int, weight uint64, gap int64, 
 	}
 	s.run = int64(run * cycle)
 	s.wait = int64(max(runnable-run, 0) * cycle)
-	// A pair's cycle holds each side's wait and run once: where the
-	// measured shares overfill it, the wait gives.
-	s.wait = max(min(s.wait, s.cycle/2-s.run), 0)
+	// A pair's cycle, from one side's wakeup of the other to the
+	// other's back, holds each side's wait and run less its tail once:
+	// a runnable share over half the cycle is the waker's tail, the
+	// two runnable at once (cycle = 2·(wait + run - tail)). The tail
+	// stays inside the run; past it (a wait over half the cycle), the
+	// wait gives.
+	s.tail = int64(max(runnable-0.5, 0) * cycle)
+	s.tail = min(s.tail, s.run*9/10)
+	s.wait = max(min(s.wait, s.cycle/2-s.run+s.tail), 0)
+	s.pingAt = make([]int64, n)
+	s.awake, s.owedWake = make([]bool, n), make([]bool, n)
 	for i := range s.rqs {
 		s.rqs[i] = ksim.RQ{CPU: i, Queue: make([]*ksim.Task, 0, n)}
 	}
@@ -194,6 +229,10 @@ func (s *pairSim) runUntil(end int64) {
 		case pairBlock:
 			if id := int(e.Arg & (1<<32 - 1)); e.Arg>>32 == s.runs[id] {
 				s.block(e.T, id)
+			}
+		case pairPing:
+			if id := int(e.Arg & (1<<32 - 1)); e.Arg>>32 == s.runs[id] && s.pingAt[id] >= 0 {
+				s.ping(e.T, id)
 			}
 		}
 	}
@@ -320,6 +359,7 @@ func (s *pairSim) wake(now int64, id, waker int) {
 	}
 	to.Wakeups++
 	k.Seq++
+	s.awake[id] = true
 	s.readyAt[id] = now
 	s.due[id] = max(s.due[id], now-s.cycle) + s.cycle
 	s.q.Push(ksim.Event{T: now + s.spread(s.wait), CPU: to.Self, Kind: pairReady, Arg: int64(id)})
@@ -393,6 +433,9 @@ func (s *pairSim) ready(now int64, id int) {
 		rq.Preempt(k)
 		s.ran += now - s.readyAt[curr.ID]
 		s.readyAt[curr.ID], s.left[curr.ID] = now, s.end[curr.ID]-now
+		if s.pingAt[curr.ID] >= 0 {
+			s.pingAt[curr.ID] -= now // what is left of the run before its ping
+		}
 		s.runs[curr.ID]++
 		s.preempted++
 		s.cpus[k.CPU].RQ.Switch(now, &s.tasks[curr.ID].SE, &s.tasks[id].SE)
@@ -410,32 +453,46 @@ func (s *pairSim) start(now int64, id int) {
 		s.ks[id].Picked()
 	}
 	d := s.left[id]
-	if d < 0 {
+	switch {
+	case d < 0:
 		d = s.spread(s.run)
+		s.pingAt[id] = -1
+		if s.tail > 0 {
+			s.pingAt[id] = now + d - min(s.spread(s.tail), d*9/10)
+		}
+	case s.pingAt[id] >= 0: // resumed before its ping: what was left
+		s.pingAt[id] += now
 	}
 	s.left[id], s.end[id] = -1, now+d
 	s.q.Push(ksim.Event{T: now + d, CPU: s.ks[id].CPU, Kind: pairBlock, Arg: int64(id) | s.runs[id]<<32})
+	if s.pingAt[id] >= 0 {
+		s.q.Push(ksim.Event{T: s.pingAt[id], CPU: s.ks[id].CPU, Kind: pairPing, Arg: int64(id) | s.runs[id]<<32})
+	}
 }
 
-// block ends task id's run: it wakes its partner (the pipe's write) and
-// blocks (the read: dequeue_task_fair()), and the next of the group's
-// tasks queued on the CPU runs. The partner wakes at once, or, where the
-// cycle has room left (the pingers' time neither running nor runnable:
-// the pipe's transit through the guest), when its next wakeup is due on
-// its grid of one a cycle, which a late wakeup catches up on: so every
-// task wakes once a cycle on average, as the count measured, however
-// long each run and wait was drawn.
+// block ends task id's run: it wakes its partner (the pipe's write)
+// unless its tail's ping did, and blocks (the read: dequeue_task_fair()),
+// and the next of the group's tasks queued on the CPU runs. The partner
+// wakes at once, or, where the cycle has room left (the pingers' time
+// neither running nor runnable: the pipe's transit through the guest),
+// when its next wakeup is due on its grid of one a cycle, which a late
+// wakeup catches up on: so every task wakes once a cycle on average, as
+// the count measured, however long each run and wait was drawn.
 func (s *pairSim) block(now int64, id int) {
 	k := &s.ks[id]
 	cpu := k.CPU
 	s.ran += now - s.readyAt[id]
 	s.runCurr(now, cpu)
-	partner := id ^ 1
-	if due := s.due[partner]; due <= now {
-		s.wake(now, partner, cpu)
-	} else {
-		s.q.Push(ksim.Event{T: due, CPU: cpu, Kind: ksim.Wakeup, Arg: int64(partner)})
+	if s.pingAt[id] != pinged {
+		s.ping(now, id)
 	}
+	s.awake[id] = false
+	defer func() {
+		if s.owedWake[id] {
+			s.owedWake[id] = false
+			s.wake(now, id, cpu)
+		}
+	}()
 	c, t := s.cpus[cpu], s.tasks[id]
 	if s.dd && !s.fair[cpu].Eligible(k) {
 		// dequeue_entity()'s DELAY_DEQUEUE: not eligible, it stays
@@ -473,6 +530,27 @@ func (s *pairSim) block(now int64, id int) {
 		s.start(now, rq.Curr.ID)
 	} else {
 		c.RQ.PutPrev(now, &t.SE)
+	}
+}
+
+// ping is task id's write to its partner: the partner wakes at once, or,
+// where the cycle has room left, when its next wakeup is due (block's
+// grid). With a tail the task runs on after it.
+func (s *pairSim) ping(now int64, id int) {
+	s.pingAt[id] = pinged
+	partner := id ^ 1
+	if s.awake[partner] {
+		// Its run is not over (the partner's run after its own ping
+		// outlasted this task's turn): the kernel's read() would find
+		// the byte and not sleep; the model wakes it as it blocks.
+		s.owedWake[partner] = true
+		return
+	}
+	if due := s.due[partner]; due <= now {
+		s.runCurr(now, s.ks[id].CPU)
+		s.wake(now, partner, s.ks[id].CPU)
+	} else {
+		s.q.Push(ksim.Event{T: due, CPU: s.ks[id].CPU, Kind: ksim.Wakeup, Arg: int64(partner)})
 	}
 }
 

@@ -51,6 +51,31 @@ func TestPairsRealiseFedWakeups(t *testing.T) {
 	}
 }
 
+// TestPairsTail: shares that overfill a strictly alternating pair's
+// cycle (each pinger runnable over half of it, as the lab's 2-pair counts
+// measure: run 51-60 %, runnable 67-79 %) are realised with the waker's
+// tail: the fed wakeups, and the run and runnable shares fed, where the
+// wait used to be cut (runnable at most 50 %). A lone pair on its own two
+// cpus, which nothing else delays.
+func TestPairsTail(t *testing.T) {
+	for _, sh := range []struct{ run, runnable float64 }{{.55, .70}, {.45, .74}} {
+		cfg := pairsConfig(370*time.Microsecond, NoMig)
+		cfg.Pairs, cfg.CPUs, cfg.Run, cfg.Runnable = 1, 2, sh.run, sh.runnable
+		tab, err := Simulate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := tab.Rows[0]
+		fed := float64(cfg.CPUs) * cfg.Duration.Seconds() / (2 * cfg.Gap.Seconds())
+		if got := float64(r.Wakeups); math.Abs(got/fed-1) > 0.04 { // a late ping (its partner still awake) costs a little
+			t.Errorf("run %v, runnable %v: %v wakeups realised, %.0f fed", sh.run, sh.runnable, got, fed)
+		}
+		if math.Abs(r.RunPct-100*sh.run) > 3 || math.Abs(r.RunnablePct-100*sh.runnable) > 3 {
+			t.Errorf("run %v, runnable %v: realised run %.1f %%, runnable %.1f %%", sh.run, sh.runnable, r.RunPct, r.RunnablePct)
+		}
+	}
+}
+
 // TestPairsMigrations: the share of wakeups that land on another cpu is
 // the one fed, and the run is a deterministic replay of its seed.
 func TestPairsMigrations(t *testing.T) {
