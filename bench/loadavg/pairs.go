@@ -35,7 +35,11 @@ import (
 //     waker's CPU where that is another (wake_affine()'s WF_SYNC pull,
 //     wake_affine_idle()'s "if (sync && cpu_rq(this_cpu)->nr_running ==
 //     1) return this_cpu;"), which stacks the pair there, or, where the
-//     pair is stacked already, to another CPU at random.
+//     pair is stacked already, to another CPU at random. A stacked pair's
+//     next wakeup, its waker running on the wakee's cpu, moves the wakee
+//     to an idle cpu of the LLC where there is one (select_idle_sibling()
+//     finds its target busy and scans), and that move takes the place of
+//     the next migration drawn, so the share stays the count's.
 //
 //   - the waker's tail: a runnable share over half the cycle means the
 //     two of a pair are runnable at once, and they are: the pipe's write
@@ -106,9 +110,13 @@ type pairSim struct {
 	// those pinged while still awake (a partner's run shorter than the
 	// tail), woken as they block.
 	awake, owedWake []bool
-	every int64  // blocked-load cadence of an idle CPU, without the softirq
-	bal   *pairBalance
-	tick  int64
+	// llc is the cpus a wakeup's idle-cpu search covers (the lowest sched
+	// domain's span, else every cpu); unstacks are the pairs it took
+	// apart that no drawn migration has paid for yet.
+	llc, unstacks int
+	every         int64 // blocked-load cadence of an idle CPU, without the softirq
+	bal           *pairBalance
+	tick          int64
 	// Measured in the model, for its duty line: the tasks' time running
 	// and waiting runnable, and the cycles they took.
 	ran, waited int64
@@ -334,6 +342,20 @@ func (s *pairSim) wake(now int64, id, waker int) {
 			migrate = true
 			s.owed--
 		}
+		// A pair stacked on one cpu, its waker running there:
+		// select_idle_sibling(p, prev, target), both that cpu, finds it
+		// busy and scans the LLC for an idle cpu (select_idle_cpu(),
+		// from target + 1), so the pair comes apart at the next wakeup.
+		// The move is one of the count's migrations: it takes the place
+		// of the next one drawn.
+		switch dst := s.idleSibling(k.CPU, waker); {
+		case !migrate && dst >= 0:
+			to = s.cpus[dst]
+			s.unstacks++
+		case migrate && s.unstacks > 0:
+			migrate = false
+			s.unstacks--
+		}
 		if migrate {
 			dst := waker
 			if dst == k.CPU {
@@ -363,6 +385,24 @@ func (s *pairSim) wake(now int64, id, waker int) {
 	s.readyAt[id] = now
 	s.due[id] = max(s.due[id], now-s.cycle) + s.cycle
 	s.q.Push(ksim.Event{T: now + s.spread(s.wait), CPU: to.Self, Kind: pairReady, Arg: int64(id)})
+}
+
+// idleSibling is the idle cpu select_idle_sibling() finds for a wakee on
+// cpu woken by a task on the same cpu, running there: the first cpu of
+// its LLC after it with none of the group's tasks queued or running, -1
+// where the wakee is not stacked on its busy waker's cpu or none is idle.
+func (s *pairSim) idleSibling(cpu, waker int) int {
+	if cpu != waker || s.rqs[cpu].Curr == nil || s.llc < 2 {
+		return -1
+	}
+	base := cpu / s.llc * s.llc
+	for i := 1; i < s.llc; i++ {
+		c := base + (cpu-base+i)%s.llc
+		if c < len(s.cpus) && s.rqs[c].Curr == nil && len(s.cpus[c].Queued) == 0 {
+			return c
+		}
+	}
+	return -1
 }
 
 // runCurr is update_curr() of the group task running on cpu, if any.
@@ -604,7 +644,9 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	if err != nil {
 		return nil, out, err
 	}
+	s.llc = n
 	if cfg.DomainCPUs > 0 {
+		s.llc = cfg.DomainCPUs
 		s.bal = newPairBalance(n, cfg.DomainCPUs, ksim.HZ(cfg.HZ), s.tick)
 		s.idle, s.stopped = make([]ksim.IdleCPU, n), make([]bool, n)
 		for i := range s.idle {

@@ -76,6 +76,29 @@ func TestPairsTail(t *testing.T) {
 	}
 }
 
+// TestPairsUnstack: a pair a migration stacked on one cpu comes apart at
+// its next wakeup where the LLC has an idle cpu (select_idle_sibling()),
+// so at the lab's 2-pair shares and 2 % of wakeups migrating, the model
+// realises the fed wakeups and run share (97.6 % and 53.4 % of 55; kept
+// stacked until the next drawn migration, 93.3 % and 51.4 %), and the
+// migrations stay the share fed.
+func TestPairsUnstack(t *testing.T) {
+	cfg := pairsConfig(370*time.Microsecond, 2)
+	cfg.Pairs, cfg.CPUs, cfg.Run, cfg.Runnable, cfg.Duration = 1, 2, .55, .70, 4*time.Second
+	tab, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tab.Rows[0]
+	fed := float64(cfg.CPUs) * cfg.Duration.Seconds() / (2 * cfg.Gap.Seconds())
+	if got := float64(r.Wakeups); got/fed < 0.95 || r.RunPct < 100*cfg.Run-3 {
+		t.Errorf("%v wakeups realised of %.0f fed, run %.1f %% of %.0f %%", got, fed, r.RunPct, 100*cfg.Run)
+	}
+	if m := 100 * float64(r.Migrations) / float64(r.Wakeups); m < 1 || m > 3 {
+		t.Errorf("migrations %.2f %% of wakeups, fed 2 %%", m)
+	}
+}
+
 // TestPairsMigrations: the share of wakeups that land on another cpu is
 // the one fed, and the run is a deterministic replay of its seed.
 func TestPairsMigrations(t *testing.T) {
