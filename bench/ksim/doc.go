@@ -161,8 +161,11 @@
 //     tick's kicks (InMask).
 //
 //   - One CPU's lowest domain alone as a Balancer (lowest.go:
-//     LowestDomain), for a scenario that needs the walks' cadence only
-//     (bench/loadavg's pairs: the softirq's update_blocked_averages()).
+//     LowestDomain), for a scenario that needs the walks' cadence only,
+//     and Softirqs, every CPU's balance softirq on it:
+//     trigger_load_balance()'s test, the softirq's
+//     update_blocked_averages() (the scenario's) and rebalance_domains(),
+//     newidle_balance() (bench/loadavg's pairs).
 //
 //   - The nohz idle balancer (nohz.go): its state, Nohz —
 //     nohz.idle_cpus_mask and rq->nohz_tick_stopped, nohz.nr_cpus (the

@@ -1,6 +1,8 @@
 package loadavg
 
 import (
+	"math"
+
 	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/loadavg/cfsmodel"
 	"github.com/contend/contend/counter"
@@ -71,12 +73,9 @@ import (
 // Each CPU's tick (entity_tick() of the running group task, on every
 // level) runs while a group task is current. With SimConfig.DomainCPUs set,
 // every tick also runs trigger_load_balance()'s test, and the balance
-// softirq its update_blocked_averages() (balance.go); without it, a CPU
+// softirq its update_blocked_averages() (ksim.Softirqs); without it, a CPU
 // with none of the group's tasks queued has its blocked load updated every
 // 32 ms (ksim.NohzBlockedEvery), as the seed workload's idle CPUs do.
-
-// pinged marks a run whose partner's wakeup is done (pairSim.pingAt).
-const pinged = -2
 
 // Event kinds of the pairs workload, after ksim's own.
 const (
@@ -84,6 +83,8 @@ const (
 	pairBlock                    // the current task's run is over: it blocks (pinging its partner first if it has not)
 	pairPing                     // the current task pings its partner and runs on: the waker's tail
 )
+
+const pinged = -2 // pairSim.pingAt of a run whose ping is done
 
 // pairSim is the pairs workload on cpus.
 type pairSim struct {
@@ -97,26 +98,23 @@ type pairSim struct {
 	cycle int64  // each task's time from one wakeup to the next, ns
 	run   int64  // mean run, ns
 	wait  int64  // mean wait runnable, ns
-	// tail is the mean of each run's part after the partner's wakeup
-	// (the pipe's write wakes the reader; the writer runs on to its
-	// next read() and blocks there), ns: what the measured runnable
-	// share holds beyond half the cycle, the two runnable at once.
+	// tail is the mean of each run's part after its ping, ns (the
+	// package doc: the waker's tail).
 	tail int64
-	// pingAt is when each task's current run wakes its partner: -1
-	// at its block (no tail), pinged once it has; while preempted,
-	// the run left before it.
+	// pingAt: when each run pings its partner (-1 at its block, pinged
+	// once done; while preempted, the run left before it).
 	pingAt []int64
-	// awake marks the tasks woken and not yet blocked again; owedWake
-	// those pinged while still awake (a partner's run shorter than the
-	// tail), woken as they block.
+	// awake: woken, not yet blocked again; owedWake: pinged while awake.
 	awake, owedWake []bool
-	// llc is the cpus a wakeup's idle-cpu search covers (the lowest sched
-	// domain's span, else every cpu); unstacks are the pairs it took
-	// apart that no drawn migration has paid for yet.
+	// llc: the cpus idleSibling scans (the lowest domain's, else all);
+	// unstacks: its moves no drawn migration has paid for yet.
 	llc, unstacks int
 	every         int64 // blocked-load cadence of an idle CPU, without the softirq
-	bal           *pairBalance
-	tick          int64
+	// bal is each cpu's balance softirq, nil without DomainCPUs: 6.1's
+	// walks (6.12's intervals and newidle gate are the same); busy at a
+	// tick with a group task queued; only a running tick raises it.
+	bal  *ksim.Softirqs
+	tick int64
 	// Measured in the model, for its duty line: the tasks' time running
 	// and waiting runnable, and the cycles they took.
 	ran, waited int64
@@ -174,12 +172,8 @@ func newPairSim(cpus []*cfsmodel.CPU, pairs, mig int, weight uint64, gap int64, 
 	}
 	s.run = int64(run * cycle)
 	s.wait = int64(max(runnable-run, 0) * cycle)
-	// A pair's cycle, from one side's wakeup of the other to the
-	// other's back, holds each side's wait and run less its tail once:
-	// a runnable share over half the cycle is the waker's tail, the
-	// two runnable at once (cycle = 2·(wait + run - tail)). The tail
-	// stays inside the run; past it (a wait over half the cycle), the
-	// wait gives.
+	// cycle = 2·(wait + run - tail): the tail is the runnable share past
+	// half the cycle, within the run; past that, the wait gives.
 	s.tail = int64(max(runnable-0.5, 0) * cycle)
 	s.tail = min(s.tail, s.run*9/10)
 	s.wait = max(min(s.wait, s.cycle/2-s.run+s.tail), 0)
@@ -267,7 +261,7 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 		if rq.Curr != nil {
 			c.RQ.Tick(now, &s.tasks[rq.Curr.ID].SE)
 		}
-		s.bal.tick(now, cpu, c.RQ)
+		s.bal.Tick(now, cpu, c.RQ.NrRunning() > 0, func() { c.RQ.UpdateBlocked(now) })
 		if s.idle[cpu].From != 0 {
 			s.enterIdle(now, cpu, true)
 		}
@@ -342,12 +336,8 @@ func (s *pairSim) wake(now int64, id, waker int) {
 			migrate = true
 			s.owed--
 		}
-		// A pair stacked on one cpu, its waker running there:
-		// select_idle_sibling(p, prev, target), both that cpu, finds it
-		// busy and scans the LLC for an idle cpu (select_idle_cpu(),
-		// from target + 1), so the pair comes apart at the next wakeup.
-		// The move is one of the count's migrations: it takes the place
-		// of the next one drawn.
+		// A stacked pair parts (idleSibling); the move takes the place
+		// of the next migration drawn.
 		switch dst := s.idleSibling(k.CPU, waker); {
 		case !migrate && dst >= 0:
 			to = s.cpus[dst]
@@ -388,22 +378,25 @@ func (s *pairSim) wake(now int64, id, waker int) {
 }
 
 // idleSibling is the idle cpu select_idle_sibling() finds for a wakee on
-// cpu woken by a task on the same cpu, running there: the first cpu of
-// its LLC after it with none of the group's tasks queued or running, -1
-// where the wakee is not stacked on its busy waker's cpu or none is idle.
+// cpu woken by a task running on that cpu: select_idle_cpu()'s scan of
+// the LLC (ksim.SelectIdleCPU, no budget), a cpu idle with none of the
+// group's tasks queued or running; -1 where the wakee is not stacked on
+// its busy waker's cpu, or none is idle.
 func (s *pairSim) idleSibling(cpu, waker int) int {
 	if cpu != waker || s.rqs[cpu].Curr == nil || s.llc < 2 {
 		return -1
 	}
+	var llc [1]uint64
 	base := cpu / s.llc * s.llc
-	for i := 1; i < s.llc; i++ {
-		c := base + (cpu-base+i)%s.llc
-		if c < len(s.cpus) && s.rqs[c].Curr == nil && len(s.cpus[c].Queued) == 0 {
-			return c
-		}
+	for c := base; c < min(base+s.llc, len(s.cpus), 64); c++ {
+		llc[0] |= 1 << c
 	}
-	return -1
+	c, _, _ := ksim.SelectIdleCPU(llc[:], s, s.kern.ScanStart(cpu), math.MaxInt)
+	return c
 }
+
+// Idle is select_idle_cpu()'s ksim.Idler: no group task on cpu.
+func (s *pairSim) Idle(cpu int) bool { return s.rqs[cpu].Curr == nil && len(s.cpus[cpu].Queued) == 0 }
 
 // runCurr is update_curr() of the group task running on cpu, if any.
 func (s *pairSim) runCurr(now int64, cpu int) {
@@ -510,14 +503,9 @@ func (s *pairSim) start(now int64, id int) {
 	}
 }
 
-// block ends task id's run: it wakes its partner (the pipe's write)
+// block ends task id's run: it pings its partner (the pipe's write)
 // unless its tail's ping did, and blocks (the read: dequeue_task_fair()),
-// and the next of the group's tasks queued on the CPU runs. The partner
-// wakes at once, or, where the cycle has room left (the pingers' time
-// neither running nor runnable: the pipe's transit through the guest),
-// when its next wakeup is due on its grid of one a cycle, which a late
-// wakeup catches up on: so every task wakes once a cycle on average, as
-// the count measured, however long each run and wait was drawn.
+// and the next of the group's tasks queued on the CPU runs.
 func (s *pairSim) block(now int64, id int) {
 	k := &s.ks[id]
 	cpu := k.CPU
@@ -558,7 +546,7 @@ func (s *pairSim) block(now int64, id int) {
 		}
 	}
 	if s.bal != nil && c.RQ.NrRunning() == 0 {
-		s.bal.newidle(now, cpu)
+		s.bal.Newidle(now, cpu)
 		s.enterIdle(now, cpu, false)
 	}
 	// The context switch: to the group's next task, put_prev_entity()
@@ -573,16 +561,17 @@ func (s *pairSim) block(now int64, id int) {
 	}
 }
 
-// ping is task id's write to its partner: the partner wakes at once, or,
-// where the cycle has room left, when its next wakeup is due (block's
-// grid). With a tail the task runs on after it.
+// ping is task id's write to its partner. The partner wakes at once, or,
+// where the cycle has room left (the pingers' time neither running nor
+// runnable: the pipe's transit through the guest), when its next wakeup
+// is due on its grid of one a cycle, which a late wakeup catches up on:
+// so every task wakes once a cycle on average, as the count measured,
+// however long each run, wait and tail was drawn.
 func (s *pairSim) ping(now int64, id int) {
 	s.pingAt[id] = pinged
 	partner := id ^ 1
 	if s.awake[partner] {
-		// Its run is not over (the partner's run after its own ping
-		// outlasted this task's turn): the kernel's read() would find
-		// the byte and not sleep; the model wakes it as it blocks.
+		// Still running: woken as it blocks (the package doc).
 		s.owedWake[partner] = true
 		return
 	}
@@ -647,7 +636,7 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	s.llc = n
 	if cfg.DomainCPUs > 0 {
 		s.llc = cfg.DomainCPUs
-		s.bal = newPairBalance(n, cfg.DomainCPUs, ksim.HZ(cfg.HZ), s.tick)
+		s.bal = ksim.NewSoftirqs(ksim.Linux61, n, cfg.DomainCPUs, ksim.HZ(cfg.HZ))
 		s.idle, s.stopped = make([]ksim.IdleCPU, n), make([]bool, n)
 		for i := range s.idle {
 			s.idle[i].Loop.Rule = cfg.IdleTick
@@ -664,7 +653,7 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	}
 	s.runUntil(cfsmodel.ClockBase + int64(cfg.Duration))
 	if s.bal != nil {
-		for _, k := range s.bal.softirqs {
+		for _, k := range s.bal.Runs {
 			out.softirqs += k
 		}
 	}

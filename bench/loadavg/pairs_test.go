@@ -164,14 +164,15 @@ func TestPairBalance(t *testing.T) {
 			t.Fatal(err)
 		}
 		rq.Seed(&se, cfsmodel.Nice0Load/2, tc.busy)
-		b := newPairBalance(4, 2, 250, tick)
+		b := ksim.NewSoftirqs(ksim.Linux61, 4, 2, 250)
 		for j := range int64(100) {
-			b.tick(cfsmodel.ClockBase+(j+1)*tick, 0, rq)
+			now := cfsmodel.ClockBase + (j+1)*tick
+			b.Tick(now, 0, rq.NrRunning() > 0, func() { rq.UpdateBlocked(now) })
 			if tc.newidle {
-				b.newidle(cfsmodel.ClockBase+(j+1)*tick, 0)
+				b.Newidle(now, 0)
 			}
 		}
-		if got := b.softirqs[0]; got < tc.want || got > tc.want+1 {
+		if got := b.Runs[0]; got < tc.want || got > tc.want+1 {
 			t.Errorf("%s: %d softirqs in 100 ticks, want %d", tc.name, got, tc.want)
 		}
 		if got := rq.Stats().Paths[counter.PathBlocked].Updates; got == 0 {

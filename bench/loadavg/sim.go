@@ -61,7 +61,7 @@ type SimConfig struct {
 	// domain (the cpus of its node on the lab's machines): its
 	// balance_interval, sd_init's weight in ms, sets when the tick raises
 	// the balance softirq, whose update_blocked_averages() updates every
-	// cfs_rq of the cpu, busy or idle (pairs.go, balance.go). Zero: no
+	// cfs_rq of the cpu, busy or idle (pairs.go, ksim.Softirqs). Zero: no
 	// softirq, only the idle cpus' blocked updates every 32 ms.
 	DomainCPUs int
 	// DelayDequeue, with Pairs, is v6.12's DELAY_DEQUEUE (152e11f6df29,
