@@ -2,6 +2,7 @@ package loadavg
 
 import (
 	"math"
+	"slices"
 
 	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/loadavg/cfsmodel"
@@ -44,23 +45,20 @@ import (
 //     the next migration drawn, so the share stays the count's.
 //
 //   - the waker's tail: a runnable share over half the cycle means the
-//     two of a pair are runnable at once, and they are: the pipe's write
+//     two of a pair are runnable at once, as they are: the pipe's write
 //     wakes the partner mid-run, and the writer runs on to its next
-//     read(), where it blocks. So each run pings its partner (Runnable -
-//     1/2)·T before its end on average (within the run), and a pair's
-//     cycle is 2·(wait + run - tail), the count's.
+//     read(). So a run pings its partner (Runnable - 1/2)·T before its
+//     end on average, and a pair's cycle is 2·(wait + run - tail).
 //
 // Not measured, and so the model's own: the spread of each run, wait and
 // tail around its mean (uniform over ±50 %, so that runs do not lock to
 // PELT periods or ticks), and where the tasks start (task i on cpu i mod
 // cpus, as fork balancing spreads them). When the cycle has room left
-// after the pair's runs and waits (the count's pingers were neither
-// runnable nor running part of the time: the pipe's transit through the
-// guest), the wakeup lands that much after the waker's ping; where the
-// wait alone would overfill half the cycle, the wait is cut so that the
-// cycle, and so the wakeup rate, is the count's. A task pinged before its
-// own run is over (a partner's turn shorter than the tail) is woken as it
-// blocks: the kernel's read() would find the byte and not sleep.
+// (the pipe's transit through the guest), the wakeup lands that much
+// after the waker's ping; where the wait alone would overfill half the
+// cycle, the wait is cut so that the wakeup rate is the count's. A task
+// pinged before its run is over does not sleep: its read() finds the
+// byte (ttwu_runnable(), a wakeup), and it runs on.
 //
 // A wakee whose wait is over, finding another of the group's tasks running
 // on its CPU, preempts it where the version's rules say so from the
@@ -82,9 +80,8 @@ const (
 	pairReady = ksim.User + iota // a woken task's wait is over: it runs if its CPU is free
 	pairBlock                    // the current task's run is over: it blocks (pinging its partner first if it has not)
 	pairPing                     // the current task pings its partner and runs on: the waker's tail
+	pinged    = -2               // not an event: pairSim.pingAt of a run whose ping is done
 )
-
-const pinged = -2 // pairSim.pingAt of a run whose ping is done
 
 // pairSim is the pairs workload on cpus.
 type pairSim struct {
@@ -98,21 +95,20 @@ type pairSim struct {
 	cycle int64  // each task's time from one wakeup to the next, ns
 	run   int64  // mean run, ns
 	wait  int64  // mean wait runnable, ns
-	// tail is the mean of each run's part after its ping, ns (the
-	// package doc: the waker's tail).
-	tail int64
+	tail  int64  // mean of a run's part after its ping, ns (the waker's tail)
 	// pingAt: when each run pings its partner (-1 at its block, pinged
-	// once done; while preempted, the run left before it).
-	pingAt []int64
-	// awake: woken, not yet blocked again; owedWake: pinged while awake.
+	// once done; while preempted, the run left before it); awake: woken,
+	// not yet blocked again; owedWake: pinged while awake.
+	pingAt          []int64
 	awake, owedWake []bool
-	// llc: the cpus idleSibling scans (the lowest domain's, else all);
-	// unstacks: its moves no drawn migration has paid for yet.
+	// llc: the cpus idleSibling scans (the lowest domain's, else all) in
+	// mask; unstacks: its moves no drawn migration has paid for yet.
 	llc, unstacks int
+	mask          []uint64
 	every         int64 // blocked-load cadence of an idle CPU, without the softirq
-	// bal is each cpu's balance softirq, nil without DomainCPUs: 6.1's
-	// walks (6.12's intervals and newidle gate are the same); busy at a
-	// tick with a group task queued; only a running tick raises it.
+	// bal: each cpu's balance softirq, nil without DomainCPUs (6.1's
+	// walks: 6.12's intervals and gate are the same); busy at a tick with
+	// a group task queued; only a running tick raises it.
 	bal  *ksim.Softirqs
 	tick int64
 	// Measured in the model, for its duty line: the tasks' time running
@@ -339,9 +335,11 @@ func (s *pairSim) wake(now int64, id, waker int) {
 		// A stacked pair parts (idleSibling); the move takes the place
 		// of the next migration drawn.
 		switch dst := s.idleSibling(k.CPU, waker); {
-		case !migrate && dst >= 0:
+		case dst >= 0 && !migrate:
 			to = s.cpus[dst]
 			s.unstacks++
+		case dst >= 0: // the drawn migration is the move
+			to, migrate = s.cpus[dst], false
 		case migrate && s.unstacks > 0:
 			migrate = false
 			s.unstacks--
@@ -378,20 +376,23 @@ func (s *pairSim) wake(now int64, id, waker int) {
 }
 
 // idleSibling is the idle cpu select_idle_sibling() finds for a wakee on
-// cpu woken by a task running on that cpu: select_idle_cpu()'s scan of
-// the LLC (ksim.SelectIdleCPU, no budget), a cpu idle with none of the
-// group's tasks queued or running; -1 where the wakee is not stacked on
+// cpu woken by a task running there: select_idle_cpu()'s scan of the LLC
+// (ksim.SelectIdleCPU, no budget); -1 where the wakee is not stacked on
 // its busy waker's cpu, or none is idle.
 func (s *pairSim) idleSibling(cpu, waker int) int {
 	if cpu != waker || s.rqs[cpu].Curr == nil || s.llc < 2 {
 		return -1
 	}
-	var llc [1]uint64
-	base := cpu / s.llc * s.llc
-	for c := base; c < min(base+s.llc, len(s.cpus), 64); c++ {
-		llc[0] |= 1 << c
+	llc := s.mask[:0]
+	for range (len(s.cpus) + 63) / 64 {
+		llc = append(llc, 0)
 	}
-	c, _, _ := ksim.SelectIdleCPU(llc[:], s, s.kern.ScanStart(cpu), math.MaxInt)
+	s.mask = llc
+	base := cpu / s.llc * s.llc
+	for c := base; c < min(base+s.llc, len(s.cpus)); c++ {
+		llc[c/64] |= 1 << (c % 64)
+	}
+	c, _, _ := ksim.SelectIdleCPU(llc, s, s.kern.ScanStart(cpu), math.MaxInt)
 	return c
 }
 
@@ -514,13 +515,16 @@ func (s *pairSim) block(now int64, id int) {
 	if s.pingAt[id] != pinged {
 		s.ping(now, id)
 	}
+	if s.owedWake[id] {
+		// Pinged while running: no sleep, a wakeup (the package doc).
+		s.owedWake[id] = false
+		s.cpus[cpu].Wakeups++
+		s.due[id] = max(s.due[id], now-s.cycle) + s.cycle
+		s.readyAt[id] = now
+		s.start(now, id)
+		return
+	}
 	s.awake[id] = false
-	defer func() {
-		if s.owedWake[id] {
-			s.owedWake[id] = false
-			s.wake(now, id, cpu)
-		}
-	}()
 	c, t := s.cpus[cpu], s.tasks[id]
 	if s.dd && !s.fair[cpu].Eligible(k) {
 		// dequeue_entity()'s DELAY_DEQUEUE: not eligible, it stays
@@ -562,16 +566,15 @@ func (s *pairSim) block(now int64, id int) {
 }
 
 // ping is task id's write to its partner. The partner wakes at once, or,
-// where the cycle has room left (the pingers' time neither running nor
-// runnable: the pipe's transit through the guest), when its next wakeup
-// is due on its grid of one a cycle, which a late wakeup catches up on:
-// so every task wakes once a cycle on average, as the count measured,
-// however long each run, wait and tail was drawn.
+// where the cycle has room left (the pipe's transit through the guest),
+// when its next wakeup is due on its grid of one a cycle, which a late
+// wakeup catches up on: every task wakes once a cycle on average, as the
+// count measured, however long each run, wait and tail was drawn.
 func (s *pairSim) ping(now int64, id int) {
 	s.pingAt[id] = pinged
 	partner := id ^ 1
 	if s.awake[partner] {
-		// Still running: woken as it blocks (the package doc).
+		// Still running: it will not sleep (block).
 		s.owedWake[partner] = true
 		return
 	}
@@ -665,10 +668,7 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 
 // remove takes x out of the list xs, order kept.
 func remove[T comparable](xs *[]T, x T) {
-	for i, y := range *xs {
-		if y == x {
-			*xs = append((*xs)[:i], (*xs)[i+1:]...)
-			return
-		}
+	if i := slices.Index(*xs, x); i >= 0 {
+		*xs = slices.Delete(*xs, i, i+1)
 	}
 }

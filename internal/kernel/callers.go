@@ -5,10 +5,10 @@ import (
 	"strings"
 )
 
-// callerChain is how many return addresses a sampled write keeps: the
-// caller of update_load_avg() is the first, the rest say how it got
-// there (its own caller, for the text output).
-const callerChain = 8
+// callerChain is how many addresses a sampled write keeps: the site's,
+// the caller of update_load_avg() next, and room for a frame or two
+// unwound inside it; short records keep the ring's room for the run.
+const callerChain = 4
 
 // Callers are one sampled site's hits by the function that called the
 // function holding the site: the breakpoint on the out-of-line

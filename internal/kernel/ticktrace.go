@@ -251,7 +251,7 @@ type TickTrace struct {
 	// stopped), by whether the later came on time, within half a period
 	// of one period after ([0]), or late ([1]): a tick the cpu could not
 	// take, which an emulator's vCPU stalled on its host makes.
-	BusyRun [2]int `json:"busy_run,omitempty"`
+	BusyRun [2]int `json:"busy_run"`
 	// BusyLateUs and IdleLateUs are the median lateness of the busy and
 	// the idle ticks, in µs after the tick's due time (TickLateness);
 	// BusyLatePeriod is the busy ticks' mean lateness in PELT periods

@@ -505,7 +505,7 @@ func loadavgMissing(run modelRun, r modelRow) string {
 		return pathMissing(run, r)
 	}
 	why := loadavgWhy(run, r)
-	if g := pathGap(run); g != "" && !strings.Contains(r.name, "checking run") && !strings.Contains(r.name, " / ") {
+	if g := pathGap(run); g != "" && (strings.HasPrefix(r.name, "tg writes") || strings.Contains(r.name, "update_load_avg's site")) {
 		why += "; " + g
 	}
 	return why
@@ -642,9 +642,8 @@ func olderFileMissing(kc CountResult) string {
 // blocked update of a group entity) and the rest, update_blocked_averages()'
 // own and the cgroup-change paths' (attach_entity_cfs_rq and the like, which
 // the workload reaches only when it moves its threads into the hierarchy,
-// and the model not at all). The kernel's breakpoints count sites, not
-// callers, so the model's split by caller is printed beside the table
-// (writePaths), not held against a count.
+// and the model not at all); and, where the count sampled
+// update_load_avg()'s callers, by the model's paths, each a row.
 func pathRows(kc CountResult, row loadavg.SimRow) []modelRow {
 	ula, tg, wk := kc.V["ula-writes/enqueue"], kc.V["tg-writes/wakeup"], kc.V["wakeups/s"]
 	if ula <= 0 || tg <= 0 || wk <= 0 {
