@@ -26,6 +26,19 @@ type Callers struct {
 	Lost    uint64            `json:"lost"`    // samples the rings dropped (PERF_RECORD_LOST)
 }
 
+// RingLoss is the samples a sampled breakpoint lost: what its rings
+// said (PERF_RECORD_LOST), or, where more, its count less the samples
+// read. The rings sample from the breakpoint's enable to its disable, a
+// window holding the count's, so fewer samples than counted hits is a
+// ring that filled, and a ring never drained writes no PERF_RECORD_LOST
+// (the kernel writes one only once room returns).
+func RingLoss(sampled, lost uint64, counted int64) uint64 {
+	if n := uint64(max(counted, 0)); sampled+lost < n {
+		return n - sampled
+	}
+	return lost
+}
+
 // SampledSite says whether s is the site whose breakpoint samples its
 // callers: the tg->load_avg write in update_load_avg()'s own body.
 func SampledSite(s Site) bool {

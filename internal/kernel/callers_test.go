@@ -69,3 +69,26 @@ func TestWritePaths(t *testing.T) {
 		t.Error("SampledSite: only the tg->load_avg write in update_load_avg's own body")
 	}
 }
+
+// TestRingLoss: the rings' own count of lost samples stands unless the
+// breakpoint counted more hits than were sampled and said lost (a ring
+// that filled writes no PERF_RECORD_LOST); samples from outside the
+// counted window are no loss.
+func TestRingLoss(t *testing.T) {
+	for _, tc := range []struct {
+		sampled, lost uint64
+		counted       int64
+		want          uint64
+	}{
+		{100, 0, 100, 0},
+		{110, 0, 100, 0},  // the sampling window is the wider
+		{70, 0, 100, 30},  // a full ring, silent
+		{70, 10, 100, 30}, // a full ring, some said
+		{70, 40, 100, 40}, // the rings said more
+		{0, 0, -1, 0},     // no breakpoint count
+	} {
+		if got := RingLoss(tc.sampled, tc.lost, tc.counted); got != tc.want {
+			t.Errorf("RingLoss(%d, %d, %d) = %d, want %d", tc.sampled, tc.lost, tc.counted, got, tc.want)
+		}
+	}
+}

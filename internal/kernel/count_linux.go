@@ -621,12 +621,7 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 			r.notes = append(r.notes, "no callers: "+err.Error())
 			break
 		}
-		// The rings sample from the breakpoint's enable to its disable,
-		// a window holding the count's: fewer samples than counted hits
-		// is a ring that filled (no PERF_RECORD_LOST is written then).
-		if n := uint64(max(r.Sites[i].Breakpoint, 0)); uint64(len(chains))+lost < n {
-			lost = n - uint64(len(chains))
-		}
+		lost = RingLoss(uint64(len(chains)), lost, r.Sites[i].Breakpoint)
 		r.Callers = CallersOf(r.Sites[i].Site, chains, lost, a.syms)
 		if lost > 0 {
 			r.notes = append(r.notes, fmt.Sprintf("callers: %s's sample rings dropped %d of %d samples (a ring filled); the callers' shares stand on the rest, the run's start on a cpu whose ring filled", b.Name, lost, r.Callers.Sampled+lost))

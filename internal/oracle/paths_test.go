@@ -4,6 +4,7 @@ import (
 	"maps"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/contend/contend/bench/loadavg"
 	"github.com/contend/contend/counter"
@@ -84,5 +85,53 @@ func TestPathWrites(t *testing.T) {
 	c.Callers = nil
 	if got := pathWrites(c); got != nil {
 		t.Errorf("pathWrites without callers = %v, want nil", got)
+	}
+}
+
+// TestOverfilled: a per-second row under names the wakeups the model
+// could not realise where, fed the count's rate, it would be within;
+// not a per-wakeup row, not where the model realised the rate (within a
+// tenth), not where it would stay outside even so.
+func TestOverfilled(t *testing.T) {
+	cfg := loadavg.SimConfig{CPUs: 4, Duration: time.Second}
+	kc := CountResult{CPUs: 4, V: map[string]float64{"wakeups/s": 16000, "run-%": 55, "runnable-%": 70}}
+	run := func(realised int64) modelRun {
+		return modelRun{kc: kc, cfg: cfg, row: loadavg.SimRow{Wakeups: realised * 4, RunPct: 40, RunnablePct: 66}}
+	}
+	perSec := modelRow{"tg writes per cpu per s (all levels)", 1000, 600}
+	for _, tc := range []struct {
+		name     string
+		run      modelRun
+		r        modelRow
+		want     string
+		wantNone bool
+	}{
+		// Fed 4000 per cpu per s, realised 2800: 0.6 × 4000/2800 = 0.86.
+		{"realised short", run(2800), perSec, "the model realised 2800 of the 4000 wakeups per cpu per s it was fed (70 %), at which this row would be 0.86x", false},
+		{"realised the rate", run(3700), perSec, "", true},
+		{"outside even at the fed rate", run(2800), modelRow{perSec.name, 1000, 300}, "", true},
+		{"a per-wakeup row", run(2800), modelRow{"tg writes per workload wakeup (all sites)", 1, 0.6}, "", true},
+		{"over", run(2800), modelRow{perSec.name, 600, 1000}, "", true},
+	} {
+		got := overfilled(tc.run, tc.r)
+		if tc.wantNone != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestInputsBeforeFix: the inputs line flags a count made before kernel
+// count read the workload's own threads, and only such a count.
+func TestInputsBeforeFix(t *testing.T) {
+	cfg := loadavg.SimConfig{CPUs: 4, Duration: time.Second, Pairs: 2, Variants: []string{"base"}}
+	for _, tc := range []struct {
+		date time.Time
+		want bool
+	}{{threadStatsFixed.Add(-time.Hour), true}, {threadStatsFixed.Add(time.Minute), false}, {time.Time{}, false}} {
+		var b strings.Builder
+		writePaths(&b, CountResult{Kernel: "6.1.0-57-amd64", Workload: "shape=pipe", CPUs: 4, Date: tc.date, V: map[string]float64{"wakeups/s": 1000}}, cfg, loadavg.SimRow{Wakeups: 1000})
+		if got := strings.Contains(b.String(), "before kernel count read the workload's own threads"); got != tc.want {
+			t.Errorf("date %v: flagged %v, want %v:\n%s", tc.date, got, tc.want, b.String())
+		}
 	}
 }
