@@ -1,8 +1,8 @@
 package kernel
 
 import (
+	"fmt"
 	"sort"
-	"strings"
 )
 
 // callerChain is how many addresses a sampled write keeps: the site's,
@@ -50,10 +50,7 @@ func SampledSite(s Site) bool {
 // A return address is looked up one byte back, inside its call, as perf
 // does: a call that ends its function returns past its end.
 func CallersOf(site Site, chains [][]uint64, lost uint64, syms *Symbols) *Callers {
-	c := &Callers{Site: site.String(), By: map[string]uint64{}, Lost: lost}
-	if i := strings.IndexByte(c.Site, '\t'); i >= 0 {
-		c.Site = c.Site[:i]
-	}
+	c := &Callers{Site: fmt.Sprintf("%s+%#x", site.Func, site.Off), By: map[string]uint64{}, Lost: lost}
 	self := baseName(site.Func)
 	for _, chain := range chains {
 		caller := "?"

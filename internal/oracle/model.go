@@ -574,12 +574,8 @@ func pathMissing(run modelRun, r modelRow) string {
 	kc, over := run.kc, r.model > r.kernel
 	p, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(r.name), "by path: "), " ")
 	mw := math.Max(float64(run.row.Wakeups), 1)
-	var calls, wrote float64
-	for i, ps := range run.row.Paths {
-		if counter.Path(i).String() == p {
-			calls, wrote = float64(ps.Updates)/mw, 100*float64(ps.Writes)/math.Max(float64(ps.Updates), 1)
-		}
-	}
+	ps := modelPath(run.row, p)
+	calls, wrote := float64(ps.Updates)/mw, 100*float64(ps.Writes)/math.Max(float64(ps.Updates), 1)
 	model := fmt.Sprintf("the model's %s path makes %.3f update_tg_load_avg() calls per wakeup, %.0f %% of them writing", p, calls, wrote)
 	cpus := math.Max(float64(kc.CPUs), 1)
 	switch {
@@ -684,7 +680,7 @@ func pathRows(kc CountResult, row loadavg.SimRow) []modelRow {
 		if !ok {
 			break
 		}
-		rows = append(rows, modelRow{"    by path: " + p + " (" + pathCallers[p] + ")", k, modelPathWrites(row, p) / mw})
+		rows = append(rows, modelRow{"    by path: " + p + " (" + pathCallers[p] + ")", k, float64(modelPath(row, p).Writes) / mw})
 	}
 	return rows
 }
@@ -696,15 +692,15 @@ var pathCallers = map[string]string{
 	"switch": "set_next_entity", kernel.OtherPath: "attach, detach, propagate",
 }
 
-// modelPathWrites is the model's writes on the kernel's path p (0 for
-// kernel.OtherPath, which the model has not).
-func modelPathWrites(row loadavg.SimRow, p string) float64 {
+// modelPath is the model's calls and writes on the kernel's path p (none
+// for kernel.OtherPath, which the model has not).
+func modelPath(row loadavg.SimRow, p string) counter.PathStats {
 	for i, ps := range row.Paths {
 		if counter.Path(i).String() == p {
-			return float64(ps.Writes)
+			return ps
 		}
 	}
-	return 0
+	return counter.PathStats{}
 }
 
 // pathGap says, for a total row of run outside, which paths hold the gap
@@ -722,7 +718,7 @@ func pathGap(run modelRun) string {
 	var gaps []gap
 	total := 0.0
 	for _, p := range kernel.Paths {
-		g := gap{p, kc.V[p+"-tg-writes/wakeup"], modelPathWrites(run.row, p) / mw}
+		g := gap{p, kc.V[p+"-tg-writes/wakeup"], float64(modelPath(run.row, p).Writes) / mw}
 		gaps = append(gaps, g)
 		total += math.Abs(g.k - g.m)
 	}
