@@ -14,15 +14,23 @@ import (
 // such member, which for LastUpdateTGLoadAvg says the kernel predates the
 // 1 ms rate limit (v6.7).
 type Layout struct {
-	TGLoadAvg           int64 // struct task_group, load_avg: the contended word
-	TGRunnableAvg       int64 // struct task_group, runnable_avg: beside load_avg in 7.3, -1 before
-	TGCfsRq             int64 // struct task_group, cfs_rq (per-cpu array of pointers)
+	TGLoadAvg     int64 // struct task_group, load_avg: the contended word
+	TGRunnableAvg int64 // struct task_group, runnable_avg: beside load_avg in 7.3, -1 before
+	TGCfsRq       int64 // struct task_group, cfs_rq (per-cpu array of pointers)
+	// TGCfsRqForm is what task_group.cfs_rq holds, from its BTF type:
+	// "array" (struct cfs_rq **, an array of nr_cpu_ids pointers) or
+	// "percpu" (struct cfs_rq __percpu *, 7.x's, per_cpu_ptr() of it);
+	// "" where BTF does not say (a fixture's opaque members).
+	TGCfsRqForm         string
 	TGChildren          int64 // struct task_group, children (list_head)
 	TGSiblings          int64 // struct task_group, siblings (list_head)
 	TGParent            int64 // struct task_group, parent
 	CfsRqTG             int64 // struct cfs_rq, tg
 	CfsRqTGLoadContrib  int64 // struct cfs_rq, tg_load_avg_contrib
 	CfsRqLastUpdateTG   int64 // struct cfs_rq, last_update_tg_load_avg; -1 before v6.7
+	CfsRqAvg            int64 // struct cfs_rq, avg (struct sched_avg): the tick trace's leaf age
+	SALastUpdateTime    int64 // struct sched_avg, last_update_time
+	SAPeriodContrib     int64 // struct sched_avg, period_contrib
 	SDShared            int64 // struct sched_domain, shared
 	SDSNrBusyCPUs       int64 // struct sched_domain_shared, nr_busy_cpus
 	SDSUtilAvg          int64 // struct sched_domain_shared, util_avg: cache-aware scheduling's (7.2), -1 before
@@ -67,6 +75,9 @@ var layoutMembers = []btfMember{
 	{"cfs_rq", "tg", func(l *Layout) *int64 { return &l.CfsRqTG }},
 	{"cfs_rq", "tg_load_avg_contrib", func(l *Layout) *int64 { return &l.CfsRqTGLoadContrib }},
 	{"cfs_rq", "last_update_tg_load_avg", func(l *Layout) *int64 { return &l.CfsRqLastUpdateTG }},
+	{"cfs_rq", "avg", func(l *Layout) *int64 { return &l.CfsRqAvg }},
+	{"sched_avg", "last_update_time", func(l *Layout) *int64 { return &l.SALastUpdateTime }},
+	{"sched_avg", "period_contrib", func(l *Layout) *int64 { return &l.SAPeriodContrib }},
 	{"sched_domain", "shared", func(l *Layout) *int64 { return &l.SDShared }},
 	{"sched_domain_shared", "nr_busy_cpus", func(l *Layout) *int64 { return &l.SDSNrBusyCPUs }},
 	{"sched_domain_shared", "util_avg", func(l *Layout) *int64 { return &l.SDSUtilAvg }},
@@ -141,6 +152,7 @@ func LayoutOf(spec *btf.Spec) (*Layout, error) {
 	}
 	if tg, _ := find("task_group"); tg != nil {
 		l.TaskGroupStructSize = int64(tg.Size)
+		l.TGCfsRqForm = cfsRqForm(tg)
 	}
 	l.RQ = rqOffsets(spec)
 	var cv *btf.Typedef
@@ -204,6 +216,29 @@ func findNohz(spec *btf.Spec) (*btf.Struct, error) {
 
 // memberOffset finds a member by name, descending into anonymous struct
 // and union members as C does, and returns its byte offset.
+// cfsRqForm says what task_group's cfs_rq member points to: another
+// pointer (the array) or the struct itself (a per-cpu pointer; 7.x's
+// "struct cfs_rq __percpu *cfs_rq", whose __percpu BTF keeps at most as
+// a type tag, which UnderlyingType skips).
+func cfsRqForm(tg *btf.Struct) string {
+	for _, m := range tg.Members {
+		if m.Name != "cfs_rq" {
+			continue
+		}
+		p, ok := btf.UnderlyingType(m.Type).(*btf.Pointer)
+		if !ok {
+			return ""
+		}
+		switch btf.UnderlyingType(p.Target).(type) {
+		case *btf.Pointer:
+			return "array"
+		case *btf.Struct:
+			return "percpu"
+		}
+	}
+	return ""
+}
+
 func memberOffset(s btf.Type, name string) (int64, bool) {
 	var members []btf.Member
 	switch t := s.(type) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -313,17 +314,21 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		}
 	}
 	c.BalanceCauses = addCauseProbes(u, tfs, causes)
-	var ticks *machine.Tracefs
-	tickFn, note := "", "no tick trace: -no-tick-trace"
-	if !cfg.NoTickTrace {
-		ticks, tickFn, note = traceTicks(u, tfs, src.Input)
-	}
-	if note != "" {
-		c.Notes = append(c.Notes, note)
-	}
 	cpus, err := onlineCPUs(cfg.Root)
 	if err != nil {
 		return nil, err
+	}
+	var ticks *machine.Tracefs
+	tickFn, note := "", "no tick trace: -no-tick-trace"
+	if !cfg.NoTickTrace {
+		leaf, leafNote := leafFetch(src.Input, h, cfg.Levels, cpus)
+		if leafNote != "" {
+			c.Notes = append(c.Notes, leafNote)
+		}
+		ticks, tickFn, note = traceTicks(u, tfs, src.Input, leaf)
+	}
+	if note != "" {
+		c.Notes = append(c.Notes, note)
 	}
 	c.CPUs = len(cpus)
 	if v, ok := Config(cfg.Root, "CONFIG_HZ"); ok {
@@ -634,23 +639,90 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 // (by its directory's inode number, the cgroup's kernfs id), outermost
 // first, or says in a note why none can be watched.
 func watchTargets(in Input, h *machine.Hierarchy, levels int) ([]WatchCount, string) {
-	tgs, err := TaskGroups(in, levels)
+	tgs, err := hierarchyGroups(in, h, levels)
 	if err != nil {
 		return nil, "no watchpoints on load_avg: " + err.Error()
 	}
 	var out []WatchCount
+	for lvl, g := range tgs {
+		out = append(out, WatchCount{Cgroup: h.Dirs[lvl], Level: lvl + 1, Addr: g.LoadAvg})
+	}
+	return out, ""
+}
+
+// hierarchyGroups finds the task group of each of the hierarchy's
+// cgroups (by its directory's inode number, the cgroup's kernfs id),
+// outermost first.
+func hierarchyGroups(in Input, h *machine.Hierarchy, levels int) ([]TaskGroup, error) {
+	tgs, err := TaskGroups(in, levels)
+	if err != nil {
+		return nil, err
+	}
+	var out []TaskGroup
 	for lvl, d := range h.Dirs {
 		var st syscall.Stat_t
 		if err := syscall.Stat(d, &st); err != nil {
-			return nil, "no watchpoints on load_avg: " + err.Error()
+			return nil, err
 		}
 		i := slices.IndexFunc(tgs, func(g TaskGroup) bool { return g.CgroupID == st.Ino && g.Depth == lvl+1 })
 		if i < 0 {
-			return nil, fmt.Sprintf("no watchpoints on load_avg: no task group at depth %d has cgroup id %d (%s)", lvl+1, st.Ino, d)
+			return nil, fmt.Errorf("no task group at depth %d has cgroup id %d (%s)", lvl+1, st.Ino, d)
 		}
-		out = append(out, WatchCount{Cgroup: d, Level: lvl + 1, Addr: tgs[i].LoadAvg})
+		out = append(out, tgs[i])
 	}
-	return out, ""
+	return out, nil
+}
+
+// leafFetch is where the tick trace reads the workload's leaf cfs_rq on
+// each of the cpus (LeafFetch: tg->cfs_rq's entry of each cpu up to the
+// highest online one, read through /proc/kcore: the array's pointer, or
+// on 7.x per_cpu_ptr(), the per-cpu pointer plus __per_cpu_offset[cpu]),
+// or a note saying why it cannot.
+func leafFetch(in Input, h *machine.Hierarchy, levels int, cpus []int) (*LeafFetch, string) {
+	const no = "no leaf ages in the tick trace: "
+	l := in.Layout
+	if l == nil || len(cpus) == 0 {
+		return nil, no + "no BTF layout or no cpus"
+	}
+	if ok, why := l.Has("task_group.cfs_rq", "cfs_rq.avg", "sched_avg.last_update_time", "sched_avg.period_contrib"); !ok {
+		return nil, no + why
+	}
+	cp, ok := l.RQ["clock_pelt"]
+	if !ok {
+		return nil, no + "BTF's struct rq has no clock_pelt"
+	}
+	tgs, err := hierarchyGroups(in, h, levels)
+	if err != nil {
+		return nil, no + err.Error()
+	}
+	word := func(addr uint64) uint64 {
+		var b [8]byte
+		if err == nil {
+			err = in.Mem.ReadAt(b[:], addr)
+		}
+		return binary.LittleEndian.Uint64(b[:])
+	}
+	ptr := word(tgs[len(tgs)-1].Addr + uint64(l.TGCfsRq))
+	offsets, _ := in.Syms.Lookup("__per_cpu_offset")
+	perCPU := offsets.Addr
+	f := &LeafFetch{LastUpdate: l.CfsRqAvg + l.SALastUpdateTime, Contrib: l.CfsRqAvg + l.SAPeriodContrib, ClockPelt: cp}
+	for cpu := range slices.Max(cpus) + 1 {
+		switch l.TGCfsRqForm {
+		case "array":
+			f.Leaves = append(f.Leaves, word(ptr+8*uint64(cpu)))
+		case "percpu":
+			if perCPU == 0 {
+				return nil, no + "kallsyms has no __per_cpu_offset for task_group's per-cpu cfs_rq"
+			}
+			f.Leaves = append(f.Leaves, ptr+word(perCPU+8*uint64(cpu)))
+		default:
+			return nil, no + "BTF does not say what task_group.cfs_rq points to"
+		}
+	}
+	if err != nil {
+		return nil, no + err.Error()
+	}
+	return f, ""
 }
 
 // groupLeader is the first breakpoint opened, the group's leader, or nil
@@ -875,7 +947,7 @@ func showDomains(u *machine.Undo, root string) error {
 // arguments on the balancer's trigger. It returns the instance and the
 // function, or a note saying why there is none; the count goes on
 // without it.
-func traceTicks(u *machine.Undo, tfs *machine.Tracefs, in Input) (*machine.Tracefs, string, string) {
+func traceTicks(u *machine.Undo, tfs *machine.Tracefs, in Input, leaf *LeafFetch) (*machine.Tracefs, string, string) {
 	fn := ""
 	for _, f := range TickTraceFuncs {
 		if _, _, ok := in.Syms.Func(f); ok {
@@ -902,18 +974,31 @@ func traceTicks(u *machine.Undo, tfs *machine.Tracefs, in Input) (*machine.Trace
 	if err != nil {
 		return nil, "", "no tick trace: " + err.Error()
 	}
-	if err := tfs.AddTracedKprobe(u, inst, "contend_tick", fn, args); err != nil {
-		return nil, "", "no tick trace: " + err.Error()
+	// The leaf's fetches are the record's newest part: a kernel that
+	// refuses them keeps the rest of the record.
+	leafNote := ""
+	if leaf != nil {
+		err = tfs.AddTracedKprobe(u, inst, "contend_tick", fn, args+" "+leaf.Args())
+		if err == nil {
+			args = ""
+		} else {
+			leafNote = "; no leaf ages in the tick trace: " + err.Error()
+		}
+	}
+	if args != "" {
+		if err := tfs.AddTracedKprobe(u, inst, "contend_tick", fn, args); err != nil {
+			return nil, "", "no tick trace: " + err.Error()
+		}
 	}
 	// The idle entries beside the ticks: was the cpu idle at all
 	// between two of its ticks?
 	if _, _, ok := in.Syms.Func(IdleEntryFunc); !ok {
-		return inst, fn, "no idle entries in the tick trace: kallsyms has no " + IdleEntryFunc
+		return inst, fn, "no idle entries in the tick trace: kallsyms has no " + IdleEntryFunc + leafNote
 	}
 	if err := tfs.AddTracedKprobe(u, inst, IdleEntryEvent, IdleEntryFunc, ""); err != nil {
-		return inst, fn, "no idle entries in the tick trace: " + err.Error()
+		return inst, fn, "no idle entries in the tick trace: " + err.Error() + leafNote
 	}
-	return inst, fn, ""
+	return inst, fn, strings.TrimPrefix(leafNote, "; ")
 }
 
 // readTicks reads and sums the instance's records, saving them to save

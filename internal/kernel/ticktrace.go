@@ -60,6 +60,32 @@ func TickProbeArgs(rq map[string]int64, jiffies string) (string, error) {
 	return strings.Join(args, " "), nil
 }
 
+// LeafFetch says where the tick record finds the workload's leaf
+// cfs_rq on each cpu, for its PELT age at the tick: each cpu's cfs_rq
+// (Leaves[cpu], tg->cfs_rq's entry, fixed for the group's life, so
+// resolved once before the run) and, within a cfs_rq, the offsets of
+// avg.last_update_time and avg.period_contrib; with rq's clock_pelt
+// (ClockPelt, in struct rq), what update_load_avg() reads as now on a
+// cfs_rq never throttled (cfs_rq_clock_pelt()).
+type LeafFetch struct {
+	Leaves              []uint64
+	LastUpdate, Contrib int64
+	ClockPelt           int64
+}
+
+// Args are the kprobe fetch arguments that read f: cp (rq->clock_pelt of
+// the tick's rq) and, per cpu i, ui and ci (its leaf cfs_rq's
+// last_update_time and period_contrib). A kprobe cannot index by the
+// cpu it fires on, so every record reads every cpu's leaf and the
+// parser keeps its own cpu's.
+func (f LeafFetch) Args() string {
+	args := []string{fmt.Sprintf("cp=+%d($arg1):u64", f.ClockPelt)}
+	for i, leaf := range f.Leaves {
+		args = append(args, fmt.Sprintf("u%d=@%#x:u64 c%d=@%#x:u32", i, leaf+uint64(f.LastUpdate), i, leaf+uint64(f.Contrib)))
+	}
+	return strings.Join(args, " ")
+}
+
 // TickRecord is one traced tick.
 type TickRecord struct {
 	CPU         int
@@ -73,6 +99,23 @@ type TickRecord struct {
 	// IdleEntry marks an idle entry's record (IdleEntryEvent), not a
 	// tick's: only CPU and Time are set.
 	IdleEntry bool
+	// Leaf says the record has its cpu's leaf cfs_rq (LeafFetch):
+	// LeafAge is rq->clock_pelt less the cfs_rq's avg.last_update_time,
+	// ns, and LeafContrib its avg.period_contrib, µs of the current
+	// period already summed.
+	Leaf        bool
+	LeafAge     int64
+	LeafContrib uint32
+}
+
+// LeafCrossed is whether the record's leaf cfs_rq would decay were it
+// updated at the tick: ___update_load_sum()'s "delta = now -
+// sa->last_update_time; delta >>= 10;" then accumulate_sum()'s "delta +=
+// sa->period_contrib; periods = delta / 1024;", a decay where periods is
+// not 0. The tick's own balance softirq (update_blocked_averages()) runs
+// a moment later, on the same clock to within the softirq's entry.
+func (r TickRecord) LeafCrossed() bool {
+	return r.Leaf && r.LeafAge >= 0 && r.LeafAge>>10+int64(r.LeafContrib) >= 1024
 }
 
 // IdleEntryEvent is the trace's event at an idle entry: do_idle()'s
@@ -170,7 +213,9 @@ func parseTickLine(line string) (TickRecord, error) {
 		return rec, nil
 	}
 	seen := map[string]bool{}
-	var curr, idle uint64
+	var curr, idle, clock, lut uint64
+	var contrib uint64
+	own := strconv.Itoa(rec.CPU)
 	for _, w := range f[timeAt+1:] {
 		k, v, ok := strings.Cut(w, "=")
 		if !ok {
@@ -181,6 +226,12 @@ func parseTickLine(line string) (TickRecord, error) {
 			return rec, fmt.Errorf("%s=%q: not a number", k, v)
 		}
 		switch k {
+		case "cp":
+			clock = n
+		case "u" + own:
+			lut = n
+		case "c" + own:
+			contrib = n
 		case "j":
 			rec.Jiffies = n
 		case "nb":
@@ -209,6 +260,18 @@ func parseTickLine(line string) (TickRecord, error) {
 		}
 	}
 	rec.IdleTask = curr == idle
+	if seen["cp"] && seen["u"+own] && seen["c"+own] {
+		if contrib >= 1024 {
+			return rec, fmt.Errorf("c%s=%d: period_contrib is under 1024", own, contrib)
+		}
+		// A leaf updated after rq->clock_pelt was read (another cpu's
+		// enqueue onto this rq under its lock cannot be: the tick holds
+		// it) would give a negative age: kept as -1, not a crossing.
+		rec.Leaf, rec.LeafAge, rec.LeafContrib = true, int64(clock-lut), uint32(contrib)
+		if lut > clock {
+			rec.LeafAge = -1
+		}
+	}
 	return rec, nil
 }
 
@@ -260,6 +323,18 @@ type TickTrace struct {
 	BusyLateUs     float64 `json:"busy_late_us,omitempty"`
 	IdleLateUs     float64 `json:"idle_late_us,omitempty"`
 	BusyLatePeriod float64 `json:"busy_late_period,omitempty"`
+	// QueuedLeaf are the idle ticks that found a task queued (the idle
+	// task running, nr_running above 0) whose record has the workload's
+	// leaf cfs_rq (TickRecord.Leaf), QueuedCrossed those whose leaf
+	// would decay at the tick's softirq (LeafCrossed), and QueuedAgeUs
+	// their leaves' median age, µs: how long the woken task's cfs_rq had
+	// gone without an update when a tick came in its wait. IdleLeaf and
+	// IdleCrossed are the same of the idle ticks with none queued.
+	QueuedLeaf    int     `json:"queued_leaf,omitempty"`
+	QueuedCrossed int     `json:"queued_crossed,omitempty"`
+	QueuedAgeUs   float64 `json:"queued_age_us,omitempty"`
+	IdleLeaf      int     `json:"idle_leaf,omitempty"`
+	IdleCrossed   int     `json:"idle_crossed,omitempty"`
 }
 
 // peltPeriod is a PELT period in seconds (1024 µs: kernel/sched/pelt.c's
@@ -359,6 +434,7 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 	last := map[int]TickRecord{}
 	entered := map[int]bool{} // an idle entry since the cpu's last tick
 	byCPU := map[int][]TickRecord{}
+	var ages []float64
 	for _, r := range recs {
 		if r.IdleEntry {
 			t.IdleEntries++
@@ -367,6 +443,16 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 		}
 		t.Ticks++
 		byCPU[r.CPU] = append(byCPU[r.CPU], r)
+		switch {
+		case !r.Leaf || !r.IdleTask:
+		case r.NrRunning > 0:
+			t.QueuedLeaf++
+			t.QueuedCrossed += b2i(r.LeafCrossed())
+			ages = append(ages, float64(r.LeafAge)/1e3)
+		default:
+			t.IdleLeaf++
+			t.IdleCrossed += b2i(r.LeafCrossed())
+		}
 		if r.IdleTask {
 			t.Idle++
 			if !r.IdleBalance {
@@ -399,6 +485,10 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 	}
 	if hz > 0 {
 		t.lateness(byCPU, period)
+	}
+	if len(ages) > 0 {
+		slices.Sort(ages)
+		t.QueuedAgeUs = ages[len(ages)/2]
 	}
 	return t
 }

@@ -87,7 +87,8 @@ func FuzzParseTickTrace(f *testing.F) {
 		for _, hz := range []int{0, 100, 250, 1000} {
 			tt := SumTicks("f", recs, hz)
 			if tt.Ticks+tt.IdleEntries != len(recs) || tt.BusyEntry[0]+tt.BusyEntry[1] != tt.States[0][0] || hz == 0 && tt.States != [2][2]int{} || tt.IdleNotIdle > tt.Idle || tt.IdleQueued+tt.IdlePending > tt.IdleNotIdle || tt.IdleDue > tt.Idle || tt.BusyDue > tt.Ticks-tt.Idle || tt.Slots[0]+tt.Slots[1]+tt.Slots[2] >= max(tt.Ticks, 1) ||
-				tt.States[0][0]+tt.States[0][1]+tt.States[1][0]+tt.States[1][1] != tt.Slots[0]+tt.Slots[1]+tt.Slots[2] || math.Abs(tt.BusyCorr()) > 1 {
+				tt.States[0][0]+tt.States[0][1]+tt.States[1][0]+tt.States[1][1] != tt.Slots[0]+tt.Slots[1]+tt.Slots[2] || math.Abs(tt.BusyCorr()) > 1 ||
+				tt.QueuedCrossed > tt.QueuedLeaf || tt.IdleCrossed > tt.IdleLeaf || tt.QueuedLeaf+tt.IdleLeaf > tt.Idle {
 				t.Errorf("SumTicks(%d) = %+v of %d records", hz, tt, len(recs))
 			}
 		}
@@ -205,5 +206,48 @@ func TestTickLateness(t *testing.T) {
 	// Busy: 10 at 300 µs, 10 at 2.5 ms (capped at one period), 10 on time.
 	if want := (10*300e-6/peltPeriod + 10) / 30; math.Abs(tt.BusyLatePeriod-want) > 0.01 {
 		t.Errorf("BusyLatePeriod %.3f, want %.3f", tt.BusyLatePeriod, want)
+	}
+}
+
+// The leaf's fetches read every cpu's cfs_rq at its address; a record
+// keeps its own cpu's.
+func TestLeafFetchArgs(t *testing.T) {
+	f := LeafFetch{Leaves: []uint64{0xffff888001000100, 0xffff888002000100}, LastUpdate: 0x80 + 0x0, Contrib: 0x80 + 0x38, ClockPelt: 0xa40}
+	want := "cp=+2624($arg1):u64 u0=@0xffff888001000180:u64 c0=@0xffff8880010001b8:u32 u1=@0xffff888002000180:u64 c1=@0xffff8880020001b8:u32"
+	if got := f.Args(); got != want {
+		t.Errorf("Args() =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A queued idle tick's leaf is past a period boundary where its age in
+// 1024 ns units and the period's summed part reach 1024
+// (accumulate_sum()); the records' crossings and ages sum by kind.
+func TestTickLeaf(t *testing.T) {
+	const head = "x-1 [001] d.h1. "
+	in := head + "1.000: contend_tick: (f) j=1 nb=9 ib=0 nr=1 tp=0 cu=2 id=2 cp=2000000 u0=5 c0=1 u1=1000000 c1=40\n" + // age 1e6 ns: 976 + 40 < 1024
+		head + "1.004: contend_tick: (f) j=2 nb=9 ib=0 nr=1 tp=0 cu=2 id=2 cp=3000000 u1=1000000 c1=100 u0=0 c0=0\n" + // age 2e6: 1953 periods' worth, crossed
+		head + "1.008: contend_tick: (f) j=3 nb=9 ib=1 nr=0 tp=0 cu=2 id=2 cp=3000000 u1=2000000 c1=50 u0=0 c0=0\n" + // nothing queued: 976 + 50 crossed
+		head + "1.012: contend_tick: (f) j=4 nb=9 ib=0 nr=1 tp=0 cu=2 id=2 cp=100 u1=200 c1=0\n" + // updated after the clock read: age -1
+		head + "1.016: contend_tick: (f) j=5 nb=9 ib=0 nr=1 tp=0 cu=1 id=2 cp=9000000 u1=0 c1=0\n" + // busy: not counted
+		head + "1.020: contend_tick: (f) j=6 nb=9 ib=0 nr=1 tp=0 cu=2 id=2\n" // no leaf
+	recs, err := ParseTickTrace(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct {
+		leaf    bool
+		age     int64
+		crossed bool
+	}{{true, 1000000, false}, {true, 2000000, true}, {true, 1000000, true}, {true, -1, false}, {true, 9000000, true}, {false, 0, false}} {
+		if r := recs[i]; r.Leaf != want.leaf || r.LeafAge != want.age || r.LeafCrossed() != want.crossed {
+			t.Errorf("record %d: leaf %v age %d crossed %v, want %+v", i, r.Leaf, r.LeafAge, r.LeafCrossed(), want)
+		}
+	}
+	tt := SumTicks("f", recs, 250)
+	if tt.QueuedLeaf != 3 || tt.QueuedCrossed != 1 || tt.IdleLeaf != 1 || tt.IdleCrossed != 1 || tt.QueuedAgeUs != 1000 {
+		t.Errorf("SumTicks: queued %d crossed %d age %.0f µs, idle %d crossed %d; want 3, 1, 1000, 1, 1", tt.QueuedLeaf, tt.QueuedCrossed, tt.QueuedAgeUs, tt.IdleLeaf, tt.IdleCrossed)
+	}
+	if _, err := ParseTickTrace(strings.NewReader(head + "1.0: contend_tick: (f) j=1 nb=9 ib=0 nr=1 tp=0 cu=2 id=2 cp=1 u1=0 c1=1024\n")); err == nil || !strings.Contains(err.Error(), "period_contrib") {
+		t.Errorf("period_contrib 1024: %v, want an error naming it", err)
 	}
 }

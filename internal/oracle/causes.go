@@ -117,9 +117,15 @@ func lbValues(c *kernel.Counted) []benchfmt.Value {
 // late, not stopped), "busy-tick-lateness-us" and "idle-tick-lateness-us"
 // (the median tick's time after its due time, kernel.TickLateness) and
 // "busy-tick-lateness-period-%" (a busy tick's lateness in PELT periods,
-// capped at one: the chance a period boundary fell within it). Rates
-// only where the ring buffer lost nothing; pair shares only where ticks
-// paired.
+// capped at one: the chance a period boundary fell within it); and
+// where the records read the workload's leaf cfs_rq (kernel.LeafFetch),
+// "queued-tick-crossed-%" (of the idle ticks that found a task queued,
+// those whose leaf cfs_rq had crossed a PELT period since its last
+// update: the tick's balance softirq decays it, before set_next_entity()
+// can), "queued-tick-leaf-age-us" (their leaves' median age) and
+// "idle-tick-crossed-%" (the same share of the idle ticks with none
+// queued). Rates only where the ring buffer lost nothing; pair shares
+// only where ticks paired.
 func tickValues(c *kernel.Counted) []benchfmt.Value {
 	t := c.Ticks
 	if t == nil || t.Ticks == 0 || c.Counted == nil || c.Counted.Seconds <= 0 {
@@ -154,6 +160,13 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 		vs = append(vs, benchfmt.Value{Value: t.BusyLateUs, Unit: "busy-tick-lateness-us"},
 			benchfmt.Value{Value: t.IdleLateUs, Unit: "idle-tick-lateness-us"},
 			benchfmt.Value{Value: 100 * t.BusyLatePeriod, Unit: "busy-tick-lateness-period-%"})
+	}
+	if t.QueuedLeaf > 0 {
+		vs = append(vs, benchfmt.Value{Value: pct(t.QueuedCrossed, t.QueuedLeaf), Unit: "queued-tick-crossed-%"},
+			benchfmt.Value{Value: t.QueuedAgeUs, Unit: "queued-tick-leaf-age-us"})
+	}
+	if t.IdleLeaf > 0 {
+		vs = append(vs, benchfmt.Value{Value: pct(t.IdleCrossed, t.IdleLeaf), Unit: "idle-tick-crossed-%"})
 	}
 	return vs
 }

@@ -117,7 +117,7 @@ func TestLBValues(t *testing.T) {
 func TestTickValues(t *testing.T) {
 	tt := &kernel.TickTrace{Ticks: 2000, Idle: 800, IdleNotIdle: 400, IdleQueued: 300, IdleDue: 720, BusyDue: 600,
 		Slots: [3]int{200, 1500, 100}, States: [2][2]int{{750, 250}, {250, 550}}, IdleEntries: 10000, BusyEntry: [2]int{400, 600}, BusyRun: [2]int{300, 100},
-		BusyLateUs: 250, IdleLateUs: 60, BusyLatePeriod: 0.4}
+		BusyLateUs: 250, IdleLateUs: 60, BusyLatePeriod: 0.4, QueuedLeaf: 200, QueuedCrossed: 50, QueuedAgeUs: 48, IdleLeaf: 400, IdleCrossed: 180}
 	c := &kernel.Counted{Counted: &kernel.Load{Seconds: 2}, Ticks: tt}
 	vals := func() map[string]float64 {
 		got := map[string]float64{}
@@ -128,7 +128,8 @@ func TestTickValues(t *testing.T) {
 	}
 	want := map[string]float64{"traced-ticks/s": 1000, "idle-tick-not-idle-%": 50, "idle-tick-queued-%": 37.5, "idle-tick-due-%": 90,
 		"busy-tick-due-%": 50, "tick-stale-%": 200.0 / 18, "tick-busy-corr": 0.75 - 250.0/800, "traced-idle-entries/s": 5000, "busy-tick-idle-entry-%": 60, "busy-tick-late-%": 25,
-		"busy-tick-lateness-us": 250, "idle-tick-lateness-us": 60, "busy-tick-lateness-period-%": 40}
+		"busy-tick-lateness-us": 250, "idle-tick-lateness-us": 60, "busy-tick-lateness-period-%": 40,
+		"queued-tick-crossed-%": 25, "queued-tick-leaf-age-us": 48, "idle-tick-crossed-%": 45}
 	if got := vals(); len(got) != len(want) {
 		t.Errorf("tickValues = %v, want %v", got, want)
 	} else {

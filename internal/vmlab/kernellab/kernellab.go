@@ -319,6 +319,10 @@ func kernelCountCheck(_ Topology, tr *Transcript) []string {
 	} else if !strings.Contains(string(r.Data), " nohz-locked/mask-entry") {
 		// Finding 14's real-kernel row: the kprobes on nohz's line.
 		bad = append(bad, "kernel-count.results: no nohz-locked/mask-entry (nohz's line not counted)")
+	} else if !strings.Contains(string(r.Data), " idle-tick-crossed-%") {
+		// The tick trace read the workload's leaf cfs_rq on the real
+		// kernel (kernel.LeafFetch: tg->cfs_rq's entries through kcore).
+		bad = append(bad, "kernel-count.results: no idle-tick-crossed-% (the tick trace read no leaf cfs_rq)")
 	}
 	return append(bad, leftCheck(tr, "kernel-count-after")...)
 }
