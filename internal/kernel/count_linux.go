@@ -159,6 +159,14 @@ type ThreadStats struct {
 	Affine          uint64 `json:"nr_wakeups_affine"`
 	AffineAttempts  uint64 `json:"nr_wakeups_affine_attempts"`
 	WakeupsMigrated uint64 `json:"nr_wakeups_migrate"`
+	// Sleeps are the threads' voluntary switches (each a block: the task
+	// left the cpu not runnable), Preempted their involuntary ones, and
+	// Waits their waits on a runqueue (schedstat's wait_count: each time
+	// one was queued and then ran). A wakeup with no sleep before it
+	// found its task still on the runqueue (ttwu_runnable()).
+	Sleeps    uint64 `json:"nr_voluntary_switches,omitempty"`
+	Preempted uint64 `json:"nr_involuntary_switches,omitempty"`
+	Waits     uint64 `json:"wait_count,omitempty"`
 	// What the loadavg model's duty needs: how long the threads ran and
 	// waited runnable (ms, over their lives), and their PELT load.
 	RunMs   float64 `json:"sum_exec_runtime_ms"`
@@ -862,6 +870,12 @@ func threadStats(root string, pid int, tids []int) ThreadStats {
 				ts.AffineAttempts += n
 			case "se.statistics.nr_wakeups_migrate", "nr_wakeups_migrate":
 				ts.WakeupsMigrated += n
+			case "nr_voluntary_switches":
+				ts.Sleeps += n
+			case "nr_involuntary_switches":
+				ts.Preempted += n
+			case "se.statistics.wait_count", "wait_count":
+				ts.Waits += n
 			}
 		}
 	}

@@ -103,6 +103,15 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 	} {
 		r.Values = append(r.Values, benchfmt.Value{Value: v.v, Unit: v.unit})
 	}
+	// The pingers' sleeps, preemptions and waits per wakeup, where the
+	// count read them (kernel count from 2026-12-05 12:00): a wakeup
+	// without a sleep found its task still queued or running.
+	if t := c.Threads; t.Sleeps > 0 && t.Wakeups > 0 {
+		w := float64(t.Wakeups)
+		r.Values = append(r.Values, benchfmt.Value{Value: float64(t.Sleeps) / w, Unit: "sleeps/wakeup"},
+			benchfmt.Value{Value: float64(t.Preempted) / w, Unit: "preemptions/wakeup"},
+			benchfmt.Value{Value: float64(t.Waits) / w, Unit: "waits/wakeup"})
+	}
 	if c.BalanceProbe != "" {
 		ops, _ := flagOps(c)
 		r.Values = append(r.Values,
