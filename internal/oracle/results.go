@@ -106,11 +106,16 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 	// The pingers' sleeps, preemptions and waits per wakeup, where the
 	// count read them (kernel count from 2026-12-05 12:00): a wakeup
 	// without a sleep found its task still queued or running.
+	// And the migrations split: those select_task_rq_fair() made at a
+	// wakeup (nr_wakeups_migrate) against every move (nr_migrations: the
+	// balancer's and the stopper's too).
 	if t := c.Threads; t.Sleeps > 0 && t.Wakeups > 0 {
 		w := float64(t.Wakeups)
 		r.Values = append(r.Values, benchfmt.Value{Value: float64(t.Sleeps) / w, Unit: "sleeps/wakeup"},
 			benchfmt.Value{Value: float64(t.Preempted) / w, Unit: "preemptions/wakeup"},
-			benchfmt.Value{Value: float64(t.Waits) / w, Unit: "waits/wakeup"})
+			benchfmt.Value{Value: float64(t.Waits) / w, Unit: "waits/wakeup"},
+			benchfmt.Value{Value: float64(t.WakeupsMigrated) / w, Unit: "wakeup-migrations/wakeup"},
+			benchfmt.Value{Value: float64(t.Affine) / w, Unit: "affine-wakeups/wakeup"})
 	}
 	if c.BalanceProbe != "" {
 		ops, _ := flagOps(c)
