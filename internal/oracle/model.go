@@ -502,13 +502,46 @@ func modelRows(kc CountResult, opt ModelOptions) ([]modelRow, modelRun, error) {
 // that show each.
 func loadavgMissing(run modelRun, r modelRow) string {
 	if strings.Contains(r.name, "by path:") {
-		return pathMissing(run, r)
+		return placed(run, pathMissing(run, r))
 	}
-	why := loadavgWhy(run, r)
+	why := placed(run, loadavgWhy(run, r))
 	if g := pathGap(run); g != "" && (strings.HasPrefix(r.name, "tg writes") || strings.Contains(r.name, "update_load_avg's site")) {
 		why += "; " + g
 	}
 	return why
+}
+
+// placed puts the pairs' placement (placementMissing) in place of a
+// line that names no mechanism, where the count shows it.
+func placed(run modelRun, why string) string {
+	rest, ok := strings.CutPrefix(why, "not named: ")
+	if p := placementMissing(run); ok && p != "" {
+		return p + "; beside it, " + rest
+	}
+	return why
+}
+
+// placementMissing names the pairs' placement where the count shows the
+// guest's pingers sleeping onto their partner queued on their own cpu
+// far more often than the model's: "" where the count predates the
+// figures (kernel count from 2026-12-05 12:00: sleeps/wakeup) or the
+// shares agree. A sleep whose cpu had nothing else to run is an idle
+// entry, so idle entries per sleep is the share of sleeps that left the
+// cpu idle, the guest's at most (its other tasks' sleeps idle cpus too).
+func placementMissing(run modelRun) string {
+	kc, row := run.kc, run.row
+	sleeps, idles := kc.V["wakeups/s"]*kc.V["sleeps/wakeup"], kc.V["nohz-run-idle/s"]
+	mw := float64(row.Wakeups)
+	if run.cfg.Pairs == 0 || sleeps <= 0 || idles <= 0 || mw <= 0 || row.IdlesPerCPUSec <= 0 {
+		return ""
+	}
+	kIdle := idles / sleeps
+	mIdle := row.IdlesPerCPUSec * float64(run.cfg.CPUs) * run.cfg.Duration.Seconds() / mw
+	if mIdle <= ModelTolerance*kIdle {
+		return ""
+	}
+	return fmt.Sprintf("the pairs' placement, not modelled: the guest's pingers slept %.2f times per wakeup and left their cpu idle at %.0f %% of those sleeps (idle entries per sleep), the model's at %.0f %%: the guest's sleep onto their partner, queued on the same cpu (a WF_SYNC wakeup's pull to the waker's cpu, wake_affine_idle()'s \"if (sync && cpu_rq(this_cpu)->nr_running == 1) return this_cpu;\"), its wakees preempted at %.0f %% of wakeups (involuntary switches; the model's %.0f %%) and %.1f %% of them moved cpu (nr_wakeups_migrate), where the model's pairs start split one task to a cpu and move by a drawn share; placed instead by ksim's select_task_rq_fair() from stacked starts (branch wip-pairs-wakeup-path), they stayed still and made 0.24-0.35x of the writes per wakeup of three recounted history guests: what carries the guest's stacked pairs between cpus is missing too",
+		kc.V["sleeps/wakeup"], 100*kIdle, 100*mIdle, 100*kc.V["preemptions/wakeup"], 100*float64(row.Preempted)/mw, 100*kc.V["wakeup-migrations/wakeup"])
 }
 
 // loadavgWhy is loadavgMissing's line for a row other than a path's.
@@ -753,7 +786,7 @@ func writePaths(w io.Writer, kc CountResult, cfg loadavg.SimConfig, row loadavg.
 		}
 		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d pairs pinging, run %.1f %% and runnable %.1f %% of their time, %d levels, HZ %d, %s; the model realised %.0f wakeups per cpu per s, its pingers ran %.1f %% and were runnable %.1f %% of their time; balance softirqs (update_blocked_averages) per cpu per s: model %.0f, %s%s\n",
 			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), cfg.Mig, cfg.Pairs, 100*cfg.Run, 100*cfg.Runnable, cfg.Levels, cfg.HZ, cfg.Variants[0],
-			realised, row.RunPct, row.RunnablePct, row.SoftirqsPerCPUSec, counted+preemptLine(cfg, row), delayLine(cfg, row))
+			realised, row.RunPct, row.RunnablePct, row.SoftirqsPerCPUSec, counted+preemptLine(kc, cfg, row), delayLine(cfg, row))
 	} else {
 		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d tasks per cpu, %d levels, HZ %d, %s; model idle %.0f %% of event slots, realised %.0f wakeups per cpu per s; not fed: the pingers ran %.1f %% and waited runnable %.1f %% of their time\n",
 			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), cfg.Mig, cfg.Tasks, cfg.Levels, cfg.HZ, cfg.Variants[0],
@@ -784,12 +817,16 @@ func delayLine(cfg loadavg.SimConfig, row loadavg.SimRow) string {
 
 // preemptLine says how many of a pairs run's wakeups preempted another of
 // the group's tasks, by which version's rules.
-func preemptLine(cfg loadavg.SimConfig, row loadavg.SimRow) string {
+func preemptLine(kc CountResult, cfg loadavg.SimConfig, row loadavg.SimRow) string {
 	rule := "6.1's check_preempt_wakeup()"
 	if cfg.EEVDF || cfg.DelayDequeue {
 		rule = "EEVDF's check_preempt_wakeup_fair()"
 	}
-	return fmt.Sprintf("; wakeup preemptions (%s): %.3f per wakeup", rule, float64(row.Preempted)/math.Max(float64(row.Wakeups), 1))
+	line := fmt.Sprintf("; wakeup preemptions (%s): %.3f per wakeup", rule, float64(row.Preempted)/math.Max(float64(row.Wakeups), 1))
+	if v, ok := kc.V["preemptions/wakeup"]; ok {
+		line += fmt.Sprintf(", %.3f counted (involuntary switches, the tick's too)", v)
+	}
+	return line
 }
 
 // bfCAS is the cmpxchg handoff the balanceflag rows assume: no figure for

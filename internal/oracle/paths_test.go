@@ -135,3 +135,33 @@ func TestInputsBeforeFix(t *testing.T) {
 		}
 	}
 }
+
+// TestPlacementMissing: where the count has the pingers' sleeps and its
+// idle entries per sleep are well under the model's, a line that names
+// no mechanism names the pairs' placement, with the figures; a count
+// from before the sleeps were read, or shares that agree, leave it be.
+func TestPlacementMissing(t *testing.T) {
+	cfg := loadavg.SimConfig{Pairs: 2, CPUs: 4, Duration: time.Second}
+	row := loadavg.SimRow{Wakeups: 40000, IdlesPerCPUSec: 9000, Preempted: 400} // 0.9 idle entries per wakeup
+	v := map[string]float64{"wakeups/s": 40000, "sleeps/wakeup": 1, "nohz-run-idle/s": 5000, "preemptions/wakeup": 0.64, "wakeup-migrations/wakeup": 0.005}
+	run := modelRun{kc: CountResult{CPUs: 4, V: v}, cfg: cfg, row: row}
+	got := placed(run, "not named: the count gives this path's writes")
+	for _, w := range []string{"the pairs' placement, not modelled:", "slept 1.00 times per wakeup", "idle at 12 % of those sleeps", "the model's at 90 %", "preempted at 64 % of wakeups", "the model's 1 %", "0.5 % of them moved cpu", "; beside it, the count gives this path's writes"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("placed = %q, lacks %q", got, w)
+		}
+	}
+	if got := placed(run, "the emulator's late ticks, not modelled"); got != "the emulator's late ticks, not modelled" {
+		t.Errorf("a named line became %q", got)
+	}
+	old := maps.Clone(v)
+	delete(old, "sleeps/wakeup")
+	if p := placementMissing(modelRun{kc: CountResult{CPUs: 4, V: old}, cfg: cfg, row: row}); p != "" {
+		t.Errorf("a count without sleeps/wakeup: %q, want none", p)
+	}
+	agree := maps.Clone(v)
+	agree["nohz-run-idle/s"] = 30000 // 0.75 per sleep: within 1.5x of 0.9
+	if p := placementMissing(modelRun{kc: CountResult{CPUs: 4, V: agree}, cfg: cfg, row: row}); p != "" {
+		t.Errorf("shares within the tolerance: %q, want none", p)
+	}
+}
