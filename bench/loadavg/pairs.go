@@ -9,8 +9,8 @@ import (
 	"github.com/contend/contend/counter"
 )
 
-// The pairs workload: the lab's pipe and migrate shapes (contend kernel
-// count -shape pipe|migrate) as tasks that run, sleep and wake on ksim's
+// The pairs workload: the lab's pipe, migrate and udp shapes (contend kernel
+// count -shape pipe|migrate|udp) as tasks that run, sleep and wake on ksim's
 // runqueues, for kernel model to feed a count's measured rates to. Where
 // the seed's workload (cfsmodel.CPU.Event) tosses a coin per CPU per gap, here every
 // wakeup is one side of a ping: a task runs, wakes its partner (the pipe

@@ -50,7 +50,7 @@ type SimConfig struct {
 	Tasks int
 	HZ    int
 	// Pairs, Run and Runnable choose the pairs workload (pairs.go), the
-	// lab's pipe and migrate shapes, in place of the seed's: Pairs pairs
+	// lab's pipe, migrate and udp shapes, in place of the seed's: Pairs pairs
 	// of tasks pinging each other, each task running Run and runnable
 	// Runnable of its time (shares, as a count measures them), waking
 	// once per 2·Pairs/(CPUs/(2·Gap)) of kernel time. Zero Pairs is the

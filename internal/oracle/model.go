@@ -361,11 +361,15 @@ func modelConfigAt(kc CountResult, enqPerSec float64, opt ModelOptions) (loadavg
 		Tasks: max(1, int(math.Round(float64(threads)/float64(kc.CPUs)))),
 		HZ:    hz, Seed: opt.Seed, Variants: []string{variant},
 	}
-	// The pipe and migrate shapes are pairs of pingers: where the count
-	// measured their run and runnable shares, the model runs them as
-	// pairs (loadavg's pairs workload), which realises the wakeups fed.
+	// The pipe, migrate and udp shapes are pairs of pingers (udp's over
+	// connected loopback sockets, whose sock_def_readable() wakes the
+	// reader WF_SYNC from the sender's own softirq, as pipe_write() does):
+	// where the count measured their run and runnable shares, the model
+	// runs them as pairs (loadavg's pairs workload), which realises the
+	// wakeups fed. The server shape, clients of one server, is no pairs
+	// and keeps the seed's workload.
 	run, runnable := kc.V["run-%"]/100, kc.V["runnable-%"]/100
-	if (kc.Shape == "pipe" || kc.Shape == "migrate") && run > 0 && runnable >= run && runnable <= 1 {
+	if (kc.Shape == "pipe" || kc.Shape == "migrate" || kc.Shape == "udp") && run > 0 && runnable >= run && runnable <= 1 {
 		cfg.Pairs, cfg.Run, cfg.Runnable = kc.Pairs, run, runnable
 		// The balance softirq's update_blocked_averages(), on busy and
 		// idle cpus: its cadence from the lowest sched domain, the
