@@ -143,8 +143,9 @@
 //     IdleLoop is one CPU's do_idle() under a rule (Enter, Ticked, Woke),
 //     IdleTickRule.StopsAtEntry the rule for models of whole idle ticks,
 //     ParseIdleTickRule its flag's names, IdleCPU a loop with the time its
-//     idle began; used by bench/balanceflag, bench/wakeup and
-//     bench/loadavg's pairs.
+//     idle began, IdleCPUs a machine's loops with their ticks' state and a
+//     measured stop share where a scenario has one (Enter, Exit); used by
+//     bench/balanceflag, bench/wakeup and bench/loadavg's pairs.
 //
 //   - The whole-tick idle pattern (tickpattern.go): TickPattern, for a
 //     model whose CPUs are idle or busy for whole ticks (bench/balanceflag):

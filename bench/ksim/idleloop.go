@@ -169,3 +169,69 @@ func (c *IdleCPU) Woke(end int64) {
 		c.Loop.Woke(end - c.From)
 	}
 }
+
+// IdleCPUs are n CPUs' idle loops and their ticks' state, for a scenario
+// whose CPUs idle between its own tasks' runs: each entry's tick decision
+// by a share the scenario measured (StopShare, a draw per entry, a kept
+// tick's iteration counted as one) or, where it has none (StopShare
+// negative), by each CPU's IdleLoop (menu with a cpuidle driver, the
+// kernel's form without; the one timer known is the softlockup
+// watchdog's, WatchdogSleep); whether each CPU's tick is stopped; and
+// the stops and idle entries made.
+type IdleCPUs struct {
+	CPUs           []IdleCPU
+	Stopped        []bool
+	StopShare      float64
+	Stops, Entries int64
+}
+
+// NewIdleCPUs is n busy CPUs whose loops follow rule, deciding by share
+// where it is 0 or more.
+func NewIdleCPUs(n int, rule IdleTickRule, share float64) *IdleCPUs {
+	s := &IdleCPUs{CPUs: make([]IdleCPU, n), Stopped: make([]bool, n), StopShare: share}
+	for i := range s.CPUs {
+		s.CPUs[i].Loop.Rule = rule
+	}
+	return s
+}
+
+// Enter is cpu's idle loop deciding the tick at now, at an idle's entry
+// (do_idle()) or (ticked) in the iteration after a kept tick woke it;
+// draw is the scenario's uniform draw in [0, 1), taken only for the
+// measured share. It says whether the tick stopped.
+func (s *IdleCPUs) Enter(now int64, cpu int, ticked bool, tickNs int64, draw func() float64) bool {
+	var stop bool
+	switch sleep := WatchdogSleep(now, cpu, len(s.CPUs)); {
+	case s.StopShare >= 0:
+		s.Entries++
+		stop = draw() < s.StopShare
+	case ticked:
+		stop = s.CPUs[cpu].Ticked(now, tickNs, sleep)
+	default:
+		s.Entries++
+		stop = s.CPUs[cpu].Enter(now, tickNs, sleep)
+	}
+	s.CPUs[cpu].From = now
+	if stop {
+		s.Stopped[cpu] = true
+		s.Stops++
+	}
+	return stop
+}
+
+// Exit is cpu leaving idle for a wakeup at now: the governor learns the
+// idle's length (menu_update()) where it decides, and the tick runs
+// again (tick_nohz_idle_exit()).
+func (s *IdleCPUs) Exit(now int64, cpu int) {
+	if s.CPUs[cpu].From == 0 {
+		return
+	}
+	if s.StopShare < 0 {
+		s.CPUs[cpu].Woke(now)
+	}
+	s.CPUs[cpu].From = 0
+	s.Stopped[cpu] = false
+}
+
+// Idle is whether cpu is idle (an idle begun and not yet ended).
+func (s *IdleCPUs) Idle(cpu int) bool { return s.CPUs[cpu].From != 0 }

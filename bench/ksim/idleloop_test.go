@@ -69,3 +69,37 @@ func TestParseIdleTickRule(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleCPUs: a measured share decides each entry by the scenario's
+// draw, a kept tick's iteration counted as an entry; without one the
+// CPU's loop decides (after-tick: the entry keeps the tick, the
+// iteration after a tick stops it) and no draw is taken; an exit clears
+// the stop and the idle.
+func TestIdleCPUs(t *testing.T) {
+	const tick = 4_000_000
+	draws := 0
+	draw := func(v float64) func() float64 { return func() float64 { draws++; return v } }
+	m := NewIdleCPUs(2, IdleTickAfterTick, 0.5)
+	if !m.Enter(1000, 0, false, tick, draw(0.2)) || m.Enter(1000, 1, false, tick, draw(0.7)) || m.Enter(5000, 1, true, tick, draw(0.9)) {
+		t.Error("a share of 0.5: draws 0.2, 0.7, 0.9 want stop, keep, keep")
+	}
+	if m.Stops != 1 || m.Entries != 3 || draws != 3 || !m.Stopped[0] || m.Stopped[1] || !m.Idle(1) {
+		t.Errorf("share: %d stops, %d entries, %d draws, stopped %v", m.Stops, m.Entries, draws, m.Stopped)
+	}
+	m.Exit(9000, 0)
+	if m.Stopped[0] || m.Idle(0) {
+		t.Error("an exit leaves the tick stopped or the cpu idle")
+	}
+	draws = 0
+	r := NewIdleCPUs(1, IdleTickAfterTick, -1)
+	if r.Enter(1000, 0, false, tick, draw(0)) || !r.Enter(1000+tick, 0, true, tick, draw(0)) {
+		t.Error("after-tick: the entry keeps the tick, the iteration after it stops it")
+	}
+	if draws != 0 || r.Entries != 1 || r.Stops != 1 {
+		t.Errorf("the loop's rule: %d draws, %d entries, %d stops; want 0, 1, 1", draws, r.Entries, r.Stops)
+	}
+	r.Exit(2000+tick, 0)
+	if r.Idle(0) || r.Stopped[0] {
+		t.Error("exit: still idle or stopped")
+	}
+}

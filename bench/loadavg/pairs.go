@@ -43,6 +43,8 @@ import (
 //     to an idle cpu of the LLC where there is one (select_idle_sibling()
 //     finds its target busy and scans), and that move takes the place of
 //     the next migration drawn, so the share stays the count's.
+//   - the moves of a running task (RunMoves, per sleep: the count's
+//     migrations less its wakeup migrations, Mig then the latter; moveTo);
 //
 //   - the waker's tail: a runnable share over half the cycle means the
 //     two of a pair are runnable at once, as they are: the pipe's write
@@ -92,10 +94,13 @@ type pairSim struct {
 	q     ksim.Queue
 	rng   uint64
 	migAt uint64 // a wakeup migrates when 32 random bits fall below this
-	cycle int64  // each task's time from one wakeup to the next, ns
-	run   int64  // mean run, ns
-	wait  int64  // mean wait runnable, ns
-	tail  int64  // mean of a run's part after its ping, ns (the waker's tail)
+	// moveAt: a sleep follows a move of the running task (moveTo) when
+	// 32 random bits fall below this.
+	moveAt uint64
+	cycle  int64 // each task's time from one wakeup to the next, ns
+	run    int64 // mean run, ns
+	wait   int64 // mean wait runnable, ns
+	tail   int64 // mean of a run's part after its ping, ns (the waker's tail)
 	// pingAt: when each run pings its partner (-1 at its block, pinged
 	// once done; while preempted, the run left before it); awake: woken,
 	// not yet blocked again; owedWake: pinged while awake.
@@ -140,27 +145,19 @@ type pairSim struct {
 	// row (SimRow.Delayed, Requeued).
 	nDelayed, nRequeued int64
 
-	// The tick-stop decision, with the softirq (bal): each cpu's idle
-	// loop and when its current idle began (ksim.IdleCPU; From 0: busy),
-	// whether its tick is stopped, and the stops made.
-	idle      []ksim.IdleCPU
-	stopped   []bool
-	tickStops int64
-	idles     int64 // idle entries (cpuidle_idle_call() from the idle loop), kept ticks' re-entries included
-	// stopShare is SimConfig.TickStopShare where measured: an idle entry
-	// stops the tick with that chance; negative, the governor decides.
-	stopShare float64
+	// The idle loops' tick-stop decisions, with the softirq (bal).
+	idle *ksim.IdleCPUs
 }
 
 // newPairSim puts 2·pairs tasks of the given weight on the cpus (task i on
 // cpu i mod len(cpus), asleep, load_avg weight/2 as the seed workload's
 // tasks start), one partner waking the other first.
-func newPairSim(cpus []*cfsmodel.CPU, pairs, mig int, weight uint64, gap int64, run, runnable float64, hz ksim.HZ, seed uint64, kern ksim.Kernel, delayDequeue bool) (*pairSim, error) {
+func newPairSim(cpus []*cfsmodel.CPU, pairs, mig int, moves float64, weight uint64, gap int64, run, runnable float64, hz ksim.HZ, seed uint64, kern ksim.Kernel, delayDequeue bool) (*pairSim, error) {
 	n := 2 * pairs
 	cycle := float64(n) * 2 * float64(gap) / float64(len(cpus))
 	s := &pairSim{
 		cpus: cpus, rqs: make([]ksim.RQ, len(cpus)), tasks: make([]*cfsmodel.Task, n), ks: make([]ksim.Task, n),
-		rng: seed, migAt: uint64(mig) << 32 / 100, every: ksim.NohzBlockedEvery(hz), tick: hz.TickNs(),
+		rng: seed, migAt: uint64(mig) << 32 / 100, moveAt: uint64(min(max(moves, 0), 1) * (1 << 32)), every: ksim.NohzBlockedEvery(hz), tick: hz.TickNs(),
 		readyAt: make([]int64, n), due: make([]int64, n), cycle: int64(cycle), kern: kern, end: make([]int64, n), left: make([]int64, n), runs: make([]int64, n),
 		dd: delayDequeue, fair: make([]ksim.Fair, len(cpus)), vAt: make([]int64, n), delayed: make([][]int, len(cpus)), isDelay: make([]bool, n),
 		// update_entity_lag()'s limit: max(2·slice, TICK_NSEC).
@@ -248,7 +245,7 @@ func (s *pairSim) runUntil(end int64) {
 func (s *pairSim) tickAt(now int64, cpu int) {
 	c, rq := s.cpus[cpu], &s.rqs[cpu]
 	switch {
-	case s.bal != nil && s.stopped[cpu]:
+	case s.bal != nil && s.idle.Stopped[cpu]:
 		if now >= c.Blocked {
 			c.RQ.UpdateBlocked(now)
 			c.Blocked = now + s.every
@@ -258,7 +255,7 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 			c.RQ.Tick(now, &s.tasks[rq.Curr.ID].SE)
 		}
 		s.bal.Tick(now, cpu, c.RQ.NrRunning() > 0, func() { c.RQ.UpdateBlocked(now) })
-		if s.idle[cpu].From != 0 {
+		if s.idle.Idle(cpu) {
 			s.enterIdle(now, cpu, true)
 		}
 	case rq.Curr != nil:
@@ -271,45 +268,12 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 }
 
 // enterIdle is the idle loop's tick decision on cpu at now, none of the
-// group's tasks queued: at an idle's entry (do_idle()), or (ticked) in the
-// iteration after a kept tick woke it. The count's measured share decides
-// where it has one (stopShare: a draw per idle entry, a kept tick's
-// iteration counted as one, as the model has always drawn it), else the
-// idle loop's rule (ksim.IdleLoop: menu with a cpuidle driver, the
-// kernel's form without; the one timer known is the softlockup
-// watchdog's, ksim.WatchdogSleep).
+// group's tasks queued (ksim.IdleCPUs.Enter); a stopped tick leaves the
+// cpu's blocked load to the nohz idle balancer.
 func (s *pairSim) enterIdle(now int64, cpu int, ticked bool) {
-	var stop bool
-	switch sleep := ksim.WatchdogSleep(now, cpu, len(s.idle)); {
-	case s.stopShare >= 0:
-		s.idles++
-		stop = ksim.Uniform(cfsmodel.NextRand(&s.rng)) < s.stopShare
-	case ticked:
-		stop = s.idle[cpu].Ticked(now, s.tick, sleep)
-	default:
-		s.idles++
-		stop = s.idle[cpu].Enter(now, s.tick, sleep)
-	}
-	s.idle[cpu].From = now
-	if stop {
-		s.stopped[cpu] = true
-		s.tickStops++
+	if s.idle.Enter(now, cpu, ticked, s.tick, func() float64 { return ksim.Uniform(cfsmodel.NextRand(&s.rng)) }) {
 		s.cpus[cpu].Blocked = now + s.every
 	}
-}
-
-// exitIdle is cpu leaving idle for a wakeup: the governor learns the idle
-// interval (menu_update()) and the tick runs again
-// (tick_nohz_idle_exit()).
-func (s *pairSim) exitIdle(now int64, cpu int) {
-	if s.idle[cpu].From == 0 {
-		return
-	}
-	if s.stopShare < 0 {
-		s.idle[cpu].Woke(now)
-	}
-	s.idle[cpu].From = 0
-	s.stopped[cpu] = false
 }
 
 // wake is try_to_wake_up() of task id by a task on cpu waker: it picks the
@@ -359,7 +323,7 @@ func (s *pairSim) wake(now int64, id, waker int) {
 			from.Moved += int64(counter.RemoveEntityLoadAvg(&t.SE))
 		}
 		if s.bal != nil {
-			s.exitIdle(now, to.Self)
+			s.idle.Exit(now, to.Self)
 		}
 		to.RQ.Enqueue(now, &t.SE)
 		s.runCurr(now, to.Self)
@@ -598,8 +562,35 @@ func (s *pairSim) dequeue(now int64, id int, wasDelayed bool) {
 	if wasDelayed {
 		k.VLag = min(k.VLag, 0)
 	}
+	if to := s.moveTo(k.CPU, wasDelayed); to != nil {
+		// Moved while running: detached here at once (dequeue_entity()'s
+		// DO_DETACH), attached there, and asleep there.
+		c.RQ.Dequeue(now, &t.SE, true)
+		to.RQ.Enqueue(now, &t.SE)
+		c = to
+	}
 	c.RQ.Dequeue(now, &t.SE, false)
 	c.Local = append(c.Local, t)
+	k.CPU = c.Self
+}
+
+// moveTo draws whether a task about to sleep on cpu was first moved while
+// running (SimConfig.RunMoves), and where to: nil, or another cpu at
+// random. Such a move (the migrate shape's sched_setaffinity(), which the
+// stopper's move_queued_task() carries out, or the balancer's
+// detach_task()) deactivate_task()s it TASK_ON_RQ_MIGRATING, so
+// dequeue_entity() detaches its load at once (DO_DETACH: v6.1 to v7.3),
+// where a wakeup's move leaves it for the old cpu's next update
+// (remove_entity_load_avg()). Its brief run there is not modelled.
+func (s *pairSim) moveTo(cpu int, wasDelayed bool) *cfsmodel.CPU {
+	if wasDelayed || len(s.cpus) < 2 || s.moveAt == 0 || cfsmodel.NextRand(&s.rng)>>32 >= s.moveAt {
+		return nil
+	}
+	dst := int(cfsmodel.NextRand(&s.rng) % uint64(len(s.cpus)-1))
+	if dst >= cpu {
+		dst++
+	}
+	return s.cpus[dst]
 }
 
 // pairOut is what a pairs run measured besides the cfs_rqs' counts: the
@@ -632,7 +623,7 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	if cfg.EEVDF || cfg.DelayDequeue {
 		kern = ksim.Linux612
 	}
-	s, err := newPairSim(cpus, cfg.Pairs, cfg.Mig.Percent(), uint64(cfg.Weight), int64(cfg.Gap), cfg.Run, cfg.Runnable, ksim.HZ(cfg.HZ), cfsmodel.CPUSeed(n, cfg.Seed), kern, cfg.DelayDequeue)
+	s, err := newPairSim(cpus, cfg.Pairs, cfg.Mig.Percent(), cfg.RunMoves, uint64(cfg.Weight), int64(cfg.Gap), cfg.Run, cfg.Runnable, ksim.HZ(cfg.HZ), cfsmodel.CPUSeed(n, cfg.Seed), kern, cfg.DelayDequeue)
 	if err != nil {
 		return nil, out, err
 	}
@@ -640,19 +631,16 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	if cfg.DomainCPUs > 0 {
 		s.llc = cfg.DomainCPUs
 		s.bal = ksim.NewSoftirqs(ksim.Linux61, n, cfg.DomainCPUs, ksim.HZ(cfg.HZ))
-		s.idle, s.stopped = make([]ksim.IdleCPU, n), make([]bool, n)
-		for i := range s.idle {
-			s.idle[i].Loop.Rule = cfg.IdleTick
-		}
-		s.stopShare = -1
+		share := -1.0
 		if cfg.TickStopMeasured {
-			s.stopShare = cfg.TickStopShare
+			share = cfg.TickStopShare
 		}
+		s.idle = ksim.NewIdleCPUs(n, cfg.IdleTick, share)
 		// Every cpu starts idle, its tasks asleep.
 		for i := range n {
 			s.enterIdle(cfsmodel.ClockBase, i, false)
 		}
-		s.tickStops, s.idles = 0, 0
+		s.idle.Stops, s.idle.Entries = 0, 0
 	}
 	s.runUntil(cfsmodel.ClockBase + int64(cfg.Duration))
 	if s.bal != nil {
@@ -662,7 +650,10 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	}
 	span := float64(2*cfg.Pairs) * float64(cfg.Duration)
 	out.run, out.runnable = float64(s.ran)/span, float64(s.ran+s.waited)/span
-	out.delayed, out.requeued, out.tickStops, out.idles, out.preempted = s.nDelayed, s.nRequeued, s.tickStops, s.idles, s.preempted
+	out.delayed, out.requeued, out.preempted = s.nDelayed, s.nRequeued, s.preempted
+	if s.idle != nil {
+		out.tickStops, out.idles = s.idle.Stops, s.idle.Entries
+	}
 	return cpus, out, nil
 }
 

@@ -331,3 +331,38 @@ func TestPairsIdleTickRule(t *testing.T) {
 		t.Errorf("after-tick: %.1f tick stops per cpu per s against stop's %.1f: want some, fewer", after.TickStopsPerCPUSec, stop.TickStopsPerCPUSec)
 	}
 }
+
+// TestPairsRunMoves: a share of the sleeps follows a move of the running
+// task (SimConfig.RunMoves, the migrate shape's sched_setaffinity()), each
+// an attach on another cpu, and each detaches its load at once on the
+// dequeue path (DO_DETACH: an update_tg_load_avg() call whatever decayed),
+// where the same run without moves calls it only on a decay.
+func TestPairsRunMoves(t *testing.T) {
+	run := func(moves float64) SimRow {
+		cfg := pairsConfig(370*time.Microsecond, NoMig)
+		cfg.RunMoves = moves
+		tab, err := Simulate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tab.Rows[0]
+	}
+	still, moving := run(0), run(0.3)
+	if still.Migrations != 0 {
+		t.Errorf("no moves, no migrations: %d", still.Migrations)
+	}
+	// The moves, and the wakeups that part the pairs some of them
+	// stacked (select_idle_sibling(): pairs.go's idleSibling).
+	share := float64(moving.Migrations) / float64(moving.Wakeups)
+	if share < 0.27 || share > 0.5 {
+		t.Errorf("RunMoves 0.3: %d attaches of %d wakeups (%.3f)", moving.Migrations, moving.Wakeups, share)
+	}
+	// One call per move on the leaf at least, beyond a still run's.
+	dq := func(r SimRow) float64 { return float64(r.Paths[counter.PathDequeue].Updates) / float64(r.Wakeups) }
+	if dq(moving) < dq(still)+0.8*0.3 {
+		t.Errorf("dequeue path's update_tg_load_avg calls per wakeup: %.3f moving, %.3f still; want 0.24 more for the detaches", dq(moving), dq(still))
+	}
+	if _, err := Simulate(SimConfig{CPUs: 4, Nodes: 1, Levels: 2, Duration: time.Second, Gap: time.Millisecond, Pairs: 2, Run: .3, Runnable: .5, RunMoves: 1.5, HZ: 250, Variants: []string{"base"}}); err == nil || !strings.Contains(err.Error(), "run moves") {
+		t.Errorf("RunMoves 1.5: %v, want an error naming it", err)
+	}
+}

@@ -345,7 +345,15 @@ func modelConfigAt(kc CountResult, enqPerSec float64, opt ModelOptions) (loadavg
 	}
 	threads := countPingers(kc)
 	var mig loadavg.SimMig
-	pct := int(math.Round(100 * kc.V["migrations/wakeup"]))
+	// A count that splits its migrations (nr_wakeups_migrate, from
+	// 2026-12-05 12:00) feeds the wakeup path's alone as Mig, and the
+	// rest, moves of a queued or running task (the balancer's, the
+	// migrate shape's sched_setaffinity()), as the pairs' RunMoves.
+	migs, moves := kc.V["migrations/wakeup"], 0.0
+	if w, ok := kc.V["wakeup-migrations/wakeup"]; ok && w <= migs {
+		migs, moves = w, kc.V["migrations/wakeup"]-w
+	}
+	pct := int(math.Round(100 * migs))
 	if err := mig.Set(strconv.Itoa(min(max(pct, 0), 100))); err != nil {
 		return loadavg.SimConfig{}, err
 	}
@@ -370,7 +378,7 @@ func modelConfigAt(kc CountResult, enqPerSec float64, opt ModelOptions) (loadavg
 	// and keeps the seed's workload.
 	run, runnable := kc.V["run-%"]/100, kc.V["runnable-%"]/100
 	if (kc.Shape == "pipe" || kc.Shape == "migrate" || kc.Shape == "udp") && run > 0 && runnable >= run && runnable <= 1 {
-		cfg.Pairs, cfg.Run, cfg.Runnable = kc.Pairs, run, runnable
+		cfg.Pairs, cfg.Run, cfg.Runnable, cfg.RunMoves = kc.Pairs, run, runnable, min(moves, 1)
 		// The balance softirq's update_blocked_averages(), on busy and
 		// idle cpus: its cadence from the lowest sched domain, the
 		// guest's own (lowestDomain).
@@ -570,7 +578,7 @@ func loadavgWhy(run modelRun, r modelRow) string {
 	case strings.Contains(r.name, "other sites") && over:
 		return "not named: the leaf list is modelled (cfs_rq_is_decayed() takes a cfs_rq off once its load_sum is 0, after its load_avg and so its contribution reached 0, when update_tg_load_avg() has nothing left to write: it moved this row by under 5 %); the model's writes here are its balance softirqs' on ticking cpus with none of the group's tasks queued (docs/loadavg.md, \"Rows still outside\"), and the count has no calls at this site to tell fewer period crossings from fewer deltas past contrib/64; the model's softirqs and tick stops beside the count's are in the inputs line"
 	case cfg.DelayDequeue && over: // 6.12 among the counts
-		return "not named: 6.12's DELAY_DEQUEUE is modelled (the inputs line has its delayed dequeues and requeues per wakeup; a delayed task whose cpu has nothing else to run is picked and fully dequeued at once, as pick_next_entity() does), and moved this row by 2 % or less; the migrate shape's own moves (sched_setaffinity() after every transaction: the stopper's move_queued_task(), a detach and attach of the running task) run as wakeup migrations here"
+		return "not named: 6.12's DELAY_DEQUEUE is modelled (the inputs line has its delayed dequeues and requeues per wakeup; a delayed task whose cpu has nothing else to run is picked and fully dequeued at once, as pick_next_entity() does), and moved this row by 2 % or less; the moves of a running task (the migrate shape's sched_setaffinity() after every transaction, the stopper's move_queued_task(): its load detached at once) are modelled where the count splits its migrations (the inputs line's run moves)"
 	case !over && cfg.TickStopMeasured:
 		others := 0.0
 		if wk := run.kc.V["wakeups/s"]; wk > 0 {
@@ -788,8 +796,8 @@ func writePaths(w io.Writer, kc CountResult, cfg loadavg.SimConfig, row loadavg.
 		if v, ok := kc.V["nohz-run-idle/s"]; ok {
 			counted += fmt.Sprintf(", %.0f counted", v/float64(kc.CPUs))
 		}
-		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d pairs pinging, run %.1f %% and runnable %.1f %% of their time, %d levels, HZ %d, %s; the model realised %.0f wakeups per cpu per s, its pingers ran %.1f %% and were runnable %.1f %% of their time; balance softirqs (update_blocked_averages) per cpu per s: model %.0f, %s%s\n",
-			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), cfg.Mig, cfg.Pairs, 100*cfg.Run, 100*cfg.Runnable, cfg.Levels, cfg.HZ, cfg.Variants[0],
+		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %% (run moves %.3f per sleep), %d pairs pinging, run %.1f %% and runnable %.1f %% of their time, %d levels, HZ %d, %s; the model realised %.0f wakeups per cpu per s, its pingers ran %.1f %% and were runnable %.1f %% of their time; balance softirqs (update_blocked_averages) per cpu per s: model %.0f, %s%s\n",
+			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), cfg.Mig, cfg.RunMoves, cfg.Pairs, 100*cfg.Run, 100*cfg.Runnable, cfg.Levels, cfg.HZ, cfg.Variants[0],
 			realised, row.RunPct, row.RunnablePct, row.SoftirqsPerCPUSec, counted+preemptLine(kc, cfg, row), delayLine(cfg, row))
 	} else {
 		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d tasks per cpu, %d levels, HZ %d, %s; model idle %.0f %% of event slots, realised %.0f wakeups per cpu per s; not fed: the pingers ran %.1f %% and waited runnable %.1f %% of their time\n",

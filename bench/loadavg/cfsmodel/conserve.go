@@ -18,7 +18,8 @@ import (
 //   - every unit of load a wakeup took from a cfs_rq (what
 //     remove_entity_load_avg() put in cfs_rq->removed) is either drained
 //     by that cfs_rq's owner or still waiting in cfs_rq->removed, and was
-//     attached, whole, to the waking CPU's cfs_rq.
+//     attached, whole, to the waking CPU's cfs_rq; the load a move of a
+//     queued task detached at once (DO_DETACH) was attached too.
 //
 // The cfs_rq's PELT sum itself is not compared with its tasks' here: the
 // kernel keeps the two apart, and a task that migrates within a PELT
@@ -56,7 +57,7 @@ func StoresConserved(cpus []*CPU, stores []counter.Store) error {
 // tasksConserved is StoresConserved's check of the tasks and the load their
 // wakeups moved.
 func tasksConserved(cpus []*CPU) error {
-	var moved, drained, pending, attached uint64
+	var moved, drained, pending, attached, detached uint64
 	seen := map[*Task]bool{}
 	tasks := 0
 	for _, c := range cpus {
@@ -66,6 +67,7 @@ func tasksConserved(cpus []*CPU) error {
 		drained += st.RemovedLoad
 		pending += c.RQ.RemovedLoad()
 		attached += st.AttachedLoad
+		detached += st.DetachedLoad
 		for _, ts := range [][]*Task{c.Queued, c.Local, c.Away.Tasks} {
 			for _, t := range ts {
 				if seen[t] {
@@ -81,9 +83,9 @@ func tasksConserved(cpus []*CPU) error {
 	if len(seen) != tasks {
 		return fmt.Errorf("%d tasks found, %d were started", len(seen), tasks)
 	}
-	if moved != drained+pending || moved != attached {
-		return fmt.Errorf("wakeups moved load %d; the sources drained %d and hold %d in cfs_rq->removed; the destinations attached %d: load was not conserved",
-			moved, drained, pending, attached)
+	if moved != drained+pending || moved+detached != attached {
+		return fmt.Errorf("wakeups moved load %d; the sources drained %d and hold %d in cfs_rq->removed; moves detached %d; the destinations attached %d: load was not conserved",
+			moved, drained, pending, detached, attached)
 	}
 	return nil
 }
