@@ -285,6 +285,27 @@ func (f *Fair) Place(t *Task) {
 	f.Add(t)
 }
 
+// RequeueDelayed is requeue_delayed_entity()'s DELAY_ZERO (v6.12) for
+// delayed task t, woken where it stayed queued: an entity whose lag
+// turned positive is re-placed at zero lag,
+//
+//	if (sched_feat(DELAY_ZERO)) {
+//		update_entity_lag(cfs_rq, se);
+//		if (se->vlag > 0) {
+//			...
+//			se->vlag = 0;
+//			place_entity(cfs_rq, se, 0);
+//
+// limit as UpdateLag's.
+func (f *Fair) RequeueDelayed(t *Task, limit int64) {
+	f.UpdateLag(t, limit)
+	if t.VLag > 0 {
+		f.Sub(t)
+		t.VLag = 0
+		f.Place(t)
+	}
+}
+
 // BaseSlice is sysctl_sched_base_slice on cpus CPUs (v6.6+): 0.75 ms ×
 // SysctlFactor (kernel/sched/fair.c, get_update_sysctl_factor()).
 func BaseSlice(cpus int) int64 { return 750_000 * SysctlFactor(cpus) }

@@ -224,3 +224,28 @@ func TestNextBuddy(t *testing.T) {
 		}
 	}
 }
+
+// TestRequeueDelayed: DELAY_ZERO re-places a delayed entity whose lag
+// turned positive at zero lag (its vruntime the queue's average), and
+// leaves one with negative lag where it was.
+func TestRequeueDelayed(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		vr       int64
+		wantLag  int64
+		replaced bool
+	}{{"behind: positive lag", 1_000, 0, true}, {"ahead: negative lag", 9_000, -2_000, false}} {
+		var f Fair
+		other := &Task{ID: 1, Weight: 1024, VRuntime: 5_000}
+		t0 := &Task{ID: 0, Weight: 1024, VRuntime: tc.vr}
+		f.Add(other)
+		f.Add(t0)
+		f.RequeueDelayed(t0, 1<<40)
+		switch {
+		case tc.replaced && (t0.VLag != 0 || t0.VRuntime != f.Avg()):
+			t.Errorf("%s: vlag %d, vruntime %d, avg %d; want 0 and the average", tc.name, t0.VLag, t0.VRuntime, f.Avg())
+		case !tc.replaced && (t0.VLag != tc.wantLag || t0.VRuntime != tc.vr):
+			t.Errorf("%s: vlag %d, vruntime %d; want %d and %d", tc.name, t0.VLag, t0.VRuntime, tc.wantLag, tc.vr)
+		}
+	}
+}

@@ -384,27 +384,13 @@ func (s *pairSim) queued(cpu int, skip *ksim.Task) []*ksim.Task {
 }
 
 // requeue is the wakeup of delayed task id: enqueue_task_fair() with
-// ENQUEUE_DELAYED, requeue_delayed_entity() with DELAY_ZERO, which
-// re-places an entity whose lag turned positive at zero lag:
-//
-//	if (sched_feat(DELAY_ZERO)) {
-//		update_entity_lag(cfs_rq, se);
-//		if (se->vlag > 0) {
-//			...
-//			se->vlag = 0;
-//			place_entity(cfs_rq, se, 0);
-//
-// then update_load_avg(cfs_rq, se, 0) (counter.CfsRq.RequeueDelayed).
+// ENQUEUE_DELAYED, requeue_delayed_entity()'s DELAY_ZERO
+// (ksim.Fair.RequeueDelayed), then its update_load_avg(cfs_rq, se, 0)
+// (counter.CfsRq.RequeueDelayed).
 func (s *pairSim) requeue(now int64, id int) {
-	k, cpu := &s.ks[id], s.ks[id].CPU
-	f := &s.fair[cpu]
+	cpu := s.ks[id].CPU
 	s.runCurr(now, cpu)
-	f.UpdateLag(k, s.lagLimit)
-	if k.VLag > 0 {
-		f.Sub(k)
-		k.VLag = 0
-		f.Place(k)
-	}
+	s.fair[cpu].RequeueDelayed(&s.ks[id], s.lagLimit)
 	s.cpus[cpu].RQ.RequeueDelayed(now, &s.tasks[id].SE)
 	s.isDelay[id] = false
 	remove(&s.delayed[cpu], id)
