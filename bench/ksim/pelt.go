@@ -158,6 +158,16 @@ func (sa *SchedAvg) UpdateLoadSum(now, load uint64) bool {
 	return sa.accumulateSum(delta, load) != 0
 }
 
+// Crossed is whether an update at now would find a period boundary
+// crossed since the last one: ___update_load_sum()'s "delta >>= 10",
+// then accumulate_sum()'s "delta += sa->period_contrib; periods = delta /
+// 1024;" not 0 (the kernel tick trace's kernel.TickRecord.LeafCrossed,
+// in the model's own clock).
+func (sa *SchedAvg) Crossed(now uint64) bool {
+	delta := now - sa.LastUpdateTime
+	return int64(delta) >= 0 && delta>>10 > 0 && delta>>10+uint64(sa.PeriodContrib) >= 1024
+}
+
 // Divider is get_pelt_divider().
 func (sa *SchedAvg) Divider() uint64 {
 	return PeltMinDivider + uint64(sa.PeriodContrib)

@@ -226,3 +226,21 @@ func BenchmarkDecay(b *testing.B) {
 		b.Fatal(sum)
 	}
 }
+
+// TestCrossed: an update crosses a period boundary where the 1024 ns
+// units since the last one and the period's summed part reach 1024.
+func TestCrossed(t *testing.T) {
+	for _, tc := range []struct {
+		since   uint64
+		contrib uint32
+		want    bool
+	}{{0, 0, false}, {1023, 1023, false}, {1024 * 1023, 0, false}, {1024 * 1024, 0, true}, {1024 * 24, 1000, true}, {1024 * 23, 1000, false}} {
+		sa := SchedAvg{LastUpdateTime: 1 << 30, PeriodContrib: tc.contrib}
+		if got := sa.Crossed(1<<30 + tc.since); got != tc.want {
+			t.Errorf("%d ns since, contrib %d: Crossed %v, want %v", tc.since, tc.contrib, got, tc.want)
+		}
+	}
+	if (&SchedAvg{LastUpdateTime: 5000}).Crossed(10) {
+		t.Error("a clock behind the last update crossed")
+	}
+}

@@ -145,8 +145,10 @@ type pairSim struct {
 	// row (SimRow.Delayed, Requeued).
 	nDelayed, nRequeued int64
 
-	// The idle loops' tick-stop decisions, with the softirq (bal).
-	idle *ksim.IdleCPUs
+	// The idle loops' tick-stop decisions, with the softirq (bal), and
+	// the idle ticks: all, and those whose leaf had crossed a period.
+	idle      *ksim.IdleCPUs
+	idleTicks [2]int64
 }
 
 // newPairSim puts 2·pairs tasks of the given weight on the cpus (task i on
@@ -253,6 +255,12 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 	case s.bal != nil:
 		if rq.Curr != nil {
 			c.RQ.Tick(now, &s.tasks[rq.Curr.ID].SE)
+		} else if a := c.RQ.Avg(); len(c.Queued) == 0 {
+			// An idle tick: is the leaf past a period (the tick trace's)?
+			s.idleTicks[0]++
+			if a.Crossed(uint64(now)) {
+				s.idleTicks[1]++
+			}
 		}
 		s.bal.Tick(now, cpu, c.RQ.NrRunning() > 0, func() { c.RQ.UpdateBlocked(now) })
 		if s.idle.Idle(cpu) {
@@ -586,6 +594,7 @@ type pairOut struct {
 	run, runnable               float64
 	softirqs, delayed, requeued int64
 	tickStops, idles, preempted int64
+	idleTicks                   [2]int64 // pairSim's
 }
 
 // simulatePairs runs variant v's stores under the pairs workload for
@@ -636,7 +645,7 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	}
 	span := float64(2*cfg.Pairs) * float64(cfg.Duration)
 	out.run, out.runnable = float64(s.ran)/span, float64(s.ran+s.waited)/span
-	out.delayed, out.requeued, out.preempted = s.nDelayed, s.nRequeued, s.preempted
+	out.delayed, out.requeued, out.preempted, out.idleTicks = s.nDelayed, s.nRequeued, s.preempted, s.idleTicks
 	if s.idle != nil {
 		out.tickStops, out.idles = s.idle.Stops, s.idle.Entries
 	}

@@ -366,3 +366,26 @@ func TestPairsRunMoves(t *testing.T) {
 		t.Errorf("RunMoves 1.5: %v, want an error naming it", err)
 	}
 }
+
+// TestPairsIdleTicks: with the softirq, the ticks that run on idle cpus
+// are counted, and of them those whose leaf had crossed a period: a lone
+// pair on four cpus leaves two cpus idle throughout, whose ticks (those
+// the idle loop keeps) find their leaves, updated by nothing else, past
+// a period at most of them; without the softirq none are counted.
+func TestPairsIdleTicks(t *testing.T) {
+	run := func(domain int) [2]int64 {
+		cfg := pairsConfig(2647*time.Microsecond, NoMig)
+		cfg.Pairs, cfg.DomainCPUs = 1, domain
+		tab, err := Simulate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tab.Rows[0].IdleTicks
+	}
+	if it := run(2); it[0] < 50 || it[1] > it[0] || 2*it[1] < it[0] {
+		t.Errorf("idle ticks %d, %d of them past a period: want 50 or more, over half crossed", it[0], it[1])
+	}
+	if it := run(0); it != [2]int64{} {
+		t.Errorf("no softirq: idle ticks %v, want none counted", it)
+	}
+}

@@ -207,8 +207,11 @@ type SimRow struct {
 	// second, with the softirq (ksim.Governor's decisions).
 	TickStopsPerCPUSec float64
 	// IdlesPerCPUSec is its idle entries per cpu per second, the
-	// governor's decisions (a kept tick's re-entry included).
+	// governor's decisions (a kept tick's re-entry included); IdleTicks
+	// its ticks on idle cpus, all ([0]) and those whose leaf cfs_rq had
+	// crossed a PELT period since its last update ([1]).
 	IdlesPerCPUSec float64
+	IdleTicks      [2]int64
 	Idle           int64 // event slots a CPU had nothing to do in
 	Wakeups        int64
 	Migrations     int64
@@ -365,7 +368,7 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 		row.rate(&simErrs{}, int64(cfg.Duration), cfg.CPUs)
 		row.RunPct, row.RunnablePct = 100*out.run, 100*out.runnable
 		row.SoftirqsPerCPUSec = ksim.PerSecond(out.softirqs, int64(cfg.Duration)*int64(cfg.CPUs))
-		row.Delayed, row.Requeued, row.Preempted = out.delayed, out.requeued, out.preempted
+		row.Delayed, row.Requeued, row.Preempted, row.IdleTicks = out.delayed, out.requeued, out.preempted, out.idleTicks
 		row.TickStopsPerCPUSec = ksim.PerSecond(out.tickStops, int64(cfg.Duration)*int64(cfg.CPUs))
 		row.IdlesPerCPUSec = ksim.PerSecond(out.idles, int64(cfg.Duration)*int64(cfg.CPUs))
 		return row, nil

@@ -523,6 +523,24 @@ func loadavgMissing(run modelRun, r modelRow) string {
 	return why
 }
 
+// idleLeafMissing names, for the blocked paths under, where the count's
+// tick trace shows the guest's idle ticks finding the workload's leaf
+// cfs_rq past a PELT period far more often than the model's (the row
+// "idle ticks finding the leaf past a period"): "" where the count has
+// no leaf ages or the shares agree.
+func idleLeafMissing(run modelRun) string {
+	k, ok := run.kc.V["idle-tick-crossed-%"]
+	it := run.row.IdleTicks
+	if !ok || it[0] == 0 {
+		return ""
+	}
+	m := 100 * float64(it[1]) / float64(it[0])
+	if k <= ModelTolerance*m {
+		return ""
+	}
+	return fmt.Sprintf("the guest's idle stretches, not modelled: its idle ticks found the workload's leaf cfs_rq past a PELT period at %.0f %% of them (the tick trace's leaf ages), the model's at %.0f %%: a guest cpu stays idle across periods with the group's load on its cfs_rqs, so the update_blocked_averages() of its ticks decays them and writes, where the model's idles are short (the pairs alternate across their cpus at every ping: its idle entries per cpu per s beside the count's, the inputs line) and its idle ticks find the leaf updated within the period", k, m)
+}
+
 // placed puts the pairs' placement (placementMissing) in place of a
 // line that names no mechanism, where the count shows it.
 func placed(run modelRun, why string) string {
@@ -577,6 +595,8 @@ func loadavgWhy(run modelRun, r modelRow) string {
 		return "a ratio: it moves with the container's writes of the same checking run, whose row says what they lack"
 	case strings.Contains(r.name, "other sites") && over:
 		return "not named: the leaf list is modelled (cfs_rq_is_decayed() takes a cfs_rq off once its load_sum is 0, after its load_avg and so its contribution reached 0, when update_tg_load_avg() has nothing left to write: it moved this row by under 5 %); the model's writes here are its balance softirqs' on ticking cpus with none of the group's tasks queued (docs/loadavg.md, \"Rows still outside\"), and the count has no calls at this site to tell fewer period crossings from fewer deltas past contrib/64; the model's softirqs and tick stops beside the count's are in the inputs line"
+	case strings.Contains(r.name, "other sites") && !over && idleLeafMissing(run) != "":
+		return idleLeafMissing(run)
 	case cfg.DelayDequeue && over: // 6.12 among the counts
 		return "not named: 6.12's DELAY_DEQUEUE is modelled (the inputs line has its delayed dequeues and requeues per wakeup; a delayed task whose cpu has nothing else to run is picked and fully dequeued at once, as pick_next_entity() does), and moved this row by 2 % or less; the moves of a running task (the migrate shape's sched_setaffinity() after every transaction, the stopper's move_queued_task(): its load detached at once) are modelled where the count splits its migrations (the inputs line's run moves)"
 	case !over && cfg.TickStopMeasured:
@@ -648,6 +668,8 @@ func pathMissing(run modelRun, r modelRow) string {
 			return "the emulator's late ticks, not modelled: " + why
 		}
 		return "not named: " + why + ", too few crossings for the writes"
+	case (p == "blocked" || p == "blocked-entity") && !over && idleLeafMissing(run) != "":
+		return idleLeafMissing(run) + "; " + model
 	case (p == "blocked" || p == "blocked-entity") && over:
 		return fmt.Sprintf("not named: %s: its balance softirqs' update_blocked_averages() on ticking cpus with none of the group's tasks queued, where a cfs_rq's sums decay on (docs/loadavg.md, \"Rows still outside\"); the leaf list, which takes a decayed cfs_rq off, is modelled; the count has no calls on this path to tell fewer period crossings from fewer deltas past contrib/64", model)
 	}
@@ -720,6 +742,9 @@ func pathRows(kc CountResult, row loadavg.SimRow) []modelRow {
 	}
 	// By path, where the count sampled update_load_avg()'s callers
 	// (kernel count from 2026-12-05): each cause of the writes a row.
+	if k, ok := kc.V["idle-tick-crossed-%"]; ok && row.IdleTicks[0] > 0 {
+		rows = append(rows, modelRow{"  idle ticks finding the leaf cfs_rq past a period, %", k, 100 * float64(row.IdleTicks[1]) / float64(row.IdleTicks[0])})
+	}
 	for _, p := range kernel.Paths {
 		k, ok := kc.V[p+"-tg-writes/wakeup"]
 		if !ok {

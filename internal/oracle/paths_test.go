@@ -165,3 +165,24 @@ func TestPlacementMissing(t *testing.T) {
 		t.Errorf("shares within the tolerance: %q, want none", p)
 	}
 }
+
+// TestIdleLeafMissing: the blocked paths under name the guest's idle
+// stretches where its idle ticks found the leaf past a period over 1.5x
+// as often as the model's, and not where the shares agree or the count
+// has no leaf ages.
+func TestIdleLeafMissing(t *testing.T) {
+	row := loadavg.SimRow{Wakeups: 1000, IdleTicks: [2]int64{1000, 100}} // 10 %
+	run := func(v map[string]float64) modelRun { return modelRun{kc: CountResult{CPUs: 4, V: v}, row: row} }
+	got := idleLeafMissing(run(map[string]float64{"idle-tick-crossed-%": 50}))
+	for _, w := range []string{"the guest's idle stretches, not modelled:", "at 50 % of them", "the model's at 10 %"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("idleLeafMissing = %q, lacks %q", got, w)
+		}
+	}
+	if got := idleLeafMissing(run(map[string]float64{"idle-tick-crossed-%": 14})); got != "" {
+		t.Errorf("14 %% against 10 %%: %q, want none", got)
+	}
+	if got := idleLeafMissing(run(map[string]float64{})); got != "" {
+		t.Errorf("no leaf ages: %q, want none", got)
+	}
+}
