@@ -541,6 +541,23 @@ func idleLeafMissing(run modelRun) string {
 	return fmt.Sprintf("the guest's idle stretches, not modelled: its idle ticks found the workload's leaf cfs_rq past a PELT period at %.0f %% of them (the tick trace's leaf ages), the model's at %.0f %%: a guest cpu stays idle across periods with the group's load on its cfs_rqs, so the update_blocked_averages() of its ticks decays them and writes, where the model's idles are short (the pairs alternate across their cpus at every ping: its idle entries per cpu per s beside the count's, the inputs line) and its idle ticks find the leaf updated within the period", k, m)
 }
 
+// idleTicksWhy is the idle-tick row's line: how long a cpu's leaf went
+// without an update at its idle ticks follows how long its idles last,
+// so where the guest's idle entries per cpu per s and the model's are
+// over 1.5x apart, the idles' lengths are named, with both counts.
+func idleTicksWhy(run modelRun, over bool) string {
+	k := run.kc.V["nohz-run-idle/s"] / math.Max(float64(run.kc.CPUs), 1)
+	m := run.row.IdlesPerCPUSec
+	dir := "fewer, so longer"
+	if over {
+		dir = "more, so shorter"
+	}
+	if k <= 0 || m <= 0 || inside(k/m) || (k < m) != !over {
+		return fmt.Sprintf("not named: the guest's idle entries per cpu per s (%.0f) and the model's (%.0f) are within 1.5x of each other or apart the other way; what else updates an idle cpu's leaf (a wakee's enqueue there, a pair's move, the nohz balancer's blocked update on a tickless cpu) the count does not split", k, m)
+	}
+	return fmt.Sprintf("the idles' lengths: the guest's cpus made %.0f idle entries per cpu per s against the model's %.0f, %s idles than the model's, so its idle ticks find the leaf cfs_rq %s since its last update (the pairs' placement decides the model's: the inputs line)", k, m, dir, map[bool]string{false: "older", true: "fresher"}[over])
+}
+
 // placed puts the pairs' placement (placementMissing) in place of a
 // line that names no mechanism, where the count shows it.
 func placed(run modelRun, why string) string {
@@ -595,6 +612,8 @@ func loadavgWhy(run modelRun, r modelRow) string {
 		return "a ratio: it moves with the container's writes of the same checking run, whose row says what they lack"
 	case strings.Contains(r.name, "other sites") && over:
 		return "not named: the leaf list is modelled (cfs_rq_is_decayed() takes a cfs_rq off once its load_sum is 0, after its load_avg and so its contribution reached 0, when update_tg_load_avg() has nothing left to write: it moved this row by under 5 %); the model's writes here are its balance softirqs' on ticking cpus with none of the group's tasks queued (docs/loadavg.md, \"Rows still outside\"), and the count has no calls at this site to tell fewer period crossings from fewer deltas past contrib/64; the model's softirqs and tick stops beside the count's are in the inputs line"
+	case strings.Contains(r.name, "idle ticks finding the leaf"):
+		return idleTicksWhy(run, over)
 	case strings.Contains(r.name, "other sites") && !over && idleLeafMissing(run) != "":
 		return idleLeafMissing(run)
 	case cfg.DelayDequeue && over: // 6.12 among the counts

@@ -186,3 +186,23 @@ func TestIdleLeafMissing(t *testing.T) {
 		t.Errorf("no leaf ages: %q, want none", got)
 	}
 }
+
+// TestIdleTicksWhy: the idle-tick row names the idles' lengths where the
+// guest's idle entries and the model's are over 1.5x apart the way the
+// row is off, and names nothing where they are not.
+func TestIdleTicksWhy(t *testing.T) {
+	run := func(e float64) modelRun {
+		return modelRun{kc: CountResult{CPUs: 4, V: map[string]float64{"nohz-run-idle/s": 4 * e}}, row: loadavg.SimRow{IdlesPerCPUSec: 3000}}
+	}
+	if got := idleTicksWhy(run(1000), false); !strings.Contains(got, "the idles' lengths: the guest's cpus made 1000 idle entries per cpu per s against the model's 3000, fewer, so longer") {
+		t.Errorf("under, fewer guest idles: %q", got)
+	}
+	for _, tc := range []struct {
+		e    float64
+		over bool
+	}{{2500, false}, {1000, true}} {
+		if got := idleTicksWhy(run(tc.e), tc.over); !strings.HasPrefix(got, "not named:") {
+			t.Errorf("%v idle entries, over %v: %q, want not named", tc.e, tc.over, got)
+		}
+	}
+}
