@@ -95,12 +95,13 @@ type pairSim struct {
 	rng   uint64
 	migAt uint64 // a wakeup migrates when 32 random bits fall below this
 	// moveAt: a sleep follows a move of the running task (moveTo) when
-	// 32 random bits fall below this.
-	moveAt uint64
-	cycle  int64 // each task's time from one wakeup to the next, ns
-	run    int64 // mean run, ns
-	wait   int64 // mean wait runnable, ns
-	tail   int64 // mean of a run's part after its ping, ns (the waker's tail)
+	// 32 random bits of moveRng, a stream of its own so that the rare
+	// move leaves every other draw as it was, fall below this.
+	moveAt, moveRng uint64
+	cycle           int64 // each task's time from one wakeup to the next, ns
+	run             int64 // mean run, ns
+	wait            int64 // mean wait runnable, ns
+	tail            int64 // mean of a run's part after its ping, ns (the waker's tail)
 	// pingAt: when each run pings its partner (-1 at its block, pinged
 	// once done; while preempted, the run left before it); awake: woken,
 	// not yet blocked again; owedWake: pinged while awake.
@@ -159,7 +160,7 @@ func newPairSim(cpus []*cfsmodel.CPU, pairs, mig int, moves float64, weight uint
 	cycle := float64(n) * 2 * float64(gap) / float64(len(cpus))
 	s := &pairSim{
 		cpus: cpus, rqs: make([]ksim.RQ, len(cpus)), tasks: make([]*cfsmodel.Task, n), ks: make([]ksim.Task, n),
-		rng: seed, migAt: uint64(mig) << 32 / 100, moveAt: uint64(min(max(moves, 0), 1) * (1 << 32)), every: ksim.NohzBlockedEvery(hz), tick: hz.TickNs(),
+		rng: seed, migAt: uint64(mig) << 32 / 100, moveAt: uint64(min(max(moves, 0), 1) * (1 << 32)), moveRng: seed ^ 0x6d6f7665, every: ksim.NohzBlockedEvery(hz), tick: hz.TickNs(),
 		readyAt: make([]int64, n), due: make([]int64, n), cycle: int64(cycle), kern: kern, end: make([]int64, n), left: make([]int64, n), runs: make([]int64, n),
 		dd: delayDequeue, fair: make([]ksim.Fair, len(cpus)), vAt: make([]int64, n), delayed: make([][]int, len(cpus)), isDelay: make([]bool, n),
 		// update_entity_lag()'s limit: max(2·slice, TICK_NSEC).
@@ -577,10 +578,10 @@ func (s *pairSim) dequeue(now int64, id int, wasDelayed bool) {
 // where a wakeup's move leaves it for the old cpu's next update
 // (remove_entity_load_avg()). Its brief run there is not modelled.
 func (s *pairSim) moveTo(cpu int, wasDelayed bool) *cfsmodel.CPU {
-	if wasDelayed || len(s.cpus) < 2 || s.moveAt == 0 || cfsmodel.NextRand(&s.rng)>>32 >= s.moveAt {
+	if wasDelayed || len(s.cpus) < 2 || cfsmodel.NextRand(&s.moveRng)>>32 >= s.moveAt {
 		return nil
 	}
-	dst := int(cfsmodel.NextRand(&s.rng) % uint64(len(s.cpus)-1))
+	dst := int(cfsmodel.NextRand(&s.moveRng) % uint64(len(s.cpus)-1))
 	if dst >= cpu {
 		dst++
 	}
