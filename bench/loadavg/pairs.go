@@ -33,7 +33,7 @@ import (
 //     kernel threads: the guest's other tasks, in the root group); its
 //     entity is queued, not current, so the ticks in that time update
 //     the other task's groups, not this one's;
-//   - the migrations per wakeup (Mig): a wakeup lands on the task's
+//   - the migrations per wakeup (WakeupMig): a wakeup lands on the task's
 //     previous CPU (the count's local wakeups), else it migrates: to the
 //     waker's CPU where that is another (wake_affine()'s WF_SYNC pull,
 //     wake_affine_idle()'s "if (sync && cpu_rq(this_cpu)->nr_running ==
@@ -43,8 +43,7 @@ import (
 //     to an idle cpu of the LLC where there is one (select_idle_sibling()
 //     finds its target busy and scans), and that move takes the place of
 //     the next migration drawn, so the share stays the count's.
-//   - the moves of a running task (RunMoves, per sleep: the count's
-//     migrations less its wakeup migrations, Mig then the latter; moveTo);
+//   - the moves of a running task (RunMoves, per sleep: moveTo);
 //
 //   - the waker's tail: a runnable share over half the cycle means the
 //     two of a pair are runnable at once, as they are: the pipe's write
@@ -155,12 +154,12 @@ type pairSim struct {
 // newPairSim puts 2·pairs tasks of the given weight on the cpus (task i on
 // cpu i mod len(cpus), asleep, load_avg weight/2 as the seed workload's
 // tasks start), one partner waking the other first.
-func newPairSim(cpus []*cfsmodel.CPU, pairs, mig int, moves float64, weight uint64, gap int64, run, runnable float64, hz ksim.HZ, seed uint64, kern ksim.Kernel, delayDequeue bool) (*pairSim, error) {
+func newPairSim(cpus []*cfsmodel.CPU, pairs int, mig, moves float64, weight uint64, gap int64, run, runnable float64, hz ksim.HZ, seed uint64, kern ksim.Kernel, delayDequeue bool) (*pairSim, error) {
 	n := 2 * pairs
 	cycle := float64(n) * 2 * float64(gap) / float64(len(cpus))
 	s := &pairSim{
 		cpus: cpus, rqs: make([]ksim.RQ, len(cpus)), tasks: make([]*cfsmodel.Task, n), ks: make([]ksim.Task, n),
-		rng: seed, migAt: uint64(mig) << 32 / 100, moveAt: uint64(min(max(moves, 0), 1) * (1 << 32)), moveRng: seed ^ 0x6d6f7665, every: ksim.NohzBlockedEvery(hz), tick: hz.TickNs(),
+		rng: seed, migAt: uint64(min(max(mig, 0), 1) * (1 << 32)), moveAt: uint64(min(max(moves, 0), 1) * (1 << 32)), moveRng: seed ^ 0x6d6f7665, every: ksim.NohzBlockedEvery(hz), tick: hz.TickNs(),
 		readyAt: make([]int64, n), due: make([]int64, n), cycle: int64(cycle), kern: kern, end: make([]int64, n), left: make([]int64, n), runs: make([]int64, n),
 		dd: delayDequeue, fair: make([]ksim.Fair, len(cpus)), vAt: make([]int64, n), delayed: make([][]int, len(cpus)), isDelay: make([]bool, n),
 		// update_entity_lag()'s limit: max(2·slice, TICK_NSEC).
@@ -619,7 +618,7 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	if cfg.EEVDF || cfg.DelayDequeue {
 		kern = ksim.Linux612
 	}
-	s, err := newPairSim(cpus, cfg.Pairs, cfg.Mig.Percent(), cfg.RunMoves, uint64(cfg.Weight), int64(cfg.Gap), cfg.Run, cfg.Runnable, ksim.HZ(cfg.HZ), cfsmodel.CPUSeed(n, cfg.Seed), kern, cfg.DelayDequeue)
+	s, err := newPairSim(cpus, cfg.Pairs, cfg.WakeupMig, cfg.RunMoves, uint64(cfg.Weight), int64(cfg.Gap), cfg.Run, cfg.Runnable, ksim.HZ(cfg.HZ), cfsmodel.CPUSeed(n, cfg.Seed), kern, cfg.DelayDequeue)
 	if err != nil {
 		return nil, out, err
 	}

@@ -15,7 +15,7 @@ import (
 // pairsConfig is a pipe count's shape: 2 pairs on 4 cpus, 2 levels, HZ 250,
 // the measured shares of 6.1's pipe run (kernel-6.1-6.12.txt).
 func pairsConfig(gap time.Duration, mig SimMig) SimConfig {
-	return SimConfig{CPUs: 4, Nodes: 1, Levels: 2, Duration: time.Second, Gap: gap, Mig: mig,
+	return SimConfig{CPUs: 4, Nodes: 1, Levels: 2, Duration: time.Second, Gap: gap, WakeupMig: float64(mig.Percent()) / 100,
 		Pairs: 2, Run: .354, Runnable: .530, HZ: 250, Seed: 1, Variants: []string{"base"}}
 }
 

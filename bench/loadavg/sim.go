@@ -70,6 +70,9 @@ type SimConfig struct {
 	// its wakeup migrations, per wakeup; Mig is then its wakeup
 	// migrations alone.
 	RunMoves float64
+	// WakeupMig, with Pairs, is the share of wakeups that migrate (Mig
+	// is the seed workload's: a whole percent makes a count's 0.4 % none).
+	WakeupMig float64
 	// DelayDequeue, with Pairs, is v6.12's DELAY_DEQUEUE (152e11f6df29,
 	// "sched/fair: Implement delayed dequeue"): a blocking task its
 	// group's cfs_rq does not find eligible (EEVDF's entity_eligible())
@@ -164,8 +167,8 @@ func (c SimConfig) validate() error {
 		return fmt.Errorf("simulate loadavg: tasks %d out of range [1, %d]", c.Tasks, maxTasks)
 	case c.Pairs < 0 || c.Pairs > maxTasks*c.CPUs:
 		return fmt.Errorf("simulate loadavg: pairs %d out of range [0, %d]", c.Pairs, maxTasks*c.CPUs)
-	case !(c.RunMoves >= 0 && c.RunMoves <= 1):
-		return fmt.Errorf("simulate loadavg: run moves %g: want a share in [0, 1]", c.RunMoves)
+	case !(c.RunMoves >= 0 && c.RunMoves <= 1) || !(c.WakeupMig >= 0 && c.WakeupMig <= 1):
+		return fmt.Errorf("simulate loadavg: run moves %g, wakeup migrations %g: want shares in [0, 1]", c.RunMoves, c.WakeupMig)
 	case c.DomainCPUs < 0 || c.DomainCPUs > c.CPUs:
 		return fmt.Errorf("simulate loadavg: domain cpus %d out of range [0, cpus %d]", c.DomainCPUs, c.CPUs)
 	case c.Pairs > 0 && !(c.Run > 0 && c.Run <= c.Runnable && c.Runnable <= 1):

@@ -378,7 +378,7 @@ func modelConfigAt(kc CountResult, enqPerSec float64, opt ModelOptions) (loadavg
 	// and keeps the seed's workload.
 	run, runnable := kc.V["run-%"]/100, kc.V["runnable-%"]/100
 	if (kc.Shape == "pipe" || kc.Shape == "migrate" || kc.Shape == "udp") && run > 0 && runnable >= run && runnable <= 1 {
-		cfg.Pairs, cfg.Run, cfg.Runnable, cfg.RunMoves = kc.Pairs, run, runnable, min(moves, 1)
+		cfg.Pairs, cfg.Run, cfg.Runnable, cfg.RunMoves, cfg.WakeupMig = kc.Pairs, run, runnable, min(moves, 1), min(migs, 1)
 		// The balance softirq's update_blocked_averages(), on busy and
 		// idle cpus: its cadence from the lowest sched domain, the
 		// guest's own (lowestDomain).
@@ -840,8 +840,8 @@ func writePaths(w io.Writer, kc CountResult, cfg loadavg.SimConfig, row loadavg.
 		if v, ok := kc.V["nohz-run-idle/s"]; ok {
 			counted += fmt.Sprintf(", %.0f counted", v/float64(kc.CPUs))
 		}
-		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %% (run moves %.3f per sleep), %d pairs pinging, run %.1f %% and runnable %.1f %% of their time, %d levels, HZ %d, %s; the model realised %.0f wakeups per cpu per s, its pingers ran %.1f %% and were runnable %.1f %% of their time; balance softirqs (update_blocked_averages) per cpu per s: model %.0f, %s%s\n",
-			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), cfg.Mig, cfg.RunMoves, cfg.Pairs, 100*cfg.Run, 100*cfg.Runnable, cfg.Levels, cfg.HZ, cfg.Variants[0],
+		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %.2f %% (run moves %.4f per sleep), %d pairs pinging, run %.1f %% and runnable %.1f %% of their time, %d levels, HZ %d, %s; the model realised %.0f wakeups per cpu per s, its pingers ran %.1f %% and were runnable %.1f %% of their time; balance softirqs (update_blocked_averages) per cpu per s: model %.0f, %s%s\n",
+			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), 100*cfg.WakeupMig, cfg.RunMoves, cfg.Pairs, 100*cfg.Run, 100*cfg.Runnable, cfg.Levels, cfg.HZ, cfg.Variants[0],
 			realised, row.RunPct, row.RunnablePct, row.SoftirqsPerCPUSec, counted+preemptLine(kc, cfg, row), delayLine(cfg, row))
 	} else {
 		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d tasks per cpu, %d levels, HZ %d, %s; model idle %.0f %% of event slots, realised %.0f wakeups per cpu per s; not fed: the pingers ran %.1f %% and waited runnable %.1f %% of their time\n",
