@@ -99,6 +99,16 @@ func (r *RQBalance) rng() uint64 {
 // bits: the models' test of a share (u < share).
 func Uniform(x uint64) float64 { return float64(x>>11) / (1 << 53) }
 
+// OtherCPU is a random word x as a cpu of n other than cpu, each as
+// likely: the models' move to another cpu at random.
+func OtherCPU(x uint64, cpu, n int) int {
+	dst := int(x % uint64(n-1))
+	if dst >= cpu {
+		dst++
+	}
+	return dst
+}
+
 // Mix is splitmix64's step and finalizer: a bijection that spreads nearby
 // inputs, the models' hash of a (seed, cpu, tick) for their draws.
 func Mix(x uint64) uint64 {

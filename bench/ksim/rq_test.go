@@ -249,3 +249,18 @@ func TestRequeueDelayed(t *testing.T) {
 		}
 	}
 }
+
+// TestOtherCPU: every cpu but the one given, each from one residue.
+func TestOtherCPU(t *testing.T) {
+	seen := map[int]int{}
+	for x := range uint64(8) {
+		c := OtherCPU(x, 2, 5)
+		if c == 2 || c < 0 || c >= 5 {
+			t.Fatalf("OtherCPU(%d, 2, 5) = %d", x, c)
+		}
+		seen[c]++
+	}
+	if len(seen) != 4 || seen[0] != 2 || seen[4] != 2 {
+		t.Errorf("OtherCPU over x 0..7 of 5 cpus but 2: %v, want each of 0, 1, 3, 4 twice", seen)
+	}
+}

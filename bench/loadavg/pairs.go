@@ -319,10 +319,7 @@ func (s *pairSim) wake(now int64, id, waker int) {
 		if migrate {
 			dst := waker
 			if dst == k.CPU {
-				dst = int(cfsmodel.NextRand(&s.rng) % uint64(len(s.cpus)-1))
-				if dst >= k.CPU {
-					dst++
-				}
+				dst = ksim.OtherCPU(cfsmodel.NextRand(&s.rng), k.CPU, len(s.cpus))
 			}
 			to = s.cpus[dst]
 		}
@@ -484,7 +481,10 @@ func (s *pairSim) block(now int64, id int) {
 	}
 	s.awake[id] = false
 	c, t := s.cpus[cpu], s.tasks[id]
-	if s.dd && !s.fair[cpu].Eligible(k) {
+	// A move comes before the sleep, and its dequeue is a full one.
+	if to := s.moveTo(cpu); to != nil {
+		s.dequeue(now, id, false, to)
+	} else if s.dd && !s.fair[cpu].Eligible(k) {
 		// dequeue_entity()'s DELAY_DEQUEUE: not eligible, it stays
 		// queued, sched_delayed.
 		c.RQ.DelayDequeue(now, &t.SE)
@@ -492,7 +492,7 @@ func (s *pairSim) block(now int64, id int) {
 		s.delayed[cpu] = append(s.delayed[cpu], id)
 		s.nDelayed++
 	} else {
-		s.dequeue(now, id, false)
+		s.dequeue(now, id, false, nil)
 	}
 	rq := &s.rqs[cpu]
 	rq.Block()
@@ -504,7 +504,7 @@ func (s *pairSim) block(now int64, id int) {
 			d := s.delayed[cpu][0]
 			remove(&s.delayed[cpu], d)
 			s.isDelay[d] = false
-			s.dequeue(now, d, true)
+			s.dequeue(now, d, true, nil)
 		}
 	}
 	if s.bal != nil && c.RQ.NrRunning() == 0 {
@@ -548,7 +548,7 @@ func (s *pairSim) ping(now int64, id int) {
 // update_load_avg(UPDATE_TG), and under EEVDF its lag kept
 // (update_entity_lag()), DELAY_ZERO's "if (sched_feat(DELAY_ZERO) &&
 // se->vlag > 0) se->vlag = 0;" for a delayed one (ksim.Kernel.DequeueSleeper).
-func (s *pairSim) dequeue(now int64, id int, wasDelayed bool) {
+func (s *pairSim) dequeue(now int64, id int, wasDelayed bool, to *cfsmodel.CPU) {
 	k, t := &s.ks[id], s.tasks[id]
 	c := s.cpus[k.CPU]
 	remove(&c.Queued, t)
@@ -556,11 +556,15 @@ func (s *pairSim) dequeue(now int64, id int, wasDelayed bool) {
 	if wasDelayed {
 		k.VLag = min(k.VLag, 0)
 	}
-	if to := s.moveTo(k.CPU, wasDelayed); to != nil {
-		// Moved while running: detached here at once (dequeue_entity()'s
-		// DO_DETACH), attached there, and asleep there.
+	if to != nil {
+		// Moved while running (moveTo): detached here at once
+		// (dequeue_entity()'s DO_DETACH), attached there, asleep there;
+		// before v6.6 its vruntime taken into the new cfs_rq's frame.
 		c.RQ.Dequeue(now, &t.SE, true)
 		to.RQ.Enqueue(now, &t.SE)
+		if !s.kern.EEVDF {
+			s.fair[to.Self].Migrate(k, &s.fair[c.Self])
+		}
 		c = to
 	}
 	c.RQ.Dequeue(now, &t.SE, false)
@@ -576,15 +580,11 @@ func (s *pairSim) dequeue(now int64, id int, wasDelayed bool) {
 // dequeue_entity() detaches its load at once (DO_DETACH: v6.1 to v7.3),
 // where a wakeup's move leaves it for the old cpu's next update
 // (remove_entity_load_avg()). Its brief run there is not modelled.
-func (s *pairSim) moveTo(cpu int, wasDelayed bool) *cfsmodel.CPU {
-	if wasDelayed || len(s.cpus) < 2 || cfsmodel.NextRand(&s.moveRng)>>32 >= s.moveAt {
+func (s *pairSim) moveTo(cpu int) *cfsmodel.CPU {
+	if len(s.cpus) < 2 || cfsmodel.NextRand(&s.moveRng)>>32 >= s.moveAt {
 		return nil
 	}
-	dst := int(cfsmodel.NextRand(&s.moveRng) % uint64(len(s.cpus)-1))
-	if dst >= cpu {
-		dst++
-	}
-	return s.cpus[dst]
+	return s.cpus[ksim.OtherCPU(cfsmodel.NextRand(&s.moveRng), cpu, len(s.cpus))]
 }
 
 // pairOut is what a pairs run measured besides the cfs_rqs' counts: the

@@ -362,6 +362,22 @@ func TestPairsRunMoves(t *testing.T) {
 	if dq(moving) < dq(still)+0.8*0.3 {
 		t.Errorf("dequeue path's update_tg_load_avg calls per wakeup: %.3f moving, %.3f still; want 0.24 more for the detaches", dq(moving), dq(still))
 	}
+	// Before v6.6 a moved task's vruntime comes into its new cfs_rq's
+	// frame (ksim.Fair.Migrate): moves alone preempt no more than a
+	// still run. Under DELAY_DEQUEUE the move comes before the sleep's
+	// eligibility test, so as many are made.
+	if still.Preempted != 0 || moving.Preempted > moving.Wakeups/200 {
+		t.Errorf("6.1's rules: %d preemptions still, %d moving (of %d wakeups)", still.Preempted, moving.Preempted, moving.Wakeups)
+	}
+	cfg := pairsConfig(370*time.Microsecond, NoMig)
+	cfg.RunMoves, cfg.DelayDequeue, cfg.EEVDF = 0.3, true, true
+	tab, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := tab.Rows[0]; float64(r.Migrations) < 0.27*float64(r.Wakeups) {
+		t.Errorf("DELAY_DEQUEUE, RunMoves 0.3: %d attaches of %d wakeups", r.Migrations, r.Wakeups)
+	}
 	if _, err := Simulate(SimConfig{CPUs: 4, Nodes: 1, Levels: 2, Duration: time.Second, Gap: time.Millisecond, Pairs: 2, Run: .3, Runnable: .5, RunMoves: 1.5, HZ: 250, Variants: []string{"base"}}); err == nil || !strings.Contains(err.Error(), "run moves") {
 		t.Errorf("RunMoves 1.5: %v, want an error naming it", err)
 	}

@@ -699,6 +699,10 @@ func leafFetch(in Input, h *machine.Hierarchy, levels int, cpus []int) (*LeafFet
 	if !ok {
 		return nil, no + "BTF's struct rq has no clock_pelt"
 	}
+	li, ok := l.RQ["lost_idle_time"]
+	if !ok {
+		li = -1
+	}
 	tgs, err := hierarchyGroups(in, h, levels)
 	if err != nil {
 		return nil, no + err.Error()
@@ -713,7 +717,7 @@ func leafFetch(in Input, h *machine.Hierarchy, levels int, cpus []int) (*LeafFet
 	ptr := word(tgs[len(tgs)-1].Addr + uint64(l.TGCfsRq))
 	offsets, _ := in.Syms.Lookup("__per_cpu_offset")
 	perCPU := offsets.Addr
-	f := &LeafFetch{LastUpdate: l.CfsRqAvg + l.SALastUpdateTime, Contrib: l.CfsRqAvg + l.SAPeriodContrib, ClockPelt: cp}
+	f := &LeafFetch{LastUpdate: l.CfsRqAvg + l.SALastUpdateTime, Contrib: l.CfsRqAvg + l.SAPeriodContrib, ClockPelt: cp, LostIdle: li}
 	for cpu := range slices.Max(cpus) + 1 {
 		switch l.TGCfsRqForm {
 		case "array":

@@ -64,22 +64,28 @@ func TickProbeArgs(rq map[string]int64, jiffies string) (string, error) {
 // cfs_rq on each cpu, for its PELT age at the tick: each cpu's cfs_rq
 // (Leaves[cpu], tg->cfs_rq's entry, fixed for the group's life, so
 // resolved once before the run) and, within a cfs_rq, the offsets of
-// avg.last_update_time and avg.period_contrib; with rq's clock_pelt
-// (ClockPelt, in struct rq), what update_load_avg() reads as now on a
-// cfs_rq never throttled (cfs_rq_clock_pelt()).
+// avg.last_update_time and avg.period_contrib; with rq's clock_pelt and
+// lost_idle_time (offsets in struct rq; LostIdle -1 where the kernel has
+// none), whose difference is what update_load_avg() reads as now on a
+// cfs_rq never throttled (pelt.h: rq_clock_pelt() is "rq->clock_pelt -
+// rq->lost_idle_time", cfs_rq_clock_pelt() less the throttled time).
 type LeafFetch struct {
 	Leaves              []uint64
 	LastUpdate, Contrib int64
-	ClockPelt           int64
+	ClockPelt, LostIdle int64
 }
 
-// Args are the kprobe fetch arguments that read f: cp (rq->clock_pelt of
-// the tick's rq) and, per cpu i, ui and ci (its leaf cfs_rq's
+// Args are the kprobe fetch arguments that read f: cp and li
+// (rq->clock_pelt and rq->lost_idle_time of the tick's rq) and, per cpu
+// i, ui and ci (its leaf cfs_rq's
 // last_update_time and period_contrib). A kprobe cannot index by the
 // cpu it fires on, so every record reads every cpu's leaf and the
 // parser keeps its own cpu's.
 func (f LeafFetch) Args() string {
 	args := []string{fmt.Sprintf("cp=+%d($arg1):u64", f.ClockPelt)}
+	if f.LostIdle >= 0 {
+		args = append(args, fmt.Sprintf("li=+%d($arg1):u64", f.LostIdle))
+	}
 	for i, leaf := range f.Leaves {
 		args = append(args, fmt.Sprintf("u%d=@%#x:u64 c%d=@%#x:u32", i, leaf+uint64(f.LastUpdate), i, leaf+uint64(f.Contrib)))
 	}
@@ -100,9 +106,9 @@ type TickRecord struct {
 	// tick's: only CPU and Time are set.
 	IdleEntry bool
 	// Leaf says the record has its cpu's leaf cfs_rq (LeafFetch):
-	// LeafAge is rq->clock_pelt less the cfs_rq's avg.last_update_time,
-	// ns, and LeafContrib its avg.period_contrib, µs of the current
-	// period already summed.
+	// LeafAge is rq_clock_pelt() (clock_pelt less lost_idle_time) less
+	// the cfs_rq's avg.last_update_time, ns, and LeafContrib its
+	// avg.period_contrib, µs of the current period already summed.
 	Leaf        bool
 	LeafAge     int64
 	LeafContrib uint32
@@ -213,7 +219,7 @@ func parseTickLine(line string) (TickRecord, error) {
 		return rec, nil
 	}
 	seen := map[string]bool{}
-	var curr, idle, clock, lut uint64
+	var curr, idle, clock, lost, lut uint64
 	var contrib uint64
 	own := strconv.Itoa(rec.CPU)
 	for _, w := range f[timeAt+1:] {
@@ -228,6 +234,8 @@ func parseTickLine(line string) (TickRecord, error) {
 		switch k {
 		case "cp":
 			clock = n
+		case "li":
+			lost = n
 		case "u" + own:
 			lut = n
 		case "c" + own:
@@ -262,13 +270,15 @@ func parseTickLine(line string) (TickRecord, error) {
 	rec.IdleTask = curr == idle
 	if seen["cp"] && seen["u"+own] && seen["c"+own] {
 		if contrib >= 1024 {
-			return rec, fmt.Errorf("c%s=%d: period_contrib is under 1024", own, contrib)
+			return rec, fmt.Errorf("c%s=%d: period_contrib over 1023 (the kernel keeps it under 1024)", own, contrib)
 		}
-		// A leaf updated after rq->clock_pelt was read (another cpu's
-		// enqueue onto this rq under its lock cannot be: the tick holds
-		// it) would give a negative age: kept as -1, not a crossing.
-		rec.Leaf, rec.LeafAge, rec.LeafContrib = true, int64(clock-lut), uint32(contrib)
-		if lut > clock {
+		// The probe runs after sched_tick() has let go of the rq's
+		// lock: a leaf updated between the fetches of the clock and of
+		// last_update_time (an enqueue onto this rq from another cpu)
+		// would give a negative age, kept as -1, not a crossing.
+		now := clock - min(lost, clock)
+		rec.Leaf, rec.LeafAge, rec.LeafContrib = true, int64(now-lut), uint32(contrib)
+		if lut > now {
 			rec.LeafAge = -1
 		}
 	}
@@ -448,7 +458,9 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 		case r.NrRunning > 0:
 			t.QueuedLeaf++
 			t.QueuedCrossed += b2i(r.LeafCrossed())
-			ages = append(ages, float64(r.LeafAge)/1e3)
+			if r.LeafAge >= 0 {
+				ages = append(ages, float64(r.LeafAge)/1e3)
+			}
 		default:
 			t.IdleLeaf++
 			t.IdleCrossed += b2i(r.LeafCrossed())

@@ -212,10 +212,14 @@ func TestTickLateness(t *testing.T) {
 // The leaf's fetches read every cpu's cfs_rq at its address; a record
 // keeps its own cpu's.
 func TestLeafFetchArgs(t *testing.T) {
-	f := LeafFetch{Leaves: []uint64{0xffff888001000100, 0xffff888002000100}, LastUpdate: 0x80 + 0x0, Contrib: 0x80 + 0x38, ClockPelt: 0xa40}
-	want := "cp=+2624($arg1):u64 u0=@0xffff888001000180:u64 c0=@0xffff8880010001b8:u32 u1=@0xffff888002000180:u64 c1=@0xffff8880020001b8:u32"
+	f := LeafFetch{Leaves: []uint64{0xffff888001000100, 0xffff888002000100}, LastUpdate: 0x80 + 0x0, Contrib: 0x80 + 0x38, ClockPelt: 0xa40, LostIdle: 0xa48}
+	want := "cp=+2624($arg1):u64 li=+2632($arg1):u64 u0=@0xffff888001000180:u64 c0=@0xffff8880010001b8:u32 u1=@0xffff888002000180:u64 c1=@0xffff8880020001b8:u32"
 	if got := f.Args(); got != want {
 		t.Errorf("Args() =\n%s\nwant\n%s", got, want)
+	}
+	f.LostIdle = -1 // a kernel without lost_idle_time
+	if got := f.Args(); strings.Contains(got, "li=") {
+		t.Errorf("Args() without lost_idle_time = %s", got)
 	}
 }
 
@@ -225,7 +229,7 @@ func TestLeafFetchArgs(t *testing.T) {
 func TestTickLeaf(t *testing.T) {
 	const head = "x-1 [001] d.h1. "
 	in := head + "1.000: contend_tick: (f) j=1 nb=9 ib=0 nr=1 tp=0 cu=2 id=2 cp=2000000 u0=5 c0=1 u1=1000000 c1=40\n" + // age 1e6 ns: 976 + 40 < 1024
-		head + "1.004: contend_tick: (f) j=2 nb=9 ib=0 nr=1 tp=0 cu=2 id=2 cp=3000000 u1=1000000 c1=100 u0=0 c0=0\n" + // age 2e6: 1953 periods' worth, crossed
+		head + "1.004: contend_tick: (f) j=2 nb=9 ib=0 nr=1 tp=0 cu=2 id=2 cp=3500000 li=500000 u1=1000000 c1=100 u0=0 c0=0\n" + // age 3.5e6 - 0.5e6 lost - 1e6: crossed
 		head + "1.008: contend_tick: (f) j=3 nb=9 ib=1 nr=0 tp=0 cu=2 id=2 cp=3000000 u1=2000000 c1=50 u0=0 c0=0\n" + // nothing queued: 976 + 50 crossed
 		head + "1.012: contend_tick: (f) j=4 nb=9 ib=0 nr=1 tp=0 cu=2 id=2 cp=100 u1=200 c1=0\n" + // updated after the clock read: age -1
 		head + "1.016: contend_tick: (f) j=5 nb=9 ib=0 nr=1 tp=0 cu=1 id=2 cp=9000000 u1=0 c1=0\n" + // busy: not counted
@@ -244,8 +248,10 @@ func TestTickLeaf(t *testing.T) {
 		}
 	}
 	tt := SumTicks("f", recs, 250)
-	if tt.QueuedLeaf != 3 || tt.QueuedCrossed != 1 || tt.IdleLeaf != 1 || tt.IdleCrossed != 1 || tt.QueuedAgeUs != 1000 {
-		t.Errorf("SumTicks: queued %d crossed %d age %.0f µs, idle %d crossed %d; want 3, 1, 1000, 1, 1", tt.QueuedLeaf, tt.QueuedCrossed, tt.QueuedAgeUs, tt.IdleLeaf, tt.IdleCrossed)
+	// The median of the queued ticks' ages leaves the -1 out: of 1000
+	// and 2000 µs, the upper.
+	if tt.QueuedLeaf != 3 || tt.QueuedCrossed != 1 || tt.IdleLeaf != 1 || tt.IdleCrossed != 1 || tt.QueuedAgeUs != 2000 {
+		t.Errorf("SumTicks: queued %d crossed %d age %.0f µs, idle %d crossed %d; want 3, 1, 2000, 1, 1", tt.QueuedLeaf, tt.QueuedCrossed, tt.QueuedAgeUs, tt.IdleLeaf, tt.IdleCrossed)
 	}
 	if _, err := ParseTickTrace(strings.NewReader(head + "1.0: contend_tick: (f) j=1 nb=9 ib=0 nr=1 tp=0 cu=2 id=2 cp=1 u1=0 c1=1024\n")); err == nil || !strings.Contains(err.Error(), "period_contrib") {
 		t.Errorf("period_contrib 1024: %v, want an error naming it", err)

@@ -146,7 +146,7 @@ func TestPlacementMissing(t *testing.T) {
 	v := map[string]float64{"wakeups/s": 40000, "sleeps/wakeup": 1, "nohz-run-idle/s": 5000, "preemptions/wakeup": 0.64, "wakeup-migrations/wakeup": 0.005}
 	run := modelRun{kc: CountResult{CPUs: 4, V: v}, cfg: cfg, row: row}
 	got := placed(run, "not named: the count gives this path's writes")
-	for _, w := range []string{"the pairs' placement, not modelled:", "slept 1.00 times per wakeup", "idle at 12 % of those sleeps", "the model's at 90 %", "preempted at 64 % of wakeups", "the model's 1 %", "0.5 % of them moved cpu", "; beside it, the count gives this path's writes"} {
+	for _, w := range []string{"the pairs' placement, not modelled:", "slept 1.00 times per wakeup", "idle at 12 % of those sleeps", "the model's cpus made 90 idle entries per 100 wakeups", "preempted at 64 % of wakeups", "the model's 1 %", "0.5 % of them moved cpu", "; beside it, the count gives this path's writes"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("placed = %q, lacks %q", got, w)
 		}
