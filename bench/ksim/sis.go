@@ -201,6 +201,42 @@ func UpdateIdleCPUScan(sumUtil int64, llcWeight, imbalancePct int) int {
 	return int(y)
 }
 
+// A CPUUtil is a cpu's cfs_rq util_avg, which SIS_UTIL's
+// update_idle_cpu_scan() sums over the LLC (cpu_util_cfs()): PELT of the
+// time the cpu ran a task. The kernel's average rises and decays through
+// every 1024 µs period; here it is brought to now only when read (each
+// balance of an LLC level, milliseconds apart), the time run since the
+// last read taken as spread evenly over it. Left out: a migrating task's
+// util_avg moving with it, and util_est (the enqueued tasks' estimates,
+// which cpu_util_cfs() takes when larger). A model adds each finished
+// run's time to Ran.
+type CPUUtil struct {
+	Avg float64 // util_avg at At, of SCHED_CAPACITY_SCALE
+	At  int64
+	// Ran, plus now less the current run's start while one runs, is the
+	// time run since At; a read mid-run takes off what it counted.
+	Ran int64
+}
+
+// Read is cpu_util_cfs() now, the cpu running since runStart where
+// running.
+func (u *CPUUtil) Read(now, runStart int64, running bool) float64 {
+	ran := u.Ran
+	if running {
+		ran += now - runStart
+	}
+	if dt := now - u.At; dt > 0 {
+		frac := min(max(float64(ran)/float64(dt), 0), 1)
+		d := Decay(dt)
+		u.Avg = u.Avg*d + Nice0LoadDown*frac*(1-d)
+	}
+	u.At, u.Ran = now, 0
+	if running {
+		u.Ran = runStart - now
+	}
+	return u.Avg
+}
+
 // SelectIdleCPU is the loop of select_idle_cpu(),
 //
 //	for_each_cpu_wrap(cpu, cpus, start) {

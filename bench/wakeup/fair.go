@@ -197,40 +197,8 @@ func (k *ksys) IdleScan(target int) ([]uint64, int) {
 	return k.llcMask[c.llcID], nr
 }
 
-// A cpuUtil is a cpu's cfs_rq util_avg, which SIS_UTIL's
-// update_idle_cpu_scan() sums over the LLC (cpu_util_cfs()): PELT of the
-// time the cpu ran a task. The kernel's average rises and decays through
-// every 1024 µs period; here it is brought to now only when read (each
-// balance of an LLC level, milliseconds apart), the time run since the
-// last read taken as spread evenly over it. Left out: a migrating task's
-// util_avg moving with it, and util_est (the enqueued tasks' estimates,
-// which cpu_util_cfs() takes when larger).
-type cpuUtil struct {
-	avg float64 // util_avg at at, of SCHED_CAPACITY_SCALE
-	at  int64
-	// ran, plus now - lastStart while a task runs, is the time run since
-	// at: burstEnd and preempt add each burst from its lastStart, and a
-	// read mid-burst takes off what it counted.
-	ran int64
-}
-
-// cpuUtilCFS is cpu_util_cfs(c) now.
-func (k *ksys) cpuUtilCFS(c *kcpu) float64 {
-	ran := c.util.ran
-	if c.Curr != nil {
-		ran += k.now - c.lastStart
-	}
-	if dt := k.now - c.util.at; dt > 0 {
-		frac := min(max(float64(ran)/float64(dt), 0), 1)
-		d := ksim.Decay(dt)
-		c.util.avg = c.util.avg*d + nice0Load*frac*(1-d)
-	}
-	c.util.at, c.util.ran = k.now, 0
-	if c.Curr != nil {
-		c.util.ran = c.lastStart - k.now
-	}
-	return c.util.avg
-}
+// cpuUtilCFS is cpu_util_cfs(c) now (ksim.CPUUtil).
+func (k *ksys) cpuUtilCFS(c *kcpu) float64 { return c.util.Read(k.now, c.lastStart, c.Curr != nil) }
 
 // updateIdleCPUScan is update_idle_cpu_scan() at the end of 6.1's
 // update_sd_lb_stats() (ksim.UpdateIdleCPUScan): a periodic or idle (not

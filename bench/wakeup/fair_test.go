@@ -19,7 +19,7 @@ func TestCPUUtilCFS(t *testing.T) {
 		t.Errorf("running for one half-life: util %.1f, want 512", got)
 	}
 	k.now *= 2
-	c.util.ran += k.now - c.lastStart // the burst ends (burstEnd's accounting)
+	c.util.Ran += k.now - c.lastStart // the burst ends (burstEnd's accounting)
 	c.Deactivate()
 	if got := k.cpuUtilCFS(c); got < 767 || got > 769 {
 		t.Errorf("running for two half-lives: util %.1f, want 768 (the burst counted once)", got)
@@ -47,7 +47,7 @@ func TestSISUtilBudget(t *testing.T) {
 	} {
 		k := newTestKernel(t, tt.policy, "llc4", 8)
 		for _, c := range k.cpus[:4] {
-			c.util.avg = 512 // half busy: x 512, y 674, 4·674/1024 = 2
+			c.util.Avg = 512 // half busy: x 512, y 674, 4·674/1024 = 2
 		}
 		k.updateIdleCPUScan(k.cpus[0].sd[tt.level], tt.idle)
 		if _, nr := k.IdleScan(1); nr != tt.nr {

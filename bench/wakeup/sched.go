@@ -91,7 +91,7 @@ type kcpu struct {
 	resched   *ksim.Task
 	busyNs    int64
 	lastStart int64
-	util      cpuUtil // cpu_util_cfs() for SIS_UTIL (fair.go)
+	util      ksim.CPUUtil // cpu_util_cfs() for SIS_UTIL (fair.go)
 }
 
 // idle is idle_cpu(): nothing running, nothing queued, no wakeup pending.
@@ -365,7 +365,7 @@ func (k *ksys) burstEnd(c *kcpu) {
 	t := k.tasks[c.Curr.ID]
 	t.burst = 0
 	c.busyNs += k.now - c.lastStart
-	c.util.ran += k.now - c.lastStart
+	c.util.Ran += k.now - c.lastStart
 	t.execStart = k.now
 	switch k.w.Act(t.ID, c.CPU) {
 	case sysbench.Yield:
@@ -406,7 +406,7 @@ func (k *ksys) stop(c *kcpu) *ktask {
 	t.burst = max(t.burst, 0)
 	t.execStart = k.now
 	c.busyNs += k.now - c.lastStart
-	c.util.ran += k.now - c.lastStart
+	c.util.Ran += k.now - c.lastStart
 	t.wokenAt = k.now
 	c.gen++
 	return t
