@@ -237,6 +237,74 @@ func (u *CPUUtil) Read(now, runStart int64, running bool) float64 {
 	return u.Avg
 }
 
+// LLCScans are the SIS_UTIL state of a machine's LLCs, for a scenario
+// with no sched domains of its own: each cpu's cpu_util_cfs() (CPUUtil,
+// and the start of its current run; -1 where it runs none), and each
+// LLC's nr_idle_scan as its last periodic or idle balance left it
+// (UpdateIdleCPUScan over its cpus, at sd_init()'s imbalance_pct of
+// 117; 0 before the first, as sd_llc_shared starts kzalloc'd), with the
+// LLC's span, the candidates select_idle_cpu() scans. LLCs are Size
+// consecutive cpus.
+type LLCScans struct {
+	Size     int
+	Util     []CPUUtil
+	runStart []int64
+	nr       []int
+	masks    [][]uint64
+}
+
+// NewLLCScans lays out n idle cpus in LLCs of size (one LLC where size
+// is 0 or over n).
+func NewLLCScans(n, size int) *LLCScans {
+	if size <= 0 || size > n {
+		size = max(n, 1)
+	}
+	l := &LLCScans{Size: size, Util: make([]CPUUtil, n), runStart: make([]int64, n), nr: make([]int, (n+size-1)/size)}
+	for base := 0; base < n; base += size {
+		m := make([]uint64, (n+63)/64)
+		for c := base; c < min(base+size, n); c++ {
+			m[c/64] |= 1 << (c % 64)
+		}
+		l.masks = append(l.masks, m)
+	}
+	for i := range l.runStart {
+		l.runStart[i] = -1
+	}
+	return l
+}
+
+// Run is cpu starting to run a task at now, where it ran none.
+func (l *LLCScans) Run(now int64, cpu int) {
+	if l.runStart[cpu] < 0 {
+		l.runStart[cpu] = now
+	}
+}
+
+// Stop is cpu running its last task out at now.
+func (l *LLCScans) Stop(now int64, cpu int) {
+	if l.runStart[cpu] >= 0 {
+		l.Util[cpu].Ran += now - l.runStart[cpu]
+		l.runStart[cpu] = -1
+	}
+}
+
+// Balance is a periodic or idle balance of cpu's LLC level at now:
+// update_idle_cpu_scan() over the LLC's cpus.
+func (l *LLCScans) Balance(now int64, cpu int) {
+	base := cpu / l.Size * l.Size
+	var sum int64
+	for c := base; c < min(base+l.Size, len(l.Util)); c++ {
+		sum += int64(l.Util[c].Read(now, l.runStart[c], l.runStart[c] >= 0))
+	}
+	l.nr[cpu/l.Size] = UpdateIdleCPUScan(sum, min(l.Size, len(l.Util)-base), 117)
+}
+
+// Scan is select_idle_cpu()'s candidates for a wakeup on target, its
+// LLC's span, and SIS_UTIL's budget (SISUtilNr).
+func (l *LLCScans) Scan(target int) ([]uint64, int) {
+	return l.masks[target/l.Size], SISUtilNr(l.nr[target/l.Size])
+}
+
 // SelectIdleCPU is the loop of select_idle_cpu(),
 //
 //	for_each_cpu_wrap(cpu, cpus, start) {

@@ -106,11 +106,12 @@ type pairSim struct {
 	// not yet blocked again; owedWake: pinged while awake.
 	pingAt          []int64
 	awake, owedWake []bool
-	// llc: the cpus idleSibling scans (the lowest domain's, else all) in
-	// mask; unstacks: its moves no drawn migration has paid for yet.
-	llc, unstacks int
-	mask          []uint64
-	every         int64 // blocked-load cadence of an idle CPU, without the softirq
+	// scan: the LLCs idleSibling scans (the lowest domain's, else all)
+	// and SIS_UTIL's budget; unstacks: its moves no drawn migration has
+	// paid for yet.
+	scan     *ksim.LLCScans
+	unstacks int
+	every    int64 // blocked-load cadence of an idle CPU, without the softirq
 	// bal: each cpu's balance softirq, nil without DomainCPUs (6.1's
 	// walks: 6.12's intervals and gate are the same); busy at a tick with
 	// a group task queued; only a running tick raises it.
@@ -262,7 +263,9 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 				s.idleTicks[1]++
 			}
 		}
-		s.bal.Tick(now, cpu, c.RQ.NrRunning() > 0, func() { c.RQ.UpdateBlocked(now) })
+		if s.bal.Tick(now, cpu, c.RQ.NrRunning() > 0, func() { c.RQ.UpdateBlocked(now) }) {
+			s.scan.Balance(now, cpu)
+		}
 		if s.idle.Idle(cpu) {
 			s.enterIdle(now, cpu, true)
 		}
@@ -346,22 +349,19 @@ func (s *pairSim) wake(now int64, id, waker int) {
 
 // idleSibling is the idle cpu select_idle_sibling() finds for a wakee on
 // cpu woken by a task running there: select_idle_cpu()'s scan of the LLC
-// (ksim.SelectIdleCPU, no budget); -1 where the wakee is not stacked on
-// its busy waker's cpu, or none is idle.
+// (ksim.SelectIdleCPU) within SIS_UTIL's budget (v6.0 on: the LLC's
+// nr_idle_scan, which its cpus' balance softirqs update from the time
+// they ran the group's tasks, ksim.LLCScans); -1 where the wakee is not
+// stacked on its busy waker's cpu, or none is idle.
 func (s *pairSim) idleSibling(cpu, waker int) int {
-	if cpu != waker || s.rqs[cpu].Curr == nil || s.llc < 2 {
+	if cpu != waker || s.rqs[cpu].Curr == nil || s.scan.Size < 2 {
 		return -1
 	}
-	llc := s.mask[:0]
-	for range (len(s.cpus) + 63) / 64 {
-		llc = append(llc, 0)
+	llc, nr := s.scan.Scan(cpu)
+	if s.bal == nil || !s.kern.SISUtil {
+		nr = math.MaxInt // no periodic balance to leave nr_idle_scan
 	}
-	s.mask = llc
-	base := cpu / s.llc * s.llc
-	for c := base; c < min(base+s.llc, len(s.cpus)); c++ {
-		llc[c/64] |= 1 << (c % 64)
-	}
-	c, _, _ := ksim.SelectIdleCPU(llc, s, s.kern.ScanStart(cpu), math.MaxInt)
+	c, _, _ := ksim.SelectIdleCPU(llc, s, s.kern.ScanStart(cpu), nr)
 	return c
 }
 
@@ -438,6 +438,7 @@ func (s *pairSim) start(now int64, id int) {
 	s.waited += now - s.readyAt[id]
 	s.readyAt[id] = now
 	s.vAt[id] = now
+	s.scan.Run(now, s.ks[id].CPU)
 	if s.kern.EEVDF {
 		s.ks[id].Picked()
 	}
@@ -497,6 +498,7 @@ func (s *pairSim) block(now int64, id int) {
 	rq := &s.rqs[cpu]
 	rq.Block()
 	if rq.Curr == nil {
+		s.scan.Stop(now, cpu)
 		// The pick finds the group with nothing to run but its delayed
 		// tasks: pick_next_entity() dequeues each (dequeue_entities(rq,
 		// se, DEQUEUE_SLEEP | DEQUEUE_DELAYED)).
@@ -622,9 +624,8 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	if err != nil {
 		return nil, out, err
 	}
-	s.llc = n
+	s.scan = ksim.NewLLCScans(n, cfg.DomainCPUs)
 	if cfg.DomainCPUs > 0 {
-		s.llc = cfg.DomainCPUs
 		s.bal = ksim.NewSoftirqs(ksim.Linux61, n, cfg.DomainCPUs, ksim.HZ(cfg.HZ))
 		share := -1.0
 		if cfg.TickStopMeasured {
