@@ -69,11 +69,13 @@
 //
 //   - The newidle dice (newidle.go): v6.19's NI_RANDOM and 7.1's NI_RATE
 //     (Kernel.NewidleRandom, NewidleRate), the die sched_balance_newidle()
-//     throws per domain (Kernel.NewidleDice) and update_newidle_stats().
+//     throws per domain (Kernel.NewidleDice) and update_newidle_stats();
+//     beside them the models' draws (Uniform, Mix, OtherCPU).
 //
 //   - PELT (pelt.go): struct sched_avg's load half (SchedAvg) with
 //     decay_load() (DecayLoad), accumulate_sum(), ___update_load_sum()
-//     (SchedAvg.UpdateLoadSum), ___update_load_avg() (UpdateLoadAvg) and
+//     (SchedAvg.UpdateLoadSum; SchedAvg.Crossed, whether an update now
+//     would decay), ___update_load_avg() (UpdateLoadAvg) and
 //     get_pelt_divider() (Divider) of kernel/sched/pelt.c, in the kernel's
 //     integer arithmetic, which package counter's cfs_rqs run on; the
 //     scheduler's load units, NICE_0_LOAD (Nice0Load), scale_load() and
@@ -93,8 +95,9 @@
 //     their tasks on them. UpdateAvg is update_avg() of
 //     kernel/sched/sched.h. Fair is a cfs_rq's EEVDF virtual time (v6.6+):
 //     avg_vruntime(), entity_eligible(), update_entity_lag() and
-//     place_entity()'s lag, which 6.12's delayed dequeue asks; BaseSlice
-//     is sysctl_sched_base_slice.
+//     place_entity()'s lag, which 6.12's delayed dequeue asks, and
+//     requeue_delayed_entity()'s DELAY_ZERO (Fair.RequeueDelayed);
+//     BaseSlice is sysctl_sched_base_slice.
 //
 //   - Wakeup preemption (preempt.go): check_preempt_wakeup() of v6.1
 //     (wakeup_preempt_entity() against the wakeup granularity) and
@@ -192,7 +195,9 @@
 //     kthread's stack on prev, p->recent_used_cpu, each from the version
 //     that brought it) and select_idle_cpu()'s loop over a candidate mask
 //     within its budget (SelectIdleCPU; ScanStart; SISPropNr,
-//     SISUtilNr and update_idle_cpu_scan(), UpdateIdleCPUScan), and on SMT
+//     SISUtilNr and update_idle_cpu_scan(), UpdateIdleCPUScan, with
+//     cpu_util_cfs() as CPUUtil and a machine's LLCs' nr_idle_scan as
+//     LLCScans, for a scenario without domains of its own), and on SMT
 //     machines v5.11's select_idle_core() and select_idle_smt()
 //     (SelectIdleCore, SelectIdleSMT). A scenario
 //     answers what they read through an interface (Idler, SISView,

@@ -172,3 +172,33 @@ func TestSelectIdleCoreSMT(t *testing.T) {
 		t.Errorf("an idle sibling not allowed: SelectIdleSMT = %d, %d probes; want -1, 1", smt, probes)
 	}
 }
+
+// TestLLCScans: an LLC's budget is SIS_UTIL's from its cpus' run time
+// at its last balance, none scanned before the first; a busy LLC scans
+// no cpu, a half-idle one one, the other LLC as it was; each LLC's span
+// is its own cpus.
+func TestLLCScans(t *testing.T) {
+	l := NewLLCScans(4, 2)
+	if m, nr := l.Scan(1); m[0] != 0b0011 || nr != 1 {
+		t.Errorf("before any balance: span %b, budget %d; want 11, 1 (no scan)", m[0], nr)
+	}
+	if m, _ := l.Scan(2); m[0] != 0b1100 {
+		t.Errorf("LLC 1's span %b, want 1100", m[0])
+	}
+	const ms = 1_000_000
+	l.Run(0, 0) // cpu 0 busy from 0, cpu 1 idle
+	l.Balance(200*ms, 1)
+	if _, nr := l.Scan(0); nr != 2 {
+		t.Errorf("one busy cpu of two: budget %d, want 2 (nr_idle_scan 1)", nr)
+	}
+	l.Run(200*ms, 1)
+	l.Balance(400*ms, 0)
+	if _, nr := l.Scan(1); nr != 1 {
+		t.Errorf("both busy: budget %d, want 1", nr)
+	}
+	l.Stop(400*ms, 0)
+	l.Stop(400*ms, 1)
+	if _, nr := l.Scan(3); nr != 1 {
+		t.Errorf("LLC 1, never balanced: budget %d, want 1", nr)
+	}
+}
