@@ -2,7 +2,6 @@ package loadavg
 
 import (
 	"math"
-	"slices"
 
 	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/loadavg/cfsmodel"
@@ -326,7 +325,7 @@ func (s *pairSim) wake(now int64, id, waker int) {
 			}
 			to = s.cpus[dst]
 		}
-		remove(&from.Local, t)
+		cfsmodel.Remove(&from.Local, t)
 		if to != from {
 			from.Moved += int64(counter.RemoveEntityLoadAvg(&t.SE))
 		}
@@ -340,6 +339,9 @@ func (s *pairSim) wake(now int64, id, waker int) {
 		k.CPU = to.Self
 	}
 	to.Wakeups++
+	if to.Self == waker {
+		to.LocalWakeups++
+	}
 	k.Seq++
 	s.awake[id] = true
 	s.readyAt[id] = now
@@ -398,7 +400,7 @@ func (s *pairSim) requeue(now int64, id int) {
 	s.fair[cpu].RequeueDelayed(&s.ks[id], s.lagLimit)
 	s.cpus[cpu].RQ.RequeueDelayed(now, &s.tasks[id].SE)
 	s.isDelay[id] = false
-	remove(&s.delayed[cpu], id)
+	cfsmodel.Remove(&s.delayed[cpu], id)
 	s.nRequeued++
 }
 
@@ -475,6 +477,9 @@ func (s *pairSim) block(now int64, id int) {
 		// Pinged while running: no sleep, a wakeup (the package doc).
 		s.owedWake[id] = false
 		s.cpus[cpu].Wakeups++
+		if s.ks[id^1].CPU == cpu {
+			s.cpus[cpu].LocalWakeups++
+		}
 		s.due[id] = max(s.due[id], now-s.cycle) + s.cycle
 		s.readyAt[id] = now
 		s.start(now, id)
@@ -504,7 +509,7 @@ func (s *pairSim) block(now int64, id int) {
 		// se, DEQUEUE_SLEEP | DEQUEUE_DELAYED)).
 		for len(s.delayed[cpu]) > 0 {
 			d := s.delayed[cpu][0]
-			remove(&s.delayed[cpu], d)
+			cfsmodel.Remove(&s.delayed[cpu], d)
 			s.isDelay[d] = false
 			s.dequeue(now, d, true, nil)
 		}
@@ -553,7 +558,7 @@ func (s *pairSim) ping(now int64, id int) {
 func (s *pairSim) dequeue(now int64, id int, wasDelayed bool, to *cfsmodel.CPU) {
 	k, t := &s.ks[id], s.tasks[id]
 	c := s.cpus[k.CPU]
-	remove(&c.Queued, t)
+	cfsmodel.Remove(&c.Queued, t)
 	s.kern.DequeueSleeper(&s.fair[k.CPU], k, s.lagLimit, s.queued(k.CPU, nil))
 	if wasDelayed {
 		k.VLag = min(k.VLag, 0)
@@ -651,11 +656,4 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 		out.tickStops, out.idles = s.idle.Stops, s.idle.Entries
 	}
 	return cpus, out, nil
-}
-
-// remove takes x out of the list xs, order kept.
-func remove[T comparable](xs *[]T, x T) {
-	if i := slices.Index(*xs, x); i >= 0 {
-		*xs = slices.Delete(*xs, i, i+1)
-	}
 }

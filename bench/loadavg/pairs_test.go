@@ -351,6 +351,13 @@ func TestPairsRunMoves(t *testing.T) {
 	if still.Migrations != 0 {
 		t.Errorf("no moves, no migrations: %d", still.Migrations)
 	}
+	// Split pairs, never moved, wake on the partner's cpu only (but
+	// each pair's first wakeup, which its own cpu makes); a move to the
+	// partner's cpu stacks a pair, whose wakeups are then local
+	// (nr_wakeups_local) until it parts.
+	if still.LocalWakeups > 2 || moving.LocalWakeups <= still.LocalWakeups || moving.LocalWakeups > moving.Wakeups {
+		t.Errorf("wakeups onto the waker's cpu: %d still, %d of %d moving", still.LocalWakeups, moving.LocalWakeups, moving.Wakeups)
+	}
 	// The moves, and the wakeups that part the pairs some of them
 	// stacked (select_idle_sibling(): pairs.go's idleSibling).
 	share := float64(moving.Migrations) / float64(moving.Wakeups)

@@ -217,6 +217,7 @@ type SimRow struct {
 	IdleTicks      [2]int64
 	Idle           int64 // event slots a CPU had nothing to do in
 	Wakeups        int64
+	LocalWakeups   int64 // of them onto the waker's own CPU (nr_wakeups_local)
 	Migrations     int64
 	Calls          int64 // update_tg_load_avg calls
 	Writes         int64 // tg->load_avg writes
@@ -476,6 +477,7 @@ func (row *SimRow) count(cpus []*cfsmodel.CPU, levels int) {
 		row.Events += st.Events
 		row.Idle += c.Idle
 		row.Wakeups += c.Wakeups
+		row.LocalWakeups += c.LocalWakeups
 		row.Migrations += st.Attaches
 		for l := range row.Levels {
 			ls := cfsmodel.Level(c.RQ, l).Stats()

@@ -164,7 +164,11 @@ type ThreadStats struct {
 	// Waits their waits on a runqueue (schedstat's wait_count: each time
 	// one was queued and then ran). A wakeup with no sleep before it
 	// found its task still on the runqueue (ttwu_runnable()).
-	Sleeps    uint64 `json:"nr_voluntary_switches,omitempty"`
+	Sleeps uint64 `json:"nr_voluntary_switches,omitempty"`
+	// Local are the wakeups onto the waking cpu (nr_wakeups_local:
+	// ttwu_stat()'s task_cpu(p) == this_rq()->cpu): for a pipe's pingers,
+	// the wakee stacked on its waker's cpu.
+	Local     uint64 `json:"nr_wakeups_local,omitempty"`
 	Preempted uint64 `json:"nr_involuntary_switches,omitempty"`
 	Waits     uint64 `json:"wait_count,omitempty"`
 	// What the loadavg model's duty needs: how long the threads ran and
@@ -876,6 +880,8 @@ func threadStats(root string, pid int, tids []int) ThreadStats {
 				ts.WakeupsMigrated += n
 			case "nr_voluntary_switches":
 				ts.Sleeps += n
+			case "se.statistics.nr_wakeups_local", "nr_wakeups_local":
+				ts.Local += n
 			case "nr_involuntary_switches":
 				ts.Preempted += n
 			case "se.statistics.wait_count", "wait_count":

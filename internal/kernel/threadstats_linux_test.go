@@ -20,6 +20,7 @@ se.statistics.wait_sum                       :             1.250000
 se.statistics.wait_count                     :                   60
 se.statistics.nr_wakeups                     :                  100
 se.statistics.nr_wakeups_affine              :                    7
+se.statistics.nr_wakeups_local               :                   55
 se.statistics.nr_wakeups_affine_attempts     :                   20
 se.avg.load_avg                              :                   41
 nr_switches                                  :                  150
@@ -36,12 +37,12 @@ nr_involuntary_switches                      :                   60
 		}
 	}
 	ts := threadStats(root, 114, nil)
-	want := ThreadStats{Migrations: 6, Wakeups: 200, Affine: 14, AffineAttempts: 40, Sleeps: 180, Preempted: 120, Waits: 120, RunMs: 61, WaitMs: 2.5, LoadAvg: 82, Tasks: 2}
+	want := ThreadStats{Migrations: 6, Wakeups: 200, Affine: 14, AffineAttempts: 40, Sleeps: 180, Local: 110, Preempted: 120, Waits: 120, RunMs: 61, WaitMs: 2.5, LoadAvg: 82, Tasks: 2}
 	if ts != want {
 		t.Errorf("threadStats = %+v, want %+v", ts, want)
 	}
 	// The workload's own threads only; one gone is left out.
-	one := ThreadStats{Migrations: 3, Wakeups: 100, Affine: 7, AffineAttempts: 20, Sleeps: 90, Preempted: 60, Waits: 60, RunMs: 30.5, WaitMs: 1.25, LoadAvg: 41, Tasks: 1}
+	one := ThreadStats{Migrations: 3, Wakeups: 100, Affine: 7, AffineAttempts: 20, Sleeps: 90, Local: 55, Preempted: 60, Waits: 60, RunMs: 30.5, WaitMs: 1.25, LoadAvg: 41, Tasks: 1}
 	if ts := threadStats(root, 114, []int{115, 116}); ts != one {
 		t.Errorf("threadStats of tids 115, 116 (116 gone) = %+v, want %+v", ts, one)
 	}

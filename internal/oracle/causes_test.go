@@ -147,3 +147,24 @@ func TestTickValues(t *testing.T) {
 		t.Errorf("tickValues without a trace = %v", vs)
 	}
 }
+
+// TestThreadValues: the pingers' figures per wakeup, none for a count
+// that read no sleeps (before 2026-12-05 12:00).
+func TestThreadValues(t *testing.T) {
+	got := map[string]float64{}
+	for _, v := range threadValues(kernel.ThreadStats{Wakeups: 1000, Sleeps: 999, Preempted: 640, Waits: 1640, WakeupsMigrated: 5, Affine: 150, Local: 860}) {
+		got[v.Unit] = v.Value
+	}
+	want := map[string]float64{"sleeps/wakeup": 0.999, "preemptions/wakeup": 0.64, "waits/wakeup": 1.64, "wakeup-migrations/wakeup": 0.005, "affine-wakeups/wakeup": 0.15, "local-wakeups/wakeup": 0.86}
+	if len(got) != len(want) {
+		t.Errorf("threadValues = %v, want %v", got, want)
+	}
+	for k, w := range want {
+		if math.Abs(got[k]-w) > 1e-12 {
+			t.Errorf("%s = %g, want %g", k, got[k], w)
+		}
+	}
+	if vs := threadValues(kernel.ThreadStats{Wakeups: 1000}); vs != nil {
+		t.Errorf("no sleeps read: %v, want none", vs)
+	}
+}

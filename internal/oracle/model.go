@@ -584,11 +584,20 @@ func placementMissing(run modelRun) string {
 	}
 	kIdle := idles / sleeps
 	mIdle := row.IdlesPerCPUSec * float64(run.cfg.CPUs) * run.cfg.Duration.Seconds() / mw
-	if mIdle <= ModelTolerance*kIdle {
+	// The wakeups onto the waking cpu say it directly, where the count
+	// read them (nr_wakeups_local, from 13:00).
+	kLocal, hasLocal := kc.V["local-wakeups/wakeup"]
+	mLocal := float64(row.LocalWakeups) / mw
+	stacked := hasLocal && kLocal > ModelTolerance*mLocal
+	if mIdle <= ModelTolerance*kIdle && !stacked {
 		return ""
 	}
-	return fmt.Sprintf("the pairs' placement, not modelled: the guest's pingers slept %.2f times per wakeup and left their cpu idle at %.0f %% of those sleeps (idle entries per sleep), the model's cpus made %.0f idle entries per 100 wakeups (a kept tick's iteration counted as an entry where the share of stops is measured): the guest's sleep onto their partner, queued on the same cpu (a WF_SYNC wakeup's pull to the waker's cpu, wake_affine_idle()'s \"if (sync && cpu_rq(this_cpu)->nr_running == 1) return this_cpu;\"), its wakees preempted at %.0f %% of wakeups (involuntary switches; the model's %.0f %%) and %.1f %% of them moved cpu (nr_wakeups_migrate), where the model's pairs start split one task to a cpu and move by a drawn share; placed instead by ksim's select_task_rq_fair() from stacked starts (branch wip-pairs-wakeup-path), they stayed still and made 0.24-0.35x of the writes per wakeup of three recounted history guests: what carries the guest's stacked pairs between cpus is missing too",
-		kc.V["sleeps/wakeup"], 100*kIdle, 100*mIdle, 100*kc.V["preemptions/wakeup"], 100*float64(row.Preempted)/mw, 100*kc.V["wakeup-migrations/wakeup"])
+	local := ""
+	if hasLocal {
+		local = fmt.Sprintf("; %.0f %% of its wakeups landed on the waker's own cpu (nr_wakeups_local), the model's %.0f %%", 100*kLocal, 100*mLocal)
+	}
+	return fmt.Sprintf("the pairs' placement, not modelled: the guest's pingers slept %.2f times per wakeup and left their cpu idle at %.0f %% of those sleeps (idle entries per sleep), the model's cpus made %.0f idle entries per 100 wakeups (a kept tick's iteration counted as an entry where the share of stops is measured): the guest's sleep onto their partner, queued on the same cpu (a WF_SYNC wakeup's pull to the waker's cpu, wake_affine_idle()'s \"if (sync && cpu_rq(this_cpu)->nr_running == 1) return this_cpu;\"), its wakees preempted at %.0f %% of wakeups (involuntary switches; the model's %.0f %%) and %.1f %% of them moved cpu (nr_wakeups_migrate)%s, where the model's pairs start split one task to a cpu and move by a drawn share; placed instead by ksim's select_task_rq_fair() from stacked starts (branch wip-pairs-wakeup-path), they stayed still and made 0.24-0.35x of the writes per wakeup of three recounted history guests: what carries the guest's stacked pairs between cpus is missing too",
+		kc.V["sleeps/wakeup"], 100*kIdle, 100*mIdle, 100*kc.V["preemptions/wakeup"], 100*float64(row.Preempted)/mw, 100*kc.V["wakeup-migrations/wakeup"], local)
 }
 
 // loadavgWhy is loadavgMissing's line for a row other than a path's.
@@ -614,6 +623,11 @@ func loadavgWhy(run modelRun, r modelRow) string {
 		return "not named: the leaf list is modelled (cfs_rq_is_decayed() takes a cfs_rq off once its load_sum is 0, after its load_avg and so its contribution reached 0, when update_tg_load_avg() has nothing left to write: it moved this row by under 5 %); the model's writes here are its balance softirqs' on ticking cpus with none of the group's tasks queued (docs/loadavg.md, \"Rows still outside\"), and the count has no calls at this site to tell fewer period crossings from fewer deltas past contrib/64; the model's softirqs and tick stops beside the count's are in the inputs line"
 	case strings.Contains(r.name, "idle ticks finding the leaf"):
 		return idleTicksWhy(run, over)
+	case strings.Contains(r.name, "onto the waker's cpu"):
+		if p := placementMissing(run); p != "" {
+			return p
+		}
+		return "not named: the model stacks a pair by a drawn migration to its waker's cpu and parts it at the next wakeup that finds an idle cpu of the LLC within SIS_UTIL's budget (the inputs line); what else keeps the guest's pairs together or apart, the count does not say"
 	case strings.Contains(r.name, "other sites") && !over && idleLeafMissing(run) != "":
 		return idleLeafMissing(run)
 	case cfg.DelayDequeue && over: // 6.12 among the counts
@@ -761,6 +775,12 @@ func pathRows(kc CountResult, row loadavg.SimRow) []modelRow {
 	}
 	// By path, where the count sampled update_load_avg()'s callers
 	// (kernel count from 2026-12-05): each cause of the writes a row.
+	// The pairs' placement, where the count read nr_wakeups_local (from
+	// 2026-12-05 13:00): the wakeups onto the waking cpu, for pingers
+	// the wakee stacked on its waker's.
+	if k, ok := kc.V["local-wakeups/wakeup"]; ok && row.Wakeups > 0 && row.LocalWakeups > 0 {
+		rows = append(rows, modelRow{"  wakeups onto the waker's cpu (stacked), %", 100 * k, 100 * float64(row.LocalWakeups) / mw})
+	}
 	if k, ok := kc.V["idle-tick-crossed-%"]; ok && row.IdleTicks[0] > 0 {
 		rows = append(rows, modelRow{"  idle ticks finding the leaf cfs_rq past a period, %", k, 100 * float64(row.IdleTicks[1]) / float64(row.IdleTicks[0])})
 	}

@@ -164,6 +164,18 @@ func TestPlacementMissing(t *testing.T) {
 	if p := placementMissing(modelRun{kc: CountResult{CPUs: 4, V: agree}, cfg: cfg, row: row}); p != "" {
 		t.Errorf("shares within the tolerance: %q, want none", p)
 	}
+	// The idle entries agree, the wakeups onto the waking cpu do not:
+	// 86 % of the guest's, 10 % of the model's.
+	agree["local-wakeups/wakeup"] = 0.86
+	local := row
+	local.LocalWakeups = 4000
+	if p := placementMissing(modelRun{kc: CountResult{CPUs: 4, V: agree}, cfg: cfg, row: local}); !strings.Contains(p, "86 % of its wakeups landed on the waker's own cpu (nr_wakeups_local), the model's 10 %") {
+		t.Errorf("local wakeups apart: %q", p)
+	}
+	local.LocalWakeups = 30000 // 75 %: within
+	if p := placementMissing(modelRun{kc: CountResult{CPUs: 4, V: agree}, cfg: cfg, row: local}); p != "" {
+		t.Errorf("both within: %q, want none", p)
+	}
 }
 
 // TestIdleLeafMissing: the blocked paths under name the guest's idle

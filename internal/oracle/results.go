@@ -103,20 +103,7 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 	} {
 		r.Values = append(r.Values, benchfmt.Value{Value: v.v, Unit: v.unit})
 	}
-	// The pingers' sleeps, preemptions and waits per wakeup, where the
-	// count read them (kernel count from 2026-12-05 12:00): a wakeup
-	// without a sleep found its task still queued or running.
-	// And the migrations split: those select_task_rq_fair() made at a
-	// wakeup (nr_wakeups_migrate) against every move (nr_migrations: the
-	// balancer's and the stopper's too).
-	if t := c.Threads; t.Sleeps > 0 && t.Wakeups > 0 {
-		w := float64(t.Wakeups)
-		r.Values = append(r.Values, benchfmt.Value{Value: float64(t.Sleeps) / w, Unit: "sleeps/wakeup"},
-			benchfmt.Value{Value: float64(t.Preempted) / w, Unit: "preemptions/wakeup"},
-			benchfmt.Value{Value: float64(t.Waits) / w, Unit: "waits/wakeup"},
-			benchfmt.Value{Value: float64(t.WakeupsMigrated) / w, Unit: "wakeup-migrations/wakeup"},
-			benchfmt.Value{Value: float64(t.Affine) / w, Unit: "affine-wakeups/wakeup"})
-	}
+	r.Values = append(r.Values, threadValues(c.Threads)...)
 	if c.BalanceProbe != "" {
 		ops, _ := flagOps(c)
 		r.Values = append(r.Values,
@@ -196,6 +183,26 @@ func dirOf(path string) string {
 		return path[:i+1]
 	}
 	return "."
+}
+
+// threadValues are the pingers' sleeps, preemptions and waits per wakeup,
+// where the count read them (kernel count from 2026-12-05 12:00): a
+// wakeup without a sleep found its task still queued or running. And the
+// migrations split: those select_task_rq_fair() made at a wakeup
+// (nr_wakeups_migrate) against every move (nr_migrations: the balancer's
+// and the stopper's too); the affine wakeups; and the wakeups onto the
+// waking cpu (nr_wakeups_local: for a pipe's pingers, stacked).
+func threadValues(t kernel.ThreadStats) []benchfmt.Value {
+	if t.Sleeps == 0 || t.Wakeups == 0 {
+		return nil
+	}
+	w := float64(t.Wakeups)
+	return []benchfmt.Value{{Value: float64(t.Sleeps) / w, Unit: "sleeps/wakeup"},
+		{Value: float64(t.Preempted) / w, Unit: "preemptions/wakeup"},
+		{Value: float64(t.Waits) / w, Unit: "waits/wakeup"},
+		{Value: float64(t.WakeupsMigrated) / w, Unit: "wakeup-migrations/wakeup"},
+		{Value: float64(t.Affine) / w, Unit: "affine-wakeups/wakeup"},
+		{Value: float64(t.Local) / w, Unit: "local-wakeups/wakeup"}}
 }
 
 // nohzForm says whether the counted kernel keeps nohz.nr_cpus beside the

@@ -4,6 +4,7 @@ import (
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/counter"
+	"slices"
 )
 
 // The workload model: the group's tasks waking and sleeping on the CPUs,
@@ -108,8 +109,11 @@ type CPU struct {
 	// Counts, besides the cfs_rq's own (a wakeup of a task that slept on
 	// another CPU is its Stats().Attaches).
 	Wakeups int64
-	Moved   int64 // load handed over by wakeups of tasks that slept on another CPU
-	Idle    int64 // events with nothing to do
+	// LocalWakeups are the wakeups onto the waking task's own CPU
+	// (schedstat's nr_wakeups_local: task_cpu(p) == this_rq()->cpu).
+	LocalWakeups int64
+	Moved        int64 // load handed over by wakeups of tasks that slept on another CPU
+	Idle         int64 // events with nothing to do
 }
 
 // Init sets the CPU up: its clock at ClockBase plus a phase, so that
@@ -296,3 +300,10 @@ func CPUSeed(index int, seed uint64) uint64 {
 
 // NextRand is xorshift64*.
 func NextRand(x *uint64) uint64 { return bench.XorShift(x) }
+
+// Remove takes x out of the list xs, order kept: a task off a CPU's list.
+func Remove[T comparable](xs *[]T, x T) {
+	if i := slices.Index(*xs, x); i >= 0 {
+		*xs = slices.Delete(*xs, i, i+1)
+	}
+}
