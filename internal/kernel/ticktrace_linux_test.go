@@ -51,3 +51,32 @@ func TestReadTicks(t *testing.T) {
 		t.Errorf("readTicks of a broken record = %v", err)
 	}
 }
+
+// leafFetch says in one note why the tick trace reads no leaf: no BTF
+// layout, a member BTF lacks (the fixtures' BTF keeps only the members
+// the finder read before the leaf's), no rq->clock_pelt.
+func TestLeafFetchNotes(t *testing.T) {
+	src, err := Open("testdata/debian-6.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	l := *src.Layout
+	full := l
+	full.Absent = map[string]string{}
+	full.RQ = map[string]int64{"next_balance": 8}
+	for _, c := range []struct {
+		name string
+		in   Input
+		want string
+	}{
+		{"no layout", Input{}, "no BTF layout"},
+		{"fixture BTF", Input{Layout: &l}, "has no member"},
+		{"no clock_pelt", Input{Layout: &full}, "no clock_pelt"},
+	} {
+		f, note := leafFetch(c.in, nil, 2, []int{0, 1})
+		if f != nil || !strings.HasPrefix(note, "no leaf ages in the tick trace: ") || !strings.Contains(note, c.want) || strings.Contains(note, "\n") {
+			t.Errorf("%s: %v, %q; want no fetch and a note with %q", c.name, f, note, c.want)
+		}
+	}
+}

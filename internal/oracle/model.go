@@ -470,7 +470,7 @@ func modelRows(kc CountResult, opt ModelOptions) ([]modelRow, modelRun, error) {
 			modelRow{"tg writes per enqueue (all sites)", kc.V["tg-writes/enqueue"], float64(row.Writes) / enq})
 	}
 	if perWakeup {
-		rows = append(rows, pathRows(kc, row)...)
+		rows = append(rows, pathRows(kc, row, tab.Config.Pairs > 0)...)
 	}
 	if kc.RateLimit && kc.V["ula-tests/enqueue"] > 0 {
 		rows = append(rows, modelRow{"writes per 1 ms test (update_load_avg)",
@@ -562,7 +562,10 @@ func idleTicksWhy(run modelRun, over bool) string {
 // line that names no mechanism, where the count shows it.
 func placed(run modelRun, why string) string {
 	rest, ok := strings.CutPrefix(why, "not named: ")
-	if p := placementMissing(run); ok && p != "" {
+	if !ok {
+		return why
+	}
+	if p := placementMissing(run); p != "" {
 		return p + "; beside it, " + rest
 	}
 	return why
@@ -608,6 +611,7 @@ func loadavgWhy(run modelRun, r modelRow) string {
 	cfg := run.cfg
 	over := r.model > r.kernel
 	stops, counted := run.row.TickStopsPerCPUSec, run.kc.V["nohz-tick-stops/s"]/float64(run.kc.CPUs)
+	leaf := idleLeafMissing(run)
 	switch {
 	case cfg.Pairs == 0:
 		return olderFileMissing(run.kc)
@@ -628,8 +632,8 @@ func loadavgWhy(run modelRun, r modelRow) string {
 			return p
 		}
 		return "not named: the model stacks a pair by a drawn migration to its waker's cpu and parts it at the next wakeup that finds an idle cpu of the LLC within SIS_UTIL's budget (the inputs line); what else keeps the guest's pairs together or apart, the count does not say"
-	case strings.Contains(r.name, "other sites") && !over && idleLeafMissing(run) != "":
-		return idleLeafMissing(run)
+	case strings.Contains(r.name, "other sites") && !over && leaf != "":
+		return leaf
 	case cfg.DelayDequeue && over: // 6.12 among the counts
 		return "not named: 6.12's DELAY_DEQUEUE is modelled (the inputs line has its delayed dequeues and requeues per wakeup; a delayed task whose cpu has nothing else to run is picked and fully dequeued at once, as pick_next_entity() does), and moved this row by 2 % or less; the moves of a running task (the migrate shape's sched_setaffinity() after every transaction, the stopper's move_queued_task(): its load detached at once) are modelled where the count splits its migrations (the inputs line's run moves)"
 	case !over && cfg.TickStopMeasured:
@@ -676,6 +680,7 @@ func pathMissing(run modelRun, r modelRow) string {
 	calls, wrote := float64(ps.Updates)/mw, 100*float64(ps.Writes)/math.Max(float64(ps.Updates), 1)
 	model := fmt.Sprintf("the model's %s path makes %.3f update_tg_load_avg() calls per wakeup, %.0f %% of them writing", p, calls, wrote)
 	cpus := math.Max(float64(kc.CPUs), 1)
+	leaf := idleLeafMissing(run)
 	switch {
 	case p == kernel.OtherPath:
 		return "the model has no attach, detach or propagation outside enqueue and dequeue: attach_entity_cfs_rq(), detach_entity_cfs_rq() and propagate_entity_cfs_rq() on a task's cgroup or class change (task_change_group_fair(), switched_to_fair()), which the count's callers hold"
@@ -701,8 +706,8 @@ func pathMissing(run modelRun, r modelRow) string {
 			return "the emulator's late ticks, not modelled: " + why
 		}
 		return "not named: " + why + ", too few crossings for the writes"
-	case (p == "blocked" || p == "blocked-entity") && !over && idleLeafMissing(run) != "":
-		return idleLeafMissing(run) + "; " + model
+	case (p == "blocked" || p == "blocked-entity") && !over && leaf != "":
+		return leaf + "; " + model
 	case (p == "blocked" || p == "blocked-entity") && over:
 		return fmt.Sprintf("not named: %s: its balance softirqs' update_blocked_averages() on ticking cpus with none of the group's tasks queued, where a cfs_rq's sums decay on (docs/loadavg.md, \"Rows still outside\"); the leaf list, which takes a decayed cfs_rq off, is modelled; the count has no calls on this path to tell fewer period crossings from fewer deltas past contrib/64", model)
 	}
@@ -740,7 +745,7 @@ func olderFileMissing(kc CountResult) string {
 // the workload reaches only when it moves its threads into the hierarchy,
 // and the model not at all); and, where the count sampled
 // update_load_avg()'s callers, by the model's paths, each a row.
-func pathRows(kc CountResult, row loadavg.SimRow) []modelRow {
+func pathRows(kc CountResult, row loadavg.SimRow, pairs bool) []modelRow {
 	ula, tg, wk := kc.V["ula-writes/enqueue"], kc.V["tg-writes/wakeup"], kc.V["wakeups/s"]
 	if ula <= 0 || tg <= 0 || wk <= 0 {
 		return nil
@@ -778,7 +783,8 @@ func pathRows(kc CountResult, row loadavg.SimRow) []modelRow {
 	// The pairs' placement, where the count read nr_wakeups_local (from
 	// 2026-12-05 13:00): the wakeups onto the waking cpu, for pingers
 	// the wakee stacked on its waker's.
-	if k, ok := kc.V["local-wakeups/wakeup"]; ok && row.Wakeups > 0 && row.LocalWakeups > 0 {
+	// Only the pairs count theirs: the seed's coin has no waker.
+	if k, ok := kc.V["local-wakeups/wakeup"]; ok && pairs && row.Wakeups > 0 {
 		rows = append(rows, modelRow{"  wakeups onto the waker's cpu (stacked), %", 100 * k, 100 * float64(row.LocalWakeups) / mw})
 	}
 	if k, ok := kc.V["idle-tick-crossed-%"]; ok && row.IdleTicks[0] > 0 {

@@ -218,3 +218,25 @@ func TestIdleTicksWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestStackedRow: the wakeups-onto-the-waker's-cpu row stands for every
+// pairs run of a count that read them, the model's share 0 included,
+// and for no run of the seed's coin, which has no waker.
+func TestStackedRow(t *testing.T) {
+	kc := CountResult{CPUs: 4, V: map[string]float64{"ula-writes/enqueue": 0.1, "tg-writes/wakeup": 0.1, "wakeups/s": 1000, "enqueue/s": 1000, "local-wakeups/wakeup": 0.9}}
+	row := loadavg.SimRow{Wakeups: 1000}
+	find := func(rows []modelRow) *modelRow {
+		for i := range rows {
+			if strings.Contains(rows[i].name, "onto the waker's cpu") {
+				return &rows[i]
+			}
+		}
+		return nil
+	}
+	if r := find(pathRows(kc, row, true)); r == nil || r.kernel != 90 || r.model != 0 {
+		t.Errorf("pairs, none local in the model: row %+v, want kernel 90, model 0", r)
+	}
+	if r := find(pathRows(kc, row, false)); r != nil {
+		t.Errorf("the seed's coin: row %+v, want none", r)
+	}
+}
