@@ -514,13 +514,57 @@ func modelRows(kc CountResult, opt ModelOptions) ([]modelRow, modelRun, error) {
 // that show each.
 func loadavgMissing(run modelRun, r modelRow) string {
 	if strings.Contains(r.name, "by path:") {
-		return placed(run, pathMissing(run, r))
+		return serverShape(run, placed(run, pathMissing(run, r)))
 	}
-	why := placed(run, loadavgWhy(run, r))
+	why := undercounted(run, serverShape(run, placed(run, loadavgWhy(run, r))))
 	if g := pathGap(run); g != "" && (strings.HasPrefix(r.name, "tg writes") || strings.Contains(r.name, "update_load_avg's site")) {
 		why += "; " + g
 	}
 	return why
+}
+
+// serverShape names, on a line that names nothing, the server shape's
+// workload, which the model does not have: one UDP server thread that
+// sleeps in recvfrom() between requests, answering client threads that
+// each sleep in recvfrom() on its reply. The model runs the seed's coin
+// workload for it (a task per cpu, an event per cpu per gap, never
+// asleep), so its cpus go idle only where a coin says so and its group's
+// tasks never switch with each other.
+func serverShape(run modelRun, why string) string {
+	rest, ok := strings.CutPrefix(why, "not named: ")
+	if !ok || !isServer(run) {
+		return why
+	}
+	return serverMissing(run) + "; beside it, " + rest
+}
+
+// isServer is whether run is a server count, which the model runs as the
+// seed's coin workload (serverShape).
+func isServer(run modelRun) bool {
+	return run.kc.Shape == "server" && run.cfg.Pairs == 0 && run.kc.V["wakeups/s"] > 0
+}
+
+// serverMissing is serverShape's mechanism, with the count's figures.
+func serverMissing(run modelRun) string {
+	kc, row := run.kc, run.row
+	return fmt.Sprintf("the server shape's transactions, not modelled: its %d clients of one server thread, each asleep on its reply, the server asleep between requests, run in the model as the seed's coin workload (%d task per cpu, idle %.0f %% of its event slots), where the guest's cpus made %.0f idle entries per cpu per s and its threads ran %.1f %% of their time; so the model has few idle cpus holding the group's blocked load (the blocked paths), no switch between two of the group's tasks (the switch path), and its enqueues and dequeues, and the load changes they write, fall where its coins do, not at the requests and replies",
+		kc.Pairs, run.cfg.Tasks, 100*float64(row.Idle)/math.Max(float64(row.Idle+row.Events), 1), kc.V["nohz-run-idle/s"]/math.Max(float64(kc.CPUs), 1), kc.V["run-%"])
+}
+
+// undercounted names, on a line that names nothing, the inputs of a count
+// made before kernel count read the workload's own threads
+// (threadStatsFixed): the model was fed the Go runtime's threads' wakeups
+// and shares and those of the pingers not yet exited. Every loadavg row
+// divides by the wakeups or follows from the gap they give, so the row is
+// the model's answer to another workload.
+func undercounted(run modelRun, why string) string {
+	rest, ok := strings.CutPrefix(why, "not named: ")
+	kc := run.kc
+	if !ok || kc.Date.IsZero() || !kc.Date.Before(threadStatsFixed) || kc.V["wakeups/s"] <= 0 {
+		return why
+	}
+	return fmt.Sprintf("the count's own inputs, an undercount: counted %s, before kernel count read the workload's own threads, so it fed the model %.0f wakeups per cpu per s (a wakeup every %v on each cpu) and run and runnable shares of %.1f %% and %.1f %% that are not the pingers' (on the 6.12, 6.18 and 7.3 history counts, recounted with the fix, the wakeups were 6-18x the old figure and the pingers ran 51-60 %%: docs/loadavg.md, \"By path, and the counts' own inputs\"); beside it, %s",
+		kc.Date.Format("2006-01-02"), kc.V["wakeups/s"]/float64(kc.CPUs), run.cfg.Gap.Round(time.Microsecond), 100*run.cfg.Run, 100*run.cfg.Runnable, rest)
 }
 
 // idleLeafMissing names, for the blocked paths under, where the count's
@@ -613,6 +657,8 @@ func loadavgWhy(run modelRun, r modelRow) string {
 	stops, counted := run.row.TickStopsPerCPUSec, run.kc.V["nohz-tick-stops/s"]/float64(run.kc.CPUs)
 	leaf := idleLeafMissing(run)
 	switch {
+	case isServer(run):
+		return serverMissing(run)
 	case cfg.Pairs == 0:
 		return olderFileMissing(run.kc)
 	case !over && counted > 0 && stops > ModelTolerance*counted:

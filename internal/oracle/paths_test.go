@@ -136,6 +136,63 @@ func TestInputsBeforeFix(t *testing.T) {
 	}
 }
 
+// TestUndercounted: a line that names nothing, on a count made before
+// kernel count read the workload's own threads, names those inputs with
+// what they fed; a later count, an undated one, or a line that already
+// names its mechanism is left as it is.
+func TestUndercounted(t *testing.T) {
+	cfg := loadavg.SimConfig{CPUs: 4, Pairs: 2, Gap: 2647 * time.Microsecond, Run: 0.354, Runnable: 0.53}
+	for _, tc := range []struct {
+		name string
+		date time.Time
+		why  string
+		want string // "" for the line left as it is
+	}{
+		{"before the fix", threadStatsFixed.Add(-72 * time.Hour), "not named: nothing", "the count's own inputs, an undercount: counted 2026-12-02, before kernel count read the workload's own threads, so it fed the model 189 wakeups per cpu per s (a wakeup every 2.647ms on each cpu) and run and runnable shares of 35.4 % and 53.0 %"},
+		{"after the fix", threadStatsFixed.Add(time.Minute), "not named: nothing", ""},
+		{"undated", time.Time{}, "not named: nothing", ""},
+		{"named already", threadStatsFixed.Add(-time.Hour), "the emulator's late ticks", ""},
+	} {
+		run := modelRun{kc: CountResult{CPUs: 4, Date: tc.date, V: map[string]float64{"wakeups/s": 756}}, cfg: cfg}
+		got := undercounted(run, tc.why)
+		switch {
+		case tc.want == "" && got != tc.why:
+			t.Errorf("%s: %q, want the line as it was", tc.name, got)
+		case tc.want != "" && (!strings.HasPrefix(got, tc.want) || !strings.HasSuffix(got, "; beside it, nothing")):
+			t.Errorf("%s: %q, want %q ... \"; beside it, nothing\"", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestServerShape: the server shape, which the model runs as the seed's
+// coin workload, names that on a line that names nothing, and on the
+// rows loadavgWhy would otherwise give to an older file; a pipe count,
+// or a line already named, is left as it is.
+func TestServerShape(t *testing.T) {
+	server := modelRun{kc: CountResult{Shape: "server", Pairs: 3, CPUs: 4, V: map[string]float64{"wakeups/s": 6000, "nohz-run-idle/s": 6000, "run-%": 53.3}},
+		cfg: loadavg.SimConfig{Tasks: 1}, row: loadavg.SimRow{Idle: 1, Events: 3}}
+	pipe := server
+	pipe.kc.Shape, pipe.cfg.Pairs = "pipe", 2
+	want := "the server shape's transactions, not modelled: its 3 clients of one server thread"
+	for _, tc := range []struct {
+		name string
+		got  string
+		want string // "" for the line left as it was
+	}{
+		{"server, not named", serverShape(server, "not named: nothing"), want},
+		{"server, named", serverShape(server, "the emulator's late ticks"), ""},
+		{"pipe", serverShape(pipe, "not named: nothing"), ""},
+		{"server, a total's row", loadavgWhy(server, modelRow{name: "tg writes per workload wakeup (all sites)", kernel: 1, model: 0.5}), want},
+	} {
+		if tc.want == "" && (strings.HasPrefix(tc.got, "the server shape") || strings.Contains(tc.got, "not modelled: its 3 clients")) {
+			t.Errorf("%s: %q, want the line as it was", tc.name, tc.got)
+		}
+		if tc.want != "" && (!strings.HasPrefix(tc.got, tc.want) || !strings.Contains(tc.got, "idle 25 % of its event slots") || strings.Contains(tc.got, "older file")) {
+			t.Errorf("%s: %q, want %q ...", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
 // TestPlacementMissing: where the count has the pingers' sleeps and its
 // idle entries per sleep are well under the model's, a line that names
 // no mechanism names the pairs' placement, with the figures; a count
