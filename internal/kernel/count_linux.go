@@ -331,13 +331,19 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		return nil, err
 	}
 	var ticks *machine.Tracefs
+	var kick *KickFetch
 	tickFn, note := "", "no tick trace: -no-tick-trace"
 	if !cfg.NoTickTrace {
 		leaf, leafNote := leafFetch(src.Input, h, cfg.Levels, cpus)
 		if leafNote != "" {
 			c.Notes = append(c.Notes, leafNote)
 		}
-		ticks, tickFn, note = traceTicks(u, tfs, src.Input, leaf)
+		var kickNote string
+		kick, kickNote = kickFetch(src.Input, cpus)
+		if kickNote != "" {
+			c.Notes = append(c.Notes, kickNote)
+		}
+		ticks, tickFn, note = traceTicks(u, tfs, src.Input, leaf, kick)
 	}
 	if note != "" {
 		c.Notes = append(c.Notes, note)
@@ -384,13 +390,20 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	// the end.
 	a.ticks = nil
 	if ticks != nil {
-		if t, saveErr, err := readTicks(ticks, tickFn, c.HZ, cfg.TickTrace); err != nil {
+		var kickRQs []uint64
+		if kick != nil {
+			kickRQs = kick.RQs
+		}
+		if t, saveErr, err := readTicks(ticks, tickFn, c.HZ, cfg.TickTrace, kickRQs); err != nil {
 			c.Notes = append(c.Notes, "tick trace not read: "+err.Error())
 		} else {
 			if saveErr != nil {
 				c.Notes = append(c.Notes, "tick trace not saved: "+saveErr.Error())
 			}
 			c.Ticks = t
+			if t.KickWrongRQ > 0 {
+				c.Notes = append(c.Notes, fmt.Sprintf("tick trace: %d kick records dropped: their rq was not the one runqueues and __per_cpu_offset give for their cpu", t.KickWrongRQ))
+			}
 			if t.Lost > 0 {
 				c.Notes = append(c.Notes, fmt.Sprintf("tick trace: the ring buffer overwrote %d records (a long run): its shares cover the run's end only, and it gives no rates", t.Lost))
 			}
@@ -741,6 +754,52 @@ func leafFetch(in Input, h *machine.Hierarchy, levels int, cpus []int) (*LeafFet
 	return f, ""
 }
 
+// kickFetch is where the kick record reads (KickFetch): nohz's mask and
+// each cpu's struct rq up to the highest online one, resolved through
+// /proc/kcore (the mask's pointer where cpumask_var_t is one,
+// __per_cpu_offset[cpu]); or a note saying why it cannot.
+func kickFetch(in Input, cpus []int) (*KickFetch, string) {
+	const no = "no kicks in the tick trace: "
+	l := in.Layout
+	if l == nil || len(cpus) == 0 {
+		return nil, no + "no BTF layout or no cpus"
+	}
+	if _, _, ok := in.Syms.Func(KickFunc); !ok {
+		return nil, no + "kallsyms has no " + KickFunc
+	}
+	nohz, ok := in.Syms.Lookup("nohz")
+	if !ok {
+		return nil, no + "kallsyms has no nohz"
+	}
+	if ok, why := l.Has(".idle_cpus_mask", "cpumask_var_t"); !ok {
+		return nil, no + why
+	}
+	rqs, okRQ := in.Syms.Lookup("runqueues")
+	offsets, okOff := in.Syms.Lookup("__per_cpu_offset")
+	if !okRQ || !okOff {
+		return nil, no + "kallsyms has no runqueues or __per_cpu_offset"
+	}
+	var err error
+	word := func(addr uint64) uint64 {
+		var b [8]byte
+		if err == nil {
+			err = in.Mem.ReadAt(b[:], addr)
+		}
+		return binary.LittleEndian.Uint64(b[:])
+	}
+	f := &KickFetch{Mask: nohz.Addr + uint64(l.NohzIdleCPUsMask), RQ: l.RQ}
+	if l.CpumaskOffstack {
+		f.Mask = word(f.Mask)
+	}
+	for cpu := range slices.Max(cpus) + 1 {
+		f.RQs = append(f.RQs, rqs.Addr+word(offsets.Addr+8*uint64(cpu)))
+	}
+	if err != nil {
+		return nil, no + err.Error()
+	}
+	return f, ""
+}
+
 // groupLeader is the first breakpoint opened, the group's leader, or nil
 // when none is open yet.
 func groupLeader(bps []*machine.Breakpoint) *machine.Breakpoint {
@@ -971,7 +1030,7 @@ func showDomains(u *machine.Undo, root string) error {
 // arguments on the balancer's trigger. It returns the instance and the
 // function, or a note saying why there is none; the count goes on
 // without it.
-func traceTicks(u *machine.Undo, tfs *machine.Tracefs, in Input, leaf *LeafFetch) (*machine.Tracefs, string, string) {
+func traceTicks(u *machine.Undo, tfs *machine.Tracefs, in Input, leaf *LeafFetch, kick *KickFetch) (*machine.Tracefs, string, string) {
 	fn := ""
 	for _, f := range TickTraceFuncs {
 		if _, _, ok := in.Syms.Func(f); ok {
@@ -1014,6 +1073,16 @@ func traceTicks(u *machine.Undo, tfs *machine.Tracefs, in Input, leaf *LeafFetch
 			return nil, "", "no tick trace: " + err.Error()
 		}
 	}
+	// The kicks: what the nohz balancer's walks would find.
+	if kick != nil {
+		ka, err := kick.Args(jiffies)
+		if err == nil {
+			err = tfs.AddTracedKprobe(u, inst, KickEvent, KickFunc, ka)
+		}
+		if err != nil {
+			leafNote += "; no kicks in the tick trace: " + err.Error()
+		}
+	}
 	// The idle entries beside the ticks: was the cpu idle at all
 	// between two of its ticks?
 	if _, _, ok := in.Syms.Func(IdleEntryFunc); !ok {
@@ -1027,7 +1096,9 @@ func traceTicks(u *machine.Undo, tfs *machine.Tracefs, in Input, leaf *LeafFetch
 
 // readTicks reads and sums the instance's records, saving them to save
 // where set; a save that fails is saveErr, and the sum stands.
-func readTicks(inst *machine.Tracefs, fn string, hz int, save string) (t *TickTrace, saveErr, err error) {
+// A kick record whose rq is not kickRQs' for its cpu is dropped, and
+// counted (TickTrace.KickWrongRQ).
+func readTicks(inst *machine.Tracefs, fn string, hz int, save string, kickRQs []uint64) (t *TickTrace, saveErr, err error) {
 	f, err := inst.Trace()
 	if err != nil {
 		return nil, nil, err
@@ -1049,7 +1120,13 @@ func readTicks(inst *machine.Tracefs, fn string, hz int, save string) (t *TickTr
 	if len(recs) == 0 {
 		return nil, saveErr, errors.New("no records")
 	}
+	wrong := 0
+	recs = slices.DeleteFunc(recs, func(r TickRecord) bool {
+		bad := r.Kick && !KickSelfOK(r, kickRQs)
+		wrong += b2i(bad)
+		return bad
+	})
 	sum := SumTicks(fn, recs, hz)
-	sum.Lost = TraceLost(raw)
+	sum.Lost, sum.KickWrongRQ = TraceLost(raw), wrong
 	return &sum, saveErr, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,6 +93,65 @@ func (f LeafFetch) Args() string {
 	return strings.Join(args, " ")
 }
 
+// The kick record: one per nohz balancer kick that reached its idle cpu,
+// taken where the kick's IPI lands (nohz_csd_func(), v5.8 on), which
+// raises SCHED_SOFTIRQ there, so that the cpu's _nohz_idle_balance()
+// walk runs as the interrupt returns:
+//
+//	for_each_cpu_wrap(balance_cpu, nohz.idle_cpus_mask, this_cpu+1) {
+//		if (!idle_cpu(balance_cpu))
+//			continue;
+//		if (!idle_cpu(this_cpu) && need_resched()) { ... goto abort; }
+//		...
+//		if (time_after_eq(jiffies, rq->next_balance)) { ... sched_balance_domains(rq, CPU_IDLE); }
+//
+// So each record holds jiffies, the mask's first word, and every cpu's
+// rq->next_balance and what idle_cpu() reads (rq->curr against
+// rq->idle, rq->nr_running, rq->ttwu_pending): which cpus the walk that
+// follows would find in the mask, idle and due, had nothing changed in
+// between. What it cannot say is how many walks then ended early.
+
+// KickEvent is the trace's event at a kick; KickFunc is where it is taken.
+const (
+	KickEvent = "contend_kick"
+	KickFunc  = "nohz_csd_func"
+)
+
+// KickFetch says where the kick record reads: the address of the first
+// word of nohz.idle_cpus_mask (the mask itself, behind the pointer where
+// cpumask_var_t is one), each cpu's struct rq (runqueues plus
+// __per_cpu_offset[cpu]), and struct rq's members by name (BTF's).
+type KickFetch struct {
+	Mask uint64
+	RQs  []uint64
+	RQ   map[string]int64
+}
+
+// Args are the kprobe fetch arguments that read f: j (jiffies_64,
+// through the symbol jiffies), self (the kick's rq, nohz_csd_func()'s
+// argument: it names the cpu's own rq, so a record whose self is not
+// RQs[cpu] says the addresses are wrong), m (the mask's word) and per
+// cpu i: nbI, nrI, tpI, cuI and idI, as the tick record's members.
+func (f KickFetch) Args(jiffies string) (string, error) {
+	if jiffies == "" {
+		return "", fmt.Errorf("kallsyms has no jiffies_64 (CONFIG_KALLSYMS_ALL unset?)")
+	}
+	args := []string{"j=@" + jiffies + ":u64", "self=$arg1:u64", fmt.Sprintf("m=@%#x:u64", f.Mask)}
+	for i, rq := range f.RQs {
+		for _, fl := range tickFields {
+			off, ok := f.RQ[fl[1]]
+			if !ok {
+				return "", fmt.Errorf("BTF's struct rq has no %s", fl[1])
+			}
+			if fl[0] == "ib" {
+				continue // rq->idle_balance is the tick's, not idle_cpu()'s
+			}
+			args = append(args, fmt.Sprintf("%s%d=@%#x:%s", fl[0], i, rq+uint64(off), tickFieldTypes[fl[0]]))
+		}
+	}
+	return strings.Join(args, " "), nil
+}
+
 // TickRecord is one traced tick.
 type TickRecord struct {
 	CPU         int
@@ -112,6 +172,16 @@ type TickRecord struct {
 	Leaf        bool
 	LeafAge     int64
 	LeafContrib uint32
+	// Kick marks a kick's record (KickEvent), not a tick's: CPU, Time
+	// and Jiffies are set, Self is its rq's address, and of the cpus
+	// (bit i, cpu i < 64) Masked are those in nohz.idle_cpus_mask's
+	// first word, IdleCPUs those idle_cpu() would call idle (the idle
+	// task current, none queued, no wakeup pending) and DueCPUs those
+	// whose rq->next_balance had come; RQs is how many cpus it read.
+	Kick                      bool
+	Self                      uint64
+	Masked, IdleCPUs, DueCPUs uint64
+	RQs                       int
 }
 
 // LeafCrossed is whether the record's leaf cfs_rq would decay were it
@@ -218,6 +288,9 @@ func parseTickLine(line string) (TickRecord, error) {
 		rec.IdleEntry = true // no arguments
 		return rec, nil
 	}
+	if timeAt+1 < len(f) && f[timeAt+1] == KickEvent+":" {
+		return parseKick(rec, f[timeAt+2:])
+	}
 	seen := map[string]bool{}
 	var curr, idle, clock, lost, lut uint64
 	var contrib uint64
@@ -285,6 +358,59 @@ func parseTickLine(line string) (TickRecord, error) {
 	return rec, nil
 }
 
+// parseKick reads a kick record's arguments (KickFetch.Args) into rec.
+func parseKick(rec TickRecord, args []string) (TickRecord, error) {
+	rec.Kick = true
+	v := map[string]uint64{}
+	for _, w := range args {
+		k, val, ok := strings.Cut(w, "=")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseUint(val, 0, 64)
+		if err != nil {
+			return rec, fmt.Errorf("%s=%q: not a number", k, val)
+		}
+		v[k] = n
+	}
+	for _, k := range []string{"j", "self", "m"} {
+		if _, ok := v[k]; !ok {
+			return rec, fmt.Errorf("kick record: no %s=", k)
+		}
+	}
+	rec.Jiffies, rec.Self, rec.Masked = v["j"], v["self"], v["m"]
+	for i := range 64 {
+		nb, ok := v["nb"+strconv.Itoa(i)]
+		if !ok {
+			break
+		}
+		for _, k := range []string{"nr", "tp", "cu", "id"} {
+			if _, ok := v[k+strconv.Itoa(i)]; !ok {
+				return rec, fmt.Errorf("kick record: cpu %d has nb%d= but no %s%d=", i, i, k, i)
+			}
+		}
+		c := strconv.Itoa(i)
+		if v["cu"+c] == v["id"+c] && v["nr"+c] == 0 && v["tp"+c] == 0 {
+			rec.IdleCPUs |= 1 << i
+		}
+		if int64(rec.Jiffies-nb) >= 0 {
+			rec.DueCPUs |= 1 << i
+		}
+		rec.RQs = i + 1
+	}
+	if rec.RQs == 0 {
+		return rec, fmt.Errorf("kick record: no cpu's rq (nb0=)")
+	}
+	return rec, nil
+}
+
+// KickSelfOK is whether rec, a kick's record, read its own cpu's rq
+// where its argument says the rq is: the check that rqs, the per-cpu
+// addresses its fetches were built from, are right.
+func KickSelfOK(rec TickRecord, rqs []uint64) bool {
+	return rec.CPU < len(rqs) && rqs[rec.CPU] == rec.Self
+}
+
 // TickTrace sums a tick trace: the shares the models' tick rules take
 // or are held to, by what the records read.
 type TickTrace struct {
@@ -345,6 +471,20 @@ type TickTrace struct {
 	QueuedAgeUs   float64 `json:"queued_age_us,omitempty"`
 	IdleLeaf      int     `json:"idle_leaf,omitempty"`
 	IdleCrossed   int     `json:"idle_crossed,omitempty"`
+	// Kicks are the kicks traced (KickEvent); of the other cpus at each,
+	// KickMasked are those in nohz.idle_cpus_mask, KickIdle those of
+	// them idle (idle_cpu()), KickIdleDue those of them due as well:
+	// the cpus the walk that follows would balance, had nothing changed.
+	// KickSelfDue are the kicks whose own cpu was in the mask, idle and
+	// due (the walk reaches it last, for_each_cpu_wrap() from this_cpu+1).
+	Kicks       int `json:"kicks,omitempty"`
+	KickMasked  int `json:"kick_masked,omitempty"`
+	KickIdle    int `json:"kick_idle,omitempty"`
+	KickIdleDue int `json:"kick_idle_due,omitempty"`
+	KickSelfDue int `json:"kick_self_due,omitempty"`
+	// KickWrongRQ are the kick records dropped as read from the wrong
+	// addresses (KickSelfOK).
+	KickWrongRQ int `json:"kick_wrong_rq,omitempty"`
 }
 
 // peltPeriod is a PELT period in seconds (1024 µs: kernel/sched/pelt.c's
@@ -449,6 +589,15 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 		if r.IdleEntry {
 			t.IdleEntries++
 			entered[r.CPU] = true
+			continue
+		}
+		if r.Kick {
+			self := uint64(1) << r.CPU
+			t.Kicks++
+			t.KickMasked += bits.OnesCount64(r.Masked &^ self)
+			t.KickIdle += bits.OnesCount64(r.Masked & r.IdleCPUs &^ self)
+			t.KickIdleDue += bits.OnesCount64(r.Masked & r.IdleCPUs & r.DueCPUs &^ self)
+			t.KickSelfDue += b2i(r.Masked&r.IdleCPUs&r.DueCPUs&self != 0)
 			continue
 		}
 		t.Ticks++

@@ -86,7 +86,7 @@ func FuzzParseTickTrace(f *testing.F) {
 		}
 		for _, hz := range []int{0, 100, 250, 1000} {
 			tt := SumTicks("f", recs, hz)
-			if tt.Ticks+tt.IdleEntries != len(recs) || tt.BusyEntry[0]+tt.BusyEntry[1] != tt.States[0][0] || hz == 0 && tt.States != [2][2]int{} || tt.IdleNotIdle > tt.Idle || tt.IdleQueued+tt.IdlePending > tt.IdleNotIdle || tt.IdleDue > tt.Idle || tt.BusyDue > tt.Ticks-tt.Idle || tt.Slots[0]+tt.Slots[1]+tt.Slots[2] >= max(tt.Ticks, 1) ||
+			if tt.Ticks+tt.IdleEntries+tt.Kicks != len(recs) || tt.KickIdleDue > tt.KickIdle || tt.KickIdle > tt.KickMasked || tt.KickSelfDue > tt.Kicks || tt.BusyEntry[0]+tt.BusyEntry[1] != tt.States[0][0] || hz == 0 && tt.States != [2][2]int{} || tt.IdleNotIdle > tt.Idle || tt.IdleQueued+tt.IdlePending > tt.IdleNotIdle || tt.IdleDue > tt.Idle || tt.BusyDue > tt.Ticks-tt.Idle || tt.Slots[0]+tt.Slots[1]+tt.Slots[2] >= max(tt.Ticks, 1) ||
 				tt.States[0][0]+tt.States[0][1]+tt.States[1][0]+tt.States[1][1] != tt.Slots[0]+tt.Slots[1]+tt.Slots[2] || math.Abs(tt.BusyCorr()) > 1 ||
 				tt.QueuedCrossed > tt.QueuedLeaf || tt.IdleCrossed > tt.IdleLeaf || tt.QueuedLeaf+tt.IdleLeaf > tt.Idle {
 				t.Errorf("SumTicks(%d) = %+v of %d records", hz, tt, len(recs))
@@ -255,5 +255,60 @@ func TestTickLeaf(t *testing.T) {
 	}
 	if _, err := ParseTickTrace(strings.NewReader(head + "1.0: contend_tick: (f) j=1 nb=9 ib=0 nr=1 tp=0 cu=2 id=2 cp=1 u1=0 c1=1024\n")); err == nil || !strings.Contains(err.Error(), "period_contrib") {
 		t.Errorf("period_contrib 1024: %v, want an error naming it", err)
+	}
+}
+
+// TestKickRecord: a kick record's cpus by what the walk after it reads:
+// in the mask, idle (idle_cpu(): the idle task current, none queued, no
+// wakeup pending) and due (jiffies at or past rq->next_balance); the
+// sums count the other cpus, and the kick's own where it is all three.
+func TestKickRecord(t *testing.T) {
+	line := "<idle>-0 [002] d.h1. 51.000000: contend_kick: (nohz_csd_func+0x0/0x60) j=1000 self=0x3000 m=0xf" +
+		" nb0=1001 nr0=0 tp0=0 cu0=5 id0=5" + // idle, not due
+		" nb1=1000 nr1=1 tp1=0 cu1=5 id1=6" + // busy
+		" nb2=999 nr2=0 tp2=0 cu2=8 id2=8" + // itself: idle and due
+		" nb3=900 nr3=0 tp3=1 cu3=9 id3=9" // a wakeup pending: not idle
+	recs, err := ParseTickTrace(strings.NewReader(line))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("ParseTickTrace = %+v, %v", recs, err)
+	}
+	r := recs[0]
+	if !r.Kick || r.CPU != 2 || r.Self != 0x3000 || r.Masked != 0xf || r.IdleCPUs != 0b0101 || r.DueCPUs != 0b1110 || r.RQs != 4 {
+		t.Errorf("record = %+v", r)
+	}
+	if !KickSelfOK(r, []uint64{0x1000, 0x2000, 0x3000, 0x4000}) || KickSelfOK(r, []uint64{0x1000, 0x2000}) || KickSelfOK(r, []uint64{1, 2, 3, 4}) {
+		t.Error("KickSelfOK: want true only where rqs[2] is 0x3000")
+	}
+	sum := SumTicks("f", recs, 250)
+	if sum.Kicks != 1 || sum.KickMasked != 3 || sum.KickIdle != 1 || sum.KickIdleDue != 0 || sum.KickSelfDue != 1 || sum.Ticks != 0 {
+		t.Errorf("SumTicks = %+v", sum)
+	}
+	for _, bad := range []string{
+		"<idle>-0 [002] d.h1. 51.0: contend_kick: (nohz_csd_func+0x0/0x60) j=1 m=1 nb0=1 nr0=0 tp0=0 cu0=1 id0=1",  // no self
+		"<idle>-0 [002] d.h1. 51.0: contend_kick: (nohz_csd_func+0x0/0x60) j=1 self=1 m=1",                         // no cpu
+		"<idle>-0 [002] d.h1. 51.0: contend_kick: (nohz_csd_func+0x0/0x60) j=1 self=1 m=1 nb0=1 nr0=0 cu0=1 id0=1", // no tp0
+		"<idle>-0 [002] d.h1. 51.0: contend_kick: (nohz_csd_func+0x0/0x60) j=x self=1 m=1 nb0=1 nr0=0 tp0=0 cu0=1 id0=1",
+	} {
+		if _, err := ParseTickTrace(strings.NewReader(bad)); err == nil {
+			t.Errorf("ParseTickTrace(%q): no error", bad)
+		}
+	}
+}
+
+// TestKickFetchArgs: jiffies, the kick's rq, the mask's word, and per
+// cpu the members idle_cpu() and the due test read, at rq + offset.
+func TestKickFetchArgs(t *testing.T) {
+	f := KickFetch{Mask: 0xff00, RQs: []uint64{0x1000, 0x2000}, RQ: map[string]int64{"next_balance": 8, "idle_balance": 9, "nr_running": 4, "ttwu_pending": 12, "curr": 16, "idle": 24}}
+	got, err := f.Args("jiffies_64")
+	want := "j=@jiffies_64:u64 self=$arg1:u64 m=@0xff00:u64 nb0=@0x1008:u64 nr0=@0x1004:u32 tp0=@0x100c:u32 cu0=@0x1010:u64 id0=@0x1018:u64 nb1=@0x2008:u64 nr1=@0x2004:u32 tp1=@0x200c:u32 cu1=@0x2010:u64 id1=@0x2018:u64"
+	if err != nil || got != want {
+		t.Errorf("Args =\n%s, %v\nwant\n%s", got, err, want)
+	}
+	if _, err := f.Args(""); err == nil {
+		t.Error("Args without jiffies_64: no error")
+	}
+	delete(f.RQ, "curr")
+	if _, err := f.Args("jiffies_64"); err == nil || !strings.Contains(err.Error(), "curr") {
+		t.Errorf("Args without rq->curr: %v, want an error naming curr", err)
 	}
 }

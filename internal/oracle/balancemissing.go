@@ -101,6 +101,8 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 			after = fmt.Sprintf("a busy tick after an idle entry (its newidle walk brings rq->next_balance in: the tick trace's %.0f %% of busy ticks followed by a busy one had one between, which the model takes)", v)
 		}
 		return fmt.Sprintf("the guest's own walks (its balance softirqs less its nohz walks) ran at %.0f %% of its ticks, the model's at every idle tick it draws that finds no task queued (the idle interval, a jiffy at HZ %d) and at %s; ", 100*(kc.V["balance-softirqs/s"]-kc.V["nohz-walks/s"])/math.Max(kc.V["ticks/s"], 1), countHZ(kc), after) + queuedWhy(kc)
+	case is("on idle cpus' behalf") && over && kickBusy(kc) != "":
+		return kickBusy(kc) + perWalk(r, rows)
 	case is("on idle cpus' behalf") && over && shareOK && share >= 0.5:
 		return "not named" + perWalk(r, rows) + "; a guest that stops its tick at every idle entry has its idle cpus in the mask nearly all their idle time, yet its walks pass over fewer of them: _nohz_idle_balance() ends its walk when its own cpu has a task to run (need_resched()), and the guest's idles average " + fmt.Sprintf("%.0f µs", meanIdleUs(kc)) + " where the model's balancer is idle for whole ticks; the count does not say how many cpus each walk found in the mask or due, nor how many walks ended early"
 	case is("on idle cpus' behalf") && over:
@@ -129,6 +131,23 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		split = "the passes by idle type are their own rows (sched_balance_rq() calls); the count does not split them by domain, nor say which of the guest's walks met which cpus"
 	}
 	return fmt.Sprintf("not named: the count's busy share (%.0f %%), idle entries (%.0f per cpu per s) and newidle walks (every %d ticks, from them) are the model's inputs; %s", kc.V["busy-%"], kc.V["nohz-run-idle/s"]/math.Max(float64(kc.CPUs), 1), bfNewidle(kc, countHZ(kc)), split)
+}
+
+// kickBusy names, from the tick trace's kick records, where the guest's
+// nohz walks lose the cpus in nohz.idle_cpus_mask: "" where the count
+// traced no kicks, or where most masked cpus were idle at the kick (then
+// it is not the mask's busy cpus). A cpu enters the mask when its tick
+// stops in idle and leaves it only at its next busy tick
+// (nohz_balance_exit_idle() from nohz_balancer_kick()), so a cpu whose
+// idles are short is in the mask while it runs, and the walk's
+// idle_cpu() skips it.
+func kickBusy(kc CountResult) string {
+	masked, ok := kc.V["kick-masked/kick"]
+	idle, due := kc.V["kick-idle/kick"], kc.V["kick-idle-due/kick"]
+	if !ok || masked <= 0 || idle > masked/2 {
+		return ""
+	}
+	return fmt.Sprintf("the mask's busy cpus, not modelled: at the guest's kicks (the tick trace's, at nohz_csd_func()) %.2f other cpus were in nohz.idle_cpus_mask, only %.2f of them idle (idle_cpu(): the idle task current, none queued, no wakeup pending) and %.2f idle and due; a cpu leaves the mask only at its next busy tick, and the guest's idles average %.0f µs, so its masked cpus are running again by the walk, where the model's cpus are idle or busy for whole ticks and its masked ones idle", masked, idle, due, meanIdleUs(kc))
 }
 
 // idleLoopWhy says how the guest's idle loop decided its tick stops (the

@@ -43,6 +43,8 @@ func TestBalanceMissing(t *testing.T) {
 		{"passes per walk", count(2, 60, 4000, "cmpxchg-first"), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "per kicked walk the model passes over 1.50 idle cpus, the kernel 0.50"},
 		{"kicks after mask entries", count(2, 60, 4000, "cmpxchg-first"), modelRow{"    from nohz balancer walks per s (kicked)", 100, 200}, "NOHZ_NEXT_KICK"},
 		{"attempts of two rows within", count(2, 60, 4000, "check-first"), modelRow{"flag attempts per s", 100, 180}, "product of two rows within"},
+		{"the mask's busy cpus", kicks(count(2, 2800, 2900, "cmpxchg-first"), 1.61, 0.60, 0.56), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "1.61 other cpus were in nohz.idle_cpus_mask, only 0.60 of them idle"},
+		{"the mask's cpus idle at the kick", kicks(count(2, 2800, 2900, "cmpxchg-first"), 1.2, 1.0, 0.9), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "not named; per kicked walk"},
 		{"unexplained", count(2, 60, 4000, "cmpxchg-first"), modelRow{"balancer passes per s (busy 60 %, newidle every 1 ticks)", 400, 700}, "not named"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,6 +53,16 @@ func TestBalanceMissing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kicks gives kc the tick trace's kick figures.
+func kicks(kc CountResult, masked, idle, due float64) CountResult {
+	v := map[string]float64{"kick-masked/kick": masked, "kick-idle/kick": idle, "kick-idle-due/kick": due}
+	for k, x := range kc.V {
+		v[k] = x
+	}
+	kc.V = v
+	return kc
 }
 
 // The inverse case: a guest that keeps its tick balances its idle cpus

@@ -124,7 +124,12 @@ func lbValues(c *kernel.Counted) []benchfmt.Value {
 // update: the tick's balance softirq decays it, before set_next_entity()
 // can), "queued-tick-leaf-age-us" (their leaves' median age) and
 // "idle-tick-crossed-%" (the same share of the idle ticks with none
-// queued). Rates only where the ring buffer lost nothing; pair shares
+// queued); and where kicks were traced (kernel.KickFetch), per kick
+// "kick-masked/kick" (the other cpus in nohz.idle_cpus_mask),
+// "kick-idle/kick" (those of them idle_cpu() calls idle) and
+// "kick-idle-due/kick" (those of them due: what the walk after the kick
+// would balance), and "kick-self-due-%" (kicks whose own cpu was all
+// three). Rates only where the ring buffer lost nothing; pair shares
 // only where ticks paired.
 func tickValues(c *kernel.Counted) []benchfmt.Value {
 	t := c.Ticks
@@ -167,6 +172,13 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 	}
 	if t.IdleLeaf > 0 {
 		vs = append(vs, benchfmt.Value{Value: pct(t.IdleCrossed, t.IdleLeaf), Unit: "idle-tick-crossed-%"})
+	}
+	if t.Kicks > 0 {
+		per := func(n int) float64 { return float64(n) / float64(t.Kicks) }
+		vs = append(vs, benchfmt.Value{Value: per(t.KickMasked), Unit: "kick-masked/kick"},
+			benchfmt.Value{Value: per(t.KickIdle), Unit: "kick-idle/kick"},
+			benchfmt.Value{Value: per(t.KickIdleDue), Unit: "kick-idle-due/kick"},
+			benchfmt.Value{Value: pct(t.KickSelfDue, t.Kicks), Unit: "kick-self-due-%"})
 	}
 	return vs
 }
