@@ -90,7 +90,7 @@ func flags(name string, stderr io.Writer) (*flag.FlagSet, *common) {
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.kernel, "kernel", "", "boot this `bzImage` instead of Debian's linux-image-amd64")
 	fs.StringVar(&c.debianKernel, "debian-kernel", "", "boot this Debian kernel instead of linux-image-amd64's, for the kernel oracle's guests: a `series` (6.1, 6.12, 6.16 … 7.3: its newest), an upstream version (6.18.15), a package version (6.18.15-1~bpo13+1) or a package name; 6.16 on come from trixie-backports through a sources list of the lab's own under -cache")
-	fs.StringVar(&c.accel, "accel", "tcg", "QEMU `accelerator`: tcg, or kvm on a host that has it (only then do timings mean anything)")
+	fs.StringVar(&c.accel, "accel", "tcg", "QEMU `accelerator`: tcg; tcg,thread=single (one host thread for every vcpu: slower, but no vcpu runs code another is patching; CI's kernel-oracle guests); or kvm on a host that has it (only then do timings mean anything)")
 	fs.StringVar(&c.out, "out", "", "`directory` for the build and the guests' files (default out/vmlab)")
 	fs.StringVar(&c.cache, "cache", "/var/cache/contend-vmlab", "`directory` for the downloaded kernel package, outside the repository")
 	fs.DurationVar(&c.timeout, "timeout", 45*time.Minute, "longest wall time one guest may run, boot to poweroff: a backstop for a guest hung with its vcpus halted (a loaded host stretches wall time: the arm64 guest's steps took 480 s at load 9-13)")

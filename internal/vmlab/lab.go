@@ -240,6 +240,11 @@ func (l *Lab) bootBound(t Topology) time.Duration {
 // calling 0x0). At that rate one retry still fails CI about once in a
 // hundred of the oracle's guests; two make it one in a thousand, and a
 // crash that contend causes still fails, since it comes on every boot.
+// The crashes are not independent, though: on 2026-12-05 they came in
+// bursts that crashed all three boots of a run (in CI, then twice here,
+// once before the init marker, with contend not yet started), between
+// runs that passed. So CI runs those guests under single-threaded TCG
+// (-accel tcg,thread=single), where no vcpu runs while another patches.
 // The last crash fails the guest, whatever its steps say: a crash is
 // never a pass, and every retry is said in the log, in Retries and in the
 // Boot's Retried.
