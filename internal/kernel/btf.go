@@ -21,24 +21,33 @@ type Layout struct {
 	// "array" (struct cfs_rq **, an array of nr_cpu_ids pointers) or
 	// "percpu" (struct cfs_rq __percpu *, 7.x's, per_cpu_ptr() of it);
 	// "" where BTF does not say (a fixture's opaque members).
-	TGCfsRqForm         string
-	TGChildren          int64 // struct task_group, children (list_head)
-	TGSiblings          int64 // struct task_group, siblings (list_head)
-	TGParent            int64 // struct task_group, parent
-	CfsRqTG             int64 // struct cfs_rq, tg
-	CfsRqTGLoadContrib  int64 // struct cfs_rq, tg_load_avg_contrib
-	CfsRqLastUpdateTG   int64 // struct cfs_rq, last_update_tg_load_avg; -1 before v6.7
-	CfsRqAvg            int64 // struct cfs_rq, avg (struct sched_avg): the tick trace's leaf age
-	SALastUpdateTime    int64 // struct sched_avg, last_update_time
-	SAPeriodContrib     int64 // struct sched_avg, period_contrib
-	SDShared            int64 // struct sched_domain, shared
-	SDSNrBusyCPUs       int64 // struct sched_domain_shared, nr_busy_cpus
-	SDSUtilAvg          int64 // struct sched_domain_shared, util_avg: cache-aware scheduling's (7.2), -1 before
-	NohzIdleCPUsMask    int64 // fair.c's anonymous nohz struct, idle_cpus_mask
-	NohzNrCPUs          int64 // fair.c's anonymous nohz struct, nr_cpus; -1 once removed (2026)
-	CpupriVecCount      int64 // struct cpupri_vec, count; -1 where absent
-	CpupriVecMask       int64 // struct cpupri_vec, mask; -1 where absent
-	CpumaskOffstack     bool  // cpumask_var_t is a pointer (CONFIG_CPUMASK_OFFSTACK)
+	TGCfsRqForm        string
+	TGChildren         int64 // struct task_group, children (list_head)
+	TGSiblings         int64 // struct task_group, siblings (list_head)
+	TGParent           int64 // struct task_group, parent
+	CfsRqTG            int64 // struct cfs_rq, tg
+	CfsRqTGLoadContrib int64 // struct cfs_rq, tg_load_avg_contrib
+	CfsRqLastUpdateTG  int64 // struct cfs_rq, last_update_tg_load_avg; -1 before v6.7
+	CfsRqAvg           int64 // struct cfs_rq, avg (struct sched_avg): the tick trace's leaf age
+	SALastUpdateTime   int64 // struct sched_avg, last_update_time
+	SAPeriodContrib    int64 // struct sched_avg, period_contrib
+	SDShared           int64 // struct sched_domain, shared
+	SDSNrBusyCPUs      int64 // struct sched_domain_shared, nr_busy_cpus
+	SDSUtilAvg         int64 // struct sched_domain_shared, util_avg: cache-aware scheduling's (7.2), -1 before
+	NohzIdleCPUsMask   int64 // fair.c's anonymous nohz struct, idle_cpus_mask
+	NohzNrCPUs         int64 // fair.c's anonymous nohz struct, nr_cpus; -1 once removed (2026)
+	CpupriVecCount     int64 // struct cpupri_vec, count; -1 where absent
+	CpupriVecMask      int64 // struct cpupri_vec, mask; -1 where absent
+	CpumaskOffstack    bool  // cpumask_var_t is a pointer (CONFIG_CPUMASK_OFFSTACK)
+	// RDOverloaded is struct root_domain's overloaded (v6.9's name,
+	// "sched/fair: Rename root_domain::overload to ::overloaded"), else
+	// its overload before that: an int, set while a cpu of the domain
+	// has a second task, which sched_balance_newidle() tests first.
+	RDOverloaded int64
+	rdOverload   int64 // the older name's offset, folded into RDOverloaded
+	// SDMaxNewidleCost is struct sched_domain's max_newidle_lb_cost,
+	// the cost sched_balance_newidle() holds rq->avg_idle against.
+	SDMaxNewidleCost    int64
 	TaskGroupStructSize int64 // sizeof(struct task_group)
 	// The way from a task group to its cgroup's id (TaskGroups): -1
 	// where BTF lacks one, which only the watchpoints need.
@@ -89,6 +98,9 @@ var layoutMembers = []btfMember{
 	{"cgroup_subsys_state", "cgroup", func(l *Layout) *int64 { return &l.CssCgroup }},
 	{"cgroup", "kn", func(l *Layout) *int64 { return &l.CgroupKn }},
 	{"kernfs_node", "id", func(l *Layout) *int64 { return &l.KernfsID }},
+	{"root_domain", "overloaded", func(l *Layout) *int64 { return &l.RDOverloaded }},
+	{"root_domain", "overload", func(l *Layout) *int64 { return &l.rdOverload }},
+	{"sched_domain", "max_newidle_lb_cost", func(l *Layout) *int64 { return &l.SDMaxNewidleCost }},
 }
 
 // nohzMembers identify fair.c's "static struct { ... } nohz": no other
@@ -154,6 +166,11 @@ func LayoutOf(spec *btf.Spec) (*Layout, error) {
 		l.TaskGroupStructSize = int64(tg.Size)
 		l.TGCfsRqForm = cfsRqForm(tg)
 	}
+	if l.RDOverloaded < 0 && l.rdOverload >= 0 {
+		l.RDOverloaded = l.rdOverload
+		delete(l.Absent, "root_domain.overloaded")
+	}
+	delete(l.Absent, "root_domain.overload")
 	l.RQ = rqOffsets(spec)
 	var cv *btf.Typedef
 	if err := spec.TypeByName("cpumask_var_t", &cv); err != nil {

@@ -787,7 +787,7 @@ func kickFetch(in Input, cpus []int) (*KickFetch, string) {
 		}
 		return binary.LittleEndian.Uint64(b[:])
 	}
-	f := &KickFetch{Mask: nohz.Addr + uint64(l.NohzIdleCPUsMask), RQ: l.RQ}
+	f := &KickFetch{Mask: nohz.Addr + uint64(l.NohzIdleCPUsMask), RQ: l.RQ, RDOverloaded: l.RDOverloaded, SDMaxNewidleCost: l.SDMaxNewidleCost}
 	if l.CpumaskOffstack {
 		f.Mask = word(f.Mask)
 	}
@@ -1088,7 +1088,11 @@ func traceTicks(u *machine.Undo, tfs *machine.Tracefs, in Input, leaf *LeafFetch
 	if _, _, ok := in.Syms.Func(IdleEntryFunc); !ok {
 		return inst, fn, "no idle entries in the tick trace: kallsyms has no " + IdleEntryFunc + leafNote
 	}
-	if err := tfs.AddTracedKprobe(u, inst, IdleEntryEvent, IdleEntryFunc, ""); err != nil {
+	entryArgs := ""
+	if kick != nil {
+		entryArgs = kick.EntryArgs()
+	}
+	if err := tfs.AddTracedKprobe(u, inst, IdleEntryEvent, IdleEntryFunc, entryArgs); err != nil {
 		return inst, fn, "no idle entries in the tick trace: " + err.Error() + leafNote
 	}
 	return inst, fn, strings.TrimPrefix(leafNote, "; ")

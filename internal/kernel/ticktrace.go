@@ -125,6 +125,50 @@ type KickFetch struct {
 	Mask uint64
 	RQs  []uint64
 	RQ   map[string]int64
+	// RDOverloaded is struct root_domain's overloaded member's offset
+	// (Layout.RDOverloaded), -1 where BTF has none: the records then
+	// read no ov.
+	RDOverloaded int64
+	// SDMaxNewidleCost is struct sched_domain's max_newidle_lb_cost
+	// (Layout.SDMaxNewidleCost), -1 where BTF has none: the idle
+	// entries then read no newidle gate.
+	SDMaxNewidleCost int64
+}
+
+// EntryArgs are the idle entry record's fetch arguments: ov
+// (OverloadArg) and per cpu i, aiI (rq->avg_idle) and mcI (the
+// max_newidle_lb_cost of rq->sd, the cpu's lowest domain): what
+// sched_balance_newidle() tested just before the cpu went idle,
+//
+//	if (!get_rd_overloaded(this_rq->rd) ||
+//	    (sd && this_rq->avg_idle < sd->max_newidle_lb_cost)) {
+//
+// (v5.16 on; rd->overload before v6.9); every cpu's, since a kprobe
+// cannot index by its cpu, the parser keeping its own.
+func (f KickFetch) EntryArgs() string {
+	args := []string{}
+	if ov := f.OverloadArg(); ov != "" {
+		args = append(args, ov)
+	}
+	ai, okA := f.RQ["avg_idle"]
+	sd, okS := f.RQ["sd"]
+	if okA && okS && f.SDMaxNewidleCost >= 0 {
+		for i, rq := range f.RQs {
+			args = append(args, fmt.Sprintf("ai%d=@%#x:u64 mc%d=+%d(@%#x):u64", i, rq+uint64(ai), i, f.SDMaxNewidleCost, rq+uint64(sd)))
+		}
+	}
+	return strings.Join(args, " ")
+}
+
+// OverloadArg is the fetch argument ov, rq->rd->overloaded of cpu 0's
+// rq (every cpu's rq->rd is the one root domain where no cpuset splits
+// it), or "" where f cannot read it.
+func (f KickFetch) OverloadArg() string {
+	rd, ok := f.RQ["rd"]
+	if !ok || f.RDOverloaded < 0 || len(f.RQs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("ov=+%d(@%#x):u32", f.RDOverloaded, f.RQs[0]+uint64(rd))
 }
 
 // Args are the kprobe fetch arguments that read f: j (jiffies_64,
@@ -137,6 +181,9 @@ func (f KickFetch) Args(jiffies string) (string, error) {
 		return "", fmt.Errorf("kallsyms has no jiffies_64 (CONFIG_KALLSYMS_ALL unset?)")
 	}
 	args := []string{"j=@" + jiffies + ":u64", "self=$arg1:u64", fmt.Sprintf("m=@%#x:u64", f.Mask)}
+	if ov := f.OverloadArg(); ov != "" {
+		args = append(args, ov)
+	}
 	for i, rq := range f.RQs {
 		for _, fl := range tickFields {
 			off, ok := f.RQ[fl[1]]
@@ -178,6 +225,14 @@ type TickRecord struct {
 	// first word, IdleCPUs those idle_cpu() would call idle (the idle
 	// task current, none queued, no wakeup pending) and DueCPUs those
 	// whose rq->next_balance had come; RQs is how many cpus it read.
+	// HasOverload says the record (an idle entry's or a kick's) read
+	// rq->rd->overloaded (KickFetch.OverloadArg), Overloaded its value.
+	HasOverload, Overloaded bool
+	// Gate says an idle entry's record read its cpu's rq->avg_idle
+	// (AvgIdle, ns) and its lowest domain's max_newidle_lb_cost
+	// (NewidleCost, ns: 0 where rq->sd was NULL, no domain).
+	Gate                      bool
+	AvgIdle, NewidleCost      uint64
 	Kick                      bool
 	Self                      uint64
 	Masked, IdleCPUs, DueCPUs uint64
@@ -285,8 +340,8 @@ func parseTickLine(line string) (TickRecord, error) {
 		return rec, fmt.Errorf("no timestamp after the cpu in %q", line)
 	}
 	if timeAt+1 < len(f) && f[timeAt+1] == IdleEntryEvent+":" {
-		rec.IdleEntry = true // no arguments
-		return rec, nil
+		rec.IdleEntry = true
+		return overloaded(rec, f[timeAt+2:])
 	}
 	if timeAt+1 < len(f) && f[timeAt+1] == KickEvent+":" {
 		return parseKick(rec, f[timeAt+2:])
@@ -358,6 +413,43 @@ func parseTickLine(line string) (TickRecord, error) {
 	return rec, nil
 }
 
+// overloaded reads an idle entry record's arguments (KickFetch.EntryArgs),
+// if it has them: ov=, and its own cpu's ai and mc.
+func overloaded(rec TickRecord, args []string) (TickRecord, error) {
+	own := strconv.Itoa(rec.CPU)
+	seen := 0
+	for _, w := range args {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || k != "ov" && k != "ai"+own && k != "mc"+own {
+			continue
+		}
+		n, err := strconv.ParseUint(v, 0, 64)
+		if err != nil {
+			return rec, fmt.Errorf("%s=%q: not a number", k, v)
+		}
+		switch k {
+		case "ov":
+			rec.HasOverload, rec.Overloaded = true, n != 0
+		case "ai" + own:
+			rec.AvgIdle = n
+			seen++
+		default:
+			rec.NewidleCost = n
+			seen++
+		}
+	}
+	rec.Gate = seen == 2
+	return rec, nil
+}
+
+// GateClosed is whether an idle entry's record says the newidle walk
+// before it returned at sched_balance_newidle()'s gate: the root domain
+// not overloaded, where the record read it, or rq->avg_idle under the
+// lowest domain's max_newidle_lb_cost.
+func (r TickRecord) GateClosed() bool {
+	return r.HasOverload && !r.Overloaded || r.Gate && r.NewidleCost > 0 && r.AvgIdle < r.NewidleCost
+}
+
 // parseKick reads a kick record's arguments (KickFetch.Args) into rec.
 func parseKick(rec TickRecord, args []string) (TickRecord, error) {
 	rec.Kick = true
@@ -379,6 +471,9 @@ func parseKick(rec TickRecord, args []string) (TickRecord, error) {
 		}
 	}
 	rec.Jiffies, rec.Self, rec.Masked = v["j"], v["self"], v["m"]
+	if ov, ok := v["ov"]; ok {
+		rec.HasOverload, rec.Overloaded = true, ov != 0
+	}
 	for i := range 64 {
 		nb, ok := v["nb"+strconv.Itoa(i)]
 		if !ok {
@@ -485,6 +580,20 @@ type TickTrace struct {
 	// KickWrongRQ are the kick records dropped as read from the wrong
 	// addresses (KickSelfOK).
 	KickWrongRQ int `json:"kick_wrong_rq,omitempty"`
+	// EntriesRD are the idle entries that read rq->rd->overloaded, and
+	// EntriesOverloaded those that found it set: at an idle entry, the
+	// newidle walk just before it (sched_balance_newidle()) passed its
+	// first gate only while the root domain was overloaded.
+	EntriesRD         int `json:"entries_rd,omitempty"`
+	EntriesOverloaded int `json:"entries_overloaded,omitempty"`
+	// EntriesGate are the idle entries that read the newidle gate's
+	// avg_idle and cost, EntriesGated those whose gate was closed
+	// (GateClosed), and EntryAvgIdleUs and EntryCostUs the medians of
+	// their avg_idle and of their lowest domain's cost, µs.
+	EntriesGate    int     `json:"entries_gate,omitempty"`
+	EntriesGated   int     `json:"entries_gated,omitempty"`
+	EntryAvgIdleUs float64 `json:"entry_avg_idle_us,omitempty"`
+	EntryCostUs    float64 `json:"entry_cost_us,omitempty"`
 }
 
 // peltPeriod is a PELT period in seconds (1024 µs: kernel/sched/pelt.c's
@@ -584,11 +693,19 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 	last := map[int]TickRecord{}
 	entered := map[int]bool{} // an idle entry since the cpu's last tick
 	byCPU := map[int][]TickRecord{}
-	var ages []float64
+	var ages, avgIdle, cost []float64
 	for _, r := range recs {
 		if r.IdleEntry {
 			t.IdleEntries++
 			entered[r.CPU] = true
+			t.EntriesRD += b2i(r.HasOverload)
+			t.EntriesOverloaded += b2i(r.Overloaded)
+			if r.Gate {
+				t.EntriesGate++
+				t.EntriesGated += b2i(r.GateClosed())
+				avgIdle = append(avgIdle, float64(r.AvgIdle)/1e3)
+				cost = append(cost, float64(r.NewidleCost)/1e3)
+			}
 			continue
 		}
 		if r.Kick {
@@ -647,11 +764,17 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 	if hz > 0 {
 		t.lateness(byCPU, period)
 	}
-	if len(ages) > 0 {
-		slices.Sort(ages)
-		t.QueuedAgeUs = ages[len(ages)/2]
-	}
+	t.QueuedAgeUs, t.EntryAvgIdleUs, t.EntryCostUs = median(ages), median(avgIdle), median(cost)
 	return t
+}
+
+// median is v's median (v sorted in place), 0 for none.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
 }
 
 func b2i(b bool) int {

@@ -86,7 +86,7 @@ func FuzzParseTickTrace(f *testing.F) {
 		}
 		for _, hz := range []int{0, 100, 250, 1000} {
 			tt := SumTicks("f", recs, hz)
-			if tt.Ticks+tt.IdleEntries+tt.Kicks != len(recs) || tt.KickIdleDue > tt.KickIdle || tt.KickIdle > tt.KickMasked || tt.KickSelfDue > tt.Kicks || tt.BusyEntry[0]+tt.BusyEntry[1] != tt.States[0][0] || hz == 0 && tt.States != [2][2]int{} || tt.IdleNotIdle > tt.Idle || tt.IdleQueued+tt.IdlePending > tt.IdleNotIdle || tt.IdleDue > tt.Idle || tt.BusyDue > tt.Ticks-tt.Idle || tt.Slots[0]+tt.Slots[1]+tt.Slots[2] >= max(tt.Ticks, 1) ||
+			if tt.Ticks+tt.IdleEntries+tt.Kicks != len(recs) || tt.KickIdleDue > tt.KickIdle || tt.KickIdle > tt.KickMasked || tt.KickSelfDue > tt.Kicks || tt.EntriesGated > tt.EntriesGate || tt.EntriesGate > tt.IdleEntries || tt.EntriesOverloaded > tt.EntriesRD || tt.BusyEntry[0]+tt.BusyEntry[1] != tt.States[0][0] || hz == 0 && tt.States != [2][2]int{} || tt.IdleNotIdle > tt.Idle || tt.IdleQueued+tt.IdlePending > tt.IdleNotIdle || tt.IdleDue > tt.Idle || tt.BusyDue > tt.Ticks-tt.Idle || tt.Slots[0]+tt.Slots[1]+tt.Slots[2] >= max(tt.Ticks, 1) ||
 				tt.States[0][0]+tt.States[0][1]+tt.States[1][0]+tt.States[1][1] != tt.Slots[0]+tt.Slots[1]+tt.Slots[2] || math.Abs(tt.BusyCorr()) > 1 ||
 				tt.QueuedCrossed > tt.QueuedLeaf || tt.IdleCrossed > tt.IdleLeaf || tt.QueuedLeaf+tt.IdleLeaf > tt.Idle {
 				t.Errorf("SumTicks(%d) = %+v of %d records", hz, tt, len(recs))
@@ -310,5 +310,67 @@ func TestKickFetchArgs(t *testing.T) {
 	delete(f.RQ, "curr")
 	if _, err := f.Args("jiffies_64"); err == nil || !strings.Contains(err.Error(), "curr") {
 		t.Errorf("Args without rq->curr: %v, want an error naming curr", err)
+	}
+}
+
+// TestOverloaded: an idle entry's and a kick's ov= (rq->rd->overloaded)
+// are read and summed over the idle entries that have one; a record
+// without it has none; the argument is cpu 0's rq->rd, then the member.
+func TestOverloaded(t *testing.T) {
+	text := "<idle>-0 [001] d..2. 50.0: contend_idle: (nohz_run_idle_balance+0x0/0x80) ov=1\n" +
+		"<idle>-0 [000] d..2. 50.1: contend_idle: (nohz_run_idle_balance+0x0/0x80) ov=0\n" +
+		"<idle>-0 [000] d..2. 50.2: contend_idle: (nohz_run_idle_balance+0x0/0x80)\n" +
+		"<idle>-0 [000] d.h1. 50.3: contend_kick: (nohz_csd_func+0x0/0x60) j=1 self=1 m=1 ov=2 nb0=1 nr0=0 tp0=0 cu0=1 id0=1\n"
+	recs, err := ParseTickTrace(strings.NewReader(text))
+	if err != nil || len(recs) != 4 {
+		t.Fatalf("ParseTickTrace = %+v, %v", recs, err)
+	}
+	if !recs[0].Overloaded || recs[1].Overloaded || !recs[1].HasOverload || recs[2].HasOverload || !recs[3].Overloaded {
+		t.Errorf("records = %+v", recs)
+	}
+	if sum := SumTicks("f", recs, 250); sum.EntriesRD != 2 || sum.EntriesOverloaded != 1 || sum.IdleEntries != 3 {
+		t.Errorf("SumTicks = %+v", sum)
+	}
+	if _, err := ParseTickTrace(strings.NewReader("<idle>-0 [000] d..2. 50.2: contend_idle: (x) ov=z\n")); err == nil {
+		t.Error("ov=z: no error")
+	}
+	f := KickFetch{RQs: []uint64{0x1000}, RQ: map[string]int64{"rd": 0x80}, RDOverloaded: 0x10}
+	if got := f.OverloadArg(); got != "ov=+16(@0x1080):u32" {
+		t.Errorf("OverloadArg = %q", got)
+	}
+	f.RDOverloaded = -1
+	if got := f.OverloadArg(); got != "" {
+		t.Errorf("OverloadArg without the member = %q, want none", got)
+	}
+}
+
+// TestNewidleGate: an idle entry's own cpu's avg_idle and lowest domain's
+// cost say whether its newidle walk returned at the gate (or the root
+// domain was not overloaded); the sums count and take the medians.
+func TestNewidleGate(t *testing.T) {
+	text := "<idle>-0 [001] d..2. 50.0: contend_idle: (x) ov=1 ai0=900000 mc0=1 ai1=200000 mc1=500000\n" + // cpu 1: 200 µs under 500: closed
+		"<idle>-0 [000] d..2. 50.1: contend_idle: (x) ov=1 ai0=900000 mc0=500000 ai1=1 mc1=1\n" + // cpu 0: 900 µs past 500: open
+		"<idle>-0 [000] d..2. 50.2: contend_idle: (x) ov=0 ai0=900000 mc0=500000 ai1=1 mc1=1\n" + // not overloaded: closed
+		"<idle>-0 [000] d..2. 50.3: contend_idle: (x) ov=1 ai1=1 mc1=1\n" // no cpu 0 figures: no gate
+	recs, err := ParseTickTrace(strings.NewReader(text))
+	if err != nil || len(recs) != 4 {
+		t.Fatalf("ParseTickTrace = %+v, %v", recs, err)
+	}
+	want := []bool{true, false, true, false}
+	for i, r := range recs {
+		if r.GateClosed() != want[i] {
+			t.Errorf("record %d %+v: GateClosed %v, want %v", i, r, r.GateClosed(), want[i])
+		}
+	}
+	if recs[3].Gate || !recs[0].Gate || recs[0].AvgIdle != 200000 || recs[0].NewidleCost != 500000 {
+		t.Errorf("records = %+v", recs)
+	}
+	sum := SumTicks("f", recs, 250)
+	if sum.EntriesGate != 3 || sum.EntriesGated != 2 || sum.EntryAvgIdleUs != 900 || sum.EntryCostUs != 500 {
+		t.Errorf("SumTicks = %+v", sum)
+	}
+	f := KickFetch{RQs: []uint64{0x1000, 0x2000}, RQ: map[string]int64{"avg_idle": 0x40, "sd": 0x48}, RDOverloaded: -1, SDMaxNewidleCost: 0x30}
+	if got, want := f.EntryArgs(), "ai0=@0x1040:u64 mc0=+48(@0x1048):u64 ai1=@0x2040:u64 mc1=+48(@0x2048):u64"; got != want {
+		t.Errorf("EntryArgs = %q, want %q", got, want)
 	}
 }

@@ -48,7 +48,13 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		}
 		return why
 	case is("sched_balance_rq() calls") && is("CPU_NEWLY_IDLE") && !over && len(kc.NewidleCost) > 0:
-		return fmt.Sprintf("the model's newidle walks pass few domains or none: each stops at sched_balance_newidle()'s gate, avg_idle (its sample the guest's mean idle, %.0f µs) under the lowest domain's max_newidle_lb_cost (the guest's, %.0f µs); the guest's avg_idle, a running average of its idles' lengths (update_avg(), an eighth of the difference at each wakeup) capped at 2 × max_idle_balance_cost, climbs past the gate after its few long idles (its idle tick slots no tick fired in: %.0f per s), which the model, whose idles all last the mean, has none of", meanIdleUs(kc), float64(kc.NewidleCost[0])/1e3, suppressedTicks(kc))
+		why := fmt.Sprintf("the model's newidle walks pass few domains or none: each stops at sched_balance_newidle()'s gate, avg_idle (its sample the guest's mean idle, %.0f µs) under the lowest domain's max_newidle_lb_cost (the guest's, %.0f µs); the guest's avg_idle, a running average of its idles' lengths (update_avg(), an eighth of the difference at each wakeup) capped at 2 × max_idle_balance_cost, climbs past the gate after its few long idles (its idle tick slots no tick fired in: %.0f per s), which the model, whose idles all last the mean, has none of", meanIdleUs(kc), float64(kc.NewidleCost[0])/1e3, suppressedTicks(kc))
+		if g := gateRead(kc); g != "" {
+			why += "; " + g
+		}
+		return why
+	case is("sched_balance_rq() calls") && is("CPU_NEWLY_IDLE") && over && newidleGate(kc) != "":
+		return newidleGate(kc)
 	case is("sched_balance_rq() calls") && is("CPU_NEWLY_IDLE") && over && kc.Shape == "pipe" && 2*kc.Pairs <= kc.CPUs:
 		return fmt.Sprintf("sched_balance_newidle() passes only where the root domain is overloaded (a cpu with a second task: get_rd_overloaded()), and the model's always is (its runqueues hold no tasks); the guest's %d pingers on %d cpus seldom stack, so its newidle walks mostly return at that gate, where the model's pass whenever avg_idle (the guest's mean idle, %.0f µs) clears the lowest domain's max_newidle_lb_cost; the count does not read rd->overloaded", 2*kc.Pairs, kc.CPUs, meanIdleUs(kc))
 	case is("sched_balance_rq() calls") && is("CPU_NOT_IDLE") && !over:
@@ -131,6 +137,32 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		split = "the passes by idle type are their own rows (sched_balance_rq() calls); the count does not split them by domain, nor say which of the guest's walks met which cpus"
 	}
 	return fmt.Sprintf("not named: the count's busy share (%.0f %%), idle entries (%.0f per cpu per s) and newidle walks (every %d ticks, from them) are the model's inputs; %s", kc.V["busy-%"], kc.V["nohz-run-idle/s"]/math.Max(float64(kc.CPUs), 1), bfNewidle(kc, countHZ(kc)), split)
+}
+
+// newidleGate names, from the tick trace's idle entries, the newidle
+// gate where the guest's closed at most of them: "" where the count read
+// no gate or it was open at half its entries or more.
+func newidleGate(kc CountResult) string {
+	gated, ok := kc.V["idle-entry-gated-%"]
+	if !ok || gated < 50 {
+		return ""
+	}
+	ov := ""
+	if v, ok := kc.V["idle-entry-overloaded-%"]; ok {
+		ov = fmt.Sprintf("; the guest's root domain was overloaded at %.0f %% of its idle entries", v)
+	}
+	return fmt.Sprintf("the newidle gate's inputs, not modelled as the guest's: %s, where the model's avg_idle is the guest's mean idle (%.0f µs) at every entry against the domains' costs as the run left them; avg_idle, a running average of the idles' lengths capped at twice max_idle_balance_cost, stays under the cost for most of the guest's entries, which the mean idle does not show", gateRead(kc), meanIdleUs(kc)) + ov
+}
+
+// gateRead says what the count's idle entries read of the newidle gate
+// (kernel.TickRecord.GateClosed), "" where they read none.
+func gateRead(kc CountResult) string {
+	gated, ok := kc.V["idle-entry-gated-%"]
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("the guest's newidle walks returned at sched_balance_newidle()'s gate at %.0f %% of its idle entries (rq->avg_idle under the lowest domain's max_newidle_lb_cost, or the root domain not overloaded, each read at the entry: medians %.0f µs and %.0f µs)",
+		gated, kc.V["idle-entry-avg-idle-us"], kc.V["idle-entry-newidle-cost-us"])
 }
 
 // kickBusy names, from the tick trace's kick records, where the guest's

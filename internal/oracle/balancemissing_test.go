@@ -45,6 +45,8 @@ func TestBalanceMissing(t *testing.T) {
 		{"attempts of two rows within", count(2, 60, 4000, "check-first"), modelRow{"flag attempts per s", 100, 180}, "product of two rows within"},
 		{"the mask's busy cpus", kicks(count(2, 2800, 2900, "cmpxchg-first"), 1.61, 0.60, 0.56), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "1.61 other cpus were in nohz.idle_cpus_mask, only 0.60 of them idle"},
 		{"the mask's cpus idle at the kick", kicks(count(2, 2800, 2900, "cmpxchg-first"), 1.2, 1.0, 0.9), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "not named; per kicked walk"},
+		{"the newidle gate read", gate(count(2, 60, 4000, "cmpxchg-first"), 90), modelRow{"sched_balance_rq() calls per s, newly idle (CPU_NEWLY_IDLE)", 171, 9830}, "gate at 90 % of its idle entries"},
+		{"the newidle gate mostly open", gate(count(2, 60, 4000, "cmpxchg-first"), 30), modelRow{"sched_balance_rq() calls per s, newly idle (CPU_NEWLY_IDLE)", 171, 9830}, "not named"},
 		{"unexplained", count(2, 60, 4000, "cmpxchg-first"), modelRow{"balancer passes per s (busy 60 %, newidle every 1 ticks)", 400, 700}, "not named"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,6 +55,13 @@ func TestBalanceMissing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// gate gives kc the idle entries' newidle gate, closed at gated %.
+func gate(kc CountResult, gated float64) CountResult {
+	kc = kicks(kc, 0, 0, 0)
+	kc.V["idle-entry-gated-%"], kc.V["idle-entry-avg-idle-us"], kc.V["idle-entry-newidle-cost-us"] = gated, 268, 768
+	return kc
 }
 
 // kicks gives kc the tick trace's kick figures.

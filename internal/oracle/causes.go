@@ -129,7 +129,13 @@ func lbValues(c *kernel.Counted) []benchfmt.Value {
 // "kick-idle/kick" (those of them idle_cpu() calls idle) and
 // "kick-idle-due/kick" (those of them due: what the walk after the kick
 // would balance), and "kick-self-due-%" (kicks whose own cpu was all
-// three). Rates only where the ring buffer lost nothing; pair shares
+// three); and where idle entries read rq->rd->overloaded,
+// "idle-entry-overloaded-%" (of them, those that found it set: the
+// newidle walks that passed sched_balance_newidle()'s first gate); where
+// they read rq->avg_idle and the lowest domain's max_newidle_lb_cost,
+// "idle-entry-gated-%" (of them, those whose newidle walk returned at
+// the gate: kernel.TickRecord.GateClosed), "idle-entry-avg-idle-us" and
+// "idle-entry-newidle-cost-us" (their medians). Rates only where the ring buffer lost nothing; pair shares
 // only where ticks paired.
 func tickValues(c *kernel.Counted) []benchfmt.Value {
 	t := c.Ticks
@@ -172,6 +178,14 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 	}
 	if t.IdleLeaf > 0 {
 		vs = append(vs, benchfmt.Value{Value: pct(t.IdleCrossed, t.IdleLeaf), Unit: "idle-tick-crossed-%"})
+	}
+	if t.EntriesRD > 0 {
+		vs = append(vs, benchfmt.Value{Value: pct(t.EntriesOverloaded, t.EntriesRD), Unit: "idle-entry-overloaded-%"})
+	}
+	if t.EntriesGate > 0 {
+		vs = append(vs, benchfmt.Value{Value: pct(t.EntriesGated, t.EntriesGate), Unit: "idle-entry-gated-%"},
+			benchfmt.Value{Value: t.EntryAvgIdleUs, Unit: "idle-entry-avg-idle-us"},
+			benchfmt.Value{Value: t.EntryCostUs, Unit: "idle-entry-newidle-cost-us"})
 	}
 	if t.Kicks > 0 {
 		per := func(n int) float64 { return float64(n) / float64(t.Kicks) }

@@ -120,7 +120,7 @@ func TestKernelKillCheck(t *testing.T) {
 // TestKernelCountCheck: the count must print the two methods' verdict,
 // and a NO fails the step.
 func TestKernelCountCheck(t *testing.T) {
-	results := "goos: linux\nkernel: 6.1.0-57-amd64\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1 tx/s 4.02 nohz-locked/mask-entry 46 idle-tick-crossed-%\n"
+	results := "goos: linux\nkernel: 6.1.0-57-amd64\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1 tx/s 4.02 nohz-locked/mask-entry 46 idle-tick-crossed-% 90 idle-entry-gated-% 0.3 kick-idle-due/kick\n"
 	tr := func(count string) *Transcript {
 		return &Transcript{Outputs: []vmlab.Output{
 			{Name: "kernel-count", Data: []byte(count)},
@@ -148,6 +148,11 @@ func TestKernelCountCheck(t *testing.T) {
 	results = strings.Replace(results, " 46 idle-tick-crossed-%", "", 1)
 	if bad := kernelCountCheck(Topology{}, tr(ok)); len(bad) != 1 || !strings.Contains(bad[0], "no leaf cfs_rq") {
 		t.Errorf("a count without the leaf's ages: %v", bad)
+	}
+	results = strings.Replace(results, "1 1 tx/s", "1 1 tx/s 46 idle-tick-crossed-%", 1)
+	results = strings.Replace(results, " 0.3 kick-idle-due/kick", "", 1)
+	if bad := kernelCountCheck(Topology{}, tr(ok)); len(bad) != 1 || !strings.Contains(bad[0], "no kicks") {
+		t.Errorf("a count without the kicks: %v", bad)
 	}
 }
 
