@@ -231,3 +231,36 @@ func TestShortShare(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleAtWalk: a walk finds a CPU idle at its tick still idle with the
+// idle share where idles are fresh, always where they are not, and never
+// one busy at its tick; walks within a tick agree.
+func TestIdleAtWalk(t *testing.T) {
+	for _, fresh := range []bool{false, true} {
+		p := TickPattern{Seed: 7, Busy: 60, CPUs: 4, HZ: 250, Fresh: fresh}
+		var idle, still int64
+		for j := range int64(20000) {
+			for cpu := range 4 {
+				at := p.IdleAtWalk(cpu, j)
+				if at != p.IdleAtWalk(cpu, j) {
+					t.Fatalf("cpu %d, tick %d: two walks disagree", cpu, j)
+				}
+				if !p.Idle(cpu, j) {
+					if at {
+						t.Fatalf("cpu %d busy at tick %d, idle at the walk", cpu, j)
+					}
+					continue
+				}
+				idle++
+				still += b2i(at)
+			}
+		}
+		share, want := float64(still)/float64(idle), 1.0
+		if fresh {
+			want = 0.4
+		}
+		if math.Abs(share-want) > 0.02 {
+			t.Errorf("fresh %v: %.3f of the idle CPUs idle at the walk, want %.2f", fresh, share, want)
+		}
+	}
+}

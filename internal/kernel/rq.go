@@ -37,7 +37,7 @@ type RQField struct {
 
 // tickRQMembers are the struct rq fields the tick trace reads
 // (ticktrace.go) beyond rqMembers.
-var tickRQMembers = []string{"next_balance", "idle_balance", "clock_pelt", "lost_idle_time", "rd", "avg_idle", "sd"}
+var tickRQMembers = []string{"next_balance", "idle_balance", "clock_pelt", "lost_idle_time", "rd", "avg_idle", "sd", "nohz_flags"}
 
 // rqOffsets reads rqMembers' and tickRQMembers' offsets from BTF's struct rq; a member the
 // kernel lacks (nr_numa_running without NUMA balancing) is left out.

@@ -184,6 +184,9 @@ func (f KickFetch) Args(jiffies string) (string, error) {
 	if ov := f.OverloadArg(); ov != "" {
 		args = append(args, ov)
 	}
+	if fl, ok := f.RQ["nohz_flags"]; ok {
+		args = append(args, fmt.Sprintf("fl=+%d($arg1):u32", fl))
+	}
 	for i, rq := range f.RQs {
 		for _, fl := range tickFields {
 			off, ok := f.RQ[fl[1]]
@@ -236,7 +239,13 @@ type TickRecord struct {
 	Kick                      bool
 	Self                      uint64
 	Masked, IdleCPUs, DueCPUs uint64
-	RQs                       int
+	// HasFlags says the kick read its rq->nohz_flags before
+	// nohz_csd_func() clears them (KickFlags: NOHZ_BALANCE_KICK 1,
+	// NOHZ_STATS_KICK 2, NOHZ_NEWILB_KICK 4, NOHZ_NEXT_KICK 8, v5.x to
+	// v7.3's sched.h).
+	HasFlags  bool
+	KickFlags uint32
+	RQs       int
 }
 
 // LeafCrossed is whether the record's leaf cfs_rq would decay were it
@@ -471,6 +480,9 @@ func parseKick(rec TickRecord, args []string) (TickRecord, error) {
 		}
 	}
 	rec.Jiffies, rec.Self, rec.Masked = v["j"], v["self"], v["m"]
+	if fl, ok := v["fl"]; ok {
+		rec.HasFlags, rec.KickFlags = true, uint32(fl)
+	}
 	if ov, ok := v["ov"]; ok {
 		rec.HasOverload, rec.Overloaded = true, ov != 0
 	}
@@ -577,6 +589,17 @@ type TickTrace struct {
 	KickIdle    int `json:"kick_idle,omitempty"`
 	KickIdleDue int `json:"kick_idle_due,omitempty"`
 	KickSelfDue int `json:"kick_self_due,omitempty"`
+	// Of the kicks that read their flags (KickFlagged): KickWalks found
+	// their own cpu idle, so nohz_csd_func() raised the softirq whose
+	// walk follows ("rq->idle_balance = idle_cpu(cpu); if
+	// (rq->idle_balance) ..."); KickBalance of those carried
+	// NOHZ_BALANCE_KICK, so the walk runs passes; KickPasses are the
+	// cpus those walks would pass over, had nothing changed: the other
+	// cpus in the mask, idle and due, and their own where it was.
+	KickFlagged int `json:"kick_flagged,omitempty"`
+	KickWalks   int `json:"kick_walks,omitempty"`
+	KickBalance int `json:"kick_balance,omitempty"`
+	KickPasses  int `json:"kick_passes,omitempty"`
 	// KickWrongRQ are the kick records dropped as read from the wrong
 	// addresses (KickSelfOK).
 	KickWrongRQ int `json:"kick_wrong_rq,omitempty"`
@@ -715,6 +738,16 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 			t.KickIdle += bits.OnesCount64(r.Masked & r.IdleCPUs &^ self)
 			t.KickIdleDue += bits.OnesCount64(r.Masked & r.IdleCPUs & r.DueCPUs &^ self)
 			t.KickSelfDue += b2i(r.Masked&r.IdleCPUs&r.DueCPUs&self != 0)
+			if r.HasFlags {
+				t.KickFlagged++
+				if r.IdleCPUs&self != 0 {
+					t.KickWalks++
+					if r.KickFlags&1 != 0 {
+						t.KickBalance++
+						t.KickPasses += bits.OnesCount64(r.Masked & r.IdleCPUs & r.DueCPUs)
+					}
+				}
+			}
 			continue
 		}
 		t.Ticks++

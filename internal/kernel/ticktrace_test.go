@@ -86,7 +86,7 @@ func FuzzParseTickTrace(f *testing.F) {
 		}
 		for _, hz := range []int{0, 100, 250, 1000} {
 			tt := SumTicks("f", recs, hz)
-			if tt.Ticks+tt.IdleEntries+tt.Kicks != len(recs) || tt.KickIdleDue > tt.KickIdle || tt.KickIdle > tt.KickMasked || tt.KickSelfDue > tt.Kicks || tt.EntriesGated > tt.EntriesGate || tt.EntriesGate > tt.IdleEntries || tt.EntriesOverloaded > tt.EntriesRD || tt.BusyEntry[0]+tt.BusyEntry[1] != tt.States[0][0] || hz == 0 && tt.States != [2][2]int{} || tt.IdleNotIdle > tt.Idle || tt.IdleQueued+tt.IdlePending > tt.IdleNotIdle || tt.IdleDue > tt.Idle || tt.BusyDue > tt.Ticks-tt.Idle || tt.Slots[0]+tt.Slots[1]+tt.Slots[2] >= max(tt.Ticks, 1) ||
+			if tt.Ticks+tt.IdleEntries+tt.Kicks != len(recs) || tt.KickIdleDue > tt.KickIdle || tt.KickIdle > tt.KickMasked || tt.KickSelfDue > tt.Kicks || tt.EntriesGated > tt.EntriesGate || tt.EntriesGate > tt.IdleEntries || tt.EntriesOverloaded > tt.EntriesRD || tt.KickBalance > tt.KickWalks || tt.KickWalks > tt.KickFlagged || tt.KickFlagged > tt.Kicks || tt.BusyEntry[0]+tt.BusyEntry[1] != tt.States[0][0] || hz == 0 && tt.States != [2][2]int{} || tt.IdleNotIdle > tt.Idle || tt.IdleQueued+tt.IdlePending > tt.IdleNotIdle || tt.IdleDue > tt.Idle || tt.BusyDue > tt.Ticks-tt.Idle || tt.Slots[0]+tt.Slots[1]+tt.Slots[2] >= max(tt.Ticks, 1) ||
 				tt.States[0][0]+tt.States[0][1]+tt.States[1][0]+tt.States[1][1] != tt.Slots[0]+tt.Slots[1]+tt.Slots[2] || math.Abs(tt.BusyCorr()) > 1 ||
 				tt.QueuedCrossed > tt.QueuedLeaf || tt.IdleCrossed > tt.IdleLeaf || tt.QueuedLeaf+tt.IdleLeaf > tt.Idle {
 				t.Errorf("SumTicks(%d) = %+v of %d records", hz, tt, len(recs))
@@ -372,5 +372,29 @@ func TestNewidleGate(t *testing.T) {
 	f := KickFetch{RQs: []uint64{0x1000, 0x2000}, RQ: map[string]int64{"avg_idle": 0x40, "sd": 0x48}, RDOverloaded: -1, SDMaxNewidleCost: 0x30}
 	if got, want := f.EntryArgs(), "ai0=@0x1040:u64 mc0=+48(@0x1048):u64 ai1=@0x2040:u64 mc1=+48(@0x2048):u64"; got != want {
 		t.Errorf("EntryArgs = %q, want %q", got, want)
+	}
+}
+
+// TestKickFlags: a kick whose own cpu is idle raises the walk, a
+// NOHZ_BALANCE_KICK's walk passes, and its passes are the masked cpus
+// idle and due, its own included; a kick to a busy cpu raises none.
+func TestKickFlags(t *testing.T) {
+	text := "<idle>-0 [000] d.h1. 51.0: contend_kick: (nohz_csd_func+0x0/0x60) j=100 self=1 m=0x7 fl=1" +
+		" nb0=100 nr0=0 tp0=0 cu0=5 id0=5 nb1=99 nr1=0 tp1=0 cu1=6 id1=6 nb2=101 nr2=0 tp2=0 cu2=7 id2=7\n" + // balance: cpus 0 and 1 pass, 2 not due
+		"<idle>-0 [001] d.h1. 51.1: contend_kick: (nohz_csd_func+0x0/0x60) j=100 self=2 m=0x7 fl=2" +
+		" nb0=100 nr0=0 tp0=0 cu0=5 id0=5 nb1=99 nr1=0 tp1=0 cu1=6 id1=6 nb2=101 nr2=0 tp2=0 cu2=7 id2=7\n" + // stats only: a walk, no passes
+		"x-9 [002] d.h1. 51.2: contend_kick: (nohz_csd_func+0x0/0x60) j=100 self=3 m=0x7 fl=1" +
+		" nb0=100 nr0=0 tp0=0 cu0=5 id0=5 nb1=99 nr1=0 tp1=0 cu1=6 id1=6 nb2=99 nr2=1 tp2=0 cu2=8 id2=7\n" // its cpu busy: no walk
+	recs, err := ParseTickTrace(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := SumTicks("f", recs, 250)
+	if sum.KickFlagged != 3 || sum.KickWalks != 2 || sum.KickBalance != 1 || sum.KickPasses != 2 {
+		t.Errorf("SumTicks = %+v", sum)
+	}
+	f := KickFetch{Mask: 1, RQs: []uint64{0x1000}, RQ: map[string]int64{"next_balance": 8, "nr_running": 4, "ttwu_pending": 12, "curr": 16, "idle": 24, "idle_balance": 9, "nohz_flags": 0x50}}
+	if got, _ := f.Args("jiffies_64"); !strings.Contains(got, " fl=+80($arg1):u32 ") {
+		t.Errorf("Args = %q, want fl=+80($arg1):u32", got)
 	}
 }

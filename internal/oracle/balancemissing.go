@@ -179,7 +179,12 @@ func kickBusy(kc CountResult) string {
 	if !ok || masked <= 0 || idle > masked/2 {
 		return ""
 	}
-	return fmt.Sprintf("the mask's busy cpus, not modelled: at the guest's kicks (the tick trace's, at nohz_csd_func()) %.2f other cpus were in nohz.idle_cpus_mask, only %.2f of them idle (idle_cpu(): the idle task current, none queued, no wakeup pending) and %.2f idle and due; a cpu leaves the mask only at its next busy tick, and the guest's idles average %.0f µs, so its masked cpus are running again by the walk, where the model's cpus are idle or busy for whole ticks and its masked ones idle", masked, idle, due, meanIdleUs(kc))
+	why := fmt.Sprintf("the mask's busy cpus: at the guest's kicks (the tick trace's, at nohz_csd_func()) %.2f other cpus were in nohz.idle_cpus_mask, only %.2f of them idle (idle_cpu(): the idle task current, none queued, no wakeup pending; %.0f %% of them against the guest's idle share of %.0f %%) and %.2f idle and due; a cpu leaves the mask only at its next busy tick, and the guest's idles average %.0f µs, so its masked cpus are running again by the walk (the model draws a masked cpu idle at a walk with the idle share where idles are fresh: ksim.TickPattern.IdleAtWalk)", masked, idle, 100*idle/masked, 100-kc.V["busy-%"], due, meanIdleUs(kc))
+	if walk, ok := kc.V["kick-walk-%"]; ok {
+		why += fmt.Sprintf("; and the kicks that walk: %.0f %% of them found their own cpu idle, so that nohz_csd_func() raised the walk, and %.0f %% were NOHZ_BALANCE_KICKs besides, whose walks pass: %.2f passes per kick had nothing changed (the masked cpus idle and due, the kicked one's own included), the guest's walks %.2f per kick (the rest ended early, need_resched(), or found a cpu woken since the kick); the model's kicks are balance kicks wherever its nohz.next_balance has come, and its walks run at once",
+			walk, kc.V["kick-balance-walk-%"], kc.V["kick-passes/kick"], kc.V["nohz-balances/s"]/math.Max(kc.V["nohz-kick-ipis/s"], 1))
+	}
+	return why
 }
 
 // idleLoopWhy says how the guest's idle loop decided its tick stops (the

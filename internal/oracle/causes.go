@@ -129,7 +129,10 @@ func lbValues(c *kernel.Counted) []benchfmt.Value {
 // "kick-idle/kick" (those of them idle_cpu() calls idle) and
 // "kick-idle-due/kick" (those of them due: what the walk after the kick
 // would balance), and "kick-self-due-%" (kicks whose own cpu was all
-// three); and where idle entries read rq->rd->overloaded,
+// three); where the kicks read their flags, "kick-walk-%" (kicks whose
+// own cpu was idle: a walk raised), "kick-balance-walk-%" (those that
+// were NOHZ_BALANCE_KICKs too: walks that pass) and "kick-passes/kick"
+// (the cpus those walks would pass over, its own included); and where idle entries read rq->rd->overloaded,
 // "idle-entry-overloaded-%" (of them, those that found it set: the
 // newidle walks that passed sched_balance_newidle()'s first gate); where
 // they read rq->avg_idle and the lowest domain's max_newidle_lb_cost,
@@ -193,6 +196,11 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 			benchfmt.Value{Value: per(t.KickIdle), Unit: "kick-idle/kick"},
 			benchfmt.Value{Value: per(t.KickIdleDue), Unit: "kick-idle-due/kick"},
 			benchfmt.Value{Value: pct(t.KickSelfDue, t.Kicks), Unit: "kick-self-due-%"})
+	}
+	if t.KickFlagged > 0 {
+		vs = append(vs, benchfmt.Value{Value: pct(t.KickWalks, t.KickFlagged), Unit: "kick-walk-%"},
+			benchfmt.Value{Value: pct(t.KickBalance, t.KickFlagged), Unit: "kick-balance-walk-%"},
+			benchfmt.Value{Value: float64(t.KickPasses) / float64(t.KickFlagged), Unit: "kick-passes/kick"})
 	}
 	return vs
 }
