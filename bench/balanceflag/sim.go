@@ -81,11 +81,12 @@ type SimConfig struct {
 	// guest's CPU_IDLE pulls over its idle ticks) and that find a task
 	// already queued, so balance CPU_NOT_IDLE (its tick trace), neither
 	// stopping the tick; a CPU's state's correlation at successive ticks
-	// (its tick trace).
+	// (its tick trace); WalkIdle is TickPattern's (its kicks' records).
 	FreshIdle  bool    `json:",omitempty"`
 	IdlePull   float64 `json:",omitempty"`
 	TickCorr   float64 `json:",omitempty"`
 	IdleQueued float64 `json:",omitempty"`
+	WalkIdle   float64 `json:",omitempty"`
 }
 
 // Limits: beyond them a simulation is a typo or would run for hours.
@@ -153,7 +154,7 @@ func (c SimConfig) validate() error {
 		return bad("newidle-per-tick %d out of range [1, %d]", c.NewidlePerTick, simMaxNewidlePerTick)
 	case c.ShortIdle < 0 || int64(c.ShortIdle) >= ksim.HZ(c.HZ).TickNs():
 		return bad("short-idle %v out of range [0, %v): a short idle ends within its tick", c.ShortIdle, time.Duration(ksim.HZ(c.HZ).TickNs()))
-	case c.IdleTick > ksim.IdleTickAfterTick || !(c.Stacked >= 0 && c.Stacked <= 1) || !(c.IdlePull >= 0 && c.IdleQueued >= 0 && c.IdlePull+c.IdleQueued <= 1) || !(c.TickCorr >= 0 && c.TickCorr <= 0.95) || !(c.NewidleShare >= 0 && c.NewidleShare <= 1):
+	case c.IdleTick > ksim.IdleTickAfterTick || !(c.Stacked >= 0 && c.Stacked <= 1) || !(c.IdlePull >= 0 && c.IdleQueued >= 0 && c.IdlePull+c.IdleQueued <= 1) || !(c.TickCorr >= 0 && c.TickCorr <= 0.95) || !(c.NewidleShare >= 0 && c.NewidleShare <= 1 && c.WalkIdle >= 0 && c.WalkIdle <= 1):
 		return bad("idle tick rule %d, stacked share %g, idle pull %g, idle queued %g, tick corr %g, newidle share %g: want a known rule, shares in [0, 1] (pull and queued together too), corr in [0, 0.95]", c.IdleTick, c.Stacked, c.IdlePull, c.IdleQueued, c.TickCorr, c.NewidleShare)
 	case c.FreshIdle && c.IdleTick == ksim.IdleTickGovernor || (c.IdlePull > 0 || c.IdleQueued > 0) && (!c.FreshIdle || c.IdleTick != ksim.IdleTickAfterTick):
 		return bad("fresh-idle %v, idle-pull %g, idle-queued %g, idle tick %v: fresh idles need a driver-less idle loop (stop or after-tick), idle-pull and idle-queued need fresh idles and after-tick", c.FreshIdle, c.IdlePull, c.IdleQueued, c.IdleTick.Name())
@@ -272,7 +273,7 @@ func newSim(cfg SimConfig, order ksim.SerializeOrder) *sim {
 	s := &sim{cfg: cfg, lineOwner: -1, nohzTick: -1, hz: ksim.HZ(cfg.HZ)}
 	s.tickNs = s.hz.TickNs()
 	s.pat = ksim.TickPattern{Seed: cfg.Seed, Busy: cfg.Busy, HZ: s.hz, CPUs: cfg.CPUs, Skew: cfg.SkewTick, Jit: int64(cfg.Jitter),
-		Newidle: cfg.Newidle, PerTick: cfg.NewidlePerTick, Rule: cfg.IdleTick, Fresh: cfg.FreshIdle, Pull: cfg.IdlePull, Queued: cfg.IdleQueued, Corr: cfg.TickCorr, ShortShare: cfg.NewidleShare}
+		Newidle: cfg.Newidle, PerTick: cfg.NewidlePerTick, Rule: cfg.IdleTick, Fresh: cfg.FreshIdle, Pull: cfg.IdlePull, Queued: cfg.IdleQueued, Corr: cfg.TickCorr, ShortShare: cfg.NewidleShare, WalkIdle: cfg.WalkIdle}
 	s.ticks = s.hz.Ticks(int64(cfg.Duration))
 	s.m = model{topo: cfg.topo(), order: order, hz: cfg.HZ, busy: cfg.Busy, corr: cfg.TickCorr, seed: cfg.Seed, niRandom: cfg.NewidleRandom, niRate: cfg.NewidleRate}
 	s.cpus = make([]cpuState, cfg.CPUs)

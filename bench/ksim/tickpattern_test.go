@@ -233,11 +233,17 @@ func TestShortShare(t *testing.T) {
 }
 
 // TestIdleAtWalk: a walk finds a CPU idle at its tick still idle with the
-// idle share where idles are fresh, always where they are not, and never
-// one busy at its tick; walks within a tick agree.
+// measured share where there is one, else with the idle share where idles
+// are fresh, always where they are not, and never one busy at its tick;
+// walks within a tick agree.
 func TestIdleAtWalk(t *testing.T) {
-	for _, fresh := range []bool{false, true} {
-		p := TickPattern{Seed: 7, Busy: 60, CPUs: 4, HZ: 250, Fresh: fresh}
+	for _, tc := range []struct {
+		fresh    bool
+		walkIdle float64
+		want     float64
+	}{{false, 0, 1}, {true, 0, 0.4}, {true, 0.7, 0.7}, {false, 0.25, 0.25}} {
+		fresh := tc.fresh
+		p := TickPattern{Seed: 7, Busy: 60, CPUs: 4, HZ: 250, Fresh: fresh, WalkIdle: tc.walkIdle}
 		var idle, still int64
 		for j := range int64(20000) {
 			for cpu := range 4 {
@@ -255,12 +261,8 @@ func TestIdleAtWalk(t *testing.T) {
 				still += b2i(at)
 			}
 		}
-		share, want := float64(still)/float64(idle), 1.0
-		if fresh {
-			want = 0.4
-		}
-		if math.Abs(share-want) > 0.02 {
-			t.Errorf("fresh %v: %.3f of the idle CPUs idle at the walk, want %.2f", fresh, share, want)
+		if share := float64(still) / float64(idle); math.Abs(share-tc.want) > 0.02 {
+			t.Errorf("fresh %v, walk idle %g: %.3f of the idle CPUs idle at the walk, want %.2f", fresh, tc.walkIdle, share, tc.want)
 		}
 	}
 }

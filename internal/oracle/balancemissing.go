@@ -109,6 +109,8 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		return fmt.Sprintf("the guest's own walks (its balance softirqs less its nohz walks) ran at %.0f %% of its ticks, the model's at every idle tick it draws that finds no task queued (the idle interval, a jiffy at HZ %d) and at %s; ", 100*(kc.V["balance-softirqs/s"]-kc.V["nohz-walks/s"])/math.Max(kc.V["ticks/s"], 1), countHZ(kc), after) + queuedWhy(kc)
 	case is("on idle cpus' behalf") && over && kickBusy(kc) != "":
 		return kickBusy(kc) + perWalk(r, rows)
+	case is("on idle cpus' behalf") && !over && kickBusy(kc) != "" && !freshIdle(kc):
+		return kickBusy(kc) + perWalk(r, rows)
 	case is("on idle cpus' behalf") && over && shareOK && share >= 0.5:
 		return "not named" + perWalk(r, rows) + "; a guest that stops its tick at every idle entry has its idle cpus in the mask nearly all their idle time, yet its walks pass over fewer of them: _nohz_idle_balance() ends its walk when its own cpu has a task to run (need_resched()), and the guest's idles average " + fmt.Sprintf("%.0f µs", meanIdleUs(kc)) + " where the model's balancer is idle for whole ticks; the count does not say how many cpus each walk found in the mask or due, nor how many walks ended early"
 	case is("on idle cpus' behalf") && over:
@@ -165,26 +167,26 @@ func gateRead(kc CountResult) string {
 		gated, kc.V["idle-entry-avg-idle-us"], kc.V["idle-entry-newidle-cost-us"])
 }
 
-// kickBusy names, from the tick trace's kick records, where the guest's
-// nohz walks lose the cpus in nohz.idle_cpus_mask: "" where the count
-// traced no kicks, or where most masked cpus were idle at the kick (then
-// it is not the mask's busy cpus). A cpu enters the mask when its tick
-// stops in idle and leaves it only at its next busy tick
-// (nohz_balance_exit_idle() from nohz_balancer_kick()), so a cpu whose
-// idles are short is in the mask while it runs, and the walk's
-// idle_cpu() skips it.
+// kickBusy names, from the tick trace's kick records, what the guest's
+// nohz kicks lose between the kick and the passes: "" where the count
+// traced no kicks. The model takes the masked cpus' idle share at a kick
+// (SimConfig.WalkIdle); it has no time between a kick and its walk, so
+// the kicked cpu is idle when the walk runs and a balance kick's walk
+// passes over every masked cpu idle and due. The guest's kicked cpu may
+// be running again when the IPI lands (nohz_csd_func(): "if
+// (rq->idle_balance)", no walk), a walk may end early (need_resched()),
+// and a kick may carry no NOHZ_BALANCE_KICK (a stats or next-balance
+// kick: no pass).
 func kickBusy(kc CountResult) string {
 	masked, ok := kc.V["kick-masked/kick"]
-	idle, due := kc.V["kick-idle/kick"], kc.V["kick-idle-due/kick"]
-	if !ok || masked <= 0 || idle > masked/2 {
+	walk, flagged := kc.V["kick-walk-%"]
+	if !ok || !flagged || masked <= 0 {
 		return ""
 	}
-	why := fmt.Sprintf("the mask's busy cpus: at the guest's kicks (the tick trace's, at nohz_csd_func()) %.2f other cpus were in nohz.idle_cpus_mask, only %.2f of them idle (idle_cpu(): the idle task current, none queued, no wakeup pending; %.0f %% of them against the guest's idle share of %.0f %%) and %.2f idle and due; a cpu leaves the mask only at its next busy tick, and the guest's idles average %.0f µs, so its masked cpus are running again by the walk (the model draws a masked cpu idle at a walk with the idle share where idles are fresh: ksim.TickPattern.IdleAtWalk)", masked, idle, 100*idle/masked, 100-kc.V["busy-%"], due, meanIdleUs(kc))
-	if walk, ok := kc.V["kick-walk-%"]; ok {
-		why += fmt.Sprintf("; and the kicks that walk: %.0f %% of them found their own cpu idle, so that nohz_csd_func() raised the walk, and %.0f %% were NOHZ_BALANCE_KICKs besides, whose walks pass: %.2f passes per kick had nothing changed (the masked cpus idle and due, the kicked one's own included), the guest's walks %.2f per kick (the rest ended early, need_resched(), or found a cpu woken since the kick); the model's kicks are balance kicks wherever its nohz.next_balance has come, and its walks run at once",
+	idle, due := kc.V["kick-idle/kick"], kc.V["kick-idle-due/kick"]
+	return fmt.Sprintf("the kicks' own losses, not modelled: at the guest's kicks (the tick trace's, at nohz_csd_func()) %.2f other cpus were in nohz.idle_cpus_mask, %.2f of them idle (%.0f %%, which the model takes: ksim.TickPattern.IdleAtWalk) and %.2f idle and due", masked, idle, 100*idle/masked, due) +
+		fmt.Sprintf("; %.0f %% of the kicks found their own cpu idle when the IPI landed, so that nohz_csd_func() raised a walk, and %.0f %% were NOHZ_BALANCE_KICKs besides, whose walks pass: %.2f passes per kick had nothing changed (the kicked cpu's own included), and the guest's walks made %.2f per kick (the rest ended early, need_resched(), or met a cpu woken since the kick); the model's kicked cpu is idle when its walk runs, at once, so none of its kicks is lost that way",
 			walk, kc.V["kick-balance-walk-%"], kc.V["kick-passes/kick"], kc.V["nohz-balances/s"]/math.Max(kc.V["nohz-kick-ipis/s"], 1))
-	}
-	return why
 }
 
 // idleLoopWhy says how the guest's idle loop decided its tick stops (the

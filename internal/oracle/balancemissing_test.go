@@ -43,8 +43,9 @@ func TestBalanceMissing(t *testing.T) {
 		{"passes per walk", count(2, 60, 4000, "cmpxchg-first"), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "per kicked walk the model passes over 1.50 idle cpus, the kernel 0.50"},
 		{"kicks after mask entries", count(2, 60, 4000, "cmpxchg-first"), modelRow{"    from nohz balancer walks per s (kicked)", 100, 200}, "NOHZ_NEXT_KICK"},
 		{"attempts of two rows within", count(2, 60, 4000, "check-first"), modelRow{"flag attempts per s", 100, 180}, "product of two rows within"},
-		{"the mask's busy cpus", kicks(count(2, 2800, 2900, "cmpxchg-first"), 1.61, 0.60, 0.56), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "1.61 other cpus were in nohz.idle_cpus_mask, only 0.60 of them idle"},
-		{"the mask's cpus idle at the kick", kicks(count(2, 2800, 2900, "cmpxchg-first"), 1.2, 1.0, 0.9), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "not named; per kicked walk"},
+		{"the kicks' losses", flags(kicks(count(2, 2800, 2900, "cmpxchg-first"), 1.61, 0.60, 0.56), 75, 32, 0.43), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "1.61 other cpus were in nohz.idle_cpus_mask, 0.60 of them idle (37 %, which the model takes"},
+		{"the kicks' walks", flags(kicks(count(2, 2800, 2900, "cmpxchg-first"), 1.61, 0.60, 0.56), 75, 32, 0.43), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "75 % of the kicks found their own cpu idle when the IPI landed"},
+		{"kicks without their flags", kicks(count(2, 2800, 2900, "cmpxchg-first"), 1.2, 1.0, 0.9), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "not named; per kicked walk"},
 		{"the newidle gate read", gate(count(2, 60, 4000, "cmpxchg-first"), 90), modelRow{"sched_balance_rq() calls per s, newly idle (CPU_NEWLY_IDLE)", 171, 9830}, "gate at 90 % of its idle entries"},
 		{"the newidle gate mostly open", gate(count(2, 60, 4000, "cmpxchg-first"), 30), modelRow{"sched_balance_rq() calls per s, newly idle (CPU_NEWLY_IDLE)", 171, 9830}, "not named"},
 		{"unexplained", count(2, 60, 4000, "cmpxchg-first"), modelRow{"balancer passes per s (busy 60 %, newidle every 1 ticks)", 400, 700}, "not named"},
@@ -55,6 +56,13 @@ func TestBalanceMissing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// flags gives kc the kick records' flags: walks raised and balance
+// walks, % of the kicks, and the passes per kick they would make.
+func flags(kc CountResult, walk, balance, passes float64) CountResult {
+	kc.V["kick-walk-%"], kc.V["kick-balance-walk-%"], kc.V["kick-passes/kick"] = walk, balance, passes
+	return kc
 }
 
 // gate gives kc the idle entries' newidle gate, closed at gated %.

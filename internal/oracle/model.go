@@ -1115,6 +1115,13 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 	cfg.IdlePull = idlePull(kc)
 	cfg.IdleQueued = idleQueued(kc, cfg.IdlePull)
 	cfg.TickCorr = tickCorr(kc)
+	// The share of the cpus in nohz.idle_cpus_mask idle at a kick (the
+	// tick trace's kick records): what a nohz walk finds of them
+	// (ksim.TickPattern.IdleAtWalk), measured beside the passes the rows
+	// compare, as the idle ticks' queued share is.
+	if m := kc.V["kick-masked/kick"]; m > 0 {
+		cfg.WalkIdle = min(max(kc.V["kick-idle/kick"]/m, 1e-6), 1)
+	}
 	cfg.NewidleShare = newidleShare(kc)
 	m, err := balanceAfterWarmup(cfg, kc.Run)
 	if err != nil {
