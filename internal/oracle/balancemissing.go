@@ -68,6 +68,8 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 			runs = fmt.Sprintf("the model takes the runs the tick trace shows (a cpu's state at successive ticks correlates %.2f) where the guest's idle cpus tick on (after-tick), and the queued idle ticks' CPU_NOT_IDLE walks; what else brings the guest's busy interval due, the count does not show", c)
 		}
 		return fmt.Sprintf("a busy cpu's last pass is most often an idle tick's, from which the busy interval (balance_interval × busy_factor, less a jiffy) is seldom due: the model's busy cpus pass at %.1f %% of their busy ticks, the guest's at %.1f %% of theirs (ticks less idle ticks); %s", 100*r.model/(mt-mi), 100*r.kernel/busy, runs)
+	case is("sched_balance_rq() calls") && is("CPU_IDLE") && over && idleLessBehalf(r, rows) != "":
+		return idleLessBehalf(r, rows)
 	case is("sched_balance_rq() calls") && is("CPU_IDLE") && over:
 		mi, ki := rowModel(rows, "on idle cpus (task_tick_idle)"), kc.V["idle-ticks/s"]
 		if mi <= 0 || ki <= 0 {
@@ -223,6 +225,25 @@ func idleLoopWhy(kc CountResult, share float64) string {
 
 // inside says whether a model/kernel ratio is within ModelTolerance.
 func inside(ratio float64) bool { return ratio <= ModelTolerance && ratio >= 1/ModelTolerance }
+
+// idleLessBehalf names a CPU_IDLE calls row over where the on-behalf
+// passes hold the excess: every pass the nohz balancer runs for an idle
+// cpu is a sched_balance_domains(rq, CPU_IDLE), one sched_balance_rq()
+// call or more, so less the on-behalf passes (a call each, at least) the
+// rest, the cpus' own idle-tick passes, are within; "" where they are not.
+func idleLessBehalf(r modelRow, rows []modelRow) string {
+	for _, b := range rows {
+		if !strings.Contains(b.name, "on idle cpus' behalf") || b.kernel <= 0 || r.kernel <= b.kernel || r.model <= b.model {
+			continue
+		}
+		rest := (r.model - b.model) / (r.kernel - b.kernel)
+		if !inside(rest) || inside(b.model/b.kernel) {
+			return ""
+		}
+		return fmt.Sprintf("the nohz balancer's passes on idle cpus' behalf, each a sched_balance_domains(rq, CPU_IDLE): the on-behalf row is %.2fx (its line names what the model lacks there), and less those passes (a call each, at least) the rest of the CPU_IDLE calls, the idle cpus' own, are %.2fx (the model %.0f per s, the guest %.0f)", b.model/b.kernel, rest, r.model-b.model, r.kernel-b.kernel)
+	}
+	return ""
+}
 
 // rowModel is the model's figure of the first row whose name holds name,
 // 0 where none does.

@@ -24,6 +24,7 @@ func TestBalanceMissing(t *testing.T) {
 		{"    from nohz balancer walks per s (kicked)", 100, 100},
 		{"  of which entering nohz.idle_cpus_mask per s", 50, 230},
 		{"flag attempts per pass", 0.2, 0.27},
+		{"  of which on idle cpus' behalf (nohz) per s", 59.3, 174},
 	}
 	for _, tc := range []struct {
 		name string
@@ -48,6 +49,7 @@ func TestBalanceMissing(t *testing.T) {
 		{"kicks without their flags", kicks(count(2, 2800, 2900, "cmpxchg-first"), 1.2, 1.0, 0.9), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "not named; per kicked walk"},
 		{"the newidle gate read", gate(count(2, 60, 4000, "cmpxchg-first"), 90), modelRow{"sched_balance_rq() calls per s, newly idle (CPU_NEWLY_IDLE)", 171, 9830}, "gate at 90 % of its idle entries"},
 		{"the newidle gate mostly open", gate(count(2, 60, 4000, "cmpxchg-first"), 30), modelRow{"sched_balance_rq() calls per s, newly idle (CPU_NEWLY_IDLE)", 171, 9830}, "not named"},
+		{"CPU_IDLE calls, the on-behalf passes' excess", count(2, 2800, 2900, "cmpxchg-first"), modelRow{"sched_balance_rq() calls per s, idle cpus (lb_count CPU_IDLE)", 168, 319}, "less those passes (a call each, at least) the rest of the CPU_IDLE calls, the idle cpus' own, are 1.33x"},
 		{"unexplained", count(2, 60, 4000, "cmpxchg-first"), modelRow{"balancer passes per s (busy 60 %, newidle every 1 ticks)", 400, 700}, "not named"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
