@@ -661,6 +661,11 @@ func loadavgWhy(run modelRun, r modelRow) string {
 		return serverMissing(run)
 	case cfg.Pairs == 0:
 		return olderFileMissing(run.kc)
+	case strings.Contains(r.name, "onto the waker's cpu"):
+		if p := placementMissing(run); p != "" {
+			return p
+		}
+		return "not named: the model stacks a pair by a drawn migration to its waker's cpu and parts it at the next wakeup that finds an idle cpu of the LLC within SIS_UTIL's budget (the inputs line); what else keeps the guest's pairs together or apart, the count does not say"
 	case !over && counted > 0 && stops > ModelTolerance*counted:
 		return fmt.Sprintf("the model's cpus stop their tick %.1fx as often as the count's (%.1f against %.1f per cpu per s, the inputs line), so fewer ticks and balance softirqs run: the idle loop's rule decides them (%v, from %s; ksim.IdleLoop), on the model's idle periods, whose lengths against the tick the count does not give", stops/counted, stops, counted, run.kc.IdleTick, run.kc.IdleTickFrom)
 	case strings.Contains(r.name, "checking run") && !over && run.kc.V["check-run-%"] > 0:
@@ -673,11 +678,6 @@ func loadavgWhy(run modelRun, r modelRow) string {
 		return "not named: the leaf list is modelled (cfs_rq_is_decayed() takes a cfs_rq off once its load_sum is 0, after its load_avg and so its contribution reached 0, when update_tg_load_avg() has nothing left to write: it moved this row by under 5 %); the model's writes here are its balance softirqs' on ticking cpus with none of the group's tasks queued (docs/loadavg.md, \"Rows still outside\"), and the count has no calls at this site to tell fewer period crossings from fewer deltas past contrib/64; the model's softirqs and tick stops beside the count's are in the inputs line"
 	case strings.Contains(r.name, "idle ticks finding the leaf"):
 		return idleTicksWhy(run, over)
-	case strings.Contains(r.name, "onto the waker's cpu"):
-		if p := placementMissing(run); p != "" {
-			return p
-		}
-		return "not named: the model stacks a pair by a drawn migration to its waker's cpu and parts it at the next wakeup that finds an idle cpu of the LLC within SIS_UTIL's budget (the inputs line); what else keeps the guest's pairs together or apart, the count does not say"
 	case strings.Contains(r.name, "other sites") && !over && leaf != "":
 		return leaf
 	case cfg.DelayDequeue && over: // 6.12 among the counts

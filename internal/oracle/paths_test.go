@@ -297,3 +297,18 @@ func TestStackedRow(t *testing.T) {
 		t.Errorf("the seed's coin: row %+v, want none", r)
 	}
 }
+
+// TestStackedRowWhy: the stacked-wakeups row outside names the pairs'
+// placement even where the model's cpus stop their tick far more often
+// than the guest's (a reason for other rows under, not this one).
+func TestStackedRowWhy(t *testing.T) {
+	run := modelRun{
+		kc:  CountResult{CPUs: 4, V: map[string]float64{"wakeups/s": 4000, "sleeps/wakeup": 1, "nohz-run-idle/s": 1000, "nohz-tick-stops/s": 40, "local-wakeups/wakeup": 0.99}},
+		cfg: loadavg.SimConfig{Pairs: 3, CPUs: 4, Duration: time.Second},
+		row: loadavg.SimRow{Wakeups: 4000, IdlesPerCPUSec: 900, LocalWakeups: 980, TickStopsPerCPUSec: 37},
+	}
+	got := loadavgWhy(run, modelRow{name: "  wakeups onto the waker's cpu (stacked), %", kernel: 99, model: 24.5})
+	if !strings.HasPrefix(got, "the pairs' placement, not modelled") {
+		t.Errorf("stacked row with the tick stops over: %q, want the pairs' placement", got)
+	}
+}
