@@ -40,11 +40,14 @@ type Layout struct {
 	CpupriVecMask      int64 // struct cpupri_vec, mask; -1 where absent
 	CpumaskOffstack    bool  // cpumask_var_t is a pointer (CONFIG_CPUMASK_OFFSTACK)
 	// RDOverloaded is struct root_domain's overloaded (v6.9's name,
-	// "sched/fair: Rename root_domain::overload to ::overloaded"), else
-	// its overload before that: an int, set while a cpu of the domain
-	// has a second task, which sched_balance_newidle() tests first.
-	RDOverloaded int64
-	rdOverload   int64 // the older name's offset, folded into RDOverloaded
+	// "sched/fair: Rename root_domain::overload to ::overloaded", a
+	// bool by 7.3), else its overload before that (an int), set while a
+	// cpu of the domain has a second task, which
+	// sched_balance_newidle() tests first; RDOverloadedSize its size in
+	// bytes, from its BTF type.
+	RDOverloaded     int64
+	RDOverloadedSize int64
+	rdOverload       int64 // the older name's offset, folded into RDOverloaded
 	// SDMaxNewidleCost is struct sched_domain's max_newidle_lb_cost,
 	// the cost sched_balance_newidle() holds rq->avg_idle against.
 	SDMaxNewidleCost    int64
@@ -166,11 +169,21 @@ func LayoutOf(spec *btf.Spec) (*Layout, error) {
 		l.TaskGroupStructSize = int64(tg.Size)
 		l.TGCfsRqForm = cfsRqForm(tg)
 	}
+	member := "overloaded"
 	if l.RDOverloaded < 0 && l.rdOverload >= 0 {
-		l.RDOverloaded = l.rdOverload
+		l.RDOverloaded, member = l.rdOverload, "overload"
 		delete(l.Absent, "root_domain.overloaded")
 	}
 	delete(l.Absent, "root_domain.overload")
+	if rd, _ := find("root_domain"); rd != nil && l.RDOverloaded >= 0 {
+		for _, m := range rd.Members {
+			if m.Name == member {
+				if n, err := btf.Sizeof(m.Type); err == nil {
+					l.RDOverloadedSize = int64(n)
+				}
+			}
+		}
+	}
 	l.RQ = rqOffsets(spec)
 	var cv *btf.Typedef
 	if err := spec.TypeByName("cpumask_var_t", &cv); err != nil {

@@ -787,7 +787,7 @@ func kickFetch(in Input, cpus []int) (*KickFetch, string) {
 		}
 		return binary.LittleEndian.Uint64(b[:])
 	}
-	f := &KickFetch{Mask: nohz.Addr + uint64(l.NohzIdleCPUsMask), RQ: l.RQ, RDOverloaded: l.RDOverloaded, SDMaxNewidleCost: l.SDMaxNewidleCost}
+	f := &KickFetch{Mask: nohz.Addr + uint64(l.NohzIdleCPUsMask), RQ: l.RQ}
 	if l.CpumaskOffstack {
 		f.Mask = word(f.Mask)
 	}
@@ -1073,29 +1073,60 @@ func traceTicks(u *machine.Undo, tfs *machine.Tracefs, in Input, leaf *LeafFetch
 			return nil, "", "no tick trace: " + err.Error()
 		}
 	}
-	// The kicks: what the nohz balancer's walks would find.
-	if kick != nil {
-		ka, err := kick.Args(jiffies)
-		if err == nil {
-			err = tfs.AddTracedKprobe(u, inst, KickEvent, KickFunc, ka)
-		}
-		if err != nil {
-			leafNote += "; no kicks in the tick trace: " + err.Error()
-		}
+	// The kicks: what the nohz balancer's walks would find. Five fetch
+	// arguments a cpu, and a kprobe takes at most 128 (MAX_TRACE_ARGS).
+	switch ka, err := kick.args(jiffies); {
+	case kick == nil:
+	case err != nil:
+		leafNote += "; no kicks in the tick trace: " + err.Error()
+	case tfs.AddTracedKprobe(u, inst, KickEvent, KickFunc, ka) != nil:
+		leafNote += fmt.Sprintf("; no kicks in the tick trace: the kernel refused the kprobe on %s (%d fetch arguments)", KickFunc, strings.Count(ka, "=")-1)
+	}
+	// The newidle walks: what their gate tests, read at their entry.
+	if note := traceNewidle(u, tfs, inst, in); note != "" {
+		leafNote += "; " + note
 	}
 	// The idle entries beside the ticks: was the cpu idle at all
 	// between two of its ticks?
 	if _, _, ok := in.Syms.Func(IdleEntryFunc); !ok {
 		return inst, fn, "no idle entries in the tick trace: kallsyms has no " + IdleEntryFunc + leafNote
 	}
-	entryArgs := ""
-	if kick != nil {
-		entryArgs = kick.EntryArgs()
-	}
-	if err := tfs.AddTracedKprobe(u, inst, IdleEntryEvent, IdleEntryFunc, entryArgs); err != nil {
+	if err := tfs.AddTracedKprobe(u, inst, IdleEntryEvent, IdleEntryFunc, ""); err != nil {
 		return inst, fn, "no idle entries in the tick trace: " + err.Error() + leafNote
 	}
 	return inst, fn, strings.TrimPrefix(leafNote, "; ")
+}
+
+// args is f.Args, none where there is no f.
+func (f *KickFetch) args(jiffies string) (string, error) {
+	if f == nil {
+		return "", nil
+	}
+	return f.Args(jiffies)
+}
+
+// traceNewidle adds the newidle record's kprobe (NewidleArgs) to the
+// tick trace's instance, or says why it cannot.
+func traceNewidle(u *machine.Undo, tfs, inst *machine.Tracefs, in Input) string {
+	fn := ""
+	for _, f := range NewidleFuncs {
+		if _, _, ok := in.Syms.Func(f); ok {
+			fn = f
+			break
+		}
+	}
+	if fn == "" || in.Layout == nil {
+		return "no newidle walks in the tick trace: kallsyms has none of " + strings.Join(NewidleFuncs, ", ") + ", or there is no BTF layout"
+	}
+	l := in.Layout
+	args, err := NewidleArgs(l.RQ, l.SDMaxNewidleCost, l.RDOverloaded, l.RDOverloadedSize)
+	if err == nil {
+		err = tfs.AddTracedKprobe(u, inst, NewidleEvent, fn, args)
+	}
+	if err != nil {
+		return "no newidle walks in the tick trace: " + err.Error()
+	}
+	return ""
 }
 
 // readTicks reads and sums the instance's records, saving them to save

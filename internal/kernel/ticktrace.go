@@ -111,6 +111,10 @@ func (f LeafFetch) Args() string {
 // follows would find in the mask, idle and due, had nothing changed in
 // between. What it cannot say is how many walks then ended early.
 
+// maxTraceArgs is the kernel's limit on a probe's fetch arguments
+// (kernel/trace/trace_probe.h's MAX_TRACE_ARGS).
+const maxTraceArgs = 128
+
 // KickEvent is the trace's event at a kick; KickFunc is where it is taken.
 const (
 	KickEvent = "contend_kick"
@@ -125,50 +129,48 @@ type KickFetch struct {
 	Mask uint64
 	RQs  []uint64
 	RQ   map[string]int64
-	// RDOverloaded is struct root_domain's overloaded member's offset
-	// (Layout.RDOverloaded), -1 where BTF has none: the records then
-	// read no ov.
-	RDOverloaded int64
-	// SDMaxNewidleCost is struct sched_domain's max_newidle_lb_cost
-	// (Layout.SDMaxNewidleCost), -1 where BTF has none: the idle
-	// entries then read no newidle gate.
-	SDMaxNewidleCost int64
 }
 
-// EntryArgs are the idle entry record's fetch arguments: ov
-// (OverloadArg) and per cpu i, aiI (rq->avg_idle) and mcI (the
-// max_newidle_lb_cost of rq->sd, the cpu's lowest domain): what
-// sched_balance_newidle() tested just before the cpu went idle,
+// The newidle record: one per newidle walk, taken at its entry
+// (sched_balance_newidle(), v6.10's name; newidle_balance() before), so
+// it reads what the walk's gate tests before the walk can change it (a
+// walk that reaches the root domain rewrites rd->overloaded, and its
+// cost can raise max_newidle_lb_cost):
 //
 //	if (!get_rd_overloaded(this_rq->rd) ||
 //	    (sd && this_rq->avg_idle < sd->max_newidle_lb_cost)) {
 //
-// (v5.16 on; rd->overload before v6.9); every cpu's, since a kprobe
-// cannot index by its cpu, the parser keeping its own.
-func (f KickFetch) EntryArgs() string {
-	args := []string{}
-	if ov := f.OverloadArg(); ov != "" {
-		args = append(args, ov)
-	}
-	ai, okA := f.RQ["avg_idle"]
-	sd, okS := f.RQ["sd"]
-	if okA && okS && f.SDMaxNewidleCost >= 0 {
-		for i, rq := range f.RQs {
-			args = append(args, fmt.Sprintf("ai%d=@%#x:u64 mc%d=+%d(@%#x):u64", i, rq+uint64(ai), i, f.SDMaxNewidleCost, rq+uint64(sd)))
+// (v5.16 on; rd->overload, an int, before v6.9's rename to a bool).
+// Every field is read through the walk's own rq, its first argument.
+
+// NewidleEvent is the trace's event at a newidle walk; NewidleFuncs are
+// where it is taken, newest name first.
+const NewidleEvent = "contend_newidle"
+
+var NewidleFuncs = []string{"sched_balance_newidle", "newidle_balance"}
+
+// NewidleArgs are the newidle record's fetch arguments, from struct
+// rq's offsets (rq: avg_idle, sd, rd), sched_domain's
+// max_newidle_lb_cost (cost) and root_domain's overloaded (over, of
+// overSize bytes, 1 or 4): ai (rq->avg_idle), sd (rq->sd), mc
+// (rq->sd->max_newidle_lb_cost: where sd is NULL the read faults and
+// the slot holds whatever the buffer held, so the parser ignores it)
+// and ov (rq->rd->overloaded); or why they cannot be read.
+func NewidleArgs(rq map[string]int64, cost, over, overSize int64) (string, error) {
+	for _, m := range []string{"avg_idle", "sd", "rd"} {
+		if _, ok := rq[m]; !ok {
+			return "", fmt.Errorf("BTF's struct rq has no %s", m)
 		}
 	}
-	return strings.Join(args, " ")
-}
-
-// OverloadArg is the fetch argument ov, rq->rd->overloaded of cpu 0's
-// rq (every cpu's rq->rd is the one root domain where no cpuset splits
-// it), or "" where f cannot read it.
-func (f KickFetch) OverloadArg() string {
-	rd, ok := f.RQ["rd"]
-	if !ok || f.RDOverloaded < 0 || len(f.RQs) == 0 {
-		return ""
+	if cost < 0 || over < 0 {
+		return "", fmt.Errorf("BTF has no sched_domain.max_newidle_lb_cost or root_domain.overloaded")
 	}
-	return fmt.Sprintf("ov=+%d(@%#x):u32", f.RDOverloaded, f.RQs[0]+uint64(rd))
+	size := map[int64]string{1: "u8", 4: "u32"}[overSize]
+	if size == "" {
+		return "", fmt.Errorf("root_domain.overloaded is %d bytes, neither a bool nor an int", overSize)
+	}
+	return fmt.Sprintf("ai=+%d($arg1):u64 sd=+%d($arg1):u64 mc=+%d(+%d($arg1)):u64 ov=+%d(+%d($arg1)):%s",
+		rq["avg_idle"], rq["sd"], cost, rq["sd"], over, rq["rd"], size), nil
 }
 
 // Args are the kprobe fetch arguments that read f: j (jiffies_64,
@@ -180,21 +182,21 @@ func (f KickFetch) Args(jiffies string) (string, error) {
 	if jiffies == "" {
 		return "", fmt.Errorf("kallsyms has no jiffies_64 (CONFIG_KALLSYMS_ALL unset?)")
 	}
-	args := []string{"j=@" + jiffies + ":u64", "self=$arg1:u64", fmt.Sprintf("m=@%#x:u64", f.Mask)}
-	if ov := f.OverloadArg(); ov != "" {
-		args = append(args, ov)
+	if n := 4 + 5*len(f.RQs); n > maxTraceArgs {
+		return "", fmt.Errorf("%d cpus need %d fetch arguments, over a kprobe's %d (MAX_TRACE_ARGS)", len(f.RQs), n, maxTraceArgs)
 	}
+	args := []string{"j=@" + jiffies + ":u64", "self=$arg1:u64", fmt.Sprintf("m=@%#x:u64", f.Mask)}
 	if fl, ok := f.RQ["nohz_flags"]; ok {
 		args = append(args, fmt.Sprintf("fl=+%d($arg1):u32", fl))
 	}
 	for i, rq := range f.RQs {
 		for _, fl := range tickFields {
+			if fl[0] == "ib" {
+				continue // rq->idle_balance is the tick's, not idle_cpu()'s
+			}
 			off, ok := f.RQ[fl[1]]
 			if !ok {
 				return "", fmt.Errorf("BTF's struct rq has no %s", fl[1])
-			}
-			if fl[0] == "ib" {
-				continue // rq->idle_balance is the tick's, not idle_cpu()'s
 			}
 			args = append(args, fmt.Sprintf("%s%d=@%#x:%s", fl[0], i, rq+uint64(off), tickFieldTypes[fl[0]]))
 		}
@@ -228,17 +230,15 @@ type TickRecord struct {
 	// first word, IdleCPUs those idle_cpu() would call idle (the idle
 	// task current, none queued, no wakeup pending) and DueCPUs those
 	// whose rq->next_balance had come; RQs is how many cpus it read.
-	// HasOverload says the record (an idle entry's or a kick's) read
-	// rq->rd->overloaded (KickFetch.OverloadArg), Overloaded its value.
-	HasOverload, Overloaded bool
-	// Gate says an idle entry's record read its cpu's rq->avg_idle
-	// (AvgIdle, ns) and its lowest domain's max_newidle_lb_cost
-	// (NewidleCost, ns: 0 where rq->sd was NULL, no domain).
-	Gate                      bool
-	AvgIdle, NewidleCost      uint64
-	Kick                      bool
-	Self                      uint64
-	Masked, IdleCPUs, DueCPUs uint64
+	// Newidle marks a newidle walk's record (NewidleEvent): CPU and
+	// Time are set, Overloaded is rq->rd->overloaded, AvgIdle
+	// rq->avg_idle (ns), NoDomain whether rq->sd was NULL and, where it
+	// was not, NewidleCost its max_newidle_lb_cost (ns).
+	Newidle, Overloaded, NoDomain bool
+	AvgIdle, NewidleCost          uint64
+	Kick                          bool
+	Self                          uint64
+	Masked, IdleCPUs, DueCPUs     uint64
 	// HasFlags says the kick read its rq->nohz_flags before
 	// nohz_csd_func() clears them (KickFlags: NOHZ_BALANCE_KICK 1,
 	// NOHZ_STATS_KICK 2, NOHZ_NEWILB_KICK 4, NOHZ_NEXT_KICK 8, v5.x to
@@ -349,8 +349,11 @@ func parseTickLine(line string) (TickRecord, error) {
 		return rec, fmt.Errorf("no timestamp after the cpu in %q", line)
 	}
 	if timeAt+1 < len(f) && f[timeAt+1] == IdleEntryEvent+":" {
-		rec.IdleEntry = true
-		return overloaded(rec, f[timeAt+2:])
+		rec.IdleEntry = true // no arguments
+		return rec, nil
+	}
+	if timeAt+1 < len(f) && f[timeAt+1] == NewidleEvent+":" {
+		return parseNewidle(rec, f[timeAt+2:])
 	}
 	if timeAt+1 < len(f) && f[timeAt+1] == KickEvent+":" {
 		return parseKick(rec, f[timeAt+2:])
@@ -422,41 +425,45 @@ func parseTickLine(line string) (TickRecord, error) {
 	return rec, nil
 }
 
-// overloaded reads an idle entry record's arguments (KickFetch.EntryArgs),
-// if it has them: ov=, and its own cpu's ai and mc.
-func overloaded(rec TickRecord, args []string) (TickRecord, error) {
-	own := strconv.Itoa(rec.CPU)
-	seen := 0
+// parseNewidle reads a newidle record's arguments (NewidleArgs) into rec.
+func parseNewidle(rec TickRecord, args []string) (TickRecord, error) {
+	rec.Newidle = true
+	v := map[string]uint64{}
 	for _, w := range args {
-		k, v, ok := strings.Cut(w, "=")
-		if !ok || k != "ov" && k != "ai"+own && k != "mc"+own {
+		k, val, ok := strings.Cut(w, "=")
+		if !ok || k != "ai" && k != "sd" && k != "mc" && k != "ov" {
 			continue
 		}
-		n, err := strconv.ParseUint(v, 0, 64)
+		n, err := strconv.ParseUint(val, 0, 64)
 		if err != nil {
-			return rec, fmt.Errorf("%s=%q: not a number", k, v)
+			return rec, fmt.Errorf("%s=%q: not a number", k, val)
 		}
-		switch k {
-		case "ov":
-			rec.HasOverload, rec.Overloaded = true, n != 0
-		case "ai" + own:
-			rec.AvgIdle = n
-			seen++
-		default:
-			rec.NewidleCost = n
-			seen++
+		v[k] = n
+	}
+	for _, k := range []string{"ai", "sd", "mc", "ov"} {
+		if _, ok := v[k]; !ok {
+			return rec, fmt.Errorf("newidle record: no %s=", k)
 		}
 	}
-	rec.Gate = seen == 2
+	rec.AvgIdle, rec.Overloaded, rec.NoDomain = v["ai"], v["ov"] != 0, v["sd"] == 0
+	if !rec.NoDomain {
+		rec.NewidleCost = v["mc"]
+	}
 	return rec, nil
 }
 
-// GateClosed is whether an idle entry's record says the newidle walk
-// before it returned at sched_balance_newidle()'s gate: the root domain
-// not overloaded, where the record read it, or rq->avg_idle under the
+// UnderCost is whether a newidle record's walk returned at the gate's
+// avg_idle test, the root domain overloaded: rq->avg_idle under the
 // lowest domain's max_newidle_lb_cost.
+func (r TickRecord) UnderCost() bool {
+	return r.Newidle && r.Overloaded && !r.NoDomain && r.AvgIdle < r.NewidleCost
+}
+
+// GateClosed is whether a newidle record's walk returned at
+// sched_balance_newidle()'s gate: the root domain not overloaded, or
+// UnderCost.
 func (r TickRecord) GateClosed() bool {
-	return r.HasOverload && !r.Overloaded || r.Gate && r.NewidleCost > 0 && r.AvgIdle < r.NewidleCost
+	return r.Newidle && (!r.Overloaded || r.UnderCost())
 }
 
 // parseKick reads a kick record's arguments (KickFetch.Args) into rec.
@@ -482,9 +489,6 @@ func parseKick(rec TickRecord, args []string) (TickRecord, error) {
 	rec.Jiffies, rec.Self, rec.Masked = v["j"], v["self"], v["m"]
 	if fl, ok := v["fl"]; ok {
 		rec.HasFlags, rec.KickFlags = true, uint32(fl)
-	}
-	if ov, ok := v["ov"]; ok {
-		rec.HasOverload, rec.Overloaded = true, ov != 0
 	}
 	for i := range 64 {
 		nb, ok := v["nb"+strconv.Itoa(i)]
@@ -603,20 +607,17 @@ type TickTrace struct {
 	// KickWrongRQ are the kick records dropped as read from the wrong
 	// addresses (KickSelfOK).
 	KickWrongRQ int `json:"kick_wrong_rq,omitempty"`
-	// EntriesRD are the idle entries that read rq->rd->overloaded, and
-	// EntriesOverloaded those that found it set: at an idle entry, the
-	// newidle walk just before it (sched_balance_newidle()) passed its
-	// first gate only while the root domain was overloaded.
-	EntriesRD         int `json:"entries_rd,omitempty"`
-	EntriesOverloaded int `json:"entries_overloaded,omitempty"`
-	// EntriesGate are the idle entries that read the newidle gate's
-	// avg_idle and cost, EntriesGated those whose gate was closed
-	// (GateClosed), and EntryAvgIdleUs and EntryCostUs the medians of
-	// their avg_idle and of their lowest domain's cost, µs.
-	EntriesGate    int     `json:"entries_gate,omitempty"`
-	EntriesGated   int     `json:"entries_gated,omitempty"`
-	EntryAvgIdleUs float64 `json:"entry_avg_idle_us,omitempty"`
-	EntryCostUs    float64 `json:"entry_cost_us,omitempty"`
+	// Newidles are the newidle walks traced (NewidleEvent);
+	// NewidleNotOverloaded those that found the root domain not
+	// overloaded, NewidleUnderCost those that found it overloaded and
+	// rq->avg_idle under the lowest domain's max_newidle_lb_cost (both
+	// return at the gate: GateClosed); NewidleAvgIdleUs and NewidleCostUs
+	// the medians of avg_idle and, where there was a domain, of its cost.
+	Newidles             int     `json:"newidles,omitempty"`
+	NewidleNotOverloaded int     `json:"newidle_not_overloaded,omitempty"`
+	NewidleUnderCost     int     `json:"newidle_under_cost,omitempty"`
+	NewidleAvgIdleUs     float64 `json:"newidle_avg_idle_us,omitempty"`
+	NewidleCostUs        float64 `json:"newidle_cost_us,omitempty"`
 }
 
 // peltPeriod is a PELT period in seconds (1024 µs: kernel/sched/pelt.c's
@@ -721,12 +722,14 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 		if r.IdleEntry {
 			t.IdleEntries++
 			entered[r.CPU] = true
-			t.EntriesRD += b2i(r.HasOverload)
-			t.EntriesOverloaded += b2i(r.Overloaded)
-			if r.Gate {
-				t.EntriesGate++
-				t.EntriesGated += b2i(r.GateClosed())
-				avgIdle = append(avgIdle, float64(r.AvgIdle)/1e3)
+			continue
+		}
+		if r.Newidle {
+			t.Newidles++
+			t.NewidleNotOverloaded += b2i(!r.Overloaded)
+			t.NewidleUnderCost += b2i(r.UnderCost())
+			avgIdle = append(avgIdle, float64(r.AvgIdle)/1e3)
+			if !r.NoDomain {
 				cost = append(cost, float64(r.NewidleCost)/1e3)
 			}
 			continue
@@ -797,7 +800,7 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 	if hz > 0 {
 		t.lateness(byCPU, period)
 	}
-	t.QueuedAgeUs, t.EntryAvgIdleUs, t.EntryCostUs = median(ages), median(avgIdle), median(cost)
+	t.QueuedAgeUs, t.NewidleAvgIdleUs, t.NewidleCostUs = median(ages), median(avgIdle), median(cost)
 	return t
 }
 

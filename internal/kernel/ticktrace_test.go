@@ -86,7 +86,7 @@ func FuzzParseTickTrace(f *testing.F) {
 		}
 		for _, hz := range []int{0, 100, 250, 1000} {
 			tt := SumTicks("f", recs, hz)
-			if tt.Ticks+tt.IdleEntries+tt.Kicks != len(recs) || tt.KickIdleDue > tt.KickIdle || tt.KickIdle > tt.KickMasked || tt.KickSelfDue > tt.Kicks || tt.EntriesGated > tt.EntriesGate || tt.EntriesGate > tt.IdleEntries || tt.EntriesOverloaded > tt.EntriesRD || tt.KickBalance > tt.KickWalks || tt.KickWalks > tt.KickFlagged || tt.KickFlagged > tt.Kicks || tt.BusyEntry[0]+tt.BusyEntry[1] != tt.States[0][0] || hz == 0 && tt.States != [2][2]int{} || tt.IdleNotIdle > tt.Idle || tt.IdleQueued+tt.IdlePending > tt.IdleNotIdle || tt.IdleDue > tt.Idle || tt.BusyDue > tt.Ticks-tt.Idle || tt.Slots[0]+tt.Slots[1]+tt.Slots[2] >= max(tt.Ticks, 1) ||
+			if tt.Ticks+tt.IdleEntries+tt.Kicks+tt.Newidles != len(recs) || tt.KickIdleDue > tt.KickIdle || tt.KickIdle > tt.KickMasked || tt.KickSelfDue > tt.Kicks || tt.NewidleNotOverloaded+tt.NewidleUnderCost > tt.Newidles || tt.KickBalance > tt.KickWalks || tt.KickWalks > tt.KickFlagged || tt.KickFlagged > tt.Kicks || tt.BusyEntry[0]+tt.BusyEntry[1] != tt.States[0][0] || hz == 0 && tt.States != [2][2]int{} || tt.IdleNotIdle > tt.Idle || tt.IdleQueued+tt.IdlePending > tt.IdleNotIdle || tt.IdleDue > tt.Idle || tt.BusyDue > tt.Ticks-tt.Idle || tt.Slots[0]+tt.Slots[1]+tt.Slots[2] >= max(tt.Ticks, 1) ||
 				tt.States[0][0]+tt.States[0][1]+tt.States[1][0]+tt.States[1][1] != tt.Slots[0]+tt.Slots[1]+tt.Slots[2] || math.Abs(tt.BusyCorr()) > 1 ||
 				tt.QueuedCrossed > tt.QueuedLeaf || tt.IdleCrossed > tt.IdleLeaf || tt.QueuedLeaf+tt.IdleLeaf > tt.Idle {
 				t.Errorf("SumTicks(%d) = %+v of %d records", hz, tt, len(recs))
@@ -313,65 +313,65 @@ func TestKickFetchArgs(t *testing.T) {
 	}
 }
 
-// TestOverloaded: an idle entry's and a kick's ov= (rq->rd->overloaded)
-// are read and summed over the idle entries that have one; a record
-// without it has none; the argument is cpu 0's rq->rd, then the member.
-func TestOverloaded(t *testing.T) {
-	text := "<idle>-0 [001] d..2. 50.0: contend_idle: (nohz_run_idle_balance+0x0/0x80) ov=1\n" +
-		"<idle>-0 [000] d..2. 50.1: contend_idle: (nohz_run_idle_balance+0x0/0x80) ov=0\n" +
-		"<idle>-0 [000] d..2. 50.2: contend_idle: (nohz_run_idle_balance+0x0/0x80)\n" +
-		"<idle>-0 [000] d.h1. 50.3: contend_kick: (nohz_csd_func+0x0/0x60) j=1 self=1 m=1 ov=2 nb0=1 nr0=0 tp0=0 cu0=1 id0=1\n"
+// TestNewidleRecord: a newidle walk's record says whether it returned at
+// sched_balance_newidle()'s gate, the root domain not overloaded or its
+// avg_idle under its lowest domain's cost; a NULL rq->sd leaves only the
+// overload test and its mc unread; the sums count and take the medians.
+func TestNewidleRecord(t *testing.T) {
+	text := "<idle>-0 [001] d..2. 50.0: contend_newidle: (sched_balance_newidle+0x4/0x4e0) ai=200000 sd=0xff00 mc=500000 ov=1\n" + // under the cost: closed
+		"<idle>-0 [000] d..2. 50.1: contend_newidle: (sched_balance_newidle+0x4/0x4e0) ai=900000 sd=0xff00 mc=500000 ov=1\n" + // past it: open
+		"<idle>-0 [000] d..2. 50.2: contend_newidle: (sched_balance_newidle+0x4/0x4e0) ai=900000 sd=0xff00 mc=500000 ov=0\n" + // not overloaded: closed
+		"<idle>-0 [000] d..2. 50.3: contend_newidle: (sched_balance_newidle+0x4/0x4e0) ai=100 sd=0 mc=77777777 ov=1\n" // no domain: mc unread, open
 	recs, err := ParseTickTrace(strings.NewReader(text))
 	if err != nil || len(recs) != 4 {
 		t.Fatalf("ParseTickTrace = %+v, %v", recs, err)
 	}
-	if !recs[0].Overloaded || recs[1].Overloaded || !recs[1].HasOverload || recs[2].HasOverload || !recs[3].Overloaded {
-		t.Errorf("records = %+v", recs)
-	}
-	if sum := SumTicks("f", recs, 250); sum.EntriesRD != 2 || sum.EntriesOverloaded != 1 || sum.IdleEntries != 3 {
-		t.Errorf("SumTicks = %+v", sum)
-	}
-	if _, err := ParseTickTrace(strings.NewReader("<idle>-0 [000] d..2. 50.2: contend_idle: (x) ov=z\n")); err == nil {
-		t.Error("ov=z: no error")
-	}
-	f := KickFetch{RQs: []uint64{0x1000}, RQ: map[string]int64{"rd": 0x80}, RDOverloaded: 0x10}
-	if got := f.OverloadArg(); got != "ov=+16(@0x1080):u32" {
-		t.Errorf("OverloadArg = %q", got)
-	}
-	f.RDOverloaded = -1
-	if got := f.OverloadArg(); got != "" {
-		t.Errorf("OverloadArg without the member = %q, want none", got)
-	}
-}
-
-// TestNewidleGate: an idle entry's own cpu's avg_idle and lowest domain's
-// cost say whether its newidle walk returned at the gate (or the root
-// domain was not overloaded); the sums count and take the medians.
-func TestNewidleGate(t *testing.T) {
-	text := "<idle>-0 [001] d..2. 50.0: contend_idle: (x) ov=1 ai0=900000 mc0=1 ai1=200000 mc1=500000\n" + // cpu 1: 200 µs under 500: closed
-		"<idle>-0 [000] d..2. 50.1: contend_idle: (x) ov=1 ai0=900000 mc0=500000 ai1=1 mc1=1\n" + // cpu 0: 900 µs past 500: open
-		"<idle>-0 [000] d..2. 50.2: contend_idle: (x) ov=0 ai0=900000 mc0=500000 ai1=1 mc1=1\n" + // not overloaded: closed
-		"<idle>-0 [000] d..2. 50.3: contend_idle: (x) ov=1 ai1=1 mc1=1\n" // no cpu 0 figures: no gate
-	recs, err := ParseTickTrace(strings.NewReader(text))
-	if err != nil || len(recs) != 4 {
-		t.Fatalf("ParseTickTrace = %+v, %v", recs, err)
-	}
-	want := []bool{true, false, true, false}
-	for i, r := range recs {
-		if r.GateClosed() != want[i] {
-			t.Errorf("record %d %+v: GateClosed %v, want %v", i, r, r.GateClosed(), want[i])
+	for i, want := range []bool{true, false, true, false} {
+		if r := recs[i]; !r.Newidle || r.GateClosed() != want {
+			t.Errorf("record %d %+v: GateClosed %v, want %v", i, r, r.GateClosed(), want)
 		}
 	}
-	if recs[3].Gate || !recs[0].Gate || recs[0].AvgIdle != 200000 || recs[0].NewidleCost != 500000 {
+	if !recs[3].NoDomain || recs[3].NewidleCost != 0 || !recs[0].UnderCost() || recs[2].UnderCost() {
 		t.Errorf("records = %+v", recs)
 	}
 	sum := SumTicks("f", recs, 250)
-	if sum.EntriesGate != 3 || sum.EntriesGated != 2 || sum.EntryAvgIdleUs != 900 || sum.EntryCostUs != 500 {
+	if sum.Newidles != 4 || sum.NewidleNotOverloaded != 1 || sum.NewidleUnderCost != 1 || sum.NewidleAvgIdleUs != 900 || sum.NewidleCostUs != 500 || sum.Ticks != 0 {
 		t.Errorf("SumTicks = %+v", sum)
 	}
-	f := KickFetch{RQs: []uint64{0x1000, 0x2000}, RQ: map[string]int64{"avg_idle": 0x40, "sd": 0x48}, RDOverloaded: -1, SDMaxNewidleCost: 0x30}
-	if got, want := f.EntryArgs(), "ai0=@0x1040:u64 mc0=+48(@0x1048):u64 ai1=@0x2040:u64 mc1=+48(@0x2048):u64"; got != want {
-		t.Errorf("EntryArgs = %q, want %q", got, want)
+	for _, bad := range []string{
+		"<idle>-0 [000] d..2. 50.2: contend_newidle: (x) ai=1 sd=1 mc=1\n", // no ov
+		"<idle>-0 [000] d..2. 50.2: contend_newidle: (x) ai=z sd=1 mc=1 ov=1\n",
+	} {
+		if _, err := ParseTickTrace(strings.NewReader(bad)); err == nil {
+			t.Errorf("ParseTickTrace(%q): no error", bad)
+		}
+	}
+}
+
+// TestNewidleArgs: every field through the walk's rq, the overload flag
+// read at its BTF size, and an error naming what BTF lacks.
+func TestNewidleArgs(t *testing.T) {
+	rq := map[string]int64{"avg_idle": 0x40, "sd": 0x48, "rd": 0x50}
+	for _, tc := range []struct {
+		size int64
+		want string
+	}{
+		{1, "ai=+64($arg1):u64 sd=+72($arg1):u64 mc=+48(+72($arg1)):u64 ov=+16(+80($arg1)):u8"},
+		{4, "ai=+64($arg1):u64 sd=+72($arg1):u64 mc=+48(+72($arg1)):u64 ov=+16(+80($arg1)):u32"},
+	} {
+		if got, err := NewidleArgs(rq, 0x30, 0x10, tc.size); err != nil || got != tc.want {
+			t.Errorf("size %d: %q, %v; want %q", tc.size, got, err, tc.want)
+		}
+	}
+	if _, err := NewidleArgs(rq, 0x30, 0x10, 2); err == nil {
+		t.Error("a 2-byte overloaded: no error")
+	}
+	if _, err := NewidleArgs(rq, -1, 0x10, 1); err == nil {
+		t.Error("no max_newidle_lb_cost: no error")
+	}
+	delete(rq, "rd")
+	if _, err := NewidleArgs(rq, 0x30, 0x10, 1); err == nil || !strings.Contains(err.Error(), "rd") {
+		t.Errorf("no rq->rd: %v, want an error naming rd", err)
 	}
 }
 
@@ -396,5 +396,19 @@ func TestKickFlags(t *testing.T) {
 	f := KickFetch{Mask: 1, RQs: []uint64{0x1000}, RQ: map[string]int64{"next_balance": 8, "nr_running": 4, "ttwu_pending": 12, "curr": 16, "idle": 24, "idle_balance": 9, "nohz_flags": 0x50}}
 	if got, _ := f.Args("jiffies_64"); !strings.Contains(got, " fl=+80($arg1):u32 ") {
 		t.Errorf("Args = %q, want fl=+80($arg1):u32", got)
+	}
+}
+
+// TestKickArgsLimit: a machine whose kick record would need more fetch
+// arguments than a kprobe takes gets an error saying so, not a refused
+// probe.
+func TestKickArgsLimit(t *testing.T) {
+	f := KickFetch{RQs: make([]uint64, 25), RQ: map[string]int64{"next_balance": 8, "nr_running": 4, "ttwu_pending": 12, "curr": 16, "idle": 24}}
+	if _, err := f.Args("jiffies_64"); err == nil || !strings.Contains(err.Error(), "MAX_TRACE_ARGS") {
+		t.Errorf("25 cpus: %v, want MAX_TRACE_ARGS", err)
+	}
+	f.RQs = f.RQs[:24]
+	if _, err := f.Args("jiffies_64"); err != nil {
+		t.Errorf("24 cpus: %v", err)
 	}
 }

@@ -55,7 +55,7 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		return why
 	case is("sched_balance_rq() calls") && is("CPU_NEWLY_IDLE") && over && newidleGate(kc) != "":
 		return newidleGate(kc)
-	case is("sched_balance_rq() calls") && is("CPU_NEWLY_IDLE") && over && kc.Shape == "pipe" && 2*kc.Pairs <= kc.CPUs:
+	case is("sched_balance_rq() calls") && is("CPU_NEWLY_IDLE") && over && kc.Shape == "pipe" && 2*kc.Pairs <= kc.CPUs && gateRead(kc) == "":
 		return fmt.Sprintf("sched_balance_newidle() passes only where the root domain is overloaded (a cpu with a second task: get_rd_overloaded()), and the model's always is (its runqueues hold no tasks); the guest's %d pingers on %d cpus seldom stack, so its newidle walks mostly return at that gate, where the model's pass whenever avg_idle (the guest's mean idle, %.0f µs) clears the lowest domain's max_newidle_lb_cost; the count does not read rd->overloaded", 2*kc.Pairs, kc.CPUs, meanIdleUs(kc))
 	case is("sched_balance_rq() calls") && is("CPU_NOT_IDLE") && !over:
 		mt, mi := rowModel(rows, "ticks per s (sched_tick)"), rowModel(rows, "on idle cpus (task_tick_idle)")
@@ -111,8 +111,6 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		return fmt.Sprintf("the guest's own walks (its balance softirqs less its nohz walks) ran at %.0f %% of its ticks, the model's at every idle tick it draws that finds no task queued (the idle interval, a jiffy at HZ %d) and at %s; ", 100*(kc.V["balance-softirqs/s"]-kc.V["nohz-walks/s"])/math.Max(kc.V["ticks/s"], 1), countHZ(kc), after) + queuedWhy(kc)
 	case is("on idle cpus' behalf") && over && kickBusy(kc) != "":
 		return kickBusy(kc) + perWalk(r, rows)
-	case is("on idle cpus' behalf") && !over && kickBusy(kc) != "" && !freshIdle(kc):
-		return kickBusy(kc) + perWalk(r, rows)
 	case is("on idle cpus' behalf") && over && shareOK && share >= 0.5:
 		return "not named" + perWalk(r, rows) + "; a guest that stops its tick at every idle entry has its idle cpus in the mask nearly all their idle time, yet its walks pass over fewer of them: _nohz_idle_balance() ends its walk when its own cpu has a task to run (need_resched()), and the guest's idles average " + fmt.Sprintf("%.0f µs", meanIdleUs(kc)) + " where the model's balancer is idle for whole ticks; the count does not say how many cpus each walk found in the mask or due, nor how many walks ended early"
 	case is("on idle cpus' behalf") && over:
@@ -143,30 +141,30 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 	return fmt.Sprintf("not named: the count's busy share (%.0f %%), idle entries (%.0f per cpu per s) and newidle walks (every %d ticks, from them) are the model's inputs; %s", kc.V["busy-%"], kc.V["nohz-run-idle/s"]/math.Max(float64(kc.CPUs), 1), bfNewidle(kc, countHZ(kc)), split)
 }
 
-// newidleGate names, from the tick trace's idle entries, the newidle
-// gate where the guest's closed at most of them: "" where the count read
-// no gate or it was open at half its entries or more.
+// newidleGate names, from the tick trace's newidle records, the newidle
+// gate where the guest's closed at most of its walks: "" where the count
+// read no gate or it was open at half its walks or more.
 func newidleGate(kc CountResult) string {
-	gated, ok := kc.V["idle-entry-gated-%"]
+	gated, ok := kc.V["newidle-gated-%"]
 	if !ok || gated < 50 {
 		return ""
 	}
-	ov := ""
-	if v, ok := kc.V["idle-entry-overloaded-%"]; ok {
-		ov = fmt.Sprintf("; the guest's root domain was overloaded at %.0f %% of its idle entries", v)
+	why := "the newidle gate's inputs, not modelled as the guest's: " + gateRead(kc)
+	if kc.V["newidle-not-overloaded-%"] >= gated/2 {
+		return why + ", most of them for a root domain not overloaded (no cpu with a second task: get_rd_overloaded()), where the model's always is (its runqueues hold no tasks)"
 	}
-	return fmt.Sprintf("the newidle gate's inputs, not modelled as the guest's: %s, where the model's avg_idle is the guest's mean idle (%.0f µs) at every entry against the domains' costs as the run left them; avg_idle, a running average of the idles' lengths capped at twice max_idle_balance_cost, stays under the cost for most of the guest's entries, which the mean idle does not show", gateRead(kc), meanIdleUs(kc)) + ov
+	return why + fmt.Sprintf(", most of them at the avg_idle test, where the model's avg_idle is the guest's mean idle (%.0f µs) at every walk against the domains' costs as the run left them: open at every walk or at none; avg_idle, a running average of the idles' lengths capped at twice max_idle_balance_cost, and a cost that moves with every pass, are not modelled as the guest's", meanIdleUs(kc))
 }
 
-// gateRead says what the count's idle entries read of the newidle gate
-// (kernel.TickRecord.GateClosed), "" where they read none.
+// gateRead says what the count's newidle records read of the gate
+// (kernel.TickRecord.GateClosed), "" where it read none.
 func gateRead(kc CountResult) string {
-	gated, ok := kc.V["idle-entry-gated-%"]
+	gated, ok := kc.V["newidle-gated-%"]
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("the guest's newidle walks returned at sched_balance_newidle()'s gate at %.0f %% of its idle entries (rq->avg_idle under the lowest domain's max_newidle_lb_cost, or the root domain not overloaded, each read at the entry: medians %.0f µs and %.0f µs)",
-		gated, kc.V["idle-entry-avg-idle-us"], kc.V["idle-entry-newidle-cost-us"])
+	return fmt.Sprintf("the guest's newidle walks returned at sched_balance_newidle()'s gate at %.0f %% of them, read at each walk's entry (the root domain not overloaded at %.0f %%; rq->avg_idle under the lowest domain's max_newidle_lb_cost at the rest: medians %.0f µs and %.0f µs)",
+		gated, kc.V["newidle-not-overloaded-%"], kc.V["newidle-avg-idle-us"], kc.V["newidle-cost-us"])
 }
 
 // kickBusy names, from the tick trace's kick records, what the guest's
@@ -186,9 +184,17 @@ func kickBusy(kc CountResult) string {
 		return ""
 	}
 	idle, due := kc.V["kick-idle/kick"], kc.V["kick-idle-due/kick"]
-	return fmt.Sprintf("the kicks' own losses, not modelled: at the guest's kicks (the tick trace's, at nohz_csd_func()) %.2f other cpus were in nohz.idle_cpus_mask, %.2f of them idle (%.0f %%, which the model takes: ksim.TickPattern.IdleAtWalk) and %.2f idle and due", masked, idle, 100*idle/masked, due) +
-		fmt.Sprintf("; %.0f %% of the kicks found their own cpu idle when the IPI landed, so that nohz_csd_func() raised a walk, and %.0f %% were NOHZ_BALANCE_KICKs besides, whose walks pass: %.2f passes per kick had nothing changed (the kicked cpu's own included), and the guest's walks made %.2f per kick (the rest ended early, need_resched(), or met a cpu woken since the kick); the model's kicked cpu is idle when its walk runs, at once, so none of its kicks is lost that way",
-			walk, kc.V["kick-balance-walk-%"], kc.V["kick-passes/kick"], kc.V["nohz-balances/s"]/math.Max(kc.V["nohz-kick-ipis/s"], 1))
+	why := fmt.Sprintf("the kicks' own losses, not modelled: at the guest's kicks (the tick trace's, at nohz_csd_func()) %.2f other cpus were in nohz.idle_cpus_mask, %.2f of them idle (%.0f %%: the model takes it as the chance a masked cpu idle at its tick is idle at a walk, ksim.TickPattern.IdleAtWalk) and %.2f idle and due; %.0f %% of the kicks found their own cpu idle when the IPI landed, so that nohz_csd_func() raised a walk, and %.0f %% were NOHZ_BALANCE_KICKs besides, whose walks pass: %.2f passes per kick had nothing changed (the kicked cpu's own included)",
+		masked, idle, 100*idle/masked, due, walk, kc.V["kick-balance-walk-%"], kc.V["kick-passes/kick"])
+	passes, okP := kc.V["nohz-balances/s"]
+	ipis, okI := kc.V["nohz-kick-ipis/s"]
+	if okP && okI && ipis > 0 {
+		why += fmt.Sprintf(", and the guest's walks made %.2f per kick", passes/ipis)
+		if passes/ipis < kc.V["kick-passes/kick"] {
+			why += " (the rest ended early, need_resched(), or met a cpu woken since the kick)"
+		}
+	}
+	return why + "; the model's kicked cpu is idle when its walk runs, at once, so none of its kicks is lost that way"
 }
 
 // idleLoopWhy says how the guest's idle loop decided its tick stops (the
@@ -240,7 +246,7 @@ func idleLessBehalf(r modelRow, rows []modelRow) string {
 		if !inside(rest) || inside(b.model/b.kernel) {
 			return ""
 		}
-		return fmt.Sprintf("the nohz balancer's passes on idle cpus' behalf, each a sched_balance_domains(rq, CPU_IDLE): the on-behalf row is %.2fx (its line names what the model lacks there), and less those passes (a call each, at least) the rest of the CPU_IDLE calls, the idle cpus' own, are %.2fx (the model %.0f per s, the guest %.0f)", b.model/b.kernel, rest, r.model-b.model, r.kernel-b.kernel)
+		return fmt.Sprintf("the nohz balancer's passes on idle cpus' behalf, each a sched_balance_domains(rq, CPU_IDLE): the on-behalf row is %.2fx (see its line), and less those passes (a call each, at least) the rest of the CPU_IDLE calls, the idle cpus' own, are %.2fx (the model %.0f per s, the guest %.0f)", b.model/b.kernel, rest, r.model-b.model, r.kernel-b.kernel)
 	}
 	return ""
 }

@@ -44,10 +44,10 @@ func TestBalanceMissing(t *testing.T) {
 		{"passes per walk", count(2, 60, 4000, "cmpxchg-first"), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "per kicked walk the model passes over 1.50 idle cpus, the kernel 0.50"},
 		{"kicks after mask entries", count(2, 60, 4000, "cmpxchg-first"), modelRow{"    from nohz balancer walks per s (kicked)", 100, 200}, "NOHZ_NEXT_KICK"},
 		{"attempts of two rows within", count(2, 60, 4000, "check-first"), modelRow{"flag attempts per s", 100, 180}, "product of two rows within"},
-		{"the kicks' losses", flags(kicks(count(2, 2800, 2900, "cmpxchg-first"), 1.61, 0.60, 0.56), 75, 32, 0.43), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "1.61 other cpus were in nohz.idle_cpus_mask, 0.60 of them idle (37 %, which the model takes"},
+		{"the kicks' losses", flags(kicks(count(2, 2800, 2900, "cmpxchg-first"), 1.61, 0.60, 0.56), 75, 32, 0.43), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "1.61 other cpus were in nohz.idle_cpus_mask, 0.60 of them idle (37 %: the model takes it"},
 		{"the kicks' walks", flags(kicks(count(2, 2800, 2900, "cmpxchg-first"), 1.61, 0.60, 0.56), 75, 32, 0.43), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "75 % of the kicks found their own cpu idle when the IPI landed"},
 		{"kicks without their flags", kicks(count(2, 2800, 2900, "cmpxchg-first"), 1.2, 1.0, 0.9), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "not named; per kicked walk"},
-		{"the newidle gate read", gate(count(2, 60, 4000, "cmpxchg-first"), 90), modelRow{"sched_balance_rq() calls per s, newly idle (CPU_NEWLY_IDLE)", 171, 9830}, "gate at 90 % of its idle entries"},
+		{"the newidle gate read", gate(count(2, 60, 4000, "cmpxchg-first"), 90), modelRow{"sched_balance_rq() calls per s, newly idle (CPU_NEWLY_IDLE)", 171, 9830}, "gate at 90 % of them, read at each walk's entry"},
 		{"the newidle gate mostly open", gate(count(2, 60, 4000, "cmpxchg-first"), 30), modelRow{"sched_balance_rq() calls per s, newly idle (CPU_NEWLY_IDLE)", 171, 9830}, "not named"},
 		{"CPU_IDLE calls, the on-behalf passes' excess", count(2, 2800, 2900, "cmpxchg-first"), modelRow{"sched_balance_rq() calls per s, idle cpus (lb_count CPU_IDLE)", 168, 319}, "less those passes (a call each, at least) the rest of the CPU_IDLE calls, the idle cpus' own, are 1.33x"},
 		{"unexplained", count(2, 60, 4000, "cmpxchg-first"), modelRow{"balancer passes per s (busy 60 %, newidle every 1 ticks)", 400, 700}, "not named"},
@@ -70,7 +70,7 @@ func flags(kc CountResult, walk, balance, passes float64) CountResult {
 // gate gives kc the idle entries' newidle gate, closed at gated %.
 func gate(kc CountResult, gated float64) CountResult {
 	kc = kicks(kc, 0, 0, 0)
-	kc.V["idle-entry-gated-%"], kc.V["idle-entry-avg-idle-us"], kc.V["idle-entry-newidle-cost-us"] = gated, 268, 768
+	kc.V["newidle-gated-%"], kc.V["newidle-not-overloaded-%"], kc.V["newidle-avg-idle-us"], kc.V["newidle-cost-us"] = gated, 5, 268, 768
 	return kc
 }
 

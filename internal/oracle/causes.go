@@ -132,13 +132,14 @@ func lbValues(c *kernel.Counted) []benchfmt.Value {
 // three); where the kicks read their flags, "kick-walk-%" (kicks whose
 // own cpu was idle: a walk raised), "kick-balance-walk-%" (those that
 // were NOHZ_BALANCE_KICKs too: walks that pass) and "kick-passes/kick"
-// (the cpus those walks would pass over, its own included); and where idle entries read rq->rd->overloaded,
-// "idle-entry-overloaded-%" (of them, those that found it set: the
-// newidle walks that passed sched_balance_newidle()'s first gate); where
-// they read rq->avg_idle and the lowest domain's max_newidle_lb_cost,
-// "idle-entry-gated-%" (of them, those whose newidle walk returned at
-// the gate: kernel.TickRecord.GateClosed), "idle-entry-avg-idle-us" and
-// "idle-entry-newidle-cost-us" (their medians). Rates only where the ring buffer lost nothing; pair shares
+// (the cpus those walks would pass over, its own included); and where
+// the newidle walks were traced (at their entry, kernel.NewidleArgs),
+// "newidle-gated-%" (those that returned at sched_balance_newidle()'s
+// gate: kernel.TickRecord.GateClosed), "newidle-not-overloaded-%" (of
+// them, because the root domain was not overloaded),
+// "newidle-avg-idle-us" and "newidle-cost-us" (the medians of
+// rq->avg_idle and of the lowest domain's max_newidle_lb_cost). Rates
+// only where the ring buffer lost nothing; pair shares
 // only where ticks paired.
 func tickValues(c *kernel.Counted) []benchfmt.Value {
 	t := c.Ticks
@@ -182,13 +183,11 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 	if t.IdleLeaf > 0 {
 		vs = append(vs, benchfmt.Value{Value: pct(t.IdleCrossed, t.IdleLeaf), Unit: "idle-tick-crossed-%"})
 	}
-	if t.EntriesRD > 0 {
-		vs = append(vs, benchfmt.Value{Value: pct(t.EntriesOverloaded, t.EntriesRD), Unit: "idle-entry-overloaded-%"})
-	}
-	if t.EntriesGate > 0 {
-		vs = append(vs, benchfmt.Value{Value: pct(t.EntriesGated, t.EntriesGate), Unit: "idle-entry-gated-%"},
-			benchfmt.Value{Value: t.EntryAvgIdleUs, Unit: "idle-entry-avg-idle-us"},
-			benchfmt.Value{Value: t.EntryCostUs, Unit: "idle-entry-newidle-cost-us"})
+	if t.Newidles > 0 {
+		vs = append(vs, benchfmt.Value{Value: pct(t.NewidleNotOverloaded+t.NewidleUnderCost, t.Newidles), Unit: "newidle-gated-%"},
+			benchfmt.Value{Value: pct(t.NewidleNotOverloaded, t.Newidles), Unit: "newidle-not-overloaded-%"},
+			benchfmt.Value{Value: t.NewidleAvgIdleUs, Unit: "newidle-avg-idle-us"},
+			benchfmt.Value{Value: t.NewidleCostUs, Unit: "newidle-cost-us"})
 	}
 	if t.Kicks > 0 {
 		per := func(n int) float64 { return float64(n) / float64(t.Kicks) }

@@ -323,11 +323,11 @@ func kernelCountCheck(_ Topology, tr *Transcript) []string {
 		// The tick trace read the workload's leaf cfs_rq on the real
 		// kernel (kernel.LeafFetch: tg->cfs_rq's entries through kcore).
 		bad = append(bad, "kernel-count.results: no idle-tick-crossed-% (the tick trace read no leaf cfs_rq)")
-	} else if !strings.Contains(string(r.Data), " idle-entry-gated-%") || !strings.Contains(string(r.Data), " kick-idle-due/kick") {
-		// The idle entries read the newidle gate, and the kicks the
-		// mask and every cpu's rq (kernel.KickFetch: runqueues plus
+	} else if !strings.Contains(string(r.Data), " newidle-gated-%") || !strings.Contains(string(r.Data), " kick-idle-due/kick") {
+		// The newidle walks read their gate, and the kicks the mask
+		// and every cpu's rq (kernel.KickFetch: runqueues plus
 		// __per_cpu_offset, each record's own rq checked).
-		bad = append(bad, "kernel-count.results: no idle-entry-gated-% or kick-idle-due/kick (the tick trace read no newidle gate or no kicks)")
+		bad = append(bad, "kernel-count.results: no newidle-gated-% or kick-idle-due/kick (the tick trace read no newidle gate or no kicks)")
 	}
 	return append(bad, leftCheck(tr, "kernel-count-after")...)
 }

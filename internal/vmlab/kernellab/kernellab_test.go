@@ -120,7 +120,7 @@ func TestKernelKillCheck(t *testing.T) {
 // TestKernelCountCheck: the count must print the two methods' verdict,
 // and a NO fails the step.
 func TestKernelCountCheck(t *testing.T) {
-	results := "goos: linux\nkernel: 6.1.0-57-amd64\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1 tx/s 4.02 nohz-locked/mask-entry 46 idle-tick-crossed-% 90 idle-entry-gated-% 0.3 kick-idle-due/kick\n"
+	results := "goos: linux\nkernel: 6.1.0-57-amd64\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1 tx/s 4.02 nohz-locked/mask-entry 46 idle-tick-crossed-% 90 newidle-gated-% 0.3 kick-idle-due/kick\n"
 	tr := func(count string) *Transcript {
 		return &Transcript{Outputs: []vmlab.Output{
 			{Name: "kernel-count", Data: []byte(count)},
