@@ -155,7 +155,7 @@ func (c SimConfig) validate() error {
 	case c.ShortIdle < 0 || int64(c.ShortIdle) >= ksim.HZ(c.HZ).TickNs():
 		return bad("short-idle %v out of range [0, %v): a short idle ends within its tick", c.ShortIdle, time.Duration(ksim.HZ(c.HZ).TickNs()))
 	case c.IdleTick > ksim.IdleTickAfterTick || !(c.Stacked >= 0 && c.Stacked <= 1) || !(c.IdlePull >= 0 && c.IdleQueued >= 0 && c.IdlePull+c.IdleQueued <= 1) || !(c.TickCorr >= 0 && c.TickCorr <= 0.95) || !(c.NewidleShare >= 0 && c.NewidleShare <= 1 && c.WalkIdle >= 0 && c.WalkIdle <= 1):
-		return bad("idle tick rule %d, stacked share %g, idle pull %g, idle queued %g, tick corr %g, newidle share %g: want a known rule, shares in [0, 1] (pull and queued together too), corr in [0, 0.95]", c.IdleTick, c.Stacked, c.IdlePull, c.IdleQueued, c.TickCorr, c.NewidleShare)
+		return bad("idle tick rule %d, stacked share %g, idle pull %g, idle queued %g, tick corr %g, newidle share %g, walk idle %g: want a known rule, shares in [0, 1] (pull and queued together too), corr in [0, 0.95]", c.IdleTick, c.Stacked, c.IdlePull, c.IdleQueued, c.TickCorr, c.NewidleShare, c.WalkIdle)
 	case c.FreshIdle && c.IdleTick == ksim.IdleTickGovernor || (c.IdlePull > 0 || c.IdleQueued > 0) && (!c.FreshIdle || c.IdleTick != ksim.IdleTickAfterTick):
 		return bad("fresh-idle %v, idle-pull %g, idle-queued %g, idle tick %v: fresh idles need a driver-less idle loop (stop or after-tick), idle-pull and idle-queued need fresh idles and after-tick", c.FreshIdle, c.IdlePull, c.IdleQueued, c.IdleTick.Name())
 	case c.Jitter < 0 || int64(c.Jitter) >= ksim.HZ(c.HZ).TickNs():

@@ -523,6 +523,17 @@ func loadavgMissing(run modelRun, r modelRow) string {
 	return why
 }
 
+// walkIdleShare is the share of the cpus in nohz.idle_cpus_mask idle at
+// the count's kicks (kick-idle/kick over kick-masked/kick), kept above 0
+// where measured, since 0 means unmeasured (ksim.TickPattern.WalkIdle).
+func walkIdleShare(kc CountResult) float64 {
+	m := kc.V["kick-masked/kick"]
+	if m <= 0 {
+		return 0
+	}
+	return min(max(kc.V["kick-idle/kick"]/m, 1e-6), 1)
+}
+
 // serverShape names, on a line that names nothing, the server shape's
 // workload, which the model does not have: one UDP server thread that
 // sleeps in recvfrom() between requests, answering client threads that
@@ -1119,9 +1130,7 @@ func balanceRows(kc CountResult, opt ModelOptions) []modelRow {
 	// tick trace's kick records): what a nohz walk finds of them
 	// (ksim.TickPattern.IdleAtWalk), measured beside the passes the rows
 	// compare, as the idle ticks' queued share is.
-	if m := kc.V["kick-masked/kick"]; m > 0 {
-		cfg.WalkIdle = min(max(kc.V["kick-idle/kick"]/m, 1e-6), 1)
-	}
+	cfg.WalkIdle = walkIdleShare(kc)
 	cfg.NewidleShare = newidleShare(kc)
 	m, err := balanceAfterWarmup(cfg, kc.Run)
 	if err != nil {

@@ -312,3 +312,20 @@ func TestStackedRowWhy(t *testing.T) {
 		t.Errorf("stacked row with the tick stops over: %q, want the pairs' placement", got)
 	}
 }
+
+// TestWalkIdleShare: the masked cpus' idle share at the kicks, none
+// where the count traced no kicks, a measured 0 kept above 0.
+func TestWalkIdleShare(t *testing.T) {
+	for _, tc := range []struct {
+		v    map[string]float64
+		want float64
+	}{
+		{map[string]float64{"kick-masked/kick": 1.61, "kick-idle/kick": 0.60}, 0.60 / 1.61},
+		{map[string]float64{}, 0},
+		{map[string]float64{"kick-masked/kick": 1, "kick-idle/kick": 0}, 1e-6},
+	} {
+		if got := walkIdleShare(CountResult{V: tc.v}); got != tc.want {
+			t.Errorf("%v: %g, want %g", tc.v, got, tc.want)
+		}
+	}
+}
