@@ -1108,15 +1108,17 @@ func (f *KickFetch) args(jiffies string) (string, error) {
 // traceNewidle adds the newidle record's kprobe (NewidleArgs) to the
 // tick trace's instance, or says why it cannot.
 func traceNewidle(u *machine.Undo, tfs, inst *machine.Tracefs, in Input) string {
+	// The function itself, not a clone (.isra, .constprop) whose first
+	// argument need not be the rq.
 	fn := ""
 	for _, f := range NewidleFuncs {
-		if _, _, ok := in.Syms.Func(f); ok {
+		if s, _, ok := in.Syms.Func(f); ok && s.Name == f {
 			fn = f
 			break
 		}
 	}
 	if fn == "" || in.Layout == nil {
-		return "no newidle walks in the tick trace: kallsyms has none of " + strings.Join(NewidleFuncs, ", ") + ", or there is no BTF layout"
+		return "no newidle walks in the tick trace: kallsyms has none of " + strings.Join(NewidleFuncs, ", ") + " (inlined, or only a clone), or there is no BTF layout"
 	}
 	l := in.Layout
 	args, err := NewidleArgs(l.RQ, l.SDMaxNewidleCost, l.RDOverloaded, l.RDOverloadedSize)
