@@ -207,6 +207,7 @@ func TestSimulateBadConfig(t *testing.T) {
 		{SimConfig{Duration: time.Hour, CAS: 1}, "duration 1h0m0s out of range"},
 		{SimConfig{}, "want a positive cas"},
 		{SimConfig{CAS: 1, Orders: []string{"nosuch"}}, `unknown order "nosuch"`},
+		{SimConfig{CAS: 1, WalkIdle: 1.5}, "walk idle 1.5"},
 	} {
 		_, err := Simulate(tt.cfg)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "simulate balanceflag: ") {
