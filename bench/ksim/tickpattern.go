@@ -95,7 +95,7 @@ func (p *TickPattern) Idle(cpu int, j int64) bool {
 // it only at its next busy tick, so with idles far shorter than a tick
 // the mask holds CPUs running again by the walk. The kernel count's kick
 // records measure it: of the CPUs in the mask at a kick, the share idle
-// (37-81 % on the 14:24 recount's counts; WalkIdle, 0 where unmeasured).
+// (14-89 % on the 15:00 recount's counts; WalkIdle, 0 where unmeasured).
 // Where it is unmeasured and idles are fresh (Fresh), the CPU's state at
 // the walk has come loose from its tick's, so it is idle with the idle
 // share, 1 - Busy (the stop-form guests, whose CPUs enter the mask at

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -724,13 +723,8 @@ func leafFetch(in Input, h *machine.Hierarchy, levels int, cpus []int) (*LeafFet
 	if err != nil {
 		return nil, no + err.Error()
 	}
-	word := func(addr uint64) uint64 {
-		var b [8]byte
-		if err == nil {
-			err = in.Mem.ReadAt(b[:], addr)
-		}
-		return binary.LittleEndian.Uint64(b[:])
-	}
+	mem := &words{m: in.Mem}
+	word := mem.at
 	ptr := word(tgs[len(tgs)-1].Addr + uint64(l.TGCfsRq))
 	offsets, _ := in.Syms.Lookup("__per_cpu_offset")
 	perCPU := offsets.Addr
@@ -748,8 +742,8 @@ func leafFetch(in Input, h *machine.Hierarchy, levels int, cpus []int) (*LeafFet
 			return nil, no + "BTF does not say what task_group.cfs_rq points to"
 		}
 	}
-	if err != nil {
-		return nil, no + err.Error()
+	if mem.err != nil {
+		return nil, no + mem.err.Error()
 	}
 	return f, ""
 }
@@ -779,14 +773,8 @@ func kickFetch(in Input, cpus []int) (*KickFetch, string) {
 	if !okRQ || !okOff {
 		return nil, no + "kallsyms has no runqueues or __per_cpu_offset"
 	}
-	var err error
-	word := func(addr uint64) uint64 {
-		var b [8]byte
-		if err == nil {
-			err = in.Mem.ReadAt(b[:], addr)
-		}
-		return binary.LittleEndian.Uint64(b[:])
-	}
+	mem := &words{m: in.Mem}
+	word := mem.at
 	f := &KickFetch{Mask: nohz.Addr + uint64(l.NohzIdleCPUsMask), RQ: l.RQ}
 	if l.CpumaskOffstack {
 		f.Mask = word(f.Mask)
@@ -794,8 +782,8 @@ func kickFetch(in Input, cpus []int) (*KickFetch, string) {
 	for cpu := range slices.Max(cpus) + 1 {
 		f.RQs = append(f.RQs, rqs.Addr+word(offsets.Addr+8*uint64(cpu)))
 	}
-	if err != nil {
-		return nil, no + err.Error()
+	if mem.err != nil {
+		return nil, no + mem.err.Error()
 	}
 	return f, ""
 }

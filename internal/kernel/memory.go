@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,31 @@ import (
 // Memory reads the kernel's memory at virtual addresses.
 type Memory interface {
 	ReadAt(p []byte, vaddr uint64) error
+}
+
+// ReadWord reads the little-endian 64-bit word of m at vaddr.
+func ReadWord(m Memory, vaddr uint64) (uint64, error) {
+	var b [8]byte
+	if err := m.ReadAt(b[:], vaddr); err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(b[:]), nil
+}
+
+// words reads words of m, a run of them checked once: the first error
+// stays in err, and every read after it gives 0.
+type words struct {
+	m   Memory
+	err error
+}
+
+func (w *words) at(vaddr uint64) uint64 {
+	if w.err != nil {
+		return 0
+	}
+	v, err := ReadWord(w.m, vaddr)
+	w.err = err
+	return v
 }
 
 // Core is kernel memory read through an ELF core: /proc/kcore, whose

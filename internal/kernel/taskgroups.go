@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 )
@@ -35,13 +34,7 @@ func TaskGroups(in Input, levels int) ([]TaskGroup, error) {
 	if !ok {
 		return nil, errors.New("kallsyms has no root_task_group (no CONFIG_KALLSYMS_ALL?)")
 	}
-	word := func(addr uint64) (uint64, error) {
-		var b [8]byte
-		if err := in.Mem.ReadAt(b[:], addr); err != nil {
-			return 0, err
-		}
-		return binary.LittleEndian.Uint64(b[:]), nil
-	}
+	word := func(addr uint64) (uint64, error) { return ReadWord(in.Mem, addr) }
 	var out []TaskGroup
 	var walk func(parent uint64, depth int) error
 	walk = func(parent uint64, depth int) error {

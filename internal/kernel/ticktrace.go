@@ -425,25 +425,36 @@ func parseTickLine(line string) (TickRecord, error) {
 	return rec, nil
 }
 
-// parseNewidle reads a newidle record's arguments (NewidleArgs) into rec.
-func parseNewidle(rec TickRecord, args []string) (TickRecord, error) {
-	rec.Newidle = true
+// recordValues reads a record's KEY=NUMBER arguments, every one of them
+// a number, and wants each of need: the kind's record's fetch arguments
+// by name.
+func recordValues(kind string, args []string, need ...string) (map[string]uint64, error) {
 	v := map[string]uint64{}
 	for _, w := range args {
 		k, val, ok := strings.Cut(w, "=")
-		if !ok || k != "ai" && k != "sd" && k != "mc" && k != "ov" {
+		if !ok {
 			continue
 		}
 		n, err := strconv.ParseUint(val, 0, 64)
 		if err != nil {
-			return rec, fmt.Errorf("%s=%q: not a number", k, val)
+			return nil, fmt.Errorf("%s=%q: not a number", k, val)
 		}
 		v[k] = n
 	}
-	for _, k := range []string{"ai", "sd", "mc", "ov"} {
+	for _, k := range need {
 		if _, ok := v[k]; !ok {
-			return rec, fmt.Errorf("newidle record: no %s=", k)
+			return nil, fmt.Errorf("%s record: no %s=", kind, k)
 		}
+	}
+	return v, nil
+}
+
+// parseNewidle reads a newidle record's arguments (NewidleArgs) into rec.
+func parseNewidle(rec TickRecord, args []string) (TickRecord, error) {
+	rec.Newidle = true
+	v, err := recordValues("newidle", args, "ai", "sd", "mc", "ov")
+	if err != nil {
+		return rec, err
 	}
 	rec.AvgIdle, rec.Overloaded, rec.NoDomain = v["ai"], v["ov"] != 0, v["sd"] == 0
 	if !rec.NoDomain {
@@ -469,22 +480,9 @@ func (r TickRecord) GateClosed() bool {
 // parseKick reads a kick record's arguments (KickFetch.Args) into rec.
 func parseKick(rec TickRecord, args []string) (TickRecord, error) {
 	rec.Kick = true
-	v := map[string]uint64{}
-	for _, w := range args {
-		k, val, ok := strings.Cut(w, "=")
-		if !ok {
-			continue
-		}
-		n, err := strconv.ParseUint(val, 0, 64)
-		if err != nil {
-			return rec, fmt.Errorf("%s=%q: not a number", k, val)
-		}
-		v[k] = n
-	}
-	for _, k := range []string{"j", "self", "m"} {
-		if _, ok := v[k]; !ok {
-			return rec, fmt.Errorf("kick record: no %s=", k)
-		}
+	v, err := recordValues("kick", args, "j", "self", "m")
+	if err != nil {
+		return rec, err
 	}
 	rec.Jiffies, rec.Self, rec.Masked = v["j"], v["self"], v["m"]
 	if fl, ok := v["fl"]; ok {

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -101,4 +102,43 @@ func TestReadTicksKicks(t *testing.T) {
 func kickLine(self, mask uint64) string {
 	return fmt.Sprintf("contend_kick: (nohz_csd_func+0x0/0x60) j=100 self=%d m=%d", self, mask) +
 		" nb0=100 nr0=0 tp0=0 cu0=7 id0=7 nb1=99 nr1=0 tp1=0 cu1=9 id1=9"
+}
+
+// TestKickFetch: the kick record's addresses through kernel memory, each
+// cpu's rq runqueues plus its __per_cpu_offset, the mask behind its
+// pointer where cpumask_var_t is one; and a one-line note where a symbol,
+// the layout or a read is missing.
+func TestKickFetch(t *testing.T) {
+	syms, err := ReadKallsyms(strings.NewReader(
+		"ffffffff81000000 t nohz_csd_func\nffffffff81000100 T other\n" +
+			"ffffffff82000000 b nohz\n0000000000030000 D runqueues\nffffffff82000800 D __per_cpu_offset\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := &pageMemory{base: 0xffffffff82000000}
+	binary.LittleEndian.PutUint64(mem.data[0x10:], 0xffff888000123000)  // nohz.idle_cpus_mask, a pointer
+	binary.LittleEndian.PutUint64(mem.data[0x800:], 0xffff888100000000) // __per_cpu_offset[0]
+	binary.LittleEndian.PutUint64(mem.data[0x808:], 0xffff888200000000) // [1]
+	l := &Layout{NohzIdleCPUsMask: 0x10, CpumaskOffstack: true, RQ: map[string]int64{"curr": 8}, Absent: map[string]string{}}
+	f, note := kickFetch(Input{Syms: syms, Layout: l, Mem: mem}, []int{0, 1})
+	if note != "" || f == nil || f.Mask != 0xffff888000123000 || len(f.RQs) != 2 || f.RQs[0] != 0xffff888100030000 || f.RQs[1] != 0xffff888200030000 {
+		t.Fatalf("kickFetch = %+v, %q", f, note)
+	}
+	for _, c := range []struct {
+		name string
+		in   Input
+		want string
+	}{
+		{"no layout", Input{Syms: syms, Mem: mem}, "no BTF layout"},
+		{"unmapped", Input{Syms: syms, Layout: l, Mem: &pageMemory{base: 0x1000}}, "unmapped"},
+	} {
+		f, note := kickFetch(c.in, []int{0, 1})
+		if f != nil || !strings.HasPrefix(note, "no kicks in the tick trace: ") || !strings.Contains(note, c.want) || strings.Contains(note, "\n") {
+			t.Errorf("%s: %+v, %q; want no fetch and a note with %q", c.name, f, note, c.want)
+		}
+	}
+	bare, _ := ReadKallsyms(strings.NewReader("ffffffff81000100 T other\n"))
+	if f, note := kickFetch(Input{Syms: bare, Layout: l, Mem: mem}, []int{0}); f != nil || !strings.Contains(note, "kallsyms has no nohz_csd_func") {
+		t.Errorf("no nohz_csd_func: %+v, %q", f, note)
+	}
 }

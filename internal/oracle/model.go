@@ -542,11 +542,12 @@ func walkIdleShare(kc CountResult) float64 {
 // asleep), so its cpus go idle only where a coin says so and its group's
 // tasks never switch with each other.
 func serverShape(run modelRun, why string) string {
-	rest, ok := strings.CutPrefix(why, "not named: ")
-	if !ok || !isServer(run) {
-		return why
-	}
-	return serverMissing(run) + "; beside it, " + rest
+	return named(why, func() string {
+		if !isServer(run) {
+			return ""
+		}
+		return serverMissing(run)
+	})
 }
 
 // isServer is whether run is a server count, which the model runs as the
@@ -569,13 +570,14 @@ func serverMissing(run modelRun) string {
 // divides by the wakeups or follows from the gap they give, so the row is
 // the model's answer to another workload.
 func undercounted(run modelRun, why string) string {
-	rest, ok := strings.CutPrefix(why, "not named: ")
-	kc := run.kc
-	if !ok || kc.Date.IsZero() || !kc.Date.Before(threadStatsFixed) || kc.V["wakeups/s"] <= 0 {
-		return why
-	}
-	return fmt.Sprintf("the count's own inputs, an undercount: counted %s, before kernel count read the workload's own threads, so it fed the model %.0f wakeups per cpu per s (a wakeup every %v on each cpu) and run and runnable shares of %.1f %% and %.1f %% that are not the pingers' (on the 6.12, 6.18 and 7.3 history counts, recounted with the fix, the wakeups were 6-18x the old figure and the pingers ran 51-60 %%: docs/loadavg.md, \"By path, and the counts' own inputs\"); beside it, %s",
-		kc.Date.Format("2006-01-02"), kc.V["wakeups/s"]/float64(kc.CPUs), run.cfg.Gap.Round(time.Microsecond), 100*run.cfg.Run, 100*run.cfg.Runnable, rest)
+	return named(why, func() string {
+		kc := run.kc
+		if kc.Date.IsZero() || !kc.Date.Before(threadStatsFixed) || kc.V["wakeups/s"] <= 0 {
+			return ""
+		}
+		return fmt.Sprintf("the count's own inputs, an undercount: counted %s, before kernel count read the workload's own threads, so it fed the model %.0f wakeups per cpu per s (a wakeup every %v on each cpu) and run and runnable shares of %.1f %% and %.1f %% that are not the pingers' (on the 6.12, 6.18 and 7.3 history counts, recounted with the fix, the wakeups were 6-18x the old figure and the pingers ran 51-60 %%: docs/loadavg.md, \"By path, and the counts' own inputs\")",
+			kc.Date.Format("2006-01-02"), kc.V["wakeups/s"]/float64(kc.CPUs), run.cfg.Gap.Round(time.Microsecond), 100*run.cfg.Run, 100*run.cfg.Runnable)
+	})
 }
 
 // idleLeafMissing names, for the blocked paths under, where the count's
@@ -616,12 +618,19 @@ func idleTicksWhy(run modelRun, over bool) string {
 // placed puts the pairs' placement (placementMissing) in place of a
 // line that names no mechanism, where the count shows it.
 func placed(run modelRun, why string) string {
+	return named(why, func() string { return placementMissing(run) })
+}
+
+// named puts mechanism() in place of a line why that names none ("not
+// named: ..."), the rest of the line beside it; mechanism is asked only
+// then, and "" leaves the line as it is.
+func named(why string, mechanism func() string) string {
 	rest, ok := strings.CutPrefix(why, "not named: ")
 	if !ok {
 		return why
 	}
-	if p := placementMissing(run); p != "" {
-		return p + "; beside it, " + rest
+	if m := mechanism(); m != "" {
+		return m + "; beside it, " + rest
 	}
 	return why
 }
