@@ -181,9 +181,13 @@ func TestREADMEFirstCommands(t *testing.T) {
 		l, _, _ = strings.Cut(l, " #")
 		first = append(first, strings.Join(strings.Fields(l), " "))
 	}
-	want := []string{"go run ./cmd/contend sweep -quick", "go test -race -bench=. -benchtime=1x ./..."}
+	want := []string{"go run ./cmd/contend sweep -quick", "GORACE=atexit_sleep_ms=0 go test -race -bench=. -benchtime=1x ./..."}
 	if fmt.Sprint(first) != fmt.Sprint(want) {
 		t.Errorf("README's first commands are %q, want %q", first, want)
+	}
+	// CI runs the README's test command, as the README says.
+	if ci, err := os.ReadFile("../../.ci/run"); err != nil || !strings.Contains(string(ci), "\n"+want[1]+"\n") {
+		t.Errorf(".ci/run has no line %q (%v)", want[1], err)
 	}
 	for _, file := range docFiles(t) {
 		for _, c := range docCommands(t, file) {
