@@ -257,7 +257,9 @@ type simProc struct {
 // newSimProc is CPU p's coroutine state, its walk callbacks made once.
 func newSimProc(s *sim, kp *ksim.Proc) *simProc {
 	p := &simProc{Proc: kp, s: s}
-	p.walkIdle = func(b int) bool { return b == p.CPU && s.pat.Idle(b, p.walkJ) || b != p.CPU && s.pat.IdleAtWalk(b, p.walkJ) }
+	p.walkIdle = func(b int) bool {
+		return b == p.CPU && s.pat.Idle(b, p.walkJ) || b != p.CPU && s.pat.IdleAtWalk(b, p.walkJ)
+	}
 	p.walkBalance = func(b int) {
 		c := &s.cpus[b]
 		c.jiffies = p.walkJ

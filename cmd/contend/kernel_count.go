@@ -19,7 +19,7 @@ func init() {
 	kernelSubs["load"] = kernelLoadCmd
 }
 
-const countSynopsis = "count [-shape pipe|udp|migrate|server] [-pairs N] [-levels L] [-duration D] [-check=false] [-o FILE] [-tick-trace FILE] [-no-tick-trace] [-json]"
+const countSynopsis = "count [-shape pipe|udp|migrate|server] [-pairs N] [-levels L] [-duration D] [-check=false] [-o FILE] [-tick-trace FILE] [-wake-trace FILE] [-no-tick-trace] [-json]"
 
 func kernelCountCmd(stdout, stderr io.Writer, args []string) error {
 	fs := newFlags(stdout, "kernel", countSynopsis)
@@ -29,7 +29,8 @@ func kernelCountCmd(stdout, stderr io.Writer, args []string) error {
 	dur := fs.Duration("duration", 5*time.Second, "length of each run: bare, counted and (with -check) checked")
 	check := fs.Bool("check", true, "a third run with a write watchpoint on each level's tg->load_avg: every site's writes counted a second way, and per level")
 	out := fs.String("o", "", "write the counts as benchmark-format results to `file` (its config names the kernel, for contend compare)")
-	noTrace := fs.Bool("no-tick-trace", false, "take no tick trace (its kprobes, on every tick and idle entry, add to the count's cost): the results then lack its shares, and kernel model runs without them")
+	noTrace := fs.Bool("no-tick-trace", false, "take no tick trace nor wake trace (their kprobes, on every tick, idle entry and wakeup, add to the count's cost): the results then lack their shares, and kernel model runs without them")
+	wakeTrace := fs.String("wake-trace", "", "save the counted run's wake trace, as tracefs recorded it, to `file` (two lines per wakeup: select_task_rq_fair()'s wakee, prev_cpu, wake_flags and every cpu's idle state, then the cpu it chose)")
 	tickTrace := fs.String("tick-trace", "", "save the counted run's tick trace, as tracefs recorded it, to `file` (one line per tick per cpu: jiffies, rq->next_balance, rq->idle_balance, ...)")
 	asJSON := fs.Bool("json", false, "print the counts as JSON")
 	if err := parseNoArgs(fs, args); err != nil {
@@ -41,6 +42,9 @@ func kernelCountCmd(stdout, stderr io.Writer, args []string) error {
 	if *noTrace && *tickTrace != "" {
 		return fmt.Errorf("kernel count: -tick-trace %s with -no-tick-trace: there is no trace to save", *tickTrace)
 	}
+	if *wakeTrace != "" && *noTrace {
+		return fmt.Errorf("kernel count: -wake-trace %s with -no-tick-trace: there is no trace to save", *wakeTrace)
+	}
 	if *pairs < 1 || *levels < 1 || *dur <= 0 {
 		return fmt.Errorf("kernel count: -pairs, -levels and -duration must be positive (got %d, %d, %v)", *pairs, *levels, *dur)
 	}
@@ -51,7 +55,7 @@ func kernelCountCmd(stdout, stderr io.Writer, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	c, err := kernel.Count(ctx, kernel.CountConfig{
-		Root: "/", Self: self, Shape: *shape, Pairs: *pairs, Levels: *levels, Duration: *dur, Check: *check, Log: stderr, TickTrace: *tickTrace, NoTickTrace: *noTrace,
+		Root: "/", Self: self, Shape: *shape, Pairs: *pairs, Levels: *levels, Duration: *dur, Check: *check, Log: stderr, TickTrace: *tickTrace, WakeTrace: *wakeTrace, NoTickTrace: *noTrace,
 	})
 	if err != nil {
 		if ctx.Err() != nil {

@@ -34,11 +34,18 @@ type Layout struct {
 	SDShared           int64 // struct sched_domain, shared
 	SDSNrBusyCPUs      int64 // struct sched_domain_shared, nr_busy_cpus
 	SDSUtilAvg         int64 // struct sched_domain_shared, util_avg: cache-aware scheduling's (7.2), -1 before
-	NohzIdleCPUsMask   int64 // fair.c's anonymous nohz struct, idle_cpus_mask
-	NohzNrCPUs         int64 // fair.c's anonymous nohz struct, nr_cpus; -1 once removed (2026)
-	CpupriVecCount     int64 // struct cpupri_vec, count; -1 where absent
-	CpupriVecMask      int64 // struct cpupri_vec, mask; -1 where absent
-	CpumaskOffstack    bool  // cpumask_var_t is a pointer (CONFIG_CPUMASK_OFFSTACK)
+	// SDSNrIdleScan is struct sched_domain_shared's nr_idle_scan,
+	// SIS_UTIL's scan budget (v6.0, 70fb5ccf2ebb), -1 before.
+	SDSNrIdleScan int64
+	// TaskPID and TaskRecentUsedCPU are struct task_struct's pid and
+	// recent_used_cpu: the wake record's wakee and the cpu
+	// select_idle_sibling() tries after prev.
+	TaskPID, TaskRecentUsedCPU int64
+	NohzIdleCPUsMask           int64 // fair.c's anonymous nohz struct, idle_cpus_mask
+	NohzNrCPUs                 int64 // fair.c's anonymous nohz struct, nr_cpus; -1 once removed (2026)
+	CpupriVecCount             int64 // struct cpupri_vec, count; -1 where absent
+	CpupriVecMask              int64 // struct cpupri_vec, mask; -1 where absent
+	CpumaskOffstack            bool  // cpumask_var_t is a pointer (CONFIG_CPUMASK_OFFSTACK)
 	// RDOverloaded is struct root_domain's overloaded (v6.9's name,
 	// "sched/fair: Rename root_domain::overload to ::overloaded", a
 	// bool by 7.3), else its overload before that (an int), set while a
@@ -93,6 +100,9 @@ var layoutMembers = []btfMember{
 	{"sched_domain", "shared", func(l *Layout) *int64 { return &l.SDShared }},
 	{"sched_domain_shared", "nr_busy_cpus", func(l *Layout) *int64 { return &l.SDSNrBusyCPUs }},
 	{"sched_domain_shared", "util_avg", func(l *Layout) *int64 { return &l.SDSUtilAvg }},
+	{"sched_domain_shared", "nr_idle_scan", func(l *Layout) *int64 { return &l.SDSNrIdleScan }},
+	{"task_struct", "pid", func(l *Layout) *int64 { return &l.TaskPID }},
+	{"task_struct", "recent_used_cpu", func(l *Layout) *int64 { return &l.TaskRecentUsedCPU }},
 	{"", "idle_cpus_mask", func(l *Layout) *int64 { return &l.NohzIdleCPUsMask }},
 	{"", "nr_cpus", func(l *Layout) *int64 { return &l.NohzNrCPUs }},
 	{"cpupri_vec", "count", func(l *Layout) *int64 { return &l.CpupriVecCount }},

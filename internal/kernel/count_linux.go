@@ -36,7 +36,10 @@ type CountConfig struct {
 	// TickTrace, where set, is the file the counted run's tick trace is
 	// saved to as tracefs recorded it (written atomically).
 	TickTrace string
-	// NoTickTrace takes no tick trace at all.
+	// WakeTrace, where set, is the file the counted run's wake trace is
+	// saved to (written atomically).
+	WakeTrace string
+	// NoTickTrace takes no tick trace, nor wake trace, at all.
 	NoTickTrace bool
 }
 
@@ -93,6 +96,12 @@ type Counted struct {
 	// whether the cpu's own walk was due and as which idle type (nil
 	// where it could not be taken: a note says why).
 	Ticks *TickTrace `json:"ticks,omitempty"`
+
+	// Wakes sums the counted run's wake trace (waketrace.go): where
+	// select_task_rq_fair() put the workload's wakees, and what the
+	// cpus were at each (nil where it could not be taken: a note says
+	// why).
+	Wakes *WakeTrace `json:"wakes,omitempty"`
 
 	// Callers are the counted run's tg->load_avg writes at the
 	// out-of-line update_load_avg()'s site, by the function that
@@ -331,6 +340,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	}
 	var ticks *machine.Tracefs
 	var kick *KickFetch
+	var wake *wakeTracing
 	tickFn, note := "", "no tick trace: -no-tick-trace"
 	if !cfg.NoTickTrace {
 		leaf, leafNote := leafFetch(src.Input, h, cfg.Levels, cpus)
@@ -343,6 +353,11 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 			c.Notes = append(c.Notes, kickNote)
 		}
 		ticks, tickFn, note = traceTicks(u, tfs, src.Input, leaf, kick)
+		var wakeNote string
+		wake, wakeNote = traceWakes(u, tfs, src.Input, cpus)
+		if wakeNote != "" {
+			c.Notes = append(c.Notes, wakeNote)
+		}
 	}
 	if note != "" {
 		c.Notes = append(c.Notes, note)
@@ -379,7 +394,13 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		}
 		sites = append(sites, sc)
 	}
-	a := &arming{cfg: cfg, leaf: h.Leaf, u: u, tfs: tfs, cpus: cpus, ticks: ticks, syms: src.Syms}
+	a := &arming{cfg: cfg, leaf: h.Leaf, u: u, tfs: tfs, cpus: cpus, syms: src.Syms}
+	if ticks != nil {
+		a.traces = append(a.traces, ticks)
+	}
+	if wake != nil {
+		a.traces = append(a.traces, wake.inst)
+	}
 	r, err := a.run(ctx, sites, nil)
 	if err != nil {
 		return nil, err
@@ -387,7 +408,21 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	// The trace records the counted run only (the checking run's
 	// watchpoints slow the guest); its kprobes stay armed, counting, to
 	// the end.
-	a.ticks = nil
+	a.traces = nil
+	if wake != nil && r.Load != nil {
+		w, saveErr, err := wake.read(r.Load.TIDs, cfg.WakeTrace)
+		if saveErr != nil {
+			c.Notes = append(c.Notes, "wake trace not saved: "+saveErr.Error())
+		}
+		if err != nil {
+			c.Notes = append(c.Notes, "wake trace not read: "+err.Error())
+		} else {
+			c.Wakes = w
+			if w.Lost > 0 {
+				c.Notes = append(c.Notes, fmt.Sprintf("wake trace: the ring buffer overwrote %d records: its shares cover the run's end only", w.Lost))
+			}
+		}
+	}
 	if ticks != nil {
 		var kickRQs []uint64
 		if kick != nil {
@@ -468,9 +503,9 @@ type arming struct {
 	u    *machine.Undo
 	tfs  *machine.Tracefs
 	cpus []int
-	// ticks is the tick trace's instance, recording over the run where
-	// set.
-	ticks *machine.Tracefs
+	// traces are the trace instances (the ticks', the wakeups'),
+	// recording over the run.
+	traces []*machine.Tracefs
 	// syms places the sampled call chains' addresses.
 	syms *Symbols
 }
@@ -563,8 +598,8 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 			return nil, err
 		}
 	}
-	if a.ticks != nil {
-		if err := a.ticks.Record(true); err != nil {
+	for _, t := range a.traces {
+		if err := t.Record(true); err != nil {
 			return nil, err
 		}
 	}
@@ -600,8 +635,8 @@ func (a *arming) run(ctx context.Context, template []SiteCount, watch []WatchCou
 		for _, b := range bps {
 			b.Enable(false)
 		}
-		if a.ticks != nil {
-			if err := a.ticks.Record(false); err != nil && herr == nil {
+		for _, t := range a.traces {
+			if err := t.Record(false); err != nil && herr == nil {
 				herr = err
 			}
 		}
@@ -1041,7 +1076,7 @@ func traceTicks(u *machine.Undo, tfs *machine.Tracefs, in Input, leaf *LeafFetch
 	if err != nil {
 		return nil, "", "no tick trace: " + err.Error()
 	}
-	inst, err := tfs.Instance(u)
+	inst, err := tfs.Instance(u, "")
 	if err != nil {
 		return nil, "", "no tick trace: " + err.Error()
 	}
@@ -1124,21 +1159,7 @@ func traceNewidle(u *machine.Undo, tfs, inst *machine.Tracefs, in Input) string 
 // A kick record whose rq is not kickRQs' for its cpu is dropped, and
 // counted (TickTrace.KickWrongRQ).
 func readTicks(inst *machine.Tracefs, fn string, hz int, save string, kickRQs []uint64) (t *TickTrace, saveErr, err error) {
-	f, err := inst.Trace()
-	if err != nil {
-		return nil, nil, err
-	}
-	raw, err := io.ReadAll(f)
-	f.Close()
-	if err != nil {
-		return nil, nil, err
-	}
-	if save != "" {
-		if err := results.WriteFileAtomic(save, raw); err != nil {
-			saveErr = fmt.Errorf("-tick-trace: %w", err)
-		}
-	}
-	recs, err := ParseTickTrace(bytes.NewReader(raw))
+	raw, recs, saveErr, err := readTrace(inst, save, "-tick-trace")
 	if err != nil {
 		return nil, saveErr, err
 	}
@@ -1154,4 +1175,26 @@ func readTicks(inst *machine.Tracefs, fn string, hz int, save string, kickRQs []
 	sum := SumTicks(fn, recs, hz)
 	sum.Lost, sum.KickWrongRQ = TraceLost(raw), wrong
 	return &sum, saveErr, nil
+}
+
+// readTrace reads an instance's trace text and its records, saving the
+// text to save where set (flag names it in the error); a save that
+// fails is saveErr, and the records stand.
+func readTrace(inst *machine.Tracefs, save, flag string) (raw []byte, recs []TickRecord, saveErr, err error) {
+	f, err := inst.Trace()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	raw, err = io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if save != "" {
+		if err := results.WriteFileAtomic(save, raw); err != nil {
+			saveErr = fmt.Errorf("%s: %w", flag, err)
+		}
+	}
+	recs, err = ParseTickTrace(bytes.NewReader(raw))
+	return raw, recs, saveErr, err
 }

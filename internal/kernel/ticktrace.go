@@ -121,6 +121,11 @@ const (
 	KickFunc  = "nohz_csd_func"
 )
 
+// kickCPUFields are the struct rq members the kick record reads of each
+// cpu: its next_balance and what idle_cpu() tests (not idle_balance, the
+// tick's).
+var kickCPUFields = []string{"nb", "nr", "tp", "cu", "id"}
+
 // KickFetch says where the kick record reads: the address of the first
 // word of nohz.idle_cpus_mask (the mask itself, behind the pointer where
 // cpumask_var_t is one), each cpu's struct rq (runqueues plus
@@ -189,18 +194,11 @@ func (f KickFetch) Args(jiffies string) (string, error) {
 	if fl, ok := f.RQ["nohz_flags"]; ok {
 		args = append(args, fmt.Sprintf("fl=+%d($arg1):u32", fl))
 	}
-	for i, rq := range f.RQs {
-		for _, fl := range tickFields {
-			if fl[0] == "ib" {
-				continue // rq->idle_balance is the tick's, not idle_cpu()'s
-			}
-			off, ok := f.RQ[fl[1]]
-			if !ok {
-				return "", fmt.Errorf("BTF's struct rq has no %s", fl[1])
-			}
-			args = append(args, fmt.Sprintf("%s%d=@%#x:%s", fl[0], i, rq+uint64(off), tickFieldTypes[fl[0]]))
-		}
+	cpus, err := idleCPUArgs(f.RQs, f.RQ, kickCPUFields)
+	if err != nil {
+		return "", err
 	}
+	args = append(args, cpus...)
 	return strings.Join(args, " "), nil
 }
 
@@ -246,6 +244,19 @@ type TickRecord struct {
 	HasFlags  bool
 	KickFlags uint32
 	RQs       int
+	// Wake marks a wakeup's record (WakeEvent), taken as
+	// select_task_rq_fair() begins on the waking cpu (CPU): WakePID is
+	// the wakee, WakePrev its prev_cpu, WakeRecent its recent_used_cpu,
+	// WakeFlags the wake_flags, IdleCPUs (as a kick's) the cpus
+	// available_idle_cpu() would call idle, WakerNr the waking cpu's
+	// nr_running and WakeScan its LLC's nr_idle_scan (-1 not read).
+	// Woke marks the record of its return (WokeEvent), WokeCPU the cpu
+	// chosen.
+	Wake, Woke           bool
+	WakePID, WakePrev    int32
+	WakeRecent, WakeScan int32
+	WokeCPU              int32
+	WakeFlags, WakerNr   uint32
 }
 
 // LeafCrossed is whether the record's leaf cfs_rq would decay were it
@@ -357,6 +368,12 @@ func parseTickLine(line string) (TickRecord, error) {
 	}
 	if timeAt+1 < len(f) && f[timeAt+1] == KickEvent+":" {
 		return parseKick(rec, f[timeAt+2:])
+	}
+	if timeAt+1 < len(f) && f[timeAt+1] == WakeEvent+":" {
+		return parseWake(rec, f[timeAt+2:])
+	}
+	if timeAt+1 < len(f) && f[timeAt+1] == WokeEvent+":" {
+		return parseWoke(rec, f[timeAt+2:])
 	}
 	seen := map[string]bool{}
 	var curr, idle, clock, lost, lut uint64
@@ -488,27 +505,20 @@ func parseKick(rec TickRecord, args []string) (TickRecord, error) {
 	if fl, ok := v["fl"]; ok {
 		rec.HasFlags, rec.KickFlags = true, uint32(fl)
 	}
-	for i := range 64 {
+	if rec.IdleCPUs, rec.RQs, err = idleCPUs("kick", v); err != nil {
+		return rec, err
+	}
+	for i := range rec.RQs {
 		nb, ok := v["nb"+strconv.Itoa(i)]
 		if !ok {
-			break
-		}
-		for _, k := range []string{"nr", "tp", "cu", "id"} {
-			if _, ok := v[k+strconv.Itoa(i)]; !ok {
-				return rec, fmt.Errorf("kick record: cpu %d has nb%d= but no %s%d=", i, i, k, i)
-			}
-		}
-		c := strconv.Itoa(i)
-		if v["cu"+c] == v["id"+c] && v["nr"+c] == 0 && v["tp"+c] == 0 {
-			rec.IdleCPUs |= 1 << i
+			return rec, fmt.Errorf("kick record: cpu %d has nr%d= but no nb%d=", i, i, i)
 		}
 		if int64(rec.Jiffies-nb) >= 0 {
 			rec.DueCPUs |= 1 << i
 		}
-		rec.RQs = i + 1
 	}
 	if rec.RQs == 0 {
-		return rec, fmt.Errorf("kick record: no cpu's rq (nb0=)")
+		return rec, fmt.Errorf("kick record: no cpu's rq (nr0=)")
 	}
 	return rec, nil
 }
@@ -717,6 +727,9 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 	byCPU := map[int][]TickRecord{}
 	var ages, avgIdle, cost []float64
 	for _, r := range recs {
+		if r.Wake || r.Woke {
+			continue // SumWakes'
+		}
 		if r.IdleEntry {
 			t.IdleEntries++
 			entered[r.CPU] = true

@@ -203,3 +203,56 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 	}
 	return vs
 }
+
+// wakeValues are the wake trace's shares (kernel.WakeTrace), where one
+// was taken: of the workload's wakeups, "wake-local-%" (put on the
+// waking cpu: schedstat's local wakeups, counted apart), "wake-sync-%"
+// (WF_SYNC), "wake-at-prev-%" (put back on prev_cpu, another cpu),
+// "wake-no-scan-%" (the waking cpu's LLC's nr_idle_scan 0: SIS_UTIL
+// scans nothing) and "wake-stacked-%" (prev_cpu the waking cpu: the pair
+// on one cpu); of the stacked, "stacked-part-%" (put elsewhere: the pair
+// parted), "stacked-no-scan-%", "stacked-idle-mate-%" (an idle cpu in
+// the waking cpu's LLC besides it), "stacked-scan-idle-%" (that with a
+// budget: what select_idle_cpu() would take) and "stacked-alone-%"
+// (WF_SYNC, the waker alone on its cpu: wake_affine_idle()'s this_cpu);
+// of the split, "split-join-%" (put on the waking cpu: the pair joined),
+// and of those "join-prev-idle-%" and "join-prev-far-%" (prev_cpu idle;
+// that outside the waking cpu's LLC, so select_idle_sibling() passes it
+// over).
+func wakeValues(c *kernel.Counted) []benchfmt.Value {
+	w := c.Wakes
+	if w == nil || w.Wakes == 0 {
+		return nil
+	}
+	pct := func(n, of int) float64 { return 100 * float64(n) / math.Max(float64(of), 1) }
+	vs := []benchfmt.Value{
+		{Value: pct(w.Local, w.Wakes), Unit: "wake-local-%"},
+		{Value: pct(w.Sync, w.Wakes), Unit: "wake-sync-%"},
+		{Value: pct(w.AtPrev, w.Wakes), Unit: "wake-at-prev-%"},
+		{Value: pct(w.Stacked, w.Wakes), Unit: "wake-stacked-%"},
+	}
+	if w.Scanned > 0 {
+		vs = append(vs, benchfmt.Value{Value: pct(w.NoScan, w.Scanned), Unit: "wake-no-scan-%"})
+	}
+	if w.Stacked > 0 {
+		vs = append(vs, benchfmt.Value{Value: pct(w.StackedParted, w.Stacked), Unit: "stacked-part-%"},
+			benchfmt.Value{Value: pct(w.StackedAlone, w.Stacked), Unit: "stacked-alone-%"})
+		if w.Scanned > 0 {
+			vs = append(vs, benchfmt.Value{Value: pct(w.StackedNoScan, w.Stacked), Unit: "stacked-no-scan-%"})
+		}
+		if w.LLCKnown {
+			vs = append(vs, benchfmt.Value{Value: pct(w.StackedIdleMate, w.Stacked), Unit: "stacked-idle-mate-%"},
+				benchfmt.Value{Value: pct(w.StackedScanIdle, w.Stacked), Unit: "stacked-scan-idle-%"})
+		}
+	}
+	if split := w.Wakes - w.Stacked; split > 0 {
+		vs = append(vs, benchfmt.Value{Value: pct(w.Joined, split), Unit: "split-join-%"})
+		if w.Joined > 0 {
+			vs = append(vs, benchfmt.Value{Value: pct(w.JoinedPrevIdle, w.Joined), Unit: "join-prev-idle-%"})
+			if w.LLCKnown {
+				vs = append(vs, benchfmt.Value{Value: pct(w.JoinedPrevFar, w.Joined), Unit: "join-prev-far-%"})
+			}
+		}
+	}
+	return vs
+}

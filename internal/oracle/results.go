@@ -116,6 +116,7 @@ func WriteResults(path string, c *kernel.Counted, args []string) error {
 	r.Values = append(r.Values, nohzValues(c)...)
 	r.Values = append(r.Values, lbValues(c)...)
 	r.Values = append(r.Values, tickValues(c)...)
+	r.Values = append(r.Values, wakeValues(c)...)
 	// The writes by path (the models' split), where a site's callers
 	// were sampled.
 	if by := pathWrites(c); by != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -82,16 +83,18 @@ func (t *Tracefs) Probes() ([]string, error) {
 }
 
 // RemoveStale removes probes an earlier run left in the group, and the
-// group's trace instance (first: a probe enabled there cannot be
+// group's trace instances (first: a probe enabled there cannot be
 // removed), and says which.
 func (t *Tracefs) RemoveStale() ([]string, error) {
 	var done []string
-	inst := t.path(filepath.Join("instances", ProbeGroup))
-	if _, err := os.Stat(inst); err == nil {
-		if err := os.Remove(inst); err != nil {
-			return done, fmt.Errorf("removing stale trace instance: %w", err)
+	for _, suffix := range InstanceSuffixes {
+		inst := t.path(filepath.Join("instances", ProbeGroup+suffix))
+		if _, err := os.Stat(inst); err == nil {
+			if err := os.Remove(inst); err != nil {
+				return done, fmt.Errorf("removing stale trace instance: %w", err)
+			}
+			done = append(done, "trace instance "+ProbeGroup+suffix+" removed")
 		}
-		done = append(done, "trace instance "+ProbeGroup+" removed")
 	}
 	names, err := t.Probes()
 	if err != nil {
@@ -156,17 +159,27 @@ func (t *Tracefs) TracingOff(u *Undo) error {
 	return nil
 }
 
-// Instance is the group's own trace instance (instances/ProbeGroup): a
-// ring buffer of its own, so a probe that records its arguments there
-// leaves the top buffer, and tracing_on there, as the count found them.
-// It is made empty, with tracing off, and its removal recorded; one an
-// earlier run left is removed by RemoveStale.
-func (t *Tracefs) Instance(u *Undo) (*Tracefs, error) {
-	dir := t.path(filepath.Join("instances", ProbeGroup))
+// InstanceSuffixes name the group's trace instances, each
+// instances/ProbeGroup+suffix: the tick trace's, and the wakeups' (their
+// records come a hundred times as often as the ticks', so a buffer of
+// their own keeps them from overwriting the ticks).
+var InstanceSuffixes = []string{"", "-wake"}
+
+// Instance is one of the group's own trace instances
+// (instances/ProbeGroup+suffix, suffix one of InstanceSuffixes): a ring
+// buffer of its own, so a probe that records its arguments there leaves
+// the top buffer, and tracing_on there, as the count found them. It is
+// made empty, with tracing off, and its removal recorded; one an earlier
+// run left is removed by RemoveStale.
+func (t *Tracefs) Instance(u *Undo, suffix string) (*Tracefs, error) {
+	if !slices.Contains(InstanceSuffixes, suffix) {
+		return nil, fmt.Errorf("trace instance %q: not one of the group's (RemoveStale would leave it)", ProbeGroup+suffix)
+	}
+	dir := t.path(filepath.Join("instances", ProbeGroup+suffix))
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("making trace instance %s: %w", dir, err)
 	}
-	u.Push("trace instance "+ProbeGroup, func() error { return os.Remove(dir) })
+	u.Push("trace instance "+ProbeGroup+suffix, func() error { return os.Remove(dir) })
 	in := &Tracefs{dir}
 	if err := writeFile(in.path("tracing_on"), "0", 0); err != nil {
 		return nil, err
@@ -174,12 +187,28 @@ func (t *Tracefs) Instance(u *Undo) (*Tracefs, error) {
 	return in, nil
 }
 
+// SetBufferKB sizes the instance's ring buffer, kb KiB per cpu
+// (buffer_size_kb); the instance's removal frees it.
+func (t *Tracefs) SetBufferKB(kb int) error {
+	return writeFile(t.path("buffer_size_kb"), strconv.Itoa(kb), 0)
+}
+
 // AddTracedKprobe adds kprobe ProbeGroup/name at target with fetch
 // arguments args (kprobe_events' "NAME=FETCHARG:TYPE ..."), enabled in
 // instance in only, so its hits are recorded with their arguments there
 // (and counted in kprobe_profile); it records the probe's removal.
 func (t *Tracefs) AddTracedKprobe(u *Undo, in *Tracefs, name, target, args string) error {
-	def := strings.TrimSpace(fmt.Sprintf("p:%s/%s %s %s", ProbeGroup, name, target, args)) + "\n"
+	return t.addTraced(u, in, "p", name, target, args)
+}
+
+// AddTracedKretprobe is AddTracedKprobe's return probe: it fires as
+// target returns, and its fetch arguments may read $retval.
+func (t *Tracefs) AddTracedKretprobe(u *Undo, in *Tracefs, name, target, args string) error {
+	return t.addTraced(u, in, "r", name, target, args)
+}
+
+func (t *Tracefs) addTraced(u *Undo, in *Tracefs, kind, name, target, args string) error {
+	def := strings.TrimSpace(fmt.Sprintf("%s:%s/%s %s %s", kind, ProbeGroup, name, target, args)) + "\n"
 	if err := writeFile(t.path("kprobe_events"), def, os.O_APPEND); err != nil {
 		return fmt.Errorf("kprobe on %s with %s refused: %w", target, args, err)
 	}

@@ -2,6 +2,7 @@ package machine
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -173,6 +174,21 @@ func TestTracefsInstance(t *testing.T) {
 	if b, _ := os.ReadFile(events); !strings.HasSuffix(string(b), "p:contend/contend_idle nohz_run_idle_balance\n") {
 		t.Errorf("kprobe_events = %q", b)
 	}
+	// A return probe: "r:", its fetch arguments reading $retval.
+	write(t, filepath.Join(in.Dir, "events", ProbeGroup, "contend_woke", "enable"), nil)
+	if err := tfs.AddTracedKretprobe(u, in, "contend_woke", "select_task_rq_fair", "cpu=$retval:u32"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(events); !strings.HasSuffix(string(b), "r:contend/contend_woke select_task_rq_fair cpu=$retval:u32\n") {
+		t.Errorf("kprobe_events = %q", b)
+	}
+	write(t, filepath.Join(in.Dir, "buffer_size_kb"), []byte("1408"))
+	if err := in.SetBufferKB(8192); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(in.Dir, "buffer_size_kb")); string(b) != "8192" {
+		t.Errorf("buffer_size_kb = %q", b)
+	}
 	if err := in.Record(true); err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +209,7 @@ func TestTracefsInstance(t *testing.T) {
 	if b, _ := os.ReadFile(enable); string(b) != "0" {
 		t.Errorf("after undo the instance's enable = %q, want 0", b)
 	}
-	if b, _ := os.ReadFile(events); !strings.HasSuffix(string(b), "-:contend/contend_idle\n-:contend/contend_tick\n") {
+	if b, _ := os.ReadFile(events); !strings.HasSuffix(string(b), "-:contend/contend_woke\n-:contend/contend_idle\n-:contend/contend_tick\n") {
 		t.Errorf("after undo kprobe_events = %q: want the definitions removed, last first", b)
 	}
 
@@ -213,7 +229,7 @@ func TestTracefsInstance(t *testing.T) {
 	fresh := &Tracefs{t.TempDir()}
 	os.Mkdir(filepath.Join(fresh.Dir, "instances"), 0o755)
 	u = NewUndo(io.Discard)
-	if _, err := fresh.Instance(u); err == nil || !strings.Contains(err.Error(), "tracing_on") {
+	if _, err := fresh.Instance(u, ""); err == nil || !strings.Contains(err.Error(), "tracing_on") {
 		t.Errorf("Instance on plain files = %v, want tracing_on refused", err)
 	}
 	if err := u.Run(); err != nil {
@@ -223,12 +239,22 @@ func TestTracefsInstance(t *testing.T) {
 		t.Errorf("the instance directory after undo: %v", err)
 	}
 
-	// A stale instance goes first, before the stale probes.
+	// Only the group's instances are made.
+	if _, err := fresh.Instance(NewUndo(io.Discard), "-other"); err == nil || !strings.Contains(err.Error(), "contend-other") {
+		t.Errorf("Instance(-other) = %v, want it refused", err)
+	}
+
+	// Stale instances go first, before the stale probes.
 	stale := &Tracefs{t.TempDir()}
 	write(t, filepath.Join(stale.Dir, "kprobe_events"), []byte("p:contend/contend_tick f\n"))
 	os.MkdirAll(filepath.Join(stale.Dir, "instances", ProbeGroup), 0o755)
+	os.MkdirAll(filepath.Join(stale.Dir, "instances", ProbeGroup+"-wake"), 0o755)
+	os.MkdirAll(filepath.Join(stale.Dir, "instances", "someone-elses"), 0o755)
 	done, err := stale.RemoveStale()
-	if err != nil || len(done) != 2 || done[0] != "trace instance contend removed" {
-		t.Errorf("RemoveStale = %v, %v; want the instance, then the probe", done, err)
+	if want := "[trace instance contend removed trace instance contend-wake removed kprobe contend/contend_tick removed]"; err != nil || fmt.Sprint(done) != want {
+		t.Errorf("RemoveStale = %v, %v; want %s", done, err, want)
+	}
+	if _, err := os.Stat(filepath.Join(stale.Dir, "instances", "someone-elses")); err != nil {
+		t.Errorf("RemoveStale removed another's instance: %v", err)
 	}
 }

@@ -1,0 +1,97 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/contend/contend/internal/kernel/machine"
+)
+
+// wakeTracing is a count's wake trace (waketrace.go): its instance,
+// recording over the counted run, and each cpu's sd_llc_id.
+type wakeTracing struct {
+	inst *machine.Tracefs
+	llc  []int
+}
+
+// traceWakes sets up the wake trace: its own instance (the records come
+// far more often than the ticks', which must not be overwritten) with
+// the entry's kprobe and the return's kretprobe on select_task_rq_fair();
+// or a note saying why there is none. The count goes on without it.
+func traceWakes(u *machine.Undo, tfs *machine.Tracefs, in Input, cpus []int) (*wakeTracing, string) {
+	const no = "no wake trace: "
+	f, err := wakeFetch(in, cpus)
+	if err != nil {
+		return nil, no + err.Error()
+	}
+	args, err := f.Args()
+	if err != nil {
+		return nil, no + err.Error()
+	}
+	inst, err := tfs.Instance(u, "-wake")
+	if err != nil {
+		return nil, no + err.Error()
+	}
+	note := ""
+	if err := inst.SetBufferKB(wakeBufferKB(len(f.RQs))); err != nil {
+		note = fmt.Sprintf("wake trace: its buffer left at the default: %v", err)
+	}
+	if err := tfs.AddTracedKprobe(u, inst, WakeEvent, WakeFunc, args); err != nil {
+		return nil, no + err.Error()
+	}
+	if err := tfs.AddTracedKretprobe(u, inst, WokeEvent, WakeFunc, WokeArgs); err != nil {
+		return nil, no + err.Error()
+	}
+	return &wakeTracing{inst: inst, llc: f.LLC}, note
+}
+
+// wakeFetch is where the wake record reads (WakeFetch): task_struct's
+// and sched_domain_shared's offsets from BTF, each cpu's struct rq and
+// sd_llc_shared pointer (their per-cpu addresses, __per_cpu_offset[cpu]
+// read through /proc/kcore) and each cpu's sd_llc_id, read there once.
+func wakeFetch(in Input, cpus []int) (*WakeFetch, error) {
+	l := in.Layout
+	if l == nil || len(cpus) == 0 || in.Mem == nil {
+		return nil, errors.New("no BTF layout, no kernel memory or no cpus")
+	}
+	if s, _, ok := in.Syms.Func(WakeFunc); !ok || s.Name != WakeFunc {
+		return nil, errors.New("kallsyms has no " + WakeFunc)
+	}
+	var addr [4]uint64
+	for i, name := range []string{"runqueues", "__per_cpu_offset", "sd_llc_id", "sd_llc_shared"} {
+		s, ok := in.Syms.Lookup(name)
+		if !ok {
+			return nil, errors.New("kallsyms has no " + name)
+		}
+		addr[i] = s.Addr
+	}
+	rqs, offsets, llcID, shared := addr[0], addr[1], addr[2], addr[3]
+	f := &WakeFetch{PID: l.TaskPID, RecentUsedCPU: l.TaskRecentUsedCPU, RQ: l.RQ, NrIdleScan: l.SDSNrIdleScan}
+	mem := &words{m: in.Mem}
+	for cpu := range slices.Max(cpus) + 1 {
+		off := mem.at(offsets + 8*uint64(cpu))
+		f.RQs = append(f.RQs, rqs+off)
+		f.LLCShared = append(f.LLCShared, shared+off)
+		f.LLC = append(f.LLC, int(int32(mem.at(llcID+off)))) // an int: the word's low half
+	}
+	if mem.err != nil {
+		return nil, mem.err
+	}
+	return f, nil
+}
+
+// read sums the instance's records of tids' wakeups, saving them to
+// save where set; a save that fails is saveErr, and the sum stands.
+func (w *wakeTracing) read(tids []int, save string) (t *WakeTrace, saveErr, err error) {
+	raw, recs, saveErr, err := readTrace(w.inst, save, "-wake-trace")
+	if err != nil {
+		return nil, saveErr, err
+	}
+	sum := SumWakes(recs, tids, w.llc)
+	if sum.Wakes == 0 {
+		return nil, saveErr, fmt.Errorf("no wakeup of the workload's %d threads among %d records", len(tids), len(recs))
+	}
+	sum.Lost = TraceLost(raw)
+	return &sum, saveErr, nil
+}

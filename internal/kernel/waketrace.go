@@ -1,0 +1,311 @@
+package kernel
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The wake record: one per placement the fair class makes, taken at
+// select_task_rq_fair()'s entry, with its return beside it (a kretprobe),
+// so a count can say which of the wakeup path's tests put the workload's
+// wakees where they went. The path, v6.1 to v7.3 (fair.c):
+//
+//	wake_affine_idle(this_cpu, prev_cpu, sync):
+//		if (available_idle_cpu(this_cpu) && cpus_share_cache(this_cpu, prev_cpu))
+//			return available_idle_cpu(prev_cpu) ? prev_cpu : this_cpu;
+//		if (sync && cpu_rq(this_cpu)->nr_running == 1)	/* less delayed, v6.12 */
+//			return this_cpu;
+//	select_idle_sibling(p, prev, target):
+//		if (available_idle_cpu(target)) return target;
+//		if (prev != target && cpus_share_cache(prev, target) &&
+//		    available_idle_cpu(prev)) return prev;
+//		recent_used_cpu: the same test of p->recent_used_cpu;
+//		select_idle_cpu(): SIS_UTIL's "nr = sd_share->nr_idle_scan + 1;
+//		    if (nr == 1) return -1;", else a scan of the LLC;
+//		return target;
+//
+// So the entry reads the wakee (p->pid, p->recent_used_cpu), prev_cpu
+// and wake_flags (its arguments), what available_idle_cpu() reads of
+// every cpu (rq->curr against rq->idle, rq->nr_running,
+// rq->ttwu_pending, as the kick record does; vcpu_is_preempted() is
+// false in a guest without KVM's steal time) and, per cpu, its LLC's
+// nr_idle_scan (through the per-cpu sd_llc_shared pointer); the return
+// reads the cpu chosen. The record's own cpu is the waking cpu, this_cpu.
+// cpus_share_cache() is sd_llc_id's equality, read once before the run.
+
+// The wake record's events and where they are taken.
+const (
+	WakeEvent = "contend_wake"
+	WokeEvent = "contend_woke"
+	WakeFunc  = "select_task_rq_fair"
+)
+
+// wake_flags, kernel/sched/sched.h (v5.11's values, unchanged to 7.3).
+const (
+	wfTTWU = 0x08
+	wfSync = 0x10
+)
+
+// wakeCPUFields are the struct rq members the wake record reads of each
+// cpu: what available_idle_cpu() tests.
+var wakeCPUFields = []string{"nr", "tp", "cu", "id"}
+
+// WakeFetch says where the wake record reads: task_struct's pid and
+// recent_used_cpu (offsets), each cpu's struct rq (RQs, as KickFetch's)
+// and struct rq's members by name, and where sd_llc_shared points for
+// each cpu (LLCShared[cpu], the per-cpu pointer's address) with
+// sched_domain_shared's nr_idle_scan offset (NrIdleScan, -1 where the
+// kernel has no SIS_UTIL). LLC is each cpu's sd_llc_id.
+type WakeFetch struct {
+	PID, RecentUsedCPU int64
+	RQs                []uint64
+	RQ                 map[string]int64
+	LLCShared          []uint64
+	NrIdleScan         int64
+	LLC                []int
+}
+
+// Args are the entry's kprobe fetch arguments: pid, prev, wf, ru (the
+// wakee's recent_used_cpu), per cpu i nrI, tpI, cuI and idI, and nsI
+// (nr_idle_scan of cpu i's LLC) where the kernel has it.
+func (f WakeFetch) Args() (string, error) {
+	per := len(wakeCPUFields)
+	if f.NrIdleScan >= 0 {
+		per++
+	}
+	if n := 4 + per*len(f.RQs); n > maxTraceArgs {
+		return "", fmt.Errorf("%d cpus need %d fetch arguments, over a kprobe's %d (MAX_TRACE_ARGS)", len(f.RQs), n, maxTraceArgs)
+	}
+	if f.PID < 0 || f.RecentUsedCPU < 0 {
+		return "", fmt.Errorf("BTF's task_struct has no pid or recent_used_cpu")
+	}
+	// Unsigned fetches throughout: the parser takes numbers without a
+	// sign, and int32 of the 32 bits gives back recent_used_cpu's -1.
+	args := []string{fmt.Sprintf("pid=+%d($arg1):u32", f.PID), "prev=$arg2:u32", "wf=$arg3:u32", fmt.Sprintf("ru=+%d($arg1):u32", f.RecentUsedCPU)}
+	cpus, err := idleCPUArgs(f.RQs, f.RQ, wakeCPUFields)
+	if err != nil {
+		return "", err
+	}
+	args = append(args, cpus...)
+	if f.NrIdleScan >= 0 {
+		for i, p := range f.LLCShared {
+			args = append(args, fmt.Sprintf("ns%d=+%d(@%#x):u32", i, f.NrIdleScan, p))
+		}
+	}
+	return strings.Join(args, " "), nil
+}
+
+// wakeBufferKB sizes the wake instance's ring buffer per cpu for n cpus:
+// 64 MiB in all, 1 to 8 MiB a cpu. A guest's pipe pairs make up to 28k
+// wakeups a second (6.18, 3 pairs), two records each of about 140 bytes
+// on 4 cpus: 2 s of them are some 8 MiB.
+func wakeBufferKB(n int) int { return min(max(64<<10/max(n, 1), 1<<10), 8<<10) }
+
+// WokeArgs are the return's fetch argument: the cpu chosen.
+const WokeArgs = "cpu=$retval:u32"
+
+// idleCPUArgs are the fetch arguments that read keys (tickFields' keys)
+// of each cpu's rq at rqs[i], named KEYi.
+func idleCPUArgs(rqs []uint64, rq map[string]int64, keys []string) ([]string, error) {
+	var args []string
+	for i, addr := range rqs {
+		for _, k := range keys {
+			j := slices.IndexFunc(tickFields, func(f [2]string) bool { return f[0] == k })
+			off, ok := rq[tickFields[j][1]]
+			if !ok {
+				return nil, fmt.Errorf("BTF's struct rq has no %s", tickFields[j][1])
+			}
+			args = append(args, fmt.Sprintf("%s%d=@%#x:%s", k, i, addr+uint64(off), tickFieldTypes[k]))
+		}
+	}
+	return args, nil
+}
+
+// idleCPUs reads the cpus idle_cpu() calls idle (the idle task current,
+// none queued, no wakeup pending) out of a record's nrI, tpI, cuI and
+// idI, and how many cpus it read: cpus 0 to n-1, each with all four.
+func idleCPUs(kind string, v map[string]uint64) (idle uint64, n int, err error) {
+	for i := range 64 {
+		c := strconv.Itoa(i)
+		if _, ok := v["nr"+c]; !ok {
+			return idle, i, nil
+		}
+		for _, k := range []string{"tp", "cu", "id"} {
+			if _, ok := v[k+c]; !ok {
+				return 0, 0, fmt.Errorf("%s record: cpu %d has nr%d= but no %s%d=", kind, i, i, k, i)
+			}
+		}
+		if v["cu"+c] == v["id"+c] && v["nr"+c] == 0 && v["tp"+c] == 0 {
+			idle |= 1 << i
+		}
+	}
+	return idle, 64, nil
+}
+
+// parseWake reads a wake record's arguments (WakeFetch.Args) into rec.
+func parseWake(rec TickRecord, args []string) (TickRecord, error) {
+	rec.Wake = true
+	v, err := recordValues("wake", args, "pid", "prev", "wf", "ru", "nr0")
+	if err != nil {
+		return rec, err
+	}
+	if rec.IdleCPUs, rec.RQs, err = idleCPUs("wake", v); err != nil {
+		return rec, err
+	}
+	rec.WakePID, rec.WakePrev, rec.WakeRecent = int32(v["pid"]), int32(v["prev"]), int32(v["ru"])
+	rec.WakeFlags = uint32(v["wf"])
+	if rec.WakePrev < 0 || int(rec.WakePrev) >= 64 {
+		return rec, fmt.Errorf("wake record: prev=%d, not a cpu", rec.WakePrev)
+	}
+	if rec.CPU < rec.RQs {
+		rec.WakerNr = uint32(v["nr"+strconv.Itoa(rec.CPU)])
+	}
+	rec.WakeScan = -1
+	if ns, ok := v["ns"+strconv.Itoa(rec.CPU)]; ok {
+		rec.WakeScan = int32(ns)
+	}
+	return rec, nil
+}
+
+// parseWoke reads a wake return's record (WokeArgs) into rec.
+func parseWoke(rec TickRecord, args []string) (TickRecord, error) {
+	rec.Woke = true
+	v, err := recordValues("woke", args, "cpu")
+	if err != nil {
+		return rec, err
+	}
+	rec.WokeCPU = int32(v["cpu"])
+	if rec.WokeCPU < 0 || rec.WokeCPU >= 64 {
+		return rec, fmt.Errorf("woke record: cpu=%d, not a cpu", rec.WokeCPU)
+	}
+	return rec, nil
+}
+
+// WakeTrace sums the workload's wakeups in a wake trace: where
+// select_task_rq_fair() put each, and what the cpus were as it began.
+// A pair's wakeups are two populations: stacked, the wakee's prev_cpu
+// the waking cpu (the two share it: select_idle_sibling() skips its
+// prev test, and recent_used_cpu is prev too), and split; a pair moves
+// between them by a wakeup that parts it (a stacked wakee put
+// elsewhere: select_idle_cpu() found an idle cpu of the LLC) or one
+// that joins it (a split wakee put on the waking cpu: wake_affine()'s
+// WF_SYNC pull, its prev not an idle cpu of the waking cpu's LLC).
+type WakeTrace struct {
+	// Wakes are the workload's wakeups (WF_TTWU, a wakee of tids) with
+	// their return; Unpaired those whose return the trace lacks (the
+	// ring buffer overwrote one of the two). Sync of them carried
+	// WF_SYNC; Local went to the waking cpu (schedstat's
+	// nr_wakeups_local, counted apart: a check), AtPrev to prev_cpu,
+	// another cpu; NoScan found the waking cpu's LLC's nr_idle_scan 0
+	// (select_idle_cpu() scans nothing), of Scanned that read it.
+	Wakes    int `json:"wakes"`
+	Unpaired int `json:"unpaired,omitempty"`
+	Sync     int `json:"sync"`
+	Local    int `json:"local"`
+	AtPrev   int `json:"at_prev"`
+	Scanned  int `json:"scanned,omitempty"`
+	NoScan   int `json:"no_scan,omitempty"`
+	// Stacked are the wakeups whose prev_cpu was the waking cpu;
+	// StackedParted those put elsewhere; StackedNoScan found the LLC's
+	// nr_idle_scan 0, StackedIdleMate an idle cpu in the waking cpu's
+	// LLC besides it, StackedScanIdle both a budget and an idle cpu
+	// (what the scan would take, had nothing changed); StackedAlone were
+	// WF_SYNC with the waker alone on its cpu (wake_affine_idle()'s
+	// this_cpu, the target).
+	Stacked         int `json:"stacked"`
+	StackedParted   int `json:"stacked_parted"`
+	StackedNoScan   int `json:"stacked_no_scan,omitempty"`
+	StackedIdleMate int `json:"stacked_idle_mate"`
+	StackedScanIdle int `json:"stacked_scan_idle"`
+	StackedAlone    int `json:"stacked_alone"`
+	// Joined are the other wakeups (split) put on the waking cpu;
+	// JoinedPrevIdle of them found prev_cpu idle, JoinedPrevFar that
+	// outside the waking cpu's LLC (cpus_share_cache() false, so
+	// select_idle_sibling() does not take it).
+	Joined         int `json:"joined"`
+	JoinedPrevIdle int `json:"joined_prev_idle"`
+	JoinedPrevFar  int `json:"joined_prev_far"`
+	// LLCKnown says sd_llc_id was read (else StackedIdleMate,
+	// StackedScanIdle and JoinedPrevFar are not summed).
+	LLCKnown bool `json:"llc_known"`
+	// Lost are the records the ring buffer overwrote (TraceLost): the
+	// shares then cover the run's end.
+	Lost int `json:"lost,omitempty"`
+}
+
+// SumWakes pairs each cpu's wake records with their returns (in recs'
+// order, each cpu's in time order: a cpu places one wakeup at a time,
+// under p->pi_lock with interrupts off) and sums the wakeups of tids'
+// tasks. llc is each cpu's sd_llc_id (nil where unknown).
+func SumWakes(recs []TickRecord, tids []int, llc []int) WakeTrace {
+	w := WakeTrace{LLCKnown: len(llc) > 0}
+	pending := map[int]*TickRecord{}
+	sameLLC := func(a, b int) bool { return a < len(llc) && b < len(llc) && llc[a] == llc[b] }
+	for i := range recs {
+		r := &recs[i]
+		switch {
+		case r.Wake:
+			if p := pending[r.CPU]; p != nil && wanted(p, tids) {
+				w.Unpaired++
+			}
+			pending[r.CPU] = r
+			continue
+		case !r.Woke:
+			continue
+		}
+		e := pending[r.CPU]
+		delete(pending, r.CPU)
+		if e == nil || !wanted(e, tids) {
+			continue
+		}
+		w.Wakes++
+		waker, prev, to := e.CPU, int(e.WakePrev), int(r.WokeCPU)
+		sync := e.WakeFlags&wfSync != 0
+		w.Sync += b2i(sync)
+		w.Local += b2i(to == waker)
+		w.AtPrev += b2i(to == prev && to != waker)
+		scan := e.WakeScan >= 0
+		if scan {
+			w.Scanned++
+			w.NoScan += b2i(e.WakeScan == 0)
+		}
+		if prev != waker {
+			if to == waker {
+				w.Joined++
+				if e.IdleCPUs&(1<<prev) != 0 {
+					w.JoinedPrevIdle++
+					w.JoinedPrevFar += b2i(w.LLCKnown && !sameLLC(prev, waker))
+				}
+			}
+			continue
+		}
+		w.Stacked++
+		w.StackedParted += b2i(to != waker)
+		w.StackedAlone += b2i(sync && e.WakerNr == 1)
+		w.StackedNoScan += b2i(e.WakeScan == 0)
+		if w.LLCKnown {
+			var mates uint64
+			for c := range min(e.RQs, 64) {
+				if c != waker && sameLLC(c, waker) {
+					mates |= 1 << c
+				}
+			}
+			if e.IdleCPUs&mates != 0 {
+				w.StackedIdleMate++
+				w.StackedScanIdle += b2i(e.WakeScan != 0)
+			}
+		}
+	}
+	for _, p := range pending {
+		w.Unpaired += b2i(wanted(p, tids))
+	}
+	return w
+}
+
+// wanted is whether a wake record is a wakeup (not a fork's or an
+// exec's placement) of one of tids' tasks.
+func wanted(r *TickRecord, tids []int) bool {
+	return r.WakeFlags&wfTTWU != 0 && slices.Contains(tids, int(r.WakePID))
+}

@@ -1,0 +1,130 @@
+package kernel
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestWakeFetchArgs: the wakee's pid and recent_used_cpu through the
+// task, prev_cpu and wake_flags as they come, and per cpu what
+// available_idle_cpu() reads at rq + offset, then its LLC's
+// nr_idle_scan behind the per-cpu sd_llc_shared pointer.
+func TestWakeFetchArgs(t *testing.T) {
+	rq := map[string]int64{"next_balance": 8, "idle_balance": 9, "nr_running": 4, "ttwu_pending": 12, "curr": 16, "idle": 24}
+	f := WakeFetch{PID: 0x5d0, RecentUsedCPU: 0x44, RQs: []uint64{0x1000, 0x2000}, RQ: rq, LLCShared: []uint64{0x3000, 0x4000}, NrIdleScan: 12}
+	got, err := f.Args()
+	want := "pid=+1488($arg1):u32 prev=$arg2:u32 wf=$arg3:u32 ru=+68($arg1):u32" +
+		" nr0=@0x1004:u32 tp0=@0x100c:u32 cu0=@0x1010:u64 id0=@0x1018:u64 nr1=@0x2004:u32 tp1=@0x200c:u32 cu1=@0x2010:u64 id1=@0x2018:u64" +
+		" ns0=+12(@0x3000):u32 ns1=+12(@0x4000):u32"
+	if err != nil || got != want {
+		t.Errorf("Args =\n%s, %v\nwant\n%s", got, err, want)
+	}
+	// Before SIS_UTIL: no nr_idle_scan, and none read.
+	f.NrIdleScan = -1
+	if got, err := f.Args(); err != nil || strings.Contains(got, "ns0") {
+		t.Errorf("Args without nr_idle_scan = %s, %v", got, err)
+	}
+	// 31 cpus fit 128 arguments without the budget, 24 with it.
+	for _, c := range []struct {
+		cpus int
+		scan int64
+		ok   bool
+	}{{31, -1, true}, {32, -1, false}, {24, 12, true}, {25, 12, false}} {
+		g := f
+		g.NrIdleScan, g.RQs, g.LLCShared = c.scan, make([]uint64, c.cpus), make([]uint64, c.cpus)
+		args, err := g.Args()
+		if (err == nil) != c.ok || err == nil && strings.Count(args, "=") > maxTraceArgs {
+			t.Errorf("%d cpus, nr_idle_scan at %d: %d arguments, %v", c.cpus, c.scan, strings.Count(args, "="), err)
+		}
+	}
+	delete(f.RQ, "ttwu_pending")
+	if _, err := f.Args(); err == nil || !strings.Contains(err.Error(), "ttwu_pending") {
+		t.Errorf("Args without rq->ttwu_pending: %v, want an error naming it", err)
+	}
+	f.RQ, f.PID = rq, -1
+	if _, err := f.Args(); err == nil || !strings.Contains(err.Error(), "pid") {
+		t.Errorf("Args without task_struct.pid: %v", err)
+	}
+}
+
+// wakeLines are a wake record and its return on cpu: the wakee pid,
+// prev_cpu, wake_flags, the four cpus' states ('i' idle, 'b' busy with
+// one task, 'B' with two, 'p' idle with a wakeup pending), each LLC's
+// nr_idle_scan (cpus 0-1 and 2-3) and the cpu chosen.
+func wakeLines(cpu, pid, prev int, wf uint32, cpus string, scan [2]int, to int) string {
+	s := fmt.Sprintf("  pinger-1 [%03d] d..2. 50.0: contend_wake: (select_task_rq_fair+0x0/0x540) pid=%d prev=%d wf=%d ru=4294967295", cpu, pid, prev, wf)
+	for i, c := range cpus {
+		nr, tp, cu := 0, 0, 100+i
+		switch c {
+		case 'i':
+			cu = 200 + i
+		case 'p':
+			cu, tp = 200+i, 1
+		case 'b':
+			nr = 1
+		case 'B':
+			nr = 2
+		}
+		s += fmt.Sprintf(" nr%d=%d tp%d=%d cu%d=%d id%d=%d", i, nr, i, tp, i, cu, i, 200+i)
+	}
+	for i := range cpus {
+		s += fmt.Sprintf(" ns%d=%d", i, scan[i/2])
+	}
+	return s + fmt.Sprintf("\n  pinger-1 [%03d] d..2. 50.1: contend_woke: (try_to_wake_up+0x1b4/0x5d0 <- select_task_rq_fair) cpu=%d\n", cpu, to)
+}
+
+// TestSumWakes: each of the workload's wakeups by where it went and, of
+// those stacked on the waking cpu, by what the tests found.
+func TestSumWakes(t *testing.T) {
+	const sync, ttwu = 0x10, 0x08
+	llc := []int{0, 0, 2, 2}
+	text := wakeLines(0, 7, 0, ttwu|sync, "biii", [2]int{0, 1}, 0) + // a pair on one cpu stays: alone, no budget, cpu 1 idle beside it
+		wakeLines(0, 7, 2, ttwu|sync, "bbii", [2]int{0, 1}, 0) + // prev idle in the other LLC: joined
+		wakeLines(0, 8, 1, ttwu|sync, "Biii", [2]int{1, 1}, 1) + // prev idle in the LLC: taken
+		wakeLines(1, 8, 3, ttwu, "bbbb", [2]int{1, 1}, 2) + // elsewhere
+		wakeLines(2, 7, 2, ttwu|sync, "iibi", [2]int{0, 1}, 3) + // a pair on one cpu parts: a budget and cpu 3 idle
+		wakeLines(1, 9, 1, ttwu|sync, "ibii", [2]int{0, 0}, 1) + // not the workload's
+		wakeLines(1, 7, 1, 0x04, "ibii", [2]int{0, 0}, 1) + // a fork's placement
+		"  pinger-1 [003] d..2. 50.0: contend_wake: (select_task_rq_fair+0x0/0x540) pid=8 prev=3 wf=24 ru=3 nr0=0 tp0=0 cu0=1 id0=1\n" // no return
+	recs, err := ParseTickTrace(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := SumWakes(recs, []int{7, 8}, llc)
+	want := WakeTrace{Wakes: 5, Unpaired: 1, Sync: 4, Local: 2, AtPrev: 1, Scanned: 5, NoScan: 2,
+		Stacked: 2, StackedParted: 1, StackedNoScan: 1, StackedIdleMate: 2, StackedScanIdle: 1, StackedAlone: 2,
+		Joined: 1, JoinedPrevIdle: 1, JoinedPrevFar: 1, LLCKnown: true}
+	if got != want {
+		t.Errorf("SumWakes =\n%+v, want\n%+v", got, want)
+	}
+	// Without the LLCs, their shares go unsummed.
+	if got := SumWakes(recs, []int{7, 8}, nil); got.LLCKnown || got.JoinedPrevFar != 0 || got.StackedIdleMate != 0 || got.StackedScanIdle != 0 || got.Stacked != 2 {
+		t.Errorf("SumWakes without sd_llc_id = %+v", got)
+	}
+	if got := SumTicks("f", recs, 250); got.Ticks != 0 {
+		t.Errorf("SumTicks counted wake records as ticks: %+v", got)
+	}
+}
+
+func TestParseWakeBad(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"x-1 [001] 1.5: contend_wake: (f) pid=1 prev=1 wf=8 ru=1\n", "no nr0="},
+		{"x-1 [001] 1.5: contend_wake: (f) pid=1 prev=1 wf=8 ru=1 nr0=0 tp0=0 cu0=1\n", "no id0="},
+		{"x-1 [001] 1.5: contend_wake: (f) pid=1 prev=4294967295 wf=8 ru=1 nr0=0 tp0=0 cu0=1 id0=1\n", "not a cpu"},
+		{"x-1 [001] 1.5: contend_woke: (f <- g)\n", "no cpu="},
+		{"x-1 [001] 1.5: contend_woke: (f <- g) cpu=4294967295\n", "not a cpu"},
+	} {
+		if _, err := ParseTickTrace(strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseTickTrace(%q) = %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+func TestWakeBufferKB(t *testing.T) {
+	for _, c := range []struct{ cpus, kb int }{{1, 8192}, {4, 8192}, {8, 8192}, {16, 4096}, {224, 1024}, {0, 8192}} {
+		if got := wakeBufferKB(c.cpus); got != c.kb {
+			t.Errorf("wakeBufferKB(%d) = %d, want %d", c.cpus, got, c.kb)
+		}
+	}
+}
