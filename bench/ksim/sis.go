@@ -305,6 +305,45 @@ func (l *LLCScans) Scan(target int) ([]uint64, int) {
 	return l.masks[target/l.Size], SISUtilNr(l.nr[target/l.Size])
 }
 
+// Sibling is select_idle_cpu()'s scan of target's LLC for a wakee
+// stacked on its busy waker's cpu (select_idle_sibling() found target
+// busy, and prev is target), from start, within SIS_UTIL's budget where
+// budget is set (else unbounded: no periodic balance leaves
+// nr_idle_scan): the idle cpu found, or -1. It records in p what the
+// scan met, as the kernel's wake trace reads it.
+func (l *LLCScans) Sibling(target int, idle Idler, start int, budget bool, p *Placements) int {
+	llc, nr := l.Scan(target)
+	if !budget {
+		nr = math.MaxInt
+	}
+	c, _, _ := SelectIdleCPU(llc, idle, start, nr)
+	mate, _, _ := SelectIdleCPU(llc, idle, start, math.MaxInt)
+	p.NoScan += b2i(nr == 1)
+	p.IdleMate += b2i(mate >= 0)
+	return c
+}
+
+// Placements counts a model's wakeups of pairs as the kernel's wake
+// trace does (internal/kernel's WakeTrace). A pair's wakeups are of two
+// populations: Stacked, the wakee's previous cpu the waker's (the pair on
+// one cpu), and split; a wakeup Parted a stacked pair (put elsewhere) or
+// Joined a split one (put on the waker's cpu). Of the stacked wakeups
+// Sibling scanned for, NoScan met the LLC's budget 0 and IdleMate an idle
+// cpu of the LLC.
+type Placements struct{ Wakes, Stacked, Parted, Joined, NoScan, IdleMate int64 }
+
+// Place records a wakeup of a task from prev to to by a task on waker.
+func (p *Placements) Place(prev, waker, to int) {
+	p.Wakes++
+	switch {
+	case prev == waker:
+		p.Stacked++
+		p.Parted += b2i(to != waker)
+	case to == waker:
+		p.Joined++
+	}
+}
+
 // SelectIdleCPU is the loop of select_idle_cpu(),
 //
 //	for_each_cpu_wrap(cpu, cpus, start) {

@@ -202,3 +202,43 @@ func TestLLCScans(t *testing.T) {
 		t.Errorf("LLC 1, never balanced: budget %d, want 1", nr)
 	}
 }
+
+// TestLLCScansSibling: the scan for a wakee stacked on its waker's cpu,
+// within the LLC's budget or without one, and what it met.
+func TestLLCScansSibling(t *testing.T) {
+	l := NewLLCScans(4, 2)
+	var p Placements
+	idle := idleSet{1: true}
+	if c := l.Sibling(0, idle, 1, true, &p); c != -1 || p.NoScan != 1 || p.IdleMate != 1 {
+		t.Errorf("budget 0 (never balanced), cpu 1 idle: %d, %+v; want -1, one no-scan, one idle mate", c, p)
+	}
+	if c := l.Sibling(0, idle, 1, false, &p); c != 1 || p.NoScan != 1 || p.IdleMate != 2 {
+		t.Errorf("no budget to keep: %d, %+v; want cpu 1", c, p)
+	}
+	const ms = 1_000_000
+	l.Run(0, 0)
+	l.Balance(200*ms, 0) // cpu 0 busy, 1 idle: nr_idle_scan 1
+	if c := l.Sibling(0, idle, 1, true, &p); c != 1 || p.NoScan != 1 {
+		t.Errorf("a budget of one, cpu 1 idle: %d, %+v", c, p)
+	}
+	if c := l.Sibling(0, idleSet{2: true}, 1, true, &p); c != -1 || p.IdleMate != 3 {
+		t.Errorf("only another LLC's cpu idle: %d, %+v; want -1, no idle mate", c, p)
+	}
+}
+
+// TestPlacements: a wakeup by where its wakee was and went.
+func TestPlacements(t *testing.T) {
+	var p Placements
+	for _, w := range [][3]int{
+		{0, 0, 0}, // stacked, stays
+		{0, 0, 1}, // stacked, parts
+		{1, 0, 0}, // split, joins
+		{1, 0, 1}, // split, back to prev
+		{1, 0, 2}, // split, elsewhere
+	} {
+		p.Place(w[0], w[1], w[2])
+	}
+	if want := (Placements{Wakes: 5, Stacked: 2, Parted: 1, Joined: 1}); p != want {
+		t.Errorf("Placements = %+v, want %+v", p, want)
+	}
+}

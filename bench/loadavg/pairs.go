@@ -1,8 +1,6 @@
 package loadavg
 
 import (
-	"math"
-
 	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/loadavg/cfsmodel"
 	"github.com/contend/contend/counter"
@@ -110,6 +108,7 @@ type pairSim struct {
 	// paid for yet.
 	scan     *ksim.LLCScans
 	unstacks int
+	place    ksim.Placements
 	every    int64 // blocked-load cadence of an idle CPU, without the softirq
 	// bal: each cpu's balance softirq, nil without DomainCPUs (6.1's
 	// walks: 6.12's intervals and gate are the same); busy at a tick with
@@ -336,6 +335,7 @@ func (s *pairSim) wake(now int64, id, waker int) {
 		s.runCurr(now, to.Self)
 		to.Queued = append(to.Queued, t)
 		s.kern.PlaceWakee(&s.fair[to.Self], &s.fair[from.Self], k, len(s.cpus))
+		s.place.Place(k.CPU, waker, to.Self)
 		k.CPU = to.Self
 	}
 	to.Wakeups++
@@ -351,7 +351,7 @@ func (s *pairSim) wake(now int64, id, waker int) {
 
 // idleSibling is the idle cpu select_idle_sibling() finds for a wakee on
 // cpu woken by a task running there: select_idle_cpu()'s scan of the LLC
-// (ksim.SelectIdleCPU) within SIS_UTIL's budget (v6.0 on: the LLC's
+// (ksim.LLCScans.Sibling) within SIS_UTIL's budget (v6.0 on: the LLC's
 // nr_idle_scan, which its cpus' balance softirqs update from the time
 // they ran the group's tasks, ksim.LLCScans); -1 where the wakee is not
 // stacked on its busy waker's cpu, or none is idle.
@@ -359,12 +359,7 @@ func (s *pairSim) idleSibling(cpu, waker int) int {
 	if cpu != waker || s.rqs[cpu].Curr == nil || s.scan.Size < 2 {
 		return -1
 	}
-	llc, nr := s.scan.Scan(cpu)
-	if s.bal == nil || !s.kern.SISUtil {
-		nr = math.MaxInt // no periodic balance to leave nr_idle_scan
-	}
-	c, _, _ := ksim.SelectIdleCPU(llc, s, s.kern.ScanStart(cpu), nr)
-	return c
+	return s.scan.Sibling(cpu, s, s.kern.ScanStart(cpu), s.bal != nil && s.kern.SISUtil, &s.place)
 }
 
 // Idle is select_idle_cpu()'s ksim.Idler: no group task on cpu.
@@ -601,6 +596,7 @@ type pairOut struct {
 	run, runnable               float64
 	softirqs, delayed, requeued int64
 	tickStops, idles, preempted int64
+	place                       ksim.Placements
 	idleTicks                   [2]int64 // pairSim's
 }
 
@@ -651,7 +647,7 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	}
 	span := float64(2*cfg.Pairs) * float64(cfg.Duration)
 	out.run, out.runnable = float64(s.ran)/span, float64(s.ran+s.waited)/span
-	out.delayed, out.requeued, out.preempted, out.idleTicks = s.nDelayed, s.nRequeued, s.preempted, s.idleTicks
+	out.delayed, out.requeued, out.preempted, out.idleTicks, out.place = s.nDelayed, s.nRequeued, s.preempted, s.idleTicks, s.place
 	if s.idle != nil {
 		out.tickStops, out.idles = s.idle.Stops, s.idle.Entries
 	}

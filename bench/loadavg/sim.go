@@ -206,6 +206,9 @@ type SimRow struct {
 	// Preempted is the pairs workload's wakeups that preempted another
 	// of the group's tasks (ksim.Kernel.WakeupPreempt).
 	Preempted int64
+	// Place is the pairs workload's wakeups as the kernel's wake trace
+	// splits them: stacked or split, parted or joined (ksim.Placements).
+	Place ksim.Placements
 	// TickStopsPerCPUSec is the pairs workload's tick stops per cpu per
 	// second, with the softirq (ksim.Governor's decisions).
 	TickStopsPerCPUSec float64
@@ -372,7 +375,7 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 		row.rate(&simErrs{}, int64(cfg.Duration), cfg.CPUs)
 		row.RunPct, row.RunnablePct = 100*out.run, 100*out.runnable
 		row.SoftirqsPerCPUSec = ksim.PerSecond(out.softirqs, int64(cfg.Duration)*int64(cfg.CPUs))
-		row.Delayed, row.Requeued, row.Preempted, row.IdleTicks = out.delayed, out.requeued, out.preempted, out.idleTicks
+		row.Delayed, row.Requeued, row.Preempted, row.IdleTicks, row.Place = out.delayed, out.requeued, out.preempted, out.idleTicks, out.place
 		row.TickStopsPerCPUSec = ksim.PerSecond(out.tickStops, int64(cfg.Duration)*int64(cfg.CPUs))
 		row.IdlesPerCPUSec = ksim.PerSecond(out.idles, int64(cfg.Duration)*int64(cfg.CPUs))
 		return row, nil

@@ -1,0 +1,57 @@
+package oracle
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/contend/contend/bench/ksim"
+)
+
+// The pairs' placement by cause. A pair's wakeups are of two
+// populations, stacked (the wakee's previous cpu the waker's) and split,
+// and the stacked share is what the two ways between them leave: a
+// wakeup that parts a stacked pair (select_idle_cpu() found an idle cpu
+// of the LLC) and one that joins a split pair (select_idle_sibling() fell
+// back to wake_affine()'s target, the waker's cpu). Where the count has
+// the wake trace (kernel count from 2026-12-05 16:10), each is a row.
+const (
+	partedRow = "of the pair's wakeups on one cpu, parted (put elsewhere), %"
+	joinedRow = "of the pair's wakeups apart, joined (put on the waker's cpu), %"
+)
+
+// placementRows are the two rows, those the count and the model both
+// have.
+func placementRows(kc CountResult, p ksim.Placements) []modelRow {
+	var rows []modelRow
+	if k, ok := kc.V["stacked-part-%"]; ok && p.Stacked > 0 {
+		rows = append(rows, modelRow{"    " + partedRow, k, percent(p.Parted, p.Stacked)})
+	}
+	if k, ok := kc.V["split-join-%"]; ok && p.Wakes > p.Stacked {
+		rows = append(rows, modelRow{"    " + joinedRow, k, percent(p.Joined, p.Wakes-p.Stacked)})
+	}
+	return rows
+}
+
+func percent(n, of int64) float64 { return 100 * float64(n) / float64(max(of, 1)) }
+
+// placementWhy names what a placement row outside lacks, from what the
+// wake trace read of the cpus at each wakeup beside what the model's
+// scans met (ksim.LLCScans.Sibling).
+func placementWhy(run modelRun, r modelRow) string {
+	kc, p := run.kc, run.row.Place
+	if strings.Contains(r.name, joinedRow) {
+		return fmt.Sprintf("the guest joins a split pair where the wakee's prev_cpu is busy (%.0f %% of its joins; idle at %.0f %%, outside the waker's LLC at %.0f %%) and no idle cpu of the waker's LLC is found: select_idle_sibling() falls back to wake_affine()'s target, the waker's cpu (WF_SYNC, the waker alone: wake_affine_idle()'s this_cpu); the model joins a pair only by a drawn migration to its waker's cpu (the count's wakeup migrations, %.2f %% of wakeups) and runs no select_idle_sibling() on a split wakeup: not modelled",
+			100-kc.V["join-prev-idle-%"], kc.V["join-prev-idle-%"], kc.V["join-prev-far-%"], 100*kc.V["wakeup-migrations/wakeup"])
+	}
+	kScanIdle, kNoScan, kMate := kc.V["stacked-scan-idle-%"], kc.V["stacked-no-scan-%"], kc.V["stacked-idle-mate-%"]
+	mNoScan, mMate := percent(p.NoScan, p.Stacked), percent(p.IdleMate, p.Stacked)
+	why := fmt.Sprintf("the guest parts a stacked pair only where select_idle_cpu() has both a budget and an idle cpu of the LLC to find (%.1f %% of its stacked wakeups had both, %.1f %% parted); its LLC's nr_idle_scan was 0 at %.0f %% of them (the model's %.0f %%), an idle cpu beside the waker's at %.0f %% (the model's %.0f %%)",
+		kScanIdle, kc.V["stacked-part-%"], kNoScan, mNoScan, kMate, mMate)
+	switch {
+	case mMate > ModelTolerance*kMate:
+		return why + ": the guest's stacked pairs sit beside each other in one LLC, which their load holds at a budget of 0 while another LLC idles, where the model's pairs start one task to a cpu and join on the waker's cpu by a drawn migration wherever the other pair is; which LLC the guest's pairs gather in (the balancer's moves between LLCs, the joins' prev_cpu busy) is not modelled"
+	case mNoScan*ModelTolerance < kNoScan:
+		return why + ": the model's budget is 0 less often; its cpu_util_cfs() counts only the group's tasks' runs (ksim.CPUUtil), not the guest's other tasks' nor util_est, which the count does not give"
+	}
+	return "not named: " + why
+}
