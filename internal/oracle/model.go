@@ -663,8 +663,12 @@ func placementMissing(run modelRun) string {
 	if hasLocal {
 		local = fmt.Sprintf("; %.0f %% of its wakeups landed on the waker's own cpu (nr_wakeups_local), the model's %.0f %%", 100*kLocal, 100*mLocal)
 	}
-	return fmt.Sprintf("the pairs' placement, not modelled: the guest's pingers slept %.2f times per wakeup and left their cpu idle at %.0f %% of those sleeps (idle entries per sleep), the model's cpus made %.0f idle entries per 100 wakeups (a kept tick's iteration counted as an entry where the share of stops is measured): the guest's sleep onto their partner, queued on the same cpu (a WF_SYNC wakeup's pull to the waker's cpu, wake_affine_idle()'s \"if (sync && cpu_rq(this_cpu)->nr_running == 1) return this_cpu;\"), its wakees preempted at %.0f %% of wakeups (involuntary switches; the model's %.0f %%) and %.1f %% of them moved cpu (nr_wakeups_migrate)%s, where the model's pairs start split one task to a cpu and move by a drawn share; placed instead by ksim's select_task_rq_fair() from stacked starts (branch wip-pairs-wakeup-path), they stayed still and made 0.24-0.35x of the writes per wakeup of three recounted history guests: what carries the guest's stacked pairs between cpus is missing too",
-		kc.V["sleeps/wakeup"], 100*kIdle, 100*mIdle, 100*kc.V["preemptions/wakeup"], 100*float64(row.Preempted)/mw, 100*kc.V["wakeup-migrations/wakeup"], local)
+	causes := ""
+	if c := placementCauses(run); c != "" {
+		causes = "; " + strings.TrimPrefix(c, "the pairs' placement, ")
+	}
+	return fmt.Sprintf("the pairs' placement, not modelled: the guest's pingers slept %.2f times per wakeup and left their cpu idle at %.0f %% of those sleeps (idle entries per sleep), the model's cpus made %.0f idle entries per 100 wakeups (a kept tick's iteration counted as an entry where the share of stops is measured): the guest's sleep onto their partner, queued on the same cpu (a WF_SYNC wakeup's pull to the waker's cpu, wake_affine_idle()'s \"if (sync && cpu_rq(this_cpu)->nr_running == 1) return this_cpu;\"), its wakees preempted at %.0f %% of wakeups (involuntary switches; the model's %.0f %%) and %.1f %% of them moved cpu (nr_wakeups_migrate)%s, where the model's pairs start split one task to a cpu and move by a drawn share; placed instead by ksim's select_task_rq_fair() from stacked starts (branch wip-pairs-wakeup-path), they stayed still and made 0.24-0.35x of the writes per wakeup of three recounted history guests: what carries the guest's stacked pairs between cpus is missing too%s",
+		kc.V["sleeps/wakeup"], 100*kIdle, 100*mIdle, 100*kc.V["preemptions/wakeup"], 100*float64(row.Preempted)/mw, 100*kc.V["wakeup-migrations/wakeup"], local, causes)
 }
 
 // loadavgWhy is loadavgMissing's line for a row other than a path's.
@@ -685,6 +689,9 @@ func loadavgWhy(run modelRun, r modelRow) string {
 		return placementWhy(run, r)
 	case strings.Contains(r.name, "onto the waker's cpu"):
 		if p := placementMissing(run); p != "" {
+			return p
+		}
+		if p := placementCauses(run); p != "" {
 			return p
 		}
 		return "not named: the model stacks a pair by a drawn migration to its waker's cpu and parts it at the next wakeup that finds an idle cpu of the LLC within SIS_UTIL's budget (the inputs line); what else keeps the guest's pairs together or apart, the count does not say"

@@ -55,3 +55,17 @@ func placementWhy(run modelRun, r modelRow) string {
 	}
 	return "not named: " + why
 }
+
+// placementCauses names the stacked row by its two causes where the count
+// has the wake trace: how often the guest's pairs part and join beside
+// the model's, the rows below it; "" without the trace.
+func placementCauses(run modelRun) string {
+	kc, p := run.kc, run.row.Place
+	part, ok1 := kc.V["stacked-part-%"]
+	join, ok2 := kc.V["split-join-%"]
+	if !ok1 || !ok2 || p.Stacked == 0 || p.Wakes == p.Stacked {
+		return ""
+	}
+	return fmt.Sprintf("the pairs' placement, by its two causes (the rows below): the guest's stacked pairs parted at %.2f %% of their wakeups (the model's %.2f %%), its split pairs joined at %.2f %% (the model's %.2f %%); the stacked share is what the two leave",
+		part, percent(p.Parted, p.Stacked), join, percent(p.Joined, p.Wakes-p.Stacked))
+}

@@ -45,3 +45,16 @@ func TestPlacementWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestPlacementCauses: the stacked row named by its causes where the
+// wake trace is there, nothing without it.
+func TestPlacementCauses(t *testing.T) {
+	run := modelRun{kc: CountResult{V: map[string]float64{"stacked-part-%": 1.5, "split-join-%": 4.75}}, row: loadavg.SimRow{Place: ksim.Placements{Wakes: 100, Stacked: 40, Parted: 12, Joined: 3}}}
+	if got := placementCauses(run); !strings.Contains(got, "parted at 1.50 % of their wakeups (the model's 30.00 %)") || !strings.Contains(got, "joined at 4.75 % (the model's 5.00 %)") {
+		t.Errorf("placementCauses = %q", got)
+	}
+	run.kc.V = map[string]float64{}
+	if got := placementCauses(run); got != "" {
+		t.Errorf("without the wake trace: %q", got)
+	}
+}
