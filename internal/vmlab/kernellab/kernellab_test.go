@@ -120,7 +120,7 @@ func TestKernelKillCheck(t *testing.T) {
 // TestKernelCountCheck: the count must print the two methods' verdict,
 // and a NO fails the step.
 func TestKernelCountCheck(t *testing.T) {
-	results := "goos: linux\nkernel: 6.1.0-57-amd64\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1 tx/s 4.02 nohz-locked/mask-entry 46 idle-tick-crossed-% 90 newidle-gated-% 0.3 kick-idle-due/kick\n"
+	results := "goos: linux\nkernel: 6.1.0-57-amd64\n\nBenchmarkKernelCount/shape=pipe/pairs=2/levels=2 1 1 tx/s 4.02 nohz-locked/mask-entry 46 idle-tick-crossed-% 90 newidle-gated-% 0.3 kick-idle-due/kick 75 wake-stacked-%\n"
 	tr := func(count string) *Transcript {
 		return &Transcript{Outputs: []vmlab.Output{
 			{Name: "kernel-count", Data: []byte(count)},
@@ -153,6 +153,21 @@ func TestKernelCountCheck(t *testing.T) {
 	results = strings.Replace(results, " 0.3 kick-idle-due/kick", "", 1)
 	if bad := kernelCountCheck(Topology{}, tr(ok)); len(bad) != 1 || !strings.Contains(bad[0], "no kicks") {
 		t.Errorf("a count without the kicks: %v", bad)
+	}
+	results = strings.Replace(results, "1 1 tx/s", "1 1 tx/s 0.3 kick-idle-due/kick", 1)
+	// No gate figures: a failure, unless the count says the kernel
+	// inlines the walk (6.19 on).
+	results = strings.Replace(results, " 90 newidle-gated-%", "", 1)
+	if bad := kernelCountCheck(Topology{}, tr(ok)); len(bad) != 1 || !strings.Contains(bad[0], "no newidle-gated-%") {
+		t.Errorf("a count without the newidle gate: %v", bad)
+	}
+	inlined := ok + "note: no newidle walks in the tick trace: kallsyms has none of sched_balance_newidle, newidle_balance (inlined, or only a clone), or there is no BTF layout\n"
+	if bad := kernelCountCheck(Topology{}, tr(inlined)); len(bad) != 0 {
+		t.Errorf("a count on a kernel that inlines the newidle walk: %v", bad)
+	}
+	results = strings.Replace(results, " 75 wake-stacked-%", "", 1)
+	if bad := kernelCountCheck(Topology{}, tr(inlined)); len(bad) != 1 || !strings.Contains(bad[0], "no wake-stacked-%") {
+		t.Errorf("a count without the wake trace: %v", bad)
 	}
 }
 
