@@ -205,7 +205,9 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 }
 
 // wakeValues are the wake trace's shares (kernel.WakeTrace), where one
-// was taken: of the workload's wakeups, "wake-local-%" (put on the
+// was taken: "wake-placed/wakeup" (the workload's wakeups that
+// select_task_rq_fair() placed, of all schedstat counts: the others found
+// their task still queued), and of the placed, "wake-local-%" (put on the
 // waking cpu: schedstat's local wakeups, counted apart), "wake-sync-%"
 // (WF_SYNC), "wake-at-prev-%" (put back on prev_cpu, another cpu),
 // "wake-no-scan-%" (the waking cpu's LLC's nr_idle_scan 0: SIS_UTIL
@@ -225,12 +227,19 @@ func wakeValues(c *kernel.Counted) []benchfmt.Value {
 		return nil
 	}
 	pct := func(n, of int) float64 { return 100 * float64(n) / math.Max(float64(of), 1) }
-	vs := []benchfmt.Value{
+	var vs []benchfmt.Value
+	if n := c.Threads.Wakeups; n > 0 && w.Lost == 0 && w.Unpaired == 0 {
+		// The rest found their task still queued (ttwu_runnable(): a
+		// delayed dequeue's, or one not yet off the cpu), with no
+		// placement to make; schedstat counts them local.
+		vs = append(vs, benchfmt.Value{Value: float64(w.Wakes) / float64(n), Unit: "wake-placed/wakeup"})
+	}
+	vs = append(vs, []benchfmt.Value{
 		{Value: pct(w.Local, w.Wakes), Unit: "wake-local-%"},
 		{Value: pct(w.Sync, w.Wakes), Unit: "wake-sync-%"},
 		{Value: pct(w.AtPrev, w.Wakes), Unit: "wake-at-prev-%"},
 		{Value: pct(w.Stacked, w.Wakes), Unit: "wake-stacked-%"},
-	}
+	}...)
 	if w.Scanned > 0 {
 		vs = append(vs, benchfmt.Value{Value: pct(w.NoScan, w.Scanned), Unit: "wake-no-scan-%"})
 	}
