@@ -685,7 +685,7 @@ func loadavgWhy(run modelRun, r modelRow) string {
 		return serverMissing(run)
 	case cfg.Pairs == 0:
 		return olderFileMissing(run.kc)
-	case strings.Contains(r.name, partedRow) || strings.Contains(r.name, joinedRow):
+	case strings.Contains(r.name, partedRow) || strings.Contains(r.name, joinedRow) || strings.Contains(r.name, placedRow):
 		return placementWhy(run, r)
 	case strings.Contains(r.name, "onto the waker's cpu"):
 		if p := placementMissing(run); p != "" {
@@ -862,7 +862,7 @@ func pathRows(kc CountResult, row loadavg.SimRow, pairs bool) []modelRow {
 	if k, ok := kc.V["local-wakeups/wakeup"]; ok && pairs && row.Wakeups > 0 {
 		rows = append(rows, modelRow{"  wakeups onto the waker's cpu (stacked), %", 100 * k, 100 * float64(row.LocalWakeups) / mw})
 	}
-	rows = append(rows, placementRows(kc, row.Place)...)
+	rows = append(rows, placementRows(kc, row.Place, row.Wakeups)...)
 	if k, ok := kc.V["idle-tick-crossed-%"]; ok && row.IdleTicks[0] > 0 {
 		rows = append(rows, modelRow{"  idle ticks finding the leaf cfs_rq past a period, %", k, 100 * float64(row.IdleTicks[1]) / float64(row.IdleTicks[0])})
 	}

@@ -15,14 +15,21 @@ import (
 // back to wake_affine()'s target, the waker's cpu). Where the count has
 // the wake trace (kernel count from 2026-12-05 16:10), each is a row.
 const (
+	placedRow = "wakeups placed (select_task_rq_fair; the rest found their task queued), %"
 	partedRow = "of the pair's wakeups on one cpu, parted (put elsewhere), %"
 	joinedRow = "of the pair's wakeups apart, joined (put on the waker's cpu), %"
 )
 
 // placementRows are the two rows, those the count and the model both
 // have.
-func placementRows(kc CountResult, p ksim.Placements) []modelRow {
+func placementRows(kc CountResult, p ksim.Placements, wakeups int64) []modelRow {
 	var rows []modelRow
+	// The wakeups select_task_rq_fair() placed: the others found their
+	// task still queued (ttwu_runnable(): a delayed dequeue's, from
+	// 6.12, or a pinger pinged before its read()).
+	if k, ok := kc.V["wake-placed/wakeup"]; ok && wakeups > 0 {
+		rows = append(rows, modelRow{"    " + placedRow, 100 * k, percent(p.Wakes, wakeups)})
+	}
 	if k, ok := kc.V["stacked-part-%"]; ok && p.Stacked > 0 {
 		rows = append(rows, modelRow{"    " + partedRow, k, percent(p.Parted, p.Stacked)})
 	}
@@ -39,6 +46,14 @@ func percent(n, of int64) float64 { return 100 * float64(n) / float64(max(of, 1)
 // scans met (ksim.LLCScans.Sibling).
 func placementWhy(run modelRun, r modelRow) string {
 	kc, p := run.kc, run.row.Place
+	if strings.Contains(r.name, placedRow) {
+		dd := "the model delays a block (DELAY_DEQUEUE, 6.12 on) only where the task is not eligible, ksim.Fair.Eligible, by its own EEVDF"
+		if !run.cfg.DelayDequeue {
+			dd = "the model has no delayed dequeue before 6.12, as the kernel has none"
+		}
+		return fmt.Sprintf("the guest's wakeups found their task still queued at %.0f %% (ttwu_runnable(): a delayed dequeue's sched_delayed task, or a pinger pinged before its read(), placed nowhere), the model's at %.0f %%; %s, and a task pinged while it runs wakes with no sleep; how many of the guest's blocks were delayed the count does not read (no dequeue record)",
+			100-r.kernel, 100-r.model, dd)
+	}
 	if strings.Contains(r.name, joinedRow) {
 		return fmt.Sprintf("the guest joins a split pair where the wakee's prev_cpu is busy (%.0f %% of its joins; idle at %.0f %%, outside the waker's LLC at %.0f %%) and no idle cpu of the waker's LLC is found: select_idle_sibling() falls back to wake_affine()'s target, the waker's cpu (WF_SYNC, the waker alone: wake_affine_idle()'s this_cpu); the model joins a pair only by a drawn migration to its waker's cpu (the count's wakeup migrations, %.2f %% of wakeups) and runs no select_idle_sibling() on a split wakeup: not modelled",
 			100-kc.V["join-prev-idle-%"], kc.V["join-prev-idle-%"], kc.V["join-prev-far-%"], 100*kc.V["wakeup-migrations/wakeup"])

@@ -13,14 +13,14 @@ import (
 func TestPlacementRows(t *testing.T) {
 	kc := CountResult{V: map[string]float64{"stacked-part-%": 1.5, "split-join-%": 4.75}}
 	p := ksim.Placements{Wakes: 100, Stacked: 40, Parted: 12, Joined: 3}
-	rows := placementRows(kc, p)
+	rows := placementRows(kc, p, 0)
 	if len(rows) != 2 || rows[0].kernel != 1.5 || rows[0].model != 30 || rows[1].kernel != 4.75 || rows[1].model != 5 {
 		t.Errorf("placementRows = %+v", rows)
 	}
-	if rows := placementRows(CountResult{V: map[string]float64{}}, p); rows != nil {
+	if rows := placementRows(CountResult{V: map[string]float64{}}, p, 100); rows != nil {
 		t.Errorf("a count without the wake trace: %+v", rows)
 	}
-	if rows := placementRows(kc, ksim.Placements{Wakes: 10, Stacked: 10}); len(rows) != 1 {
+	if rows := placementRows(kc, ksim.Placements{Wakes: 10, Stacked: 10}, 0); len(rows) != 1 {
 		t.Errorf("no split wakeup in the model: %+v, want the parted row alone", rows)
 	}
 }
@@ -38,9 +38,10 @@ func TestPlacementWhy(t *testing.T) {
 		{partedRow, ksim.Placements{Wakes: 100, Stacked: 100, Parted: 30, NoScan: 20, IdleMate: 25}, "budget is 0 less often"},
 		{partedRow, ksim.Placements{Wakes: 100, Stacked: 100, Parted: 30, NoScan: 78, IdleMate: 20}, "not named"},
 		{joinedRow, ksim.Placements{Wakes: 100, Stacked: 50, Joined: 1}, "prev_cpu is busy (90 %"},
+		{placedRow, ksim.Placements{Wakes: 80}, "still queued at 79 %"},
 	} {
 		run := modelRun{kc: CountResult{V: v}, cfg: loadavg.SimConfig{Pairs: 2}, row: loadavg.SimRow{Place: c.place}}
-		if got := loadavgWhy(run, modelRow{name: "    " + c.row}); !strings.Contains(got, c.want) {
+		if got := loadavgWhy(run, modelRow{name: "    " + c.row, kernel: 21.4, model: 80}); !strings.Contains(got, c.want) {
 			t.Errorf("%s with %+v: %q, want %q", c.row, c.place, got, c.want)
 		}
 	}
