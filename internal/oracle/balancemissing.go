@@ -426,6 +426,15 @@ func tickWhy(kc CountResult, over, idleRow bool) string {
 	if lost := lostShare(kc) * slots; lost > 0.1*slots && (over || !idleRow) {
 		return fmt.Sprintf("the guest fired %.0f of its %.0f tick slots per s at %.0f %% busy, so the emulator lost about %.0f (%.0f %%): late ticks that tick_sched_timer()'s hrtimer_forward() folds into one sched_tick(), where the model's every busy tick fires", t, slots, kc.V["busy-%"], lost, 100*lost/slots)
 	}
+	if over && idleRow {
+		// Each idle slot either fired its tick or had it stopped across
+		// an idle longer than a tick.
+		idleSlots := slots * (100 - kc.V["busy-%"]) / 100
+		if idleSlots <= it {
+			return ""
+		}
+		return fmt.Sprintf("idles longer than a tick: the guest's idle cpus fired %.0f %% of their idle tick slots (%.0f of %.0f per s, the idle share of HZ × cpus), the rest lost to a tick stopped across an idle past the next jiffy; the model's ticks fire wherever its pattern's idle began within the tick (a fresh idle, ksim.TickPattern.Fires), from one mean idle (%.0f µs) where the guest's idles have lengths the count does not give", 100*it/idleSlots, it, idleSlots, meanIdleUs(kc))
+	}
 	if over {
 		return ""
 	}

@@ -49,6 +49,11 @@ func TestBalanceMissing(t *testing.T) {
 		{"kicks without their flags", kicks(count(2, 2800, 2900, "cmpxchg-first"), 1.2, 1.0, 0.9), modelRow{"  of which on idle cpus' behalf (nohz) per s", 50, 150}, "not named; per kicked walk"},
 		{"the newidle gate read", gate(count(2, 60, 4000, "cmpxchg-first"), 90), modelRow{"sched_balance_rq() calls per s, newly idle (CPU_NEWLY_IDLE)", 171, 9830}, "gate at 90 % of them, read at each walk's entry"},
 		{"the newidle gate inlined", func() CountResult { c := count(2, 60, 4000, "check-first"); c.Kernel = "6.19.14+deb13-amd64"; return c }(), modelRow{"sched_balance_rq() calls per s, newly idle (CPU_NEWLY_IDLE)", 171, 290}, "not read on this kernel: from 6.19"},
+		{"idle ticks over", func() CountResult {
+			c := count(2, 232, 712, "check-first")
+			c.CPUs, c.V["busy-%"], c.V["ticks/s"], c.V["idle-ticks/s"] = 8, 30, 1350, 778
+			return c
+		}(), modelRow{"  of which on idle cpus (task_tick_idle)", 778, 1400}, "fired 56 % of their idle tick slots (778 of 1400 per s"},
 		{"the newidle gate mostly open", gate(count(2, 60, 4000, "cmpxchg-first"), 30), modelRow{"sched_balance_rq() calls per s, newly idle (CPU_NEWLY_IDLE)", 171, 9830}, "not named"},
 		{"CPU_IDLE calls, the on-behalf passes' excess", count(2, 2800, 2900, "cmpxchg-first"), modelRow{"sched_balance_rq() calls per s, idle cpus (lb_count CPU_IDLE)", 168, 319}, "less those passes (a call each, at least) the rest of the CPU_IDLE calls, the idle cpus' own, are 1.33x"},
 		{"unexplained", count(2, 60, 4000, "cmpxchg-first"), modelRow{"balancer passes per s (busy 60 %, newidle every 1 ticks)", 400, 700}, "not named"},
