@@ -318,19 +318,37 @@ func (l *LLCScans) Sibling(target int, idle Idler, start int, budget bool, p *Pl
 	}
 	c, _, _ := SelectIdleCPU(llc, idle, start, nr)
 	mate, _, _ := SelectIdleCPU(llc, idle, start, math.MaxInt)
+	p.Scans++
 	p.NoScan += b2i(nr == 1)
 	p.IdleMate += b2i(mate >= 0)
+	p.BusyMate += b2i(busyMate(llc, idle, target))
 	return c
+}
+
+// busyMate is whether a cpu of llc other than target is busy.
+func busyMate(llc []uint64, idle Idler, target int) bool {
+	for i, word := range llc {
+		for ; word != 0; word &= word - 1 {
+			if c := i*64 + bits.TrailingZeros64(word); c != target && !idle.Idle(c) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Placements counts a model's wakeups of pairs as the kernel's wake
 // trace does (internal/kernel's WakeTrace). A pair's wakeups are of two
 // populations: Stacked, the wakee's previous cpu the waker's (the pair on
 // one cpu), and split; a wakeup Parted a stacked pair (put elsewhere) or
-// Joined a split one (put on the waker's cpu). Of the stacked wakeups
-// Sibling scanned for, NoScan met the LLC's budget 0 and IdleMate an idle
-// cpu of the LLC.
-type Placements struct{ Wakes, Stacked, Parted, Joined, NoScan, IdleMate int64 }
+// Joined a split one (put on the waker's cpu). Of the Scans, the stacked
+// wakeups Sibling scanned for, NoScan met the LLC's budget 0, IdleMate an
+// idle cpu of the LLC and BusyMate a busy one besides the target.
+type Placements struct {
+	Wakes, Stacked, Parted, Joined int64
+	Scans, NoScan, IdleMate        int64
+	BusyMate                       int64
+}
 
 // Place records a wakeup of a task from prev to to by a task on waker.
 func (p *Placements) Place(prev, waker, to int) {

@@ -252,7 +252,11 @@ type TickRecord struct {
 	// nr_running and WakeScan its LLC's nr_idle_scan (-1 not read).
 	// Woke marks the record of its return (WokeEvent), WokeCPU the cpu
 	// chosen.
+	// WakerPID is the task the trace line names as running on the
+	// waking cpu (its header's COMM-PID), Curr each cpu's rq->curr.
 	Wake, Woke           bool
+	WakerPID             int32
+	Curr                 []uint64
 	WakePID, WakePrev    int32
 	WakeRecent, WakeScan int32
 	WokeCPU              int32
@@ -370,6 +374,14 @@ func parseTickLine(line string) (TickRecord, error) {
 		return parseKick(rec, f[timeAt+2:])
 	}
 	if timeAt+1 < len(f) && f[timeAt+1] == WakeEvent+":" {
+		// The task running on the waking cpu, the waker: "COMM-PID"
+		// before the cpu (its name may hold dashes, its pid none).
+		if cpuAt > 0 {
+			w := f[cpuAt-1]
+			if pid, err := strconv.ParseInt(w[strings.LastIndexByte(w, '-')+1:], 10, 32); err == nil && pid >= 0 {
+				rec.WakerPID = int32(pid)
+			}
+		}
 		return parseWake(rec, f[timeAt+2:])
 	}
 	if timeAt+1 < len(f) && f[timeAt+1] == WokeEvent+":" {

@@ -154,6 +154,10 @@ func parseWake(rec TickRecord, args []string) (TickRecord, error) {
 	if rec.IdleCPUs, rec.RQs, err = idleCPUs("wake", v); err != nil {
 		return rec, err
 	}
+	rec.Curr = make([]uint64, rec.RQs)
+	for i := range rec.Curr {
+		rec.Curr[i] = v["cu"+strconv.Itoa(i)]
+	}
 	rec.WakePID, rec.WakePrev, rec.WakeRecent = int32(v["pid"]), int32(v["prev"]), int32(v["ru"])
 	rec.WakeFlags = uint32(v["wf"])
 	if rec.WakePrev < 0 || int(rec.WakePrev) >= 64 {
@@ -220,6 +224,10 @@ type WakeTrace struct {
 	StackedIdleMate int `json:"stacked_idle_mate"`
 	StackedScanIdle int `json:"stacked_scan_idle"`
 	StackedAlone    int `json:"stacked_alone"`
+	// StackedMateWork found another cpu of the waking cpu's LLC running
+	// one of the workload's tasks (its rq->curr the waker's task of some
+	// record whose line names a workload thread).
+	StackedMateWork int `json:"stacked_mate_work"`
 	// Joined are the other wakeups (split) put on the waking cpu;
 	// JoinedPrevIdle of them found prev_cpu idle, JoinedPrevFar that
 	// outside the waking cpu's LLC (cpus_share_cache() false, so
@@ -228,7 +236,7 @@ type WakeTrace struct {
 	JoinedPrevIdle int `json:"joined_prev_idle"`
 	JoinedPrevFar  int `json:"joined_prev_far"`
 	// LLCKnown says sd_llc_id was read (else StackedIdleMate,
-	// StackedScanIdle and JoinedPrevFar are not summed).
+	// StackedScanIdle, StackedMateWork and JoinedPrevFar are not summed).
 	LLCKnown bool `json:"llc_known"`
 	// Lost are the records the ring buffer overwrote (TraceLost): the
 	// shares then cover the run's end.
@@ -241,6 +249,14 @@ type WakeTrace struct {
 // tasks. llc is each cpu's sd_llc_id (nil where unknown).
 func SumWakes(recs []TickRecord, tids []int, llc []int) WakeTrace {
 	w := WakeTrace{LLCKnown: len(llc) > 0}
+	// The workload's task_structs, by the records whose waker is one of
+	// its threads: the waking cpu's rq->curr is then that thread's.
+	work := map[uint64]bool{}
+	for i := range recs {
+		if r := &recs[i]; r.Wake && r.CPU < len(r.Curr) && slices.Contains(tids, int(r.WakerPID)) {
+			work[r.Curr[r.CPU]] = true
+		}
+	}
 	pending := map[int]*TickRecord{}
 	sameLLC := func(a, b int) bool { return a < len(llc) && b < len(llc) && llc[a] == llc[b] }
 	for i := range recs {
@@ -287,11 +303,14 @@ func SumWakes(recs []TickRecord, tids []int, llc []int) WakeTrace {
 		w.StackedNoScan += b2i(e.WakeScan == 0)
 		if w.LLCKnown {
 			var mates uint64
+			mateWork := false
 			for c := range min(e.RQs, 64) {
 				if c != waker && sameLLC(c, waker) {
 					mates |= 1 << c
+					mateWork = mateWork || c < len(e.Curr) && work[e.Curr[c]]
 				}
 			}
+			w.StackedMateWork += b2i(mateWork)
 			if e.IdleCPUs&mates != 0 {
 				w.StackedIdleMate++
 				w.StackedScanIdle += b2i(e.WakeScan != 0)

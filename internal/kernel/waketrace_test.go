@@ -128,3 +128,26 @@ func TestWakeBufferKB(t *testing.T) {
 		}
 	}
 }
+
+// TestSumWakesMateWork: a stacked wakeup whose LLC's other cpu runs one
+// of the workload's tasks, known as such from a record its thread made;
+// an unknown task there is not the workload's.
+func TestSumWakesMateWork(t *testing.T) {
+	// pinger 8 wakes 7 from cpu 1 (its task_struct 0x101 current there);
+	// then pinger 9 wakes 10 on cpu 0, the pair stacked, cpu 1 running
+	// 0x101 (8); then again with cpu 1 running 0x999, never a waker.
+	text := strings.Replace(wakeLines(1, 7, 0, 0x18, "bbii", [2]int{0, 0}, 0), "pinger-1 [001]", "pinger-8 [001]", 1) +
+		strings.Replace(wakeLines(0, 10, 0, 0x18, "bbii", [2]int{0, 0}, 0), "pinger-1 [000]", "pinger-9 [000]", 1) +
+		strings.Replace(strings.Replace(wakeLines(0, 10, 0, 0x18, "bbii", [2]int{0, 0}, 0), "pinger-1 [000]", "pinger-9 [000]", 1), "cu1=101", "cu1=2457", 1)
+	recs, err := ParseTickTrace(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs[0].WakerPID != 8 || recs[2].WakerPID != 9 || len(recs[0].Curr) != 4 || recs[0].Curr[1] != 101 {
+		t.Fatalf("records = %+v", recs[:3])
+	}
+	got := SumWakes(recs, []int{7, 8, 9, 10}, []int{0, 0, 2, 2})
+	if got.Stacked != 2 || got.StackedMateWork != 1 {
+		t.Errorf("SumWakes = %+v, want 2 stacked, 1 with the workload beside", got)
+	}
+}

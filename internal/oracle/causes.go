@@ -215,7 +215,9 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 // on one cpu); of the stacked, "stacked-part-%" (put elsewhere: the pair
 // parted), "stacked-no-scan-%", "stacked-idle-mate-%" (an idle cpu in
 // the waking cpu's LLC besides it), "stacked-scan-idle-%" (that with a
-// budget: what select_idle_cpu() would take) and "stacked-alone-%"
+// budget: what select_idle_cpu() would take), "stacked-mate-work-%"
+// (another cpu of the LLC running one of the workload's tasks) and
+// "stacked-alone-%"
 // (WF_SYNC, the waker alone on its cpu: wake_affine_idle()'s this_cpu);
 // of the split, "split-join-%" (put on the waking cpu: the pair joined),
 // and of those "join-prev-idle-%" and "join-prev-far-%" (prev_cpu idle;
@@ -251,7 +253,8 @@ func wakeValues(c *kernel.Counted) []benchfmt.Value {
 		}
 		if w.LLCKnown {
 			vs = append(vs, benchfmt.Value{Value: pct(w.StackedIdleMate, w.Stacked), Unit: "stacked-idle-mate-%"},
-				benchfmt.Value{Value: pct(w.StackedScanIdle, w.Stacked), Unit: "stacked-scan-idle-%"})
+				benchfmt.Value{Value: pct(w.StackedScanIdle, w.Stacked), Unit: "stacked-scan-idle-%"},
+				benchfmt.Value{Value: pct(w.StackedMateWork, w.Stacked), Unit: "stacked-mate-work-%"})
 		}
 	}
 	if split := w.Wakes - w.Stacked; split > 0 {

@@ -685,7 +685,7 @@ func loadavgWhy(run modelRun, r modelRow) string {
 		return serverMissing(run)
 	case cfg.Pairs == 0:
 		return olderFileMissing(run.kc)
-	case strings.Contains(r.name, partedRow) || strings.Contains(r.name, joinedRow) || strings.Contains(r.name, placedRow):
+	case strings.Contains(r.name, partedRow) || strings.Contains(r.name, joinedRow) || strings.Contains(r.name, placedRow) || strings.Contains(r.name, mateRow):
 		return placementWhy(run, r)
 	case strings.Contains(r.name, "onto the waker's cpu"):
 		if p := placementMissing(run); p != "" {

@@ -17,6 +17,7 @@ import (
 const (
 	placedRow = "wakeups placed (select_task_rq_fair; the rest found their task queued), %"
 	partedRow = "of the pair's wakeups on one cpu, parted (put elsewhere), %"
+	mateRow   = "of them, another cpu of the LLC running the workload, %"
 	joinedRow = "of the pair's wakeups apart, joined (put on the waker's cpu), %"
 )
 
@@ -33,11 +34,18 @@ func placementRows(kc CountResult, p ksim.Placements, wakeups int64) []modelRow 
 	if k, ok := kc.V["stacked-part-%"]; ok && p.Stacked > 0 {
 		rows = append(rows, modelRow{"    " + partedRow, k, percent(p.Parted, p.Stacked)})
 	}
+	if k, ok := kc.V["stacked-mate-work-%"]; ok && p.Scans > 0 {
+		rows = append(rows, modelRow{"      " + mateRow, k, percent(p.BusyMate, p.Scans)})
+	}
 	if k, ok := kc.V["split-join-%"]; ok && p.Wakes > p.Stacked {
 		rows = append(rows, modelRow{"    " + joinedRow, k, percent(p.Joined, p.Wakes-p.Stacked)})
 	}
 	return rows
 }
+
+// gathered is what keeps the guest's pairs beside each other in one
+// LLC, which their load holds at a scan budget of 0.
+const gathered = "the kernel's balancer leaves a node's few running tasks where they are while another node idles (adjust_numa_imbalance() in fair.c: an imbalance of up to NUMA_IMBALANCE_MIN, 2 tasks, with the destination running no more than sd->imb_numa_nr, \"a simple pair of communicating tasks that remain local\"), and a split pair joins on its waker's cpu where prev_cpu is busy; the model's pairs start one task to a cpu and move only by drawn migrations, with no balancer among them: the pairs' gathering is not modelled"
 
 func percent(n, of int64) float64 { return 100 * float64(n) / float64(max(of, 1)) }
 
@@ -54,17 +62,25 @@ func placementWhy(run modelRun, r modelRow) string {
 		return fmt.Sprintf("the guest's wakeups found their task still queued at %.0f %% (ttwu_runnable(): a delayed dequeue's sched_delayed task, or a pinger pinged before its read(), placed nowhere), the model's at %.0f %%; %s, and a task pinged while it runs wakes with no sleep; how many of the guest's blocks were delayed the count does not read (no dequeue record)",
 			100-r.kernel, 100-r.model, dd)
 	}
+	if strings.Contains(r.name, mateRow) {
+		return fmt.Sprintf("the guest's stacked pairs had the workload beside them in the LLC at %.0f %% of their wakeups (the model's %.0f %%): %s",
+			r.kernel, r.model, gathered)
+	}
 	if strings.Contains(r.name, joinedRow) {
 		return fmt.Sprintf("the guest joins a split pair where the wakee's prev_cpu is busy (%.0f %% of its joins; idle at %.0f %%, outside the waker's LLC at %.0f %%) and no idle cpu of the waker's LLC is found: select_idle_sibling() falls back to wake_affine()'s target, the waker's cpu (WF_SYNC, the waker alone: wake_affine_idle()'s this_cpu); the model joins a pair only by a drawn migration to its waker's cpu (the count's wakeup migrations, %.2f %% of wakeups) and runs no select_idle_sibling() on a split wakeup: not modelled",
 			100-kc.V["join-prev-idle-%"], kc.V["join-prev-idle-%"], kc.V["join-prev-far-%"], 100*kc.V["wakeup-migrations/wakeup"])
 	}
 	kScanIdle, kNoScan, kMate := kc.V["stacked-scan-idle-%"], kc.V["stacked-no-scan-%"], kc.V["stacked-idle-mate-%"]
-	mNoScan, mMate := percent(p.NoScan, p.Stacked), percent(p.IdleMate, p.Stacked)
+	mNoScan, mMate := percent(p.NoScan, p.Scans), percent(p.IdleMate, p.Scans)
 	why := fmt.Sprintf("the guest parts a stacked pair only where select_idle_cpu() has both a budget and an idle cpu of the LLC to find (%.1f %% of its stacked wakeups had both, %.1f %% parted); its LLC's nr_idle_scan was 0 at %.0f %% of them (the model's %.0f %%), an idle cpu beside the waker's at %.0f %% (the model's %.0f %%)",
 		kScanIdle, kc.V["stacked-part-%"], kNoScan, mNoScan, kMate, mMate)
 	switch {
 	case mMate > ModelTolerance*kMate:
-		return why + ": the guest's stacked pairs sit beside each other in one LLC, which their load holds at a budget of 0 while another LLC idles, where the model's pairs start one task to a cpu and join on the waker's cpu by a drawn migration wherever the other pair is; which LLC the guest's pairs gather in (the balancer's moves between LLCs, the joins' prev_cpu busy) is not modelled"
+		beside := ""
+		if k, ok := kc.V["stacked-mate-work-%"]; ok {
+			beside = fmt.Sprintf(" (the workload beside the waker's cpu at %.0f %%, the model's %.0f %%)", k, percent(p.BusyMate, p.Scans))
+		}
+		return why + beside + ": " + gathered
 	case mNoScan*ModelTolerance < kNoScan:
 		return why + ": the model's budget is 0 less often; its cpu_util_cfs() counts only the group's tasks' runs (ksim.CPUUtil), not the guest's other tasks' nor util_est, which the count does not give"
 	}
