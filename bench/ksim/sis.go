@@ -315,6 +315,7 @@ func (l *LLCScans) Sibling(target int, idle Idler, start int, budget bool, p *Pl
 	llc, nr := l.Scan(target)
 	if !budget {
 		nr = math.MaxInt
+		p.Unbudgeted++
 	}
 	c, _, _ := SelectIdleCPU(llc, idle, start, nr)
 	mate, _, _ := SelectIdleCPU(llc, idle, start, math.MaxInt)
@@ -343,11 +344,12 @@ func busyMate(llc []uint64, idle Idler, target int) bool {
 // one cpu), and split; a wakeup Parted a stacked pair (put elsewhere) or
 // Joined a split one (put on the waker's cpu). Of the Scans, the stacked
 // wakeups Sibling scanned for, NoScan met the LLC's budget 0, IdleMate an
-// idle cpu of the LLC and BusyMate a busy one besides the target.
+// idle cpu of the LLC and BusyMate a busy one besides the target;
+// Unbudgeted scanned with no budget kept.
 type Placements struct {
 	Wakes, Stacked, Parted, Joined int64
 	Scans, NoScan, IdleMate        int64
-	BusyMate                       int64
+	BusyMate, Unbudgeted           int64
 }
 
 // Place records a wakeup of a task from prev to to by a task on waker.

@@ -91,7 +91,7 @@ func FuzzParseTickTrace(f *testing.F) {
 		for _, tids := range [][]int{nil, {1, 2, 3}} {
 			w := SumWakes(recs, tids, []int{0, 0, 2, 2})
 			if w.Wakes > wakes/2 || w.Local+w.AtPrev > w.Wakes || w.Sync > w.Wakes || w.NoScan > w.Scanned || w.Scanned > w.Wakes || w.Stacked+w.Joined > w.Wakes || w.Joined > w.Local ||
-				w.StackedParted > w.Stacked || w.StackedNoScan > w.Stacked || w.StackedScanIdle > w.StackedIdleMate || w.StackedIdleMate > w.Stacked || w.StackedAlone > w.Stacked ||
+				w.StackedParted > w.Stacked || w.StackedNoScan > w.Stacked || w.StackedScanIdle > w.StackedIdleMate || w.StackedIdleMate > w.Stacked || w.StackedRecentIdle > w.Stacked || w.StackedMateWork > w.Stacked || w.JoinedAlone > w.Joined ||
 				w.JoinedPrevFar > w.JoinedPrevIdle || w.JoinedPrevIdle > w.Joined || tids == nil && w != (WakeTrace{LLCKnown: true}) {
 				t.Errorf("SumWakes(%v) = %+v of %d wake records", tids, w, wakes)
 			}

@@ -72,7 +72,14 @@ func wakeFetch(in Input, cpus []int) (*WakeFetch, error) {
 	for cpu := range slices.Max(cpus) + 1 {
 		off := mem.at(offsets + 8*uint64(cpu))
 		f.RQs = append(f.RQs, rqs+off)
-		f.LLCShared = append(f.LLCShared, shared+off)
+		// A cpu with no LLC domain has a NULL sd_llc_shared, whose
+		// field a fetch would read as whatever the buffer held: none
+		// is read for it (0), and its records have no budget.
+		ptr := shared + off
+		if mem.at(ptr) == 0 {
+			ptr = 0
+		}
+		f.LLCShared = append(f.LLCShared, ptr)
 		f.LLC = append(f.LLC, int(int32(mem.at(llcID+off)))) // an int: the word's low half
 	}
 	if mem.err != nil {

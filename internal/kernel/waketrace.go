@@ -55,7 +55,8 @@ var wakeCPUFields = []string{"nr", "tp", "cu", "id"}
 // WakeFetch says where the wake record reads: task_struct's pid and
 // recent_used_cpu (offsets), each cpu's struct rq (RQs, as KickFetch's)
 // and struct rq's members by name, and where sd_llc_shared points for
-// each cpu (LLCShared[cpu], the per-cpu pointer's address) with
+// each cpu (LLCShared[cpu], the per-cpu pointer's address; 0 where the
+// pointer was NULL, a cpu with no LLC domain, whose budget is not read) with
 // sched_domain_shared's nr_idle_scan offset (NrIdleScan, -1 where the
 // kernel has no SIS_UTIL). LLC is each cpu's sd_llc_id.
 type WakeFetch struct {
@@ -91,14 +92,16 @@ func (f WakeFetch) Args() (string, error) {
 	args = append(args, cpus...)
 	if f.NrIdleScan >= 0 {
 		for i, p := range f.LLCShared {
-			args = append(args, fmt.Sprintf("ns%d=+%d(@%#x):u32", i, f.NrIdleScan, p))
+			if p != 0 {
+				args = append(args, fmt.Sprintf("ns%d=+%d(@%#x):u32", i, f.NrIdleScan, p))
+			}
 		}
 	}
 	return strings.Join(args, " "), nil
 }
 
 // wakeBufferKB sizes the wake instance's ring buffer per cpu for n cpus:
-// 64 MiB in all, 1 to 8 MiB a cpu. A guest's pipe pairs make up to 28k
+// 8 MiB a cpu up to 8 cpus, then 64 MiB in all, at least 1 MiB a cpu. A guest's pipe pairs make up to 28k
 // wakeups a second (6.18, 3 pairs), two records each of about 140 bytes
 // on 4 cpus: 2 s of them are some 8 MiB.
 func wakeBufferKB(n int) int { return min(max(64<<10/max(n, 1), 1<<10), 8<<10) }
@@ -191,15 +194,16 @@ func parseWoke(rec TickRecord, args []string) (TickRecord, error) {
 // select_task_rq_fair() put each, and what the cpus were as it began.
 // A pair's wakeups are two populations: stacked, the wakee's prev_cpu
 // the waking cpu (the two share it: select_idle_sibling() skips its
-// prev test, and recent_used_cpu is prev too), and split; a pair moves
-// between them by a wakeup that parts it (a stacked wakee put
-// elsewhere: select_idle_cpu() found an idle cpu of the LLC) or one
-// that joins it (a split wakee put on the waking cpu: wake_affine()'s
-// WF_SYNC pull, its prev not an idle cpu of the waking cpu's LLC).
+// prev test), and split; a pair moves between them by a wakeup that
+// parts it (a stacked wakee put elsewhere: its recent_used_cpu, another
+// cpu of the LLC, idle, or select_idle_cpu() found an idle cpu of the
+// LLC within its budget) or one that joins it (a split wakee put on the
+// waking cpu: wake_affine()'s WF_SYNC pull, its prev not an idle cpu of
+// the waking cpu's LLC).
 type WakeTrace struct {
 	// Wakes are the workload's wakeups (WF_TTWU, a wakee of tids) with
-	// their return; Unpaired those whose return the trace lacks (the
-	// ring buffer overwrote one of the two). Sync of them carried
+	// their return; Unpaired those whose return the trace lacks (tracing
+	// turned on or off between the two, or a kretprobe missed). Sync of them carried
 	// WF_SYNC; Local went to the waking cpu (schedstat's
 	// nr_wakeups_local, counted apart: a check), AtPrev to prev_cpu,
 	// another cpu; NoScan found the waking cpu's LLC's nr_idle_scan 0
@@ -215,15 +219,16 @@ type WakeTrace struct {
 	// StackedParted those put elsewhere; StackedNoScan found the LLC's
 	// nr_idle_scan 0, StackedIdleMate an idle cpu in the waking cpu's
 	// LLC besides it, StackedScanIdle both a budget and an idle cpu
-	// (what the scan would take, had nothing changed); StackedAlone were
-	// WF_SYNC with the waker alone on its cpu (wake_affine_idle()'s
-	// this_cpu, the target).
-	Stacked         int `json:"stacked"`
-	StackedParted   int `json:"stacked_parted"`
-	StackedNoScan   int `json:"stacked_no_scan,omitempty"`
-	StackedIdleMate int `json:"stacked_idle_mate"`
-	StackedScanIdle int `json:"stacked_scan_idle"`
-	StackedAlone    int `json:"stacked_alone"`
+	// (what the scan would take, had nothing changed); StackedRecentIdle
+	// found the wakee's recent_used_cpu another cpu of the LLC, idle:
+	// select_idle_sibling() takes it before any scan, budget or none
+	// (a pair joined within an LLC parts that way at its next wakeup).
+	Stacked           int `json:"stacked"`
+	StackedParted     int `json:"stacked_parted"`
+	StackedNoScan     int `json:"stacked_no_scan,omitempty"`
+	StackedIdleMate   int `json:"stacked_idle_mate"`
+	StackedScanIdle   int `json:"stacked_scan_idle"`
+	StackedRecentIdle int `json:"stacked_recent_idle"`
 	// StackedMateWork found another cpu of the waking cpu's LLC running
 	// one of the workload's tasks (its rq->curr the waker's task of some
 	// record whose line names a workload thread).
@@ -231,8 +236,12 @@ type WakeTrace struct {
 	// Joined are the other wakeups (split) put on the waking cpu;
 	// JoinedPrevIdle of them found prev_cpu idle, JoinedPrevFar that
 	// outside the waking cpu's LLC (cpus_share_cache() false, so
-	// select_idle_sibling() does not take it).
+	// select_idle_sibling() does not take it); JoinedAlone were WF_SYNC
+	// with the waker alone on its cpu (wake_affine_idle()'s this_cpu, the
+	// target; from 6.13 the kernel leaves delayed tasks out of that
+	// count, which the record's nr_running keeps).
 	Joined         int `json:"joined"`
+	JoinedAlone    int `json:"joined_alone"`
 	JoinedPrevIdle int `json:"joined_prev_idle"`
 	JoinedPrevFar  int `json:"joined_prev_far"`
 	// LLCKnown says sd_llc_id was read (else StackedIdleMate,
@@ -290,6 +299,7 @@ func SumWakes(recs []TickRecord, tids []int, llc []int) WakeTrace {
 		if prev != waker {
 			if to == waker {
 				w.Joined++
+				w.JoinedAlone += b2i(sync && e.WakerNr == 1)
 				if e.IdleCPUs&(1<<prev) != 0 {
 					w.JoinedPrevIdle++
 					w.JoinedPrevFar += b2i(w.LLCKnown && !sameLLC(prev, waker))
@@ -299,7 +309,6 @@ func SumWakes(recs []TickRecord, tids []int, llc []int) WakeTrace {
 		}
 		w.Stacked++
 		w.StackedParted += b2i(to != waker)
-		w.StackedAlone += b2i(sync && e.WakerNr == 1)
 		w.StackedNoScan += b2i(e.WakeScan == 0)
 		if w.LLCKnown {
 			var mates uint64
@@ -311,6 +320,8 @@ func SumWakes(recs []TickRecord, tids []int, llc []int) WakeTrace {
 				}
 			}
 			w.StackedMateWork += b2i(mateWork)
+			ru := int(e.WakeRecent)
+			w.StackedRecentIdle += b2i(ru != prev && ru >= 0 && ru < min(e.RQs, 64) && sameLLC(ru, waker) && e.IdleCPUs&(1<<ru) != 0)
 			if e.IdleCPUs&mates != 0 {
 				w.StackedIdleMate++
 				w.StackedScanIdle += b2i(e.WakeScan != 0)

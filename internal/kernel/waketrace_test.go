@@ -20,6 +20,12 @@ func TestWakeFetchArgs(t *testing.T) {
 	if err != nil || got != want {
 		t.Errorf("Args =\n%s, %v\nwant\n%s", got, err, want)
 	}
+	// A cpu whose sd_llc_shared was NULL: its budget is not read.
+	g := f
+	g.LLCShared = []uint64{0x3000, 0}
+	if got, err := g.Args(); err != nil || !strings.Contains(got, "ns0=") || strings.Contains(got, "ns1=") {
+		t.Errorf("Args with cpu 1's sd_llc_shared NULL = %s, %v", got, err)
+	}
 	// Before SIS_UTIL: no nr_idle_scan, and none read.
 	f.NrIdleScan = -1
 	if got, err := f.Args(); err != nil || strings.Contains(got, "ns0") {
@@ -86,20 +92,24 @@ func TestSumWakes(t *testing.T) {
 		wakeLines(2, 7, 2, ttwu|sync, "iibi", [2]int{0, 1}, 3) + // a pair on one cpu parts: a budget and cpu 3 idle
 		wakeLines(1, 9, 1, ttwu|sync, "ibii", [2]int{0, 0}, 1) + // not the workload's
 		wakeLines(1, 7, 1, 0x04, "ibii", [2]int{0, 0}, 1) + // a fork's placement
+		strings.Replace(wakeLines(2, 8, 2, ttwu|sync, "iibi", [2]int{0, 0}, 3), "ru=4294967295", "ru=3", 1) + // parts to its idle recent_used_cpu, no budget
+		strings.SplitAfter(wakeLines(1, 7, 1, ttwu|sync, "ibii", [2]int{0, 0}, 1), "\n")[0] + // an entry whose return never came
+		wakeLines(1, 7, 1, ttwu|sync, "ibii", [2]int{0, 0}, 1) + // the next on that cpu: stays
+		"  pinger-1 [002] d..2. 50.1: contend_woke: (try_to_wake_up+0x1b4/0x5d0 <- select_task_rq_fair) cpu=2\n" + // a return with no entry
 		"  pinger-1 [003] d..2. 50.0: contend_wake: (select_task_rq_fair+0x0/0x540) pid=8 prev=3 wf=24 ru=3 nr0=0 tp0=0 cu0=1 id0=1\n" // no return
 	recs, err := ParseTickTrace(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := SumWakes(recs, []int{7, 8}, llc)
-	want := WakeTrace{Wakes: 5, Unpaired: 1, Sync: 4, Local: 2, AtPrev: 1, Scanned: 5, NoScan: 2,
-		Stacked: 2, StackedParted: 1, StackedNoScan: 1, StackedIdleMate: 2, StackedScanIdle: 1, StackedAlone: 2,
-		Joined: 1, JoinedPrevIdle: 1, JoinedPrevFar: 1, LLCKnown: true}
+	want := WakeTrace{Wakes: 7, Unpaired: 2, Sync: 6, Local: 3, AtPrev: 1, Scanned: 7, NoScan: 4,
+		Stacked: 4, StackedParted: 2, StackedNoScan: 3, StackedIdleMate: 4, StackedScanIdle: 1, StackedRecentIdle: 1,
+		Joined: 1, JoinedAlone: 1, JoinedPrevIdle: 1, JoinedPrevFar: 1, LLCKnown: true}
 	if got != want {
 		t.Errorf("SumWakes =\n%+v, want\n%+v", got, want)
 	}
 	// Without the LLCs, their shares go unsummed.
-	if got := SumWakes(recs, []int{7, 8}, nil); got.LLCKnown || got.JoinedPrevFar != 0 || got.StackedIdleMate != 0 || got.StackedScanIdle != 0 || got.Stacked != 2 {
+	if got := SumWakes(recs, []int{7, 8}, nil); got.LLCKnown || got.JoinedPrevFar != 0 || got.StackedIdleMate != 0 || got.StackedScanIdle != 0 || got.StackedRecentIdle != 0 || got.Stacked != 4 {
 		t.Errorf("SumWakes without sd_llc_id = %+v", got)
 	}
 	if got := SumTicks("f", recs, 250); got.Ticks != 0 {

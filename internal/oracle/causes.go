@@ -206,23 +206,27 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 
 // wakeValues are the wake trace's shares (kernel.WakeTrace), where one
 // was taken: "wake-placed/wakeup" (the workload's wakeups that
-// select_task_rq_fair() placed, of all schedstat counts: the others found
-// their task still queued), and of the placed, "wake-local-%" (put on the
-// waking cpu: schedstat's local wakeups, counted apart), "wake-sync-%"
-// (WF_SYNC), "wake-at-prev-%" (put back on prev_cpu, another cpu),
-// "wake-no-scan-%" (the waking cpu's LLC's nr_idle_scan 0: SIS_UTIL
-// scans nothing) and "wake-stacked-%" (prev_cpu the waking cpu: the pair
-// on one cpu); of the stacked, "stacked-part-%" (put elsewhere: the pair
-// parted), "stacked-no-scan-%", "stacked-idle-mate-%" (an idle cpu in
-// the waking cpu's LLC besides it), "stacked-scan-idle-%" (that with a
-// budget: what select_idle_cpu() would take), "stacked-mate-work-%"
-// (another cpu of the LLC running one of the workload's tasks) and
-// "stacked-alone-%"
-// (WF_SYNC, the waker alone on its cpu: wake_affine_idle()'s this_cpu);
-// of the split, "split-join-%" (put on the waking cpu: the pair joined),
-// and of those "join-prev-idle-%" and "join-prev-far-%" (prev_cpu idle;
-// that outside the waking cpu's LLC, so select_idle_sibling() passes it
-// over).
+// select_task_rq_fair() placed, of all schedstat counts: try_to_wake_up()
+// places no other: a task still queued, ttwu_runnable(), a delayed
+// dequeue's or one not yet off its cpu; one still switching out, queued
+// on its own cpu's wakelist, ttwu_queue_wakelist(); and one allowed a
+// single cpu, for which select_task_rq() skips the class), and of the
+// placed, "wake-local-%" (put on the waking cpu: schedstat's local
+// wakeups, counted apart), "wake-sync-%" (WF_SYNC), "wake-at-prev-%" (put
+// back on prev_cpu, another cpu), "wake-no-scan-%" (the waking cpu's
+// LLC's nr_idle_scan 0: SIS_UTIL scans nothing) and "wake-stacked-%"
+// (prev_cpu the waking cpu: the pair on one cpu); of the stacked,
+// "stacked-part-%" (put elsewhere: the pair parted), "stacked-no-scan-%",
+// "stacked-idle-mate-%" (an idle cpu in the waking cpu's LLC besides
+// it), "stacked-scan-idle-%" (that with a budget: what select_idle_cpu()
+// would take), "stacked-recent-idle-%" (the wakee's recent_used_cpu
+// another cpu of the LLC, idle: select_idle_sibling() takes it before
+// any scan) and "stacked-mate-work-%" (another cpu of the LLC running
+// one of the workload's tasks); of the split, "split-join-%" (put on the
+// waking cpu: the pair joined), and of those "join-prev-idle-%",
+// "join-prev-far-%" (prev_cpu idle; that outside the waking cpu's LLC,
+// so select_idle_sibling() passes it over) and "join-alone-%" (WF_SYNC,
+// the waker alone on its cpu: wake_affine_idle()'s this_cpu).
 func wakeValues(c *kernel.Counted) []benchfmt.Value {
 	w := c.Wakes
 	if w == nil || w.Wakes == 0 {
@@ -231,9 +235,7 @@ func wakeValues(c *kernel.Counted) []benchfmt.Value {
 	pct := func(n, of int) float64 { return 100 * float64(n) / math.Max(float64(of), 1) }
 	var vs []benchfmt.Value
 	if n := c.Threads.Wakeups; n > 0 && w.Lost == 0 && w.Unpaired == 0 {
-		// The rest found their task still queued (ttwu_runnable(): a
-		// delayed dequeue's, or one not yet off the cpu), with no
-		// placement to make; schedstat counts them local.
+		// The rest try_to_wake_up() did not place (above).
 		vs = append(vs, benchfmt.Value{Value: float64(w.Wakes) / float64(n), Unit: "wake-placed/wakeup"})
 	}
 	vs = append(vs, []benchfmt.Value{
@@ -246,21 +248,22 @@ func wakeValues(c *kernel.Counted) []benchfmt.Value {
 		vs = append(vs, benchfmt.Value{Value: pct(w.NoScan, w.Scanned), Unit: "wake-no-scan-%"})
 	}
 	if w.Stacked > 0 {
-		vs = append(vs, benchfmt.Value{Value: pct(w.StackedParted, w.Stacked), Unit: "stacked-part-%"},
-			benchfmt.Value{Value: pct(w.StackedAlone, w.Stacked), Unit: "stacked-alone-%"})
+		vs = append(vs, benchfmt.Value{Value: pct(w.StackedParted, w.Stacked), Unit: "stacked-part-%"})
 		if w.Scanned > 0 {
 			vs = append(vs, benchfmt.Value{Value: pct(w.StackedNoScan, w.Stacked), Unit: "stacked-no-scan-%"})
 		}
 		if w.LLCKnown {
 			vs = append(vs, benchfmt.Value{Value: pct(w.StackedIdleMate, w.Stacked), Unit: "stacked-idle-mate-%"},
 				benchfmt.Value{Value: pct(w.StackedScanIdle, w.Stacked), Unit: "stacked-scan-idle-%"},
-				benchfmt.Value{Value: pct(w.StackedMateWork, w.Stacked), Unit: "stacked-mate-work-%"})
+				benchfmt.Value{Value: pct(w.StackedMateWork, w.Stacked), Unit: "stacked-mate-work-%"},
+				benchfmt.Value{Value: pct(w.StackedRecentIdle, w.Stacked), Unit: "stacked-recent-idle-%"})
 		}
 	}
 	if split := w.Wakes - w.Stacked; split > 0 {
 		vs = append(vs, benchfmt.Value{Value: pct(w.Joined, split), Unit: "split-join-%"})
 		if w.Joined > 0 {
-			vs = append(vs, benchfmt.Value{Value: pct(w.JoinedPrevIdle, w.Joined), Unit: "join-prev-idle-%"})
+			vs = append(vs, benchfmt.Value{Value: pct(w.JoinedPrevIdle, w.Joined), Unit: "join-prev-idle-%"},
+				benchfmt.Value{Value: pct(w.JoinedAlone, w.Joined), Unit: "join-alone-%"})
 			if w.LLCKnown {
 				vs = append(vs, benchfmt.Value{Value: pct(w.JoinedPrevFar, w.Joined), Unit: "join-prev-far-%"})
 			}

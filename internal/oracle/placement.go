@@ -15,27 +15,28 @@ import (
 // back to wake_affine()'s target, the waker's cpu). Where the count has
 // the wake trace (kernel count from 2026-12-05 16:10), each is a row.
 const (
-	placedRow = "wakeups placed (select_task_rq_fair; the rest found their task queued), %"
+	placedRow = "wakeups placed (select_task_rq_fair; not a task still queued or switching out), %"
 	partedRow = "of the pair's wakeups on one cpu, parted (put elsewhere), %"
 	mateRow   = "of them, another cpu of the LLC running the workload, %"
 	joinedRow = "of the pair's wakeups apart, joined (put on the waker's cpu), %"
 )
 
-// placementRows are the two rows, those the count and the model both
-// have.
+// placementRows are the placement's rows, those the count and the model
+// both have.
 func placementRows(kc CountResult, p ksim.Placements, wakeups int64) []modelRow {
 	var rows []modelRow
-	// The wakeups select_task_rq_fair() placed: the others found their
-	// task still queued (ttwu_runnable(): a delayed dequeue's, from
-	// 6.12, or a pinger pinged before its read()).
+	// The wakeups select_task_rq_fair() placed: try_to_wake_up() places
+	// none that finds its task still queued (ttwu_runnable(): a delayed
+	// dequeue's, from 6.12, or a pinger pinged before its read()), still
+	// switching out (ttwu_queue_wakelist()) or allowed one cpu.
 	if k, ok := kc.V["wake-placed/wakeup"]; ok && wakeups > 0 {
 		rows = append(rows, modelRow{"    " + placedRow, 100 * k, percent(p.Wakes, wakeups)})
 	}
 	if k, ok := kc.V["stacked-part-%"]; ok && p.Stacked > 0 {
 		rows = append(rows, modelRow{"    " + partedRow, k, percent(p.Parted, p.Stacked)})
 	}
-	if k, ok := kc.V["stacked-mate-work-%"]; ok && p.Scans > 0 {
-		rows = append(rows, modelRow{"      " + mateRow, k, percent(p.BusyMate, p.Scans)})
+	if k, ok := kc.V["stacked-mate-work-%"]; ok && p.Stacked > 0 {
+		rows = append(rows, modelRow{"      " + mateRow, k, percent(p.BusyMate, p.Stacked)})
 	}
 	if k, ok := kc.V["split-join-%"]; ok && p.Wakes > p.Stacked {
 		rows = append(rows, modelRow{"    " + joinedRow, k, percent(p.Joined, p.Wakes-p.Stacked)})
@@ -59,7 +60,7 @@ func placementWhy(run modelRun, r modelRow) string {
 		if !run.cfg.DelayDequeue {
 			dd = "the model has no delayed dequeue before 6.12, as the kernel has none"
 		}
-		return fmt.Sprintf("the guest's wakeups found their task still queued at %.0f %% (ttwu_runnable(): a delayed dequeue's sched_delayed task, or a pinger pinged before its read(), placed nowhere), the model's at %.0f %%; %s, and a task pinged while it runs wakes with no sleep; how many of the guest's blocks were delayed the count does not read (no dequeue record)",
+		return fmt.Sprintf("the guest placed none of %.0f %% of its wakeups (try_to_wake_up() found the task still queued, ttwu_runnable(): a delayed dequeue's sched_delayed task, or one pinged before its read(); or still switching out, ttwu_queue_wakelist(); or allowed one cpu), the model %.0f %%; %s, and a task pinged while it runs wakes with no sleep; how many of the guest's blocks were delayed the count does not read (no dequeue record)",
 			100-r.kernel, 100-r.model, dd)
 	}
 	if strings.Contains(r.name, mateRow) {
@@ -71,16 +72,18 @@ func placementWhy(run modelRun, r modelRow) string {
 			100-kc.V["join-prev-idle-%"], kc.V["join-prev-idle-%"], kc.V["join-prev-far-%"], 100*kc.V["wakeup-migrations/wakeup"])
 	}
 	kScanIdle, kNoScan, kMate := kc.V["stacked-scan-idle-%"], kc.V["stacked-no-scan-%"], kc.V["stacked-idle-mate-%"]
-	mNoScan, mMate := percent(p.NoScan, p.Scans), percent(p.IdleMate, p.Scans)
-	why := fmt.Sprintf("the guest parts a stacked pair only where select_idle_cpu() has both a budget and an idle cpu of the LLC to find (%.1f %% of its stacked wakeups had both, %.1f %% parted); its LLC's nr_idle_scan was 0 at %.0f %% of them (the model's %.0f %%), an idle cpu beside the waker's at %.0f %% (the model's %.0f %%)",
-		kScanIdle, kc.V["stacked-part-%"], kNoScan, mNoScan, kMate, mMate)
+	mNoScan, mMate := percent(p.NoScan, p.Stacked), percent(p.IdleMate, p.Stacked)
+	why := fmt.Sprintf("the guest parts a stacked pair where select_idle_sibling() finds the wakee's recent_used_cpu idle in the LLC (%.1f %% of its stacked wakeups) or select_idle_cpu() has both a budget and an idle cpu of the LLC to find (%.1f %%), and %.1f %% parted; its LLC's nr_idle_scan was 0 at %.0f %% of them (the model's %.0f %%), an idle cpu beside the waker's at %.0f %% (the model's %.0f %%)",
+		kc.V["stacked-recent-idle-%"], kScanIdle, kc.V["stacked-part-%"], kNoScan, mNoScan, kMate, mMate)
 	switch {
 	case mMate > ModelTolerance*kMate:
 		beside := ""
 		if k, ok := kc.V["stacked-mate-work-%"]; ok {
-			beside = fmt.Sprintf(" (the workload beside the waker's cpu at %.0f %%, the model's %.0f %%)", k, percent(p.BusyMate, p.Scans))
+			beside = fmt.Sprintf(" (the workload beside the waker's cpu at %.0f %%, the model's %.0f %%)", k, percent(p.BusyMate, p.Stacked))
 		}
 		return why + beside + ": " + gathered
+	case p.Unbudgeted > 0:
+		return why + ": the model's scans keep no SIS_UTIL budget here (no balancer runs among its cpus to leave nr_idle_scan), so they take any idle cpu of the LLC"
 	case mNoScan*ModelTolerance < kNoScan:
 		return why + ": the model's budget is 0 less often; its cpu_util_cfs() counts only the group's tasks' runs (ksim.CPUUtil), not the guest's other tasks' nor util_est, which the count does not give"
 	}

@@ -42,7 +42,7 @@ func TestPlacementWhy(t *testing.T) {
 		{partedRow, ksim.Placements{Wakes: 100, Stacked: 100, Parted: 30, Scans: 100, NoScan: 20, IdleMate: 25}, "budget is 0 less often"},
 		{partedRow, ksim.Placements{Wakes: 100, Stacked: 100, Parted: 30, Scans: 100, NoScan: 78, IdleMate: 20}, "not named"},
 		{joinedRow, ksim.Placements{Wakes: 100, Stacked: 50, Joined: 1}, "prev_cpu is busy (90 %"},
-		{placedRow, ksim.Placements{Wakes: 80}, "still queued at 79 %"},
+		{placedRow, ksim.Placements{Wakes: 80}, "placed none of 79 % of its wakeups"},
 		{mateRow, ksim.Placements{Wakes: 80}, "adjust_numa_imbalance()"},
 	} {
 		run := modelRun{kc: CountResult{V: v}, cfg: loadavg.SimConfig{Pairs: 2}, row: loadavg.SimRow{Place: c.place}}
