@@ -3,6 +3,7 @@ package kernel
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/contend/contend/internal/kernel/machine"
@@ -37,12 +38,19 @@ func traceWakes(u *machine.Undo, tfs *machine.Tracefs, in Input, cpus []int) (*w
 	if err := inst.SetBufferKB(wakeBufferKB(len(f.RQs))); err != nil {
 		note = fmt.Sprintf("wake trace: its buffer left at the default: %v", err)
 	}
-	if err := tfs.AddTracedKprobe(u, inst, WakeEvent, WakeFunc, args); err != nil {
+	// Both probes or neither: an entry without its return would fire
+	// on every wakeup for nothing until the count's end.
+	probes := machine.NewUndo(io.Discard)
+	if err := tfs.AddTracedKprobe(probes, inst, WakeEvent, WakeFunc, args); err != nil {
 		return nil, no + err.Error()
 	}
-	if err := tfs.AddTracedKretprobe(u, inst, WokeEvent, WakeFunc, WokeArgs); err != nil {
+	if err := tfs.AddTracedKretprobe(probes, inst, WokeEvent, WakeFunc, WokeArgs); err != nil {
+		if uerr := probes.Run(); uerr != nil {
+			return nil, no + err.Error() + "; " + uerr.Error()
+		}
 		return nil, no + err.Error()
 	}
+	u.Push("kprobes "+machine.ProbeGroup+"/"+WakeEvent+" and "+WokeEvent+" (traced)", probes.Run)
 	return &wakeTracing{inst: inst, llc: f.LLC}, note
 }
 

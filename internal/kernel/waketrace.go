@@ -116,6 +116,9 @@ func idleCPUArgs(rqs []uint64, rq map[string]int64, keys []string) ([]string, er
 	for i, addr := range rqs {
 		for _, k := range keys {
 			j := slices.IndexFunc(tickFields, func(f [2]string) bool { return f[0] == k })
+			if j < 0 {
+				return nil, fmt.Errorf("no rq member has the record key %q", k)
+			}
 			off, ok := rq[tickFields[j][1]]
 			if !ok {
 				return nil, fmt.Errorf("BTF's struct rq has no %s", tickFields[j][1])

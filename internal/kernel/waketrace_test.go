@@ -161,3 +161,9 @@ func TestSumWakesMateWork(t *testing.T) {
 		t.Errorf("SumWakes = %+v, want 2 stacked, 1 with the workload beside", got)
 	}
 }
+
+func TestIdleCPUArgsUnknownKey(t *testing.T) {
+	if _, err := idleCPUArgs([]uint64{0x1000}, map[string]int64{"nr_running": 4}, []string{"zz"}); err == nil || !strings.Contains(err.Error(), "zz") {
+		t.Errorf("idleCPUArgs with an unknown key: %v", err)
+	}
+}
