@@ -1159,7 +1159,11 @@ func traceNewidle(u *machine.Undo, tfs, inst *machine.Tracefs, in Input) string 
 // A kick record whose rq is not kickRQs' for its cpu is dropped, and
 // counted (TickTrace.KickWrongRQ).
 func readTicks(inst *machine.Tracefs, fn string, hz int, save string, kickRQs []uint64) (t *TickTrace, saveErr, err error) {
-	raw, recs, saveErr, err := readTrace(inst, save, "-tick-trace")
+	raw, saveErr, err := readTrace(inst, save, "-tick-trace")
+	if err != nil {
+		return nil, saveErr, err
+	}
+	recs, err := ParseTickTrace(bytes.NewReader(raw))
 	if err != nil {
 		return nil, saveErr, err
 	}
@@ -1177,24 +1181,23 @@ func readTicks(inst *machine.Tracefs, fn string, hz int, save string, kickRQs []
 	return &sum, saveErr, nil
 }
 
-// readTrace reads an instance's trace text and its records, saving the
-// text to save where set (flag names it in the error); a save that
-// fails is saveErr, and the records stand.
-func readTrace(inst *machine.Tracefs, save, flag string) (raw []byte, recs []TickRecord, saveErr, err error) {
+// readTrace reads an instance's trace text, saving it to save where set
+// (flag names it in the error); a save that fails is saveErr, and the
+// text stands.
+func readTrace(inst *machine.Tracefs, save, flag string) (raw []byte, saveErr, err error) {
 	f, err := inst.Trace()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	raw, err = io.ReadAll(f)
 	f.Close()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	if save != "" {
 		if err := results.WriteFileAtomic(save, raw); err != nil {
 			saveErr = fmt.Errorf("%s: %w", flag, err)
 		}
 	}
-	recs, err = ParseTickTrace(bytes.NewReader(raw))
-	return raw, recs, saveErr, err
+	return raw, saveErr, nil
 }

@@ -244,23 +244,6 @@ type TickRecord struct {
 	HasFlags  bool
 	KickFlags uint32
 	RQs       int
-	// Wake marks a wakeup's record (WakeEvent), taken as
-	// select_task_rq_fair() begins on the waking cpu (CPU): WakePID is
-	// the wakee, WakePrev its prev_cpu, WakeRecent its recent_used_cpu,
-	// WakeFlags the wake_flags, IdleCPUs (as a kick's) the cpus
-	// available_idle_cpu() would call idle, WakerNr the waking cpu's
-	// nr_running and WakeScan its LLC's nr_idle_scan (-1 not read).
-	// Woke marks the record of its return (WokeEvent), WokeCPU the cpu
-	// chosen.
-	// WakerPID is the task the trace line names as running on the
-	// waking cpu (its header's COMM-PID), Curr each cpu's rq->curr.
-	Wake, Woke           bool
-	WakerPID             int32
-	Curr                 []uint64
-	WakePID, WakePrev    int32
-	WakeRecent, WakeScan int32
-	WokeCPU              int32
-	WakeFlags, WakerNr   uint32
 }
 
 // LeafCrossed is whether the record's leaf cfs_rq would decay were it
@@ -314,7 +297,13 @@ func TraceLost(text []byte) int {
 // skipping the '#' header. A line that is not a whole record is an error
 // naming its number.
 func ParseTickTrace(r io.Reader) ([]TickRecord, error) {
-	var out []TickRecord
+	return parseTrace(r, "tick trace", parseTickLine)
+}
+
+// parseTrace reads every record line of a trace's text (not its "#"
+// header, nor a blank line) with parse; an error names what and the line.
+func parseTrace[R any](r io.Reader, what string, parse func(line string) (R, error)) ([]R, error) {
+	var out []R
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	n := 0
@@ -324,74 +313,89 @@ func ParseTickTrace(r io.Reader) ([]TickRecord, error) {
 		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
 			continue
 		}
-		rec, err := parseTickLine(line)
+		rec, err := parse(line)
 		if err != nil {
-			return nil, fmt.Errorf("tick trace line %d: %w", n, err)
+			return nil, fmt.Errorf("%s line %d: %w", what, n, err)
 		}
 		out = append(out, rec)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("tick trace line %d: %w", n+1, err)
+		return nil, fmt.Errorf("%s line %d: %w", what, n+1, err)
 	}
 	return out, nil
 }
 
-func parseTickLine(line string) (TickRecord, error) {
-	var rec TickRecord
-	// "COMM-PID [CPU] FLAGS TIMESTAMP: EVENT: ...": the task's name may
-	// hold spaces and brackets, so the cpu is the last [N] before the
-	// first timestamp that follows one.
+// traceHeader is a trace line's "COMM-PID [CPU] FLAGS TIMESTAMP: EVENT:
+// ARGS" split: the task running (PID, -1 where the header has none), the
+// cpu, the time, the event (its colon cut) and the words after it.
+type traceHeader struct {
+	PID   int32
+	CPU   int
+	Time  float64
+	Event string
+	Args  []string
+}
+
+func splitTraceLine(line string) (traceHeader, error) {
+	h := traceHeader{PID: -1}
+	// The task's name may hold spaces and brackets, so the cpu is the
+	// last [N] before the first timestamp that follows one.
 	f := strings.Fields(line)
 	cpuAt, timeAt := -1, -1
 	for i, w := range f {
 		if len(w) > 2 && w[0] == '[' && w[len(w)-1] == ']' {
 			if c, err := strconv.Atoi(w[1 : len(w)-1]); err == nil && c >= 0 {
-				rec.CPU, cpuAt = c, i
+				h.CPU, cpuAt = c, i
 			}
 			continue
 		}
 		if s, ok := strings.CutSuffix(w, ":"); ok && cpuAt >= 0 {
 			if t, err := strconv.ParseFloat(s, 64); err == nil && t >= 0 {
-				rec.Time, timeAt = t, i
+				h.Time, timeAt = t, i
 				break
 			}
 		}
 	}
 	if cpuAt < 0 {
-		return rec, fmt.Errorf("no [cpu] in %q", line)
+		return h, fmt.Errorf("no [cpu] in %q", line)
 	}
 	if timeAt < 0 {
-		return rec, fmt.Errorf("no timestamp after the cpu in %q", line)
+		return h, fmt.Errorf("no timestamp after the cpu in %q", line)
 	}
-	if timeAt+1 < len(f) && f[timeAt+1] == IdleEntryEvent+":" {
+	if cpuAt > 0 {
+		// "COMM-PID": the name may hold dashes, the pid none.
+		w := f[cpuAt-1]
+		if pid, err := strconv.ParseInt(w[strings.LastIndexByte(w, '-')+1:], 10, 32); err == nil && pid >= 0 {
+			h.PID = int32(pid)
+		}
+	}
+	if timeAt+1 < len(f) {
+		h.Event = strings.TrimSuffix(f[timeAt+1], ":")
+		h.Args = f[timeAt+2:]
+	}
+	return h, nil
+}
+
+func parseTickLine(line string) (TickRecord, error) {
+	h, err := splitTraceLine(line)
+	rec := TickRecord{CPU: h.CPU, Time: h.Time}
+	if err != nil {
+		return rec, err
+	}
+	switch h.Event {
+	case IdleEntryEvent:
 		rec.IdleEntry = true // no arguments
 		return rec, nil
-	}
-	if timeAt+1 < len(f) && f[timeAt+1] == NewidleEvent+":" {
-		return parseNewidle(rec, f[timeAt+2:])
-	}
-	if timeAt+1 < len(f) && f[timeAt+1] == KickEvent+":" {
-		return parseKick(rec, f[timeAt+2:])
-	}
-	if timeAt+1 < len(f) && f[timeAt+1] == WakeEvent+":" {
-		// The task running on the waking cpu, the waker: "COMM-PID"
-		// before the cpu (its name may hold dashes, its pid none).
-		if cpuAt > 0 {
-			w := f[cpuAt-1]
-			if pid, err := strconv.ParseInt(w[strings.LastIndexByte(w, '-')+1:], 10, 32); err == nil && pid >= 0 {
-				rec.WakerPID = int32(pid)
-			}
-		}
-		return parseWake(rec, f[timeAt+2:])
-	}
-	if timeAt+1 < len(f) && f[timeAt+1] == WokeEvent+":" {
-		return parseWoke(rec, f[timeAt+2:])
+	case NewidleEvent:
+		return parseNewidle(rec, h.Args)
+	case KickEvent:
+		return parseKick(rec, h.Args)
 	}
 	seen := map[string]bool{}
 	var curr, idle, clock, lost, lut uint64
 	var contrib uint64
 	own := strconv.Itoa(rec.CPU)
-	for _, w := range f[timeAt+1:] {
+	for _, w := range h.Args {
 		k, v, ok := strings.Cut(w, "=")
 		if !ok {
 			continue
@@ -739,9 +743,6 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 	byCPU := map[int][]TickRecord{}
 	var ages, avgIdle, cost []float64
 	for _, r := range recs {
-		if r.Wake || r.Woke {
-			continue // SumWakes'
-		}
 		if r.IdleEntry {
 			t.IdleEntries++
 			entered[r.CPU] = true

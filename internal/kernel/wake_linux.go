@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -99,7 +100,11 @@ func wakeFetch(in Input, cpus []int) (*WakeFetch, error) {
 // read sums the instance's records of tids' wakeups, saving them to
 // save where set; a save that fails is saveErr, and the sum stands.
 func (w *wakeTracing) read(tids []int, save string) (t *WakeTrace, saveErr, err error) {
-	raw, recs, saveErr, err := readTrace(w.inst, save, "-wake-trace")
+	raw, saveErr, err := readTrace(w.inst, save, "-wake-trace")
+	if err != nil {
+		return nil, saveErr, err
+	}
+	recs, err := ParseWakeTrace(bytes.NewReader(raw))
 	if err != nil {
 		return nil, saveErr, err
 	}

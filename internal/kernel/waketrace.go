@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -150,47 +151,88 @@ func idleCPUs(kind string, v map[string]uint64) (idle uint64, n int, err error) 
 	return idle, 64, nil
 }
 
-// parseWake reads a wake record's arguments (WakeFetch.Args) into rec.
-func parseWake(rec TickRecord, args []string) (TickRecord, error) {
-	rec.Wake = true
+// WakeRecord is one record of a wake trace: a wakeup's entry into
+// select_task_rq_fair() on the waking cpu (CPU), or, Woke, its return.
+// Of an entry: WakerPID is the task the line's header names running on
+// the waking cpu, PID the wakee, Prev its prev_cpu, Recent its
+// recent_used_cpu, Flags the wake_flags, IdleCPUs (bit i, cpu i < 64)
+// the cpus available_idle_cpu() would call idle of the RQs read, Curr
+// each cpu's rq->curr, WakerNr the waking cpu's nr_running and Scan its
+// LLC's nr_idle_scan (-1 not read). Of a return: To, the cpu chosen.
+type WakeRecord struct {
+	CPU                    int
+	Time                   float64
+	Woke                   bool
+	WakerPID, PID          int32
+	Prev, Recent, Scan, To int32
+	Flags, WakerNr         uint32
+	IdleCPUs               uint64
+	RQs                    int
+	Curr                   []uint64
+}
+
+// ParseWakeTrace reads a wake trace's text (its instance's "trace"
+// file): every record line a WakeEvent's or a WokeEvent's, or an error
+// naming its number.
+func ParseWakeTrace(r io.Reader) ([]WakeRecord, error) {
+	return parseTrace(r, "wake trace", parseWakeLine)
+}
+
+func parseWakeLine(line string) (WakeRecord, error) {
+	h, err := splitTraceLine(line)
+	rec := WakeRecord{CPU: h.CPU, Time: h.Time, WakerPID: h.PID}
+	switch {
+	case err != nil:
+	case h.Event == WakeEvent:
+		err = rec.parseEntry(h.Args)
+	case h.Event == WokeEvent:
+		err = rec.parseReturn(h.Args)
+	default:
+		err = fmt.Errorf("event %q, neither %s nor %s", h.Event, WakeEvent, WokeEvent)
+	}
+	return rec, err
+}
+
+// parseEntry reads a wake record's arguments (WakeFetch.Args).
+func (rec *WakeRecord) parseEntry(args []string) error {
 	v, err := recordValues("wake", args, "pid", "prev", "wf", "ru", "nr0")
 	if err != nil {
-		return rec, err
+		return err
 	}
 	if rec.IdleCPUs, rec.RQs, err = idleCPUs("wake", v); err != nil {
-		return rec, err
+		return err
 	}
 	rec.Curr = make([]uint64, rec.RQs)
 	for i := range rec.Curr {
 		rec.Curr[i] = v["cu"+strconv.Itoa(i)]
 	}
-	rec.WakePID, rec.WakePrev, rec.WakeRecent = int32(v["pid"]), int32(v["prev"]), int32(v["ru"])
-	rec.WakeFlags = uint32(v["wf"])
-	if rec.WakePrev < 0 || int(rec.WakePrev) >= 64 {
-		return rec, fmt.Errorf("wake record: prev=%d, not a cpu", rec.WakePrev)
+	rec.PID, rec.Prev, rec.Recent = int32(v["pid"]), int32(v["prev"]), int32(v["ru"])
+	rec.Flags = uint32(v["wf"])
+	if rec.Prev < 0 || rec.Prev >= 64 {
+		return fmt.Errorf("wake record: prev=%d, not a cpu", rec.Prev)
 	}
 	if rec.CPU < rec.RQs {
 		rec.WakerNr = uint32(v["nr"+strconv.Itoa(rec.CPU)])
 	}
-	rec.WakeScan = -1
+	rec.Scan = -1
 	if ns, ok := v["ns"+strconv.Itoa(rec.CPU)]; ok {
-		rec.WakeScan = int32(ns)
+		rec.Scan = int32(ns)
 	}
-	return rec, nil
+	return nil
 }
 
-// parseWoke reads a wake return's record (WokeArgs) into rec.
-func parseWoke(rec TickRecord, args []string) (TickRecord, error) {
+// parseReturn reads a wake return's record (WokeArgs).
+func (rec *WakeRecord) parseReturn(args []string) error {
 	rec.Woke = true
 	v, err := recordValues("woke", args, "cpu")
 	if err != nil {
-		return rec, err
+		return err
 	}
-	rec.WokeCPU = int32(v["cpu"])
-	if rec.WokeCPU < 0 || rec.WokeCPU >= 64 {
-		return rec, fmt.Errorf("woke record: cpu=%d, not a cpu", rec.WokeCPU)
+	rec.To = int32(v["cpu"])
+	if rec.To < 0 || rec.To >= 64 {
+		return fmt.Errorf("woke record: cpu=%d, not a cpu", rec.To)
 	}
-	return rec, nil
+	return nil
 }
 
 // WakeTrace sums the workload's wakeups in a wake trace: where
@@ -259,28 +301,25 @@ type WakeTrace struct {
 // order, each cpu's in time order: a cpu places one wakeup at a time,
 // under p->pi_lock with interrupts off) and sums the wakeups of tids'
 // tasks. llc is each cpu's sd_llc_id (nil where unknown).
-func SumWakes(recs []TickRecord, tids []int, llc []int) WakeTrace {
+func SumWakes(recs []WakeRecord, tids []int, llc []int) WakeTrace {
 	w := WakeTrace{LLCKnown: len(llc) > 0}
 	// The workload's task_structs, by the records whose waker is one of
 	// its threads: the waking cpu's rq->curr is then that thread's.
 	work := map[uint64]bool{}
 	for i := range recs {
-		if r := &recs[i]; r.Wake && r.CPU < len(r.Curr) && slices.Contains(tids, int(r.WakerPID)) {
+		if r := &recs[i]; !r.Woke && r.CPU < len(r.Curr) && slices.Contains(tids, int(r.WakerPID)) {
 			work[r.Curr[r.CPU]] = true
 		}
 	}
-	pending := map[int]*TickRecord{}
+	pending := map[int]*WakeRecord{}
 	sameLLC := func(a, b int) bool { return a < len(llc) && b < len(llc) && llc[a] == llc[b] }
 	for i := range recs {
 		r := &recs[i]
-		switch {
-		case r.Wake:
+		if !r.Woke {
 			if p := pending[r.CPU]; p != nil && wanted(p, tids) {
 				w.Unpaired++
 			}
 			pending[r.CPU] = r
-			continue
-		case !r.Woke:
 			continue
 		}
 		e := pending[r.CPU]
@@ -289,15 +328,14 @@ func SumWakes(recs []TickRecord, tids []int, llc []int) WakeTrace {
 			continue
 		}
 		w.Wakes++
-		waker, prev, to := e.CPU, int(e.WakePrev), int(r.WokeCPU)
-		sync := e.WakeFlags&wfSync != 0
+		waker, prev, to := e.CPU, int(e.Prev), int(r.To)
+		sync := e.Flags&wfSync != 0
 		w.Sync += b2i(sync)
 		w.Local += b2i(to == waker)
 		w.AtPrev += b2i(to == prev && to != waker)
-		scan := e.WakeScan >= 0
-		if scan {
+		if e.Scan >= 0 {
 			w.Scanned++
-			w.NoScan += b2i(e.WakeScan == 0)
+			w.NoScan += b2i(e.Scan == 0)
 		}
 		if prev != waker {
 			if to == waker {
@@ -312,7 +350,7 @@ func SumWakes(recs []TickRecord, tids []int, llc []int) WakeTrace {
 		}
 		w.Stacked++
 		w.StackedParted += b2i(to != waker)
-		w.StackedNoScan += b2i(e.WakeScan == 0)
+		w.StackedNoScan += b2i(e.Scan == 0)
 		if w.LLCKnown {
 			var mates uint64
 			mateWork := false
@@ -323,11 +361,11 @@ func SumWakes(recs []TickRecord, tids []int, llc []int) WakeTrace {
 				}
 			}
 			w.StackedMateWork += b2i(mateWork)
-			ru := int(e.WakeRecent)
+			ru := int(e.Recent)
 			w.StackedRecentIdle += b2i(ru != prev && ru >= 0 && ru < min(e.RQs, 64) && sameLLC(ru, waker) && e.IdleCPUs&(1<<ru) != 0)
 			if e.IdleCPUs&mates != 0 {
 				w.StackedIdleMate++
-				w.StackedScanIdle += b2i(e.WakeScan != 0)
+				w.StackedScanIdle += b2i(e.Scan != 0)
 			}
 		}
 	}
@@ -339,6 +377,6 @@ func SumWakes(recs []TickRecord, tids []int, llc []int) WakeTrace {
 
 // wanted is whether a wake record is a wakeup (not a fork's or an
 // exec's placement) of one of tids' tasks.
-func wanted(r *TickRecord, tids []int) bool {
-	return r.WakeFlags&wfTTWU != 0 && slices.Contains(tids, int(r.WakePID))
+func wanted(r *WakeRecord, tids []int) bool {
+	return r.Flags&wfTTWU != 0 && slices.Contains(tids, int(r.PID))
 }

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -97,7 +98,7 @@ func TestSumWakes(t *testing.T) {
 		wakeLines(1, 7, 1, ttwu|sync, "ibii", [2]int{0, 0}, 1) + // the next on that cpu: stays
 		"  pinger-1 [002] d..2. 50.1: contend_woke: (try_to_wake_up+0x1b4/0x5d0 <- select_task_rq_fair) cpu=2\n" + // a return with no entry
 		"  pinger-1 [003] d..2. 50.0: contend_wake: (select_task_rq_fair+0x0/0x540) pid=8 prev=3 wf=24 ru=3 nr0=0 tp0=0 cu0=1 id0=1\n" // no return
-	recs, err := ParseTickTrace(strings.NewReader(text))
+	recs, err := ParseWakeTrace(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,9 +113,6 @@ func TestSumWakes(t *testing.T) {
 	if got := SumWakes(recs, []int{7, 8}, nil); got.LLCKnown || got.JoinedPrevFar != 0 || got.StackedIdleMate != 0 || got.StackedScanIdle != 0 || got.StackedRecentIdle != 0 || got.Stacked != 4 {
 		t.Errorf("SumWakes without sd_llc_id = %+v", got)
 	}
-	if got := SumTicks("f", recs, 250); got.Ticks != 0 {
-		t.Errorf("SumTicks counted wake records as ticks: %+v", got)
-	}
 }
 
 func TestParseWakeBad(t *testing.T) {
@@ -124,9 +122,11 @@ func TestParseWakeBad(t *testing.T) {
 		{"x-1 [001] 1.5: contend_wake: (f) pid=1 prev=4294967295 wf=8 ru=1 nr0=0 tp0=0 cu0=1 id0=1\n", "not a cpu"},
 		{"x-1 [001] 1.5: contend_woke: (f <- g)\n", "no cpu="},
 		{"x-1 [001] 1.5: contend_woke: (f <- g) cpu=4294967295\n", "not a cpu"},
+		{"x-1 [001] 1.5: contend_tick: (f) j=1 nb=2 ib=0 nr=0 tp=0 cu=1 id=1\n", "neither contend_wake nor contend_woke"},
+		{"x-1 001 1.5: contend_woke: (f <- g) cpu=1\n", "line 1: no [cpu]"},
 	} {
-		if _, err := ParseTickTrace(strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("ParseTickTrace(%q) = %v, want %q", c.in, err, c.want)
+		if _, err := ParseWakeTrace(strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseWakeTrace(%q) = %v, want %q", c.in, err, c.want)
 		}
 	}
 }
@@ -149,7 +149,7 @@ func TestSumWakesMateWork(t *testing.T) {
 	text := strings.Replace(wakeLines(1, 7, 0, 0x18, "bbii", [2]int{0, 0}, 0), "pinger-1 [001]", "pinger-8 [001]", 1) +
 		strings.Replace(wakeLines(0, 10, 0, 0x18, "bbii", [2]int{0, 0}, 0), "pinger-1 [000]", "pinger-9 [000]", 1) +
 		strings.Replace(strings.Replace(wakeLines(0, 10, 0, 0x18, "bbii", [2]int{0, 0}, 0), "pinger-1 [000]", "pinger-9 [000]", 1), "cu1=101", "cu1=2457", 1)
-	recs, err := ParseTickTrace(strings.NewReader(text))
+	recs, err := ParseWakeTrace(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,5 +165,51 @@ func TestSumWakesMateWork(t *testing.T) {
 func TestIdleCPUArgsUnknownKey(t *testing.T) {
 	if _, err := idleCPUArgs([]uint64{0x1000}, map[string]int64{"nr_running": 4}, []string{"zz"}); err == nil || !strings.Contains(err.Error(), "zz") {
 		t.Errorf("idleCPUArgs with an unknown key: %v", err)
+	}
+}
+
+func FuzzParseWakeTrace(f *testing.F) {
+	b, err := os.ReadFile("testdata/waketrace/sample.txt")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(b))
+	f.Fuzz(func(t *testing.T, s string) {
+		recs, err := ParseWakeTrace(strings.NewReader(s))
+		if err != nil {
+			if recs != nil || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q with %d records", err, len(recs))
+			}
+			return
+		}
+		for _, tids := range [][]int{nil, {201, 202, 203}} {
+			w := SumWakes(recs, tids, []int{0, 0, 2, 2})
+			if w.Wakes > len(recs)/2 || w.Local+w.AtPrev > w.Wakes || w.Sync > w.Wakes || w.NoScan > w.Scanned || w.Scanned > w.Wakes || w.Stacked+w.Joined > w.Wakes || w.Joined > w.Local ||
+				w.StackedParted > w.Stacked || w.StackedNoScan > w.Stacked || w.StackedScanIdle > w.StackedIdleMate || w.StackedIdleMate > w.Stacked || w.StackedRecentIdle > w.Stacked || w.StackedMateWork > w.Stacked ||
+				w.JoinedAlone > w.Joined || w.JoinedPrevFar > w.JoinedPrevIdle || w.JoinedPrevIdle > w.Joined || tids == nil && w != (WakeTrace{LLCKnown: true}) {
+				t.Errorf("SumWakes(%v) = %+v of %d records", tids, w, len(recs))
+			}
+		}
+	})
+}
+
+// TestParseWakeSample: 80 of a 6.1 guest's records (pipe, 2 pairs;
+// pingers 143-146 on 4 cpus in 2 LLCs) parse and pair.
+func TestParseWakeSample(t *testing.T) {
+	f, err := os.Open("testdata/waketrace/sample.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := ParseWakeTrace(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A stretch with both pairs stacked in one LLC, each beside the
+	// other, and the LLC's budget 0 throughout.
+	w := SumWakes(recs, []int{143, 144, 145, 146}, []int{0, 0, 2, 2})
+	want := WakeTrace{Wakes: 40, Sync: 40, Local: 40, Scanned: 40, NoScan: 40, Stacked: 40, StackedNoScan: 40, StackedMateWork: 40, LLCKnown: true}
+	if w != want {
+		t.Errorf("SumWakes = %+v of %d records, want %+v", w, len(recs), want)
 	}
 }
