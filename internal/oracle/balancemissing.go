@@ -55,6 +55,12 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		return why
 	case is("sched_balance_rq() calls") && is("CPU_NEWLY_IDLE") && over && newidleGate(kc) != "":
 		return newidleGate(kc)
+	case is("sched_balance_rq() calls") && is("CPU_NEWLY_IDLE") && over && gateRead(kc) != "":
+		// The gate mostly open, and the guest's open walks still made
+		// few calls: what ends a walk past the gate.
+		walks := kc.V["nohz-run-idle/s"] * (100 - kc.V["newidle-gated-%"]) / 100
+		return fmt.Sprintf("the walks past the gate: the guest's made %.2f sched_balance_rq() calls each (%.0f a second over some %.0f walks past it, its idle entries less the %.0f %% gated), the model's walks every domain whose cost its avg_idle clears; a walk ends at the first domain where avg_idle < the walk's cost so far plus that domain's max_newidle_lb_cost, with the costs as each pass leaves them, and returns before the gate on a wakeup already pending (this_rq->ttwu_pending), neither read per walk by the count (%s)",
+			r.kernel/math.Max(walks, 1), r.kernel, walks, kc.V["newidle-gated-%"], gateRead(kc))
 	case is("sched_balance_rq() calls") && is("CPU_NEWLY_IDLE") && over && gateRead(kc) == "" && kernelAtLeast(kc.Kernel, 6, 19):
 		return "the newidle gate's inputs, not modelled as the guest's and not read on this kernel: from 6.19 sched_balance_newidle() is inlined into its one caller, so the tick trace has no newidle record (the count's note); on the 6.1-6.18 counts, where it is read, the gate closed at 55-100 % of the walks, mostly at avg_idle under max_newidle_lb_cost (benchdata/2026-12-05-kicks.md), where the model's gate is open at every walk or at none (its avg_idle the guest's mean idle)"
 	case is("sched_balance_rq() calls") && is("CPU_NEWLY_IDLE") && over && kc.Shape == "pipe" && 2*kc.Pairs <= kc.CPUs && gateRead(kc) == "":

@@ -82,6 +82,9 @@ func placementWhy(run modelRun, r modelRow) string {
 			beside = fmt.Sprintf(" (the workload beside the waker's cpu at %.0f %%, the model's %.0f %%)", k, percent(p.BusyMate, p.Stacked))
 		}
 		return why + beside + ": " + gathered
+	case kScanIdle > ModelTolerance*kc.V["stacked-part-%"] && r.model > r.kernel:
+		return why + fmt.Sprintf(": the guest's scans took an idle cpu at under %.0f %% of the stacked wakeups that had a budget and one, where the model's parted at %.1f %% against its idle cpu beside at %.0f %%: a budget of n probes n cpus from the waker's next (for_each_cpu_wrap() from target + 1), so on an LLC of more than two an idle cpu past them is missed; the guest's budgets' sizes the trace reads but does not sum, and the model's come from its own util (ksim.CPUUtil)",
+			100*kc.V["stacked-part-%"]/kScanIdle, r.model, mMate)
 	case p.Unbudgeted > 0:
 		return why + ": the model's scans keep no SIS_UTIL budget here (no balancer runs among its cpus to leave nr_idle_scan), so they take any idle cpu of the LLC"
 	case mNoScan*ModelTolerance < kNoScan:
