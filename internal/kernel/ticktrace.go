@@ -362,9 +362,18 @@ func splitTraceLine(line string) (traceHeader, error) {
 	if timeAt < 0 {
 		return h, fmt.Errorf("no timestamp after the cpu in %q", line)
 	}
-	if cpuAt > 0 {
-		// "COMM-PID": the name may hold dashes, the pid none.
-		w := f[cpuAt-1]
+	// "COMM-PID": the name may hold dashes, the pid none; with
+	// tracefs's record-tgid option a "(TGID)" stands between, which may
+	// split into two words ("(  7)").
+	at := cpuAt - 1
+	if at >= 0 && strings.HasSuffix(f[at], ")") {
+		for at > 0 && !strings.HasPrefix(f[at], "(") {
+			at--
+		}
+		at--
+	}
+	if at >= 0 {
+		w := f[at]
 		if pid, err := strconv.ParseInt(w[strings.LastIndexByte(w, '-')+1:], 10, 32); err == nil && pid >= 0 {
 			h.PID = int32(pid)
 		}

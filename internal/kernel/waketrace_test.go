@@ -156,6 +156,18 @@ func TestSumWakesMateWork(t *testing.T) {
 	if recs[0].WakerPID != 8 || recs[2].WakerPID != 9 || len(recs[0].Curr) != 4 || recs[0].Curr[1] != 101 {
 		t.Fatalf("records = %+v", recs[:3])
 	}
+	// tracefs's record-tgid option puts "(TGID)" before the cpu.
+	if h, err := splitTraceLine("  pinger-8   (   7) [001] d..2. 50.0: contend_woke: (f <- g) cpu=1"); err != nil || h.PID != 8 || h.CPU != 1 {
+		t.Errorf("a record-tgid line: %+v, %v", h, err)
+	}
+	if h, err := splitTraceLine("  <idle>-0 [003] d.h3. 7.9: contend_woke: (f <- g) cpu=3"); err != nil || h.PID != 0 {
+		t.Errorf("the idle task's line: %+v, %v", h, err)
+	}
+	for _, line := range []string{"(7) [001] d..2. 50.0: contend_woke: (f <- g) cpu=1", "[001] d..2. 50.0: contend_woke: (f <- g) cpu=1", "7) [001] 50.0: contend_woke: cpu=1"} {
+		if h, err := splitTraceLine(line); err != nil || h.PID != -1 {
+			t.Errorf("%q, no task before the cpu: %+v, %v", line, h, err)
+		}
+	}
 	got := SumWakes(recs, []int{7, 8, 9, 10}, []int{0, 0, 2, 2})
 	if got.Stacked != 2 || got.StackedMateWork != 1 {
 		t.Errorf("SumWakes = %+v, want 2 stacked, 1 with the workload beside", got)
