@@ -318,8 +318,10 @@ func (l *LLCScans) Sibling(target int, idle Idler, start int, budget bool, p *Pl
 		p.Unbudgeted++
 	}
 	c, _, _ := SelectIdleCPU(llc, idle, start, nr)
-	mate, _, _ := SelectIdleCPU(llc, idle, start, math.MaxInt)
-	p.Scans++
+	mate := c
+	if mate < 0 && nr != math.MaxInt { // the budget may have stopped short of one
+		mate, _, _ = SelectIdleCPU(llc, idle, start, math.MaxInt)
+	}
 	p.NoScan += b2i(nr == 1)
 	p.IdleMate += b2i(mate >= 0)
 	p.BusyMate += b2i(busyMate(llc, idle, target))
@@ -342,14 +344,14 @@ func busyMate(llc []uint64, idle Idler, target int) bool {
 // trace does (internal/kernel's WakeTrace). A pair's wakeups are of two
 // populations: Stacked, the wakee's previous cpu the waker's (the pair on
 // one cpu), and split; a wakeup Parted a stacked pair (put elsewhere) or
-// Joined a split one (put on the waker's cpu). Of the Scans, the stacked
-// wakeups Sibling scanned for, NoScan met the LLC's budget 0, IdleMate an
-// idle cpu of the LLC and BusyMate a busy one besides the target;
-// Unbudgeted scanned with no budget kept.
+// Joined a split one (put on the waker's cpu). Of the stacked wakeups
+// Sibling scanned for, NoScan met the LLC's budget 0, IdleMate an idle
+// cpu of the LLC and BusyMate a busy one besides the target; Unbudgeted
+// scanned with no budget kept.
 type Placements struct {
 	Wakes, Stacked, Parted, Joined int64
-	Scans, NoScan, IdleMate        int64
-	BusyMate, Unbudgeted           int64
+	NoScan, IdleMate, BusyMate     int64
+	Unbudgeted                     int64
 }
 
 // Place records a wakeup of a task from prev to to by a task on waker.

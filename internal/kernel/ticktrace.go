@@ -400,57 +400,23 @@ func parseTickLine(line string) (TickRecord, error) {
 	case KickEvent:
 		return parseKick(rec, h.Args)
 	}
-	seen := map[string]bool{}
-	var curr, idle, clock, lost, lut uint64
-	var contrib uint64
+	v, err := recordValues("tick", h.Args, "j", "nb", "ib", "nr", "tp", "cu", "id")
+	if err != nil {
+		return rec, err
+	}
+	if v["nr"] > math.MaxUint32 {
+		return rec, fmt.Errorf("nr=%d: over 32 bits", v["nr"])
+	}
+	rec.Jiffies, rec.NextBalance, rec.IdleBalance = v["j"], v["nb"], v["ib"] != 0
+	rec.NrRunning, rec.TTWUPending = uint32(v["nr"]), v["tp"] != 0
+	curr, idle := v["cu"], v["id"]
 	own := strconv.Itoa(rec.CPU)
-	for _, w := range h.Args {
-		k, v, ok := strings.Cut(w, "=")
-		if !ok {
-			continue
-		}
-		n, err := strconv.ParseUint(v, 0, 64)
-		if err != nil {
-			return rec, fmt.Errorf("%s=%q: not a number", k, v)
-		}
-		switch k {
-		case "cp":
-			clock = n
-		case "li":
-			lost = n
-		case "u" + own:
-			lut = n
-		case "c" + own:
-			contrib = n
-		case "j":
-			rec.Jiffies = n
-		case "nb":
-			rec.NextBalance = n
-		case "ib":
-			rec.IdleBalance = n != 0
-		case "nr":
-			if n > math.MaxUint32 {
-				return rec, fmt.Errorf("nr=%q: over 32 bits", v)
-			}
-			rec.NrRunning = uint32(n)
-		case "tp":
-			rec.TTWUPending = n != 0
-		case "cu":
-			curr = n
-		case "id":
-			idle = n
-		default:
-			continue
-		}
-		seen[k] = true
-	}
-	for _, k := range []string{"j", "nb", "ib", "nr", "tp", "cu", "id"} {
-		if !seen[k] {
-			return rec, fmt.Errorf("no %s= in %q", k, line)
-		}
-	}
+	clock, lost := v["cp"], v["li"]
+	lut, hasLUT := v["u"+own]
+	contrib, hasContrib := v["c"+own]
+	_, hasClock := v["cp"]
 	rec.IdleTask = curr == idle
-	if seen["cp"] && seen["u"+own] && seen["c"+own] {
+	if hasClock && hasLUT && hasContrib {
 		if contrib >= 1024 {
 			return rec, fmt.Errorf("c%s=%d: period_contrib over 1023 (the kernel keeps it under 1024)", own, contrib)
 		}

@@ -63,6 +63,7 @@ func TestParseTickTraceBad(t *testing.T) {
 		{"x-1 [001] 1.5: e: (f) j=1 nb=2 ib=0 nr=0 tp=0 cu=1\n", "no id="},
 		{"x-1 [001] 1.5: e: (f) j=1 nb=-2 ib=0 nr=0 tp=0 cu=1 id=1\n", `nb="-2": not a number`},
 		{"x-1 [001] contend_idle: (f)\n", "no timestamp"},
+		{"x-1 [001] 1.5: e: (f) j=1 nb=2 ib=0 nr=4294967296 tp=0 cu=1 id=1\n", "nr=4294967296: over 32 bits"},
 	} {
 		if _, err := ParseTickTrace(strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("ParseTickTrace(%q) = %v, want %q", c.in, err, c.want)

@@ -24,7 +24,7 @@ func TestPlacementRows(t *testing.T) {
 		t.Errorf("no split wakeup in the model: %+v, want the parted row alone", rows)
 	}
 	kc.V["stacked-mate-work-%"] = 60
-	if rows := placementRows(kc, ksim.Placements{Wakes: 10, Stacked: 10, Scans: 10, BusyMate: 3}, 0); len(rows) != 2 || rows[1].kernel != 60 || rows[1].model != 30 {
+	if rows := placementRows(kc, ksim.Placements{Wakes: 10, Stacked: 10, BusyMate: 3}, 0); len(rows) != 2 || rows[1].kernel != 60 || rows[1].model != 30 {
 		t.Errorf("the workload beside: %+v", rows)
 	}
 }
@@ -38,9 +38,9 @@ func TestPlacementWhy(t *testing.T) {
 		place ksim.Placements
 		want  string
 	}{
-		{partedRow, ksim.Placements{Wakes: 100, Stacked: 100, Parted: 30, Scans: 100, NoScan: 68, IdleMate: 69}, "the pairs' gathering is not modelled"},
-		{partedRow, ksim.Placements{Wakes: 100, Stacked: 100, Parted: 30, Scans: 100, NoScan: 20, IdleMate: 25}, "budget is 0 less often"},
-		{partedRow, ksim.Placements{Wakes: 100, Stacked: 100, Parted: 30, Scans: 100, NoScan: 78, IdleMate: 20}, "not named"},
+		{partedRow, ksim.Placements{Wakes: 100, Stacked: 100, Parted: 30, NoScan: 68, IdleMate: 69}, "the pairs' gathering is not modelled"},
+		{partedRow, ksim.Placements{Wakes: 100, Stacked: 100, Parted: 30, NoScan: 20, IdleMate: 25}, "budget is 0 less often"},
+		{partedRow, ksim.Placements{Wakes: 100, Stacked: 100, Parted: 30, NoScan: 78, IdleMate: 20}, "not named"},
 		{joinedRow, ksim.Placements{Wakes: 100, Stacked: 50, Joined: 1}, "prev_cpu is busy (90 %"},
 		{placedRow, ksim.Placements{Wakes: 80}, "placed none of 79 % of its wakeups"},
 		{mateRow, ksim.Placements{Wakes: 80}, "adjust_numa_imbalance()"},
