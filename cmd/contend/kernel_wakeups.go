@@ -44,7 +44,7 @@ func kernelWakeupWorkerCmd(stdout, stderr io.Writer, args []string) error {
 // running kernel and reports its threads' schedstats over the window
 // (wakeups.Measure).
 func kernelWakeupsCmd(stdout, stderr io.Writer, args []string) error {
-	fs := newFlags(stdout, "kernel", "wakeups [-clients 4] [-servers N] [-think 8.8us] [-service 38us] [-warmup 2s] [-duration 5s] [-o FILE] [-json]")
+	fs := newFlags(stdout, "kernel", "wakeups [-clients 4] [-servers N] [-think 8.8us] [-service 38us] [-warmup 2s] [-duration 5s] [-o FILE] [-json] [-wake-trace FILE] [-no-wake-trace]")
 	clients := fs.Int("clients", 4, "client `threads`")
 	servers := fs.Int("servers", 0, "server `threads`, client i served by server i mod N (default one per client)")
 	think := fs.Duration("think", 8800*time.Nanosecond, "client spin before each query (simulate wakeup's default)")
@@ -53,14 +53,20 @@ func kernelWakeupsCmd(stdout, stderr io.Writer, args []string) error {
 	dur := fs.Duration("duration", 5*time.Second, "the counted window")
 	out := fs.String("o", "", "write the run as JSON to `file`, for contend kernel wakeups-model")
 	asJSON := fs.Bool("json", false, "print the run as JSON")
+	wakeTrace := fs.String("wake-trace", "", "save the window's wake trace (select_task_rq_fair()'s records) to `file`")
+	noWakeTrace := fs.Bool("no-wake-trace", false, "run without the wake trace (its kprobes on every wakeup)")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
+	}
+	if *noWakeTrace && *wakeTrace != "" {
+		return errors.New("kernel wakeups: -wake-trace and -no-wake-trace: choose one")
 	}
 	if *servers == 0 {
 		*servers = *clients
 	}
 	cfg := wakeups.Config{Root: "/", Clients: *clients, Servers: *servers,
-		Think: *think, Service: *service, Warmup: *warmup, Duration: *dur}
+		Think: *think, Service: *service, Warmup: *warmup, Duration: *dur,
+		NoWakeTrace: *noWakeTrace, WakeTrace: *wakeTrace}
 	if err := cfg.Check(); err != nil {
 		return fmt.Errorf("kernel wakeups: %w", err)
 	}

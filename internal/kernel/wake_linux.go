@@ -115,3 +115,50 @@ func (w *wakeTracing) read(tids []int, save string) (t *WakeTrace, saveErr, err 
 	sum.Lost = TraceLost(raw)
 	return &sum, saveErr, nil
 }
+
+// A WakeTracer is the wake trace of a run other than the count's
+// (contend kernel wakeups): set up by TraceWakes, recording between
+// Record(true) and Record(false), its records of the workload's threads
+// summed by Read. Its probes and instance are on the Undo it was given.
+type WakeTracer struct{ w *wakeTracing }
+
+// TraceWakes sets up the wake trace on the kernel under root ("/" live)
+// for its online cpus, mounting tracefs where it is not (on u): the
+// tracer, or nil and a note saying why there is none, for the run to go
+// on without it. A note beside a tracer says what it does without.
+func TraceWakes(u *machine.Undo, root string) (*WakeTracer, string) {
+	const no = "no wake trace: "
+	src, err := Open(root)
+	if err != nil {
+		return nil, no + err.Error()
+	}
+	defer src.Close() // the fetch reads the core at setup only
+	tfs, err := machine.FindTracefs(root)
+	if err != nil {
+		if err = machine.Mount(u, root, "tracefs", "sys/kernel/tracing"); err != nil {
+			return nil, no + err.Error()
+		}
+		if tfs, err = machine.FindTracefs(root); err != nil {
+			return nil, no + err.Error()
+		}
+	}
+	cpus, err := onlineCPUs(root)
+	if err != nil {
+		return nil, no + err.Error()
+	}
+	w, note := traceWakes(u, tfs, src.Input, cpus)
+	if w == nil {
+		return nil, note
+	}
+	return &WakeTracer{w: w}, note
+}
+
+// Record turns the trace's recording on (emptying it first) or off.
+func (t *WakeTracer) Record(on bool) error { return t.w.inst.Record(on) }
+
+// Read sums the records of tids' wakeups (WakeTrace, with the records
+// the ring buffer lost), saving the raw trace to save where set; a save
+// that fails is saveErr, and the sum stands.
+func (t *WakeTracer) Read(tids []int, save string) (w *WakeTrace, saveErr, err error) {
+	return t.w.read(tids, save)
+}

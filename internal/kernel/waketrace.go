@@ -268,11 +268,17 @@ type WakeTrace struct {
 	// found the wakee's recent_used_cpu another cpu of the LLC, idle:
 	// select_idle_sibling() takes it before any scan, budget or none
 	// (a pair joined within an LLC parts that way at its next wakeup).
-	Stacked           int `json:"stacked"`
-	StackedParted     int `json:"stacked_parted"`
-	StackedNoScan     int `json:"stacked_no_scan,omitempty"`
-	StackedIdleMate   int `json:"stacked_idle_mate"`
-	StackedScanIdle   int `json:"stacked_scan_idle"`
+	Stacked         int `json:"stacked"`
+	StackedParted   int `json:"stacked_parted"`
+	StackedNoScan   int `json:"stacked_no_scan,omitempty"`
+	StackedIdleMate int `json:"stacked_idle_mate"`
+	StackedScanIdle int `json:"stacked_scan_idle"`
+	// StackedScanFinds had an idle cpu within the budget's reach:
+	// select_idle_cpu()'s loop, nr_idle_scan probes of the LLC's cpus
+	// from the waking cpu's next up, wrapping (for_each_cpu_wrap(cpu,
+	// cpus, target + 1) with "if (!--nr) return -1;" before each),
+	// meets one (no SMT: the lab's guests have none).
+	StackedScanFinds  int `json:"stacked_scan_finds"`
 	StackedRecentIdle int `json:"stacked_recent_idle"`
 	// StackedMateWork found another cpu of the waking cpu's LLC running
 	// one of the workload's tasks (its rq->curr the waker's task of some
@@ -366,6 +372,7 @@ func SumWakes(recs []WakeRecord, tids []int, llc []int) WakeTrace {
 			if e.IdleCPUs&mates != 0 {
 				w.StackedIdleMate++
 				w.StackedScanIdle += b2i(e.Scan != 0)
+				w.StackedScanFinds += b2i(e.Scan > 0 && scanFinds(e.IdleCPUs, mates, waker, min(e.RQs, 64), int(e.Scan)))
 			}
 		}
 	}
@@ -373,6 +380,23 @@ func SumWakes(recs []WakeRecord, tids []int, llc []int) WakeTrace {
 		w.Unpaired += b2i(wanted(p, tids))
 	}
 	return w
+}
+
+// scanFinds is whether select_idle_cpu()'s loop finds an idle cpu of
+// idle among mates (the LLC's cpus but target, of n), probing budget of
+// them from target's next up, wrapping.
+func scanFinds(idle, mates uint64, target, n, budget int) bool {
+	for i := 1; i < n && budget > 0; i++ {
+		c := (target + i) % n
+		if mates&(1<<c) == 0 {
+			continue
+		}
+		if idle&(1<<c) != 0 {
+			return true
+		}
+		budget--
+	}
+	return false
 }
 
 // wanted is whether a wake record is a wakeup (not a fork's or an

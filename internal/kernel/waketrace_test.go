@@ -104,7 +104,7 @@ func TestSumWakes(t *testing.T) {
 	}
 	got := SumWakes(recs, []int{7, 8}, llc)
 	want := WakeTrace{Wakes: 7, Unpaired: 2, Sync: 6, Local: 3, AtPrev: 1, Scanned: 7, NoScan: 4,
-		Stacked: 4, StackedParted: 2, StackedNoScan: 3, StackedIdleMate: 4, StackedScanIdle: 1, StackedRecentIdle: 1,
+		Stacked: 4, StackedParted: 2, StackedNoScan: 3, StackedIdleMate: 4, StackedScanIdle: 1, StackedScanFinds: 1, StackedRecentIdle: 1,
 		Joined: 1, JoinedAlone: 1, JoinedPrevIdle: 1, JoinedPrevFar: 1, LLCKnown: true}
 	if got != want {
 		t.Errorf("SumWakes =\n%+v, want\n%+v", got, want)
@@ -112,6 +112,31 @@ func TestSumWakes(t *testing.T) {
 	// Without the LLCs, their shares go unsummed.
 	if got := SumWakes(recs, []int{7, 8}, nil); got.LLCKnown || got.JoinedPrevFar != 0 || got.StackedIdleMate != 0 || got.StackedScanIdle != 0 || got.StackedRecentIdle != 0 || got.Stacked != 4 {
 		t.Errorf("SumWakes without sd_llc_id = %+v", got)
+	}
+}
+
+// TestScanFinds: select_idle_cpu()'s budget probes the LLC's cpus from
+// the target's next up, wrapping, so an idle cpu past the budget is missed.
+func TestScanFinds(t *testing.T) {
+	const llc4 = 0b1111 // cpus 0-3 of 8
+	for _, c := range []struct {
+		idle           uint64
+		target, budget int
+		finds          bool
+	}{
+		{1 << 3, 0, 1, false},
+		{1 << 3, 0, 2, false},
+		{1 << 3, 0, 3, true},
+		{1 << 1, 2, 2, false}, // probes 3, then 0
+		{1 << 1, 2, 3, true},  // 3, 0, 1
+		{1 << 3, 2, 1, true},
+		{1 << 5, 0, 8, false}, // idle, but in the other LLC
+		{1 << 3, 0, 0, false},
+	} {
+		mates := uint64(llc4) &^ (1 << c.target)
+		if got := scanFinds(c.idle, mates, c.target, 8, c.budget); got != c.finds {
+			t.Errorf("scanFinds(idle %b, target %d, budget %d) = %v, want %v", c.idle, c.target, c.budget, got, c.finds)
+		}
 	}
 }
 

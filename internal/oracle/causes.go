@@ -219,9 +219,10 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 // "stacked-part-%" (put elsewhere: the pair parted), "stacked-no-scan-%",
 // "stacked-idle-mate-%" (an idle cpu in the waking cpu's LLC besides
 // it), "stacked-scan-idle-%" (that with a budget: what select_idle_cpu()
-// would take), "stacked-recent-idle-%" (the wakee's recent_used_cpu
-// another cpu of the LLC, idle: select_idle_sibling() takes it before
-// any scan) and "stacked-mate-work-%" (another cpu of the LLC running
+// would take, had it no budget's reach), "stacked-scan-finds-%" (an idle
+// cpu within the budget's reach: what it takes), "stacked-recent-idle-%"
+// (the wakee's recent_used_cpu another cpu of the LLC, idle:
+// select_idle_sibling() takes it before any scan) and "stacked-mate-work-%" (another cpu of the LLC running
 // one of the workload's tasks); of the split, "split-join-%" (put on the
 // waking cpu: the pair joined), and of those "join-prev-idle-%",
 // "join-prev-far-%" (prev_cpu idle; that outside the waking cpu's LLC,
@@ -255,6 +256,7 @@ func wakeValues(c *kernel.Counted) []benchfmt.Value {
 		if w.LLCKnown {
 			vs = append(vs, benchfmt.Value{Value: pct(w.StackedIdleMate, w.Stacked), Unit: "stacked-idle-mate-%"},
 				benchfmt.Value{Value: pct(w.StackedScanIdle, w.Stacked), Unit: "stacked-scan-idle-%"},
+				benchfmt.Value{Value: pct(w.StackedScanFinds, w.Stacked), Unit: "stacked-scan-finds-%"},
 				benchfmt.Value{Value: pct(w.StackedMateWork, w.Stacked), Unit: "stacked-mate-work-%"},
 				benchfmt.Value{Value: pct(w.StackedRecentIdle, w.Stacked), Unit: "stacked-recent-idle-%"})
 		}

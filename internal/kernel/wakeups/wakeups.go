@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/contend/contend/internal/kernel"
 	"github.com/contend/contend/internal/kernel/schedstat"
 )
 
@@ -51,6 +52,11 @@ type Run struct {
 	// unless told (simulate wakeup -others).
 	Others       schedstat.Task `json:"others"`
 	OtherThreads int            `json:"other_threads"`
+	// Wakes sums the window's wake trace of the workload's threads
+	// (where each wakeup went, and what select_task_rq_fair() read:
+	// kernel.WakeTrace); nil without one, Notes saying why.
+	Wakes *kernel.WakeTrace `json:"wakes,omitempty"`
+	Notes []string          `json:"notes,omitempty"`
 }
 
 // WriteText prints the run as contend kernel wakeups does: the rate of
@@ -63,8 +69,27 @@ func (w *Run) WriteText(out io.Writer) error {
 	fmt.Fprintf(out, "per second: migrations %.1f (at wakeup %.1f), wakeups %.1f, affine %.1f of %.1f attempts\n",
 		per("nr_migrations"), per("nr_wakeups_migrate"), per("nr_wakeups"), per("nr_wakeups_affine"), per("nr_wakeups_affine_attempts"))
 	n := float64(w.Statements)
-	_, err := fmt.Fprintf(out, "cpu per statement: client %.1f µs, server %.1f µs\n", w.Client["sum_exec_runtime"]*1e3/n, w.Server["sum_exec_runtime"]*1e3/n)
-	return err
+	if _, err := fmt.Fprintf(out, "cpu per statement: client %.1f µs, server %.1f µs\n", w.Client["sum_exec_runtime"]*1e3/n, w.Server["sum_exec_runtime"]*1e3/n); err != nil {
+		return err
+	}
+	if t := w.Wakes; t != nil && t.Wakes > 0 {
+		fmt.Fprintf(out, "wake trace: %d wakeups, %.1f %% onto the waking cpu; %.1f %% of them stacked (prev_cpu the waking cpu), %.1f %% of those parted; %.1f %% of the split joined\n",
+			t.Wakes, pct(t.Local, t.Wakes), pct(t.Stacked, t.Wakes), pct(t.StackedParted, t.Stacked), pct(t.Joined, t.Wakes-t.Stacked))
+	}
+	for _, note := range w.Notes {
+		if _, err := fmt.Fprintln(out, "note: "+note); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pct is 100·a/b, 0 where b is.
+func pct(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
 }
 
 // Save writes the run as indented JSON to path (what contend kernel

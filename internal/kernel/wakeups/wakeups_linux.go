@@ -37,6 +37,11 @@ type Config struct {
 	Clients, Servers int
 	Think, Service   time.Duration
 	Warmup, Duration time.Duration
+	// NoWakeTrace leaves the wake trace out (kernel.TraceWakes: a kprobe
+	// and a kretprobe on select_task_rq_fair(), recording the counted
+	// window); WakeTrace, where set, is the file its records are saved to.
+	NoWakeTrace bool
+	WakeTrace   string
 }
 
 // Check says what is wrong with the config's numbers, if anything.
@@ -92,6 +97,13 @@ func Measure(ctx context.Context, cfg Config) (w *Run, err error) {
 	}
 	w.CPUs = len(cpus)
 	w.LLCSize = llcSize(cfg.Root)
+	var wake *kernel.WakeTracer
+	if !cfg.NoWakeTrace {
+		var note string
+		if wake, note = kernel.TraceWakes(u, cfg.Root); note != "" {
+			w.Notes = append(w.Notes, note)
+		}
+	}
 
 	// The workers' counters, shared with each: per slot (clients, then
 	// servers) statements done, and ns spent in and number of sends.
@@ -204,6 +216,11 @@ func Measure(ctx context.Context, cfg Config) (w *Run, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if wake != nil {
+		if err := wake.Record(true); err != nil {
+			return nil, fmt.Errorf("wake trace: %w", err)
+		}
+	}
 	n0, t0, sd0 := statements(), time.Now(), sends()
 	if err := wait(cfg.Duration); err != nil {
 		return nil, err
@@ -211,6 +228,11 @@ func Measure(ctx context.Context, cfg Config) (w *Run, err error) {
 	s1, c1, o1, ss1, err := readWakeCounters(cfg.Root, pids, cfg.Servers, tids)
 	if err != nil {
 		return nil, err
+	}
+	if wake != nil {
+		if err := wake.Record(false); err != nil {
+			return nil, fmt.Errorf("wake trace: %w", err)
+		}
 	}
 	w.Seconds, w.Statements = time.Since(t0).Seconds(), statements()-n0
 	if sd1 := sends(); sd1[0][1] > sd0[0][1] && sd1[1][1] > sd0[1][1] {
@@ -235,7 +257,33 @@ func Measure(ctx context.Context, cfg Config) (w *Run, err error) {
 			return nil, fmt.Errorf("a workload process exited early: %s", c.ProcessState)
 		}
 	}
+	if wake != nil {
+		w.Wakes, w.Notes = readWakes(wake, tids, cfg.WakeTrace, w.Notes)
+	}
 	return w, nil
+}
+
+// readWakes sums the wake trace's records of the workload's threads
+// (tids' values: each process's /proc/PID/task/TID/sched), adding a note
+// where it could not be read or saved: the run stands without it.
+func readWakes(wake *kernel.WakeTracer, tids map[int]string, save string, notes []string) (*kernel.WakeTrace, []string) {
+	var ids []int
+	for _, path := range tids {
+		if tid, err := strconv.Atoi(filepath.Base(filepath.Dir(path))); err == nil {
+			ids = append(ids, tid)
+		}
+	}
+	t, saveErr, err := wake.Read(ids, save)
+	if saveErr != nil {
+		notes = append(notes, "wake trace not saved: "+saveErr.Error())
+	}
+	if err != nil {
+		return nil, append(notes, "wake trace not read: "+err.Error())
+	}
+	if t.Lost > 0 {
+		notes = append(notes, fmt.Sprintf("wake trace: the ring buffer overwrote %d records: its shares cover the window's end only", t.Lost))
+	}
+	return t, notes
 }
 
 // slotBytes is a worker's share of the counters: statements, send ns,

@@ -1,11 +1,15 @@
 package kernellab
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/contend/contend/internal/kernel"
+	"github.com/contend/contend/internal/kernel/wakeups"
 	"github.com/contend/contend/internal/vmlab"
 )
 
@@ -233,5 +237,45 @@ func TestPickKernel(t *testing.T) {
 		if pkg != c.pkg || (err == nil) != (c.err == "") || (err != nil && !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("pickKernel(%q) = %q, %v; want %q, error %q", c.want, pkg, err, c.pkg, c.err)
 		}
+	}
+}
+
+// TestKernelWakeupsCheck: a run of the topology's cpus and LLC on 6.1
+// passes only with its wake trace summed (a committed run from before
+// the trace fails, naming it), and one of another LLC fails.
+func TestKernelWakeupsCheck(t *testing.T) {
+	raw, err := os.ReadFile("../../oracle/testdata/wakeups-6.1-llc4.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw = raw[bytes.IndexByte(raw, '{'):] // the vmlab header line
+	var w wakeups.Run
+	if err := json.Unmarshal(raw, &w); err != nil {
+		t.Fatal(err)
+	}
+	llc4 := WakeupKernels[1]
+	clean := []byte("kprobes:\ncgroups:\nschedstats: 0\n")
+	check := func(w wakeups.Run, topo Topology) []string {
+		b, err := json.Marshal(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kernelWakeupsCheck(topo, &Transcript{Outputs: []vmlab.Output{
+			{Name: "kernel-wakeups", Data: []byte("kernel 6.1.0-57-amd64\n")},
+			{Name: "kernel-wakeups.json", Data: b},
+			{Name: "kernel-wakeups-after", Data: clean},
+		}})
+	}
+	w.Notes = []string{"no wake trace: kallsyms has no select_task_rq_fair"}
+	if bad := check(w, llc4); len(bad) != 1 || !strings.Contains(bad[0], "no wake trace (no wake trace: kallsyms") {
+		t.Errorf("a run without the wake trace: %q, want its note named", bad)
+	}
+	w.Notes = nil
+	w.Wakes = &kernel.WakeTrace{Wakes: 100, Stacked: 40, LLCKnown: true}
+	if bad := check(w, llc4); len(bad) > 0 {
+		t.Errorf("a complete run: %q", bad)
+	}
+	if bad := check(w, WakeupKernels[0]); len(bad) == 0 {
+		t.Error("an LLCs-of-4 run passes as oracle-llc1's")
 	}
 }

@@ -78,5 +78,8 @@ func kernelWakeupsCheck(t Topology, tr *Transcript) []string {
 	if w.Statements == 0 || w.Client["nr_wakeups"]+w.Server["nr_wakeups"] == 0 {
 		bad = append(bad, "kernel-wakeups.json: no statements or no wakeups counted")
 	}
+	if w.Wakes == nil {
+		bad = append(bad, "kernel-wakeups.json: no wake trace ("+strings.Join(w.Notes, "; ")+")")
+	}
 	return append(bad, leftCheck(tr, "kernel-wakeups-after")...)
 }
