@@ -103,6 +103,7 @@ type Workload struct {
 	server  []bool  // per task: a server thread
 	other   []bool  // per task: one of the guest's other threads (Config.Others), not counted
 	tailing []bool  // per task: running its tail after a wakeup (Config.Tail)
+	replied []bool  // per client: its reply came while it ran its tail
 	partner []int   // per client: its server
 	pending [][]int // per server: the clients whose statements wait, oldest first
 	stmt    []int   // per client: the statement of its transaction it is on
@@ -131,6 +132,7 @@ func New(k Kernel, p *Config) *Workload {
 		w.server = append(w.server, server)
 		w.other = append(w.other, false)
 		w.tailing = append(w.tailing, false)
+		w.replied = append(w.replied, false)
 		w.partner = append(w.partner, -1)
 		w.pending = append(w.pending, nil)
 		w.stmt = append(w.stmt, 0)
@@ -235,6 +237,12 @@ func (w *Workload) oltp(t, cpu int) bool {
 		// The tail is done: the task blocks, or a server with another
 		// statement waiting goes on to it.
 		w.tailing[t] = false
+		if w.replied[t] {
+			// The reply is in its socket: recv() returns at once.
+			w.replied[t] = false
+			k.SetBurst(t, w.burst(w.p.Think))
+			return true
+		}
 		if w.server[t] && len(w.pending[t]) > 0 {
 			k.SetBurst(t, w.burst(w.p.Service))
 			return true
@@ -268,8 +276,18 @@ func (w *Workload) oltp(t, cpu int) bool {
 		w.ioDone[cl] = false
 		k.Count(Transaction)
 	}
-	k.SetBurst(cl, w.burst(w.p.Think))
-	k.Wake(cl, cpu, true)
+	if k.Sleeping(cl) {
+		k.SetBurst(cl, w.burst(w.p.Think))
+		k.Wake(cl, cpu, true)
+	} else {
+		// The client is still in its tail (queued behind this server
+		// on one cpu, say): the reply waits in its socket for the
+		// recv() it is on its way to, which then does not sleep (the
+		// kernel's wakeup of a task not yet asleep, ttwu_runnable()).
+		// A Wake here would be lost (tryToWakeUp wakes only sleepers),
+		// and the pair with it.
+		w.replied[cl] = true
+	}
 	if w.tail(t) {
 		return true
 	}

@@ -80,6 +80,20 @@ func TestOLTP(t *testing.T) {
 	}
 }
 
+// A reply that comes while its client still runs its tail (here the
+// fake kernel runs the server before the tailing client, as a wakee that
+// preempts its waker does) is kept for the client's recv(), which then
+// does not sleep: the pair goes on. Dropped (a Wake of a task not
+// asleep), both would sleep for good.
+func TestOLTPReplyDuringTail(t *testing.T) {
+	k := &fakeKernel{}
+	w := New(k, &Config{Seed: 1, Threads: 1, Servers: 1, Statements: 4, Think: 1000, Service: 4000, Tail: 100})
+	k.run(w, 1000)
+	if k.counts[Statement] < 100 || len(k.queue) == 0 {
+		t.Errorf("%d statements in 1000 bursts, %d tasks runnable at the end: the pair stalled", k.counts[Statement], len(k.queue))
+	}
+}
+
 // The threads test: a mutex's owner holds it, events are Yields rounds, no
 // wakeup is WF_SYNC, and a waiter sleeps until the unlock wakes it.
 func TestThreads(t *testing.T) {
