@@ -324,6 +324,7 @@ func (l *LLCScans) Sibling(target int, idle Idler, start int, budget bool, p *Pl
 	}
 	p.NoScan += b2i(nr == 1)
 	p.IdleMate += b2i(mate >= 0)
+	p.ScanFinds += b2i(c >= 0)
 	p.BusyMate += b2i(busyMate(llc, idle, target))
 	return c
 }
@@ -346,11 +347,14 @@ func busyMate(llc []uint64, idle Idler, target int) bool {
 // one cpu), and split; a wakeup Parted a stacked pair (put elsewhere) or
 // Joined a split one (put on the waker's cpu). Of the stacked wakeups
 // Sibling scanned for, NoScan met the LLC's budget 0, IdleMate an idle
-// cpu of the LLC and BusyMate a busy one besides the target; Unbudgeted
+// cpu of the LLC and BusyMate a busy one besides the target, ScanFinds
+// an idle one within the budget's reach, PendingMate one idle but for a
+// wakeup on its way to it (a model that has such a state); Unbudgeted
 // scanned with no budget kept.
 type Placements struct {
 	Wakes, Stacked, Parted, Joined int64
 	NoScan, IdleMate, BusyMate     int64
+	ScanFinds, PendingMate         int64
 	Unbudgeted                     int64
 }
 

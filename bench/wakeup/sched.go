@@ -1,6 +1,7 @@
 package wakeup
 
 import (
+	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/wakeup/sysbench"
 )
@@ -115,6 +116,10 @@ type simCounts struct {
 	statements     int64
 	localWakeups   int64 // placed on the waking cpu: schedstat's nr_wakeups_local
 	preempted      int64 // switched out by a wakee: involuntary switches
+	// place counts the wakeups as the kernel's wake trace does: stacked
+	// (prev the waking cpu) or split, parted or joined, and what a
+	// stacked wakee's scan met (stackedScan).
+	place ksim.Placements
 }
 
 func (s *simCounts) totalMigrations() int64 {
@@ -159,12 +164,13 @@ type ksys struct {
 	llcMask [][]uint64
 	wk      waking  // the wakeup select_task_rq_fair() is placing
 	resched []*kcpu // the cpus whose resched is set
+	rng     uint64  // the idle wakeups' delays (params.wakeShape)
 }
 
 // newKsys builds the kernel for the config: cpus, their domains, the idle
 // tasks.
 func newKsys(p params) (*ksys, error) {
-	k := &ksys{hz: ksim.HZ(p.hz), ver: p.pol.kver(), pol: p.pol, p: p}
+	k := &ksys{hz: ksim.HZ(p.hz), ver: p.pol.kver(), pol: p.pol, p: p, rng: p.work.Seed*0x9E3779B97F4A7C15 ^ 0x1d1e | 1}
 	k.kern = p.pol.kernel()
 	sds, llcID, llcSize, err := buildDomains(k.ver, p.topo, p.cpus)
 	if err != nil {
@@ -289,6 +295,9 @@ func (k *ksys) attach(t *ktask, c *kcpu, from int) {
 	delay := int64(0)
 	if from != c.CPU {
 		delay = k.p.idleWake
+		if sh := k.p.wakeShape; len(sh) > 0 {
+			delay = int64(float64(delay) * sh[bench.XorShift(&k.rng)%uint64(len(sh))])
+		}
 		k.c.ipiWakes++
 	}
 	k.push(k.now+delay, evResched, c.CPU, int64(c.gen))
@@ -455,7 +464,11 @@ func (k *ksys) tryToWakeUp(p *ktask, current *ktask, c *kcpu, sync bool) {
 		k.c.syncWakeups++
 	}
 	prev := p.CPU
+	if prev == c.CPU {
+		k.stackedScan(c)
+	}
 	cpu, why := k.selectTaskRq(p, current, c, prev, sync)
+	k.c.place.Place(int(prev), int(c.CPU), cpu)
 	k.setTaskCPU(p, cpu, why)
 	if cpu == c.CPU {
 		k.c.localWakeups++
@@ -466,6 +479,35 @@ func (k *ksys) tryToWakeUp(p *ktask, current *ktask, c *kcpu, sync bool) {
 	dst.IdleStamp = 0
 	p.wokenAt = k.now
 	k.enqueue(p, dst, c.CPU, prev)
+}
+
+// stackedScan records what select_idle_cpu() meets for a wakee whose
+// prev_cpu is c, the waking cpu (ksim.Placements, as the wake trace
+// reads it): the LLC's SIS_UTIL budget 0, a cpu of the LLC beside c idle
+// but for the IPI on its way (waking), an idle one, and one within the
+// budget's reach from c's next. A cpu with no LLC
+// domain scans nothing (select_idle_sibling() returns the target).
+func (k *ksys) stackedScan(c *kcpu) {
+	if c.llcShared() == nil {
+		return
+	}
+	llc, nr := k.IdleScan(int(c.CPU))
+	pl, start := &k.c.place, k.kern.ScanStart(int(c.CPU))
+	if nr == 1 {
+		pl.NoScan++
+	}
+	for _, m := range k.cpus {
+		if m != c && m.llcID == c.llcID && m.waking && m.Curr == nil {
+			pl.PendingMate++
+			break
+		}
+	}
+	if mate, _, _ := ksim.SelectIdleCPU(llc, k, start, ksim.NoBudget); mate >= 0 {
+		pl.IdleMate++
+		if found, _, _ := ksim.SelectIdleCPU(llc, k, start, nr); found >= 0 {
+			pl.ScanFinds++
+		}
+	}
 }
 
 // step runs the next event; false when none is left before end.

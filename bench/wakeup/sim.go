@@ -2,6 +2,7 @@ package wakeup
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -61,6 +62,15 @@ type SimConfig struct {
 	// (default 20 µs, estimated; a wakeup onto the waker's own cpu or a
 	// busy one pays none).
 	IdleWake time.Duration
+	// IdleWakeShape spreads IdleWake: each wakeup of an idle vCPU costs
+	// IdleWake times one of these factors, drawn evenly (equal quantiles
+	// of the delay over their mean: the guest's pending spells, read by
+	// the kernel's wake trace, kernel.WakeTrace.PendingUs); nil, every
+	// one costs IdleWake. Under TCG on a host with fewer cpus than
+	// vCPUs, a kicked vCPU's thread waits for a host cpu: most such
+	// waits are short and a few last milliseconds, while a pair on one
+	// cpu wakes its partner with no IPI at all.
+	IdleWakeShape []float64
 	// Pull is the cpu time a task's first run on a cpu other than its
 	// last adds: its working set pulled from the other cache (default
 	// 10 µs, estimated: 256 lines of 64 B, the pinned benchmark's
@@ -138,6 +148,7 @@ type params struct {
 	pol                    policy
 	hz                     int
 	idleWake, pull, lbCost int64
+	wakeShape              []float64 // IdleWakeShape over its mean
 	duration, warmup       int64
 	topoName, policyLabel  string
 	work                   sysbench.Config
@@ -250,6 +261,10 @@ func (c SimConfig) runs() ([]params, error) {
 			return nil, fmt.Errorf("simulate wakeup: %s %s out of range [0, 1s]", d.name, d.v)
 		}
 	}
+	shape, err := spreadShape(c.IdleWakeShape)
+	if err != nil {
+		return nil, err
+	}
 	if c.Tail < 0 || c.Tail > min(c.Think, c.Service) {
 		return nil, fmt.Errorf("simulate wakeup: tail %s out of range [0, min(think, service) %s]", c.Tail, min(c.Think, c.Service))
 	}
@@ -281,7 +296,7 @@ func (c SimConfig) runs() ([]params, error) {
 				return nil, fmt.Errorf("simulate wakeup: policy %q: want one of %s", name, strings.Join(policyNames, ", "))
 			}
 			ps = append(ps, params{cpus: n, topo: t, pol: policy(pol), hz: c.HZ,
-				idleWake: int64(c.IdleWake), pull: int64(c.Pull), lbCost: int64(c.LBCost),
+				idleWake: int64(c.IdleWake), wakeShape: shape, pull: int64(c.Pull), lbCost: int64(c.LBCost),
 				duration: int64(c.Duration), warmup: int64(c.Warmup), topoName: t.name, policyLabel: name, idleTick: c.IdleTick,
 				work: sysbench.Config{Seed: c.Seed, Test: test, Threads: c.Threads, Servers: c.Servers, Statements: c.Statements,
 					Think: int64(c.Think), Service: int64(c.Service), Tail: int64(c.Tail), IO: int64(c.IO), IRQ: irq,
@@ -320,6 +335,29 @@ func simulate(p params, trace func(task, cpu int)) (*ksys, error) {
 	return k, nil
 }
 
+// spreadShape is IdleWakeShape's factors over their mean (nil for none),
+// or what is wrong with them.
+func spreadShape(f []float64) ([]float64, error) {
+	if len(f) == 0 {
+		return nil, nil
+	}
+	var sum float64
+	for _, x := range f {
+		if !(x >= 0) || math.IsInf(x, 1) {
+			return nil, fmt.Errorf("simulate wakeup: idlewake shape %v: want finite factors, 0 or more", f)
+		}
+		sum += x
+	}
+	if sum == 0 {
+		return nil, fmt.Errorf("simulate wakeup: idlewake shape %v: all 0", f)
+	}
+	out := make([]float64, len(f))
+	for i, x := range f {
+		out[i] = x * float64(len(f)) / sum
+	}
+	return out, nil
+}
+
 // A SimRow is one run's results, from the model's own bookkeeping.
 type SimRow struct {
 	CPUs   int
@@ -351,6 +389,10 @@ type SimRow struct {
 	TPS, WaitUs, IPIPct, BusyPct float64
 	// Balances per 5 s, by idle type (idle, busy, newly idle).
 	Balances [3]float64
+	// Place counts the workload's wakeups as the kernel's wake trace
+	// does (stacked or split, parted or joined; what a stacked wakee's
+	// scan met), over the counted window.
+	Place ksim.Placements `json:"placements"`
 }
 
 func row(k *ksys, p params) SimRow {
@@ -362,7 +404,7 @@ func row(k *ksys, p params) SimRow {
 		SyncPct: pct(c.syncWakeups, c.wakeups), IdleWakerPct: pct(c.idleWakers, c.wakeups),
 		TPS:    float64(c.transactions) * 1e9 / float64(p.duration),
 		WaitUs: float64(c.waitNs) / 1e3 / float64(max(c.wakeups, 1)),
-		IPIPct: pct(c.ipiWakes, c.wakeups)}
+		IPIPct: pct(c.ipiWakes, c.wakeups), Place: c.place}
 	r.ByCause = map[string]float64{}
 	for i, m := range c.migrations {
 		r.Migrations[i] = float64(m) * per5

@@ -1,6 +1,7 @@
 package wakeup
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -357,5 +358,52 @@ func TestThreadsTest(t *testing.T) {
 	// never does (the waker runs, and the wakeup is not sync).
 	if l := run("s390llc2", "basic"); l.c.migrations[causeWakeAffine] != 0 {
 		t.Errorf("threads test, s390llc2, basic: %d wake_affine migrations; want none", l.c.migrations[causeWakeAffine])
+	}
+}
+
+// IdleWakeShape spreads the IPI's delay by factors over their mean:
+// [1, 3] costs half or one and a half IdleWake; bad factors are refused.
+func TestIdleWakeShape(t *testing.T) {
+	got, err := spreadShape([]float64{1, 3})
+	if err != nil || len(got) != 2 || got[0] != 0.5 || got[1] != 1.5 {
+		t.Errorf("spreadShape([1 3]) = %v, %v; want [0.5 1.5]", got, err)
+	}
+	if got, err := spreadShape(nil); got != nil || err != nil {
+		t.Errorf("spreadShape(nil) = %v, %v", got, err)
+	}
+	for _, bad := range [][]float64{{0, 0}, {1, -1}, {1, math.NaN()}, {math.Inf(1)}} {
+		if _, err := spreadShape(bad); err == nil {
+			t.Errorf("spreadShape(%v): no error", bad)
+		}
+		if _, err := Simulate(SimConfig{CPUs: []int{4}, IdleWakeShape: bad}); err == nil || !strings.Contains(err.Error(), "idlewake shape") {
+			t.Errorf("Simulate with shape %v: %v", bad, err)
+		}
+	}
+	cfg := SimConfig{CPUs: []int{8}, Topology: "llc4", Policies: []string{"v6.1"}, HZ: 250, Threads: 4,
+		Think: 200 * time.Microsecond, Service: 300 * time.Microsecond, IdleWake: 150 * time.Microsecond, Duration: 200 * time.Millisecond, Warmup: -1}
+	flat, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.IdleWakeShape = []float64{0.2, 0.2, 0.2, 3.4}
+	spread, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, s := flat.Rows[0], spread.Rows[0]; f.Wakeups == 0 || s.Wakeups == 0 || f.WaitUs == s.WaitUs {
+		t.Errorf("flat %.0f wakeups (wait %.1f µs), spread %.0f (wait %.1f µs): want both running, and differently", f.Wakeups, f.WaitUs, s.Wakeups, s.WaitUs)
+	}
+}
+
+// The model counts its placements as the wake trace does: every counted
+// wakeup once, the parted among the stacked, and what a stacked wakee's
+// scan met no more often than it was stacked.
+func TestPlacementCounts(t *testing.T) {
+	k := simRun(t, SimConfig{CPUs: []int{4}, Topology: "llc4", Policies: []string{"v6.1"}, HZ: 250, Threads: 4,
+		Think: 200 * time.Microsecond, Service: 300 * time.Microsecond, Tail: 50 * time.Microsecond, IdleWake: 150 * time.Microsecond, Duration: 200 * time.Millisecond, Warmup: -1})
+	p := k.c.place
+	if p.Wakes != k.c.wakeups || p.Stacked == 0 || p.Parted > p.Stacked || p.Joined > p.Wakes-p.Stacked ||
+		p.ScanFinds > p.IdleMate || p.IdleMate > p.Stacked || p.PendingMate > p.Stacked || p.NoScan > p.Stacked {
+		t.Errorf("placements %+v of %d wakeups", p, k.c.wakeups)
 	}
 }

@@ -156,8 +156,10 @@ func idleCPUs(kind string, v map[string]uint64) (idle uint64, n int, err error) 
 // Of an entry: WakerPID is the task the line's header names running on
 // the waking cpu, PID the wakee, Prev its prev_cpu, Recent its
 // recent_used_cpu, Flags the wake_flags, IdleCPUs (bit i, cpu i < 64)
-// the cpus available_idle_cpu() would call idle of the RQs read, Curr
-// each cpu's rq->curr, WakerNr the waking cpu's nr_running and Scan its
+// the cpus available_idle_cpu() would call idle of the RQs read,
+// PendingCPUs those running their idle task with a wakeup queued to
+// them (ttwu_pending: the wakelist's IPI not yet taken, which idle_cpu()
+// refuses), Curr each cpu's rq->curr, WakerNr the waking cpu's nr_running and Scan its
 // LLC's nr_idle_scan (-1 not read). Of a return: To, the cpu chosen.
 type WakeRecord struct {
 	CPU                    int
@@ -166,7 +168,7 @@ type WakeRecord struct {
 	WakerPID, PID          int32
 	Prev, Recent, Scan, To int32
 	Flags, WakerNr         uint32
-	IdleCPUs               uint64
+	IdleCPUs, PendingCPUs  uint64
 	RQs                    int
 	Curr                   []uint64
 }
@@ -204,7 +206,11 @@ func (rec *WakeRecord) parseEntry(args []string) error {
 	}
 	rec.Curr = make([]uint64, rec.RQs)
 	for i := range rec.Curr {
-		rec.Curr[i] = v["cu"+strconv.Itoa(i)]
+		c := strconv.Itoa(i)
+		rec.Curr[i] = v["cu"+c]
+		if v["cu"+c] == v["id"+c] && v["tp"+c] != 0 {
+			rec.PendingCPUs |= 1 << i
+		}
 	}
 	rec.PID, rec.Prev, rec.Recent = int32(v["pid"]), int32(v["prev"]), int32(v["ru"])
 	rec.Flags = uint32(v["wf"])
@@ -280,6 +286,10 @@ type WakeTrace struct {
 	// meets one (no SMT: the lab's guests have none).
 	StackedScanFinds  int `json:"stacked_scan_finds"`
 	StackedRecentIdle int `json:"stacked_recent_idle"`
+	// StackedMatePending found another cpu of the waking cpu's LLC
+	// idle but for a wakeup queued to it (PendingCPUs): taken, had its
+	// IPI landed.
+	StackedMatePending int `json:"stacked_mate_pending"`
 	// StackedMateWork found another cpu of the waking cpu's LLC running
 	// one of the workload's tasks (its rq->curr the waker's task of some
 	// record whose line names a workload thread).
@@ -295,6 +305,15 @@ type WakeTrace struct {
 	JoinedAlone    int `json:"joined_alone"`
 	JoinedPrevIdle int `json:"joined_prev_idle"`
 	JoinedPrevFar  int `json:"joined_prev_far"`
+	// PendingUs is how long a cpu stays idle with a wakeup queued to it
+	// (PendingCPUs: the wakelist's IPI sent, not yet taken; under TCG,
+	// a halted vCPU's wait for a host cpu): PendingQuantiles quantiles of
+	// the spells, µs, each from the first record that finds a cpu so to
+	// the first that finds it otherwise (records of every wakeup, the
+	// workload's or not, so the spells are known to within the records'
+	// spacing), of PendingSpells spells.
+	PendingUs     []float64 `json:"pending_us,omitempty"`
+	PendingSpells int       `json:"pending_spells,omitempty"`
 	// LLCKnown says sd_llc_id was read (else StackedIdleMate,
 	// StackedScanIdle, StackedMateWork and JoinedPrevFar are not summed).
 	LLCKnown bool `json:"llc_known"`
@@ -319,9 +338,11 @@ func SumWakes(recs []WakeRecord, tids []int, llc []int) WakeTrace {
 	}
 	pending := map[int]*WakeRecord{}
 	sameLLC := func(a, b int) bool { return a < len(llc) && b < len(llc) && llc[a] == llc[b] }
+	var spells pendingSpells
 	for i := range recs {
 		r := &recs[i]
 		if !r.Woke {
+			spells.see(r)
 			if p := pending[r.CPU]; p != nil && wanted(p, tids) {
 				w.Unpaired++
 			}
@@ -367,6 +388,7 @@ func SumWakes(recs []WakeRecord, tids []int, llc []int) WakeTrace {
 				}
 			}
 			w.StackedMateWork += b2i(mateWork)
+			w.StackedMatePending += b2i(e.PendingCPUs&mates != 0)
 			ru := int(e.Recent)
 			w.StackedRecentIdle += b2i(ru != prev && ru >= 0 && ru < min(e.RQs, 64) && sameLLC(ru, waker) && e.IdleCPUs&(1<<ru) != 0)
 			if e.IdleCPUs&mates != 0 {
@@ -379,7 +401,51 @@ func SumWakes(recs []WakeRecord, tids []int, llc []int) WakeTrace {
 	for _, p := range pending {
 		w.Unpaired += b2i(wanted(p, tids))
 	}
+	w.PendingUs, w.PendingSpells = spells.quantiles(), len(spells.us)
 	return w
+}
+
+// PendingQuantiles is how many quantiles of the pending spells a wake
+// trace keeps (WakeTrace.PendingUs): the 2.5th, 7.5th, ... 97.5th
+// percentiles, each standing for a twentieth of the spells.
+const PendingQuantiles = 20
+
+// pendingSpells follows each cpu's pending state (WakeRecord.PendingCPUs)
+// through the records, collecting the spells' lengths.
+type pendingSpells struct {
+	on    uint64      // the cpus seen pending
+	since [64]float64 // since when
+	us    []float64
+}
+
+func (p *pendingSpells) see(r *WakeRecord) {
+	for c := range min(r.RQs, 64) {
+		bit := uint64(1) << c
+		switch pend := r.PendingCPUs&bit != 0; {
+		case pend && p.on&bit == 0:
+			p.on |= bit
+			p.since[c] = r.Time
+		case !pend && p.on&bit != 0:
+			p.on &^= bit
+			if d := r.Time - p.since[c]; d >= 0 {
+				p.us = append(p.us, d*1e6)
+			}
+		}
+	}
+}
+
+// quantiles are the spells' PendingQuantiles quantiles, nil with fewer
+// spells than that.
+func (p *pendingSpells) quantiles() []float64 {
+	if len(p.us) < PendingQuantiles {
+		return nil
+	}
+	slices.Sort(p.us)
+	q := make([]float64, PendingQuantiles)
+	for i := range q {
+		q[i] = p.us[(2*i+1)*len(p.us)/(2*PendingQuantiles)]
+	}
+	return q
 }
 
 // scanFinds is whether select_idle_cpu()'s loop finds an idle cpu of

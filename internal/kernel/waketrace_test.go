@@ -2,7 +2,10 @@ package kernel
 
 import (
 	"fmt"
+	"math"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -96,6 +99,7 @@ func TestSumWakes(t *testing.T) {
 		strings.Replace(wakeLines(2, 8, 2, ttwu|sync, "iibi", [2]int{0, 0}, 3), "ru=4294967295", "ru=3", 1) + // parts to its idle recent_used_cpu, no budget
 		strings.SplitAfter(wakeLines(1, 7, 1, ttwu|sync, "ibii", [2]int{0, 0}, 1), "\n")[0] + // an entry whose return never came
 		wakeLines(1, 7, 1, ttwu|sync, "ibii", [2]int{0, 0}, 1) + // the next on that cpu: stays
+		wakeLines(1, 7, 1, ttwu|sync, "pbii", [2]int{1, 1}, 1) + // stays: a budget, cpu 0 beside idle but for a wakeup queued to it
 		"  pinger-1 [002] d..2. 50.1: contend_woke: (try_to_wake_up+0x1b4/0x5d0 <- select_task_rq_fair) cpu=2\n" + // a return with no entry
 		"  pinger-1 [003] d..2. 50.0: contend_wake: (select_task_rq_fair+0x0/0x540) pid=8 prev=3 wf=24 ru=3 nr0=0 tp0=0 cu0=1 id0=1\n" // no return
 	recs, err := ParseWakeTrace(strings.NewReader(text))
@@ -103,15 +107,45 @@ func TestSumWakes(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := SumWakes(recs, []int{7, 8}, llc)
-	want := WakeTrace{Wakes: 7, Unpaired: 2, Sync: 6, Local: 3, AtPrev: 1, Scanned: 7, NoScan: 4,
-		Stacked: 4, StackedParted: 2, StackedNoScan: 3, StackedIdleMate: 4, StackedScanIdle: 1, StackedScanFinds: 1, StackedRecentIdle: 1,
+	want := WakeTrace{Wakes: 8, Unpaired: 2, Sync: 7, Local: 4, AtPrev: 1, Scanned: 8, NoScan: 4,
+		Stacked: 5, StackedParted: 2, StackedNoScan: 3, StackedIdleMate: 4, StackedScanIdle: 1, StackedScanFinds: 1, StackedRecentIdle: 1, StackedMatePending: 1, PendingSpells: 1,
 		Joined: 1, JoinedAlone: 1, JoinedPrevIdle: 1, JoinedPrevFar: 1, LLCKnown: true}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("SumWakes =\n%+v, want\n%+v", got, want)
 	}
 	// Without the LLCs, their shares go unsummed.
-	if got := SumWakes(recs, []int{7, 8}, nil); got.LLCKnown || got.JoinedPrevFar != 0 || got.StackedIdleMate != 0 || got.StackedScanIdle != 0 || got.StackedRecentIdle != 0 || got.Stacked != 4 {
+	if got := SumWakes(recs, []int{7, 8}, nil); got.LLCKnown || got.JoinedPrevFar != 0 || got.StackedIdleMate != 0 || got.StackedScanIdle != 0 || got.StackedRecentIdle != 0 || got.StackedMatePending != 0 || got.Stacked != 5 {
 		t.Errorf("SumWakes without sd_llc_id = %+v", got)
+	}
+}
+
+// TestPendingSpells: a cpu's spell idle with a wakeup queued to it runs
+// from the first record that finds it so to the first that does not,
+// cpu by cpu; the quantiles are the 2.5th ... 97.5th percentiles.
+func TestPendingSpells(t *testing.T) {
+	var p pendingSpells
+	at := 0.0
+	see := func(pending uint64) {
+		p.see(&WakeRecord{Time: at, RQs: 2, PendingCPUs: pending})
+		at += 10e-6
+	}
+	// cpu 0 pending for 1, 2, ... 40 records of 10 µs; cpu 1 pending
+	// throughout, its spell never ending.
+	for n := 1; n <= 40; n++ {
+		for range n {
+			see(0b11)
+		}
+		see(0b10)
+	}
+	if len(p.us) != 40 {
+		t.Fatalf("%d spells, want 40", len(p.us))
+	}
+	q := p.quantiles()
+	if len(q) != PendingQuantiles || math.Abs(q[0]-20) > 1e-6 || math.Abs(q[19]-400) > 1e-6 || !slices.IsSorted(q) {
+		t.Errorf("quantiles %v, want 20 µs to 400 µs in steps of 20", q)
+	}
+	if (&pendingSpells{us: p.us[:19]}).quantiles() != nil {
+		t.Error("quantiles of 19 spells, want none")
 	}
 }
 
@@ -223,7 +257,10 @@ func FuzzParseWakeTrace(f *testing.F) {
 			w := SumWakes(recs, tids, []int{0, 0, 2, 2})
 			if w.Wakes > len(recs)/2 || w.Local+w.AtPrev > w.Wakes || w.Sync > w.Wakes || w.NoScan > w.Scanned || w.Scanned > w.Wakes || w.Stacked+w.Joined > w.Wakes || w.Joined > w.Local ||
 				w.StackedParted > w.Stacked || w.StackedNoScan > w.Stacked || w.StackedScanIdle > w.StackedIdleMate || w.StackedIdleMate > w.Stacked || w.StackedRecentIdle > w.Stacked || w.StackedMateWork > w.Stacked ||
-				w.JoinedAlone > w.Joined || w.JoinedPrevFar > w.JoinedPrevIdle || w.JoinedPrevIdle > w.Joined || tids == nil && w != (WakeTrace{LLCKnown: true}) {
+				w.StackedScanFinds > w.StackedScanIdle || w.StackedMatePending > w.Stacked ||
+				w.JoinedAlone > w.Joined || w.JoinedPrevFar > w.JoinedPrevIdle || w.JoinedPrevIdle > w.Joined ||
+				tids == nil && !reflect.DeepEqual(w, WakeTrace{LLCKnown: true, PendingUs: w.PendingUs, PendingSpells: w.PendingSpells}) ||
+				!slices.IsSorted(w.PendingUs) || len(w.PendingUs) > 0 && w.PendingUs[0] < 0 {
 				t.Errorf("SumWakes(%v) = %+v of %d records", tids, w, len(recs))
 			}
 		}
@@ -246,7 +283,7 @@ func TestParseWakeSample(t *testing.T) {
 	// other, and the LLC's budget 0 throughout.
 	w := SumWakes(recs, []int{143, 144, 145, 146}, []int{0, 0, 2, 2})
 	want := WakeTrace{Wakes: 40, Sync: 40, Local: 40, Scanned: 40, NoScan: 40, Stacked: 40, StackedNoScan: 40, StackedMateWork: 40, LLCKnown: true}
-	if w != want {
+	if !reflect.DeepEqual(w, want) {
 		t.Errorf("SumWakes = %+v of %d records, want %+v", w, len(recs), want)
 	}
 }

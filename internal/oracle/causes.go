@@ -222,8 +222,10 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 // would take, had it no budget's reach), "stacked-scan-finds-%" (an idle
 // cpu within the budget's reach: what it takes), "stacked-recent-idle-%"
 // (the wakee's recent_used_cpu another cpu of the LLC, idle:
-// select_idle_sibling() takes it before any scan) and "stacked-mate-work-%" (another cpu of the LLC running
-// one of the workload's tasks); of the split, "split-join-%" (put on the
+// select_idle_sibling() takes it before any scan), "stacked-mate-work-%"
+// (another cpu of the LLC running one of the workload's tasks) and
+// "stacked-mate-pending-%" (another idle but for a wakeup queued to it,
+// ttwu_pending); of the split, "split-join-%" (put on the
 // waking cpu: the pair joined), and of those "join-prev-idle-%",
 // "join-prev-far-%" (prev_cpu idle; that outside the waking cpu's LLC,
 // so select_idle_sibling() passes it over) and "join-alone-%" (WF_SYNC,
@@ -258,6 +260,7 @@ func wakeValues(c *kernel.Counted) []benchfmt.Value {
 				benchfmt.Value{Value: pct(w.StackedScanIdle, w.Stacked), Unit: "stacked-scan-idle-%"},
 				benchfmt.Value{Value: pct(w.StackedScanFinds, w.Stacked), Unit: "stacked-scan-finds-%"},
 				benchfmt.Value{Value: pct(w.StackedMateWork, w.Stacked), Unit: "stacked-mate-work-%"},
+				benchfmt.Value{Value: pct(w.StackedMatePending, w.Stacked), Unit: "stacked-mate-pending-%"},
 				benchfmt.Value{Value: pct(w.StackedRecentIdle, w.Stacked), Unit: "stacked-recent-idle-%"})
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/wakeup"
+	"github.com/contend/contend/internal/kernel"
 	"github.com/contend/contend/internal/kernel/wakeups"
 )
 
@@ -128,6 +129,9 @@ func WakeupModelConfig(w *wakeups.Run) wakeup.SimConfig {
 		tail := time.Duration((w.ClientSendNs + w.ServerSendNs) / 4)
 		cfg.Tail = min(tail, cfg.Think, cfg.Service)
 	}
+	if t := w.Wakes; t != nil && len(t.PendingUs) > 0 {
+		cfg.IdleWakeShape = t.PendingUs
+	}
 	if w.NewidleLBCostNs > 0 {
 		cfg.LBCost = min(time.Duration(w.NewidleLBCostNs), time.Second)
 	}
@@ -149,7 +153,8 @@ func WakeupModelConfig(w *wakeups.Run) wakeup.SimConfig {
 	return cfg
 }
 
-// A WakeupRow is one quantity of the check, per second.
+// A WakeupRow is one quantity of the check, per second or, for the
+// placement's, per cent.
 type WakeupRow struct {
 	Name          string
 	Kernel, Model float64
@@ -191,7 +196,31 @@ func WakeupRows(w *wakeups.Run, idle ksim.IdleTickRule) (wakeup.SimConfig, []Wak
 		{"balancer moves/s (all tasks)", lb, mod(m.Total) - wakeMig, false},
 		{"newidle moves/s (all tasks)", newidle, mod(m.ByCause["newidle"]), false},
 	}
-	return cfg, rows, nil
+	return cfg, append(rows, wakePlacementRows(w.Wakes, m.Place)...), nil
+}
+
+// share is n of of, per cent (0 where of is).
+func share[T int | int64](n, of T) float64 { return 100 * float64(n) / max(float64(of), 1) }
+
+// wakePlacementRows hold the model's wakeup placement against the run's wake
+// trace, where it has one (kernel.WakeTrace, ksim.Placements: the same
+// counts): the wakeups stacked (prev_cpu the waking cpu: the pair on one
+// cpu), how many of those parted and of the split ones joined, and what
+// the stacked wakees' scans met, shown beside: the LLC's SIS_UTIL budget
+// 0, an idle cpu beside the waking cpu, one within the budget's reach.
+func wakePlacementRows(t *kernel.WakeTrace, p ksim.Placements) []WakeupRow {
+	if t == nil || t.Wakes == 0 {
+		return nil
+	}
+	return []WakeupRow{
+		{"wakeups stacked (prev_cpu the waking cpu), %", share(t.Stacked, t.Wakes), share(p.Stacked, p.Wakes), true},
+		{"  stacked ones parted (put elsewhere), %", share(t.StackedParted, t.Stacked), share(p.Parted, p.Stacked), true},
+		{"  split ones joined (put on the waking cpu), %", share(t.Joined, t.Wakes-t.Stacked), share(p.Joined, p.Wakes-p.Stacked), true},
+		{"  stacked: the LLC's scan budget 0, %", share(t.StackedNoScan, t.Stacked), share(p.NoScan, p.Stacked), false},
+		{"  stacked: a cpu of the LLC beside pending a wakeup, %", share(t.StackedMatePending, t.Stacked), share(p.PendingMate, p.Stacked), false},
+		{"  stacked: an idle cpu of the LLC beside, %", share(t.StackedIdleMate, t.Stacked), share(p.IdleMate, p.Stacked), false},
+		{"  stacked: one within the budget's reach, %", share(t.StackedScanFinds, t.Stacked), share(p.ScanFinds, p.Stacked), false},
+	}
 }
 
 // Within says whether model/kernel is inside WakeupTolerance. Two zeros
@@ -282,6 +311,9 @@ func wakeupMissing(k *wakeups.Run, cfg wakeup.SimConfig, rows []WakeupRow, r Wak
 	both := func(key string) float64 { return k.Client[key] + k.Server[key] }
 	over := r.Model > r.Kernel
 	migrations := strings.Contains(r.Name, "migrations")
+	if why := stackedByTheHost(k, rows, r); why != "" {
+		return why
+	}
 	switch {
 	case migrations && over && k.LLCSize > 1:
 		local, wk, att := row("local wakeups/s"), row("wakeups/s"), row("affine attempts/s")
@@ -311,6 +343,56 @@ func wakeupMissing(k *wakeups.Run, cfg wakeup.SimConfig, rows []WakeupRow, r Wak
 			both("nr_wakeups_affine_attempts"), k.Seconds, 100*both("nr_wakeups_affine_attempts")/max(both("nr_wakeups"), 1), both("nr_wakeups")-both("nr_wakeups_sync"))
 	}
 	return "not named: no mechanism the model lacks is known to move this quantity this way (docs/wakeup.md)"
+}
+
+// stackedByTheHost names, for a run with the wake trace on LLCs of more
+// than one cpu, what keeps the guest's pairs stacked where the model's
+// part: the cpus beside a stacked pair idle but for a wakeup queued to
+// them (ttwu_pending), which select_idle_cpu() passes over. Under TCG a
+// kicked idle vCPU is a host thread waiting to be run, longer the more
+// vCPUs the host is running, while a stacked pair wakes its partner on
+// its own cpu, with no IPI, and so runs fastest exactly where the LLC's
+// other vCPUs wait longest (docs/wakeup.md, "The host's part"). The
+// model draws each IPI's delay from the guest's spells
+// (IdleWakeShape), independent of the host's load: its stacked pairs
+// find an idle cpu beside them, and part. It covers the placement rows
+// and the migrations and local wakeups that follow from them: a stacked
+// pair migrates nobody at wakeup and queues a task for the balancer.
+// "" where the run has no trace or the row is not one of those.
+func stackedByTheHost(k *wakeups.Run, rows []WakeupRow, r WakeupRow) string {
+	t := k.Wakes
+	if t == nil || t.Stacked == 0 || k.LLCSize < 2 {
+		return ""
+	}
+	row := func(name string) WakeupRow {
+		for _, x := range rows {
+			if strings.TrimSpace(x.Name) == name {
+				return x
+			}
+		}
+		return WakeupRow{}
+	}
+	stacked, parted := row("wakeups stacked (prev_cpu the waking cpu), %"), row("stacked ones parted (put elsewhere), %")
+	pending, idle := row("stacked: a cpu of the LLC beside pending a wakeup, %"), row("stacked: an idle cpu of the LLC beside, %")
+	if !(stacked.Model < stacked.Kernel && parted.Model > parted.Kernel && idle.Model > idle.Kernel) {
+		return ""
+	}
+	switch name := strings.TrimSpace(r.Name); {
+	case name == "wakeups stacked (prev_cpu the waking cpu), %", name == "stacked ones parted (put elsewhere), %",
+		name == "migrations/s" && r.Model > r.Kernel, name == "wakeup migrations/s" && r.Model > r.Kernel,
+		name == "balance migrations/s" && r.Model < r.Kernel:
+	default:
+		return ""
+	}
+	spells := ""
+	if n := len(t.PendingUs); n > 0 {
+		spells = fmt.Sprintf(" (its pending spells: median %.0f µs, the longest twentieth from %.0f µs, of %d)", t.PendingUs[n/2], t.PendingUs[n-1], t.PendingSpells)
+	}
+	return fmt.Sprintf("the emulator's host, not modelled: the guest's wakeups were stacked at %.1f %% (the model's %.1f %%), and its stacked pairs parted at %.1f %% of their wakeups (the model's %.1f %%): "+
+		"at them a cpu of the LLC beside was idle at %.0f %% (the model's %.0f %%), and one idle but for a wakeup queued to it (ttwu_pending, its IPI not yet taken) at %.0f %% (the model's %.0f %%)%s; "+
+		"under TCG a kicked idle vCPU is a host thread waiting to be run, the longer the more vCPUs run, while a stacked pair wakes its partner on its own cpu with no IPI, so it runs fastest where the cpus beside it wait longest; "+
+		"the model draws each IPI's delay from the guest's spells, whatever the host runs, and its stacked pairs find an idle cpu and part, so fewer of its wakeups stay local (%.0f/s against %.0f) and more migrate, and fewer of its cpus hold two tasks for the balancer",
+		stacked.Kernel, stacked.Model, parted.Kernel, parted.Model, idle.Kernel, idle.Model, pending.Kernel, pending.Model, spells, row("local wakeups/s").Model, row("local wakeups/s").Kernel)
 }
 
 func wakeIdle(c wakeup.SimConfig) string {

@@ -1,6 +1,8 @@
 package oracle
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +10,7 @@ import (
 	"time"
 
 	"github.com/contend/contend/bench/ksim"
+	"github.com/contend/contend/internal/kernel"
 	"github.com/contend/contend/internal/kernel/schedstat"
 	"github.com/contend/contend/internal/kernel/wakeups"
 )
@@ -111,6 +114,56 @@ func TestWakeupMissing(t *testing.T) {
 		if got := wakeupMissing(tc.k, WakeupModelConfig(tc.k), rows, tc.r); !strings.Contains(got, tc.want) {
 			t.Errorf("llc %d %s %g→%g: %q lacks %q", tc.k.LLCSize, tc.r.Name, tc.r.Kernel, tc.r.Model, got, tc.want)
 		}
+	}
+}
+
+// TestWakePlacementRows: a run with the wake trace gets the placement's
+// rows, the kernel's from the trace and the model's counted the same way
+// (ksim.Placements); on LLCs of 4 the stacked pairs' rows and the
+// migrations they move name the emulator's host, with the trace's
+// figures; a run on one-cpu LLCs, or one without the trace, does not.
+func TestWakePlacementRows(t *testing.T) {
+	llc4, err := ReadWakeups("testdata/wakeups-6.1-llc4-trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, rows, err := WakeupRows(llc4, ksim.IdleTickGovernor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.IdleWakeShape) != kernel.PendingQuantiles {
+		t.Errorf("idlewake shape %v, want the trace's %d quantiles", cfg.IdleWakeShape, kernel.PendingQuantiles)
+	}
+	byName := map[string]WakeupRow{}
+	for _, r := range rows {
+		byName[strings.TrimSpace(r.Name)] = r
+	}
+	tr := llc4.Wakes
+	stacked, parted := byName["wakeups stacked (prev_cpu the waking cpu), %"], byName["stacked ones parted (put elsewhere), %"]
+	if !stacked.Held || math.Abs(stacked.Kernel-100*float64(tr.Stacked)/float64(tr.Wakes)) > 1e-9 || stacked.Model <= 0 || parted.Model <= 0 {
+		t.Fatalf("placement rows %+v, %+v (trace %+v)", stacked, parted, tr)
+	}
+	for _, r := range []WakeupRow{stacked, parted} {
+		if got := wakeupMissing(llc4, cfg, rows, r); !strings.Contains(got, "the emulator's host, not modelled") || !strings.Contains(got, "ttwu_pending") || !strings.Contains(got, fmt.Sprintf("median %.0f µs", tr.PendingUs[len(tr.PendingUs)/2])) {
+			t.Errorf("%s: %q", r.Name, got)
+		}
+	}
+	if got := stackedByTheHost(llc4, rows, WakeupRow{Name: "affine wakeups/s", Kernel: 1, Model: 3}); got != "" {
+		t.Errorf("affine wakeups named by the host: %q", got)
+	}
+	llc1, err := ReadWakeups("testdata/wakeups-6.1-llc1-trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stackedByTheHost(llc1, rows, stacked); got != "" {
+		t.Errorf("one-cpu LLCs: %q", got)
+	}
+	old, err := ReadWakeups(wakeupFixtures[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, rows, err := WakeupRows(old, ksim.IdleTickGovernor); err != nil || len(rows) != 10 {
+		t.Errorf("a run without the trace: %d rows, %v; want the 10 without placement", len(rows), err)
 	}
 }
 
