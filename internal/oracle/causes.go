@@ -215,7 +215,10 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 // wakeups, counted apart), "wake-sync-%" (WF_SYNC), "wake-at-prev-%" (put
 // back on prev_cpu, another cpu), "wake-no-scan-%" (the waking cpu's
 // LLC's nr_idle_scan 0: SIS_UTIL scans nothing) and "wake-stacked-%"
-// (prev_cpu the waking cpu: the pair on one cpu); of the stacked,
+// (prev_cpu the waking cpu: the pair on one cpu); "pending-median-us"
+// and "pending-top-us" (the median and the top twentieth's quantile of
+// the spells a cpu stayed idle with a wakeup queued to it, its IPI not
+// yet taken: WakeTrace.PendingUs); of the stacked,
 // "stacked-part-%" (put elsewhere: the pair parted), "stacked-no-scan-%",
 // "stacked-idle-mate-%" (an idle cpu in the waking cpu's LLC besides
 // it), "stacked-scan-idle-%" (that with a budget: what select_idle_cpu()
@@ -249,6 +252,10 @@ func wakeValues(c *kernel.Counted) []benchfmt.Value {
 	}...)
 	if w.Scanned > 0 {
 		vs = append(vs, benchfmt.Value{Value: pct(w.NoScan, w.Scanned), Unit: "wake-no-scan-%"})
+	}
+	if q := w.PendingUs; len(q) > 0 {
+		vs = append(vs, benchfmt.Value{Value: q[len(q)/2], Unit: "pending-median-us"},
+			benchfmt.Value{Value: q[len(q)-1], Unit: "pending-top-us"})
 	}
 	if w.Stacked > 0 {
 		vs = append(vs, benchfmt.Value{Value: pct(w.StackedParted, w.Stacked), Unit: "stacked-part-%"})
