@@ -326,7 +326,7 @@ func wakeupMissing(k *wakeups.Run, cfg wakeup.SimConfig, rows []WakeupRow, r Wak
 			"not other work in the guest (%.0f wakeups in %.1f s beyond the workload's and its threads'); "+
 			"left: why the kernel's select_idle_cpu() scans came back empty (with no scan the model gives the kernel's local wakeups: docs/wakeup.md's trials), LLCs near 74%% of cpu_util_cfs() or cpus busy at the instant, which the count does not show (idlewake, %s, is one mean for TCG's host-scheduled wakeup of a halted vCPU)",
 			local.Model, local.Kernel, 100*(1-att.Model/max(wk.Model, 1)), 100*(1-att.Kernel/max(wk.Kernel, 1)), max(rest, 0), k.Seconds, wakeIdle(cfg))
-	case migrations && !over && k.LLCSize == 1:
+	case (migrations || strings.HasPrefix(r.Name, "wakeups stacked")) && !over && k.LLCSize == 1:
 		var idleMoves uint64
 		for _, d := range k.Sched.Domains {
 			idleMoves += d.LBGained[0]
@@ -335,8 +335,8 @@ func wakeupMissing(k *wakeups.Run, cfg wakeup.SimConfig, rows []WakeupRow, r Wak
 		return fmt.Sprintf("not named: wakeup preemption is modelled (ksim's check_preempt_wakeup()): the workload's tasks are switched out %.0f/s against the kernel's %.0f/s involuntary switches (the other threads' %.0f in %.1f s), the other threads preempting them "+
 			"(of the kernel's %d CPU_IDLE moves the other threads made %.0f migrations, the workload's tasks %.0f); what is short is the workload's own moves: "+
 			"the kernel's pairs share a cpu (local wakeups %.0f/s against the model's %.0f; no wakeup moved a task in either), which leaves a cold task queued for an idle cpu to pull, and the model's pairs stay apart, "+
-			"their wakees queued cold only behind an other thread's %s burst; what brings the kernel's pairs together the count does not show (docs/wakeup.md)",
-			row("involuntary switches/s").Model, both("nr_involuntary_switches")/k.Seconds, k.Others["nr_involuntary_switches"], k.Seconds, idleMoves, k.Others["nr_migrations"], both("nr_migrations")-both("nr_wakeups_migrate"), local.Kernel, local.Model, cfg.OthersBurst.Round(time.Microsecond))
+			"their wakees queued cold only behind an other thread's %s burst; %s",
+			row("involuntary switches/s").Model, both("nr_involuntary_switches")/k.Seconds, k.Others["nr_involuntary_switches"], k.Seconds, idleMoves, k.Others["nr_migrations"], both("nr_migrations")-both("nr_wakeups_migrate"), local.Kernel, local.Model, cfg.OthersBurst.Round(time.Microsecond), pairsTogether(k))
 	case strings.Contains(r.Name, "affine attempts") && !over && k.LLCSize == 1:
 		return fmt.Sprintf("not named: %.0f attempts in %.1f s (%.2f%% of the workload's wakeups); on one-cpu LLCs an attempt needs a waker or wakee with no wakee_flips (wake_wide()'s factor 1), "+
 			"and every waker in the model carries the other threads' interrupt flips; the count keeps no waker: the candidates are those of its %.0f wakeups without WF_SYNC, which the model lacks (its own are all sync)",
@@ -393,6 +393,20 @@ func stackedByTheHost(k *wakeups.Run, rows []WakeupRow, r WakeupRow) string {
 		"under TCG a kicked idle vCPU is a host thread waiting to be run, the longer the more vCPUs run, while a stacked pair wakes its partner on its own cpu with no IPI, so it runs fastest where the cpus beside it wait longest; "+
 		"the model draws each IPI's delay from the guest's spells, whatever the host runs, and its stacked pairs find an idle cpu and part, so fewer of its wakeups stay local (%.0f/s against %.0f) and more migrate, and fewer of its cpus hold two tasks for the balancer",
 		stacked.Kernel, stacked.Model, parted.Kernel, parted.Model, idle.Kernel, idle.Model, pending.Kernel, pending.Model, spells, row("local wakeups/s").Model, row("local wakeups/s").Kernel)
+}
+
+// pairsTogether says what brought the kernel's pairs onto one cpu on
+// one-cpu LLCs, as far as the run shows it: with the wake trace, that no
+// wakeup did (select_idle_sibling() has no LLC to scan, and every wakeup
+// is wide), so its balancer's moves did.
+func pairsTogether(k *wakeups.Run) string {
+	t := k.Wakes
+	if t == nil {
+		return "what brings the kernel's pairs together the count does not show (docs/wakeup.md)"
+	}
+	return fmt.Sprintf("the wake trace shows no wakeup bringing them together: %d of its %d split wakeups joined a pair, %d of %d stacked ones parted one, so the kernel's pairs meet by its balancer's moves alone, "+
+		"and why a workload task waited queued for an idle cpu to pull it there, where the model's do not, the count does not show (docs/wakeup.md, \"The host's part\")",
+		t.Joined, t.Wakes-t.Stacked, t.StackedParted, t.Stacked)
 }
 
 func wakeIdle(c wakeup.SimConfig) string {
