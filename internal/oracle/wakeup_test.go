@@ -240,3 +240,24 @@ func TestWakeupIdleTick(t *testing.T) {
 		t.Errorf("wakeupIdleTick(no header) = %v, want the governor", rule)
 	}
 }
+
+// On one-cpu LLCs the trace, where the run has one, says no wakeup
+// brought the pairs together; without it the row says the count does not
+// show what did.
+func TestPairsTogether(t *testing.T) {
+	old, err := ReadWakeups(wakeupFixtures[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	traced, err := ReadWakeups("testdata/wakeups-6.1-llc1-trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pairsTogether(old); !strings.Contains(got, "the count does not show") {
+		t.Errorf("no trace: %q", got)
+	}
+	w := traced.Wakes
+	if got := pairsTogether(traced); !strings.Contains(got, fmt.Sprintf("%d of its %d split wakeups joined", w.Joined, w.Wakes-w.Stacked)) {
+		t.Errorf("traced: %q", got)
+	}
+}
