@@ -80,6 +80,12 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		return idleLessBehalf(r, rows)
 	case is("sched_balance_rq() calls") && is("CPU_IDLE") && over:
 		mi, ki := rowModel(rows, "on idle cpus (task_tick_idle)"), kc.V["idle-ticks/s"]
+		if mi <= 0 && shareOK && share >= 0.5 {
+			// The model's idle ticks all fresh idles (stopping at
+			// once), its CPU_IDLE passes the nohz walks' and its idle
+			// ticks' own, as the passes row has them.
+			return behalfPart(r, rows) + driverless + ", so the guest's idle cpus run no tick and no balance pass of their own (trigger_load_balance() runs from the tick), where the model's balance CPU_IDLE at each idle tick it draws before the tick stops"
+		}
 		if mi <= 0 || ki <= 0 {
 			break
 		}
@@ -255,6 +261,19 @@ func idleLessBehalf(r modelRow, rows []modelRow) string {
 			return ""
 		}
 		return fmt.Sprintf("the nohz balancer's passes on idle cpus' behalf, each a sched_balance_domains(rq, CPU_IDLE): the on-behalf row is %.2fx (see its line), and less those passes (a call each, at least) the rest of the CPU_IDLE calls, the idle cpus' own, are %.2fx (the model %.0f per s, the guest %.0f)", b.model/b.kernel, rest, r.model-b.model, r.kernel-b.kernel)
+	}
+	return ""
+}
+
+// behalfPart says what of CPU_IDLE row r the nohz walks' passes on idle
+// cpus' behalf make, each a sched_balance_domains(rq, CPU_IDLE), and
+// the rest, the idle cpus' own: "" where the rows lack the on-behalf one.
+func behalfPart(r modelRow, rows []modelRow) string {
+	for _, b := range rows {
+		if strings.Contains(b.name, "on idle cpus' behalf") && b.kernel > 0 && r.kernel > b.kernel && r.model > b.model {
+			return fmt.Sprintf("the passes on idle cpus' behalf are %.2fx (the on-behalf row, named there), and the rest, the idle cpus' own, %.2fx (the model %.0f per s, the guest %.0f): ",
+				b.model/b.kernel, (r.model-b.model)/(r.kernel-b.kernel), r.model-b.model, r.kernel-b.kernel)
+		}
 	}
 	return ""
 }

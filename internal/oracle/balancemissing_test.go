@@ -56,6 +56,7 @@ func TestBalanceMissing(t *testing.T) {
 		}(), modelRow{"  of which on idle cpus (task_tick_idle)", 778, 1400}, "fired 56 % of their idle tick slots (778 of 1400 per s"},
 		{"the newidle gate mostly open", gate(count(2, 60, 4000, "cmpxchg-first"), 30), modelRow{"sched_balance_rq() calls per s, newly idle (CPU_NEWLY_IDLE)", 171, 9830}, "the walks past the gate: the guest's made 0.06"},
 		{"CPU_IDLE calls, the on-behalf passes' excess", count(2, 2800, 2900, "cmpxchg-first"), modelRow{"sched_balance_rq() calls per s, idle cpus (lb_count CPU_IDLE)", 168, 319}, "less those passes (a call each, at least) the rest of the CPU_IDLE calls, the idle cpus' own, are 1.33x"},
+		{"CPU_IDLE calls, tickless idles", count(2, 2800, 2900, "cmpxchg-first"), modelRow{"sched_balance_rq() calls per s, idle cpus (lb_count CPU_IDLE)", 120, 400}, "the passes on idle cpus' behalf are 2.93x (the on-behalf row, named there), and the rest, the idle cpus' own, 3.72x (the model 226 per s, the guest 61): the guest stopped its tick at 96.6 %"},
 		{"unexplained", count(2, 60, 4000, "cmpxchg-first"), modelRow{"balancer passes per s (busy 60 %, newidle every 1 ticks)", 400, 700}, "not named"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
