@@ -75,6 +75,9 @@ func placementWhy(run modelRun, r modelRow) string {
 	mNoScan, mMate := percent(p.NoScan, p.Stacked), percent(p.IdleMate, p.Stacked)
 	why := fmt.Sprintf("the guest parts a stacked pair where select_idle_sibling() finds the wakee's recent_used_cpu idle in the LLC (%.1f %% of its stacked wakeups) or select_idle_cpu() has both a budget and an idle cpu of the LLC to find (%.1f %%), and %.1f %% parted; its LLC's nr_idle_scan was 0 at %.0f %% of them (the model's %.0f %%), an idle cpu beside the waker's at %.0f %% (the model's %.0f %%)",
 		kc.V["stacked-recent-idle-%"], kScanIdle, kc.V["stacked-part-%"], kNoScan, mNoScan, kMate, mMate)
+	if host := hostPending(kc); host != "" && mMate > ModelTolerance*kMate && kc.V["stacked-mate-pending-%"] >= kMate {
+		return why + ": " + host
+	}
 	switch {
 	case mMate > ModelTolerance*kMate:
 		beside := ""
@@ -93,6 +96,25 @@ func placementWhy(run modelRun, r modelRow) string {
 	return "not named: " + why
 }
 
+// hostPending names the emulator's host where the wake trace read the
+// cpus beside the guest's stacked pairs idle but for a wakeup queued to
+// them (ttwu_pending, the wakelist's IPI not yet taken): "" where the
+// count has no such figures. Under TCG a kicked idle vCPU is a host
+// thread waiting to be run, the longer the more vCPUs run
+// (docs/wakeup.md, "The host's part"); a stacked pair wakes its partner
+// with no IPI, so it runs fastest where the cpus beside it wait longest,
+// and finds none of them idle to part to. The pairs model has no IPI,
+// its cpus idle or running a group task.
+func hostPending(kc CountResult) string {
+	pend, ok := kc.V["stacked-mate-pending-%"]
+	med, ok2 := kc.V["pending-median-us"]
+	if !ok || !ok2 {
+		return ""
+	}
+	return fmt.Sprintf("the emulator's host, not modelled: beside the guest's stacked wakees a cpu of the LLC was idle but for a wakeup queued to it (ttwu_pending, the IPI not yet taken) at %.0f %% of them, where its pending spells last a median %.0f µs and the top twentieth from %.0f µs: under TCG a kicked idle vCPU waits for the host to run its thread, and a stacked pair, waking its partner with no IPI, runs fastest while the cpus beside it wait; the pairs model has no IPI, so the cpus beside its stacked pairs are idle, and they part",
+		pend, med, kc.V["pending-top-us"])
+}
+
 // placementCauses names the stacked row by its two causes where the count
 // has the wake trace: how often the guest's pairs part and join beside
 // the model's, the rows below it; "" without the trace.
@@ -103,6 +125,10 @@ func placementCauses(run modelRun) string {
 	if !ok1 || !ok2 || p.Stacked == 0 || p.Wakes == p.Stacked {
 		return ""
 	}
-	return fmt.Sprintf("the pairs' placement, by its two causes (the rows below): the guest's stacked pairs parted at %.2f %% of their wakeups (the model's %.2f %%), its split pairs joined at %.2f %% (the model's %.2f %%); the stacked share is what the two leave",
+	why := fmt.Sprintf("the pairs' placement, by its two causes (the rows below): the guest's stacked pairs parted at %.2f %% of their wakeups (the model's %.2f %%), its split pairs joined at %.2f %% (the model's %.2f %%); the stacked share is what the two leave",
 		part, percent(p.Parted, p.Stacked), join, percent(p.Joined, p.Wakes-p.Stacked))
+	if host := hostPending(kc); host != "" && kc.V["stacked-mate-pending-%"] >= kc.V["stacked-idle-mate-%"] && percent(p.Parted, p.Stacked) > part {
+		why += "; what keeps the guest's together: " + host
+	}
+	return why
 }
