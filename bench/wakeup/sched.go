@@ -165,6 +165,7 @@ type ksys struct {
 	wk      waking  // the wakeup select_task_rq_fair() is placing
 	resched []*kcpu // the cpus whose resched is set
 	rng     uint64  // the idle wakeups' delays (params.wakeShape)
+	scratch []uint64
 }
 
 // newKsys builds the kernel for the config: cpus, their domains, the idle
@@ -492,6 +493,12 @@ func (k *ksys) stackedScan(c *kcpu) {
 		return
 	}
 	llc, nr := k.IdleScan(int(c.CPU))
+	// The cpus beside c: an interrupt's wakeup on idle c of a task
+	// whose prev is c finds c itself idle, and select_idle_sibling()
+	// returns it before any scan.
+	llc = append(k.scratch[:0], llc...)
+	k.scratch = llc
+	llc[c.CPU/64] &^= 1 << (c.CPU % 64)
 	pl, start := &k.c.place, k.kern.ScanStart(int(c.CPU))
 	if nr == 1 {
 		pl.NoScan++

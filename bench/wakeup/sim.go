@@ -66,7 +66,11 @@ type SimConfig struct {
 	// IdleWake times one of these factors, drawn evenly (equal quantiles
 	// of the delay over their mean: the guest's pending spells, read by
 	// the kernel's wake trace, kernel.WakeTrace.PendingUs); nil, every
-	// one costs IdleWake. Under TCG on a host with fewer cpus than
+	// one costs IdleWake. The trace sees a spell only where a wakeup's
+	// record falls in it, so spells shorter than the records' spacing
+	// (some 90 µs on the lab's guests) are mostly missed and the shape
+	// leans long; its mean is IdleWake's all the same. Under TCG on a
+	// host with fewer cpus than
 	// vCPUs, a kicked vCPU's thread waits for a host cpu: most such
 	// waits are short and a few last milliseconds, while a pair on one
 	// cpu wakes its partner with no IPI at all.

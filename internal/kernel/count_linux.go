@@ -221,14 +221,9 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 			c.Undone = true
 		}
 	}()
-	tfs, err := machine.FindTracefs(cfg.Root)
+	tfs, err := machine.MountedTracefs(u, cfg.Root)
 	if err != nil {
-		if err = machine.Mount(u, cfg.Root, "tracefs", "sys/kernel/tracing"); err != nil {
-			return nil, err
-		}
-		if tfs, err = machine.FindTracefs(cfg.Root); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	cg, err := machine.FindCgroup2(cfg.Root)
 	if err != nil {

@@ -133,14 +133,9 @@ func TraceWakes(u *machine.Undo, root string) (*WakeTracer, string) {
 		return nil, no + err.Error()
 	}
 	defer src.Close() // the fetch reads the core at setup only
-	tfs, err := machine.FindTracefs(root)
+	tfs, err := machine.MountedTracefs(u, root)
 	if err != nil {
-		if err = machine.Mount(u, root, "tracefs", "sys/kernel/tracing"); err != nil {
-			return nil, no + err.Error()
-		}
-		if tfs, err = machine.FindTracefs(root); err != nil {
-			return nil, no + err.Error()
-		}
+		return nil, no + err.Error()
 	}
 	cpus, err := onlineCPUs(root)
 	if err != nil {

@@ -208,7 +208,9 @@ func (rec *WakeRecord) parseEntry(args []string) error {
 	for i := range rec.Curr {
 		c := strconv.Itoa(i)
 		rec.Curr[i] = v["cu"+c]
-		if v["cu"+c] == v["id"+c] && v["tp"+c] != 0 {
+		if v["cu"+c] == v["id"+c] && v["tp"+c] != 0 && v["nr"+c] == 0 {
+			// sched_ttwu_pending() enqueues before it clears
+			// ttwu_pending: a cpu with a task queued is past it.
 			rec.PendingCPUs |= 1 << i
 		}
 	}
@@ -284,7 +286,11 @@ type WakeTrace struct {
 	// from the waking cpu's next up, wrapping (for_each_cpu_wrap(cpu,
 	// cpus, target + 1) with "if (!--nr) return -1;" before each),
 	// meets one (no SMT: the lab's guests have none).
-	StackedScanFinds  int `json:"stacked_scan_finds"`
+	StackedScanFinds int `json:"stacked_scan_finds"`
+	// StackedByRule had either, an idle recent_used_cpu or an idle cpu
+	// in the budget's reach: what select_idle_sibling()'s rules part,
+	// had nothing changed between the record and the choice.
+	StackedByRule     int `json:"stacked_by_rule"`
 	StackedRecentIdle int `json:"stacked_recent_idle"`
 	// StackedMatePending found another cpu of the waking cpu's LLC
 	// idle but for a wakeup queued to it (PendingCPUs): taken, had its
@@ -314,6 +320,10 @@ type WakeTrace struct {
 	// spacing), of PendingSpells spells.
 	PendingUs     []float64 `json:"pending_us,omitempty"`
 	PendingSpells int       `json:"pending_spells,omitempty"`
+	// PendingMedianUs and PendingP95Us are the spells' median and 95th
+	// percentile, µs (0 with fewer than PendingQuantiles spells).
+	PendingMedianUs float64 `json:"pending_median_us,omitempty"`
+	PendingP95Us    float64 `json:"pending_p95_us,omitempty"`
 	// LLCKnown says sd_llc_id was read (else StackedIdleMate,
 	// StackedScanIdle, StackedMateWork and JoinedPrevFar are not summed).
 	LLCKnown bool `json:"llc_known"`
@@ -390,18 +400,25 @@ func SumWakes(recs []WakeRecord, tids []int, llc []int) WakeTrace {
 			w.StackedMateWork += b2i(mateWork)
 			w.StackedMatePending += b2i(e.PendingCPUs&mates != 0)
 			ru := int(e.Recent)
-			w.StackedRecentIdle += b2i(ru != prev && ru >= 0 && ru < min(e.RQs, 64) && sameLLC(ru, waker) && e.IdleCPUs&(1<<ru) != 0)
+			recent := ru != prev && ru >= 0 && ru < min(e.RQs, 64) && sameLLC(ru, waker) && e.IdleCPUs&(1<<ru) != 0
+			finds := false
+			w.StackedRecentIdle += b2i(recent)
 			if e.IdleCPUs&mates != 0 {
 				w.StackedIdleMate++
 				w.StackedScanIdle += b2i(e.Scan != 0)
-				w.StackedScanFinds += b2i(e.Scan > 0 && scanFinds(e.IdleCPUs, mates, waker, min(e.RQs, 64), int(e.Scan)))
+				finds = e.Scan > 0 && scanFinds(e.IdleCPUs, mates, waker, min(e.RQs, 64), int(e.Scan))
+				w.StackedScanFinds += b2i(finds)
 			}
+			w.StackedByRule += b2i(recent || finds)
 		}
 	}
 	for _, p := range pending {
 		w.Unpaired += b2i(wanted(p, tids))
 	}
 	w.PendingUs, w.PendingSpells = spells.quantiles(), len(spells.us)
+	if w.PendingUs != nil {
+		w.PendingMedianUs, w.PendingP95Us = spells.at(0.5), spells.at(0.95)
+	}
 	return w
 }
 
@@ -434,18 +451,28 @@ func (p *pendingSpells) see(r *WakeRecord) {
 	}
 }
 
-// quantiles are the spells' PendingQuantiles quantiles, nil with fewer
-// spells than that.
+// quantiles are the spells' PendingQuantiles quantiles, the midpoints of
+// equal twentieths (the 2.5th, 7.5th, ... 97.5th percentiles: each
+// stands for its twentieth when drawn), nil with fewer spells than that.
+// The spells are those the records see: one shorter than the records'
+// spacing mostly goes unseen, so the short end is thin.
 func (p *pendingSpells) quantiles() []float64 {
 	if len(p.us) < PendingQuantiles {
 		return nil
 	}
-	slices.Sort(p.us)
 	q := make([]float64, PendingQuantiles)
 	for i := range q {
-		q[i] = p.us[(2*i+1)*len(p.us)/(2*PendingQuantiles)]
+		q[i] = p.at((float64(i) + 0.5) / PendingQuantiles)
 	}
 	return q
+}
+
+// at is the spells' quantile f (0 ≤ f < 1), the nearest rank's.
+func (p *pendingSpells) at(f float64) float64 {
+	if !slices.IsSorted(p.us) {
+		slices.Sort(p.us)
+	}
+	return p.us[min(int(f*float64(len(p.us))), len(p.us)-1)]
 }
 
 // scanFinds is whether select_idle_cpu()'s loop finds an idle cpu of

@@ -108,7 +108,7 @@ func TestSumWakes(t *testing.T) {
 	}
 	got := SumWakes(recs, []int{7, 8}, llc)
 	want := WakeTrace{Wakes: 8, Unpaired: 2, Sync: 7, Local: 4, AtPrev: 1, Scanned: 8, NoScan: 4,
-		Stacked: 5, StackedParted: 2, StackedNoScan: 3, StackedIdleMate: 4, StackedScanIdle: 1, StackedScanFinds: 1, StackedRecentIdle: 1, StackedMatePending: 1, PendingSpells: 1,
+		Stacked: 5, StackedParted: 2, StackedNoScan: 3, StackedIdleMate: 4, StackedScanIdle: 1, StackedScanFinds: 1, StackedByRule: 2, StackedRecentIdle: 1, StackedMatePending: 1, PendingSpells: 1,
 		Joined: 1, JoinedAlone: 1, JoinedPrevIdle: 1, JoinedPrevFar: 1, LLCKnown: true}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("SumWakes =\n%+v, want\n%+v", got, want)
@@ -143,6 +143,9 @@ func TestPendingSpells(t *testing.T) {
 	q := p.quantiles()
 	if len(q) != PendingQuantiles || math.Abs(q[0]-20) > 1e-6 || math.Abs(q[19]-400) > 1e-6 || !slices.IsSorted(q) {
 		t.Errorf("quantiles %v, want 20 µs to 400 µs in steps of 20", q)
+	}
+	if m, p95 := p.at(0.5), p.at(0.95); math.Abs(m-210) > 1e-6 || math.Abs(p95-390) > 1e-6 {
+		t.Errorf("median %v, 95th percentile %v; want 210 µs and 390 µs", m, p95)
 	}
 	if (&pendingSpells{us: p.us[:19]}).quantiles() != nil {
 		t.Error("quantiles of 19 spells, want none")
@@ -258,6 +261,7 @@ func FuzzParseWakeTrace(f *testing.F) {
 			if w.Wakes > len(recs)/2 || w.Local+w.AtPrev > w.Wakes || w.Sync > w.Wakes || w.NoScan > w.Scanned || w.Scanned > w.Wakes || w.Stacked+w.Joined > w.Wakes || w.Joined > w.Local ||
 				w.StackedParted > w.Stacked || w.StackedNoScan > w.Stacked || w.StackedScanIdle > w.StackedIdleMate || w.StackedIdleMate > w.Stacked || w.StackedRecentIdle > w.Stacked || w.StackedMateWork > w.Stacked ||
 				w.StackedScanFinds > w.StackedScanIdle || w.StackedMatePending > w.Stacked ||
+				w.StackedByRule < max(w.StackedScanFinds, w.StackedRecentIdle) || w.StackedByRule > w.StackedScanFinds+w.StackedRecentIdle ||
 				w.JoinedAlone > w.Joined || w.JoinedPrevFar > w.JoinedPrevIdle || w.JoinedPrevIdle > w.Joined ||
 				tids == nil && !reflect.DeepEqual(w, WakeTrace{LLCKnown: true, PendingUs: w.PendingUs, PendingSpells: w.PendingSpells}) ||
 				!slices.IsSorted(w.PendingUs) || len(w.PendingUs) > 0 && w.PendingUs[0] < 0 {

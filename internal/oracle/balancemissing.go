@@ -84,7 +84,7 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 			// The model's idle ticks all fresh idles (stopping at
 			// once), its CPU_IDLE passes the nohz walks' and its idle
 			// ticks' own, as the passes row has them.
-			return behalfPart(r, rows) + driverless + ", so the guest's idle cpus run no tick and no balance pass of their own (trigger_load_balance() runs from the tick), where the model's balance CPU_IDLE at each idle tick it draws before the tick stops"
+			return behalfPart(r, rows) + driverless + ", so the guest's idle cpus run no tick and no balance pass of their own (trigger_load_balance() runs from the tick), where each idle tick the model draws, a fresh idle, passes CPU_IDLE before its tick stops"
 		}
 		if mi <= 0 || ki <= 0 {
 			break

@@ -216,14 +216,16 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 // back on prev_cpu, another cpu), "wake-no-scan-%" (the waking cpu's
 // LLC's nr_idle_scan 0: SIS_UTIL scans nothing) and "wake-stacked-%"
 // (prev_cpu the waking cpu: the pair on one cpu); "pending-median-us"
-// and "pending-top-us" (the median and the top twentieth's quantile of
-// the spells a cpu stayed idle with a wakeup queued to it, its IPI not
-// yet taken: WakeTrace.PendingUs); of the stacked,
+// and "pending-p95-us" (the median and 95th percentile of the spells a
+// cpu stayed idle with a wakeup queued to it, its IPI not yet taken:
+// WakeTrace.PendingMedianUs, PendingP95Us); of the stacked,
 // "stacked-part-%" (put elsewhere: the pair parted), "stacked-no-scan-%",
 // "stacked-idle-mate-%" (an idle cpu in the waking cpu's LLC besides
 // it), "stacked-scan-idle-%" (that with a budget: what select_idle_cpu()
-// would take, had it no budget's reach), "stacked-scan-finds-%" (an idle
-// cpu within the budget's reach: what it takes), "stacked-recent-idle-%"
+// would take were its budget unlimited), "stacked-scan-finds-%" (an idle
+// cpu within the budget's reach: what it takes), "stacked-rule-part-%"
+// (that or an idle recent_used_cpu: what select_idle_sibling()'s rules
+// part), "stacked-recent-idle-%"
 // (the wakee's recent_used_cpu another cpu of the LLC, idle:
 // select_idle_sibling() takes it before any scan), "stacked-mate-work-%"
 // (another cpu of the LLC running one of the workload's tasks) and
@@ -253,9 +255,9 @@ func wakeValues(c *kernel.Counted) []benchfmt.Value {
 	if w.Scanned > 0 {
 		vs = append(vs, benchfmt.Value{Value: pct(w.NoScan, w.Scanned), Unit: "wake-no-scan-%"})
 	}
-	if q := w.PendingUs; len(q) > 0 {
-		vs = append(vs, benchfmt.Value{Value: q[len(q)/2], Unit: "pending-median-us"},
-			benchfmt.Value{Value: q[len(q)-1], Unit: "pending-top-us"})
+	if w.PendingMedianUs > 0 {
+		vs = append(vs, benchfmt.Value{Value: w.PendingMedianUs, Unit: "pending-median-us"},
+			benchfmt.Value{Value: w.PendingP95Us, Unit: "pending-p95-us"})
 	}
 	if w.Stacked > 0 {
 		vs = append(vs, benchfmt.Value{Value: pct(w.StackedParted, w.Stacked), Unit: "stacked-part-%"})
@@ -266,6 +268,7 @@ func wakeValues(c *kernel.Counted) []benchfmt.Value {
 			vs = append(vs, benchfmt.Value{Value: pct(w.StackedIdleMate, w.Stacked), Unit: "stacked-idle-mate-%"},
 				benchfmt.Value{Value: pct(w.StackedScanIdle, w.Stacked), Unit: "stacked-scan-idle-%"},
 				benchfmt.Value{Value: pct(w.StackedScanFinds, w.Stacked), Unit: "stacked-scan-finds-%"},
+				benchfmt.Value{Value: pct(w.StackedByRule, w.Stacked), Unit: "stacked-rule-part-%"},
 				benchfmt.Value{Value: pct(w.StackedMateWork, w.Stacked), Unit: "stacked-mate-work-%"},
 				benchfmt.Value{Value: pct(w.StackedMatePending, w.Stacked), Unit: "stacked-mate-pending-%"},
 				benchfmt.Value{Value: pct(w.StackedRecentIdle, w.Stacked), Unit: "stacked-recent-idle-%"})

@@ -30,16 +30,16 @@ func placementRows(kc CountResult, p ksim.Placements, wakeups int64) []modelRow 
 	// dequeue's, from 6.12, or a pinger pinged before its read()), still
 	// switching out (ttwu_queue_wakelist()) or allowed one cpu.
 	if k, ok := kc.V["wake-placed/wakeup"]; ok && wakeups > 0 {
-		rows = append(rows, modelRow{"    " + placedRow, 100 * k, percent(p.Wakes, wakeups)})
+		rows = append(rows, modelRow{"    " + placedRow, 100 * k, share(p.Wakes, wakeups)})
 	}
 	if k, ok := kc.V["stacked-part-%"]; ok && p.Stacked > 0 {
-		rows = append(rows, modelRow{"    " + partedRow, k, percent(p.Parted, p.Stacked)})
+		rows = append(rows, modelRow{"    " + partedRow, k, share(p.Parted, p.Stacked)})
 	}
 	if k, ok := kc.V["stacked-mate-work-%"]; ok && p.Stacked > 0 {
-		rows = append(rows, modelRow{"      " + mateRow, k, percent(p.BusyMate, p.Stacked)})
+		rows = append(rows, modelRow{"      " + mateRow, k, share(p.BusyMate, p.Stacked)})
 	}
 	if k, ok := kc.V["split-join-%"]; ok && p.Wakes > p.Stacked {
-		rows = append(rows, modelRow{"    " + joinedRow, k, percent(p.Joined, p.Wakes-p.Stacked)})
+		rows = append(rows, modelRow{"    " + joinedRow, k, share(p.Joined, p.Wakes-p.Stacked)})
 	}
 	return rows
 }
@@ -47,8 +47,6 @@ func placementRows(kc CountResult, p ksim.Placements, wakeups int64) []modelRow 
 // gathered is what keeps the guest's pairs beside each other in one
 // LLC, which their load holds at a scan budget of 0.
 const gathered = "the kernel's balancer leaves a node's few running tasks where they are while another node idles (adjust_numa_imbalance() in fair.c: an imbalance of up to NUMA_IMBALANCE_MIN, 2 tasks, with the destination running no more than sd->imb_numa_nr, \"a simple pair of communicating tasks that remain local\"), and a split pair joins on its waker's cpu where prev_cpu is busy; the model's pairs start one task to a cpu and move only by drawn migrations, with no balancer among them: the pairs' gathering is not modelled"
-
-func percent(n, of int64) float64 { return 100 * float64(n) / float64(max(of, 1)) }
 
 // placementWhy names what a placement row outside lacks, from what the
 // wake trace read of the cpus at each wakeup beside what the model's
@@ -72,7 +70,7 @@ func placementWhy(run modelRun, r modelRow) string {
 			100-kc.V["join-prev-idle-%"], kc.V["join-prev-idle-%"], kc.V["join-prev-far-%"], 100*kc.V["wakeup-migrations/wakeup"])
 	}
 	kScanIdle, kNoScan, kMate := kc.V["stacked-scan-idle-%"], kc.V["stacked-no-scan-%"], kc.V["stacked-idle-mate-%"]
-	mNoScan, mMate := percent(p.NoScan, p.Stacked), percent(p.IdleMate, p.Stacked)
+	mNoScan, mMate := share(p.NoScan, p.Stacked), share(p.IdleMate, p.Stacked)
 	why := fmt.Sprintf("the guest parts a stacked pair where select_idle_sibling() finds the wakee's recent_used_cpu idle in the LLC (%.1f %% of its stacked wakeups) or select_idle_cpu() has both a budget and an idle cpu of the LLC to find (%.1f %%), and %.1f %% parted; its LLC's nr_idle_scan was 0 at %.0f %% of them (the model's %.0f %%), an idle cpu beside the waker's at %.0f %% (the model's %.0f %%)",
 		kc.V["stacked-recent-idle-%"], kScanIdle, kc.V["stacked-part-%"], kNoScan, mNoScan, kMate, mMate)
 	if host := hostPending(kc); host != "" && mMate > ModelTolerance*kMate && kc.V["stacked-mate-pending-%"] >= kMate {
@@ -82,7 +80,7 @@ func placementWhy(run modelRun, r modelRow) string {
 	case mMate > ModelTolerance*kMate:
 		beside := ""
 		if k, ok := kc.V["stacked-mate-work-%"]; ok {
-			beside = fmt.Sprintf(" (the workload beside the waker's cpu at %.0f %%, the model's %.0f %%)", k, percent(p.BusyMate, p.Stacked))
+			beside = fmt.Sprintf(" (the workload beside the waker's cpu at %.0f %%, the model's %.0f %%)", k, share(p.BusyMate, p.Stacked))
 		}
 		return why + beside + ": " + gathered
 	case kScanIdle > ModelTolerance*kc.V["stacked-part-%"] && r.model > r.kernel:
@@ -111,8 +109,8 @@ func hostPending(kc CountResult) string {
 	if !ok || !ok2 {
 		return ""
 	}
-	return fmt.Sprintf("the emulator's host, not modelled: beside the guest's stacked wakees a cpu of the LLC was idle but for a wakeup queued to it (ttwu_pending, the IPI not yet taken) at %.0f %% of them, where its pending spells last a median %.0f µs and the top twentieth from %.0f µs: under TCG a kicked idle vCPU waits for the host to run its thread, and a stacked pair, waking its partner with no IPI, runs fastest while the cpus beside it wait; the pairs model has no IPI, so the cpus beside its stacked pairs are idle, and they part",
-		pend, med, kc.V["pending-top-us"])
+	return fmt.Sprintf("the emulator's host, not modelled: beside the guest's stacked wakees a cpu of the LLC was idle but for a wakeup queued to it (ttwu_pending, the IPI not yet taken) at %.0f %% of them, where its pending spells last a median %.0f µs, a twentieth of them past %.0f µs: under TCG a kicked idle vCPU waits for the host to run its thread, and a stacked pair, waking its partner with no IPI, runs fastest while the cpus beside it wait; the pairs model has no IPI, so the cpus beside its stacked pairs are idle, and they part",
+		pend, med, kc.V["pending-p95-us"])
 }
 
 // placementCauses names the stacked row by its two causes where the count
@@ -126,8 +124,8 @@ func placementCauses(run modelRun) string {
 		return ""
 	}
 	why := fmt.Sprintf("the pairs' placement, by its two causes (the rows below): the guest's stacked pairs parted at %.2f %% of their wakeups (the model's %.2f %%), its split pairs joined at %.2f %% (the model's %.2f %%); the stacked share is what the two leave",
-		part, percent(p.Parted, p.Stacked), join, percent(p.Joined, p.Wakes-p.Stacked))
-	if host := hostPending(kc); host != "" && kc.V["stacked-mate-pending-%"] >= kc.V["stacked-idle-mate-%"] && percent(p.Parted, p.Stacked) > part {
+		part, share(p.Parted, p.Stacked), join, share(p.Joined, p.Wakes-p.Stacked))
+	if host := hostPending(kc); host != "" && kc.V["stacked-mate-pending-%"] >= kc.V["stacked-idle-mate-%"] && share(p.Parted, p.Stacked) > part {
 		why += "; what keeps the guest's together: " + host
 	}
 	return why

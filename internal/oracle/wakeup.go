@@ -385,8 +385,8 @@ func stackedByTheHost(k *wakeups.Run, rows []WakeupRow, r WakeupRow) string {
 		return ""
 	}
 	spells := ""
-	if n := len(t.PendingUs); n > 0 {
-		spells = fmt.Sprintf(" (its pending spells: median %.0f µs, the longest twentieth from %.0f µs, of %d)", t.PendingUs[n/2], t.PendingUs[n-1], t.PendingSpells)
+	if t.PendingMedianUs > 0 {
+		spells = fmt.Sprintf(" (its pending spells: median %.0f µs, a twentieth past %.0f µs, of %d)", t.PendingMedianUs, t.PendingP95Us, t.PendingSpells)
 	}
 	return fmt.Sprintf("the emulator's host, not modelled: the guest's wakeups were stacked at %.1f %% (the model's %.1f %%), and its stacked pairs parted at %.1f %% of their wakeups (the model's %.1f %%): "+
 		"at them a cpu of the LLC beside was idle at %.0f %% (the model's %.0f %%), and one idle but for a wakeup queued to it (ttwu_pending, its IPI not yet taken) at %.0f %% (the model's %.0f %%)%s; "+
@@ -396,17 +396,22 @@ func stackedByTheHost(k *wakeups.Run, rows []WakeupRow, r WakeupRow) string {
 }
 
 // pairsTogether says what brought the kernel's pairs onto one cpu on
-// one-cpu LLCs, as far as the run shows it: with the wake trace, that no
-// wakeup did (select_idle_sibling() has no LLC to scan, and every wakeup
-// is wide), so its balancer's moves did.
+// one-cpu LLCs, as far as the run shows it: with the wake trace, how many
+// wakeups joined or parted a pair (select_idle_sibling() has no LLC to
+// scan there; a sync wakeup wake_wide() lets through may still join by
+// wake_affine()), the balancer's moves doing the rest.
 func pairsTogether(k *wakeups.Run) string {
 	t := k.Wakes
 	if t == nil {
 		return "what brings the kernel's pairs together the count does not show (docs/wakeup.md)"
 	}
-	return fmt.Sprintf("the wake trace shows no wakeup bringing them together: %d of its %d split wakeups joined a pair, %d of %d stacked ones parted one, so the kernel's pairs meet by its balancer's moves alone, "+
+	if t.Joined > 0 || t.StackedParted > 0 {
+		return fmt.Sprintf("the wake trace shows %d of its %d split wakeups joining a pair and %d of %d stacked ones parting one, the rest of the pairs' moves the balancer's; why a workload task waited queued for an idle cpu to pull it, where the model's do not, the count does not show",
+			t.Joined, t.Wakes-t.Stacked, t.StackedParted, t.Stacked)
+	}
+	return fmt.Sprintf("the wake trace shows no wakeup bringing them together: none of its %d split wakeups joined a pair, none of %d stacked ones parted one, so the kernel's pairs meet by its balancer's moves alone, "+
 		"and why a workload task waited queued for an idle cpu to pull it there, where the model's do not, the count does not show (docs/wakeup.md, \"The host's part\")",
-		t.Joined, t.Wakes-t.Stacked, t.StackedParted, t.Stacked)
+		t.Wakes-t.Stacked, t.Stacked)
 }
 
 func wakeIdle(c wakeup.SimConfig) string {

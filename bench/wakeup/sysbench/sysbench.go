@@ -104,6 +104,7 @@ type Workload struct {
 	other   []bool  // per task: one of the guest's other threads (Config.Others), not counted
 	tailing []bool  // per task: running its tail after a wakeup (Config.Tail)
 	replied []bool  // per client: its reply came while it ran its tail
+	flushes []bool  // per server: asleep on its commit's log flush, not on its socket
 	partner []int   // per client: its server
 	pending [][]int // per server: the clients whose statements wait, oldest first
 	stmt    []int   // per client: the statement of its transaction it is on
@@ -133,6 +134,7 @@ func New(k Kernel, p *Config) *Workload {
 		w.other = append(w.other, false)
 		w.tailing = append(w.tailing, false)
 		w.replied = append(w.replied, false)
+		w.flushes = append(w.flushes, false)
 		w.partner = append(w.partner, -1)
 		w.pending = append(w.pending, nil)
 		w.stmt = append(w.stmt, 0)
@@ -254,7 +256,7 @@ func (w *Workload) oltp(t, cpu int) bool {
 		// server already awake finds it waiting when it is done.
 		sv := w.partner[t]
 		w.pending[sv] = append(w.pending[sv], t)
-		if k.Sleeping(sv) {
+		if k.Sleeping(sv) && !w.flushes[sv] {
 			k.SetBurst(sv, w.burst(w.p.Service))
 			k.Wake(sv, cpu, true)
 		}
@@ -265,6 +267,7 @@ func (w *Workload) oltp(t, cpu int) bool {
 	if last && w.p.IO > 0 && !w.ioDone[cl] {
 		// COMMIT: the log flush; the server blocks until it completes.
 		w.ioDone[cl] = true
+		w.flushes[t] = true // its socket's statements wait for the flush
 		k.Interrupt(k.Now()+w.p.IO, w.irqCPU(cpu), t)
 		return false
 	}
@@ -341,6 +344,7 @@ func (w *Workload) Interrupt(id, cpu int) {
 	if !k.Running(cpu) && k.Idle(cpu) {
 		k.Count(IdleWaker)
 	}
+	w.flushes[id] = false
 	k.SetBurst(id, w.draw(w.p.Service/4)) // the commit's end after the flush
 	k.Wake(id, cpu, false)
 }

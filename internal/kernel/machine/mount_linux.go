@@ -18,3 +18,15 @@ func Mount(u *Undo, root, fstype, dir string) error {
 	u.Push("mount "+fstype+" /"+dir, func() error { return syscall.Unmount(target, 0) })
 	return nil
 }
+
+// MountedTracefs is FindTracefs, mounting tracefs at root's
+// sys/kernel/tracing first (on u) where none is mounted.
+func MountedTracefs(u *Undo, root string) (*Tracefs, error) {
+	if t, err := FindTracefs(root); err == nil {
+		return t, nil
+	}
+	if err := Mount(u, root, "tracefs", "sys/kernel/tracing"); err != nil {
+		return nil, err
+	}
+	return FindTracefs(root)
+}

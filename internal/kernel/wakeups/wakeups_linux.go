@@ -218,7 +218,8 @@ func Measure(ctx context.Context, cfg Config) (w *Run, err error) {
 	}
 	if wake != nil {
 		if err := wake.Record(true); err != nil {
-			return nil, fmt.Errorf("wake trace: %w", err)
+			w.Notes = append(w.Notes, "no wake trace: recording: "+err.Error())
+			wake = nil
 		}
 	}
 	n0, t0, sd0 := statements(), time.Now(), sends()
@@ -231,7 +232,8 @@ func Measure(ctx context.Context, cfg Config) (w *Run, err error) {
 	}
 	if wake != nil {
 		if err := wake.Record(false); err != nil {
-			return nil, fmt.Errorf("wake trace: %w", err)
+			w.Notes = append(w.Notes, "no wake trace: stopping it: "+err.Error())
+			wake = nil
 		}
 	}
 	w.Seconds, w.Statements = time.Since(t0).Seconds(), statements()-n0
