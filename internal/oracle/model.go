@@ -790,6 +790,11 @@ func pathMissing(run modelRun, r modelRow) string {
 	if over {
 		dir = "over"
 	}
+	if !over && r.kernel > calls {
+		// Every call at most one write: the guest's writes alone
+		// outnumber the model's calls, whatever the threshold.
+		return fmt.Sprintf("not named: %s, under the kernel's %.3f writes alone: the model calls this path too seldom (it makes fewer updates here, or fewer of them cross a PELT period; the delta past contrib/64 aside), and which, the count does not show", model, r.kernel)
+	}
 	return fmt.Sprintf("not named: %s, %s the kernel's; the count gives this path's writes, not its calls, so fewer period crossings and fewer deltas past contrib/64 cannot be told apart", model, dir)
 }
 

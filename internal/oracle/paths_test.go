@@ -42,6 +42,8 @@ func TestPathMissing(t *testing.T) {
 		{"no trace", kc(nil), tick(0.01), []string{"not named:", "no tick trace", "0.002 update_tg_load_avg() calls per wakeup, 50 % of them writing"}},
 		{"other", kc(nil), modelRow{"      by path: other (attach, detach, propagate)", 0.01, 0}, []string{"the model has no attach, detach or propagation"}},
 		{"enqueue", kc(nil), modelRow{"      by path: enqueue (enqueue_task_fair)", 0.1, 0.08}, []string{"not named:", "enqueue path makes 0.200", "40 % of them writing, under the kernel's", "writes, not its calls"}},
+		// 0.3 writes per wakeup in the guest, 0.2 calls in the model.
+		{"enqueue, writes past the calls", kc(nil), modelRow{"      by path: enqueue (enqueue_task_fair)", 0.3, 0.08}, []string{"not named:", "under the kernel's 0.300 writes alone: the model calls this path too seldom"}},
 	} {
 		got := pathMissing(modelRun{kc: tc.kc, row: row}, tc.r)
 		for _, w := range tc.want {
