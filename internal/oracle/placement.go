@@ -84,8 +84,12 @@ func placementWhy(run modelRun, r modelRow) string {
 		}
 		return why + beside + ": " + gathered
 	case kScanIdle > ModelTolerance*kc.V["stacked-part-%"] && r.model > r.kernel:
-		return why + fmt.Sprintf(": the guest's scans took an idle cpu at under %.0f %% of the stacked wakeups that had a budget and one, where the model's parted at %.1f %% against its idle cpu beside at %.0f %%: a budget of n probes n cpus from the waker's next (for_each_cpu_wrap() from target + 1), so on an LLC of more than two an idle cpu past them is missed; the guest's budgets' sizes the trace reads but does not sum, and the model's come from its own util (ksim.CPUUtil)",
-			100*kc.V["stacked-part-%"]/kScanIdle, r.model, mMate)
+		reach := "the guest's budgets' sizes this count's trace does not sum"
+		if k, ok := kc.V["stacked-scan-finds-%"]; ok {
+			reach = fmt.Sprintf("an idle cpu lay within the guest's budget's reach at %.1f %% of its stacked wakeups (the model's at %.1f %%)", k, share(p.ScanFinds, p.Stacked))
+		}
+		return why + fmt.Sprintf(": the guest's scans took an idle cpu at under %.0f %% of the stacked wakeups that had a budget and one, where the model's parted at %.1f %% against its idle cpu beside at %.0f %%: a budget of n probes n cpus from the waker's next (for_each_cpu_wrap() from target + 1), so on an LLC of more than two an idle cpu past them is missed; %s, and the model's budgets come from its own util (ksim.CPUUtil)",
+			100*kc.V["stacked-part-%"]/kScanIdle, r.model, mMate, reach)
 	case p.Unbudgeted > 0:
 		return why + ": the model's scans keep no SIS_UTIL budget here (no balancer runs among its cpus to leave nr_idle_scan), so they take any idle cpu of the LLC"
 	case mNoScan*ModelTolerance < kNoScan:

@@ -77,6 +77,21 @@ func TestHostPending(t *testing.T) {
 	}
 }
 
+// TestPlacementReach: a parted row over whose guest had budgets and idle
+// cpus its scans passed names the budget's reach, with the trace's
+// figure where the count has it.
+func TestPlacementReach(t *testing.T) {
+	v := map[string]float64{"stacked-part-%": 10.9, "stacked-scan-idle-%": 19.1, "stacked-no-scan-%": 0, "stacked-idle-mate-%": 19, "stacked-scan-finds-%": 10.4}
+	run := modelRun{kc: CountResult{V: v}, cfg: loadavg.SimConfig{Pairs: 4}, row: loadavg.SimRow{Place: ksim.Placements{Wakes: 100, Stacked: 100, Parted: 30, IdleMate: 25, ScanFinds: 24}}}
+	if got := loadavgWhy(run, modelRow{name: "    " + partedRow, kernel: 10.9, model: 30}); !strings.Contains(got, "within the guest's budget's reach at 10.4 % of its stacked wakeups (the model's at 24.0 %)") {
+		t.Errorf("reach: %q", got)
+	}
+	delete(v, "stacked-scan-finds-%")
+	if got := loadavgWhy(run, modelRow{name: "    " + partedRow, kernel: 10.9, model: 30}); !strings.Contains(got, "does not sum") {
+		t.Errorf("no reach figure: %q", got)
+	}
+}
+
 // TestPlacementCauses: the stacked row named by its causes where the
 // wake trace is there, nothing without it.
 func TestPlacementCauses(t *testing.T) {
