@@ -368,6 +368,18 @@ func TestIdleWakeShape(t *testing.T) {
 	if err != nil || len(got) != 2 || got[0] != 0.5 || got[1] != 1.5 {
 		t.Errorf("spreadShape([1 3]) = %v, %v; want [0.5 1.5]", got, err)
 	}
+	// The run's factors keep IdleWake's mean.
+	ps, err := SimConfig{CPUs: []int{4}, IdleWakeShape: []float64{1, 1, 4, 10}}.withDefaults().runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, f := range ps[0].wakeShape {
+		sum += f
+	}
+	if len(ps[0].wakeShape) != 4 || math.Abs(sum/4-1) > 1e-12 || ps[0].wakeShape[3] != 2.5 {
+		t.Errorf("the run's shape %v: want the factors over their mean (mean 1)", ps[0].wakeShape)
+	}
 	if got, err := spreadShape(nil); got != nil || err != nil {
 		t.Errorf("spreadShape(nil) = %v, %v", got, err)
 	}
