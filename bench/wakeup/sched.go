@@ -1,6 +1,8 @@
 package wakeup
 
 import (
+	"math/bits"
+
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/wakeup/sysbench"
@@ -165,7 +167,6 @@ type ksys struct {
 	wk      waking  // the wakeup select_task_rq_fair() is placing
 	resched []*kcpu // the cpus whose resched is set
 	rng     uint64  // the idle wakeups' delays (params.wakeShape)
-	scratch []uint64
 }
 
 // newKsys builds the kernel for the config: cpus, their domains, the idle
@@ -465,7 +466,7 @@ func (k *ksys) tryToWakeUp(p *ktask, current *ktask, c *kcpu, sync bool) {
 		k.c.syncWakeups++
 	}
 	prev := p.CPU
-	if prev == c.CPU {
+	if prev == c.CPU && k.p.scanFigures && k.counted(p) {
 		k.stackedScan(c)
 	}
 	cpu, why := k.selectTaskRq(p, current, c, prev, sync)
@@ -486,32 +487,40 @@ func (k *ksys) tryToWakeUp(p *ktask, current *ktask, c *kcpu, sync bool) {
 // prev_cpu is c, the waking cpu (ksim.Placements, as the wake trace
 // reads it): the LLC's SIS_UTIL budget 0, a cpu of the LLC beside c idle
 // but for the IPI on its way (waking), an idle one, and one within the
-// budget's reach from c's next. A cpu with no LLC
-// domain scans nothing (select_idle_sibling() returns the target).
+// budget's reach from c's next. c itself is not beside: an interrupt's
+// wakeup on idle c of a task whose prev is c finds c idle, and
+// select_idle_sibling() returns it before any scan; the scan from c's
+// next visits c last, so a scan that finds c found nothing beside. A
+// cpu with no LLC domain scans nothing (select_idle_sibling() returns
+// the target).
+//
+// Not inlined: tryToWakeUp stays as small as it was for the runs that do
+// not ask for the figures.
+//
+//go:noinline
 func (k *ksys) stackedScan(c *kcpu) {
 	if c.llcShared() == nil {
 		return
 	}
 	llc, nr := k.IdleScan(int(c.CPU))
-	// The cpus beside c: an interrupt's wakeup on idle c of a task
-	// whose prev is c finds c itself idle, and select_idle_sibling()
-	// returns it before any scan.
-	llc = append(k.scratch[:0], llc...)
-	k.scratch = llc
-	llc[c.CPU/64] &^= 1 << (c.CPU % 64)
 	pl, start := &k.c.place, k.kern.ScanStart(int(c.CPU))
 	if nr == 1 {
 		pl.NoScan++
 	}
-	for _, m := range k.cpus {
-		if m != c && m.llcID == c.llcID && m.waking && m.Curr == nil {
-			pl.PendingMate++
-			break
+	for i, word := range llc {
+		for ; word != 0; word &= word - 1 {
+			if m := k.cpus[i*64+bits.TrailingZeros64(word)]; m != c && m.waking && m.Curr == nil {
+				pl.PendingMate++
+				word = 0
+				break
+			}
 		}
 	}
-	if mate, _, _ := ksim.SelectIdleCPU(llc, k, start, ksim.NoBudget); mate >= 0 {
+	// One scan with no budget: the first idle cpu, and whether the
+	// budget's nr - 1 probes reach it.
+	if mate, probes, _ := ksim.SelectIdleCPU(llc, k, start, ksim.NoBudget); mate >= 0 && mate != int(c.CPU) {
 		pl.IdleMate++
-		if found, _, _ := ksim.SelectIdleCPU(llc, k, start, nr); found >= 0 {
+		if nr == ksim.NoBudget || probes < nr {
 			pl.ScanFinds++
 		}
 	}

@@ -411,7 +411,7 @@ func TestIdleWakeShape(t *testing.T) {
 // wakeup once, the parted among the stacked, and what a stacked wakee's
 // scan met no more often than it was stacked.
 func TestPlacementCounts(t *testing.T) {
-	k := simRun(t, SimConfig{CPUs: []int{4}, Topology: "llc4", Policies: []string{"v6.1"}, HZ: 250, Threads: 4,
+	k := simRun(t, SimConfig{CPUs: []int{4}, Topology: "llc4", Policies: []string{"v6.1"}, HZ: 250, Threads: 4, ScanFigures: true,
 		Think: 200 * time.Microsecond, Service: 300 * time.Microsecond, Tail: 50 * time.Microsecond, IdleWake: 150 * time.Microsecond, Duration: 200 * time.Millisecond, Warmup: -1})
 	p := k.c.place
 	if p.Wakes != k.c.wakeups || p.Stacked == 0 || p.Parted > p.Stacked || p.Joined > p.Wakes-p.Stacked ||

@@ -129,8 +129,11 @@ func WakeupModelConfig(w *wakeups.Run) wakeup.SimConfig {
 		tail := time.Duration((w.ClientSendNs + w.ServerSendNs) / 4)
 		cfg.Tail = min(tail, cfg.Think, cfg.Service)
 	}
-	if t := w.Wakes; t != nil && len(t.PendingUs) > 0 {
-		cfg.IdleWakeShape = t.PendingUs
+	if t := w.Wakes; t != nil {
+		cfg.ScanFigures = true // its placement rows
+		if len(t.PendingUs) > 0 {
+			cfg.IdleWakeShape = t.PendingUs
+		}
 	}
 	if w.NewidleLBCostNs > 0 {
 		cfg.LBCost = min(time.Duration(w.NewidleLBCostNs), time.Second)
