@@ -331,9 +331,15 @@ func (l *LLCScans) Sibling(target int, idle Idler, start int, budget bool, p *Pl
 
 // busyMate is whether a cpu of llc other than target is busy.
 func busyMate(llc []uint64, idle Idler, target int) bool {
+	return AnyMate(llc, target, func(c int) bool { return !idle.Idle(c) })
+}
+
+// AnyMate is whether f holds for a cpu of llc (its CPU-id bits) other
+// than target.
+func AnyMate(llc []uint64, target int, f func(cpu int) bool) bool {
 	for i, word := range llc {
 		for ; word != 0; word &= word - 1 {
-			if c := i*64 + bits.TrailingZeros64(word); c != target && !idle.Idle(c) {
+			if c := i*64 + bits.TrailingZeros64(word); c != target && f(c) {
 				return true
 			}
 		}

@@ -245,3 +245,16 @@ func TestPlacements(t *testing.T) {
 		t.Errorf("Placements = %+v, want %+v", p, want)
 	}
 }
+
+// AnyMate looks at every cpu of the mask but the target, across words.
+func TestAnyMate(t *testing.T) {
+	llc := []uint64{1<<3 | 1<<5, 1 << 2} // cpus 3, 5 and 66
+	for _, c := range []struct {
+		target, want int
+		found        bool
+	}{{3, 66, true}, {66, 66, false}, {3, 5, true}, {5, 3, true}, {3, 3, false}, {3, 7, false}} {
+		if got := AnyMate(llc, c.target, func(cpu int) bool { return cpu == c.want }); got != c.found {
+			t.Errorf("AnyMate(target %d) for cpu %d = %v, want %v", c.target, c.want, got, c.found)
+		}
+	}
+}

@@ -1,8 +1,6 @@
 package wakeup
 
 import (
-	"math/bits"
-
 	"github.com/contend/contend/bench"
 	"github.com/contend/contend/bench/ksim"
 	"github.com/contend/contend/bench/wakeup/sysbench"
@@ -507,14 +505,8 @@ func (k *ksys) stackedScan(c *kcpu) {
 	if nr == 1 {
 		pl.NoScan++
 	}
-	for i, word := range llc {
-		for ; word != 0; word &= word - 1 {
-			if m := k.cpus[i*64+bits.TrailingZeros64(word)]; m != c && m.waking && m.Curr == nil {
-				pl.PendingMate++
-				word = 0
-				break
-			}
-		}
+	if ksim.AnyMate(llc, int(c.CPU), func(m int) bool { return k.cpus[m].waking && k.cpus[m].Curr == nil }) {
+		pl.PendingMate++
 	}
 	// One scan with no budget: the first idle cpu, and whether the
 	// budget's nr - 1 probes reach it.

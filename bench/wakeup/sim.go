@@ -70,10 +70,9 @@ type SimConfig struct {
 	// record falls in it, so spells shorter than the records' spacing
 	// (some 90 µs on the lab's guests) are mostly missed and the shape
 	// leans long; its mean is IdleWake's all the same. Under TCG on a
-	// host with fewer cpus than
-	// vCPUs, a kicked vCPU's thread waits for a host cpu: most such
-	// waits are short and a few last milliseconds, while a pair on one
-	// cpu wakes its partner with no IPI at all.
+	// host with fewer cpus than vCPUs, a kicked vCPU's thread waits for
+	// a host cpu: most such waits are short and a few last milliseconds,
+	// while a pair on one cpu wakes its partner with no IPI at all.
 	IdleWakeShape []float64
 	// ScanFigures counts what each stacked wakee's select_idle_cpu()
 	// meets (SimRow.Place's NoScan, PendingMate, IdleMate, ScanFinds),

@@ -3,6 +3,7 @@ package kernel
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,5 +141,18 @@ func TestKickFetch(t *testing.T) {
 	bare, _ := ReadKallsyms(strings.NewReader("ffffffff81000100 T other\n"))
 	if f, note := kickFetch(Input{Syms: bare, Layout: l, Mem: mem}, []int{0}); f != nil || !strings.Contains(note, "kallsyms has no nohz_csd_func") {
 		t.Errorf("no nohz_csd_func: %+v, %q", f, note)
+	}
+}
+
+// TestTraceWakesWithoutKernel: a root with no kernel to read gives no
+// tracer and a note naming what is missing, and changes nothing.
+func TestTraceWakesWithoutKernel(t *testing.T) {
+	u := machine.NewUndo(io.Discard)
+	w, note := TraceWakes(u, t.TempDir())
+	if w != nil || !strings.HasPrefix(note, "no wake trace: no BTF") {
+		t.Errorf("TraceWakes(empty root) = %v, %q; want none, and a note naming the missing BTF", w, note)
+	}
+	if err := u.Run(); err != nil {
+		t.Errorf("undo: %v", err)
 	}
 }

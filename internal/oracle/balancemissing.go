@@ -252,30 +252,39 @@ func inside(ratio float64) bool { return ratio <= ModelTolerance && ratio >= 1/M
 // call or more, so less the on-behalf passes (a call each, at least) the
 // rest, the cpus' own idle-tick passes, are within; "" where they are not.
 func idleLessBehalf(r modelRow, rows []modelRow) string {
-	for _, b := range rows {
-		if !strings.Contains(b.name, "on idle cpus' behalf") || b.kernel <= 0 || r.kernel <= b.kernel || r.model <= b.model {
-			continue
-		}
-		rest := (r.model - b.model) / (r.kernel - b.kernel)
-		if !inside(rest) || inside(b.model/b.kernel) {
-			return ""
-		}
-		return fmt.Sprintf("the nohz balancer's passes on idle cpus' behalf, each a sched_balance_domains(rq, CPU_IDLE): the on-behalf row is %.2fx (see its line), and less those passes (a call each, at least) the rest of the CPU_IDLE calls, the idle cpus' own, are %.2fx (the model %.0f per s, the guest %.0f)", b.model/b.kernel, rest, r.model-b.model, r.kernel-b.kernel)
+	b, ok := behalfRow(r, rows)
+	if !ok {
+		return ""
 	}
-	return ""
+	rest := (r.model - b.model) / (r.kernel - b.kernel)
+	if !inside(rest) || inside(b.model/b.kernel) {
+		return ""
+	}
+	return fmt.Sprintf("the nohz balancer's passes on idle cpus' behalf, each a sched_balance_domains(rq, CPU_IDLE): the on-behalf row is %.2fx (see its line), and less those passes (a call each, at least) the rest of the CPU_IDLE calls, the idle cpus' own, are %.2fx (the model %.0f per s, the guest %.0f)", b.model/b.kernel, rest, r.model-b.model, r.kernel-b.kernel)
 }
 
 // behalfPart says what of CPU_IDLE row r the nohz walks' passes on idle
 // cpus' behalf make, each a sched_balance_domains(rq, CPU_IDLE), and
 // the rest, the idle cpus' own: "" where the rows lack the on-behalf one.
 func behalfPart(r modelRow, rows []modelRow) string {
+	b, ok := behalfRow(r, rows)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("the passes on idle cpus' behalf are %.2fx (the on-behalf row, named there), and the rest, the idle cpus' own, %.2fx (the model %.0f per s, the guest %.0f): ",
+		b.model/b.kernel, (r.model-b.model)/(r.kernel-b.kernel), r.model-b.model, r.kernel-b.kernel)
+}
+
+// behalfRow is the on-behalf row of rows where it is a part of CPU_IDLE
+// row r in both the kernel and the model (each of its passes a
+// CPU_IDLE call, and some calls left over).
+func behalfRow(r modelRow, rows []modelRow) (modelRow, bool) {
 	for _, b := range rows {
 		if strings.Contains(b.name, "on idle cpus' behalf") && b.kernel > 0 && r.kernel > b.kernel && r.model > b.model {
-			return fmt.Sprintf("the passes on idle cpus' behalf are %.2fx (the on-behalf row, named there), and the rest, the idle cpus' own, %.2fx (the model %.0f per s, the guest %.0f): ",
-				b.model/b.kernel, (r.model-b.model)/(r.kernel-b.kernel), r.model-b.model, r.kernel-b.kernel)
+			return b, true
 		}
 	}
-	return ""
+	return modelRow{}, false
 }
 
 // rowModel is the model's figure of the first row whose name holds name,

@@ -216,14 +216,35 @@ func wakePlacementRows(t *kernel.WakeTrace, p ksim.Placements) []WakeupRow {
 		return nil
 	}
 	return []WakeupRow{
-		{"wakeups stacked (prev_cpu the waking cpu), %", share(t.Stacked, t.Wakes), share(p.Stacked, p.Wakes), true},
-		{"  stacked ones parted (put elsewhere), %", share(t.StackedParted, t.Stacked), share(p.Parted, p.Stacked), true},
-		{"  split ones joined (put on the waking cpu), %", share(t.Joined, t.Wakes-t.Stacked), share(p.Joined, p.Wakes-p.Stacked), true},
+		{wStacked, share(t.Stacked, t.Wakes), share(p.Stacked, p.Wakes), true},
+		{"  " + wParted, share(t.StackedParted, t.Stacked), share(p.Parted, p.Stacked), true},
+		{"  " + wJoined, share(t.Joined, t.Wakes-t.Stacked), share(p.Joined, p.Wakes-p.Stacked), true},
 		{"  stacked: the LLC's scan budget 0, %", share(t.StackedNoScan, t.Stacked), share(p.NoScan, p.Stacked), false},
-		{"  stacked: a cpu of the LLC beside pending a wakeup, %", share(t.StackedMatePending, t.Stacked), share(p.PendingMate, p.Stacked), false},
-		{"  stacked: an idle cpu of the LLC beside, %", share(t.StackedIdleMate, t.Stacked), share(p.IdleMate, p.Stacked), false},
+		{"  " + wPending, share(t.StackedMatePending, t.Stacked), share(p.PendingMate, p.Stacked), false},
+		{"  " + wIdleMate, share(t.StackedIdleMate, t.Stacked), share(p.IdleMate, p.Stacked), false},
 		{"  stacked: one within the budget's reach, %", share(t.StackedScanFinds, t.Stacked), share(p.ScanFinds, p.Stacked), false},
 	}
+}
+
+// The placement rows' names (wakePlacementRows indents all but the
+// first), which the naming reads back.
+const (
+	wStacked  = "wakeups stacked (prev_cpu the waking cpu), %"
+	wParted   = "stacked ones parted (put elsewhere), %"
+	wJoined   = "split ones joined (put on the waking cpu), %"
+	wPending  = "stacked: a cpu of the LLC beside pending a wakeup, %"
+	wIdleMate = "stacked: an idle cpu of the LLC beside, %"
+)
+
+// wakeupRow is the row of rows named name, its indent aside; the zero
+// row where there is none.
+func wakeupRow(rows []WakeupRow, name string) WakeupRow {
+	for _, x := range rows {
+		if strings.TrimSpace(x.Name) == name {
+			return x
+		}
+	}
+	return WakeupRow{}
 }
 
 // Within says whether model/kernel is inside WakeupTolerance. Two zeros
@@ -303,14 +324,7 @@ func WriteWakeupTable(w io.Writer, files []string) error {
 // (docs/wakeup.md, "What each row still outside lacks", has the model's
 // own placement and balance records behind each).
 func wakeupMissing(k *wakeups.Run, cfg wakeup.SimConfig, rows []WakeupRow, r WakeupRow) string {
-	row := func(name string) WakeupRow {
-		for _, x := range rows {
-			if x.Name == name {
-				return x
-			}
-		}
-		return WakeupRow{}
-	}
+	row := func(name string) WakeupRow { return wakeupRow(rows, name) }
 	both := func(key string) float64 { return k.Client[key] + k.Server[key] }
 	over := r.Model > r.Kernel
 	migrations := strings.Contains(r.Name, "migrations")
@@ -367,21 +381,14 @@ func stackedByTheHost(k *wakeups.Run, rows []WakeupRow, r WakeupRow) string {
 	if t == nil || t.Stacked == 0 || k.LLCSize < 2 {
 		return ""
 	}
-	row := func(name string) WakeupRow {
-		for _, x := range rows {
-			if strings.TrimSpace(x.Name) == name {
-				return x
-			}
-		}
-		return WakeupRow{}
-	}
-	stacked, parted := row("wakeups stacked (prev_cpu the waking cpu), %"), row("stacked ones parted (put elsewhere), %")
-	pending, idle := row("stacked: a cpu of the LLC beside pending a wakeup, %"), row("stacked: an idle cpu of the LLC beside, %")
+	row := func(name string) WakeupRow { return wakeupRow(rows, name) }
+	stacked, parted := row(wStacked), row(wParted)
+	pending, idle := row(wPending), row(wIdleMate)
 	if !(stacked.Model < stacked.Kernel && parted.Model > parted.Kernel && idle.Model > idle.Kernel) {
 		return ""
 	}
 	switch name := strings.TrimSpace(r.Name); {
-	case name == "wakeups stacked (prev_cpu the waking cpu), %", name == "stacked ones parted (put elsewhere), %",
+	case name == wStacked, name == wParted,
 		name == "migrations/s" && r.Model > r.Kernel, name == "wakeup migrations/s" && r.Model > r.Kernel,
 		name == "balance migrations/s" && r.Model < r.Kernel:
 	default:
