@@ -41,11 +41,19 @@ type Layout struct {
 	// recent_used_cpu: the wake record's wakee and the cpu
 	// select_idle_sibling() tries after prev.
 	TaskPID, TaskRecentUsedCPU int64
-	NohzIdleCPUsMask           int64 // fair.c's anonymous nohz struct, idle_cpus_mask
-	NohzNrCPUs                 int64 // fair.c's anonymous nohz struct, nr_cpus; -1 once removed (2026)
-	CpupriVecCount             int64 // struct cpupri_vec, count; -1 where absent
-	CpupriVecMask              int64 // struct cpupri_vec, mask; -1 where absent
-	CpumaskOffstack            bool  // cpumask_var_t is a pointer (CONFIG_CPUMASK_OFFSTACK)
+	// TaskCPU, TaskOnRQ and TaskSE are struct task_struct's cpu (the
+	// cpu its rq is: task_cpu(); in its thread_info since bcf9033e5449,
+	// v5.16, "sched: move CPU field back into thread_info if
+	// THREAD_INFO_IN_TASK=y", folded in here), on_rq and se (its struct
+	// sched_entity), SEExecStart the entity's exec_start: what the move
+	// record reads of a task set_task_cpu() moves (movetrace.go).
+	TaskCPU, TaskOnRQ, TaskSE, SEExecStart int64
+	taskThreadInfo, threadInfoCPU          int64
+	NohzIdleCPUsMask                       int64 // fair.c's anonymous nohz struct, idle_cpus_mask
+	NohzNrCPUs                             int64 // fair.c's anonymous nohz struct, nr_cpus; -1 once removed (2026)
+	CpupriVecCount                         int64 // struct cpupri_vec, count; -1 where absent
+	CpupriVecMask                          int64 // struct cpupri_vec, mask; -1 where absent
+	CpumaskOffstack                        bool  // cpumask_var_t is a pointer (CONFIG_CPUMASK_OFFSTACK)
 	// RDOverloaded is struct root_domain's overloaded (v6.9's name,
 	// "sched/fair: Rename root_domain::overload to ::overloaded", a
 	// bool by 7.3), else its overload before that (an int), set while a
@@ -103,6 +111,12 @@ var layoutMembers = []btfMember{
 	{"sched_domain_shared", "nr_idle_scan", func(l *Layout) *int64 { return &l.SDSNrIdleScan }},
 	{"task_struct", "pid", func(l *Layout) *int64 { return &l.TaskPID }},
 	{"task_struct", "recent_used_cpu", func(l *Layout) *int64 { return &l.TaskRecentUsedCPU }},
+	{"task_struct", "cpu", func(l *Layout) *int64 { return &l.TaskCPU }},
+	{"task_struct", "thread_info", func(l *Layout) *int64 { return &l.taskThreadInfo }},
+	{"thread_info", "cpu", func(l *Layout) *int64 { return &l.threadInfoCPU }},
+	{"task_struct", "on_rq", func(l *Layout) *int64 { return &l.TaskOnRQ }},
+	{"task_struct", "se", func(l *Layout) *int64 { return &l.TaskSE }},
+	{"sched_entity", "exec_start", func(l *Layout) *int64 { return &l.SEExecStart }},
 	{"", "idle_cpus_mask", func(l *Layout) *int64 { return &l.NohzIdleCPUsMask }},
 	{"", "nr_cpus", func(l *Layout) *int64 { return &l.NohzNrCPUs }},
 	{"cpupri_vec", "count", func(l *Layout) *int64 { return &l.CpupriVecCount }},
@@ -179,6 +193,12 @@ func LayoutOf(spec *btf.Spec) (*Layout, error) {
 		l.TaskGroupStructSize = int64(tg.Size)
 		l.TGCfsRqForm = cfsRqForm(tg)
 	}
+	if l.TaskCPU < 0 && l.taskThreadInfo >= 0 && l.threadInfoCPU >= 0 {
+		l.TaskCPU = l.taskThreadInfo + l.threadInfoCPU
+		delete(l.Absent, "task_struct.cpu")
+	}
+	delete(l.Absent, "task_struct.thread_info")
+	delete(l.Absent, "thread_info.cpu")
 	member := "overloaded"
 	if l.RDOverloaded < 0 && l.rdOverload >= 0 {
 		l.RDOverloaded, member = l.rdOverload, "overload"

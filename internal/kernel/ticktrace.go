@@ -327,11 +327,16 @@ func parseTrace[R any](r io.Reader, what string, parse func(line string) (R, err
 
 // traceHeader is a trace line's "COMM-PID [CPU] FLAGS TIMESTAMP: EVENT:
 // ARGS" split: the task running (PID, -1 where the header has none), the
-// cpu, the time, the event (its colon cut) and the words after it.
+// cpu, the time, the event (its colon cut) and the words after it; with
+// the task's name (Comm) and the irq-info flags between the cpu and the
+// time ("d.s2.": irqs off, need-resched, hardirq or softirq, preempt
+// depth, migrate-disable; "" where the line has none).
 type traceHeader struct {
 	PID   int32
 	CPU   int
 	Time  float64
+	Comm  string
+	Flags string
 	Event string
 	Args  []string
 }
@@ -374,9 +379,15 @@ func splitTraceLine(line string) (traceHeader, error) {
 	}
 	if at >= 0 {
 		w := f[at]
-		if pid, err := strconv.ParseInt(w[strings.LastIndexByte(w, '-')+1:], 10, 32); err == nil && pid >= 0 {
+		dash := strings.LastIndexByte(w, '-')
+		if pid, err := strconv.ParseInt(w[dash+1:], 10, 32); err == nil && pid >= 0 {
 			h.PID = int32(pid)
+			// A name with spaces spans words; its last word ends in -PID.
+			h.Comm = strings.Join(append(slices.Clone(f[:at]), w[:max(dash, 0)]), " ")
 		}
+	}
+	if timeAt == cpuAt+2 {
+		h.Flags = f[cpuAt+1]
 	}
 	if timeAt+1 < len(f) {
 		h.Event = strings.TrimSuffix(f[timeAt+1], ":")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/contend/contend/internal/kernel/machine"
 )
@@ -52,7 +53,44 @@ func traceWakes(u *machine.Undo, tfs *machine.Tracefs, in Input, cpus []int) (*w
 		return nil, no + err.Error()
 	}
 	u.Push("kprobes "+machine.ProbeGroup+"/"+WakeEvent+" and "+WokeEvent+" (traced)", probes.Run)
+	// The move record rides along where it can; without it the wake
+	// trace stands.
+	if err := traceMoves(u, tfs, inst, in, f.RQs); err != nil {
+		note = strings.TrimPrefix(note+"; ", "; ") + "no move records: " + err.Error()
+	}
 	return &wakeTracing{inst: inst, llc: f.LLC}, note
+}
+
+// traceMoves adds the move record's kprobe (movetrace.go) to the wake
+// trace's instance.
+func traceMoves(u *machine.Undo, tfs *machine.Tracefs, inst *machine.Tracefs, in Input, rqs []uint64) error {
+	l := in.Layout
+	if s, _, ok := in.Syms.Func(MoveFunc); !ok || s.Name != MoveFunc {
+		return errors.New("kallsyms has no " + MoveFunc)
+	}
+	es := int64(-1)
+	if l.TaskSE >= 0 && l.SEExecStart >= 0 {
+		es = l.TaskSE + l.SEExecStart
+	}
+	var absent []string
+	for _, m := range []string{"task_struct.pid", "task_struct.cpu", "task_struct.on_rq", "task_struct.se", "sched_entity.exec_start"} {
+		if why, ok := l.Absent[m]; ok {
+			absent = append(absent, why)
+		}
+	}
+	if len(absent) > 0 {
+		return errors.New(strings.Join(absent, "; "))
+	}
+	args, err := MoveFetch{PID: l.TaskPID, CPU: l.TaskCPU, OnRQ: l.TaskOnRQ, ExecStart: es, RQs: rqs, RQ: l.RQ}.Args()
+	if err != nil {
+		return err
+	}
+	probes := machine.NewUndo(io.Discard)
+	if err := tfs.AddTracedKprobe(probes, inst, MoveEvent, MoveFunc, args); err != nil {
+		return err
+	}
+	u.Push("kprobe "+machine.ProbeGroup+"/"+MoveEvent+" (traced)", probes.Run)
+	return nil
 }
 
 // wakeFetch is where the wake record reads (WakeFetch): task_struct's

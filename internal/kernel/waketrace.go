@@ -169,8 +169,14 @@ type WakeRecord struct {
 	Prev, Recent, Scan, To int32
 	Flags, WakerNr         uint32
 	IdleCPUs, PendingCPUs  uint64
-	RQs                    int
-	Curr                   []uint64
+	// IdleTaskCPUs are those whose rq->curr is their idle task, a task
+	// queued or not.
+	IdleTaskCPUs uint64
+	RQs          int
+	Curr         []uint64
+	// Move, where set, makes this a move record (movetrace.go), not a
+	// wakeup's.
+	Move *MoveRecord
 }
 
 // ParseWakeTrace reads a wake trace's text (its instance's "trace"
@@ -189,8 +195,10 @@ func parseWakeLine(line string) (WakeRecord, error) {
 		err = rec.parseEntry(h.Args)
 	case h.Event == WokeEvent:
 		err = rec.parseReturn(h.Args)
+	case h.Event == MoveEvent:
+		return parseMove(h)
 	default:
-		err = fmt.Errorf("event %q, neither %s nor %s", h.Event, WakeEvent, WokeEvent)
+		err = fmt.Errorf("event %q, none of %s, %s and %s", h.Event, WakeEvent, WokeEvent, MoveEvent)
 	}
 	return rec, err
 }
@@ -208,6 +216,9 @@ func (rec *WakeRecord) parseEntry(args []string) error {
 	for i := range rec.Curr {
 		c := strconv.Itoa(i)
 		rec.Curr[i] = v["cu"+c]
+		if v["cu"+c] == v["id"+c] {
+			rec.IdleTaskCPUs |= 1 << i
+		}
 		if v["cu"+c] == v["id"+c] && v["tp"+c] != 0 && v["nr"+c] == 0 {
 			// sched_ttwu_pending() enqueues before it clears
 			// ttwu_pending: a cpu with a task queued is past it.
@@ -330,6 +341,23 @@ type WakeTrace struct {
 	// Lost are the records the ring buffer overwrote (TraceLost): the
 	// shares then cover the run's end.
 	Lost int `json:"lost,omitempty"`
+	// Moves sums the move records (SumMoves), where the trace took them.
+	Moves *MoveTrace `json:"moves,omitempty"`
+	// OtherRun… and WorkRun… are how long a task stayed a cpu's
+	// rq->curr, by every record's reading of every cpu (so, as the
+	// pending spells, to within the records' spacing), a task outside the
+	// workload's (not the idle task) and one of the workload's: their
+	// PendingQuantiles quantiles, the median, the 99th percentile (µs)
+	// and how many spells (none with fewer than PendingQuantiles). Under TCG a spell runs on while the
+	// host leaves its vCPU unrun.
+	OtherRunUs       []float64 `json:"other_run_us,omitempty"` // PendingQuantiles quantiles
+	WorkRunUs        []float64 `json:"work_run_us,omitempty"`
+	OtherRunMedianUs float64   `json:"other_run_median_us,omitempty"`
+	OtherRunP99Us    float64   `json:"other_run_p99_us,omitempty"`
+	OtherRuns        int       `json:"other_runs,omitempty"`
+	WorkRunMedianUs  float64   `json:"work_run_median_us,omitempty"`
+	WorkRunP99Us     float64   `json:"work_run_p99_us,omitempty"`
+	WorkRuns         int       `json:"work_runs,omitempty"`
 }
 
 // SumWakes pairs each cpu's wake records with their returns (in recs'
@@ -349,10 +377,17 @@ func SumWakes(recs []WakeRecord, tids []int, llc []int) WakeTrace {
 	pending := map[int]*WakeRecord{}
 	sameLLC := func(a, b int) bool { return a < len(llc) && b < len(llc) && llc[a] == llc[b] }
 	var spells pendingSpells
+	var runs runSpells
+	moves := false
 	for i := range recs {
 		r := &recs[i]
+		if r.Move != nil {
+			moves = true
+			continue
+		}
 		if !r.Woke {
 			spells.see(r)
+			runs.see(r, work)
 			if p := pending[r.CPU]; p != nil && wanted(p, tids) {
 				w.Unpaired++
 			}
@@ -415,9 +450,20 @@ func SumWakes(recs []WakeRecord, tids []int, llc []int) WakeTrace {
 	for _, p := range pending {
 		w.Unpaired += b2i(wanted(p, tids))
 	}
-	w.PendingUs, w.PendingSpells = spells.quantiles(), len(spells.us)
+	if moves {
+		m := SumMoves(recs, tids)
+		w.Moves = &m
+	}
+	w.PendingUs, w.PendingSpells = spells.us.quantiles(), len(spells.us)
 	if w.PendingUs != nil {
-		w.PendingMedianUs, w.PendingP95Us = spells.at(0.5), spells.at(0.95)
+		w.PendingMedianUs, w.PendingP95Us = spells.us.at(0.5), spells.us.at(0.95)
+	}
+	w.OtherRunUs, w.WorkRunUs = runs.other.quantiles(), runs.work.quantiles()
+	if w.OtherRunUs != nil {
+		w.OtherRunMedianUs, w.OtherRunP99Us, w.OtherRuns = runs.other.at(0.5), runs.other.at(0.99), len(runs.other)
+	}
+	if w.WorkRunUs != nil {
+		w.WorkRunMedianUs, w.WorkRunP99Us, w.WorkRuns = runs.work.at(0.5), runs.work.at(0.99), len(runs.work)
 	}
 	return w
 }
@@ -432,7 +478,7 @@ const PendingQuantiles = 20
 type pendingSpells struct {
 	on    uint64      // the cpus seen pending
 	since [64]float64 // since when
-	us    []float64
+	us    spellLengths
 }
 
 func (p *pendingSpells) see(r *WakeRecord) {
@@ -451,28 +497,73 @@ func (p *pendingSpells) see(r *WakeRecord) {
 	}
 }
 
+// runSpells follows each cpu's rq->curr through the records, collecting
+// how long each task stayed current, the workload's tasks' (work) apart
+// from the others' (neither the idle task nor the workload's): the time
+// a task queued behind it waits.
+type runSpells struct {
+	curr        [64]uint64
+	since       [64]float64
+	seen, began uint64
+	work, other spellLengths
+}
+
+func (s *runSpells) see(r *WakeRecord, work map[uint64]bool) {
+	for c := range min(r.RQs, len(r.Curr), 64) {
+		bit := uint64(1) << c
+		cu := r.Curr[c]
+		if r.IdleTaskCPUs&bit != 0 {
+			cu = 0 // the idle task: no spell kept
+		}
+		if s.seen&bit != 0 && cu == s.curr[c] {
+			continue
+		}
+		// A spell is kept from the record that first finds its task
+		// current after another (the one current at the first record
+		// began before the trace) to the one that finds it gone.
+		if s.began&bit != 0 && s.curr[c] != 0 {
+			if d := r.Time - s.since[c]; d >= 0 {
+				if work[s.curr[c]] {
+					s.work = append(s.work, d*1e6)
+				} else {
+					s.other = append(s.other, d*1e6)
+				}
+			}
+		}
+		if s.seen&bit != 0 {
+			s.began |= bit
+		}
+		s.seen |= bit
+		s.curr[c], s.since[c] = cu, r.Time
+	}
+}
+
+// spellLengths are spells' lengths, µs.
+type spellLengths []float64
+
 // quantiles are the spells' PendingQuantiles quantiles, the midpoints of
 // equal twentieths (the 2.5th, 7.5th, ... 97.5th percentiles: each
 // stands for its twentieth when drawn), nil with fewer spells than that.
 // The spells are those the records see: one shorter than the records'
 // spacing mostly goes unseen, so the short end is thin.
-func (p *pendingSpells) quantiles() []float64 {
-	if len(p.us) < PendingQuantiles {
+func (l spellLengths) quantiles() []float64 {
+	if len(l) < PendingQuantiles {
 		return nil
 	}
 	q := make([]float64, PendingQuantiles)
 	for i := range q {
-		q[i] = p.at((float64(i) + 0.5) / PendingQuantiles)
+		q[i] = l.at((float64(i) + 0.5) / PendingQuantiles)
 	}
 	return q
 }
 
-// at is the spells' quantile f (0 ≤ f < 1), the nearest rank's.
-func (p *pendingSpells) at(f float64) float64 {
-	if !slices.IsSorted(p.us) {
-		slices.Sort(p.us)
+// at is the spells' quantile f (0 ≤ f < 1), the nearest rank's; l
+// sorted in place.
+func (l spellLengths) at(f float64) float64 {
+	if !slices.IsSorted(l) {
+		slices.Sort(l)
 	}
-	return p.us[min(int(f*float64(len(p.us))), len(p.us)-1)]
+	return l[min(int(f*float64(len(l))), len(l)-1)]
 }
 
 // scanFinds is whether select_idle_cpu()'s loop finds an idle cpu of

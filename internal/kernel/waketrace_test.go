@@ -140,14 +140,14 @@ func TestPendingSpells(t *testing.T) {
 	if len(p.us) != 40 {
 		t.Fatalf("%d spells, want 40", len(p.us))
 	}
-	q := p.quantiles()
+	q := p.us.quantiles()
 	if len(q) != PendingQuantiles || math.Abs(q[0]-20) > 1e-6 || math.Abs(q[19]-400) > 1e-6 || !slices.IsSorted(q) {
 		t.Errorf("quantiles %v, want 20 µs to 400 µs in steps of 20", q)
 	}
-	if m, p95 := p.at(0.5), p.at(0.95); math.Abs(m-210) > 1e-6 || math.Abs(p95-390) > 1e-6 {
+	if m, p95 := p.us.at(0.5), p.us.at(0.95); math.Abs(m-210) > 1e-6 || math.Abs(p95-390) > 1e-6 {
 		t.Errorf("median %v, 95th percentile %v; want 210 µs and 390 µs", m, p95)
 	}
-	if (&pendingSpells{us: p.us[:19]}).quantiles() != nil {
+	if p.us[:19].quantiles() != nil {
 		t.Error("quantiles of 19 spells, want none")
 	}
 }
@@ -184,7 +184,7 @@ func TestParseWakeBad(t *testing.T) {
 		{"x-1 [001] 1.5: contend_wake: (f) pid=1 prev=4294967295 wf=8 ru=1 nr0=0 tp0=0 cu0=1 id0=1\n", "not a cpu"},
 		{"x-1 [001] 1.5: contend_woke: (f <- g)\n", "no cpu="},
 		{"x-1 [001] 1.5: contend_woke: (f <- g) cpu=4294967295\n", "not a cpu"},
-		{"x-1 [001] 1.5: contend_tick: (f) j=1 nb=2 ib=0 nr=0 tp=0 cu=1 id=1\n", "neither contend_wake nor contend_woke"},
+		{"x-1 [001] 1.5: contend_tick: (f) j=1 nb=2 ib=0 nr=0 tp=0 cu=1 id=1\n", "none of contend_wake, contend_woke and contend_move"},
 		{"x-1 001 1.5: contend_woke: (f <- g) cpu=1\n", "line 1: no [cpu]"},
 	} {
 		if _, err := ParseWakeTrace(strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -263,12 +263,31 @@ func FuzzParseWakeTrace(f *testing.F) {
 				w.StackedScanFinds > w.StackedScanIdle || w.StackedMatePending > w.Stacked ||
 				w.StackedByRule < max(w.StackedScanFinds, w.StackedRecentIdle) || w.StackedByRule > w.StackedScanFinds+w.StackedRecentIdle ||
 				w.JoinedAlone > w.Joined || w.JoinedPrevFar > w.JoinedPrevIdle || w.JoinedPrevIdle > w.Joined ||
-				tids == nil && !reflect.DeepEqual(w, WakeTrace{LLCKnown: true, PendingUs: w.PendingUs, PendingSpells: w.PendingSpells}) ||
+				tids == nil && !reflect.DeepEqual(w, WakeTrace{LLCKnown: true, PendingUs: w.PendingUs, PendingSpells: w.PendingSpells, Moves: w.Moves,
+					OtherRunUs: w.OtherRunUs, OtherRunMedianUs: w.OtherRunMedianUs, OtherRunP99Us: w.OtherRunP99Us, OtherRuns: w.OtherRuns}) ||
+				!slices.IsSorted(w.OtherRunUs) || !slices.IsSorted(w.WorkRunUs) ||
+				w.OtherRunMedianUs > w.OtherRunP99Us || w.WorkRunMedianUs > w.WorkRunP99Us || w.OtherRunMedianUs < 0 || w.WorkRunMedianUs < 0 ||
+				badMoves(w.Moves, tids == nil) ||
 				!slices.IsSorted(w.PendingUs) || len(w.PendingUs) > 0 && w.PendingUs[0] < 0 {
 				t.Errorf("SumWakes(%v) = %+v of %d records", tids, w, len(recs))
 			}
 		}
 	})
+}
+
+// badMoves is whether a move sum breaks what every sum keeps: parts
+// within their wholes, and nothing of the workload's with no workload.
+func badMoves(m *MoveTrace, none bool) bool {
+	if m == nil {
+		return false
+	}
+	paths := 0
+	for _, n := range m.ByPath {
+		paths += n
+	}
+	return m.Moves > m.All || paths != m.Moves || m.Balanced > m.Moves || m.Hot > m.Balanced || m.FromQueued > m.Balanced ||
+		m.FromPartner+m.FromWorkload+m.FromOther+m.FromIdle != m.Balanced || m.Joined > m.Moves || m.Parted > m.Moves ||
+		m.WaitMedianUs < 0 || none && m.Moves != 0
 }
 
 // TestParseWakeSample: 80 of a 6.1 guest's records (pipe, 2 pairs;
@@ -286,6 +305,15 @@ func TestParseWakeSample(t *testing.T) {
 	// A stretch with both pairs stacked in one LLC, each beside the
 	// other, and the LLC's budget 0 throughout.
 	w := SumWakes(recs, []int{143, 144, 145, 146}, []int{0, 0, 2, 2})
+	// Each pinger current on its cpu for a turn of the ping-pong.
+	if w.WorkRuns != 37 || math.Abs(w.WorkRunMedianUs-53) > 1e-3 || math.Abs(w.WorkRunP99Us-58) > 1e-3 || w.OtherRuns != 0 {
+		t.Errorf("runs: the workload's %d, median %v µs, 99th percentile %v µs; others' %d; want 37, 53, 58 and none",
+			w.WorkRuns, w.WorkRunMedianUs, w.WorkRunP99Us, w.OtherRuns)
+	}
+	if len(w.WorkRunUs) != PendingQuantiles {
+		t.Errorf("the workload's runs' quantiles: %v", w.WorkRunUs)
+	}
+	w.WorkRuns, w.WorkRunMedianUs, w.WorkRunP99Us, w.WorkRunUs = 0, 0, 0, nil
 	want := WakeTrace{Wakes: 40, Sync: 40, Local: 40, Scanned: 40, NoScan: 40, Stacked: 40, StackedNoScan: 40, StackedMateWork: 40, LLCKnown: true}
 	if !reflect.DeepEqual(w, want) {
 		t.Errorf("SumWakes = %+v of %d records, want %+v", w, len(recs), want)

@@ -344,12 +344,15 @@ func wakeupMissing(k *wakeups.Run, cfg wakeup.SimConfig, rows []WakeupRow, r Wak
 			"left: why the kernel's select_idle_cpu() scans came back empty (with no scan the model gives the kernel's local wakeups: docs/wakeup.md's trials), LLCs near 74%% of cpu_util_cfs() or cpus busy at the instant, which the count does not show (idlewake, %s, is one mean for TCG's host-scheduled wakeup of a halted vCPU)",
 			local.Model, local.Kernel, 100*(1-att.Model/max(wk.Model, 1)), 100*(1-att.Kernel/max(wk.Kernel, 1)), max(rest, 0), k.Seconds, wakeIdle(cfg))
 	case (migrations || strings.HasPrefix(r.Name, "wakeups stacked")) && !over && k.LLCSize == 1:
+		if t := k.Wakes; t != nil && t.Moves != nil && t.Moves.Balanced > 0 {
+			return coldPulls(k, cfg, rows)
+		}
 		var idleMoves uint64
 		for _, d := range k.Sched.Domains {
 			idleMoves += d.LBGained[0]
 		}
 		local := row("local wakeups/s")
-		return fmt.Sprintf("not named: wakeup preemption is modelled (ksim's check_preempt_wakeup()): the workload's tasks are switched out %.0f/s against the kernel's %.0f/s involuntary switches (the other threads' %.0f in %.1f s), the other threads preempting them "+
+		return fmt.Sprintf("the emulator's host, not modelled (this run has no move records; a later run of this guest and workload with them names it: docs/wakeup.md, \"The balancer's moves on one-cpu LLCs\", the balancer pulling the workload's tasks cold from behind runs the host stretched): wakeup preemption is modelled (ksim's check_preempt_wakeup()): the workload's tasks are switched out %.0f/s against the kernel's %.0f/s involuntary switches (the other threads' %.0f in %.1f s), the other threads preempting them "+
 			"(of the kernel's %d CPU_IDLE moves the other threads made %.0f migrations, the workload's tasks %.0f); what is short is the workload's own moves: "+
 			"the kernel's pairs share a cpu (local wakeups %.0f/s against the model's %.0f; no wakeup moved a task in either), which leaves a cold task queued for an idle cpu to pull, and the model's pairs stay apart, "+
 			"their wakees queued cold only behind an other thread's %s burst; %s",
@@ -413,15 +416,47 @@ func stackedByTheHost(k *wakeups.Run, rows []WakeupRow, r WakeupRow) string {
 func pairsTogether(k *wakeups.Run) string {
 	t := k.Wakes
 	if t == nil {
-		return "what brings the kernel's pairs together the count does not show (docs/wakeup.md)"
+		return "this run has no wake trace to say what brings the kernel's pairs together"
 	}
 	if t.Joined > 0 || t.StackedParted > 0 {
-		return fmt.Sprintf("the wake trace shows %d of its %d split wakeups joining a pair and %d of %d stacked ones parting one, the rest of the pairs' moves the balancer's; why a workload task waited queued for an idle cpu to pull it, where the model's do not, the count does not show",
+		return fmt.Sprintf("the wake trace shows %d of its %d split wakeups joining a pair and %d of %d stacked ones parting one, the rest of the pairs' moves the balancer's",
 			t.Joined, t.Wakes-t.Stacked, t.StackedParted, t.Stacked)
 	}
-	return fmt.Sprintf("the wake trace shows no wakeup bringing them together: none of its %d split wakeups joined a pair, none of %d stacked ones parted one, so the kernel's pairs meet by its balancer's moves alone, "+
-		"and why a workload task waited queued for an idle cpu to pull it there, where the model's do not, the count does not show (docs/wakeup.md, \"The host's part\")",
+	return fmt.Sprintf("the wake trace shows no wakeup bringing them together: none of its %d split wakeups joined a pair, none of %d stacked ones parted one, so the kernel's pairs meet by its balancer's moves alone",
 		t.Wakes-t.Stacked, t.Stacked)
+}
+
+// coldPulls names, for a one-cpu-LLC run with the move records, how
+// the kernel's pairs come together there and why the model's do not:
+// the balancer pulls the workload's tasks cold, having waited past
+// sysctl_sched_migration_cost behind a run the emulator's host
+// stretched, where the model's queued wakees stay hot (docs/wakeup.md,
+// "The balancer's moves on one-cpu LLCs").
+func coldPulls(k *wakeups.Run, cfg wakeup.SimConfig, rows []WakeupRow) string {
+	t, m := k.Wakes, k.Wakes.Moves
+	var paths []string
+	for _, p := range []struct{ key, what string }{
+		{kernel.MoveTick, "at the idle cpu's tick"}, {kernel.MoveNohz, "by the nohz balancer"},
+		{kernel.MoveNewidle, "newly idle"}, {kernel.MoveStopper, "by the stopper"},
+	} {
+		if n := m.ByPath[p.key]; n > 0 {
+			paths = append(paths, fmt.Sprintf("%d %s", n, p.what))
+		}
+	}
+	runs := "the trace's runs are not summed in this file"
+	if t.WorkRuns > 0 && t.OtherRuns > 0 {
+		runs = fmt.Sprintf("a task stayed current on its cpu a median %.0f µs, a hundredth of the time past %.0f µs (the other threads' runs: median %.0f µs, past %.0f µs a hundredth; their schedstat mean burst %s)",
+			t.WorkRunMedianUs, t.WorkRunP99Us, t.OtherRunMedianUs, t.OtherRunP99Us, cfg.OthersBurst.Round(100*time.Nanosecond))
+	}
+	all := wakeupRow(rows, "balancer moves/s (all tasks)")
+	return fmt.Sprintf("the emulator's host, not modelled: the kernel's balancer moved the workload's tasks %d times in %.1f s (%s), each from a cpu's queue: "+
+		"%d of them had waited past sysctl_sched_migration_cost (500 µs) since they last ran (median %.0f µs), so can_migrate_task() took them at once (a hot task waits for cache_nice_tries failures), "+
+		"from behind another thread %d times, its partner %d, another pair's task %d, an idle task not yet switched out %d; %d of the moves joined a pair, %d parted one; "+
+		"a wait that long is the guest's runs' tail: %s, under TCG a vCPU the host leaves unrun with its task current; "+
+		"the model's tasks run their drawn think and service and the others their mean burst, so a wakee queued behind one has waited its sleep and that burst, under the migration cost, and stays hot: "+
+		"the model's balancer moves %.1f tasks/s of all kinds against the kernel's %.1f",
+		m.Balanced, k.Seconds, strings.Join(paths, ", "), m.Balanced-m.Hot, m.WaitMedianUs, m.FromOther, m.FromPartner, m.FromWorkload, m.FromIdle, m.Joined, m.Parted,
+		runs, all.Model, all.Kernel)
 }
 
 func wakeIdle(c wakeup.SimConfig) string {

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -242,8 +243,7 @@ func TestWakeupIdleTick(t *testing.T) {
 }
 
 // On one-cpu LLCs the trace, where the run has one, says no wakeup
-// brought the pairs together; without it the row says the count does not
-// show what did.
+// brought the pairs together; without it the row says it has none.
 func TestPairsTogether(t *testing.T) {
 	old, err := ReadWakeups(wakeupFixtures[0])
 	if err != nil {
@@ -253,7 +253,7 @@ func TestPairsTogether(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := pairsTogether(old); !strings.Contains(got, "the count does not show") {
+	if got := pairsTogether(old); !strings.Contains(got, "no wake trace") {
 		t.Errorf("no trace: %q", got)
 	}
 	w := traced.Wakes
@@ -264,5 +264,40 @@ func TestPairsTogether(t *testing.T) {
 	joined.Wakes = &kernel.WakeTrace{Wakes: 100, Stacked: 10, Joined: 3}
 	if got := pairsTogether(&joined); !strings.Contains(got, "3 of its 90 split wakeups joining a pair and 0 of 10 stacked ones parting") {
 		t.Errorf("with joins: %q", got)
+	}
+}
+
+// TestColdPulls: on one-cpu LLCs a run with the move records names the
+// emulator's host for the balancer's moves, with the records' figures;
+// one without them says where the naming comes from.
+func TestColdPulls(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteWakeupTable(&b, []string{"testdata/wakeups-6.1-llc1-moves.json", "testdata/wakeups-6.1-llc1-trace.json"}); err != nil {
+		t.Fatal(err)
+	}
+	moves, err := ReadWakeups("testdata/wakeups-6.1-llc1-moves.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := moves.Wakes.Moves
+	if m == nil || m.Balanced == 0 {
+		t.Fatalf("the moves run has no move records: %+v", moves.Wakes)
+	}
+	var named, borrowed int
+	for _, line := range strings.Split(b.String(), "\n") {
+		if !strings.HasPrefix(line, "outside: ") || !strings.Contains(line, "balance migrations/s") {
+			continue
+		}
+		switch {
+		case strings.Contains(line, fmt.Sprintf("moved the workload's tasks %d times", m.Balanced)) && strings.Contains(line, "the emulator's host, not modelled:"):
+			named++
+		case strings.Contains(line, "this run has no move records"):
+			borrowed++
+		default:
+			t.Errorf("balance row: %s", line)
+		}
+	}
+	if named != 1 || borrowed != 1 {
+		t.Errorf("%d rows named by their own move records, %d by the later run's; want 1 and 1:\n%s", named, borrowed, b.String())
 	}
 }
