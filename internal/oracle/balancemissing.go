@@ -111,6 +111,9 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 	case is("entering nohz.idle_cpus_mask") && over && shareOK && share >= 0.5:
 		return driverless + "; a cpu enters nohz.idle_cpus_mask at its first tick stop since its last busy tick (nohz_balance_exit_idle() from nohz_balancer_kick()), and the model's short idles, NewidlePerTick of them every Newidle ticks from the count's idle entries, fall in each busy tick they are drawn for, so each of its busy ticks finds the cpu in the mask" + maskPerBusyTick(kc)
 	case is("on idle cpus' behalf") && !over && freshIdle(kc):
+		if _, ok := kc.V["ticks/s"]; !ok {
+			return fmt.Sprintf("the nohz balancer passes for cpus whose tick stayed stopped, idles longer than a tick, which the later counts show (their tick slots no tick fired in); this count, an older file, has no ticks to say how many: the model's idles are fresh at every idle tick (the guest's average %.0f µs, under half a tick), so each fires, balances its cpu CPU_IDLE and leaves the walk little due: it has no idles longer than a tick, which the count's mean does not give", meanIdleUs(kc))
+		}
 		return fmt.Sprintf("the nohz balancer passes for cpus whose tick stayed stopped, idles longer than a tick: the guest's tick slots no tick fired in, %.0f per s (%.0f %% of its idle tick slots: HZ × cpus less its ticks, against its idle ticks); the model's idles are fresh at every idle tick (the guest's average %.0f µs, under half a tick), so each fires, balances its cpu CPU_IDLE and leaves the walk little due: it has no idles longer than a tick, which the count's mean does not give", suppressedTicks(kc), 100*suppressedTicks(kc)/math.Max(suppressedTicks(kc)+kc.V["idle-ticks/s"], 1), meanIdleUs(kc))
 	case (is("balancer passes") || is("own passes")) && over && tickWhy(kc, true, false) != "" && inside(r.model/r.kernel*(1-lostShare(kc))):
 		// A guest whose emulator lost ticks: each lost tick is a softirq

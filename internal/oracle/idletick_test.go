@@ -3,6 +3,7 @@ package oracle
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/contend/contend/bench/ksim"
@@ -67,5 +68,46 @@ func TestGuestMachine(t *testing.T) {
 		if s, ser := guestMachine(kc); s != tc.sockets || ser != tc.serialized {
 			t.Errorf("nodes %d, domains %q: %d sockets, serialized %v; want %d, %v", tc.nodes, tc.domains, s, ser, tc.sockets, tc.serialized)
 		}
+	}
+}
+
+// TestLabGuestsHaveNoDriver holds countDriver's premise: every committed
+// count made in the lab's TCG guests that records the cpuidle driver
+// records none, and a count with neither line keeps the governor.
+func TestLabGuestsHaveNoDriver(t *testing.T) {
+	files, err := filepath.Glob("testdata/count-*.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		if !strings.Contains(text, "\nhypervisor: TCG") {
+			continue
+		}
+		for _, line := range strings.Split(text, "\n") {
+			if d, ok := strings.CutPrefix(line, "cpuidle-driver: "); ok {
+				recorded++
+				if d != "none" {
+					t.Errorf("%s: a TCG guest with cpuidle-driver %q", f, d)
+				}
+			}
+		}
+	}
+	if recorded < 10 {
+		t.Errorf("%d TCG counts record the driver, want the lab's many", recorded)
+	}
+	if d, from := countDriver("", "TCGTCGTCGTCG"); d != "none" || from == "" {
+		t.Errorf("countDriver(an older TCG count) = %q, %q", d, from)
+	}
+	if d, from := countDriver("", "KVMKVMKVM"); d != "" || from != "" {
+		t.Errorf("countDriver(an older KVM count) = %q, %q", d, from)
+	}
+	if d, _ := countDriver("intel_idle", "TCGTCGTCGTCG"); d != "intel_idle" {
+		t.Errorf("countDriver keeps the count's own line: %q", d)
 	}
 }

@@ -233,7 +233,11 @@ func ReadCounts(path string) ([]CountResult, error) {
 			}
 			kc.NewidleCost = append(kc.NewidleCost, time.Duration(ns))
 		}
-		kc.IdleTick, kc.IdleTickFrom = idleTick(filepath.Dir(path), kc.Kernel, r.GetConfig("cpuidle-driver"), r.GetConfig("kernel-idle-tick"))
+		driver, driverFrom := countDriver(r.GetConfig("cpuidle-driver"), r.GetConfig("hypervisor"))
+		kc.IdleTick, kc.IdleTickFrom = idleTick(filepath.Dir(path), kc.Kernel, driver, r.GetConfig("kernel-idle-tick"))
+		if driverFrom != "" {
+			kc.IdleTickFrom += " (" + driverFrom + ")"
+		}
 		out = append(out, kc)
 	}
 	return out, rd.Err()
@@ -289,6 +293,18 @@ func balanceOrder(dir, release string) (order, from string) {
 		return "check-first+newidle", "the release (" + both + ")"
 	}
 	return "cmpxchg-first", "the release (no sites file beside the count; a 6.18.y may have 3324b2180c17's backport)"
+}
+
+// countDriver is the counted guest's cpuidle driver: the count's own
+// cpuidle-driver line, or, where an older file has none but its
+// hypervisor line says QEMU's TCG (the lab's guests), "none", which every
+// count of those guests that records the driver records
+// (TestLabGuestsHaveNoDriver), with the note saying so.
+func countDriver(driver, hypervisor string) (string, string) {
+	if driver == "" && strings.HasPrefix(hypervisor, "TCG") {
+		return "none", "the count, an older file, records no cpuidle driver: none taken, as every count of the lab's TCG guests that records it records none"
+	}
+	return driver, ""
 }
 
 // The idle loop's driver-less forms, as kernel sites' form line and kernel

@@ -338,7 +338,14 @@ func wakeupMissing(k *wakeups.Run, cfg wakeup.SimConfig, rows []WakeupRow, r Wak
 		// processes' other threads': what else could have kept its
 		// cpus busy (kworkers, ksoftirqd).
 		rest := float64(k.Sched.TTWU) - both("nr_wakeups") - k.Others["nr_wakeups"]
-		return fmt.Sprintf("not named: the model's select_idle_sibling() finds an idle cpu where the kernel's fell back to the waking cpu: "+
+		// A run without the wake trace cannot show the host's part
+		// itself; its rows have the traced runs' signature (fewer local
+		// wakeups, fewer with no wake_affine() attempt: fewer stacked).
+		name := "not named"
+		if k.Wakes == nil && local.Model < local.Kernel {
+			name = "the emulator's host, not modelled (this run has no wake trace; the traced runs of this guest and workload, with the same signature, name it: docs/wakeup.md, \"The host's part\")"
+		}
+		return fmt.Sprintf(name+": the model's select_idle_sibling() finds an idle cpu where the kernel's fell back to the waking cpu: "+
 			"local wakeups %.0f/s against the kernel's %.0f, and wakeups with no wake_affine() attempt (cpu == prev_cpu: a pair on one cpu) %.0f%% against %.0f%%; "+
 			"not other work in the guest (%.0f wakeups in %.1f s beyond the workload's and its threads'); "+
 			"left: why the kernel's select_idle_cpu() scans came back empty (with no scan the model gives the kernel's local wakeups: docs/wakeup.md's trials), LLCs near 74%% of cpu_util_cfs() or cpus busy at the instant, which the count does not show (idlewake, %s, is one mean for TCG's host-scheduled wakeup of a halted vCPU)",
@@ -397,6 +404,11 @@ func stackedByTheHost(k *wakeups.Run, rows []WakeupRow, r WakeupRow) string {
 	default:
 		return ""
 	}
+	moves := ""
+	if m := t.Moves; m != nil && m.Balanced > 0 && strings.TrimSpace(r.Name) == "balance migrations/s" {
+		moves = fmt.Sprintf("; the balancer's moves of the workload (the move records): %d in %.1f s, %d of them cold, past sysctl_sched_migration_cost since they last ran (median wait %.0f µs), off a cpu running another thread %d times, the partner %d, another pair's task %d: tasks left waiting behind runs the host stretched",
+			m.Balanced, k.Seconds, m.Balanced-m.Hot, m.WaitMedianUs, m.FromOther, m.FromPartner, m.FromWorkload)
+	}
 	spells := ""
 	if t.PendingMedianUs > 0 {
 		spells = fmt.Sprintf(" (its pending spells: median %.0f µs, a twentieth past %.0f µs, of %d)", t.PendingMedianUs, t.PendingP95Us, t.PendingSpells)
@@ -404,8 +416,8 @@ func stackedByTheHost(k *wakeups.Run, rows []WakeupRow, r WakeupRow) string {
 	return fmt.Sprintf("the emulator's host, not modelled: the guest's wakeups were stacked at %.1f %% (the model's %.1f %%), and its stacked pairs parted at %.1f %% of their wakeups (the model's %.1f %%): "+
 		"at them a cpu of the LLC beside was idle at %.0f %% (the model's %.0f %%), and one idle but for a wakeup queued to it (ttwu_pending, its IPI not yet taken) at %.0f %% (the model's %.0f %%)%s; "+
 		"under TCG a kicked idle vCPU is a host thread waiting to be run, the longer the more vCPUs run, while a stacked pair wakes its partner on its own cpu with no IPI, so it runs fastest where the cpus beside it wait longest; "+
-		"the model draws each IPI's delay from the guest's spells, whatever the host runs, and its stacked pairs find an idle cpu and part, so fewer of its wakeups stay local (%.0f/s against %.0f) and more migrate, and fewer of its cpus hold two tasks for the balancer",
-		stacked.Kernel, stacked.Model, parted.Kernel, parted.Model, idle.Kernel, idle.Model, pending.Kernel, pending.Model, spells, row("local wakeups/s").Model, row("local wakeups/s").Kernel)
+		"the model draws each IPI's delay from the guest's spells, whatever the host runs, and its stacked pairs find an idle cpu and part, so fewer of its wakeups stay local (%.0f/s against %.0f) and more migrate, and fewer of its cpus hold two tasks for the balancer%s",
+		stacked.Kernel, stacked.Model, parted.Kernel, parted.Model, idle.Kernel, idle.Model, pending.Kernel, pending.Model, spells, row("local wakeups/s").Model, row("local wakeups/s").Kernel, moves)
 }
 
 // pairsTogether says what brought the kernel's pairs onto one cpu on
