@@ -14,8 +14,9 @@ import (
 // wakeTracing is a count's wake trace (waketrace.go): its instance,
 // recording over the counted run, and each cpu's sd_llc_id.
 type wakeTracing struct {
-	inst *machine.Tracefs
-	llc  []int
+	inst  *machine.Tracefs
+	llc   []int
+	moves bool // the move record's probe is in
 }
 
 // traceWakes sets up the wake trace: its own instance (the records come
@@ -55,10 +56,12 @@ func traceWakes(u *machine.Undo, tfs *machine.Tracefs, in Input, cpus []int) (*w
 	u.Push("kprobes "+machine.ProbeGroup+"/"+WakeEvent+" and "+WokeEvent+" (traced)", probes.Run)
 	// The move record rides along where it can; without it the wake
 	// trace stands.
+	moves := true
 	if err := traceMoves(u, tfs, inst, in, f.RQs); err != nil {
 		note = strings.TrimPrefix(note+"; ", "; ") + "no move records: " + err.Error()
+		moves = false
 	}
-	return &wakeTracing{inst: inst, llc: f.LLC}, note
+	return &wakeTracing{inst: inst, llc: f.LLC, moves: moves}, note
 }
 
 // traceMoves adds the move record's kprobe (movetrace.go) to the wake
@@ -151,6 +154,9 @@ func (w *wakeTracing) read(tids []int, save string) (t *WakeTrace, saveErr, err 
 		return nil, saveErr, fmt.Errorf("no wakeup of the workload's %d threads among %d records", len(tids), len(recs))
 	}
 	sum.Lost = TraceLost(raw)
+	if w.moves && sum.Moves == nil {
+		sum.Moves = &MoveTrace{ByPath: map[string]int{}} // the probe in, no task moved
+	}
 	return &sum, saveErr, nil
 }
 

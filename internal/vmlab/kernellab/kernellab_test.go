@@ -270,8 +270,13 @@ func TestKernelWakeupsCheck(t *testing.T) {
 	if bad := check(w, llc4); len(bad) != 1 || !strings.Contains(bad[0], "no wake trace (no wake trace: kallsyms") {
 		t.Errorf("a run without the wake trace: %q, want its note named", bad)
 	}
-	w.Notes = nil
+	w.Notes = []string{"no move records: kallsyms has no set_task_cpu"}
 	w.Wakes = &kernel.WakeTrace{Wakes: 100, Stacked: 40, LLCKnown: true}
+	if bad := check(w, llc4); len(bad) != 1 || !strings.Contains(bad[0], "no move records (no move records: kallsyms") {
+		t.Errorf("a run without the move records: %q, want its note named", bad)
+	}
+	w.Notes = nil
+	w.Wakes.Moves = &kernel.MoveTrace{All: 30, Moves: 10}
 	if bad := check(w, llc4); len(bad) > 0 {
 		t.Errorf("a complete run: %q", bad)
 	}

@@ -78,8 +78,13 @@ func kernelWakeupsCheck(t Topology, tr *Transcript) []string {
 	if w.Statements == 0 || w.Client["nr_wakeups"]+w.Server["nr_wakeups"] == 0 {
 		bad = append(bad, "kernel-wakeups.json: no statements or no wakeups counted")
 	}
-	if w.Wakes == nil {
+	switch {
+	case w.Wakes == nil:
 		bad = append(bad, "kernel-wakeups.json: no wake trace ("+strings.Join(w.Notes, "; ")+")")
+	case w.Wakes.Moves == nil:
+		// Every cpu's tasks move some in 5 s (the balancer's, the
+		// wakeups'); none recorded is a probe that did not go in.
+		bad = append(bad, "kernel-wakeups.json: no move records ("+strings.Join(w.Notes, "; ")+")")
 	}
 	return append(bad, leftCheck(tr, "kernel-wakeups-after")...)
 }
