@@ -75,10 +75,11 @@ import (
 
 // Event kinds of the pairs workload, after ksim's own.
 const (
-	pairReady = ksim.User + iota // a woken task's wait is over: it runs if its CPU is free
-	pairBlock                    // the current task's run is over: it blocks (pinging its partner first if it has not)
-	pairPing                     // the current task pings its partner and runs on: the waker's tail
-	pinged    = -2               // not an event: pairSim.pingAt of a run whose ping is done
+	pairReady      = ksim.User + iota // a woken task's wait is over: it runs if its CPU is free
+	pairBlock                         // the current task's run is over: it blocks (pinging its partner first if it has not)
+	pairPing                          // the current task pings its partner and runs on: the waker's tail
+	pairMovedSleep                    // a moved task's run on its new cpu is over: it sleeps there (SimConfig.MoveRun)
+	pinged         = -2               // not an event: pairSim.pingAt of a run whose ping is done
 )
 
 // pairSim is the pairs workload on cpus.
@@ -94,10 +95,17 @@ type pairSim struct {
 	// 32 random bits of moveRng, a stream of its own so that the rare
 	// move leaves every other draw as it was, fall below this.
 	moveAt, moveRng uint64
-	cycle           int64 // each task's time from one wakeup to the next, ns
-	run             int64 // mean run, ns
-	wait            int64 // mean wait runnable, ns
-	tail            int64 // mean of a run's part after its ping, ns (the waker's tail)
+	// moveRun is SimConfig.MoveRun, ns; moving, the tasks moved and not
+	// yet asleep on their new cpu, movingOn how many on each cpu (a cpu
+	// with one is not idle: its ticks are not idle ticks, its scan does
+	// not take it).
+	moveRun  int64
+	moving   []bool
+	movingOn []int
+	cycle    int64 // each task's time from one wakeup to the next, ns
+	run      int64 // mean run, ns
+	wait     int64 // mean wait runnable, ns
+	tail     int64 // mean of a run's part after its ping, ns (the waker's tail)
 	// pingAt: when each run pings its partner (-1 at its block, pinged
 	// once done; while preempted, the run left before it); awake: woken,
 	// not yet blocked again; owedWake: pinged while awake.
@@ -172,6 +180,7 @@ func newPairSim(cpus []*cfsmodel.CPU, pairs int, mig, moves float64, weight uint
 	s.tail = min(s.tail, s.run*9/10)
 	s.wait = max(min(s.wait, s.cycle/2-s.run+s.tail), 0)
 	s.pingAt = make([]int64, n)
+	s.moving, s.movingOn = make([]bool, n), make([]int, len(cpus))
 	s.awake, s.owedWake = make([]bool, n), make([]bool, n)
 	for i := range s.rqs {
 		s.rqs[i] = ksim.RQ{CPU: i, Queue: make([]*ksim.Task, 0, n)}
@@ -230,6 +239,8 @@ func (s *pairSim) runUntil(end int64) {
 			if id := int(e.Arg & (1<<32 - 1)); e.Arg>>32 == s.runs[id] && s.pingAt[id] >= 0 {
 				s.ping(e.T, id)
 			}
+		case pairMovedSleep:
+			s.movedSleep(e.T, int(e.Arg))
 		}
 	}
 }
@@ -254,7 +265,7 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 	case s.bal != nil:
 		if rq.Curr != nil {
 			c.RQ.Tick(now, &s.tasks[rq.Curr.ID].SE)
-		} else if a := c.RQ.Avg(); len(c.Queued) == 0 {
+		} else if a := c.RQ.Avg(); len(c.Queued) == 0 && s.movingOn[cpu] == 0 {
 			// An idle tick: is the leaf past a period (the tick trace's)?
 			s.idleTicks[0]++
 			if a.Crossed(uint64(now)) {
@@ -290,6 +301,7 @@ func (s *pairSim) enterIdle(now int64, cpu int, ticked bool) {
 // it migrates, and enqueues it (enqueue_task_fair()); it runs once its
 // wait is over.
 func (s *pairSim) wake(now int64, id, waker int) {
+	s.movedSleep(now, id) // a moved task's run there ends before it wakes
 	k, t := &s.ks[id], s.tasks[id]
 	from := s.cpus[k.CPU]
 	to := from
@@ -363,7 +375,9 @@ func (s *pairSim) idleSibling(cpu, waker int) int {
 }
 
 // Idle is select_idle_cpu()'s ksim.Idler: no group task on cpu.
-func (s *pairSim) Idle(cpu int) bool { return s.rqs[cpu].Curr == nil && len(s.cpus[cpu].Queued) == 0 }
+func (s *pairSim) Idle(cpu int) bool {
+	return s.rqs[cpu].Curr == nil && len(s.cpus[cpu].Queued) == 0 && s.movingOn[cpu] == 0
+}
 
 // runCurr is update_curr() of the group task running on cpu, if any.
 func (s *pairSim) runCurr(now int64, cpu int) {
@@ -568,10 +582,31 @@ func (s *pairSim) dequeue(now int64, id int, wasDelayed bool, to *cfsmodel.CPU) 
 			s.fair[to.Self].Migrate(k, &s.fair[c.Self])
 		}
 		c = to
+		if s.moveRun > 0 {
+			// A trial's run on the new cpu before the sleep.
+			k.CPU = c.Self
+			s.moving[id] = true
+			s.movingOn[c.Self]++
+			s.q.Push(ksim.Event{T: now + s.moveRun, CPU: c.Self, Kind: pairMovedSleep, Arg: int64(id)})
+			return
+		}
 	}
 	c.RQ.Dequeue(now, &t.SE, false)
 	c.Local = append(c.Local, t)
 	k.CPU = c.Self
+}
+
+// movedSleep is the sleep of task id on the cpu a move took it to, its
+// trial's run there over (SimConfig.MoveRun); nothing if it is not there.
+func (s *pairSim) movedSleep(now int64, id int) {
+	if !s.moving[id] {
+		return
+	}
+	s.moving[id] = false
+	s.movingOn[s.ks[id].CPU]--
+	c, t := s.cpus[s.ks[id].CPU], s.tasks[id]
+	c.RQ.Dequeue(now, &t.SE, false)
+	c.Local = append(c.Local, t)
 }
 
 // moveTo draws whether a task about to sleep on cpu was first moved while
@@ -625,6 +660,7 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	if err != nil {
 		return nil, out, err
 	}
+	s.moveRun = int64(cfg.MoveRun)
 	s.scan = ksim.NewLLCScans(n, cfg.DomainCPUs)
 	if cfg.DomainCPUs > 0 {
 		s.bal = ksim.NewSoftirqs(ksim.Linux61, n, cfg.DomainCPUs, ksim.HZ(cfg.HZ))
@@ -639,7 +675,11 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 		}
 		s.idle.Stops, s.idle.Entries = 0, 0
 	}
-	s.runUntil(cfsmodel.ClockBase + int64(cfg.Duration))
+	end := cfsmodel.ClockBase + int64(cfg.Duration)
+	s.runUntil(end)
+	for id := range s.moving {
+		s.movedSleep(end, id) // a trial's run cut off by the end: asleep where it went
+	}
 	if s.bal != nil {
 		for _, k := range s.bal.Runs {
 			out.softirqs += k

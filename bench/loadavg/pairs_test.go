@@ -390,6 +390,37 @@ func TestPairsRunMoves(t *testing.T) {
 	}
 }
 
+// TestPairsMoveRun: a moved task that runs on its new cpu before it
+// sleeps there (SimConfig.MoveRun) leaves its group's cfs_rqs on the old
+// cpu and the new one to their next updates apart from the attach, so its
+// sleep's dequeue and the blocked updates find decays and propagations
+// the same-instant sleep never does; every task is still accounted for
+// (Simulate's conservation check), with runs cut off by the end too.
+func TestPairsMoveRun(t *testing.T) {
+	run := func(moveRun time.Duration) SimRow {
+		cfg := pairsConfig(370*time.Microsecond, NoMig)
+		cfg.RunMoves, cfg.MoveRun, cfg.DomainCPUs = 0.8, moveRun, 4
+		tab, err := Simulate(cfg)
+		if err != nil {
+			t.Fatalf("MoveRun %v: %v", moveRun, err)
+		}
+		return tab.Rows[0]
+	}
+	at, later := run(0), run(200*time.Microsecond)
+	calls := func(r SimRow, p counter.Path) float64 { return float64(r.Paths[p].Updates) / float64(r.Wakeups) }
+	if calls(later, counter.PathDequeue) <= calls(at, counter.PathDequeue) {
+		t.Errorf("dequeue path's calls per wakeup: %.3f with a 200µs run on the new cpu, %.3f without; want more", calls(later, counter.PathDequeue), calls(at, counter.PathDequeue))
+	}
+	if calls(later, counter.PathBlockedEntity) <= 1.3*calls(at, counter.PathBlockedEntity) {
+		t.Errorf("blocked-entity path's calls per wakeup: %.3f with the run, %.3f without; want a third more", calls(later, counter.PathBlockedEntity), calls(at, counter.PathBlockedEntity))
+	}
+	cfg := pairsConfig(370*time.Microsecond, NoMig)
+	cfg.RunMoves, cfg.MoveRun = 0.5, -time.Microsecond
+	if _, err := Simulate(cfg); err == nil || !strings.Contains(err.Error(), "move run") {
+		t.Errorf("MoveRun -1µs: %v, want an error naming it", err)
+	}
+}
+
 // TestPairsIdleTicks: with the softirq, the ticks that run on idle cpus
 // are counted, and of them those whose leaf had crossed a period: a lone
 // pair on four cpus leaves two cpus idle throughout, whose ticks (those

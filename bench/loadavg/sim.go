@@ -70,6 +70,13 @@ type SimConfig struct {
 	// its wakeup migrations, per wakeup; Mig is then its wakeup
 	// migrations alone.
 	RunMoves float64
+	// MoveRun, with RunMoves, is how long a moved task stays queued on
+	// its new cpu before it sleeps there (the kernel's task runs on after
+	// the stopper's move: its new cpu to take it, the syscall's return,
+	// its loop to the next read): kernel model's is the new cpu's wait,
+	// the count's pending spells' median. Zero sleeps it at the move's
+	// instant (docs/loadavg.md, "The moved task's run").
+	MoveRun time.Duration
 	// WakeupMig, with Pairs, is the share of wakeups that migrate (Mig
 	// is the seed workload's: a whole percent makes a count's 0.4 % none).
 	WakeupMig float64
@@ -167,6 +174,8 @@ func (c SimConfig) validate() error {
 		return fmt.Errorf("simulate loadavg: tasks %d out of range [1, %d]", c.Tasks, maxTasks)
 	case c.Pairs < 0 || c.Pairs > maxTasks*c.CPUs:
 		return fmt.Errorf("simulate loadavg: pairs %d out of range [0, %d]", c.Pairs, maxTasks*c.CPUs)
+	case c.MoveRun < 0:
+		return fmt.Errorf("simulate loadavg: move run %v: want none or a positive time", c.MoveRun)
 	case !(c.RunMoves >= 0 && c.RunMoves <= 1) || !(c.WakeupMig >= 0 && c.WakeupMig <= 1):
 		return fmt.Errorf("simulate loadavg: run moves %g, wakeup migrations %g: want shares in [0, 1]", c.RunMoves, c.WakeupMig)
 	case c.DomainCPUs < 0 || c.DomainCPUs > c.CPUs:

@@ -39,6 +39,10 @@ const ModelTolerance = 1.5
 type ModelOptions struct {
 	Duration time.Duration
 	Seed     uint64
+	// MoveRun is a trial's loadavg.SimConfig.MoveRun: a moved task's run
+	// on its new cpu before it sleeps, which no count measures (0: none,
+	// the model's own).
+	MoveRun time.Duration
 }
 
 // WriteModelTable holds simulate loadavg, fed each count's measured rates
@@ -395,6 +399,17 @@ func modelConfigAt(kc CountResult, enqPerSec float64, opt ModelOptions) (loadavg
 	run, runnable := kc.V["run-%"]/100, kc.V["runnable-%"]/100
 	if (kc.Shape == "pipe" || kc.Shape == "migrate" || kc.Shape == "udp") && run > 0 && runnable >= run && runnable <= 1 {
 		cfg.Pairs, cfg.Run, cfg.Runnable, cfg.RunMoves, cfg.WakeupMig = kc.Pairs, run, runnable, min(moves, 1), min(migs, 1)
+		// A moved task's run on its new cpu before it sleeps there: the
+		// stopper's move_queued_task() queues it there and kicks that
+		// cpu, idle, whose wait to run it under TCG is a kicked idle
+		// vCPU's, the count's pending spells' median (the wake trace's,
+		// a measured quantity of the run); the syscall's return and the
+		// loop to the next read after it are left out. A count without
+		// the spells sleeps it at the move's instant. A trial's
+		// opt.MoveRun stands in for it.
+		if cfg.MoveRun = opt.MoveRun; cfg.MoveRun == 0 {
+			cfg.MoveRun = time.Duration(kc.V["pending-median-us"] * 1e3)
+		}
 		// The balance softirq's update_blocked_averages(), on busy and
 		// idle cpus: its cadence from the lowest sched domain, the
 		// guest's own (lowestDomain).
@@ -963,8 +978,8 @@ func writePaths(w io.Writer, kc CountResult, cfg loadavg.SimConfig, row loadavg.
 		if v, ok := kc.V["nohz-run-idle/s"]; ok {
 			counted += fmt.Sprintf(", %.0f counted", v/float64(kc.CPUs))
 		}
-		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %.2f %% (run moves %.4f per wakeup, drawn per sleep), %d pairs pinging, run %.1f %% and runnable %.1f %% of their time, %d levels, HZ %d, %s; the model realised %.0f wakeups per cpu per s, its pingers ran %.1f %% and were runnable %.1f %% of their time; balance softirqs (update_blocked_averages) per cpu per s: model %.0f, %s%s\n",
-			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), 100*cfg.WakeupMig, cfg.RunMoves, cfg.Pairs, 100*cfg.Run, 100*cfg.Runnable, cfg.Levels, cfg.HZ, cfg.Variants[0],
+		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %.2f %% (run moves %.4f per wakeup, drawn per sleep%s), %d pairs pinging, run %.1f %% and runnable %.1f %% of their time, %d levels, HZ %d, %s; the model realised %.0f wakeups per cpu per s, its pingers ran %.1f %% and were runnable %.1f %% of their time; balance softirqs (update_blocked_averages) per cpu per s: model %.0f, %s%s\n",
+			kc.Kernel, kc.Workload, kc.V["wakeups/s"]/float64(kc.CPUs), cfg.Gap.Round(time.Microsecond), 100*cfg.WakeupMig, cfg.RunMoves, moveRunLine(kc, cfg), cfg.Pairs, 100*cfg.Run, 100*cfg.Runnable, cfg.Levels, cfg.HZ, cfg.Variants[0],
 			realised, row.RunPct, row.RunnablePct, row.SoftirqsPerCPUSec, counted+preemptLine(kc, cfg, row), delayLine(cfg, row))
 	} else {
 		fmt.Fprintf(w, "model inputs: %s %s: %.0f wakeups per cpu per s (gap %v), mig %v %%, %d tasks per cpu, %d levels, HZ %d, %s; model idle %.0f %% of event slots, realised %.0f wakeups per cpu per s; not fed: the pingers ran %.1f %% and waited runnable %.1f %% of their time\n",
@@ -981,6 +996,20 @@ func writePaths(w io.Writer, kc CountResult, cfg loadavg.SimConfig, row loadavg.
 			float64(ps.Updates)/wk, 100*float64(ps.Writes)/math.Max(float64(ps.Updates), 1)))
 	}
 	fmt.Fprintf(w, "model paths: %s %s: writes per wakeup by caller: %s\n", kc.Kernel, kc.Workload, strings.Join(parts, "; "))
+}
+
+// moveRunLine says how long a moved task runs on its new cpu before it
+// sleeps there (loadavg.SimConfig.MoveRun) and where that comes from.
+func moveRunLine(kc CountResult, cfg loadavg.SimConfig) string {
+	switch {
+	case cfg.RunMoves == 0:
+		return ""
+	case cfg.MoveRun == 0:
+		return ", each asleep at once on its new cpu: the count has no pending spells for the new cpu's wait to take it"
+	case time.Duration(kc.V["pending-median-us"]*1e3) == cfg.MoveRun:
+		return fmt.Sprintf(", each run %v on its new cpu before it sleeps: the new cpu's wait to take it, the count's pending spells' median", cfg.MoveRun.Round(time.Microsecond))
+	}
+	return fmt.Sprintf(", each run %v on its new cpu before it sleeps: a trial's (-move-run)", cfg.MoveRun.Round(time.Microsecond))
 }
 
 // delayLine says, for a model run with 6.12's DELAY_DEQUEUE, how many
