@@ -67,6 +67,13 @@
 //     rq->next_balance, avg_idle and max_idle_balance_cost, with
 //     ttwu_do_activate()'s avg_idle update (WokeUp).
 //
+//   - A pass's decision (busiest.go): find_busiest_group() with
+//     calculate_imbalance() (Kernel.FindBusiestGroup: 4.13's, and from
+//     the v5.5 rework, Kernel.GroupTypes, group types and migrate_task) on
+//     the groups' statistics a scenario gathers (GroupStats, struct
+//     sg_lb_stats' read part), giving an Imbalance; find_busiest_queue()
+//     and the task moves stay the scenario's (bench/wakeup's runqueues).
+//
 //   - The newidle dice (newidle.go): v6.19's NI_RANDOM and 7.1's NI_RATE
 //     (Kernel.NewidleRandom, NewidleRate), the die sched_balance_newidle()
 //     throws per domain (Kernel.NewidleDice) and update_newidle_stats();

@@ -27,6 +27,11 @@ type Kernel struct {
 	// first idle CPU, whatever its core (Domains.ShouldWeBalance).
 	IdleCore bool
 
+	// GroupTypes is find_busiest_group() after the v5.5 rework,
+	// 0b0695f2b34a ("sched/fair: Rework load_balance()"): group types and
+	// migrate_task (busiest.go); 4.13's before it.
+	GroupTypes bool
+
 	// The balance walks' differences (balance.go).
 	//
 	// Serialize is where SD_SERIALIZE's flag is taken: SerializeFirst in
@@ -138,27 +143,27 @@ var (
 	// PeterZ's "utter basics" wake_affine() that the seed posts.
 	Next20170926 = Kernel{Name: "next-20170926", BusyFactor: 32, NohzNextInWalk: true, SDStateEveryIdle: true, Affine: WakeAffineBasic}
 	// Linux510 is v5.10, whose balance-interval rules mainline still has.
-	Linux510 = Kernel{Name: "5.10", BusyFactor: 16, BusyLess: true, NewidleKeepsInterval: true,
+	Linux510 = Kernel{Name: "5.10", BusyFactor: 16, GroupTypes: true, BusyLess: true, NewidleKeepsInterval: true,
 		Affine: WakeAffineIdleWeight, KthreadStack: true, RecentUsed: RecentOnHit}
 	// Linux511 is v5.11 (seed 003's kernel, bench/idlemask): 5.10's
 	// rules, and wake_affine_idle()'s idle prev.
-	Linux511 = Kernel{Name: "5.11", BusyFactor: 16, BusyLess: true, NewidleKeepsInterval: true,
+	Linux511 = Kernel{Name: "5.11", BusyFactor: 16, GroupTypes: true, BusyLess: true, NewidleKeepsInterval: true,
 		Affine: WakeAffineIdleWeight, WakeAffineIdlePrev: true, KthreadStack: true, RecentUsed: RecentOnHit}
 	// Linux61 is v6.1 (the lab's Debian kernel, bench/wakeup's v6.1
 	// policy): 5.10's intervals and v5.16's newidle costs
 	// (should_we_balance()'s idle-core preference came in v6.6,
 	// b1bfeab9b002), and the wakeup path of 6.1.
-	Linux61 = Kernel{Name: "6.1", BusyFactor: 16, BusyLess: true, NewidleKeepsInterval: true, DecayWaits: true, NewidleGateMaxCost: true,
+	Linux61 = Kernel{Name: "6.1", BusyFactor: 16, GroupTypes: true, BusyLess: true, NewidleKeepsInterval: true, DecayWaits: true, NewidleGateMaxCost: true,
 		Affine: WakeAffineIdleWeight, WakeAffineIdlePrev: true, KthreadStack: true, RecentUsed: RecentAlways, ScanFromNext: true,
 		SISUtil: true}
 	// Mainline is the kernel the other seeds patch: 6.1's rules, and
 	// should_we_balance()'s idle-core preference.
-	Mainline = Kernel{Name: "mainline", BusyFactor: 16, BusyLess: true, IdleCore: true, NewidleKeepsInterval: true, DecayWaits: true, NewidleGateMaxCost: true,
+	Mainline = Kernel{Name: "mainline", BusyFactor: 16, GroupTypes: true, BusyLess: true, IdleCore: true, NewidleKeepsInterval: true, DecayWaits: true, NewidleGateMaxCost: true,
 		Affine: WakeAffineIdleWeight, WakeAffineIdlePrev: true, KthreadStack: true, RecentUsed: RecentAlways, ScanFromNext: true,
 		SISUtil: true}
 	// Linux612 is v6.12 (the lab's Debian 12 backports kernel): Mainline's
 	// balance and wakeup-path rules, and EEVDF's wakeup preemption.
-	Linux612 = Kernel{Name: "6.12", BusyFactor: 16, BusyLess: true, IdleCore: true, NewidleKeepsInterval: true, DecayWaits: true, NewidleGateMaxCost: true,
+	Linux612 = Kernel{Name: "6.12", BusyFactor: 16, GroupTypes: true, BusyLess: true, IdleCore: true, NewidleKeepsInterval: true, DecayWaits: true, NewidleGateMaxCost: true,
 		Affine: WakeAffineIdleWeight, WakeAffineIdlePrev: true, KthreadStack: true, RecentUsed: RecentAlways, ScanFromNext: true,
 		SISUtil: true, EEVDF: true, RunToParity: true}
 )

@@ -11,37 +11,19 @@ import "github.com/contend/contend/bench/ksim"
 // cpus (the kernel also asks utilisation); fix_small_imbalance() keeps only
 // its first test; a balance costs no time.
 
-// sgStats is struct sg_lb_stats, the part that is read.
-type sgStats struct {
-	cpus           []int
-	nr, idle       int
-	load, capacity float64
-	avgLoad        float64
-}
-
-// groupType is 6.1's group_type order (has_spare < fully_busy <
-// overloaded); 4.13 distinguishes only overloaded from the rest.
-func (g *sgStats) groupType() int {
-	switch w := len(g.cpus); {
-	case g.nr > w:
-		return 2
-	case g.nr == w:
-		return 1
-	}
-	return 0
-}
-
-func (k *ksys) groupStats(cpus []int) sgStats {
-	g := sgStats{cpus: cpus, capacity: float64(len(cpus)) * nice0Load}
+// groupStats is update_sg_lb_stats() of the group of cpus: ksim's
+// find_busiest_group() reads it.
+func (k *ksys) groupStats(cpus []int) ksim.GroupStats {
+	g := ksim.GroupStats{CPUs: len(cpus), Capacity: float64(len(cpus)) * nice0Load}
 	for _, id := range cpus {
 		c := k.cpus[id]
-		g.nr += c.NrRunning
+		g.Nr += c.NrRunning
 		if c.idle() {
-			g.idle++
+			g.Idle++
 		}
-		g.load += k.cpuLoad(c)
+		g.Load += k.cpuLoad(c)
 	}
-	g.avgLoad = g.load * nice0Load / g.capacity
+	g.AvgLoad = g.Load * nice0Load / g.Capacity
 	return g
 }
 
@@ -50,150 +32,6 @@ func (k *ksys) groupStats(cpus []int) sgStats {
 // max_load_balance_interval = HZ·nr_cpus/10].
 func (k *ksys) sdInterval(sd *domain, busy bool) int64 {
 	return k.kern.BalanceInterval(sd.Balance.Interval, busy, k.hz, ksim.MaxLoadBalanceInterval(k.hz, len(k.cpus)))
-}
-
-// balanceResult is what find_busiest_group() decided.
-type balanceResult struct {
-	busiest   int     // index in sd.Groups; -1: balanced
-	imbalance float64 // load to move, or with byTasks a number of tasks
-	byTasks   bool    // 6.1's migrate_task
-}
-
-// findBusiestGroup413 is 4.13's find_busiest_group() and
-// calculate_imbalance(), as far as the model's groups reach.
-func (k *ksys) findBusiestGroup413(sd *domain, gs []sgStats, local int, idle ksim.IdleType, avg float64) balanceResult {
-	bi := -1
-	for i := range gs {
-		if i == local || gs[i].nr == 0 {
-			continue
-		}
-		// update_sd_pick_busiest(): group type first, then avg_load.
-		if bi < 0 || gs[i].groupType()/2 > gs[bi].groupType()/2 ||
-			(gs[i].groupType()/2 == gs[bi].groupType()/2 && gs[i].avgLoad > gs[bi].avgLoad) {
-			bi = i
-		}
-	}
-	none := balanceResult{busiest: -1}
-	if bi < 0 {
-		return none
-	}
-	l, b := &gs[local], &gs[bi]
-	lHasCap, bOver := l.nr < len(l.cpus), b.groupType() == 2
-	if !(idle != ksim.CPUNotIdle && lHasCap && bOver) { // else force_balance
-		if l.avgLoad >= b.avgLoad || l.avgLoad >= avg {
-			return none
-		}
-		if idle == ksim.CPUIdle {
-			if !bOver && l.idle <= b.idle+1 {
-				return none
-			}
-		} else if 100*b.avgLoad <= float64(sd.imbalancePct)*l.avgLoad {
-			return none
-		}
-	}
-	// calculate_imbalance().
-	perTask := b.load / float64(max(b.nr, 1))
-	imb := 0.0
-	if b.avgLoad > avg && l.avgLoad < avg {
-		maxPull := b.avgLoad - avg
-		if bOver && l.groupType() == 2 {
-			above := float64(b.nr)*nice0Load - b.capacity
-			if above > 0 {
-				maxPull = min(maxPull, above*nice0Load/b.capacity)
-			}
-		}
-		imb = min(maxPull*b.capacity, (avg-l.avgLoad)*l.capacity) / nice0Load
-	}
-	if imb < perTask {
-		// fix_small_imbalance(), its first test: move one task's
-		// worth if that leaves the busiest no lighter than local.
-		scaled := perTask * nice0Load / b.capacity
-		imbn := 2.0
-		if l.nr > 0 && perTask > l.load/float64(l.nr) {
-			imbn = 1
-		}
-		if b.avgLoad+scaled >= l.avgLoad+scaled*imbn {
-			imb = perTask
-		}
-	}
-	return balanceResult{busiest: bi, imbalance: imb}
-}
-
-// findBusiestGroup61 is 6.1's find_busiest_group() and
-// calculate_imbalance() (the v5.5 rework): group types, and on a local
-// group with spare capacity a number of tasks to move rather than a load.
-func (k *ksys) findBusiestGroup61(sd *domain, gs []sgStats, local int, idle ksim.IdleType, avg float64) balanceResult {
-	bi := -1
-	for i := range gs {
-		if i == local || gs[i].nr == 0 {
-			continue
-		}
-		// update_sd_pick_busiest(): type, then avg_load when
-		// overloaded, else fewer idle cpus, then more tasks.
-		if bi < 0 {
-			bi = i
-			continue
-		}
-		g, b := &gs[i], &gs[bi]
-		switch gt, bt := g.groupType(), b.groupType(); {
-		case gt != bt:
-			if gt > bt {
-				bi = i
-			}
-		case gt == 2:
-			if g.avgLoad > b.avgLoad {
-				bi = i
-			}
-		case g.idle < b.idle || (g.idle == b.idle && g.nr > b.nr):
-			bi = i
-		}
-	}
-	none := balanceResult{busiest: -1}
-	if bi < 0 {
-		return none
-	}
-	l, b := &gs[local], &gs[bi]
-	lt, bt := l.groupType(), b.groupType()
-	if lt > bt {
-		return none
-	}
-	if lt == 2 {
-		if l.avgLoad >= b.avgLoad || l.avgLoad >= avg || 100*b.avgLoad <= float64(sd.imbalancePct)*l.avgLoad {
-			return none
-		}
-	}
-	// sds->prefer_sibling: the child level has SD_PREFER_SIBLING, which
-	// 6.1 sets on every level but NUMA; a level whose groups are single
-	// cpus has no child.
-	prefer := len(l.cpus) > 1
-	force := prefer && lt == 0 && b.nr > l.nr+1
-	if bt != 2 && !force {
-		if idle == ksim.CPUNotIdle {
-			return none
-		}
-		if len(b.cpus) > 1 && l.idle <= b.idle+1 {
-			return none
-		}
-		if b.nr == 1 {
-			return none
-		}
-	}
-	if lt == 0 {
-		// Local has spare capacity: even out the tasks (one-cpu
-		// groups), or the idle cpus.
-		var n int
-		if len(b.cpus) == 1 || prefer {
-			n = max(b.nr-l.nr, 0)
-		} else {
-			n = max(l.idle-b.idle, 0)
-		}
-		return balanceResult{busiest: bi, imbalance: float64(n >> 1), byTasks: true}
-	}
-	imb := 0.0
-	if b.avgLoad > avg && l.avgLoad < avg {
-		imb = min((b.avgLoad-avg)*b.capacity, (avg-l.avgLoad)*l.capacity) / nice0Load
-	}
-	return balanceResult{busiest: bi, imbalance: imb}
 }
 
 // An lbWalk is one balance walk of cpu c's domains as ksim's walks see
@@ -264,15 +102,15 @@ func (w *lbWalk) Pass(i int, idle ksim.IdleType, _ bool) (moved, balanced bool) 
 		w.clock += k.p.lbCost
 	}
 	w.moved = 0
-	gs := make([]sgStats, len(sd.Groups))
+	gs := make([]ksim.GroupStats, len(sd.Groups))
 	var total, capacity float64
 	var running int
 	over := false
 	for i, g := range sd.Groups {
 		gs[i] = k.groupStats(g)
-		total += gs[i].load
-		capacity += gs[i].capacity
-		running += gs[i].nr
+		total += gs[i].Load
+		capacity += gs[i].Capacity
+		running += gs[i].Nr
 		for _, x := range g {
 			over = over || k.cpus[x].NrRunning > 1
 		}
@@ -287,16 +125,11 @@ func (w *lbWalk) Pass(i int, idle ksim.IdleType, _ bool) (moved, balanced bool) 
 	}
 	avg := total * nice0Load / capacity
 	const local = 0 // ksim puts the local group first
-	var r balanceResult
-	if k.ver == v61 {
-		r = k.findBusiestGroup61(sd, gs, local, idle, avg)
-	} else {
-		r = k.findBusiestGroup413(sd, gs, local, idle, avg)
-	}
-	if r.busiest < 0 {
+	r := k.kern.FindBusiestGroup(gs, local, idle, avg, sd.imbalancePct)
+	if r.Busiest < 0 {
 		return false, true
 	}
-	src := k.findBusiestQueue(gs[r.busiest], r)
+	src := k.findBusiestQueue(sd.Groups[r.Busiest], r)
 	if src == nil {
 		return false, true
 	}
@@ -331,19 +164,19 @@ func (w *lbWalk) Pass(i int, idle ksim.IdleType, _ bool) (moved, balanced bool) 
 // findBusiestQueue is find_busiest_queue(): the busiest group's cpu with
 // the most load (6.1's migrate_task: the most tasks), passing over a cpu
 // whose one task outweighs the imbalance.
-func (k *ksys) findBusiestQueue(g sgStats, r balanceResult) *kcpu {
+func (k *ksys) findBusiestQueue(cpus []int, r ksim.Imbalance) *kcpu {
 	var best *kcpu
 	bestLoad := -1.0
-	for _, id := range g.cpus {
+	for _, id := range cpus {
 		c := k.cpus[id]
 		n := c.NrRunning
 		if n == 0 {
 			continue
 		}
 		w := k.cpuLoad(c)
-		if r.byTasks {
+		if r.ByTasks {
 			w = float64(n)
-		} else if n == 1 && w > r.imbalance {
+		} else if n == 1 && w > r.Amount {
 			continue
 		}
 		if w > bestLoad {
@@ -356,8 +189,8 @@ func (k *ksys) findBusiestQueue(g sgStats, r balanceResult) *kcpu {
 // detachTasks is detach_tasks() then attach_tasks(): queued tasks of src,
 // oldest first (the tail of cfs_tasks), that can_migrate_task() lets go,
 // until the imbalance is met.
-func (k *ksys) detachTasks(src, dst *kcpu, sd *domain, idle ksim.IdleType, r balanceResult, why cause, from int) int {
-	imb := r.imbalance
+func (k *ksys) detachTasks(src, dst *kcpu, sd *domain, idle ksim.IdleType, r ksim.Imbalance, why cause, from int) int {
+	imb := r.Amount
 	moved := 0
 	loop := 0
 	limit := min(nrMigrate, src.NrRunning)
@@ -375,7 +208,7 @@ func (k *ksys) detachTasks(src, dst *kcpu, sd *domain, idle ksim.IdleType, r bal
 			continue
 		}
 		load := t.loadNow(k.now)
-		if !r.byTasks {
+		if !r.ByTasks {
 			if k.ver == v61 {
 				if float64(int64(load)>>min(sd.Balance.NrBalanceFailed, 62)) > imb {
 					i++
@@ -388,7 +221,7 @@ func (k *ksys) detachTasks(src, dst *kcpu, sd *domain, idle ksim.IdleType, r bal
 		}
 		k.migrate(t, dst, why, from)
 		moved++
-		if r.byTasks {
+		if r.ByTasks {
 			imb--
 		} else {
 			imb -= load
