@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/contend/contend/bench/loadavg/cfsmodel"
+	"github.com/contend/contend/bench/loadavg/pairs"
 	"io"
 	"math"
 	"runtime"
@@ -49,7 +50,7 @@ type SimConfig struct {
 	Mig   SimMig
 	Tasks int
 	HZ    int
-	// Pairs, Run and Runnable choose the pairs workload (pairs.go), the
+	// Pairs, Run and Runnable choose the pairs workload (bench/loadavg/pairs), the
 	// lab's pipe, migrate and udp shapes, in place of the seed's: Pairs pairs
 	// of tasks pinging each other, each task running Run and runnable
 	// Runnable of its time (shares, as a count measures them), waking
@@ -61,12 +62,12 @@ type SimConfig struct {
 	// domain (the cpus of its node on the lab's machines): its
 	// balance_interval, sd_init's weight in ms, sets when the tick raises
 	// the balance softirq, whose update_blocked_averages() updates every
-	// cfs_rq of the cpu, busy or idle (pairs.go, ksim.Softirqs). Zero: no
+	// cfs_rq of the cpu, busy or idle (bench/loadavg/pairs, ksim.Softirqs). Zero: no
 	// softirq, only the idle cpus' blocked updates every 32 ms.
 	DomainCPUs int
 	// RunMoves, with Pairs, is the share of sleeps that follow a move of
 	// the running task to another cpu, which detaches its load at once
-	// (pairs.go's moveTo): kernel model's is the count's migrations less
+	// (bench/loadavg/pairs' moveTo): kernel model's is the count's migrations less
 	// its wakeup migrations, per wakeup; Mig is then its wakeup
 	// migrations alone.
 	RunMoves float64
@@ -83,7 +84,7 @@ type SimConfig struct {
 	// DelayDequeue, with Pairs, is v6.12's DELAY_DEQUEUE (152e11f6df29,
 	// "sched/fair: Implement delayed dequeue"): a blocking task its
 	// group's cfs_rq does not find eligible (EEVDF's entity_eligible())
-	// stays queued until woken or picked (pairs.go). The kernel's
+	// stays queued until woken or picked (bench/loadavg/pairs). The kernel's
 	// version decides it: kernel model sets it for 6.12 and later.
 	DelayDequeue bool
 	// EEVDF, with Pairs, takes a wakeup's preemption by v6.6's rules on
@@ -373,7 +374,13 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 		stores = append(stores, store)
 	}
 	if cfg.Pairs > 0 {
-		cpus, out, err := simulatePairs(cfg, v, stores)
+		cpus, out, err := pairs.Simulate(pairs.Config{
+			CPUs: cfg.CPUs, Nodes: cfg.Nodes, Pairs: cfg.Pairs, Weight: cfg.Weight, HZ: cfg.HZ, DomainCPUs: cfg.DomainCPUs,
+			Duration: cfg.Duration, Gap: cfg.Gap, MoveRun: cfg.MoveRun,
+			Run: cfg.Run, Runnable: cfg.Runnable, RunMoves: cfg.RunMoves, WakeupMig: cfg.WakeupMig,
+			DelayDequeue: cfg.DelayDequeue, EEVDF: cfg.EEVDF, TickStopShare: cfg.TickStopShare, TickStopMeasured: cfg.TickStopMeasured,
+			IdleTick: cfg.IdleTick, Seed: cfg.Seed,
+		}, v, stores)
 		if err != nil {
 			return row, err
 		}
@@ -382,11 +389,11 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 			return row, err
 		}
 		row.rate(&simErrs{}, int64(cfg.Duration), cfg.CPUs)
-		row.RunPct, row.RunnablePct = 100*out.run, 100*out.runnable
-		row.SoftirqsPerCPUSec = ksim.PerSecond(out.softirqs, int64(cfg.Duration)*int64(cfg.CPUs))
-		row.Delayed, row.Requeued, row.Preempted, row.IdleTicks, row.Place = out.delayed, out.requeued, out.preempted, out.idleTicks, out.place
-		row.TickStopsPerCPUSec = ksim.PerSecond(out.tickStops, int64(cfg.Duration)*int64(cfg.CPUs))
-		row.IdlesPerCPUSec = ksim.PerSecond(out.idles, int64(cfg.Duration)*int64(cfg.CPUs))
+		row.RunPct, row.RunnablePct = 100*out.Run, 100*out.Runnable
+		row.SoftirqsPerCPUSec = ksim.PerSecond(out.Softirqs, int64(cfg.Duration)*int64(cfg.CPUs))
+		row.Delayed, row.Requeued, row.Preempted, row.IdleTicks, row.Place = out.Delayed, out.Requeued, out.Preempted, out.IdleTicks, out.Place
+		row.TickStopsPerCPUSec = ksim.PerSecond(out.TickStops, int64(cfg.Duration)*int64(cfg.CPUs))
+		row.IdlesPerCPUSec = ksim.PerSecond(out.Idles, int64(cfg.Duration)*int64(cfg.CPUs))
 		return row, nil
 	}
 	cpus, err := simCPUs(cfg, v, stores)

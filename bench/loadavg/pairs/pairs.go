@@ -1,12 +1,4 @@
-package loadavg
-
-import (
-	"github.com/contend/contend/bench/ksim"
-	"github.com/contend/contend/bench/loadavg/cfsmodel"
-	"github.com/contend/contend/counter"
-)
-
-// The pairs workload: the lab's pipe, migrate and udp shapes (contend kernel
+// Package pairs is the loadavg model's pairs workload: the lab's pipe, migrate and udp shapes (contend kernel
 // count -shape pipe|migrate|udp) as tasks that run, sleep and wake on ksim's
 // runqueues, for kernel model to feed a count's measured rates to. Where
 // the seed's workload (cfsmodel.CPU.Event) tosses a coin per CPU per gap, here every
@@ -18,18 +10,22 @@ import (
 // pings back. The model thus realises the wakeups it is fed: each task
 // wakes once per cycle, whatever the CPUs' phases.
 //
-// What it is fed, all measured by the count (SimConfig):
+// What it is fed, all measured by the count (Config, which
+// loadavg.SimConfig passes on):
 //
 //   - the workload's wakeups per second (Gap: one wakeup per 2·Gap per
 //     cpu), so each of the 2·Pairs tasks wakes once per cycle T =
 //     2·Pairs / wakeups per second;
+//
 //   - the pingers' run share (Run): each run lasts Run·T on average;
+//
 //   - their runnable share (Runnable): a woken task waits runnable
 //     (Runnable-Run)·T on average before it runs, the CPU running
 //     something outside the hierarchy meanwhile (the counting process,
 //     kernel threads: the guest's other tasks, in the root group); its
 //     entity is queued, not current, so the ticks in that time update
 //     the other task's groups, not this one's;
+//
 //   - the migrations per wakeup (WakeupMig): a wakeup lands on the task's
 //     previous CPU (the count's local wakeups), else it migrates: to the
 //     waker's CPU where that is another (wake_affine()'s WF_SYNC pull,
@@ -40,6 +36,7 @@ import (
 //     to an idle cpu of the LLC where there is one (select_idle_sibling()
 //     finds its target busy and scans), and that move takes the place of
 //     the next migration drawn, so the share stays the count's.
+//
 //   - the moves of a running task (RunMoves, per sleep: moveTo);
 //
 //   - the waker's tail: a runnable share over half the cycle means the
@@ -67,18 +64,27 @@ import (
 // once its wait outside the group ends, so it decides there.
 //
 // Each CPU's tick (entity_tick() of the running group task, on every
-// level) runs while a group task is current. With SimConfig.DomainCPUs set,
+// level) runs while a group task is current. With Config.DomainCPUs set,
 // every tick also runs trigger_load_balance()'s test, and the balance
 // softirq its update_blocked_averages() (ksim.Softirqs); without it, a CPU
 // with none of the group's tasks queued has its blocked load updated every
 // 32 ms (ksim.NohzBlockedEvery), as the seed workload's idle CPUs do.
+package pairs
+
+import (
+	"time"
+
+	"github.com/contend/contend/bench/ksim"
+	"github.com/contend/contend/bench/loadavg/cfsmodel"
+	"github.com/contend/contend/counter"
+)
 
 // Event kinds of the pairs workload, after ksim's own.
 const (
 	pairReady      = ksim.User + iota // a woken task's wait is over: it runs if its CPU is free
 	pairBlock                         // the current task's run is over: it blocks (pinging its partner first if it has not)
 	pairPing                          // the current task pings its partner and runs on: the waker's tail
-	pairMovedSleep                    // a moved task's run on its new cpu is over: it sleeps there (SimConfig.MoveRun)
+	pairMovedSleep                    // a moved task's run on its new cpu is over: it sleeps there (Config.MoveRun)
 	pinged         = -2               // not an event: pairSim.pingAt of a run whose ping is done
 )
 
@@ -95,7 +101,7 @@ type pairSim struct {
 	// 32 random bits of moveRng, a stream of its own so that the rare
 	// move leaves every other draw as it was, fall below this.
 	moveAt, moveRng uint64
-	// moveRun is SimConfig.MoveRun, ns; moving, the tasks moved and not
+	// moveRun is Config.MoveRun, ns; moving, the tasks moved and not
 	// yet asleep on their new cpu, movingOn how many on each cpu (a cpu
 	// with one is not idle: its ticks are not idle ticks, its scan does
 	// not take it).
@@ -137,7 +143,7 @@ type pairSim struct {
 	end, left, runs []int64
 	preempted       int64
 	scratch         []*ksim.Task // the lists queued hands ksim
-	// v6.12's DELAY_DEQUEUE (SimConfig.DelayDequeue): the tasks left
+	// v6.12's DELAY_DEQUEUE (Config.DelayDequeue): the tasks left
 	// queued sched_delayed on each CPU, and the migrations drawn for
 	// wakeups that could not take them (a delayed task wakes where it is,
 	// ttwu_runnable()), which the next wakeups that can take.
@@ -597,7 +603,7 @@ func (s *pairSim) dequeue(now int64, id int, wasDelayed bool, to *cfsmodel.CPU) 
 }
 
 // movedSleep is the sleep of task id on the cpu a move took it to, its
-// trial's run there over (SimConfig.MoveRun); nothing if it is not there.
+// trial's run there over (Config.MoveRun); nothing if it is not there.
 func (s *pairSim) movedSleep(now int64, id int) {
 	if !s.moving[id] {
 		return
@@ -610,7 +616,7 @@ func (s *pairSim) movedSleep(now int64, id int) {
 }
 
 // moveTo draws whether a task about to sleep on cpu was first moved while
-// running (SimConfig.RunMoves), and where to: nil, or another cpu at
+// running (Config.RunMoves), and where to: nil, or another cpu at
 // random. Such a move (the migrate shape's sched_setaffinity(), which the
 // stopper's move_queued_task() carries out, or the balancer's
 // detach_task()) deactivate_task()s it TASK_ON_RQ_MIGRATING, so
@@ -624,21 +630,36 @@ func (s *pairSim) moveTo(cpu int) *cfsmodel.CPU {
 	return s.cpus[ksim.OtherCPU(cfsmodel.NextRand(&s.moveRng), cpu, len(s.cpus))]
 }
 
-// pairOut is what a pairs run measured besides the cfs_rqs' counts: the
-// tasks' run and runnable shares, the balance softirqs, and v6.12's
-// delayed dequeues and requeues.
-type pairOut struct {
-	run, runnable               float64
-	softirqs, delayed, requeued int64
-	tickStops, idles, preempted int64
-	place                       ksim.Placements
-	idleTicks                   [2]int64 // pairSim's
+// Config is a pairs run: loadavg.SimConfig's fields of the same names,
+// which say what each is and where kernel model takes it from.
+type Config struct {
+	CPUs, Nodes, Pairs, Weight, HZ, DomainCPUs int
+	Duration, Gap, MoveRun                     time.Duration
+	Run, Runnable, RunMoves, WakeupMig         float64
+	DelayDequeue, EEVDF                        bool
+	TickStopShare                              float64
+	TickStopMeasured                           bool
+	IdleTick                                   ksim.IdleTickRule
+	Seed                                       uint64
 }
 
-// simulatePairs runs variant v's stores under the pairs workload for
+// Out is what a pairs run measured besides the cfs_rqs' counts: the
+// tasks' run and runnable shares, the balance softirqs, v6.12's delayed
+// dequeues and requeues, the tick stops and idle entries, the wakeup
+// preemptions, the placements, and the idle ticks (all, and those whose
+// leaf had crossed a period).
+type Out struct {
+	Run, Runnable               float64
+	Softirqs, Delayed, Requeued int64
+	TickStops, Idles, Preempted int64
+	Place                       ksim.Placements
+	IdleTicks                   [2]int64
+}
+
+// Simulate runs variant v's stores under the pairs workload for
 // cfg.Duration of kernel time and returns the CPUs, for the row's counts,
 // and what else it measured.
-func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cpus []*cfsmodel.CPU, out pairOut, err error) {
+func Simulate(cfg Config, v counter.Variant, stores []counter.Store) (cpus []*cfsmodel.CPU, out Out, err error) {
 	n := cfg.CPUs
 	cpus = make([]*cfsmodel.CPU, n)
 	for i := range cpus {
@@ -682,14 +703,14 @@ func simulatePairs(cfg SimConfig, v counter.Variant, stores []counter.Store) (cp
 	}
 	if s.bal != nil {
 		for _, k := range s.bal.Runs {
-			out.softirqs += k
+			out.Softirqs += k
 		}
 	}
 	span := float64(2*cfg.Pairs) * float64(cfg.Duration)
-	out.run, out.runnable = float64(s.ran)/span, float64(s.ran+s.waited)/span
-	out.delayed, out.requeued, out.preempted, out.idleTicks, out.place = s.nDelayed, s.nRequeued, s.preempted, s.idleTicks, s.place
+	out.Run, out.Runnable = float64(s.ran)/span, float64(s.ran+s.waited)/span
+	out.Delayed, out.Requeued, out.Preempted, out.IdleTicks, out.Place = s.nDelayed, s.nRequeued, s.preempted, s.idleTicks, s.place
 	if s.idle != nil {
-		out.tickStops, out.idles = s.idle.Stops, s.idle.Entries
+		out.TickStops, out.Idles = s.idle.Stops, s.idle.Entries
 	}
 	return cpus, out, nil
 }

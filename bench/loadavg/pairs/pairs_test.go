@@ -1,7 +1,8 @@
-package loadavg
+package pairs_test
 
 import (
 	"github.com/contend/contend/bench/ksim"
+	"github.com/contend/contend/bench/loadavg"
 	"github.com/contend/contend/bench/loadavg/cfsmodel"
 	"math"
 	"reflect"
@@ -14,8 +15,8 @@ import (
 
 // pairsConfig is a pipe count's shape: 2 pairs on 4 cpus, 2 levels, HZ 250,
 // the measured shares of 6.1's pipe run (kernel-6.1-6.12.txt).
-func pairsConfig(gap time.Duration, mig SimMig) SimConfig {
-	return SimConfig{CPUs: 4, Nodes: 1, Levels: 2, Duration: time.Second, Gap: gap, WakeupMig: float64(mig.Percent()) / 100,
+func pairsConfig(gap time.Duration, mig loadavg.SimMig) loadavg.SimConfig {
+	return loadavg.SimConfig{CPUs: 4, Nodes: 1, Levels: 2, Duration: time.Second, Gap: gap, WakeupMig: float64(mig.Percent()) / 100,
 		Pairs: 2, Run: .354, Runnable: .530, HZ: 250, Seed: 1, Variants: []string{"base"}}
 }
 
@@ -30,9 +31,9 @@ func TestPairsRealiseFedWakeups(t *testing.T) {
 		tol         float64
 	}{{1, 2, 0.01}, {2, 4, 0.06}} {
 		for _, gap := range []time.Duration{370 * time.Microsecond, 2647 * time.Microsecond} {
-			cfg := pairsConfig(gap, NoMig)
+			cfg := pairsConfig(gap, loadavg.NoMig)
 			cfg.Pairs, cfg.CPUs = tc.pairs, tc.cpus
-			tab, err := Simulate(cfg)
+			tab, err := loadavg.Simulate(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,9 +60,9 @@ func TestPairsRealiseFedWakeups(t *testing.T) {
 // cpus, which nothing else delays.
 func TestPairsTail(t *testing.T) {
 	for _, sh := range []struct{ run, runnable float64 }{{.55, .70}, {.45, .74}} {
-		cfg := pairsConfig(370*time.Microsecond, NoMig)
+		cfg := pairsConfig(370*time.Microsecond, loadavg.NoMig)
 		cfg.Pairs, cfg.CPUs, cfg.Run, cfg.Runnable = 1, 2, sh.run, sh.runnable
-		tab, err := Simulate(cfg)
+		tab, err := loadavg.Simulate(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +89,7 @@ func TestPairsTail(t *testing.T) {
 func TestPairsUnstack(t *testing.T) {
 	cfg := pairsConfig(370*time.Microsecond, 2)
 	cfg.Pairs, cfg.CPUs, cfg.Run, cfg.Runnable, cfg.Duration = 1, 2, .55, .70, 4*time.Second
-	tab, err := Simulate(cfg)
+	tab, err := loadavg.Simulate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestPairsUnstack(t *testing.T) {
 // the one fed, and the run is a deterministic replay of its seed.
 func TestPairsMigrations(t *testing.T) {
 	cfg := pairsConfig(370*time.Microsecond, 15)
-	a, err := Simulate(cfg)
+	a, err := loadavg.Simulate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestPairsMigrations(t *testing.T) {
 	if share := float64(r.Migrations) / float64(r.Wakeups); math.Abs(share-0.15) > 0.02 {
 		t.Errorf("mig=15: %d migrations of %d wakeups (%.3f)", r.Migrations, r.Wakeups, share)
 	}
-	b, err := Simulate(cfg)
+	b, err := loadavg.Simulate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,15 +128,15 @@ func TestPairsMigrations(t *testing.T) {
 // one, both within the task's time.
 func TestPairsValidate(t *testing.T) {
 	for _, tc := range []struct{ run, runnable float64 }{{0, .5}, {.6, .5}, {.3, 1.2}, {-.1, .2}} {
-		cfg := pairsConfig(370*time.Microsecond, NoMig)
+		cfg := pairsConfig(370*time.Microsecond, loadavg.NoMig)
 		cfg.Run, cfg.Runnable = tc.run, tc.runnable
-		if _, err := Simulate(cfg); err == nil || !strings.Contains(err.Error(), "runnable share") {
+		if _, err := loadavg.Simulate(cfg); err == nil || !strings.Contains(err.Error(), "runnable share") {
 			t.Errorf("run %g, runnable %g: err %v, want a shares error", tc.run, tc.runnable, err)
 		}
 	}
-	cfg := pairsConfig(370*time.Microsecond, NoMig)
+	cfg := pairsConfig(370*time.Microsecond, loadavg.NoMig)
 	cfg.Pairs = -1
-	if _, err := Simulate(cfg); err == nil || !strings.Contains(err.Error(), "pairs -1") {
+	if _, err := loadavg.Simulate(cfg); err == nil || !strings.Contains(err.Error(), "pairs -1") {
 		t.Errorf("pairs -1: err %v", err)
 	}
 }
@@ -183,13 +184,13 @@ func TestPairBalance(t *testing.T) {
 		}
 		store.Close()
 	}
-	cfg := pairsConfig(370*time.Microsecond, NoMig)
+	cfg := pairsConfig(370*time.Microsecond, loadavg.NoMig)
 	cfg.DomainCPUs = 5
-	if _, err := Simulate(cfg); err == nil || !strings.Contains(err.Error(), "domain cpus 5") {
+	if _, err := loadavg.Simulate(cfg); err == nil || !strings.Contains(err.Error(), "domain cpus 5") {
 		t.Errorf("domain cpus 5 of 4: err %v", err)
 	}
 	cfg.DomainCPUs = 2
-	tab, err := Simulate(cfg)
+	tab, err := loadavg.Simulate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,14 +202,14 @@ func TestPairBalance(t *testing.T) {
 // TestPairsDelayDequeue: with 6.12's DELAY_DEQUEUE, pairs stacked on a
 // cpu (mig 100: every wakeup pulled to the waker) delay dequeues of tasks
 // their cfs_rq finds ineligible, some wakeups requeue them, and the run
-// still conserves every unit of load (Simulate's cfsmodel.StoresConserved); without
+// still conserves every unit of load (loadavg.Simulate's cfsmodel.StoresConserved); without
 // it, none is delayed. The wakeups realised move by under 10 %.
 func TestPairsDelayDequeue(t *testing.T) {
 	var wakeups [2]float64
 	for i, dd := range []bool{false, true} {
 		cfg := pairsConfig(370*time.Microsecond, 100)
 		cfg.DelayDequeue = dd
-		tab, err := Simulate(cfg)
+		tab, err := loadavg.Simulate(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,10 +231,10 @@ func TestPairsDelayDequeue(t *testing.T) {
 // idle interval, 2 ms, is under a tick: every running idle tick raises
 // one).
 func TestPairsTickStops(t *testing.T) {
-	cfg := pairsConfig(20*time.Millisecond, NoMig)
+	cfg := pairsConfig(20*time.Millisecond, loadavg.NoMig)
 	cfg.Run, cfg.Runnable = .02, .03
 	cfg.DomainCPUs = 2
-	tab, err := Simulate(cfg)
+	tab, err := loadavg.Simulate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,12 +251,12 @@ func TestPairsTickStops(t *testing.T) {
 // place of the governor: none stops at 0, every entry at 1, and about the
 // share between; a share outside [0, 1] is refused.
 func TestPairsMeasuredTickStops(t *testing.T) {
-	run := func(share float64) SimRow {
-		cfg := pairsConfig(20*time.Millisecond, NoMig)
+	run := func(share float64) loadavg.SimRow {
+		cfg := pairsConfig(20*time.Millisecond, loadavg.NoMig)
 		cfg.Run, cfg.Runnable = .02, .03
 		cfg.DomainCPUs = 2
 		cfg.TickStopShare, cfg.TickStopMeasured = share, true
-		tab, err := Simulate(cfg)
+		tab, err := loadavg.Simulate(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,10 +272,10 @@ func TestPairsMeasuredTickStops(t *testing.T) {
 		t.Errorf("share 0.25: %.1f tick stops of %.1f idle entries per cpu per s", r.TickStopsPerCPUSec, r.IdlesPerCPUSec)
 	}
 	for _, bad := range []float64{-0.1, 1.5, math.NaN()} {
-		cfg := pairsConfig(20*time.Millisecond, NoMig)
+		cfg := pairsConfig(20*time.Millisecond, loadavg.NoMig)
 		cfg.DomainCPUs = 2
 		cfg.TickStopShare, cfg.TickStopMeasured = bad, true
-		if _, err := Simulate(cfg); err == nil || !strings.Contains(err.Error(), "tick-stop share") {
+		if _, err := loadavg.Simulate(cfg); err == nil || !strings.Contains(err.Error(), "tick-stop share") {
 			t.Errorf("share %g: err %v, want a tick-stop share error", bad, err)
 		}
 	}
@@ -288,9 +289,9 @@ func TestPairsMeasuredTickStops(t *testing.T) {
 // wakeups realised are still those fed).
 func TestPairsWakeupPreemption(t *testing.T) {
 	for _, eevdf := range []bool{false, true} {
-		cfg := pairsConfig(2647*time.Microsecond, NoMig)
+		cfg := pairsConfig(2647*time.Microsecond, loadavg.NoMig)
 		cfg.CPUs, cfg.Run, cfg.Runnable, cfg.EEVDF = 1, .2, .3, eevdf
-		tab, err := Simulate(cfg)
+		tab, err := loadavg.Simulate(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,12 +313,12 @@ func TestPairsWakeupPreemption(t *testing.T) {
 // (ksim.IdleLoop): without a cpuidle driver, every idle entry stops it
 // before f4c31b07b136, and from it only idles a tick reaches, fewer.
 func TestPairsIdleTickRule(t *testing.T) {
-	stops := map[ksim.IdleTickRule]SimRow{}
+	stops := map[ksim.IdleTickRule]loadavg.SimRow{}
 	for _, rule := range []ksim.IdleTickRule{ksim.IdleTickStop, ksim.IdleTickAfterTick} {
-		cfg := pairsConfig(2*time.Millisecond, NoMig)
+		cfg := pairsConfig(2*time.Millisecond, loadavg.NoMig)
 		cfg.Pairs, cfg.Run, cfg.Runnable = 1, .1, .12
 		cfg.DomainCPUs, cfg.IdleTick = 2, rule
-		tab, err := Simulate(cfg)
+		tab, err := loadavg.Simulate(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -333,15 +334,15 @@ func TestPairsIdleTickRule(t *testing.T) {
 }
 
 // TestPairsRunMoves: a share of the sleeps follows a move of the running
-// task (SimConfig.RunMoves, the migrate shape's sched_setaffinity()), each
+// task (loadavg.SimConfig.RunMoves, the migrate shape's sched_setaffinity()), each
 // an attach on another cpu, and each detaches its load at once on the
 // dequeue path (DO_DETACH: an update_tg_load_avg() call whatever decayed),
 // where the same run without moves calls it only on a decay.
 func TestPairsRunMoves(t *testing.T) {
-	run := func(moves float64) SimRow {
-		cfg := pairsConfig(370*time.Microsecond, NoMig)
+	run := func(moves float64) loadavg.SimRow {
+		cfg := pairsConfig(370*time.Microsecond, loadavg.NoMig)
 		cfg.RunMoves = moves
-		tab, err := Simulate(cfg)
+		tab, err := loadavg.Simulate(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -365,7 +366,9 @@ func TestPairsRunMoves(t *testing.T) {
 		t.Errorf("RunMoves 0.3: %d attaches of %d wakeups (%.3f)", moving.Migrations, moving.Wakeups, share)
 	}
 	// One call per move on the leaf at least, beyond a still run's.
-	dq := func(r SimRow) float64 { return float64(r.Paths[counter.PathDequeue].Updates) / float64(r.Wakeups) }
+	dq := func(r loadavg.SimRow) float64 {
+		return float64(r.Paths[counter.PathDequeue].Updates) / float64(r.Wakeups)
+	}
 	if dq(moving) < dq(still)+0.8*0.3 {
 		t.Errorf("dequeue path's update_tg_load_avg calls per wakeup: %.3f moving, %.3f still; want 0.24 more for the detaches", dq(moving), dq(still))
 	}
@@ -376,47 +379,49 @@ func TestPairsRunMoves(t *testing.T) {
 	if still.Preempted != 0 || moving.Preempted > moving.Wakeups/200 {
 		t.Errorf("6.1's rules: %d preemptions still, %d moving (of %d wakeups)", still.Preempted, moving.Preempted, moving.Wakeups)
 	}
-	cfg := pairsConfig(370*time.Microsecond, NoMig)
+	cfg := pairsConfig(370*time.Microsecond, loadavg.NoMig)
 	cfg.RunMoves, cfg.DelayDequeue, cfg.EEVDF = 0.3, true, true
-	tab, err := Simulate(cfg)
+	tab, err := loadavg.Simulate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r := tab.Rows[0]; float64(r.Migrations) < 0.27*float64(r.Wakeups) {
 		t.Errorf("DELAY_DEQUEUE, RunMoves 0.3: %d attaches of %d wakeups", r.Migrations, r.Wakeups)
 	}
-	if _, err := Simulate(SimConfig{CPUs: 4, Nodes: 1, Levels: 2, Duration: time.Second, Gap: time.Millisecond, Pairs: 2, Run: .3, Runnable: .5, RunMoves: 1.5, HZ: 250, Variants: []string{"base"}}); err == nil || !strings.Contains(err.Error(), "run moves") {
+	if _, err := loadavg.Simulate(loadavg.SimConfig{CPUs: 4, Nodes: 1, Levels: 2, Duration: time.Second, Gap: time.Millisecond, Pairs: 2, Run: .3, Runnable: .5, RunMoves: 1.5, HZ: 250, Variants: []string{"base"}}); err == nil || !strings.Contains(err.Error(), "run moves") {
 		t.Errorf("RunMoves 1.5: %v, want an error naming it", err)
 	}
 }
 
 // TestPairsMoveRun: a moved task that runs on its new cpu before it
-// sleeps there (SimConfig.MoveRun) leaves its group's cfs_rqs on the old
+// sleeps there (loadavg.SimConfig.MoveRun) leaves its group's cfs_rqs on the old
 // cpu and the new one to their next updates apart from the attach, so its
 // sleep's dequeue and the blocked updates find decays and propagations
 // the same-instant sleep never does; every task is still accounted for
-// (Simulate's conservation check), with runs cut off by the end too.
+// (loadavg.Simulate's conservation check), with runs cut off by the end too.
 func TestPairsMoveRun(t *testing.T) {
-	run := func(moveRun time.Duration) SimRow {
-		cfg := pairsConfig(370*time.Microsecond, NoMig)
+	run := func(moveRun time.Duration) loadavg.SimRow {
+		cfg := pairsConfig(370*time.Microsecond, loadavg.NoMig)
 		cfg.RunMoves, cfg.MoveRun, cfg.DomainCPUs = 0.8, moveRun, 4
-		tab, err := Simulate(cfg)
+		tab, err := loadavg.Simulate(cfg)
 		if err != nil {
 			t.Fatalf("MoveRun %v: %v", moveRun, err)
 		}
 		return tab.Rows[0]
 	}
 	at, later := run(0), run(200*time.Microsecond)
-	calls := func(r SimRow, p counter.Path) float64 { return float64(r.Paths[p].Updates) / float64(r.Wakeups) }
+	calls := func(r loadavg.SimRow, p counter.Path) float64 {
+		return float64(r.Paths[p].Updates) / float64(r.Wakeups)
+	}
 	if calls(later, counter.PathDequeue) <= calls(at, counter.PathDequeue) {
 		t.Errorf("dequeue path's calls per wakeup: %.3f with a 200µs run on the new cpu, %.3f without; want more", calls(later, counter.PathDequeue), calls(at, counter.PathDequeue))
 	}
 	if calls(later, counter.PathBlockedEntity) <= 1.3*calls(at, counter.PathBlockedEntity) {
 		t.Errorf("blocked-entity path's calls per wakeup: %.3f with the run, %.3f without; want a third more", calls(later, counter.PathBlockedEntity), calls(at, counter.PathBlockedEntity))
 	}
-	cfg := pairsConfig(370*time.Microsecond, NoMig)
+	cfg := pairsConfig(370*time.Microsecond, loadavg.NoMig)
 	cfg.RunMoves, cfg.MoveRun = 0.5, -time.Microsecond
-	if _, err := Simulate(cfg); err == nil || !strings.Contains(err.Error(), "move run") {
+	if _, err := loadavg.Simulate(cfg); err == nil || !strings.Contains(err.Error(), "move run") {
 		t.Errorf("MoveRun -1µs: %v, want an error naming it", err)
 	}
 }
@@ -428,9 +433,9 @@ func TestPairsMoveRun(t *testing.T) {
 // a period at most of them; without the softirq none are counted.
 func TestPairsIdleTicks(t *testing.T) {
 	run := func(domain int) [2]int64 {
-		cfg := pairsConfig(2647*time.Microsecond, NoMig)
+		cfg := pairsConfig(2647*time.Microsecond, loadavg.NoMig)
 		cfg.Pairs, cfg.DomainCPUs = 1, domain
-		tab, err := Simulate(cfg)
+		tab, err := loadavg.Simulate(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
