@@ -186,26 +186,37 @@ type MoveTrace struct {
 	ByPath map[string]int `json:"by_path,omitempty"`
 	// Of the balancer's moves (on_rq TASK_ON_RQ_MIGRATING): Balanced;
 	// Hot waited under MigrationCostNs since it last ran (moved only past
-	// the domain's cache_nice_tries failures, or by the stopper), and
-	// WaitMedianUs is their waits' median (µs).
+	// the domain's cache_nice_tries failures, or by the stopper),
+	// WaitUnknown had no wait to read (the old cpu's clock behind the
+	// task's exec_start, or not read), and WaitMedianUs is the known
+	// waits' median (µs). Cold() are the rest.
 	Balanced     int     `json:"balanced"`
 	Hot          int     `json:"hot"`
+	WaitUnknown  int     `json:"wait_unknown,omitempty"`
 	WaitMedianUs float64 `json:"wait_median_us,omitempty"`
 	// What the old cpu was running as the balancer took the task:
 	// FromPartner its partner, FromWorkload another of the workload's
-	// tasks, FromOther a task outside the workload, FromIdle nothing
-	// (the idle task); FromQueued left a task on it (nr_running, read
-	// after detach_task()'s deactivate_task() took the moved one off).
+	// tasks, FromOther a task outside the workload (the stopper's
+	// migration/N among them), FromIdle nothing (the idle task, a task
+	// queued and not yet switched to); FromWaiting left another task
+	// waiting there besides the one running (nr_running, read after
+	// detach_task()'s deactivate_task() took the moved one off: 2 or more
+	// with a task running, 1 or more with the idle task current).
 	FromPartner  int `json:"from_partner"`
 	FromWorkload int `json:"from_workload"`
 	FromOther    int `json:"from_other"`
 	FromIdle     int `json:"from_idle"`
-	FromQueued   int `json:"from_queued"`
+	FromWaiting  int `json:"from_waiting"`
 	// Joined took the task to the cpu its partner was last placed on
-	// (a wakeup's return or a move), Parted from it.
+	// (a wakeup's return or a move), Parted from it: every path's moves,
+	// wakeups' too.
 	Joined int `json:"joined"`
 	Parted int `json:"parted"`
 }
+
+// Cold are the balancer's moves of a task that had waited past
+// MigrationCostNs since it last ran.
+func (m *MoveTrace) Cold() int { return m.Balanced - m.Hot - m.WaitUnknown }
 
 // SumMoves sums the move records of tids' tasks among recs (a wake
 // trace's records in time order), with each task's partner taken from
@@ -273,8 +284,10 @@ func SumMoves(recs []WakeRecord, tids []int) MoveTrace {
 		if mv.Wait >= 0 {
 			m.Hot += b2i(mv.Wait < MigrationCostNs)
 			waits = append(waits, float64(mv.Wait)/1e3)
+		} else {
+			m.WaitUnknown++
 		}
-		m.FromQueued += b2i(mv.FromNr >= 1)
+		m.FromWaiting += b2i(mv.FromCurr != 0 && mv.FromNr >= 2 || mv.FromCurr == 0 && mv.FromNr >= 1)
 		switch c := mv.FromCurr; {
 		case c == 0:
 			m.FromIdle++

@@ -285,7 +285,7 @@ func badMoves(m *MoveTrace, none bool) bool {
 	for _, n := range m.ByPath {
 		paths += n
 	}
-	return m.Moves > m.All || paths != m.Moves || m.Balanced > m.Moves || m.Hot > m.Balanced || m.FromQueued > m.Balanced ||
+	return m.Moves > m.All || paths != m.Moves || m.Balanced > m.Moves || m.Cold() < 0 || m.FromWaiting > m.Balanced ||
 		m.FromPartner+m.FromWorkload+m.FromOther+m.FromIdle != m.Balanced || m.Joined > m.Moves || m.Parted > m.Moves ||
 		m.WaitMedianUs < 0 || none && m.Moves != 0
 }

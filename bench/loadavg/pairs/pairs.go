@@ -108,10 +108,11 @@ type pairSim struct {
 	moveRun  int64
 	moving   []bool
 	movingOn []int
-	cycle    int64 // each task's time from one wakeup to the next, ns
-	run      int64 // mean run, ns
-	wait     int64 // mean wait runnable, ns
-	tail     int64 // mean of a run's part after its ping, ns (the waker's tail)
+	moves    []int64 // each task's moves so far: a pairMovedSleep event's generation
+	cycle    int64   // each task's time from one wakeup to the next, ns
+	run      int64   // mean run, ns
+	wait     int64   // mean wait runnable, ns
+	tail     int64   // mean of a run's part after its ping, ns (the waker's tail)
 	// pingAt: when each run pings its partner (-1 at its block, pinged
 	// once done; while preempted, the run left before it); awake: woken,
 	// not yet blocked again; owedWake: pinged while awake.
@@ -186,7 +187,7 @@ func newPairSim(cpus []*cfsmodel.CPU, pairs int, mig, moves float64, weight uint
 	s.tail = min(s.tail, s.run*9/10)
 	s.wait = max(min(s.wait, s.cycle/2-s.run+s.tail), 0)
 	s.pingAt = make([]int64, n)
-	s.moving, s.movingOn = make([]bool, n), make([]int, len(cpus))
+	s.moving, s.movingOn, s.moves = make([]bool, n), make([]int, len(cpus)), make([]int64, n)
 	s.awake, s.owedWake = make([]bool, n), make([]bool, n)
 	for i := range s.rqs {
 		s.rqs[i] = ksim.RQ{CPU: i, Queue: make([]*ksim.Task, 0, n)}
@@ -246,7 +247,11 @@ func (s *pairSim) runUntil(end int64) {
 				s.ping(e.T, id)
 			}
 		case pairMovedSleep:
-			s.movedSleep(e.T, int(e.Arg))
+			// Only the move that set it: an earlier move's run may
+			// have been ended by a wakeup, and the task moved again.
+			if id := int(e.Arg & (1<<32 - 1)); e.Arg>>32 == s.moves[id] {
+				s.movedSleep(e.T, id)
+			}
 		}
 	}
 }
@@ -537,11 +542,15 @@ func (s *pairSim) block(now int64, id int) {
 	// and set_next_entity() on the leaf alone (is_same_group()); to a
 	// task outside the group or idle, put_prev_task_fair() on every
 	// level still queued.
+	prev := &t.SE
+	if s.moving[id] {
+		prev = &gone // queued on its new cpu now: nothing of it left here
+	}
 	if rq.Curr != nil {
-		c.RQ.Switch(now, &t.SE, &s.tasks[rq.Curr.ID].SE)
+		c.RQ.Switch(now, prev, &s.tasks[rq.Curr.ID].SE)
 		s.start(now, rq.Curr.ID)
 	} else {
-		c.RQ.PutPrev(now, &t.SE)
+		c.RQ.PutPrev(now, prev)
 	}
 }
 
@@ -589,11 +598,16 @@ func (s *pairSim) dequeue(now int64, id int, wasDelayed bool, to *cfsmodel.CPU) 
 		}
 		c = to
 		if s.moveRun > 0 {
-			// A trial's run on the new cpu before the sleep.
+			// Its run on the new cpu before the sleep, that cpu out
+			// of idle meanwhile (the stopper's kick).
 			k.CPU = c.Self
 			s.moving[id] = true
 			s.movingOn[c.Self]++
-			s.q.Push(ksim.Event{T: now + s.moveRun, CPU: c.Self, Kind: pairMovedSleep, Arg: int64(id)})
+			s.moves[id]++
+			if s.bal != nil {
+				s.idle.Exit(now, c.Self)
+			}
+			s.q.Push(ksim.Event{T: now + s.moveRun, CPU: c.Self, Kind: pairMovedSleep, Arg: int64(id) | s.moves[id]<<32})
 			return
 		}
 	}
@@ -602,6 +616,10 @@ func (s *pairSim) dequeue(now int64, id int, wasDelayed bool, to *cfsmodel.CPU) 
 	k.CPU = c.Self
 }
 
+// gone stands for a switch's prev no longer queued on this cpu's cfs_rq
+// (put_prev_entity() skips an entity not on_rq).
+var gone counter.Entity
+
 // movedSleep is the sleep of task id on the cpu a move took it to, its
 // trial's run there over (Config.MoveRun); nothing if it is not there.
 func (s *pairSim) movedSleep(now int64, id int) {
@@ -609,10 +627,16 @@ func (s *pairSim) movedSleep(now int64, id int) {
 		return
 	}
 	s.moving[id] = false
-	s.movingOn[s.ks[id].CPU]--
-	c, t := s.cpus[s.ks[id].CPU], s.tasks[id]
+	cpu := s.ks[id].CPU
+	s.movingOn[cpu]--
+	c, t := s.cpus[cpu], s.tasks[id]
 	c.RQ.Dequeue(now, &t.SE, false)
 	c.Local = append(c.Local, t)
+	if s.bal != nil && c.RQ.NrRunning() == 0 && s.movingOn[cpu] == 0 && s.rqs[cpu].Curr == nil {
+		// Nothing left on that cpu: it goes idle again, as block()'s.
+		s.bal.Newidle(now, cpu)
+		s.enterIdle(now, cpu, false)
+	}
 }
 
 // moveTo draws whether a task about to sleep on cpu was first moved while
@@ -622,7 +646,9 @@ func (s *pairSim) movedSleep(now int64, id int) {
 // detach_task()) deactivate_task()s it TASK_ON_RQ_MIGRATING, so
 // dequeue_entity() detaches its load at once (DO_DETACH: v6.1 to v7.3),
 // where a wakeup's move leaves it for the old cpu's next update
-// (remove_entity_load_avg()). Its brief run there is not modelled.
+// (remove_entity_load_avg()). Its run there before it sleeps is
+// Config.MoveRun's (dequeue, movedSleep); that time is beside the fed
+// run and runnable shares, not carved out of them.
 func (s *pairSim) moveTo(cpu int) *cfsmodel.CPU {
 	if len(s.cpus) < 2 || cfsmodel.NextRand(&s.moveRng)>>32 >= s.moveAt {
 		return nil
