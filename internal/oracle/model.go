@@ -399,15 +399,18 @@ func modelConfigAt(kc CountResult, enqPerSec float64, opt ModelOptions) (loadavg
 	run, runnable := kc.V["run-%"]/100, kc.V["runnable-%"]/100
 	if (kc.Shape == "pipe" || kc.Shape == "migrate" || kc.Shape == "udp") && run > 0 && runnable >= run && runnable <= 1 {
 		cfg.Pairs, cfg.Run, cfg.Runnable, cfg.RunMoves, cfg.WakeupMig = kc.Pairs, run, runnable, min(moves, 1), min(migs, 1)
-		// A moved task's run on its new cpu before it sleeps there: the
-		// stopper's move_queued_task() queues it there and kicks that
-		// cpu, idle, whose wait to run it under TCG is a kicked idle
-		// vCPU's, the count's pending spells' median (the wake trace's,
-		// a measured quantity of the run); the syscall's return and the
-		// loop to the next read after it are left out. A count without
-		// the spells sleeps it at the move's instant. A trial's
-		// opt.MoveRun stands in for it.
-		if cfg.MoveRun = opt.MoveRun; cfg.MoveRun == 0 {
+		// A moved task's run on its new cpu before it sleeps there. The
+		// migrate shape's moves are its sched_setaffinity(): the
+		// stopper's move_queued_task() queues the task there and kicks
+		// that cpu, idle, whose wait to run it under TCG is a kicked
+		// idle vCPU's, the count's pending spells' median (the wake
+		// trace's, a measured quantity of the run); the syscall's return
+		// and the loop to the next read after it are left out. The other
+		// shapes' few run moves are the balancer's pulls, which the
+		// pulling cpu runs at once: no wait. A count without the spells
+		// sleeps the task at the move's instant. A trial's opt.MoveRun
+		// stands in for it.
+		if cfg.MoveRun = opt.MoveRun; cfg.MoveRun == 0 && kc.Shape == "migrate" {
 			cfg.MoveRun = time.Duration(kc.V["pending-median-us"] * 1e3)
 		}
 		// The balance softirq's update_blocked_averages(), on busy and
@@ -1004,6 +1007,8 @@ func moveRunLine(kc CountResult, cfg loadavg.SimConfig) string {
 	switch {
 	case cfg.RunMoves == 0:
 		return ""
+	case cfg.MoveRun == 0 && kc.Shape != "migrate":
+		return ", each asleep at once on its new cpu: the balancer's pulls, which the pulling cpu runs at once"
 	case cfg.MoveRun == 0:
 		return ", each asleep at once on its new cpu: the count has no pending spells for the new cpu's wait to take it"
 	case time.Duration(kc.V["pending-median-us"]*1e3) == cfg.MoveRun:
