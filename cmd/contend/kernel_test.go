@@ -103,7 +103,7 @@ func TestKernelModel(t *testing.T) {
 	if err != nil || !strings.Contains(out2, "writes per 1 ms test") {
 		t.Errorf("kernel model -seed 7: %v\n%s", err, out2)
 	}
-	for _, bad := range [][]string{{"-seed", "0"}, {"-duration", "0s"}, {"-seed", "x"}} {
+	for _, bad := range [][]string{{"-seed", "0"}, {"-duration", "0s"}, {"-seed", "x"}, {"-move-run", "-1us"}, {"-move-run", "x"}} {
 		if _, _, err := runContend(append(append([]string{"kernel", "model"}, bad...), path)...); err == nil {
 			t.Errorf("kernel model %v succeeded", bad)
 		}
