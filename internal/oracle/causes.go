@@ -218,7 +218,12 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 // (prev_cpu the waking cpu: the pair on one cpu); "pending-median-us"
 // and "pending-p95-us" (the median and 95th percentile of the spells a
 // cpu stayed idle with a wakeup queued to it, its IPI not yet taken:
-// WakeTrace.PendingMedianUs, PendingP95Us); of the stacked,
+// WakeTrace.PendingMedianUs, PendingP95Us); from the move records,
+// "balance-moves/wakeup" (the balancer's moves of the workload's tasks),
+// "balance-moves-cold-%" (of them, a task that had waited past
+// sysctl_sched_migration_cost since it last ran) and
+// "balance-moves-off-partner-%" (taken off a cpu running its partner: a
+// stacked pair parted); of the stacked,
 // "stacked-part-%" (put elsewhere: the pair parted), "stacked-no-scan-%",
 // "stacked-idle-mate-%" (an idle cpu in the waking cpu's LLC besides
 // it), "stacked-scan-idle-%" (that with a budget: what select_idle_cpu()
@@ -258,6 +263,13 @@ func wakeValues(c *kernel.Counted) []benchfmt.Value {
 	if w.PendingMedianUs > 0 {
 		vs = append(vs, benchfmt.Value{Value: w.PendingMedianUs, Unit: "pending-median-us"},
 			benchfmt.Value{Value: w.PendingP95Us, Unit: "pending-p95-us"})
+	}
+	if m := w.Moves; m != nil {
+		vs = append(vs, benchfmt.Value{Value: float64(m.Balanced) / float64(w.Wakes), Unit: "balance-moves/wakeup"})
+		if m.Balanced > 0 {
+			vs = append(vs, benchfmt.Value{Value: pct(m.Cold(), m.Balanced), Unit: "balance-moves-cold-%"},
+				benchfmt.Value{Value: pct(m.FromPartner, m.Balanced), Unit: "balance-moves-off-partner-%"})
+		}
 	}
 	if w.Stacked > 0 {
 		vs = append(vs, benchfmt.Value{Value: pct(w.StackedParted, w.Stacked), Unit: "stacked-part-%"})

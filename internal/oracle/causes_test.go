@@ -168,3 +168,33 @@ func TestThreadValues(t *testing.T) {
 		t.Errorf("no sleeps read: %v, want none", vs)
 	}
 }
+
+// TestWakeValuesMoves: a count whose wake trace took the move records
+// reports the balancer's moves per wakeup, the cold share and the share
+// off the partner's cpu; one without them reports none of the three.
+func TestWakeValuesMoves(t *testing.T) {
+	keys := func(c *kernel.Counted) map[string]float64 {
+		m := map[string]float64{}
+		for _, v := range wakeValues(c) {
+			m[v.Unit] = v.Value
+		}
+		return m
+	}
+	c := &kernel.Counted{Wakes: &kernel.WakeTrace{Wakes: 200, Moves: &kernel.MoveTrace{Balanced: 4, Hot: 1, FromPartner: 2}}}
+	got := keys(c)
+	if got["balance-moves/wakeup"] != 0.02 || got["balance-moves-cold-%"] != 75 || got["balance-moves-off-partner-%"] != 50 {
+		t.Errorf("with move records: %v", got)
+	}
+	c.Wakes.Moves = &kernel.MoveTrace{}
+	if got := keys(c); got["balance-moves/wakeup"] != 0 || len(got) == 0 {
+		t.Errorf("move records with no move: %v", got)
+	} else if _, ok := got["balance-moves-cold-%"]; ok {
+		t.Errorf("a cold share of no moves: %v", got)
+	}
+	c.Wakes.Moves = nil
+	for k := range keys(c) {
+		if strings.HasPrefix(k, "balance-moves") {
+			t.Errorf("no move records, yet %s", k)
+		}
+	}
+}

@@ -649,6 +649,18 @@ func idleTicksWhy(run modelRun, over bool) string {
 	return fmt.Sprintf("the idles' lengths: the guest's cpus made %.0f idle entries per cpu per s against the model's %.0f, %s idles than the model's, so its idle ticks find the leaf cfs_rq %s since its last update (the pairs' placement decides the model's: the inputs line)", k, m, dir, map[bool]string{false: "older", true: "fresher"}[over])
 }
 
+// carriers is what the count's move records say carries its stacked pairs
+// between cpus, where it has them (balance-moves-cold-%), else an earlier
+// count's.
+func carriers(kc CountResult) string {
+	cold, ok := kc.V["balance-moves-cold-%"]
+	if !ok {
+		return "a 6.1 count's move records: the balancer pulling a stacked pinger's partner off its cpu cold, past the migration cost, behind a run the emulator's host stretched"
+	}
+	return fmt.Sprintf("its move records: %.4f balancer moves per wakeup, %.0f %% of them cold, past the migration cost, %.0f %% off a cpu running the partner, behind runs the emulator's host stretched",
+		kc.V["balance-moves/wakeup"], cold, kc.V["balance-moves-off-partner-%"])
+}
+
 // placed puts the pairs' placement (placementMissing) in place of a
 // line that names no mechanism, where the count shows it.
 func placed(run modelRun, why string) string {
@@ -701,8 +713,8 @@ func placementMissing(run modelRun) string {
 	if c := placementCauses(run); c != "" {
 		causes = "; " + strings.TrimPrefix(c, "the pairs' placement, ")
 	}
-	return fmt.Sprintf("the pairs' placement, not modelled: the guest's pingers slept %.2f times per wakeup and left their cpu idle at %.0f %% of those sleeps (idle entries per sleep), the model's cpus made %.0f idle entries per 100 wakeups (a kept tick's iteration counted as an entry where the share of stops is measured): the guest's sleep onto their partner, queued on the same cpu (a WF_SYNC wakeup's pull to the waker's cpu, wake_affine_idle()'s \"if (sync && cpu_rq(this_cpu)->nr_running == 1) return this_cpu;\"), its wakees preempted at %.0f %% of wakeups (involuntary switches; the model's %.0f %%) and %.1f %% of them moved cpu (nr_wakeups_migrate)%s, where the model's pairs start split one task to a cpu and move by a drawn share; placed instead by ksim's select_task_rq_fair() from stacked starts (branch wip-pairs-wakeup-path), they stayed still and made 0.24-0.35x of the writes per wakeup of three recounted history guests: what carries the guest's stacked pairs between cpus is missing too (a 6.1 count's move records: the balancer pulling a stacked pinger's partner off its cpu cold, past the migration cost, behind a run the emulator's host stretched: docs/loadavg.md, \"What carries a stacked pair\")%s",
-		kc.V["sleeps/wakeup"], 100*kIdle, 100*mIdle, 100*kc.V["preemptions/wakeup"], 100*float64(row.Preempted)/mw, 100*kc.V["wakeup-migrations/wakeup"], local, causes)
+	return fmt.Sprintf("the pairs' placement, not modelled: the guest's pingers slept %.2f times per wakeup and left their cpu idle at %.0f %% of those sleeps (idle entries per sleep), the model's cpus made %.0f idle entries per 100 wakeups (a kept tick's iteration counted as an entry where the share of stops is measured): the guest's sleep onto their partner, queued on the same cpu (a WF_SYNC wakeup's pull to the waker's cpu, wake_affine_idle()'s \"if (sync && cpu_rq(this_cpu)->nr_running == 1) return this_cpu;\"), its wakees preempted at %.0f %% of wakeups (involuntary switches; the model's %.0f %%) and %.1f %% of them moved cpu (nr_wakeups_migrate)%s, where the model's pairs start split one task to a cpu and move by a drawn share; placed instead by ksim's select_task_rq_fair() from stacked starts (branch wip-pairs-wakeup-path), they stayed still and made 0.24-0.35x of the writes per wakeup of three recounted history guests: what carries the guest's stacked pairs between cpus is missing too (%s: docs/loadavg.md, \"What carries a stacked pair\")%s",
+		kc.V["sleeps/wakeup"], 100*kIdle, 100*mIdle, 100*kc.V["preemptions/wakeup"], 100*float64(row.Preempted)/mw, 100*kc.V["wakeup-migrations/wakeup"], local, carriers(kc), causes)
 }
 
 // loadavgWhy is loadavgMissing's line for a row other than a path's.

@@ -104,3 +104,15 @@ func TestPlacementCauses(t *testing.T) {
 		t.Errorf("without the wake trace: %q", got)
 	}
 }
+
+// TestCarriers: a count with move records says its own; an older one
+// points at the 6.1 count that had them.
+func TestCarriers(t *testing.T) {
+	kc := CountResult{V: map[string]float64{"balance-moves/wakeup": 0.0015, "balance-moves-cold-%": 100, "balance-moves-off-partner-%": 92.9}}
+	if got := carriers(kc); !strings.Contains(got, "0.0015 balancer moves per wakeup, 100 % of them cold") || !strings.Contains(got, "93 % off a cpu running the partner") {
+		t.Errorf("with move records: %q", got)
+	}
+	if got := carriers(CountResult{V: map[string]float64{}}); !strings.Contains(got, "a 6.1 count's move records") {
+		t.Errorf("without: %q", got)
+	}
+}
