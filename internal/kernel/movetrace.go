@@ -184,7 +184,9 @@ type MoveTrace struct {
 	All    int            `json:"all"`
 	Moves  int            `json:"moves"`
 	ByPath map[string]int `json:"by_path,omitempty"`
-	// Of the balancer's moves (on_rq TASK_ON_RQ_MIGRATING): Balanced;
+	// Of the balancer's moves (on_rq TASK_ON_RQ_MIGRATING, not the
+	// stopper's: its moves are mostly affinity changes, the migrate
+	// shape's sched_setaffinity(), and ByPath counts them): Balanced;
 	// Hot waited under MigrationCostNs since it last ran (moved only past
 	// the domain's cache_nice_tries failures, or by the stopper),
 	// WaitUnknown had no wait to read (the old cpu's clock behind the
@@ -277,7 +279,7 @@ func SumMoves(recs []WakeRecord, tids []int) MoveTrace {
 			m.Parted += b2i(pcpu == mv.From)
 		}
 		at[mv.PID] = mv.To
-		if mv.OnRQ != taskOnRQMigrating {
+		if mv.OnRQ != taskOnRQMigrating || mv.Path == MoveStopper {
 			continue
 		}
 		m.Balanced++

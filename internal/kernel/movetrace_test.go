@@ -70,19 +70,21 @@ func TestParseMove(t *testing.T) {
 // TestSumMoves: a pair (7, 8) whose wakeups name each other, joined by
 // an idle balance that takes 7 from behind an other thread (99) with
 // another task waiting there, to the cpu 8 was last woken on, then parted
-// by one that takes 8 from behind 7, which it leaves alone.
+// by one that takes 8 from behind 7, which it leaves alone; the stopper
+// then moves 7 (an affinity change): a move, not the balancer's.
 func TestSumMoves(t *testing.T) {
 	text := strings.Replace(wakeLines(0, 8, 0, 0x18, "iiii", [2]int{0, 0}, 0), "pinger-1 [000]", "pinger-7 [000]", 1) + // 7 wakes 8 on cpu 0
 		strings.Replace(wakeLines(1, 7, 1, 0x18, "iiii", [2]int{1, 1}, 0), "pinger-1 [001]", "pinger-8 [001]", 1) + // 8 wakes 7 on cpu 1
 		moveLine("<idle>-0", 0, "d.s3.", 7, 1, 0, 2, 1_000_000, 1_100_000, [4]int{0, 99, 0, 0}, [4]int{0, 2, 0, 0}) +
 		moveLine("<idle>-0", 1, "d.s3.", 8, 0, 1, 2, 1_000_000, 2_000_000, [4]int{7, 0, 0, 0}, [4]int{1, 0, 0, 0}) + // 7 alone left running
-		moveLine("<idle>-0", 3, "d.s3.", 50, 2, 3, 2, 0, 0, [4]int{}, [4]int{0, 0, 2, 0})
+		moveLine("<idle>-0", 3, "d.s3.", 50, 2, 3, 2, 0, 0, [4]int{}, [4]int{0, 0, 2, 0}) +
+		moveLine("migration/1-20", 1, "d..2.", 7, 0, 2, 2, 5, 9, [4]int{0, 20, 0, 0}, [4]int{1, 0, 0, 0}) // an affinity move: the stopper's
 	recs, err := ParseWakeTrace(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := SumWakes(recs, []int{7, 8}, nil)
-	want := MoveTrace{All: 3, Moves: 2, ByPath: map[string]int{MoveTick: 2}, Balanced: 2, Hot: 1, WaitMedianUs: 1000,
+	want := MoveTrace{All: 4, Moves: 3, ByPath: map[string]int{MoveTick: 2, MoveStopper: 1}, Balanced: 2, Hot: 1, WaitMedianUs: 1000,
 		FromPartner: 1, FromOther: 1, FromWaiting: 1, Joined: 1, Parted: 1}
 	if got.Moves == nil || !reflect.DeepEqual(*got.Moves, want) {
 		t.Errorf("Moves = %+v, want %+v", got.Moves, want)
