@@ -449,7 +449,7 @@ func coldPulls(k *wakeups.Run, cfg wakeup.SimConfig, rows []WakeupRow) string {
 	var paths []string
 	for _, p := range []struct{ key, what string }{
 		{kernel.MoveTick, "at the idle cpu's tick"}, {kernel.MoveNohz, "by the nohz balancer"},
-		{kernel.MoveNewidle, "newly idle"}, {kernel.MoveStopper, "by the stopper"},
+		{kernel.MoveNewidle, "newly idle"}, {kernel.MoveOther, "otherwise"},
 	} {
 		if n := m.ByPath[p.key]; n > 0 {
 			paths = append(paths, fmt.Sprintf("%d %s", n, p.what))
