@@ -52,8 +52,9 @@
 // Simulate (contend simulate loadavg) runs the same per-CPU code for any
 // number of virtual CPUs on one thread in kernel-time order and prints the
 // seed's table: writes per 5 s per preset and level, and the errors. Its
-// pairs workload (SimConfig.Pairs: the lab's pipe, migrate and udp shapes as
-// tasks on ksim's runqueues, with the balance softirq, 6.12's
+// pairs workload (SimConfig.Pairs, package bench/loadavg/pairs: the lab's
+// pipe, migrate and udp shapes as tasks on ksim's runqueues, with the
+// balance softirq, 6.12's
 // DELAY_DEQUEUE, the context switches' updates and ksim.Governor's tick
 // stops) is what contend kernel model feeds a lab count's measured rates
 // and holds against the count.
