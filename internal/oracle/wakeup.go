@@ -365,9 +365,19 @@ func wakeupMissing(k *wakeups.Run, cfg wakeup.SimConfig, rows []WakeupRow, r Wak
 			"their wakees queued cold only behind an other thread's %s burst; %s",
 			row("involuntary switches/s").Model, both("nr_involuntary_switches")/k.Seconds, k.Others["nr_involuntary_switches"], k.Seconds, idleMoves, k.Others["nr_migrations"], both("nr_migrations")-both("nr_wakeups_migrate"), local.Kernel, local.Model, cfg.OthersBurst.Round(time.Microsecond), pairsTogether(k))
 	case strings.Contains(r.Name, "affine attempts") && !over && k.LLCSize == 1:
-		return fmt.Sprintf("not named: %.0f attempts in %.1f s (%.2f%% of the workload's wakeups); on one-cpu LLCs an attempt needs a waker or wakee with no wakee_flips (wake_wide()'s factor 1), "+
-			"and every waker in the model carries the other threads' interrupt flips; the count keeps no waker: the candidates are those of its %.0f wakeups without WF_SYNC, which the model lacks (its own are all sync)",
-			both("nr_wakeups_affine_attempts"), k.Seconds, 100*both("nr_wakeups_affine_attempts")/max(both("nr_wakeups"), 1), both("nr_wakeups")-both("nr_wakeups_sync"))
+		attempts, async := both("nr_wakeups_affine_attempts"), both("nr_wakeups")-both("nr_wakeups_sync")
+		name := "not named"
+		if async >= attempts {
+			// The workload's wakeups without WF_SYNC are its processes'
+			// other threads' (the traced runs: every one), which the
+			// model's other threads never make: they wake nobody.
+			name = "the other threads' wakeups of the workload, not modelled"
+		}
+		return fmt.Sprintf("%s: %.0f attempts in %.1f s (%.2f%% of the workload's wakeups); on one-cpu LLCs an attempt needs a waker or wakee with no wakee_flips (wake_wide()'s factor 1), "+
+			"and every waker in the model carries the other threads' interrupt flips; the count keeps no waker, but its %.0f wakeups without WF_SYNC are where they can come from: "+
+			"in the later traced runs of this guest and workload every such wakeup was made by another thread of the workload's processes, mostly onto another cpu than prev_cpu (an attempt, where wake_wide() lets it through: none did there), "+
+			"and the model's other threads wake nobody (benchdata/2026-12-05-moves.md)",
+			name, attempts, k.Seconds, 100*attempts/max(both("nr_wakeups"), 1), async)
 	}
 	return "not named: no mechanism the model lacks is known to move this quantity this way (docs/wakeup.md)"
 }

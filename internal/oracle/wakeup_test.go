@@ -301,3 +301,26 @@ func TestColdPulls(t *testing.T) {
 		t.Errorf("%d rows named by their own move records, %d by the later run's; want 1 and 1:\n%s", named, borrowed, b.String())
 	}
 }
+
+// TestAffineAttemptsNamed: the oldest one-cpu-LLC run's affine attempts,
+// which the model never makes, name the wakeups it lacks: the other
+// threads' wakeups of the workload (its wakeups without WF_SYNC, more
+// than the attempts).
+func TestAffineAttemptsNamed(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteWakeupTable(&b, []string{"testdata/wakeups-6.1-llc1.json"}); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(line, "outside: ") && strings.Contains(line, "affine attempts/s") {
+			found = true
+			if !strings.Contains(line, ": the other threads' wakeups of the workload, not modelled: 6 attempts") {
+				t.Errorf("affine attempts row: %s", line)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no affine attempts row outside:\n%s", b.String())
+	}
+}
