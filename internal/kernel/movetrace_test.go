@@ -93,3 +93,35 @@ func TestSumMoves(t *testing.T) {
 		t.Errorf("Wakes = %d beside the moves, want 2", got.Wakes)
 	}
 }
+
+// TestMoveFetchArgs: the move kprobe's fetch arguments read the task's
+// offsets off $arg1, new_cpu off $arg2, each cpu's rq fields at its
+// address and rq->curr's pid through the pointer; a layout without a
+// member, or more cpus than a kprobe takes, is an error naming why.
+func TestMoveFetchArgs(t *testing.T) {
+	rq := map[string]int64{"nr_running": 4, "curr": 8, "idle": 16, "clock_task": 24, "ttwu_pending": 32}
+	f := MoveFetch{PID: 100, CPU: 20, OnRQ: 30, ExecStart: 200, RQs: []uint64{0x1000, 0x2000}, RQ: rq}
+	args, err := f.Args()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"pid=+100($arg1):u32", "to=$arg2:u32", "from=+20($arg1):u32", "or=+30($arg1):u32", "es=+200($arg1):u64",
+		"nr1=@0x2004:u32", "cu0=@0x1008:u64", "id1=@0x2010:u64", "ct0=@0x1018:u64", "cp1=+100(@0x2008):u32"} {
+		if !strings.Contains(" "+args+" ", " "+want+" ") {
+			t.Errorf("args lack %q: %s", want, args)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		f    MoveFetch
+		want string
+	}{
+		{"no exec_start", MoveFetch{PID: 100, CPU: 20, OnRQ: 30, ExecStart: -1, RQs: f.RQs, RQ: rq}, "se.exec_start"},
+		{"no clock_task", MoveFetch{PID: 100, CPU: 20, OnRQ: 30, ExecStart: 200, RQs: f.RQs, RQ: map[string]int64{"curr": 8}}, "clock_task"},
+		{"too many cpus", MoveFetch{PID: 100, CPU: 20, OnRQ: 30, ExecStart: 200, RQs: make([]uint64, 64), RQ: rq}, "MAX_TRACE_ARGS"},
+	} {
+		if _, err := c.f.Args(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error naming %s", c.name, err, c.want)
+		}
+	}
+}

@@ -416,8 +416,8 @@ func stackedByTheHost(k *wakeups.Run, rows []WakeupRow, r WakeupRow) string {
 	}
 	moves := ""
 	if m := t.Moves; m != nil && m.Balanced > 0 && strings.TrimSpace(r.Name) == "balance migrations/s" {
-		moves = fmt.Sprintf("; the balancer's moves of the workload (the move records): %d in %.1f s, %d of them cold, past sysctl_sched_migration_cost since they last ran (median wait %.0f µs), off a cpu running another thread %d times, the partner %d, another pair's task %d: tasks left waiting behind runs the host stretched",
-			m.Balanced, k.Seconds, m.Cold(), m.WaitMedianUs, m.FromOther, m.FromPartner, m.FromWorkload)
+		moves = fmt.Sprintf("; the balancer's moves of the workload (the move records): %d in %.1f s, %d of them cold, past sysctl_sched_migration_cost since they last ran (median wait %.0f µs), %s: tasks left waiting behind runs the host stretched",
+			m.Balanced, k.Seconds, m.Cold(), m.WaitMedianUs, offWhom(m))
 	}
 	spells := ""
 	if t.PendingMedianUs > 0 {
@@ -477,12 +477,19 @@ func coldPulls(k *wakeups.Run, cfg wakeup.SimConfig, rows []WakeupRow) string {
 	}
 	return fmt.Sprintf("the emulator's host, not modelled: the kernel's balancer moved the workload's tasks %d times in %.1f s (%s), each from a cpu's queue: "+
 		"%d of them had waited past sysctl_sched_migration_cost (500 µs) since they last ran (median %.0f µs), so can_migrate_task() took them at once (a hot task waits for cache_nice_tries failures), "+
-		"from behind another thread %d times, its partner %d, another pair's task %d, an idle task not yet switched out %d; %d of %s joined a pair, %d parted one; "+
+		"%s; %d of %s joined a pair, %d parted one; "+
 		"a wait that long is the guest's runs' tail: %s, under TCG a vCPU the host leaves unrun with its task current; "+
 		"the model's tasks run their drawn think and service and the others their mean burst, so a wakee queued behind one has waited its sleep and that burst, under the migration cost, and stays hot: "+
 		"the model's balancer moves %.1f tasks/s of all kinds against the kernel's %.1f",
-		m.Balanced, k.Seconds, strings.Join(paths, ", "), m.Cold(), m.WaitMedianUs, m.FromOther, m.FromPartner, m.FromWorkload, m.FromIdle, m.Joined, whose, m.Parted,
+		m.Balanced, k.Seconds, strings.Join(paths, ", "), m.Cold(), m.WaitMedianUs, offWhom(m), m.Joined, whose, m.Parted,
 		runs, all.Model, all.Kernel)
+}
+
+// offWhom says what the old cpus ran as the balancer took the workload's
+// tasks off them (the move records).
+func offWhom(m *kernel.MoveTrace) string {
+	return fmt.Sprintf("off a cpu running another thread %d times, the task's partner %d, another pair's task %d, an idle task not yet switched out %d",
+		m.FromOther, m.FromPartner, m.FromWorkload, m.FromIdle)
 }
 
 func wakeIdle(c wakeup.SimConfig) string {
