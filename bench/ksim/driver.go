@@ -1,6 +1,9 @@
 package ksim
 
-import "iter"
+import (
+	"iter"
+	"slices"
+)
 
 // A Kind says what an Event is. The driver itself knows only Wait; the
 // others name the kernel events models share, and a scenario numbers its
@@ -110,6 +113,44 @@ func (q *Queue) Pop() Event {
 	}
 	q.h[i] = x
 	return e
+}
+
+// Delay makes cpu's events of the given kinds at or after from d later,
+// their order kept: what runs on the cpu stands still for d (a vCPU its
+// host does not run) while the other cpus go on.
+func (q *Queue) Delay(cpu int, from, d int64, kinds ...Kind) {
+	moved := false
+	for i := range q.h {
+		if e := &q.h[i]; e.CPU == cpu && e.T >= from && slices.Contains(kinds, e.Kind) {
+			e.T += d
+			moved = true
+		}
+	}
+	if !moved {
+		return
+	}
+	for i := len(q.h)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
+}
+
+// down sifts the event at i down to its place below.
+func (q *Queue) down(i int) {
+	n := len(q.h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		if r := l + 1; r < n && before(&q.h[r], &q.h[l]) {
+			l = r
+		}
+		if !before(&q.h[l], &q.h[i]) {
+			return
+		}
+		q.h[i], q.h[l] = q.h[l], q.h[i]
+		i = l
+	}
 }
 
 // A Proc is one CPU's coroutine in a Driver: its kernel time, and the

@@ -158,3 +158,24 @@ func TestLockstep(t *testing.T) {
 	}
 	Lockstep(3, 0, func(int) { t.Error("stepped with no rounds") })
 }
+
+// Delay moves one cpu's events of the kinds named, from a time on, and
+// leaves the heap in order: the others, earlier ones and other kinds stay.
+func TestQueueDelay(t *testing.T) {
+	var q Queue
+	for _, e := range []Event{{T: 10, CPU: 1, Kind: User}, {T: 20, CPU: 1, Kind: User}, {T: 20, CPU: 1, Kind: Tick},
+		{T: 5, CPU: 1, Kind: User}, {T: 15, CPU: 0, Kind: User}, {T: 30, CPU: 2, Kind: User}} {
+		q.Push(e)
+	}
+	q.Delay(1, 10, 100, User)
+	var got []string
+	for q.Len() > 0 {
+		e := q.Pop()
+		got = append(got, fmt.Sprintf("%d/%d/%d", e.T, e.CPU, e.Kind))
+	}
+	u, k := int(User), int(Tick)
+	want := []string{fmt.Sprintf("5/1/%d", u), fmt.Sprintf("15/0/%d", u), fmt.Sprintf("20/1/%d", k), fmt.Sprintf("30/2/%d", u), fmt.Sprintf("110/1/%d", u), fmt.Sprintf("120/1/%d", u)}
+	if !slices.Equal(got, want) {
+		t.Errorf("after Delay popped %v, want %v", got, want)
+	}
+}

@@ -78,6 +78,12 @@ type SimConfig struct {
 	// the count's pending spells' median. Zero sleeps it at the move's
 	// instant (docs/loadavg.md, "The moved task's run").
 	MoveRun time.Duration
+	// TickLate, with Pairs, is the median lateness of a busy cpu's tick
+	// under the emulator's host: each such tick runs late by a lateness
+	// drawn exponentially about it, its vCPU making no scheduler event
+	// until then (bench/loadavg/pairs' freeze). kernel model's is the
+	// count's tick trace's busy-tick-lateness-us. Zero: ticks on time.
+	TickLate time.Duration
 	// WakeupMig, with Pairs, is the share of wakeups that migrate (Mig
 	// is the seed workload's: a whole percent makes a count's 0.4 % none).
 	WakeupMig float64
@@ -177,6 +183,8 @@ func (c SimConfig) validate() error {
 		return fmt.Errorf("simulate loadavg: pairs %d out of range [0, %d]", c.Pairs, maxTasks*c.CPUs)
 	case c.MoveRun < 0:
 		return fmt.Errorf("simulate loadavg: move run %v: want none or a positive time", c.MoveRun)
+	case c.TickLate < 0:
+		return fmt.Errorf("simulate loadavg: tick lateness %v: want none or a positive time", c.TickLate)
 	case !(c.RunMoves >= 0 && c.RunMoves <= 1) || !(c.WakeupMig >= 0 && c.WakeupMig <= 1):
 		return fmt.Errorf("simulate loadavg: run moves %g, wakeup migrations %g: want shares in [0, 1]", c.RunMoves, c.WakeupMig)
 	case c.DomainCPUs < 0 || c.DomainCPUs > c.CPUs:
@@ -228,13 +236,18 @@ type SimRow struct {
 	// crossed a PELT period since its last update ([1]).
 	IdlesPerCPUSec float64
 	IdleTicks      [2]int64
-	Idle           int64 // event slots a CPU had nothing to do in
-	Wakeups        int64
-	LocalWakeups   int64 // of them onto the waker's own CPU (nr_wakeups_local)
-	Migrations     int64
-	Calls          int64 // update_tg_load_avg calls
-	Writes         int64 // tg->load_avg writes
-	Reads          int64 // calc_group_shares runs
+	// LateTicks are the pairs workload's busy ticks made late
+	// (SimConfig.TickLate), LatePeriod their mean lateness in PELT
+	// periods capped at one (kernel count's busy-tick-lateness-period-%).
+	LateTicks    int64
+	LatePeriod   float64
+	Idle         int64 // event slots a CPU had nothing to do in
+	Wakeups      int64
+	LocalWakeups int64 // of them onto the waker's own CPU (nr_wakeups_local)
+	Migrations   int64
+	Calls        int64 // update_tg_load_avg calls
+	Writes       int64 // tg->load_avg writes
+	Reads        int64 // calc_group_shares runs
 	// Paths splits Calls and Writes, summed over the levels, by the
 	// caller that issued them (counter.Path): the model's output that
 	// kernel model sets beside the kernel's per-site counts.
@@ -376,7 +389,7 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 	if cfg.Pairs > 0 {
 		cpus, out, err := pairs.Simulate(pairs.Config{
 			CPUs: cfg.CPUs, Nodes: cfg.Nodes, Pairs: cfg.Pairs, Weight: cfg.Weight, HZ: cfg.HZ, DomainCPUs: cfg.DomainCPUs,
-			Duration: cfg.Duration, Gap: cfg.Gap, MoveRun: cfg.MoveRun,
+			Duration: cfg.Duration, Gap: cfg.Gap, MoveRun: cfg.MoveRun, TickLate: cfg.TickLate,
 			Run: cfg.Run, Runnable: cfg.Runnable, RunMoves: cfg.RunMoves, WakeupMig: cfg.WakeupMig,
 			DelayDequeue: cfg.DelayDequeue, EEVDF: cfg.EEVDF, TickStopShare: cfg.TickStopShare, TickStopMeasured: cfg.TickStopMeasured,
 			IdleTick: cfg.IdleTick, Seed: cfg.Seed,
@@ -392,6 +405,7 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 		row.RunPct, row.RunnablePct = 100*out.Run, 100*out.Runnable
 		row.SoftirqsPerCPUSec = ksim.PerSecond(out.Softirqs, int64(cfg.Duration)*int64(cfg.CPUs))
 		row.Delayed, row.Requeued, row.Preempted, row.IdleTicks, row.Place = out.Delayed, out.Requeued, out.Preempted, out.IdleTicks, out.Place
+		row.LateTicks, row.LatePeriod = out.LateTicks, out.LatePeriod
 		row.TickStopsPerCPUSec = ksim.PerSecond(out.TickStops, int64(cfg.Duration)*int64(cfg.CPUs))
 		row.IdlesPerCPUSec = ksim.PerSecond(out.Idles, int64(cfg.Duration)*int64(cfg.CPUs))
 		return row, nil

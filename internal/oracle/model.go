@@ -43,6 +43,9 @@ type ModelOptions struct {
 	// on its new cpu before it sleeps, which no count measures (0: none,
 	// the model's own).
 	MoveRun time.Duration
+	// TicksOnTime is a trial's: the model's busy ticks run on time where
+	// the count's tick trace says they ran late (loadavg.SimConfig.TickLate).
+	TicksOnTime bool
 }
 
 // WriteModelTable holds simulate loadavg, fed each count's measured rates
@@ -412,6 +415,19 @@ func modelConfigAt(kc CountResult, enqPerSec float64, opt ModelOptions) (loadavg
 		// stands in for it.
 		if cfg.MoveRun = opt.MoveRun; cfg.MoveRun == 0 && kc.Shape == "migrate" {
 			cfg.MoveRun = time.Duration(kc.V["pending-median-us"] * 1e3)
+		}
+		// The emulator's host leaves a busy vCPU unrun past its tick's
+		// due time: the tick runs late, after a stretch with no
+		// scheduler event on that cpu, and finds the running task's
+		// cfs_rqs as they were before it. The lateness is the count's
+		// tick trace's (busy-tick-lateness-us, its busy ticks' median
+		// after their due time: a measured quantity of the run, no
+		// write count); its spread, exponential about that median, is
+		// the model's, which the count's busy-tick-lateness-period-%
+		// holds (tickLateLine). A count without a tick trace runs its
+		// ticks on time.
+		if l := kc.V["busy-tick-lateness-us"]; l > 0 && !opt.TicksOnTime {
+			cfg.TickLate = time.Duration(l * 1e3)
 		}
 		// The balance softirq's update_blocked_averages(), on busy and
 		// idle cpus: its cadence from the lowest sched domain, the
@@ -810,23 +826,24 @@ func pathMissing(run modelRun, r modelRow) string {
 		if !ok {
 			return "not named: " + model + "; the count has no tick trace to say when its ticks ran (busy-tick-lateness-period-%)"
 		}
-		// A tick the emulator delivers late runs after a stretch in
-		// which its cpu made no scheduler event (the vCPU not running,
-		// or in a handler with interrupts off), so the running task's
-		// cfs_rqs were last updated before it: each level's
-		// entity_tick() crosses a PELT period at least as often as a
-		// period boundary falls within the lateness.
-		// The crossings the lateness adds, on top of those the model's
-		// on-time ticks make (its tick path's calls).
-		busy := math.Max(kc.V["ticks/s"]-kc.V["idle-ticks/s"], 0) / cpus
-		own := calls * kc.V["wakeups/s"] / cpus
-		crossings := lp/100*busy*float64(max(kc.Levels, 1)) + own
 		writes := r.kernel * kc.V["wakeups/s"] / cpus
-		why := fmt.Sprintf("%s; the guest's busy ticks ran a median %.0f µs after their due time (idle ticks %.0f µs), and a period boundary fell within a busy tick's lateness %.0f %% of the time: a late tick follows a stretch in which its cpu made no scheduler event (its vCPU not running on the emulator's host, or in a handler with interrupts off), so its entity_tick() finds the running task's cfs_rqs last updated before a period boundary; that gives %.0f crossings per cpu per s on %d levels (%.0f busy ticks, with the %.0f the model's on-time ticks make), against the guest's %.0f tick writes per cpu per s, where the model's ticks run on time", model, kc.V["busy-tick-lateness-us"], kc.V["idle-tick-lateness-us"], lp, crossings, kc.Levels, busy, own, writes)
-		if writes <= crossings {
-			return "the emulator's late ticks, not modelled: " + why
+		late := fmt.Sprintf("the guest's busy ticks ran a median %.0f µs after their due time (idle ticks %.0f µs), a period boundary within a busy tick's lateness %.0f %% of the time (busy-tick-lateness-period-%%); %.0f tick writes per cpu per s", kc.V["busy-tick-lateness-us"], kc.V["idle-tick-lateness-us"], lp, writes)
+		switch {
+		case run.cfg.Pairs == 0:
+			return "the emulator's late ticks, not modelled: " + model + "; " + late + ", where the model's ticks run on time: the " + kc.Shape + " shape runs the seed's workload, which has no runs to stall (only the pairs workload does)"
+		case run.cfg.TickLate == 0:
+			return "the emulator's late ticks, not modelled: " + model + "; " + late + ", where the model's ticks run on time (a trial's -ticks-on-time)"
 		}
-		return "not named: " + why + ", too few crossings for the writes"
+		// The model's late ticks (pairs' freeze): only the ticks that
+		// find one of the group's tasks running stall, each by a
+		// lateness exponential about the count's median. Where their
+		// mean lateness in periods falls short of the count's, the
+		// guest's lateness has a longer tail than that spread.
+		mp := 100 * run.row.LatePeriod
+		if mp < lp/ModelTolerance || run.row.LateTicks == 0 {
+			return fmt.Sprintf("the emulator's late ticks' spread, not the exponential the model draws: %s; %s; the model's late ticks (%d, those that found a group task running) ran a period boundary within their lateness %.0f %% of the time, under the count's %.0f %%: the guest's lateness has more of its mass past a period than an exponential about its median", model, late, run.row.LateTicks, mp, lp)
+		}
+		return fmt.Sprintf("the stall's age at the tick, not modelled: %s; %s; the model's late ticks ran a period boundary within their lateness %.0f %% of the time (the count's %.0f %%), but each of its stalls starts at the tick's due time, where a guest's tick falls into a stall already under way (the longer a stall, the likelier a tick falls in it), so its cfs_rqs were last updated before the due time too, by as much again on average for an exponential stall", model, late, mp, lp)
 	case (p == "blocked" || p == "blocked-entity") && !over && leaf != "":
 		return leaf + "; " + model
 	case (p == "blocked" || p == "blocked-entity") && over:

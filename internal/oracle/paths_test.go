@@ -12,10 +12,12 @@ import (
 )
 
 // TestPathMissing: a by-path row outside names what its path lacks: the
-// tick path the emulator's late ticks where the crossings their lateness
-// gives reach the guest's tick writes, and says it cannot where they do
-// not or the count has no lateness; the other path the model's missing
-// attach and detach; an enqueue row the count's want of calls.
+// tick path the emulator's late ticks where the model runs its ticks on
+// time (the server shape's seed workload, a trial's), the lateness's
+// spread where the model's late ticks fall short of the count's
+// lateness in periods, the stall's age where they do not, and says it
+// cannot where the count has no lateness; the other path the model's
+// missing attach and detach; an enqueue row the count's want of calls.
 func TestPathMissing(t *testing.T) {
 	row := loadavg.SimRow{Wakeups: 1000}
 	row.Paths[counter.PathTick] = counter.PathStats{Updates: 2, Writes: 1}
@@ -35,17 +37,28 @@ func TestPathMissing(t *testing.T) {
 		r    modelRow
 		want []string
 	}{
-		// 100 busy ticks per cpu per s, 40 % of a period late: 80
-		// crossings on 2 levels, against 40 writes per cpu per s.
-		{"late ticks enough", kc(late), tick(0.01), []string{"the emulator's late ticks, not modelled:", "median 250 µs", "88 crossings per cpu per s on 2 levels (100 busy ticks, with the 8 the model's on-time ticks make)", "against the guest's 40 tick writes"}},
-		{"late ticks too few", kc(late), tick(0.03), []string{"not named:", "too few crossings for the writes", "guest's 120 tick writes"}},
+		{"late ticks, seed workload", kc(late), tick(0.01), []string{"the emulator's late ticks, not modelled:", "median 250 µs", "40 tick writes per cpu per s", "runs the seed's workload"}},
+		{"late ticks, on time", kc(late), tick(0.01), []string{"the emulator's late ticks, not modelled:", "-ticks-on-time"}},
+		{"late ticks, narrow", kc(late), tick(0.01), []string{"the emulator's late ticks' spread", "(120, those that found a group task running)", "lateness 20 % of the time, under the count's 40 %"}},
+		{"late ticks, as wide", kc(late), tick(0.01), []string{"the stall's age at the tick, not modelled", "lateness 35 % of the time (the count's 40 %)"}},
 		{"no trace", kc(nil), tick(0.01), []string{"not named:", "no tick trace", "0.002 update_tg_load_avg() calls per wakeup, 50 % of them writing"}},
 		{"other", kc(nil), modelRow{"      by path: other (attach, detach, propagate)", 0.01, 0}, []string{"the model has no attach, detach or propagation"}},
 		{"enqueue", kc(nil), modelRow{"      by path: enqueue (enqueue_task_fair)", 0.1, 0.08}, []string{"not named:", "enqueue path makes 0.200", "40 % of them writing, under the kernel's", "writes, not its calls"}},
 		// 0.3 writes per wakeup in the guest, 0.2 calls in the model.
 		{"enqueue, writes past the calls", kc(nil), modelRow{"      by path: enqueue (enqueue_task_fair)", 0.3, 0.08}, []string{"not named:", "under the kernel's 0.300 writes alone: the model calls this path too seldom"}},
 	} {
-		got := pathMissing(modelRun{kc: tc.kc, row: row}, tc.r)
+		run := modelRun{kc: tc.kc, row: row}
+		switch tc.name {
+		case "late ticks, on time":
+			run.cfg.Pairs = 2
+		case "late ticks, narrow":
+			run.cfg = loadavg.SimConfig{Pairs: 2, TickLate: 250 * time.Microsecond}
+			run.row.LateTicks, run.row.LatePeriod = 120, 0.20
+		case "late ticks, as wide":
+			run.cfg = loadavg.SimConfig{Pairs: 2, TickLate: 250 * time.Microsecond}
+			run.row.LateTicks, run.row.LatePeriod = 120, 0.35
+		}
+		got := pathMissing(run, tc.r)
 		for _, w := range tc.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s: %q lacks %q", tc.name, got, w)

@@ -63,6 +63,14 @@
 // decides at try_to_wake_up(); the model's wakee competes for the CPU
 // once its wait outside the group ends, so it decides there.
 //
+// Where the count's tick trace says its busy ticks ran late (Config.TickLate:
+// the lab's emulator leaves a busy vCPU unrun past its tick's due time), a
+// tick that finds a group task running stalls its cpu by a lateness drawn
+// exponentially about the count's median: the run and its ping come that
+// much later, the late tick first (freeze), and the runs are drawn
+// shorter by the stalls' share of a running cpu's time (stallShare), as
+// the count's runs hold the stalls already.
+//
 // Each CPU's tick (entity_tick() of the running group task, on every
 // level) runs while a group task is current. With Config.DomainCPUs set,
 // every tick also runs trigger_load_balance()'s test, and the balance
@@ -72,6 +80,7 @@
 package pairs
 
 import (
+	"math"
 	"time"
 
 	"github.com/contend/contend/bench/ksim"
@@ -115,9 +124,10 @@ type pairSim struct {
 	tail     int64   // mean of a run's part after its ping, ns (the waker's tail)
 	// pingAt: when each run pings its partner (-1 at its block, pinged
 	// once done; while preempted, the run left before it); awake: woken,
-	// not yet blocked again; owedWake: pinged while awake.
-	pingAt          []int64
-	awake, owedWake []bool
+	// not yet blocked again; owedWake: pinged while awake; woken: its
+	// wakeup queued (a Wakeup event), not yet served.
+	pingAt                 []int64
+	awake, owedWake, woken []bool
 	// scan: the LLCs idleSibling scans (the lowest domain's, else all)
 	// and SIS_UTIL's budget; unstacks: its moves no drawn migration has
 	// paid for yet.
@@ -163,6 +173,17 @@ type pairSim struct {
 	// the idle ticks: all, and those whose leaf had crossed a period.
 	idle      *ksim.IdleCPUs
 	idleTicks [2]int64
+
+	// The emulator's host (Config.TickLate): lateMedian, ns, the median
+	// lateness of a busy cpu's tick, drawn from lateRng, a stream of its
+	// own; frozen, until when each cpu's vCPU is not run (its events
+	// wait for it); lateTicks and latePeriods, the busy ticks made late
+	// and their lateness in PELT periods, capped at one, summed (the
+	// count's busy-tick-lateness-period-%, for the model's side).
+	lateMedian             int64
+	lateRng                uint64
+	frozen                 []int64
+	lateTicks, latePeriods float64
 }
 
 // newPairSim puts 2·pairs tasks of the given weight on the cpus (task i on
@@ -188,7 +209,7 @@ func newPairSim(cpus []*cfsmodel.CPU, pairs int, mig, moves float64, weight uint
 	s.wait = max(min(s.wait, s.cycle/2-s.run+s.tail), 0)
 	s.pingAt = make([]int64, n)
 	s.moving, s.movingOn, s.moves = make([]bool, n), make([]int, len(cpus)), make([]int64, n)
-	s.awake, s.owedWake = make([]bool, n), make([]bool, n)
+	s.awake, s.owedWake, s.woken = make([]bool, n), make([]bool, n), make([]bool, n)
 	for i := range s.rqs {
 		s.rqs[i] = ksim.RQ{CPU: i, Queue: make([]*ksim.Task, 0, n)}
 	}
@@ -226,15 +247,32 @@ func (s *pairSim) spread(m int64) int64 {
 	return m/2 + int64(float64(m)*ksim.Uniform(cfsmodel.NextRand(&s.rng)))
 }
 
+// lateTick is a late tick's Arg: the tick due earlier, made late by the
+// emulator's host (pairSim.freeze), whose next tick is queued already.
+const lateTick = 1
+
 // runUntil serves the events before end.
 func (s *pairSim) runUntil(end int64) {
 	for s.q.Len() > 0 && s.q.Peek().T < end {
 		e := s.q.Pop()
+		if e.T < s.frozen[e.CPU] && e.Kind == ksim.Tick && e.Arg != lateTick {
+			// A tick due while its vCPU is not run is the late tick's
+			// (the hrtimer fires once for the periods it missed); the
+			// next stays on its grid.
+			s.q.Push(ksim.Event{T: e.T + s.tick, CPU: e.CPU, Kind: ksim.Tick})
+			continue
+		}
 		switch e.Kind {
 		case ksim.Tick:
+			if e.Arg != lateTick {
+				s.q.Push(ksim.Event{T: e.T + s.tick, CPU: e.CPU, Kind: ksim.Tick})
+				if s.freeze(e.T, e.CPU) {
+					break
+				}
+			}
 			s.tickAt(e.T, e.CPU)
-			s.q.Push(ksim.Event{T: e.T + s.tick, CPU: e.CPU, Kind: ksim.Tick})
 		case ksim.Wakeup:
+			s.woken[e.Arg] = false
 			s.wake(e.T, int(e.Arg), e.CPU)
 		case pairReady:
 			s.ready(e.T, int(e.Arg))
@@ -255,6 +293,56 @@ func (s *pairSim) runUntil(end int64) {
 		}
 	}
 }
+
+// freeze draws whether cpu's tick due at now runs late (Config.TickLate):
+// a tick that finds one of the group's tasks running does, by a lateness
+// drawn exponentially about the count's median. Its vCPU stands still
+// meanwhile (the emulator's host runs it later): the run in progress
+// ends and pings that much later (ksim.Queue.Delay), and the cpu's other
+// events wait for the stall's end (runUntil), so the late tick's
+// entity_tick() finds the running task's cfs_rqs as they were before it. The runs were drawn
+// shorter to make room (newPairSim: stallShare). Another cpu's tick is
+// on time: nothing of the group's runs there to find stale. It queues
+// the late tick and says whether it did.
+func (s *pairSim) freeze(now int64, cpu int) bool {
+	curr := s.rqs[cpu].Curr
+	if s.lateMedian <= 0 || curr == nil {
+		return false
+	}
+	u := ksim.Uniform(cfsmodel.NextRand(&s.lateRng))
+	late := int64(-float64(s.lateMedian) * math.Log2(1-u))
+	s.lateTicks++
+	s.latePeriods += min(float64(late)/countPeriod, 1)
+	if late <= 0 {
+		return false
+	}
+	// The late tick first, then the cpu's events, a nanosecond on.
+	s.q.Delay(cpu, now, late+1, pairBlock, pairPing)
+	s.end[curr.ID] += late + 1
+	if s.pingAt[curr.ID] >= 0 {
+		s.pingAt[curr.ID] += late + 1
+	}
+	s.frozen[cpu] = now + late + 1
+	s.q.Push(ksim.Event{T: now + late, CPU: cpu, Kind: ksim.Tick, Arg: lateTick})
+	return true
+}
+
+// stallShare is the share of a running cpu's time its host's stalls take
+// where each tick that finds it running starts one of a lateness
+// exponential about median (ns), tick ns apart: the mean stall, over the
+// time from one stall's start to the next tick's after it (the ticks due
+// in a stall make none of their own).
+func stallShare(median, tick int64) float64 {
+	if median <= 0 || tick <= 0 {
+		return 0
+	}
+	r := float64(tick) / float64(median)
+	return float64(median) / math.Ln2 * (1 - math.Exp2(-r)) / float64(tick)
+}
+
+// countPeriod is the PELT period as kernel count's lateness figure takes
+// it (1024 µs), ns.
+const countPeriod = 1024e3
 
 // tickAt is the tick on cpu: entity_tick() of the running group task, or,
 // with none of the group's tasks queued there, the nohz blocked update.
@@ -562,8 +650,9 @@ func (s *pairSim) block(now int64, id int) {
 func (s *pairSim) ping(now int64, id int) {
 	s.pingAt[id] = pinged
 	partner := id ^ 1
-	if s.awake[partner] {
-		// Still running: it will not sleep (block).
+	if s.awake[partner] || s.woken[partner] {
+		// Still running, or its wakeup on the way: it will not sleep
+		// at its next block (its read finds this write's byte too).
 		s.owedWake[partner] = true
 		return
 	}
@@ -571,6 +660,7 @@ func (s *pairSim) ping(now int64, id int) {
 		s.runCurr(now, s.ks[id].CPU)
 		s.wake(now, partner, s.ks[id].CPU)
 	} else {
+		s.woken[partner] = true
 		s.q.Push(ksim.Event{T: due, CPU: s.ks[id].CPU, Kind: ksim.Wakeup, Arg: int64(partner)})
 	}
 }
@@ -660,7 +750,7 @@ func (s *pairSim) moveTo(cpu int) *cfsmodel.CPU {
 // which say what each is and where kernel model takes it from.
 type Config struct {
 	CPUs, Nodes, Pairs, Weight, HZ, DomainCPUs int
-	Duration, Gap, MoveRun                     time.Duration
+	Duration, Gap, MoveRun, TickLate           time.Duration
 	Run, Runnable, RunMoves, WakeupMig         float64
 	DelayDequeue, EEVDF                        bool
 	TickStopShare                              float64
@@ -680,6 +770,11 @@ type Out struct {
 	TickStops, Idles, Preempted int64
 	Place                       ksim.Placements
 	IdleTicks                   [2]int64
+	// LateTicks are the busy ticks Config.TickLate made late, and
+	// LatePeriod their mean lateness in PELT periods (1024 µs), capped
+	// at one: the count's busy-tick-lateness-period-%, as a share.
+	LateTicks  int64
+	LatePeriod float64
 }
 
 // Simulate runs variant v's stores under the pairs workload for
@@ -708,6 +803,12 @@ func Simulate(cfg Config, v counter.Variant, stores []counter.Store) (cpus []*cf
 		return nil, out, err
 	}
 	s.moveRun = int64(cfg.MoveRun)
+	s.lateMedian, s.lateRng, s.frozen = int64(cfg.TickLate), cfsmodel.CPUSeed(n, cfg.Seed)^0x6c617465, make([]int64, n)
+	// The count's runs are the guest's time, its host's stalls in them
+	// included: the model's are drawn without, the stalls (freeze) added.
+	if f := stallShare(s.lateMedian, s.tick); f > 0 && f < 1 {
+		s.run, s.tail = int64(float64(s.run)*(1-f)), int64(float64(s.tail)*(1-f))
+	}
 	s.scan = ksim.NewLLCScans(n, cfg.DomainCPUs)
 	if cfg.DomainCPUs > 0 {
 		s.bal = ksim.NewSoftirqs(ksim.Linux61, n, cfg.DomainCPUs, ksim.HZ(cfg.HZ))
@@ -738,5 +839,6 @@ func Simulate(cfg Config, v counter.Variant, stores []counter.Store) (cpus []*cf
 	if s.idle != nil {
 		out.TickStops, out.Idles = s.idle.Stops, s.idle.Entries
 	}
+	out.LateTicks, out.LatePeriod = int64(s.lateTicks), s.latePeriods/max(s.lateTicks, 1)
 	return cpus, out, nil
 }

@@ -448,3 +448,44 @@ func TestPairsIdleTicks(t *testing.T) {
 		t.Errorf("no softirq: idle ticks %v, want none counted", it)
 	}
 }
+
+// TestPairsTickLate: busy ticks made late by the emulator's host
+// (loadavg.SimConfig.TickLate) find the running task's cfs_rqs last
+// updated before the stall, so the tick path crosses periods several
+// times as often as on time; the runs, drawn shorter to make room for the
+// stalls, keep the fed run share and wakeups within a tenth; the late
+// ticks' mean lateness in periods, capped at one, is the exponential's
+// about the median ((1-2^-(P/m))·m/(P·ln 2), 0.57 at m = 557µs); every
+// task is still accounted for; a negative lateness is refused.
+func TestPairsTickLate(t *testing.T) {
+	run := func(late time.Duration) loadavg.SimRow {
+		cfg := pairsConfig(370*time.Microsecond, loadavg.NoMig)
+		cfg.TickLate, cfg.DomainCPUs, cfg.Duration = late, 2, 4*time.Second
+		tab, err := loadavg.Simulate(cfg)
+		if err != nil {
+			t.Fatalf("TickLate %v: %v", late, err)
+		}
+		return tab.Rows[0]
+	}
+	on, late := run(0), run(557*time.Microsecond)
+	calls := func(r loadavg.SimRow) float64 { return float64(r.Paths[counter.PathTick].Updates) / float64(r.Wakeups) }
+	if calls(late) < 3*calls(on) {
+		t.Errorf("tick path's calls per wakeup: %.4f with late ticks, %.4f on time; want three times as many", calls(late), calls(on))
+	}
+	if on.LateTicks != 0 || late.LateTicks < 100 {
+		t.Errorf("late ticks: %d on time, %d late; want none and 100 or more", on.LateTicks, late.LateTicks)
+	}
+	const m, p = 557.0, 1024.0
+	want := (1 - math.Exp2(-p/m)) * m / (p * math.Ln2)
+	if math.Abs(late.LatePeriod-want) > 0.05 {
+		t.Errorf("late ticks' mean lateness in periods %.3f, want the exponential's %.3f", late.LatePeriod, want)
+	}
+	if math.Abs(late.RunPct/on.RunPct-1) > 0.1 || math.Abs(float64(late.Wakeups)/float64(on.Wakeups)-1) > 0.1 {
+		t.Errorf("late ticks: run %.1f %%, %d wakeups; on time %.1f %%, %d: want both within a tenth", late.RunPct, late.Wakeups, on.RunPct, on.Wakeups)
+	}
+	cfg := pairsConfig(370*time.Microsecond, loadavg.NoMig)
+	cfg.TickLate = -time.Microsecond
+	if _, err := loadavg.Simulate(cfg); err == nil || !strings.Contains(err.Error(), "tick lateness") {
+		t.Errorf("TickLate -1µs: %v, want an error naming it", err)
+	}
+}
