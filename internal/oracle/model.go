@@ -648,6 +648,33 @@ func idleLeafMissing(run modelRun) string {
 	return fmt.Sprintf("the guest's idle stretches, not modelled: its idle ticks found the workload's leaf cfs_rq past a PELT period at %.0f %% of them (the tick trace's leaf ages), the model's at %.0f %%: a guest cpu stays idle across periods with the group's load on its cfs_rqs, so the update_blocked_averages() of its ticks decays them and writes, where the model's idles are short (the pairs alternate across their cpus at every ping: its idle entries per cpu per s beside the count's, the inputs line) and its idle ticks find the leaf updated within the period", k, m)
 }
 
+// blockedCompounding names a blocked path over where the model's own
+// figures beside the count's account for it: its balance softirqs per
+// cpu (each runs update_blocked_averages()), the share of its idle ticks
+// whose leaf had crossed a PELT period (what such an update finds to
+// decay and write), and the wakeups it realised against those fed (the
+// row is per workload wakeup). Each may be within ×1.5 and the row not:
+// their product is named where it leaves the row within the tolerance of
+// it, else it returns "".
+func blockedCompounding(run modelRun, r modelRow) string {
+	kc, row := run.kc, run.row
+	cpus := math.Max(float64(kc.CPUs), 1)
+	soft, okSoft := kc.V["balance-softirqs/s"]
+	crossed, okCrossed := kc.V["idle-tick-crossed-%"]
+	secs := run.cfg.Duration.Seconds()
+	if !okSoft || !okCrossed || soft <= 0 || crossed <= 0 || row.IdleTicks[0] == 0 || row.Wakeups == 0 || secs <= 0 {
+		return ""
+	}
+	mCrossed := 100 * float64(row.IdleTicks[1]) / float64(row.IdleTicks[0])
+	fed, realised := kc.V["wakeups/s"]/cpus, float64(row.Wakeups)/(cpus*secs)
+	fSoft, fCrossed, fWake := row.SoftirqsPerCPUSec/(soft/cpus), mCrossed/crossed, fed/realised
+	prod := fSoft * fCrossed * fWake
+	if prod <= 1 || !inside(r.model/r.kernel/prod) {
+		return ""
+	}
+	return fmt.Sprintf("the model's softirqs and idle leaves, compounding: it ran %.0f balance softirqs per cpu per s against the count's %.0f (%.2fx), its idle ticks found the leaf past a period at %.0f %% against %.0f %% (%.2fx), and it realised %.0f of the %.0f wakeups per cpu per s fed (%.2fx per wakeup): together %.2fx of this row's %.2fx", row.SoftirqsPerCPUSec, soft/cpus, fSoft, mCrossed, crossed, fCrossed, realised, fed, fWake, prod, r.model/r.kernel)
+}
+
 // idleTicksWhy is the idle-tick row's line: how long a cpu's leaf went
 // without an update at its idle ticks follows how long its idles last,
 // so where the guest's idle entries per cpu per s and the model's are
@@ -765,6 +792,8 @@ func loadavgWhy(run modelRun, r modelRow) string {
 		return "the checking run's own run and runnable shares (its watchpoints slow the guest several-fold; the model takes the counted run's, the count has none of its own); the switch updates are modelled, and so is wakeup preemption among the group's tasks (the inputs line), but not the guest's other tasks' switches with the group's within a wait (the model runs one task outside the group per wait), nor their preemption of the group's running task"
 	case strings.Contains(r.name, "system.slice / container"):
 		return "a ratio: it moves with the container's writes of the same checking run, whose row says what they lack"
+	case strings.Contains(r.name, "other sites") && over && blockedCompounding(run, r) != "":
+		return blockedCompounding(run, r)
 	case strings.Contains(r.name, "other sites") && over:
 		return "not named: the leaf list is modelled (cfs_rq_is_decayed() takes a cfs_rq off once its load_sum is 0, after its load_avg and so its contribution reached 0, when update_tg_load_avg() has nothing left to write: it moved this row by under 5 %); the model's writes here are its balance softirqs' on ticking cpus with none of the group's tasks queued (docs/loadavg.md, \"Rows still outside\"), and the count has no calls at this site to tell fewer period crossings from fewer deltas past contrib/64; the model's softirqs and tick stops beside the count's are in the inputs line"
 	case strings.Contains(r.name, "idle ticks finding the leaf"):
@@ -847,6 +876,9 @@ func pathMissing(run modelRun, r modelRow) string {
 	case (p == "blocked" || p == "blocked-entity") && !over && leaf != "":
 		return leaf + "; " + model
 	case (p == "blocked" || p == "blocked-entity") && over:
+		if why := blockedCompounding(run, r); why != "" {
+			return why + "; " + model
+		}
 		return fmt.Sprintf("not named: %s: its balance softirqs' update_blocked_averages() on ticking cpus with none of the group's tasks queued, where a cfs_rq's sums decay on (docs/loadavg.md, \"Rows still outside\"); the leaf list, which takes a decayed cfs_rq off, is modelled; the count has no calls on this path to tell fewer period crossings from fewer deltas past contrib/64", model)
 	}
 	dir := "under"

@@ -344,3 +344,31 @@ func TestWalkIdleShare(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockedCompounding: a blocked path over is named by the model's
+// softirqs, idle leaves and realised wakeups against the count's where
+// their product leaves the row within ×1.5 of it, and not where it does
+// not or the count lacks a figure.
+func TestBlockedCompounding(t *testing.T) {
+	run := modelRun{
+		kc:  CountResult{CPUs: 4, V: map[string]float64{"balance-softirqs/s": 800, "idle-tick-crossed-%": 40, "wakeups/s": 8000}},
+		cfg: loadavg.SimConfig{Duration: time.Second},
+		// 240 softirqs per cpu per s (1.2x the count's 200), idle
+		// leaves crossed at 48 % (1.2x), 1600 of 2000 wakeups per cpu
+		// per s realised (1.25x per wakeup): 1.8x together.
+		row: loadavg.SimRow{SoftirqsPerCPUSec: 240, IdleTicks: [2]int64{100, 48}, Wakeups: 6400},
+	}
+	got := blockedCompounding(run, modelRow{"      by path: blocked (update_blocked_averages' own)", 0.01, 0.02})
+	for _, w := range []string{"compounding", "240 balance softirqs per cpu per s against the count's 200 (1.20x)", "48 % against 40 % (1.20x)", "1600 of the 2000 wakeups per cpu per s fed (1.25x per wakeup)", "together 1.80x of this row's 2.00x"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("%q lacks %q", got, w)
+		}
+	}
+	if got := blockedCompounding(run, modelRow{"      by path: blocked (update_blocked_averages' own)", 0.01, 0.03}); got != "" {
+		t.Errorf("3.00x against 1.80x together: %q, want none", got)
+	}
+	delete(run.kc.V, "idle-tick-crossed-%")
+	if got := blockedCompounding(run, modelRow{"      by path: blocked (update_blocked_averages' own)", 0.01, 0.02}); got != "" {
+		t.Errorf("no idle-tick-crossed-%%: %q, want none", got)
+	}
+}

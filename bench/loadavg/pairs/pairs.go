@@ -329,15 +329,16 @@ func (s *pairSim) freeze(now int64, cpu int) bool {
 
 // stallShare is the share of a running cpu's time its host's stalls take
 // where each tick that finds it running starts one of a lateness
-// exponential about median (ns), tick ns apart: the mean stall, over the
-// time from one stall's start to the next tick's after it (the ticks due
-// in a stall make none of their own).
+// exponential about median (ns), tick ns apart. The ticks fall on the
+// running time outside the stalls one per tick on average (those due
+// within a stall are its late tick), each adding a mean stall m/ln 2:
+// the stalls are (m/ln 2)/tick of that time, x/(1+x) of all of it.
 func stallShare(median, tick int64) float64 {
 	if median <= 0 || tick <= 0 {
 		return 0
 	}
-	r := float64(tick) / float64(median)
-	return float64(median) / math.Ln2 * (1 - math.Exp2(-r)) / float64(tick)
+	x := float64(median) / math.Ln2 / float64(tick)
+	return x / (1 + x)
 }
 
 // countPeriod is the PELT period as kernel count's lateness figure takes
