@@ -252,7 +252,7 @@ var Matrix = []Topology{
 		Name:     "snc-4n",
 		Summary:  "2 sockets × 4 cores, 4 SNC-like nodes of 2 cpus, distances 12 within a socket and 21 across",
 		CPUModel: "Skylake-Server", Sockets: 2, Cores: 4, Threads: 1,
-		Nodes: []Node{{seq(0, 2), 128}, {seq(2, 4), 128}, {seq(4, 6), 128}, {seq(6, 8), 128}},
+		Nodes: []Node{{seq(0, 2), 256}, {seq(2, 4), 256}, {seq(4, 6), 256}, {seq(6, 8), 256}},
 		Distance: [][]int{
 			{10, 12, 21, 21},
 			{12, 10, 21, 21},
