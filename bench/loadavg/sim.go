@@ -236,6 +236,11 @@ type SimRow struct {
 	// crossed a PELT period since its last update ([1]).
 	IdlesPerCPUSec float64
 	IdleTicks      [2]int64
+	// GroupTicks are the pairs workload's ticks that found one of the
+	// group's tasks running ([0]) and those whose leaf had crossed a
+	// period as they came ([1]).
+	GroupTicks [2]int64
+	GroupAgeUs float64 // the median age of their leaves, µs
 	// LateTicks are the pairs workload's busy ticks made late
 	// (SimConfig.TickLate), LatePeriod their mean lateness in PELT
 	// periods capped at one (kernel count's busy-tick-lateness-period-%).
@@ -405,7 +410,7 @@ func simulate(cfg SimConfig, v counter.Variant) (row SimRow, err error) {
 		row.RunPct, row.RunnablePct = 100*out.Run, 100*out.Runnable
 		row.SoftirqsPerCPUSec = ksim.PerSecond(out.Softirqs, int64(cfg.Duration)*int64(cfg.CPUs))
 		row.Delayed, row.Requeued, row.Preempted, row.IdleTicks, row.Place = out.Delayed, out.Requeued, out.Preempted, out.IdleTicks, out.Place
-		row.LateTicks, row.LatePeriod = out.LateTicks, out.LatePeriod
+		row.LateTicks, row.LatePeriod, row.GroupTicks, row.GroupAgeUs = out.LateTicks, out.LatePeriod, out.GroupTicks, out.GroupAgeUs
 		row.TickStopsPerCPUSec = ksim.PerSecond(out.TickStops, int64(cfg.Duration)*int64(cfg.CPUs))
 		row.IdlesPerCPUSec = ksim.PerSecond(out.Idles, int64(cfg.Duration)*int64(cfg.CPUs))
 		return row, nil

@@ -48,12 +48,15 @@ type Layout struct {
 	// sched_entity), SEExecStart the entity's exec_start: what the move
 	// record reads of a task set_task_cpu() moves (movetrace.go).
 	TaskCPU, TaskOnRQ, TaskSE, SEExecStart int64
-	taskThreadInfo, threadInfoCPU          int64
-	NohzIdleCPUsMask                       int64 // fair.c's anonymous nohz struct, idle_cpus_mask
-	NohzNrCPUs                             int64 // fair.c's anonymous nohz struct, nr_cpus; -1 once removed (2026)
-	CpupriVecCount                         int64 // struct cpupri_vec, count; -1 where absent
-	CpupriVecMask                          int64 // struct cpupri_vec, mask; -1 where absent
-	CpumaskOffstack                        bool  // cpumask_var_t is a pointer (CONFIG_CPUMASK_OFFSTACK)
+	// SECfsRq is struct sched_entity's cfs_rq: the cfs_rq a task's
+	// entity is queued on, the group tick record's leaf (GroupTickArgs).
+	SECfsRq                       int64
+	taskThreadInfo, threadInfoCPU int64
+	NohzIdleCPUsMask              int64 // fair.c's anonymous nohz struct, idle_cpus_mask
+	NohzNrCPUs                    int64 // fair.c's anonymous nohz struct, nr_cpus; -1 once removed (2026)
+	CpupriVecCount                int64 // struct cpupri_vec, count; -1 where absent
+	CpupriVecMask                 int64 // struct cpupri_vec, mask; -1 where absent
+	CpumaskOffstack               bool  // cpumask_var_t is a pointer (CONFIG_CPUMASK_OFFSTACK)
 	// RDOverloaded is struct root_domain's overloaded (v6.9's name,
 	// "sched/fair: Rename root_domain::overload to ::overloaded", a
 	// bool by 7.3), else its overload before that (an int), set while a
@@ -117,6 +120,7 @@ var layoutMembers = []btfMember{
 	{"task_struct", "on_rq", func(l *Layout) *int64 { return &l.TaskOnRQ }},
 	{"task_struct", "se", func(l *Layout) *int64 { return &l.TaskSE }},
 	{"sched_entity", "exec_start", func(l *Layout) *int64 { return &l.SEExecStart }},
+	{"sched_entity", "cfs_rq", func(l *Layout) *int64 { return &l.SECfsRq }},
 	{"", "idle_cpus_mask", func(l *Layout) *int64 { return &l.NohzIdleCPUsMask }},
 	{"", "nr_cpus", func(l *Layout) *int64 { return &l.NohzNrCPUs }},
 	{"cpupri_vec", "count", func(l *Layout) *int64 { return &l.CpupriVecCount }},

@@ -335,10 +335,12 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 	}
 	var ticks *machine.Tracefs
 	var kick *KickFetch
+	var leaf *LeafFetch
 	var wake *wakeTracing
 	tickFn, note := "", "no tick trace: -no-tick-trace"
 	if !cfg.NoTickTrace {
-		leaf, leafNote := leafFetch(src.Input, h, cfg.Levels, cpus)
+		var leafNote string
+		leaf, leafNote = leafFetch(src.Input, h, cfg.Levels, cpus)
 		if leafNote != "" {
 			c.Notes = append(c.Notes, leafNote)
 		}
@@ -423,7 +425,7 @@ func Count(ctx context.Context, cfg CountConfig) (c *Counted, err error) {
 		if kick != nil {
 			kickRQs = kick.RQs
 		}
-		if t, saveErr, err := readTicks(ticks, tickFn, c.HZ, cfg.TickTrace, kickRQs); err != nil {
+		if t, saveErr, err := readTicks(ticks, tickFn, c.HZ, cfg.TickTrace, kickRQs, leafAddrs(leaf)); err != nil {
 			c.Notes = append(c.Notes, "tick trace not read: "+err.Error())
 		} else {
 			if saveErr != nil {
@@ -1100,6 +1102,21 @@ func traceTicks(u *machine.Undo, tfs *machine.Tracefs, in Input, leaf *LeafFetch
 	case tfs.AddTracedKprobe(u, inst, KickEvent, KickFunc, ka) != nil:
 		leafNote += fmt.Sprintf("; no kicks in the tick trace: the kernel refused the kprobe on %s (%d fetch arguments)", KickFunc, strings.Count(ka, "=")-1)
 	}
+	// The group ticks: how stale the running task's leaf was as its
+	// tick came (GroupTickArgs).
+	if leaf != nil && in.Layout != nil {
+		ga, err := GroupTickArgs(*leaf, in.Layout.TaskSE, in.Layout.SECfsRq)
+		if err == nil {
+			if _, _, ok := in.Syms.Func(GroupTickFunc); !ok {
+				err = fmt.Errorf("kallsyms has no %s", GroupTickFunc)
+			} else {
+				err = tfs.AddTracedKprobe(u, inst, GroupTickEvent, GroupTickFunc, ga)
+			}
+		}
+		if err != nil {
+			leafNote += "; no group ticks in the tick trace: " + err.Error()
+		}
+	}
 	// The newidle walks: what their gate tests, read at their entry.
 	if note := traceNewidle(u, tfs, inst, in); note != "" {
 		leafNote += "; " + note
@@ -1149,11 +1166,19 @@ func traceNewidle(u *machine.Undo, tfs, inst *machine.Tracefs, in Input) string 
 	return ""
 }
 
+// leafAddrs is f's leaves, none where there is no f.
+func leafAddrs(f *LeafFetch) []uint64 {
+	if f == nil {
+		return nil
+	}
+	return f.Leaves
+}
+
 // readTicks reads and sums the instance's records, saving them to save
 // where set; a save that fails is saveErr, and the sum stands.
 // A kick record whose rq is not kickRQs' for its cpu is dropped, and
 // counted (TickTrace.KickWrongRQ).
-func readTicks(inst *machine.Tracefs, fn string, hz int, save string, kickRQs []uint64) (t *TickTrace, saveErr, err error) {
+func readTicks(inst *machine.Tracefs, fn string, hz int, save string, kickRQs, leaves []uint64) (t *TickTrace, saveErr, err error) {
 	raw, saveErr, err := readTrace(inst, save, "-tick-trace")
 	if err != nil {
 		return nil, saveErr, err
@@ -1172,6 +1197,7 @@ func readTicks(inst *machine.Tracefs, fn string, hz int, save string, kickRQs []
 		return bad
 	})
 	sum := SumTicks(fn, recs, hz)
+	sum.SumGroupTicks(recs, leaves)
 	sum.Lost, sum.KickWrongRQ = TraceLost(raw), wrong
 	return &sum, saveErr, nil
 }

@@ -93,6 +93,41 @@ func (f LeafFetch) Args() string {
 	return strings.Join(args, " ")
 }
 
+// The group tick record: one per tick that finds a fair task running,
+// taken where sched_tick() hands it to the fair class (task_tick_fair(rq,
+// curr, queued), after update_rq_clock(), before entity_tick()'s
+// update_load_avg() of each level), with the running task's cfs_rq
+// (curr->se.cfs_rq) and that cfs_rq's PELT age: what entity_tick() is
+// about to find. The tick record's leaf ages are read after it, when a
+// tick that found one of the group's tasks running has just updated its
+// leaf; this one says how stale the leaf was when the tick came, the
+// emulator's stall before a late tick included.
+
+// GroupTickEvent is the trace's event at a fair task's tick;
+// GroupTickFunc is where it is taken.
+const (
+	GroupTickEvent = "contend_gtick"
+	GroupTickFunc  = "task_tick_fair"
+)
+
+// GroupTickArgs are the group tick record's fetch arguments: cp and li
+// (rq->clock_pelt and rq->lost_idle_time, from f), q (curr->se.cfs_rq:
+// taskSE and seCfsRq are struct task_struct's se and struct
+// sched_entity's cfs_rq), u and c (that cfs_rq's avg.last_update_time
+// and avg.period_contrib, from f).
+func GroupTickArgs(f LeafFetch, taskSE, seCfsRq int64) (string, error) {
+	if taskSE < 0 || seCfsRq < 0 {
+		return "", fmt.Errorf("BTF has no task_struct.se or sched_entity.cfs_rq")
+	}
+	q := taskSE + seCfsRq
+	args := []string{fmt.Sprintf("cp=+%d($arg1):u64", f.ClockPelt)}
+	if f.LostIdle >= 0 {
+		args = append(args, fmt.Sprintf("li=+%d($arg1):u64", f.LostIdle))
+	}
+	args = append(args, fmt.Sprintf("q=+%d($arg2):u64 u=+%d(+%d($arg2)):u64 c=+%d(+%d($arg2)):u32", q, f.LastUpdate, q, f.Contrib, q))
+	return strings.Join(args, " "), nil
+}
+
 // The kick record: one per nohz balancer kick that reached its idle cpu,
 // taken where the kick's IPI lands (nohz_csd_func(), v5.8 on), which
 // raises SCHED_SOFTIRQ there, so that the cpu's _nohz_idle_balance()
@@ -215,6 +250,11 @@ type TickRecord struct {
 	// IdleEntry marks an idle entry's record (IdleEntryEvent), not a
 	// tick's: only CPU and Time are set.
 	IdleEntry bool
+	// GroupTick marks a group tick's record (GroupTickEvent): CPU,
+	// Time, LeafPtr (the running task's cfs_rq) and the Leaf fields,
+	// of that cfs_rq, are set.
+	GroupTick bool
+	LeafPtr   uint64
 	// Leaf says the record has its cpu's leaf cfs_rq (LeafFetch):
 	// LeafAge is rq_clock_pelt() (clock_pelt less lost_idle_time) less
 	// the cfs_rq's avg.last_update_time, ns, and LeafContrib its
@@ -410,6 +450,13 @@ func parseTickLine(line string) (TickRecord, error) {
 		return parseNewidle(rec, h.Args)
 	case KickEvent:
 		return parseKick(rec, h.Args)
+	case GroupTickEvent:
+		v, err := recordValues("group tick", h.Args, "cp", "q", "u", "c")
+		if err != nil {
+			return rec, err
+		}
+		rec.GroupTick, rec.LeafPtr = true, v["q"]
+		return rec, rec.setLeaf(v["cp"], v["li"], v["u"], v["c"], "c")
 	}
 	v, err := recordValues("tick", h.Args, "j", "nb", "ib", "nr", "tp", "cu", "id")
 	if err != nil {
@@ -428,20 +475,27 @@ func parseTickLine(line string) (TickRecord, error) {
 	_, hasClock := v["cp"]
 	rec.IdleTask = curr == idle
 	if hasClock && hasLUT && hasContrib {
-		if contrib >= 1024 {
-			return rec, fmt.Errorf("c%s=%d: period_contrib over 1023 (the kernel keeps it under 1024)", own, contrib)
-		}
-		// The probe runs after sched_tick() has let go of the rq's
-		// lock: a leaf updated between the fetches of the clock and of
-		// last_update_time (an enqueue onto this rq from another cpu)
-		// would give a negative age, kept as -1, not a crossing.
-		now := clock - min(lost, clock)
-		rec.Leaf, rec.LeafAge, rec.LeafContrib = true, int64(now-lut), uint32(contrib)
-		if lut > now {
-			rec.LeafAge = -1
-		}
+		return rec, rec.setLeaf(clock, lost, lut, contrib, "c"+own)
 	}
 	return rec, nil
+}
+
+// setLeaf sets the record's leaf age from rq->clock_pelt, lost_idle_time
+// and the cfs_rq's last_update_time and period_contrib (whose fetch
+// argument is named key). The tick probe runs after sched_tick() has let
+// go of the rq's lock: a leaf updated between the fetches of the clock
+// and of last_update_time (an enqueue onto this rq from another cpu)
+// would give a negative age, kept as -1, not a crossing.
+func (r *TickRecord) setLeaf(clock, lost, lut, contrib uint64, key string) error {
+	if contrib >= 1024 {
+		return fmt.Errorf("%s=%d: period_contrib over 1023 (the kernel keeps it under 1024)", key, contrib)
+	}
+	now := clock - min(lost, clock)
+	r.Leaf, r.LeafAge, r.LeafContrib = true, int64(now-lut), uint32(contrib)
+	if lut > now {
+		r.LeafAge = -1
+	}
+	return nil
 }
 
 // recordValues reads a record's KEY=NUMBER arguments, every one of them
@@ -587,6 +641,14 @@ type TickTrace struct {
 	// their leaves' median age, µs: how long the woken task's cfs_rq had
 	// gone without an update when a tick came in its wait. IdleLeaf and
 	// IdleCrossed are the same of the idle ticks with none queued.
+	// GroupTicks are the ticks that found one of the workload's tasks
+	// running on its leaf cfs_rq (a group tick record whose cfs_rq is
+	// the cpu's leaf: SumGroupTicks), GroupCrossed those whose leaf was
+	// past a PELT period as the tick came (entity_tick() decays it), and
+	// GroupAgeUs their leaves' median age, µs.
+	GroupTicks    int     `json:"group_ticks,omitempty"`
+	GroupCrossed  int     `json:"group_crossed,omitempty"`
+	GroupAgeUs    float64 `json:"group_age_us,omitempty"`
 	QueuedLeaf    int     `json:"queued_leaf,omitempty"`
 	QueuedCrossed int     `json:"queued_crossed,omitempty"`
 	QueuedAgeUs   float64 `json:"queued_age_us,omitempty"`
@@ -729,6 +791,9 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 	byCPU := map[int][]TickRecord{}
 	var ages, avgIdle, cost []float64
 	for _, r := range recs {
+		if r.GroupTick {
+			continue // SumGroupTicks'
+		}
 		if r.IdleEntry {
 			t.IdleEntries++
 			entered[r.CPU] = true
@@ -812,6 +877,23 @@ func SumTicks(fn string, recs []TickRecord, hz int) TickTrace {
 	}
 	t.QueuedAgeUs, t.NewidleAvgIdleUs, t.NewidleCostUs = median(ages), median(avgIdle), median(cost)
 	return t
+}
+
+// SumGroupTicks fills t's group tick figures from recs: the group tick
+// records whose cfs_rq is their cpu's leaf (leaves[cpu], LeafFetch's).
+func (t *TickTrace) SumGroupTicks(recs []TickRecord, leaves []uint64) {
+	var ages []float64
+	for _, r := range recs {
+		if !r.GroupTick || r.CPU < 0 || r.CPU >= len(leaves) || r.LeafPtr != leaves[r.CPU] {
+			continue
+		}
+		t.GroupTicks++
+		t.GroupCrossed += b2i(r.LeafCrossed())
+		if r.LeafAge >= 0 {
+			ages = append(ages, float64(r.LeafAge)/1e3)
+		}
+	}
+	t.GroupAgeUs = median(ages)
 }
 
 // median is v's median (v sorted in place), 0 for none.

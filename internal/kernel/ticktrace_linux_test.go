@@ -26,7 +26,7 @@ func TestReadTicks(t *testing.T) {
 	os.WriteFile(trace, sample, 0o644)
 
 	save := filepath.Join(t.TempDir(), "ticks.txt")
-	sum, saveErr, err := readTicks(inst, "sched_balance_trigger", 250, save, nil)
+	sum, saveErr, err := readTicks(inst, "sched_balance_trigger", 250, save, nil, nil)
 	if err != nil || saveErr != nil || sum.Ticks != 6 || sum.IdleEntries != 2 || sum.Lost != 0 {
 		t.Fatalf("readTicks = %+v, %v, %v", sum, saveErr, err)
 	}
@@ -34,23 +34,23 @@ func TestReadTicks(t *testing.T) {
 		t.Errorf("saved %d bytes, want the %d recorded", len(b), len(sample))
 	}
 
-	sum, saveErr, err = readTicks(inst, "f", 250, filepath.Join(t.TempDir(), "nosuch", "ticks.txt"), nil)
+	sum, saveErr, err = readTicks(inst, "f", 250, filepath.Join(t.TempDir(), "nosuch", "ticks.txt"), nil, nil)
 	if err != nil || sum == nil || sum.Ticks != 6 || saveErr == nil || !strings.HasPrefix(saveErr.Error(), "-tick-trace: ") {
 		t.Errorf("readTicks saving into a missing directory = %+v, %v, %v; want the sum and a save error", sum, saveErr, err)
 	}
 
 	lost := strings.Replace(string(sample), "entries-in-buffer/entries-written: 8/8", "entries-in-buffer/entries-written: 8/20", 1)
 	os.WriteFile(trace, []byte(lost), 0o644)
-	if sum, _, err := readTicks(inst, "f", 250, "", nil); err != nil || sum.Lost != 12 {
+	if sum, _, err := readTicks(inst, "f", 250, "", nil, nil); err != nil || sum.Lost != 12 {
 		t.Errorf("readTicks with records overwritten = %+v, %v; want 12 lost", sum, err)
 	}
 
 	os.WriteFile(trace, []byte("# tracer: nop\n#\n"), 0o644)
-	if _, _, err := readTicks(inst, "f", 250, "", nil); err == nil || err.Error() != "no records" {
+	if _, _, err := readTicks(inst, "f", 250, "", nil, nil); err == nil || err.Error() != "no records" {
 		t.Errorf("readTicks of an empty trace = %v, want no records", err)
 	}
 	os.WriteFile(trace, []byte("x-1 [001] 1.5: contend_tick: (f) j=1\n"), 0o644)
-	if _, _, err := readTicks(inst, "f", 250, "", nil); err == nil || !strings.Contains(err.Error(), "tick trace line 1") {
+	if _, _, err := readTicks(inst, "f", 250, "", nil, nil); err == nil || !strings.Contains(err.Error(), "tick trace line 1") {
 		t.Errorf("readTicks of a broken record = %v", err)
 	}
 }
@@ -92,7 +92,7 @@ func TestReadTicksKicks(t *testing.T) {
 		"          <idle>-0       [000] d.h1.   100.000000: " + kickLine(0x1000, 0b10) + "\n" +
 		"          <idle>-0       [001] d.h1.   100.000100: " + kickLine(0x1000, 0b01) + "\n"
 	os.WriteFile(filepath.Join(inst.Dir, "trace"), []byte(text), 0o644)
-	sum, _, err := readTicks(inst, "f", 250, "", []uint64{0x1000, 0x2000})
+	sum, _, err := readTicks(inst, "f", 250, "", []uint64{0x1000, 0x2000}, nil)
 	if err != nil || sum.Kicks != 1 || sum.KickWrongRQ != 1 || sum.KickMasked != 1 {
 		t.Errorf("readTicks = %+v, %v; want 1 kick kept (cpu 0's, cpu 1 in the mask), 1 dropped", sum, err)
 	}

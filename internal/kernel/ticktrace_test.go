@@ -259,6 +259,40 @@ func TestTickLeaf(t *testing.T) {
 	}
 }
 
+// TestGroupTick: the group tick record reads the running task's cfs_rq
+// through curr->se.cfs_rq before entity_tick() updates it; only the
+// records whose cfs_rq is their cpu's leaf are the workload's ticks,
+// summed with their crossings and the median age; the tick sums leave
+// them out.
+func TestGroupTick(t *testing.T) {
+	f := LeafFetch{LastUpdate: 0x80, Contrib: 0xb8, ClockPelt: 0xa40, LostIdle: 0xa48}
+	got, err := GroupTickArgs(f, 0x100, 0x30)
+	want := "cp=+2624($arg1):u64 li=+2632($arg1):u64 q=+304($arg2):u64 u=+128(+304($arg2)):u64 c=+184(+304($arg2)):u32"
+	if err != nil || got != want {
+		t.Errorf("GroupTickArgs = %q, %v; want %q", got, err, want)
+	}
+	if _, err := GroupTickArgs(f, -1, 0x30); err == nil {
+		t.Error("GroupTickArgs without task_struct.se: no error")
+	}
+	const head = "x-1 [001] d.h1. "
+	in := head + "1.000: contend_gtick: (task_tick_fair+0x0/0x90) cp=3000000 q=0x2000 u=1000000 c=100\n" + // the leaf, 1953 + 100: crossed
+		head + "1.004: contend_gtick: (task_tick_fair+0x0/0x90) cp=3000000 li=0 q=0x2000 u=2800000 c=10\n" + // the leaf, 195 + 10: not
+		head + "1.008: contend_gtick: (task_tick_fair+0x0/0x90) cp=9000000 q=0x3000 u=0 c=0\n" + // another cfs_rq: not the workload's
+		head + "1.012: contend_tick: (f) j=1 nb=9 ib=0 nr=1 tp=0 cu=1 id=2\n"
+	recs, err := ParseTickTrace(strings.NewReader(in))
+	if err != nil || len(recs) != 4 {
+		t.Fatalf("ParseTickTrace = %+v, %v", recs, err)
+	}
+	tt := SumTicks("f", recs, 250)
+	tt.SumGroupTicks(recs, []uint64{0x1000, 0x2000})
+	if tt.Ticks != 1 || tt.GroupTicks != 2 || tt.GroupCrossed != 1 || tt.GroupAgeUs != 2000 {
+		t.Errorf("sums: ticks %d, group ticks %d crossed %d age %.0f µs; want 1, 2, 1, 2000", tt.Ticks, tt.GroupTicks, tt.GroupCrossed, tt.GroupAgeUs)
+	}
+	if _, err := ParseTickTrace(strings.NewReader(head + "1.0: contend_gtick: (f) cp=1 q=2 u=0\n")); err == nil || !strings.Contains(err.Error(), "no c=") {
+		t.Errorf("a group tick without c=: %v, want an error naming it", err)
+	}
+}
+
 // TestKickRecord: a kick record's cpus by what the walk after it reads:
 // in the mask, idle (idle_cpu(): the idle task current, none queued, no
 // wakeup pending) and due (jiffies at or past rq->next_balance); the

@@ -119,6 +119,10 @@ func lbValues(c *kernel.Counted) []benchfmt.Value {
 // "busy-tick-lateness-period-%" (a busy tick's lateness in PELT periods,
 // capped at one: the chance a period boundary fell within it); and
 // where the records read the workload's leaf cfs_rq (kernel.LeafFetch),
+// "group-ticks/s", "group-tick-crossed-%" and "group-tick-leaf-age-us" (the ticks that
+// found one of the workload's tasks running, read before entity_tick():
+// those whose leaf was past a PELT period, and the leaves' median age,
+// kernel.TickTrace.SumGroupTicks), and
 // "queued-tick-crossed-%" (of the idle ticks that found a task queued,
 // those whose leaf cfs_rq had crossed a PELT period since its last
 // update: the tick's balance softirq decays it, before set_next_entity()
@@ -175,6 +179,13 @@ func tickValues(c *kernel.Counted) []benchfmt.Value {
 		vs = append(vs, benchfmt.Value{Value: t.BusyLateUs, Unit: "busy-tick-lateness-us"},
 			benchfmt.Value{Value: t.IdleLateUs, Unit: "idle-tick-lateness-us"},
 			benchfmt.Value{Value: 100 * t.BusyLatePeriod, Unit: "busy-tick-lateness-period-%"})
+	}
+	if t.GroupTicks > 0 {
+		if t.Lost == 0 {
+			vs = append(vs, benchfmt.Value{Value: rate(float64(t.GroupTicks), c), Unit: "group-ticks/s"})
+		}
+		vs = append(vs, benchfmt.Value{Value: pct(t.GroupCrossed, t.GroupTicks), Unit: "group-tick-crossed-%"},
+			benchfmt.Value{Value: t.GroupAgeUs, Unit: "group-tick-leaf-age-us"})
 	}
 	if t.QueuedLeaf > 0 {
 		vs = append(vs, benchfmt.Value{Value: pct(t.QueuedCrossed, t.QueuedLeaf), Unit: "queued-tick-crossed-%"},

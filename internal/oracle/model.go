@@ -648,6 +648,42 @@ func idleLeafMissing(run modelRun) string {
 	return fmt.Sprintf("the guest's idle stretches, not modelled: its idle ticks found the workload's leaf cfs_rq past a PELT period at %.0f %% of them (the tick trace's leaf ages), the model's at %.0f %%: a guest cpu stays idle across periods with the group's load on its cfs_rqs, so the update_blocked_averages() of its ticks decays them and writes, where the model's idles are short (the pairs alternate across their cpus at every ping: its idle entries per cpu per s beside the count's, the inputs line) and its idle ticks find the leaf updated within the period", k, m)
 }
 
+// groupTickWhy names a tick path under from the count's group tick
+// records (kernel.TickTrace.SumGroupTicks: the ticks that found one of
+// the workload's tasks running, read before entity_tick()) against the
+// model's own: where their leaves crossed a period about as often as the
+// model's, what is short is the writes those crossings make; else the
+// crossings. writes is the guest's tick writes per cpu per s; "" where
+// the count has no group tick records.
+func groupTickWhy(run modelRun, writes float64) string {
+	kc, row := run.kc, run.row
+	kCrossed, ok := kc.V["group-tick-crossed-%"]
+	secs := run.cfg.Duration.Seconds()
+	if !ok || row.GroupTicks[0] == 0 || secs <= 0 {
+		return ""
+	}
+	cpus := math.Max(float64(kc.CPUs), 1)
+	levels := float64(max(kc.Levels, 1))
+	mCrossed := 100 * float64(row.GroupTicks[1]) / float64(row.GroupTicks[0])
+	mTicks := float64(row.GroupTicks[0]) / (cpus * secs)
+	ps := row.Paths[counter.PathTick]
+	mWrote := 100 * float64(ps.Writes) / math.Max(float64(ps.Updates), 1)
+	figures := fmt.Sprintf("the guest's ticks that found a group task running found its leaf past a period at %.0f %% of them, a median %.0f µs old (group-tick-crossed-%%, group-tick-leaf-age-us: read before entity_tick()), the model's at %.0f %%, %.0f µs", kCrossed, kc.V["group-tick-leaf-age-us"], mCrossed, row.GroupAgeUs)
+	if !inside(mCrossed / kCrossed) {
+		return "the crossings at the group's ticks: " + figures
+	}
+	kTicks, ok := kc.V["group-ticks/s"]
+	if !ok || kTicks <= 0 {
+		return "not named: the crossings at the group's ticks hold (" + figures + "); the count has no group-ticks/s to say how many such ticks, nor so the writes per crossing"
+	}
+	kTicks /= cpus
+	kWrote := 100 * writes / math.Max(kTicks*kCrossed/100*levels, 1e-9)
+	if !inside(mTicks / kTicks) {
+		return fmt.Sprintf("the group's ticks: %s; the guest's cpus took %.0f such ticks per cpu per s, the model's %.0f (its pingers' run share as the model realised it)", figures, kTicks, mTicks)
+	}
+	return fmt.Sprintf("the writes per crossing: %s, on %.0f and %.0f such ticks per cpu per s; so the guest's %.0f tick writes per cpu per s are %.0f %% of its crossings on %d levels, where the model's crossings write %.0f %% of the time: a crossing whose leaf waited longer has decayed further past contrib/64 (update_tg_load_avg()'s test), and that wait, the stall before a late tick, is longer in the guest than the model's stall drawn at the due time", figures, kTicks, mTicks, writes, kWrote, kc.Levels, mWrote)
+}
+
 // blockedCompounding names a blocked path over where the model's own
 // figures beside the count's account for it: its balance softirqs per
 // cpu (each runs update_blocked_averages()), the share of its idle ticks
@@ -857,6 +893,9 @@ func pathMissing(run modelRun, r modelRow) string {
 		}
 		writes := r.kernel * kc.V["wakeups/s"] / cpus
 		late := fmt.Sprintf("the guest's busy ticks ran a median %.0f µs after their due time (idle ticks %.0f µs), a period boundary within a busy tick's lateness %.0f %% of the time (busy-tick-lateness-period-%%); %.0f tick writes per cpu per s", kc.V["busy-tick-lateness-us"], kc.V["idle-tick-lateness-us"], lp, writes)
+		if why := groupTickWhy(run, writes); why != "" && run.cfg.Pairs > 0 {
+			return why + "; " + model + "; " + late
+		}
 		switch {
 		case run.cfg.Pairs == 0:
 			return "the emulator's late ticks, not modelled: " + model + "; " + late + ", where the model's ticks run on time: the " + kc.Shape + " shape runs the seed's workload, which has no runs to stall (only the pairs workload does)"
@@ -966,6 +1005,12 @@ func pathRows(kc CountResult, row loadavg.SimRow, pairs bool) []modelRow {
 	if k, ok := kc.V["idle-tick-crossed-%"]; ok && row.IdleTicks[0] > 0 {
 		rows = append(rows, modelRow{"  idle ticks finding the leaf cfs_rq past a period, %", k, 100 * float64(row.IdleTicks[1]) / float64(row.IdleTicks[0])})
 	}
+	// The tick path's cause: of the ticks that found one of the group's
+	// tasks running, those whose leaf had crossed a period as they came
+	// (the count's group tick records, read before entity_tick()).
+	if k, ok := kc.V["group-tick-crossed-%"]; ok && row.GroupTicks[0] > 0 {
+		rows = append(rows, modelRow{"  ticks finding a group task running, its leaf past a period, %", k, 100 * float64(row.GroupTicks[1]) / float64(row.GroupTicks[0])})
+	}
 	for _, p := range kernel.Paths {
 		k, ok := kc.V[p+"-tg-writes/wakeup"]
 		if !ok {
@@ -1059,7 +1104,11 @@ func writePaths(w io.Writer, kc CountResult, cfg loadavg.SimConfig, row loadavg.
 		parts = append(parts, fmt.Sprintf("%s %.3f (%.3f calls, %.0f %% wrote)", counter.Path(p), float64(ps.Writes)/wk,
 			float64(ps.Updates)/wk, 100*float64(ps.Writes)/math.Max(float64(ps.Updates), 1)))
 	}
-	fmt.Fprintf(w, "model paths: %s %s: writes per wakeup by caller: %s\n", kc.Kernel, kc.Workload, strings.Join(parts, "; "))
+	ticks := ""
+	if g := row.GroupTicks; g[0] > 0 {
+		ticks = fmt.Sprintf("; ticks that found a group task running: %.0f per cpu per s, %.0f %% of them with the leaf past a period, its median age %.0f µs", float64(g[0])/(float64(cfg.CPUs)*cfg.Duration.Seconds()), 100*float64(g[1])/float64(g[0]), row.GroupAgeUs)
+	}
+	fmt.Fprintf(w, "model paths: %s %s: writes per wakeup by caller: %s%s\n", kc.Kernel, kc.Workload, strings.Join(parts, "; "), ticks)
 }
 
 // moveRunLine says how long a moved task runs on its new cpu before it

@@ -372,3 +372,39 @@ func TestBlockedCompounding(t *testing.T) {
 		t.Errorf("no idle-tick-crossed-%%: %q, want none", got)
 	}
 }
+
+// TestGroupTickWhy: a tick path under is named from the count's group
+// tick records against the model's: the crossings where their shares are
+// over ×1.5 apart, the group's ticks where those are, else the writes per
+// crossing; without the records, nothing, and without group-ticks/s a
+// line that names nothing.
+func TestGroupTickWhy(t *testing.T) {
+	kc := CountResult{CPUs: 4, Levels: 2, V: map[string]float64{"group-tick-crossed-%": 60, "group-tick-leaf-age-us": 600, "group-ticks/s": 560}}
+	row := loadavg.SimRow{GroupTicks: [2]int64{5600, 2800}, GroupAgeUs: 400} // 140 a cpu a s (4 cpus, 10 s), half crossed
+	row.Paths[counter.PathTick] = counter.PathStats{Updates: 5600, Writes: 2000}
+	run := modelRun{kc: kc, cfg: loadavg.SimConfig{Duration: 10 * time.Second}, row: row}
+	// 120 writes per cpu per s over 140 ticks × 60 % × 2 levels: 71 %.
+	got := groupTickWhy(run, 120)
+	for _, w := range []string{"the writes per crossing:", "at 60 % of them, a median 600 µs old", "the model's at 50 %, 400 µs", "on 140 and 140 such ticks", "are 71 % of its crossings on 2 levels", "write 36 % of the time"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("%q lacks %q", got, w)
+		}
+	}
+	run.row.GroupTicks = [2]int64{5600, 800} // 14 % crossed against 60 %
+	if got := groupTickWhy(run, 120); !strings.HasPrefix(got, "the crossings at the group's ticks:") {
+		t.Errorf("crossings apart: %q", got)
+	}
+	run.row.GroupTicks = [2]int64{1400, 700} // 35 a cpu a s against 140: the ticks
+	if got := groupTickWhy(run, 120); !strings.HasPrefix(got, "the group's ticks:") || !strings.Contains(got, "took 140 such ticks per cpu per s, the model's 35") {
+		t.Errorf("ticks apart: %q", got)
+	}
+	delete(run.kc.V, "group-ticks/s")
+	run.row.GroupTicks = [2]int64{5600, 2800}
+	if got := groupTickWhy(run, 120); !strings.HasPrefix(got, "not named:") {
+		t.Errorf("no group-ticks/s: %q, want a line that names nothing", got)
+	}
+	delete(run.kc.V, "group-tick-crossed-%")
+	if got := groupTickWhy(run, 120); got != "" {
+		t.Errorf("no records: %q, want none", got)
+	}
+}

@@ -81,6 +81,7 @@ package pairs
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/contend/contend/bench/ksim"
@@ -173,6 +174,11 @@ type pairSim struct {
 	// the idle ticks: all, and those whose leaf had crossed a period.
 	idle      *ksim.IdleCPUs
 	idleTicks [2]int64
+	// groupTicks: the ticks that found a group task running, and those
+	// whose leaf had crossed a period as they came (the count's
+	// group-tick-crossed-%).
+	groupTicks [2]int64
+	groupAges  []float64 // their leaves' ages, µs
 
 	// The emulator's host (Config.TickLate): lateMedian, ns, the median
 	// lateness of a busy cpu's tick, drawn from lateRng, a stream of its
@@ -364,6 +370,7 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 		}
 	case s.bal != nil:
 		if rq.Curr != nil {
+			s.groupTick(now, c)
 			c.RQ.Tick(now, &s.tasks[rq.Curr.ID].SE)
 		} else if a := c.RQ.Avg(); len(c.Queued) == 0 && s.movingOn[cpu] == 0 {
 			// An idle tick: is the leaf past a period (the tick trace's)?
@@ -379,12 +386,24 @@ func (s *pairSim) tickAt(now int64, cpu int) {
 			s.enterIdle(now, cpu, true)
 		}
 	case rq.Curr != nil:
+		s.groupTick(now, c)
 		c.RQ.Tick(now, &s.tasks[rq.Curr.ID].SE)
 	case c.RQ.NrRunning() == 0 && now >= c.Blocked:
 		c.Idle++
 		c.RQ.UpdateBlocked(now)
 		c.Blocked = now + s.every
 	}
+}
+
+// groupTick counts a tick that finds a group task running on c, and
+// whether its leaf had crossed a period (what entity_tick() decays).
+func (s *pairSim) groupTick(now int64, c *cfsmodel.CPU) {
+	s.groupTicks[0]++
+	a := c.RQ.Avg()
+	if a.Crossed(uint64(now)) {
+		s.groupTicks[1]++
+	}
+	s.groupAges = append(s.groupAges, float64(uint64(now)-a.LastUpdateTime)/1e3)
 }
 
 // enterIdle is the idle loop's tick decision on cpu at now, none of the
@@ -770,7 +789,8 @@ type Out struct {
 	Softirqs, Delayed, Requeued int64
 	TickStops, Idles, Preempted int64
 	Place                       ksim.Placements
-	IdleTicks                   [2]int64
+	IdleTicks, GroupTicks       [2]int64
+	GroupAgeUs                  float64 // the median age of the leaf at GroupTicks[0]
 	// LateTicks are the busy ticks Config.TickLate made late, and
 	// LatePeriod their mean lateness in PELT periods (1024 µs), capped
 	// at one: the count's busy-tick-lateness-period-%, as a share.
@@ -837,6 +857,11 @@ func Simulate(cfg Config, v counter.Variant, stores []counter.Store) (cpus []*cf
 	span := float64(2*cfg.Pairs) * float64(cfg.Duration)
 	out.Run, out.Runnable = float64(s.ran)/span, float64(s.ran+s.waited)/span
 	out.Delayed, out.Requeued, out.Preempted, out.IdleTicks, out.Place = s.nDelayed, s.nRequeued, s.preempted, s.idleTicks, s.place
+	out.GroupTicks = s.groupTicks
+	if len(s.groupAges) > 0 {
+		slices.Sort(s.groupAges)
+		out.GroupAgeUs = s.groupAges[len(s.groupAges)/2]
+	}
 	if s.idle != nil {
 		out.TickStops, out.Idles = s.idle.Stops, s.idle.Entries
 	}

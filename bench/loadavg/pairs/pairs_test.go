@@ -472,6 +472,13 @@ func TestPairsTickLate(t *testing.T) {
 	if calls(late) < 3*calls(on) {
 		t.Errorf("tick path's calls per wakeup: %.4f with late ticks, %.4f on time; want three times as many", calls(late), calls(on))
 	}
+	// The ticks that find a group task running find its leaf past a
+	// period more often, and older (the count's group-tick-crossed-%
+	// and group-tick-leaf-age-us).
+	crossed := func(r loadavg.SimRow) float64 { return float64(r.GroupTicks[1]) / float64(max(r.GroupTicks[0], 1)) }
+	if on.GroupTicks[0] < 100 || crossed(late) < 1.5*crossed(on) || late.GroupAgeUs <= on.GroupAgeUs {
+		t.Errorf("group ticks: on time %v (%.0f µs), late %v (%.0f µs); want 100 or more, crossed half as often again late, older", on.GroupTicks, on.GroupAgeUs, late.GroupTicks, late.GroupAgeUs)
+	}
 	if on.LateTicks != 0 || late.LateTicks < 100 {
 		t.Errorf("late ticks: %d on time, %d late; want none and 100 or more", on.LateTicks, late.LateTicks)
 	}
