@@ -144,6 +144,8 @@ func balanceMissing(kc CountResult, r modelRow, rows []modelRow) string {
 		return "the model's root domain is always overloaded (it has no nr_running), so every newidle walk visits the domains and throws the dice; the kernel's sched_balance_newidle() returns before any where no cpu has a task waiting (!get_rd_overloaded()) or avg_idle is under the lowest domain's max_newidle_lb_cost. With NI_RATE (9fe89f022c05) a domain's newidle passes come to about 119 a second per cpu whatever its visit rate (the ratio adds the 512 calls' time >> 22), so the model's extra visits become extra passes, each an attempt on the flag; the count has no max_newidle_lb_cost (kernel-newidle-cost, from 2026-12-05), which under an emulator runs to milliseconds and shuts the gate on the guest's idles of a few hundred µs"
 	case is("flag attempts per pass") && !over && strings.HasPrefix(kc.BalanceOrder, "check-first"):
 		return "the kernel takes the flag on more of its softirq passes than the model, which takes it in sched_balance_rq() where the serialized domain is due and this cpu balances it (3324b2180c17), and on the newidle passes its order names (522fb20fbdbe, read from the kernel's text); with NI_RANDOM a newidle pass runs in proportion to the passes' pulls, and the model's never pull (no runqueues), so its ratio falls to the die's floor where the kernel's pulls keep theirs up"
+	case is("flag attempts per pass") && attemptsOverPasses(rows) != "":
+		return attemptsOverPasses(rows)
 	case is("flag attempts per s"):
 		p, a := rowRatio(rows, "balancer passes per s"), rowRatio(rows, "flag attempts per pass")
 		if p > 0 && a > 0 && inside(p) && inside(a) {
@@ -299,6 +301,18 @@ func rowModel(rows []modelRow, name string) float64 {
 		}
 	}
 	return 0
+}
+
+// attemptsOverPasses names the attempts-per-pass row where it is the
+// quotient of two rows each within the tolerance and off opposite ways
+// (the attempts per s over, the passes per s under, or the reverse), so
+// that their quotient is not: "" where it is not that.
+func attemptsOverPasses(rows []modelRow) string {
+	a, p := rowRatio(rows, "flag attempts per s"), rowRatio(rows, "balancer passes per s")
+	if a <= 0 || p <= 0 || !inside(a) || !inside(p) || (a > 1) == (p > 1) {
+		return ""
+	}
+	return fmt.Sprintf("a quotient of two rows within, off opposite ways: the flag attempts per s (%.2fx) over the balancer passes per s (%.2fx), so the model takes the SD_SERIALIZE domain (the flag's, the only one whose passes attempt it, with this kernel's newidle passes where its order says so) on a larger share of its passes than the guest; the count does not split the passes by domain to say which of the guest's walks reached it", a, p)
 }
 
 // rowRatio is the model/kernel ratio of the first row whose name holds

@@ -338,3 +338,21 @@ func TestTickTraceInputs(t *testing.T) {
 		t.Errorf("CPU_IDLE row under, two factors within: %q", got)
 	}
 }
+
+// TestAttemptsOverPasses: the attempts-per-pass row is named as the
+// quotient of the attempts-per-s and passes rows where both are within
+// and off opposite ways, and not where one is outside or both go the
+// same way.
+func TestAttemptsOverPasses(t *testing.T) {
+	rows := func(attempts, passes float64) []modelRow {
+		return []modelRow{{"balancer passes per s (busy 84 %)", 100, 100 * passes}, {"flag attempts per s", 10, 10 * attempts}, {"flag attempts per pass", 0.1, 0.1 * attempts / passes}}
+	}
+	if got := attemptsOverPasses(rows(1.43, 0.81)); !strings.Contains(got, "flag attempts per s (1.43x) over the balancer passes per s (0.81x)") {
+		t.Errorf("1.43x over 0.81x: %q", got)
+	}
+	for _, c := range [][2]float64{{1.6, 0.9}, {1.3, 1.2}, {0.7, 0.8}} {
+		if got := attemptsOverPasses(rows(c[0], c[1])); got != "" {
+			t.Errorf("%v: %q, want none", c, got)
+		}
+	}
+}

@@ -304,11 +304,14 @@ func (s *pairSim) runUntil(end int64) {
 // a tick that finds one of the group's tasks running does, by a lateness
 // drawn exponentially about the count's median. Its vCPU stands still
 // meanwhile (the emulator's host runs it later): the run in progress
-// ends and pings that much later (ksim.Queue.Delay), and the cpu's other
-// events wait for the stall's end (runUntil), so the late tick's
-// entity_tick() finds the running task's cfs_rqs as they were before it. The runs were drawn
-// shorter to make room (newPairSim: stallShare). Another cpu's tick is
-// on time: nothing of the group's runs there to find stale. It queues
+// ends and pings that much later (ksim.Queue.Delay), so the late tick's
+// entity_tick() finds the running task's cfs_rqs as they were before it.
+// What other cpus do to this one meanwhile (a wakeup enqueued here, a
+// queued wakee's wait ending) is not held back: the kernel's remote
+// enqueue takes the rq's lock, not its vCPU, and the wait stands for the
+// cpu's other work, whose events the model does not run. The runs were
+// drawn shorter to make room (Simulate: stallShare). Another cpu's tick
+// is on time: nothing of the group's runs there to find stale. It queues
 // the late tick and says whether it did.
 func (s *pairSim) freeze(now int64, cpu int) bool {
 	curr := s.rqs[cpu].Curr
