@@ -182,8 +182,9 @@ type pairSim struct {
 
 	// The emulator's host (Config.TickLate): lateMedian, ns, the median
 	// lateness of a busy cpu's tick, drawn from lateRng, a stream of its
-	// own; frozen, until when each cpu's vCPU is not run (its events
-	// wait for it); lateTicks and latePeriods, the busy ticks made late
+	// own; frozen, until when each cpu's vCPU is not run (the ticks
+	// due meanwhile are its late tick); lateTicks and latePeriods, the
+	// busy ticks made late
 	// and their lateness in PELT periods, capped at one, summed (the
 	// count's busy-tick-lateness-period-%, for the model's side).
 	lateMedian             int64
@@ -261,22 +262,19 @@ const lateTick = 1
 func (s *pairSim) runUntil(end int64) {
 	for s.q.Len() > 0 && s.q.Peek().T < end {
 		e := s.q.Pop()
-		if e.T < s.frozen[e.CPU] && e.Kind == ksim.Tick && e.Arg != lateTick {
-			// A tick due while its vCPU is not run is the late tick's
-			// (the hrtimer fires once for the periods it missed); the
-			// next stays on its grid.
-			s.q.Push(ksim.Event{T: e.T + s.tick, CPU: e.CPU, Kind: ksim.Tick})
-			continue
-		}
 		switch e.Kind {
 		case ksim.Tick:
-			if e.Arg != lateTick {
-				s.q.Push(ksim.Event{T: e.T + s.tick, CPU: e.CPU, Kind: ksim.Tick})
-				if s.freeze(e.T, e.CPU) {
-					break
-				}
+			if e.Arg == lateTick {
+				s.tickAt(e.T, e.CPU)
+				break
 			}
-			s.tickAt(e.T, e.CPU)
+			// The next tick stays on its grid, whenever this one runs.
+			s.q.Push(ksim.Event{T: e.T + s.tick, CPU: e.CPU, Kind: ksim.Tick})
+			// A tick due while its vCPU is not run is the late tick's
+			// (the hrtimer fires once for the periods it missed).
+			if e.T >= s.frozen[e.CPU] && !s.freeze(e.T, e.CPU) {
+				s.tickAt(e.T, e.CPU)
+			}
 		case ksim.Wakeup:
 			s.woken[e.Arg] = false
 			s.wake(e.T, int(e.Arg), e.CPU)
