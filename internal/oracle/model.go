@@ -424,7 +424,8 @@ func modelConfigAt(kc CountResult, enqPerSec float64, opt ModelOptions) (loadavg
 		// after their due time: a measured quantity of the run, no
 		// write count); its spread, exponential about that median, is
 		// the model's, which the count's busy-tick-lateness-period-%
-		// holds (tickLateLine). A count without a tick trace runs its
+		// holds (pathMissing sets the two side by side on a tick row
+		// outside). A count without a tick trace runs its
 		// ticks on time.
 		if l := kc.V["busy-tick-lateness-us"]; l > 0 && !opt.TicksOnTime {
 			cfg.TickLate = time.Duration(l * 1e3)
