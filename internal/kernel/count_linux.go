@@ -1104,14 +1104,10 @@ func traceTicks(u *machine.Undo, tfs *machine.Tracefs, in Input, leaf *LeafFetch
 	}
 	// The group ticks: how stale the running task's leaf was as its
 	// tick came (GroupTickArgs).
-	if leaf != nil && in.Layout != nil {
-		ga, err := GroupTickArgs(*leaf, in.Layout.TaskSE, in.Layout.SECfsRq)
+	if leaf != nil {
+		ga, err := groupTickProbe(in, *leaf)
 		if err == nil {
-			if _, _, ok := in.Syms.Func(GroupTickFunc); !ok {
-				err = fmt.Errorf("kallsyms has no %s", GroupTickFunc)
-			} else {
-				err = tfs.AddTracedKprobe(u, inst, GroupTickEvent, GroupTickFunc, ga)
-			}
+			err = tfs.AddTracedKprobe(u, inst, GroupTickEvent, GroupTickFunc, ga)
 		}
 		if err != nil {
 			leafNote += "; no group ticks in the tick trace: " + err.Error()
@@ -1130,6 +1126,18 @@ func traceTicks(u *machine.Undo, tfs *machine.Tracefs, in Input, leaf *LeafFetch
 		return inst, fn, "no idle entries in the tick trace: " + err.Error() + leafNote
 	}
 	return inst, fn, strings.TrimPrefix(leafNote, "; ")
+}
+
+// groupTickProbe is the group tick record's fetch arguments for the
+// running kernel (GroupTickArgs from its BTF layout), or why it has none.
+func groupTickProbe(in Input, leaf LeafFetch) (string, error) {
+	if in.Layout == nil {
+		return "", errors.New("no BTF layout")
+	}
+	if _, _, ok := in.Syms.Func(GroupTickFunc); !ok {
+		return "", fmt.Errorf("kallsyms has no %s", GroupTickFunc)
+	}
+	return GroupTickArgs(leaf, in.Layout.TaskSE, in.Layout.SECfsRq)
 }
 
 // args is f.Args, none where there is no f.

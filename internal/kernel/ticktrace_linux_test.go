@@ -156,3 +156,53 @@ func TestTraceWakesWithoutKernel(t *testing.T) {
 		t.Errorf("undo: %v", err)
 	}
 }
+
+// TestGroupTickProbe: the group tick's fetches from the kernel's BTF
+// layout, or why there are none: no layout, no task_tick_fair() in
+// kallsyms, a member BTF lacks.
+func TestGroupTickProbe(t *testing.T) {
+	syms, err := ReadKallsyms(strings.NewReader("ffffffff81000000 t task_tick_fair\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := ReadKallsyms(strings.NewReader("ffffffff81000000 t other\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf := LeafFetch{LastUpdate: 0x80, Contrib: 0xb8, ClockPelt: 0xa40, LostIdle: -1}
+	layout := &Layout{TaskSE: 0x100, SECfsRq: 0x30}
+	if got, err := groupTickProbe(Input{Layout: layout, Syms: syms}, leaf); err != nil || got != "cp=+2624($arg1):u64 q=+304($arg2):u64 u=+128(+304($arg2)):u64 c=+184(+304($arg2)):u32" {
+		t.Errorf("groupTickProbe = %q, %v", got, err)
+	}
+	for _, c := range []struct {
+		name string
+		in   Input
+		want string
+	}{
+		{"no layout", Input{Syms: syms}, "no BTF layout"},
+		{"no function", Input{Layout: layout, Syms: none}, "kallsyms has no task_tick_fair"},
+		{"no member", Input{Layout: &Layout{TaskSE: 0x100, SECfsRq: -1}, Syms: syms}, "sched_entity.cfs_rq"},
+	} {
+		if _, err := groupTickProbe(c.in, leaf); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestReadTicksGroup: readTicks sums the group tick records whose cfs_rq
+// is their cpu's leaf, the leaves LeafFetch found; without leaves none.
+func TestReadTicksGroup(t *testing.T) {
+	inst := &machine.Tracefs{Dir: t.TempDir()}
+	text := "# entries-in-buffer/entries-written: 3/3   #P:2\n" +
+		"          pinger-9       [001] d.h1.   100.000000: contend_gtick: (task_tick_fair+0x0/0x90) cp=3000000 q=0x2000 u=1000000 c=100\n" +
+		"          pinger-9       [001] d.h1.   100.004000: contend_gtick: (task_tick_fair+0x0/0x90) cp=4000000 q=0x3000 u=0 c=0\n" +
+		"          pinger-9       [001] d.h1.   100.004010: contend_tick: (f) j=1 nb=9 ib=0 nr=1 tp=0 cu=1 id=2\n"
+	os.WriteFile(filepath.Join(inst.Dir, "trace"), []byte(text), 0o644)
+	sum, _, err := readTicks(inst, "f", 250, "", nil, []uint64{0x1000, 0x2000})
+	if err != nil || sum.GroupTicks != 1 || sum.GroupCrossed != 1 || sum.Ticks != 1 {
+		t.Errorf("readTicks = %+v, %v; want 1 group tick, crossed, and 1 tick", sum, err)
+	}
+	if sum, _, err := readTicks(inst, "f", 250, "", nil, nil); err != nil || sum.GroupTicks != 0 {
+		t.Errorf("without leaves: %d group ticks, %v; want none", sum.GroupTicks, err)
+	}
+}

@@ -81,7 +81,6 @@ package pairs
 
 import (
 	"math"
-	"slices"
 	"time"
 
 	"github.com/contend/contend/bench/ksim"
@@ -178,19 +177,20 @@ type pairSim struct {
 	// whose leaf had crossed a period as they came (the count's
 	// group-tick-crossed-%).
 	groupTicks [2]int64
-	groupAges  []float64 // their leaves' ages, µs
+	groupAges  ageBins // their leaves' ages
 
 	// The emulator's host (Config.TickLate): lateMedian, ns, the median
 	// lateness of a busy cpu's tick, drawn from lateRng, a stream of its
 	// own; frozen, until when each cpu's vCPU is not run (the ticks
 	// due meanwhile are its late tick); lateTicks and latePeriods, the
-	// busy ticks made late
-	// and their lateness in PELT periods, capped at one, summed (the
-	// count's busy-tick-lateness-period-%, for the model's side).
-	lateMedian             int64
-	lateRng                uint64
-	frozen                 []int64
-	lateTicks, latePeriods float64
+	// busy ticks made late and their lateness in PELT periods, capped at
+	// one, summed (the count's busy-tick-lateness-period-%, for the
+	// model's side).
+	lateMedian  int64
+	lateRng     uint64
+	frozen      []int64
+	lateTicks   int64
+	latePeriods float64
 }
 
 // newPairSim puts 2·pairs tasks of the given weight on the cpus (task i on
@@ -404,7 +404,33 @@ func (s *pairSim) groupTick(now int64, c *cfsmodel.CPU) {
 	if a.Crossed(uint64(now)) {
 		s.groupTicks[1]++
 	}
-	s.groupAges = append(s.groupAges, float64(uint64(now)-a.LastUpdateTime)/1e3)
+	s.groupAges.add(int64(uint64(now) - a.LastUpdateTime))
+}
+
+// ageBins are a histogram of leaf ages, in bins of 1024 ns (PELT's
+// unit) up to 16 PELT periods, the last bin holding the older: a median
+// to the µs in fixed memory, where a run of many cpus and seconds would
+// otherwise keep every tick's age.
+type ageBins [1 << 14]int64
+
+// add counts an age, ns; a negative one (a clock behind the leaf's) as 0.
+func (b *ageBins) add(ns int64) {
+	b[min(max(ns, 0)>>10, int64(len(b)-1))]++
+}
+
+// medianUs is the median age's bin start, µs; 0 for none.
+func (b *ageBins) medianUs() float64 {
+	var n int64
+	for _, c := range b {
+		n += c
+	}
+	var seen int64
+	for i, c := range b {
+		if seen += c; c > 0 && 2*seen > n {
+			return float64(i<<10) / 1e3
+		}
+	}
+	return 0
 }
 
 // enterIdle is the idle loop's tick decision on cpu at now, none of the
@@ -859,13 +885,10 @@ func Simulate(cfg Config, v counter.Variant, stores []counter.Store) (cpus []*cf
 	out.Run, out.Runnable = float64(s.ran)/span, float64(s.ran+s.waited)/span
 	out.Delayed, out.Requeued, out.Preempted, out.IdleTicks, out.Place = s.nDelayed, s.nRequeued, s.preempted, s.idleTicks, s.place
 	out.GroupTicks = s.groupTicks
-	if len(s.groupAges) > 0 {
-		slices.Sort(s.groupAges)
-		out.GroupAgeUs = s.groupAges[len(s.groupAges)/2]
-	}
+	out.GroupAgeUs = s.groupAges.medianUs()
 	if s.idle != nil {
 		out.TickStops, out.Idles = s.idle.Stops, s.idle.Entries
 	}
-	out.LateTicks, out.LatePeriod = int64(s.lateTicks), s.latePeriods/max(s.lateTicks, 1)
+	out.LateTicks, out.LatePeriod = s.lateTicks, s.latePeriods/float64(max(s.lateTicks, 1))
 	return cpus, out, nil
 }
