@@ -18,12 +18,13 @@ const (
 )
 
 // nohzTick is the nohz bookkeeping of this tick (nohz=counter|weight; see
-// bench.Nohz). A CPU idle in a tick has stopped its tick, as the package comment
-// has it: its first idle tick after a busy one is nohz_balance_enter_idle(); a
-// busy tick runs nohz_balancer_kick(), which first exits nohz if the tick was
-// stopped, then tests for a tickless cpu and reads nohz.next_balance. The worker
-// still balances itself from its idle ticks (there is no nohz balancer here):
-// what nohz= adds is the nohz struct's words, written and read by every worker.
+// bench.Nohz). A CPU idle in a tick has stopped its tick, as the package
+// comment has it: its first idle tick after a busy one is
+// nohz_balance_enter_idle(); a busy tick runs nohz_balancer_kick(), which
+// first exits nohz if the tick was stopped, then tests for a tickless cpu
+// and reads nohz.next_balance. The worker still balances itself from its
+// idle ticks (there is no nohz balancer here): what nohz= adds is the
+// nohz struct's words, written and read by every worker.
 func (w *worker) nohzTick(idle bool) {
 	switch {
 	case idle && !w.nohzStopped:
@@ -38,7 +39,8 @@ func (w *worker) nohzTick(idle bool) {
 	}
 }
 
-// checkNohz verifies the nohz struct against the workers' stopped ticks once every worker has stopped.
+// checkNohz verifies the nohz struct against the workers' stopped ticks
+// once every worker has stopped.
 func (s *balanceFlag) checkNohz() error {
 	if s.nohzState == nil {
 		return nil
