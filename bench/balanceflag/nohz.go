@@ -17,14 +17,12 @@ const (
 	nohzWeight         // after it: the mask alone, its emptiness read
 )
 
-// nohzTick is the nohz bookkeeping of this tick (nohz=counter|weight; see
-// bench.Nohz). A CPU idle in a tick has stopped its tick, as the package
-// comment has it: its first idle tick after a busy one is
-// nohz_balance_enter_idle(); a busy tick runs nohz_balancer_kick(), which
-// first exits nohz if the tick was stopped, then tests for a tickless cpu
-// and reads nohz.next_balance. The worker still balances itself from its
-// idle ticks (there is no nohz balancer here): what nohz= adds is the
-// nohz struct's words, written and read by every worker.
+// nohzTick is this tick's nohz bookkeeping (nohz=counter|weight, bench.Nohz).
+// An idle tick has stopped its tick (the package comment): the first after a
+// busy one is nohz_balance_enter_idle(); a busy tick is nohz_balancer_kick():
+// nohz exit if the tick was stopped, the test for a tickless cpu, the read of
+// nohz.next_balance. The worker still balances itself from its idle ticks (no
+// nohz balancer here): nohz= adds the nohz struct's words, every worker's.
 func (w *worker) nohzTick(idle bool) {
 	switch {
 	case idle && !w.nohzStopped:
@@ -39,8 +37,7 @@ func (w *worker) nohzTick(idle bool) {
 	}
 }
 
-// checkNohz verifies the nohz struct against the workers' stopped ticks
-// once every worker has stopped.
+// checkNohz verifies the nohz struct against the stopped ticks, workers done.
 func (s *balanceFlag) checkNohz() error {
 	if s.nohzState == nil {
 		return nil
